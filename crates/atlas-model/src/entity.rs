@@ -1,0 +1,224 @@
+//! The entities of the GUI graph. Field names follow seed 000 so that they serialise to the
+//! shapes agents already speak.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// An app or website whose interface Atlas knows.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct App {
+    pub app_id: String,
+    /// The page an agent starts from when it gives no `current_page`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub home_page: Option<String>,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+/// Seed 000's page types; anything else reads as `other`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum PageType {
+    Home,
+    List,
+    Detail,
+    Form,
+    Search,
+    #[default]
+    Other,
+}
+
+impl PageType {
+    pub fn parse(s: &str) -> Option<PageType> {
+        Some(match s.trim().to_ascii_lowercase().as_str() {
+            "home" => PageType::Home,
+            "list" => PageType::List,
+            "detail" => PageType::Detail,
+            "form" => PageType::Form,
+            "search" => PageType::Search,
+            "other" | "" => PageType::Other,
+            _ => return None,
+        })
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PageType::Home => "home",
+            PageType::List => "list",
+            PageType::Detail => "detail",
+            PageType::Form => "form",
+            PageType::Search => "search",
+            PageType::Other => "other",
+        }
+    }
+}
+
+/// One widget of a `ui_hierarchy`, as seed 000 gives it.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+pub struct Widget {
+    #[serde(default)]
+    pub id: String,
+    #[serde(default)]
+    pub text: String,
+    #[serde(default, rename = "type")]
+    pub widget_type: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub bounds: String,
+}
+
+/// A page (screen, state) of an app.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Page {
+    pub page_id: String,
+    pub app_id: String,
+    pub page_name: String,
+    #[serde(default)]
+    pub page_type: PageType,
+    #[serde(default)]
+    pub description: String,
+    /// Intents this page completes, as given by `add_page`.
+    #[serde(default)]
+    pub intents: Vec<String>,
+    /// The widgets last seen on this page, kept for structural matching.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub widgets: Vec<Widget>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub page_structure: String,
+    /// Order of creation within the app; names the page's folder (`{ordinal:02}_{name}`).
+    pub ordinal: u32,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub url: String,
+    pub created_at: String,
+    pub updated_at: String,
+    #[serde(default)]
+    pub visited_count: u64,
+}
+
+/// What an agent did on a page.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize, JsonSchema)]
+pub struct Action {
+    /// click, input, swipe, back, long_click, ...
+    pub action_type: String,
+    #[serde(default)]
+    pub widget_id: String,
+    #[serde(default)]
+    pub widget_text: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub widget_xpath: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub input_text: String,
+}
+
+impl Action {
+    /// What identifies the widget: its id when the agent knows one, otherwise its text. A report
+    /// that names only the text (as seed 000's example does) still finds its edge.
+    pub fn widget_key(&self) -> &str {
+        if self.widget_id.is_empty() { &self.widget_text } else { &self.widget_id }
+    }
+
+    /// A short human-readable label: `点击'外卖'`, `输入'laundry'`, `back`.
+    pub fn label(&self) -> String {
+        let target = if self.widget_text.is_empty() { &self.widget_id } else { &self.widget_text };
+        let verb = match self.action_type.as_str() {
+            "click" | "tap" => "点击",
+            "long_click" | "long_press" => "长按",
+            "input" | "type" => "输入",
+            "swipe" | "scroll" => "滑动",
+            "back" => return "返回".to_string(),
+            other => other,
+        };
+        if self.action_type == "input" && !self.input_text.is_empty() {
+            if target.is_empty() {
+                format!("{verb}'{}'", self.input_text)
+            } else {
+                format!("在'{target}'{verb}'{}'", self.input_text)
+            }
+        } else if target.is_empty() {
+            verb.to_string()
+        } else {
+            format!("{verb}'{target}'")
+        }
+    }
+}
+
+/// An edge of the graph with the statistics that agents report.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Transition {
+    pub transition_id: String,
+    pub app_id: String,
+    pub from_page: String,
+    pub to_page: String,
+    pub action: Action,
+    pub success_count: u64,
+    pub fail_count: u64,
+    /// Sum of reported latencies and how many there were, so the average stays exact.
+    #[serde(default)]
+    pub latency_total_ms: f64,
+    #[serde(default)]
+    pub latency_samples: u64,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub last_failure_reason: String,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+impl Transition {
+    /// Laplace-smoothed success rate: an edge seen once is not yet certain, and an edge never
+    /// reported (a hand-made or imported one) reads as 0.5 plus the evidence for it.
+    pub fn smoothed_success_rate(&self) -> f64 {
+        (self.success_count as f64 + 1.0) / ((self.success_count + self.fail_count) as f64 + 2.0)
+    }
+
+    /// The raw rate seed 000 reports; an edge with no reports counts as working.
+    pub fn success_rate(&self) -> f64 {
+        let total = self.success_count + self.fail_count;
+        if total == 0 { 1.0 } else { self.success_count as f64 / total as f64 }
+    }
+
+    pub fn avg_latency_ms(&self) -> f64 {
+        if self.latency_samples == 0 { 0.0 } else { self.latency_total_ms / self.latency_samples as f64 }
+    }
+}
+
+/// An intent registered for an app.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Intent {
+    pub intent_id: String,
+    pub app_id: String,
+    pub intent_text: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_page: Option<String>,
+    #[serde(default)]
+    pub keywords: Vec<String>,
+    pub created_at: String,
+}
+
+/// One reported step of an agent's session.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TraceStep {
+    pub from_page: String,
+    pub to_page: String,
+    pub action: Action,
+    pub success: bool,
+    #[serde(default)]
+    pub latency_ms: u64,
+}
+
+/// What one agent session did for one intent: task memory, reused when the same intent returns.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Trace {
+    pub trace_id: String,
+    pub app_id: String,
+    pub session_id: String,
+    pub intent: String,
+    pub steps: Vec<TraceStep>,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+impl Trace {
+    /// A trace whose every step succeeded.
+    pub fn succeeded(&self) -> bool {
+        !self.steps.is_empty() && self.steps.iter().all(|s| s.success)
+    }
+}

@@ -1,0 +1,113 @@
+//! One error type for the whole service, mapped to seed 000's codes in exactly one place.
+
+use serde_json::Value;
+
+/// Seed 000 §5's error codes, plus the two the transport needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorCode {
+    InvalidParameter,
+    PageNotFound,
+    IntentNotFound,
+    PathNotFound,
+    GraphError,
+    VectorStoreError,
+    PayloadTooLarge,
+    Unauthorized,
+    NotFound,
+}
+
+impl ErrorCode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::InvalidParameter => "INVALID_PARAMETER",
+            ErrorCode::PageNotFound => "PAGE_NOT_FOUND",
+            ErrorCode::IntentNotFound => "INTENT_NOT_FOUND",
+            ErrorCode::PathNotFound => "PATH_NOT_FOUND",
+            ErrorCode::GraphError => "GRAPH_ERROR",
+            ErrorCode::VectorStoreError => "VECTOR_STORE_ERROR",
+            ErrorCode::PayloadTooLarge => "PAYLOAD_TOO_LARGE",
+            ErrorCode::Unauthorized => "UNAUTHORIZED",
+            ErrorCode::NotFound => "NOT_FOUND",
+        }
+    }
+
+    /// HTTP status per DESIGN.md: 400 for bad input, 404 for an unknown page or entity, 500 for a
+    /// fault of ours.
+    pub fn http_status(self) -> u16 {
+        match self {
+            ErrorCode::InvalidParameter => 400,
+            ErrorCode::PageNotFound | ErrorCode::IntentNotFound | ErrorCode::NotFound => 404,
+            ErrorCode::PathNotFound => 404,
+            ErrorCode::PayloadTooLarge => 413,
+            ErrorCode::Unauthorized => 401,
+            ErrorCode::GraphError | ErrorCode::VectorStoreError => 500,
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum AtlasError {
+    #[error("{message}")]
+    InvalidParameter { message: String, details: Value },
+    #[error("page not found: {0}")]
+    PageNotFound(String),
+    #[error("intent not found: {0}")]
+    IntentNotFound(String),
+    #[error("{0}")]
+    PathNotFound(String),
+    /// A fault in the graph or its store: ours, not the caller's.
+    #[error("graph error: {0}")]
+    Graph(String),
+    #[error("vector store error: {0}")]
+    VectorStore(String),
+    #[error("request body is larger than {limit} bytes")]
+    PayloadTooLarge { limit: usize },
+    #[error("missing or wrong bearer token")]
+    Unauthorized,
+    #[error("{0}")]
+    NotFound(String),
+}
+
+pub type Result<T, E = AtlasError> = std::result::Result<T, E>;
+
+impl AtlasError {
+    /// Invalid input about one named field.
+    pub fn invalid(field: &str, message: impl Into<String>) -> AtlasError {
+        AtlasError::InvalidParameter {
+            message: message.into(),
+            details: serde_json::json!({ "field": field }),
+        }
+    }
+
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            AtlasError::InvalidParameter { .. } => ErrorCode::InvalidParameter,
+            AtlasError::PageNotFound(_) => ErrorCode::PageNotFound,
+            AtlasError::IntentNotFound(_) => ErrorCode::IntentNotFound,
+            AtlasError::PathNotFound(_) => ErrorCode::PathNotFound,
+            AtlasError::Graph(_) => ErrorCode::GraphError,
+            AtlasError::VectorStore(_) => ErrorCode::VectorStoreError,
+            AtlasError::PayloadTooLarge { .. } => ErrorCode::PayloadTooLarge,
+            AtlasError::Unauthorized => ErrorCode::Unauthorized,
+            AtlasError::NotFound(_) => ErrorCode::NotFound,
+        }
+    }
+
+    pub fn details(&self) -> Value {
+        match self {
+            AtlasError::InvalidParameter { details, .. } => details.clone(),
+            AtlasError::PageNotFound(id) => serde_json::json!({ "page_id": id }),
+            AtlasError::IntentNotFound(intent) => serde_json::json!({ "intent": intent }),
+            AtlasError::PayloadTooLarge { limit } => serde_json::json!({ "limit_bytes": limit }),
+            _ => serde_json::json!({}),
+        }
+    }
+
+    /// Seed 000 §5's error body: `{"success": false, "error": {"code", "message", "details"}}`.
+    pub fn to_body(&self) -> Value {
+        serde_json::json!({
+            "success": false,
+            "error": { "code": self.code().as_str(), "message": self.to_string(), "details": self.details() }
+        })
+    }
+}

@@ -1,0 +1,25 @@
+//! The domain model of Atlas: what an app's user interface *is* to an agent.
+//!
+//! An app has pages (screens); a transition is one action (type, widget, input) that leads from one
+//! page to another, with the success statistics agents report; an intent ("点外卖") names a page
+//! that serves it. Everything else in the workspace—graph engine, store, service, faces—speaks
+//! these types.
+//!
+//! Key design decision: **ids are derived, never allocated.** A page id is a hash of its app id and
+//! page name, a transition id a hash of its from page, action and to page, an intent id a hash of
+//! its app and text. So the same page reported twice is the same page, a replayed journal record
+//! lands on the same entity, and two agents that never talked agree on ids. The crate has no I/O so
+//! every other crate can depend on it.
+
+mod entity;
+mod error;
+mod ids;
+
+pub use entity::{Action, App, Intent, Page, PageType, Trace, TraceStep, Transition, Widget};
+pub use error::{AtlasError, ErrorCode, Result};
+pub use ids::{intent_id, page_id, sanitize_node_id, transition_id, validate_text, MAX_TEXT_LEN};
+
+/// The current time as RFC 3339 with second precision and `Z`, the format every Atlas file uses.
+pub fn now_rfc3339() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}

@@ -1,0 +1,120 @@
+//! The embedder seam and the built-in feature-hashing embedder.
+
+use crate::tokenize::features;
+
+#[derive(Debug, thiserror::Error)]
+#[error("embedding failed: {0}")]
+pub struct EmbedError(pub String);
+
+/// Turns texts into vectors whose cosine similarity says how alike the texts are.
+///
+/// Implementations must be deterministic for a given configuration: vectors are recomputed at
+/// start-up rather than stored, so the folder database never holds a model-specific artefact.
+pub trait Embedder: Send + Sync {
+    /// A short name for logs and stats, e.g. `hash-512` or `openai:text-embedding-3-small`.
+    fn name(&self) -> String;
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError>;
+    /// The cosine above which two texts are taken to mean the same thing. Models differ widely
+    /// (e5 bunches everything between 0.8 and 1), so the threshold belongs to the embedder.
+    fn match_threshold(&self) -> f32;
+    /// Whether a call may block on the network (the server then moves it off its event loop).
+    fn is_remote(&self) -> bool {
+        false
+    }
+}
+
+/// Cosine similarity of two vectors; 0 when either is zero or their lengths differ.
+pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    if a.len() != b.len() {
+        return 0.0;
+    }
+    let (mut dot, mut na, mut nb) = (0.0f32, 0.0f32, 0.0f32);
+    for (x, y) in a.iter().zip(b) {
+        dot += x * y;
+        na += x * x;
+        nb += y * y;
+    }
+    if na == 0.0 || nb == 0.0 { 0.0 } else { dot / (na.sqrt() * nb.sqrt()) }
+}
+
+/// The default embedder: signed feature hashing of [`features`] into `dims` dimensions.
+///
+/// It knows no synonyms, but it is exact about shared words and characters, costs microseconds,
+/// needs no files, and works the same for Chinese and English.
+#[derive(Debug, Clone)]
+pub struct HashEmbedder {
+    dims: usize,
+}
+
+impl HashEmbedder {
+    pub fn new(dims: usize) -> HashEmbedder {
+        HashEmbedder { dims: dims.max(16) }
+    }
+
+    pub fn embed_one(&self, text: &str) -> Vec<f32> {
+        let mut v = vec![0f32; self.dims];
+        for f in features(text) {
+            let h = fnv1a(f.token.as_bytes());
+            let slot = (h % self.dims as u64) as usize;
+            let sign = if (h >> 63) == 0 { 1.0 } else { -1.0 };
+            v[slot] += sign * f.weight;
+        }
+        let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        if norm > 0.0 {
+            v.iter_mut().for_each(|x| *x /= norm);
+        }
+        v
+    }
+}
+
+impl Default for HashEmbedder {
+    fn default() -> Self {
+        HashEmbedder::new(512)
+    }
+}
+
+impl Embedder for HashEmbedder {
+    fn name(&self) -> String {
+        format!("hash-{}", self.dims)
+    }
+
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        Ok(texts.iter().map(|t| self.embed_one(t)).collect())
+    }
+
+    fn match_threshold(&self) -> f32 {
+        0.3
+    }
+}
+
+/// FNV-1a: stable across Rust releases and platforms, unlike `DefaultHasher`.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf29ce484222325;
+    for b in bytes {
+        h ^= *b as u64;
+        h = h.wrapping_mul(0x100000001b3);
+    }
+    h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn related_chinese_texts_score_higher_than_unrelated() {
+        let e = HashEmbedder::default();
+        let q = e.embed_one("点外卖");
+        let near = e.embed_one("外卖点餐");
+        let far = e.embed_one("打开设置");
+        assert!(cosine(&q, &near) > 0.3, "{}", cosine(&q, &near));
+        assert!(cosine(&q, &far) < 0.1, "{}", cosine(&q, &far));
+    }
+
+    #[test]
+    fn english_works_too() {
+        let e = HashEmbedder::default();
+        let q = e.embed_one("create a new event");
+        assert!(cosine(&q, &e.embed_one("New event")) > cosine(&q, &e.embed_one("open settings")));
+    }
+}

@@ -1,0 +1,15 @@
+//! Text for Atlas: turning Chinese and English into comparable features.
+//!
+//! Intents and page names in this field are mostly short Chinese phrases ("点外卖", "查找附近餐厅")
+//! mixed with English ("Settings", "create a new event"). Word segmentation alone misses
+//! (jieba cuts 外卖点餐 as 外/卖点/餐, losing 点餐), characters alone are noisy, so every text is
+//! turned into jieba words **plus** CJK character unigrams and bigrams **plus** lower-cased English
+//! words with a light stemmer. The [`Embedder`] trait is what the rest of Atlas sees: the built-in
+//! [`HashEmbedder`] hashes these features into a fixed vector (no model, no network, microseconds),
+//! while remote or neural embedders live in their own crates and plug in through the same trait.
+
+mod embed;
+mod tokenize;
+
+pub use embed::{cosine, Embedder, EmbedError, HashEmbedder};
+pub use tokenize::{features, words, Feature};
