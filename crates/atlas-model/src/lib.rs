@@ -13,10 +13,12 @@
 
 mod entity;
 mod error;
+mod fingerprint;
 mod ids;
 
 pub use entity::{Action, App, Intent, Page, PageType, Trace, TraceStep, Transition, Widget};
 pub use error::{AtlasError, ErrorCode, Result};
+pub use fingerprint::{is_stable_label, ui_features, ui_fingerprint};
 pub use ids::{intent_id, page_id, sanitize_node_id, transition_id, validate_text, MAX_TEXT_LEN};
 
 /// The current time as RFC 3339 with second precision and `Z`, the format every Atlas file uses.

@@ -17,6 +17,11 @@ pub trait Embedder: Send + Sync {
     /// The cosine above which two texts are taken to mean the same thing. Models differ widely
     /// (e5 bunches everything between 0.8 and 1), so the threshold belongs to the embedder.
     fn match_threshold(&self) -> f32;
+    /// Whether similarity needs shared features (words, character n-grams). A lexical embedder lets
+    /// the index score only documents that share a feature with the query instead of all of them.
+    fn is_lexical(&self) -> bool {
+        false
+    }
     /// Whether a call may block on the network (the server then moves it off its event loop).
     fn is_remote(&self) -> bool {
         false
@@ -84,6 +89,10 @@ impl Embedder for HashEmbedder {
 
     fn match_threshold(&self) -> f32 {
         0.3
+    }
+
+    fn is_lexical(&self) -> bool {
+        true
     }
 }
 

@@ -1,0 +1,298 @@
+//! Apps, their pages and transitions, indexed for planning.
+
+use std::collections::{HashMap, VecDeque};
+
+use atlas_model::{App, Intent, Page, Trace, Transition};
+use petgraph::graph::{DiGraph, EdgeIndex, NodeIndex};
+
+use crate::plan::edge_cost;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GraphError {
+    UnknownApp(String),
+    UnknownPage(String),
+    CrossApp { from_app: String, to_app: String },
+}
+
+impl std::fmt::Display for GraphError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            GraphError::UnknownApp(a) => write!(f, "unknown app {a}"),
+            GraphError::UnknownPage(p) => write!(f, "unknown page {p}"),
+            GraphError::CrossApp { from_app, to_app } => {
+                write!(f, "a transition cannot join two apps ({from_app} -> {to_app})")
+            }
+        }
+    }
+}
+
+/// Edge weight: which transition, and its current planning cost.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct EdgeData {
+    pub(crate) transition: usize,
+    pub(crate) cost: f64,
+}
+
+/// One app's graph.
+#[derive(Debug, Clone)]
+pub struct AppGraph {
+    pub app: App,
+    pub(crate) graph: DiGraph<usize, EdgeData>,
+    pages: Vec<Page>,
+    page_index: HashMap<String, NodeIndex>,
+    transitions: Vec<Transition>,
+    transition_index: HashMap<String, EdgeIndex>,
+    intents: HashMap<String, Intent>,
+    traces: HashMap<String, Trace>,
+}
+
+impl AppGraph {
+    pub fn new(app: App) -> AppGraph {
+        AppGraph {
+            app,
+            graph: DiGraph::new(),
+            pages: Vec::new(),
+            page_index: HashMap::new(),
+            transitions: Vec::new(),
+            transition_index: HashMap::new(),
+            intents: HashMap::new(),
+            traces: HashMap::new(),
+        }
+    }
+
+    pub fn app_id(&self) -> &str {
+        &self.app.app_id
+    }
+
+    pub fn pages(&self) -> &[Page] {
+        &self.pages
+    }
+
+    pub fn transitions(&self) -> &[Transition] {
+        &self.transitions
+    }
+
+    pub fn intents(&self) -> impl Iterator<Item = &Intent> {
+        self.intents.values()
+    }
+
+    pub fn traces(&self) -> impl Iterator<Item = &Trace> {
+        self.traces.values()
+    }
+
+    pub fn page(&self, page_id: &str) -> Option<&Page> {
+        self.page_index.get(page_id).map(|ix| &self.pages[self.graph[*ix]])
+    }
+
+    pub fn transition(&self, transition_id: &str) -> Option<&Transition> {
+        self.transition_index.get(transition_id).map(|ix| &self.transitions[self.graph[*ix].transition])
+    }
+
+    pub fn intent(&self, intent_id: &str) -> Option<&Intent> {
+        self.intents.get(intent_id)
+    }
+
+    pub fn trace(&self, trace_id: &str) -> Option<&Trace> {
+        self.traces.get(trace_id)
+    }
+
+    pub(crate) fn node(&self, page_id: &str) -> Option<NodeIndex> {
+        self.page_index.get(page_id).copied()
+    }
+
+    pub(crate) fn page_at(&self, node: NodeIndex) -> &Page {
+        &self.pages[self.graph[node]]
+    }
+
+    pub(crate) fn transition_at(&self, index: usize) -> &Transition {
+        &self.transitions[index]
+    }
+
+    /// The page an agent starts from: the app's home page, else its first page.
+    pub fn home_page(&self) -> Option<&Page> {
+        self.app.home_page.as_deref().and_then(|id| self.page(id)).or_else(|| self.pages.first())
+    }
+
+    /// The ordinal the next new page gets (it names the page's folder).
+    pub fn next_ordinal(&self) -> u32 {
+        self.pages.iter().map(|p| p.ordinal + 1).max().unwrap_or(0)
+    }
+
+    /// Inserts or replaces a page; returns whether it was new.
+    pub fn upsert_page(&mut self, page: Page) -> bool {
+        if let Some(ix) = self.page_index.get(&page.page_id) {
+            let slot = self.graph[*ix];
+            self.pages[slot] = page;
+            return false;
+        }
+        let slot = self.pages.len();
+        let ix = self.graph.add_node(slot);
+        self.page_index.insert(page.page_id.clone(), ix);
+        self.pages.push(page);
+        true
+    }
+
+    /// Inserts or replaces a transition between two pages of this app; returns whether it was new.
+    pub fn upsert_transition(&mut self, transition: Transition) -> Result<bool, GraphError> {
+        let cost = edge_cost(&transition);
+        if let Some(ix) = self.transition_index.get(&transition.transition_id).copied() {
+            let data = &mut self.graph[ix];
+            data.cost = cost;
+            self.transitions[data.transition] = transition;
+            return Ok(false);
+        }
+        let from = self.node(&transition.from_page).ok_or_else(|| GraphError::UnknownPage(transition.from_page.clone()))?;
+        let to = self.node(&transition.to_page).ok_or_else(|| GraphError::UnknownPage(transition.to_page.clone()))?;
+        let slot = self.transitions.len();
+        let ix = self.graph.add_edge(from, to, EdgeData { transition: slot, cost });
+        self.transition_index.insert(transition.transition_id.clone(), ix);
+        self.transitions.push(transition);
+        Ok(true)
+    }
+
+    pub fn upsert_intent(&mut self, intent: Intent) -> bool {
+        self.intents.insert(intent.intent_id.clone(), intent).is_none()
+    }
+
+    pub fn upsert_trace(&mut self, trace: Trace) -> bool {
+        self.traces.insert(trace.trace_id.clone(), trace).is_none()
+    }
+
+    /// Outgoing transitions of a page.
+    pub fn outgoing<'a>(&'a self, page_id: &str) -> impl Iterator<Item = &'a Transition> + 'a {
+        let node = self.node(page_id);
+        node.into_iter().flat_map(move |n| {
+            self.graph.edges(n).map(move |e| &self.transitions[e.weight().transition])
+        })
+    }
+
+    /// Fewest steps from `from` to every page it reaches (breadth-first).
+    pub fn hop_distances(&self, from: &str) -> HashMap<&str, u32> {
+        let mut dist = HashMap::new();
+        let Some(start) = self.node(from) else { return dist };
+        let mut seen = vec![false; self.graph.node_count()];
+        let mut queue = VecDeque::from([(start, 0u32)]);
+        seen[start.index()] = true;
+        while let Some((node, d)) = queue.pop_front() {
+            dist.insert(self.page_at(node).page_id.as_str(), d);
+            for next in self.graph.neighbors(node) {
+                if !seen[next.index()] {
+                    seen[next.index()] = true;
+                    queue.push_back((next, d + 1));
+                }
+            }
+        }
+        dist
+    }
+
+    /// For each page reachable from `from`: its breadth-first parent and the transition that
+    /// reached it (what seed 001's `parent_id` / `source_action` / `depth` describe).
+    pub fn bfs_tree(&self, from: &str) -> HashMap<String, (u32, Option<(String, String)>)> {
+        let mut tree = HashMap::new();
+        let Some(start) = self.node(from) else { return tree };
+        let mut queue = VecDeque::from([start]);
+        tree.insert(self.page_at(start).page_id.clone(), (0, None));
+        while let Some(node) = queue.pop_front() {
+            let depth = tree[&self.page_at(node).page_id].0;
+            for edge in self.graph.edges(node) {
+                use petgraph::visit::EdgeRef;
+                let next = self.page_at(edge.target()).page_id.clone();
+                if !tree.contains_key(&next) {
+                    let t = &self.transitions[edge.weight().transition];
+                    tree.insert(next, (depth + 1, Some((t.from_page.clone(), t.action.label()))));
+                    queue.push_back(edge.target());
+                }
+            }
+        }
+        tree
+    }
+}
+
+/// Every app Atlas knows, and which app each page belongs to.
+#[derive(Debug, Default, Clone)]
+pub struct Graph {
+    apps: HashMap<String, AppGraph>,
+    page_app: HashMap<String, String>,
+    /// Bumped on every change; lets readers cache derived values.
+    version: u64,
+}
+
+impl Graph {
+    pub fn new() -> Graph {
+        Graph::default()
+    }
+
+    pub fn version(&self) -> u64 {
+        self.version
+    }
+
+    pub fn apps(&self) -> impl Iterator<Item = &AppGraph> {
+        self.apps.values()
+    }
+
+    pub fn app(&self, app_id: &str) -> Option<&AppGraph> {
+        self.apps.get(app_id)
+    }
+
+    pub fn app_of_page(&self, page_id: &str) -> Option<&AppGraph> {
+        self.page_app.get(page_id).and_then(|a| self.apps.get(a))
+    }
+
+    pub fn page(&self, page_id: &str) -> Option<&Page> {
+        self.app_of_page(page_id).and_then(|a| a.page(page_id))
+    }
+
+    pub fn upsert_app(&mut self, app: App) -> bool {
+        self.version += 1;
+        match self.apps.get_mut(&app.app_id) {
+            Some(existing) => {
+                existing.app = app;
+                false
+            }
+            None => {
+                self.apps.insert(app.app_id.clone(), AppGraph::new(app));
+                true
+            }
+        }
+    }
+
+    fn app_mut(&mut self, app_id: &str) -> Result<&mut AppGraph, GraphError> {
+        self.version += 1;
+        self.apps.get_mut(app_id).ok_or_else(|| GraphError::UnknownApp(app_id.to_string()))
+    }
+
+    pub fn upsert_page(&mut self, page: Page) -> Result<bool, GraphError> {
+        let page_id = page.page_id.clone();
+        let app_id = page.app_id.clone();
+        let created = self.app_mut(&app_id)?.upsert_page(page);
+        self.page_app.insert(page_id, app_id);
+        Ok(created)
+    }
+
+    pub fn upsert_transition(&mut self, transition: Transition) -> Result<bool, GraphError> {
+        let from_app = self.page_app.get(&transition.from_page).cloned().ok_or_else(|| GraphError::UnknownPage(transition.from_page.clone()))?;
+        let to_app = self.page_app.get(&transition.to_page).cloned().ok_or_else(|| GraphError::UnknownPage(transition.to_page.clone()))?;
+        if from_app != to_app {
+            return Err(GraphError::CrossApp { from_app, to_app });
+        }
+        self.app_mut(&from_app)?.upsert_transition(transition)
+    }
+
+    pub fn upsert_intent(&mut self, intent: Intent) -> Result<bool, GraphError> {
+        let app_id = intent.app_id.clone();
+        Ok(self.app_mut(&app_id)?.upsert_intent(intent))
+    }
+
+    pub fn upsert_trace(&mut self, trace: Trace) -> Result<bool, GraphError> {
+        let app_id = trace.app_id.clone();
+        Ok(self.app_mut(&app_id)?.upsert_trace(trace))
+    }
+
+    pub fn page_count(&self) -> usize {
+        self.apps.values().map(|a| a.pages.len()).sum()
+    }
+
+    pub fn transition_count(&self) -> usize {
+        self.apps.values().map(|a| a.transitions.len()).sum()
+    }
+}

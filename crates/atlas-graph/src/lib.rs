@@ -1,0 +1,18 @@
+//! The graph engine: every app's pages and transitions in memory, and the planner that turns
+//! "from here to there" into the steps an agent should take.
+//!
+//! Key design decision: **the graph is a cache of the store, rebuilt at start-up, and the planner
+//! reads only it.** Each app is one petgraph `DiGraph` whose node and edge indices line up with
+//! plain vectors of [`Page`]s and [`Transition`]s, and whose edge weights hold the planning cost
+//! precomputed from the success statistics, so a query touches no hash map and no disk while it
+//! searches. Pages and transitions are never removed, which keeps those indices stable.
+//!
+//! Path cost is `-ln(smoothed success rate) + STEP_COST` per step: the most reliable route wins,
+//! but among equally reliable routes the shorter one does, and one failing edge weighs like several
+//! extra steps.
+
+mod app_graph;
+mod plan;
+
+pub use app_graph::{AppGraph, Graph, GraphError};
+pub use plan::{Plan, PlanError, STEP_COST};

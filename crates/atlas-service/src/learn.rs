@@ -1,0 +1,339 @@
+//! Seed 000 §2.1, §2.3, §4.1: learning from what agents report.
+
+use atlas_model::{intent_id, transition_id, validate_text, Action, AtlasError, Intent, Result, Trace, TraceStep, Transition};
+use atlas_store::Record;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::navigate::round3;
+use crate::state::State;
+use crate::Atlas;
+
+/// Most transitions in one batch call.
+pub const MAX_BATCH_TRANSITIONS: usize = 100_000;
+/// Most steps remembered per session trace.
+const MAX_TRACE_STEPS: usize = 500;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ReportedAction {
+    /// click, input, swipe, back, ...
+    #[serde(rename = "type")]
+    pub action_type: String,
+    /// Widget id, if known.
+    #[serde(default)]
+    pub widget: Option<String>,
+    #[serde(default)]
+    pub widget_text: Option<String>,
+    #[serde(default)]
+    pub widget_xpath: Option<String>,
+    /// Text typed (input actions only).
+    #[serde(default)]
+    pub input_text: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ReportTransitionRequest {
+    pub from_page: String,
+    pub action: ReportedAction,
+    pub to_page: String,
+    pub success: bool,
+    #[serde(default)]
+    pub latency_ms: Option<i64>,
+    /// Why the action failed, if it did.
+    #[serde(default)]
+    pub reason: Option<String>,
+    /// Beyond the seed: with `session_id` and `intent`, the session's steps become a remembered
+    /// trace for that intent.
+    #[serde(default)]
+    pub app_id: Option<String>,
+    #[serde(default)]
+    pub intent: Option<String>,
+    #[serde(default)]
+    pub session_id: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct TransitionStats {
+    pub success_count: u64,
+    pub fail_count: u64,
+    pub success_rate: f64,
+    pub avg_latency_ms: f64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct ReportTransitionResponse {
+    pub success: bool,
+    pub transition_id: String,
+    pub updated: bool,
+    pub stats: TransitionStats,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct RegisterIntentRequest {
+    pub app_id: String,
+    pub intent_text: String,
+    #[serde(default)]
+    pub target_page: Option<String>,
+    #[serde(default)]
+    pub keywords: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct RegisterIntentResponse {
+    pub success: bool,
+    pub intent_id: String,
+    pub message: String,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct BatchTransition {
+    pub from_page: String,
+    pub to_page: String,
+    pub action_type: String,
+    #[serde(default)]
+    pub widget_text: Option<String>,
+    #[serde(default)]
+    pub widget_id: Option<String>,
+    #[serde(default)]
+    pub input_text: Option<String>,
+    #[serde(default)]
+    pub success_count: Option<u64>,
+    #[serde(default)]
+    pub fail_count: Option<u64>,
+    /// Beyond the seed: a measured latency for the edge.
+    #[serde(default)]
+    pub latency_ms: Option<u64>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct BatchAddTransitionsRequest {
+    pub transitions: Vec<BatchTransition>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct BatchAddTransitionsResponse {
+    pub success: bool,
+    pub total: usize,
+    pub created: usize,
+    pub updated: usize,
+    pub failed: usize,
+    pub errors: Vec<String>,
+}
+
+fn stats_of(t: &Transition) -> TransitionStats {
+    TransitionStats {
+        success_count: t.success_count,
+        fail_count: t.fail_count,
+        success_rate: round3(t.success_rate()),
+        avg_latency_ms: round3(t.avg_latency_ms()),
+    }
+}
+
+fn check_action(action: &Action, field: &str) -> Result<()> {
+    validate_text(&format!("{field}type"), &action.action_type, true)?;
+    validate_text(&format!("{field}widget"), &action.widget_id, false)?;
+    validate_text(&format!("{field}widget_text"), &action.widget_text, false)?;
+    validate_text(&format!("{field}widget_xpath"), &action.widget_xpath, false)?;
+    validate_text(&format!("{field}input_text"), &action.input_text, false)
+}
+
+/// The transition for (from, action, to) after adding counts, new or existing.
+fn next_transition(state: &State, from: &str, action: Action, to: &str, ok: u64, fail: u64, latency: Option<u64>, now: &str) -> Result<(Transition, bool)> {
+    let from_app = state.graph.app_of_page(from).ok_or_else(|| AtlasError::PageNotFound(from.to_string()))?;
+    let to_app = state.graph.app_of_page(to).ok_or_else(|| AtlasError::PageNotFound(to.to_string()))?;
+    if from_app.app_id() != to_app.app_id() {
+        return Err(AtlasError::invalid("to_page", format!("to_page is in {}, from_page in {}", to_app.app_id(), from_app.app_id())));
+    }
+    let id = transition_id(from, &action, to);
+    let existing = from_app.transition(&id).cloned();
+    let updated = existing.is_some();
+    let mut t = existing.unwrap_or_else(|| Transition {
+        transition_id: id,
+        app_id: from_app.app_id().to_string(),
+        from_page: from.to_string(),
+        to_page: to.to_string(),
+        action,
+        success_count: 0,
+        fail_count: 0,
+        latency_total_ms: 0.0,
+        latency_samples: 0,
+        last_failure_reason: String::new(),
+        created_at: now.to_string(),
+        updated_at: now.to_string(),
+    });
+    t.success_count += ok;
+    t.fail_count += fail;
+    if let Some(ms) = latency {
+        t.latency_total_ms += ms as f64;
+        t.latency_samples += 1;
+    }
+    t.updated_at = now.to_string();
+    Ok((t, updated))
+}
+
+impl Atlas {
+    /// Seed 000 §2.1 `report_transition`.
+    pub async fn report_transition(&self, req: ReportTransitionRequest) -> Result<ReportTransitionResponse> {
+        validate_text("from_page", &req.from_page, true)?;
+        validate_text("to_page", &req.to_page, true)?;
+        let action = Action {
+            action_type: req.action.action_type.trim().to_string(),
+            widget_id: req.action.widget.unwrap_or_default(),
+            widget_text: req.action.widget_text.unwrap_or_default(),
+            widget_xpath: req.action.widget_xpath.unwrap_or_default(),
+            input_text: req.action.input_text.unwrap_or_default(),
+        };
+        check_action(&action, "action.")?;
+        let latency = match req.latency_ms {
+            None => None,
+            Some(ms) if (0..=3_600_000).contains(&ms) => Some(ms as u64),
+            Some(ms) => return Err(AtlasError::invalid("latency_ms", format!("latency_ms must be between 0 and 3600000, got {ms}"))),
+        };
+        let reason = req.reason.unwrap_or_default();
+        validate_text("reason", &reason, false)?;
+        for (field, value) in [("app_id", &req.app_id), ("intent", &req.intent), ("session_id", &req.session_id)] {
+            if let Some(v) = value {
+                validate_text(field, v, false)?;
+            }
+        }
+        let now = atlas_model::now_rfc3339();
+        self.commit_with(|state| {
+            let (ok, fail) = if req.success { (1, 0) } else { (0, 1) };
+            let (mut t, updated) = next_transition(state, &req.from_page, action.clone(), &req.to_page, ok, fail, latency, &now)?;
+            if let Some(app_id) = req.app_id.as_deref().filter(|a| !a.is_empty()) {
+                if app_id != t.app_id {
+                    return Err(AtlasError::invalid("app_id", format!("from_page belongs to {}, not {app_id}", t.app_id)));
+                }
+            }
+            if !req.success && !reason.is_empty() {
+                t.last_failure_reason = reason.clone();
+            }
+            let response = ReportTransitionResponse { success: true, transition_id: t.transition_id.clone(), updated, stats: stats_of(&t) };
+            let mut records = vec![];
+            if let (Some(session), Some(intent)) = (req.session_id.as_deref().filter(|s| !s.is_empty()), req.intent.as_deref().filter(|s| !s.is_empty())) {
+                let trace_id = intent_id(&t.app_id, &format!("trace\u{1f}{session}\u{1f}{intent}"));
+                let app = state.graph.app(&t.app_id).expect("page's app exists");
+                let mut trace = app.trace(&trace_id).cloned().unwrap_or_else(|| Trace {
+                    trace_id,
+                    app_id: t.app_id.clone(),
+                    session_id: session.to_string(),
+                    intent: intent.to_string(),
+                    steps: vec![],
+                    created_at: now.clone(),
+                    updated_at: now.clone(),
+                });
+                if trace.steps.len() < MAX_TRACE_STEPS {
+                    trace.steps.push(TraceStep {
+                        from_page: req.from_page.clone(),
+                        to_page: req.to_page.clone(),
+                        action: action.clone(),
+                        success: req.success,
+                        latency_ms: latency.unwrap_or(0),
+                    });
+                }
+                trace.updated_at = now.clone();
+                records.push(Record::Transition(t));
+                records.push(Record::Trace(trace));
+            } else {
+                records.push(Record::Transition(t));
+            }
+            Ok((records, response))
+        })
+        .await
+    }
+
+    /// Seed 000 §2.3 `register_intent`. Registering the same text again updates it.
+    pub async fn register_intent(&self, req: RegisterIntentRequest) -> Result<RegisterIntentResponse> {
+        validate_text("app_id", &req.app_id, true)?;
+        validate_text("intent_text", &req.intent_text, true)?;
+        for (i, k) in req.keywords.iter().enumerate() {
+            validate_text(&format!("keywords[{i}]"), k, true)?;
+        }
+        if let Some(page) = &req.target_page {
+            validate_text("target_page", page, true)?;
+        }
+        let now = atlas_model::now_rfc3339();
+        let id = intent_id(&req.app_id, req.intent_text.trim());
+        let existed = self
+            .commit_with(|state| {
+                let app = state.graph.app(&req.app_id).ok_or_else(|| AtlasError::NotFound(format!("app not found: {} (add a page first)", req.app_id)))?;
+                if let Some(page) = &req.target_page {
+                    if app.page(page).is_none() {
+                        return Err(AtlasError::PageNotFound(page.clone()));
+                    }
+                }
+                let existing = app.intent(&id).cloned();
+                let existed = existing.is_some();
+                let mut intent = existing.unwrap_or_else(|| Intent {
+                    intent_id: id.clone(),
+                    app_id: req.app_id.clone(),
+                    intent_text: req.intent_text.trim().to_string(),
+                    target_page: None,
+                    keywords: vec![],
+                    created_at: now.clone(),
+                });
+                if req.target_page.is_some() {
+                    intent.target_page = req.target_page.clone();
+                }
+                for k in &req.keywords {
+                    if !intent.keywords.contains(k) {
+                        intent.keywords.push(k.clone());
+                    }
+                }
+                Ok((vec![Record::Intent(intent)], existed))
+            })
+            .await?;
+        Ok(RegisterIntentResponse {
+            success: true,
+            intent_id: id,
+            message: if existed { "意图已存在，已更新".into() } else { "意图已注册".into() },
+        })
+    }
+
+    /// Seed 000 §4.1 `batch_add_transitions`: each valid item is added (or its counts added to an
+    /// existing edge); invalid items are counted and explained, and written all together.
+    pub async fn batch_add_transitions(&self, req: BatchAddTransitionsRequest) -> Result<BatchAddTransitionsResponse> {
+        if req.transitions.len() > MAX_BATCH_TRANSITIONS {
+            return Err(AtlasError::invalid("transitions", format!("at most {MAX_BATCH_TRANSITIONS} transitions per call")));
+        }
+        let now = atlas_model::now_rfc3339();
+        let total = req.transitions.len();
+        self.commit_with(|state| {
+            let (mut created, mut updated, mut errors) = (0, 0, Vec::new());
+            let mut batch: std::collections::HashMap<String, Transition> = std::collections::HashMap::new();
+            let mut order = Vec::new();
+            for (i, item) in req.transitions.iter().enumerate() {
+                let action = Action {
+                    action_type: item.action_type.trim().to_string(),
+                    widget_id: item.widget_id.clone().unwrap_or_default(),
+                    widget_text: item.widget_text.clone().unwrap_or_default(),
+                    widget_xpath: String::new(),
+                    input_text: item.input_text.clone().unwrap_or_default(),
+                };
+                let checked = validate_text("from_page", &item.from_page, true)
+                    .and_then(|()| validate_text("to_page", &item.to_page, true))
+                    .and_then(|()| check_action(&action, ""))
+                    .and_then(|()| next_transition(state, &item.from_page, action, &item.to_page, item.success_count.unwrap_or(0), item.fail_count.unwrap_or(0), item.latency_ms, &now));
+                match checked {
+                    Ok((t, existed)) => {
+                        // The same edge twice in one batch: add the second's counts to the first.
+                        if let Some(prev) = batch.get_mut(&t.transition_id) {
+                            prev.success_count += item.success_count.unwrap_or(0);
+                            prev.fail_count += item.fail_count.unwrap_or(0);
+                            updated += 1;
+                            continue;
+                        }
+                        if existed { updated += 1 } else { created += 1 }
+                        order.push(t.transition_id.clone());
+                        batch.insert(t.transition_id.clone(), t);
+                    }
+                    Err(e) => errors.push(format!("transitions[{i}]: {e}")),
+                }
+            }
+            let records = order.into_iter().filter_map(|id| batch.remove(&id)).map(Record::Transition).collect();
+            let failed = errors.len();
+            Ok((records, BatchAddTransitionsResponse { success: failed == 0, total, created, updated, failed, errors }))
+        })
+        .await
+    }
+}

@@ -1,0 +1,179 @@
+//! The Atlas service: seed 000's interfaces over the in-memory graph, made durable by a [`Store`].
+//!
+//! Every interface is one method of [`Atlas`] with a typed request (whose JSON Schema is derived
+//! from the type) and a typed response, and is registered once in [`tools::registry`]. The HTTP
+//! routes, the MCP tools and the chat page all serve that one registry, so an interface is never
+//! written twice and its schema can never drift between faces.
+//!
+//! Key design decision: **a write changes memory and enqueues its journal record under one lock,
+//! then waits for durability outside it.** Order in the journal therefore equals order in
+//! memory, concurrent writers share a group-committed fsync instead of queueing behind each
+//! other's, and an answer of success is only sent once the record is on disk. Reads never wait for
+//! the disk at all.
+
+mod demo;
+mod learn;
+mod navigate;
+mod pages;
+mod state;
+mod stats;
+mod text_index;
+pub mod tools;
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use atlas_graph::Graph;
+use atlas_model::{AtlasError, Result};
+use atlas_store::{Record, Store};
+use atlas_text::Embedder;
+use parking_lot::{Mutex, RwLock};
+
+pub use demo::{demo_graph, DEMO_APP_ID};
+pub use learn::*;
+pub use navigate::*;
+pub use pages::*;
+pub use stats::*;
+pub use tools::{registry, Tool, ToolRegistry};
+
+use state::State;
+use text_index::TextIndex;
+
+/// How often the background checkpointer folds the journal into the readable files, and after how
+/// many records it folds early.
+#[derive(Debug, Clone, Copy)]
+pub struct CheckpointPolicy {
+    pub interval: Duration,
+    pub max_records: u64,
+}
+
+impl Default for CheckpointPolicy {
+    fn default() -> Self {
+        CheckpointPolicy { interval: Duration::from_secs(30), max_records: 200_000 }
+    }
+}
+
+/// The knowledge-graph service.
+pub struct Atlas {
+    state: RwLock<State>,
+    store: Arc<dyn Store>,
+    embedder: Arc<dyn Embedder>,
+    /// Serialises checkpoints (the periodic one, an early one, the one at shutdown).
+    checkpointing: Mutex<()>,
+    records_since_checkpoint: std::sync::atomic::AtomicU64,
+    policy: CheckpointPolicy,
+    nudge: Mutex<Option<std::sync::mpsc::Sender<()>>>,
+}
+
+impl Atlas {
+    /// Loads everything the store holds and folds any journal left by a crash.
+    pub fn open(store: Arc<dyn Store>, embedder: Arc<dyn Embedder>, policy: CheckpointPolicy) -> Result<Arc<Atlas>> {
+        let started = Instant::now();
+        let loaded = store.load().map_err(|e| AtlasError::Graph(e.to_string()))?;
+        let mut state = State { graph: Graph::new(), text: TextIndex::default(), dirty: HashSet::new() };
+        for app in loaded.apps {
+            state.load_app(app, embedder.as_ref())?;
+        }
+        let replayed = loaded.journal.len();
+        for record in loaded.journal {
+            state.apply(record, embedder.as_ref())?;
+        }
+        let atlas = Arc::new(Atlas {
+            state: RwLock::new(state),
+            store,
+            embedder,
+            checkpointing: Mutex::new(()),
+            records_since_checkpoint: Default::default(),
+            policy,
+            nudge: Mutex::new(None),
+        });
+        if replayed > 0 {
+            atlas.checkpoint()?;
+        }
+        tracing::info!(
+            "opened {} ({} apps, {} pages, {} transitions; {replayed} journal records replayed) in {} ms",
+            atlas.store.describe(),
+            atlas.state.read().graph.apps().count(),
+            atlas.state.read().graph.page_count(),
+            atlas.state.read().graph.transition_count(),
+            started.elapsed().as_millis()
+        );
+        Ok(atlas)
+    }
+
+    pub fn embedder(&self) -> &dyn Embedder {
+        self.embedder.as_ref()
+    }
+
+    /// Runs `f` over the graph under the read lock.
+    pub fn read<R>(&self, f: impl FnOnce(&Graph) -> R) -> R {
+        f(&self.state.read().graph)
+    }
+
+    /// Builds records from the current state, applies them to memory and enqueues them in the
+    /// journal, all under the write lock (so read-modify-write is atomic and journal order equals
+    /// memory order); then waits, outside the lock, until they are durable.
+    pub(crate) async fn commit_with<T>(&self, build: impl FnOnce(&State) -> Result<(Vec<Record>, T)>) -> Result<T> {
+        let (count, pending, value) = {
+            let mut state = self.state.write();
+            let (records, value) = build(&state)?;
+            if records.is_empty() {
+                return Ok(value);
+            }
+            for record in &records {
+                state.apply(record.clone(), self.embedder.as_ref())?;
+            }
+            (records.len() as u64, self.store.append(records), value)
+        };
+        pending.wait().await.map_err(|e| AtlasError::Graph(format!("write not durable: {e}")))?;
+        let since = self.records_since_checkpoint.fetch_add(count, std::sync::atomic::Ordering::Relaxed) + count;
+        if since >= self.policy.max_records {
+            // Folding is slow I/O: ask the checkpointer thread rather than block this caller.
+            if let Some(nudge) = self.nudge.lock().as_ref() {
+                let _ = nudge.send(());
+            }
+        }
+        Ok(value)
+    }
+
+    /// Folds every app changed since the last checkpoint into the store's files and trims the
+    /// journal.
+    pub fn checkpoint(&self) -> Result<()> {
+        let _serial = self.checkpointing.lock();
+        let (cut, changed) = {
+            let mut state = self.state.write();
+            if state.dirty.is_empty() {
+                return Ok(());
+            }
+            let cut = self.store.begin_checkpoint().map_err(|e| AtlasError::Graph(e.to_string()))?;
+            let changed = state.take_dirty();
+            (cut, changed)
+        };
+        self.records_since_checkpoint.store(0, std::sync::atomic::Ordering::Relaxed);
+        self.store.finish_checkpoint(cut, &changed).map_err(|e| AtlasError::Graph(e.to_string()))
+    }
+
+    /// Starts the periodic checkpointer on its own thread; it stops when the service is dropped.
+    pub fn start_checkpointer(self: &Arc<Self>) {
+        let weak = Arc::downgrade(self);
+        let interval = self.policy.interval;
+        let (nudge, woken) = std::sync::mpsc::channel();
+        *self.nudge.lock() = Some(nudge);
+        std::thread::Builder::new()
+            .name("atlas-checkpoint".into())
+            .spawn(move || loop {
+                if let Err(std::sync::mpsc::RecvTimeoutError::Disconnected) = woken.recv_timeout(interval) {
+                    return;
+                }
+                let Some(atlas) = weak.upgrade() else { return };
+                if let Err(e) = atlas.checkpoint() {
+                    tracing::error!("checkpoint failed: {e}");
+                }
+            })
+            .expect("spawn checkpointer");
+    }
+}
+
+/// Seed 000's default `max_steps`.
+pub const DEFAULT_MAX_STEPS: usize = 10;

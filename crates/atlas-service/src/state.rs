@@ -1,0 +1,87 @@
+//! The service's in-memory state: the graph, its text index, and which apps changed since the
+//! last checkpoint.
+
+use std::collections::HashSet;
+
+use atlas_graph::{Graph, GraphError};
+use atlas_model::{AtlasError, Result};
+use atlas_store::{AppData, Record};
+use atlas_text::Embedder;
+
+use crate::text_index::TextIndex;
+
+pub(crate) struct State {
+    pub(crate) graph: Graph,
+    pub(crate) text: TextIndex,
+    pub(crate) dirty: HashSet<String>,
+}
+
+fn graph_error(e: GraphError) -> AtlasError {
+    match e {
+        GraphError::UnknownPage(p) => AtlasError::PageNotFound(p),
+        GraphError::UnknownApp(a) => AtlasError::NotFound(format!("app not found: {a}")),
+        GraphError::CrossApp { .. } => AtlasError::invalid("to_page", e.to_string()),
+    }
+}
+
+impl State {
+    pub(crate) fn load_app(&mut self, data: AppData, embedder: &dyn Embedder) -> Result<()> {
+        self.graph.upsert_app(data.app);
+        for page in data.pages {
+            self.text.index_page(&page, embedder)?;
+            self.graph.upsert_page(page).map_err(graph_error)?;
+        }
+        for intent in data.intents {
+            self.text.index_intent(&intent, embedder)?;
+            self.graph.upsert_intent(intent).map_err(graph_error)?;
+        }
+        for t in data.transitions {
+            self.graph.upsert_transition(t).map_err(graph_error)?;
+        }
+        for t in data.traces {
+            self.graph.upsert_trace(t).map_err(graph_error)?;
+        }
+        Ok(())
+    }
+
+    /// Applies one whole-entity record (a live write or a replayed one).
+    pub(crate) fn apply(&mut self, record: Record, embedder: &dyn Embedder) -> Result<()> {
+        self.dirty.insert(record.app_id().to_string());
+        match record {
+            Record::App(app) => {
+                self.graph.upsert_app(app);
+            }
+            Record::Page(page) => {
+                self.text.index_page(&page, embedder)?;
+                self.graph.upsert_page(page).map_err(graph_error)?;
+            }
+            Record::Intent(intent) => {
+                self.text.index_intent(&intent, embedder)?;
+                self.graph.upsert_intent(intent).map_err(graph_error)?;
+            }
+            Record::Transition(t) => {
+                self.graph.upsert_transition(t).map_err(graph_error)?;
+            }
+            Record::Trace(t) => {
+                self.graph.upsert_trace(t).map_err(graph_error)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The full data of every app changed since the last call, for a checkpoint.
+    pub(crate) fn take_dirty(&mut self) -> Vec<AppData> {
+        let dirty = std::mem::take(&mut self.dirty);
+        dirty
+            .iter()
+            .filter_map(|app_id| self.graph.app(app_id))
+            .map(|app| AppData {
+                app: app.app.clone(),
+                pages: app.pages().to_vec(),
+                intents: app.intents().cloned().collect(),
+                transitions: app.transitions().to_vec(),
+                traces: app.traces().cloned().collect(),
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,76 @@
+//! The service over a real folder store in a temporary directory.
+
+use std::sync::Arc;
+
+use atlas_service::*;
+use atlas_store_fs::FsStore;
+use atlas_text::HashEmbedder;
+
+fn open(dir: &std::path::Path) -> Arc<Atlas> {
+    let store = Arc::new(FsStore::open(dir).expect("open store"));
+    Atlas::open(store, Arc::new(HashEmbedder::default()), CheckpointPolicy::default()).expect("open atlas")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn demo_answers_the_seed_intents_and_survives_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let atlas = open(dir.path());
+    assert!(demo_graph(&atlas).await.unwrap());
+    let stats = atlas.get_graph_stats(GraphStatsRequest::default()).unwrap();
+    assert!(stats.pages >= 30 && stats.transitions >= 80 && stats.intents >= 20, "{stats:?}");
+
+    let home = atlas
+        .match_current_page(MatchPageRequest { app_id: DEMO_APP_ID.into(), ui_hierarchy: None, page_title: Some("首页".into()), page_screenshot: None })
+        .unwrap();
+    assert!(home.matched);
+    let home_id = home.page.unwrap().page_id;
+
+    let r = atlas.query_path(QueryPathRequest { app_id: DEMO_APP_ID.into(), intent: "点外卖".into(), current_page: Some(home_id.clone()), max_steps: None }).unwrap();
+    assert!(r.success, "{r:?}");
+    assert_eq!(r.target_page.as_ref().unwrap().page_name, "外卖首页");
+    assert_eq!(r.path.as_ref().unwrap().steps[0].widget_text, "外卖");
+
+    let r = atlas.query_path(QueryPathRequest { app_id: DEMO_APP_ID.into(), intent: "查找附近餐厅".into(), current_page: None, max_steps: None }).unwrap();
+    assert!(r.success);
+    assert_eq!(r.target_page.as_ref().unwrap().page_name, "附近餐厅");
+    // The direct 附近 button fails more often than the route through 外卖: both are offered.
+    assert!(!r.alternatives.is_empty(), "{r:?}");
+
+    let miss = atlas.query_path(QueryPathRequest { app_id: DEMO_APP_ID.into(), intent: "量子纠缠实验".into(), current_page: None, max_steps: None }).unwrap();
+    assert!(!miss.success);
+    assert_eq!(miss.message, "未找到匹配的意图");
+
+    let next = atlas.get_next_action(NextActionRequest { current_page: home_id.clone(), intent: "申请退款".into(), app_id: None }).unwrap();
+    assert!(!next.is_complete);
+    assert!(next.action.is_some());
+
+    // A report, then a restart: the statistics persist.
+    let target = r.path.unwrap().steps[0].clone();
+    let rep = atlas
+        .report_transition(ReportTransitionRequest {
+            from_page: home_id.clone(),
+            action: ReportedAction { action_type: target.action_type.clone(), widget: None, widget_text: Some(target.widget_text.clone()), widget_xpath: None, input_text: None },
+            to_page: target.expected_page.clone(),
+            success: false,
+            latency_ms: Some(900),
+            reason: Some("按钮未响应".into()),
+            app_id: Some(DEMO_APP_ID.into()),
+            intent: Some("查找附近餐厅".into()),
+            session_id: Some("s1".into()),
+        })
+        .await
+        .unwrap();
+    assert!(rep.updated);
+    let fails = rep.stats.fail_count;
+    drop(atlas);
+    let atlas = open(dir.path());
+    let actions = atlas.get_available_actions(AvailableActionsRequest { page_id: home_id }).unwrap();
+    let edge = actions.actions.iter().find(|a| a.widget_text == target.widget_text).unwrap();
+    assert!(edge.success_rate < 1.0);
+    let stats = atlas.get_graph_stats(GraphStatsRequest { app_id: Some(DEMO_APP_ID.into()) }).unwrap();
+    assert_eq!(stats.by_app[0].traces, 1);
+    assert!(fails >= 1);
+    atlas.checkpoint().unwrap();
+    let report = atlas_store::Store::check(&FsStore::open(&dir.path().join("other")).unwrap(), false).unwrap();
+    assert!(report.is_clean());
+}

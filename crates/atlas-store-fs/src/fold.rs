@@ -1,0 +1,305 @@
+//! Checkpoint folding: one app's in-memory state written out as its project-memory folder.
+
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::fs;
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::path::{Path, PathBuf};
+
+use atlas_model::{sanitize_node_id, Page, Transition};
+use atlas_store::{AppData, StoreError};
+
+use crate::files::{self, Config, GraphFile, Index, IndexNode, IndexStatistics, Meta, FORMAT_VERSION, GRAPH_PART_BUDGET};
+use crate::layout::{append_log, atomic_write};
+
+/// The standard sub-folders of a node (seed 001 §2.2).
+pub(crate) const NODE_SUBDIRS: &[&str] = &["links", "scripts", "todos", "processing", "completed", "test_ideas", "reports"];
+
+/// What earlier checkpoints wrote, so unchanged files are left alone.
+#[derive(Debug, Default)]
+pub(crate) struct FoldCache {
+    made_dirs: HashSet<PathBuf>,
+    meta_hash: HashMap<PathBuf, u64>,
+    links: HashSet<PathBuf>,
+}
+
+impl FoldCache {
+    pub(crate) fn clear(&mut self) {
+        *self = FoldCache::default();
+    }
+}
+
+/// A page's folder name: `{ordinal:02}_{name}` (seed 001 §4.1).
+pub(crate) fn node_dir_name(page: &Page) -> String {
+    format!("{:02}_{}", page.ordinal, sanitize_node_id(&page.page_name))
+}
+
+/// A transition's link name: `action_{what}_{id prefix}` (seed 001 §5.1); the id prefix keeps two
+/// actions with the same label apart.
+pub(crate) fn link_name(t: &Transition) -> String {
+    let what = if t.action.widget_text.is_empty() { &t.action.widget_id } else { &t.action.widget_text };
+    let label = if what.is_empty() { t.action.action_type.clone() } else { format!("{}_{}", t.action.action_type, what) };
+    let mut name = sanitize_node_id(&label);
+    while name.len() > 60 {
+        name.pop();
+    }
+    format!("action_{name}_{}", &t.transition_id[..6.min(t.transition_id.len())])
+}
+
+fn hash_bytes(bytes: &[u8]) -> u64 {
+    let mut h = DefaultHasher::new();
+    bytes.hash(&mut h);
+    h.finish()
+}
+
+/// Breadth-first depth, parent and source action of each page from the app's root page.
+pub(crate) fn bfs(data: &AppData, root: &str) -> HashMap<String, (u32, Option<(String, String)>)> {
+    let mut out = HashMap::new();
+    let mut adjacency: HashMap<&str, Vec<&Transition>> = HashMap::new();
+    for t in &data.transitions {
+        adjacency.entry(t.from_page.as_str()).or_default().push(t);
+    }
+    if !data.pages.iter().any(|p| p.page_id == root) {
+        return out;
+    }
+    out.insert(root.to_string(), (0, None));
+    let mut queue = VecDeque::from([root.to_string()]);
+    while let Some(page) = queue.pop_front() {
+        let depth = out[&page].0;
+        for t in adjacency.get(page.as_str()).into_iter().flatten() {
+            if !out.contains_key(&t.to_page) {
+                out.insert(t.to_page.clone(), (depth + 1, Some((t.from_page.clone(), t.action.label()))));
+                queue.push_back(t.to_page.clone());
+            }
+        }
+    }
+    out
+}
+
+pub(crate) fn root_page(data: &AppData) -> Option<&Page> {
+    data.app
+        .home_page
+        .as_deref()
+        .and_then(|h| data.pages.iter().find(|p| p.page_id == h))
+        .or_else(|| data.pages.iter().min_by_key(|p| p.ordinal))
+}
+
+pub(crate) fn page_url(page: &Page) -> String {
+    if page.url.is_empty() { format!("app://{}/{}", page.app_id, page.page_id) } else { page.url.clone() }
+}
+
+pub(crate) fn build_meta(page: &Page, tree: &HashMap<String, (u32, Option<(String, String)>)>) -> Meta {
+    let (depth, parent) = match tree.get(&page.page_id) {
+        Some((d, p)) => (Some(*d), p.clone()),
+        None => (None, None),
+    };
+    Meta {
+        id: page.page_id.clone(),
+        url: page_url(page),
+        title: page.page_name.clone(),
+        summary: page.description.clone(),
+        dom_fingerprint: if page.widgets.is_empty() { String::new() } else { atlas_model::ui_fingerprint(&page.widgets) },
+        screenshot: String::new(),
+        parent_id: parent.as_ref().map(|(p, _)| p.clone()),
+        source_action: parent.map(|(_, a)| a),
+        depth,
+        created_at: page.created_at.clone(),
+        visited_count: page.visited_count,
+        tags: vec![page.page_type.as_str().to_string()],
+        page: page.clone(),
+    }
+}
+
+pub(crate) fn build_index(dir: &str, data: &AppData, tree: &HashMap<String, (u32, Option<(String, String)>)>, created_at: String) -> Index {
+    let nodes: BTreeMap<String, IndexNode> = data
+        .pages
+        .iter()
+        .map(|p| {
+            let node = IndexNode {
+                path: format!("{dir}/{}", node_dir_name(p)),
+                url: page_url(p),
+                summary: if p.description.is_empty() { p.page_name.clone() } else { p.description.clone() },
+                created_at: p.created_at.clone(),
+            };
+            (p.page_id.clone(), node)
+        })
+        .collect();
+    Index {
+        version: FORMAT_VERSION.into(),
+        created_at,
+        updated_at: atlas_model::now_rfc3339(),
+        root_node: root_page(data).map(|p| p.page_id.clone()).unwrap_or_default(),
+        nodes,
+        statistics: IndexStatistics {
+            total_nodes: data.pages.len() as u64,
+            total_edges: data.transitions.len() as u64,
+            max_depth: tree.values().map(|(d, _)| *d as u64).max().unwrap_or(0),
+        },
+    }
+}
+
+/// Writes `bytes` unless the file already holds them.
+fn write_if_changed(path: &Path, bytes: &[u8], cache: &mut FoldCache) -> Result<bool, StoreError> {
+    let h = hash_bytes(bytes);
+    if cache.meta_hash.get(path) == Some(&h) {
+        return Ok(false);
+    }
+    if !cache.meta_hash.contains_key(path) && fs::read(path).is_ok_and(|old| old == bytes) {
+        cache.meta_hash.insert(path.to_path_buf(), h);
+        return Ok(false);
+    }
+    atomic_write(path, bytes, false)?;
+    cache.meta_hash.insert(path.to_path_buf(), h);
+    Ok(true)
+}
+
+pub(crate) fn ensure_node_dirs(node: &Path) -> Result<(), StoreError> {
+    for sub in NODE_SUBDIRS {
+        fs::create_dir_all(node.join(sub))
+            .map_err(|e| StoreError::Io(format!("cannot create {}: {e}", node.join(sub).display())))?;
+    }
+    Ok(())
+}
+
+/// Creates the link `from/links/name -> ../../to` or, where symlinks fail, records it in
+/// `from/_links.json` (seed 001 §5.3).
+pub(crate) fn ensure_link(from: &Path, name: &str, to_dir: &str) -> Result<(), StoreError> {
+    let link = from.join("links").join(name);
+    let target = PathBuf::from("..").join("..").join(to_dir);
+    match fs::symlink_metadata(&link) {
+        Ok(_) => return Ok(()),
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e.into()),
+        Err(_) => {}
+    }
+    #[cfg(unix)]
+    let made = std::os::unix::fs::symlink(&target, &link);
+    #[cfg(not(unix))]
+    let made: std::io::Result<()> = Err(std::io::Error::other("no symlinks"));
+    if made.is_ok() {
+        return Ok(());
+    }
+    let fallback = from.join("_links.json");
+    let mut links: BTreeMap<String, String> =
+        fs::read(&fallback).ok().and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or_default();
+    links.insert(name.to_string(), format!("../{to_dir}"));
+    atomic_write(&fallback, &serde_json::to_vec_pretty(&links).expect("json"), false)
+}
+
+/// Splits the graph into files under the part budget: the head (`graph.json`, with the app) and as
+/// many generation-named parts as needed.
+fn graph_files(data: &AppData, generation: &str) -> Result<Vec<(String, Vec<u8>)>, StoreError> {
+    let mut files: Vec<GraphFile> = vec![GraphFile { version: FORMAT_VERSION.into(), app: Some(data.app.clone()), ..Default::default() }];
+    let mut used = 1024usize;
+    macro_rules! place {
+        ($list:ident, $items:expr) => {
+            for item in $items {
+                let size = serde_json::to_vec(item).map(|v| v.len()).unwrap_or(0) + 64;
+                if used + size > GRAPH_PART_BUDGET && used > 1024 {
+                    files.push(GraphFile { version: FORMAT_VERSION.into(), ..Default::default() });
+                    used = 1024;
+                }
+                files.last_mut().expect("non-empty").$list.push(item.clone());
+                used += size;
+            }
+        };
+    }
+    place!(pages, &data.pages);
+    place!(intents, &data.intents);
+    place!(transitions, &data.transitions);
+    place!(traces, &data.traces);
+    let names: Vec<String> = (1..files.len()).map(|k| format!("graph.{generation}.{k:03}.json")).collect();
+    files[0].parts = names.clone();
+    let mut out = Vec::new();
+    for (k, file) in files.iter().enumerate() {
+        let name = if k == 0 { "graph.json".to_string() } else { names[k - 1].clone() };
+        let bytes = serde_json::to_vec_pretty(file).map_err(|e| StoreError::Io(e.to_string()))?;
+        out.push((name, bytes));
+    }
+    Ok(out)
+}
+
+/// Folds one app into its folder. Order matters for crash safety: node folders and links first,
+/// then graph parts, then `graph.json` (which the loader trusts), then the index.
+pub(crate) fn fold_app(app_root: &Path, dir: &str, data: &AppData, cache: &mut FoldCache) -> Result<(), StoreError> {
+    let meta_dir = app_root.join(".atlas");
+    fs::create_dir_all(meta_dir.join("logs"))?;
+    let config_path = app_root.join("config.json");
+    let config = match files::read_config(app_root) {
+        Ok(c) => c,
+        Err(_) => {
+            let c = Config { app_id: data.app.app_id.clone(), version: FORMAT_VERSION.into(), created_at: data.app.created_at.clone() };
+            atomic_write(&config_path, &serde_json::to_vec_pretty(&c).expect("json"), true)?;
+            c
+        }
+    };
+    let root = root_page(data).map(|p| p.page_id.clone()).unwrap_or_default();
+    let tree = bfs(data, &root);
+    let dirs: HashMap<&str, String> = data.pages.iter().map(|p| (p.page_id.as_str(), node_dir_name(p))).collect();
+    let (mut metas_written, mut links_made) = (0usize, 0usize);
+    for page in &data.pages {
+        let node = app_root.join(&dirs[page.page_id.as_str()]);
+        if !cache.made_dirs.contains(&node) {
+            ensure_node_dirs(&node)?;
+            cache.made_dirs.insert(node.clone());
+        }
+        let meta = build_meta(page, &tree);
+        files::validate_meta(&meta).map_err(|m| StoreError::Corrupt { path: node.display().to_string(), message: m })?;
+        let bytes = serde_json::to_vec_pretty(&meta).expect("json");
+        if write_if_changed(&node.join("meta.json"), &bytes, cache)? {
+            metas_written += 1;
+        }
+    }
+    for t in &data.transitions {
+        let (Some(from), Some(to)) = (dirs.get(t.from_page.as_str()), dirs.get(t.to_page.as_str())) else { continue };
+        let from_node = app_root.join(from);
+        let link = from_node.join("links").join(link_name(t));
+        if cache.links.contains(&link) {
+            continue;
+        }
+        ensure_link(&from_node, &link_name(t), to)?;
+        cache.links.insert(link);
+        links_made += 1;
+    }
+    let generation = format!("{}", chrono::Utc::now().timestamp_nanos_opt().unwrap_or_default());
+    let graph = graph_files(data, &generation)?;
+    for (name, bytes) in graph.iter().skip(1) {
+        atomic_write(&meta_dir.join(name), bytes, true)?;
+    }
+    atomic_write(&meta_dir.join("graph.json"), &graph[0].1, true)?;
+    let keep: HashSet<&str> = graph.iter().map(|(n, _)| n.as_str()).collect();
+    for entry in fs::read_dir(&meta_dir)? {
+        let name = entry?.file_name().to_string_lossy().to_string();
+        if name.starts_with("graph.") && name.ends_with(".json") && !keep.contains(name.as_str()) {
+            let _ = fs::remove_file(meta_dir.join(&name));
+        }
+    }
+    let index = build_index(dir, data, &tree, config.created_at.clone());
+    atomic_write(&app_root.join("index.json"), &serde_json::to_vec_pretty(&index).expect("json"), true)?;
+    let stats = statistics(data, &index);
+    atomic_write(&meta_dir.join("statistics.json"), &serde_json::to_vec_pretty(&stats).expect("json"), false)?;
+    append_log(
+        &meta_dir.join("logs").join("operations.log"),
+        &format!(
+            "checkpoint: meta.json written={metas_written} links created={links_made} graph files={} pages={} transitions={}",
+            graph.len(),
+            data.pages.len(),
+            data.transitions.len()
+        ),
+    );
+    Ok(())
+}
+
+fn statistics(data: &AppData, index: &Index) -> serde_json::Value {
+    let reports: u64 = data.transitions.iter().map(|t| t.success_count + t.fail_count).sum();
+    let successes: u64 = data.transitions.iter().map(|t| t.success_count).sum();
+    serde_json::json!({
+        "app_id": data.app.app_id,
+        "updated_at": index.updated_at,
+        "pages": data.pages.len(),
+        "transitions": data.transitions.len(),
+        "intents": data.intents.len(),
+        "traces": data.traces.len(),
+        "reports": reports,
+        "success_rate": if reports == 0 { serde_json::Value::Null } else { (successes as f64 / reports as f64).into() },
+        "max_depth": index.statistics.max_depth,
+    })
+}

@@ -1,0 +1,243 @@
+//! The write-ahead journal: numbered segment files of JSON lines, one line per atomic append,
+//! written by one thread that fsyncs each batch once (group commit).
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
+use std::thread::JoinHandle;
+
+use atlas_store::{Commit, CommitSender, Record, StoreError};
+use parking_lot::Mutex;
+
+use crate::layout::{atomic_write, Layout};
+
+/// Most appends folded into one fsync; bounds the latency one slow batch adds.
+const MAX_BATCH: usize = 8192;
+
+enum Command {
+    Append(Vec<u8>, CommitSender),
+    Rotate(mpsc::SyncSender<Result<u64, String>>),
+}
+
+pub(crate) struct Journal {
+    dir: PathBuf,
+    layout: Layout,
+    sender: Mutex<Option<mpsc::Sender<Command>>>,
+    failed: Arc<AtomicBool>,
+    /// Segments before this number are folded into the files.
+    folded_before: u64,
+    /// The segment the writer opened at start-up; older ones are replayed.
+    first_live: u64,
+    writer: Mutex<Option<JoinHandle<()>>>,
+}
+
+fn segment_path(dir: &Path, n: u64) -> PathBuf {
+    dir.join(format!("{n:020}.jsonl"))
+}
+
+fn list_segments(dir: &Path) -> Result<Vec<u64>, StoreError> {
+    let mut segments = Vec::new();
+    for entry in fs::read_dir(dir)? {
+        let name = entry?.file_name().to_string_lossy().to_string();
+        if let Some(n) = name.strip_suffix(".jsonl").and_then(|s| s.parse::<u64>().ok()) {
+            segments.push(n);
+        }
+    }
+    segments.sort_unstable();
+    Ok(segments)
+}
+
+fn open_segment(dir: &Path, n: u64) -> std::io::Result<File> {
+    let file = OpenOptions::new().create(true).append(true).open(segment_path(dir, n))?;
+    // Make the new file's directory entry durable too.
+    File::open(dir)?.sync_all()?;
+    Ok(file)
+}
+
+impl Journal {
+    pub(crate) fn open(dir: PathBuf, layout: Layout) -> Result<Journal, StoreError> {
+        let folded_before = read_checkpoint(&layout.checkpoint_file())?;
+        let segments = list_segments(&dir)?;
+        // Never append to a segment that may end in a torn line: always start a fresh one.
+        let first_live = segments.last().map(|n| n + 1).unwrap_or(0).max(folded_before);
+        let file = open_segment(&dir, first_live)?;
+        let (sender, receiver) = mpsc::channel();
+        let failed = Arc::new(AtomicBool::new(false));
+        let writer = {
+            let (dir, failed, layout) = (dir.clone(), failed.clone(), layout.clone());
+            std::thread::Builder::new()
+                .name("atlas-journal".into())
+                .spawn(move || write_loop(receiver, file, first_live, dir, failed, layout))?
+        };
+        Ok(Journal {
+            dir,
+            layout,
+            sender: Mutex::new(Some(sender)),
+            failed,
+            folded_before,
+            first_live,
+            writer: Mutex::new(Some(writer)),
+        })
+    }
+
+    pub(crate) fn append(&self, records: &[Record]) -> Commit {
+        if self.failed.load(Ordering::Acquire) {
+            return Commit::failed("the journal failed earlier; restart atlas".into());
+        }
+        let mut line = match serde_json::to_vec(records) {
+            Ok(l) => l,
+            Err(e) => return Commit::failed(e.to_string()),
+        };
+        line.push(b'\n');
+        let (tx, commit) = Commit::new();
+        match self.sender.lock().as_ref() {
+            Some(s) if s.send(Command::Append(line, tx)).is_ok() => commit,
+            _ => Commit::failed("journal writer stopped".into()),
+        }
+    }
+
+    /// Starts a new segment; returns its number. Everything appended before is in older segments.
+    pub(crate) fn rotate(&self) -> Result<u64, StoreError> {
+        let (tx, rx) = mpsc::sync_channel(1);
+        let sent = self.sender.lock().as_ref().is_some_and(|s| s.send(Command::Rotate(tx)).is_ok());
+        if !sent {
+            return Err(StoreError::Failed("journal writer stopped".into()));
+        }
+        rx.recv().map_err(|_| StoreError::Failed("journal writer stopped".into()))?.map_err(StoreError::Io)
+    }
+
+    /// Records the files as covering every segment before `cut`, then deletes those segments.
+    pub(crate) fn trim_before(&self, cut: u64) -> Result<(), StoreError> {
+        let body = serde_json::json!({ "folded_before": cut, "at": atlas_model::now_rfc3339() });
+        atomic_write(&self.layout.checkpoint_file(), &serde_json::to_vec_pretty(&body).expect("json"), true)?;
+        for n in list_segments(&self.dir)? {
+            if n < cut {
+                fs::remove_file(segment_path(&self.dir, n))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Calls `apply` with every record not yet folded into the files, in append order. A torn
+    /// last line (a crash mid-write, never acknowledged) ends its segment.
+    pub(crate) fn replay(&self, mut apply: impl FnMut(Vec<Record>)) -> Result<(), StoreError> {
+        for n in list_segments(&self.dir)? {
+            if n < self.folded_before || n >= self.first_live {
+                continue;
+            }
+            let path = segment_path(&self.dir, n);
+            let reader = BufReader::new(File::open(&path)?);
+            for (number, line) in reader.split(b'\n').enumerate() {
+                let line = line?;
+                if line.is_empty() {
+                    continue;
+                }
+                match serde_json::from_slice::<Vec<Record>>(&line) {
+                    Ok(records) => apply(records),
+                    Err(e) => {
+                        self.layout.log_root(
+                            "errors.log",
+                            &format!("journal {} line {}: unreadable record skipped: {e}", path.display(), number + 1),
+                        );
+                        break;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Journal {
+    fn drop(&mut self) {
+        self.sender.lock().take();
+        if let Some(writer) = self.writer.lock().take() {
+            let _ = writer.join();
+        }
+    }
+}
+
+fn read_checkpoint(path: &Path) -> Result<u64, StoreError> {
+    match fs::read(path) {
+        Ok(bytes) => {
+            let value: serde_json::Value = serde_json::from_slice(&bytes)
+                .map_err(|e| StoreError::Corrupt { path: path.display().to_string(), message: e.to_string() })?;
+            Ok(value.get("folded_before").and_then(|v| v.as_u64()).unwrap_or(0))
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(0),
+        Err(e) => Err(e.into()),
+    }
+}
+
+fn write_loop(
+    receiver: mpsc::Receiver<Command>,
+    mut file: File,
+    mut segment: u64,
+    dir: PathBuf,
+    failed: Arc<AtomicBool>,
+    layout: Layout,
+) {
+    let mut buffer = Vec::with_capacity(1 << 20);
+    let mut waiters = Vec::new();
+    while let Ok(first) = receiver.recv() {
+        let mut batch = vec![first];
+        while batch.len() < MAX_BATCH {
+            match receiver.try_recv() {
+                Ok(command) => batch.push(command),
+                Err(_) => break,
+            }
+        }
+        for command in batch {
+            match command {
+                Command::Append(line, waiter) => {
+                    buffer.extend_from_slice(&line);
+                    waiters.push(waiter);
+                }
+                Command::Rotate(reply) => {
+                    flush(&mut file, &mut buffer, &mut waiters, &failed, &layout);
+                    let next = segment + 1;
+                    match open_segment(&dir, next) {
+                        Ok(f) => {
+                            file = f;
+                            segment = next;
+                            let _ = reply.send(Ok(next));
+                        }
+                        Err(e) => {
+                            let _ = reply.send(Err(format!("cannot open journal segment: {e}")));
+                        }
+                    }
+                }
+            }
+        }
+        flush(&mut file, &mut buffer, &mut waiters, &failed, &layout);
+    }
+}
+
+fn flush(
+    file: &mut File,
+    buffer: &mut Vec<u8>,
+    waiters: &mut Vec<CommitSender>,
+    failed: &AtomicBool,
+    layout: &Layout,
+) {
+    if buffer.is_empty() {
+        return;
+    }
+    let result = file.write_all(buffer).and_then(|()| file.sync_data());
+    buffer.clear();
+    let outcome = match result {
+        Ok(()) => Ok(()),
+        Err(e) => {
+            // A failed fsync leaves the file in an unknown state: stop accepting writes.
+            failed.store(true, Ordering::Release);
+            let message = format!("journal write failed: {e}");
+            layout.log_root("errors.log", &message);
+            Err(message)
+        }
+    };
+    for waiter in waiters.drain(..) {
+        let _ = waiter.send(outcome.clone());
+    }
+}

@@ -1,0 +1,159 @@
+//! The embedded store: seed 001's human-readable folder database, made durable by a journal.
+//!
+//! ```text
+//! DATA/
+//! ├── atlas.json                 what this folder is, and its format version
+//! ├── .atlas/
+//! │   ├── lock                   one writer per folder (an OS file lock; holds the owner's pid)
+//! │   ├── checkpoint.json        which journal segments are already folded into the files
+//! │   ├── journal/               append-only segments of records (JSON lines)
+//! │   └── logs/                  operations.log, errors.log, performance.log
+//! └── apps/{app}/                one seed-001 project memory per app or site
+//!     ├── index.json, config.json
+//!     ├── {NN}_{page name}/      one folder per page: meta.json, links/, scripts/, todos/, ...
+//!     └── .atlas/                graph.json (whole graph + statistics), statistics.json, logs/
+//! ```
+//!
+//! Key design decision: **the journal is the truth until a checkpoint folds it.** A write is
+//! acknowledged once its record is fsynced to the journal (records from concurrent writers share
+//! one fsync: group commit). The readable files are rewritten by checkpoints, each file atomically
+//! (temporary file, then rename), and the journal is trimmed only after the files are synced.
+//! Start-up reads `graph.json` of each app and replays the journal; since records are whole
+//! entities, replay is idempotent and any crash point recovers.
+
+mod files;
+mod fold;
+mod fsck;
+mod journal;
+mod layout;
+mod lock;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use atlas_store::{AppData, CheckReport, Commit, Cut, Loaded, Record, Store, StoreError};
+use parking_lot::Mutex;
+
+pub use files::{validate_task, validate_test_idea, FORMAT_VERSION, MAX_JSON_BYTES, MAX_SCREENSHOT_BYTES};
+use journal::Journal;
+use layout::Layout;
+
+/// The folder store.
+pub struct FsStore {
+    layout: Layout,
+    journal: Journal,
+    /// app_id → folder name under `apps/`, fixed once chosen.
+    app_dirs: Mutex<HashMap<String, String>>,
+    /// Hashes of files as last written, so unchanged meta.json files are not rewritten.
+    fold_cache: Mutex<fold::FoldCache>,
+    _lock: lock::FolderLock,
+}
+
+impl FsStore {
+    /// Opens (creating if missing) a data folder and takes its writer lock.
+    pub fn open(root: &Path) -> Result<FsStore, StoreError> {
+        let layout = Layout::new(root);
+        layout.create_root()?;
+        let lock = lock::FolderLock::acquire(&layout.lock_file(), root)?;
+        layout.check_root_version()?;
+        let app_dirs = layout.read_app_dirs()?;
+        let journal = Journal::open(layout.journal_dir(), layout.clone())?;
+        Ok(FsStore {
+            layout,
+            journal,
+            app_dirs: Mutex::new(app_dirs),
+            fold_cache: Mutex::new(fold::FoldCache::default()),
+            _lock: lock,
+        })
+    }
+
+    pub fn root(&self) -> &Path {
+        self.layout.root()
+    }
+
+    /// The folder of an app, if the app has been folded into files.
+    pub fn app_dir(&self, app_id: &str) -> Option<PathBuf> {
+        self.app_dirs.lock().get(app_id).map(|d| self.layout.apps_dir().join(d))
+    }
+
+    fn dir_for(&self, app_id: &str) -> String {
+        let mut dirs = self.app_dirs.lock();
+        if let Some(d) = dirs.get(app_id) {
+            return d.clone();
+        }
+        let base = atlas_model::sanitize_node_id(app_id);
+        let taken = |name: &str| dirs.values().any(|d| d == name);
+        let name = if taken(&base) {
+            format!("{base}-{}", &atlas_model::page_id(app_id, "")[..8])
+        } else {
+            base
+        };
+        dirs.insert(app_id.to_string(), name.clone());
+        name
+    }
+}
+
+impl Store for FsStore {
+    fn load(&self) -> Result<Loaded, StoreError> {
+        let started = std::time::Instant::now();
+        let mut dirs: Vec<String> = self.app_dirs.lock().values().cloned().collect();
+        dirs.sort();
+        let mut apps = Vec::with_capacity(dirs.len());
+        for dir in dirs {
+            apps.push(files::read_graph(&self.layout.apps_dir().join(&dir))?);
+        }
+        let mut journal = Vec::new();
+        self.journal.replay(|records| journal.extend(records))?;
+        self.layout.log_root(
+            "performance.log",
+            &format!("load apps={} journal_records={} ms={}", apps.len(), journal.len(), started.elapsed().as_millis()),
+        );
+        Ok(Loaded { apps, journal })
+    }
+
+    fn append(&self, records: Vec<Record>) -> Commit {
+        self.journal.append(&records)
+    }
+
+    fn begin_checkpoint(&self) -> Result<Cut, StoreError> {
+        self.journal.rotate().map(Cut)
+    }
+
+    fn finish_checkpoint(&self, cut: Cut, changed: &[AppData]) -> Result<(), StoreError> {
+        let started = std::time::Instant::now();
+        let mut cache = self.fold_cache.lock();
+        for app in changed {
+            let dir = self.dir_for(&app.app.app_id);
+            let app_root = self.layout.apps_dir().join(&dir);
+            if let Err(e) = fold::fold_app(&app_root, &dir, app, &mut cache) {
+                self.layout.log_root("errors.log", &format!("checkpoint of {dir} failed: {e}"));
+                return Err(e);
+            }
+        }
+        layout::sync_filesystem(self.layout.root())?;
+        self.journal.trim_before(cut.0)?;
+        self.layout.log_root(
+            "performance.log",
+            &format!("checkpoint apps={} ms={}", changed.len(), started.elapsed().as_millis()),
+        );
+        Ok(())
+    }
+
+    fn check(&self, repair: bool) -> Result<CheckReport, StoreError> {
+        let dirs: Vec<(String, String)> =
+            self.app_dirs.lock().iter().map(|(a, d)| (a.clone(), d.clone())).collect();
+        let mut report = fsck::check_root(&self.layout, repair);
+        for (_, dir) in dirs {
+            fsck::check_app(&self.layout.apps_dir().join(&dir), &dir, repair, &mut report);
+        }
+        if repair && !report.repaired.is_empty() {
+            self.fold_cache.lock().clear();
+        }
+        Ok(report)
+    }
+
+    fn describe(&self) -> String {
+        format!("folder store at {}", self.layout.root().display())
+    }
+}
+

@@ -1,0 +1,157 @@
+//! The storage seam of Atlas.
+//!
+//! The service keeps the whole graph in memory and asks the store for two things only: give back
+//! everything durable at start-up, and make these changes durable before I answer the caller. That
+//! is the [`Store`] trait; the folder database of seed 001 (`atlas-store-fs`) is one implementation
+//! and a PostgreSQL one can follow without touching the service.
+//!
+//! Key design decision: **records carry whole entities, not deltas.** A report does not log "+1
+//! success", it logs the transition as it now is. Replaying a record twice therefore changes
+//! nothing, so a crash at any point of a checkpoint—files half folded, journal not yet
+//! trimmed—recovers to exactly the acknowledged state by loading the files and replaying the journal.
+
+use atlas_model::{App, Intent, Page, Trace, Transition};
+use serde::{Deserialize, Serialize};
+
+/// One durable change: the entity as it is after the change.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "data", rename_all = "snake_case")]
+pub enum Record {
+    App(App),
+    Page(Page),
+    Transition(Transition),
+    Intent(Intent),
+    Trace(Trace),
+}
+
+impl Record {
+    pub fn app_id(&self) -> &str {
+        match self {
+            Record::App(a) => &a.app_id,
+            Record::Page(p) => &p.app_id,
+            Record::Transition(t) => &t.app_id,
+            Record::Intent(i) => &i.app_id,
+            Record::Trace(t) => &t.app_id,
+        }
+    }
+}
+
+/// Everything Atlas knows about one app, as the store holds it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AppData {
+    pub app: App,
+    #[serde(default)]
+    pub pages: Vec<Page>,
+    #[serde(default)]
+    pub intents: Vec<Intent>,
+    #[serde(default)]
+    pub transitions: Vec<Transition>,
+    #[serde(default)]
+    pub traces: Vec<Trace>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("{0}")]
+    Io(String),
+    #[error("data folder {path} is in use by another atlas process{holder}")]
+    Locked { path: String, holder: String },
+    #[error("corrupt file {path}: {message}")]
+    Corrupt { path: String, message: String },
+    #[error("{path} was written by a newer Atlas (format {found}, this one reads up to {supported})")]
+    TooNew { path: String, found: String, supported: String },
+    #[error("{what} would be {size} bytes, over the {limit}-byte limit")]
+    TooLarge { what: String, size: usize, limit: usize },
+    #[error("the journal failed earlier and the store is read-only until restart: {0}")]
+    Failed(String),
+}
+
+impl From<std::io::Error> for StoreError {
+    fn from(e: std::io::Error) -> Self {
+        StoreError::Io(e.to_string())
+    }
+}
+
+/// The writer's half of a [`Commit`]: send `Ok(())` once the records are durable.
+pub type CommitSender = tokio::sync::oneshot::Sender<Result<(), String>>;
+
+/// Resolves once the appended records are on disk (or the write failed).
+pub struct Commit(tokio::sync::oneshot::Receiver<Result<(), String>>);
+
+impl Commit {
+    pub fn new() -> (CommitSender, Commit) {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        (tx, Commit(rx))
+    }
+
+    /// An already-failed commit.
+    pub fn failed(message: String) -> Commit {
+        let (tx, commit) = Commit::new();
+        let _ = tx.send(Err(message));
+        commit
+    }
+
+    /// Waits from async code.
+    pub async fn wait(self) -> Result<(), StoreError> {
+        match self.0.await {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => Err(StoreError::Io(e)),
+            Err(_) => Err(StoreError::Failed("journal writer stopped".into())),
+        }
+    }
+
+    /// Waits from a thread that is not running an async runtime.
+    pub fn wait_blocking(self) -> Result<(), StoreError> {
+        match self.0.blocking_recv() {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => Err(StoreError::Io(e)),
+            Err(_) => Err(StoreError::Failed("journal writer stopped".into())),
+        }
+    }
+}
+
+/// A point in the journal: everything appended before it is covered by a checkpoint taken now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cut(pub u64);
+
+/// What `fsck` found.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct CheckReport {
+    pub apps: usize,
+    pub pages: usize,
+    pub transitions: usize,
+    pub problems: Vec<String>,
+    pub repaired: Vec<String>,
+}
+
+impl CheckReport {
+    pub fn is_clean(&self) -> bool {
+        self.problems.is_empty()
+    }
+}
+
+/// What [`Store::load`] gives back: the folded files, and the journal records written since,
+/// in order, for the caller to apply on top (its indexed upserts make that linear).
+#[derive(Debug, Default)]
+pub struct Loaded {
+    pub apps: Vec<AppData>,
+    pub journal: Vec<Record>,
+}
+
+/// Durable storage for the graph.
+pub trait Store: Send + Sync {
+    /// Everything durable: the folded files and the journal to replay on top of them.
+    fn load(&self) -> Result<Loaded, StoreError>;
+    /// Appends records as one atomic unit; the [`Commit`] resolves once they are durable.
+    /// Callers append in the order they changed their state.
+    fn append(&self, records: Vec<Record>) -> Commit;
+    /// Marks the journal position a checkpoint will cover. The caller must hold its state still
+    /// (no appends) while calling this and while copying the state it will fold.
+    fn begin_checkpoint(&self) -> Result<Cut, StoreError>;
+    /// Folds the state of the changed apps into the files and drops the journal before `cut`.
+    fn finish_checkpoint(&self, cut: Cut, changed: &[AppData]) -> Result<(), StoreError>;
+    /// Checks the files for consistency; with `repair`, rebuilds what can be rebuilt.
+    fn check(&self, repair: bool) -> Result<CheckReport, StoreError>;
+    /// A line for logs: where and what this store is.
+    fn describe(&self) -> String;
+}
