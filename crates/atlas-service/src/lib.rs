@@ -18,6 +18,7 @@ mod pages;
 mod state;
 mod stats;
 mod text_index;
+mod transfer;
 pub mod tools;
 
 use std::collections::HashSet;
@@ -35,6 +36,7 @@ pub use learn::*;
 pub use navigate::*;
 pub use pages::*;
 pub use stats::*;
+pub use transfer::ImportSummary;
 pub use tools::{registry, Tool, ToolRegistry};
 
 use state::State;

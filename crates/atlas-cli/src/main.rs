@@ -1,0 +1,295 @@
+//! `atlas`: the one binary. Each subcommand is a thin face over `atlas-service`; commands that
+//! touch data take `--data DIR` and hold the folder's writer lock while they run.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use atlas_embed_openai::{OpenAiEmbedder, OpenAiEmbedderConfig};
+use atlas_service::{Atlas, CheckpointPolicy};
+use atlas_store::Store;
+use atlas_store_fs::FsStore;
+use atlas_text::{Embedder, HashEmbedder};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+#[derive(Parser)]
+#[command(name = "atlas", version, about = "A knowledge graph of app and web user interfaces for LLM test agents")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Args, Clone)]
+struct DataArgs {
+    /// The data folder (created when missing).
+    #[arg(long, env = "ATLAS_DATA", default_value = "./atlas-data", global = true)]
+    data: PathBuf,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum EmbedderKind {
+    /// Built-in feature hashing of words and CJK n-grams: offline, no model.
+    Hash,
+    /// An OpenAI-compatible /v1/embeddings endpoint.
+    Openai,
+}
+
+#[derive(Args, Clone)]
+struct EmbedArgs {
+    #[arg(long, env = "ATLAS_EMBEDDER", value_enum, default_value = "hash")]
+    embedder: EmbedderKind,
+    /// Base URL of the embeddings endpoint, e.g. http://127.0.0.1:8000/v1.
+    #[arg(long, env = "ATLAS_EMBED_URL")]
+    embed_url: Option<String>,
+    #[arg(long, env = "ATLAS_EMBED_MODEL", default_value = "text-embedding-3-small")]
+    embed_model: String,
+    #[arg(long, env = "ATLAS_EMBED_KEY")]
+    embed_key: Option<String>,
+    /// Cosine above which an intent matches (models differ; e5 wants about 0.9).
+    #[arg(long, env = "ATLAS_EMBED_THRESHOLD", default_value_t = 0.5)]
+    embed_threshold: f32,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Serve the HTTP API.
+    Serve {
+        #[command(flatten)]
+        data: DataArgs,
+        #[arg(long, env = "ATLAS_ADDR", default_value = "127.0.0.1:7700")]
+        addr: String,
+        /// Load the bundled demo app (com.meituan.app) when it is not there yet.
+        #[arg(long)]
+        demo: bool,
+        /// Require `Authorization: Bearer TOKEN` on every route.
+        #[arg(long, env = "ATLAS_TOKEN")]
+        token: Option<String>,
+        /// Seconds between checkpoints that fold the journal into the readable files.
+        #[arg(long, default_value_t = 30)]
+        checkpoint_secs: u64,
+        #[command(flatten)]
+        embed: EmbedArgs,
+    },
+    /// Check the data folder's integrity (seed 001 §10.2); exit 0 only when clean.
+    Fsck {
+        #[command(flatten)]
+        data: DataArgs,
+        /// Rebuild what can be rebuilt from graph.json.
+        #[arg(long)]
+        repair: bool,
+    },
+    /// Graph statistics, overall or for one app.
+    Stats {
+        #[command(flatten)]
+        data: DataArgs,
+        #[arg(long)]
+        app: Option<String>,
+    },
+    /// Plan the path for an intent (query_path).
+    Path {
+        #[command(flatten)]
+        data: DataArgs,
+        #[arg(long)]
+        app: String,
+        #[arg(long)]
+        intent: String,
+        /// Current page id (default: the app's home page).
+        #[arg(long)]
+        from: Option<String>,
+        #[arg(long)]
+        max_steps: Option<i64>,
+    },
+    /// The next action for an intent from a page (get_next_action).
+    Next {
+        #[command(flatten)]
+        data: DataArgs,
+        #[arg(long)]
+        page: String,
+        #[arg(long)]
+        intent: String,
+    },
+    /// Write one app's whole graph as JSON.
+    Export {
+        #[command(flatten)]
+        data: DataArgs,
+        app: String,
+        /// Output file (default: standard output).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Import data into the graph.
+    Import {
+        #[command(subcommand)]
+        what: ImportCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum ImportCommand {
+    /// An app graph written by `atlas export`.
+    Graph {
+        #[command(flatten)]
+        data: DataArgs,
+        file: PathBuf,
+    },
+}
+
+fn embedder(args: &EmbedArgs) -> Result<Arc<dyn Embedder>> {
+    Ok(match args.embedder {
+        EmbedderKind::Hash => Arc::new(HashEmbedder::default()),
+        EmbedderKind::Openai => {
+            let base_url = args.embed_url.clone().context("--embed-url (ATLAS_EMBED_URL) is required with --embedder openai")?;
+            Arc::new(OpenAiEmbedder::new(OpenAiEmbedderConfig {
+                base_url,
+                model: args.embed_model.clone(),
+                api_key: args.embed_key.clone(),
+                threshold: args.embed_threshold,
+                timeout: Duration::from_secs(30),
+            }))
+        }
+    })
+}
+
+fn open(data: &DataArgs, embedder: Arc<dyn Embedder>, policy: CheckpointPolicy) -> Result<(Arc<Atlas>, Arc<FsStore>)> {
+    let store = Arc::new(FsStore::open(&data.data).map_err(|e| anyhow::anyhow!("{e}"))?);
+    let atlas = Atlas::open(store.clone(), embedder, policy).map_err(|e| anyhow::anyhow!("{e}"))?;
+    Ok((atlas, store))
+}
+
+fn open_default(data: &DataArgs) -> Result<(Arc<Atlas>, Arc<FsStore>)> {
+    open(data, Arc::new(HashEmbedder::default()), CheckpointPolicy::default())
+}
+
+fn print_json(value: &impl serde::Serialize) -> Result<()> {
+    println!("{}", serde_json::to_string_pretty(value)?);
+    Ok(())
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        if let Ok(mut s) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            s.recv().await;
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! { _ = ctrl_c => {}, _ = term => {} }
+}
+
+async fn run(cli: Cli) -> Result<ExitCode> {
+    match cli.command {
+        Command::Serve { data, addr, demo, token, checkpoint_secs, embed } => {
+            let policy = CheckpointPolicy { interval: Duration::from_secs(checkpoint_secs.max(1)), ..Default::default() };
+            let (atlas, _store) = open(&data, embedder(&embed)?, policy)?;
+            if demo && atlas_service::demo_graph(&atlas).await.map_err(|e| anyhow::anyhow!("{e}"))? {
+                tracing::info!("loaded the demo app {}", atlas_service::DEMO_APP_ID);
+            }
+            atlas.start_checkpointer();
+            let listener = tokio::net::TcpListener::bind(&addr).await.with_context(|| format!("cannot listen on {addr}"))?;
+            let local = listener.local_addr()?;
+            eprintln!("atlas serving {} on http://{local} (data {})", atlas.embedder().name(), data.data.display());
+            let state = atlas_server::AppState {
+                atlas: atlas.clone(),
+                tools: Arc::new(atlas_service::registry()),
+                token: token.filter(|t| !t.is_empty()).map(Arc::from),
+            };
+            atlas_server::serve(listener, state, shutdown_signal()).await?;
+            atlas.checkpoint().map_err(|e| anyhow::anyhow!("final checkpoint: {e}"))?;
+            eprintln!("atlas stopped cleanly");
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Fsck { data, repair } => {
+            // Opening recovers (replays and folds the journal), as any start does; then check.
+            let (atlas, store) = open_default(&data)?;
+            atlas.checkpoint().map_err(|e| anyhow::anyhow!("{e}"))?;
+            let report = store.check(repair).map_err(|e| anyhow::anyhow!("{e}"))?;
+            for line in &report.repaired {
+                println!("repaired: {line}");
+            }
+            for line in &report.problems {
+                println!("problem: {line}");
+            }
+            println!(
+                "{}: {} apps, {} pages, {} transitions, {} problems, {} repaired",
+                data.data.display(),
+                report.apps,
+                report.pages,
+                report.transitions,
+                report.problems.len(),
+                report.repaired.len()
+            );
+            Ok(if report.is_clean() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+        }
+        Command::Stats { data, app } => {
+            let (atlas, _) = open_default(&data)?;
+            print_json(&atlas.get_graph_stats(atlas_service::GraphStatsRequest { app_id: app }).map_err(|e| anyhow::anyhow!("{e}"))?)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Path { data, app, intent, from, max_steps } => {
+            let (atlas, _) = open_default(&data)?;
+            let r = atlas
+                .query_path(atlas_service::QueryPathRequest { app_id: app, intent, current_page: from, max_steps })
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            print_json(&r)?;
+            Ok(if r.success { ExitCode::SUCCESS } else { ExitCode::from(1) })
+        }
+        Command::Next { data, page, intent } => {
+            let (atlas, _) = open_default(&data)?;
+            let r = atlas
+                .get_next_action(atlas_service::NextActionRequest { current_page: page, intent, app_id: None })
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            print_json(&r)?;
+            Ok(if r.error.is_none() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+        }
+        Command::Export { data, app, out } => {
+            let (atlas, _) = open_default(&data)?;
+            let graph = atlas.export_app(&app).map_err(|e| anyhow::anyhow!("{e}"))?;
+            let text = serde_json::to_string_pretty(&graph)?;
+            match out {
+                Some(path) => std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?,
+                None => println!("{text}"),
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Import { what: ImportCommand::Graph { data, file } } => {
+            let text = std::fs::read_to_string(&file).with_context(|| format!("cannot read {}", file.display()))?;
+            let graph: atlas_store::AppData = match serde_json::from_str(&text) {
+                Ok(g) => g,
+                Err(e) => bail!("{} is not an exported app graph: {e}", file.display()),
+            };
+            let (atlas, _) = open_default(&data)?;
+            let summary = atlas.import_app(graph).await.map_err(|e| anyhow::anyhow!("{e}"))?;
+            atlas.checkpoint().map_err(|e| anyhow::anyhow!("{e}"))?;
+            print_json(&summary)?;
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("ATLAS_LOG").unwrap_or_else(|_| "info".into()))
+        .with_writer(std::io::stderr)
+        .init();
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: cannot start the runtime: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    match runtime.block_on(run(cli)) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,115 @@
+//! The HTTP server: every tool of the registry at `POST /api/v1/{name}`, plus `/healthz`, the
+//! OpenAPI document and the OpenAI function list.
+//!
+//! Key design decision: **the server owns no interface logic.** It reads bytes, hands JSON to the
+//! registry and maps [`AtlasError`] to a status through `ErrorCode::http_status`, so a new tool is
+//! served here (and in the OpenAPI document) the moment it is registered. Bodies are read as raw
+//! bytes so that malformed JSON and oversize bodies get seed 000's error format too, not axum's
+//! plain-text rejections.
+
+mod openapi;
+
+use std::sync::Arc;
+
+use atlas_model::AtlasError;
+use atlas_service::{Atlas, ToolRegistry};
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{DefaultBodyLimit, Path, Request, State};
+use axum::http::{header, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+
+/// Seed 001 §9.2's 10 MB, applied to request bodies.
+pub const MAX_BODY_BYTES: usize = 10 * 1024 * 1024;
+
+#[derive(Clone)]
+pub struct AppState {
+    pub atlas: Arc<Atlas>,
+    pub tools: Arc<ToolRegistry>,
+    pub token: Option<Arc<str>>,
+}
+
+/// The error body and status for an [`AtlasError`].
+pub fn error_response(e: &AtlasError) -> Response {
+    let status = StatusCode::from_u16(e.code().http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    if status.is_server_error() {
+        tracing::error!("{e}");
+    }
+    (status, Json(e.to_body())).into_response()
+}
+
+/// The router with every route.
+pub fn router(state: AppState) -> Router {
+    Router::new()
+        .route("/healthz", get(|| async { Json(serde_json::json!({ "status": "ok" })) }))
+        .route("/api/v1/openapi.json", get(openapi_document))
+        .route("/api/v1/tools", get(tool_list))
+        .route("/api/v1/{name}", post(call_tool))
+        .fallback(|| async { error_response(&AtlasError::NotFound("no such route".into())) })
+        .layer(middleware::from_fn_with_state(state.clone(), require_token))
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(tower_http::catch_panic::CatchPanicLayer::custom(|_| {
+            error_response(&AtlasError::Graph("internal error".into()))
+        }))
+        .with_state(state)
+}
+
+async fn require_token(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    if let Some(token) = &state.token {
+        let given = request
+            .headers()
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "));
+        if given != Some(token.as_ref()) {
+            return error_response(&AtlasError::Unauthorized);
+        }
+    }
+    next.run(request).await
+}
+
+async fn openapi_document(State(state): State<AppState>) -> Json<serde_json::Value> {
+    Json(openapi::document(&state.tools))
+}
+
+async fn tool_list(State(state): State<AppState>) -> Json<serde_json::Value> {
+    Json(serde_json::Value::Array(state.tools.iter().map(|t| t.openai_function()).collect()))
+}
+
+async fn call_tool(State(state): State<AppState>, Path(name): Path<String>, body: Result<Bytes, BytesRejection>) -> Response {
+    let Some(tool) = state.tools.get(&name) else {
+        return error_response(&AtlasError::NotFound(format!("no interface named {name}")));
+    };
+    let body = match body {
+        Ok(b) => b,
+        Err(e) if e.status() == StatusCode::PAYLOAD_TOO_LARGE => {
+            return error_response(&AtlasError::PayloadTooLarge { limit: MAX_BODY_BYTES });
+        }
+        Err(e) => return error_response(&AtlasError::invalid("body", format!("cannot read the body: {e}"))),
+    };
+    let input: serde_json::Value = if body.iter().all(u8::is_ascii_whitespace) {
+        serde_json::Value::Null
+    } else {
+        match serde_json::from_slice(&body) {
+            Ok(v) => v,
+            Err(e) => {
+                return error_response(&AtlasError::InvalidParameter {
+                    message: format!("malformed JSON: {e}"),
+                    details: serde_json::json!({ "line": e.line(), "column": e.column() }),
+                })
+            }
+        }
+    };
+    match tool.call(state.atlas.clone(), input).await {
+        Ok(value) => Json(value).into_response(),
+        Err(e) => error_response(&e),
+    }
+}
+
+/// Serves until `shutdown` resolves, then returns (the caller checkpoints).
+pub async fn serve(listener: tokio::net::TcpListener, state: AppState, shutdown: impl std::future::Future<Output = ()> + Send + 'static) -> std::io::Result<()> {
+    axum::serve(listener, router(state)).with_graceful_shutdown(shutdown).await
+}
