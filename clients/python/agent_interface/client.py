@@ -1,0 +1,89 @@
+"""A thin JSON-over-HTTP client: each seed-000 interface is ``POST /api/v1/{name}``."""
+
+import json
+import os
+import urllib.error
+import urllib.request
+
+
+class KGError(Exception):
+    """An error answered in seed 000's format: ``code``, ``message``, ``details``, ``status``."""
+
+    def __init__(self, code, message, details=None, status=None):
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+        self.details = details or {}
+        self.status = status
+
+
+class KGClient:
+    """Client of an ``atlas serve`` instance."""
+
+    def __init__(self, base_url=None, token=None, timeout=30.0):
+        self.base_url = (base_url or os.environ.get("ATLAS_URL") or "http://127.0.0.1:7700").rstrip("/")
+        self.token = token if token is not None else os.environ.get("ATLAS_TOKEN")
+        self.timeout = timeout
+
+    def call(self, name, **params):
+        """Calls interface ``name`` with ``params`` (None values are left out)."""
+        body = json.dumps({k: v for k, v in params.items() if v is not None}, ensure_ascii=False).encode("utf-8")
+        request = urllib.request.Request(
+            f"{self.base_url}/api/v1/{name}", data=body, method="POST",
+            headers={"Content-Type": "application/json; charset=utf-8"},
+        )
+        if self.token:
+            request.add_header("Authorization", f"Bearer {self.token}")
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout) as response:
+                return json.loads(response.read().decode("utf-8"))
+        except urllib.error.HTTPError as e:
+            raw = e.read().decode("utf-8", "replace")
+            try:
+                error = json.loads(raw)["error"]
+            except (ValueError, KeyError, TypeError):
+                raise KGError("HTTP_ERROR", raw or str(e), status=e.code) from None
+            raise KGError(error.get("code"), error.get("message"), error.get("details"), e.code) from None
+
+    # 1. core queries
+    def query_path(self, app_id, intent, current_page=None, max_steps=None):
+        return self.call("query_path", app_id=app_id, intent=intent, current_page=current_page, max_steps=max_steps)
+
+    def get_next_action(self, current_page, intent, app_id=None):
+        return self.call("get_next_action", current_page=current_page, intent=intent, app_id=app_id)
+
+    def match_current_page(self, app_id, ui_hierarchy=None, page_title=None, page_screenshot=None):
+        return self.call("match_current_page", app_id=app_id, ui_hierarchy=ui_hierarchy,
+                         page_title=page_title, page_screenshot=page_screenshot)
+
+    def get_rag_context(self, app_id, query, current_page=None):
+        return self.call("get_rag_context", app_id=app_id, query=query, current_page=current_page)
+
+    # 2. learning
+    def report_transition(self, from_page, action, to_page, success, latency_ms=None,
+                          app_id=None, intent=None, session_id=None, reason=None):
+        return self.call("report_transition", from_page=from_page, action=action, to_page=to_page,
+                         success=success, latency_ms=latency_ms, app_id=app_id, intent=intent,
+                         session_id=session_id, reason=reason)
+
+    def add_page(self, app_id, page_name, page_type=None, description=None, intents=None, ui_hierarchy=None):
+        return self.call("add_page", app_id=app_id, page_name=page_name, page_type=page_type,
+                         description=description, intents=intents, ui_hierarchy=ui_hierarchy)
+
+    def register_intent(self, app_id, intent_text, target_page=None, keywords=None):
+        return self.call("register_intent", app_id=app_id, intent_text=intent_text,
+                         target_page=target_page, keywords=keywords)
+
+    # 3. auxiliary queries
+    def get_available_actions(self, page_id):
+        return self.call("get_available_actions", page_id=page_id)
+
+    def find_similar_intents(self, query, app_id=None, top_k=None):
+        return self.call("find_similar_intents", query=query, app_id=app_id, top_k=top_k)
+
+    def get_graph_stats(self, app_id=None):
+        return self.call("get_graph_stats", app_id=app_id)
+
+    # 4. batch
+    def batch_add_transitions(self, transitions):
+        return self.call("batch_add_transitions", transitions=transitions)

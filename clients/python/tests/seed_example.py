@@ -1,0 +1,80 @@
+"""Seed 000 §6's example, as written there, against a running `atlas serve --demo` ($ATLAS_URL)."""
+
+import sys
+import os
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+from agent_interface import KGClient, KGError  # noqa: E402
+
+executed = []
+
+
+def execute_action(action_type, widget_text):
+    executed.append((action_type, widget_text))
+
+
+def wait_for_page_load():
+    return None
+
+
+# --- the seed's example, unchanged ---
+kg = KGClient()
+
+page_info = kg.match_current_page(
+    app_id="com.meituan.app",
+    page_title="首页"
+)
+current_page_id = page_info["page"]["page_id"]
+
+result = kg.query_path(
+    app_id="com.meituan.app",
+    intent="点外卖",
+    current_page=current_page_id
+)
+
+if result["success"]:
+    for step in result["path"]["steps"]:
+        execute_action(
+            action_type=step["action_type"],
+            widget_text=step["widget_text"]
+        )
+        new_page = wait_for_page_load()
+        kg.report_transition(
+            from_page=step.get("from_page", current_page_id),
+            action={
+                "type": step["action_type"],
+                "widget_text": step["widget_text"]
+            },
+            to_page=step["expected_page"],
+            success=True,
+            latency_ms=500
+        )
+        current_page_id = step["expected_page"]
+# --- end of the seed's example ---
+
+failures = []
+if not result["success"]:
+    failures.append(f"query_path failed: {result['message']}")
+elif result["target_page"]["page_name"] != "外卖首页":
+    failures.append(f"点外卖 led to {result['target_page']['page_name']}")
+if executed != [("click", "外卖")]:
+    failures.append(f"executed {executed}")
+next_action = kg.get_next_action(current_page=current_page_id, intent="点外卖")
+if not next_action["is_complete"]:
+    failures.append(f"after the path the intent should be complete: {next_action}")
+try:
+    kg.get_available_actions(page_id="no-such-page")
+    failures.append("unknown page did not raise")
+except KGError as e:
+    if e.code != "PAGE_NOT_FOUND" or e.status != 404:
+        failures.append(f"unknown page gave {e.code} {e.status}")
+nearby = kg.query_path(app_id="com.meituan.app", intent="查找附近餐厅")
+if not nearby["success"] or nearby["target_page"]["page_name"] != "附近餐厅":
+    failures.append(f"查找附近餐厅: {nearby}")
+
+for f in failures:
+    print("FAIL:", f)
+passed = 5 - len(failures)
+print(f"{passed} passed, {len(failures)} failed")
+sys.exit(1 if failures else 0)

@@ -1,0 +1,201 @@
+//! The real `atlas` binary on loopback: bad input, the writer lock, and durability under SIGKILL.
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+struct Server {
+    child: Child,
+    url: String,
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+fn agent() -> ureq::Agent {
+    ureq::Agent::config_builder().http_status_as_error(false).timeout_global(Some(Duration::from_secs(20))).build().new_agent()
+}
+
+impl Server {
+    fn start(data: &Path, extra: &[&str]) -> Server {
+        let port = free_port();
+        let mut args = vec!["serve", "--data", data.to_str().unwrap(), "--addr"];
+        let addr = format!("127.0.0.1:{port}");
+        args.push(&addr);
+        args.extend_from_slice(extra);
+        let child = Command::new(env!("CARGO_BIN_EXE_atlas")).args(&args).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+        let server = Server { child, url: format!("http://{addr}") };
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while Instant::now() < deadline {
+            if agent().get(&format!("{}/healthz", server.url)).call().is_ok_and(|r| r.status() == 200 || r.status() == 401) {
+                return server;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!("server did not become healthy");
+    }
+
+    fn post(&self, name: &str, body: &[u8]) -> (u16, Value) {
+        let mut r = agent().post(&format!("{}/api/v1/{name}", self.url)).header("Content-Type", "application/json").send(body).unwrap();
+        let status = r.status().as_u16();
+        let text = r.body_mut().with_config().limit(64 << 20).read_to_string().unwrap();
+        (status, serde_json::from_str(&text).unwrap_or(Value::String(text)))
+    }
+
+    fn call(&self, name: &str, body: Value) -> (u16, Value) {
+        self.post(name, body.to_string().as_bytes())
+    }
+
+    fn stop(mut self) {
+        unsafe_terminate(&self.child);
+        let status = self.child.wait().unwrap();
+        assert!(status.success(), "server did not stop cleanly: {status}");
+    }
+
+    fn kill9(mut self) {
+        self.child.kill().unwrap(); // SIGKILL
+        let _ = self.child.wait();
+    }
+}
+
+fn unsafe_terminate(child: &Child) {
+    Command::new("kill").arg("-TERM").arg(child.id().to_string()).status().unwrap();
+}
+
+fn fsck(data: &Path) -> (bool, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_atlas")).args(["fsck", "--data", data.to_str().unwrap()]).output().unwrap();
+    (out.status.success(), String::from_utf8_lossy(&out.stdout).to_string())
+}
+
+fn assert_error(resp: &(u16, Value), status: u16, code: &str) {
+    assert_eq!(resp.0, status, "{resp:?}");
+    assert_eq!(resp.1["success"], json!(false), "{resp:?}");
+    assert_eq!(resp.1["error"]["code"], json!(code), "{resp:?}");
+    assert!(resp.1["error"]["message"].as_str().is_some_and(|m| !m.is_empty()));
+    assert!(resp.1["error"]["details"].is_object());
+}
+
+#[test]
+fn bad_input_gets_seed_errors_and_changes_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let server = Server::start(&data, &["--demo"]);
+    let before = server.call("get_graph_stats", json!({}));
+    assert_eq!(before.0, 200);
+
+    assert_error(&server.post("report_transition", b"{not json"), 400, "INVALID_PARAMETER");
+    assert_error(&server.post("report_transition", b"[1,2]"), 400, "INVALID_PARAMETER");
+    assert_error(&server.call("query_path", json!({"app_id": 5, "intent": "点外卖"})), 400, "INVALID_PARAMETER");
+    assert_error(&server.call("query_path", json!({"intent": "点外卖"})), 400, "INVALID_PARAMETER");
+    assert_error(&server.call("query_path", json!({"app_id": "com.meituan.app", "intent": "  "})), 400, "INVALID_PARAMETER");
+    assert_error(&server.call("query_path", json!({"app_id": "com.meituan.app", "intent": "点外卖", "max_steps": 0})), 400, "INVALID_PARAMETER");
+    assert_error(&server.call("add_page", json!({"app_id": "com.x", "page_name": "a\u{0}b"})), 400, "INVALID_PARAMETER");
+    assert_error(&server.call("add_page", json!({"app_id": "com.x", "page_name": "p", "page_type": "castle"})), 400, "INVALID_PARAMETER");
+    assert_error(&server.call("get_available_actions", json!({"page_id": "../../etc/passwd"})), 404, "PAGE_NOT_FOUND");
+    assert_error(
+        &server.call("report_transition", json!({"from_page": "../../etc/passwd", "to_page": "x", "action": {"type": "click"}, "success": true})),
+        404,
+        "PAGE_NOT_FOUND",
+    );
+    assert_error(&server.call("no_such_interface", json!({})), 404, "NOT_FOUND");
+    let huge = format!("{{\"app_id\":\"com.x\",\"page_name\":\"{}\"}}", "x".repeat(11 * 1024 * 1024));
+    assert_error(&server.post("add_page", huge.as_bytes()), 413, "PAYLOAD_TOO_LARGE");
+    // query_path keeps its own failure shape.
+    let unknown = server.call("query_path", json!({"app_id": "com.meituan.app", "intent": "点外卖", "current_page": "nope"}));
+    assert_eq!(unknown.0, 200);
+    assert_eq!(unknown.1["success"], json!(false));
+    assert_eq!(unknown.1["message"], json!("当前页面不在图谱中"));
+
+    let after = server.call("get_graph_stats", json!({}));
+    assert_eq!(before.1["pages"], after.1["pages"]);
+    assert_eq!(before.1["transitions"], after.1["transitions"]);
+    server.stop();
+    // Nothing was written outside the data folder, and what is inside is consistent.
+    let entries: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(entries, vec![std::ffi::OsString::from("data")]);
+    assert!(!data.join("apps").join("com_x").exists());
+    let (clean, out) = fsck(&data);
+    assert!(clean, "{out}");
+}
+
+#[test]
+fn a_second_server_on_the_same_folder_refuses() {
+    let tmp = tempfile::tempdir().unwrap();
+    let server = Server::start(tmp.path(), &[]);
+    let out = Command::new(env!("CARGO_BIN_EXE_atlas"))
+        .args(["serve", "--data", tmp.path().to_str().unwrap(), "--addr", &format!("127.0.0.1:{}", free_port())])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("in use by another atlas process"), "{stderr}");
+    server.stop();
+}
+
+#[test]
+fn bearer_token_is_required_when_set() {
+    let tmp = tempfile::tempdir().unwrap();
+    let server = Server::start(tmp.path(), &["--token", "s3cret"]);
+    let r = agent().post(&format!("{}/api/v1/get_graph_stats", server.url)).send("{}").unwrap();
+    assert_eq!(r.status(), 401);
+    let r = agent().post(&format!("{}/api/v1/get_graph_stats", server.url)).header("Authorization", "Bearer s3cret").send("{}").unwrap();
+    assert_eq!(r.status(), 200);
+    server.stop();
+}
+
+#[test]
+fn every_acknowledged_report_survives_sigkill() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let server = Server::start(&data, &["--checkpoint-secs", "1"]);
+    let a = server.call("add_page", json!({"app_id": "com.kill", "page_name": "首页", "page_type": "home"}));
+    let b = server.call("add_page", json!({"app_id": "com.kill", "page_name": "详情"}));
+    let (from, to) = (a.1["page_id"].as_str().unwrap().to_string(), b.1["page_id"].as_str().unwrap().to_string());
+
+    let acked = Arc::new(Mutex::new(Vec::<String>::new()));
+    let stop = Arc::new(AtomicBool::new(false));
+    let url = server.url.clone();
+    let workers: Vec<_> = (0..16)
+        .map(|w| {
+            let (acked, stop, url, from, to) = (acked.clone(), stop.clone(), url.clone(), from.clone(), to.clone());
+            std::thread::spawn(move || {
+                let agent = agent();
+                for i in 0.. {
+                    if stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let text = format!("按钮-{w}-{i}");
+                    let body = json!({"from_page": from, "to_page": to, "action": {"type": "click", "widget_text": text}, "success": true, "latency_ms": 5});
+                    match agent.post(&format!("{url}/api/v1/report_transition")).send(body.to_string()) {
+                        Ok(r) if r.status() == 200 => acked.lock().unwrap().push(text),
+                        _ => break, // the server is gone
+                    }
+                }
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(2500));
+    server.kill9();
+    stop.store(true, Ordering::Relaxed);
+    for w in workers {
+        w.join().unwrap();
+    }
+    let acked = acked.lock().unwrap().clone();
+    assert!(acked.len() > 100, "too few reports before the kill: {}", acked.len());
+
+    let server = Server::start(&data, &[]);
+    let (status, actions) = server.call("get_available_actions", json!({"page_id": from}));
+    assert_eq!(status, 200);
+    let present: std::collections::HashSet<String> =
+        actions["actions"].as_array().unwrap().iter().map(|a| a["widget_text"].as_str().unwrap().to_string()).collect();
+    let lost: Vec<&String> = acked.iter().filter(|t| !present.contains(*t)).collect();
+    assert!(lost.is_empty(), "{} of {} acknowledged reports lost, e.g. {:?}", lost.len(), acked.len(), &lost[..lost.len().min(5)]);
+    server.stop();
+    let (clean, out) = fsck(&data);
+    assert!(clean, "{out}");
+}
