@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Runs every test of Atlas. On a fresh machine it first installs what the tests need.
+# One debug build is shared by the unit tests, the end-to-end tests and the Python client test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need() { command -v "$1" >/dev/null 2>&1; }
+if ! need python3; then
+  echo "installing python3"
+  (apt-get update -qq && apt-get install -y -qq python3) >/dev/null
+fi
+if ! need cargo; then
+  echo "cargo is required (install Rust from your distribution or rustup)" >&2
+  exit 2
+fi
+
+echo "== cargo test (workspace)"
+cargo test --workspace --locked 2>&1 | tee /tmp/atlas-cargo-test.log | grep -E "^(test result|running|error|warning: unused)|FAILED|panicked" || true
+if grep -qE "FAILED|error(\[|:)" /tmp/atlas-cargo-test.log || ! grep -q "test result" /tmp/atlas-cargo-test.log; then
+  tail -n 60 /tmp/atlas-cargo-test.log
+  echo "cargo test failed" >&2
+  exit 1
+fi
+cargo_passed=$(grep -E "^test result" /tmp/atlas-cargo-test.log | awk '{s+=$4} END {print s+0}')
+cargo_failed=$(grep -E "^test result" /tmp/atlas-cargo-test.log | awk '{s+=$6} END {print s+0}')
+
+echo "== Python client: seed 000's example against atlas serve --demo"
+data=$(mktemp -d)
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+target/debug/atlas serve --demo --data "$data/atlas-data" --addr "127.0.0.1:$port" 2>"$data/serve.log" &
+server=$!
+trap 'kill $server 2>/dev/null || true; rm -rf "$data"' EXIT
+for _ in $(seq 1 100); do
+  curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
+  python3 -c "import urllib.request,sys; urllib.request.urlopen('http://127.0.0.1:$port/healthz')" 2>/dev/null && break
+  sleep 0.1
+done
+py_status=0
+ATLAS_URL="http://127.0.0.1:$port" python3 clients/python/tests/seed_example.py || py_status=$?
+kill -TERM $server; wait $server || true
+
+echo "$((cargo_passed + 5 - (py_status != 0 ? 1 : 0))) passed, $((cargo_failed + (py_status != 0 ? 1 : 0))) failed"
+exit $(( py_status != 0 ? 1 : 0 ))
