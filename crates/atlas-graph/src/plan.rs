@@ -60,6 +60,18 @@ impl PartialOrd for Queued {
     }
 }
 
+/// The transitions from the search's start to `to`, following each node's recorded predecessor.
+fn walk_back(via: &[Option<(NodeIndex, usize)>], to: NodeIndex) -> Vec<usize> {
+    let mut steps = Vec::new();
+    let mut at = to;
+    while let Some((prev, transition)) = via[at.index()] {
+        steps.push(transition);
+        at = prev;
+    }
+    steps.reverse();
+    steps
+}
+
 impl AppGraph {
     /// The cheapest route from `from` to `to` that avoids `banned` transitions, searching only as
     /// far as the target (Dijkstra with early exit).
@@ -94,13 +106,7 @@ impl AppGraph {
         if !dist[to.index()].is_finite() {
             return None;
         }
-        let mut steps = Vec::new();
-        let mut at = to;
-        while let Some((prev, transition)) = via[at.index()] {
-            steps.push(transition);
-            at = prev;
-        }
-        steps.reverse();
+        let steps = walk_back(&via, to);
         Some(Plan { steps, cost: dist[to.index()] })
     }
 
@@ -130,13 +136,7 @@ impl AppGraph {
         if !seen[to.index()] {
             return None;
         }
-        let mut steps = Vec::new();
-        let mut at = to;
-        while let Some((prev, transition)) = via[at.index()] {
-            steps.push(transition);
-            at = prev;
-        }
-        steps.reverse();
+        let steps = walk_back(&via, to);
         let cost = steps.iter().map(|s| edge_cost(self.transition_at(*s))).sum();
         Some(Plan { steps, cost })
     }
