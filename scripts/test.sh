@@ -27,7 +27,7 @@ cargo_failed=$(grep -E "^test result" /tmp/atlas-cargo-test.log | awk '{s+=$6} E
 echo "== Python client: seed 000's example against atlas serve --demo"
 data=$(mktemp -d)
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-target/debug/atlas serve --demo --data "$data/atlas-data" --addr "127.0.0.1:$port" 2>"$data/serve.log" &
+"${CARGO_TARGET_DIR:-target}/debug/atlas" serve --demo --data "$data/atlas-data" --addr "127.0.0.1:$port" 2>"$data/serve.log" &
 server=$!
 trap 'kill $server 2>/dev/null || true; rm -rf "$data"' EXIT
 for _ in $(seq 1 100); do
