@@ -49,12 +49,22 @@ pub fn router(state: AppState) -> Router {
         .route("/api/v1/tools", get(tool_list))
         .route("/api/v1/{name}", post(call_tool))
         .fallback(|| async { error_response(&AtlasError::NotFound("no such route".into())) })
+        .layer(middleware::from_fn(refuse_oversize))
         .layer(middleware::from_fn_with_state(state.clone(), require_token))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(tower_http::catch_panic::CatchPanicLayer::custom(|_| {
             error_response(&AtlasError::Graph("internal error".into()))
         }))
         .with_state(state)
+}
+
+/// Refuses a body announced as too large before reading any of it.
+async fn refuse_oversize(request: Request, next: Next) -> Response {
+    let announced = request.headers().get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<usize>().ok());
+    if announced.is_some_and(|n| n > MAX_BODY_BYTES) {
+        return error_response(&AtlasError::PayloadTooLarge { limit: MAX_BODY_BYTES });
+    }
+    next.run(request).await
 }
 
 async fn require_token(State(state): State<AppState>, request: Request, next: Next) -> Response {
