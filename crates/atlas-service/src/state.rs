@@ -75,13 +75,18 @@ impl State {
         dirty
             .iter()
             .filter_map(|app_id| self.graph.app(app_id))
-            .map(|app| AppData {
-                app: app.app.clone(),
-                pages: app.pages().to_vec(),
-                intents: app.intents().cloned().collect(),
-                transitions: app.transitions().to_vec(),
-                traces: app.traces().cloned().collect(),
-            })
+            .map(app_data)
             .collect()
+    }
+}
+
+/// One app's whole graph in the store's shape (for checkpoints and exports).
+pub(crate) fn app_data(app: &atlas_graph::AppGraph) -> AppData {
+    AppData {
+        app: app.app.clone(),
+        pages: app.pages().to_vec(),
+        intents: app.intents().cloned().collect(),
+        transitions: app.transitions().to_vec(),
+        traces: app.traces().cloned().collect(),
     }
 }

@@ -23,14 +23,7 @@ impl Atlas {
     /// One app's whole graph.
     pub fn export_app(&self, app_id: &str) -> Result<AppData> {
         self.read(|g| {
-            let app = g.app(app_id).ok_or_else(|| AtlasError::NotFound(format!("app not found: {app_id}")))?;
-            Ok(AppData {
-                app: app.app.clone(),
-                pages: app.pages().to_vec(),
-                intents: app.intents().cloned().collect(),
-                transitions: app.transitions().to_vec(),
-                traces: app.traces().cloned().collect(),
-            })
+            g.app(app_id).map(crate::state::app_data).ok_or_else(|| AtlasError::NotFound(format!("app not found: {app_id}")))
         })
     }
 
