@@ -124,6 +124,44 @@ enum Command {
         #[command(subcommand)]
         what: ImportCommand,
     },
+    /// Measure speed and memory against references run on the same machine (see README).
+    Bench(BenchArgs),
+    /// Open a data folder and print what it cost as JSON (used by `atlas bench startup`).
+    #[command(hide = true)]
+    BenchOpen { data: PathBuf },
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum BenchWhich {
+    All,
+    Query,
+    Ingest,
+    Startup,
+}
+
+#[derive(Args)]
+struct BenchArgs {
+    /// Which benchmark to run.
+    #[arg(value_enum, default_value = "all")]
+    which: BenchWhich,
+    /// Small sizes that finish in seconds (CI); the figures in the README use the full sizes.
+    #[arg(long)]
+    quick: bool,
+    /// Where to build the scratch folders (default: the system's temporary folder).
+    #[arg(long)]
+    dir: Option<PathBuf>,
+    /// Also write the full report as JSON to this file.
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// The Python with NetworkX for the planning reference.
+    #[arg(long, env = "ATLAS_PYTHON", default_value = "python3")]
+    python: String,
+    /// Concurrent HTTP clients for the ingest benchmark.
+    #[arg(long)]
+    clients: Option<usize>,
+    /// Seconds each ingest run lasts.
+    #[arg(long)]
+    seconds: Option<u64>,
 }
 
 #[derive(Subcommand)]
@@ -257,6 +295,11 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
+        Command::Bench(args) => bench(args).await,
+        Command::BenchOpen { data } => {
+            print_json(&atlas_bench::startup::measure_open(&data)?)?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Import { what: ImportCommand::Graph { data, file } } => {
             let text = std::fs::read_to_string(&file).with_context(|| format!("cannot read {}", file.display()))?;
             let graph: atlas_store::AppData = match serde_json::from_str(&text) {
@@ -270,6 +313,74 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+async fn bench(args: BenchArgs) -> Result<ExitCode> {
+    use atlas_bench::{ingest, query, startup, synth::AppShape};
+    let scratch = atlas_bench::scratch(args.dir.as_deref())?;
+    let run = |w: BenchWhich| args.which == BenchWhich::All || args.which == w;
+    let mut report = serde_json::Map::new();
+    if run(BenchWhich::Query) {
+        let shape = if args.quick {
+            AppShape { pages: 1_000, transitions: 10_000, intents: 200 }
+        } else {
+            AppShape { pages: 10_000, transitions: 100_000, intents: 1_000 }
+        };
+        let config = query::QueryConfig { shape, queries: if args.quick { 500 } else { 5_000 }, python: Some(args.python.clone()) };
+        eprintln!("bench query: {} pages, {} transitions, {} queries", shape.pages, shape.transitions, config.queries);
+        let r = query::run(&config, scratch.path()).await?;
+        println!("query_path       p50 {:>8.1} µs  p99 {:>8.1} µs  ({} pages, {} transitions, {:.1} steps on average, {} failures)",
+            r.query_path.p50_us, r.query_path.p99_us, r.pages, r.transitions, r.mean_path_steps, r.failures);
+        println!("get_next_action  p50 {:>8.1} µs  p99 {:>8.1} µs", r.get_next_action.p50_us, r.get_next_action.p99_us);
+        println!("planner          p50 {:>8.1} µs  p99 {:>8.1} µs  (remembered routes: {} hits, {} misses)", r.planner.p50_us, r.planner.p99_us, r.route_cache_hits, r.route_cache_misses);
+        println!("planner, afresh  p50 {:>8.1} µs  p99 {:>8.1} µs", r.planner_fresh.p50_us, r.planner_fresh.p99_us);
+        match (&r.networkx, r.speedup()) {
+            (Some(nx), Some([path, next, planner, fresh])) => {
+                println!("networkx {} shortest_path p50 {:>8.1} µs  p99 {:>8.1} µs; weighted p50 {:.1} µs", nx.version, nx.unweighted.p50_us, nx.unweighted.p99_us, nx.weighted.p50_us);
+                println!("speed-up over networkx at p50: query_path {path:.0}x, get_next_action {next:.0}x, planner {planner:.0}x, planner afresh {fresh:.1}x (goal: p50 <= 100 µs and >= 50x)");
+            }
+            _ => println!("networkx reference unavailable: {}", r.networkx_error.clone().unwrap_or_default()),
+        }
+        report.insert("query".into(), serde_json::to_value(&r)?);
+    }
+    if run(BenchWhich::Ingest) {
+        let config = ingest::IngestConfig {
+            clients: args.clients.unwrap_or(if args.quick { 16 } else { 64 }),
+            duration: Duration::from_secs(args.seconds.unwrap_or(if args.quick { 2 } else { 10 })),
+        };
+        eprintln!("bench ingest: {} clients for {} s, then SQLite for as long", config.clients, config.duration.as_secs());
+        let r = ingest::run(&config, scratch.path()).await?;
+        println!("report_transition {:>9.0}/s durable over HTTP ({} clients, {} acknowledged, {} errors, p50 {:.0} µs, p99 {:.0} µs, verified {})",
+            r.per_second, r.clients, r.acknowledged, r.errors, r.latency.p50_us, r.latency.p99_us, r.verified);
+        println!("sqlite (WAL, synchronous=FULL, a commit per row) {:>9.0}/s; ratio {:.1}x (goal: >= 50,000/s and >= 10x)", r.sqlite_per_second, r.ratio());
+        if !r.verified {
+            bail!("acknowledged reports are missing from the graph");
+        }
+        report.insert("ingest".into(), serde_json::to_value(&r)?);
+    }
+    if run(BenchWhich::Startup) {
+        let config = if args.quick {
+            startup::StartupConfig { apps: 10, transitions: 20_000, fan_out: 10 }
+        } else {
+            startup::StartupConfig { apps: 100, transitions: 1_000_000, fan_out: 20 }
+        };
+        eprintln!("bench startup: building {} apps with {} transitions in all", config.apps, config.transitions);
+        let exe = std::env::current_exe()?;
+        let child = || {
+            let mut c = std::process::Command::new(&exe);
+            c.arg("bench-open").env("ATLAS_LOG", "warn");
+            c
+        };
+        let r = startup::run(&config, scratch.path(), child, if args.quick { 1 } else { 3 }).await?;
+        println!("start-up {:>8.0} ms for {} apps, {} pages, {} transitions (built in {:.0} s); reading+parsing the graph files as JSON {:.0} ms ({:.1}x)",
+            r.open_ms, r.apps, r.pages, r.transitions, r.build_seconds, r.reference_parse_ms, r.open_ms / r.reference_parse_ms.max(0.001));
+        println!("memory   {:>8.0} bytes resident per transition after start-up, {:.0} at peak", r.rss_bytes_per_transition, r.peak_bytes_per_transition);
+        report.insert("startup".into(), serde_json::to_value(&r)?);
+    }
+    if let Some(path) = &args.json {
+        std::fs::write(path, serde_json::to_string_pretty(&report)?).with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn main() -> ExitCode {

@@ -6,6 +6,7 @@ use atlas_model::{App, Intent, Page, Trace, Transition};
 use petgraph::graph::{DiGraph, EdgeIndex, NodeIndex};
 
 use crate::plan::edge_cost;
+use crate::route_cache::{CacheStats, RouteCache};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum GraphError {
@@ -44,6 +45,7 @@ pub struct AppGraph {
     transition_index: HashMap<String, EdgeIndex>,
     intents: HashMap<String, Intent>,
     traces: HashMap<String, Trace>,
+    pub(crate) routes: RouteCache,
 }
 
 impl AppGraph {
@@ -57,6 +59,7 @@ impl AppGraph {
             transition_index: HashMap::new(),
             intents: HashMap::new(),
             traces: HashMap::new(),
+            routes: RouteCache::default(),
         }
     }
 
@@ -108,6 +111,11 @@ impl AppGraph {
         &self.transitions[index]
     }
 
+    /// How often remembered routes answered planning questions.
+    pub fn route_cache_stats(&self) -> CacheStats {
+        self.routes.stats()
+    }
+
     /// The page an agent starts from: the app's home page, else its first page.
     pub fn home_page(&self) -> Option<&Page> {
         self.app.home_page.as_deref().and_then(|id| self.page(id)).or_else(|| self.pages.first())
@@ -137,8 +145,13 @@ impl AppGraph {
         let cost = edge_cost(&transition);
         if let Some(ix) = self.transition_index.get(&transition.transition_id).copied() {
             let data = &mut self.graph[ix];
+            let (old, slot) = (data.cost, data.transition);
             data.cost = cost;
-            self.transitions[data.transition] = transition;
+            if old != cost {
+                let from = self.graph.edge_endpoints(ix).map(|(f, _)| f).unwrap_or_default();
+                self.routes.edge_changed(ix, slot, from, old, cost);
+            }
+            self.transitions[slot] = transition;
             return Ok(false);
         }
         let from = self.node(&transition.from_page).ok_or_else(|| GraphError::UnknownPage(transition.from_page.clone()))?;
@@ -147,6 +160,7 @@ impl AppGraph {
         let ix = self.graph.add_edge(from, to, EdgeData { transition: slot, cost });
         self.transition_index.insert(transition.transition_id.clone(), ix);
         self.transitions.push(transition);
+        self.routes.edge_added();
         Ok(true)
     }
 

@@ -13,6 +13,8 @@
 
 mod app_graph;
 mod plan;
+mod route_cache;
 
 pub use app_graph::{AppGraph, Graph, GraphError};
 pub use plan::{Plan, PlanError, STEP_COST};
+pub use route_cache::{CacheStats, TOLERANCE};

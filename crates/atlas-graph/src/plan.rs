@@ -40,9 +40,9 @@ pub enum PlanError {
 }
 
 #[derive(PartialEq)]
-struct Queued {
-    cost: f64,
-    node: NodeIndex,
+pub(crate) struct Queued {
+    pub(crate) cost: f64,
+    pub(crate) node: NodeIndex,
 }
 
 impl Eq for Queued {}
@@ -72,42 +72,127 @@ fn walk_back(via: &[Option<(NodeIndex, usize)>], to: NodeIndex) -> Vec<usize> {
     steps
 }
 
+/// One direction of a search: distances and predecessors stamped with a generation, so a query
+/// touches only the nodes it reaches instead of clearing arrays the size of the app.
+#[derive(Default)]
+struct Side {
+    dist: Vec<f64>,
+    /// The neighbouring node towards this side's origin, and the transition between them.
+    via: Vec<Option<(NodeIndex, usize)>>,
+    stamp: Vec<u32>,
+    heap: BinaryHeap<Queued>,
+}
+
+impl Side {
+    fn reset(&mut self, nodes: usize) {
+        if self.dist.len() < nodes {
+            self.dist.resize(nodes, f64::INFINITY);
+            self.via.resize(nodes, None);
+            self.stamp.resize(nodes, 0);
+        }
+        self.heap.clear();
+    }
+
+    fn dist(&self, n: NodeIndex, generation: u32) -> f64 {
+        if self.stamp[n.index()] == generation { self.dist[n.index()] } else { f64::INFINITY }
+    }
+
+    fn via(&self, n: NodeIndex, generation: u32) -> Option<(NodeIndex, usize)> {
+        if self.stamp[n.index()] == generation { self.via[n.index()] } else { None }
+    }
+
+    fn set(&mut self, n: NodeIndex, dist: f64, via: Option<(NodeIndex, usize)>, generation: u32) {
+        self.stamp[n.index()] = generation;
+        self.dist[n.index()] = dist;
+        self.via[n.index()] = via;
+        self.heap.push(Queued { cost: dist, node: n });
+    }
+
+    fn top(&self) -> f64 {
+        self.heap.peek().map_or(f64::INFINITY, |q| q.cost)
+    }
+}
+
+/// Both sides of a bidirectional search, kept per thread and reused across queries.
+#[derive(Default)]
+struct Scratch {
+    generation: u32,
+    forward: Side,
+    backward: Side,
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
+}
+
 impl AppGraph {
-    /// The cheapest route from `from` to `to` that avoids `banned` transitions, searching only as
-    /// far as the target (Dijkstra with early exit).
+    /// The cheapest route from `from` to `to` that avoids `banned` transitions: Dijkstra from both
+    /// ends at once, stopping when the two frontiers together cannot beat the best meeting found,
+    /// so a query explores two small balls instead of one large one.
     fn cheapest(&self, from: NodeIndex, to: NodeIndex, banned: &[usize]) -> Option<Plan> {
-        let n = self.graph.node_count();
-        let mut dist = vec![f64::INFINITY; n];
-        let mut via: Vec<Option<(NodeIndex, usize)>> = vec![None; n];
-        let mut heap = BinaryHeap::new();
-        dist[from.index()] = 0.0;
-        heap.push(Queued { cost: 0.0, node: from });
-        while let Some(Queued { cost, node }) = heap.pop() {
-            if node == to {
-                break;
+        if from == to {
+            return Some(Plan { steps: Vec::new(), cost: 0.0 });
+        }
+        SCRATCH.with(|cell| {
+            let mut scratch = cell.borrow_mut();
+            let Scratch { generation, forward, backward } = &mut *scratch;
+            *generation = generation.wrapping_add(1);
+            if *generation == 0 {
+                // Stamps wrapped around: forget them all once every four billion queries.
+                forward.stamp.iter_mut().chain(backward.stamp.iter_mut()).for_each(|s| *s = 0);
+                *generation = 1;
             }
-            if cost > dist[node.index()] {
-                continue;
-            }
-            for edge in self.graph.edges(node) {
-                let data = edge.weight();
-                if banned.contains(&data.transition) {
+            let g = *generation;
+            let n = self.graph.node_count();
+            forward.reset(n);
+            backward.reset(n);
+            forward.set(from, 0.0, None, g);
+            backward.set(to, 0.0, None, g);
+            let (mut best, mut meeting) = (f64::INFINITY, None);
+            while forward.top() + backward.top() < best {
+                let outgoing = forward.top() <= backward.top();
+                let (this, other, direction) = if outgoing {
+                    (&mut *forward, &*backward, petgraph::Direction::Outgoing)
+                } else {
+                    (&mut *backward, &*forward, petgraph::Direction::Incoming)
+                };
+                let Some(Queued { cost, node }) = this.heap.pop() else { break };
+                if cost > this.dist(node, g) {
                     continue;
                 }
-                let next = edge.target();
-                let candidate = cost + data.cost;
-                if candidate < dist[next.index()] {
-                    dist[next.index()] = candidate;
-                    via[next.index()] = Some((node, data.transition));
-                    heap.push(Queued { cost: candidate, node: next });
+                for edge in self.graph.edges_directed(node, direction) {
+                    let data = edge.weight();
+                    if banned.contains(&data.transition) {
+                        continue;
+                    }
+                    let next = if outgoing { edge.target() } else { edge.source() };
+                    let candidate = cost + data.cost;
+                    if candidate < this.dist(next, g) {
+                        this.set(next, candidate, Some((node, data.transition)), g);
+                        let through = candidate + other.dist(next, g);
+                        if through < best {
+                            best = through;
+                            meeting = Some(next);
+                        }
+                    }
                 }
             }
-        }
-        if !dist[to.index()].is_finite() {
-            return None;
-        }
-        let steps = walk_back(&via, to);
-        Some(Plan { steps, cost: dist[to.index()] })
+            let meeting = meeting?;
+            // Forward half: walk back to the start; backward half: walk on to the goal.
+            let mut steps = Vec::new();
+            let mut at = meeting;
+            while let Some((prev, transition)) = forward.via(at, g) {
+                steps.push(transition);
+                at = prev;
+            }
+            steps.reverse();
+            let mut at = meeting;
+            while let Some((next, transition)) = backward.via(at, g) {
+                steps.push(transition);
+                at = next;
+            }
+            Some(Plan { steps, cost: best })
+        })
     }
 
     /// The route with the fewest steps (breadth-first), preferring cheaper edges between the same
@@ -146,6 +231,20 @@ impl AppGraph {
     pub fn plan(&self, from: &str, to: &str, max_steps: usize) -> Result<Plan, PlanError> {
         let start = self.node(from).ok_or_else(|| PlanError::UnknownPage(from.to_string()))?;
         let goal = self.node(to).ok_or_else(|| PlanError::UnknownPage(to.to_string()))?;
+        if let Some(remembered) = self.routes.plan(self, start, goal, max_steps) {
+            return Ok(remembered);
+        }
+        self.plan_between(start, goal, max_steps)
+    }
+
+    /// [`AppGraph::plan`] searched afresh, without remembered routes (for measuring and checking).
+    pub fn plan_fresh(&self, from: &str, to: &str, max_steps: usize) -> Result<Plan, PlanError> {
+        let start = self.node(from).ok_or_else(|| PlanError::UnknownPage(from.to_string()))?;
+        let goal = self.node(to).ok_or_else(|| PlanError::UnknownPage(to.to_string()))?;
+        self.plan_between(start, goal, max_steps)
+    }
+
+    fn plan_between(&self, start: NodeIndex, goal: NodeIndex, max_steps: usize) -> Result<Plan, PlanError> {
         let best = self.cheapest(start, goal, &[]).ok_or(PlanError::NoPath)?;
         if best.steps.len() <= max_steps {
             return Ok(best);
@@ -162,6 +261,10 @@ impl AppGraph {
     /// (the first round of Yen's algorithm): distinct, and each differing where it matters.
     pub fn alternatives(&self, from: &str, to: &str, main: &Plan, k: usize, max_steps: usize) -> Vec<Plan> {
         let (Some(start), Some(goal)) = (self.node(from), self.node(to)) else { return Vec::new() };
+        let key = (start.index() as u32, goal.index() as u32, k, max_steps);
+        if let Some(remembered) = self.routes.alternatives(key, main) {
+            return remembered.as_ref().clone();
+        }
         let mut found: Vec<Plan> = Vec::new();
         for banned in &main.steps {
             if let Some(plan) = self.cheapest(start, goal, &[*banned]) {
@@ -175,6 +278,7 @@ impl AppGraph {
         }
         found.sort_by(|a, b| a.cost.partial_cmp(&b.cost).unwrap_or(Ordering::Equal));
         found.truncate(k);
+        self.routes.remember_alternatives(key, main, std::sync::Arc::new(found.clone()));
         found
     }
 
@@ -255,6 +359,26 @@ mod tests {
     }
 
     #[test]
+    fn remembered_routes_follow_changing_statistics() {
+        let (h, t) = (atlas_model::page_id("a", "home"), atlas_model::page_id("a", "target"));
+        // Cheaper edges elsewhere: once they add up past the tolerance, the route changes.
+        let mut g = graph();
+        for _ in 0..3 {
+            assert_eq!(g.plan(&h, &t, 10).unwrap().steps.len(), 2);
+        }
+        assert!(g.route_cache_stats().hits >= 1);
+        g.upsert_transition(edge("a", "home", "target", "direct", 400, 9)).unwrap();
+        assert_eq!(g.plan(&h, &t, 10).unwrap().steps.len(), 1, "a much improved shortcut is taken");
+        // A step of the remembered route starts failing: the route is forgotten at once.
+        let mut g = graph();
+        for _ in 0..3 {
+            g.plan(&h, &t, 10).unwrap();
+        }
+        g.upsert_transition(edge("a", "mid", "target", "t", 50, 400)).unwrap();
+        assert_eq!(g.plan(&h, &t, 10).unwrap().steps.len(), 1, "the failing route is dropped");
+    }
+
+    #[test]
     fn max_steps_falls_back_to_fewest_steps_then_fails() {
         let g = graph();
         let (h, t) = (atlas_model::page_id("a", "home"), atlas_model::page_id("a", "target"));
@@ -263,5 +387,142 @@ mod tests {
         let s = atlas_model::page_id("a", "shortcut");
         assert_eq!(g.plan(&h, &s, 10), Err(PlanError::NoPath));
         assert!(g.plan(&h, &h, 10).unwrap().steps.is_empty());
+    }
+}
+
+#[cfg(test)]
+mod bidirectional_tests {
+    use super::*;
+    use atlas_model::{Action, App, Page, PageType};
+
+    /// A deterministic pseudo-random graph with varied reliabilities.
+    fn random_graph(pages: usize, edges: usize, seed: u64) -> AppGraph {
+        let mut state = seed;
+        let mut next = move |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        let app = App { app_id: "r".into(), home_page: None, created_at: String::new(), updated_at: String::new() };
+        let mut g = AppGraph::new(app);
+        let ids: Vec<String> = (0..pages).map(|i| atlas_model::page_id("r", &format!("p{i}"))).collect();
+        for (i, id) in ids.iter().enumerate() {
+            g.upsert_page(Page {
+                page_id: id.clone(),
+                app_id: "r".into(),
+                page_name: format!("p{i}"),
+                page_type: PageType::Other,
+                description: String::new(),
+                intents: vec![],
+                widgets: vec![],
+                page_structure: String::new(),
+                ordinal: i as u32,
+                url: String::new(),
+                created_at: String::new(),
+                updated_at: String::new(),
+                visited_count: 0,
+            });
+        }
+        for e in 0..edges {
+            let (f, t) = (next(pages as u64) as usize, next(pages as u64) as usize);
+            let action = Action { action_type: "click".into(), widget_text: format!("w{e}"), ..Default::default() };
+            let ok = next(30);
+            let fail = next(10);
+            g.upsert_transition(Transition {
+                transition_id: atlas_model::transition_id(&ids[f], &action, &ids[t]),
+                app_id: "r".into(),
+                from_page: ids[f].clone(),
+                to_page: ids[t].clone(),
+                action,
+                success_count: ok,
+                fail_count: fail,
+                latency_total_ms: 0.0,
+                latency_samples: 0,
+                last_failure_reason: String::new(),
+                created_at: String::new(),
+                updated_at: String::new(),
+            })
+            .unwrap();
+        }
+        g
+    }
+
+    #[test]
+    fn bidirectional_search_finds_what_plain_dijkstra_finds() {
+        for seed in 1..6u64 {
+            let g = random_graph(300, 900, seed);
+            for (s, t) in [(0usize, 1usize), (5, 299), (17, 42), (100, 3), (250, 250), (7, 8)] {
+                let (from, to) = (NodeIndex::new(s), NodeIndex::new(t));
+                let reference = petgraph::algo::dijkstra(&g.graph, from, Some(to), |e| e.weight().cost);
+                match (g.cheapest(from, to, &[]), reference.get(&to)) {
+                    (Some(plan), Some(cost)) => {
+                        assert!((plan.cost - cost).abs() < 1e-9, "seed {seed} {s}->{t}: {} vs {cost}", plan.cost);
+                        // The steps form a connected walk from `from` to `to` whose costs add up.
+                        let mut at = g.pages()[s].page_id.clone();
+                        let mut sum = 0.0;
+                        for step in &plan.steps {
+                            let tr = &g.transitions()[*step];
+                            assert_eq!(tr.from_page, at);
+                            at = tr.to_page.clone();
+                            sum += edge_cost(tr);
+                        }
+                        assert_eq!(at, g.pages()[t].page_id);
+                        assert!((sum - cost).abs() < 1e-9);
+                    }
+                    (None, None) => {}
+                    (ours, theirs) => panic!("seed {seed} {s}->{t}: ours {ours:?}, reference {theirs:?}"),
+                }
+            }
+        }
+    }
+
+    /// Walks a plan's steps from `from`, checking they connect, and returns where it ends and
+    /// what it costs now.
+    fn walk(g: &AppGraph, from: usize, plan: &Plan) -> (String, f64) {
+        let mut at = g.pages()[from].page_id.clone();
+        let mut sum = 0.0;
+        for step in &plan.steps {
+            let tr = &g.transitions()[*step];
+            assert_eq!(tr.from_page, at);
+            at = tr.to_page.clone();
+            sum += edge_cost(tr);
+        }
+        (at, sum)
+    }
+
+    #[test]
+    fn remembered_routes_stay_within_tolerance_while_statistics_change() {
+        let mut g = random_graph(200, 800, 9);
+        let pairs = [(0usize, 1usize), (5, 199), (17, 42), (100, 3), (7, 8), (50, 60)];
+        let mut state = 12345u64;
+        let mut rand = move |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        for round in 0..300 {
+            for &(s, t) in &pairs {
+                let (from, to) = (g.pages()[s].page_id.clone(), g.pages()[t].page_id.clone());
+                let fresh = g.cheapest(NodeIndex::new(s), NodeIndex::new(t), &[]);
+                match (g.plan(&from, &to, 1000), fresh) {
+                    (Ok(plan), Some(best)) => {
+                        let (end, cost) = walk(&g, s, &plan);
+                        assert_eq!(end, to);
+                        assert!(cost <= best.cost + crate::TOLERANCE + 1e-9, "round {round} {s}->{t}: {cost} vs best {}", best.cost);
+                    }
+                    (Err(PlanError::NoPath), None) => {}
+                    (ours, fresh) => panic!("round {round} {s}->{t}: {ours:?} vs {fresh:?}"),
+                }
+            }
+            // A report on a random edge: mostly successes, sometimes a failure.
+            let ix = rand(g.transitions().len() as u64) as usize;
+            let mut tr = g.transitions()[ix].clone();
+            if rand(4) == 0 { tr.fail_count += 1 } else { tr.success_count += 1 }
+            g.upsert_transition(tr).unwrap();
+        }
+        let stats = g.route_cache_stats();
+        assert!(stats.hits > 100, "the cache answered: {stats:?}");
     }
 }

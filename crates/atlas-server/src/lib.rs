@@ -121,5 +121,13 @@ async fn call_tool(State(state): State<AppState>, Path(name): Path<String>, body
 
 /// Serves until `shutdown` resolves, then returns (the caller checkpoints).
 pub async fn serve(listener: tokio::net::TcpListener, state: AppState, shutdown: impl std::future::Future<Output = ()> + Send + 'static) -> std::io::Result<()> {
+    use axum::serve::ListenerExt;
+    // Agents send small requests and wait for each answer: without TCP_NODELAY, Nagle's
+    // algorithm meets the client's delayed ACK and a reply can sit for tens of milliseconds.
+    let listener = listener.tap_io(|tcp| {
+        if let Err(e) = tcp.set_nodelay(true) {
+            tracing::debug!("cannot set TCP_NODELAY: {e}");
+        }
+    });
     axum::serve(listener, router(state)).with_graceful_shutdown(shutdown).await
 }

@@ -107,10 +107,16 @@ fn step_confidence(t: &atlas_model::Transition) -> f64 {
 }
 
 pub(crate) fn describe_steps(app: &AppGraph, plan: &Plan) -> (Vec<PathStep>, u64) {
+    describe_first_steps(app, plan, plan.steps.len())
+}
+
+/// The first `count` steps of a plan described for an agent, and their estimated time.
+fn describe_first_steps(app: &AppGraph, plan: &Plan, count: usize) -> (Vec<PathStep>, u64) {
     let mut total_ms = 0.0;
     let steps = plan
         .steps
         .iter()
+        .take(count)
         .enumerate()
         .map(|(i, ix)| {
             let t = &app.transitions()[*ix];
@@ -158,11 +164,18 @@ fn why_alternative(main: &Plan, alt: &Plan, app: &AppGraph) -> String {
 impl Atlas {
     /// The page an intent names in an app: registered intents first, then page names and
     /// descriptions; `None` below the embedder's threshold.
-    pub(crate) fn resolve_intent(&self, app_id: &str, query: &Query) -> Option<Target> {
+    pub(crate) fn resolve_intent(&self, app_id: &str, intent: &str) -> Result<Option<Target>> {
+        let leads_somewhere = |d: &crate::text_index::Doc| d.target_page.is_some();
+        let normalized = crate::text_index::normalize(intent);
+        if let Some(doc) = self.state.read().text.exact(app_id, &normalized, leads_somewhere) {
+            return Ok(Some(Target { page_id: doc.target_page.clone().unwrap_or_default(), score: 1.0 }));
+        }
+        // Embedding may call a remote model: do it before taking the lock.
+        let query = Query::new(intent, self.embedder.as_ref())?;
         let state = self.state.read();
         let threshold = self.embedder.match_threshold();
-        let hits = state.text.search(Some(app_id), query, threshold, |d| d.target_page.is_some());
-        hits.first().map(|(_, hit)| Target { page_id: hit.doc.target_page.clone().unwrap_or_default(), score: hit.score as f64 })
+        let hits = state.text.search(Some(app_id), &query, threshold, leads_somewhere);
+        Ok(hits.first().map(|(_, hit)| Target { page_id: hit.doc.target_page.clone().unwrap_or_default(), score: hit.score as f64 }))
     }
 
     /// Seed 000 §1.1 `query_path`.
@@ -170,9 +183,10 @@ impl Atlas {
         self.route(req, true)
     }
 
-    /// The planning behind `query_path`; alternatives cost one search per step, so callers that
-    /// need only the first step skip them.
-    fn route(&self, req: QueryPathRequest, with_alternatives: bool) -> Result<QueryPathResponse> {
+    /// The planning behind `query_path`. Alternatives cost one search per step and descriptions
+    /// an allocation or ten each, so a caller that needs only the first step (`whole` false) gets
+    /// just that step described, with `total_steps` still the whole plan's.
+    fn route(&self, req: QueryPathRequest, whole: bool) -> Result<QueryPathResponse> {
         validate_text("app_id", &req.app_id, true)?;
         validate_text("intent", &req.intent, true)?;
         let max_steps = match req.max_steps {
@@ -183,8 +197,7 @@ impl Atlas {
         if let Some(page) = &req.current_page {
             validate_text("current_page", page, true)?;
         }
-        let query = Query::new(&req.intent, self.embedder.as_ref())?;
-        let target = self.resolve_intent(&req.app_id, &query);
+        let target = self.resolve_intent(&req.app_id, &req.intent)?;
         let state = self.state.read();
         let Some(app) = state.graph.app(&req.app_id) else {
             return Ok(QueryPathResponse::failure(format!("应用不在图谱中: {}", req.app_id)));
@@ -213,8 +226,8 @@ impl Atlas {
                 return Ok(r);
             }
         };
-        let (steps, estimated_time_ms) = describe_steps(app, &plan);
-        let alternatives = if with_alternatives { app.alternatives(&start, &target.page_id, &plan, 2, max_steps) } else { vec![] };
+        let (steps, estimated_time_ms) = describe_first_steps(app, &plan, if whole { plan.steps.len() } else { 1 });
+        let alternatives = if whole { app.alternatives(&start, &target.page_id, &plan, 2, max_steps) } else { vec![] };
         let alternatives = alternatives
             .into_iter()
             .map(|alt| {
@@ -237,7 +250,7 @@ impl Atlas {
             success: true,
             message,
             confidence: plan_confidence(app, &plan, target.score),
-            path: Some(PathInfo { total_steps: steps.len(), estimated_time_ms, steps }),
+            path: Some(PathInfo { total_steps: plan.steps.len(), estimated_time_ms, steps }),
             alternatives,
             target_page: summary(app, &target.page_id),
         })

@@ -20,6 +20,9 @@ pub(crate) struct Doc {
     pub(crate) target_page: Option<String>,
     pub(crate) text: String,
     pub(crate) keywords: Vec<String>,
+    /// `text` and `keywords` normalised once here rather than on every comparison.
+    normalized: String,
+    normalized_keywords: Vec<String>,
     vector: Vec<f32>,
 }
 
@@ -30,35 +33,54 @@ pub(crate) struct Hit<'a> {
     pub(crate) score: f32,
 }
 
+/// One app's documents. Documents are never removed, so their positions are stable handles.
 #[derive(Default)]
 pub(crate) struct AppDocs {
-    docs: HashMap<String, Doc>,
-    /// Feature → keys of documents that have it; used when the embedder is lexical.
-    postings: HashMap<String, Vec<String>>,
+    docs: Vec<Doc>,
+    by_key: HashMap<String, u32>,
+    /// Feature → documents that have it; used when the embedder is lexical.
+    postings: HashMap<String, Vec<u32>>,
+    /// Normalised text → documents, for the exact matches that need no scoring at all.
+    exact: HashMap<String, Vec<u32>>,
 }
 
 impl AppDocs {
     fn insert(&mut self, key: String, doc: Doc) {
-        if !self.docs.contains_key(&key) {
-            let mut tokens: Vec<String> = features(&doc.text).into_iter().map(|f| f.token).collect();
-            for k in &doc.keywords {
-                tokens.extend(features(k).into_iter().map(|f| f.token));
+        let (at, previous) = match self.by_key.get(&key) {
+            Some(&at) => (at, Some(std::mem::replace(&mut self.docs[at as usize], doc))),
+            None => {
+                let at = self.docs.len() as u32;
+                self.docs.push(doc);
+                self.by_key.insert(key, at);
+                (at, None)
             }
-            tokens.sort();
-            tokens.dedup();
-            for t in tokens {
-                self.postings.entry(t).or_default().push(key.clone());
+        };
+        let doc = &self.docs[at as usize];
+        // A replaced document keeps its old postings: extra candidates cost a comparison, never
+        // a wrong answer, and it spares tracking which features went away.
+        let mut tokens: Vec<String> = features(&doc.text).into_iter().map(|f| f.token).collect();
+        for k in &doc.keywords {
+            tokens.extend(features(k).into_iter().map(|f| f.token));
+        }
+        tokens.sort();
+        tokens.dedup();
+        for t in tokens {
+            let list = self.postings.entry(t).or_default();
+            if list.last() != Some(&at) && !list.contains(&at) {
+                list.push(at);
             }
         }
-        self.docs.insert(key, doc);
+        if previous.as_ref().is_none_or(|p| p.normalized != doc.normalized) {
+            self.exact.entry(doc.normalized.clone()).or_default().push(at);
+        }
     }
 
-    /// Documents that could score above zero for a lexical embedder; `None` means all.
+    /// Documents that could score above zero for a lexical embedder.
     fn candidates(&self, query: &Query) -> Vec<&Doc> {
-        let mut keys: Vec<&String> = query.tokens.iter().filter_map(|t| self.postings.get(t)).flatten().collect();
-        keys.sort();
-        keys.dedup();
-        keys.into_iter().filter_map(|k| self.docs.get(k)).collect()
+        let mut ids: Vec<u32> = query.tokens.iter().filter_map(|t| self.postings.get(t)).flatten().copied().collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids.into_iter().map(|i| &self.docs[i as usize]).collect()
     }
 }
 
@@ -85,7 +107,7 @@ pub(crate) struct Query {
     vector: Vec<f32>,
 }
 
-fn normalize(text: &str) -> String {
+pub(crate) fn normalize(text: &str) -> String {
     text.trim().to_lowercase()
 }
 
@@ -105,18 +127,24 @@ impl Query {
 }
 
 impl Doc {
+    fn new(kind: DocKind, target_page: Option<String>, text: String, keywords: Vec<String>, vector: Vec<f32>) -> Doc {
+        let normalized = normalize(&text);
+        let normalized_keywords = keywords.iter().map(|k| normalize(k)).collect();
+        Doc { kind, target_page, text, keywords, normalized, normalized_keywords, vector }
+    }
+
     /// Exact text match scores 1; a keyword the query contains lifts the score; otherwise the
     /// embedding's cosine.
     pub(crate) fn score(&self, query: &Query) -> f32 {
-        if normalize(&self.text) == query.normalized {
+        if self.normalized == query.normalized {
             return 1.0;
         }
         let semantic = cosine(&self.vector, &query.vector).max(0.0);
         let keyword_hit = self
-            .keywords
+            .normalized_keywords
             .iter()
-            .filter(|k| !k.trim().is_empty())
-            .any(|k| query.normalized.contains(&normalize(k)) || query.words.iter().any(|w| *w == normalize(k)));
+            .filter(|k| !k.is_empty())
+            .any(|k| query.normalized.contains(k.as_str()) || query.words.iter().any(|w| w == k));
         if keyword_hit { (0.5 + 0.5 * semantic).min(0.99) } else { semantic.min(0.99) }
     }
 }
@@ -129,13 +157,7 @@ impl TextIndex {
             text.push_str(&page.description);
         }
         let vector = embed_one(embedder, &text)?;
-        let doc = Doc {
-            kind: DocKind::Page,
-            target_page: Some(page.page_id.clone()),
-            text: page.page_name.clone(),
-            keywords: page.intents.clone(),
-            vector,
-        };
+        let doc = Doc::new(DocKind::Page, Some(page.page_id.clone()), page.page_name.clone(), page.intents.clone(), vector);
         self.lexical = embedder.is_lexical();
         self.apps.entry(page.app_id.clone()).or_default().insert(format!("p:{}", page.page_id), doc);
         Ok(())
@@ -148,13 +170,13 @@ impl TextIndex {
             format!("{} {}", intent.intent_text, intent.keywords.join(" "))
         };
         let vector = embed_one(embedder, &text)?;
-        let doc = Doc {
-            kind: DocKind::Intent { intent_id: intent.intent_id.clone() },
-            target_page: intent.target_page.clone(),
-            text: intent.intent_text.clone(),
-            keywords: intent.keywords.clone(),
+        let doc = Doc::new(
+            DocKind::Intent { intent_id: intent.intent_id.clone() },
+            intent.target_page.clone(),
+            intent.intent_text.clone(),
+            intent.keywords.clone(),
             vector,
-        };
+        );
         self.lexical = embedder.is_lexical();
         self.apps.entry(intent.app_id.clone()).or_default().insert(format!("i:{}", intent.intent_id), doc);
         Ok(())
@@ -167,7 +189,7 @@ impl TextIndex {
             .iter()
             .filter(|(app, _)| app_id.is_none_or(|a| a == app.as_str()))
             .flat_map(|(app, docs)| {
-                let docs: Vec<&Doc> = if self.lexical { docs.candidates(query) } else { docs.docs.values().collect() };
+                let docs: Vec<&Doc> = if self.lexical { docs.candidates(query) } else { docs.docs.iter().collect() };
                 docs.into_iter().map(move |d| (app.as_str(), d))
             })
             .filter(|(_, d)| want(d))
@@ -184,9 +206,25 @@ impl TextIndex {
         hits
     }
 
+    /// The documents of an app whose text is exactly `normalized` (they would score 1), registered
+    /// intents first: the answer for the common case of an agent repeating a known intent,
+    /// found without segmenting, embedding or scoring anything.
+    pub(crate) fn exact<'a>(&'a self, app_id: &str, normalized: &str, want: impl Fn(&Doc) -> bool) -> Option<&'a Doc> {
+        let docs = self.apps.get(app_id)?;
+        let matching = docs.exact.get(normalized)?.iter().map(|i| &docs.docs[*i as usize]).filter(|d| d.normalized == normalized && want(d));
+        let mut best: Option<&Doc> = None;
+        for doc in matching {
+            if best.is_none() || (matches!(best.map(|b| &b.kind), Some(DocKind::Page)) && !matches!(doc.kind, DocKind::Page)) {
+                best = Some(doc);
+            }
+        }
+        best
+    }
+
     /// The vector of a page's document, for semantic page matching.
     pub(crate) fn page_doc(&self, app_id: &str, page_id: &str) -> Option<&Doc> {
-        self.apps.get(app_id).and_then(|docs| docs.docs.get(&format!("p:{page_id}")))
+        let docs = self.apps.get(app_id)?;
+        docs.by_key.get(&format!("p:{page_id}")).map(|i| &docs.docs[*i as usize])
     }
 
     pub(crate) fn similarity(&self, doc: &Doc, query: &Query) -> f32 {

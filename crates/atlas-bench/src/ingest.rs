@@ -1,0 +1,201 @@
+//! Acknowledged-durable `report_transition` throughput over HTTP on loopback, against SQLite
+//! (WAL, synchronous=FULL, one row per commit) fed the same reports.
+
+use std::path::Path;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Result};
+use atlas_service::{Atlas, CheckpointPolicy};
+use atlas_store_fs::FsStore;
+use atlas_text::HashEmbedder;
+use serde::Serialize;
+
+use crate::synth::{synthetic_app, AppShape, Rng};
+use crate::Percentiles;
+
+#[derive(Debug, Clone)]
+pub struct IngestConfig {
+    pub clients: usize,
+    pub duration: Duration,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct IngestReport {
+    pub clients: usize,
+    pub seconds: f64,
+    /// Reports answered with success (each durable before its answer).
+    pub acknowledged: u64,
+    pub errors: u64,
+    pub per_second: f64,
+    /// Round-trip latency of one report as a client sees it.
+    pub latency: Percentiles,
+    /// The graph's success and failure counts grew by exactly the acknowledged reports, both in
+    /// memory and after the data folder was reopened from disk.
+    pub verified: bool,
+    pub sqlite_per_second: f64,
+    pub sqlite_rows: u64,
+}
+
+impl IngestReport {
+    pub fn ratio(&self) -> f64 {
+        self.per_second / self.sqlite_per_second.max(f64::MIN_POSITIVE)
+    }
+}
+
+/// One report a client sends: a known transition, succeeding or not.
+#[derive(Clone)]
+struct Report {
+    body: String,
+}
+
+fn total_reports(atlas: &Atlas, app_id: &str) -> Result<u64> {
+    Ok(atlas.read(|g| g.app(app_id).map(|a| a.transitions().iter().map(|t| t.success_count + t.fail_count).sum()).unwrap_or(0)))
+}
+
+pub async fn run(config: &IngestConfig, scratch: &Path) -> Result<IngestReport> {
+    let app_id = "bench.ingest";
+    let generated = synthetic_app(app_id, AppShape { pages: 1_000, transitions: 10_000, intents: 0 }, 11);
+    let mut rng = Rng::new(3);
+    let reports: Arc<Vec<Report>> = Arc::new(
+        (0..20_000)
+            .map(|_| {
+                let t = &generated.data.transitions[rng.below(generated.data.transitions.len())];
+                let body = serde_json::json!({
+                    "from_page": t.from_page,
+                    "to_page": t.to_page,
+                    "action": { "type": t.action.action_type, "widget_text": t.action.widget_text },
+                    "success": rng.unit() < 0.9,
+                    "latency_ms": 200 + rng.below(800),
+                });
+                Report { body: body.to_string() }
+            })
+            .collect(),
+    );
+    let data_dir = scratch.join("ingest-data");
+    let store = Arc::new(FsStore::open(&data_dir).map_err(|e| anyhow::anyhow!("{e}"))?);
+    let atlas = Atlas::open(store, Arc::new(HashEmbedder::default()), CheckpointPolicy::default()).map_err(|e| anyhow::anyhow!("{e}"))?;
+    atlas.import_app(generated.data).await.map_err(|e| anyhow::anyhow!("{e}"))?;
+    atlas.checkpoint().map_err(|e| anyhow::anyhow!("{e}"))?;
+    let before = total_reports(&atlas, app_id)?;
+
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let addr = listener.local_addr()?;
+    let state = atlas_server::AppState { atlas: atlas.clone(), tools: Arc::new(atlas_service::registry()), token: None };
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(atlas_server::serve(listener, state, async {
+        let _ = stopped.await;
+    }));
+
+    let clients = config.clients.max(1);
+    let duration = config.duration;
+    let (acknowledged, errors, mut latencies, seconds): (u64, u64, Vec<u64>, f64) =
+        tokio::task::spawn_blocking(move || drive_clients(addr, clients, duration, reports)).await??;
+    let _ = stop.send(());
+    server.await??;
+
+    let after = total_reports(&atlas, app_id)?;
+    let in_memory = after == before + acknowledged;
+    atlas.checkpoint().map_err(|e| anyhow::anyhow!("{e}"))?;
+    drop(atlas);
+    // Reopen from disk: what was acknowledged must be there.
+    let store = Arc::new(FsStore::open(&data_dir).map_err(|e| anyhow::anyhow!("{e}"))?);
+    let reopened = Atlas::open(store, Arc::new(HashEmbedder::default()), CheckpointPolicy::default()).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let on_disk = total_reports(&reopened, app_id)? == before + acknowledged;
+    drop(reopened);
+
+    let (sqlite_rows, sqlite_seconds) = sqlite_reference(&scratch.join("reference.sqlite"), duration)?;
+    Ok(IngestReport {
+        clients,
+        seconds,
+        acknowledged,
+        errors,
+        per_second: acknowledged as f64 / seconds,
+        latency: Percentiles::from_nanos(&mut latencies),
+        verified: in_memory && on_disk && acknowledged > 0,
+        sqlite_per_second: sqlite_rows as f64 / sqlite_seconds,
+        sqlite_rows,
+    })
+}
+
+/// `clients` concurrent HTTP/1.1 keep-alive connections posting reports until the time is up,
+/// driven by one thread of their own (an async client, so the load generator does not spend the
+/// machine's cores switching between threads). Returns acknowledged, errors, latencies (ns) and
+/// the seconds it took.
+fn drive_clients(addr: SocketAddr, clients: usize, duration: Duration, reports: Arc<Vec<Report>>) -> Result<(u64, u64, Vec<u64>, f64)> {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    runtime.block_on(async move {
+        let started = Instant::now();
+        let tasks: Vec<_> = (0..clients)
+            .map(|c| {
+                let reports = reports.clone();
+                tokio::spawn(async move { one_client(addr, c, started + duration, &reports).await })
+            })
+            .collect();
+        let (mut acknowledged, mut errors, mut latencies) = (0, 0, Vec::new());
+        for task in tasks {
+            let (a, e, l) = task.await??;
+            acknowledged += a;
+            errors += e;
+            latencies.extend(l);
+        }
+        Ok((acknowledged, errors, latencies, started.elapsed().as_secs_f64()))
+    })
+}
+
+async fn one_client(addr: SocketAddr, client: usize, until: Instant, reports: &[Report]) -> Result<(u64, u64, Vec<u64>)> {
+    let stream = tokio::net::TcpStream::connect(addr).await?;
+    stream.set_nodelay(true)?;
+    let (mut sender, connection) = hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream)).await?;
+    tokio::spawn(connection);
+    let (mut acknowledged, mut errors, mut latencies) = (0, 0, Vec::new());
+    let mut i = client * 7919;
+    while Instant::now() < until {
+        let report = &reports[i % reports.len()];
+        i += 1;
+        let request = hyper::Request::post("/api/v1/report_transition")
+            .header("host", addr.to_string())
+            .header("content-type", "application/json")
+            .body(http_body_util::Full::new(bytes::Bytes::from(report.body.clone())))?;
+        let sent = Instant::now();
+        let response = sender.send_request(request).await?;
+        let ok = response.status() == 200;
+        let body = http_body_util::BodyExt::collect(response.into_body()).await?.to_bytes();
+        latencies.push(sent.elapsed().as_nanos() as u64);
+        const SUCCESS: &[u8] = b"\"success\":true";
+        if ok && body.windows(SUCCESS.len()).any(|w| w == SUCCESS) {
+            acknowledged += 1;
+        } else {
+            errors += 1;
+        }
+    }
+    Ok((acknowledged, errors, latencies))
+}
+
+/// SQLite doing the same job the durable way: one upsert of a transition's counters per
+/// transaction, WAL, synchronous=FULL. One connection, since SQLite serialises writers anyway.
+fn sqlite_reference(path: &Path, duration: Duration) -> Result<(u64, f64)> {
+    let db = rusqlite::Connection::open(path)?;
+    let mode: String = db.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))?;
+    if !mode.eq_ignore_ascii_case("wal") {
+        bail!("SQLite refused WAL mode ({mode})");
+    }
+    db.execute_batch(
+        "PRAGMA synchronous=FULL;
+         CREATE TABLE transitions (id INTEGER PRIMARY KEY, success INTEGER NOT NULL, fail INTEGER NOT NULL, latency_ms REAL NOT NULL);",
+    )?;
+    let mut upsert = db.prepare(
+        "INSERT INTO transitions (id, success, fail, latency_ms) VALUES (?1, ?2, ?3, ?4)
+         ON CONFLICT(id) DO UPDATE SET success = success + ?2, fail = fail + ?3, latency_ms = latency_ms + ?4",
+    )?;
+    let mut rng = Rng::new(5);
+    let started = Instant::now();
+    let mut rows = 0u64;
+    while started.elapsed() < duration {
+        let ok = rng.unit() < 0.9;
+        upsert.execute(rusqlite::params![rng.below(10_000) as i64, ok as i64, (!ok) as i64, 500.0])?;
+        rows += 1;
+    }
+    Ok((rows, started.elapsed().as_secs_f64()))
+}

@@ -1,0 +1,196 @@
+//! `query_path` and `get_next_action` latency in-process, against NetworkX's `shortest_path`
+//! (what AutoDroid and DroidBot plan with) on the same graph and the same page pairs.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::Command;
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use atlas_service::{Atlas, CheckpointPolicy, NextActionRequest, QueryPathRequest};
+use atlas_store_fs::FsStore;
+use atlas_text::HashEmbedder;
+use serde::{Deserialize, Serialize};
+
+use crate::synth::{synthetic_app, AppShape, Rng};
+use crate::Percentiles;
+
+const NETWORKX_SCRIPT: &str = include_str!("../python/networkx_reference.py");
+
+#[derive(Debug, Clone)]
+pub struct QueryConfig {
+    pub shape: AppShape,
+    pub queries: usize,
+    /// The Python that has NetworkX; `None` skips the reference.
+    pub python: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct NetworkxReport {
+    pub version: String,
+    /// `nx.shortest_path(G, s, t)`: unweighted, bidirectional BFS.
+    pub unweighted: Percentiles,
+    /// `nx.shortest_path(G, s, t, weight="cost")`: Dijkstra on Atlas's own edge costs.
+    pub weighted: Percentiles,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct QueryReport {
+    pub pages: usize,
+    pub transitions: usize,
+    pub queries: usize,
+    pub query_path: Percentiles,
+    pub get_next_action: Percentiles,
+    /// The planner alone on the same page pairs, searching afresh every time (bidirectional
+    /// Dijkstra, no remembered routes): what a one-off destination costs.
+    pub planner_fresh: Percentiles,
+    /// The planner alone with remembered routes, as the service runs it.
+    pub planner: Percentiles,
+    /// How the remembered routes fared over the whole run.
+    pub route_cache_hits: u64,
+    pub route_cache_misses: u64,
+    /// Queries that found no path (should be none: every generated page is reachable).
+    pub failures: usize,
+    pub mean_path_steps: f64,
+    pub networkx: Option<NetworkxReport>,
+    /// Why the reference is missing, when it is.
+    pub networkx_error: Option<String>,
+}
+
+impl QueryReport {
+    /// How many times faster than NetworkX's unweighted `shortest_path`, by median, for
+    /// query_path, get_next_action, the planner and the planner searching afresh.
+    pub fn speedup(&self) -> Option<[f64; 4]> {
+        self.networkx.as_ref().map(|nx| {
+            let r = |p: &Percentiles| nx.unweighted.p50_us / p.p50_us.max(1e-3);
+            [r(&self.query_path), r(&self.get_next_action), r(&self.planner), r(&self.planner_fresh)]
+        })
+    }
+}
+
+fn timed<T>(f: impl FnOnce() -> T) -> (T, u64) {
+    let started = Instant::now();
+    let value = f();
+    (value, started.elapsed().as_nanos() as u64)
+}
+
+pub async fn run(config: &QueryConfig, scratch: &Path) -> Result<QueryReport> {
+    let app_id = "bench.query";
+    let generated = synthetic_app(app_id, config.shape, 42);
+    let store = Arc::new(FsStore::open(&scratch.join("query-data")).map_err(|e| anyhow::anyhow!("{e}"))?);
+    let atlas = Atlas::open(store, Arc::new(HashEmbedder::default()), CheckpointPolicy::default()).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let pages: Vec<String> = generated.data.pages.iter().map(|p| p.page_id.clone()).collect();
+    let edges: Vec<(String, String, f64)> = generated
+        .data
+        .transitions
+        .iter()
+        .map(|t| (t.from_page.clone(), t.to_page.clone(), -t.smoothed_success_rate().ln() + atlas_graph::STEP_COST))
+        .collect();
+    let (page_count, transition_count) = (generated.data.pages.len(), generated.data.transitions.len());
+    atlas.import_app(generated.data).await.map_err(|e| anyhow::anyhow!("{e}"))?;
+    if generated.intents.is_empty() {
+        bail!("the generated app has no intents");
+    }
+
+    let mut rng = Rng::new(7);
+    let home = pages[0].clone();
+    let mut path_pairs = Vec::with_capacity(config.queries);
+    let mut next_pairs = Vec::with_capacity(config.queries);
+    let (mut path_ns, mut next_ns) = (Vec::with_capacity(config.queries), Vec::with_capacity(config.queries));
+    let (mut failures, mut steps) = (0usize, 0usize);
+    // A short warm-up so the first measured query does not pay for cold caches.
+    for (intent, _) in generated.intents.iter().take(50) {
+        let _ = atlas.query_path(QueryPathRequest { app_id: app_id.into(), intent: intent.clone(), current_page: None, max_steps: None });
+    }
+    for q in 0..config.queries {
+        let (intent, target) = &generated.intents[rng.below(generated.intents.len())];
+        let request = QueryPathRequest { app_id: app_id.into(), intent: intent.clone(), current_page: None, max_steps: None };
+        let (answer, ns) = timed(|| atlas.query_path(request));
+        let answer = answer.map_err(|e| anyhow::anyhow!("query_path: {e}"))?;
+        path_ns.push(ns);
+        match &answer.path {
+            Some(path) if answer.success => steps += path.total_steps,
+            _ => failures += 1,
+        }
+        path_pairs.push((home.clone(), target.clone()));
+
+        let from = pages[rng.below(pages.len())].clone();
+        let request = NextActionRequest { current_page: from.clone(), intent: intent.clone(), app_id: None };
+        let (answer, ns) = timed(|| atlas.get_next_action(request));
+        let answer = answer.map_err(|e| anyhow::anyhow!("get_next_action: {e}"))?;
+        next_ns.push(ns);
+        if answer.error.is_some() {
+            failures += 1;
+        }
+        next_pairs.push((from, target.clone()));
+        let _ = q;
+    }
+
+    // The planner alone on the same pairs, afresh and then as the service runs it.
+    let (mut fresh_ns, mut planner_ns) = (Vec::new(), Vec::new());
+    atlas.read(|g| {
+        let app = g.app(app_id).expect("imported above");
+        for (from, to) in path_pairs.iter().chain(&next_pairs) {
+            fresh_ns.push(timed(|| app.plan_fresh(from, to, 10)).1);
+            planner_ns.push(timed(|| app.plan(from, to, 10)).1);
+        }
+    });
+    let cache = atlas.read(|g| g.app(app_id).map(|a| a.route_cache_stats())).unwrap_or_default();
+    let (networkx, networkx_error) = match &config.python {
+        None => (None, Some("skipped".to_string())),
+        Some(python) => match networkx_reference(python, scratch, &edges, &path_pairs, &next_pairs) {
+            Ok(r) => (Some(r), None),
+            Err(e) => (None, Some(format!("{e:#}"))),
+        },
+    };
+    Ok(QueryReport {
+        pages: page_count,
+        transitions: transition_count,
+        queries: config.queries,
+        query_path: Percentiles::from_nanos(&mut path_ns),
+        get_next_action: Percentiles::from_nanos(&mut next_ns),
+        planner_fresh: Percentiles::from_nanos(&mut fresh_ns),
+        planner: Percentiles::from_nanos(&mut planner_ns),
+        route_cache_hits: cache.hits,
+        route_cache_misses: cache.misses,
+        failures,
+        mean_path_steps: steps as f64 / config.queries.max(1) as f64,
+        networkx,
+        networkx_error,
+    })
+}
+
+/// Runs the NetworkX script on the same edges and page pairs.
+fn networkx_reference(
+    python: &str,
+    scratch: &Path,
+    edges: &[(String, String, f64)],
+    path_pairs: &[(String, String)],
+    next_pairs: &[(String, String)],
+) -> Result<NetworkxReport> {
+    let script = scratch.join("networkx_reference.py");
+    std::fs::write(&script, NETWORKX_SCRIPT)?;
+    let edges_file = scratch.join("edges.tsv");
+    let mut out = std::io::BufWriter::new(std::fs::File::create(&edges_file)?);
+    for (from, to, cost) in edges {
+        writeln!(out, "{from}\t{to}\t{cost}")?;
+    }
+    out.flush()?;
+    let pairs_file = scratch.join("pairs.tsv");
+    let mut out = std::io::BufWriter::new(std::fs::File::create(&pairs_file)?);
+    for (from, to) in path_pairs.iter().chain(next_pairs) {
+        writeln!(out, "{from}\t{to}")?;
+    }
+    out.flush()?;
+    let output = Command::new(python)
+        .arg(&script)
+        .arg(&edges_file)
+        .arg(&pairs_file)
+        .output()
+        .with_context(|| format!("cannot run {python}"))?;
+    if !output.status.success() {
+        bail!("{}", String::from_utf8_lossy(&output.stderr).trim());
+    }
+    serde_json::from_slice(&output.stdout).context("the NetworkX script's output is not its JSON report")
+}
