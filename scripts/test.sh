@@ -9,6 +9,18 @@ if ! need python3; then
   echo "installing python3"
   (apt-get update -qq && apt-get install -y -qq python3) >/dev/null
 fi
+# Python modules the tests use: jsonschema (seed 001's schemas) and networkx (the benchmark's
+# reference). pip first; Debian's packages where pip is missing or refuses.
+pymod() {
+  python3 -c "import $1" 2>/dev/null && return 0
+  echo "installing python module $1"
+  python3 -m pip install --quiet "$1" 2>/dev/null \
+    || python3 -m pip install --quiet --break-system-packages "$1" 2>/dev/null \
+    || (apt-get update -qq && apt-get install -y -qq "python3-$1") >/dev/null 2>&1 \
+    || echo "warning: could not install $1" >&2
+}
+pymod jsonschema
+pymod networkx
 if ! need cargo; then
   echo "cargo is required (install Rust from your distribution or rustup)" >&2
   exit 2
@@ -39,5 +51,12 @@ py_status=0
 ATLAS_URL="http://127.0.0.1:$port" python3 clients/python/tests/seed_example.py || py_status=$?
 kill -TERM $server; wait $server || true
 
-echo "$((cargo_passed + 5 - (py_status != 0 ? 1 : 0))) passed, $((cargo_failed + (py_status != 0 ? 1 : 0))) failed"
-exit $(( py_status != 0 ? 1 : 0 ))
+echo "== seed 001's JSON Schemas against the folder the demo wrote"
+schema_status=0
+python3 scripts/check_schemas.py "$data/atlas-data" || schema_status=$?
+
+# The Python example makes 5 checks; the schema check is one more.
+passed=$((cargo_passed + (py_status == 0 ? 5 : 0) + (schema_status == 0 ? 1 : 0)))
+failed=$((cargo_failed + (py_status != 0 ? 1 : 0) + (schema_status != 0 ? 1 : 0)))
+echo "$passed passed, $failed failed"
+exit $(( failed != 0 ? 1 : 0 ))
