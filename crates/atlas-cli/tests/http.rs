@@ -218,3 +218,34 @@ fn every_acknowledged_report_survives_sigkill() {
     let (clean, out) = fsck(&data);
     assert!(clean, "{out}");
 }
+
+#[test]
+fn openapi_document_and_tool_list_describe_every_route_that_answers() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&dir.path().join("data"), &["--demo"]);
+    let mut r = agent().get(&format!("{}/api/v1/openapi.json", server.url)).call().unwrap();
+    assert_eq!(r.status(), 200);
+    let doc: Value = serde_json::from_str(&r.body_mut().read_to_string().unwrap()).unwrap();
+    assert!(doc["openapi"].as_str().unwrap().starts_with("3."));
+    let paths = doc["paths"].as_object().unwrap();
+    let mut r = agent().get(&format!("{}/api/v1/tools", server.url)).call().unwrap();
+    let tools: Value = serde_json::from_str(&r.body_mut().read_to_string().unwrap()).unwrap();
+    let tools = tools.as_array().or_else(|| tools["tools"].as_array()).expect("a list of tools").clone();
+    assert!(tools.len() >= 11, "seed 000's eleven interfaces at least");
+    for tool in &tools {
+        let function = &tool["function"];
+        assert_eq!(tool["type"], "function");
+        let name = function["name"].as_str().unwrap();
+        assert!(!function["description"].as_str().unwrap_or_default().is_empty(), "{name} has a description");
+        assert_eq!(function["parameters"]["type"], "object", "{name}'s parameters are an object schema");
+        let path = format!("/api/v1/{name}");
+        assert!(paths.get(&path).and_then(|p| p.get("post")).is_some(), "{path} is in the OpenAPI document");
+        // The route exists: an empty object is either enough or a parameter error, never 404.
+        let (status, body) = server.call(name, json!({}));
+        assert!(status == 200 || (status == 400 && body["error"]["code"] == "INVALID_PARAMETER"), "{name}: {status} {body}");
+    }
+    for name in ["query_path", "get_next_action", "match_current_page", "get_rag_context", "report_transition", "add_page", "register_intent", "get_available_actions", "find_similar_intents", "get_graph_stats", "batch_add_transitions"] {
+        assert!(tools.iter().any(|t| t["function"]["name"] == name), "{name} is listed");
+    }
+    server.stop();
+}
