@@ -89,6 +89,19 @@ where
     }
 }
 
+/// Runs a synchronous interface. With a remote embedder it may wait on the network, so it runs on
+/// tokio's blocking pool instead of stalling a worker that serves other connections; with a local
+/// one it takes microseconds and runs in place, where a hop to another thread would cost more.
+fn sync_call<R: Send + 'static>(atlas: Arc<Atlas>, f: impl FnOnce(&Atlas) -> Result<R> + Send + 'static) -> impl Future<Output = Result<R>> + Send {
+    async move {
+        if atlas.embedder().is_remote() {
+            tokio::task::spawn_blocking(move || f(&atlas)).await.map_err(|e| AtlasError::Graph(format!("interface failed: {e}")))?
+        } else {
+            f(&atlas)
+        }
+    }
+}
+
 /// Every tool, by name.
 pub struct ToolRegistry {
     tools: Vec<Tool>,
@@ -109,13 +122,13 @@ pub fn registry() -> ToolRegistry {
     use crate::*;
     let tools = vec![
         tool("query_path", "根据用户意图查询从当前页面到目标页面的完整操作路径（主路径与备选路径）。Plan the path from the current page to the page that serves an intent.", false,
-            |a: Arc<Atlas>, r: QueryPathRequest| async move { a.query_path(r) }),
+            |a: Arc<Atlas>, r: QueryPathRequest| sync_call(a, move |a| a.query_path(r))),
         tool("get_next_action", "返回为完成意图当前需要执行的下一个操作。The next action to take from the current page for an intent.", false,
-            |a: Arc<Atlas>, r: NextActionRequest| async move { a.get_next_action(r) }),
+            |a: Arc<Atlas>, r: NextActionRequest| sync_call(a, move |a| a.get_next_action(r))),
         tool("match_current_page", "根据页面标题和UI结构匹配图谱中的页面。Recognise the current page from its title and widgets.", false,
-            |a: Arc<Atlas>, r: MatchPageRequest| async move { a.match_current_page(r) }),
+            |a: Arc<Atlas>, r: MatchPageRequest| sync_call(a, move |a| a.match_current_page(r))),
         tool("get_rag_context", "为LLM决策生成结构化上下文与提示词。Prompt and structured context (pages, paths, past cases, tips) for an LLM.", false,
-            |a: Arc<Atlas>, r: RagContextRequest| async move { a.get_rag_context(r) }),
+            |a: Arc<Atlas>, r: RagContextRequest| sync_call(a, move |a| a.get_rag_context(r))),
         tool("report_transition", "上报一次操作的结果，更新转换统计。Report what an action did; updates the edge's statistics.", true,
             |a: Arc<Atlas>, r: ReportTransitionRequest| async move { a.report_transition(r).await }),
         tool("add_page", "添加新发现的页面（重复添加会更新该页面）。Add (or update) a page.", true,
@@ -123,11 +136,11 @@ pub fn registry() -> ToolRegistry {
         tool("register_intent", "注册用户意图及其目标页面与关键词。Register an intent with its target page and keywords.", true,
             |a: Arc<Atlas>, r: RegisterIntentRequest| async move { a.register_intent(r).await }),
         tool("get_available_actions", "获取页面的所有可用操作，按成功率排序。A page's outgoing actions by success rate.", false,
-            |a: Arc<Atlas>, r: AvailableActionsRequest| async move { a.get_available_actions(r) }),
+            |a: Arc<Atlas>, r: AvailableActionsRequest| sync_call(a, move |a| a.get_available_actions(r))),
         tool("find_similar_intents", "查找相似的已注册意图（可跨App）。Registered intents similar to a query, across apps unless app_id is given.", false,
-            |a: Arc<Atlas>, r: SimilarIntentsRequest| async move { a.find_similar_intents(r) }),
+            |a: Arc<Atlas>, r: SimilarIntentsRequest| sync_call(a, move |a| a.find_similar_intents(r))),
         tool("get_graph_stats", "获取图谱统计信息（可按App）。Counts and averages of the graph, overall or for one app.", false,
-            |a: Arc<Atlas>, r: GraphStatsRequest| async move { a.get_graph_stats(r) }),
+            |a: Arc<Atlas>, r: GraphStatsRequest| sync_call(a, move |a| a.get_graph_stats(r))),
         tool("batch_add_transitions", "批量添加页面转换关系。Add many transitions at once.", true,
             |a: Arc<Atlas>, r: BatchAddTransitionsRequest| async move { a.batch_add_transitions(r).await }),
     ];

@@ -74,3 +74,53 @@ async fn demo_answers_the_seed_intents_and_survives_restart() {
     let report = atlas_store::Store::check(&FsStore::open(&dir.path().join("other")).unwrap(), false).unwrap();
     assert!(report.is_clean());
 }
+
+/// A model server that takes its time: the hash embedder behind a delay, flagged remote.
+struct SlowRemoteEmbedder {
+    inner: HashEmbedder,
+    delay: std::time::Duration,
+    slow: std::sync::atomic::AtomicBool,
+}
+
+impl atlas_text::Embedder for SlowRemoteEmbedder {
+    fn name(&self) -> String {
+        "slow-remote".into()
+    }
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, atlas_text::EmbedError> {
+        if self.slow.load(std::sync::atomic::Ordering::Relaxed) {
+            std::thread::sleep(self.delay);
+        }
+        self.inner.embed(texts)
+    }
+    fn match_threshold(&self) -> f32 {
+        self.inner.match_threshold()
+    }
+    fn is_remote(&self) -> bool {
+        true
+    }
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_slow_remote_embedder_does_not_stall_the_event_loop() {
+    let dir = tempfile::tempdir().unwrap();
+    let embedder = Arc::new(SlowRemoteEmbedder { inner: HashEmbedder::default(), delay: std::time::Duration::from_millis(400), slow: false.into() });
+    let store = Arc::new(FsStore::open(dir.path()).unwrap());
+    let atlas = Atlas::open(store, embedder.clone(), CheckpointPolicy::default()).unwrap();
+    demo_graph(&atlas).await.unwrap();
+    embedder.slow.store(true, std::sync::atomic::Ordering::Relaxed);
+    let tools = registry();
+    let query_path = tools.get("query_path").unwrap().clone();
+    // A phrasing that is no registered intent, so it must be embedded.
+    let call = tokio::spawn(query_path.call(atlas.clone(), serde_json::json!({ "app_id": DEMO_APP_ID, "intent": "我想点一份外卖吃" })));
+    // On the one event-loop thread, a ticker must keep ticking while the embedder sleeps.
+    let started = std::time::Instant::now();
+    let mut ticks = 0;
+    while !call.is_finished() {
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        ticks += 1;
+    }
+    let answer = call.await.unwrap().unwrap();
+    assert!(started.elapsed() >= std::time::Duration::from_millis(400));
+    assert!(ticks >= 10, "the event loop ran {ticks} times while the embedder worked");
+    assert_eq!(answer["success"], true, "{answer}");
+}
