@@ -36,6 +36,9 @@ pub struct IngestReport {
     pub verified: bool,
     pub sqlite_per_second: f64,
     pub sqlite_rows: u64,
+    /// The same reports from as many tasks calling the service in-process (no HTTP): what the
+    /// service and its journal sustain on their own.
+    pub in_process_per_second: f64,
 }
 
 impl IngestReport {
@@ -91,18 +94,23 @@ pub async fn run(config: &IngestConfig, scratch: &Path) -> Result<IngestReport> 
     let clients = config.clients.max(1);
     let duration = config.duration;
     let (acknowledged, errors, mut latencies, seconds): (u64, u64, Vec<u64>, f64) =
-        tokio::task::spawn_blocking(move || drive_clients(addr, clients, duration, reports)).await??;
+        tokio::task::spawn_blocking({
+            let reports = reports.clone();
+            move || drive_clients(addr, clients, duration, reports)
+        })
+        .await??;
     let _ = stop.send(());
     server.await??;
 
-    let after = total_reports(&atlas, app_id)?;
-    let in_memory = after == before + acknowledged;
+    let in_memory = total_reports(&atlas, app_id)? == before + acknowledged;
+    let (in_process_count, in_process_seconds) = in_process(&atlas, clients, duration, &reports).await?;
+    let acknowledged_all = acknowledged + in_process_count;
     atlas.checkpoint().map_err(|e| anyhow::anyhow!("{e}"))?;
     drop(atlas);
     // Reopen from disk: what was acknowledged must be there.
     let store = Arc::new(FsStore::open(&data_dir).map_err(|e| anyhow::anyhow!("{e}"))?);
     let reopened = Atlas::open(store, Arc::new(HashEmbedder::default()), CheckpointPolicy::default()).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let on_disk = total_reports(&reopened, app_id)? == before + acknowledged;
+    let on_disk = total_reports(&reopened, app_id)? == before + acknowledged_all;
     drop(reopened);
 
     let (sqlite_rows, sqlite_seconds) = sqlite_reference(&scratch.join("reference.sqlite"), duration)?;
@@ -116,7 +124,35 @@ pub async fn run(config: &IngestConfig, scratch: &Path) -> Result<IngestReport> 
         verified: in_memory && on_disk && acknowledged > 0,
         sqlite_per_second: sqlite_rows as f64 / sqlite_seconds,
         sqlite_rows,
+        in_process_per_second: in_process_count as f64 / in_process_seconds,
     })
+}
+
+/// `clients` tasks calling `report_transition` directly for `duration`; how many were
+/// acknowledged, in how many seconds.
+async fn in_process(atlas: &Arc<Atlas>, clients: usize, duration: Duration, reports: &Arc<Vec<Report>>) -> Result<(u64, f64)> {
+    let started = Instant::now();
+    let tasks: Vec<_> = (0..clients)
+        .map(|c| {
+            let (atlas, reports) = (atlas.clone(), reports.clone());
+            tokio::spawn(async move {
+                let mut done = 0u64;
+                let mut i = c * 7919;
+                while started.elapsed() < duration {
+                    let request: atlas_service::ReportTransitionRequest = serde_json::from_str(&reports[i % reports.len()].body)?;
+                    i += 1;
+                    atlas.report_transition(request).await.map_err(|e| anyhow::anyhow!("{e}"))?;
+                    done += 1;
+                }
+                anyhow::Ok(done)
+            })
+        })
+        .collect();
+    let mut total = 0;
+    for task in tasks {
+        total += task.await??;
+    }
+    Ok((total, started.elapsed().as_secs_f64()))
 }
 
 /// `clients` concurrent HTTP/1.1 keep-alive connections posting reports until the time is up,
