@@ -298,7 +298,7 @@ mod tests {
     use super::*;
     use atlas_model::{Action, App, Page, PageType};
 
-    fn page(app: &str, name: &str, ordinal: u32) -> Page {
+    pub(super) fn page(app: &str, name: &str, ordinal: u32) -> Page {
         Page {
             page_id: atlas_model::page_id(app, name),
             app_id: app.into(),
@@ -316,7 +316,7 @@ mod tests {
         }
     }
 
-    fn edge(app: &str, from: &str, to: &str, text: &str, ok: u64, fail: u64) -> Transition {
+    pub(super) fn edge(app: &str, from: &str, to: &str, text: &str, ok: u64, fail: u64) -> Transition {
         let action = Action { action_type: "click".into(), widget_text: text.into(), ..Default::default() };
         let (f, t) = (atlas_model::page_id(app, from), atlas_model::page_id(app, to));
         Transition {
@@ -393,7 +393,7 @@ mod tests {
 #[cfg(test)]
 mod bidirectional_tests {
     use super::*;
-    use atlas_model::{Action, App, Page, PageType};
+    use atlas_model::App;
 
     /// A deterministic pseudo-random graph with varied reliabilities.
     fn random_graph(pages: usize, edges: usize, seed: u64) -> AppGraph {
@@ -406,44 +406,13 @@ mod bidirectional_tests {
         };
         let app = App { app_id: "r".into(), home_page: None, created_at: String::new(), updated_at: String::new() };
         let mut g = AppGraph::new(app);
-        let ids: Vec<String> = (0..pages).map(|i| atlas_model::page_id("r", &format!("p{i}"))).collect();
-        for (i, id) in ids.iter().enumerate() {
-            g.upsert_page(Page {
-                page_id: id.clone(),
-                app_id: "r".into(),
-                page_name: format!("p{i}"),
-                page_type: PageType::Other,
-                description: String::new(),
-                intents: vec![],
-                widgets: vec![],
-                page_structure: String::new(),
-                ordinal: i as u32,
-                url: String::new(),
-                created_at: String::new(),
-                updated_at: String::new(),
-                visited_count: 0,
-            });
+        for i in 0..pages {
+            g.upsert_page(super::tests::page("r", &format!("p{i}"), i as u32));
         }
         for e in 0..edges {
-            let (f, t) = (next(pages as u64) as usize, next(pages as u64) as usize);
-            let action = Action { action_type: "click".into(), widget_text: format!("w{e}"), ..Default::default() };
-            let ok = next(30);
-            let fail = next(10);
-            g.upsert_transition(Transition {
-                transition_id: atlas_model::transition_id(&ids[f], &action, &ids[t]),
-                app_id: "r".into(),
-                from_page: ids[f].clone(),
-                to_page: ids[t].clone(),
-                action,
-                success_count: ok,
-                fail_count: fail,
-                latency_total_ms: 0.0,
-                latency_samples: 0,
-                last_failure_reason: String::new(),
-                created_at: String::new(),
-                updated_at: String::new(),
-            })
-            .unwrap();
+            let (f, t) = (next(pages as u64), next(pages as u64));
+            let (ok, fail) = (next(30), next(10));
+            g.upsert_transition(super::tests::edge("r", &format!("p{f}"), &format!("p{t}"), &format!("w{e}"), ok, fail)).unwrap();
         }
         g
     }
