@@ -39,6 +39,9 @@ pub struct IngestReport {
     /// The same reports from as many tasks calling the service in-process (no HTTP): what the
     /// service and its journal sustain on their own.
     pub in_process_per_second: f64,
+    /// The same clients asking `GET /healthz` as fast as they can: the most this HTTP stack and
+    /// load generator do on this machine with no work behind them.
+    pub http_ceiling_per_second: f64,
 }
 
 impl IngestReport {
@@ -96,9 +99,14 @@ pub async fn run(config: &IngestConfig, scratch: &Path) -> Result<IngestReport> 
     let (acknowledged, errors, mut latencies, seconds): (u64, u64, Vec<u64>, f64) =
         tokio::task::spawn_blocking({
             let reports = reports.clone();
-            move || drive_clients(addr, clients, duration, reports)
+            move || drive_clients(addr, clients, duration, reports, Route::Report)
         })
         .await??;
+    let (ceiling_answers, _, _, ceiling_seconds) = tokio::task::spawn_blocking({
+        let reports = reports.clone();
+        move || drive_clients(addr, clients, duration.min(Duration::from_secs(3)), reports, Route::Health)
+    })
+    .await??;
     let _ = stop.send(());
     server.await??;
 
@@ -125,6 +133,7 @@ pub async fn run(config: &IngestConfig, scratch: &Path) -> Result<IngestReport> 
         sqlite_per_second: sqlite_rows as f64 / sqlite_seconds,
         sqlite_rows,
         in_process_per_second: in_process_count as f64 / in_process_seconds,
+        http_ceiling_per_second: ceiling_answers as f64 / ceiling_seconds,
     })
 }
 
@@ -159,14 +168,14 @@ async fn in_process(atlas: &Arc<Atlas>, clients: usize, duration: Duration, repo
 /// driven by one thread of their own (an async client, so the load generator does not spend the
 /// machine's cores switching between threads). Returns acknowledged, errors, latencies (ns) and
 /// the seconds it took.
-fn drive_clients(addr: SocketAddr, clients: usize, duration: Duration, reports: Arc<Vec<Report>>) -> Result<(u64, u64, Vec<u64>, f64)> {
+fn drive_clients(addr: SocketAddr, clients: usize, duration: Duration, reports: Arc<Vec<Report>>, route: Route) -> Result<(u64, u64, Vec<u64>, f64)> {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     runtime.block_on(async move {
         let started = Instant::now();
         let tasks: Vec<_> = (0..clients)
             .map(|c| {
                 let reports = reports.clone();
-                tokio::spawn(async move { one_client(addr, c, started + duration, &reports).await })
+                tokio::spawn(async move { one_client(addr, c, started + duration, &reports, route).await })
             })
             .collect();
         let (mut acknowledged, mut errors, mut latencies) = (0, 0, Vec::new());
@@ -180,7 +189,14 @@ fn drive_clients(addr: SocketAddr, clients: usize, duration: Duration, reports: 
     })
 }
 
-async fn one_client(addr: SocketAddr, client: usize, until: Instant, reports: &[Report]) -> Result<(u64, u64, Vec<u64>)> {
+/// What the load generator asks for.
+#[derive(Clone, Copy, PartialEq)]
+enum Route {
+    Report,
+    Health,
+}
+
+async fn one_client(addr: SocketAddr, client: usize, until: Instant, reports: &[Report], route: Route) -> Result<(u64, u64, Vec<u64>)> {
     let stream = tokio::net::TcpStream::connect(addr).await?;
     stream.set_nodelay(true)?;
     let (mut sender, connection) = hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream)).await?;
@@ -190,17 +206,24 @@ async fn one_client(addr: SocketAddr, client: usize, until: Instant, reports: &[
     while Instant::now() < until {
         let report = &reports[i % reports.len()];
         i += 1;
-        let request = hyper::Request::post("/api/v1/report_transition")
-            .header("host", addr.to_string())
-            .header("content-type", "application/json")
-            .body(http_body_util::Full::new(bytes::Bytes::from(report.body.clone())))?;
+        let request = match route {
+            Route::Report => hyper::Request::post("/api/v1/report_transition")
+                .header("host", addr.to_string())
+                .header("content-type", "application/json")
+                .body(http_body_util::Full::new(bytes::Bytes::from(report.body.clone())))?,
+            Route::Health => hyper::Request::get("/healthz").header("host", addr.to_string()).body(http_body_util::Full::new(bytes::Bytes::new()))?,
+        };
         let sent = Instant::now();
         let response = sender.send_request(request).await?;
         let ok = response.status() == 200;
         let body = http_body_util::BodyExt::collect(response.into_body()).await?.to_bytes();
         latencies.push(sent.elapsed().as_nanos() as u64);
         const SUCCESS: &[u8] = b"\"success\":true";
-        if ok && body.windows(SUCCESS.len()).any(|w| w == SUCCESS) {
+        let answered = match route {
+            Route::Report => body.windows(SUCCESS.len()).any(|w| w == SUCCESS),
+            Route::Health => !body.is_empty(),
+        };
+        if ok && answered {
             acknowledged += 1;
         } else {
             errors += 1;

@@ -354,6 +354,7 @@ async fn bench(args: BenchArgs) -> Result<ExitCode> {
             r.per_second, r.clients, r.acknowledged, r.errors, r.latency.p50_us, r.latency.p99_us, r.verified);
         println!("sqlite (WAL, synchronous=FULL, a commit per row) {:>9.0}/s; ratio {:.1}x (goal: >= 50,000/s and >= 10x)", r.sqlite_per_second, r.ratio());
         println!("report_transition {:>9.0}/s durable in-process ({} tasks, no HTTP)", r.in_process_per_second, r.clients);
+        println!("GET /healthz      {:>9.0}/s from the same clients: this machine's HTTP ceiling with no work behind it", r.http_ceiling_per_second);
         if !r.verified {
             bail!("acknowledged reports are missing from the graph");
         }
