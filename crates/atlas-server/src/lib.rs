@@ -100,21 +100,8 @@ async fn call_tool(State(state): State<AppState>, Path(name): Path<String>, body
         }
         Err(e) => return error_response(&AtlasError::invalid("body", format!("cannot read the body: {e}"))),
     };
-    let input: serde_json::Value = if body.iter().all(u8::is_ascii_whitespace) {
-        serde_json::Value::Null
-    } else {
-        match serde_json::from_slice(&body) {
-            Ok(v) => v,
-            Err(e) => {
-                return error_response(&AtlasError::InvalidParameter {
-                    message: format!("malformed JSON: {e}"),
-                    details: serde_json::json!({ "line": e.line(), "column": e.column() }),
-                })
-            }
-        }
-    };
-    match tool.call(state.atlas.clone(), input).await {
-        Ok(value) => Json(value).into_response(),
+    match tool.call_json(state.atlas.clone(), Box::new(body)).await {
+        Ok(json) => ([(header::CONTENT_TYPE, "application/json")], json).into_response(),
         Err(e) => error_response(&e),
     }
 }

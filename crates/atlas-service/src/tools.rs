@@ -15,7 +15,11 @@ use serde_json::Value;
 use crate::Atlas;
 
 pub type ToolFuture = Pin<Box<dyn Future<Output = Result<Value>> + Send>>;
+pub type JsonFuture = Pin<Box<dyn Future<Output = Result<Vec<u8>>> + Send>>;
+/// A request body as it arrived (bytes of any owner).
+pub type Body = Box<dyn AsRef<[u8]> + Send>;
 type Handler = Arc<dyn Fn(Arc<Atlas>, Value) -> ToolFuture + Send + Sync>;
+type JsonHandler = Arc<dyn Fn(Arc<Atlas>, Body) -> JsonFuture + Send + Sync>;
 
 /// One named interface.
 #[derive(Clone)]
@@ -27,12 +31,19 @@ pub struct Tool {
     /// Whether the tool changes the graph (and so waits for durability).
     pub writes: bool,
     handler: Handler,
+    json_handler: JsonHandler,
 }
 
 impl Tool {
     /// Runs the tool on a JSON input.
     pub fn call(&self, atlas: Arc<Atlas>, input: Value) -> ToolFuture {
         (self.handler)(atlas, input)
+    }
+
+    /// Runs the tool on a JSON body and answers serialized JSON: the HTTP path, which goes from
+    /// bytes to the typed request and back without building a `Value` tree on either side.
+    pub fn call_json(&self, atlas: Arc<Atlas>, body: Body) -> JsonFuture {
+        (self.json_handler)(atlas, body)
     }
 
     /// The OpenAI function-calling definition of this tool.
@@ -56,6 +67,27 @@ pub fn parse_input<T: DeserializeOwned>(input: Value) -> Result<T> {
     })
 }
 
+/// Parses a raw JSON body: empty or `null` means `{}`, anything but an object is refused, and
+/// malformed JSON is told apart from well-formed JSON with the wrong fields.
+pub fn parse_json_input<T: DeserializeOwned>(body: &[u8]) -> Result<T> {
+    let text = body.trim_ascii();
+    let text: &[u8] = if text.is_empty() || text == b"null" { b"{}" } else { text };
+    let malformed = |e: serde_json::Error| AtlasError::InvalidParameter {
+        message: format!("malformed JSON: {e}"),
+        details: serde_json::json!({ "line": e.line(), "column": e.column() }),
+    };
+    if text[0] != b'{' {
+        return match serde_json::from_slice::<serde::de::IgnoredAny>(text) {
+            Ok(_) => Err(AtlasError::invalid("body", "the request body must be a JSON object")),
+            Err(e) => Err(malformed(e)),
+        };
+    }
+    serde_json::from_slice(text).map_err(|e| match e.classify() {
+        serde_json::error::Category::Syntax | serde_json::error::Category::Eof => malformed(e),
+        _ => AtlasError::InvalidParameter { message: format!("invalid parameters: {e}"), details: serde_json::json!({ "reason": e.to_string() }) },
+    })
+}
+
 fn schema_of<T: JsonSchema>() -> Value {
     let mut schema = serde_json::to_value(schemars::schema_for!(T)).unwrap_or_default();
     if let Some(obj) = schema.as_object_mut() {
@@ -73,6 +105,7 @@ where
     Fut: Future<Output = Result<Resp>> + Send + 'static,
 {
     let f = Arc::new(f);
+    let g = f.clone();
     Tool {
         name,
         description,
@@ -84,6 +117,15 @@ where
                 let req: Req = parse_input(input)?;
                 let resp = f(atlas, req).await?;
                 serde_json::to_value(resp).map_err(|e| AtlasError::Graph(e.to_string()))
+            })
+        }),
+        json_handler: Arc::new(move |atlas, body| {
+            let g = g.clone();
+            Box::pin(async move {
+                let req: Req = parse_json_input((*body).as_ref())?;
+                drop(body);
+                let resp = g(atlas, req).await?;
+                serde_json::to_vec(&resp).map_err(|e| AtlasError::Graph(e.to_string()))
             })
         }),
     }
