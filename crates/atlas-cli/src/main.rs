@@ -126,6 +126,11 @@ enum Command {
     },
     /// Measure speed and memory against references run on the same machine (see README).
     Bench(BenchArgs),
+    /// Score Atlas on a benchmark through the HTTP interface an agent uses.
+    Eval {
+        #[command(subcommand)]
+        what: EvalCommand,
+    },
     /// Open a data folder and print what it cost as JSON (used by `atlas bench startup`).
     #[command(hide = true)]
     BenchOpen { data: PathBuf },
@@ -171,6 +176,32 @@ enum ImportCommand {
         #[command(flatten)]
         data: DataArgs,
         file: PathBuf,
+    },
+    /// A DroidTask folder (raw_utgs/ and user_tasks/): each app's exploration and demonstrated
+    /// tasks, taught as an agent would report them, under app id `droidtask.<app>`.
+    Droidtask {
+        #[command(flatten)]
+        data: DataArgs,
+        dir: PathBuf,
+    },
+}
+
+#[derive(Subcommand)]
+enum EvalCommand {
+    /// AutoDroid's scoring on a DroidTask folder, leave-one-task-out (see README).
+    Droidtask {
+        dir: PathBuf,
+        /// Evaluate against this running server instead of a fresh one on a temporary folder.
+        #[arg(long)]
+        url: Option<String>,
+        #[arg(long, env = "ATLAS_TOKEN")]
+        token: Option<String>,
+        /// Write the full report (every step's answer) as JSON.
+        #[arg(long)]
+        json: Option<PathBuf>,
+        /// Only these apps (comma-separated).
+        #[arg(long, value_delimiter = ',')]
+        apps: Vec<String>,
     },
 }
 
@@ -300,6 +331,35 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             print_json(&atlas_bench::startup::measure_open(&data)?)?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::Import { what: ImportCommand::Droidtask { data, dir } } => {
+            let apps = atlas_import::droidtask::read_all(&dir)?;
+            let (atlas, _) = open_default(&data)?;
+            let runtime = tokio::runtime::Handle::current();
+            let caller = atlas_agent::ServiceCaller::new(atlas.clone(), runtime);
+            let summary = tokio::task::spawn_blocking(move || -> Result<Vec<serde_json::Value>> {
+                let mut summary = Vec::new();
+                for app in &apps {
+                    let app_id = format!("droidtask.{}", app.name);
+                    let mut total = atlas_agent::teach::Taught::default();
+                    for trace in std::iter::once(&app.exploration).chain(&app.tasks) {
+                        let t = atlas_agent::teach::teach_trace(&caller, &app_id, trace, &format!("import-{}", trace.name))?;
+                        total.screens += t.screens;
+                        total.steps += t.steps;
+                        total.intents += t.intents;
+                    }
+                    summary.push(serde_json::json!({ "app_id": app_id, "traces": 1 + app.tasks.len(), "screens": total.screens, "steps": total.steps, "intents": total.intents }));
+                }
+                Ok(summary)
+            })
+            .await??;
+            atlas.checkpoint().map_err(|e| anyhow::anyhow!("{e}"))?;
+            for app in &summary {
+                let stats = atlas.get_graph_stats(atlas_service::GraphStatsRequest { app_id: app["app_id"].as_str().map(String::from) }).map_err(|e| anyhow::anyhow!("{e}"))?;
+                println!("{} {} pages, {} transitions, {} intents", app, stats.pages, stats.transitions, stats.intents);
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Eval { what: EvalCommand::Droidtask { dir, url, token, json, apps } } => eval_droidtask(dir, url, token, json, apps).await,
         Command::Import { what: ImportCommand::Graph { data, file } } => {
             let text = std::fs::read_to_string(&file).with_context(|| format!("cannot read {}", file.display()))?;
             let graph: atlas_store::AppData = match serde_json::from_str(&text) {
@@ -381,6 +441,56 @@ async fn bench(args: BenchArgs) -> Result<ExitCode> {
     }
     if let Some(path) = &args.json {
         std::fs::write(path, serde_json::to_string_pretty(&report)?).with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn eval_droidtask(dir: PathBuf, url: Option<String>, token: Option<String>, json: Option<PathBuf>, only: Vec<String>) -> Result<ExitCode> {
+    let started = std::time::Instant::now();
+    let mut apps = atlas_import::droidtask::read_all(&dir)?;
+    if !only.is_empty() {
+        apps.retain(|a| only.contains(&a.name));
+    }
+    // Without --url: a fresh server on loopback over a temporary folder, so the evaluation goes
+    // through HTTP exactly as an agent would.
+    let scratch = tempfile::Builder::new().prefix("atlas-eval-").tempdir()?;
+    let mut server = None;
+    let base = match url {
+        Some(url) => url,
+        None => {
+            let (atlas, _) = open_default(&DataArgs { data: scratch.path().join("data") })?;
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+            let base = format!("http://{}", listener.local_addr()?);
+            let state = atlas_server::AppState { atlas, tools: Arc::new(atlas_service::registry()), token: None };
+            let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+            server = Some((stop, tokio::spawn(atlas_server::serve(listener, state, async { let _ = stopped.await; }))));
+            base
+        }
+    };
+    let prefix = format!("eval-{}.", std::process::id());
+    let report = tokio::task::spawn_blocking(move || {
+        let caller = atlas_agent::HttpCaller::new(&base, token);
+        atlas_agent::droidtask_eval::evaluate(&caller, &apps, &prefix)
+    })
+    .await?
+    .map_err(|e| anyhow::anyhow!("evaluation stopped: {e}"))?;
+    if let Some((stop, task)) = server {
+        let _ = stop.send(());
+        task.await??;
+    }
+    let line = |name: &str, s: &atlas_agent::droidtask_eval::Scores| {
+        println!(
+            "{name:<12} tasks {:>3}  steps {:>4}  accuracy {:.3}  completion {:.3}  tap {:.3}  input {:.3}  finish {:.3}  unsure {:.3}  precision when sure {:.3}",
+            s.tasks, s.all.steps, s.all.accuracy(), s.completion(), s.tap.accuracy(), s.input.accuracy(), s.finish.accuracy(), s.all.unsure_share(), s.all.precision()
+        )
+    };
+    for app in &report.apps {
+        line(&app.app, &app.scores);
+    }
+    line("total", &report.total);
+    println!("({:.1} s)", started.elapsed().as_secs_f64());
+    if let Some(path) = json {
+        std::fs::write(&path, serde_json::to_string_pretty(&report)?).with_context(|| format!("cannot write {}", path.display()))?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -1,0 +1,246 @@
+//! AutoDroid's scoring on DroidTask, leave-one-task-out, through the tool interfaces only.
+//!
+//! For each task under test a fresh app id is taught the app's exploration and every *other*
+//! task; then each ground-truth step is asked on its own (`get_next_action` with the task text and
+//! a session, so the answer may use the steps already taken), scored as AutoDroid scores it, and
+//! the ground-truth step reported, as an agent that went on would. An answer with no action and
+//! `is_complete` false is "unsure": the moment a real agent asks its LLM; it counts as wrong.
+
+use atlas_import::droidtask::{App, Step, StepAction};
+use atlas_import::state_html::Element;
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use crate::caller::{CallError, ToolCaller};
+use crate::teach::{page_for_screen, report_step, teach_trace};
+
+/// What the graph answered for one step, in the step's own terms.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Answer {
+    Tap { element: usize },
+    Input { element: usize, text: String },
+    Finish,
+    /// No action and not complete.
+    Unsure,
+    /// An action naming nothing on this screen.
+    Unresolved { widget: String },
+}
+
+/// Counts for one kind of step, or all.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct Tally {
+    pub steps: usize,
+    pub correct: usize,
+    pub answered: usize,
+}
+
+impl Tally {
+    fn add(&mut self, correct: bool, answered: bool) {
+        self.steps += 1;
+        self.correct += correct as usize;
+        self.answered += answered as usize;
+    }
+
+    pub fn accuracy(&self) -> f64 {
+        ratio(self.correct, self.steps)
+    }
+
+    /// Correct among the steps it answered.
+    pub fn precision(&self) -> f64 {
+        ratio(self.correct, self.answered)
+    }
+
+    pub fn unsure_share(&self) -> f64 {
+        ratio(self.steps - self.answered, self.steps)
+    }
+
+    fn merge(&mut self, other: &Tally) {
+        self.steps += other.steps;
+        self.correct += other.correct;
+        self.answered += other.answered;
+    }
+}
+
+fn ratio(a: usize, b: usize) -> f64 {
+    if b == 0 { 0.0 } else { a as f64 / b as f64 }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct StepResult {
+    pub step: usize,
+    pub expected: String,
+    pub answer: Answer,
+    pub correct: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TaskResult {
+    pub app: String,
+    pub task: String,
+    pub instruction: String,
+    pub completed: bool,
+    pub steps: Vec<StepResult>,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Scores {
+    pub all: Tally,
+    pub tap: Tally,
+    pub input: Tally,
+    pub finish: Tally,
+    pub tasks: usize,
+    pub completed: usize,
+}
+
+impl Scores {
+    pub fn completion(&self) -> f64 {
+        ratio(self.completed, self.tasks)
+    }
+
+    fn merge(&mut self, other: &Scores) {
+        self.all.merge(&other.all);
+        self.tap.merge(&other.tap);
+        self.input.merge(&other.input);
+        self.finish.merge(&other.finish);
+        self.tasks += other.tasks;
+        self.completed += other.completed;
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct AppScores {
+    pub app: String,
+    pub scores: Scores,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub total: Scores,
+    pub apps: Vec<AppScores>,
+    pub tasks: Vec<TaskResult>,
+}
+
+fn describe(action: &StepAction) -> String {
+    match action {
+        StepAction::Tap(i) => format!("tap {i}"),
+        StepAction::Input(i, t) => format!("input {i} {t:?}"),
+        StepAction::Finish => "finish".into(),
+    }
+}
+
+/// The element an answered action names on this screen: by its label first (indices shift as
+/// lists change), by index when the label is absent or ambiguous.
+fn resolve(screen: &[Element], action: &Value) -> Option<usize> {
+    let text = action["widget_text"].as_str().unwrap_or_default().trim();
+    let id = action["widget_id"].as_str().unwrap_or_default();
+    let input = action["action_type"] == "input";
+    let by_label: Vec<&Element> = screen.iter().filter(|e| !text.is_empty() && e.label() == text && (!input || e.is_input())).collect();
+    match by_label.as_slice() {
+        [one] => Some(one.index),
+        [] => id.parse::<usize>().ok().filter(|i| screen.iter().any(|e| e.index == *i)),
+        several => id.parse::<usize>().ok().and_then(|i| several.iter().find(|e| e.index == i)).or(several.first()).map(|e| e.index),
+    }
+}
+
+fn answer_of(screen: &[Element], response: &Value) -> Answer {
+    let action = &response["action"];
+    if action.is_null() {
+        return if response["is_complete"] == true { Answer::Finish } else { Answer::Unsure };
+    }
+    match resolve(screen, action) {
+        None => Answer::Unresolved { widget: action["widget_text"].as_str().unwrap_or_default().to_string() },
+        Some(element) if action["action_type"] == "input" => {
+            Answer::Input { element, text: action["input_text"].as_str().unwrap_or_default().to_string() }
+        }
+        Some(element) => Answer::Tap { element },
+    }
+}
+
+fn is_correct(expected: &StepAction, answer: &Answer) -> bool {
+    match (expected, answer) {
+        (StepAction::Finish, Answer::Finish) => true,
+        (StepAction::Tap(e), Answer::Tap { element }) => e == element,
+        (StepAction::Input(e, t), Answer::Input { element, text }) => e == element && t == text,
+        _ => false,
+    }
+}
+
+/// Evaluates one task of `app` with everything else of the app taught under `app_id`.
+fn evaluate_task(caller: &dyn ToolCaller, app: &App, held_out: usize, app_id: &str) -> Result<TaskResult, CallError> {
+    teach_trace(caller, app_id, &app.exploration, "exploration")?;
+    for (i, task) in app.tasks.iter().enumerate() {
+        if i != held_out {
+            teach_trace(caller, app_id, task, &format!("demo-{}", task.name))?;
+        }
+    }
+    let task = &app.tasks[held_out];
+    let instruction = task.task.clone().unwrap_or_default();
+    let session = format!("test-{}", task.name);
+    let mut steps = Vec::new();
+    let pages: Vec<String> = task
+        .steps
+        .iter()
+        .map(|s| page_for_screen(caller, app_id, &s.screen, true).map(Option::unwrap_or_default))
+        .collect::<Result<_, _>>()?;
+    for (j, step) in task.steps.iter().enumerate() {
+        let response = caller.call(
+            "get_next_action",
+            json!({ "current_page": pages[j], "intent": instruction, "app_id": app_id, "session_id": session }),
+        )?;
+        let answer = answer_of(&step.screen, &response);
+        let correct = is_correct(&step.action, &answer);
+        steps.push(StepResult { step: j, expected: describe(&step.action), answer, correct });
+        // The agent goes on with the ground-truth step, and says so.
+        if let Some(next) = pages.get(j + 1) {
+            report_step(caller, app_id, &pages[j], step, next, &session, Some(&instruction))?;
+        }
+    }
+    Ok(TaskResult {
+        app: app.name.clone(),
+        task: task.name.clone(),
+        instruction,
+        completed: steps.iter().all(|s| s.correct),
+        steps,
+    })
+}
+
+fn score(results: &[TaskResult], all_steps: &[&Step]) -> Scores {
+    let mut s = Scores::default();
+    let mut k = 0;
+    for result in results {
+        s.tasks += 1;
+        s.completed += result.completed as usize;
+        for r in &result.steps {
+            let answered = !matches!(r.answer, Answer::Unsure);
+            s.all.add(r.correct, answered);
+            match &all_steps[k].action {
+                StepAction::Tap(_) => s.tap.add(r.correct, answered),
+                StepAction::Input(..) => s.input.add(r.correct, answered),
+                StepAction::Finish => s.finish.add(r.correct, answered),
+            }
+            k += 1;
+        }
+    }
+    s
+}
+
+/// Runs the whole evaluation. `app_prefix` keeps the apps it creates apart from others.
+pub fn evaluate(caller: &dyn ToolCaller, apps: &[App], app_prefix: &str) -> Result<Report, CallError> {
+    let mut total = Scores::default();
+    let mut per_app = Vec::new();
+    let mut tasks = Vec::new();
+    for app in apps {
+        let mut results = Vec::new();
+        for held_out in 0..app.tasks.len() {
+            let app_id = format!("{app_prefix}{}.{}", app.name, app.tasks[held_out].name);
+            results.push(evaluate_task(caller, app, held_out, &app_id)?);
+        }
+        let steps: Vec<&Step> = app.tasks.iter().flat_map(|t| &t.steps).collect();
+        let scores = score(&results, &steps);
+        total.merge(&scores);
+        per_app.push(AppScores { app: app.name.clone(), scores });
+        tasks.extend(results);
+    }
+    Ok(Report { total, apps: per_app, tasks })
+}
