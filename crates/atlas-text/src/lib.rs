@@ -9,7 +9,9 @@
 //! while remote or neural embedders live in their own crates and plug in through the same trait.
 
 mod embed;
+mod template;
 mod tokenize;
 
 pub use embed::{cosine, Embedder, EmbedError, HashEmbedder};
+pub use template::{substitute, Template, VALUE};
 pub use tokenize::{features, words, Feature};
