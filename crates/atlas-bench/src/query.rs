@@ -116,7 +116,7 @@ pub async fn run(config: &QueryConfig, scratch: &Path) -> Result<QueryReport> {
         path_pairs.push((home.clone(), target.clone()));
 
         let from = pages[rng.below(pages.len())].clone();
-        let request = NextActionRequest { current_page: from.clone(), intent: intent.clone(), app_id: None };
+        let request = NextActionRequest { current_page: from.clone(), intent: intent.clone(), app_id: None, session_id: None };
         let (answer, ns) = timed(|| atlas.get_next_action(request));
         let answer = answer.map_err(|e| anyhow::anyhow!("get_next_action: {e}"))?;
         next_ns.push(ns);

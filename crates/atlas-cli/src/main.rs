@@ -311,7 +311,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         Command::Next { data, page, intent } => {
             let (atlas, _) = open_default(&data)?;
             let r = atlas
-                .get_next_action(atlas_service::NextActionRequest { current_page: page, intent, app_id: None })
+                .get_next_action(atlas_service::NextActionRequest { current_page: page, intent, app_id: None, session_id: None })
                 .map_err(|e| anyhow::anyhow!("{e}"))?;
             print_json(&r)?;
             Ok(if r.error.is_none() { ExitCode::SUCCESS } else { ExitCode::from(1) })

@@ -12,7 +12,9 @@
 //! the disk at all.
 
 mod demo;
+mod ground;
 mod learn;
+mod memory;
 mod navigate;
 mod pages;
 mod state;

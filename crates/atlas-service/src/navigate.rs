@@ -10,6 +10,10 @@ use crate::{Atlas, DEFAULT_MAX_STEPS};
 
 /// What an agent assumes an action takes when nobody has measured it yet.
 const DEFAULT_STEP_MS: f64 = 800.0;
+/// How well an intent must match its target before `get_next_action` acts on it. An agent
+/// follows the answer without looking, so a loose match is worse than no answer ("unsure", when
+/// it asks its LLM); `query_path` shows its confidence and keeps the embedder's own threshold.
+const NEXT_ACTION_SURE: f64 = 0.8;
 /// The most steps a caller may ask for.
 const MAX_STEPS_LIMIT: usize = 1000;
 
@@ -210,7 +214,7 @@ impl Atlas {
                 None => return Ok(QueryPathResponse::failure("应用没有任何页面")),
             },
         };
-        let Some(target) = target else {
+        let Some(target) = target.filter(|t| whole || t.score >= NEXT_ACTION_SURE) else {
             return Ok(QueryPathResponse::failure("未找到匹配的意图"));
         };
         let plan = match app.plan(&start, &target.page_id, max_steps) {
@@ -260,7 +264,10 @@ impl Atlas {
     pub fn get_next_action(&self, req: NextActionRequest) -> Result<NextActionResponse> {
         validate_text("current_page", &req.current_page, true)?;
         validate_text("intent", &req.intent, true)?;
-        let app_id = {
+        if let Some(session) = &req.session_id {
+            validate_text("session_id", session, false)?;
+        }
+        let (app_id, recalled) = {
             let state = self.state.read();
             let app = state.graph.app_of_page(&req.current_page).ok_or_else(|| AtlasError::PageNotFound(req.current_page.clone()))?;
             if let Some(given) = req.app_id.as_deref().filter(|a| !a.is_empty()) {
@@ -268,8 +275,40 @@ impl Atlas {
                     return Err(AtlasError::invalid("app_id", format!("page {} belongs to {}, not {given}", req.current_page, app.app_id())));
                 }
             }
-            app.app_id().to_string()
+            let session = req.session_id.as_deref().filter(|s| !s.is_empty());
+            let recalled = crate::memory::recall(app, &req.intent, &req.current_page, session).or_else(|| {
+                // Nobody did this task before: unless the intent names a registered destination,
+                // go by what the app's labels say.
+                let registered = self.resolve_intent(app.app_id(), &req.intent).ok().flatten().is_some_and(|t| t.score >= NEXT_ACTION_SURE);
+                let taken = crate::memory::session_steps(app, session, &req.intent);
+                (!registered).then(|| crate::ground::ground(app, &req.intent, &req.current_page, taken)).flatten()
+            });
+            (app.app_id().to_string(), recalled)
         };
+        match recalled {
+            Some(crate::memory::Recall::Done { .. }) => {
+                return Ok(NextActionResponse { action: None, is_complete: true, remaining_steps: Some(0), error: None });
+            }
+            Some(crate::memory::Recall::Act { action, expected_page, remaining, confidence }) => {
+                let description = format!("{}（按记住的同类任务执行）", action.label());
+                return Ok(NextActionResponse {
+                    action: Some(NextAction {
+                        action_type: action.action_type,
+                        widget_id: action.widget_id,
+                        widget_text: action.widget_text,
+                        widget_xpath: action.widget_xpath,
+                        input_text: action.input_text,
+                        confidence: round3(confidence),
+                        expected_page,
+                        description,
+                    }),
+                    is_complete: false,
+                    remaining_steps: Some(remaining),
+                    error: None,
+                });
+            }
+            None => {}
+        }
         let path = self.route(
             QueryPathRequest { app_id, intent: req.intent, current_page: Some(req.current_page), max_steps: Some(MAX_STEPS_LIMIT as i64) },
             false,
@@ -440,6 +479,11 @@ pub struct NextActionRequest {
     /// App id, checked against the page's app when given.
     #[serde(default)]
     pub app_id: Option<String>,
+    /// Beyond the seed: the agent's session. Its reported steps (with the same `intent`) tell
+    /// which remembered steps were already taken, so a page visited twice in one task gets the
+    /// right action each time.
+    #[serde(default)]
+    pub session_id: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]

@@ -40,7 +40,7 @@ async fn demo_answers_the_seed_intents_and_survives_restart() {
     assert!(!miss.success);
     assert_eq!(miss.message, "未找到匹配的意图");
 
-    let next = atlas.get_next_action(NextActionRequest { current_page: home_id.clone(), intent: "申请退款".into(), app_id: None }).unwrap();
+    let next = atlas.get_next_action(NextActionRequest { current_page: home_id.clone(), intent: "申请退款".into(), app_id: None, session_id: None }).unwrap();
     assert!(!next.is_complete);
     assert!(next.action.is_some());
 

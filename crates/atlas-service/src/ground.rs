@@ -1,0 +1,115 @@
+//! Navigation grounded in labels: for an instruction nobody has done before, the widget anywhere
+//! in the app whose label says most of what the instruction still asks, and the way there.
+//!
+//! The instruction's words are weighed by how rare they are among the app's labels (inverse
+//! document frequency over pages), words already said by the labels the session tapped count no
+//! more, and the best widget must stand clearly above the next one with a different label. When
+//! the session has acted and nothing left on offer says enough of what remains, the task is done.
+//! Anything less clear is "unsure": a confident wrong tap costs an agent more than a question to
+//! its LLM.
+
+use std::collections::{HashMap, HashSet};
+
+use atlas_graph::AppGraph;
+use atlas_model::{Action, TraceStep, Widget};
+use atlas_text::{words, Template};
+
+use crate::memory::Recall;
+
+/// The best widget must say at least this share of what remains of the instruction...
+const MIN_SHARE: f64 = 0.3;
+/// ...and this much more than the best widget with another label.
+const MIN_MARGIN: f64 = 0.15;
+/// After at least one step, below this share nothing left is worth doing: the task is done.
+const DONE_BELOW: f64 = 0.12;
+
+fn label_words(text: &str) -> HashSet<String> {
+    words(&text.replace("<br>", " ")).into_iter().collect()
+}
+
+/// Widgets an agent can act on (texts shown as paragraphs are read, not tapped).
+fn actionable(w: &Widget) -> bool {
+    !w.text.trim().is_empty() && !w.widget_type.eq_ignore_ascii_case("p") && !w.widget_type.eq_ignore_ascii_case("text")
+}
+
+fn is_input(w: &Widget) -> bool {
+    let t = w.widget_type.to_ascii_lowercase();
+    t.contains("input") || t.contains("edit")
+}
+
+struct Candidate<'a> {
+    page: &'a str,
+    widget: &'a Widget,
+    share: f64,
+}
+
+/// What the labels of `app` say to do on `current_page` for `intent`, after the steps `taken`.
+pub(crate) fn ground(app: &AppGraph, intent: &str, current_page: &str, taken: &[TraceStep]) -> Option<Recall> {
+    let pages = app.pages();
+    // Rarity of each word among the pages' labels.
+    let mut df: HashMap<String, usize> = HashMap::new();
+    for page in pages {
+        let mut seen = HashSet::new();
+        for w in &page.widgets {
+            seen.extend(label_words(&w.text));
+        }
+        for word in seen {
+            *df.entry(word).or_default() += 1;
+        }
+    }
+    let idf = |w: &str| (1.0 + pages.len() as f64 / (1.0 + *df.get(w).unwrap_or(&0) as f64)).ln();
+    let used: HashSet<&str> = taken.iter().map(|s| s.action.widget_text.as_str()).filter(|t| !t.is_empty()).collect();
+    let said: HashSet<String> = used.iter().flat_map(|t| label_words(t)).collect();
+    let remaining: HashSet<String> = label_words(intent).into_iter().filter(|w| !said.contains(w)).collect();
+    let mass: f64 = remaining.iter().map(|w| idf(w)).sum();
+    if mass <= 0.0 {
+        return (!taken.is_empty()).then_some(Recall::Done { confidence: 0.5 });
+    }
+    let mut candidates: Vec<Candidate> = Vec::new();
+    for page in pages {
+        for w in page.widgets.iter().filter(|w| actionable(w) && !used.contains(w.text.as_str())) {
+            let overlap: f64 = label_words(&w.text).intersection(&remaining).map(|x| idf(x)).sum();
+            if overlap > 0.0 {
+                candidates.push(Candidate { page: &page.page_id, widget: w, share: overlap / mass });
+            }
+        }
+    }
+    candidates.sort_by(|a, b| b.share.total_cmp(&a.share).then_with(|| (b.page == current_page).cmp(&(a.page == current_page))));
+    let best_share = candidates.first().map_or(0.0, |c| c.share);
+    if best_share < DONE_BELOW {
+        return (!taken.is_empty() && taken.last().is_some_and(|s| s.to_page == current_page)).then_some(Recall::Done { confidence: round(1.0 - best_share) });
+    }
+    let best = candidates.first()?;
+    let runner_up = candidates.iter().find(|c| c.widget.text != best.widget.text).map_or(0.0, |c| c.share);
+    if best.share < MIN_SHARE || best.share - runner_up < MIN_MARGIN {
+        return None;
+    }
+    // The same label may sit on several pages: take it here if it is here.
+    let here = candidates.iter().take_while(|c| c.widget.text == best.widget.text || c.share >= best.share).find(|c| c.page == current_page && c.widget.text == best.widget.text);
+    let confidence = round(best.share.min(1.0) * (1.0 - runner_up / best.share.max(f64::EPSILON)).clamp(0.0, 1.0));
+    if let Some(c) = here {
+        return act_on(c.widget, intent, taken, current_page, confidence);
+    }
+    // Otherwise the first step of the way to it.
+    let plan = app.plan(current_page, best.page, 12).ok()?;
+    let first = *plan.steps.first()?;
+    let t = &app.transitions()[first];
+    Some(Recall::Act { action: t.action.clone(), expected_page: t.to_page.clone(), remaining: plan.steps.len() + 1, confidence })
+}
+
+/// The action on a widget of the current page: a tap, or typing the instruction's next unused
+/// value into an input.
+fn act_on(widget: &Widget, intent: &str, taken: &[TraceStep], page: &str, confidence: f64) -> Option<Recall> {
+    let mut action = Action { action_type: "click".into(), widget_text: widget.text.clone(), ..Default::default() };
+    if is_input(widget) {
+        let typed: HashSet<&str> = taken.iter().map(|s| s.action.input_text.as_str()).collect();
+        let value = Template::of(intent).values.into_iter().find(|v| !typed.contains(v.as_str()))?;
+        action.action_type = "input".into();
+        action.input_text = value;
+    }
+    Some(Recall::Act { action, expected_page: page.to_string(), remaining: 1, confidence })
+}
+
+fn round(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
