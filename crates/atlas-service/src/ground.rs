@@ -60,9 +60,11 @@ pub(crate) fn ground(app: &AppGraph, intent: &str, current_page: &str, taken: &[
     let idf = |w: &str| (1.0 + pages.len() as f64 / (1.0 + *df.get(w).unwrap_or(&0) as f64)).ln();
     let used: HashSet<&str> = taken.iter().map(|s| s.action.widget_text.as_str()).filter(|t| !t.is_empty()).collect();
     let said: HashSet<String> = used.iter().flat_map(|t| label_words(t)).collect();
-    let remaining: HashSet<String> = label_words(intent).into_iter().filter(|w| !said.contains(w)).collect();
-    let mass: f64 = remaining.iter().map(|w| idf(w)).sum();
-    if mass <= 0.0 {
+    let asked = label_words(intent);
+    let remaining: HashSet<String> = asked.iter().filter(|w| !said.contains(*w)).cloned().collect();
+    // Shares are of the whole instruction, so leftovers like "app" weigh what they weigh in it.
+    let mass: f64 = asked.iter().map(|w| idf(w)).sum();
+    if remaining.is_empty() || mass <= 0.0 {
         return (!taken.is_empty()).then_some(Recall::Done { confidence: 0.5 });
     }
     let mut candidates: Vec<Candidate> = Vec::new();
@@ -76,11 +78,35 @@ pub(crate) fn ground(app: &AppGraph, intent: &str, current_page: &str, taken: &[
     }
     candidates.sort_by(|a, b| b.share.total_cmp(&a.share).then_with(|| (b.page == current_page).cmp(&(a.page == current_page))));
     let best_share = candidates.first().map_or(0.0, |c| c.share);
+    let arrived = taken.last().is_some_and(|s| s.to_page == current_page);
     if best_share < DONE_BELOW {
-        return (!taken.is_empty() && taken.last().is_some_and(|s| s.to_page == current_page)).then_some(Recall::Done { confidence: round(1.0 - best_share) });
+        if !arrived {
+            return None;
+        }
+        let last = taken.last().expect("arrived implies a step");
+        // A value the instruction names and nobody typed yet, and one field to type it in.
+        if let Some(recall) = type_value(app, intent, taken, current_page) {
+            return Some(recall);
+        }
+        // A choice made inside a page (a dialog's option) is usually confirmed by leaving it the
+        // way remembered tasks left it.
+        if last.from_page == current_page {
+            if let Some(exit) = usual_exit(app, current_page) {
+                return Some(Recall::Act { expected_page: exit.to_page.clone(), action: exit.action.clone(), remaining: 1, confidence: 0.6 });
+            }
+        }
+        return Some(Recall::Done { confidence: round(1.0 - best_share) });
     }
     let best = candidates.first()?;
     let runner_up = candidates.iter().find(|c| c.widget.text != best.widget.text).map_or(0.0, |c| c.share);
+    // Two settings that differ only in their current value ("Max reminder duration<br>5 minutes"
+    // in two sections) are the same words: the instruction cannot tell them apart.
+    let ambiguous = candidates
+        .iter()
+        .any(|c| c.widget.text != best.widget.text && stable_part(&c.widget.text) == stable_part(&best.widget.text) && c.share >= best.share - MIN_MARGIN);
+    if ambiguous {
+        return None;
+    }
     if best.share < MIN_SHARE || best.share - runner_up < MIN_MARGIN {
         return None;
     }
@@ -97,10 +123,38 @@ pub(crate) fn ground(app: &AppGraph, intent: &str, current_page: &str, taken: &[
     Some(Recall::Act { action: t.action.clone(), expected_page: t.to_page.clone(), remaining: plan.steps.len() + 1, confidence })
 }
 
+/// Typing the instruction's next unused value, when the page has exactly one field for it.
+fn type_value(app: &AppGraph, intent: &str, taken: &[TraceStep], page: &str) -> Option<Recall> {
+    let typed: HashSet<&str> = taken.iter().map(|s| s.action.input_text.as_str()).collect();
+    let value = Template::of(intent).values.into_iter().find(|v| !typed.contains(v.as_str()))?;
+    let mut inputs = app.page(page)?.widgets.iter().filter(|w| is_input(w));
+    let field = inputs.next()?;
+    if inputs.next().is_some() {
+        return None;
+    }
+    let action = Action { action_type: "input".into(), widget_id: field.id.clone(), widget_text: field.text.clone(), input_text: value, ..Default::default() };
+    Some(Recall::Act { action, expected_page: page.to_string(), remaining: 1, confidence: 0.6 })
+}
+
+/// How remembered tasks (sessions with an intent) left `page` for another page, when one way
+/// clearly dominates (two thirds or more of the times).
+fn usual_exit<'a>(app: &'a AppGraph, page: &str) -> Option<&'a TraceStep> {
+    let mut counts: HashMap<&str, (usize, &TraceStep)> = HashMap::new();
+    let mut total = 0;
+    for step in app.traces().filter(|t| !t.intent.is_empty()).flat_map(|t| &t.steps) {
+        if step.from_page == page && step.to_page != page && step.success {
+            total += 1;
+            counts.entry(step.action.widget_key()).or_insert((0, step)).0 += 1;
+        }
+    }
+    let (count, step) = counts.values().max_by_key(|(c, _)| *c)?;
+    (*count * 3 >= total * 2).then_some(*step)
+}
+
 /// The action on a widget of the current page: a tap, or typing the instruction's next unused
 /// value into an input.
 fn act_on(widget: &Widget, intent: &str, taken: &[TraceStep], page: &str, confidence: f64) -> Option<Recall> {
-    let mut action = Action { action_type: "click".into(), widget_text: widget.text.clone(), ..Default::default() };
+    let mut action = Action { action_type: "click".into(), widget_id: widget.id.clone(), widget_text: widget.text.clone(), ..Default::default() };
     if is_input(widget) {
         let typed: HashSet<&str> = taken.iter().map(|s| s.action.input_text.as_str()).collect();
         let value = Template::of(intent).values.into_iter().find(|v| !typed.contains(v.as_str()))?;
@@ -108,6 +162,11 @@ fn act_on(widget: &Widget, intent: &str, taken: &[TraceStep], page: &str, confid
         action.input_text = value;
     }
     Some(Recall::Act { action, expected_page: page.to_string(), remaining: 1, confidence })
+}
+
+/// A label without the value a setting shows under it (`Font size<br>100%` → `Font size`).
+fn stable_part(label: &str) -> &str {
+    label.split("<br>").next().unwrap_or(label).trim()
 }
 
 fn round(x: f64) -> f64 {

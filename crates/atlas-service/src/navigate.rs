@@ -13,7 +13,7 @@ const DEFAULT_STEP_MS: f64 = 800.0;
 /// How well an intent must match its target before `get_next_action` acts on it. An agent
 /// follows the answer without looking, so a loose match is worse than no answer ("unsure", when
 /// it asks its LLM); `query_path` shows its confidence and keeps the embedder's own threshold.
-const NEXT_ACTION_SURE: f64 = 0.8;
+const NEXT_ACTION_SURE: f64 = 0.95;
 /// The most steps a caller may ask for.
 const MAX_STEPS_LIMIT: usize = 1000;
 
