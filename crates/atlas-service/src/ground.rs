@@ -125,8 +125,14 @@ pub(crate) fn ground(app: &AppGraph, intent: &str, current_page: &str, taken: &[
 
 /// Typing the instruction's next unused value, when the page has exactly one field for it.
 fn type_value(app: &AppGraph, intent: &str, taken: &[TraceStep], page: &str) -> Option<Recall> {
-    let typed: HashSet<&str> = taken.iter().map(|s| s.action.input_text.as_str()).collect();
-    let value = Template::of(intent).values.into_iter().find(|v| !typed.contains(v.as_str()))?;
+    // A value already typed, or already picked as a widget's label, is used up; bare numbers are
+    // more often options to pick than text to type.
+    let used = |v: &str| {
+        let v = v.to_lowercase();
+        taken.iter().any(|s| s.action.input_text.to_lowercase() == v || s.action.widget_text.to_lowercase().contains(&v))
+    };
+    let template = Template::of(intent);
+    let value = template.values.iter().zip(&template.quoted).find(|(v, quoted)| **quoted && !used(v)).map(|(v, _)| v.clone())?;
     let mut inputs = app.page(page)?.widgets.iter().filter(|w| is_input(w));
     let field = inputs.next()?;
     if inputs.next().is_some() {

@@ -12,6 +12,8 @@ pub const VALUE: &str = "⟨v⟩";
 pub struct Template {
     pub words: Vec<String>,
     pub values: Vec<String>,
+    /// Whether each value was quoted (a name to type) rather than a bare number (often an option).
+    pub quoted: Vec<bool>,
 }
 
 const QUOTES: &[(char, char)] = &[('\'', '\''), ('"', '"'), ('‘', '’'), ('“', '”'), ('「', '」'), ('『', '』')];
@@ -26,9 +28,9 @@ fn is_boundary(c: Option<char>) -> bool {
 
 /// Splits `text` into plain runs and values (quoted text, and numbers such as `5`, `7:00`,
 /// `12345678900`, `1.5`).
-fn segments(text: &str) -> Vec<(bool, String)> {
+fn segments(text: &str) -> Vec<(Segment, String)> {
     let chars: Vec<char> = text.chars().collect();
-    let mut out: Vec<(bool, String)> = Vec::new();
+    let mut out: Vec<(Segment, String)> = Vec::new();
     let mut plain = String::new();
     let mut i = 0;
     while i < chars.len() {
@@ -37,8 +39,8 @@ fn segments(text: &str) -> Vec<(bool, String)> {
         if let Some(&(_, close)) = QUOTES.iter().find(|(open, _)| *open == c).filter(|_| is_boundary(before)) {
             let end = (i + 1..chars.len()).find(|&j| chars[j] == close && is_boundary(chars.get(j + 1).copied()));
             if let Some(end) = end.filter(|&e| e > i + 1) {
-                out.push((false, std::mem::take(&mut plain)));
-                out.push((true, chars[i + 1..end].iter().collect::<String>().trim().to_string()));
+                out.push((Segment::Plain, std::mem::take(&mut plain)));
+                out.push((Segment::Quoted, chars[i + 1..end].iter().collect::<String>().trim().to_string()));
                 i = end + 1;
                 continue;
             }
@@ -48,28 +50,36 @@ fn segments(text: &str) -> Vec<(bool, String)> {
             while j < chars.len() && (chars[j].is_ascii_digit() || (matches!(chars[j], ':' | '.' | ',') && chars.get(j + 1).is_some_and(|n| n.is_ascii_digit()))) {
                 j += 1;
             }
-            out.push((false, std::mem::take(&mut plain)));
-            out.push((true, chars[i..j].iter().collect()));
+            out.push((Segment::Plain, std::mem::take(&mut plain)));
+            out.push((Segment::Number, chars[i..j].iter().collect()));
             i = j;
             continue;
         }
         plain.push(c);
         i += 1;
     }
-    out.push((false, plain));
-    out.retain(|(is_value, s)| *is_value || !s.trim().is_empty());
+    out.push((Segment::Plain, plain));
+    out.retain(|(kind, s)| *kind != Segment::Plain || !s.trim().is_empty());
     out
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Segment {
+    Plain,
+    Quoted,
+    Number,
 }
 
 impl Template {
     pub fn of(text: &str) -> Template {
-        let mut template = Template { words: Vec::new(), values: Vec::new() };
-        for (is_value, s) in segments(text) {
-            if is_value {
+        let mut template = Template { words: Vec::new(), values: Vec::new(), quoted: Vec::new() };
+        for (kind, s) in segments(text) {
+            if kind == Segment::Plain {
+                template.words.extend(words(&s));
+            } else {
                 template.words.push(VALUE.to_string());
                 template.values.push(s);
-            } else {
-                template.words.extend(words(&s));
+                template.quoted.push(kind == Segment::Quoted);
             }
         }
         template
@@ -129,6 +139,7 @@ mod tests {
         assert_eq!(Template::of("add all my contacts' birthdays").values, Vec::<String>::new());
         assert_eq!(Template::of("turn on the '7:00 am' alarm").values, ["7:00 am"]);
         assert_eq!(Template::of("change the snooze time to 30 min").values, ["30"]);
+        assert_eq!(Template::of("name it 'x' at 30").quoted, [true, false]);
         assert_eq!(Template::of("Export contacts to 'classmate.vcf''").values, ["classmate.vcf"]);
         assert_eq!(Template::of("新建一个名为'周报'的笔记").values, ["周报"]);
         assert_eq!(Template::of("call 911 from mp3 player").values, ["911"]);
