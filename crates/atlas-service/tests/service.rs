@@ -124,3 +124,65 @@ async fn a_slow_remote_embedder_does_not_stall_the_event_loop() {
     assert!(ticks >= 10, "the event loop ran {ticks} times while the embedder worked");
     assert_eq!(answer["success"], true, "{answer}");
 }
+
+async fn call(atlas: &Arc<Atlas>, tools: &ToolRegistry, name: &str, input: serde_json::Value) -> serde_json::Value {
+    tools.get(name).unwrap().call(atlas.clone(), input).await.unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// A notes app: the list (with a "New note" button and a search field), the new-note dialog.
+async fn notes_app(atlas: &Arc<Atlas>, tools: &ToolRegistry) -> (String, String) {
+    let list = call(atlas, tools, "add_page", serde_json::json!({ "app_id": "notes", "page_name": "Notes", "ui_hierarchy": { "widgets": [
+        { "id": "0", "text": "Notes", "type": "p" }, { "id": "1", "text": "New note", "type": "button" }, { "id": "2", "text": "Settings", "type": "button" } ] } })).await;
+    let dialog = call(atlas, tools, "add_page", serde_json::json!({ "app_id": "notes", "page_name": "New note dialog", "ui_hierarchy": { "widgets": [
+        { "id": "0", "text": "Label", "type": "input" }, { "id": "1", "text": "OK", "type": "button" }, { "id": "2", "text": "Cancel", "type": "button" } ] } })).await;
+    (list["page_id"].as_str().unwrap().to_string(), dialog["page_id"].as_str().unwrap().to_string())
+}
+
+async fn step(atlas: &Arc<Atlas>, tools: &ToolRegistry, from: &str, action: serde_json::Value, to: &str, session: &str, intent: &str) {
+    call(atlas, tools, "report_transition", serde_json::json!({ "from_page": from, "to_page": to, "action": action, "success": true, "session_id": session, "intent": intent })).await;
+}
+
+async fn next(atlas: &Arc<Atlas>, tools: &ToolRegistry, page: &str, intent: &str, session: &str) -> serde_json::Value {
+    call(atlas, tools, "get_next_action", serde_json::json!({ "current_page": page, "intent": intent, "session_id": session })).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_remembered_task_is_replayed_with_new_values_and_session_progress() {
+    let dir = tempfile::tempdir().unwrap();
+    let atlas = open(dir.path());
+    let tools = registry();
+    let (list, dialog) = notes_app(&atlas, &tools).await;
+    let taught = "create a note named 'alpha'";
+    step(&atlas, &tools, &list, serde_json::json!({ "type": "click", "widget_text": "New note" }), &dialog, "demo", taught).await;
+    step(&atlas, &tools, &dialog, serde_json::json!({ "type": "input", "widget_text": "Label", "input_text": "alpha" }), &dialog, "demo", taught).await;
+    step(&atlas, &tools, &dialog, serde_json::json!({ "type": "click", "widget_text": "OK" }), &list, "demo", taught).await;
+
+    // The same template with another value, in a new session: the list page is visited twice,
+    // and each visit gets its own answer.
+    let asked = "create a note named 'beta'";
+    let first = next(&atlas, &tools, &list, asked, "test").await;
+    assert_eq!(first["action"]["widget_text"], "New note", "{first}");
+    step(&atlas, &tools, &list, serde_json::json!({ "type": "click", "widget_text": "New note" }), &dialog, "test", asked).await;
+    let second = next(&atlas, &tools, &dialog, asked, "test").await;
+    assert_eq!((second["action"]["action_type"].as_str(), second["action"]["input_text"].as_str()), (Some("input"), Some("beta")), "{second}");
+    step(&atlas, &tools, &dialog, serde_json::json!({ "type": "input", "widget_text": "Label", "input_text": "beta" }), &dialog, "test", asked).await;
+    let third = next(&atlas, &tools, &dialog, asked, "test").await;
+    assert_eq!(third["action"]["widget_text"], "OK", "{third}");
+    step(&atlas, &tools, &dialog, serde_json::json!({ "type": "click", "widget_text": "OK" }), &list, "test", asked).await;
+    let done = next(&atlas, &tools, &list, asked, "test").await;
+    assert_eq!((done["is_complete"].as_bool(), done["action"].is_null()), (Some(true), true), "{done}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unknown_task_is_grounded_in_labels_or_left_unsure() {
+    let dir = tempfile::tempdir().unwrap();
+    let atlas = open(dir.path());
+    let tools = registry();
+    let (list, _) = notes_app(&atlas, &tools).await;
+    // No memory of this task: the one label that says it is the answer.
+    let settings = next(&atlas, &tools, &list, "open the settings", "s1").await;
+    assert_eq!(settings["action"]["widget_text"], "Settings", "{settings}");
+    // Nothing says this one: no action and not complete, so the agent asks its LLM.
+    let unsure = next(&atlas, &tools, &list, "share the weather forecast", "s2").await;
+    assert!(unsure["action"].is_null() && unsure["is_complete"] == false, "{unsure}");
+}
