@@ -336,10 +336,17 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             let (atlas, _) = open_default(&data)?;
             let runtime = tokio::runtime::Handle::current();
             let caller = atlas_agent::ServiceCaller::new(atlas.clone(), runtime);
+            let present: Vec<bool> = apps.iter().map(|a| atlas.read(|g| g.app(&format!("droidtask.{}", a.name)).is_some())).collect();
             let summary = tokio::task::spawn_blocking(move || -> Result<Vec<serde_json::Value>> {
                 let mut summary = Vec::new();
-                for app in &apps {
+                for (app, present) in apps.iter().zip(present) {
                     let app_id = format!("droidtask.{}", app.name);
+                    // Reports are evidence: teaching the same recordings twice would count them
+                    // twice. An app already imported is left as it is.
+                    if present {
+                        summary.push(serde_json::json!({ "app_id": app_id, "added": "nothing (already imported)" }));
+                        continue;
+                    }
                     let mut total = atlas_agent::teach::Taught::default();
                     for trace in std::iter::once(&app.exploration).chain(&app.tasks) {
                         let t = atlas_agent::teach::teach_trace(&caller, &app_id, trace, &format!("import-{}", trace.name))?;
@@ -347,7 +354,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
                         total.steps += t.steps;
                         total.intents += t.intents;
                     }
-                    summary.push(serde_json::json!({ "app_id": app_id, "traces": 1 + app.tasks.len(), "screens": total.screens, "steps": total.steps, "intents": total.intents }));
+                    summary.push(serde_json::json!({ "app_id": app_id, "added": { "traces": 1 + app.tasks.len(), "screens": total.screens, "steps": total.steps, "intents": total.intents } }));
                 }
                 Ok(summary)
             })
@@ -355,7 +362,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             atlas.checkpoint().map_err(|e| anyhow::anyhow!("{e}"))?;
             for app in &summary {
                 let stats = atlas.get_graph_stats(atlas_service::GraphStatsRequest { app_id: app["app_id"].as_str().map(String::from) }).map_err(|e| anyhow::anyhow!("{e}"))?;
-                println!("{} {} pages, {} transitions, {} intents", app, stats.pages, stats.transitions, stats.intents);
+                println!("{}: added {}; now {} pages, {} transitions, {} intents", app["app_id"].as_str().unwrap_or_default(), app["added"], stats.pages, stats.transitions, stats.intents);
             }
             Ok(ExitCode::SUCCESS)
         }
