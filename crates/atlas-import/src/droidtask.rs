@@ -109,7 +109,10 @@ fn task_number(path: &Path) -> Option<u32> {
 
 /// Reads one app of a DroidTask folder (`raw_utgs/` and `user_tasks/` below `root`).
 pub fn read_app(root: &Path, app: &str) -> Result<App, ImportError> {
-    let exploration = read_trace(&root.join("raw_utgs").join(format!("{app}.yaml")), "exploration".into())?;
+    let mut exploration = read_trace(&root.join("raw_utgs").join(format!("{app}.yaml")), "exploration".into())?;
+    // Some explorations carry a task_name ("utg", or a goal the random walk was seeded with);
+    // a random walk demonstrates no instruction, so it is taught as plain steps.
+    exploration.task = None;
     let task_dir = root.join("user_tasks").join(app);
     let mut files: Vec<PathBuf> = match std::fs::read_dir(&task_dir) {
         Ok(entries) => entries.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| task_number(p).is_some()).collect(),
