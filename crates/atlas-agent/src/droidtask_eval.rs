@@ -119,6 +119,50 @@ pub struct Report {
     pub total: Scores,
     pub apps: Vec<AppScores>,
     pub tasks: Vec<TaskResult>,
+    pub identity: Vec<Identity>,
+}
+
+/// Which screens became the same page, for one app with everything taught.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Identity {
+    pub app: String,
+    pub screens: usize,
+    /// Distinct content hashes (DroidTask's `new_state_str`).
+    pub content_states: usize,
+    pub pages: usize,
+    /// Pages holding screens whose actionable labels differ (a merge that may be wrong).
+    pub pages_with_differing_actions: usize,
+}
+
+/// The labels one can act on, values aside: what tells two screens apart for an agent.
+fn actions_of(screen: &[Element]) -> std::collections::BTreeSet<String> {
+    screen
+        .iter()
+        .filter(|e| e.tag != "p" && !e.is_input() && !e.label().is_empty())
+        .map(|e| e.label().split("<br>").next().unwrap_or_default().trim().to_string())
+        .collect()
+}
+
+/// Teaches everything of `app` under `app_id` and measures page identity.
+fn identity(caller: &dyn ToolCaller, app: &App, app_id: &str) -> Result<Identity, CallError> {
+    let mut by_page: std::collections::HashMap<String, std::collections::BTreeSet<std::collections::BTreeSet<String>>> = Default::default();
+    let mut hashes = std::collections::HashSet::new();
+    let mut screens = 0;
+    for trace in std::iter::once(&app.exploration).chain(&app.tasks) {
+        let taught = teach_trace(caller, app_id, trace, &format!("identity-{}", trace.name))?;
+        for (step, page) in trace.steps.iter().zip(&taught.pages) {
+            screens += 1;
+            hashes.insert(step.content_hash.clone());
+            by_page.entry(page.clone()).or_default().insert(actions_of(&step.screen));
+        }
+    }
+    Ok(Identity {
+        app: app.name.clone(),
+        screens,
+        content_states: hashes.len(),
+        pages: by_page.len(),
+        pages_with_differing_actions: by_page.values().filter(|sets| sets.len() > 1).count(),
+    })
 }
 
 fn describe(action: &StepAction) -> String {
@@ -230,7 +274,9 @@ pub fn evaluate(caller: &dyn ToolCaller, apps: &[App], app_prefix: &str) -> Resu
     let mut total = Scores::default();
     let mut per_app = Vec::new();
     let mut tasks = Vec::new();
+    let mut identities = Vec::new();
     for app in apps {
+        identities.push(identity(caller, app, &format!("{app_prefix}{}.identity", app.name))?);
         let mut results = Vec::new();
         for held_out in 0..app.tasks.len() {
             let app_id = format!("{app_prefix}{}.{}", app.name, app.tasks[held_out].name);
@@ -242,5 +288,5 @@ pub fn evaluate(caller: &dyn ToolCaller, apps: &[App], app_prefix: &str) -> Resu
         per_app.push(AppScores { app: app.name.clone(), scores });
         tasks.extend(results);
     }
-    Ok(Report { total, apps: per_app, tasks })
+    Ok(Report { total, apps: per_app, tasks, identity: identities })
 }

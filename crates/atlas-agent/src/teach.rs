@@ -61,11 +61,13 @@ pub fn report_step(caller: &dyn ToolCaller, app_id: &str, from: &str, step: &Ste
 }
 
 /// What teaching a trace added.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Taught {
     pub screens: usize,
     pub steps: usize,
     pub intents: usize,
+    /// The page each screen of the trace was taken for, in order.
+    pub pages: Vec<String>,
 }
 
 /// Teaches a recorded trace: every screen becomes a page, every step a reported transition in one
@@ -93,5 +95,6 @@ pub fn teach_trace(caller: &dyn ToolCaller, app_id: &str, trace: &Trace, session
             taught.intents += 1;
         }
     }
+    taught.pages = pages;
     Ok(taught)
 }

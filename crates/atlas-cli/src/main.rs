@@ -495,6 +495,10 @@ async fn eval_droidtask(dir: PathBuf, url: Option<String>, token: Option<String>
         line(&app.app, &app.scores);
     }
     line("total", &report.total);
+    println!("page identity (everything taught): app, screens, content states, pages, pages whose screens offer different actions");
+    for i in &report.identity {
+        println!("  {:<12} {:>4} screens  {:>4} content states  {:>3} pages  {:>3} with differing actions", i.app, i.screens, i.content_states, i.pages, i.pages_with_differing_actions);
+    }
     println!("({:.1} s)", started.elapsed().as_secs_f64());
     if let Some(path) = json {
         std::fs::write(&path, serde_json::to_string_pretty(&report)?).with_context(|| format!("cannot write {}", path.display()))?;
