@@ -22,6 +22,10 @@ const MIN_SHARE: f64 = 0.3;
 const MIN_MARGIN: f64 = 0.15;
 /// After at least one step, below this share nothing left is worth doing: the task is done.
 const DONE_BELOW: f64 = 0.12;
+/// Goals weighed with the way to them, best first.
+const MAX_GOALS: usize = 40;
+/// The longest way to a goal worth planning.
+const MAX_ROUTE_STEPS: usize = 12;
 
 fn label_words(text: &str) -> HashSet<String> {
     words(&text.replace("<br>", " ")).into_iter().collect()
@@ -97,30 +101,58 @@ pub(crate) fn ground(app: &AppGraph, intent: &str, current_page: &str, taken: &[
         }
         return Some(Recall::Done { confidence: round(1.0 - best_share) });
     }
-    let best = candidates.first()?;
-    let runner_up = candidates.iter().find(|c| c.widget.text != best.widget.text).map_or(0.0, |c| c.share);
+    // Each goal is weighed with the way to it: the labels tapped on the way say part of the
+    // instruction too ("Customize colors", then "Theme", then "Light"). Routes are compared by
+    // their first step, which is all an answer commits to.
+    let mut routes: Vec<Route> = Vec::new();
+    for goal in candidates.iter().take(MAX_GOALS) {
+        let mut said_on_the_way: HashSet<String> = label_words(&goal.widget.text).intersection(&remaining).cloned().collect();
+        let (first, here) = if goal.page == current_page {
+            (None, true)
+        } else {
+            let Ok(plan) = app.plan(current_page, goal.page, MAX_ROUTE_STEPS) else { continue };
+            let Some(&step) = plan.steps.first() else { continue };
+            for s in &plan.steps {
+                said_on_the_way.extend(label_words(&app.transitions()[*s].action.widget_text).intersection(&remaining).cloned());
+            }
+            (Some(&app.transitions()[step]), false)
+        };
+        let key = match first {
+            Some(t) => t.action.widget_key().to_string(),
+            None => goal.widget.text.clone(),
+        };
+        let score = said_on_the_way.iter().map(|w| idf(w)).sum::<f64>() / mass;
+        match routes.iter_mut().find(|r| r.key == key) {
+            Some(r) if r.score >= score => {}
+            Some(r) => *r = Route { key, score, goal, first, here },
+            None => routes.push(Route { key, score, goal, first, here }),
+        }
+    }
+    routes.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| b.here.cmp(&a.here)));
+    let best = routes.first()?;
+    let runner_up = routes.get(1).map_or(0.0, |r| r.score);
     // Two settings that differ only in their current value ("Max reminder duration<br>5 minutes"
     // in two sections) are the same words: the instruction cannot tell them apart.
-    let ambiguous = candidates
-        .iter()
-        .any(|c| c.widget.text != best.widget.text && stable_part(&c.widget.text) == stable_part(&best.widget.text) && c.share >= best.share - MIN_MARGIN);
-    if ambiguous {
+    let ambiguous = candidates.iter().any(|c| {
+        c.widget.text != best.goal.widget.text && stable_part(&c.widget.text) == stable_part(&best.goal.widget.text) && c.share >= best.goal.share - MIN_MARGIN
+    });
+    if ambiguous || best.score < MIN_SHARE || best.score - runner_up < MIN_MARGIN {
         return None;
     }
-    if best.share < MIN_SHARE || best.share - runner_up < MIN_MARGIN {
-        return None;
+    let confidence = round(best.score.min(1.0) * (1.0 - runner_up / best.score.max(f64::EPSILON)).clamp(0.0, 1.0));
+    match best.first {
+        None => act_on(best.goal.widget, intent, taken, current_page, confidence),
+        Some(t) => Some(Recall::Act { action: t.action.clone(), expected_page: t.to_page.clone(), remaining: 2, confidence }),
     }
-    // The same label may sit on several pages: take it here if it is here.
-    let here = candidates.iter().take_while(|c| c.widget.text == best.widget.text || c.share >= best.share).find(|c| c.page == current_page && c.widget.text == best.widget.text);
-    let confidence = round(best.share.min(1.0) * (1.0 - runner_up / best.share.max(f64::EPSILON)).clamp(0.0, 1.0));
-    if let Some(c) = here {
-        return act_on(c.widget, intent, taken, current_page, confidence);
-    }
-    // Otherwise the first step of the way to it.
-    let plan = app.plan(current_page, best.page, 12).ok()?;
-    let first = *plan.steps.first()?;
-    let t = &app.transitions()[first];
-    Some(Recall::Act { action: t.action.clone(), expected_page: t.to_page.clone(), remaining: plan.steps.len() + 1, confidence })
+}
+
+struct Route<'a> {
+    key: String,
+    score: f64,
+    goal: &'a Candidate<'a>,
+    /// The first step of the way to the goal's page; `None` when the goal is on this page.
+    first: Option<&'a atlas_model::Transition>,
+    here: bool,
 }
 
 /// Typing the instruction's next unused value, when the page has exactly one field for it.
