@@ -93,10 +93,14 @@ pub(crate) fn ground(app: &AppGraph, intent: &str, current_page: &str, taken: &[
             return Some(recall);
         }
         // A choice made inside a page (a dialog's option) is usually confirmed by leaving it the
-        // way remembered tasks left it.
+        // way remembered tasks left it, or the way they confirm choices elsewhere in the app.
         if last.from_page == current_page {
             if let Some(exit) = usual_exit(app, current_page) {
                 return Some(Recall::Act { expected_page: exit.to_page.clone(), action: exit.action.clone(), remaining: 1, confidence: 0.6 });
+            }
+            if let Some(confirm) = usual_confirmation(app, current_page) {
+                let action = Action { action_type: "click".into(), widget_id: confirm.id.clone(), widget_text: confirm.text.clone(), ..Default::default() };
+                return Some(Recall::Act { action, expected_page: current_page.to_string(), remaining: 1, confidence: 0.5 });
             }
         }
         return Some(Recall::Done { confidence: round(1.0 - best_share) });
@@ -104,6 +108,7 @@ pub(crate) fn ground(app: &AppGraph, intent: &str, current_page: &str, taken: &[
     // Each goal is weighed with the way to it: the labels tapped on the way say part of the
     // instruction too ("Customize colors", then "Theme", then "Light"). Routes are compared by
     // their first step, which is all an answer commits to.
+    let visited: HashSet<&str> = taken.iter().map(|s| s.from_page.as_str()).collect();
     let mut routes: Vec<Route> = Vec::new();
     for goal in candidates.iter().take(MAX_GOALS) {
         let mut said_on_the_way: HashSet<String> = label_words(&goal.widget.text).intersection(&remaining).cloned().collect();
@@ -112,6 +117,10 @@ pub(crate) fn ground(app: &AppGraph, intent: &str, current_page: &str, taken: &[
         } else {
             let Ok(plan) = app.plan(current_page, goal.page, MAX_ROUTE_STEPS) else { continue };
             let Some(&step) = plan.steps.first() else { continue };
+            // Going back where this task has been is undoing it, not progress.
+            if visited.contains(app.transitions()[step].to_page.as_str()) {
+                continue;
+            }
             for s in &plan.steps {
                 said_on_the_way.extend(label_words(&app.transitions()[*s].action.widget_text).intersection(&remaining).cloned());
             }
@@ -187,6 +196,27 @@ fn usual_exit<'a>(app: &'a AppGraph, page: &str) -> Option<&'a TraceStep> {
     }
     let (count, step) = counts.values().max_by_key(|(c, _)| *c)?;
     (*count * 3 >= total * 2).then_some(*step)
+}
+
+/// The widget of `page` whose label remembered tasks of this app most often used to leave a page
+/// right after a choice made inside it (a dialog's "OK"), if one label clearly leads.
+fn usual_confirmation<'a>(app: &'a AppGraph, page: &str) -> Option<&'a Widget> {
+    let mut counts: HashMap<&str, usize> = HashMap::new();
+    for trace in app.traces().filter(|t| !t.intent.is_empty()) {
+        for pair in trace.steps.windows(2) {
+            let (choice, leave) = (&pair[0], &pair[1]);
+            if choice.from_page == choice.to_page && leave.from_page == choice.to_page && leave.to_page != leave.from_page {
+                *counts.entry(leave.action.widget_text.as_str()).or_default() += 1;
+            }
+        }
+    }
+    let widgets = &app.page(page)?.widgets;
+    let mut present: Vec<(usize, &Widget)> = widgets.iter().filter_map(|w| counts.get(w.text.as_str()).map(|c| (*c, w))).collect();
+    present.sort_by(|a, b| b.0.cmp(&a.0));
+    match present.as_slice() {
+        [(c, w), rest @ ..] if rest.first().is_none_or(|(d, _)| *c >= 2 * *d) => Some(*w),
+        _ => None,
+    }
 }
 
 /// The action on a widget of the current page: a tap, or typing the instruction's next unused
