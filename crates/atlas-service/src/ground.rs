@@ -63,7 +63,9 @@ pub(crate) fn ground(app: &AppGraph, intent: &str, current_page: &str, taken: &[
     }
     let idf = |w: &str| (1.0 + pages.len() as f64 / (1.0 + *df.get(w).unwrap_or(&0) as f64)).ln();
     let used: HashSet<&str> = taken.iter().map(|s| s.action.widget_text.as_str()).filter(|t| !t.is_empty()).collect();
-    let said: HashSet<String> = used.iter().flat_map(|t| label_words(t)).collect();
+    // What a tapped setting showed under its name ("Font size<br>Medium") was its old value,
+    // not a choice made: only the name counts as said.
+    let said: HashSet<String> = used.iter().flat_map(|t| label_words(stable_part(t))).collect();
     let asked = label_words(intent);
     let remaining: HashSet<String> = asked.iter().filter(|w| !said.contains(*w)).cloned().collect();
     // Shares are of the whole instruction, so leftovers like "app" weigh what they weigh in it.
