@@ -66,10 +66,13 @@ pub(crate) fn ground(app: &AppGraph, intent: &str, current_page: &str, taken: &[
     // What a tapped setting showed under its name ("Font size<br>Medium") was its old value,
     // not a choice made: only the name counts as said.
     let said: HashSet<String> = used.iter().flat_map(|t| label_words(stable_part(t))).collect();
-    let asked = label_words(intent);
+    let asked = label_words(&without_app_name(intent));
     let remaining: HashSet<String> = asked.iter().filter(|w| !said.contains(*w)).cloned().collect();
     // Shares are of the whole instruction, so leftovers like "app" weigh what they weigh in it.
     let mass: f64 = asked.iter().map(|w| idf(w)).sum();
+    // Choices are weighed against what remains to be said; whether anything is left worth doing
+    // against the whole instruction.
+    let remaining_mass: f64 = remaining.iter().map(|w| idf(w)).sum();
     if remaining.is_empty() || mass <= 0.0 {
         return (!taken.is_empty()).then_some(Recall::Done { confidence: 0.5 });
     }
@@ -132,7 +135,7 @@ pub(crate) fn ground(app: &AppGraph, intent: &str, current_page: &str, taken: &[
             Some(t) => t.action.widget_key().to_string(),
             None => goal.widget.text.clone(),
         };
-        let score = said_on_the_way.iter().map(|w| idf(w)).sum::<f64>() / mass;
+        let score = said_on_the_way.iter().map(|w| idf(w)).sum::<f64>() / remaining_mass;
         match routes.iter_mut().find(|r| r.key == key) {
             Some(r) if r.score >= score => {}
             Some(r) => *r = Route { key, score, goal, first, here },
@@ -234,6 +237,26 @@ fn act_on(widget: &Widget, intent: &str, taken: &[TraceStep], page: &str, confid
     Some(Recall::Act { action, expected_page: page.to_string(), remaining: 1, confidence })
 }
 
+/// The instruction without the app's own name ("… in the Calendar app", "… of the File manager
+/// app"): it says where, not what, and would otherwise pull towards any label mentioning apps.
+/// A name is a run of up to three words ending before "app" or "application" and starting with a
+/// capital that does not start the sentence.
+fn without_app_name(intent: &str) -> String {
+    let words: Vec<&str> = intent.split_whitespace().collect();
+    let mut keep = vec![true; words.len()];
+    for (i, w) in words.iter().enumerate() {
+        let bare = w.trim_matches(|c: char| !c.is_alphanumeric()).to_ascii_lowercase();
+        if bare != "app" && bare != "application" {
+            continue;
+        }
+        let start = (i.saturating_sub(3)..i).find(|&j| j > 0 && words[j].chars().next().is_some_and(char::is_uppercase));
+        if let Some(start) = start {
+            keep[start..=i].iter_mut().for_each(|k| *k = false);
+        }
+    }
+    words.iter().zip(keep).filter(|(_, k)| *k).map(|(w, _)| *w).collect::<Vec<_>>().join(" ")
+}
+
 /// A label without the value a setting shows under it (`Font size<br>100%` → `Font size`).
 fn stable_part(label: &str) -> &str {
     label.split("<br>").next().unwrap_or(label).trim()
@@ -241,4 +264,17 @@ fn stable_part(label: &str) -> &str {
 
 fn round(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_app_name_is_context() {
+        assert_eq!(without_app_name("Use 24 hour formats in the Calendar app"), "Use 24 hour formats in the");
+        assert_eq!(without_app_name("change font size of the File manager app to large"), "change font size of the to large");
+        assert_eq!(without_app_name("Sort apps by title"), "Sort apps by title");
+        assert_eq!(without_app_name("Disable closing this app when launching"), "Disable closing this app when launching");
+    }
 }
