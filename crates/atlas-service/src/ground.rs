@@ -114,8 +114,13 @@ pub(crate) fn ground(app: &AppGraph, intent: &str, current_page: &str, taken: &[
     // instruction too ("Customize colors", then "Theme", then "Light"). Routes are compared by
     // their first step, which is all an answer commits to.
     let visited: HashSet<&str> = taken.iter().map(|s| s.from_page.as_str()).collect();
+    let here_labels: HashSet<&str> = candidates.iter().filter(|c| c.page == current_page).map(|c| stable_part(&c.widget.text)).collect();
     let mut routes: Vec<Route> = Vec::new();
     for goal in candidates.iter().take(MAX_GOALS) {
+        // A widget that is here is tapped here, not reached again somewhere else.
+        if goal.page != current_page && here_labels.contains(stable_part(&goal.widget.text)) {
+            continue;
+        }
         let mut said_on_the_way: HashSet<String> = label_words(&goal.widget.text).intersection(&remaining).cloned().collect();
         let (first, here) = if goal.page == current_page {
             (None, true)
