@@ -88,7 +88,11 @@ pub(crate) fn ground(app: &AppGraph, intent: &str, current_page: &str, taken: &[
     candidates.sort_by(|a, b| b.share.total_cmp(&a.share).then_with(|| (b.page == current_page).cmp(&(a.page == current_page))));
     let best_share = candidates.first().map_or(0.0, |c| c.share);
     let arrived = taken.last().is_some_and(|s| s.to_page == current_page);
-    if best_share < DONE_BELOW {
+    // An instruction opens with what to do ("change", "set", "打开"); once steps were taken, that
+    // word alone left unsaid asks for nothing more.
+    let verb: HashSet<String> = intent.split_whitespace().next().map(label_words).unwrap_or_default();
+    let only_the_verb_left = !taken.is_empty() && remaining.iter().all(|w| verb.contains(w));
+    if best_share < DONE_BELOW || only_the_verb_left {
         if !arrived {
             return None;
         }
