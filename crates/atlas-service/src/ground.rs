@@ -87,6 +87,7 @@ pub(crate) fn ground(app: &AppGraph, intent: &str, current_page: &str, taken: &[
     }
     candidates.sort_by(|a, b| b.share.total_cmp(&a.share).then_with(|| (b.page == current_page).cmp(&(a.page == current_page))));
     let best_share = candidates.first().map_or(0.0, |c| c.share);
+    let closing = closing_labels(app);
     let arrived = taken.last().is_some_and(|s| s.to_page == current_page);
     // An instruction opens with what to do ("change", "set", "打开"); once steps were taken, that
     // word alone left unsaid asks for nothing more.
@@ -109,6 +110,15 @@ pub(crate) fn ground(app: &AppGraph, intent: &str, current_page: &str, taken: &[
             }
             if let Some(confirm) = usual_confirmation(app, current_page) {
                 let action = Action { action_type: "click".into(), widget_id: confirm.id.clone(), widget_text: confirm.text.clone(), ..Default::default() };
+                return Some(Recall::Act { action, expected_page: current_page.to_string(), remaining: 1, confidence: 0.5 });
+            }
+        }
+        // A page that still waits to be closed ("Save", "OK", "Allow"), when this task did not
+        // just close one: close it the way the app's remembered tasks close pages.
+        let just_closed = closing.contains_key(last.action.widget_text.as_str());
+        if !just_closed {
+            if let Some(close) = closing_widget(app, current_page, &closing) {
+                let action = Action { action_type: "click".into(), widget_id: close.id.clone(), widget_text: close.text.clone(), ..Default::default() };
                 return Some(Recall::Act { action, expected_page: current_page.to_string(), remaining: 1, confidence: 0.5 });
             }
         }
@@ -226,6 +236,37 @@ fn usual_confirmation<'a>(app: &'a AppGraph, page: &str) -> Option<&'a Widget> {
     }
     let widgets = &app.page(page)?.widgets;
     let mut present: Vec<(usize, &Widget)> = widgets.iter().filter_map(|w| counts.get(w.text.as_str()).map(|c| (*c, w))).collect();
+    present.sort_by(|a, b| b.0.cmp(&a.0));
+    match present.as_slice() {
+        [(c, w), rest @ ..] if rest.first().is_none_or(|(d, _)| *c >= 2 * *d) => Some(*w),
+        _ => None,
+    }
+}
+
+/// Labels the app's remembered tasks used to close a page: steps that return to a page visited
+/// earlier in the same task, seen at least twice, leaving out what nearly every page shows
+/// (a Back key).
+fn closing_labels(app: &AppGraph) -> HashMap<&str, usize> {
+    let mut counts: HashMap<&str, usize> = HashMap::new();
+    for trace in app.traces().filter(|t| !t.intent.is_empty()) {
+        for (i, step) in trace.steps.iter().enumerate() {
+            let returns = trace.steps[..i].iter().any(|earlier| earlier.from_page == step.to_page);
+            if returns && step.to_page != step.from_page && !step.action.widget_text.is_empty() {
+                *counts.entry(step.action.widget_text.as_str()).or_default() += 1;
+            }
+        }
+    }
+    let pages = app.pages().len().max(1);
+    counts.retain(|label, count| {
+        let everywhere = app.pages().iter().filter(|p| p.widgets.iter().any(|w| w.text == *label)).count() * 5 >= pages * 4;
+        *count >= 2 && !everywhere
+    });
+    counts
+}
+
+/// The one closing widget on `page` (the most used, when it clearly leads).
+fn closing_widget<'a>(app: &'a AppGraph, page: &str, closing: &HashMap<&str, usize>) -> Option<&'a Widget> {
+    let mut present: Vec<(usize, &Widget)> = app.page(page)?.widgets.iter().filter_map(|w| closing.get(w.text.as_str()).map(|c| (*c, w))).collect();
     present.sort_by(|a, b| b.0.cmp(&a.0));
     match present.as_slice() {
         [(c, w), rest @ ..] if rest.first().is_none_or(|(d, _)| *c >= 2 * *d) => Some(*w),
