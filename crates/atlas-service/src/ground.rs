@@ -79,7 +79,8 @@ pub(crate) fn ground(app: &AppGraph, intent: &str, current_page: &str, taken: &[
     let mut candidates: Vec<Candidate> = Vec::new();
     for page in pages {
         for w in page.widgets.iter().filter(|w| actionable(w) && !used.contains(w.text.as_str())) {
-            let overlap: f64 = label_words(&w.text).intersection(&remaining).map(|x| idf(x)).sum();
+            // Only the name counts: the value a setting shows is what it is now, not what is asked.
+            let overlap: f64 = label_words(stable_part(&w.text)).intersection(&remaining).map(|x| idf(x)).sum();
             if overlap > 0.0 {
                 candidates.push(Candidate { page: &page.page_id, widget: w, share: overlap / mass });
             }
@@ -135,7 +136,7 @@ pub(crate) fn ground(app: &AppGraph, intent: &str, current_page: &str, taken: &[
         if goal.page != current_page && here_labels.contains(stable_part(&goal.widget.text)) {
             continue;
         }
-        let mut said_on_the_way: HashSet<String> = label_words(&goal.widget.text).intersection(&remaining).cloned().collect();
+        let mut said_on_the_way: HashSet<String> = label_words(stable_part(&goal.widget.text)).intersection(&remaining).cloned().collect();
         let (first, here) = if goal.page == current_page {
             (None, true)
         } else {
@@ -146,7 +147,7 @@ pub(crate) fn ground(app: &AppGraph, intent: &str, current_page: &str, taken: &[
                 continue;
             }
             for s in &plan.steps {
-                said_on_the_way.extend(label_words(&app.transitions()[*s].action.widget_text).intersection(&remaining).cloned());
+                said_on_the_way.extend(label_words(stable_part(&app.transitions()[*s].action.widget_text)).intersection(&remaining).cloned());
             }
             (Some(&app.transitions()[step]), false)
         };
