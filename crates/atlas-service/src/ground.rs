@@ -195,7 +195,10 @@ fn type_value(app: &AppGraph, intent: &str, taken: &[TraceStep], page: &str) -> 
     // more often options to pick than text to type.
     let used = |v: &str| {
         let v = v.to_lowercase();
-        taken.iter().any(|s| s.action.input_text.to_lowercase() == v || s.action.widget_text.to_lowercase().contains(&v))
+        taken.iter().any(|s| {
+            let typed = s.action.input_text.to_lowercase();
+            (!typed.is_empty() && (typed.contains(&v) || v.contains(&typed))) || s.action.widget_text.to_lowercase().contains(&v)
+        })
     };
     let template = Template::of(intent);
     let value = template.values.iter().zip(&template.quoted).find(|(v, quoted)| **quoted && !used(v)).map(|(v, _)| v.clone())?;
