@@ -66,7 +66,7 @@ pub(crate) fn ground(app: &AppGraph, intent: &str, current_page: &str, taken: &[
     // What a tapped setting showed under its name ("Font size<br>Medium") was its old value,
     // not a choice made: only the name counts as said.
     let said: HashSet<String> = used.iter().flat_map(|t| label_words(stable_part(t))).collect();
-    let asked = label_words(&without_app_name(intent));
+    let asked = label_words(&without_current_state(&without_app_name(intent)));
     let remaining: HashSet<String> = asked.iter().filter(|w| !said.contains(*w)).cloned().collect();
     // Shares are of the whole instruction, so leftovers like "app" weigh what they weigh in it.
     let mass: f64 = asked.iter().map(|w| idf(w)).sum();
@@ -311,6 +311,16 @@ fn without_app_name(intent: &str) -> String {
     words.iter().zip(keep).filter(|(_, k)| *k).map(|(w, _)| *w).collect::<Vec<_>>().join(" ")
 }
 
+/// The instruction without what it says things are now: in "change the view from monthly to
+/// yearly", "monthly" is where the setting stands, "yearly" the goal.
+fn without_current_state(intent: &str) -> String {
+    let words: Vec<&str> = intent.split_whitespace().collect();
+    let bare = |w: &str| w.trim_matches(|c: char| !c.is_alphanumeric()).to_ascii_lowercase();
+    let Some(from) = words.iter().position(|w| bare(w) == "from") else { return intent.to_string() };
+    let Some(to) = words[from + 1..].iter().position(|w| bare(w) == "to").map(|i| i + from + 1) else { return intent.to_string() };
+    words[..from].iter().chain(&words[to..]).copied().collect::<Vec<_>>().join(" ")
+}
+
 /// A label without the value a setting shows under it (`Font size<br>100%` → `Font size`).
 fn stable_part(label: &str) -> &str {
     label.split("<br>").next().unwrap_or(label).trim()
@@ -323,6 +333,12 @@ fn round(x: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn what_things_are_now_is_not_the_goal() {
+        assert_eq!(without_current_state("change the view from monthly to yearly"), "change the view to yearly");
+        assert_eq!(without_current_state("sort by size"), "sort by size");
+    }
 
     #[test]
     fn the_app_name_is_context() {
