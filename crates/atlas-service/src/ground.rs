@@ -22,6 +22,8 @@ const MIN_SHARE: f64 = 0.3;
 const MIN_MARGIN: f64 = 0.15;
 /// After at least one step, below this share nothing left is worth doing: the task is done.
 const DONE_BELOW: f64 = 0.12;
+/// A page with at most this many actionable widgets is a dialog rather than a screen.
+const SMALL_PAGE: usize = 5;
 /// Goals weighed with the way to them, best first.
 const MAX_GOALS: usize = 40;
 /// The longest way to a goal worth planning.
@@ -122,6 +124,13 @@ pub(crate) fn ground(app: &AppGraph, intent: &str, current_page: &str, taken: &[
                 let action = Action { action_type: "click".into(), widget_id: close.id.clone(), widget_text: close.text.clone(), ..Default::default() };
                 return Some(Recall::Act { action, expected_page: current_page.to_string(), remaining: 1, confidence: 0.5 });
             }
+        }
+        // A small page the last step just opened (a confirmation, a chooser) is rarely where a
+        // task ends; without a remembered way to close it, ask rather than stop.
+        let opened_now = last.from_page != current_page && !taken[..taken.len() - 1].iter().any(|s| s.from_page == current_page);
+        let small = app.page(current_page).is_some_and(|p| p.widgets.iter().filter(|w| actionable(w)).count() <= SMALL_PAGE);
+        if opened_now && small {
+            return None;
         }
         return Some(Recall::Done { confidence: round(1.0 - best_share) });
     }
