@@ -176,9 +176,9 @@ pub(crate) fn ground(app: &AppGraph, intent: &str, current_page: &str, taken: &[
     let runner_up = routes.get(1).map_or(0.0, |r| r.score);
     // Two settings that differ only in their current value ("Max reminder duration<br>5 minutes"
     // in two sections) are the same words: the instruction cannot tell them apart.
-    let ambiguous = candidates.iter().any(|c| {
-        c.widget.text != best.goal.widget.text && stable_part(&c.widget.text) == stable_part(&best.goal.widget.text) && c.share >= best.goal.share - MIN_MARGIN
-    });
+    let name = stable_part(&best.goal.widget.text);
+    let ambiguous = candidates.iter().any(|c| c.widget.text != best.goal.widget.text && stable_part(&c.widget.text) == name && c.share >= best.goal.share - MIN_MARGIN)
+        || app.page(best.goal.page).is_some_and(|p| p.widgets.iter().filter(|w| stable_part(&w.text) == name).count() > 1);
     if ambiguous || best.score < MIN_SHARE || best.score - runner_up < MIN_MARGIN {
         return None;
     }
