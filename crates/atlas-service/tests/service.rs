@@ -185,4 +185,16 @@ async fn an_unknown_task_is_grounded_in_labels_or_left_unsure() {
     // Nothing says this one: no action and not complete, so the agent asks its LLM.
     let unsure = next(&atlas, &tools, &list, "share the weather forecast", "s2").await;
     assert!(unsure["action"].is_null() && unsure["is_complete"] == false, "{unsure}");
+
+    // A goal one page away: the first step of the way there, though its label says nothing.
+    let settings = call(&atlas, &tools, "add_page", serde_json::json!({ "app_id": "notes", "page_name": "Settings page", "ui_hierarchy": { "widgets": [
+        { "id": "0", "text": "Font size<br>100%", "type": "button" }, { "id": "1", "text": "Max reminder duration<br>5 minutes", "type": "button" },
+        { "id": "2", "text": "Max reminder duration<br>5 minutes", "type": "button" } ] } })).await;
+    let settings = settings["page_id"].as_str().unwrap().to_string();
+    call(&atlas, &tools, "report_transition", serde_json::json!({ "from_page": list, "to_page": settings, "action": { "type": "click", "widget_text": "Settings" }, "success": true })).await;
+    let first = next(&atlas, &tools, &list, "make the font size bigger", "s3").await;
+    assert_eq!(first["action"]["widget_text"], "Settings", "{first}");
+    // Two settings of the same name: the instruction cannot tell which.
+    let twice = next(&atlas, &tools, &settings, "change max reminder duration to 1 minute", "s4").await;
+    assert!(twice["action"].is_null() && twice["is_complete"] == false, "{twice}");
 }
