@@ -428,14 +428,7 @@ mod bidirectional_tests {
                     (Some(plan), Some(cost)) => {
                         assert!((plan.cost - cost).abs() < 1e-9, "seed {seed} {s}->{t}: {} vs {cost}", plan.cost);
                         // The steps form a connected walk from `from` to `to` whose costs add up.
-                        let mut at = g.pages()[s].page_id.clone();
-                        let mut sum = 0.0;
-                        for step in &plan.steps {
-                            let tr = &g.transitions()[*step];
-                            assert_eq!(tr.from_page, at);
-                            at = tr.to_page.clone();
-                            sum += edge_cost(tr);
-                        }
+                        let (at, sum) = walk(&g, s, &plan);
                         assert_eq!(at, g.pages()[t].page_id);
                         assert!((sum - cost).abs() < 1e-9);
                     }
