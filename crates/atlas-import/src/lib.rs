@@ -6,6 +6,7 @@
 //! which sends them through the same interfaces a live agent uses. So an import can never learn
 //! anything a real agent could not have told Atlas, and one teaching path serves every format.
 
+pub mod device;
 pub mod droidtask;
 pub mod state_html;
 
