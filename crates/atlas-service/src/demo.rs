@@ -76,7 +76,7 @@ pub async fn demo_graph(atlas: &Atlas) -> Result<bool> {
                 page_type: Some(page.page_type.clone()),
                 description: Some(page.description.clone()),
                 intents: page.intents.clone(),
-                ui_hierarchy: Some(UiHierarchy { widgets, page_structure: page.description.clone() }),
+                ui_hierarchy: Some(UiHierarchy { widgets, page_structure: page.description.clone(), ..Default::default() }),
             })
             .await?;
     }

@@ -24,6 +24,31 @@ pub struct UiHierarchy {
     /// A free-text description of the layout, e.g. "包含搜索框和列表".
     #[serde(default)]
     pub page_structure: String,
+    /// Beyond the seed: the device's own dump, read into widgets (added to `widgets`): Android
+    /// `uiautomator dump` XML or HarmonyOS `uitest dumpLayout` JSON.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dump: Option<String>,
+    /// `uiautomator` or `harmony`; told from the dump's first character when omitted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dump_format: Option<String>,
+}
+
+impl UiHierarchy {
+    /// The hierarchy with its dump read into widgets.
+    fn expanded(mut self) -> Result<UiHierarchy> {
+        let Some(dump) = self.dump.take() else { return Ok(self) };
+        let format = match self.dump_format.take().as_deref().map(str::trim) {
+            Some("uiautomator") => "uiautomator",
+            Some("harmony") => "harmony",
+            Some(other) => return Err(AtlasError::invalid("ui_hierarchy.dump_format", format!("dump_format must be uiautomator or harmony, got {other:?}"))),
+            None if dump.trim_start().starts_with('<') => "uiautomator",
+            None => "harmony",
+        };
+        let read = if format == "uiautomator" { atlas_import::device::uiautomator_widgets(&dump) } else { atlas_import::device::harmony_widgets(&dump) };
+        let widgets = read.map_err(|e| AtlasError::invalid("ui_hierarchy.dump", e.to_string()))?;
+        self.widgets.extend(widgets);
+        Ok(self)
+    }
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -156,8 +181,9 @@ impl Atlas {
     }
 
     /// Seed 000 §1.3 `match_current_page`: title first, then structure, then meaning.
-    pub fn match_current_page(&self, req: MatchPageRequest) -> Result<MatchPageResponse> {
+    pub fn match_current_page(&self, mut req: MatchPageRequest) -> Result<MatchPageResponse> {
         validate_text("app_id", &req.app_id, true)?;
+        req.ui_hierarchy = req.ui_hierarchy.map(UiHierarchy::expanded).transpose()?;
         let title = req.page_title.as_deref().map(str::trim).filter(|t| !t.is_empty());
         if let Some(t) = title {
             validate_text("page_title", t, false)?;
@@ -237,8 +263,9 @@ impl Atlas {
     }
 
     /// Seed 000 §2.2 `add_page`. Adding an existing page updates it and is not an error.
-    pub async fn add_page(&self, req: AddPageRequest) -> Result<AddPageResponse> {
+    pub async fn add_page(&self, mut req: AddPageRequest) -> Result<AddPageResponse> {
         validate_text("app_id", &req.app_id, true)?;
+        req.ui_hierarchy = req.ui_hierarchy.map(UiHierarchy::expanded).transpose()?;
         validate_text("page_name", &req.page_name, true)?;
         let page_type = match req.page_type.as_deref() {
             None => None,

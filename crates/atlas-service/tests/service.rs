@@ -198,3 +198,28 @@ async fn an_unknown_task_is_grounded_in_labels_or_left_unsure() {
     let twice = next(&atlas, &tools, &settings, "change max reminder duration to 1 minute", "s4").await;
     assert!(twice["action"].is_null() && twice["is_complete"] == false, "{twice}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn device_dumps_are_read_into_widgets_and_match_their_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let atlas = open(dir.path());
+    let tools = registry();
+    let xml = |count: &str| format!(r#"<hierarchy rotation="0"><node class="android.widget.FrameLayout" text="" resource-id="" content-desc="" clickable="false" bounds="[0,0][1080,2400]">
+        <node class="android.widget.TextView" text="购物车" resource-id="com.shop:id/title" content-desc="" clickable="false" bounds="[0,0][1080,100]"/>
+        <node class="android.widget.TextView" text="{count} 件" resource-id="com.shop:id/count" content-desc="" clickable="false" bounds="[0,100][1080,200]"/>
+        <node class="android.widget.Button" text="去结算" resource-id="com.shop:id/checkout" content-desc="" clickable="true" bounds="[0,200][1080,300]"/></node></hierarchy>"#);
+    let added = call(&atlas, &tools, "add_page", serde_json::json!({ "app_id": "shop", "page_name": "购物车", "ui_hierarchy": { "dump": xml("3") } })).await;
+    let page = added["page_id"].as_str().unwrap().to_string();
+    // The same screen with another count, as the device dumps it: the same page.
+    let matched = call(&atlas, &tools, "match_current_page", serde_json::json!({ "app_id": "shop", "ui_hierarchy": { "dump": xml("5"), "dump_format": "uiautomator" } })).await;
+    assert_eq!(matched["matched"], true, "{matched}");
+    assert_eq!(matched["page"]["page_id"], page.as_str());
+    // A HarmonyOS dump of another screen does not.
+    let harmony = r#"{"attributes": {"type": "root"}, "children": [{"attributes": {"type": "Text", "id": "title", "text": "设置"}, "children": []}]}"#;
+    let other = call(&atlas, &tools, "match_current_page", serde_json::json!({ "app_id": "shop", "ui_hierarchy": { "dump": harmony } })).await;
+    assert_eq!(other["matched"], false, "{other}");
+    // A broken dump is a parameter error and changes nothing.
+    let broken = tools.get("add_page").unwrap().call(atlas.clone(), serde_json::json!({ "app_id": "shop", "page_name": "坏", "ui_hierarchy": { "dump": "<hierarchy><node" } })).await;
+    assert_eq!(broken.unwrap_err().code(), atlas_model::ErrorCode::InvalidParameter);
+    assert_eq!(atlas.get_graph_stats(GraphStatsRequest { app_id: Some("shop".into()) }).unwrap().pages, 1);
+}
