@@ -12,7 +12,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::caller::{CallError, ToolCaller};
-use crate::teach::{page_for_screen, report_step, teach_trace};
+use crate::teach::{page_for_screen, report_step, teach_recording};
 
 /// What the graph answered for one step, in the step's own terms.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -149,7 +149,7 @@ fn identity(caller: &dyn ToolCaller, app: &App, app_id: &str) -> Result<Identity
     let mut hashes = std::collections::HashSet::new();
     let mut screens = 0;
     for trace in std::iter::once(&app.exploration).chain(&app.tasks) {
-        let taught = teach_trace(caller, app_id, trace, &format!("identity-{}", trace.name))?;
+        let taught = teach_recording(caller, app_id, &trace.recording(), &format!("identity-{}", trace.name))?;
         for (step, page) in trace.steps.iter().zip(&taught.pages) {
             screens += 1;
             hashes.insert(step.content_hash.clone());
@@ -176,6 +176,9 @@ fn describe(action: &StepAction) -> String {
 /// The element an answered action names on this screen: by its label first (indices shift as
 /// lists change), by index when the label is absent or ambiguous.
 fn resolve(screen: &[Element], action: &Value) -> Option<usize> {
+    if action["action_type"] == "back" {
+        return screen.iter().find(|e| e.is_back_key()).map(|e| e.index);
+    }
     let text = action["widget_text"].as_str().unwrap_or_default().trim();
     let id = action["widget_id"].as_str().unwrap_or_default();
     let input = action["action_type"] == "input";
@@ -212,20 +215,21 @@ fn is_correct(expected: &StepAction, answer: &Answer) -> bool {
 
 /// Evaluates one task of `app` with everything else of the app taught under `app_id`.
 fn evaluate_task(caller: &dyn ToolCaller, app: &App, held_out: usize, app_id: &str) -> Result<TaskResult, CallError> {
-    teach_trace(caller, app_id, &app.exploration, "exploration")?;
+    teach_recording(caller, app_id, &app.exploration.recording(), "exploration")?;
     for (i, task) in app.tasks.iter().enumerate() {
         if i != held_out {
-            teach_trace(caller, app_id, task, &format!("demo-{}", task.name))?;
+            teach_recording(caller, app_id, &task.recording(), &format!("demo-{}", task.name))?;
         }
     }
     let task = &app.tasks[held_out];
     let instruction = task.task.clone().unwrap_or_default();
     let session = format!("test-{}", task.name);
     let mut steps = Vec::new();
-    let pages: Vec<String> = task
+    let recorded = task.recording();
+    let pages: Vec<String> = recorded
         .steps
         .iter()
-        .map(|s| page_for_screen(caller, app_id, &s.screen, true).map(Option::unwrap_or_default))
+        .map(|s| page_for_screen(caller, app_id, &s.title, &s.widgets, true).map(Option::unwrap_or_default))
         .collect::<Result<_, _>>()?;
     for (j, step) in task.steps.iter().enumerate() {
         let response = caller.call(
@@ -237,7 +241,7 @@ fn evaluate_task(caller: &dyn ToolCaller, app: &App, held_out: usize, app_id: &s
         steps.push(StepResult { step: j, expected: describe(&step.action), answer, correct });
         // The agent goes on with the ground-truth step, and says so.
         if let Some(next) = pages.get(j + 1) {
-            report_step(caller, app_id, &pages[j], step, next, &session, Some(&instruction))?;
+            report_step(caller, app_id, &pages[j], &recorded.steps[j], next, &session, Some(&instruction))?;
         }
     }
     Ok(TaskResult {

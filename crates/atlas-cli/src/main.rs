@@ -349,7 +349,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
                     }
                     let mut total = atlas_agent::teach::Taught::default();
                     for trace in std::iter::once(&app.exploration).chain(&app.tasks) {
-                        let t = atlas_agent::teach::teach_trace(&caller, &app_id, trace, &format!("import-{}", trace.name))?;
+                        let t = atlas_agent::teach::teach_recording(&caller, &app_id, &trace.recording(), &format!("import-{}", trace.name))?;
                         total.screens += t.screens;
                         total.steps += t.steps;
                         total.intents += t.intents;

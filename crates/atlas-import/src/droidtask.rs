@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::state_html::{parse_screen, Element};
+use crate::recording::{RecordedAction, RecordedStep, Recording};
+use crate::state_html::{parse_screen, title, Element};
 use crate::ImportError;
 
 #[derive(Deserialize)]
@@ -65,6 +66,27 @@ pub struct Trace {
     /// The instruction, for a task.
     pub task: Option<String>,
     pub steps: Vec<Step>,
+}
+
+impl Trace {
+    /// The trace in the shape every reader produces: widgets `{id: index, text: label, type: tag}`.
+    pub fn recording(&self) -> Recording {
+        Recording { name: self.name.clone(), task: self.task.clone(), steps: self.steps.iter().map(Step::recorded).collect() }
+    }
+}
+
+impl Step {
+    pub fn recorded(&self) -> RecordedStep {
+        let position = |index: &usize| self.screen.iter().position(|e| e.index == *index).unwrap_or(usize::MAX);
+        let action = match &self.action {
+            // The Back key is an element of DroidTask's screens; to an agent it is the Back key.
+            StepAction::Tap(i) if self.element().is_some_and(Element::is_back_key) => RecordedAction::Back,
+            StepAction::Tap(i) => RecordedAction::Tap(position(i)),
+            StepAction::Input(i, text) => RecordedAction::Input(position(i), text.clone()),
+            StepAction::Finish => RecordedAction::Finish,
+        };
+        RecordedStep { title: title(&self.screen), widgets: self.screen.iter().map(Element::widget).collect(), action }
+    }
 }
 
 /// One app's recordings.

@@ -8,6 +8,7 @@
 
 pub mod device;
 pub mod droidtask;
+pub mod recording;
 pub mod state_html;
 
 use std::path::Path;
