@@ -184,6 +184,16 @@ enum ImportCommand {
         data: DataArgs,
         dir: PathBuf,
     },
+    /// A DroidBot (or HMDroidbot) output folder (states/ and events/), taught as an agent would
+    /// report its runs.
+    Droidbot {
+        #[command(flatten)]
+        data: DataArgs,
+        dir: PathBuf,
+        /// The app id to teach them under.
+        #[arg(long)]
+        app: String,
+    },
 }
 
 #[derive(Subcommand)]
@@ -333,38 +343,15 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Import { what: ImportCommand::Droidtask { data, dir } } => {
             let apps = atlas_import::droidtask::read_all(&dir)?;
-            let (atlas, _) = open_default(&data)?;
-            let runtime = tokio::runtime::Handle::current();
-            let caller = atlas_agent::ServiceCaller::new(atlas.clone(), runtime);
-            let present: Vec<bool> = apps.iter().map(|a| atlas.read(|g| g.app(&format!("droidtask.{}", a.name)).is_some())).collect();
-            let summary = tokio::task::spawn_blocking(move || -> Result<Vec<serde_json::Value>> {
-                let mut summary = Vec::new();
-                for (app, present) in apps.iter().zip(present) {
-                    let app_id = format!("droidtask.{}", app.name);
-                    // Reports are evidence: teaching the same recordings twice would count them
-                    // twice. An app already imported is left as it is.
-                    if present {
-                        summary.push(serde_json::json!({ "app_id": app_id, "added": "nothing (already imported)" }));
-                        continue;
-                    }
-                    let mut total = atlas_agent::teach::Taught::default();
-                    for trace in std::iter::once(&app.exploration).chain(&app.tasks) {
-                        let t = atlas_agent::teach::teach_recording(&caller, &app_id, &trace.recording(), &format!("import-{}", trace.name))?;
-                        total.screens += t.screens;
-                        total.steps += t.steps;
-                        total.intents += t.intents;
-                    }
-                    summary.push(serde_json::json!({ "app_id": app_id, "added": { "traces": 1 + app.tasks.len(), "screens": total.screens, "steps": total.steps, "intents": total.intents } }));
-                }
-                Ok(summary)
-            })
-            .await??;
-            atlas.checkpoint().map_err(|e| anyhow::anyhow!("{e}"))?;
-            for app in &summary {
-                let stats = atlas.get_graph_stats(atlas_service::GraphStatsRequest { app_id: app["app_id"].as_str().map(String::from) }).map_err(|e| anyhow::anyhow!("{e}"))?;
-                println!("{}: added {}; now {} pages, {} transitions, {} intents", app["app_id"].as_str().unwrap_or_default(), app["added"], stats.pages, stats.transitions, stats.intents);
-            }
-            Ok(ExitCode::SUCCESS)
+            let recordings = apps
+                .iter()
+                .map(|app| (format!("droidtask.{}", app.name), std::iter::once(&app.exploration).chain(&app.tasks).map(|t| t.recording()).collect()))
+                .collect();
+            import_recordings(&data, recordings).await
+        }
+        Command::Import { what: ImportCommand::Droidbot { data, dir, app } } => {
+            let runs = atlas_import::droidbot::read(&dir)?;
+            import_recordings(&data, vec![(app, runs)]).await
         }
         Command::Eval { what: EvalCommand::Droidtask { dir, url, token, json, apps } } => eval_droidtask(dir, url, token, json, apps).await,
         Command::Import { what: ImportCommand::Graph { data, file } } => {
@@ -448,6 +435,40 @@ async fn bench(args: BenchArgs) -> Result<ExitCode> {
     }
     if let Some(path) = &args.json {
         std::fs::write(path, serde_json::to_string_pretty(&report)?).with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Teaches recordings through the tool registry, as an agent reports them, one app at a time.
+/// Reports are evidence, so teaching the same recordings twice would count them twice: an app
+/// already present is left as it is.
+async fn import_recordings(data: &DataArgs, apps: Vec<(String, Vec<atlas_import::recording::Recording>)>) -> Result<ExitCode> {
+    let (atlas, _) = open_default(data)?;
+    let caller = atlas_agent::ServiceCaller::new(atlas.clone(), tokio::runtime::Handle::current());
+    let present: Vec<bool> = apps.iter().map(|(app_id, _)| atlas.read(|g| g.app(app_id).is_some())).collect();
+    let summary = tokio::task::spawn_blocking(move || -> Result<Vec<(String, serde_json::Value)>> {
+        let mut summary = Vec::new();
+        for ((app_id, recordings), present) in apps.into_iter().zip(present) {
+            if present {
+                summary.push((app_id, serde_json::json!("nothing (already imported)")));
+                continue;
+            }
+            let mut total = atlas_agent::teach::Taught::default();
+            for recording in &recordings {
+                let t = atlas_agent::teach::teach_recording(&caller, &app_id, recording, &format!("import-{}", recording.name))?;
+                total.screens += t.screens;
+                total.steps += t.steps;
+                total.intents += t.intents;
+            }
+            summary.push((app_id, serde_json::json!({ "recordings": recordings.len(), "screens": total.screens, "steps": total.steps, "intents": total.intents })));
+        }
+        Ok(summary)
+    })
+    .await??;
+    atlas.checkpoint().map_err(|e| anyhow::anyhow!("{e}"))?;
+    for (app_id, added) in &summary {
+        let stats = atlas.get_graph_stats(atlas_service::GraphStatsRequest { app_id: Some(app_id.clone()) }).map_err(|e| anyhow::anyhow!("{e}"))?;
+        println!("{app_id}: added {added}; now {} pages, {} transitions, {} intents", stats.pages, stats.transitions, stats.intents);
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -7,6 +7,7 @@
 //! anything a real agent could not have told Atlas, and one teaching path serves every format.
 
 pub mod device;
+pub mod droidbot;
 pub mod droidtask;
 pub mod recording;
 pub mod state_html;
