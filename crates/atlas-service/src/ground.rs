@@ -200,24 +200,28 @@ struct Route<'a> {
 
 /// Typing the instruction's next unused value, when the page has exactly one field for it.
 fn type_value(app: &AppGraph, intent: &str, taken: &[TraceStep], page: &str) -> Option<Recall> {
-    // A value already typed, or already picked as a widget's label, is used up; bare numbers are
-    // more often options to pick than text to type.
-    let used = |v: &str| {
-        let v = v.to_lowercase();
-        taken.iter().any(|s| {
-            let typed = s.action.input_text.to_lowercase();
-            (!typed.is_empty() && (typed.contains(&v) || v.contains(&typed))) || s.action.widget_text.to_lowercase().contains(&v)
-        })
-    };
-    let template = Template::of(intent);
-    let value = template.values.iter().zip(&template.quoted).find(|(v, quoted)| **quoted && !used(v)).map(|(v, _)| v.clone())?;
     let mut inputs = app.page(page)?.widgets.iter().filter(|w| is_input(w));
     let field = inputs.next()?;
     if inputs.next().is_some() {
         return None;
     }
+    // Bare numbers are more often options to pick than text to type.
+    let value = next_value(intent, taken, field, true)?;
     let action = Action { action_type: "input".into(), widget_id: field.id.clone(), widget_text: field.text.clone(), input_text: value, ..Default::default() };
     Some(Recall::Act { action, expected_page: page.to_string(), remaining: 1, confidence: 0.6 })
+}
+
+/// The instruction's next value to type into `field`: not one already typed (in full or in
+/// part) or picked as a widget's label, and not what the field already shows.
+fn next_value(intent: &str, taken: &[TraceStep], field: &Widget, quoted_only: bool) -> Option<String> {
+    let overlaps = |a: &str, b: &str| !a.is_empty() && !b.is_empty() && (a.contains(b) || b.contains(a));
+    let used = |v: &str| {
+        let v = v.to_lowercase();
+        overlaps(&field.text.trim().to_lowercase(), &v)
+            || taken.iter().any(|s| overlaps(&s.action.input_text.to_lowercase(), &v) || s.action.widget_text.to_lowercase().contains(&v))
+    };
+    let template = Template::of(intent);
+    template.values.iter().zip(&template.quoted).find(|(v, quoted)| (**quoted || !quoted_only) && !used(v)).map(|(v, _)| v.clone())
 }
 
 /// How remembered tasks (sessions with an intent) left `page` for another page, when one way
@@ -292,8 +296,7 @@ fn closing_widget<'a>(app: &'a AppGraph, page: &str, closing: &HashMap<&str, usi
 fn act_on(widget: &Widget, intent: &str, taken: &[TraceStep], page: &str, confidence: f64) -> Option<Recall> {
     let mut action = Action { action_type: "click".into(), widget_id: widget.id.clone(), widget_text: widget.text.clone(), ..Default::default() };
     if is_input(widget) {
-        let typed: HashSet<&str> = taken.iter().map(|s| s.action.input_text.as_str()).collect();
-        let value = Template::of(intent).values.into_iter().find(|v| !typed.contains(v.as_str()))?;
+        let value = next_value(intent, taken, widget, false)?;
         action.action_type = "input".into();
         action.input_text = value;
     }
