@@ -252,12 +252,7 @@ fn usual_confirmation<'a>(app: &'a AppGraph, page: &str) -> Option<&'a Widget> {
         }
     }
     let widgets = &app.page(page)?.widgets;
-    let mut present: Vec<(usize, &Widget)> = widgets.iter().filter_map(|w| counts.get(w.text.as_str()).map(|c| (*c, w))).collect();
-    present.sort_by(|a, b| b.0.cmp(&a.0));
-    match present.as_slice() {
-        [(c, w), rest @ ..] if rest.first().is_none_or(|(d, _)| *c >= 2 * *d) => Some(*w),
-        _ => None,
-    }
+    clear_leader(widgets, &counts)
 }
 
 /// Labels the app's remembered tasks used to close a page: steps that return to a page visited
@@ -283,8 +278,14 @@ fn closing_labels(app: &AppGraph) -> HashMap<&str, usize> {
 
 /// The one closing widget on `page` (the most used, when it clearly leads).
 fn closing_widget<'a>(app: &'a AppGraph, page: &str, closing: &HashMap<&str, usize>) -> Option<&'a Widget> {
-    let mut present: Vec<(usize, &Widget)> = app.page(page)?.widgets.iter().filter_map(|w| closing.get(w.text.as_str()).map(|c| (*c, w))).collect();
-    present.sort_by(|a, b| b.0.cmp(&a.0));
+    clear_leader(&app.page(page)?.widgets, closing)
+}
+
+/// The widget whose label was counted most, when it was counted at least twice as often as the
+/// next one on the page.
+fn clear_leader<'a>(widgets: &'a [Widget], counts: &HashMap<&str, usize>) -> Option<&'a Widget> {
+    let mut present: Vec<(usize, &Widget)> = widgets.iter().filter_map(|w| counts.get(w.text.as_str()).map(|c| (*c, w))).collect();
+    present.sort_by_key(|(count, _)| std::cmp::Reverse(*count));
     match present.as_slice() {
         [(c, w), rest @ ..] if rest.first().is_none_or(|(d, _)| *c >= 2 * *d) => Some(*w),
         _ => None,
