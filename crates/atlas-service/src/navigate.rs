@@ -154,6 +154,31 @@ fn plan_confidence(app: &AppGraph, plan: &Plan, target_score: f64) -> f64 {
     round3(steps * target_score)
 }
 
+/// What remembered tasks or the app's labels said, as an answer.
+fn recalled_answer(recalled: crate::memory::Recall) -> NextActionResponse {
+    match recalled {
+        crate::memory::Recall::Done { .. } => NextActionResponse { action: None, is_complete: true, remaining_steps: Some(0), error: None },
+        crate::memory::Recall::Act { action, expected_page, remaining, confidence } => {
+            let description = format!("{}（按记住的同类任务执行）", action.label());
+            NextActionResponse {
+                action: Some(NextAction {
+                    action_type: action.action_type,
+                    widget_id: action.widget_id,
+                    widget_text: action.widget_text,
+                    widget_xpath: action.widget_xpath,
+                    input_text: action.input_text,
+                    confidence: round3(confidence),
+                    expected_page,
+                    description,
+                }),
+                is_complete: false,
+                remaining_steps: Some(remaining),
+                error: None,
+            }
+        }
+    }
+}
+
 fn why_alternative(main: &Plan, alt: &Plan, app: &AppGraph) -> String {
     let (main_rel, alt_rel) = (main.reliability(app), alt.reliability(app));
     match alt.steps.len().cmp(&main.steps.len()) {
@@ -184,15 +209,17 @@ impl Atlas {
 
     /// Seed 000 §1.1 `query_path`.
     pub fn query_path(&self, req: QueryPathRequest) -> Result<QueryPathResponse> {
-        self.route(req, true)
-    }
-
-    /// The planning behind `query_path`. Alternatives cost one search per step and descriptions
-    /// an allocation or ten each, so a caller that needs only the first step (`whole` false) gets
-    /// just that step described, with `total_steps` still the whole plan's.
-    fn route(&self, req: QueryPathRequest, whole: bool) -> Result<QueryPathResponse> {
         validate_text("app_id", &req.app_id, true)?;
         validate_text("intent", &req.intent, true)?;
+        let target = self.resolve_intent(&req.app_id, &req.intent)?;
+        self.route(req, true, target)
+    }
+
+    /// The planning behind `query_path`, to a `target` the caller resolved (outside any lock, as
+    /// resolving may embed). Alternatives cost one search per step and descriptions an allocation
+    /// or ten each, so a caller that needs only the first step (`whole` false) gets just that step
+    /// described, with `total_steps` still the whole plan's.
+    fn route(&self, req: QueryPathRequest, whole: bool, target: Option<Target>) -> Result<QueryPathResponse> {
         let max_steps = match req.max_steps {
             None => DEFAULT_MAX_STEPS,
             Some(n) if n >= 1 && n as usize <= MAX_STEPS_LIMIT => n as usize,
@@ -201,7 +228,6 @@ impl Atlas {
         if let Some(page) = &req.current_page {
             validate_text("current_page", page, true)?;
         }
-        let target = self.resolve_intent(&req.app_id, &req.intent)?;
         let state = self.state.read();
         let Some(app) = state.graph.app(&req.app_id) else {
             return Ok(QueryPathResponse::failure(format!("应用不在图谱中: {}", req.app_id)));
@@ -214,7 +240,7 @@ impl Atlas {
                 None => return Ok(QueryPathResponse::failure("应用没有任何页面")),
             },
         };
-        let Some(target) = target.filter(|t| whole || t.score >= NEXT_ACTION_SURE) else {
+        let Some(target) = target else {
             return Ok(QueryPathResponse::failure("未找到匹配的意图"));
         };
         let plan = match app.plan(&start, &target.page_id, max_steps) {
@@ -267,6 +293,7 @@ impl Atlas {
         if let Some(session) = &req.session_id {
             validate_text("session_id", session, false)?;
         }
+        let session = req.session_id.as_deref().filter(|s| !s.is_empty());
         let (app_id, recalled) = {
             let state = self.state.read();
             let app = state.graph.app_of_page(&req.current_page).ok_or_else(|| AtlasError::PageNotFound(req.current_page.clone()))?;
@@ -275,43 +302,29 @@ impl Atlas {
                     return Err(AtlasError::invalid("app_id", format!("page {} belongs to {}, not {given}", req.current_page, app.app_id())));
                 }
             }
-            let session = req.session_id.as_deref().filter(|s| !s.is_empty());
-            let recalled = crate::memory::recall(app, &req.intent, &req.current_page, session).or_else(|| {
-                // Nobody did this task before: unless the intent names a registered destination,
-                // go by what the app's labels say.
-                let registered = self.resolve_intent(app.app_id(), &req.intent).ok().flatten().is_some_and(|t| t.score >= NEXT_ACTION_SURE);
-                let taken = crate::memory::session_steps(app, session, &req.intent);
-                (!registered).then(|| crate::ground::ground(app, &req.intent, &req.current_page, taken)).flatten()
-            });
-            (app.app_id().to_string(), recalled)
+            (app.app_id().to_string(), crate::memory::recall(app, &req.intent, &req.current_page, session))
         };
-        match recalled {
-            Some(crate::memory::Recall::Done { .. }) => {
-                return Ok(NextActionResponse { action: None, is_complete: true, remaining_steps: Some(0), error: None });
-            }
-            Some(crate::memory::Recall::Act { action, expected_page, remaining, confidence }) => {
-                let description = format!("{}（按记住的同类任务执行）", action.label());
-                return Ok(NextActionResponse {
-                    action: Some(NextAction {
-                        action_type: action.action_type,
-                        widget_id: action.widget_id,
-                        widget_text: action.widget_text,
-                        widget_xpath: action.widget_xpath,
-                        input_text: action.input_text,
-                        confidence: round3(confidence),
-                        expected_page,
-                        description,
-                    }),
-                    is_complete: false,
-                    remaining_steps: Some(remaining),
-                    error: None,
-                });
-            }
-            None => {}
+        if let Some(recalled) = recalled {
+            return Ok(recalled_answer(recalled));
         }
+        // Nobody did this task before: unless the intent names a registered destination, go by
+        // what the app's labels say. Resolving may embed, so it runs outside the lock.
+        let resolved = self.resolve_intent(&app_id, &req.intent);
+        let sure = resolved.as_ref().ok().and_then(|t| t.as_ref()).is_some_and(|t| t.score >= NEXT_ACTION_SURE);
+        if !sure {
+            let grounded = self.read(|g| {
+                let app = g.app(&app_id)?;
+                crate::ground::ground(app, &req.intent, &req.current_page, crate::memory::session_steps(app, session, &req.intent))
+            });
+            if let Some(grounded) = grounded {
+                return Ok(recalled_answer(grounded));
+            }
+        }
+        let target = resolved?.filter(|t| t.score >= NEXT_ACTION_SURE);
         let path = self.route(
             QueryPathRequest { app_id, intent: req.intent, current_page: Some(req.current_page), max_steps: Some(MAX_STEPS_LIMIT as i64) },
             false,
+            target,
         )?;
         let Some(info) = path.path.filter(|_| path.success) else {
             return Ok(NextActionResponse { action: None, is_complete: false, remaining_steps: None, error: Some(path.message) });
