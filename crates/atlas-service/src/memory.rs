@@ -60,11 +60,14 @@ pub(crate) fn session_steps<'a>(app: &'a AppGraph, session: Option<&str>, intent
 
 /// What the traces of `app` say to do on `current_page` for `intent`, given the steps `taken`.
 pub(crate) fn recall(app: &AppGraph, intent: &str, current_page: &str, session: Option<&str>) -> Option<Recall> {
+    let mut memories = app.traces().filter(|t| t.succeeded() && Some(t.session_id.as_str()) != session).peekable();
+    // Most apps remember nothing yet: then there is nothing to segment or compare.
+    memories.peek()?;
     let asked = Template::of(intent);
     let taken = session_steps(app, session, intent);
     let labels_here: Vec<&str> = app.page(current_page).map(|p| p.widgets.iter().map(|w| w.text.as_str()).collect()).unwrap_or_default();
     let mut answers: Vec<(f64, Recall)> = Vec::new();
-    for trace in app.traces().filter(|t| t.succeeded() && Some(t.session_id.as_str()) != session) {
+    for trace in memories {
         let remembered = Template::of(&trace.intent);
         let similarity = asked.similarity(&remembered);
         if similarity < SAME_TEMPLATE {
