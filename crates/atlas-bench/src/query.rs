@@ -103,7 +103,7 @@ pub async fn run(config: &QueryConfig, scratch: &Path) -> Result<QueryReport> {
     for (intent, _) in generated.intents.iter().take(50) {
         let _ = atlas.query_path(QueryPathRequest { app_id: app_id.into(), intent: intent.clone(), current_page: None, max_steps: None });
     }
-    for q in 0..config.queries {
+    for _ in 0..config.queries {
         let (intent, target) = &generated.intents[rng.below(generated.intents.len())];
         let request = QueryPathRequest { app_id: app_id.into(), intent: intent.clone(), current_page: None, max_steps: None };
         let (answer, ns) = timed(|| atlas.query_path(request));
@@ -124,7 +124,6 @@ pub async fn run(config: &QueryConfig, scratch: &Path) -> Result<QueryReport> {
             failures += 1;
         }
         next_pairs.push((from, target.clone()));
-        let _ = q;
     }
 
     // The planner alone on the same pairs, afresh and then as the service runs it.
