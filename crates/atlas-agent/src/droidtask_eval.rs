@@ -71,6 +71,9 @@ pub struct StepResult {
     pub step: usize,
     pub expected: String,
     pub answer: Answer,
+    /// What the answer rested on (`memory`, `labels`, `path`), as the response said.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub basis: Option<String>,
     pub correct: bool,
 }
 
@@ -182,12 +185,31 @@ fn resolve(screen: &[Element], action: &Value) -> Option<usize> {
     let text = action["widget_text"].as_str().unwrap_or_default().trim();
     let id = action["widget_id"].as_str().unwrap_or_default();
     let input = action["action_type"] == "input";
-    let by_label: Vec<&Element> = screen.iter().filter(|e| !text.is_empty() && e.label() == text && (!input || e.is_input())).collect();
+    let by_index = || id.parse::<usize>().ok().filter(|i| screen.iter().any(|e| e.index == *i));
+    if text.is_empty() {
+        return by_index();
+    }
+    let labelled = |same: &dyn Fn(&str) -> bool| -> Vec<&Element> { screen.iter().filter(|e| same(e.label()) && (!input || e.is_input())).collect() };
+    let mut by_label = labelled(&|label| same_words(label, text));
+    if by_label.is_empty() {
+        // A list item's first line names it; the lines under it (size, date) change.
+        by_label = labelled(&|label| same_words(first_line(label), first_line(text)));
+    }
     match by_label.as_slice() {
         [one] => Some(one.index),
-        [] => id.parse::<usize>().ok().filter(|i| screen.iter().any(|e| e.index == *i)),
+        // A label the screen does not show is not on this screen, whatever the index says.
+        [] => None,
         several => id.parse::<usize>().ok().and_then(|i| several.iter().find(|e| e.index == i)).or(several.first()).map(|e| e.index),
     }
+}
+
+/// Labels compared as the words they show: line breaks and runs of spaces are layout.
+fn same_words(a: &str, b: &str) -> bool {
+    a.split_whitespace().eq(b.split_whitespace())
+}
+
+fn first_line(label: &str) -> &str {
+    label.split("<br>").next().unwrap_or(label).trim()
 }
 
 fn answer_of(screen: &[Element], response: &Value) -> Answer {
@@ -238,7 +260,8 @@ fn evaluate_task(caller: &dyn ToolCaller, app: &App, held_out: usize, app_id: &s
         )?;
         let answer = answer_of(&step.screen, &response);
         let correct = is_correct(&step.action, &answer);
-        steps.push(StepResult { step: j, expected: describe(&step.action), answer, correct });
+        let basis = response["basis"].as_str().map(str::to_string);
+        steps.push(StepResult { step: j, expected: describe(&step.action), answer, basis, correct });
         // The agent goes on with the ground-truth step, and says so.
         if let Some(next) = pages.get(j + 1) {
             report_step(caller, app_id, &pages[j], &recorded.steps[j], next, &session, Some(&instruction))?;

@@ -24,6 +24,13 @@ const MIN_MARGIN: f64 = 0.15;
 const DONE_BELOW: f64 = 0.12;
 /// A page with at most this many actionable widgets is a dialog rather than a screen.
 const SMALL_PAGE: usize = 5;
+/// Labels that commit what a page holds (a dialog's choice, a form, a colour picked): a task that
+/// changed something on such a page is not done until one is pressed. Conventions shared by
+/// Android, HarmonyOS and the web, in English and Chinese, not any one app's words.
+const COMMIT_LABELS: &[&str] = &["ok", "save", "yes", "done", "apply", "confirm", "确定", "保存", "是", "完成", "确认", "应用"];
+/// Labels that dismiss what a page offers: pressing one undoes the step that opened the page, so
+/// it is never the way forward.
+const CANCEL_LABELS: &[&str] = &["no", "cancel", "取消", "否"];
 /// Goals weighed with the way to them, best first.
 const MAX_GOALS: usize = 40;
 /// The longest way to a goal worth planning.
@@ -67,7 +74,18 @@ pub(crate) fn ground(app: &AppGraph, intent: &str, current_page: &str, taken: &[
     let used: HashSet<&str> = taken.iter().map(|s| s.action.widget_text.as_str()).filter(|t| !t.is_empty()).collect();
     // What a tapped setting showed under its name ("Font size<br>Medium") was its old value,
     // not a choice made: only the name counts as said.
-    let said: HashSet<String> = used.iter().flat_map(|t| label_words(stable_part(t))).collect();
+    let mut said: HashSet<String> = used.iter().flat_map(|t| label_words(stable_part(t))).collect();
+    // Once the task has moved, the page it reached says where it is: its title and section
+    // headings ("LIST VIEW", "Contacts") name the place, and an instruction's words for that place
+    // ("in the list view") are satisfied by being there, not by tapping something else.
+    if !taken.is_empty() {
+        if let Some(page) = app.page(current_page) {
+            said.extend(page.widgets.iter().filter(|w| !actionable(w)).flat_map(|w| label_words(&w.text)));
+        }
+    }
+    // What the session typed shows up as labels afterwards ("deadlines" in a list): a result, not a goal.
+    let value_words: Vec<HashSet<String>> = Template::of(intent).values.iter().map(|v| label_words(v)).filter(|w| !w.is_empty()).collect();
+    let typed: HashSet<String> = taken.iter().flat_map(|s| label_words(&s.action.input_text)).collect();
     let asked = label_words(&without_current_state(&without_app_name(intent)));
     let remaining: HashSet<String> = asked.iter().filter(|w| !said.contains(*w)).cloned().collect();
     // Shares are of the whole instruction, so leftovers like "app" weigh what they weigh in it.
@@ -75,14 +93,29 @@ pub(crate) fn ground(app: &AppGraph, intent: &str, current_page: &str, taken: &[
     // Choices are weighed against what remains to be said; whether anything is left worth doing
     // against the whole instruction.
     let remaining_mass: f64 = remaining.iter().map(|w| idf(w)).sum();
-    if remaining.is_empty() || mass <= 0.0 {
+    // The words of remaining a label says. Numbers alone ("05:00", "3 items") are values shown
+    // everywhere: they count only for a label showing a whole value the instruction names
+    // ("125%"), not a digit group of one ("00" of "5:00").
+    let says = |label: &str| -> Vec<String> {
+        let shared: Vec<String> = label_words(stable_part(label)).intersection(&remaining).cloned().collect();
+        let numeric = shared.iter().all(|x| x.chars().all(|c| c.is_ascii_digit()));
+        if numeric && !value_words.iter().any(|v| v.iter().all(|x| shared.contains(x))) {
+            return Vec::new();
+        }
+        shared
+    };
+    if mass <= 0.0 {
         return (!taken.is_empty()).then_some(Recall::Done { confidence: 0.5 });
     }
     let mut candidates: Vec<Candidate> = Vec::new();
     for page in pages {
-        for w in page.widgets.iter().filter(|w| actionable(w) && !used.contains(w.text.as_str())) {
+        for w in page.widgets.iter().filter(|w| actionable(w) && !used.contains(w.text.as_str()) && !is_cancel(&w.text)) {
+            let own = label_words(stable_part(&w.text));
+            if !own.is_empty() && own.iter().all(|x| typed.contains(x)) {
+                continue;
+            }
             // Only the name counts: the value a setting shows is what it is now, not what is asked.
-            let overlap: f64 = label_words(stable_part(&w.text)).intersection(&remaining).map(|x| idf(x)).sum();
+            let overlap: f64 = says(&w.text).iter().map(|x| idf(x)).sum();
             if overlap > 0.0 {
                 candidates.push(Candidate { page: &page.page_id, widget: w, share: overlap / mass });
             }
@@ -93,17 +126,22 @@ pub(crate) fn ground(app: &AppGraph, intent: &str, current_page: &str, taken: &[
     let closing = closing_labels(app);
     let arrived = taken.last().is_some_and(|s| s.to_page == current_page);
     // An instruction opens with what to do ("change", "set", "打开"); once steps were taken, that
-    // word alone left unsaid asks for nothing more.
+    // word alone left unsaid asks for nothing more, unless a widget says it well ("call Alice":
+    // "Call number" is the task itself).
     let verb: HashSet<String> = intent.split_whitespace().next().map(label_words).unwrap_or_default();
-    let only_the_verb_left = !taken.is_empty() && remaining.iter().all(|w| verb.contains(w));
+    let only_the_verb_left = !taken.is_empty() && remaining.iter().all(|w| verb.contains(w)) && best_share < MIN_SHARE;
     if best_share < DONE_BELOW || only_the_verb_left {
         if !arrived {
             return None;
         }
         let last = taken.last().expect("arrived implies a step");
-        // A value the instruction names and nobody typed yet, and one field to type it in.
-        if let Some(recall) = type_value(app, intent, taken, current_page) {
-            return Some(recall);
+        // The last step opened a page with one field (a search box, a name dialog): the value the
+        // instruction names and nobody typed yet goes in it.
+        let opened_now = last.from_page != current_page && !taken[..taken.len() - 1].iter().any(|s| s.from_page == current_page);
+        if opened_now {
+            if let Some(recall) = type_value(app, intent, taken, current_page) {
+                return Some(recall);
+            }
         }
         // A choice made inside a page (a dialog's option) is usually confirmed by leaving it the
         // way remembered tasks left it, or the way they confirm choices elsewhere in the app.
@@ -118,18 +156,21 @@ pub(crate) fn ground(app: &AppGraph, intent: &str, current_page: &str, taken: &[
         }
         // A page that still waits to be closed ("Save", "OK", "Allow"), when this task did not
         // just close one: close it the way the app's remembered tasks close pages.
-        let just_closed = closing.contains_key(last.action.widget_text.as_str());
+        let just_closed = closing.contains_key(last.action.widget_text.as_str()) || is_commit(&last.action.widget_text);
         if !just_closed {
-            if let Some(close) = closing_widget(app, current_page, &closing) {
+            if let Some(close) = closing_widget(app, current_page, &closing).or_else(|| commit_widget(app, current_page)) {
                 let action = Action { action_type: "click".into(), widget_id: close.id.clone(), widget_text: close.text.clone(), ..Default::default() };
                 return Some(Recall::Act { action, expected_page: current_page.to_string(), remaining: 1, confidence: 0.5 });
             }
         }
         // A small page the last step just opened (a confirmation, a chooser) is rarely where a
         // task ends; without a remembered way to close it, ask rather than stop.
-        let opened_now = last.from_page != current_page && !taken[..taken.len() - 1].iter().any(|s| s.from_page == current_page);
         let small = app.page(current_page).is_some_and(|p| p.widgets.iter().filter(|w| actionable(w)).count() <= SMALL_PAGE);
         if opened_now && small {
+            return None;
+        }
+        // Something here still says part of what was asked, if only a little: not clearly done.
+        if candidates.iter().any(|c| c.page == current_page && c.share >= DONE_BELOW / 2.0) {
             return None;
         }
         return Some(Recall::Done { confidence: round(1.0 - best_share) });
@@ -145,18 +186,18 @@ pub(crate) fn ground(app: &AppGraph, intent: &str, current_page: &str, taken: &[
         if goal.page != current_page && here_labels.contains(stable_part(&goal.widget.text)) {
             continue;
         }
-        let mut said_on_the_way: HashSet<String> = label_words(stable_part(&goal.widget.text)).intersection(&remaining).cloned().collect();
+        let mut said_on_the_way: HashSet<String> = says(&goal.widget.text).into_iter().collect();
         let (first, here) = if goal.page == current_page {
             (None, true)
         } else {
             let Ok(plan) = app.plan(current_page, goal.page, MAX_ROUTE_STEPS) else { continue };
             let Some(&step) = plan.steps.first() else { continue };
             // Going back where this task has been is undoing it, not progress.
-            if visited.contains(app.transitions()[step].to_page.as_str()) {
+            if visited.contains(app.transitions()[step].to_page.as_str()) || is_cancel(&app.transitions()[step].action.widget_text) {
                 continue;
             }
             for s in &plan.steps {
-                said_on_the_way.extend(label_words(stable_part(&app.transitions()[*s].action.widget_text)).intersection(&remaining).cloned());
+                said_on_the_way.extend(says(&app.transitions()[*s].action.widget_text));
             }
             (Some(&app.transitions()[step]), false)
         };
@@ -178,7 +219,12 @@ pub(crate) fn ground(app: &AppGraph, intent: &str, current_page: &str, taken: &[
     // in two sections) are the same words: the instruction cannot tell them apart.
     let name = stable_part(&best.goal.widget.text);
     let ambiguous = candidates.iter().any(|c| c.widget.text != best.goal.widget.text && stable_part(&c.widget.text) == name && c.share >= best.goal.share - MIN_MARGIN)
-        || app.page(best.goal.page).is_some_and(|p| p.widgets.iter().filter(|w| stable_part(&w.text) == name).count() > 1);
+        || app.page(best.goal.page).is_some_and(|p| p.widgets.iter().filter(|w| stable_part(&w.text) == name).count() > 1)
+        // The same holds for the first step of the way there, which is what the answer taps.
+        || best.first.is_some_and(|t| {
+            let first = stable_part(&t.action.widget_text);
+            !first.is_empty() && app.page(current_page).is_some_and(|p| p.widgets.iter().filter(|w| stable_part(&w.text) == first).count() > 1)
+        });
     if ambiguous || best.score < MIN_SHARE || best.score - runner_up < MIN_MARGIN {
         return None;
     }
@@ -274,6 +320,23 @@ fn closing_labels(app: &AppGraph) -> HashMap<&str, usize> {
         *count >= 2 && !everywhere
     });
     counts
+}
+
+fn is_cancel(label: &str) -> bool {
+    let label = stable_part(label).to_lowercase();
+    CANCEL_LABELS.contains(&label.as_str())
+}
+
+fn is_commit(label: &str) -> bool {
+    let label = stable_part(label).to_lowercase();
+    COMMIT_LABELS.contains(&label.as_str())
+}
+
+/// The one widget on `page` whose label commits (see [`COMMIT_LABELS`]), if there is exactly one.
+fn commit_widget<'a>(app: &'a AppGraph, page: &str) -> Option<&'a Widget> {
+    let mut commits = app.page(page)?.widgets.iter().filter(|w| is_commit(&w.text));
+    let first = commits.next()?;
+    commits.next().is_none().then_some(first)
 }
 
 /// The one closing widget on `page` (the most used, when it clearly leads).

@@ -155,11 +155,16 @@ fn plan_confidence(app: &AppGraph, plan: &Plan, target_score: f64) -> f64 {
 }
 
 /// What remembered tasks or the app's labels said, as an answer.
-fn recalled_answer(recalled: crate::memory::Recall) -> NextActionResponse {
+fn recalled_answer(recalled: crate::memory::Recall, basis: Basis) -> NextActionResponse {
     match recalled {
-        crate::memory::Recall::Done { .. } => NextActionResponse { action: None, is_complete: true, remaining_steps: Some(0), error: None },
+        crate::memory::Recall::Done { .. } => NextActionResponse { action: None, is_complete: true, remaining_steps: Some(0), error: None, basis: Some(basis) },
         crate::memory::Recall::Act { action, expected_page, remaining, confidence } => {
-            let description = format!("{}（按记住的同类任务执行）", action.label());
+            let why = match basis {
+                Basis::Memory => "按记住的同类任务执行",
+                Basis::Labels => "按界面文字推断",
+                Basis::Path => "按规划路径执行",
+            };
+            let description = format!("{}（{why}）", action.label());
             NextActionResponse {
                 action: Some(NextAction {
                     action_type: action.action_type,
@@ -174,6 +179,7 @@ fn recalled_answer(recalled: crate::memory::Recall) -> NextActionResponse {
                 is_complete: false,
                 remaining_steps: Some(remaining),
                 error: None,
+                basis: Some(basis),
             }
         }
     }
@@ -305,7 +311,7 @@ impl Atlas {
             (app.app_id().to_string(), crate::memory::recall(app, &req.intent, &req.current_page, session))
         };
         if let Some(recalled) = recalled {
-            return Ok(recalled_answer(recalled));
+            return Ok(recalled_answer(recalled, Basis::Memory));
         }
         // Nobody did this task before: unless the intent names a registered destination, go by
         // what the app's labels say. Resolving may embed, so it runs outside the lock.
@@ -317,7 +323,7 @@ impl Atlas {
                 crate::ground::ground(app, &req.intent, &req.current_page, crate::memory::session_steps(app, session, &req.intent))
             });
             if let Some(grounded) = grounded {
-                return Ok(recalled_answer(grounded));
+                return Ok(recalled_answer(grounded, Basis::Labels));
             }
         }
         let target = resolved?.filter(|t| t.score >= NEXT_ACTION_SURE);
@@ -327,10 +333,10 @@ impl Atlas {
             target,
         )?;
         let Some(info) = path.path.filter(|_| path.success) else {
-            return Ok(NextActionResponse { action: None, is_complete: false, remaining_steps: None, error: Some(path.message) });
+            return Ok(NextActionResponse { action: None, is_complete: false, remaining_steps: None, error: Some(path.message), basis: None });
         };
         let Some(first) = info.steps.first() else {
-            return Ok(NextActionResponse { action: None, is_complete: true, remaining_steps: Some(0), error: None });
+            return Ok(NextActionResponse { action: None, is_complete: true, remaining_steps: Some(0), error: None, basis: Some(Basis::Path) });
         };
         Ok(NextActionResponse {
             action: Some(NextAction {
@@ -346,6 +352,7 @@ impl Atlas {
             is_complete: false,
             remaining_steps: Some(info.total_steps),
             error: None,
+            basis: Some(Basis::Path),
         })
     }
 
@@ -519,6 +526,19 @@ pub struct NextActionResponse {
     pub remaining_steps: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// What the answer rests on, so an agent can weigh it: `memory` (remembered sessions of the
+    /// same task), `labels` (the app's widget labels read against the intent) or `path` (a
+    /// registered intent's page and the planned way there).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub basis: Option<Basis>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Basis {
+    Memory,
+    Labels,
+    Path,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
