@@ -208,8 +208,8 @@ pub(crate) fn ground(app: &AppGraph, intent: &str, current_page: &str, taken: &[
         let score = said_on_the_way.iter().map(|w| idf(w)).sum::<f64>() / remaining_mass;
         match routes.iter_mut().find(|r| r.key == key) {
             Some(r) if r.score >= score => {}
-            Some(r) => *r = Route { key, score, goal, first, here },
-            None => routes.push(Route { key, score, goal, first, here }),
+            Some(r) => *r = Route { key, score, goal, first, here, said: said_on_the_way.len() },
+            None => routes.push(Route { key, score, goal, first, here, said: said_on_the_way.len() }),
         }
     }
     routes.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| b.here.cmp(&a.here)));
@@ -225,7 +225,12 @@ pub(crate) fn ground(app: &AppGraph, intent: &str, current_page: &str, taken: &[
             let first = stable_part(&t.action.widget_text);
             !first.is_empty() && app.page(current_page).is_some_and(|p| p.widgets.iter().filter(|w| stable_part(&w.text) == first).count() > 1)
         });
-    if ambiguous || best.score < MIN_SHARE || best.score - runner_up < MIN_MARGIN {
+    // Once the task is under way, one word in common with a label that is mostly about something
+    // else ("show" in "Show hidden items" for "disable showing the tabs") is a coincidence; a
+    // label the instruction mostly says ("Yearly view", "Medium") is the choice it asks for.
+    let goal_words = label_words(stable_part(&best.goal.widget.text));
+    let coincidence = !taken.is_empty() && best.said == 1 && goal_words.iter().filter(|w| asked.contains(*w)).count() * 2 < goal_words.len();
+    if ambiguous || coincidence || best.score < MIN_SHARE || best.score - runner_up < MIN_MARGIN {
         return None;
     }
     let confidence = round(best.score.min(1.0) * (1.0 - runner_up / best.score.max(f64::EPSILON)).clamp(0.0, 1.0));
@@ -242,6 +247,8 @@ struct Route<'a> {
     /// The first step of the way to the goal's page; `None` when the goal is on this page.
     first: Option<&'a atlas_model::Transition>,
     here: bool,
+    /// How many of the remaining words the way says.
+    said: usize,
 }
 
 /// Typing the instruction's next unused value, when the page has exactly one field for it.

@@ -223,3 +223,33 @@ async fn device_dumps_are_read_into_widgets_and_match_their_page() {
     assert_eq!(broken.unwrap_err().code(), atlas_model::ErrorCode::InvalidParameter);
     assert_eq!(atlas.get_graph_stats(GraphStatsRequest { app_id: Some("shop".into()) }).unwrap().pages, 1);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_choice_in_a_dialog_is_committed_and_digit_groups_are_not_goals() {
+    let dir = tempfile::tempdir().unwrap();
+    let atlas = open(dir.path());
+    let tools = registry();
+    let files = call(&atlas, &tools, "add_page", serde_json::json!({ "app_id": "files", "page_name": "Files", "ui_hierarchy": { "widgets": [
+        { "id": "0", "text": "Files", "type": "p" }, { "id": "1", "text": "Change view type", "type": "button" }, { "id": "2", "text": "05:00", "type": "button" } ] } })).await;
+    let dialog = call(&atlas, &tools, "add_page", serde_json::json!({ "app_id": "files", "page_name": "View type", "ui_hierarchy": { "widgets": [
+        { "id": "0", "text": "Grid", "type": "checkbox" }, { "id": "1", "text": "List", "type": "checkbox" },
+        { "id": "2", "text": "Cancel", "type": "button" }, { "id": "3", "text": "OK", "type": "button" } ] } })).await;
+    let (files, dialog) = (files["page_id"].as_str().unwrap().to_string(), dialog["page_id"].as_str().unwrap().to_string());
+    let intent = "change the view type to grid";
+    let open_dialog = next(&atlas, &tools, &files, intent, "s1").await;
+    assert_eq!((open_dialog["action"]["widget_text"].as_str(), open_dialog["basis"].as_str()), (Some("Change view type"), Some("labels")), "{open_dialog}");
+    step(&atlas, &tools, &files, serde_json::json!({ "type": "click", "widget_text": "Change view type" }), &dialog, "s1", intent).await;
+    let grid = next(&atlas, &tools, &dialog, intent, "s1").await;
+    assert_eq!(grid["action"]["widget_text"], "Grid", "{grid}");
+    step(&atlas, &tools, &dialog, serde_json::json!({ "type": "click", "widget_text": "Grid" }), &dialog, "s1", intent).await;
+    // Everything asked is said, but the dialog holds the choice until it is confirmed.
+    let confirm = next(&atlas, &tools, &dialog, intent, "s1").await;
+    assert_eq!(confirm["action"]["widget_text"], "OK", "{confirm}");
+    step(&atlas, &tools, &dialog, serde_json::json!({ "type": "click", "widget_text": "OK" }), &files, "s1", intent).await;
+    let done = next(&atlas, &tools, &files, intent, "s1").await;
+    assert_eq!((done["is_complete"].as_bool(), done["action"].is_null()), (Some(true), true), "{done}");
+
+    // "00" of "5:00" is not the value the button shows: nothing here says the task.
+    let timer = next(&atlas, &tools, &files, "add a new timer of 5:00", "s2").await;
+    assert!(timer["action"].is_null() && timer["is_complete"] == false, "{timer}");
+}
