@@ -29,8 +29,10 @@ pub fn page_for_screen(caller: &dyn ToolCaller, app_id: &str, title: &str, widge
 /// The action of a step as `report_transition` takes it: the widget by its label (its id only
 /// when it has none, since ids such as list indices shift as lists change), and the text typed.
 pub fn reported_action(step: &RecordedStep) -> Option<Value> {
-    if step.action == RecordedAction::Back {
-        return Some(json!({ "type": "back" }));
+    match &step.action {
+        RecordedAction::Back => return Some(json!({ "type": "back" })),
+        RecordedAction::TapView(id) => return Some(json!({ "type": "click", "widget": id })),
+        _ => {}
     }
     let widget = step.widget()?;
     let mut action = json!({ "type": if matches!(step.action, RecordedAction::Input(..)) { "input" } else { "click" } });

@@ -196,8 +196,8 @@ enum ImportCommand {
         data: DataArgs,
         dir: PathBuf,
     },
-    /// A DroidBot (or HMDroidbot) output folder (states/ and events/), taught as an agent would
-    /// report its runs.
+    /// A DroidBot (or HMDroidbot) output folder (states/ and events/, or only utg.js), taught as
+    /// an agent would report its runs.
     Droidbot {
         #[command(flatten)]
         data: DataArgs,

@@ -4,7 +4,8 @@
 //!
 //! Events are read in the order of their tags (timestamps). A run is a chain of events where each
 //! starts on the screen the previous one stopped on; an app launch, a restart or a screen that was
-//! not saved ends the run, so no transition is ever invented across a gap.
+//! not saved ends the run, so no transition is ever invented across a gap. A folder with only
+//! `utg.js` is read by [`crate::utg`].
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -141,6 +142,11 @@ fn step_of(event: &Event, screen: &Screen) -> RecordedStep {
 
 /// Reads a DroidBot output folder into its runs.
 pub fn read(dir: &Path) -> Result<Vec<Recording>, ImportError> {
+    // A folder that kept only the transition graph is read from it.
+    let utg = dir.join("utg.js");
+    if utg.is_file() && !dir.join("states").is_dir() && !dir.join("events").is_dir() {
+        return crate::utg::read(&utg);
+    }
     let mut screens: HashMap<String, Screen> = HashMap::new();
     for path in json_files(&dir.join("states"))? {
         let state: StateFile = read_json(&path)?;

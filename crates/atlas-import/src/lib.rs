@@ -11,6 +11,7 @@ pub mod droidbot;
 pub mod droidtask;
 pub mod recording;
 pub mod state_html;
+pub mod utg;
 
 use std::path::Path;
 

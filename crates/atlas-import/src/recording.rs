@@ -10,6 +10,9 @@ pub enum RecordedAction {
     Tap(usize),
     /// Text typed into `widgets[i]`.
     Input(usize, String),
+    /// A tap on a view known only by its id, not shown among the screen's widgets (DroidBot's
+    /// `utg.js` names the views its events touched by a hash of their signature, not by label).
+    TapView(String),
     /// The Back key.
     Back,
     /// The task is done on this screen.
