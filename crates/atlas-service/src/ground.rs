@@ -83,8 +83,8 @@ pub(crate) fn ground(app: &AppGraph, intent: &str, current_page: &str, taken: &[
             said.extend(page.widgets.iter().filter(|w| !actionable(w)).flat_map(|w| label_words(&w.text)));
         }
     }
-    // What the session typed shows up as labels afterwards ("deadlines" in a list): a result, not a goal.
     let value_words: Vec<HashSet<String>> = Template::of(intent).values.iter().map(|v| label_words(v)).filter(|w| !w.is_empty()).collect();
+    // What the session typed shows up as labels afterwards ("deadlines" in a list): a result, not a goal.
     let typed: HashSet<String> = taken.iter().flat_map(|s| label_words(&s.action.input_text)).collect();
     let asked = label_words(&without_current_state(&without_app_name(intent)));
     let remaining: HashSet<String> = asked.iter().filter(|w| !said.contains(*w)).cloned().collect();
