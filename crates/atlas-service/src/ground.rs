@@ -229,7 +229,11 @@ pub(crate) fn ground(app: &AppGraph, intent: &str, current_page: &str, taken: &[
     // else ("show" in "Show hidden items" for "disable showing the tabs") is a coincidence; a
     // label the instruction mostly says ("Yearly view", "Medium") is the choice it asks for.
     let goal_words = label_words(stable_part(&best.goal.widget.text));
-    let coincidence = !taken.is_empty() && best.said == 1 && goal_words.iter().filter(|w| asked.contains(*w)).count() * 2 < goal_words.len();
+    let chose_here = taken.last().is_some_and(|s| s.from_page == current_page && s.to_page == current_page);
+    let coincidence = !taken.is_empty() && best.said == 1 && (goal_words.iter().filter(|w| asked.contains(*w)).count() * 2 < goal_words.len()
+        // Right after a choice on this page, a second option here that says one word is more
+        // likely the choice's sibling than a second choice asked for.
+        || (chose_here && best.here));
     if ambiguous || coincidence || best.score < MIN_SHARE || best.score - runner_up < MIN_MARGIN {
         return None;
     }
