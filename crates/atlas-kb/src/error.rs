@@ -1,0 +1,49 @@
+//! What can go wrong, as the types Dify's error codes are mapped from (in one place: [`KbError::code`]).
+
+#[derive(Debug, thiserror::Error)]
+pub enum KbError {
+    #[error("{0}")]
+    InvalidParam(String),
+    #[error("Dataset not found.")]
+    DatasetNotFound,
+    #[error("Document not found.")]
+    DocumentNotFound,
+    #[error("Invalid Authorization header or API key.")]
+    Unauthorized,
+    #[error("{what} is {size} bytes, over the limit of {limit}")]
+    TooLarge { what: String, size: usize, limit: usize },
+    #[error("storage: {0}")]
+    Io(String),
+    #[error("embedding: {0}")]
+    Embed(String),
+}
+
+impl KbError {
+    /// Dify's `code` and HTTP status for this error.
+    pub fn code(&self) -> (&'static str, u16) {
+        match self {
+            KbError::InvalidParam(_) => ("invalid_param", 400),
+            KbError::TooLarge { .. } => ("file_too_large", 413),
+            KbError::DatasetNotFound | KbError::DocumentNotFound => ("not_found", 404),
+            KbError::Unauthorized => ("unauthorized", 401),
+            KbError::Io(_) | KbError::Embed(_) => ("internal_server_error", 500),
+        }
+    }
+
+    /// Dify's error body: `{"status", "code", "message"}`.
+    pub fn to_body(&self) -> serde_json::Value {
+        let (code, status) = self.code();
+        let message = if status >= 500 { "An internal error occurred.".to_string() } else { self.to_string() };
+        serde_json::json!({ "status": status, "code": code, "message": message })
+    }
+}
+
+impl From<std::io::Error> for KbError {
+    fn from(e: std::io::Error) -> Self {
+        KbError::Io(e.to_string())
+    }
+}
+
+pub(crate) fn invalid(message: impl Into<String>) -> KbError {
+    KbError::InvalidParam(message.into())
+}

@@ -1,0 +1,203 @@
+//! Retrieval over one dataset's segments: BM25 over CJK-aware features, vector similarity through
+//! the [`Embedder`], and their weighted fusion, every score between 0 and 1.
+//!
+//! BM25 is normalised by the score a segment would get if every query feature were saturated in
+//! it, so a keyword score means the same across queries and a threshold can be set once. With a
+//! lexical embedder (the built-in hashing one) vectors would only restate the features: the vector
+//! score is then the cosine of the sparse feature vectors, computed over the segments sharing a
+//! feature, and no dense vector is stored.
+
+use std::collections::HashMap;
+
+use atlas_text::{cosine, features, Embedder};
+
+use crate::error::KbError;
+
+const K1: f64 = 1.2;
+/// How much an answer's words count beside its question's: a question says what a pair is
+/// about, but a user may ask with a word only the answer has ("包邮吗" for 运费怎么算).
+const ANSWER_WEIGHT: f32 = 0.4;
+const B: f64 = 0.75;
+
+/// How to search, as Dify's `search_method` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SearchMethod {
+    /// Words only (Dify's keyword_search and full_text_search: both are BM25 here).
+    Keyword,
+    /// The embedder only.
+    Semantic,
+    /// Both, weighted.
+    Hybrid,
+}
+
+/// What a search scores.
+pub struct Scored {
+    pub entry: usize,
+    pub score: f64,
+}
+
+struct Entry {
+    /// The norm of the feature weights, for the sparse cosine.
+    norm: f32,
+    length: f32,
+    vector: Option<Vec<f32>>,
+}
+
+/// One dataset's index; entry `i` is the `i`-th segment handed to [`SegmentIndex::build`].
+pub struct SegmentIndex {
+    vocabulary: HashMap<String, u32>,
+    postings: Vec<Vec<(u32, f32)>>,
+    entries: Vec<Entry>,
+    average_length: f64,
+    lexical: bool,
+}
+
+/// A text's features as (id, summed weight), sorted by id; `id_of` names a feature or drops it.
+fn weighted(text: &str, mut id_of: impl FnMut(String) -> Option<u32>) -> Vec<(u32, f32)> {
+    let mut summed: HashMap<u32, f32> = HashMap::new();
+    for f in features(text) {
+        if let Some(id) = id_of(f.token) {
+            *summed.entry(id).or_default() += f.weight;
+        }
+    }
+    let mut out: Vec<(u32, f32)> = summed.into_iter().collect();
+    out.sort_unstable_by_key(|(id, _)| *id);
+    out
+}
+
+fn norm(features: &[(u32, f32)]) -> f32 {
+    features.iter().map(|(_, w)| w * w).sum::<f32>().sqrt()
+}
+
+impl SegmentIndex {
+    /// Indexes `texts` (what is searched, and an answer that counts less); embeds the searched
+    /// texts in batches unless the embedder is lexical.
+    pub fn build(texts: &[(&str, Option<&str>)], embedder: &dyn Embedder) -> Result<SegmentIndex, KbError> {
+        let lexical = embedder.is_lexical();
+        let mut vectors: Vec<Option<Vec<f32>>> = vec![None; texts.len()];
+        if !lexical {
+            for (start, batch) in texts.chunks(64).enumerate() {
+                let batch: Vec<&str> = batch.iter().map(|(t, _)| *t).collect();
+                let embedded = embedder.embed(&batch).map_err(|e| KbError::Embed(e.to_string()))?;
+                for (i, v) in embedded.into_iter().enumerate() {
+                    vectors[start * 64 + i] = Some(v);
+                }
+            }
+        }
+        let mut vocabulary = HashMap::new();
+        let mut postings: Vec<Vec<(u32, f32)>> = Vec::new();
+        let mut entries = Vec::with_capacity(texts.len());
+        for (i, ((text, answer), vector)) in texts.iter().zip(vectors).enumerate() {
+            let mut id_of = |token: String| {
+                let next = vocabulary.len() as u32;
+                Some(*vocabulary.entry(token).or_insert(next))
+            };
+            let mut features = weighted(text, &mut id_of);
+            if let Some(answer) = answer {
+                let mut merged: HashMap<u32, f32> = features.into_iter().collect();
+                for (id, w) in weighted(answer, &mut id_of) {
+                    *merged.entry(id).or_default() += w * ANSWER_WEIGHT;
+                }
+                features = merged.into_iter().collect();
+                features.sort_unstable_by_key(|(id, _)| *id);
+            }
+            postings.resize_with(vocabulary.len(), Vec::new);
+            for (id, w) in &features {
+                postings[*id as usize].push((i as u32, *w));
+            }
+            let length = features.iter().map(|(_, w)| w).sum::<f32>();
+            entries.push(Entry { norm: norm(&features), length, vector });
+        }
+        let average_length = if entries.is_empty() { 1.0 } else { entries.iter().map(|e| e.length as f64).sum::<f64>() / entries.len() as f64 };
+        Ok(SegmentIndex { vocabulary, postings, entries, average_length: average_length.max(1e-6), lexical })
+    }
+
+    /// The entries scoring above zero, best first, among those `allowed` admits. `semantic_weight`
+    /// is the vector score's share in hybrid search.
+    pub fn search(&self, query: &str, embedder: &dyn Embedder, method: SearchMethod, semantic_weight: f64, allowed: &dyn Fn(usize) -> bool) -> Result<Vec<Scored>, KbError> {
+        let query_features = weighted(query, |token| self.vocabulary.get(&token).copied());
+        let mut keyword: HashMap<usize, f64> = HashMap::new();
+        if method != SearchMethod::Semantic {
+            keyword = self.bm25(&query_features, allowed);
+        }
+        let mut semantic: HashMap<usize, f64> = HashMap::new();
+        if method != SearchMethod::Keyword {
+            semantic = self.vector_scores(query, &query_features, embedder, allowed)?;
+        }
+        let (ws, wk) = match method {
+            SearchMethod::Keyword => (0.0, 1.0),
+            SearchMethod::Semantic => (1.0, 0.0),
+            SearchMethod::Hybrid => (semantic_weight.clamp(0.0, 1.0), 1.0 - semantic_weight.clamp(0.0, 1.0)),
+        };
+        let mut fused: HashMap<usize, f64> = HashMap::new();
+        for (i, s) in &keyword {
+            *fused.entry(*i).or_default() += wk * s;
+        }
+        for (i, s) in &semantic {
+            *fused.entry(*i).or_default() += ws * s;
+        }
+        let mut out: Vec<Scored> = fused.into_iter().filter(|(_, s)| *s > 0.0).map(|(entry, score)| Scored { entry, score: score.min(1.0) }).collect();
+        out.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.entry.cmp(&b.entry)));
+        Ok(out)
+    }
+
+    fn bm25(&self, query: &[(u32, f32)], allowed: &dyn Fn(usize) -> bool) -> HashMap<usize, f64> {
+        let n = self.entries.len() as f64;
+        let mut scores: HashMap<usize, f64> = HashMap::new();
+        let mut ceiling = 0.0;
+        for (id, wq) in query {
+            let posting = &self.postings[*id as usize];
+            let df = posting.len() as f64;
+            let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+            ceiling += *wq as f64 * idf * (K1 + 1.0);
+            for (entry, tf) in posting {
+                let i = *entry as usize;
+                if !allowed(i) {
+                    continue;
+                }
+                let tf = *tf as f64;
+                let length = self.entries[i].length as f64 / self.average_length;
+                *scores.entry(i).or_default() += *wq as f64 * idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * length));
+            }
+        }
+        if ceiling > 0.0 {
+            scores.values_mut().for_each(|s| *s /= ceiling);
+        }
+        scores
+    }
+
+    fn vector_scores(&self, query: &str, query_features: &[(u32, f32)], embedder: &dyn Embedder, allowed: &dyn Fn(usize) -> bool) -> Result<HashMap<usize, f64>, KbError> {
+        let mut scores = HashMap::new();
+        if self.lexical {
+            let query_norm = norm(query_features);
+            if query_norm == 0.0 {
+                return Ok(scores);
+            }
+            let mut dots: HashMap<usize, f32> = HashMap::new();
+            for (id, wq) in query_features {
+                for (entry, w) in &self.postings[*id as usize] {
+                    if allowed(*entry as usize) {
+                        *dots.entry(*entry as usize).or_default() += wq * w;
+                    }
+                }
+            }
+            for (i, dot) in dots {
+                let denominator = query_norm * self.entries[i].norm;
+                if denominator > 0.0 {
+                    scores.insert(i, (dot / denominator).clamp(0.0, 1.0) as f64);
+                }
+            }
+            return Ok(scores);
+        }
+        let query_vector = embedder.embed(&[query]).map_err(|e| KbError::Embed(e.to_string()))?.pop().unwrap_or_default();
+        for (i, entry) in self.entries.iter().enumerate() {
+            if let (true, Some(v)) = (allowed(i), &entry.vector) {
+                let c = cosine(&query_vector, v).clamp(0.0, 1.0) as f64;
+                if c > 0.0 {
+                    scores.insert(i, c);
+                }
+            }
+        }
+        Ok(scores)
+    }
+}

@@ -1,0 +1,352 @@
+//! Knowledge bases for agents: datasets of documents, split into segments, searched by words and
+//! by meaning — what Dify's `/v1/datasets/{id}/retrieve` serves and a phone agent's
+//! GET_KNOWLEDGE_DATA asks.
+//!
+//! Key design decision: **a dataset is an immutable snapshot swapped whole.** A write builds the
+//! dataset's new documents and index beside the old ones, makes the files durable, then swaps one
+//! `Arc`; searches hold the snapshot they started with and never wait for a write. Datasets are
+//! small next to their readers (a customer-service table, a manual), so rebuilding one dataset's
+//! index per write costs less than an incremental index would cost every search.
+
+mod error;
+mod filter;
+mod index;
+mod model;
+pub mod split;
+mod store;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use atlas_text::Embedder;
+use parking_lot::{Mutex, RwLock};
+
+pub use error::KbError;
+pub use filter::{Condition, MetadataFilter};
+pub use index::SearchMethod;
+pub use model::{Dataset, Document, Segment};
+use index::SegmentIndex;
+use split::SourceKind;
+
+/// Dify's limit on a query's length, in characters.
+pub const MAX_QUERY_CHARS: usize = 250;
+/// The most records one search returns.
+pub const MAX_TOP_K: usize = 100;
+
+/// How one search runs; [`Default`] is Dify's defaults with hybrid search.
+#[derive(Debug, Clone)]
+pub struct SearchOptions {
+    pub method: SearchMethod,
+    pub top_k: usize,
+    /// Hits below this score are dropped (Dify's `score_threshold` when enabled).
+    pub score_threshold: Option<f64>,
+    /// The vector score's share in hybrid search (Dify's `vector_weight`).
+    pub semantic_weight: f64,
+    pub filter: Option<MetadataFilter>,
+}
+
+impl Default for SearchOptions {
+    fn default() -> Self {
+        SearchOptions { method: SearchMethod::Hybrid, top_k: 4, score_threshold: None, semantic_weight: 0.5, filter: None }
+    }
+}
+
+/// One search result.
+#[derive(Debug, Clone)]
+pub struct Hit {
+    pub segment: Segment,
+    pub document_id: String,
+    pub document_name: String,
+    pub document_kind: String,
+    pub document_metadata: serde_json::Map<String, serde_json::Value>,
+    pub score: f64,
+    /// How many searches have returned this segment, this one included.
+    pub hit_count: u64,
+    pub created_at: i64,
+}
+
+/// A dataset as listed.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct DatasetSummary {
+    pub id: String,
+    pub name: String,
+    pub description: String,
+    pub document_count: usize,
+    pub segment_count: usize,
+    pub created_at: i64,
+}
+
+/// A document as listed or just added.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct DocumentSummary {
+    pub id: String,
+    pub name: String,
+    pub kind: String,
+    pub segment_count: usize,
+    pub created_at: i64,
+}
+
+impl From<&Document> for DocumentSummary {
+    fn from(d: &Document) -> Self {
+        DocumentSummary { id: d.id.clone(), name: d.name.clone(), kind: d.kind.clone(), segment_count: d.segments.len(), created_at: d.created_at }
+    }
+}
+
+/// One dataset's snapshot: its documents, where each indexed segment lives, and the index.
+struct Snapshot {
+    dataset: Dataset,
+    documents: Vec<Document>,
+    locations: Vec<(usize, usize)>,
+    index: SegmentIndex,
+    hits: Arc<HitCounts>,
+}
+
+/// Hit counts by segment id; counted in memory and written by [`KnowledgeBase::flush`] and with
+/// every write to the dataset.
+#[derive(Default)]
+struct HitCounts {
+    counts: RwLock<HashMap<String, Arc<AtomicU64>>>,
+    dirty: std::sync::atomic::AtomicBool,
+}
+
+impl HitCounts {
+    fn counter(&self, segment: &str) -> Arc<AtomicU64> {
+        if let Some(c) = self.counts.read().get(segment) {
+            return c.clone();
+        }
+        self.counts.write().entry(segment.to_string()).or_default().clone()
+    }
+
+    fn snapshot(&self) -> HashMap<String, u64> {
+        self.counts.read().iter().map(|(k, v)| (k.clone(), v.load(Ordering::Relaxed))).filter(|(_, v)| *v > 0).collect()
+    }
+}
+
+pub struct KnowledgeBase {
+    root: PathBuf,
+    embedder: Arc<dyn Embedder>,
+    datasets: RwLock<HashMap<String, Arc<Snapshot>>>,
+    /// Writes one at a time, so two writers never build from the same old snapshot.
+    writing: Mutex<()>,
+}
+
+fn build(dataset: Dataset, documents: Vec<Document>, hits: Arc<HitCounts>, embedder: &dyn Embedder) -> Result<Snapshot, KbError> {
+    let mut locations = Vec::new();
+    let mut texts = Vec::new();
+    for (d, doc) in documents.iter().enumerate() {
+        for (s, segment) in doc.segments.iter().enumerate() {
+            locations.push((d, s));
+            texts.push((segment.searched_text(), segment.question.as_ref().map(|_| segment.content.as_str())));
+        }
+    }
+    let index = SegmentIndex::build(&texts, embedder)?;
+    Ok(Snapshot { dataset, documents, locations, index, hits })
+}
+
+fn valid_id(id: &str) -> bool {
+    uuid::Uuid::parse_str(id).is_ok()
+}
+
+impl KnowledgeBase {
+    /// Opens (or starts) the knowledge base kept in `root`, indexing every dataset found there.
+    pub fn open(root: &Path, embedder: Arc<dyn Embedder>) -> Result<KnowledgeBase, KbError> {
+        std::fs::create_dir_all(root)?;
+        let mut datasets = HashMap::new();
+        for stored in store::load(root)? {
+            let hits = Arc::new(HitCounts::default());
+            for (segment, count) in stored.hits {
+                hits.counter(&segment).store(count, Ordering::Relaxed);
+            }
+            let snapshot = build(stored.dataset, stored.documents, hits, embedder.as_ref())?;
+            datasets.insert(snapshot.dataset.id.clone(), Arc::new(snapshot));
+        }
+        Ok(KnowledgeBase { root: root.to_path_buf(), embedder, datasets: RwLock::new(datasets), writing: Mutex::new(()) })
+    }
+
+    fn snapshot(&self, id: &str) -> Result<Arc<Snapshot>, KbError> {
+        self.datasets.read().get(id).cloned().ok_or(KbError::DatasetNotFound)
+    }
+
+    /// Creates a dataset with a new id and API key.
+    pub fn create_dataset(&self, name: &str, description: &str) -> Result<Dataset, KbError> {
+        let key = format!("dataset-{}", uuid::Uuid::new_v4().simple());
+        self.create_dataset_with(&model::new_id(), name, description, &key)
+    }
+
+    /// Creates a dataset with a given id (a UUID, as Dify's routes require) and API key; the
+    /// same id and key again is a no-op, so a demo can be set up on every start.
+    pub fn create_dataset_with(&self, id: &str, name: &str, description: &str, api_key: &str) -> Result<Dataset, KbError> {
+        if !valid_id(id) {
+            return Err(error::invalid(format!("dataset id must be a UUID, not {id:?}")));
+        }
+        let name = name.trim();
+        if name.is_empty() || name.chars().count() > 100 {
+            return Err(error::invalid("a dataset name is 1 to 100 characters"));
+        }
+        if api_key.trim().len() < 8 {
+            return Err(error::invalid("an API key is at least 8 characters"));
+        }
+        let _writing = self.writing.lock();
+        if let Some(existing) = self.datasets.read().get(id) {
+            return if existing.dataset.api_key == api_key { Ok(existing.dataset.clone()) } else { Err(error::invalid(format!("dataset {id} exists"))) };
+        }
+        let dataset = Dataset { id: id.to_string(), name: name.to_string(), description: description.to_string(), api_key: api_key.to_string(), created_at: model::now() };
+        store::write_json(&store::dataset_dir(&self.root, id).join("dataset.json"), &dataset)?;
+        let snapshot = build(dataset.clone(), Vec::new(), Arc::default(), self.embedder.as_ref())?;
+        self.datasets.write().insert(id.to_string(), Arc::new(snapshot));
+        Ok(dataset)
+    }
+
+    pub fn datasets(&self) -> Vec<DatasetSummary> {
+        let mut list: Vec<DatasetSummary> = self
+            .datasets
+            .read()
+            .values()
+            .map(|s| DatasetSummary {
+                id: s.dataset.id.clone(),
+                name: s.dataset.name.clone(),
+                description: s.dataset.description.clone(),
+                document_count: s.documents.len(),
+                segment_count: s.locations.len(),
+                created_at: s.dataset.created_at,
+            })
+            .collect();
+        list.sort_by(|a, b| a.created_at.cmp(&b.created_at).then(a.name.cmp(&b.name)));
+        list
+    }
+
+    pub fn dataset(&self, id: &str) -> Result<Dataset, KbError> {
+        Ok(self.snapshot(id)?.dataset.clone())
+    }
+
+    pub fn delete_dataset(&self, id: &str) -> Result<(), KbError> {
+        let _writing = self.writing.lock();
+        self.snapshot(id)?;
+        store::remove(&store::dataset_dir(&self.root, id))?;
+        self.datasets.write().remove(id);
+        Ok(())
+    }
+
+    /// Whether `key` may read dataset `id`. An unknown dataset is `DatasetNotFound`, a wrong key
+    /// `Unauthorized`.
+    pub fn authorize(&self, id: &str, key: &str) -> Result<(), KbError> {
+        let snapshot = self.snapshot(id)?;
+        if snapshot.dataset.api_key == key { Ok(()) } else { Err(KbError::Unauthorized) }
+    }
+
+    pub fn documents(&self, dataset: &str) -> Result<Vec<DocumentSummary>, KbError> {
+        Ok(self.snapshot(dataset)?.documents.iter().map(DocumentSummary::from).collect())
+    }
+
+    /// Adds a document made of `bytes`; its kind from `kind` or else the name's extension.
+    pub fn add_document(&self, dataset: &str, name: &str, bytes: &[u8], kind: Option<SourceKind>, metadata: serde_json::Map<String, serde_json::Value>) -> Result<DocumentSummary, KbError> {
+        self.put_document(dataset, None, name, bytes, kind, metadata)
+    }
+
+    /// Replaces document `document` (same id) with new content.
+    pub fn replace_document(&self, dataset: &str, document: &str, name: &str, bytes: &[u8], kind: Option<SourceKind>, metadata: serde_json::Map<String, serde_json::Value>) -> Result<DocumentSummary, KbError> {
+        self.put_document(dataset, Some(document), name, bytes, kind, metadata)
+    }
+
+    fn put_document(&self, dataset: &str, replacing: Option<&str>, name: &str, bytes: &[u8], kind: Option<SourceKind>, metadata: serde_json::Map<String, serde_json::Value>) -> Result<DocumentSummary, KbError> {
+        let name = name.trim();
+        if name.is_empty() || name.chars().count() > 255 {
+            return Err(error::invalid("a document name is 1 to 255 characters"));
+        }
+        let kind = kind.unwrap_or_else(|| SourceKind::of_name(name));
+        // Split before taking the write lock: a bad file changes nothing and blocks nobody.
+        let segments = split::split(bytes, kind)?;
+        let _writing = self.writing.lock();
+        let old = self.snapshot(dataset)?;
+        let mut documents = old.documents.clone();
+        let id = match replacing {
+            Some(id) => {
+                let at = documents.iter().position(|d| d.id == id).ok_or(KbError::DocumentNotFound)?;
+                documents.remove(at);
+                id.to_string()
+            }
+            None => model::new_id(),
+        };
+        let document = Document { id: id.clone(), name: name.to_string(), kind: kind.as_str().to_string(), metadata, created_at: model::now(), segments };
+        let summary = DocumentSummary::from(&document);
+        documents.push(document.clone());
+        let snapshot = build(old.dataset.clone(), documents, old.hits.clone(), self.embedder.as_ref())?;
+        store::write_json(&store::dataset_dir(&self.root, dataset).join("documents").join(format!("{id}.json")), &document)?;
+        self.datasets.write().insert(dataset.to_string(), Arc::new(snapshot));
+        Ok(summary)
+    }
+
+    pub fn delete_document(&self, dataset: &str, document: &str) -> Result<(), KbError> {
+        let _writing = self.writing.lock();
+        let old = self.snapshot(dataset)?;
+        if !old.documents.iter().any(|d| d.id == document) {
+            return Err(KbError::DocumentNotFound);
+        }
+        let documents: Vec<Document> = old.documents.iter().filter(|d| d.id != document).cloned().collect();
+        let snapshot = build(old.dataset.clone(), documents, old.hits.clone(), self.embedder.as_ref())?;
+        store::remove(&store::dataset_dir(&self.root, dataset).join("documents").join(format!("{document}.json")))?;
+        self.datasets.write().insert(dataset.to_string(), Arc::new(snapshot));
+        Ok(())
+    }
+
+    /// The best segments of dataset `id` for `query`, best first. Each returned segment's hit
+    /// count grows by one.
+    pub fn search(&self, id: &str, query: &str, options: &SearchOptions) -> Result<Vec<Hit>, KbError> {
+        let query = query.trim();
+        if query.is_empty() {
+            return Err(error::invalid("query is required"));
+        }
+        if query.chars().count() > MAX_QUERY_CHARS {
+            return Err(error::invalid(format!("query must be at most {MAX_QUERY_CHARS} characters")));
+        }
+        if options.top_k == 0 || options.top_k > MAX_TOP_K {
+            return Err(error::invalid(format!("top_k must be between 1 and {MAX_TOP_K}")));
+        }
+        if let Some(filter) = &options.filter {
+            filter.validate()?;
+        }
+        let snapshot = self.snapshot(id)?;
+        let admitted: Option<Vec<bool>> = options.filter.as_ref().map(|f| snapshot.documents.iter().map(|d| f.admits(d)).collect());
+        let allowed = |entry: usize| admitted.as_ref().is_none_or(|a| a[snapshot.locations[entry].0]);
+        let scored = snapshot.index.search(query, self.embedder.as_ref(), options.method, options.semantic_weight, &allowed)?;
+        let threshold = options.score_threshold.unwrap_or(0.0);
+        let hits = scored
+            .into_iter()
+            .filter(|s| s.score >= threshold)
+            .take(options.top_k)
+            .map(|s| {
+                let (d, seg) = snapshot.locations[s.entry];
+                let doc = &snapshot.documents[d];
+                let segment = doc.segments[seg].clone();
+                let hit_count = snapshot.hits.counter(&segment.id).fetch_add(1, Ordering::Relaxed) + 1;
+                Hit {
+                    document_id: doc.id.clone(),
+                    document_name: doc.name.clone(),
+                    document_kind: doc.kind.clone(),
+                    document_metadata: doc.metadata.clone(),
+                    created_at: doc.created_at,
+                    score: (s.score * 10000.0).round() / 10000.0,
+                    hit_count,
+                    segment,
+                }
+            })
+            .collect::<Vec<_>>();
+        if !hits.is_empty() {
+            snapshot.hits.dirty.store(true, Ordering::Relaxed);
+        }
+        Ok(hits)
+    }
+
+    /// Writes the hit counts that changed since the last flush.
+    pub fn flush(&self) -> Result<(), KbError> {
+        let snapshots: Vec<Arc<Snapshot>> = self.datasets.read().values().cloned().collect();
+        for s in snapshots {
+            if s.hits.dirty.swap(false, Ordering::Relaxed) {
+                store::write_json(&store::dataset_dir(&self.root, &s.dataset.id).join("hits.json"), &s.hits.snapshot())?;
+            }
+        }
+        Ok(())
+    }
+}
