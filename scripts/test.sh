@@ -68,14 +68,18 @@ for _ in $(seq 1 100); do
 done
 py_status=0
 ATLAS_URL="http://127.0.0.1:$port" python3 clients/python/tests/seed_example.py || py_status=$?
+echo "== seed 002's knowledge client against the demo dataset"
+kb_status=0
+PHONE_AGENT_KNOWLEDGE_BASE_URL="http://127.0.0.1:$port" PHONE_AGENT_KNOWLEDGE_DATASET_ID=6f1d7d1e-6b0a-4d1e-9f1e-000000000001 \
+  PHONE_AGENT_KNOWLEDGE_AUTH_TOKEN=dataset-demo-key python3 clients/python/tests/seed002_knowledge.py || kb_status=$?
 kill -TERM $server; wait $server || true
 
 echo "== seed 001's JSON Schemas against the folder the demo wrote"
 schema_status=0
 python3 scripts/check_schemas.py "$data/atlas-data" || schema_status=$?
 
-# The Python example makes 5 checks; the schema check is one more.
-passed=$((cargo_passed + (py_status == 0 ? 5 : 0) + (schema_status == 0 ? 1 : 0)))
-failed=$((cargo_failed + (py_status != 0 ? 1 : 0) + (schema_status != 0 ? 1 : 0)))
+# The Python example makes 5 checks, the knowledge client 3; the schema check is one more.
+passed=$((cargo_passed + (py_status == 0 ? 5 : 0) + (kb_status == 0 ? 3 : 0) + (schema_status == 0 ? 1 : 0)))
+failed=$((cargo_failed + (py_status != 0 ? 1 : 0) + (kb_status != 0 ? 1 : 0) + (schema_status != 0 ? 1 : 0)))
 echo "$passed passed, $failed failed"
 exit $(( failed != 0 ? 1 : 0 ))

@@ -88,7 +88,8 @@ pub async fn run(config: &IngestConfig, scratch: &Path) -> Result<IngestReport> 
 
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let addr = listener.local_addr()?;
-    let state = atlas_server::AppState { atlas: atlas.clone(), tools: Arc::new(atlas_service::registry()), token: None };
+    let kb = Arc::new(atlas_kb::KnowledgeBase::open(&data_dir.join("kb"), Arc::new(atlas_text::HashEmbedder::default())).map_err(|e| anyhow::anyhow!("{e}"))?);
+    let state = atlas_server::AppState { atlas: atlas.clone(), tools: Arc::new(atlas_service::registry()), token: None, kb };
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let server = tokio::spawn(atlas_server::serve(listener, state, async {
         let _ = stopped.await;

@@ -268,6 +268,11 @@ fn open(data: &DataArgs, embedder: Arc<dyn Embedder>, policy: CheckpointPolicy) 
     Ok((atlas, store))
 }
 
+/// The knowledge bases kept in the data folder (`DATA/kb/`).
+fn open_kb(data: &DataArgs, embedder: Arc<dyn Embedder>) -> Result<Arc<atlas_kb::KnowledgeBase>> {
+    Ok(Arc::new(atlas_kb::KnowledgeBase::open(&data.data.join("kb"), embedder).map_err(|e| anyhow::anyhow!("knowledge base: {e}"))?))
+}
+
 fn open_default(data: &DataArgs) -> Result<(Arc<Atlas>, Arc<FsStore>)> {
     open(data, Arc::new(HashEmbedder::default()), CheckpointPolicy::default())
 }
@@ -296,7 +301,8 @@ async fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Serve { data, addr, demo, token, checkpoint_secs, embed } => {
             let policy = CheckpointPolicy { interval: Duration::from_secs(checkpoint_secs.max(1)), ..Default::default() };
-            let (atlas, _store) = open(&data, embedder(&embed)?, policy)?;
+            let embedder = embedder(&embed)?;
+            let (atlas, _store) = open(&data, embedder.clone(), policy)?;
             if demo && atlas_service::demo_graph(&atlas).await.map_err(|e| anyhow::anyhow!("{e}"))? {
                 tracing::info!("loaded the demo app {}", atlas_service::DEMO_APP_ID);
             }
@@ -304,12 +310,19 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             let listener = tokio::net::TcpListener::bind(&addr).await.with_context(|| format!("cannot listen on {addr}"))?;
             let local = listener.local_addr()?;
             eprintln!("atlas serving {} on http://{local} (data {})", atlas.embedder().name(), data.data.display());
+            let kb = open_kb(&data, embedder)?;
+            if demo {
+                let demo_kb = atlas_kb::demo::install(&kb).map_err(|e| anyhow::anyhow!("{e}"))?;
+                eprintln!("demo knowledge base: dataset {} key {}", demo_kb.id, demo_kb.api_key);
+            }
             let state = atlas_server::AppState {
                 atlas: atlas.clone(),
                 tools: Arc::new(atlas_service::registry()),
                 token: token.filter(|t| !t.is_empty()).map(Arc::from),
+                kb: kb.clone(),
             };
             atlas_server::serve(listener, state, shutdown_signal()).await?;
+            kb.flush().map_err(|e| anyhow::anyhow!("knowledge base hit counts: {e}"))?;
             atlas.checkpoint().map_err(|e| anyhow::anyhow!("final checkpoint: {e}"))?;
             eprintln!("atlas stopped cleanly");
             Ok(ExitCode::SUCCESS)
@@ -517,10 +530,12 @@ async fn eval_droidtask(dir: PathBuf, url: Option<String>, token: Option<String>
     let base = match url {
         Some(url) => url,
         None => {
-            let (atlas, _) = open(&DataArgs { data: scratch.path().join("data") }, embedder(embed)?, CheckpointPolicy::default())?;
+            let embedder = embedder(embed)?;
+            let (atlas, _) = open(&DataArgs { data: scratch.path().join("data") }, embedder.clone(), CheckpointPolicy::default())?;
             let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
             let base = format!("http://{}", listener.local_addr()?);
-            let state = atlas_server::AppState { atlas, tools: Arc::new(atlas_service::registry()), token: None };
+            let kb = open_kb(&DataArgs { data: scratch.path().join("data") }, embedder)?;
+            let state = atlas_server::AppState { atlas, tools: Arc::new(atlas_service::registry()), token: None, kb };
             let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
             server = Some((stop, tokio::spawn(atlas_server::serve(listener, state, async { let _ = stopped.await; }))));
             base

@@ -8,6 +8,7 @@
 //! small next to their readers (a customer-service table, a manual), so rebuilding one dataset's
 //! index per write costs less than an incremental index would cost every search.
 
+pub mod demo;
 mod error;
 mod filter;
 mod index;

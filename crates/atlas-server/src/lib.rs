@@ -7,6 +7,7 @@
 //! bytes so that malformed JSON and oversize bodies get seed 000's error format too, not axum's
 //! plain-text rejections.
 
+mod dify;
 mod openapi;
 
 use std::sync::Arc;
@@ -30,6 +31,8 @@ pub struct AppState {
     pub atlas: Arc<Atlas>,
     pub tools: Arc<ToolRegistry>,
     pub token: Option<Arc<str>>,
+    /// The knowledge bases served on Dify's routes.
+    pub kb: Arc<atlas_kb::KnowledgeBase>,
 }
 
 /// The error body and status for an [`AtlasError`].
@@ -43,6 +46,13 @@ pub fn error_response(e: &AtlasError) -> Response {
 
 /// The router with every route.
 pub fn router(state: AppState) -> Router {
+    // Dify's routes check each dataset's own key, not the server token.
+    let dify = dify::routes()
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(tower_http::catch_panic::CatchPanicLayer::custom(|_| {
+            (StatusCode::INTERNAL_SERVER_ERROR, Json(serde_json::json!({ "status": 500, "code": "internal_server_error", "message": "An internal error occurred." }))).into_response()
+        }))
+        .with_state(state.kb.clone());
     Router::new()
         .route("/healthz", get(|| async { Json(serde_json::json!({ "status": "ok" })) }))
         .route("/api/v1/openapi.json", get(openapi_document))
@@ -56,6 +66,7 @@ pub fn router(state: AppState) -> Router {
             error_response(&AtlasError::Graph("internal error".into()))
         }))
         .with_state(state)
+        .merge(dify)
 }
 
 /// Refuses a body announced as too large before reading any of it.

@@ -1,0 +1,20 @@
+//! The demo knowledge base `atlas serve --demo` sets up: an online shop's customer-service
+//! questions and answers in Chinese, under a fixed id and key, so seed 002's QQ customer-service
+//! flow can be tried end to end without creating anything first.
+
+use crate::split::SourceKind;
+use crate::{Dataset, KbError, KnowledgeBase};
+
+pub const DEMO_DATASET_ID: &str = "6f1d7d1e-6b0a-4d1e-9f1e-000000000001";
+pub const DEMO_API_KEY: &str = "dataset-demo-key";
+/// The questions and answers (shipped in the repository, `demo/customer_service.csv`).
+pub const DEMO_TABLE: &str = include_str!("../demo/customer_service.csv");
+
+/// Creates the demo dataset if it is missing; an existing one is left as it is.
+pub fn install(kb: &KnowledgeBase) -> Result<Dataset, KbError> {
+    let dataset = kb.create_dataset_with(DEMO_DATASET_ID, "客服问答（演示）", "一家网店的常见问题与回答", DEMO_API_KEY)?;
+    if kb.documents(DEMO_DATASET_ID)?.is_empty() {
+        kb.add_document(DEMO_DATASET_ID, "customer_service.csv", DEMO_TABLE.as_bytes(), Some(SourceKind::QaCsv), Default::default())?;
+    }
+    Ok(dataset)
+}
