@@ -138,6 +138,11 @@ enum Command {
     },
     /// Measure speed and memory against references run on the same machine (see README).
     Bench(BenchArgs),
+    /// Knowledge bases (Dify-compatible datasets) in the data folder.
+    Kb {
+        #[command(subcommand)]
+        what: KbCommand,
+    },
     /// Score Atlas on a benchmark through the HTTP interface an agent uses.
     Eval {
         #[command(subcommand)]
@@ -209,6 +214,61 @@ enum ImportCommand {
 }
 
 #[derive(Subcommand)]
+enum KbCommand {
+    /// Create a dataset; prints {"id", "api_key"}.
+    Create {
+        #[command(flatten)]
+        data: DataArgs,
+        name: String,
+        #[arg(long, default_value = "")]
+        description: String,
+    },
+    /// Add a file (text, .md, or a question,answer .csv/.json) to a dataset.
+    Add {
+        #[command(flatten)]
+        data: DataArgs,
+        #[command(flatten)]
+        embed: EmbedArgs,
+        id: String,
+        file: PathBuf,
+        /// The document's name (default: the file's name).
+        #[arg(long)]
+        name: Option<String>,
+        /// Metadata as a JSON object, filterable at retrieval.
+        #[arg(long)]
+        metadata: Option<String>,
+    },
+    /// List datasets, or with an id the documents of one.
+    List {
+        #[command(flatten)]
+        data: DataArgs,
+        id: Option<String>,
+    },
+    /// Search a dataset as the retrieve route does; prints the hits as JSON.
+    Search {
+        #[command(flatten)]
+        data: DataArgs,
+        #[command(flatten)]
+        embed: EmbedArgs,
+        id: String,
+        query: String,
+        #[arg(long, default_value_t = 3)]
+        top_k: usize,
+        /// hybrid, keyword or semantic.
+        #[arg(long, default_value = "hybrid")]
+        method: String,
+    },
+    /// Delete a dataset, or with --document one of its documents.
+    Delete {
+        #[command(flatten)]
+        data: DataArgs,
+        id: String,
+        #[arg(long)]
+        document: Option<String>,
+    },
+}
+
+#[derive(Subcommand)]
 enum EvalCommand {
     /// AutoDroid's scoring on a DroidTask folder, leave-one-task-out (see README).
     Droidtask {
@@ -266,6 +326,62 @@ fn open(data: &DataArgs, embedder: Arc<dyn Embedder>, policy: CheckpointPolicy) 
     let store = Arc::new(FsStore::open(&data.data).map_err(|e| anyhow::anyhow!("{e}"))?);
     let atlas = Atlas::open(store.clone(), embedder, policy).map_err(|e| anyhow::anyhow!("{e}"))?;
     Ok((atlas, store))
+}
+
+fn kb_command(what: KbCommand) -> Result<ExitCode> {
+    let kb_error = |e: atlas_kb::KbError| anyhow::anyhow!("{e}");
+    let lexical = || -> Arc<dyn Embedder> { Arc::new(HashEmbedder::default()) };
+    match what {
+        KbCommand::Create { data, name, description } => {
+            let kb = open_kb(&data, lexical())?;
+            let dataset = kb.create_dataset(&name, &description).map_err(kb_error)?;
+            print_json(&serde_json::json!({ "id": dataset.id, "api_key": dataset.api_key }))?;
+        }
+        KbCommand::Add { data, embed, id, file, name, metadata } => {
+            let kb = open_kb(&data, embedder(&embed)?)?;
+            let bytes = std::fs::read(&file).with_context(|| format!("cannot read {}", file.display()))?;
+            let name = name.unwrap_or_else(|| file.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default());
+            let metadata = match metadata {
+                Some(text) => match serde_json::from_str::<serde_json::Value>(&text)? {
+                    serde_json::Value::Object(map) => map,
+                    _ => anyhow::bail!("--metadata must be a JSON object"),
+                },
+                None => Default::default(),
+            };
+            print_json(&kb.add_document(&id, &name, &bytes, None, metadata).map_err(kb_error)?)?;
+        }
+        KbCommand::List { data, id } => {
+            let kb = open_kb(&data, lexical())?;
+            match id {
+                Some(id) => print_json(&kb.documents(&id).map_err(kb_error)?)?,
+                None => print_json(&kb.datasets())?,
+            }
+        }
+        KbCommand::Search { data, embed, id, query, top_k, method } => {
+            let kb = open_kb(&data, embedder(&embed)?)?;
+            let method = match method.as_str() {
+                "hybrid" => atlas_kb::SearchMethod::Hybrid,
+                "keyword" => atlas_kb::SearchMethod::Keyword,
+                "semantic" => atlas_kb::SearchMethod::Semantic,
+                other => anyhow::bail!("--method is hybrid, keyword or semantic, not {other}"),
+            };
+            let hits = kb.search(&id, &query, &atlas_kb::SearchOptions { method, top_k, ..Default::default() }).map_err(kb_error)?;
+            let hits: Vec<serde_json::Value> = hits
+                .iter()
+                .map(|h| serde_json::json!({ "score": h.score, "content": h.segment.content, "question": h.segment.question, "document": h.document_name, "segment_id": h.segment.id }))
+                .collect();
+            print_json(&hits)?;
+        }
+        KbCommand::Delete { data, id, document } => {
+            let kb = open_kb(&data, lexical())?;
+            match &document {
+                Some(doc) => kb.delete_document(&id, doc).map_err(kb_error)?,
+                None => kb.delete_dataset(&id).map_err(kb_error)?,
+            }
+            print_json(&serde_json::json!({ "deleted": document.unwrap_or(id) }))?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// The knowledge bases kept in the data folder (`DATA/kb/`).
@@ -397,6 +513,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             let runs = atlas_import::droidbot::read(&dir)?;
             import_recordings(&data, vec![(app, runs)]).await
         }
+        Command::Kb { what } => kb_command(what),
         Command::Eval { what: EvalCommand::Droidtask { dir, url, token, json, apps, embed } } => eval_droidtask(dir, url, token, json, apps, &embed).await,
         Command::Import { what: ImportCommand::Graph { data, file } } => {
             let text = std::fs::read_to_string(&file).with_context(|| format!("cannot read {}", file.display()))?;
