@@ -270,6 +270,20 @@ enum KbCommand {
 
 #[derive(Subcommand)]
 enum EvalCommand {
+    /// Retrieval quality of the knowledge base: the demo dataset and its labelled paraphrases
+    /// (or your own table and labelled set), top-1 and top-3 hit rates per search method.
+    Kb {
+        /// A question,answer table (default: the demo dataset's).
+        #[arg(long)]
+        table: Option<PathBuf>,
+        /// A query,question labelled set (default: the demo's 114 paraphrases).
+        #[arg(long)]
+        labelled: Option<PathBuf>,
+        #[arg(long)]
+        json: Option<PathBuf>,
+        #[command(flatten)]
+        embed: EmbedArgs,
+    },
     /// AutoDroid's scoring on a DroidTask folder, leave-one-task-out (see README).
     Droidtask {
         dir: PathBuf,
@@ -326,6 +340,35 @@ fn open(data: &DataArgs, embedder: Arc<dyn Embedder>, policy: CheckpointPolicy) 
     let store = Arc::new(FsStore::open(&data.data).map_err(|e| anyhow::anyhow!("{e}"))?);
     let atlas = Atlas::open(store.clone(), embedder, policy).map_err(|e| anyhow::anyhow!("{e}"))?;
     Ok((atlas, store))
+}
+
+fn eval_kb(table: Option<PathBuf>, labelled: Option<PathBuf>, json: Option<PathBuf>, embed: &EmbedArgs) -> Result<ExitCode> {
+    let started = std::time::Instant::now();
+    let read = |path: &Option<PathBuf>, default: &str| -> Result<String> {
+        match path {
+            Some(p) => std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display())),
+            None => Ok(default.to_string()),
+        }
+    };
+    let table = read(&table, atlas_kb::demo::DEMO_TABLE)?;
+    let labelled = atlas_kb::quality::read_labelled(&read(&labelled, atlas_kb::quality::DEMO_PARAPHRASES)?).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let scratch = tempfile::Builder::new().prefix("atlas-eval-kb-").tempdir()?;
+    let embedder = embedder(embed)?;
+    let embedder_name = embedder.name();
+    let kb = atlas_kb::KnowledgeBase::open(scratch.path(), embedder).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let dataset = kb.create_dataset("eval", "").map_err(|e| anyhow::anyhow!("{e}"))?;
+    kb.add_document(&dataset.id, "table.csv", table.as_bytes(), Some(atlas_kb::split::SourceKind::QaCsv), Default::default()).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let mut results = Vec::new();
+    for method in [atlas_kb::SearchMethod::Keyword, atlas_kb::SearchMethod::Semantic, atlas_kb::SearchMethod::Hybrid] {
+        let q = atlas_kb::quality::measure(&kb, &dataset.id, &labelled, method).map_err(|e| anyhow::anyhow!("{e}"))?;
+        println!("{:<9} queries {:>4}  top-1 {:.3}  top-3 {:.3}", q.method, q.queries, q.top1, q.top3);
+        results.push(q);
+    }
+    println!("(embedder {embedder_name}, {:.1} s)", started.elapsed().as_secs_f64());
+    if let Some(path) = json {
+        std::fs::write(&path, serde_json::to_vec_pretty(&results)?)?;
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn kb_command(what: KbCommand) -> Result<ExitCode> {
@@ -514,6 +557,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             import_recordings(&data, vec![(app, runs)]).await
         }
         Command::Kb { what } => kb_command(what),
+        Command::Eval { what: EvalCommand::Kb { table, labelled, json, embed } } => eval_kb(table, labelled, json, &embed),
         Command::Eval { what: EvalCommand::Droidtask { dir, url, token, json, apps, embed } } => eval_droidtask(dir, url, token, json, apps, &embed).await,
         Command::Import { what: ImportCommand::Graph { data, file } } => {
             let text = std::fs::read_to_string(&file).with_context(|| format!("cannot read {}", file.display()))?;

@@ -13,6 +13,7 @@ mod error;
 mod filter;
 mod index;
 mod model;
+pub mod quality;
 pub mod split;
 mod store;
 
