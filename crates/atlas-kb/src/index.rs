@@ -14,6 +14,8 @@ use atlas_text::{cosine, features, Embedder};
 use crate::error::KbError;
 
 const K1: f64 = 1.2;
+/// Where a dense embedder's cosine is taken as "unrelated", below its match threshold.
+const SEMANTIC_FLOOR_BELOW_THRESHOLD: f64 = 0.2;
 /// How much an answer's words count beside its question's: a question says what a pair is
 /// about, but a user may ask with a word only the answer has ("包邮吗" for 运费怎么算).
 const ANSWER_WEIGHT: f32 = 0.4;
@@ -190,9 +192,13 @@ impl SegmentIndex {
             return Ok(scores);
         }
         let query_vector = embedder.embed(&[query]).map_err(|e| KbError::Embed(e.to_string()))?.pop().unwrap_or_default();
+        // Dense models' cosines bunch near the top (e5's between 0.8 and 1): stretched from a floor
+        // below the model's own match threshold, a vector score spans 0..1 like a keyword score
+        // and the two can be weighed against each other.
+        let floor = (embedder.match_threshold() as f64 - SEMANTIC_FLOOR_BELOW_THRESHOLD).max(0.0);
         for (i, entry) in self.entries.iter().enumerate() {
             if let (true, Some(v)) = (allowed(i), &entry.vector) {
-                let c = cosine(&query_vector, v).clamp(0.0, 1.0) as f64;
+                let c = ((cosine(&query_vector, v) as f64 - floor) / (1.0 - floor)).clamp(0.0, 1.0);
                 if c > 0.0 {
                     scores.insert(i, c);
                 }

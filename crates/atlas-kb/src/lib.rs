@@ -44,14 +44,16 @@ pub struct SearchOptions {
     pub top_k: usize,
     /// Hits below this score are dropped (Dify's `score_threshold` when enabled).
     pub score_threshold: Option<f64>,
-    /// The vector score's share in hybrid search (Dify's `vector_weight`).
-    pub semantic_weight: f64,
+    /// The vector score's share in hybrid search (Dify's `vector_weight`); by default 0.7 with a
+    /// dense embedder (Dify's "semantic first") and 0.5 with a lexical one, whose vectors only
+    /// restate the words.
+    pub semantic_weight: Option<f64>,
     pub filter: Option<MetadataFilter>,
 }
 
 impl Default for SearchOptions {
     fn default() -> Self {
-        SearchOptions { method: SearchMethod::Hybrid, top_k: 4, score_threshold: None, semantic_weight: 0.5, filter: None }
+        SearchOptions { method: SearchMethod::Hybrid, top_k: 4, score_threshold: None, semantic_weight: None, filter: None }
     }
 }
 
@@ -312,7 +314,8 @@ impl KnowledgeBase {
         let snapshot = self.snapshot(id)?;
         let admitted: Option<Vec<bool>> = options.filter.as_ref().map(|f| snapshot.documents.iter().map(|d| f.admits(d)).collect());
         let allowed = |entry: usize| admitted.as_ref().is_none_or(|a| a[snapshot.locations[entry].0]);
-        let scored = snapshot.index.search(query, self.embedder.as_ref(), options.method, options.semantic_weight, &allowed)?;
+        let semantic_weight = options.semantic_weight.unwrap_or(if self.embedder.is_lexical() { 0.5 } else { 0.7 });
+        let scored = snapshot.index.search(query, self.embedder.as_ref(), options.method, semantic_weight, &allowed)?;
         let threshold = options.score_threshold.unwrap_or(0.0);
         let hits = scored
             .into_iter()

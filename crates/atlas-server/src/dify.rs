@@ -74,7 +74,7 @@ fn options(model: RetrievalModel) -> Result<SearchOptions, KbError> {
         Some(k) if k >= 1 && k as usize <= atlas_kb::MAX_TOP_K => k as usize,
         Some(k) => return Err(KbError::InvalidParam(format!("top_k must be between 1 and {}, got {k}", atlas_kb::MAX_TOP_K))),
     };
-    let semantic_weight = model.weights.as_ref().and_then(|w| w["vector_setting"]["vector_weight"].as_f64()).unwrap_or(defaults.semantic_weight);
+    let semantic_weight = model.weights.as_ref().and_then(|w| w["vector_setting"]["vector_weight"].as_f64()).or(defaults.semantic_weight);
     Ok(SearchOptions {
         method,
         top_k,
