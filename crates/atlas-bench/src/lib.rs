@@ -8,6 +8,7 @@
 //! graphs come from a fixed seed so runs compare.
 
 pub mod ingest;
+pub mod kb;
 pub mod query;
 pub mod startup;
 pub mod synth;

@@ -159,6 +159,7 @@ enum BenchWhich {
     Query,
     Ingest,
     Startup,
+    Kb,
 }
 
 #[derive(Args)]
@@ -618,6 +619,15 @@ async fn bench(args: BenchArgs) -> Result<ExitCode> {
             bail!("acknowledged reports are missing from the graph");
         }
         report.insert("ingest".into(), serde_json::to_value(&r)?);
+    }
+    if run(BenchWhich::Kb) {
+        let config = atlas_bench::kb::KbBenchConfig { segments: if args.quick { 5_000 } else { 100_000 }, queries: if args.quick { 300 } else { 2_000 } };
+        eprintln!("bench kb: {} segments, {} queries", config.segments, config.queries);
+        let r = atlas_bench::kb::run(&config, scratch.path())?;
+        println!("kb retrieve      p50 {:>8.1} µs  p99 {:>8.1} µs  ({} segments, hybrid, top 4; built in {:.1} s; {} of {} queries answered)",
+            r.retrieve.p50_us, r.retrieve.p99_us, r.segments, r.build_seconds, r.answered, r.queries);
+        println!("sqlite fts5      p50 {:>8.1} µs  p99 {:>8.1} µs  (trigram, bm25, limit 4); ratio {:.1}x (goal: p50 <= 5 ms)", r.sqlite_fts5.p50_us, r.sqlite_fts5.p99_us, r.ratio());
+        report.insert("kb".into(), serde_json::to_value(&r)?);
     }
     if run(BenchWhich::Startup) {
         let config = if args.quick {

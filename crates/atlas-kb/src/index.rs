@@ -114,96 +114,77 @@ impl SegmentIndex {
         Ok(SegmentIndex { vocabulary, postings, entries, average_length: average_length.max(1e-6), lexical })
     }
 
-    /// The entries scoring above zero, best first, among those `allowed` admits. `semantic_weight`
-    /// is the vector score's share in hybrid search.
-    pub fn search(&self, query: &str, embedder: &dyn Embedder, method: SearchMethod, semantic_weight: f64, allowed: &dyn Fn(usize) -> bool) -> Result<Vec<Scored>, KbError> {
-        let query_features = weighted(query, |token| self.vocabulary.get(&token).copied());
-        let mut keyword: HashMap<usize, f64> = HashMap::new();
-        if method != SearchMethod::Semantic {
-            keyword = self.bm25(&query_features, allowed);
-        }
-        let mut semantic: HashMap<usize, f64> = HashMap::new();
-        if method != SearchMethod::Keyword {
-            semantic = self.vector_scores(query, &query_features, embedder, allowed)?;
-        }
+    /// The best `limit` entries scoring above zero and at least `threshold`, best first, among
+    /// those `allowed` admits. `semantic_weight` is the vector score's share in hybrid search.
+    ///
+    /// One pass over the query features' postings fills dense per-entry sums (BM25 and, for a
+    /// lexical embedder, the sparse dot product); only entries touched are then fused, filtered
+    /// and partially sorted.
+    #[allow(clippy::too_many_arguments)]
+    pub fn search(&self, query: &str, embedder: &dyn Embedder, method: SearchMethod, semantic_weight: f64, allowed: &dyn Fn(usize) -> bool, limit: usize, threshold: f64) -> Result<Vec<Scored>, KbError> {
         let (ws, wk) = match method {
             SearchMethod::Keyword => (0.0, 1.0),
             SearchMethod::Semantic => (1.0, 0.0),
             SearchMethod::Hybrid => (semantic_weight.clamp(0.0, 1.0), 1.0 - semantic_weight.clamp(0.0, 1.0)),
         };
-        let mut fused: HashMap<usize, f64> = HashMap::new();
-        for (i, s) in &keyword {
-            *fused.entry(*i).or_default() += wk * s;
-        }
-        for (i, s) in &semantic {
-            *fused.entry(*i).or_default() += ws * s;
-        }
-        let mut out: Vec<Scored> = fused.into_iter().filter(|(_, s)| *s > 0.0).map(|(entry, score)| Scored { entry, score: score.min(1.0) }).collect();
-        out.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.entry.cmp(&b.entry)));
-        Ok(out)
-    }
-
-    fn bm25(&self, query: &[(u32, f32)], allowed: &dyn Fn(usize) -> bool) -> HashMap<usize, f64> {
-        let n = self.entries.len() as f64;
-        let mut scores: HashMap<usize, f64> = HashMap::new();
-        let mut ceiling = 0.0;
-        for (id, wq) in query {
+        let n = self.entries.len();
+        let query_features = weighted(query, |token| self.vocabulary.get(&token).copied());
+        let mut keyword = vec![0f32; n];
+        let mut dot = vec![0f32; n];
+        let mut touched: Vec<u32> = Vec::new();
+        let mut ceiling = 0.0f64;
+        for (id, wq) in &query_features {
             let posting = &self.postings[*id as usize];
             let df = posting.len() as f64;
-            let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
-            ceiling += *wq as f64 * idf * (K1 + 1.0);
+            let idf = (1.0 + (n as f64 - df + 0.5) / (df + 0.5)).ln() as f32;
+            ceiling += *wq as f64 * idf as f64 * (K1 + 1.0);
+            let (k1, b, average) = (K1 as f32, B as f32, self.average_length as f32);
             for (entry, tf) in posting {
                 let i = *entry as usize;
-                if !allowed(i) {
-                    continue;
+                if keyword[i] == 0.0 && dot[i] == 0.0 {
+                    touched.push(*entry);
                 }
-                let tf = *tf as f64;
-                let length = self.entries[i].length as f64 / self.average_length;
-                *scores.entry(i).or_default() += *wq as f64 * idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * length));
+                let length = self.entries[i].length / average;
+                keyword[i] += wq * idf * tf * (k1 + 1.0) / (tf + k1 * (1.0 - b + b * length));
+                dot[i] += wq * tf;
             }
         }
-        if ceiling > 0.0 {
-            scores.values_mut().for_each(|s| *s /= ceiling);
-        }
-        scores
-    }
-
-    fn vector_scores(&self, query: &str, query_features: &[(u32, f32)], embedder: &dyn Embedder, allowed: &dyn Fn(usize) -> bool) -> Result<HashMap<usize, f64>, KbError> {
-        let mut scores = HashMap::new();
-        if self.lexical {
-            let query_norm = norm(query_features);
-            if query_norm == 0.0 {
-                return Ok(scores);
+        let query_norm = norm(&query_features);
+        let lexical_cosine = |i: usize| -> f64 {
+            let denominator = query_norm * self.entries[i].norm;
+            if denominator > 0.0 { (dot[i] / denominator).clamp(0.0, 1.0) as f64 } else { 0.0 }
+        };
+        let keyword_score = |i: usize| if ceiling > 0.0 { (keyword[i] as f64 / ceiling).min(1.0) } else { 0.0 };
+        let mut out: Vec<Scored> = Vec::new();
+        let mut keep = |entry: usize, score: f64| {
+            if score > 0.0 && score >= threshold && allowed(entry) {
+                out.push(Scored { entry, score: score.min(1.0) });
             }
-            let mut dots: HashMap<usize, f32> = HashMap::new();
-            for (id, wq) in query_features {
-                for (entry, w) in &self.postings[*id as usize] {
-                    if allowed(*entry as usize) {
-                        *dots.entry(*entry as usize).or_default() += wq * w;
-                    }
-                }
+        };
+        if self.lexical || ws == 0.0 {
+            for &e in &touched {
+                let i = e as usize;
+                let semantic = if ws > 0.0 { lexical_cosine(i) } else { 0.0 };
+                keep(i, wk * keyword_score(i) + ws * semantic);
             }
-            for (i, dot) in dots {
-                let denominator = query_norm * self.entries[i].norm;
-                if denominator > 0.0 {
-                    scores.insert(i, (dot / denominator).clamp(0.0, 1.0) as f64);
-                }
-            }
-            return Ok(scores);
-        }
-        let query_vector = embedder.embed(&[query]).map_err(|e| KbError::Embed(e.to_string()))?.pop().unwrap_or_default();
-        // Dense models' cosines bunch near the top (e5's between 0.8 and 1): stretched from a floor
-        // below the model's own match threshold, a vector score spans 0..1 like a keyword score
-        // and the two can be weighed against each other.
-        let floor = (embedder.match_threshold() as f64 - SEMANTIC_FLOOR_BELOW_THRESHOLD).max(0.0);
-        for (i, entry) in self.entries.iter().enumerate() {
-            if let (true, Some(v)) = (allowed(i), &entry.vector) {
-                let c = ((cosine(&query_vector, v) as f64 - floor) / (1.0 - floor)).clamp(0.0, 1.0);
-                if c > 0.0 {
-                    scores.insert(i, c);
-                }
+        } else {
+            // A dense embedder can find what shares no word: every entry is scored.
+            let query_vector = embedder.embed(&[query]).map_err(|e| KbError::Embed(e.to_string()))?.pop().unwrap_or_default();
+            // Dense models' cosines bunch near the top (e5's between 0.8 and 1): stretched from a
+            // floor below the model's own match threshold, a vector score spans 0..1 like a
+            // keyword score and the two can be weighed against each other.
+            let floor = (embedder.match_threshold() as f64 - SEMANTIC_FLOOR_BELOW_THRESHOLD).max(0.0);
+            for (i, entry) in self.entries.iter().enumerate() {
+                let semantic = entry.vector.as_ref().map_or(0.0, |v| ((cosine(&query_vector, v) as f64 - floor) / (1.0 - floor)).clamp(0.0, 1.0));
+                keep(i, wk * keyword_score(i) + ws * semantic);
             }
         }
-        Ok(scores)
+        let by_score = |a: &Scored, b: &Scored| b.score.total_cmp(&a.score).then(a.entry.cmp(&b.entry));
+        if out.len() > limit {
+            out.select_nth_unstable_by(limit, by_score);
+            out.truncate(limit);
+        }
+        out.sort_by(by_score);
+        Ok(out)
     }
 }

@@ -315,12 +315,10 @@ impl KnowledgeBase {
         let admitted: Option<Vec<bool>> = options.filter.as_ref().map(|f| snapshot.documents.iter().map(|d| f.admits(d)).collect());
         let allowed = |entry: usize| admitted.as_ref().is_none_or(|a| a[snapshot.locations[entry].0]);
         let semantic_weight = options.semantic_weight.unwrap_or(if self.embedder.is_lexical() { 0.5 } else { 0.7 });
-        let scored = snapshot.index.search(query, self.embedder.as_ref(), options.method, semantic_weight, &allowed)?;
         let threshold = options.score_threshold.unwrap_or(0.0);
+        let scored = snapshot.index.search(query, self.embedder.as_ref(), options.method, semantic_weight, &allowed, options.top_k, threshold)?;
         let hits = scored
             .into_iter()
-            .filter(|s| s.score >= threshold)
-            .take(options.top_k)
             .map(|s| {
                 let (d, seg) = snapshot.locations[s.entry];
                 let doc = &snapshot.documents[d];
