@@ -49,3 +49,11 @@ async fn startup_benchmark_reopens_everything_it_wrote() {
     assert_eq!((measured.pages, measured.transitions), (pages, transitions));
     assert!(measured.rss_after > 0);
 }
+
+#[test]
+fn kb_benchmark_answers_every_query_and_times_both_sides() {
+    let scratch = atlas_bench::scratch(None).unwrap();
+    let report = atlas_bench::kb::run(&atlas_bench::kb::KbBenchConfig { segments: 600, queries: 40 }, scratch.path()).unwrap();
+    assert_eq!((report.segments, report.answered), (600, 40), "every query shares words with some question");
+    assert!(report.retrieve.p50_us > 0.0 && report.sqlite_fts5.p50_us > 0.0);
+}
