@@ -157,10 +157,7 @@ fn external_error(status: StatusCode, code: u32, message: &str) -> Response {
 }
 
 async fn external_retrieval(State(kb): State<Arc<KnowledgeBase>>, headers: HeaderMap, body: Result<Bytes, BytesRejection>) -> Response {
-    let Some(auth) = headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()) else {
-        return external_error(StatusCode::FORBIDDEN, 1001, "Invalid Authorization header format. Expected 'Bearer <api-key>' format.");
-    };
-    let Some(key) = auth.strip_prefix("Bearer ").map(str::trim).filter(|k| !k.is_empty()) else {
+    let Some(key) = bearer(&headers) else {
         return external_error(StatusCode::FORBIDDEN, 1001, "Invalid Authorization header format. Expected 'Bearer <api-key>' format.");
     };
     let body = match json_body(body) {
