@@ -22,6 +22,10 @@ type Free = unsafe extern "C" fn(*mut c_void);
 type Dim = unsafe extern "C" fn(*const c_void) -> c_int;
 type Embed = unsafe extern "C" fn(*mut c_void, *const c_char, c_int, *mut f32) -> c_int;
 
+/// e5_embed's `is_query`: the model card's "query: " and "passage: " prefixes.
+const QUERY: c_int = 1;
+const PASSAGE: c_int = 0;
+
 struct Model(*mut c_void);
 
 // The model pointer is only ever used under the embedder's lock.
@@ -102,14 +106,8 @@ impl E5Embedder {
     pub fn dim(&self) -> usize {
         self.dim
     }
-}
 
-impl Embedder for E5Embedder {
-    fn name(&self) -> String {
-        "e5-small-q4".into()
-    }
-
-    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+    fn embed_with(&self, texts: &[&str], prefix: c_int) -> Result<Vec<Vec<f32>>, EmbedError> {
         let model = self.model.lock();
         texts
             .iter()
@@ -118,11 +116,26 @@ impl Embedder for E5Embedder {
                 let text = CString::new(text.replace('\0', " ")).map_err(|e| EmbedError(e.to_string()))?;
                 let mut out = vec![0f32; self.dim];
                 // SAFETY: `out` holds e5_dim() floats as e5.h requires; the model is alive and
-                // used by one thread at a time. "query: " suits symmetric similarity.
-                let status = unsafe { (self.embed_fn)(model.0, text.as_ptr(), 1, out.as_mut_ptr()) };
+                // used by one thread at a time.
+                let status = unsafe { (self.embed_fn)(model.0, text.as_ptr(), prefix, out.as_mut_ptr()) };
                 if status == 0 { Ok(out) } else { Err(EmbedError(format!("e5_embed failed ({status})"))) }
             })
             .collect()
+    }
+}
+
+impl Embedder for E5Embedder {
+    fn name(&self) -> String {
+        "e5-small-q4".into()
+    }
+
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        // "query: " suits symmetric similarity (page and intent texts against each other).
+        self.embed_with(texts, QUERY)
+    }
+
+    fn embed_passages(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        self.embed_with(texts, PASSAGE)
     }
 
     fn match_threshold(&self) -> f32 {
@@ -166,6 +179,19 @@ mod tests {
         // Same text, same vector; a NUL inside is harmless.
         assert_eq!(e.embed(&["点外卖"]).unwrap()[0], v[0]);
         assert!(e.embed(&["a\0b"]).is_ok());
+    }
+
+    #[test]
+    fn passages_are_embedded_with_their_own_prefix() {
+        let Some(dir) = installed() else { return };
+        let e = E5Embedder::open(&dir, DEFAULT_THRESHOLD).unwrap();
+        let answer = "单笔订单实付满99元免运费，不满99元收取8元运费。";
+        let as_query = e.embed(&[answer]).unwrap().pop().unwrap();
+        let as_passage = e.embed_passages(&[answer]).unwrap().pop().unwrap();
+        assert_ne!(as_query, as_passage, "the passage prefix must reach the model");
+        let question = e.embed(&["买多少钱包邮"]).unwrap().pop().unwrap();
+        let unrelated = e.embed_passages(&["在登录页点击忘记密码，通过手机验证码设置新密码。"]).unwrap().pop().unwrap();
+        assert!(cos(&question, &as_passage) > cos(&question, &unrelated));
     }
 
     #[test]

@@ -37,6 +37,13 @@ pub const MAX_QUERY_CHARS: usize = 250;
 /// The most records one search returns.
 pub const MAX_TOP_K: usize = 100;
 
+/// The vector score's share in hybrid search with a dense embedder. Dify's "semantic first" is
+/// 0.7, but paraphrased questions share few words with the stored ones, and a shared everyday
+/// word ("物流" in "哪家物流" and in 查看物流信息) then outweighs the meaning: on the demo's
+/// labelled sets with e5, 0.9 gave top-1 0.86 and 0.77 (held out) where 0.7 gave 0.81 and 0.70.
+/// Words still decide between near-equal meanings.
+pub const DENSE_SEMANTIC_WEIGHT: f64 = 0.9;
+
 /// How one search runs; [`Default`] is Dify's defaults with hybrid search.
 #[derive(Debug, Clone)]
 pub struct SearchOptions {
@@ -44,9 +51,9 @@ pub struct SearchOptions {
     pub top_k: usize,
     /// Hits below this score are dropped (Dify's `score_threshold` when enabled).
     pub score_threshold: Option<f64>,
-    /// The vector score's share in hybrid search (Dify's `vector_weight`); by default 0.7 with a
-    /// dense embedder (Dify's "semantic first") and 0.5 with a lexical one, whose vectors only
-    /// restate the words.
+    /// The vector score's share in hybrid search (Dify's `vector_weight`); by default
+    /// [`DENSE_SEMANTIC_WEIGHT`] with a dense embedder and 0.5 with a lexical one, whose vectors
+    /// only restate the words.
     pub semantic_weight: Option<f64>,
     pub filter: Option<MetadataFilter>,
 }
@@ -314,7 +321,7 @@ impl KnowledgeBase {
         let snapshot = self.snapshot(id)?;
         let admitted: Option<Vec<bool>> = options.filter.as_ref().map(|f| snapshot.documents.iter().map(|d| f.admits(d)).collect());
         let allowed = |entry: usize| admitted.as_ref().is_none_or(|a| a[snapshot.locations[entry].0]);
-        let semantic_weight = options.semantic_weight.unwrap_or(if self.embedder.is_lexical() { 0.5 } else { 0.7 });
+        let semantic_weight = options.semantic_weight.unwrap_or(if self.embedder.is_lexical() { 0.5 } else { DENSE_SEMANTIC_WEIGHT });
         let threshold = options.score_threshold.unwrap_or(0.0);
         let scored = snapshot.index.search(query, self.embedder.as_ref(), options.method, semantic_weight, &allowed, options.top_k, threshold)?;
         let hits = scored

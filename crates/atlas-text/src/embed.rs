@@ -14,6 +14,12 @@ pub trait Embedder: Send + Sync {
     /// A short name for logs and stats, e.g. `hash-512` or `openai:text-embedding-3-small`.
     fn name(&self) -> String;
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError>;
+    /// Embeds texts that will be searched rather than searched with (a knowledge base's answers).
+    /// Asymmetric models (e5's "query: " and "passage: ") encode the two sides differently;
+    /// symmetric ones need not override this.
+    fn embed_passages(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        self.embed(texts)
+    }
     /// The cosine above which two texts are taken to mean the same thing. Models differ widely
     /// (e5 bunches everything between 0.8 and 1), so the threshold belongs to the embedder.
     fn match_threshold(&self) -> f32;
