@@ -36,27 +36,51 @@ pub struct HttpCaller {
 
 impl HttpCaller {
     pub fn new(base: &str, token: Option<String>) -> HttpCaller {
-        let agent = ureq::Agent::config_builder().http_status_as_error(false).timeout_global(Some(Duration::from_secs(60))).build().new_agent();
-        HttpCaller { base: base.trim_end_matches('/').to_string(), token, agent }
+        let agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_global(Some(Duration::from_secs(60)))
+            .build()
+            .new_agent();
+        HttpCaller {
+            base: base.trim_end_matches('/').to_string(),
+            token,
+            agent,
+        }
     }
 }
 
 impl ToolCaller for HttpCaller {
     fn call(&self, tool: &str, input: Value) -> Result<Value, CallError> {
-        let transport = |e: &dyn std::fmt::Display| CallError { code: "TRANSPORT".into(), message: e.to_string() };
-        let mut request = self.agent.post(&format!("{}/api/v1/{tool}", self.base)).header("content-type", "application/json");
+        let transport = |e: &dyn std::fmt::Display| CallError {
+            code: "TRANSPORT".into(),
+            message: e.to_string(),
+        };
+        let mut request = self
+            .agent
+            .post(&format!("{}/api/v1/{tool}", self.base))
+            .header("content-type", "application/json");
         if let Some(token) = &self.token {
             request = request.header("authorization", &format!("Bearer {token}"));
         }
-        let mut response = request.send(input.to_string().as_bytes()).map_err(|e| transport(&e))?;
+        let mut response = request
+            .send(input.to_string().as_bytes())
+            .map_err(|e| transport(&e))?;
         let status = response.status().as_u16();
-        let body: Value = response.body_mut().with_config().limit(64 << 20).read_json().map_err(|e| transport(&e))?;
+        let body: Value = response
+            .body_mut()
+            .with_config()
+            .limit(64 << 20)
+            .read_json()
+            .map_err(|e| transport(&e))?;
         if status == 200 {
             Ok(body)
         } else {
             Err(CallError {
                 code: body["error"]["code"].as_str().unwrap_or("HTTP").to_string(),
-                message: body["error"]["message"].as_str().map(str::to_string).unwrap_or_else(|| format!("status {status}")),
+                message: body["error"]["message"]
+                    .as_str()
+                    .map(str::to_string)
+                    .unwrap_or_else(|| format!("status {status}")),
             })
         }
     }
@@ -72,17 +96,27 @@ pub struct ServiceCaller {
 
 impl ServiceCaller {
     pub fn new(atlas: Arc<Atlas>, runtime: tokio::runtime::Handle) -> ServiceCaller {
-        ServiceCaller { atlas, tools: atlas_service::registry(), runtime }
+        ServiceCaller {
+            atlas,
+            tools: atlas_service::registry(),
+            runtime,
+        }
     }
 }
 
 impl ToolCaller for ServiceCaller {
     fn call(&self, tool: &str, input: Value) -> Result<Value, CallError> {
         let Some(t) = self.tools.get(tool) else {
-            return Err(CallError { code: "NOT_FOUND".into(), message: format!("no tool {tool}") });
+            return Err(CallError {
+                code: "NOT_FOUND".into(),
+                message: format!("no tool {tool}"),
+            });
         };
         self.runtime
             .block_on(t.call(self.atlas.clone(), input))
-            .map_err(|e| CallError { code: e.code().as_str().to_string(), message: e.to_string() })
+            .map_err(|e| CallError {
+                code: e.code().as_str().to_string(),
+                message: e.to_string(),
+            })
     }
 }

@@ -9,7 +9,7 @@
 use atlas_import::droidtask::{App, Step, StepAction};
 use atlas_import::state_html::Element;
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 use crate::caller::{CallError, ToolCaller};
 use crate::teach::{page_for_screen, report_step, teach_recording};
@@ -18,13 +18,20 @@ use crate::teach::{page_for_screen, report_step, teach_recording};
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum Answer {
-    Tap { element: usize },
-    Input { element: usize, text: String },
+    Tap {
+        element: usize,
+    },
+    Input {
+        element: usize,
+        text: String,
+    },
     Finish,
     /// No action and not complete.
     Unsure,
     /// An action naming nothing on this screen.
-    Unresolved { widget: String },
+    Unresolved {
+        widget: String,
+    },
 }
 
 /// Counts for one kind of step, or all.
@@ -142,21 +149,39 @@ fn actions_of(screen: &[Element]) -> std::collections::BTreeSet<String> {
     screen
         .iter()
         .filter(|e| e.tag != "p" && !e.is_input() && !e.label().is_empty())
-        .map(|e| e.label().split("<br>").next().unwrap_or_default().trim().to_string())
+        .map(|e| {
+            e.label()
+                .split("<br>")
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .to_string()
+        })
         .collect()
 }
 
 /// Teaches everything of `app` under `app_id` and measures page identity.
 fn identity(caller: &dyn ToolCaller, app: &App, app_id: &str) -> Result<Identity, CallError> {
-    let mut by_page: std::collections::HashMap<String, std::collections::BTreeSet<std::collections::BTreeSet<String>>> = Default::default();
+    let mut by_page: std::collections::HashMap<
+        String,
+        std::collections::BTreeSet<std::collections::BTreeSet<String>>,
+    > = Default::default();
     let mut hashes = std::collections::HashSet::new();
     let mut screens = 0;
     for trace in std::iter::once(&app.exploration).chain(&app.tasks) {
-        let taught = teach_recording(caller, app_id, &trace.recording(), &format!("identity-{}", trace.name))?;
+        let taught = teach_recording(
+            caller,
+            app_id,
+            &trace.recording(),
+            &format!("identity-{}", trace.name),
+        )?;
         for (step, page) in trace.steps.iter().zip(&taught.pages) {
             screens += 1;
             hashes.insert(step.content_hash.clone());
-            by_page.entry(page.clone()).or_default().insert(actions_of(&step.screen));
+            by_page
+                .entry(page.clone())
+                .or_default()
+                .insert(actions_of(&step.screen));
         }
     }
     Ok(Identity {
@@ -185,11 +210,20 @@ fn resolve(screen: &[Element], action: &Value) -> Option<usize> {
     let text = action["widget_text"].as_str().unwrap_or_default().trim();
     let id = action["widget_id"].as_str().unwrap_or_default();
     let input = action["action_type"] == "input";
-    let by_index = || id.parse::<usize>().ok().filter(|i| screen.iter().any(|e| e.index == *i));
+    let by_index = || {
+        id.parse::<usize>()
+            .ok()
+            .filter(|i| screen.iter().any(|e| e.index == *i))
+    };
     if text.is_empty() {
         return by_index();
     }
-    let labelled = |same: &dyn Fn(&str) -> bool| -> Vec<&Element> { screen.iter().filter(|e| same(e.label()) && (!input || e.is_input())).collect() };
+    let labelled = |same: &dyn Fn(&str) -> bool| -> Vec<&Element> {
+        screen
+            .iter()
+            .filter(|e| same(e.label()) && (!input || e.is_input()))
+            .collect()
+    };
     let mut by_label = labelled(&|label| same_words(label, text));
     if by_label.is_empty() {
         // A list item's first line names it; the lines under it (size, date) change.
@@ -199,7 +233,12 @@ fn resolve(screen: &[Element], action: &Value) -> Option<usize> {
         [one] => Some(one.index),
         // A label the screen does not show is not on this screen, whatever the index says.
         [] => None,
-        several => id.parse::<usize>().ok().and_then(|i| several.iter().find(|e| e.index == i)).or(several.first()).map(|e| e.index),
+        several => id
+            .parse::<usize>()
+            .ok()
+            .and_then(|i| several.iter().find(|e| e.index == i))
+            .or(several.first())
+            .map(|e| e.index),
     }
 }
 
@@ -215,13 +254,26 @@ fn first_line(label: &str) -> &str {
 fn answer_of(screen: &[Element], response: &Value) -> Answer {
     let action = &response["action"];
     if action.is_null() {
-        return if response["is_complete"] == true { Answer::Finish } else { Answer::Unsure };
+        return if response["is_complete"] == true {
+            Answer::Finish
+        } else {
+            Answer::Unsure
+        };
     }
     match resolve(screen, action) {
-        None => Answer::Unresolved { widget: action["widget_text"].as_str().unwrap_or_default().to_string() },
-        Some(element) if action["action_type"] == "input" => {
-            Answer::Input { element, text: action["input_text"].as_str().unwrap_or_default().to_string() }
-        }
+        None => Answer::Unresolved {
+            widget: action["widget_text"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string(),
+        },
+        Some(element) if action["action_type"] == "input" => Answer::Input {
+            element,
+            text: action["input_text"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string(),
+        },
         Some(element) => Answer::Tap { element },
     }
 }
@@ -236,11 +288,21 @@ fn is_correct(expected: &StepAction, answer: &Answer) -> bool {
 }
 
 /// Evaluates one task of `app` with everything else of the app taught under `app_id`.
-fn evaluate_task(caller: &dyn ToolCaller, app: &App, held_out: usize, app_id: &str) -> Result<TaskResult, CallError> {
+fn evaluate_task(
+    caller: &dyn ToolCaller,
+    app: &App,
+    held_out: usize,
+    app_id: &str,
+) -> Result<TaskResult, CallError> {
     teach_recording(caller, app_id, &app.exploration.recording(), "exploration")?;
     for (i, task) in app.tasks.iter().enumerate() {
         if i != held_out {
-            teach_recording(caller, app_id, &task.recording(), &format!("demo-{}", task.name))?;
+            teach_recording(
+                caller,
+                app_id,
+                &task.recording(),
+                &format!("demo-{}", task.name),
+            )?;
         }
     }
     let task = &app.tasks[held_out];
@@ -251,7 +313,10 @@ fn evaluate_task(caller: &dyn ToolCaller, app: &App, held_out: usize, app_id: &s
     let pages: Vec<String> = recorded
         .steps
         .iter()
-        .map(|s| page_for_screen(caller, app_id, &s.title, &s.widgets, true).map(Option::unwrap_or_default))
+        .map(|s| {
+            page_for_screen(caller, app_id, &s.title, &s.widgets, true)
+                .map(Option::unwrap_or_default)
+        })
         .collect::<Result<_, _>>()?;
     for (j, step) in task.steps.iter().enumerate() {
         let response = caller.call(
@@ -261,10 +326,24 @@ fn evaluate_task(caller: &dyn ToolCaller, app: &App, held_out: usize, app_id: &s
         let answer = answer_of(&step.screen, &response);
         let correct = is_correct(&step.action, &answer);
         let basis = response["basis"].as_str().map(str::to_string);
-        steps.push(StepResult { step: j, expected: describe(&step.action), answer, basis, correct });
+        steps.push(StepResult {
+            step: j,
+            expected: describe(&step.action),
+            answer,
+            basis,
+            correct,
+        });
         // The agent goes on with the ground-truth step, and says so.
         if let Some(next) = pages.get(j + 1) {
-            report_step(caller, app_id, &pages[j], &recorded.steps[j], next, &session, Some(&instruction))?;
+            report_step(
+                caller,
+                app_id,
+                &pages[j],
+                &recorded.steps[j],
+                next,
+                &session,
+                Some(&instruction),
+            )?;
         }
     }
     Ok(TaskResult {
@@ -297,13 +376,21 @@ fn score(results: &[TaskResult], all_steps: &[&Step]) -> Scores {
 }
 
 /// Runs the whole evaluation. `app_prefix` keeps the apps it creates apart from others.
-pub fn evaluate(caller: &dyn ToolCaller, apps: &[App], app_prefix: &str) -> Result<Report, CallError> {
+pub fn evaluate(
+    caller: &dyn ToolCaller,
+    apps: &[App],
+    app_prefix: &str,
+) -> Result<Report, CallError> {
     let mut total = Scores::default();
     let mut per_app = Vec::new();
     let mut tasks = Vec::new();
     let mut identities = Vec::new();
     for app in apps {
-        identities.push(identity(caller, app, &format!("{app_prefix}{}.identity", app.name))?);
+        identities.push(identity(
+            caller,
+            app,
+            &format!("{app_prefix}{}.identity", app.name),
+        )?);
         let mut results = Vec::new();
         for held_out in 0..app.tasks.len() {
             let app_id = format!("{app_prefix}{}.{}", app.name, app.tasks[held_out].name);
@@ -312,8 +399,16 @@ pub fn evaluate(caller: &dyn ToolCaller, apps: &[App], app_prefix: &str) -> Resu
         let steps: Vec<&Step> = app.tasks.iter().flat_map(|t| &t.steps).collect();
         let scores = score(&results, &steps);
         total.merge(&scores);
-        per_app.push(AppScores { app: app.name.clone(), scores });
+        per_app.push(AppScores {
+            app: app.name.clone(),
+            scores,
+        });
         tasks.extend(results);
     }
-    Ok(Report { total, apps: per_app, tasks, identity: identities })
+    Ok(Report {
+        total,
+        apps: per_app,
+        tasks,
+        identity: identities,
+    })
 }

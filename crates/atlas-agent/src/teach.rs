@@ -1,18 +1,29 @@
 //! What an agent tells Atlas about a screen and a step, through the tool interfaces only.
 
 use atlas_import::recording::{RecordedAction, RecordedStep, Recording};
-use atlas_model::{ui_fingerprint, Widget};
-use serde_json::{json, Value};
+use atlas_model::{Widget, ui_fingerprint};
+use serde_json::{Value, json};
 
 use crate::caller::{CallError, ToolCaller};
 
 /// The page a screen is: `match_current_page` on its widgets, and when nothing matches (and
 /// `add` allows), a new page named by its title and structural fingerprint.
-pub fn page_for_screen(caller: &dyn ToolCaller, app_id: &str, title: &str, widgets: &[Widget], add: bool) -> Result<Option<String>, CallError> {
+pub fn page_for_screen(
+    caller: &dyn ToolCaller,
+    app_id: &str,
+    title: &str,
+    widgets: &[Widget],
+    add: bool,
+) -> Result<Option<String>, CallError> {
     let ui = json!({ "widgets": widgets });
-    let matched = caller.call("match_current_page", json!({ "app_id": app_id, "ui_hierarchy": ui }));
+    let matched = caller.call(
+        "match_current_page",
+        json!({ "app_id": app_id, "ui_hierarchy": ui }),
+    );
     match matched {
-        Ok(m) if m["matched"] == true => return Ok(m["page"]["page_id"].as_str().map(str::to_string)),
+        Ok(m) if m["matched"] == true => {
+            return Ok(m["page"]["page_id"].as_str().map(str::to_string));
+        }
         Ok(_) => {}
         // A new app has no pages yet: that is "nothing matches", not a failure.
         Err(e) if e.code == "NOT_FOUND" || e.code == "PAGE_NOT_FOUND" => {}
@@ -21,8 +32,17 @@ pub fn page_for_screen(caller: &dyn ToolCaller, app_id: &str, title: &str, widge
     if !add {
         return Ok(None);
     }
-    let name = format!("{} {}", title.chars().take(40).collect::<String>(), &ui_fingerprint(widgets)[..6]).trim().to_string();
-    let added = caller.call("add_page", json!({ "app_id": app_id, "page_name": name, "ui_hierarchy": ui }))?;
+    let name = format!(
+        "{} {}",
+        title.chars().take(40).collect::<String>(),
+        &ui_fingerprint(widgets)[..6]
+    )
+    .trim()
+    .to_string();
+    let added = caller.call(
+        "add_page",
+        json!({ "app_id": app_id, "page_name": name, "ui_hierarchy": ui }),
+    )?;
     Ok(added["page_id"].as_str().map(str::to_string))
 }
 
@@ -48,8 +68,18 @@ pub fn reported_action(step: &RecordedStep) -> Option<Value> {
 }
 
 /// Reports one step that led from `from` to `to`.
-pub fn report_step(caller: &dyn ToolCaller, app_id: &str, from: &str, step: &RecordedStep, to: &str, session: &str, intent: Option<&str>) -> Result<(), CallError> {
-    let Some(action) = reported_action(step) else { return Ok(()) };
+pub fn report_step(
+    caller: &dyn ToolCaller,
+    app_id: &str,
+    from: &str,
+    step: &RecordedStep,
+    to: &str,
+    session: &str,
+    intent: Option<&str>,
+) -> Result<(), CallError> {
+    let Some(action) = reported_action(step) else {
+        return Ok(());
+    };
     let mut body = json!({ "from_page": from, "to_page": to, "action": action, "success": true, "app_id": app_id, "session_id": session });
     if let Some(intent) = intent {
         body["intent"] = json!(intent);
@@ -70,10 +100,16 @@ pub struct Taught {
 /// Teaches a recording: every screen becomes a page, every step a reported transition in one
 /// session, and a finished task its intent with the final page as target. A step an agent could
 /// not repeat (an app launch) breaks the chain: nothing is reported across it.
-pub fn teach_recording(caller: &dyn ToolCaller, app_id: &str, recording: &Recording, session: &str) -> Result<Taught, CallError> {
+pub fn teach_recording(
+    caller: &dyn ToolCaller,
+    app_id: &str,
+    recording: &Recording,
+    session: &str,
+) -> Result<Taught, CallError> {
     let mut taught = Taught::default();
     for step in &recording.steps {
-        let page = page_for_screen(caller, app_id, &step.title, &step.widgets, true)?.unwrap_or_default();
+        let page =
+            page_for_screen(caller, app_id, &step.title, &step.widgets, true)?.unwrap_or_default();
         taught.pages.push(page);
         taught.screens += 1;
     }
@@ -81,14 +117,27 @@ pub fn teach_recording(caller: &dyn ToolCaller, app_id: &str, recording: &Record
     for (i, step) in recording.steps.iter().enumerate() {
         if let Some(next) = taught.pages.get(i + 1) {
             if reported_action(step).is_some() {
-                report_step(caller, app_id, &taught.pages[i], step, next, session, intent)?;
+                report_step(
+                    caller,
+                    app_id,
+                    &taught.pages[i],
+                    step,
+                    next,
+                    session,
+                    intent,
+                )?;
                 taught.steps += 1;
             }
         }
     }
-    if let (Some(intent), Some(last), Some(final_step)) = (intent, taught.pages.last(), recording.steps.last()) {
+    if let (Some(intent), Some(last), Some(final_step)) =
+        (intent, taught.pages.last(), recording.steps.last())
+    {
         if final_step.action == RecordedAction::Finish {
-            caller.call("register_intent", json!({ "app_id": app_id, "intent_text": intent, "target_page": last }))?;
+            caller.call(
+                "register_intent",
+                json!({ "app_id": app_id, "intent_text": intent, "target_page": last }),
+            )?;
             taught.intents += 1;
         }
     }

@@ -1,19 +1,19 @@
 //! Acknowledged-durable `report_transition` throughput over HTTP on loopback, against SQLite
 //! (WAL, synchronous=FULL, one row per commit) fed the same reports.
 
-use std::path::Path;
 use std::net::SocketAddr;
+use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use anyhow::{bail, Result};
+use anyhow::{Result, bail};
 use atlas_service::{Atlas, CheckpointPolicy};
 use atlas_store_fs::FsStore;
 use atlas_text::HashEmbedder;
 use serde::Serialize;
 
-use crate::synth::{synthetic_app, AppShape, Rng};
 use crate::Percentiles;
+use crate::synth::{AppShape, Rng, synthetic_app};
 
 #[derive(Debug, Clone)]
 pub struct IngestConfig {
@@ -57,12 +57,29 @@ struct Report {
 }
 
 fn total_reports(atlas: &Atlas, app_id: &str) -> u64 {
-    atlas.read(|g| g.app(app_id).map(|a| a.transitions().iter().map(|t| t.success_count + t.fail_count).sum()).unwrap_or(0))
+    atlas.read(|g| {
+        g.app(app_id)
+            .map(|a| {
+                a.transitions()
+                    .iter()
+                    .map(|t| t.success_count + t.fail_count)
+                    .sum()
+            })
+            .unwrap_or(0)
+    })
 }
 
 pub async fn run(config: &IngestConfig, scratch: &Path) -> Result<IngestReport> {
     let app_id = "bench.ingest";
-    let generated = synthetic_app(app_id, AppShape { pages: 1_000, transitions: 10_000, intents: 0 }, 11);
+    let generated = synthetic_app(
+        app_id,
+        AppShape {
+            pages: 1_000,
+            transitions: 10_000,
+            intents: 0,
+        },
+        11,
+    );
     let mut rng = Rng::new(3);
     let reports: Arc<Vec<Report>> = Arc::new(
         (0..20_000)
@@ -75,21 +92,42 @@ pub async fn run(config: &IngestConfig, scratch: &Path) -> Result<IngestReport> 
                     "success": rng.unit() < 0.9,
                     "latency_ms": 200 + rng.below(800),
                 });
-                Report { body: body.to_string() }
+                Report {
+                    body: body.to_string(),
+                }
             })
             .collect(),
     );
     let data_dir = scratch.join("ingest-data");
     let store = Arc::new(FsStore::open(&data_dir).map_err(|e| anyhow::anyhow!("{e}"))?);
-    let atlas = Atlas::open(store, Arc::new(HashEmbedder::default()), CheckpointPolicy::default()).map_err(|e| anyhow::anyhow!("{e}"))?;
-    atlas.import_app(generated.data).await.map_err(|e| anyhow::anyhow!("{e}"))?;
+    let atlas = Atlas::open(
+        store,
+        Arc::new(HashEmbedder::default()),
+        CheckpointPolicy::default(),
+    )
+    .map_err(|e| anyhow::anyhow!("{e}"))?;
+    atlas
+        .import_app(generated.data)
+        .await
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
     atlas.checkpoint().map_err(|e| anyhow::anyhow!("{e}"))?;
     let before = total_reports(&atlas, app_id);
 
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let addr = listener.local_addr()?;
-    let kb = Arc::new(atlas_kb::KnowledgeBase::open(&data_dir.join("kb"), Arc::new(atlas_text::HashEmbedder::default())).map_err(|e| anyhow::anyhow!("{e}"))?);
-    let state = atlas_server::AppState { atlas: atlas.clone(), tools: Arc::new(atlas_service::registry()), token: None, kb };
+    let kb = Arc::new(
+        atlas_kb::KnowledgeBase::open(
+            &data_dir.join("kb"),
+            Arc::new(atlas_text::HashEmbedder::default()),
+        )
+        .map_err(|e| anyhow::anyhow!("{e}"))?,
+    );
+    let state = atlas_server::AppState {
+        atlas: atlas.clone(),
+        tools: Arc::new(atlas_service::registry()),
+        token: None,
+        kb,
+    };
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let server = tokio::spawn(atlas_server::serve(listener, state, async {
         let _ = stopped.await;
@@ -105,24 +143,39 @@ pub async fn run(config: &IngestConfig, scratch: &Path) -> Result<IngestReport> 
         .await??;
     let (ceiling_answers, _, _, ceiling_seconds) = tokio::task::spawn_blocking({
         let reports = reports.clone();
-        move || drive_clients(addr, clients, duration.min(Duration::from_secs(3)), reports, Route::Health)
+        move || {
+            drive_clients(
+                addr,
+                clients,
+                duration.min(Duration::from_secs(3)),
+                reports,
+                Route::Health,
+            )
+        }
     })
     .await??;
     let _ = stop.send(());
     server.await??;
 
     let in_memory = total_reports(&atlas, app_id) == before + acknowledged;
-    let (in_process_count, in_process_seconds) = in_process(&atlas, clients, duration, &reports).await?;
+    let (in_process_count, in_process_seconds) =
+        in_process(&atlas, clients, duration, &reports).await?;
     let acknowledged_all = acknowledged + in_process_count;
     atlas.checkpoint().map_err(|e| anyhow::anyhow!("{e}"))?;
     drop(atlas);
     // Reopen from disk: what was acknowledged must be there.
     let store = Arc::new(FsStore::open(&data_dir).map_err(|e| anyhow::anyhow!("{e}"))?);
-    let reopened = Atlas::open(store, Arc::new(HashEmbedder::default()), CheckpointPolicy::default()).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let reopened = Atlas::open(
+        store,
+        Arc::new(HashEmbedder::default()),
+        CheckpointPolicy::default(),
+    )
+    .map_err(|e| anyhow::anyhow!("{e}"))?;
     let on_disk = total_reports(&reopened, app_id) == before + acknowledged_all;
     drop(reopened);
 
-    let (sqlite_rows, sqlite_seconds) = sqlite_reference(&scratch.join("reference.sqlite"), duration)?;
+    let (sqlite_rows, sqlite_seconds) =
+        sqlite_reference(&scratch.join("reference.sqlite"), duration)?;
     Ok(IngestReport {
         clients,
         seconds,
@@ -140,7 +193,12 @@ pub async fn run(config: &IngestConfig, scratch: &Path) -> Result<IngestReport> 
 
 /// `clients` tasks calling `report_transition` directly for `duration`; how many were
 /// acknowledged, in how many seconds.
-async fn in_process(atlas: &Arc<Atlas>, clients: usize, duration: Duration, reports: &Arc<Vec<Report>>) -> Result<(u64, f64)> {
+async fn in_process(
+    atlas: &Arc<Atlas>,
+    clients: usize,
+    duration: Duration,
+    reports: &Arc<Vec<Report>>,
+) -> Result<(u64, f64)> {
     let started = Instant::now();
     let tasks: Vec<_> = (0..clients)
         .map(|c| {
@@ -149,9 +207,13 @@ async fn in_process(atlas: &Arc<Atlas>, clients: usize, duration: Duration, repo
                 let mut done = 0u64;
                 let mut i = c * 7919;
                 while started.elapsed() < duration {
-                    let request: atlas_service::ReportTransitionRequest = serde_json::from_str(&reports[i % reports.len()].body)?;
+                    let request: atlas_service::ReportTransitionRequest =
+                        serde_json::from_str(&reports[i % reports.len()].body)?;
                     i += 1;
-                    atlas.report_transition(request).await.map_err(|e| anyhow::anyhow!("{e}"))?;
+                    atlas
+                        .report_transition(request)
+                        .await
+                        .map_err(|e| anyhow::anyhow!("{e}"))?;
                     done += 1;
                 }
                 anyhow::Ok(done)
@@ -169,14 +231,24 @@ async fn in_process(atlas: &Arc<Atlas>, clients: usize, duration: Duration, repo
 /// driven by one thread of their own (an async client, so the load generator does not spend the
 /// machine's cores switching between threads). Returns acknowledged, errors, latencies (ns) and
 /// the seconds it took.
-fn drive_clients(addr: SocketAddr, clients: usize, duration: Duration, reports: Arc<Vec<Report>>, route: Route) -> Result<(u64, u64, Vec<u64>, f64)> {
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+fn drive_clients(
+    addr: SocketAddr,
+    clients: usize,
+    duration: Duration,
+    reports: Arc<Vec<Report>>,
+    route: Route,
+) -> Result<(u64, u64, Vec<u64>, f64)> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
     runtime.block_on(async move {
         let started = Instant::now();
         let tasks: Vec<_> = (0..clients)
             .map(|c| {
                 let reports = reports.clone();
-                tokio::spawn(async move { one_client(addr, c, started + duration, &reports, route).await })
+                tokio::spawn(async move {
+                    one_client(addr, c, started + duration, &reports, route).await
+                })
             })
             .collect();
         let (mut acknowledged, mut errors, mut latencies) = (0, 0, Vec::new());
@@ -186,7 +258,12 @@ fn drive_clients(addr: SocketAddr, clients: usize, duration: Duration, reports: 
             errors += e;
             latencies.extend(l);
         }
-        Ok((acknowledged, errors, latencies, started.elapsed().as_secs_f64()))
+        Ok((
+            acknowledged,
+            errors,
+            latencies,
+            started.elapsed().as_secs_f64(),
+        ))
     })
 }
 
@@ -197,10 +274,17 @@ enum Route {
     Health,
 }
 
-async fn one_client(addr: SocketAddr, client: usize, until: Instant, reports: &[Report], route: Route) -> Result<(u64, u64, Vec<u64>)> {
+async fn one_client(
+    addr: SocketAddr,
+    client: usize,
+    until: Instant,
+    reports: &[Report],
+    route: Route,
+) -> Result<(u64, u64, Vec<u64>)> {
     let stream = tokio::net::TcpStream::connect(addr).await?;
     stream.set_nodelay(true)?;
-    let (mut sender, connection) = hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream)).await?;
+    let (mut sender, connection) =
+        hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream)).await?;
     tokio::spawn(connection);
     let (mut acknowledged, mut errors, mut latencies) = (0, 0, Vec::new());
     let mut i = client * 7919;
@@ -211,13 +295,19 @@ async fn one_client(addr: SocketAddr, client: usize, until: Instant, reports: &[
             Route::Report => hyper::Request::post("/api/v1/report_transition")
                 .header("host", addr.to_string())
                 .header("content-type", "application/json")
-                .body(http_body_util::Full::new(bytes::Bytes::from(report.body.clone())))?,
-            Route::Health => hyper::Request::get("/healthz").header("host", addr.to_string()).body(http_body_util::Full::new(bytes::Bytes::new()))?,
+                .body(http_body_util::Full::new(bytes::Bytes::from(
+                    report.body.clone(),
+                )))?,
+            Route::Health => hyper::Request::get("/healthz")
+                .header("host", addr.to_string())
+                .body(http_body_util::Full::new(bytes::Bytes::new()))?,
         };
         let sent = Instant::now();
         let response = sender.send_request(request).await?;
         let ok = response.status() == 200;
-        let body = http_body_util::BodyExt::collect(response.into_body()).await?.to_bytes();
+        let body = http_body_util::BodyExt::collect(response.into_body())
+            .await?
+            .to_bytes();
         latencies.push(sent.elapsed().as_nanos() as u64);
         const SUCCESS: &[u8] = b"\"success\":true";
         let answered = match route {
@@ -254,7 +344,12 @@ fn sqlite_reference(path: &Path, duration: Duration) -> Result<(u64, f64)> {
     let mut rows = 0u64;
     while started.elapsed() < duration {
         let ok = rng.unit() < 0.9;
-        upsert.execute(rusqlite::params![rng.below(10_000) as i64, ok as i64, (!ok) as i64, 500.0])?;
+        upsert.execute(rusqlite::params![
+            rng.below(10_000) as i64,
+            ok as i64,
+            (!ok) as i64,
+            500.0
+        ])?;
         rows += 1;
     }
     Ok((rows, started.elapsed().as_secs_f64()))

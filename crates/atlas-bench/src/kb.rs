@@ -9,25 +9,106 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
-use anyhow::{anyhow, Result};
+use anyhow::{Result, anyhow};
 use atlas_kb::{KnowledgeBase, SearchOptions};
 use atlas_text::HashEmbedder;
 use serde::Serialize;
 
-use crate::synth::Rng;
 use crate::Percentiles;
+use crate::synth::Rng;
 
-const OPENINGS: &[&str] = &["怎么", "如何", "为什么", "能不能", "可以", "请问", "在哪里", "什么时候", "是否", "多久"];
+const OPENINGS: &[&str] = &[
+    "怎么",
+    "如何",
+    "为什么",
+    "能不能",
+    "可以",
+    "请问",
+    "在哪里",
+    "什么时候",
+    "是否",
+    "多久",
+];
 const VERBS: &[&str] = &[
-    "申请", "退款", "退货", "换货", "修改", "取消", "查询", "查看", "开具", "领取", "使用", "绑定", "解绑", "注销", "登录", "支付", "付款", "分期", "评价", "投诉",
-    "联系", "预约", "安装", "维修", "发货", "配送", "签收", "拒收", "保价", "升级", "兑换", "抵扣", "叠加", "同步", "备份", "恢复", "关闭", "开启", "下载", "上传",
+    "申请", "退款", "退货", "换货", "修改", "取消", "查询", "查看", "开具", "领取", "使用", "绑定",
+    "解绑", "注销", "登录", "支付", "付款", "分期", "评价", "投诉", "联系", "预约", "安装", "维修",
+    "发货", "配送", "签收", "拒收", "保价", "升级", "兑换", "抵扣", "叠加", "同步", "备份", "恢复",
+    "关闭", "开启", "下载", "上传",
 ];
 const NOUNS: &[&str] = &[
-    "订单", "商品", "快递", "包裹", "物流", "地址", "发票", "专票", "抬头", "税号", "优惠券", "红包", "积分", "会员", "金卡", "银卡", "余额", "银行卡", "支付宝", "微信",
-    "花呗", "运费", "邮费", "尺码", "颜色", "规格", "库存", "预售", "定金", "尾款", "售后", "保修", "质量", "破损", "客服", "热线", "电话", "验证码", "密码", "手机号",
-    "账号", "头像", "昵称", "购物车", "收藏", "足迹", "门店", "自提点", "快递柜", "电视", "冰箱", "空调", "洗衣机", "手机", "耳机", "电脑", "鞋子", "外套", "裤子", "零食",
+    "订单",
+    "商品",
+    "快递",
+    "包裹",
+    "物流",
+    "地址",
+    "发票",
+    "专票",
+    "抬头",
+    "税号",
+    "优惠券",
+    "红包",
+    "积分",
+    "会员",
+    "金卡",
+    "银卡",
+    "余额",
+    "银行卡",
+    "支付宝",
+    "微信",
+    "花呗",
+    "运费",
+    "邮费",
+    "尺码",
+    "颜色",
+    "规格",
+    "库存",
+    "预售",
+    "定金",
+    "尾款",
+    "售后",
+    "保修",
+    "质量",
+    "破损",
+    "客服",
+    "热线",
+    "电话",
+    "验证码",
+    "密码",
+    "手机号",
+    "账号",
+    "头像",
+    "昵称",
+    "购物车",
+    "收藏",
+    "足迹",
+    "门店",
+    "自提点",
+    "快递柜",
+    "电视",
+    "冰箱",
+    "空调",
+    "洗衣机",
+    "手机",
+    "耳机",
+    "电脑",
+    "鞋子",
+    "外套",
+    "裤子",
+    "零食",
 ];
-const TAILS: &[&str] = &["吗", "呢", "怎么办", "需要多久", "有什么要求", "要收费吗", "在哪里操作", "失败了", "不成功", "显示异常"];
+const TAILS: &[&str] = &[
+    "吗",
+    "呢",
+    "怎么办",
+    "需要多久",
+    "有什么要求",
+    "要收费吗",
+    "在哪里操作",
+    "失败了",
+    "不成功",
+    "显示异常",
+];
 
 fn sentence(rng: &mut Rng) -> String {
     let pick = |rng: &mut Rng, list: &[&'static str]| list[rng.below(list.len())];
@@ -72,28 +153,42 @@ pub fn run(config: &KbBenchConfig, scratch: &Path) -> Result<KbBenchReport> {
     let mut rng = Rng::new(0x6b62);
     let questions: Vec<String> = (0..config.segments).map(|_| sentence(&mut rng)).collect();
     let started = Instant::now();
-    let kb = KnowledgeBase::open(&scratch.join("kb-bench"), Arc::new(HashEmbedder::default())).map_err(|e| anyhow!("{e}"))?;
+    let kb = KnowledgeBase::open(&scratch.join("kb-bench"), Arc::new(HashEmbedder::default()))
+        .map_err(|e| anyhow!("{e}"))?;
     let dataset = kb.create_dataset("bench", "").map_err(|e| anyhow!("{e}"))?;
     // One document per 20,000 pairs: a table a shop would upload.
     for (n, chunk) in questions.chunks(20_000).enumerate() {
         let mut table = String::from("question,answer\n");
         for (i, q) in chunk.iter().enumerate() {
-            table.push_str(&format!("{q},答案{}：请在订单详情页操作，如有疑问请联系客服。\n", n * 20_000 + i));
+            table.push_str(&format!(
+                "{q},答案{}：请在订单详情页操作，如有疑问请联系客服。\n",
+                n * 20_000 + i
+            ));
         }
-        kb.add_document(&dataset.id, &format!("part{n}.csv"), table.as_bytes(), None, Default::default()).map_err(|e| anyhow!("{e}"))?;
+        kb.add_document(
+            &dataset.id,
+            &format!("part{n}.csv"),
+            table.as_bytes(),
+            None,
+            Default::default(),
+        )
+        .map_err(|e| anyhow!("{e}"))?;
     }
     let build_seconds = started.elapsed().as_secs_f64();
 
     let queries: Vec<String> = (0..config.queries).map(|_| sentence(&mut rng)).collect();
     let options = SearchOptions::default();
     for q in queries.iter().take(50) {
-        kb.search(&dataset.id, q, &options).map_err(|e| anyhow!("{e}"))?;
+        kb.search(&dataset.id, q, &options)
+            .map_err(|e| anyhow!("{e}"))?;
     }
     let mut samples = Vec::with_capacity(queries.len());
     let mut answered = 0;
     for q in &queries {
         let t = Instant::now();
-        let hits = kb.search(&dataset.id, q, &options).map_err(|e| anyhow!("{e}"))?;
+        let hits = kb
+            .search(&dataset.id, q, &options)
+            .map_err(|e| anyhow!("{e}"))?;
         samples.push(t.elapsed().as_nanos() as u64);
         answered += (!hits.is_empty()) as usize;
     }
@@ -114,13 +209,25 @@ pub fn run(config: &KbBenchConfig, scratch: &Path) -> Result<KbBenchReport> {
     let mut samples = Vec::with_capacity(queries.len());
     for q in &queries {
         let chars: Vec<char> = q.chars().collect();
-        let trigrams: Vec<String> = chars.windows(3).map(|w| format!("\"{}\"", w.iter().collect::<String>())).collect();
+        let trigrams: Vec<String> = chars
+            .windows(3)
+            .map(|w| format!("\"{}\"", w.iter().collect::<String>()))
+            .collect();
         let expression = trigrams.join(" OR ");
         let t = Instant::now();
-        let rows: Vec<i64> = select.query_map([&expression], |r| r.get(0))?.collect::<Result<_, _>>()?;
+        let rows: Vec<i64> = select
+            .query_map([&expression], |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
         samples.push(t.elapsed().as_nanos() as u64);
         std::hint::black_box(rows);
     }
     let sqlite_fts5 = Percentiles::from_nanos(&mut samples);
-    Ok(KbBenchReport { segments: config.segments, queries: config.queries, build_seconds, retrieve, sqlite_fts5, answered })
+    Ok(KbBenchReport {
+        segments: config.segments,
+        queries: config.queries,
+        build_seconds,
+        retrieve,
+        sqlite_fts5,
+        answered,
+    })
 }

@@ -27,12 +27,21 @@ impl Percentiles {
     /// From samples in nanoseconds (sorted in place).
     pub fn from_nanos(samples: &mut [u64]) -> Percentiles {
         if samples.is_empty() {
-            return Percentiles { p50_us: 0.0, p99_us: 0.0, mean_us: 0.0 };
+            return Percentiles {
+                p50_us: 0.0,
+                p99_us: 0.0,
+                mean_us: 0.0,
+            };
         }
         samples.sort_unstable();
-        let at = |q: f64| samples[((samples.len() - 1) as f64 * q).round() as usize] as f64 / 1000.0;
+        let at =
+            |q: f64| samples[((samples.len() - 1) as f64 * q).round() as usize] as f64 / 1000.0;
         let mean = samples.iter().map(|s| *s as f64).sum::<f64>() / samples.len() as f64 / 1000.0;
-        Percentiles { p50_us: at(0.5), p99_us: at(0.99), mean_us: mean }
+        Percentiles {
+            p50_us: at(0.5),
+            p99_us: at(0.99),
+            mean_us: mean,
+        }
     }
 }
 
@@ -42,7 +51,9 @@ pub fn scratch(parent: Option<&std::path::Path>) -> anyhow::Result<tempfile::Tem
     Ok(match parent {
         Some(p) => {
             std::fs::create_dir_all(p)?;
-            tempfile::Builder::new().prefix("atlas-bench-").tempdir_in(p)?
+            tempfile::Builder::new()
+                .prefix("atlas-bench-")
+                .tempdir_in(p)?
         }
         None => tempfile::Builder::new().prefix("atlas-bench-").tempdir()?,
     })

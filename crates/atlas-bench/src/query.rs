@@ -7,14 +7,14 @@ use std::process::Command;
 use std::sync::Arc;
 use std::time::Instant;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result, bail};
 use atlas_service::{Atlas, CheckpointPolicy, NextActionRequest, QueryPathRequest};
 use atlas_store_fs::FsStore;
 use atlas_text::HashEmbedder;
 use serde::{Deserialize, Serialize};
 
-use crate::synth::{synthetic_app, AppShape, Rng};
 use crate::Percentiles;
+use crate::synth::{AppShape, Rng, synthetic_app};
 
 const NETWORKX_SCRIPT: &str = include_str!("../python/networkx_reference.py");
 
@@ -64,7 +64,12 @@ impl QueryReport {
     pub fn speedup(&self) -> Option<[f64; 4]> {
         self.networkx.as_ref().map(|nx| {
             let r = |p: &Percentiles| nx.unweighted.p50_us / p.p50_us.max(1e-3);
-            [r(&self.query_path), r(&self.get_next_action), r(&self.planner), r(&self.planner_fresh)]
+            [
+                r(&self.query_path),
+                r(&self.get_next_action),
+                r(&self.planner),
+                r(&self.planner_fresh),
+            ]
         })
     }
 }
@@ -78,17 +83,38 @@ fn timed<T>(f: impl FnOnce() -> T) -> (T, u64) {
 pub async fn run(config: &QueryConfig, scratch: &Path) -> Result<QueryReport> {
     let app_id = "bench.query";
     let generated = synthetic_app(app_id, config.shape, 42);
-    let store = Arc::new(FsStore::open(&scratch.join("query-data")).map_err(|e| anyhow::anyhow!("{e}"))?);
-    let atlas = Atlas::open(store, Arc::new(HashEmbedder::default()), CheckpointPolicy::default()).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let pages: Vec<String> = generated.data.pages.iter().map(|p| p.page_id.clone()).collect();
+    let store =
+        Arc::new(FsStore::open(&scratch.join("query-data")).map_err(|e| anyhow::anyhow!("{e}"))?);
+    let atlas = Atlas::open(
+        store,
+        Arc::new(HashEmbedder::default()),
+        CheckpointPolicy::default(),
+    )
+    .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let pages: Vec<String> = generated
+        .data
+        .pages
+        .iter()
+        .map(|p| p.page_id.clone())
+        .collect();
     let edges: Vec<(String, String, f64)> = generated
         .data
         .transitions
         .iter()
-        .map(|t| (t.from_page.clone(), t.to_page.clone(), -t.smoothed_success_rate().ln() + atlas_graph::STEP_COST))
+        .map(|t| {
+            (
+                t.from_page.clone(),
+                t.to_page.clone(),
+                -t.smoothed_success_rate().ln() + atlas_graph::STEP_COST,
+            )
+        })
         .collect();
-    let (page_count, transition_count) = (generated.data.pages.len(), generated.data.transitions.len());
-    atlas.import_app(generated.data).await.map_err(|e| anyhow::anyhow!("{e}"))?;
+    let (page_count, transition_count) =
+        (generated.data.pages.len(), generated.data.transitions.len());
+    atlas
+        .import_app(generated.data)
+        .await
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
     if generated.intents.is_empty() {
         bail!("the generated app has no intents");
     }
@@ -97,15 +123,28 @@ pub async fn run(config: &QueryConfig, scratch: &Path) -> Result<QueryReport> {
     let home = pages[0].clone();
     let mut path_pairs = Vec::with_capacity(config.queries);
     let mut next_pairs = Vec::with_capacity(config.queries);
-    let (mut path_ns, mut next_ns) = (Vec::with_capacity(config.queries), Vec::with_capacity(config.queries));
+    let (mut path_ns, mut next_ns) = (
+        Vec::with_capacity(config.queries),
+        Vec::with_capacity(config.queries),
+    );
     let (mut failures, mut steps) = (0usize, 0usize);
     // A short warm-up so the first measured query does not pay for cold caches.
     for (intent, _) in generated.intents.iter().take(50) {
-        let _ = atlas.query_path(QueryPathRequest { app_id: app_id.into(), intent: intent.clone(), current_page: None, max_steps: None });
+        let _ = atlas.query_path(QueryPathRequest {
+            app_id: app_id.into(),
+            intent: intent.clone(),
+            current_page: None,
+            max_steps: None,
+        });
     }
     for _ in 0..config.queries {
         let (intent, target) = &generated.intents[rng.below(generated.intents.len())];
-        let request = QueryPathRequest { app_id: app_id.into(), intent: intent.clone(), current_page: None, max_steps: None };
+        let request = QueryPathRequest {
+            app_id: app_id.into(),
+            intent: intent.clone(),
+            current_page: None,
+            max_steps: None,
+        };
         let (answer, ns) = timed(|| atlas.query_path(request));
         let answer = answer.map_err(|e| anyhow::anyhow!("query_path: {e}"))?;
         path_ns.push(ns);
@@ -116,7 +155,12 @@ pub async fn run(config: &QueryConfig, scratch: &Path) -> Result<QueryReport> {
         path_pairs.push((home.clone(), target.clone()));
 
         let from = pages[rng.below(pages.len())].clone();
-        let request = NextActionRequest { current_page: from.clone(), intent: intent.clone(), app_id: None, session_id: None };
+        let request = NextActionRequest {
+            current_page: from.clone(),
+            intent: intent.clone(),
+            app_id: None,
+            session_id: None,
+        };
         let (answer, ns) = timed(|| atlas.get_next_action(request));
         let answer = answer.map_err(|e| anyhow::anyhow!("get_next_action: {e}"))?;
         next_ns.push(ns);
@@ -135,10 +179,13 @@ pub async fn run(config: &QueryConfig, scratch: &Path) -> Result<QueryReport> {
             planner_ns.push(timed(|| app.plan(from, to, 10)).1);
         }
     });
-    let cache = atlas.read(|g| g.app(app_id).map(|a| a.route_cache_stats())).unwrap_or_default();
+    let cache = atlas
+        .read(|g| g.app(app_id).map(|a| a.route_cache_stats()))
+        .unwrap_or_default();
     let (networkx, networkx_error) = match &config.python {
         None => (None, Some("skipped".to_string())),
-        Some(python) => match networkx_reference(python, scratch, &edges, &path_pairs, &next_pairs) {
+        Some(python) => match networkx_reference(python, scratch, &edges, &path_pairs, &next_pairs)
+        {
             Ok(r) => (Some(r), None),
             Err(e) => (None, Some(format!("{e:#}"))),
         },
@@ -191,5 +238,6 @@ fn networkx_reference(
     if !output.status.success() {
         bail!("{}", String::from_utf8_lossy(&output.stderr).trim());
     }
-    serde_json::from_slice(&output.stdout).context("the NetworkX script's output is not its JSON report")
+    serde_json::from_slice(&output.stdout)
+        .context("the NetworkX script's output is not its JSON report")
 }

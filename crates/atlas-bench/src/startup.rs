@@ -7,13 +7,13 @@ use std::process::Command;
 use std::sync::Arc;
 use std::time::Instant;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result, bail};
 use atlas_service::{Atlas, CheckpointPolicy};
 use atlas_store_fs::FsStore;
 use atlas_text::HashEmbedder;
 use serde::{Deserialize, Serialize};
 
-use crate::synth::{synthetic_app, AppShape};
+use crate::synth::{AppShape, synthetic_app};
 
 #[derive(Debug, Clone)]
 pub struct StartupConfig {
@@ -56,23 +56,47 @@ pub fn measure_open(data: &Path) -> Result<OpenMeasurement> {
     let (rss_before, _) = crate::memory();
     let started = Instant::now();
     let store = Arc::new(FsStore::open(data).map_err(|e| anyhow::anyhow!("{e}"))?);
-    let atlas = Atlas::open(store, Arc::new(HashEmbedder::default()), CheckpointPolicy::default()).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let atlas = Atlas::open(
+        store,
+        Arc::new(HashEmbedder::default()),
+        CheckpointPolicy::default(),
+    )
+    .map_err(|e| anyhow::anyhow!("{e}"))?;
     let open_ms = started.elapsed().as_secs_f64() * 1000.0;
     let (rss_after, rss_peak) = crate::memory();
     let (pages, transitions) = atlas.read(|g| (g.page_count(), g.transition_count()));
-    Ok(OpenMeasurement { open_ms, pages, transitions, rss_before, rss_after, rss_peak })
+    Ok(OpenMeasurement {
+        open_ms,
+        pages,
+        transitions,
+        rss_before,
+        rss_after,
+        rss_peak,
+    })
 }
 
 /// Writes the large folder through the service (import, then a checkpoint), as real data gets there.
 pub async fn build(config: &StartupConfig, data: &Path) -> Result<(usize, usize)> {
     let store = Arc::new(FsStore::open(data).map_err(|e| anyhow::anyhow!("{e}"))?);
-    let atlas = Atlas::open(store, Arc::new(HashEmbedder::default()), CheckpointPolicy::default()).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let atlas = Atlas::open(
+        store,
+        Arc::new(HashEmbedder::default()),
+        CheckpointPolicy::default(),
+    )
+    .map_err(|e| anyhow::anyhow!("{e}"))?;
     let apps = config.apps.max(1);
     let per_app = config.transitions.div_ceil(apps);
-    let shape = AppShape { pages: (per_app / config.fan_out.max(2)).max(1), transitions: per_app, intents: 50 };
+    let shape = AppShape {
+        pages: (per_app / config.fan_out.max(2)).max(1),
+        transitions: per_app,
+        intents: 50,
+    };
     for i in 0..apps {
         let generated = synthetic_app(&format!("com.bench.app{i:03}"), shape, 1000 + i as u64);
-        atlas.import_app(generated.data).await.map_err(|e| anyhow::anyhow!("{e}"))?;
+        atlas
+            .import_app(generated.data)
+            .await
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
         // Fold as we go so the journal never holds the whole million.
         if i % 10 == 9 {
             atlas.checkpoint().map_err(|e| anyhow::anyhow!("{e}"))?;
@@ -88,9 +112,14 @@ fn reference_parse(data: &Path) -> Result<(f64, u64)> {
     let mut bytes = 0u64;
     for app in std::fs::read_dir(data.join("apps"))? {
         let dir = app?.path().join(".atlas");
-        for file in std::fs::read_dir(&dir).with_context(|| format!("cannot list {}", dir.display()))? {
+        for file in
+            std::fs::read_dir(&dir).with_context(|| format!("cannot list {}", dir.display()))?
+        {
             let path = file?.path();
-            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+            let name = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or_default();
             if name.starts_with("graph") && name.ends_with(".json") {
                 let text = std::fs::read(&path)?;
                 bytes += text.len() as u64;
@@ -103,7 +132,12 @@ fn reference_parse(data: &Path) -> Result<(f64, u64)> {
 
 /// Builds the folder, then opens it `runs` times in fresh processes made by `child` (which must
 /// run [`measure_open`] on the folder given as its last argument and print the JSON).
-pub async fn run(config: &StartupConfig, scratch: &Path, child: impl Fn() -> Command, runs: usize) -> Result<StartupReport> {
+pub async fn run(
+    config: &StartupConfig,
+    scratch: &Path,
+    child: impl Fn() -> Command,
+    runs: usize,
+) -> Result<StartupReport> {
     let data = scratch.join("startup-data");
     let started = Instant::now();
     let (pages, transitions) = build(config, &data).await?;
@@ -111,13 +145,23 @@ pub async fn run(config: &StartupConfig, scratch: &Path, child: impl Fn() -> Com
     let (reference_parse_ms, graph_file_bytes) = reference_parse(&data)?;
     let mut measurements = Vec::new();
     for _ in 0..runs.max(1) {
-        let output = child().arg(&data).output().context("cannot start the measuring process")?;
+        let output = child()
+            .arg(&data)
+            .output()
+            .context("cannot start the measuring process")?;
         if !output.status.success() {
-            bail!("the measuring process failed: {}", String::from_utf8_lossy(&output.stderr).trim());
+            bail!(
+                "the measuring process failed: {}",
+                String::from_utf8_lossy(&output.stderr).trim()
+            );
         }
-        let m: OpenMeasurement = serde_json::from_slice(&output.stdout).context("the measuring process did not print its JSON")?;
+        let m: OpenMeasurement = serde_json::from_slice(&output.stdout)
+            .context("the measuring process did not print its JSON")?;
         if m.transitions != transitions {
-            bail!("reopened {} transitions, wrote {transitions}", m.transitions);
+            bail!(
+                "reopened {} transitions, wrote {transitions}",
+                m.transitions
+            );
         }
         measurements.push(m);
     }
@@ -125,8 +169,16 @@ pub async fn run(config: &StartupConfig, scratch: &Path, child: impl Fn() -> Com
     times.sort_by(|a, b| a.total_cmp(b));
     let median = times[times.len() / 2];
     let per = |bytes: u64| bytes as f64 / transitions.max(1) as f64;
-    let rss = measurements.iter().map(|m| m.rss_after.saturating_sub(m.rss_before)).min().unwrap_or(0);
-    let peak = measurements.iter().map(|m| m.rss_peak.saturating_sub(m.rss_before)).min().unwrap_or(0);
+    let rss = measurements
+        .iter()
+        .map(|m| m.rss_after.saturating_sub(m.rss_before))
+        .min()
+        .unwrap_or(0);
+    let peak = measurements
+        .iter()
+        .map(|m| m.rss_peak.saturating_sub(m.rss_before))
+        .min()
+        .unwrap_or(0);
     Ok(StartupReport {
         apps: config.apps,
         pages,

@@ -2,7 +2,9 @@
 //! every page to where it was opened from, and cross links that favour hub pages, with success
 //! statistics from mostly reliable to flaky.
 
-use atlas_model::{intent_id, now_rfc3339, page_id, transition_id, Action, App, Intent, Page, PageType, Transition};
+use atlas_model::{
+    Action, App, Intent, Page, PageType, Transition, intent_id, now_rfc3339, page_id, transition_id,
+};
 use atlas_store::AppData;
 
 /// A small deterministic generator (SplitMix64), so every run benchmarks the same graph.
@@ -33,13 +35,48 @@ impl Rng {
 }
 
 const MODULES: &[&str] = &[
-    "订单", "购物车", "商品", "店铺", "优惠券", "会员", "钱包", "地址", "消息", "设置", "收藏", "评价", "搜索", "直播",
-    "外卖", "酒店", "电影", "打车", "跑腿", "医药", "买菜", "旅游", "积分", "客服", "发票", "退款", "账号", "隐私",
-    "Profile", "Payment", "Wallet", "Orders", "Cart", "Coupons", "Inbox", "Settings", "Delivery", "Reviews",
+    "订单",
+    "购物车",
+    "商品",
+    "店铺",
+    "优惠券",
+    "会员",
+    "钱包",
+    "地址",
+    "消息",
+    "设置",
+    "收藏",
+    "评价",
+    "搜索",
+    "直播",
+    "外卖",
+    "酒店",
+    "电影",
+    "打车",
+    "跑腿",
+    "医药",
+    "买菜",
+    "旅游",
+    "积分",
+    "客服",
+    "发票",
+    "退款",
+    "账号",
+    "隐私",
+    "Profile",
+    "Payment",
+    "Wallet",
+    "Orders",
+    "Cart",
+    "Coupons",
+    "Inbox",
+    "Settings",
+    "Delivery",
+    "Reviews",
 ];
 const FEATURES: &[&str] = &[
-    "列表", "详情", "编辑", "管理", "记录", "中心", "首页", "筛选", "确认", "历史", "分享", "统计", "申请", "规则",
-    "List", "Detail", "Editor", "History", "Filter", "Checkout",
+    "列表", "详情", "编辑", "管理", "记录", "中心", "首页", "筛选", "确认", "历史", "分享", "统计",
+    "申请", "规则", "List", "Detail", "Editor", "History", "Filter", "Checkout",
 ];
 
 /// The name of the `i`-th generated page: module, feature and a number that keeps it unique.
@@ -66,7 +103,15 @@ pub struct SyntheticApp {
     pub intents: Vec<(String, String)>,
 }
 
-fn transition(app_id: &str, from: &str, to: &str, action: Action, ok: u64, fail: u64, now: &str) -> Transition {
+fn transition(
+    app_id: &str,
+    from: &str,
+    to: &str,
+    action: Action,
+    ok: u64,
+    fail: u64,
+    now: &str,
+) -> Transition {
     Transition {
         transition_id: transition_id(from, &action, to),
         app_id: app_id.to_string(),
@@ -95,7 +140,11 @@ pub fn synthetic_app(app_id: &str, shape: AppShape, seed: u64) -> SyntheticApp {
                 page_id: page_id(app_id, &name),
                 app_id: app_id.to_string(),
                 page_name: name.clone(),
-                page_type: if i == 0 { PageType::Home } else { PageType::Other },
+                page_type: if i == 0 {
+                    PageType::Home
+                } else {
+                    PageType::Other
+                },
                 description: String::new(),
                 intents: vec![],
                 widgets: vec![],
@@ -117,7 +166,11 @@ pub fn synthetic_app(app_id: &str, shape: AppShape, seed: u64) -> SyntheticApp {
     };
     let stats = |rng: &mut Rng| -> (u64, u64) {
         let tries = 1 + rng.below(40) as u64;
-        let rate = if rng.unit() < 0.8 { 0.9 + 0.1 * rng.unit() } else { 0.3 + 0.6 * rng.unit() };
+        let rate = if rng.unit() < 0.8 {
+            0.9 + 0.1 * rng.unit()
+        } else {
+            0.3 + 0.6 * rng.unit()
+        };
         let ok = (tries as f64 * rate).round() as u64;
         (ok, tries - ok)
     };
@@ -125,34 +178,88 @@ pub fn synthetic_app(app_id: &str, shape: AppShape, seed: u64) -> SyntheticApp {
     for i in 1..pages.len() {
         let parent = ((i as f64) * rng.unit().powi(3)) as usize;
         let (ok, fail) = stats(&mut rng);
-        let open = Action { action_type: "click".into(), widget_text: pages[i].page_name.clone(), ..Default::default() };
-        push(transition(app_id, &pages[parent].page_id, &pages[i].page_id, open, ok, fail, &now), &mut transitions);
-        let back = Action { action_type: "back".into(), ..Default::default() };
-        push(transition(app_id, &pages[i].page_id, &pages[parent].page_id, back, ok + fail, 0, &now), &mut transitions);
+        let open = Action {
+            action_type: "click".into(),
+            widget_text: pages[i].page_name.clone(),
+            ..Default::default()
+        };
+        push(
+            transition(
+                app_id,
+                &pages[parent].page_id,
+                &pages[i].page_id,
+                open,
+                ok,
+                fail,
+                &now,
+            ),
+            &mut transitions,
+        );
+        let back = Action {
+            action_type: "back".into(),
+            ..Default::default()
+        };
+        push(
+            transition(
+                app_id,
+                &pages[i].page_id,
+                &pages[parent].page_id,
+                back,
+                ok + fail,
+                0,
+                &now,
+            ),
+            &mut transitions,
+        );
     }
     let mut attempts = 0;
-    while transitions.len() < shape.transitions && pages.len() > 1 && attempts < shape.transitions * 4 {
+    while transitions.len() < shape.transitions
+        && pages.len() > 1
+        && attempts < shape.transitions * 4
+    {
         attempts += 1;
         let from = rng.below(pages.len());
         // Hubs: a quarter of the links lead to the first 1% of pages.
-        let to = if rng.unit() < 0.25 { rng.below(pages.len() / 100 + 1) } else { rng.below(pages.len()) };
+        let to = if rng.unit() < 0.25 {
+            rng.below(pages.len() / 100 + 1)
+        } else {
+            rng.below(pages.len())
+        };
         if from == to {
             continue;
         }
         let (ok, fail) = stats(&mut rng);
         let action = Action {
-            action_type: if rng.unit() < 0.9 { "click".into() } else { "swipe".into() },
+            action_type: if rng.unit() < 0.9 {
+                "click".into()
+            } else {
+                "swipe".into()
+            },
             widget_text: pages[to].page_name.clone(),
             ..Default::default()
         };
-        push(transition(app_id, &pages[from].page_id, &pages[to].page_id, action, ok, fail, &now), &mut transitions);
+        push(
+            transition(
+                app_id,
+                &pages[from].page_id,
+                &pages[to].page_id,
+                action,
+                ok,
+                fail,
+                &now,
+            ),
+            &mut transitions,
+        );
     }
     let mut intents = Vec::new();
     let mut registered = Vec::new();
     for _ in 0..shape.intents.min(pages.len().saturating_sub(1)) {
         let target = &pages[1 + rng.below(pages.len() - 1)];
         let text = format!("打开{}", target.page_name);
-        if registered.iter().any(|(t, _): &(String, String)| *t == text) {
+        if registered
+            .iter()
+            .any(|(t, _): &(String, String)| *t == text)
+        {
             continue;
         }
         intents.push(Intent {
@@ -165,8 +272,22 @@ pub fn synthetic_app(app_id: &str, shape: AppShape, seed: u64) -> SyntheticApp {
         });
         registered.push((text, target.page_id.clone()));
     }
-    let app = App { app_id: app_id.to_string(), home_page: Some(pages[0].page_id.clone()), created_at: now.clone(), updated_at: now };
-    SyntheticApp { data: AppData { app, pages, transitions, intents, traces: vec![] }, intents: registered }
+    let app = App {
+        app_id: app_id.to_string(),
+        home_page: Some(pages[0].page_id.clone()),
+        created_at: now.clone(),
+        updated_at: now,
+    };
+    SyntheticApp {
+        data: AppData {
+            app,
+            pages,
+            transitions,
+            intents,
+            traces: vec![],
+        },
+        intents: registered,
+    }
 }
 
 #[cfg(test)]
@@ -175,15 +296,35 @@ mod tests {
 
     #[test]
     fn generates_the_requested_shape_deterministically() {
-        let shape = AppShape { pages: 200, transitions: 2000, intents: 50 };
+        let shape = AppShape {
+            pages: 200,
+            transitions: 2000,
+            intents: 50,
+        };
         let a = synthetic_app("bench.app", shape, 7);
         let b = synthetic_app("bench.app", shape, 7);
         assert_eq!(a.data.pages.len(), 200);
         assert_eq!(a.data.transitions.len(), 2000);
         assert_eq!(a.intents.len(), a.data.intents.len());
         assert!(a.intents.len() >= 40);
-        assert_eq!(a.data.transitions.iter().map(|t| &t.transition_id).collect::<Vec<_>>(), b.data.transitions.iter().map(|t| &t.transition_id).collect::<Vec<_>>());
-        let ids: std::collections::HashSet<_> = a.data.transitions.iter().map(|t| &t.transition_id).collect();
+        assert_eq!(
+            a.data
+                .transitions
+                .iter()
+                .map(|t| &t.transition_id)
+                .collect::<Vec<_>>(),
+            b.data
+                .transitions
+                .iter()
+                .map(|t| &t.transition_id)
+                .collect::<Vec<_>>()
+        );
+        let ids: std::collections::HashSet<_> = a
+            .data
+            .transitions
+            .iter()
+            .map(|t| &t.transition_id)
+            .collect();
         assert_eq!(ids.len(), 2000, "transition ids are unique");
     }
 }

@@ -6,7 +6,10 @@ use atlas_bench::synth::AppShape;
 use atlas_bench::{ingest, query, startup};
 
 fn python_with_networkx() -> Option<String> {
-    let ok = std::process::Command::new("python3").args(["-c", "import networkx"]).status().is_ok_and(|s| s.success());
+    let ok = std::process::Command::new("python3")
+        .args(["-c", "import networkx"])
+        .status()
+        .is_ok_and(|s| s.success());
     ok.then(|| "python3".to_string())
 }
 
@@ -14,15 +17,29 @@ fn python_with_networkx() -> Option<String> {
 async fn query_benchmark_plans_every_query_and_runs_the_reference() {
     let scratch = atlas_bench::scratch(None).unwrap();
     let python = python_with_networkx();
-    let config = query::QueryConfig { shape: AppShape { pages: 150, transitions: 1200, intents: 30 }, queries: 60, python: python.clone() };
+    let config = query::QueryConfig {
+        shape: AppShape {
+            pages: 150,
+            transitions: 1200,
+            intents: 30,
+        },
+        queries: 60,
+        python: python.clone(),
+    };
     let report = query::run(&config, scratch.path()).await.unwrap();
     assert_eq!((report.pages, report.transitions), (150, 1200));
     assert_eq!(report.failures, 0, "every generated page is reachable");
     assert!(report.mean_path_steps >= 1.0);
     assert!(report.query_path.p50_us > 0.0 && report.get_next_action.p50_us > 0.0);
-    assert!(report.route_cache_hits > 0, "repeated destinations are answered from remembered routes");
+    assert!(
+        report.route_cache_hits > 0,
+        "repeated destinations are answered from remembered routes"
+    );
     if python.is_some() {
-        let nx = report.networkx.as_ref().unwrap_or_else(|| panic!("networkx failed: {:?}", report.networkx_error));
+        let nx = report
+            .networkx
+            .as_ref()
+            .unwrap_or_else(|| panic!("networkx failed: {:?}", report.networkx_error));
         assert!(nx.unweighted.p50_us > 0.0);
     }
 }
@@ -30,11 +47,17 @@ async fn query_benchmark_plans_every_query_and_runs_the_reference() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ingest_benchmark_counts_only_what_is_durable() {
     let scratch = atlas_bench::scratch(None).unwrap();
-    let config = ingest::IngestConfig { clients: 4, duration: Duration::from_millis(700) };
+    let config = ingest::IngestConfig {
+        clients: 4,
+        duration: Duration::from_millis(700),
+    };
     let report = ingest::run(&config, scratch.path()).await.unwrap();
     assert!(report.acknowledged > 0);
     assert_eq!(report.errors, 0);
-    assert!(report.verified, "the graph grew by exactly the acknowledged reports, also after reopening");
+    assert!(
+        report.verified,
+        "the graph grew by exactly the acknowledged reports, also after reopening"
+    );
     assert!(report.sqlite_rows > 0);
 }
 
@@ -42,7 +65,11 @@ async fn ingest_benchmark_counts_only_what_is_durable() {
 async fn startup_benchmark_reopens_everything_it_wrote() {
     let scratch = atlas_bench::scratch(None).unwrap();
     let data = scratch.path().join("folder");
-    let config = startup::StartupConfig { apps: 3, transitions: 900, fan_out: 10 };
+    let config = startup::StartupConfig {
+        apps: 3,
+        transitions: 900,
+        fan_out: 10,
+    };
     let (pages, transitions) = startup::build(&config, &data).await.unwrap();
     assert_eq!(transitions, 900);
     let measured = startup::measure_open(&data).unwrap();
@@ -53,7 +80,18 @@ async fn startup_benchmark_reopens_everything_it_wrote() {
 #[test]
 fn kb_benchmark_answers_every_query_and_times_both_sides() {
     let scratch = atlas_bench::scratch(None).unwrap();
-    let report = atlas_bench::kb::run(&atlas_bench::kb::KbBenchConfig { segments: 600, queries: 40 }, scratch.path()).unwrap();
-    assert_eq!((report.segments, report.answered), (600, 40), "every query shares words with some question");
+    let report = atlas_bench::kb::run(
+        &atlas_bench::kb::KbBenchConfig {
+            segments: 600,
+            queries: 40,
+        },
+        scratch.path(),
+    )
+    .unwrap();
+    assert_eq!(
+        (report.segments, report.answered),
+        (600, 40),
+        "every query shares words with some question"
+    );
     assert!(report.retrieve.p50_us > 0.0 && report.sqlite_fts5.p50_us > 0.0);
 }

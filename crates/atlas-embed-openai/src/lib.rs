@@ -41,7 +41,10 @@ struct Item {
 
 impl OpenAiEmbedder {
     pub fn new(config: OpenAiEmbedderConfig) -> OpenAiEmbedder {
-        let agent = ureq::Agent::config_builder().timeout_global(Some(config.timeout)).build().new_agent();
+        let agent = ureq::Agent::config_builder()
+            .timeout_global(Some(config.timeout))
+            .build()
+            .new_agent();
         OpenAiEmbedder { config, agent }
     }
 }
@@ -58,10 +61,19 @@ impl Embedder for OpenAiEmbedder {
         if let Some(key) = &self.config.api_key {
             request = request.header("Authorization", &format!("Bearer {key}"));
         }
-        let mut response = request.send_json(&body).map_err(|e| EmbedError(format!("{url}: {e}")))?;
-        let parsed: Response = response.body_mut().read_json().map_err(|e| EmbedError(format!("{url}: unreadable answer: {e}")))?;
+        let mut response = request
+            .send_json(&body)
+            .map_err(|e| EmbedError(format!("{url}: {e}")))?;
+        let parsed: Response = response
+            .body_mut()
+            .read_json()
+            .map_err(|e| EmbedError(format!("{url}: unreadable answer: {e}")))?;
         if parsed.data.len() != texts.len() {
-            return Err(EmbedError(format!("{url}: asked for {} vectors, got {}", texts.len(), parsed.data.len())));
+            return Err(EmbedError(format!(
+                "{url}: asked for {} vectors, got {}",
+                texts.len(),
+                parsed.data.len()
+            )));
         }
         let mut items = parsed.data;
         items.sort_by_key(|i| i.index.unwrap_or(0));

@@ -17,7 +17,10 @@ struct Seen {
 }
 
 /// Serves `answers` one connection each: `answer(body)` gives the status and JSON to send.
-fn server(answers: usize, answer: fn(&serde_json::Value) -> (u16, String)) -> (String, mpsc::Receiver<Seen>) {
+fn server(
+    answers: usize,
+    answer: fn(&serde_json::Value) -> (u16, String),
+) -> (String, mpsc::Receiver<Seen>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let base = format!("http://{}/v1", listener.local_addr().unwrap());
     let (tx, rx) = mpsc::channel();
@@ -46,9 +49,17 @@ fn server(answers: usize, answer: fn(&serde_json::Value) -> (u16, String)) -> (S
             reader.read_exact(&mut body).unwrap();
             let body: serde_json::Value = serde_json::from_slice(&body).unwrap();
             let (status, json) = answer(&body);
-            let reply = format!("HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{json}", json.len());
+            let reply = format!(
+                "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{json}",
+                json.len()
+            );
             stream.write_all(reply.as_bytes()).unwrap();
-            tx.send(Seen { request_line: request_line.trim_end().to_string(), authorization, body }).unwrap();
+            tx.send(Seen {
+                request_line: request_line.trim_end().to_string(),
+                authorization,
+                body,
+            })
+            .unwrap();
         }
     });
     (base, rx)
@@ -74,7 +85,10 @@ fn vectors(body: &serde_json::Value) -> (u16, String) {
         .rev()
         .map(|(i, t)| serde_json::json!({ "object": "embedding", "index": i, "embedding": [t.as_str().unwrap().chars().count() as f32, 1.0] }))
         .collect();
-    (200, serde_json::json!({ "object": "list", "data": data, "model": body["model"] }).to_string())
+    (
+        200,
+        serde_json::json!({ "object": "list", "data": data, "model": body["model"] }).to_string(),
+    )
 }
 
 #[test]
@@ -87,7 +101,10 @@ fn sends_the_openai_request_and_returns_vectors_in_input_order() {
     assert_eq!(request.request_line, "POST /v1/embeddings HTTP/1.1");
     assert_eq!(request.authorization.as_deref(), Some("Bearer sk-test"));
     assert_eq!(request.body["model"], "bge-small-zh");
-    assert_eq!(request.body["input"], serde_json::json!(["点外卖", "open settings now"]));
+    assert_eq!(
+        request.body["input"],
+        serde_json::json!(["点外卖", "open settings now"])
+    );
     assert_eq!(e.match_threshold(), 0.8);
     assert!(e.is_remote());
 }
@@ -110,7 +127,11 @@ fn server_errors_and_short_answers_are_errors_not_vectors() {
 
 #[test]
 fn an_unreachable_endpoint_is_an_error() {
-    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     let e = embedder(format!("http://127.0.0.1:{port}/v1"));
     assert!(e.embed(&["x"]).is_err());
 }

@@ -21,7 +21,10 @@ impl std::fmt::Display for GraphError {
             GraphError::UnknownApp(a) => write!(f, "unknown app {a}"),
             GraphError::UnknownPage(p) => write!(f, "unknown page {p}"),
             GraphError::CrossApp { from_app, to_app } => {
-                write!(f, "a transition cannot join two apps ({from_app} -> {to_app})")
+                write!(
+                    f,
+                    "a transition cannot join two apps ({from_app} -> {to_app})"
+                )
             }
         }
     }
@@ -84,11 +87,15 @@ impl AppGraph {
     }
 
     pub fn page(&self, page_id: &str) -> Option<&Page> {
-        self.page_index.get(page_id).map(|ix| &self.pages[self.graph[*ix]])
+        self.page_index
+            .get(page_id)
+            .map(|ix| &self.pages[self.graph[*ix]])
     }
 
     pub fn transition(&self, transition_id: &str) -> Option<&Transition> {
-        self.transition_index.get(transition_id).map(|ix| &self.transitions[self.graph[*ix].transition])
+        self.transition_index
+            .get(transition_id)
+            .map(|ix| &self.transitions[self.graph[*ix].transition])
     }
 
     pub fn intent(&self, intent_id: &str) -> Option<&Intent> {
@@ -118,7 +125,11 @@ impl AppGraph {
 
     /// The page an agent starts from: the app's home page, else its first page.
     pub fn home_page(&self) -> Option<&Page> {
-        self.app.home_page.as_deref().and_then(|id| self.page(id)).or_else(|| self.pages.first())
+        self.app
+            .home_page
+            .as_deref()
+            .and_then(|id| self.page(id))
+            .or_else(|| self.pages.first())
     }
 
     /// The ordinal the next new page gets (it names the page's folder).
@@ -143,29 +154,51 @@ impl AppGraph {
     /// Inserts or replaces a transition between two pages of this app; returns whether it was new.
     pub fn upsert_transition(&mut self, transition: Transition) -> Result<bool, GraphError> {
         let cost = edge_cost(&transition);
-        if let Some(ix) = self.transition_index.get(&transition.transition_id).copied() {
+        if let Some(ix) = self
+            .transition_index
+            .get(&transition.transition_id)
+            .copied()
+        {
             let data = &mut self.graph[ix];
             let (old, slot) = (data.cost, data.transition);
             data.cost = cost;
             if old != cost {
-                let from = self.graph.edge_endpoints(ix).map(|(f, _)| f).unwrap_or_default();
+                let from = self
+                    .graph
+                    .edge_endpoints(ix)
+                    .map(|(f, _)| f)
+                    .unwrap_or_default();
                 self.routes.edge_changed(ix, slot, from, old, cost);
             }
             self.transitions[slot] = transition;
             return Ok(false);
         }
-        let from = self.node(&transition.from_page).ok_or_else(|| GraphError::UnknownPage(transition.from_page.clone()))?;
-        let to = self.node(&transition.to_page).ok_or_else(|| GraphError::UnknownPage(transition.to_page.clone()))?;
+        let from = self
+            .node(&transition.from_page)
+            .ok_or_else(|| GraphError::UnknownPage(transition.from_page.clone()))?;
+        let to = self
+            .node(&transition.to_page)
+            .ok_or_else(|| GraphError::UnknownPage(transition.to_page.clone()))?;
         let slot = self.transitions.len();
-        let ix = self.graph.add_edge(from, to, EdgeData { transition: slot, cost });
-        self.transition_index.insert(transition.transition_id.clone(), ix);
+        let ix = self.graph.add_edge(
+            from,
+            to,
+            EdgeData {
+                transition: slot,
+                cost,
+            },
+        );
+        self.transition_index
+            .insert(transition.transition_id.clone(), ix);
         self.transitions.push(transition);
         self.routes.edge_added();
         Ok(true)
     }
 
     pub fn upsert_intent(&mut self, intent: Intent) -> bool {
-        self.intents.insert(intent.intent_id.clone(), intent).is_none()
+        self.intents
+            .insert(intent.intent_id.clone(), intent)
+            .is_none()
     }
 
     pub fn upsert_trace(&mut self, trace: Trace) -> bool {
@@ -176,14 +209,18 @@ impl AppGraph {
     pub fn outgoing<'a>(&'a self, page_id: &str) -> impl Iterator<Item = &'a Transition> + 'a {
         let node = self.node(page_id);
         node.into_iter().flat_map(move |n| {
-            self.graph.edges(n).map(move |e| &self.transitions[e.weight().transition])
+            self.graph
+                .edges(n)
+                .map(move |e| &self.transitions[e.weight().transition])
         })
     }
 
     /// Fewest steps from `from` to every page it reaches (breadth-first).
     pub fn hop_distances(&self, from: &str) -> HashMap<&str, u32> {
         let mut dist = HashMap::new();
-        let Some(start) = self.node(from) else { return dist };
+        let Some(start) = self.node(from) else {
+            return dist;
+        };
         let mut seen = vec![false; self.graph.node_count()];
         let mut queue = VecDeque::from([(start, 0u32)]);
         seen[start.index()] = true;
@@ -203,7 +240,9 @@ impl AppGraph {
     /// reached it (what seed 001's `parent_id` / `source_action` / `depth` describe).
     pub fn bfs_tree(&self, from: &str) -> HashMap<String, (u32, Option<(String, String)>)> {
         let mut tree = HashMap::new();
-        let Some(start) = self.node(from) else { return tree };
+        let Some(start) = self.node(from) else {
+            return tree;
+        };
         let mut queue = VecDeque::from([start]);
         tree.insert(self.page_at(start).page_id.clone(), (0, None));
         while let Some(node) = queue.pop_front() {
@@ -213,7 +252,10 @@ impl AppGraph {
                 let next = self.page_at(edge.target()).page_id.clone();
                 if !tree.contains_key(&next) {
                     let t = &self.transitions[edge.weight().transition];
-                    tree.insert(next, (depth + 1, Some((t.from_page.clone(), t.action.label()))));
+                    tree.insert(
+                        next,
+                        (depth + 1, Some((t.from_page.clone(), t.action.label()))),
+                    );
                     queue.push_back(edge.target());
                 }
             }
@@ -272,7 +314,9 @@ impl Graph {
 
     fn app_mut(&mut self, app_id: &str) -> Result<&mut AppGraph, GraphError> {
         self.version += 1;
-        self.apps.get_mut(app_id).ok_or_else(|| GraphError::UnknownApp(app_id.to_string()))
+        self.apps
+            .get_mut(app_id)
+            .ok_or_else(|| GraphError::UnknownApp(app_id.to_string()))
     }
 
     pub fn upsert_page(&mut self, page: Page) -> Result<bool, GraphError> {
@@ -284,8 +328,16 @@ impl Graph {
     }
 
     pub fn upsert_transition(&mut self, transition: Transition) -> Result<bool, GraphError> {
-        let from_app = self.page_app.get(&transition.from_page).cloned().ok_or_else(|| GraphError::UnknownPage(transition.from_page.clone()))?;
-        let to_app = self.page_app.get(&transition.to_page).cloned().ok_or_else(|| GraphError::UnknownPage(transition.to_page.clone()))?;
+        let from_app = self
+            .page_app
+            .get(&transition.from_page)
+            .cloned()
+            .ok_or_else(|| GraphError::UnknownPage(transition.from_page.clone()))?;
+        let to_app = self
+            .page_app
+            .get(&transition.to_page)
+            .cloned()
+            .ok_or_else(|| GraphError::UnknownPage(transition.to_page.clone()))?;
         if from_app != to_app {
             return Err(GraphError::CrossApp { from_app, to_app });
         }

@@ -27,7 +27,10 @@ pub struct Plan {
 impl Plan {
     /// Probability that every step works, from the smoothed rates.
     pub fn reliability(&self, graph: &AppGraph) -> f64 {
-        self.steps.iter().map(|s| graph.transitions()[*s].smoothed_success_rate()).product()
+        self.steps
+            .iter()
+            .map(|s| graph.transitions()[*s].smoothed_success_rate())
+            .product()
     }
 }
 
@@ -36,7 +39,9 @@ pub enum PlanError {
     UnknownPage(String),
     NoPath,
     /// A path exists but even the shortest one is longer than allowed.
-    TooManySteps { shortest: usize },
+    TooManySteps {
+        shortest: usize,
+    },
 }
 
 #[derive(PartialEq)]
@@ -50,7 +55,10 @@ impl Eq for Queued {}
 impl Ord for Queued {
     fn cmp(&self, other: &Self) -> Ordering {
         // Reverse for a min-heap; costs are never NaN (logs of rates in (0, 1]).
-        other.cost.partial_cmp(&self.cost).unwrap_or(Ordering::Equal)
+        other
+            .cost
+            .partial_cmp(&self.cost)
+            .unwrap_or(Ordering::Equal)
     }
 }
 
@@ -94,18 +102,29 @@ impl Side {
     }
 
     fn dist(&self, n: NodeIndex, generation: u32) -> f64 {
-        if self.stamp[n.index()] == generation { self.dist[n.index()] } else { f64::INFINITY }
+        if self.stamp[n.index()] == generation {
+            self.dist[n.index()]
+        } else {
+            f64::INFINITY
+        }
     }
 
     fn via(&self, n: NodeIndex, generation: u32) -> Option<(NodeIndex, usize)> {
-        if self.stamp[n.index()] == generation { self.via[n.index()] } else { None }
+        if self.stamp[n.index()] == generation {
+            self.via[n.index()]
+        } else {
+            None
+        }
     }
 
     fn set(&mut self, n: NodeIndex, dist: f64, via: Option<(NodeIndex, usize)>, generation: u32) {
         self.stamp[n.index()] = generation;
         self.dist[n.index()] = dist;
         self.via[n.index()] = via;
-        self.heap.push(Queued { cost: dist, node: n });
+        self.heap.push(Queued {
+            cost: dist,
+            node: n,
+        });
     }
 
     fn top(&self) -> f64 {
@@ -131,15 +150,26 @@ impl AppGraph {
     /// so a query explores two small balls instead of one large one.
     fn cheapest(&self, from: NodeIndex, to: NodeIndex, banned: &[usize]) -> Option<Plan> {
         if from == to {
-            return Some(Plan { steps: Vec::new(), cost: 0.0 });
+            return Some(Plan {
+                steps: Vec::new(),
+                cost: 0.0,
+            });
         }
         SCRATCH.with(|cell| {
             let mut scratch = cell.borrow_mut();
-            let Scratch { generation, forward, backward } = &mut *scratch;
+            let Scratch {
+                generation,
+                forward,
+                backward,
+            } = &mut *scratch;
             *generation = generation.wrapping_add(1);
             if *generation == 0 {
                 // Stamps wrapped around: forget them all once every four billion queries.
-                forward.stamp.iter_mut().chain(backward.stamp.iter_mut()).for_each(|s| *s = 0);
+                forward
+                    .stamp
+                    .iter_mut()
+                    .chain(backward.stamp.iter_mut())
+                    .for_each(|s| *s = 0);
                 *generation = 1;
             }
             let g = *generation;
@@ -156,7 +186,9 @@ impl AppGraph {
                 } else {
                     (&mut *backward, &*forward, petgraph::Direction::Incoming)
                 };
-                let Some(Queued { cost, node }) = this.heap.pop() else { break };
+                let Some(Queued { cost, node }) = this.heap.pop() else {
+                    break;
+                };
                 if cost > this.dist(node, g) {
                     continue;
                 }
@@ -165,7 +197,11 @@ impl AppGraph {
                     if banned.contains(&data.transition) {
                         continue;
                     }
-                    let next = if outgoing { edge.target() } else { edge.source() };
+                    let next = if outgoing {
+                        edge.target()
+                    } else {
+                        edge.source()
+                    };
                     let candidate = cost + data.cost;
                     if candidate < this.dist(next, g) {
                         this.set(next, candidate, Some((node, data.transition)), g);
@@ -208,7 +244,12 @@ impl AppGraph {
                 break;
             }
             let mut edges: Vec<_> = self.graph.edges(node).collect();
-            edges.sort_by(|a, b| a.weight().cost.partial_cmp(&b.weight().cost).unwrap_or(Ordering::Equal));
+            edges.sort_by(|a, b| {
+                a.weight()
+                    .cost
+                    .partial_cmp(&b.weight().cost)
+                    .unwrap_or(Ordering::Equal)
+            });
             for edge in edges {
                 let next = edge.target();
                 if !seen[next.index()] {
@@ -222,15 +263,22 @@ impl AppGraph {
             return None;
         }
         let steps = walk_back(&via, to);
-        let cost = steps.iter().map(|s| edge_cost(self.transition_at(*s))).sum();
+        let cost = steps
+            .iter()
+            .map(|s| edge_cost(self.transition_at(*s)))
+            .sum();
         Some(Plan { steps, cost })
     }
 
     /// The best route from `from` to `to` in at most `max_steps` steps. An empty plan means the
     /// agent is already there.
     pub fn plan(&self, from: &str, to: &str, max_steps: usize) -> Result<Plan, PlanError> {
-        let start = self.node(from).ok_or_else(|| PlanError::UnknownPage(from.to_string()))?;
-        let goal = self.node(to).ok_or_else(|| PlanError::UnknownPage(to.to_string()))?;
+        let start = self
+            .node(from)
+            .ok_or_else(|| PlanError::UnknownPage(from.to_string()))?;
+        let goal = self
+            .node(to)
+            .ok_or_else(|| PlanError::UnknownPage(to.to_string()))?;
         if let Some(remembered) = self.routes.plan(self, start, goal, max_steps) {
             return Ok(remembered);
         }
@@ -239,12 +287,21 @@ impl AppGraph {
 
     /// [`AppGraph::plan`] searched afresh, without remembered routes (for measuring and checking).
     pub fn plan_fresh(&self, from: &str, to: &str, max_steps: usize) -> Result<Plan, PlanError> {
-        let start = self.node(from).ok_or_else(|| PlanError::UnknownPage(from.to_string()))?;
-        let goal = self.node(to).ok_or_else(|| PlanError::UnknownPage(to.to_string()))?;
+        let start = self
+            .node(from)
+            .ok_or_else(|| PlanError::UnknownPage(from.to_string()))?;
+        let goal = self
+            .node(to)
+            .ok_or_else(|| PlanError::UnknownPage(to.to_string()))?;
         self.plan_between(start, goal, max_steps)
     }
 
-    fn plan_between(&self, start: NodeIndex, goal: NodeIndex, max_steps: usize) -> Result<Plan, PlanError> {
+    fn plan_between(
+        &self,
+        start: NodeIndex,
+        goal: NodeIndex,
+        max_steps: usize,
+    ) -> Result<Plan, PlanError> {
         let best = self.cheapest(start, goal, &[]).ok_or(PlanError::NoPath)?;
         if best.steps.len() <= max_steps {
             return Ok(best);
@@ -253,14 +310,25 @@ impl AppGraph {
         if short.steps.len() <= max_steps {
             Ok(short)
         } else {
-            Err(PlanError::TooManySteps { shortest: short.steps.len() })
+            Err(PlanError::TooManySteps {
+                shortest: short.steps.len(),
+            })
         }
     }
 
     /// Up to `k` routes other than `main`, each the cheapest that avoids one of `main`'s steps
     /// (the first round of Yen's algorithm): distinct, and each differing where it matters.
-    pub fn alternatives(&self, from: &str, to: &str, main: &Plan, k: usize, max_steps: usize) -> Vec<Plan> {
-        let (Some(start), Some(goal)) = (self.node(from), self.node(to)) else { return Vec::new() };
+    pub fn alternatives(
+        &self,
+        from: &str,
+        to: &str,
+        main: &Plan,
+        k: usize,
+        max_steps: usize,
+    ) -> Vec<Plan> {
+        let (Some(start), Some(goal)) = (self.node(from), self.node(to)) else {
+            return Vec::new();
+        };
         let key = (start.index() as u32, goal.index() as u32, k, max_steps);
         if let Some(remembered) = self.routes.alternatives(key, main) {
             return remembered.as_ref().clone();
@@ -278,13 +346,16 @@ impl AppGraph {
         }
         found.sort_by(|a, b| a.cost.partial_cmp(&b.cost).unwrap_or(Ordering::Equal));
         found.truncate(k);
-        self.routes.remember_alternatives(key, main, std::sync::Arc::new(found.clone()));
+        self.routes
+            .remember_alternatives(key, main, std::sync::Arc::new(found.clone()));
         found
     }
 
     /// The page a plan ends on (its last step's target), if it has steps.
     pub fn plan_target(&self, plan: &Plan) -> Option<&str> {
-        plan.steps.last().map(|s| self.transition_at(*s).to_page.as_str())
+        plan.steps
+            .last()
+            .map(|s| self.transition_at(*s).to_page.as_str())
     }
 
     /// The pages of the graph as petgraph nodes, for callers that need raw traversal.
@@ -316,9 +387,23 @@ mod tests {
         }
     }
 
-    pub(super) fn edge(app: &str, from: &str, to: &str, text: &str, ok: u64, fail: u64) -> Transition {
-        let action = Action { action_type: "click".into(), widget_text: text.into(), ..Default::default() };
-        let (f, t) = (atlas_model::page_id(app, from), atlas_model::page_id(app, to));
+    pub(super) fn edge(
+        app: &str,
+        from: &str,
+        to: &str,
+        text: &str,
+        ok: u64,
+        fail: u64,
+    ) -> Transition {
+        let action = Action {
+            action_type: "click".into(),
+            widget_text: text.into(),
+            ..Default::default()
+        };
+        let (f, t) = (
+            atlas_model::page_id(app, from),
+            atlas_model::page_id(app, to),
+        );
         Transition {
             transition_id: atlas_model::transition_id(&f, &action, &t),
             app_id: app.into(),
@@ -336,54 +421,93 @@ mod tests {
     }
 
     fn graph() -> AppGraph {
-        let app = App { app_id: "a".into(), home_page: None, created_at: String::new(), updated_at: String::new() };
+        let app = App {
+            app_id: "a".into(),
+            home_page: None,
+            created_at: String::new(),
+            updated_at: String::new(),
+        };
         let mut g = AppGraph::new(app);
         for (i, n) in ["home", "mid", "target", "shortcut"].iter().enumerate() {
             g.upsert_page(page("a", n, i as u32));
         }
-        g.upsert_transition(edge("a", "home", "mid", "m", 50, 0)).unwrap();
-        g.upsert_transition(edge("a", "mid", "target", "t", 50, 0)).unwrap();
+        g.upsert_transition(edge("a", "home", "mid", "m", 50, 0))
+            .unwrap();
+        g.upsert_transition(edge("a", "mid", "target", "t", 50, 0))
+            .unwrap();
         // Shorter but unreliable.
-        g.upsert_transition(edge("a", "home", "target", "direct", 1, 9)).unwrap();
+        g.upsert_transition(edge("a", "home", "target", "direct", 1, 9))
+            .unwrap();
         g
     }
 
     #[test]
     fn reliable_route_beats_short_unreliable_one() {
         let g = graph();
-        let plan = g.plan(&atlas_model::page_id("a", "home"), &atlas_model::page_id("a", "target"), 10).unwrap();
+        let plan = g
+            .plan(
+                &atlas_model::page_id("a", "home"),
+                &atlas_model::page_id("a", "target"),
+                10,
+            )
+            .unwrap();
         assert_eq!(plan.steps.len(), 2);
-        let alts = g.alternatives(&atlas_model::page_id("a", "home"), &atlas_model::page_id("a", "target"), &plan, 2, 10);
+        let alts = g.alternatives(
+            &atlas_model::page_id("a", "home"),
+            &atlas_model::page_id("a", "target"),
+            &plan,
+            2,
+            10,
+        );
         assert_eq!(alts.len(), 1);
         assert_eq!(alts[0].steps.len(), 1);
     }
 
     #[test]
     fn remembered_routes_follow_changing_statistics() {
-        let (h, t) = (atlas_model::page_id("a", "home"), atlas_model::page_id("a", "target"));
+        let (h, t) = (
+            atlas_model::page_id("a", "home"),
+            atlas_model::page_id("a", "target"),
+        );
         // Cheaper edges elsewhere: once they add up past the tolerance, the route changes.
         let mut g = graph();
         for _ in 0..3 {
             assert_eq!(g.plan(&h, &t, 10).unwrap().steps.len(), 2);
         }
         assert!(g.route_cache_stats().hits >= 1);
-        g.upsert_transition(edge("a", "home", "target", "direct", 400, 9)).unwrap();
-        assert_eq!(g.plan(&h, &t, 10).unwrap().steps.len(), 1, "a much improved shortcut is taken");
+        g.upsert_transition(edge("a", "home", "target", "direct", 400, 9))
+            .unwrap();
+        assert_eq!(
+            g.plan(&h, &t, 10).unwrap().steps.len(),
+            1,
+            "a much improved shortcut is taken"
+        );
         // A step of the remembered route starts failing: the route is forgotten at once.
         let mut g = graph();
         for _ in 0..3 {
             g.plan(&h, &t, 10).unwrap();
         }
-        g.upsert_transition(edge("a", "mid", "target", "t", 50, 400)).unwrap();
-        assert_eq!(g.plan(&h, &t, 10).unwrap().steps.len(), 1, "the failing route is dropped");
+        g.upsert_transition(edge("a", "mid", "target", "t", 50, 400))
+            .unwrap();
+        assert_eq!(
+            g.plan(&h, &t, 10).unwrap().steps.len(),
+            1,
+            "the failing route is dropped"
+        );
     }
 
     #[test]
     fn max_steps_falls_back_to_fewest_steps_then_fails() {
         let g = graph();
-        let (h, t) = (atlas_model::page_id("a", "home"), atlas_model::page_id("a", "target"));
+        let (h, t) = (
+            atlas_model::page_id("a", "home"),
+            atlas_model::page_id("a", "target"),
+        );
         assert_eq!(g.plan(&h, &t, 1).unwrap().steps.len(), 1);
-        assert_eq!(g.plan(&h, &t, 0), Err(PlanError::TooManySteps { shortest: 1 }));
+        assert_eq!(
+            g.plan(&h, &t, 0),
+            Err(PlanError::TooManySteps { shortest: 1 })
+        );
         let s = atlas_model::page_id("a", "shortcut");
         assert_eq!(g.plan(&h, &s, 10), Err(PlanError::NoPath));
         assert!(g.plan(&h, &h, 10).unwrap().steps.is_empty());
@@ -404,7 +528,12 @@ mod bidirectional_tests {
             state ^= state << 17;
             state % n
         };
-        let app = App { app_id: "r".into(), home_page: None, created_at: String::new(), updated_at: String::new() };
+        let app = App {
+            app_id: "r".into(),
+            home_page: None,
+            created_at: String::new(),
+            updated_at: String::new(),
+        };
         let mut g = AppGraph::new(app);
         for i in 0..pages {
             g.upsert_page(super::tests::page("r", &format!("p{i}"), i as u32));
@@ -412,7 +541,15 @@ mod bidirectional_tests {
         for e in 0..edges {
             let (f, t) = (next(pages as u64), next(pages as u64));
             let (ok, fail) = (next(30), next(10));
-            g.upsert_transition(super::tests::edge("r", &format!("p{f}"), &format!("p{t}"), &format!("w{e}"), ok, fail)).unwrap();
+            g.upsert_transition(super::tests::edge(
+                "r",
+                &format!("p{f}"),
+                &format!("p{t}"),
+                &format!("w{e}"),
+                ok,
+                fail,
+            ))
+            .unwrap();
         }
         g
     }
@@ -421,19 +558,33 @@ mod bidirectional_tests {
     fn bidirectional_search_finds_what_plain_dijkstra_finds() {
         for seed in 1..6u64 {
             let g = random_graph(300, 900, seed);
-            for (s, t) in [(0usize, 1usize), (5, 299), (17, 42), (100, 3), (250, 250), (7, 8)] {
+            for (s, t) in [
+                (0usize, 1usize),
+                (5, 299),
+                (17, 42),
+                (100, 3),
+                (250, 250),
+                (7, 8),
+            ] {
                 let (from, to) = (NodeIndex::new(s), NodeIndex::new(t));
-                let reference = petgraph::algo::dijkstra(&g.graph, from, Some(to), |e| e.weight().cost);
+                let reference =
+                    petgraph::algo::dijkstra(&g.graph, from, Some(to), |e| e.weight().cost);
                 match (g.cheapest(from, to, &[]), reference.get(&to)) {
                     (Some(plan), Some(cost)) => {
-                        assert!((plan.cost - cost).abs() < 1e-9, "seed {seed} {s}->{t}: {} vs {cost}", plan.cost);
+                        assert!(
+                            (plan.cost - cost).abs() < 1e-9,
+                            "seed {seed} {s}->{t}: {} vs {cost}",
+                            plan.cost
+                        );
                         // The steps form a connected walk from `from` to `to` whose costs add up.
                         let (at, sum) = walk(&g, s, &plan);
                         assert_eq!(at, g.pages()[t].page_id);
                         assert!((sum - cost).abs() < 1e-9);
                     }
                     (None, None) => {}
-                    (ours, theirs) => panic!("seed {seed} {s}->{t}: ours {ours:?}, reference {theirs:?}"),
+                    (ours, theirs) => {
+                        panic!("seed {seed} {s}->{t}: ours {ours:?}, reference {theirs:?}")
+                    }
                 }
             }
         }
@@ -456,7 +607,14 @@ mod bidirectional_tests {
     #[test]
     fn remembered_routes_stay_within_tolerance_while_statistics_change() {
         let mut g = random_graph(200, 800, 9);
-        let pairs = [(0usize, 1usize), (5, 199), (17, 42), (100, 3), (7, 8), (50, 60)];
+        let pairs = [
+            (0usize, 1usize),
+            (5, 199),
+            (17, 42),
+            (100, 3),
+            (7, 8),
+            (50, 60),
+        ];
         let mut state = 12345u64;
         let mut rand = move |n: u64| {
             state ^= state << 13;
@@ -472,7 +630,11 @@ mod bidirectional_tests {
                     (Ok(plan), Some(best)) => {
                         let (end, cost) = walk(&g, s, &plan);
                         assert_eq!(end, to);
-                        assert!(cost <= best.cost + crate::TOLERANCE + 1e-9, "round {round} {s}->{t}: {cost} vs best {}", best.cost);
+                        assert!(
+                            cost <= best.cost + crate::TOLERANCE + 1e-9,
+                            "round {round} {s}->{t}: {cost} vs best {}",
+                            best.cost
+                        );
                     }
                     (Err(PlanError::NoPath), None) => {}
                     (ours, fresh) => panic!("round {round} {s}->{t}: {ours:?} vs {fresh:?}"),
@@ -481,7 +643,11 @@ mod bidirectional_tests {
             // A report on a random edge: mostly successes, sometimes a failure.
             let ix = rand(g.transitions().len() as u64) as usize;
             let mut tr = g.transitions()[ix].clone();
-            if rand(4) == 0 { tr.fail_count += 1 } else { tr.success_count += 1 }
+            if rand(4) == 0 {
+                tr.fail_count += 1
+            } else {
+                tr.success_count += 1
+            }
             g.upsert_transition(tr).unwrap();
         }
         let stats = g.route_cache_stats();

@@ -16,8 +16,8 @@ use std::sync::{Arc, Mutex};
 use petgraph::graph::{EdgeIndex, NodeIndex};
 use petgraph::visit::EdgeRef;
 
-use crate::plan::{Plan, Queued};
 use crate::AppGraph;
+use crate::plan::{Plan, Queued};
 
 /// How far (in summed −ln cost) a remembered route may fall behind the best one.
 pub const TOLERANCE: f64 = 0.02;
@@ -55,7 +55,11 @@ struct Inner {
 impl Inner {
     fn forget_all(&mut self) {
         let (hits, misses) = (self.hits, self.misses);
-        *self = Inner { hits, misses, ..Inner::default() };
+        *self = Inner {
+            hits,
+            misses,
+            ..Inner::default()
+        };
     }
 }
 
@@ -86,12 +90,18 @@ pub struct CacheStats {
 
 impl RouteCache {
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
-        self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     pub(crate) fn stats(&self) -> CacheStats {
         let inner = self.lock();
-        CacheStats { hits: inner.hits, misses: inner.misses, trees: inner.trees.len() }
+        CacheStats {
+            hits: inner.hits,
+            misses: inner.misses,
+            trees: inner.trees.len(),
+        }
     }
 
     /// A new edge: any route may now have a shortcut.
@@ -100,7 +110,14 @@ impl RouteCache {
     }
 
     /// An edge's cost changed from `old` to `new`.
-    pub(crate) fn edge_changed(&self, edge: EdgeIndex, transition: usize, from: NodeIndex, old: f64, new: f64) {
+    pub(crate) fn edge_changed(
+        &self,
+        edge: EdgeIndex,
+        transition: usize,
+        from: NodeIndex,
+        old: f64,
+        new: f64,
+    ) {
         let mut inner = self.lock();
         if new < old {
             inner.drift += old - new;
@@ -109,14 +126,21 @@ impl RouteCache {
             }
         } else if new > old {
             let e = edge.index() as u32;
-            let dropped: Vec<u32> =
-                inner.trees.iter().filter(|(_, t)| t.next.get(from.index()) == Some(&e)).map(|(k, _)| *k).collect();
+            let dropped: Vec<u32> = inner
+                .trees
+                .iter()
+                .filter(|(_, t)| t.next.get(from.index()) == Some(&e))
+                .map(|(k, _)| *k)
+                .collect();
             for key in dropped {
                 if let Some(tree) = inner.trees.remove(&key) {
                     inner.slots -= tree.next.len();
                 }
             }
-            inner.alternatives.retain(|_, r| !r.main.contains(&transition) && !r.alternatives.iter().any(|p| p.steps.contains(&transition)));
+            inner.alternatives.retain(|_, r| {
+                !r.main.contains(&transition)
+                    && !r.alternatives.iter().any(|p| p.steps.contains(&transition))
+            });
         }
     }
 
@@ -145,7 +169,9 @@ impl RouteCache {
             inner.slots -= old.next.len();
         }
         while inner.slots > SLOT_BUDGET {
-            let Some(oldest) = inner.order.pop_front() else { break };
+            let Some(oldest) = inner.order.pop_front() else {
+                break;
+            };
             if let Some(old) = inner.trees.remove(&oldest) {
                 inner.slots -= old.next.len();
             }
@@ -155,7 +181,13 @@ impl RouteCache {
 
     /// The cheapest route by the remembered tree, if the destination has one and the route
     /// fits in `max_steps`.
-    pub(crate) fn plan(&self, graph: &AppGraph, from: NodeIndex, goal: NodeIndex, max_steps: usize) -> Option<Plan> {
+    pub(crate) fn plan(
+        &self,
+        graph: &AppGraph,
+        from: NodeIndex,
+        goal: NodeIndex,
+        max_steps: usize,
+    ) -> Option<Plan> {
         let tree = self.tree(graph, goal)?;
         let (mut at, mut steps, mut cost) = (from, Vec::new(), 0.0);
         while at != goal {
@@ -172,17 +204,36 @@ impl RouteCache {
         Some(Plan { steps, cost })
     }
 
-    pub(crate) fn alternatives(&self, key: (u32, u32, usize, usize), main: &Plan) -> Option<Arc<Vec<Plan>>> {
+    pub(crate) fn alternatives(
+        &self,
+        key: (u32, u32, usize, usize),
+        main: &Plan,
+    ) -> Option<Arc<Vec<Plan>>> {
         let inner = self.lock();
-        inner.alternatives.get(&key).filter(|r| r.main == main.steps).map(|r| r.alternatives.clone())
+        inner
+            .alternatives
+            .get(&key)
+            .filter(|r| r.main == main.steps)
+            .map(|r| r.alternatives.clone())
     }
 
-    pub(crate) fn remember_alternatives(&self, key: (u32, u32, usize, usize), main: &Plan, alternatives: Arc<Vec<Plan>>) {
+    pub(crate) fn remember_alternatives(
+        &self,
+        key: (u32, u32, usize, usize),
+        main: &Plan,
+        alternatives: Arc<Vec<Plan>>,
+    ) {
         let mut inner = self.lock();
         if inner.alternatives.len() >= MAX_ASKED {
             inner.alternatives.clear();
         }
-        inner.alternatives.insert(key, Remembered { main: main.steps.clone(), alternatives });
+        inner.alternatives.insert(
+            key,
+            Remembered {
+                main: main.steps.clone(),
+                alternatives,
+            },
+        );
     }
 }
 
@@ -193,18 +244,27 @@ fn build_tree(graph: &AppGraph, goal: NodeIndex) -> Tree {
     let mut next = vec![NONE; n];
     let mut heap = BinaryHeap::new();
     dist[goal.index()] = 0.0;
-    heap.push(Queued { cost: 0.0, node: goal });
+    heap.push(Queued {
+        cost: 0.0,
+        node: goal,
+    });
     while let Some(Queued { cost, node }) = heap.pop() {
         if cost > dist[node.index()] {
             continue;
         }
-        for edge in graph.graph.edges_directed(node, petgraph::Direction::Incoming) {
+        for edge in graph
+            .graph
+            .edges_directed(node, petgraph::Direction::Incoming)
+        {
             let prev = edge.source();
             let candidate = cost + edge.weight().cost;
             if candidate < dist[prev.index()] {
                 dist[prev.index()] = candidate;
                 next[prev.index()] = edge.id().index() as u32;
-                heap.push(Queued { cost: candidate, node: prev });
+                heap.push(Queued {
+                    cost: candidate,
+                    node: prev,
+                });
             }
         }
     }

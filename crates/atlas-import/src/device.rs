@@ -13,7 +13,10 @@ use crate::ImportError;
 const MAX_WIDGETS: usize = 1000;
 
 fn format_error(what: &str, message: String) -> ImportError {
-    ImportError::Format { path: what.to_string(), message }
+    ImportError::Format {
+        path: what.to_string(),
+        message,
+    }
 }
 
 /// The class's simple name: `android.widget.Button` → `Button`.
@@ -23,26 +26,61 @@ fn simple_class(class: &str) -> String {
 
 /// A resource id without its package: `com.app:id/title` → `title`.
 fn short_id(id: &str) -> String {
-    id.rsplit_once(":id/").map_or(id, |(_, name)| name).to_string()
+    id.rsplit_once(":id/")
+        .map_or(id, |(_, name)| name)
+        .to_string()
 }
 
-fn widget(id: &str, text: &str, description: &str, class: &str, bounds: &str, actionable: bool) -> Option<Widget> {
-    let text = if text.trim().is_empty() { description.trim() } else { text.trim() };
-    (!text.is_empty() || actionable).then(|| Widget { id: short_id(id), text: text.to_string(), widget_type: simple_class(class), bounds: bounds.to_string() })
+fn widget(
+    id: &str,
+    text: &str,
+    description: &str,
+    class: &str,
+    bounds: &str,
+    actionable: bool,
+) -> Option<Widget> {
+    let text = if text.trim().is_empty() {
+        description.trim()
+    } else {
+        text.trim()
+    };
+    (!text.is_empty() || actionable).then(|| Widget {
+        id: short_id(id),
+        text: text.to_string(),
+        widget_type: simple_class(class),
+        bounds: bounds.to_string(),
+    })
 }
 
 /// Android `uiautomator dump` XML (`<hierarchy><node text=… resource-id=… class=… …>`).
 pub fn uiautomator_widgets(xml: &str) -> Result<Vec<Widget>, ImportError> {
-    let doc = roxmltree::Document::parse(xml).map_err(|e| format_error("uiautomator dump", e.to_string()))?;
+    let doc = roxmltree::Document::parse(xml)
+        .map_err(|e| format_error("uiautomator dump", e.to_string()))?;
     if doc.root_element().tag_name().name() != "hierarchy" {
-        return Err(format_error("uiautomator dump", format!("the root element is <{}>, not <hierarchy>", doc.root_element().tag_name().name())));
+        return Err(format_error(
+            "uiautomator dump",
+            format!(
+                "the root element is <{}>, not <hierarchy>",
+                doc.root_element().tag_name().name()
+            ),
+        ));
     }
     let mut widgets = Vec::new();
     for node in doc.descendants().filter(|n| n.has_tag_name("node")) {
         let attr = |name: &str| node.attribute(name).unwrap_or_default();
         let class = attr("class");
-        let actionable = ["clickable", "checkable", "long-clickable"].iter().any(|a| attr(a) == "true") || class.contains("EditText");
-        if let Some(w) = widget(attr("resource-id"), attr("text"), attr("content-desc"), class, attr("bounds"), actionable) {
+        let actionable = ["clickable", "checkable", "long-clickable"]
+            .iter()
+            .any(|a| attr(a) == "true")
+            || class.contains("EditText");
+        if let Some(w) = widget(
+            attr("resource-id"),
+            attr("text"),
+            attr("content-desc"),
+            class,
+            attr("bounds"),
+            actionable,
+        ) {
             widgets.push(w);
         }
         if widgets.len() >= MAX_WIDGETS {
@@ -55,9 +93,13 @@ pub fn uiautomator_widgets(xml: &str) -> Result<Vec<Widget>, ImportError> {
 /// HarmonyOS `uitest dumpLayout` JSON: a tree of `{"attributes": {…}, "children": […]}` whose
 /// attribute values are strings.
 pub fn harmony_widgets(json: &str) -> Result<Vec<Widget>, ImportError> {
-    let root: serde_json::Value = serde_json::from_str(json).map_err(|e| format_error("dumpLayout", e.to_string()))?;
+    let root: serde_json::Value =
+        serde_json::from_str(json).map_err(|e| format_error("dumpLayout", e.to_string()))?;
     if !root.is_object() || root.get("attributes").is_none() && root.get("children").is_none() {
-        return Err(format_error("dumpLayout", "expected an object with attributes and children".into()));
+        return Err(format_error(
+            "dumpLayout",
+            "expected an object with attributes and children".into(),
+        ));
     }
     let mut widgets = Vec::new();
     let mut stack = vec![&root];
@@ -65,9 +107,24 @@ pub fn harmony_widgets(json: &str) -> Result<Vec<Widget>, ImportError> {
         let attrs = &node["attributes"];
         let attr = |name: &str| attrs[name].as_str().unwrap_or_default();
         let kind = attr("type");
-        let actionable = ["clickable", "checkable", "longClickable"].iter().any(|a| attr(a) == "true") || kind.contains("TextInput") || kind.contains("TextArea");
-        let id = if attr("id").is_empty() { attr("key") } else { attr("id") };
-        if let Some(w) = widget(id, attr("text"), attr("description"), kind, attr("bounds"), actionable) {
+        let actionable = ["clickable", "checkable", "longClickable"]
+            .iter()
+            .any(|a| attr(a) == "true")
+            || kind.contains("TextInput")
+            || kind.contains("TextArea");
+        let id = if attr("id").is_empty() {
+            attr("key")
+        } else {
+            attr("id")
+        };
+        if let Some(w) = widget(
+            id,
+            attr("text"),
+            attr("description"),
+            kind,
+            attr("bounds"),
+            actionable,
+        ) {
             widgets.push(w);
         }
         if widgets.len() >= MAX_WIDGETS {
@@ -98,9 +155,22 @@ mod tests {
 </hierarchy>"#;
         let w = uiautomator_widgets(xml).unwrap();
         assert_eq!(w.len(), 3, "{w:?}");
-        assert_eq!((w[0].id.as_str(), w[0].text.as_str(), w[0].widget_type.as_str()), ("title", "首页", "TextView"));
-        assert_eq!((w[1].id.as_str(), w[1].widget_type.as_str()), ("search", "EditText"));
-        assert_eq!((w[2].text.as_str(), w[2].bounds.as_str()), ("外卖", "[40,400][300,600]"));
+        assert_eq!(
+            (
+                w[0].id.as_str(),
+                w[0].text.as_str(),
+                w[0].widget_type.as_str()
+            ),
+            ("title", "首页", "TextView")
+        );
+        assert_eq!(
+            (w[1].id.as_str(), w[1].widget_type.as_str()),
+            ("search", "EditText")
+        );
+        assert_eq!(
+            (w[2].text.as_str(), w[2].bounds.as_str()),
+            ("外卖", "[40,400][300,600]")
+        );
         assert!(uiautomator_widgets("<html/>").is_err());
         assert!(uiautomator_widgets("<hierarchy><node").is_err());
     }
@@ -115,7 +185,16 @@ mod tests {
             ]}
         ]}"#;
         let w = harmony_widgets(json).unwrap();
-        assert_eq!(w.iter().map(|w| (w.id.as_str(), w.text.as_str(), w.widget_type.as_str())).collect::<Vec<_>>(), [("title", "设置", "Text"), ("wifi", "WLAN", "Button"), ("", "", "Toggle")]);
+        assert_eq!(
+            w.iter()
+                .map(|w| (w.id.as_str(), w.text.as_str(), w.widget_type.as_str()))
+                .collect::<Vec<_>>(),
+            [
+                ("title", "设置", "Text"),
+                ("wifi", "WLAN", "Button"),
+                ("", "", "Toggle")
+            ]
+        );
         assert!(harmony_widgets("[1,2]").is_err());
         assert!(harmony_widgets("{").is_err());
     }

@@ -13,8 +13,8 @@ use std::path::Path;
 use atlas_model::Widget;
 use serde::Deserialize;
 
-use crate::recording::{RecordedAction, RecordedStep, Recording};
 use crate::ImportError;
+use crate::recording::{RecordedAction, RecordedStep, Recording};
 
 #[derive(Deserialize)]
 struct StateFile {
@@ -72,11 +72,20 @@ struct Event {
 impl View {
     fn label(&self) -> &str {
         let text = self.text.as_deref().unwrap_or_default().trim();
-        if text.is_empty() { self.content_description.as_deref().unwrap_or_default().trim() } else { text }
+        if text.is_empty() {
+            self.content_description
+                .as_deref()
+                .unwrap_or_default()
+                .trim()
+        } else {
+            text
+        }
     }
 
     fn bounds(&self) -> String {
-        self.bounds.map(|[[l, t], [r, b]]| format!("[{l},{t}][{r},{b}]")).unwrap_or_default()
+        self.bounds
+            .map(|[[l, t], [r, b]]| format!("[{l},{t}][{r},{b}]"))
+            .unwrap_or_default()
     }
 
     /// The widget an agent would send, if a person could see or use this view.
@@ -87,9 +96,19 @@ impl View {
         let actionable = self.clickable || self.checkable || self.editable || self.long_clickable;
         let label = self.label();
         (!label.is_empty() || actionable).then(|| Widget {
-            id: self.resource_id.as_deref().map(|id| id.rsplit_once(":id/").map_or(id, |(_, n)| n)).unwrap_or_default().to_string(),
+            id: self
+                .resource_id
+                .as_deref()
+                .map(|id| id.rsplit_once(":id/").map_or(id, |(_, n)| n))
+                .unwrap_or_default()
+                .to_string(),
             text: label.to_string(),
-            widget_type: self.class.as_deref().map(|c| c.rsplit('.').next().unwrap_or(c)).unwrap_or_default().to_string(),
+            widget_type: self
+                .class
+                .as_deref()
+                .map(|c| c.rsplit('.').next().unwrap_or(c))
+                .unwrap_or_default()
+                .to_string(),
             bounds: self.bounds(),
         })
     }
@@ -123,21 +142,41 @@ fn step_of(event: &Event, screen: &Screen) -> RecordedStep {
     let mut index_of = |view: &View| -> usize {
         let bounds = view.bounds();
         let label = view.label();
-        match widgets.iter().position(|w| !bounds.is_empty() && w.bounds == bounds && w.text == label) {
+        match widgets
+            .iter()
+            .position(|w| !bounds.is_empty() && w.bounds == bounds && w.text == label)
+        {
             Some(i) => i,
             None => {
-                widgets.push(view.widget().unwrap_or_else(|| Widget { text: label.to_string(), bounds, ..Default::default() }));
+                widgets.push(view.widget().unwrap_or_else(|| Widget {
+                    text: label.to_string(),
+                    bounds,
+                    ..Default::default()
+                }));
                 widgets.len() - 1
             }
         }
     };
     let action = match (event.event_type.as_str(), &event.view) {
         ("click" | "long_click" | "touch", Some(view)) => RecordedAction::Tap(index_of(view)),
-        ("set_text", Some(view)) => RecordedAction::Input(index_of(view), event.text.clone().unwrap_or_default()),
-        ("key", _) if event.name.as_deref().is_some_and(|n| n.eq_ignore_ascii_case("BACK")) => RecordedAction::Back,
+        ("set_text", Some(view)) => {
+            RecordedAction::Input(index_of(view), event.text.clone().unwrap_or_default())
+        }
+        ("key", _)
+            if event
+                .name
+                .as_deref()
+                .is_some_and(|n| n.eq_ignore_ascii_case("BACK")) =>
+        {
+            RecordedAction::Back
+        }
         _ => RecordedAction::Other,
     };
-    RecordedStep { title: screen.title.clone(), widgets, action }
+    RecordedStep {
+        title: screen.title.clone(),
+        widgets,
+        action,
+    }
 }
 
 /// Reads a DroidBot output folder into its runs.
@@ -151,35 +190,61 @@ pub fn read(dir: &Path) -> Result<Vec<Recording>, ImportError> {
     for path in json_files(&dir.join("states"))? {
         let state: StateFile = read_json(&path)?;
         let widgets: Vec<Widget> = state.views.iter().filter_map(View::widget).collect();
-        let title = widgets.iter().find(|w| !w.text.is_empty()).map(|w| w.text.chars().take(40).collect()).unwrap_or_default();
+        let title = widgets
+            .iter()
+            .find(|w| !w.text.is_empty())
+            .map(|w| w.text.chars().take(40).collect())
+            .unwrap_or_default();
         screens.insert(state.state_str, Screen { title, widgets });
     }
-    let mut events: Vec<EventFile> = json_files(&dir.join("events"))?.iter().map(|p| read_json(p)).collect::<Result<_, _>>()?;
+    let mut events: Vec<EventFile> = json_files(&dir.join("events"))?
+        .iter()
+        .map(|p| read_json(p))
+        .collect::<Result<_, _>>()?;
     if screens.is_empty() && events.is_empty() {
-        return Err(ImportError::format(dir, "no states/*.json or events/*.json: not a DroidBot output folder".into()));
+        return Err(ImportError::format(
+            dir,
+            "no states/*.json or events/*.json: not a DroidBot output folder".into(),
+        ));
     }
     events.sort_by(|a, b| a.tag.cmp(&b.tag));
 
     let mut runs: Vec<Recording> = Vec::new();
     let mut current: Vec<RecordedStep> = Vec::new();
     let mut last_stop: Option<String> = None;
-    let close = |steps: &mut Vec<RecordedStep>, last_stop: &Option<String>, runs: &mut Vec<Recording>| {
-        if let Some(end) = last_stop.as_ref().and_then(|s| screens.get(s)) {
-            if !steps.is_empty() {
-                steps.push(RecordedStep { title: end.title.clone(), widgets: end.widgets.clone(), action: RecordedAction::Other });
+    let close =
+        |steps: &mut Vec<RecordedStep>, last_stop: &Option<String>, runs: &mut Vec<Recording>| {
+            if let Some(end) = last_stop.as_ref().and_then(|s| screens.get(s)) {
+                if !steps.is_empty() {
+                    steps.push(RecordedStep {
+                        title: end.title.clone(),
+                        widgets: end.widgets.clone(),
+                        action: RecordedAction::Other,
+                    });
+                }
             }
-        }
-        if steps.iter().filter(|s| s.action != RecordedAction::Other).count() > 0 {
-            runs.push(Recording { name: format!("droidbot-{}", runs.len() + 1), task: None, steps: std::mem::take(steps) });
-        }
-        steps.clear();
-    };
+            if steps
+                .iter()
+                .filter(|s| s.action != RecordedAction::Other)
+                .count()
+                > 0
+            {
+                runs.push(Recording {
+                    name: format!("droidbot-{}", runs.len() + 1),
+                    task: None,
+                    steps: std::mem::take(steps),
+                });
+            }
+            steps.clear();
+        };
     for event in &events {
         let start = event.start_state.as_ref().and_then(|s| screens.get(s));
         let continues = last_stop.is_some() && last_stop == event.start_state;
         let step = start.map(|screen| step_of(&event.event, screen));
         match step {
-            Some(step) if step.action != RecordedAction::Other && (continues || current.is_empty()) => {
+            Some(step)
+                if step.action != RecordedAction::Other && (continues || current.is_empty()) =>
+            {
                 current.push(step);
                 last_stop = event.stop_state.clone();
             }
@@ -208,7 +273,11 @@ mod tests {
 
     fn write(dir: &Path, kind: &str, name: &str, value: serde_json::Value) {
         std::fs::create_dir_all(dir.join(kind)).unwrap();
-        std::fs::write(dir.join(kind).join(format!("{name}.json")), value.to_string()).unwrap();
+        std::fs::write(
+            dir.join(kind).join(format!("{name}.json")),
+            value.to_string(),
+        )
+        .unwrap();
     }
 
     #[test]
@@ -217,25 +286,71 @@ mod tests {
         let d = dir.path();
         let home = view("Settings", "settings", [[0, 0], [100, 100]]);
         let field = serde_json::json!({ "text": "Name", "class": "android.widget.EditText", "editable": true, "bounds": [[0, 100], [100, 200]] });
-        write(d, "states", "state_1", serde_json::json!({ "state_str": "A", "views": [home] }));
-        write(d, "states", "state_2", serde_json::json!({ "state_str": "B", "views": [field] }));
-        write(d, "events", "event_1", serde_json::json!({ "tag": "1", "event": { "event_type": "intent" }, "start_state": "X", "stop_state": "A" }));
-        write(d, "events", "event_2", serde_json::json!({ "tag": "2", "event": { "event_type": "click", "view": view("Settings", "settings", [[0, 0], [100, 100]]) }, "start_state": "A", "stop_state": "B" }));
-        write(d, "events", "event_3", serde_json::json!({ "tag": "3", "event": { "event_type": "set_text", "text": "Bob", "view": field }, "start_state": "B", "stop_state": "B" }));
-        write(d, "events", "event_4", serde_json::json!({ "tag": "4", "event": { "event_type": "key", "name": "BACK" }, "start_state": "B", "stop_state": "A" }));
+        write(
+            d,
+            "states",
+            "state_1",
+            serde_json::json!({ "state_str": "A", "views": [home] }),
+        );
+        write(
+            d,
+            "states",
+            "state_2",
+            serde_json::json!({ "state_str": "B", "views": [field] }),
+        );
+        write(
+            d,
+            "events",
+            "event_1",
+            serde_json::json!({ "tag": "1", "event": { "event_type": "intent" }, "start_state": "X", "stop_state": "A" }),
+        );
+        write(
+            d,
+            "events",
+            "event_2",
+            serde_json::json!({ "tag": "2", "event": { "event_type": "click", "view": view("Settings", "settings", [[0, 0], [100, 100]]) }, "start_state": "A", "stop_state": "B" }),
+        );
+        write(
+            d,
+            "events",
+            "event_3",
+            serde_json::json!({ "tag": "3", "event": { "event_type": "set_text", "text": "Bob", "view": field }, "start_state": "B", "stop_state": "B" }),
+        );
+        write(
+            d,
+            "events",
+            "event_4",
+            serde_json::json!({ "tag": "4", "event": { "event_type": "key", "name": "BACK" }, "start_state": "B", "stop_state": "A" }),
+        );
         // A restart, then an event from a screen that was never saved: no run across either.
-        write(d, "events", "event_5", serde_json::json!({ "tag": "5", "event": { "event_type": "kill_app" }, "start_state": "A", "stop_state": "A" }));
-        write(d, "events", "event_6", serde_json::json!({ "tag": "6", "event": { "event_type": "click", "view": home_view() }, "start_state": "Z", "stop_state": "A" }));
+        write(
+            d,
+            "events",
+            "event_5",
+            serde_json::json!({ "tag": "5", "event": { "event_type": "kill_app" }, "start_state": "A", "stop_state": "A" }),
+        );
+        write(
+            d,
+            "events",
+            "event_6",
+            serde_json::json!({ "tag": "6", "event": { "event_type": "click", "view": home_view() }, "start_state": "Z", "stop_state": "A" }),
+        );
         let runs = read(d).unwrap();
         assert_eq!(runs.len(), 1, "{runs:?}");
         let steps = &runs[0].steps;
-        assert_eq!(steps.iter().map(|s| s.action.clone()).collect::<Vec<_>>(), [
-            RecordedAction::Tap(0),
-            RecordedAction::Input(0, "Bob".into()),
-            RecordedAction::Back,
-            RecordedAction::Other
-        ]);
-        assert_eq!((steps[0].title.as_str(), steps[0].widgets[0].id.as_str()), ("Settings", "settings"));
+        assert_eq!(
+            steps.iter().map(|s| s.action.clone()).collect::<Vec<_>>(),
+            [
+                RecordedAction::Tap(0),
+                RecordedAction::Input(0, "Bob".into()),
+                RecordedAction::Back,
+                RecordedAction::Other
+            ]
+        );
+        assert_eq!(
+            (steps[0].title.as_str(), steps[0].widgets[0].id.as_str()),
+            ("Settings", "settings")
+        );
         assert_eq!(steps[1].widget().unwrap().widget_type, "EditText");
         assert!(read(&d.join("nothing")).is_err());
     }
@@ -246,14 +361,22 @@ mod tests {
 
     #[test]
     fn reads_droidbots_recordings_in_the_development_folder() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/droidtask-dev/user_tasks/calendar");
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../../shared/data/droidtask-dev/user_tasks/calendar");
         if !dir.exists() {
             return;
         }
         let runs = read(&dir).unwrap();
         assert!(runs.len() >= 10, "{} runs", runs.len());
-        let taps = runs.iter().flat_map(|r| &r.steps).filter(|s| matches!(s.action, RecordedAction::Tap(_))).count();
+        let taps = runs
+            .iter()
+            .flat_map(|r| &r.steps)
+            .filter(|s| matches!(s.action, RecordedAction::Tap(_)))
+            .count();
         assert!(taps >= 100, "{taps} taps");
-        assert!(runs.iter().flat_map(|r| &r.steps).all(|s| s.widget().is_none_or(|w| !w.text.is_empty() || !w.id.is_empty() || !w.bounds.is_empty())));
+        assert!(runs.iter().flat_map(|r| &r.steps).all(|s| {
+            s.widget()
+                .is_none_or(|w| !w.text.is_empty() || !w.id.is_empty() || !w.bounds.is_empty())
+        }));
     }
 }

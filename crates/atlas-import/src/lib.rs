@@ -25,10 +25,16 @@ pub enum ImportError {
 
 impl ImportError {
     pub(crate) fn io(path: &Path, e: std::io::Error) -> ImportError {
-        ImportError::Io { path: path.display().to_string(), message: e.to_string() }
+        ImportError::Io {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        }
     }
 
     pub(crate) fn format(path: &Path, message: String) -> ImportError {
-        ImportError::Format { path: path.display().to_string(), message }
+        ImportError::Format {
+            path: path.display().to_string(),
+            message,
+        }
     }
 }

@@ -38,7 +38,12 @@ impl Element {
 
     /// The widget as an agent sends it: `{id: index, text: label, type: tag}`.
     pub fn widget(&self) -> Widget {
-        Widget { id: self.index.to_string(), text: self.label().to_string(), widget_type: self.tag.clone(), bounds: String::new() }
+        Widget {
+            id: self.index.to_string(),
+            text: self.label().to_string(),
+            widget_type: self.tag.clone(),
+            bounds: String::new(),
+        }
     }
 }
 
@@ -59,9 +64,16 @@ pub fn parse_screen(html: &str) -> Result<Vec<Element>, HtmlError> {
         if rest.is_empty() {
             return Ok(elements);
         }
-        let err = |rest: &str, what: &str| HtmlError { at: offset(rest), what: what.to_string() };
-        let Some(after_lt) = rest.strip_prefix('<') else { return Err(err(rest, "expected '<'")) };
-        let tag_len = after_lt.find(|c: char| !c.is_ascii_alphanumeric()).ok_or_else(|| err(rest, "unterminated tag"))?;
+        let err = |rest: &str, what: &str| HtmlError {
+            at: offset(rest),
+            what: what.to_string(),
+        };
+        let Some(after_lt) = rest.strip_prefix('<') else {
+            return Err(err(rest, "expected '<'"));
+        };
+        let tag_len = after_lt
+            .find(|c: char| !c.is_ascii_alphanumeric())
+            .ok_or_else(|| err(rest, "unterminated tag"))?;
         let tag = &after_lt[..tag_len];
         if tag.is_empty() {
             return Err(err(rest, "empty tag name"));
@@ -75,16 +87,22 @@ pub fn parse_screen(html: &str) -> Result<Vec<Element>, HtmlError> {
                 cursor = after;
                 break;
             }
-            let eq = cursor.find('=').ok_or_else(|| err(cursor, "attribute without '='"))?;
+            let eq = cursor
+                .find('=')
+                .ok_or_else(|| err(cursor, "attribute without '='"))?;
             let name = cursor[..eq].trim().to_string();
             let value_start = &cursor[eq + 1..];
             let (value, after) = match value_start.chars().next() {
                 Some(q @ ('\'' | '"')) => {
-                    let end = value_start[1..].find(q).ok_or_else(|| err(value_start, "unterminated quote"))?;
+                    let end = value_start[1..]
+                        .find(q)
+                        .ok_or_else(|| err(value_start, "unterminated quote"))?;
                     (value_start[1..1 + end].to_string(), &value_start[end + 2..])
                 }
                 _ => {
-                    let end = value_start.find(|c: char| c.is_whitespace() || c == '>').unwrap_or(value_start.len());
+                    let end = value_start
+                        .find(|c: char| c.is_whitespace() || c == '>')
+                        .unwrap_or(value_start.len());
                     (value_start[..end].to_string(), &value_start[end..])
                 }
             };
@@ -92,11 +110,15 @@ pub fn parse_screen(html: &str) -> Result<Vec<Element>, HtmlError> {
             cursor = after;
         }
         let close = format!("</{tag}>");
-        let end = cursor.find(&close).ok_or_else(|| err(cursor, &format!("missing {close}")))?;
+        let end = cursor
+            .find(&close)
+            .ok_or_else(|| err(cursor, &format!("missing {close}")))?;
         let content = cursor[..end].to_string();
         rest = &cursor[end + close.len()..];
         let attr = |n: &str| attrs.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone());
-        let index = attr("id").and_then(|v| v.parse().ok()).ok_or_else(|| err(rest, "element without a numeric id"))?;
+        let index = attr("id")
+            .and_then(|v| v.parse().ok())
+            .ok_or_else(|| err(rest, "element without a numeric id"))?;
         elements.push(Element {
             index,
             tag: tag.to_string(),
@@ -112,7 +134,11 @@ pub fn title(elements: &[Element]) -> String {
     elements
         .iter()
         .find(|e| e.tag == "p" && !e.label().is_empty())
-        .or_else(|| elements.iter().find(|e| !e.label().is_empty() && !e.is_back_key()))
+        .or_else(|| {
+            elements
+                .iter()
+                .find(|e| !e.label().is_empty() && !e.is_back_key())
+        })
         .map(|e| e.label().chars().take(40).collect())
         .unwrap_or_default()
 }

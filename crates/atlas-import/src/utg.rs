@@ -13,8 +13,8 @@ use std::path::Path;
 use atlas_model::Widget;
 use serde::Deserialize;
 
-use crate::recording::{RecordedAction, RecordedStep, Recording};
 use crate::ImportError;
+use crate::recording::{RecordedAction, RecordedStep, Recording};
 
 #[derive(Deserialize)]
 struct Utg {
@@ -60,9 +60,16 @@ fn field<'a>(event_str: &'a str, key: &str) -> Option<&'a str> {
 fn action_of(event: &EdgeEvent) -> RecordedAction {
     let kind = event.event_type.to_ascii_lowercase();
     if kind == "key" {
-        return if field(&event.event_str, "name").is_some_and(|n| n.eq_ignore_ascii_case("BACK")) { RecordedAction::Back } else { RecordedAction::Other };
+        return if field(&event.event_str, "name").is_some_and(|n| n.eq_ignore_ascii_case("BACK")) {
+            RecordedAction::Back
+        } else {
+            RecordedAction::Other
+        };
     }
-    let touches = matches!(kind.as_str(), "touch" | "click" | "long_touch" | "long_click" | "set_text");
+    let touches = matches!(
+        kind.as_str(),
+        "touch" | "click" | "long_touch" | "long_click" | "set_text"
+    );
     match field(&event.event_str, "view") {
         Some(view) if touches => RecordedAction::TapView(view.to_string()),
         _ => RecordedAction::Other,
@@ -73,36 +80,73 @@ fn action_of(event: &EdgeEvent) -> RecordedAction {
 fn screen_of(node: &Node) -> (String, Vec<Widget>) {
     let lines: Vec<&str> = node.content.lines().collect();
     // package, activity, state_str, resource ids, texts
-    let texts = if lines.len() >= 5 { lines[4..].join(",") } else { String::new() };
+    let texts = if lines.len() >= 5 {
+        lines[4..].join(",")
+    } else {
+        String::new()
+    };
     let widgets: Vec<Widget> = texts
         .split(',')
         .map(str::trim)
         .filter(|t| !t.is_empty())
-        .map(|t| Widget { text: t.to_string(), ..Default::default() })
+        .map(|t| Widget {
+            text: t.to_string(),
+            ..Default::default()
+        })
         .collect();
-    let title = widgets.first().map(|w| w.text.chars().take(40).collect()).unwrap_or_else(|| node.label.clone());
+    let title = widgets
+        .first()
+        .map(|w| w.text.chars().take(40).collect())
+        .unwrap_or_else(|| node.label.clone());
     (title, widgets)
 }
 
 /// Reads `utg.js` (or plain JSON) into one two-screen recording per event of every edge.
 pub fn read(path: &Path) -> Result<Vec<Recording>, ImportError> {
     let text = std::fs::read_to_string(path).map_err(|e| ImportError::io(path, e))?;
-    let json = text.trim_start().strip_prefix("var utg =").unwrap_or(&text).trim().trim_end_matches(';');
-    let utg: Utg = serde_json::from_str(json).map_err(|e| ImportError::format(path, format!("not a DroidBot UTG: {e}")))?;
-    let screens: HashMap<&str, (String, Vec<Widget>)> = utg.nodes.iter().map(|n| (n.id.as_str(), screen_of(n))).collect();
+    let json = text
+        .trim_start()
+        .strip_prefix("var utg =")
+        .unwrap_or(&text)
+        .trim()
+        .trim_end_matches(';');
+    let utg: Utg = serde_json::from_str(json)
+        .map_err(|e| ImportError::format(path, format!("not a DroidBot UTG: {e}")))?;
+    let screens: HashMap<&str, (String, Vec<Widget>)> = utg
+        .nodes
+        .iter()
+        .map(|n| (n.id.as_str(), screen_of(n)))
+        .collect();
     let mut runs = Vec::new();
     for edge in &utg.edges {
-        let (Some(from), Some(to)) = (screens.get(edge.from.as_str()), screens.get(edge.to.as_str())) else { continue };
+        let (Some(from), Some(to)) = (
+            screens.get(edge.from.as_str()),
+            screens.get(edge.to.as_str()),
+        ) else {
+            continue;
+        };
         for event in &edge.events {
             let action = action_of(event);
             if action == RecordedAction::Other {
                 continue;
             }
             let steps = vec![
-                RecordedStep { title: from.0.clone(), widgets: from.1.clone(), action },
-                RecordedStep { title: to.0.clone(), widgets: to.1.clone(), action: RecordedAction::Other },
+                RecordedStep {
+                    title: from.0.clone(),
+                    widgets: from.1.clone(),
+                    action,
+                },
+                RecordedStep {
+                    title: to.0.clone(),
+                    widgets: to.1.clone(),
+                    action: RecordedAction::Other,
+                },
             ];
-            runs.push(Recording { name: format!("utg-{}", runs.len() + 1), task: None, steps });
+            runs.push(Recording {
+                name: format!("utg-{}", runs.len() + 1),
+                task: None,
+                steps,
+            });
         }
     }
     Ok(runs)
@@ -134,13 +178,28 @@ mod tests {
         let runs = read(&path).unwrap();
         // The app launch is not a step; the edge to an unknown screen is skipped.
         assert_eq!(runs.len(), 2, "{runs:?}");
-        assert_eq!(runs[0].steps[0].action, RecordedAction::TapView("9f2ce1".into()));
-        assert_eq!(runs[0].steps[0].widgets.iter().map(|w| w.text.as_str()).collect::<Vec<_>>(), ["Settings", "Notes", "新建笔记"]);
+        assert_eq!(
+            runs[0].steps[0].action,
+            RecordedAction::TapView("9f2ce1".into())
+        );
+        assert_eq!(
+            runs[0].steps[0]
+                .widgets
+                .iter()
+                .map(|w| w.text.as_str())
+                .collect::<Vec<_>>(),
+            ["Settings", "Notes", "新建笔记"]
+        );
         assert_eq!(runs[0].steps[1].title, "Font size");
         assert_eq!(runs[1].steps[0].action, RecordedAction::Back);
         // A DroidBot folder with nothing but utg.js is read from it.
         assert_eq!(crate::droidbot::read(dir.path()).unwrap(), runs);
         std::fs::write(&path, "var utg = {oops").unwrap();
-        assert!(read(&path).unwrap_err().to_string().contains("not a DroidBot UTG"));
+        assert!(
+            read(&path)
+                .unwrap_err()
+                .to_string()
+                .contains("not a DroidBot UTG")
+        );
     }
 }

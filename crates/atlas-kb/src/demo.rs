@@ -12,9 +12,20 @@ pub const DEMO_TABLE: &str = include_str!("../demo/customer_service.csv");
 
 /// Creates the demo dataset if it is missing; an existing one is left as it is.
 pub fn install(kb: &KnowledgeBase) -> Result<Dataset, KbError> {
-    let dataset = kb.create_dataset_with(DEMO_DATASET_ID, "客服问答（演示）", "一家网店的常见问题与回答", DEMO_API_KEY)?;
+    let dataset = kb.create_dataset_with(
+        DEMO_DATASET_ID,
+        "客服问答（演示）",
+        "一家网店的常见问题与回答",
+        DEMO_API_KEY,
+    )?;
     if kb.documents(DEMO_DATASET_ID)?.is_empty() {
-        kb.add_document(DEMO_DATASET_ID, "customer_service.csv", DEMO_TABLE.as_bytes(), Some(SourceKind::QaCsv), Default::default())?;
+        kb.add_document(
+            DEMO_DATASET_ID,
+            "customer_service.csv",
+            DEMO_TABLE.as_bytes(),
+            Some(SourceKind::QaCsv),
+            Default::default(),
+        )?;
     }
     Ok(dataset)
 }

@@ -11,7 +11,11 @@ pub enum KbError {
     #[error("Invalid Authorization header or API key.")]
     Unauthorized,
     #[error("{what} is {size} bytes, over the limit of {limit}")]
-    TooLarge { what: String, size: usize, limit: usize },
+    TooLarge {
+        what: String,
+        size: usize,
+        limit: usize,
+    },
     #[error("storage: {0}")]
     Io(String),
     #[error("embedding: {0}")]
@@ -33,7 +37,11 @@ impl KbError {
     /// Dify's error body: `{"status", "code", "message"}`.
     pub fn to_body(&self) -> serde_json::Value {
         let (code, status) = self.code();
-        let message = if status >= 500 { "An internal error occurred.".to_string() } else { self.to_string() };
+        let message = if status >= 500 {
+            "An internal error occurred.".to_string()
+        } else {
+            self.to_string()
+        };
         serde_json::json!({ "status": status, "code": code, "message": message })
     }
 }

@@ -8,7 +8,7 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::error::{invalid, KbError};
+use crate::error::{KbError, invalid};
 use crate::model::Document;
 
 #[derive(Debug, Clone, Deserialize)]
@@ -32,19 +32,44 @@ pub struct Condition {
 }
 
 const OPERATORS: &[&str] = &[
-    "contains", "not contains", "start with", "end with", "is", "is not", "empty", "not empty", "in", "not in", "=", "≠", "!=", ">", "<", "≥", ">=", "≤",
-    "<=", "before", "after",
+    "contains",
+    "not contains",
+    "start with",
+    "end with",
+    "is",
+    "is not",
+    "empty",
+    "not empty",
+    "in",
+    "not in",
+    "=",
+    "≠",
+    "!=",
+    ">",
+    "<",
+    "≥",
+    ">=",
+    "≤",
+    "<=",
+    "before",
+    "after",
 ];
 
 impl MetadataFilter {
     /// Refuses unknown operators and logical operators before any search runs.
     pub fn validate(&self) -> Result<(), KbError> {
         if !matches!(self.logical_operator.as_str(), "and" | "or") {
-            return Err(invalid(format!("logical_operator must be \"and\" or \"or\", not {:?}", self.logical_operator)));
+            return Err(invalid(format!(
+                "logical_operator must be \"and\" or \"or\", not {:?}",
+                self.logical_operator
+            )));
         }
         for c in &self.conditions {
             if !OPERATORS.contains(&c.comparison_operator.as_str()) {
-                return Err(invalid(format!("unknown comparison_operator {:?}", c.comparison_operator)));
+                return Err(invalid(format!(
+                    "unknown comparison_operator {:?}",
+                    c.comparison_operator
+                )));
             }
         }
         Ok(())
@@ -55,7 +80,11 @@ impl MetadataFilter {
             return true;
         }
         let mut results = self.conditions.iter().map(|c| c.holds(doc));
-        if self.logical_operator == "or" { results.any(|r| r) } else { results.all(|r| r) }
+        if self.logical_operator == "or" {
+            results.any(|r| r)
+        } else {
+            results.all(|r| r)
+        }
     }
 }
 
@@ -77,8 +106,14 @@ fn as_number(v: &Value) -> Option<f64> {
 
 impl Condition {
     fn holds(&self, doc: &Document) -> bool {
-        let field: Option<Value> = if self.name == "document_name" { Some(Value::String(doc.name.clone())) } else { doc.metadata.get(&self.name).cloned() };
-        let empty = field.as_ref().is_none_or(|v| v.is_null() || as_text(v).is_empty());
+        let field: Option<Value> = if self.name == "document_name" {
+            Some(Value::String(doc.name.clone()))
+        } else {
+            doc.metadata.get(&self.name).cloned()
+        };
+        let empty = field
+            .as_ref()
+            .is_none_or(|v| v.is_null() || as_text(v).is_empty());
         match self.comparison_operator.as_str() {
             "empty" => return empty,
             "not empty" => return !empty,
@@ -90,7 +125,10 @@ impl Condition {
         let members = || -> Vec<String> {
             match &wanted {
                 Value::Array(items) => items.iter().map(as_text).collect(),
-                other => as_text(other).split(',').map(|s| s.trim().to_string()).collect(),
+                other => as_text(other)
+                    .split(',')
+                    .map(|s| s.trim().to_string())
+                    .collect(),
             }
         };
         let numbers = || as_number(&field).zip(as_number(&wanted));
@@ -122,7 +160,14 @@ mod tests {
     use super::*;
 
     fn doc(name: &str, metadata: Value) -> Document {
-        Document { id: "d".into(), name: name.into(), kind: "text".into(), metadata: metadata.as_object().cloned().unwrap_or_default(), created_at: 0, segments: vec![] }
+        Document {
+            id: "d".into(),
+            name: name.into(),
+            kind: "text".into(),
+            metadata: metadata.as_object().cloned().unwrap_or_default(),
+            created_at: 0,
+            segments: vec![],
+        }
     }
 
     fn filter(value: Value) -> MetadataFilter {
@@ -133,18 +178,32 @@ mod tests {
 
     #[test]
     fn conditions_on_names_and_metadata() {
-        let refund = doc("退款说明.md", serde_json::json!({ "category": "售后", "version": 3, "updated": "2026-05-01" }));
+        let refund = doc(
+            "退款说明.md",
+            serde_json::json!({ "category": "售后", "version": 3, "updated": "2026-05-01" }),
+        );
         let shipping = doc("shipping.txt", serde_json::json!({ "category": "物流" }));
-        let f = filter(serde_json::json!({ "conditions": [{ "name": "document_name", "comparison_operator": "contains", "value": "退款" }] }));
+        let f = filter(
+            serde_json::json!({ "conditions": [{ "name": "document_name", "comparison_operator": "contains", "value": "退款" }] }),
+        );
         assert!(f.admits(&refund) && !f.admits(&shipping));
-        let f = filter(serde_json::json!({ "logical_operator": "or", "conditions": [
-            { "name": "version", "comparison_operator": "≥", "value": 3 }, { "name": "category", "comparison_operator": "in", "value": ["物流"] } ] }));
+        let f = filter(
+            serde_json::json!({ "logical_operator": "or", "conditions": [
+            { "name": "version", "comparison_operator": "≥", "value": 3 }, { "name": "category", "comparison_operator": "in", "value": ["物流"] } ] }),
+        );
         assert!(f.admits(&refund) && f.admits(&shipping));
-        let f = filter(serde_json::json!({ "conditions": [{ "name": "updated", "comparison_operator": "before", "value": "2026-06-01" }, { "name": "version", "comparison_operator": "not empty" }] }));
+        let f = filter(
+            serde_json::json!({ "conditions": [{ "name": "updated", "comparison_operator": "before", "value": "2026-06-01" }, { "name": "version", "comparison_operator": "not empty" }] }),
+        );
         assert!(f.admits(&refund) && !f.admits(&shipping));
-        let f = filter(serde_json::json!({ "conditions": [{ "name": "version", "comparison_operator": "empty" }] }));
+        let f = filter(
+            serde_json::json!({ "conditions": [{ "name": "version", "comparison_operator": "empty" }] }),
+        );
         assert!(!f.admits(&refund) && f.admits(&shipping));
-        let bad: MetadataFilter = serde_json::from_value(serde_json::json!({ "conditions": [{ "name": "x", "comparison_operator": "like" }] })).unwrap();
+        let bad: MetadataFilter = serde_json::from_value(
+            serde_json::json!({ "conditions": [{ "name": "x", "comparison_operator": "like" }] }),
+        )
+        .unwrap();
         assert!(bad.validate().is_err());
     }
 }

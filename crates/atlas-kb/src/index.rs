@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 
-use atlas_text::{cosine, features, Embedder};
+use atlas_text::{Embedder, cosine, features};
 
 use crate::error::KbError;
 
@@ -78,20 +78,31 @@ fn norm(features: &[(u32, f32)]) -> f32 {
 impl SegmentIndex {
     /// Indexes `texts` (what is searched, and an answer that counts less); embeds the searched
     /// texts in batches unless the embedder is lexical.
-    pub fn build(texts: &[(&str, Option<&str>)], embedder: &dyn Embedder) -> Result<SegmentIndex, KbError> {
+    pub fn build(
+        texts: &[(&str, Option<&str>)],
+        embedder: &dyn Embedder,
+    ) -> Result<SegmentIndex, KbError> {
         let lexical = embedder.is_lexical();
         let mut vectors: Vec<Option<Vec<f32>>> = vec![None; texts.len()];
         let mut answer_vectors: Vec<Option<Vec<f32>>> = vec![None; texts.len()];
         if !lexical {
             for (start, batch) in texts.chunks(64).enumerate() {
                 let questions: Vec<&str> = batch.iter().map(|(t, _)| *t).collect();
-                let embedded = embedder.embed(&questions).map_err(|e| KbError::Embed(e.to_string()))?;
+                let embedded = embedder
+                    .embed(&questions)
+                    .map_err(|e| KbError::Embed(e.to_string()))?;
                 for (i, v) in embedded.into_iter().enumerate() {
                     vectors[start * 64 + i] = Some(v);
                 }
-                let answers: Vec<(usize, &str)> = batch.iter().enumerate().filter_map(|(i, (_, a))| a.map(|a| (i, a))).collect();
+                let answers: Vec<(usize, &str)> = batch
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, (_, a))| a.map(|a| (i, a)))
+                    .collect();
                 let texts: Vec<&str> = answers.iter().map(|(_, a)| *a).collect();
-                let embedded = embedder.embed_passages(&texts).map_err(|e| KbError::Embed(e.to_string()))?;
+                let embedded = embedder
+                    .embed_passages(&texts)
+                    .map_err(|e| KbError::Embed(e.to_string()))?;
                 for ((i, _), v) in answers.iter().zip(embedded) {
                     answer_vectors[start * 64 + i] = Some(v);
                 }
@@ -100,7 +111,9 @@ impl SegmentIndex {
         let mut vocabulary = HashMap::new();
         let mut postings: Vec<Vec<(u32, f32)>> = Vec::new();
         let mut entries = Vec::with_capacity(texts.len());
-        for (i, (((text, answer), vector), answer_vector)) in texts.iter().zip(vectors).zip(answer_vectors).enumerate() {
+        for (i, (((text, answer), vector), answer_vector)) in
+            texts.iter().zip(vectors).zip(answer_vectors).enumerate()
+        {
             let mut id_of = |token: String| {
                 let next = vocabulary.len() as u32;
                 Some(*vocabulary.entry(token).or_insert(next))
@@ -119,10 +132,25 @@ impl SegmentIndex {
                 postings[*id as usize].push((i as u32, *w));
             }
             let length = features.iter().map(|(_, w)| w).sum::<f32>();
-            entries.push(Entry { norm: norm(&features), length, vector, answer_vector });
+            entries.push(Entry {
+                norm: norm(&features),
+                length,
+                vector,
+                answer_vector,
+            });
         }
-        let average_length = if entries.is_empty() { 1.0 } else { entries.iter().map(|e| e.length as f64).sum::<f64>() / entries.len() as f64 };
-        Ok(SegmentIndex { vocabulary, postings, entries, average_length: average_length.max(1e-6), lexical })
+        let average_length = if entries.is_empty() {
+            1.0
+        } else {
+            entries.iter().map(|e| e.length as f64).sum::<f64>() / entries.len() as f64
+        };
+        Ok(SegmentIndex {
+            vocabulary,
+            postings,
+            entries,
+            average_length: average_length.max(1e-6),
+            lexical,
+        })
     }
 
     /// The best `limit` entries scoring above zero and at least `threshold`, best first, among
@@ -132,11 +160,23 @@ impl SegmentIndex {
     /// lexical embedder, the sparse dot product); only entries touched are then fused, filtered
     /// and partially sorted.
     #[allow(clippy::too_many_arguments)]
-    pub fn search(&self, query: &str, embedder: &dyn Embedder, method: SearchMethod, semantic_weight: f64, allowed: &dyn Fn(usize) -> bool, limit: usize, threshold: f64) -> Result<Vec<Scored>, KbError> {
+    pub fn search(
+        &self,
+        query: &str,
+        embedder: &dyn Embedder,
+        method: SearchMethod,
+        semantic_weight: f64,
+        allowed: &dyn Fn(usize) -> bool,
+        limit: usize,
+        threshold: f64,
+    ) -> Result<Vec<Scored>, KbError> {
         let (ws, wk) = match method {
             SearchMethod::Keyword => (0.0, 1.0),
             SearchMethod::Semantic => (1.0, 0.0),
-            SearchMethod::Hybrid => (semantic_weight.clamp(0.0, 1.0), 1.0 - semantic_weight.clamp(0.0, 1.0)),
+            SearchMethod::Hybrid => (
+                semantic_weight.clamp(0.0, 1.0),
+                1.0 - semantic_weight.clamp(0.0, 1.0),
+            ),
         };
         let n = self.entries.len();
         let query_features = weighted(query, |token| self.vocabulary.get(&token).copied());
@@ -163,13 +203,26 @@ impl SegmentIndex {
         let query_norm = norm(&query_features);
         let lexical_cosine = |i: usize| -> f64 {
             let denominator = query_norm * self.entries[i].norm;
-            if denominator > 0.0 { (dot[i] / denominator).clamp(0.0, 1.0) as f64 } else { 0.0 }
+            if denominator > 0.0 {
+                (dot[i] / denominator).clamp(0.0, 1.0) as f64
+            } else {
+                0.0
+            }
         };
-        let keyword_score = |i: usize| if ceiling > 0.0 { (keyword[i] as f64 / ceiling).min(1.0) } else { 0.0 };
+        let keyword_score = |i: usize| {
+            if ceiling > 0.0 {
+                (keyword[i] as f64 / ceiling).min(1.0)
+            } else {
+                0.0
+            }
+        };
         let mut out: Vec<Scored> = Vec::new();
         let mut keep = |entry: usize, score: f64| {
             if score > 0.0 && score >= threshold && allowed(entry) {
-                out.push(Scored { entry, score: score.min(1.0) });
+                out.push(Scored {
+                    entry,
+                    score: score.min(1.0),
+                });
             }
         };
         if self.lexical || ws == 0.0 {
@@ -180,22 +233,34 @@ impl SegmentIndex {
             }
         } else {
             // A dense embedder can find what shares no word: every entry is scored.
-            let query_vector = embedder.embed(&[query]).map_err(|e| KbError::Embed(e.to_string()))?.pop().unwrap_or_default();
+            let query_vector = embedder
+                .embed(&[query])
+                .map_err(|e| KbError::Embed(e.to_string()))?
+                .pop()
+                .unwrap_or_default();
             // Dense models' cosines bunch near the top (e5's between 0.8 and 1): stretched from a
             // floor below the model's own match threshold, a vector score spans 0..1 like a
             // keyword score and the two can be weighed against each other.
-            let floor = (embedder.match_threshold() as f64 - SEMANTIC_FLOOR_BELOW_THRESHOLD).max(0.0);
+            let floor =
+                (embedder.match_threshold() as f64 - SEMANTIC_FLOOR_BELOW_THRESHOLD).max(0.0);
             let stretch = |c: f32| ((c as f64 - floor) / (1.0 - floor)).clamp(0.0, 1.0);
             for (i, entry) in self.entries.iter().enumerate() {
-                let to_question = entry.vector.as_ref().map_or(0.0, |v| stretch(cosine(&query_vector, v)));
+                let to_question = entry
+                    .vector
+                    .as_ref()
+                    .map_or(0.0, |v| stretch(cosine(&query_vector, v)));
                 let semantic = match &entry.answer_vector {
-                    Some(v) => to_question * (1.0 - ANSWER_WEIGHT as f64) + stretch(cosine(&query_vector, v)) * ANSWER_WEIGHT as f64,
+                    Some(v) => {
+                        to_question * (1.0 - ANSWER_WEIGHT as f64)
+                            + stretch(cosine(&query_vector, v)) * ANSWER_WEIGHT as f64
+                    }
                     None => to_question,
                 };
                 keep(i, wk * keyword_score(i) + ws * semantic);
             }
         }
-        let by_score = |a: &Scored, b: &Scored| b.score.total_cmp(&a.score).then(a.entry.cmp(&b.entry));
+        let by_score =
+            |a: &Scored, b: &Scored| b.score.total_cmp(&a.score).then(a.entry.cmp(&b.entry));
         if out.len() > limit {
             out.select_nth_unstable_by(limit, by_score);
             out.truncate(limit);

@@ -19,8 +19,8 @@ mod store;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use atlas_text::Embedder;
 use parking_lot::{Mutex, RwLock};
@@ -28,8 +28,8 @@ use parking_lot::{Mutex, RwLock};
 pub use error::KbError;
 pub use filter::{Condition, MetadataFilter};
 pub use index::SearchMethod;
-pub use model::{Dataset, Document, Segment};
 use index::SegmentIndex;
+pub use model::{Dataset, Document, Segment};
 use split::SourceKind;
 
 /// Dify's limit on a query's length, in characters.
@@ -60,7 +60,13 @@ pub struct SearchOptions {
 
 impl Default for SearchOptions {
     fn default() -> Self {
-        SearchOptions { method: SearchMethod::Hybrid, top_k: 4, score_threshold: None, semantic_weight: None, filter: None }
+        SearchOptions {
+            method: SearchMethod::Hybrid,
+            top_k: 4,
+            score_threshold: None,
+            semantic_weight: None,
+            filter: None,
+        }
     }
 }
 
@@ -101,7 +107,13 @@ pub struct DocumentSummary {
 
 impl From<&Document> for DocumentSummary {
     fn from(d: &Document) -> Self {
-        DocumentSummary { id: d.id.clone(), name: d.name.clone(), kind: d.kind.clone(), segment_count: d.segments.len(), created_at: d.created_at }
+        DocumentSummary {
+            id: d.id.clone(),
+            name: d.name.clone(),
+            kind: d.kind.clone(),
+            segment_count: d.segments.len(),
+            created_at: d.created_at,
+        }
     }
 }
 
@@ -127,11 +139,20 @@ impl HitCounts {
         if let Some(c) = self.counts.read().get(segment) {
             return c.clone();
         }
-        self.counts.write().entry(segment.to_string()).or_default().clone()
+        self.counts
+            .write()
+            .entry(segment.to_string())
+            .or_default()
+            .clone()
     }
 
     fn snapshot(&self) -> HashMap<String, u64> {
-        self.counts.read().iter().map(|(k, v)| (k.clone(), v.load(Ordering::Relaxed))).filter(|(_, v)| *v > 0).collect()
+        self.counts
+            .read()
+            .iter()
+            .map(|(k, v)| (k.clone(), v.load(Ordering::Relaxed)))
+            .filter(|(_, v)| *v > 0)
+            .collect()
     }
 }
 
@@ -143,17 +164,31 @@ pub struct KnowledgeBase {
     writing: Mutex<()>,
 }
 
-fn build(dataset: Dataset, documents: Vec<Document>, hits: Arc<HitCounts>, embedder: &dyn Embedder) -> Result<Snapshot, KbError> {
+fn build(
+    dataset: Dataset,
+    documents: Vec<Document>,
+    hits: Arc<HitCounts>,
+    embedder: &dyn Embedder,
+) -> Result<Snapshot, KbError> {
     let mut locations = Vec::new();
     let mut texts = Vec::new();
     for (d, doc) in documents.iter().enumerate() {
         for (s, segment) in doc.segments.iter().enumerate() {
             locations.push((d, s));
-            texts.push((segment.searched_text(), segment.question.as_ref().map(|_| segment.content.as_str())));
+            texts.push((
+                segment.searched_text(),
+                segment.question.as_ref().map(|_| segment.content.as_str()),
+            ));
         }
     }
     let index = SegmentIndex::build(&texts, embedder)?;
-    Ok(Snapshot { dataset, documents, locations, index, hits })
+    Ok(Snapshot {
+        dataset,
+        documents,
+        locations,
+        index,
+        hits,
+    })
 }
 
 fn valid_id(id: &str) -> bool {
@@ -173,11 +208,20 @@ impl KnowledgeBase {
             let snapshot = build(stored.dataset, stored.documents, hits, embedder.as_ref())?;
             datasets.insert(snapshot.dataset.id.clone(), Arc::new(snapshot));
         }
-        Ok(KnowledgeBase { root: root.to_path_buf(), embedder, datasets: RwLock::new(datasets), writing: Mutex::new(()) })
+        Ok(KnowledgeBase {
+            root: root.to_path_buf(),
+            embedder,
+            datasets: RwLock::new(datasets),
+            writing: Mutex::new(()),
+        })
     }
 
     fn snapshot(&self, id: &str) -> Result<Arc<Snapshot>, KbError> {
-        self.datasets.read().get(id).cloned().ok_or(KbError::DatasetNotFound)
+        self.datasets
+            .read()
+            .get(id)
+            .cloned()
+            .ok_or(KbError::DatasetNotFound)
     }
 
     /// Creates a dataset with a new id and API key.
@@ -188,9 +232,17 @@ impl KnowledgeBase {
 
     /// Creates a dataset with a given id (a UUID, as Dify's routes require) and API key; the
     /// same id and key again is a no-op, so a demo can be set up on every start.
-    pub fn create_dataset_with(&self, id: &str, name: &str, description: &str, api_key: &str) -> Result<Dataset, KbError> {
+    pub fn create_dataset_with(
+        &self,
+        id: &str,
+        name: &str,
+        description: &str,
+        api_key: &str,
+    ) -> Result<Dataset, KbError> {
         if !valid_id(id) {
-            return Err(error::invalid(format!("dataset id must be a UUID, not {id:?}")));
+            return Err(error::invalid(format!(
+                "dataset id must be a UUID, not {id:?}"
+            )));
         }
         let name = name.trim();
         if name.is_empty() || name.chars().count() > 100 {
@@ -201,12 +253,32 @@ impl KnowledgeBase {
         }
         let _writing = self.writing.lock();
         if let Some(existing) = self.datasets.read().get(id) {
-            return if existing.dataset.api_key == api_key { Ok(existing.dataset.clone()) } else { Err(error::invalid(format!("dataset {id} exists"))) };
+            return if existing.dataset.api_key == api_key {
+                Ok(existing.dataset.clone())
+            } else {
+                Err(error::invalid(format!("dataset {id} exists")))
+            };
         }
-        let dataset = Dataset { id: id.to_string(), name: name.to_string(), description: description.to_string(), api_key: api_key.to_string(), created_at: model::now() };
-        store::write_json(&store::dataset_dir(&self.root, id).join("dataset.json"), &dataset)?;
-        let snapshot = build(dataset.clone(), Vec::new(), Arc::default(), self.embedder.as_ref())?;
-        self.datasets.write().insert(id.to_string(), Arc::new(snapshot));
+        let dataset = Dataset {
+            id: id.to_string(),
+            name: name.to_string(),
+            description: description.to_string(),
+            api_key: api_key.to_string(),
+            created_at: model::now(),
+        };
+        store::write_json(
+            &store::dataset_dir(&self.root, id).join("dataset.json"),
+            &dataset,
+        )?;
+        let snapshot = build(
+            dataset.clone(),
+            Vec::new(),
+            Arc::default(),
+            self.embedder.as_ref(),
+        )?;
+        self.datasets
+            .write()
+            .insert(id.to_string(), Arc::new(snapshot));
         Ok(dataset)
     }
 
@@ -244,24 +316,56 @@ impl KnowledgeBase {
     /// `Unauthorized`.
     pub fn authorize(&self, id: &str, key: &str) -> Result<(), KbError> {
         let snapshot = self.snapshot(id)?;
-        if snapshot.dataset.api_key == key { Ok(()) } else { Err(KbError::Unauthorized) }
+        if snapshot.dataset.api_key == key {
+            Ok(())
+        } else {
+            Err(KbError::Unauthorized)
+        }
     }
 
     pub fn documents(&self, dataset: &str) -> Result<Vec<DocumentSummary>, KbError> {
-        Ok(self.snapshot(dataset)?.documents.iter().map(DocumentSummary::from).collect())
+        Ok(self
+            .snapshot(dataset)?
+            .documents
+            .iter()
+            .map(DocumentSummary::from)
+            .collect())
     }
 
     /// Adds a document made of `bytes`; its kind from `kind` or else the name's extension.
-    pub fn add_document(&self, dataset: &str, name: &str, bytes: &[u8], kind: Option<SourceKind>, metadata: serde_json::Map<String, serde_json::Value>) -> Result<DocumentSummary, KbError> {
+    pub fn add_document(
+        &self,
+        dataset: &str,
+        name: &str,
+        bytes: &[u8],
+        kind: Option<SourceKind>,
+        metadata: serde_json::Map<String, serde_json::Value>,
+    ) -> Result<DocumentSummary, KbError> {
         self.put_document(dataset, None, name, bytes, kind, metadata)
     }
 
     /// Replaces document `document` (same id) with new content.
-    pub fn replace_document(&self, dataset: &str, document: &str, name: &str, bytes: &[u8], kind: Option<SourceKind>, metadata: serde_json::Map<String, serde_json::Value>) -> Result<DocumentSummary, KbError> {
+    pub fn replace_document(
+        &self,
+        dataset: &str,
+        document: &str,
+        name: &str,
+        bytes: &[u8],
+        kind: Option<SourceKind>,
+        metadata: serde_json::Map<String, serde_json::Value>,
+    ) -> Result<DocumentSummary, KbError> {
         self.put_document(dataset, Some(document), name, bytes, kind, metadata)
     }
 
-    fn put_document(&self, dataset: &str, replacing: Option<&str>, name: &str, bytes: &[u8], kind: Option<SourceKind>, metadata: serde_json::Map<String, serde_json::Value>) -> Result<DocumentSummary, KbError> {
+    fn put_document(
+        &self,
+        dataset: &str,
+        replacing: Option<&str>,
+        name: &str,
+        bytes: &[u8],
+        kind: Option<SourceKind>,
+        metadata: serde_json::Map<String, serde_json::Value>,
+    ) -> Result<DocumentSummary, KbError> {
         let name = name.trim();
         if name.is_empty() || name.chars().count() > 255 {
             return Err(error::invalid("a document name is 1 to 255 characters"));
@@ -274,18 +378,40 @@ impl KnowledgeBase {
         let mut documents = old.documents.clone();
         let id = match replacing {
             Some(id) => {
-                let at = documents.iter().position(|d| d.id == id).ok_or(KbError::DocumentNotFound)?;
+                let at = documents
+                    .iter()
+                    .position(|d| d.id == id)
+                    .ok_or(KbError::DocumentNotFound)?;
                 documents.remove(at);
                 id.to_string()
             }
             None => model::new_id(),
         };
-        let document = Document { id: id.clone(), name: name.to_string(), kind: kind.as_str().to_string(), metadata, created_at: model::now(), segments };
+        let document = Document {
+            id: id.clone(),
+            name: name.to_string(),
+            kind: kind.as_str().to_string(),
+            metadata,
+            created_at: model::now(),
+            segments,
+        };
         let summary = DocumentSummary::from(&document);
         documents.push(document.clone());
-        let snapshot = build(old.dataset.clone(), documents, old.hits.clone(), self.embedder.as_ref())?;
-        store::write_json(&store::dataset_dir(&self.root, dataset).join("documents").join(format!("{id}.json")), &document)?;
-        self.datasets.write().insert(dataset.to_string(), Arc::new(snapshot));
+        let snapshot = build(
+            old.dataset.clone(),
+            documents,
+            old.hits.clone(),
+            self.embedder.as_ref(),
+        )?;
+        store::write_json(
+            &store::dataset_dir(&self.root, dataset)
+                .join("documents")
+                .join(format!("{id}.json")),
+            &document,
+        )?;
+        self.datasets
+            .write()
+            .insert(dataset.to_string(), Arc::new(snapshot));
         Ok(summary)
     }
 
@@ -295,42 +421,92 @@ impl KnowledgeBase {
         if !old.documents.iter().any(|d| d.id == document) {
             return Err(KbError::DocumentNotFound);
         }
-        let documents: Vec<Document> = old.documents.iter().filter(|d| d.id != document).cloned().collect();
-        let snapshot = build(old.dataset.clone(), documents, old.hits.clone(), self.embedder.as_ref())?;
-        store::remove(&store::dataset_dir(&self.root, dataset).join("documents").join(format!("{document}.json")))?;
-        self.datasets.write().insert(dataset.to_string(), Arc::new(snapshot));
+        let documents: Vec<Document> = old
+            .documents
+            .iter()
+            .filter(|d| d.id != document)
+            .cloned()
+            .collect();
+        let snapshot = build(
+            old.dataset.clone(),
+            documents,
+            old.hits.clone(),
+            self.embedder.as_ref(),
+        )?;
+        store::remove(
+            &store::dataset_dir(&self.root, dataset)
+                .join("documents")
+                .join(format!("{document}.json")),
+        )?;
+        self.datasets
+            .write()
+            .insert(dataset.to_string(), Arc::new(snapshot));
         Ok(())
     }
 
     /// The best segments of dataset `id` for `query`, best first. Each returned segment's hit
     /// count grows by one.
-    pub fn search(&self, id: &str, query: &str, options: &SearchOptions) -> Result<Vec<Hit>, KbError> {
+    pub fn search(
+        &self,
+        id: &str,
+        query: &str,
+        options: &SearchOptions,
+    ) -> Result<Vec<Hit>, KbError> {
         let query = query.trim();
         if query.is_empty() {
             return Err(error::invalid("query is required"));
         }
         if query.chars().count() > MAX_QUERY_CHARS {
-            return Err(error::invalid(format!("query must be at most {MAX_QUERY_CHARS} characters")));
+            return Err(error::invalid(format!(
+                "query must be at most {MAX_QUERY_CHARS} characters"
+            )));
         }
         if options.top_k == 0 || options.top_k > MAX_TOP_K {
-            return Err(error::invalid(format!("top_k must be between 1 and {MAX_TOP_K}")));
+            return Err(error::invalid(format!(
+                "top_k must be between 1 and {MAX_TOP_K}"
+            )));
         }
         if let Some(filter) = &options.filter {
             filter.validate()?;
         }
         let snapshot = self.snapshot(id)?;
-        let admitted: Option<Vec<bool>> = options.filter.as_ref().map(|f| snapshot.documents.iter().map(|d| f.admits(d)).collect());
-        let allowed = |entry: usize| admitted.as_ref().is_none_or(|a| a[snapshot.locations[entry].0]);
-        let semantic_weight = options.semantic_weight.unwrap_or(if self.embedder.is_lexical() { 0.5 } else { DENSE_SEMANTIC_WEIGHT });
+        let admitted: Option<Vec<bool>> = options
+            .filter
+            .as_ref()
+            .map(|f| snapshot.documents.iter().map(|d| f.admits(d)).collect());
+        let allowed = |entry: usize| {
+            admitted
+                .as_ref()
+                .is_none_or(|a| a[snapshot.locations[entry].0])
+        };
+        let semantic_weight = options
+            .semantic_weight
+            .unwrap_or(if self.embedder.is_lexical() {
+                0.5
+            } else {
+                DENSE_SEMANTIC_WEIGHT
+            });
         let threshold = options.score_threshold.unwrap_or(0.0);
-        let scored = snapshot.index.search(query, self.embedder.as_ref(), options.method, semantic_weight, &allowed, options.top_k, threshold)?;
+        let scored = snapshot.index.search(
+            query,
+            self.embedder.as_ref(),
+            options.method,
+            semantic_weight,
+            &allowed,
+            options.top_k,
+            threshold,
+        )?;
         let hits = scored
             .into_iter()
             .map(|s| {
                 let (d, seg) = snapshot.locations[s.entry];
                 let doc = &snapshot.documents[d];
                 let segment = doc.segments[seg].clone();
-                let hit_count = snapshot.hits.counter(&segment.id).fetch_add(1, Ordering::Relaxed) + 1;
+                let hit_count = snapshot
+                    .hits
+                    .counter(&segment.id)
+                    .fetch_add(1, Ordering::Relaxed)
+                    + 1;
                 Hit {
                     document_id: doc.id.clone(),
                     document_name: doc.name.clone(),
@@ -354,7 +530,10 @@ impl KnowledgeBase {
         let snapshots: Vec<Arc<Snapshot>> = self.datasets.read().values().cloned().collect();
         for s in snapshots {
             if s.hits.dirty.swap(false, Ordering::Relaxed) {
-                store::write_json(&store::dataset_dir(&self.root, &s.dataset.id).join("hits.json"), &s.hits.snapshot())?;
+                store::write_json(
+                    &store::dataset_dir(&self.root, &s.dataset.id).join("hits.json"),
+                    &s.hits.snapshot(),
+                )?;
             }
         }
         Ok(())

@@ -9,8 +9,8 @@ use std::collections::HashMap;
 
 use atlas_text::words;
 
-use crate::error::{invalid, KbError};
-use crate::model::{new_id, Segment};
+use crate::error::{KbError, invalid};
+use crate::model::{Segment, new_id};
 
 /// The longest segment, in characters.
 pub const MAX_SEGMENT_CHARS: usize = 500;
@@ -55,9 +55,15 @@ impl SourceKind {
 /// and files over [`MAX_FILE_BYTES`] are refused.
 pub fn split(bytes: &[u8], kind: SourceKind) -> Result<Vec<Segment>, KbError> {
     if bytes.len() > MAX_FILE_BYTES {
-        return Err(KbError::TooLarge { what: "the file".into(), size: bytes.len(), limit: MAX_FILE_BYTES });
+        return Err(KbError::TooLarge {
+            what: "the file".into(),
+            size: bytes.len(),
+            limit: MAX_FILE_BYTES,
+        });
     }
-    let text = std::str::from_utf8(bytes).map_err(|_| invalid("the file is not UTF-8 text (binary files such as PDF are not supported)"))?;
+    let text = std::str::from_utf8(bytes).map_err(|_| {
+        invalid("the file is not UTF-8 text (binary files such as PDF are not supported)")
+    })?;
     if text.contains('\0') {
         return Err(invalid("the file is binary, not text"));
     }
@@ -65,8 +71,14 @@ pub fn split(bytes: &[u8], kind: SourceKind) -> Result<Vec<Segment>, KbError> {
     let pieces: Vec<(Option<String>, String)> = match kind {
         SourceKind::Text => chunks(text).into_iter().map(|c| (None, c)).collect(),
         SourceKind::Markdown => markdown(text),
-        SourceKind::QaCsv => qa_csv(text)?.into_iter().map(|(q, a)| (Some(q), a)).collect(),
-        SourceKind::QaJson => qa_json(text)?.into_iter().map(|(q, a)| (Some(q), a)).collect(),
+        SourceKind::QaCsv => qa_csv(text)?
+            .into_iter()
+            .map(|(q, a)| (Some(q), a))
+            .collect(),
+        SourceKind::QaJson => qa_json(text)?
+            .into_iter()
+            .map(|(q, a)| (Some(q), a))
+            .collect(),
     };
     let segments: Vec<Segment> = pieces
         .into_iter()
@@ -74,7 +86,14 @@ pub fn split(bytes: &[u8], kind: SourceKind) -> Result<Vec<Segment>, KbError> {
         .enumerate()
         .map(|(i, (question, content))| {
             let keywords = keywords(question.as_deref().unwrap_or(&content));
-            Segment { id: new_id(), position: i + 1, word_count: content.chars().count(), content, question, keywords }
+            Segment {
+                id: new_id(),
+                position: i + 1,
+                word_count: content.chars().count(),
+                content,
+                question,
+                keywords,
+            }
         })
         .collect();
     if segments.is_empty() {
@@ -90,7 +109,7 @@ fn keywords(text: &str) -> Vec<String> {
         counts.entry(w).or_insert((0, i)).0 += 1;
     }
     let mut ranked: Vec<(String, (usize, usize))> = counts.into_iter().collect();
-    ranked.sort_by(|a, b| b.1 .0.cmp(&a.1 .0).then(a.1 .1.cmp(&b.1 .1)));
+    ranked.sort_by(|a, b| b.1.0.cmp(&a.1.0).then(a.1.1.cmp(&b.1.1)));
     ranked.into_iter().take(10).map(|(w, _)| w).collect()
 }
 
@@ -130,14 +149,20 @@ fn sentences_within(paragraph: &str) -> Vec<String> {
     for c in paragraph.chars() {
         current.push(c);
         let end_of_sentence = matches!(c, '。' | '！' | '？' | '!' | '?' | '.' | '\n' | '；' | ';');
-        if current.chars().count() >= MAX_SEGMENT_CHARS || (end_of_sentence && current.chars().count() >= MAX_SEGMENT_CHARS / 2) {
+        if current.chars().count() >= MAX_SEGMENT_CHARS
+            || (end_of_sentence && current.chars().count() >= MAX_SEGMENT_CHARS / 2)
+        {
             pieces.push(std::mem::take(&mut current));
         }
     }
     if !current.trim().is_empty() {
         pieces.push(current);
     }
-    pieces.into_iter().map(|p| p.trim().to_string()).filter(|p| !p.is_empty()).collect()
+    pieces
+        .into_iter()
+        .map(|p| p.trim().to_string())
+        .filter(|p| !p.is_empty())
+        .collect()
 }
 
 /// Sections under their heading path, each cut to size.
@@ -145,13 +170,25 @@ fn markdown(text: &str) -> Vec<(Option<String>, String)> {
     let mut out = Vec::new();
     let mut path: Vec<(usize, String)> = Vec::new();
     let mut body = String::new();
-    let emit = |path: &[(usize, String)], body: &mut String, out: &mut Vec<(Option<String>, String)>| {
-        let heading = path.iter().map(|(_, h)| h.as_str()).collect::<Vec<_>>().join(" > ");
-        for chunk in chunks(body) {
-            out.push((None, if heading.is_empty() { chunk } else { format!("{heading}\n{chunk}") }));
-        }
-        body.clear();
-    };
+    let emit =
+        |path: &[(usize, String)], body: &mut String, out: &mut Vec<(Option<String>, String)>| {
+            let heading = path
+                .iter()
+                .map(|(_, h)| h.as_str())
+                .collect::<Vec<_>>()
+                .join(" > ");
+            for chunk in chunks(body) {
+                out.push((
+                    None,
+                    if heading.is_empty() {
+                        chunk
+                    } else {
+                        format!("{heading}\n{chunk}")
+                    },
+                ));
+            }
+            body.clear();
+        };
     let mut in_code = false;
     for line in text.lines() {
         if line.trim_start().starts_with("```") {
@@ -177,21 +214,34 @@ fn is_question_header(h: &str) -> bool {
 }
 
 fn is_answer_header(h: &str) -> bool {
-    matches!(h.trim().to_lowercase().as_str(), "answer" | "a" | "答案" | "回答")
+    matches!(
+        h.trim().to_lowercase().as_str(),
+        "answer" | "a" | "答案" | "回答"
+    )
 }
 
 fn qa_csv(text: &str) -> Result<Vec<(String, String)>, KbError> {
-    let mut reader = csv::ReaderBuilder::new().flexible(true).from_reader(text.as_bytes());
-    let headers = reader.headers().map_err(|e| invalid(format!("not a CSV table: {e}")))?.clone();
+    let mut reader = csv::ReaderBuilder::new()
+        .flexible(true)
+        .from_reader(text.as_bytes());
+    let headers = reader
+        .headers()
+        .map_err(|e| invalid(format!("not a CSV table: {e}")))?
+        .clone();
     let q = headers.iter().position(is_question_header);
     let a = headers.iter().position(is_answer_header);
     let (Some(q), Some(a)) = (q, a) else {
-        return Err(invalid("a question/answer CSV needs a header row with question and answer columns"));
+        return Err(invalid(
+            "a question/answer CSV needs a header row with question and answer columns",
+        ));
     };
     let mut pairs = Vec::new();
     for (i, row) in reader.records().enumerate() {
         let row = row.map_err(|e| invalid(format!("CSV row {}: {e}", i + 2)))?;
-        let (question, answer) = (row.get(q).unwrap_or_default().trim(), row.get(a).unwrap_or_default().trim());
+        let (question, answer) = (
+            row.get(q).unwrap_or_default().trim(),
+            row.get(a).unwrap_or_default().trim(),
+        );
         if !question.is_empty() && !answer.is_empty() {
             pairs.push((question.to_string(), answer.to_string()));
         }
@@ -200,14 +250,24 @@ fn qa_csv(text: &str) -> Result<Vec<(String, String)>, KbError> {
 }
 
 fn qa_json(text: &str) -> Result<Vec<(String, String)>, KbError> {
-    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| invalid(format!("not JSON: {e}")))?;
-    let items = value.as_array().ok_or_else(|| invalid("a question/answer JSON file is an array of {\"question\", \"answer\"} objects"))?;
+    let value: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| invalid(format!("not JSON: {e}")))?;
+    let items = value.as_array().ok_or_else(|| {
+        invalid("a question/answer JSON file is an array of {\"question\", \"answer\"} objects")
+    })?;
     let field = |item: &serde_json::Value, is: fn(&str) -> bool| -> Option<String> {
-        item.as_object()?.iter().find(|(k, _)| is(k)).and_then(|(_, v)| v.as_str()).map(|s| s.trim().to_string())
+        item.as_object()?
+            .iter()
+            .find(|(k, _)| is(k))
+            .and_then(|(_, v)| v.as_str())
+            .map(|s| s.trim().to_string())
     };
     let mut pairs = Vec::new();
     for (i, item) in items.iter().enumerate() {
-        match (field(item, is_question_header), field(item, is_answer_header)) {
+        match (
+            field(item, is_question_header),
+            field(item, is_answer_header),
+        ) {
             (Some(q), Some(a)) if !q.is_empty() && !a.is_empty() => pairs.push((q, a)),
             _ => return Err(invalid(format!("item {i} has no question and answer"))),
         }
@@ -224,12 +284,21 @@ mod tests {
         let csv = "question,answer\n怎么退款？,\"在订单页点“申请退款”，1-3个工作日到账。\"\nHow do I reset my password?,Use “Forgot password” on the sign-in page.\n";
         let segments = split(csv.as_bytes(), SourceKind::QaCsv).unwrap();
         assert_eq!(segments.len(), 2);
-        assert_eq!((segments[0].question.as_deref(), segments[0].position), (Some("怎么退款？"), 1));
+        assert_eq!(
+            (segments[0].question.as_deref(), segments[0].position),
+            (Some("怎么退款？"), 1)
+        );
         assert!(segments[0].content.contains("申请退款"));
         assert_eq!(segments[0].searched_text(), "怎么退款？");
         let json = r#"[{"question": "运费多少？", "answer": "满99元包邮。"}]"#;
-        assert_eq!(split(json.as_bytes(), SourceKind::QaJson).unwrap()[0].content, "满99元包邮。");
-        assert!(split(b"q,x\n1,2\n", SourceKind::QaCsv).is_err(), "no answer column");
+        assert_eq!(
+            split(json.as_bytes(), SourceKind::QaJson).unwrap()[0].content,
+            "满99元包邮。"
+        );
+        assert!(
+            split(b"q,x\n1,2\n", SourceKind::QaCsv).is_err(),
+            "no answer column"
+        );
         assert!(split(b"[{\"question\": \"x\"}]", SourceKind::QaJson).is_err());
     }
 
@@ -238,18 +307,38 @@ mod tests {
         let md = "# 退款\n\n说明。\n\n## 到账时间\n\n1-3个工作日。\n\n```\n# not a heading\n```\n";
         let segments = split(md.as_bytes(), SourceKind::Markdown).unwrap();
         assert_eq!(segments[0].content, "退款\n说明。");
-        assert!(segments[1].content.starts_with("退款 > 到账时间\n1-3个工作日。"), "{:?}", segments[1].content);
+        assert!(
+            segments[1]
+                .content
+                .starts_with("退款 > 到账时间\n1-3个工作日。"),
+            "{:?}",
+            segments[1].content
+        );
         assert!(segments[1].content.contains("# not a heading"));
         let long = "很长的一句话。".repeat(300);
         let segments = split(long.as_bytes(), SourceKind::Text).unwrap();
-        assert!(segments.len() > 3 && segments.iter().all(|s| s.content.chars().count() <= MAX_SEGMENT_CHARS));
+        assert!(
+            segments.len() > 3
+                && segments
+                    .iter()
+                    .all(|s| s.content.chars().count() <= MAX_SEGMENT_CHARS)
+        );
     }
 
     #[test]
     fn binary_and_empty_files_are_refused() {
-        assert!(split(&[0x25, 0x50, 0x44, 0x46, 0xff, 0xfe, 0x00], SourceKind::Text).is_err());
+        assert!(
+            split(
+                &[0x25, 0x50, 0x44, 0x46, 0xff, 0xfe, 0x00],
+                SourceKind::Text
+            )
+            .is_err()
+        );
         assert!(split(b"abc\0def", SourceKind::Text).is_err());
         assert!(split(b"  \n\n ", SourceKind::Text).is_err());
-        assert!(matches!(split(&vec![b'a'; MAX_FILE_BYTES + 1], SourceKind::Text), Err(KbError::TooLarge { .. })));
+        assert!(matches!(
+            split(&vec![b'a'; MAX_FILE_BYTES + 1], SourceKind::Text),
+            Err(KbError::TooLarge { .. })
+        ));
     }
 }

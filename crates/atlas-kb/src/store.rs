@@ -14,8 +14,8 @@ use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use serde::de::DeserializeOwned;
 use serde::Serialize;
+use serde::de::DeserializeOwned;
 
 use crate::error::KbError;
 use crate::model::{Dataset, Document};
@@ -38,7 +38,10 @@ pub(crate) fn write_json(path: &Path, value: &impl Serialize) -> Result<(), KbEr
     let dir = path.parent().expect("a file in a folder");
     fs::create_dir_all(dir)?;
     let bytes = serde_json::to_vec_pretty(value).map_err(|e| KbError::Io(e.to_string()))?;
-    let tmp = dir.join(format!(".{}.tmp", path.file_name().and_then(|n| n.to_str()).unwrap_or("file")));
+    let tmp = dir.join(format!(
+        ".{}.tmp",
+        path.file_name().and_then(|n| n.to_str()).unwrap_or("file")
+    ));
     {
         let mut f = fs::File::create(&tmp)?;
         f.write_all(&bytes)?;
@@ -51,7 +54,8 @@ pub(crate) fn write_json(path: &Path, value: &impl Serialize) -> Result<(), KbEr
 
 fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T, KbError> {
     let bytes = fs::read(path)?;
-    serde_json::from_slice(&bytes).map_err(|e| KbError::Io(format!("{} is damaged: {e}", path.display())))
+    serde_json::from_slice(&bytes)
+        .map_err(|e| KbError::Io(format!("{} is damaged: {e}", path.display())))
 }
 
 pub(crate) fn remove(path: &Path) -> Result<(), KbError> {
@@ -69,7 +73,9 @@ pub(crate) fn remove(path: &Path) -> Result<(), KbError> {
 /// Every dataset under `root`, documents in creation order.
 pub(crate) fn load(root: &Path) -> Result<Vec<Stored>, KbError> {
     let mut out = Vec::new();
-    let Ok(entries) = fs::read_dir(root) else { return Ok(out) };
+    let Ok(entries) = fs::read_dir(root) else {
+        return Ok(out);
+    };
     for entry in entries.flatten() {
         let dir = entry.path();
         let file = dir.join("dataset.json");
@@ -81,14 +87,26 @@ pub(crate) fn load(root: &Path) -> Result<Vec<Stored>, KbError> {
         if let Ok(docs) = fs::read_dir(dir.join("documents")) {
             for doc in docs.flatten() {
                 let path = doc.path();
-                if path.extension().is_some_and(|e| e == "json") && !path.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.')) {
+                if path.extension().is_some_and(|e| e == "json")
+                    && !path
+                        .file_name()
+                        .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+                {
                     documents.push(read_json(&path)?);
                 }
             }
         }
         documents.sort_by(|a, b| a.created_at.cmp(&b.created_at).then(a.id.cmp(&b.id)));
-        let hits = if dir.join("hits.json").is_file() { read_json(&dir.join("hits.json"))? } else { HashMap::new() };
-        out.push(Stored { dataset, documents, hits });
+        let hits = if dir.join("hits.json").is_file() {
+            read_json(&dir.join("hits.json"))?
+        } else {
+            HashMap::new()
+        };
+        out.push(Stored {
+            dataset,
+            documents,
+            hits,
+        });
     }
     Ok(out)
 }

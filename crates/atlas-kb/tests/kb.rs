@@ -22,32 +22,103 @@ fn questions_are_found_by_other_phrasings_and_survive_a_reopen() {
     let kb = open(dir.path());
     let ds = kb.create_dataset("客服", "常见问题").unwrap();
     assert!(ds.api_key.starts_with("dataset-"));
-    let doc = kb.add_document(&ds.id, "faq.csv", TABLE.as_bytes(), None, Default::default()).unwrap();
+    let doc = kb
+        .add_document(
+            &ds.id,
+            "faq.csv",
+            TABLE.as_bytes(),
+            None,
+            Default::default(),
+        )
+        .unwrap();
     assert_eq!((doc.kind.as_str(), doc.segment_count), ("qa_csv", 4));
-    for (query, expected) in [("退款要多久到账", "原路退回"), ("地址填错了能改吗", "修改收货地址"), ("包邮吗", "满99元包邮")] {
+    for (query, expected) in [
+        ("退款要多久到账", "原路退回"),
+        ("地址填错了能改吗", "修改收货地址"),
+        ("包邮吗", "满99元包邮"),
+    ] {
         let hits = kb.search(&ds.id, query, &SearchOptions::default()).unwrap();
-        assert!(hits.first().is_some_and(|h| h.segment.content.contains(expected)), "{query}: {:?}", hits.iter().map(|h| (&h.segment.content, h.score)).collect::<Vec<_>>());
+        assert!(
+            hits.first()
+                .is_some_and(|h| h.segment.content.contains(expected)),
+            "{query}: {:?}",
+            hits.iter()
+                .map(|h| (&h.segment.content, h.score))
+                .collect::<Vec<_>>()
+        );
         assert!(hits.iter().all(|h| h.score > 0.0 && h.score <= 1.0));
     }
     // Each method alone works too; a threshold drops weak hits; top_k caps the list.
     for method in [SearchMethod::Keyword, SearchMethod::Semantic] {
-        let hits = kb.search(&ds.id, "怎么退款", &SearchOptions { method, ..Default::default() }).unwrap();
+        let hits = kb
+            .search(
+                &ds.id,
+                "怎么退款",
+                &SearchOptions {
+                    method,
+                    ..Default::default()
+                },
+            )
+            .unwrap();
         assert!(hits[0].segment.content.contains("退款"), "{method:?}");
     }
-    let all = kb.search(&ds.id, "订单", &SearchOptions { top_k: 10, ..Default::default() }).unwrap();
-    let strict = kb.search(&ds.id, "订单", &SearchOptions { top_k: 10, score_threshold: Some(all[0].score), ..Default::default() }).unwrap();
+    let all = kb
+        .search(
+            &ds.id,
+            "订单",
+            &SearchOptions {
+                top_k: 10,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    let strict = kb
+        .search(
+            &ds.id,
+            "订单",
+            &SearchOptions {
+                top_k: 10,
+                score_threshold: Some(all[0].score),
+                ..Default::default()
+            },
+        )
+        .unwrap();
     assert!(strict.len() < all.len() && !strict.is_empty());
-    assert_eq!(kb.search(&ds.id, "订单", &SearchOptions { top_k: 1, ..Default::default() }).unwrap().len(), 1);
+    assert_eq!(
+        kb.search(
+            &ds.id,
+            "订单",
+            &SearchOptions {
+                top_k: 1,
+                ..Default::default()
+            }
+        )
+        .unwrap()
+        .len(),
+        1
+    );
 
-    let before = kb.search(&ds.id, "积分", &SearchOptions::default()).unwrap()[0].hit_count;
+    let before = kb
+        .search(&ds.id, "积分", &SearchOptions::default())
+        .unwrap()[0]
+        .hit_count;
     kb.flush().unwrap();
     drop(kb);
     let kb = open(dir.path());
     assert_eq!(kb.datasets().len(), 1);
     assert_eq!(kb.documents(&ds.id).unwrap()[0].segment_count, 4);
-    assert_eq!(kb.search(&ds.id, "积分", &SearchOptions::default()).unwrap()[0].hit_count, before + 1, "hit counts are kept");
+    assert_eq!(
+        kb.search(&ds.id, "积分", &SearchOptions::default())
+            .unwrap()[0]
+            .hit_count,
+        before + 1,
+        "hit counts are kept"
+    );
     kb.authorize(&ds.id, &ds.api_key).unwrap();
-    assert!(matches!(kb.authorize(&ds.id, "dataset-wrong"), Err(KbError::Unauthorized)));
+    assert!(matches!(
+        kb.authorize(&ds.id, "dataset-wrong"),
+        Err(KbError::Unauthorized)
+    ));
 }
 
 #[test]
@@ -57,20 +128,68 @@ fn documents_are_replaced_deleted_and_filtered() {
     let ds = kb.create_dataset("manuals", "").unwrap();
     let mut meta = serde_json::Map::new();
     meta.insert("category".into(), "物流".into());
-    let shipping = kb.add_document(&ds.id, "shipping.md", "# 配送\n\n普通快递3-5天送达。".as_bytes(), None, meta).unwrap();
-    let refund = kb.add_document(&ds.id, "refund.txt", "退款在1-3个工作日内到账。".as_bytes(), None, Default::default()).unwrap();
+    let shipping = kb
+        .add_document(
+            &ds.id,
+            "shipping.md",
+            "# 配送\n\n普通快递3-5天送达。".as_bytes(),
+            None,
+            meta,
+        )
+        .unwrap();
+    let refund = kb
+        .add_document(
+            &ds.id,
+            "refund.txt",
+            "退款在1-3个工作日内到账。".as_bytes(),
+            None,
+            Default::default(),
+        )
+        .unwrap();
     let filter: MetadataFilter = serde_json::from_value(serde_json::json!({ "conditions": [{ "name": "category", "comparison_operator": "is", "value": "物流" }] })).unwrap();
-    let only_shipping = SearchOptions { filter: Some(filter), top_k: 10, ..Default::default() };
-    assert!(kb.search(&ds.id, "多久到账", &only_shipping).unwrap().iter().all(|h| h.document_id == shipping.id));
+    let only_shipping = SearchOptions {
+        filter: Some(filter),
+        top_k: 10,
+        ..Default::default()
+    };
+    assert!(
+        kb.search(&ds.id, "多久到账", &only_shipping)
+            .unwrap()
+            .iter()
+            .all(|h| h.document_id == shipping.id)
+    );
 
-    kb.replace_document(&ds.id, &refund.id, "refund.txt", "退款在24小时内到账。".as_bytes(), None, Default::default()).unwrap();
-    let hits = kb.search(&ds.id, "退款多久到账", &SearchOptions::default()).unwrap();
-    assert!(hits[0].segment.content.contains("24小时"), "{:?}", hits[0].segment.content);
+    kb.replace_document(
+        &ds.id,
+        &refund.id,
+        "refund.txt",
+        "退款在24小时内到账。".as_bytes(),
+        None,
+        Default::default(),
+    )
+    .unwrap();
+    let hits = kb
+        .search(&ds.id, "退款多久到账", &SearchOptions::default())
+        .unwrap();
+    assert!(
+        hits[0].segment.content.contains("24小时"),
+        "{:?}",
+        hits[0].segment.content
+    );
     kb.delete_document(&ds.id, &refund.id).unwrap();
-    assert!(kb.search(&ds.id, "退款", &SearchOptions::default()).unwrap().iter().all(|h| h.document_id != refund.id));
+    assert!(
+        kb.search(&ds.id, "退款", &SearchOptions::default())
+            .unwrap()
+            .iter()
+            .all(|h| h.document_id != refund.id)
+    );
     drop(kb);
     let kb = open(dir.path());
-    assert_eq!(kb.documents(&ds.id).unwrap().len(), 1, "the deletion is durable");
+    assert_eq!(
+        kb.documents(&ds.id).unwrap().len(),
+        1,
+        "the deletion is durable"
+    );
     kb.delete_dataset(&ds.id).unwrap();
     drop(kb);
     assert!(open(dir.path()).datasets().is_empty());
@@ -81,15 +200,66 @@ fn bad_input_is_refused_and_changes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let kb = open(dir.path());
     let ds = kb.create_dataset("客服", "").unwrap();
-    kb.add_document(&ds.id, "faq.csv", TABLE.as_bytes(), None, Default::default()).unwrap();
+    kb.add_document(
+        &ds.id,
+        "faq.csv",
+        TABLE.as_bytes(),
+        None,
+        Default::default(),
+    )
+    .unwrap();
     let invalid = |r: Result<_, KbError>| matches!(r, Err(KbError::InvalidParam(_)));
-    assert!(invalid(kb.search(&ds.id, "   ", &SearchOptions::default()).map(|_| ())));
-    assert!(invalid(kb.search(&ds.id, &"长".repeat(251), &SearchOptions::default()).map(|_| ())));
-    assert!(invalid(kb.search(&ds.id, "退款", &SearchOptions { top_k: 0, ..Default::default() }).map(|_| ())));
-    assert!(matches!(kb.search("6f1d7d1e-6b0a-4d1e-9f1e-00000000ffff", "退款", &SearchOptions::default()), Err(KbError::DatasetNotFound)));
-    assert!(invalid(kb.add_document(&ds.id, "x.pdf", b"%PDF-1.7\x00\xff\xfe", None, Default::default()).map(|_| ())));
-    assert!(invalid(kb.add_document(&ds.id, "bad.csv", b"foo,bar\n1,2\n", None, Default::default()).map(|_| ())));
-    assert!(invalid(kb.create_dataset_with("not-a-uuid", "x", "", "dataset-key-1").map(|_| ())));
+    assert!(invalid(
+        kb.search(&ds.id, "   ", &SearchOptions::default())
+            .map(|_| ())
+    ));
+    assert!(invalid(
+        kb.search(&ds.id, &"长".repeat(251), &SearchOptions::default())
+            .map(|_| ())
+    ));
+    assert!(invalid(
+        kb.search(
+            &ds.id,
+            "退款",
+            &SearchOptions {
+                top_k: 0,
+                ..Default::default()
+            }
+        )
+        .map(|_| ())
+    ));
+    assert!(matches!(
+        kb.search(
+            "6f1d7d1e-6b0a-4d1e-9f1e-00000000ffff",
+            "退款",
+            &SearchOptions::default()
+        ),
+        Err(KbError::DatasetNotFound)
+    ));
+    assert!(invalid(
+        kb.add_document(
+            &ds.id,
+            "x.pdf",
+            b"%PDF-1.7\x00\xff\xfe",
+            None,
+            Default::default()
+        )
+        .map(|_| ())
+    ));
+    assert!(invalid(
+        kb.add_document(
+            &ds.id,
+            "bad.csv",
+            b"foo,bar\n1,2\n",
+            None,
+            Default::default()
+        )
+        .map(|_| ())
+    ));
+    assert!(invalid(
+        kb.create_dataset_with("not-a-uuid", "x", "", "dataset-key-1")
+            .map(|_| ())
+    ));
     assert_eq!(kb.documents(&ds.id).unwrap().len(), 1);
     let files: Vec<_> = walk(&dir.path().join("kb"));
     assert_eq!(files.len(), 2, "dataset.json and one document: {files:?}");

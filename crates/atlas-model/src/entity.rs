@@ -113,12 +113,20 @@ impl Action {
     /// What identifies the widget: its id when the agent knows one, otherwise its text. A report
     /// that names only the text (as seed 000's example does) still finds its edge.
     pub fn widget_key(&self) -> &str {
-        if self.widget_id.is_empty() { &self.widget_text } else { &self.widget_id }
+        if self.widget_id.is_empty() {
+            &self.widget_text
+        } else {
+            &self.widget_id
+        }
     }
 
     /// A short human-readable label: `点击'外卖'`, `输入'laundry'`, `back`.
     pub fn label(&self) -> String {
-        let target = if self.widget_text.is_empty() { &self.widget_id } else { &self.widget_text };
+        let target = if self.widget_text.is_empty() {
+            &self.widget_id
+        } else {
+            &self.widget_text
+        };
         let verb = match self.action_type.as_str() {
             "click" | "tap" => "点击",
             "long_click" | "long_press" => "长按",
@@ -172,11 +180,19 @@ impl Transition {
     /// The raw rate seed 000 reports; an edge with no reports counts as working.
     pub fn success_rate(&self) -> f64 {
         let total = self.success_count + self.fail_count;
-        if total == 0 { 1.0 } else { self.success_count as f64 / total as f64 }
+        if total == 0 {
+            1.0
+        } else {
+            self.success_count as f64 / total as f64
+        }
     }
 
     pub fn avg_latency_ms(&self) -> f64 {
-        if self.latency_samples == 0 { 0.0 } else { self.latency_total_ms / self.latency_samples as f64 }
+        if self.latency_samples == 0 {
+            0.0
+        } else {
+            self.latency_total_ms / self.latency_samples as f64
+        }
     }
 }
 

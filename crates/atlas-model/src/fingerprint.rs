@@ -21,7 +21,8 @@ pub fn ui_features(widgets: &[Widget]) -> BTreeSet<String> {
     for w in widgets {
         let kind = w.widget_type.to_ascii_lowercase();
         features.insert(format!("w:{kind}:{}", w.id));
-        let editable = kind.contains("input") || kind.contains("edit") || kind.contains("textfield");
+        let editable =
+            kind.contains("input") || kind.contains("edit") || kind.contains("textfield");
         if !editable && is_stable_label(&w.text) {
             features.insert(format!("t:{}", w.text.trim()));
         }
@@ -36,7 +37,10 @@ pub fn ui_fingerprint(widgets: &[Widget]) -> String {
         hasher.update(f.as_bytes());
         hasher.update([0u8]);
     }
-    hasher.finalize()[..8].iter().map(|b| format!("{b:02x}")).collect()
+    hasher.finalize()[..8]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 #[cfg(test)]
@@ -44,15 +48,32 @@ mod tests {
     use super::*;
 
     fn w(id: &str, text: &str, t: &str) -> Widget {
-        Widget { id: id.into(), text: text.into(), widget_type: t.into(), bounds: String::new() }
+        Widget {
+            id: id.into(),
+            text: text.into(),
+            widget_type: t.into(),
+            bounds: String::new(),
+        }
     }
 
     #[test]
     fn changing_contents_keep_the_fingerprint() {
-        let a = [w("title", "购物车", "text"), w("count", "3 件", "text"), w("q", "麻辣烫", "input")];
-        let b = [w("title", "购物车", "text"), w("count", "5 件", "text"), w("q", "奶茶", "input")];
+        let a = [
+            w("title", "购物车", "text"),
+            w("count", "3 件", "text"),
+            w("q", "麻辣烫", "input"),
+        ];
+        let b = [
+            w("title", "购物车", "text"),
+            w("count", "5 件", "text"),
+            w("q", "奶茶", "input"),
+        ];
         assert_eq!(ui_fingerprint(&a), ui_fingerprint(&b));
-        let c = [w("title", "我的订单", "text"), w("count", "3 件", "text"), w("q", "", "input")];
+        let c = [
+            w("title", "我的订单", "text"),
+            w("count", "3 件", "text"),
+            w("q", "", "input"),
+        ];
         assert_ne!(ui_fingerprint(&a), ui_fingerprint(&c));
     }
 }

@@ -47,7 +47,13 @@ pub fn transition_id(from_page: &str, action: &Action, to_page: &str) -> String 
 pub fn sanitize_node_id(raw: &str) -> String {
     let cleaned: String = raw
         .chars()
-        .map(|c| if c.is_alphanumeric() || c == '_' || c == '-' { c } else { '_' })
+        .map(|c| {
+            if c.is_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     // Keep directory names short enough for every filesystem (255 bytes) with room for a prefix.
     let mut out = String::new();
@@ -64,7 +70,10 @@ pub fn sanitize_node_id(raw: &str) -> String {
 /// characters that break files and logs, and not longer than [`MAX_TEXT_LEN`].
 pub fn validate_text(field: &str, value: &str, required: bool) -> Result<(), AtlasError> {
     if required && value.trim().is_empty() {
-        return Err(AtlasError::invalid(field, format!("{field} must not be empty")));
+        return Err(AtlasError::invalid(
+            field,
+            format!("{field} must not be empty"),
+        ));
     }
     if value.len() > MAX_TEXT_LEN {
         return Err(AtlasError::invalid(
@@ -72,8 +81,14 @@ pub fn validate_text(field: &str, value: &str, required: bool) -> Result<(), Atl
             format!("{field} is longer than {MAX_TEXT_LEN} bytes"),
         ));
     }
-    if value.chars().any(|c| c.is_control() && c != '\n' && c != '\t') {
-        return Err(AtlasError::invalid(field, format!("{field} contains control characters")));
+    if value
+        .chars()
+        .any(|c| c.is_control() && c != '\n' && c != '\t')
+    {
+        return Err(AtlasError::invalid(
+            field,
+            format!("{field} contains control characters"),
+        ));
     }
     Ok(())
 }

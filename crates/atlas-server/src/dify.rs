@@ -15,12 +15,12 @@ use atlas_kb::{Hit, KbError, KnowledgeBase, MetadataFilter, SearchMethod, Search
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{Path, State};
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::{Json, Router};
 use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 pub(crate) fn routes() -> Router<Arc<KnowledgeBase>> {
     Router::new()
@@ -31,19 +31,32 @@ pub(crate) fn routes() -> Router<Arc<KnowledgeBase>> {
 
 fn dify_error(e: &KbError) -> Response {
     let (_, status) = e.code();
-    (StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR), Json(e.to_body())).into_response()
+    (
+        StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
+        Json(e.to_body()),
+    )
+        .into_response()
 }
 
 fn bearer(headers: &HeaderMap) -> Option<&str> {
-    headers.get(header::AUTHORIZATION)?.to_str().ok()?.strip_prefix("Bearer ").map(str::trim).filter(|k| !k.is_empty())
+    headers
+        .get(header::AUTHORIZATION)?
+        .to_str()
+        .ok()?
+        .strip_prefix("Bearer ")
+        .map(str::trim)
+        .filter(|k| !k.is_empty())
 }
 
 /// The JSON object of a body, or Dify's invalid_param.
 fn json_body(body: Result<Bytes, BytesRejection>) -> Result<Value, KbError> {
     let bytes = body.map_err(|e| KbError::InvalidParam(format!("cannot read the body: {e}")))?;
-    let value: Value = serde_json::from_slice(&bytes).map_err(|e| KbError::InvalidParam(format!("the body is not JSON: {e}")))?;
+    let value: Value = serde_json::from_slice(&bytes)
+        .map_err(|e| KbError::InvalidParam(format!("the body is not JSON: {e}")))?;
     if !value.is_object() {
-        return Err(KbError::InvalidParam("the body must be a JSON object".into()));
+        return Err(KbError::InvalidParam(
+            "the body must be a JSON object".into(),
+        ));
     }
     Ok(value)
 }
@@ -67,46 +80,86 @@ fn options(model: RetrievalModel) -> Result<SearchOptions, KbError> {
         Some("keyword_search" | "full_text_search") => SearchMethod::Keyword,
         Some("semantic_search") => SearchMethod::Semantic,
         Some("hybrid_search") => SearchMethod::Hybrid,
-        Some(other) => return Err(KbError::InvalidParam(format!("unknown search_method {other:?}"))),
+        Some(other) => {
+            return Err(KbError::InvalidParam(format!(
+                "unknown search_method {other:?}"
+            )));
+        }
     };
     let top_k = match model.top_k {
         None => defaults.top_k,
         Some(k) if k >= 1 && k as usize <= atlas_kb::MAX_TOP_K => k as usize,
-        Some(k) => return Err(KbError::InvalidParam(format!("top_k must be between 1 and {}, got {k}", atlas_kb::MAX_TOP_K))),
+        Some(k) => {
+            return Err(KbError::InvalidParam(format!(
+                "top_k must be between 1 and {}, got {k}",
+                atlas_kb::MAX_TOP_K
+            )));
+        }
     };
-    let semantic_weight = model.weights.as_ref().and_then(|w| w["vector_setting"]["vector_weight"].as_f64()).or(defaults.semantic_weight);
+    let semantic_weight = model
+        .weights
+        .as_ref()
+        .and_then(|w| w["vector_setting"]["vector_weight"].as_f64())
+        .or(defaults.semantic_weight);
     Ok(SearchOptions {
         method,
         top_k,
-        score_threshold: if model.score_threshold_enabled { model.score_threshold } else { None },
+        score_threshold: if model.score_threshold_enabled {
+            model.score_threshold
+        } else {
+            None
+        },
         semantic_weight,
         filter: model.metadata_filtering_conditions,
     })
 }
 
 /// Runs a search off the event loop: an embedder may call a model or a network service.
-async fn search(kb: Arc<KnowledgeBase>, dataset: String, query: String, options: SearchOptions) -> Result<Vec<Hit>, KbError> {
-    tokio::task::spawn_blocking(move || kb.search(&dataset, &query, &options)).await.map_err(|e| KbError::Io(format!("search stopped: {e}")))?
+async fn search(
+    kb: Arc<KnowledgeBase>,
+    dataset: String,
+    query: String,
+    options: SearchOptions,
+) -> Result<Vec<Hit>, KbError> {
+    tokio::task::spawn_blocking(move || kb.search(&dataset, &query, &options))
+        .await
+        .map_err(|e| KbError::Io(format!("search stopped: {e}")))?
 }
 
-async fn retrieve(State(kb): State<Arc<KnowledgeBase>>, Path(dataset): Path<String>, headers: HeaderMap, body: Result<Bytes, BytesRejection>) -> Response {
+async fn retrieve(
+    State(kb): State<Arc<KnowledgeBase>>,
+    Path(dataset): Path<String>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
     match retrieve_inner(kb, dataset, headers, body).await {
         Ok(value) => Json(value).into_response(),
         Err(e) => dify_error(&e),
     }
 }
 
-async fn retrieve_inner(kb: Arc<KnowledgeBase>, dataset: String, headers: HeaderMap, body: Result<Bytes, BytesRejection>) -> Result<Value, KbError> {
+async fn retrieve_inner(
+    kb: Arc<KnowledgeBase>,
+    dataset: String,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Value, KbError> {
     let key = bearer(&headers).ok_or(KbError::Unauthorized)?;
     kb.authorize(&dataset, key)?;
     let body = json_body(body)?;
-    let query = body["query"].as_str().ok_or_else(|| KbError::InvalidParam("query is required and must be a string".into()))?.to_string();
+    let query = body["query"]
+        .as_str()
+        .ok_or_else(|| KbError::InvalidParam("query is required and must be a string".into()))?
+        .to_string();
     let model: RetrievalModel = match &body["retrieval_model"] {
         Value::Null => RetrievalModel::default(),
-        m => serde_json::from_value(m.clone()).map_err(|e| KbError::InvalidParam(format!("retrieval_model: {e}")))?,
+        m => serde_json::from_value(m.clone())
+            .map_err(|e| KbError::InvalidParam(format!("retrieval_model: {e}")))?,
     };
     let hits = search(kb, dataset, query.clone(), options(model)?).await?;
-    Ok(json!({ "query": { "content": query }, "records": hits.iter().map(record).collect::<Vec<_>>() }))
+    Ok(
+        json!({ "query": { "content": query }, "records": hits.iter().map(record).collect::<Vec<_>>() }),
+    )
 }
 
 /// A hit in Dify's record shape, every key present.
@@ -153,39 +206,79 @@ fn record(hit: &Hit) -> Value {
 }
 
 fn external_error(status: StatusCode, code: u32, message: &str) -> Response {
-    (status, Json(json!({ "error_code": code, "error_msg": message }))).into_response()
+    (
+        status,
+        Json(json!({ "error_code": code, "error_msg": message })),
+    )
+        .into_response()
 }
 
-async fn external_retrieval(State(kb): State<Arc<KnowledgeBase>>, headers: HeaderMap, body: Result<Bytes, BytesRejection>) -> Response {
+async fn external_retrieval(
+    State(kb): State<Arc<KnowledgeBase>>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
     let Some(key) = bearer(&headers) else {
-        return external_error(StatusCode::FORBIDDEN, 1001, "Invalid Authorization header format. Expected 'Bearer <api-key>' format.");
+        return external_error(
+            StatusCode::FORBIDDEN,
+            1001,
+            "Invalid Authorization header format. Expected 'Bearer <api-key>' format.",
+        );
     };
     let body = match json_body(body) {
         Ok(b) => b,
         Err(e) => return external_error(StatusCode::BAD_REQUEST, 400, &e.to_string()),
     };
-    let (Some(dataset), Some(query)) = (body["knowledge_id"].as_str(), body["query"].as_str()) else {
-        return external_error(StatusCode::BAD_REQUEST, 400, "knowledge_id and query are required strings");
+    let (Some(dataset), Some(query)) = (body["knowledge_id"].as_str(), body["query"].as_str())
+    else {
+        return external_error(
+            StatusCode::BAD_REQUEST,
+            400,
+            "knowledge_id and query are required strings",
+        );
     };
     match kb.authorize(dataset, key) {
         Ok(()) => {}
-        Err(KbError::DatasetNotFound) => return external_error(StatusCode::NOT_FOUND, 2001, "The knowledge does not exist."),
-        Err(_) => return external_error(StatusCode::FORBIDDEN, 1002, "Authorization failed. Please check your API key."),
+        Err(KbError::DatasetNotFound) => {
+            return external_error(StatusCode::NOT_FOUND, 2001, "The knowledge does not exist.");
+        }
+        Err(_) => {
+            return external_error(
+                StatusCode::FORBIDDEN,
+                1002,
+                "Authorization failed. Please check your API key.",
+            );
+        }
     }
     let setting = &body["retrieval_setting"];
     let top_k = setting["top_k"].as_i64().unwrap_or(4);
     if !(1..=atlas_kb::MAX_TOP_K as i64).contains(&top_k) {
-        return external_error(StatusCode::BAD_REQUEST, 400, &format!("top_k must be between 1 and {}", atlas_kb::MAX_TOP_K));
+        return external_error(
+            StatusCode::BAD_REQUEST,
+            400,
+            &format!("top_k must be between 1 and {}", atlas_kb::MAX_TOP_K),
+        );
     }
     let filter = match &body["metadata_condition"] {
         Value::Null => None,
         c => match serde_json::from_value::<MetadataFilter>(c.clone()) {
             Ok(f) => Some(f),
-            Err(e) => return external_error(StatusCode::BAD_REQUEST, 400, &format!("metadata_condition: {e}")),
+            Err(e) => {
+                return external_error(
+                    StatusCode::BAD_REQUEST,
+                    400,
+                    &format!("metadata_condition: {e}"),
+                );
+            }
         },
     };
     let threshold = setting["score_threshold"].as_f64().filter(|t| *t > 0.0);
-    let options = SearchOptions { top_k: top_k as usize, score_threshold: threshold, filter, ..SearchOptions::default() };
+    let options = SearchOptions {
+        top_k: top_k as usize,
+        score_threshold: threshold,
+        filter,
+        ..SearchOptions::default()
+    };
     match search(kb, dataset.to_string(), query.to_string(), options).await {
         Ok(hits) => Json(json!({ "records": hits.iter().map(|h| json!({
             "content": h.segment.content,

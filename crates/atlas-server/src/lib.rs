@@ -17,7 +17,7 @@ use atlas_service::{Atlas, ToolRegistry};
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{DefaultBodyLimit, Path, Request, State};
-use axum::http::{header, StatusCode};
+use axum::http::{StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -37,7 +37,8 @@ pub struct AppState {
 
 /// The error body and status for an [`AtlasError`].
 pub fn error_response(e: &AtlasError) -> Response {
-    let status = StatusCode::from_u16(e.code().http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let status =
+        StatusCode::from_u16(e.code().http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     if status.is_server_error() {
         tracing::error!("{e}");
     }
@@ -54,7 +55,10 @@ pub fn router(state: AppState) -> Router {
         }))
         .with_state(state.kb.clone());
     Router::new()
-        .route("/healthz", get(|| async { Json(serde_json::json!({ "status": "ok" })) }))
+        .route(
+            "/healthz",
+            get(|| async { Json(serde_json::json!({ "status": "ok" })) }),
+        )
         .route("/api/v1/openapi.json", get(openapi_document))
         .route("/api/v1/tools", get(tool_list))
         .route("/api/v1/{name}", post(call_tool))
@@ -71,9 +75,15 @@ pub fn router(state: AppState) -> Router {
 
 /// Refuses a body announced as too large before reading any of it.
 async fn refuse_oversize(request: Request, next: Next) -> Response {
-    let announced = request.headers().get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<usize>().ok());
+    let announced = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<usize>().ok());
     if announced.is_some_and(|n| n > MAX_BODY_BYTES) {
-        return error_response(&AtlasError::PayloadTooLarge { limit: MAX_BODY_BYTES });
+        return error_response(&AtlasError::PayloadTooLarge {
+            limit: MAX_BODY_BYTES,
+        });
     }
     next.run(request).await
 }
@@ -97,19 +107,32 @@ async fn openapi_document(State(state): State<AppState>) -> Json<serde_json::Val
 }
 
 async fn tool_list(State(state): State<AppState>) -> Json<serde_json::Value> {
-    Json(serde_json::Value::Array(state.tools.iter().map(|t| t.openai_function()).collect()))
+    Json(serde_json::Value::Array(
+        state.tools.iter().map(|t| t.openai_function()).collect(),
+    ))
 }
 
-async fn call_tool(State(state): State<AppState>, Path(name): Path<String>, body: Result<Bytes, BytesRejection>) -> Response {
+async fn call_tool(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
     let Some(tool) = state.tools.get(&name) else {
         return error_response(&AtlasError::NotFound(format!("no interface named {name}")));
     };
     let body = match body {
         Ok(b) => b,
         Err(e) if e.status() == StatusCode::PAYLOAD_TOO_LARGE => {
-            return error_response(&AtlasError::PayloadTooLarge { limit: MAX_BODY_BYTES });
+            return error_response(&AtlasError::PayloadTooLarge {
+                limit: MAX_BODY_BYTES,
+            });
         }
-        Err(e) => return error_response(&AtlasError::invalid("body", format!("cannot read the body: {e}"))),
+        Err(e) => {
+            return error_response(&AtlasError::invalid(
+                "body",
+                format!("cannot read the body: {e}"),
+            ));
+        }
     };
     match tool.call_json(state.atlas.clone(), Box::new(body)).await {
         Ok(json) => ([(header::CONTENT_TYPE, "application/json")], json).into_response(),
@@ -118,7 +141,11 @@ async fn call_tool(State(state): State<AppState>, Path(name): Path<String>, body
 }
 
 /// Serves until `shutdown` resolves, then returns (the caller checkpoints).
-pub async fn serve(listener: tokio::net::TcpListener, state: AppState, shutdown: impl std::future::Future<Output = ()> + Send + 'static) -> std::io::Result<()> {
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    state: AppState,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
     use axum::serve::ListenerExt;
     // Agents send small requests and wait for each answer: without TCP_NODELAY, Nagle's
     // algorithm meets the client's delayed ACK and a reply can sit for tens of milliseconds.
@@ -127,5 +154,7 @@ pub async fn serve(listener: tokio::net::TcpListener, state: AppState, shutdown:
             tracing::debug!("cannot set TCP_NODELAY: {e}");
         }
     });
-    axum::serve(listener, router(state)).with_graceful_shutdown(shutdown).await
+    axum::serve(listener, router(state))
+        .with_graceful_shutdown(shutdown)
+        .await
 }

@@ -1,7 +1,7 @@
 //! The OpenAPI 3.1 document, generated from the tool registry.
 
 use atlas_service::ToolRegistry;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 
 /// Moves schemars' local `$defs` into `components/schemas` so references resolve in one document.
 fn lift_defs(mut schema: Value, components: &mut Map<String, Value>) -> Value {

@@ -3,10 +3,13 @@
 
 use std::collections::HashMap;
 
-use atlas_model::{page_id, AtlasError, Result, Widget};
+use atlas_model::{AtlasError, Result, Widget, page_id};
 use serde::Deserialize;
 
-use crate::{AddPageRequest, Atlas, BatchAddTransitionsRequest, BatchTransition, RegisterIntentRequest, UiHierarchy};
+use crate::{
+    AddPageRequest, Atlas, BatchAddTransitionsRequest, BatchTransition, RegisterIntentRequest,
+    UiHierarchy,
+};
 
 pub const DEMO_APP_ID: &str = "com.meituan.app";
 
@@ -53,12 +56,17 @@ pub async fn demo_graph(atlas: &Atlas) -> Result<bool> {
     if atlas.read(|g| g.app(DEMO_APP_ID).is_some()) {
         return Ok(false);
     }
-    let demo: Demo = serde_json::from_str(DEMO_JSON).map_err(|e| AtlasError::Graph(format!("demo data: {e}")))?;
+    let demo: Demo = serde_json::from_str(DEMO_JSON)
+        .map_err(|e| AtlasError::Graph(format!("demo data: {e}")))?;
     // Each page shows its title and a button for every action that leaves it, so that
     // match_current_page has structure to compare.
     let mut buttons: HashMap<&str, Vec<Widget>> = HashMap::new();
     for t in &demo.transitions {
-        let kind = if t.action_type == "input" { "input" } else { "button" };
+        let kind = if t.action_type == "input" {
+            "input"
+        } else {
+            "button"
+        };
         buttons.entry(t.from.as_str()).or_default().push(Widget {
             id: format!("{}_{}", kind, t.widget_text),
             text: t.widget_text.clone(),
@@ -67,7 +75,12 @@ pub async fn demo_graph(atlas: &Atlas) -> Result<bool> {
         });
     }
     for page in &demo.pages {
-        let mut widgets = vec![Widget { id: "title".into(), text: page.page_name.clone(), widget_type: "text".into(), bounds: String::new() }];
+        let mut widgets = vec![Widget {
+            id: "title".into(),
+            text: page.page_name.clone(),
+            widget_type: "text".into(),
+            bounds: String::new(),
+        }];
         widgets.extend(buttons.remove(page.page_name.as_str()).unwrap_or_default());
         atlas
             .add_page(AddPageRequest {
@@ -76,7 +89,11 @@ pub async fn demo_graph(atlas: &Atlas) -> Result<bool> {
                 page_type: Some(page.page_type.clone()),
                 description: Some(page.description.clone()),
                 intents: page.intents.clone(),
-                ui_hierarchy: Some(UiHierarchy { widgets, page_structure: page.description.clone(), ..Default::default() }),
+                ui_hierarchy: Some(UiHierarchy {
+                    widgets,
+                    page_structure: page.description.clone(),
+                    ..Default::default()
+                }),
             })
             .await?;
     }
@@ -95,9 +112,14 @@ pub async fn demo_graph(atlas: &Atlas) -> Result<bool> {
             latency_ms: Some(t.latency_ms),
         })
         .collect();
-    let added = atlas.batch_add_transitions(BatchAddTransitionsRequest { transitions }).await?;
+    let added = atlas
+        .batch_add_transitions(BatchAddTransitionsRequest { transitions })
+        .await?;
     if added.failed > 0 {
-        return Err(AtlasError::Graph(format!("demo transitions failed: {:?}", added.errors)));
+        return Err(AtlasError::Graph(format!(
+            "demo transitions failed: {:?}",
+            added.errors
+        )));
     }
     for intent in demo.intents {
         atlas

@@ -12,7 +12,7 @@ use std::collections::{HashMap, HashSet};
 
 use atlas_graph::AppGraph;
 use atlas_model::{Action, TraceStep, Widget};
-use atlas_text::{words, Template};
+use atlas_text::{Template, words};
 
 use crate::memory::Recall;
 
@@ -27,7 +27,9 @@ const SMALL_PAGE: usize = 5;
 /// Labels that commit what a page holds (a dialog's choice, a form, a colour picked): a task that
 /// changed something on such a page is not done until one is pressed. Conventions shared by
 /// Android, HarmonyOS and the web, in English and Chinese, not any one app's words.
-const COMMIT_LABELS: &[&str] = &["ok", "save", "yes", "done", "apply", "confirm", "确定", "保存", "是", "完成", "确认", "应用"];
+const COMMIT_LABELS: &[&str] = &[
+    "ok", "save", "yes", "done", "apply", "confirm", "确定", "保存", "是", "完成", "确认", "应用",
+];
 /// Labels that dismiss what a page offers: pressing one undoes the step that opened the page, so
 /// it is never the way forward.
 const CANCEL_LABELS: &[&str] = &["no", "cancel", "取消", "否"];
@@ -42,7 +44,9 @@ fn label_words(text: &str) -> HashSet<String> {
 
 /// Widgets an agent can act on (texts shown as paragraphs are read, not tapped).
 fn actionable(w: &Widget) -> bool {
-    !w.text.trim().is_empty() && !w.widget_type.eq_ignore_ascii_case("p") && !w.widget_type.eq_ignore_ascii_case("text")
+    !w.text.trim().is_empty()
+        && !w.widget_type.eq_ignore_ascii_case("p")
+        && !w.widget_type.eq_ignore_ascii_case("text")
 }
 
 fn is_input(w: &Widget) -> bool {
@@ -57,7 +61,12 @@ struct Candidate<'a> {
 }
 
 /// What the labels of `app` say to do on `current_page` for `intent`, after the steps `taken`.
-pub(crate) fn ground(app: &AppGraph, intent: &str, current_page: &str, taken: &[TraceStep]) -> Option<Recall> {
+pub(crate) fn ground(
+    app: &AppGraph,
+    intent: &str,
+    current_page: &str,
+    taken: &[TraceStep],
+) -> Option<Recall> {
     let pages = app.pages();
     // Rarity of each word among the pages' labels.
     let mut df: HashMap<String, usize> = HashMap::new();
@@ -71,23 +80,47 @@ pub(crate) fn ground(app: &AppGraph, intent: &str, current_page: &str, taken: &[
         }
     }
     let idf = |w: &str| (1.0 + pages.len() as f64 / (1.0 + *df.get(w).unwrap_or(&0) as f64)).ln();
-    let used: HashSet<&str> = taken.iter().map(|s| s.action.widget_text.as_str()).filter(|t| !t.is_empty()).collect();
+    let used: HashSet<&str> = taken
+        .iter()
+        .map(|s| s.action.widget_text.as_str())
+        .filter(|t| !t.is_empty())
+        .collect();
     // What a tapped setting showed under its name ("Font size<br>Medium") was its old value,
     // not a choice made: only the name counts as said.
-    let mut said: HashSet<String> = used.iter().flat_map(|t| label_words(stable_part(t))).collect();
+    let mut said: HashSet<String> = used
+        .iter()
+        .flat_map(|t| label_words(stable_part(t)))
+        .collect();
     // Once the task has moved, the page it reached says where it is: its title and section
     // headings ("LIST VIEW", "Contacts") name the place, and an instruction's words for that place
     // ("in the list view") are satisfied by being there, not by tapping something else.
     if !taken.is_empty() {
         if let Some(page) = app.page(current_page) {
-            said.extend(page.widgets.iter().filter(|w| !actionable(w)).flat_map(|w| label_words(&w.text)));
+            said.extend(
+                page.widgets
+                    .iter()
+                    .filter(|w| !actionable(w))
+                    .flat_map(|w| label_words(&w.text)),
+            );
         }
     }
-    let value_words: Vec<HashSet<String>> = Template::of(intent).values.iter().map(|v| label_words(v)).filter(|w| !w.is_empty()).collect();
+    let value_words: Vec<HashSet<String>> = Template::of(intent)
+        .values
+        .iter()
+        .map(|v| label_words(v))
+        .filter(|w| !w.is_empty())
+        .collect();
     // What the session typed shows up as labels afterwards ("deadlines" in a list): a result, not a goal.
-    let typed: HashSet<String> = taken.iter().flat_map(|s| label_words(&s.action.input_text)).collect();
+    let typed: HashSet<String> = taken
+        .iter()
+        .flat_map(|s| label_words(&s.action.input_text))
+        .collect();
     let asked = label_words(&without_current_state(&without_app_name(intent)));
-    let remaining: HashSet<String> = asked.iter().filter(|w| !said.contains(*w)).cloned().collect();
+    let remaining: HashSet<String> = asked
+        .iter()
+        .filter(|w| !said.contains(*w))
+        .cloned()
+        .collect();
     // Shares are of the whole instruction, so leftovers like "app" weigh what they weigh in it.
     let mass: f64 = asked.iter().map(|w| idf(w)).sum();
     // Choices are weighed against what remains to be said; whether anything is left worth doing
@@ -97,9 +130,16 @@ pub(crate) fn ground(app: &AppGraph, intent: &str, current_page: &str, taken: &[
     // everywhere: they count only for a label showing a whole value the instruction names
     // ("125%"), not a digit group of one ("00" of "5:00").
     let says = |label: &str| -> Vec<String> {
-        let shared: Vec<String> = label_words(stable_part(label)).intersection(&remaining).cloned().collect();
+        let shared: Vec<String> = label_words(stable_part(label))
+            .intersection(&remaining)
+            .cloned()
+            .collect();
         let numeric = shared.iter().all(|x| x.chars().all(|c| c.is_ascii_digit()));
-        if numeric && !value_words.iter().any(|v| v.iter().all(|x| shared.contains(x))) {
+        if numeric
+            && !value_words
+                .iter()
+                .any(|v| v.iter().all(|x| shared.contains(x)))
+        {
             return Vec::new();
         }
         shared
@@ -109,7 +149,11 @@ pub(crate) fn ground(app: &AppGraph, intent: &str, current_page: &str, taken: &[
     }
     let mut candidates: Vec<Candidate> = Vec::new();
     for page in pages {
-        for w in page.widgets.iter().filter(|w| actionable(w) && !used.contains(w.text.as_str()) && !is_cancel(&w.text)) {
+        for w in page
+            .widgets
+            .iter()
+            .filter(|w| actionable(w) && !used.contains(w.text.as_str()) && !is_cancel(&w.text))
+        {
             let own = label_words(stable_part(&w.text));
             if !own.is_empty() && own.iter().all(|x| typed.contains(x)) {
                 continue;
@@ -117,19 +161,32 @@ pub(crate) fn ground(app: &AppGraph, intent: &str, current_page: &str, taken: &[
             // Only the name counts: the value a setting shows is what it is now, not what is asked.
             let overlap: f64 = says(&w.text).iter().map(|x| idf(x)).sum();
             if overlap > 0.0 {
-                candidates.push(Candidate { page: &page.page_id, widget: w, share: overlap / mass });
+                candidates.push(Candidate {
+                    page: &page.page_id,
+                    widget: w,
+                    share: overlap / mass,
+                });
             }
         }
     }
-    candidates.sort_by(|a, b| b.share.total_cmp(&a.share).then_with(|| (b.page == current_page).cmp(&(a.page == current_page))));
+    candidates.sort_by(|a, b| {
+        b.share
+            .total_cmp(&a.share)
+            .then_with(|| (b.page == current_page).cmp(&(a.page == current_page)))
+    });
     let best_share = candidates.first().map_or(0.0, |c| c.share);
     let closing = closing_labels(app);
     let arrived = taken.last().is_some_and(|s| s.to_page == current_page);
     // An instruction opens with what to do ("change", "set", "打开"); once steps were taken, that
     // word alone left unsaid asks for nothing more, unless a widget says it well ("call Alice":
     // "Call number" is the task itself).
-    let verb: HashSet<String> = intent.split_whitespace().next().map(label_words).unwrap_or_default();
-    let only_the_verb_left = !taken.is_empty() && remaining.iter().all(|w| verb.contains(w)) && best_share < MIN_SHARE;
+    let verb: HashSet<String> = intent
+        .split_whitespace()
+        .next()
+        .map(label_words)
+        .unwrap_or_default();
+    let only_the_verb_left =
+        !taken.is_empty() && remaining.iter().all(|w| verb.contains(w)) && best_share < MIN_SHARE;
     if best_share < DONE_BELOW || only_the_verb_left {
         if !arrived {
             return None;
@@ -137,7 +194,10 @@ pub(crate) fn ground(app: &AppGraph, intent: &str, current_page: &str, taken: &[
         let last = taken.last().expect("arrived implies a step");
         // The last step opened a page with one field (a search box, a name dialog): the value the
         // instruction names and nobody typed yet goes in it.
-        let opened_now = last.from_page != current_page && !taken[..taken.len() - 1].iter().any(|s| s.from_page == current_page);
+        let opened_now = last.from_page != current_page
+            && !taken[..taken.len() - 1]
+                .iter()
+                .any(|s| s.from_page == current_page);
         if opened_now {
             if let Some(recall) = type_value(app, intent, taken, current_page) {
                 return Some(recall);
@@ -147,39 +207,78 @@ pub(crate) fn ground(app: &AppGraph, intent: &str, current_page: &str, taken: &[
         // way remembered tasks left it, or the way they confirm choices elsewhere in the app.
         if last.from_page == current_page {
             if let Some(exit) = usual_exit(app, current_page) {
-                return Some(Recall::Act { expected_page: exit.to_page.clone(), action: exit.action.clone(), remaining: 1, confidence: 0.6 });
+                return Some(Recall::Act {
+                    expected_page: exit.to_page.clone(),
+                    action: exit.action.clone(),
+                    remaining: 1,
+                    confidence: 0.6,
+                });
             }
             if let Some(confirm) = usual_confirmation(app, current_page) {
-                let action = Action { action_type: "click".into(), widget_id: confirm.id.clone(), widget_text: confirm.text.clone(), ..Default::default() };
-                return Some(Recall::Act { action, expected_page: current_page.to_string(), remaining: 1, confidence: 0.5 });
+                let action = Action {
+                    action_type: "click".into(),
+                    widget_id: confirm.id.clone(),
+                    widget_text: confirm.text.clone(),
+                    ..Default::default()
+                };
+                return Some(Recall::Act {
+                    action,
+                    expected_page: current_page.to_string(),
+                    remaining: 1,
+                    confidence: 0.5,
+                });
             }
         }
         // A page that still waits to be closed ("Save", "OK", "Allow"), when this task did not
         // just close one: close it the way the app's remembered tasks close pages.
-        let just_closed = closing.contains_key(last.action.widget_text.as_str()) || is_commit(&last.action.widget_text);
+        let just_closed = closing.contains_key(last.action.widget_text.as_str())
+            || is_commit(&last.action.widget_text);
         if !just_closed {
-            if let Some(close) = closing_widget(app, current_page, &closing).or_else(|| commit_widget(app, current_page)) {
-                let action = Action { action_type: "click".into(), widget_id: close.id.clone(), widget_text: close.text.clone(), ..Default::default() };
-                return Some(Recall::Act { action, expected_page: current_page.to_string(), remaining: 1, confidence: 0.5 });
+            if let Some(close) = closing_widget(app, current_page, &closing)
+                .or_else(|| commit_widget(app, current_page))
+            {
+                let action = Action {
+                    action_type: "click".into(),
+                    widget_id: close.id.clone(),
+                    widget_text: close.text.clone(),
+                    ..Default::default()
+                };
+                return Some(Recall::Act {
+                    action,
+                    expected_page: current_page.to_string(),
+                    remaining: 1,
+                    confidence: 0.5,
+                });
             }
         }
         // A small page the last step just opened (a confirmation, a chooser) is rarely where a
         // task ends; without a remembered way to close it, ask rather than stop.
-        let small = app.page(current_page).is_some_and(|p| p.widgets.iter().filter(|w| actionable(w)).count() <= SMALL_PAGE);
+        let small = app
+            .page(current_page)
+            .is_some_and(|p| p.widgets.iter().filter(|w| actionable(w)).count() <= SMALL_PAGE);
         if opened_now && small {
             return None;
         }
         // Something here still says part of what was asked, if only a little: not clearly done.
-        if candidates.iter().any(|c| c.page == current_page && c.share >= DONE_BELOW / 2.0) {
+        if candidates
+            .iter()
+            .any(|c| c.page == current_page && c.share >= DONE_BELOW / 2.0)
+        {
             return None;
         }
-        return Some(Recall::Done { confidence: round(1.0 - best_share) });
+        return Some(Recall::Done {
+            confidence: round(1.0 - best_share),
+        });
     }
     // Each goal is weighed with the way to it: the labels tapped on the way say part of the
     // instruction too ("Customize colors", then "Theme", then "Light"). Routes are compared by
     // their first step, which is all an answer commits to.
     let visited: HashSet<&str> = taken.iter().map(|s| s.from_page.as_str()).collect();
-    let here_labels: HashSet<&str> = candidates.iter().filter(|c| c.page == current_page).map(|c| stable_part(&c.widget.text)).collect();
+    let here_labels: HashSet<&str> = candidates
+        .iter()
+        .filter(|c| c.page == current_page)
+        .map(|c| stable_part(&c.widget.text))
+        .collect();
     let mut routes: Vec<Route> = Vec::new();
     for goal in candidates.iter().take(MAX_GOALS) {
         // A widget that is here is tapped here, not reached again somewhere else.
@@ -190,10 +289,16 @@ pub(crate) fn ground(app: &AppGraph, intent: &str, current_page: &str, taken: &[
         let (first, here) = if goal.page == current_page {
             (None, true)
         } else {
-            let Ok(plan) = app.plan(current_page, goal.page, MAX_ROUTE_STEPS) else { continue };
-            let Some(&step) = plan.steps.first() else { continue };
+            let Ok(plan) = app.plan(current_page, goal.page, MAX_ROUTE_STEPS) else {
+                continue;
+            };
+            let Some(&step) = plan.steps.first() else {
+                continue;
+            };
             // Going back where this task has been is undoing it, not progress.
-            if visited.contains(app.transitions()[step].to_page.as_str()) || is_cancel(&app.transitions()[step].action.widget_text) {
+            if visited.contains(app.transitions()[step].to_page.as_str())
+                || is_cancel(&app.transitions()[step].action.widget_text)
+            {
                 continue;
             }
             for s in &plan.steps {
@@ -208,11 +313,31 @@ pub(crate) fn ground(app: &AppGraph, intent: &str, current_page: &str, taken: &[
         let score = said_on_the_way.iter().map(|w| idf(w)).sum::<f64>() / remaining_mass;
         match routes.iter_mut().find(|r| r.key == key) {
             Some(r) if r.score >= score => {}
-            Some(r) => *r = Route { key, score, goal, first, here, said: said_on_the_way.len() },
-            None => routes.push(Route { key, score, goal, first, here, said: said_on_the_way.len() }),
+            Some(r) => {
+                *r = Route {
+                    key,
+                    score,
+                    goal,
+                    first,
+                    here,
+                    said: said_on_the_way.len(),
+                }
+            }
+            None => routes.push(Route {
+                key,
+                score,
+                goal,
+                first,
+                here,
+                said: said_on_the_way.len(),
+            }),
         }
     }
-    routes.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| b.here.cmp(&a.here)));
+    routes.sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then_with(|| b.here.cmp(&a.here))
+    });
     let best = routes.first()?;
     let runner_up = routes.get(1).map_or(0.0, |r| r.score);
     // Two settings that differ only in their current value ("Max reminder duration<br>5 minutes"
@@ -229,18 +354,29 @@ pub(crate) fn ground(app: &AppGraph, intent: &str, current_page: &str, taken: &[
     // else ("show" in "Show hidden items" for "disable showing the tabs") is a coincidence; a
     // label the instruction mostly says ("Yearly view", "Medium") is the choice it asks for.
     let goal_words = label_words(stable_part(&best.goal.widget.text));
-    let chose_here = taken.last().is_some_and(|s| s.from_page == current_page && s.to_page == current_page);
-    let coincidence = !taken.is_empty() && best.said == 1 && (goal_words.iter().filter(|w| asked.contains(*w)).count() * 2 < goal_words.len()
+    let chose_here = taken
+        .last()
+        .is_some_and(|s| s.from_page == current_page && s.to_page == current_page);
+    let coincidence = !taken.is_empty()
+        && best.said == 1
+        && (goal_words.iter().filter(|w| asked.contains(*w)).count() * 2 < goal_words.len()
         // Right after a choice on this page, a second option here that says one word is more
         // likely the choice's sibling than a second choice asked for.
         || (chose_here && best.here));
     if ambiguous || coincidence || best.score < MIN_SHARE || best.score - runner_up < MIN_MARGIN {
         return None;
     }
-    let confidence = round(best.score.min(1.0) * (1.0 - runner_up / best.score.max(f64::EPSILON)).clamp(0.0, 1.0));
+    let confidence = round(
+        best.score.min(1.0) * (1.0 - runner_up / best.score.max(f64::EPSILON)).clamp(0.0, 1.0),
+    );
     match best.first {
         None => act_on(best.goal.widget, intent, taken, current_page, confidence),
-        Some(t) => Some(Recall::Act { action: t.action.clone(), expected_page: t.to_page.clone(), remaining: 2, confidence }),
+        Some(t) => Some(Recall::Act {
+            action: t.action.clone(),
+            expected_page: t.to_page.clone(),
+            remaining: 2,
+            confidence,
+        }),
     }
 }
 
@@ -264,21 +400,46 @@ fn type_value(app: &AppGraph, intent: &str, taken: &[TraceStep], page: &str) -> 
     }
     // Bare numbers are more often options to pick than text to type.
     let value = next_value(intent, taken, field, true)?;
-    let action = Action { action_type: "input".into(), widget_id: field.id.clone(), widget_text: field.text.clone(), input_text: value, ..Default::default() };
-    Some(Recall::Act { action, expected_page: page.to_string(), remaining: 1, confidence: 0.6 })
+    let action = Action {
+        action_type: "input".into(),
+        widget_id: field.id.clone(),
+        widget_text: field.text.clone(),
+        input_text: value,
+        ..Default::default()
+    };
+    Some(Recall::Act {
+        action,
+        expected_page: page.to_string(),
+        remaining: 1,
+        confidence: 0.6,
+    })
 }
 
 /// The instruction's next value to type into `field`: not one already typed (in full or in
 /// part) or picked as a widget's label, and not what the field already shows.
-fn next_value(intent: &str, taken: &[TraceStep], field: &Widget, quoted_only: bool) -> Option<String> {
-    let overlaps = |a: &str, b: &str| !a.is_empty() && !b.is_empty() && (a.contains(b) || b.contains(a));
+fn next_value(
+    intent: &str,
+    taken: &[TraceStep],
+    field: &Widget,
+    quoted_only: bool,
+) -> Option<String> {
+    let overlaps =
+        |a: &str, b: &str| !a.is_empty() && !b.is_empty() && (a.contains(b) || b.contains(a));
     let used = |v: &str| {
         let v = v.to_lowercase();
         overlaps(&field.text.trim().to_lowercase(), &v)
-            || taken.iter().any(|s| overlaps(&s.action.input_text.to_lowercase(), &v) || s.action.widget_text.to_lowercase().contains(&v))
+            || taken.iter().any(|s| {
+                overlaps(&s.action.input_text.to_lowercase(), &v)
+                    || s.action.widget_text.to_lowercase().contains(&v)
+            })
     };
     let template = Template::of(intent);
-    template.values.iter().zip(&template.quoted).find(|(v, quoted)| (**quoted || !quoted_only) && !used(v)).map(|(v, _)| v.clone())
+    template
+        .values
+        .iter()
+        .zip(&template.quoted)
+        .find(|(v, quoted)| (**quoted || !quoted_only) && !used(v))
+        .map(|(v, _)| v.clone())
 }
 
 /// How remembered tasks (sessions with an intent) left `page` for another page, when one way
@@ -286,10 +447,17 @@ fn next_value(intent: &str, taken: &[TraceStep], field: &Widget, quoted_only: bo
 fn usual_exit<'a>(app: &'a AppGraph, page: &str) -> Option<&'a TraceStep> {
     let mut counts: HashMap<&str, (usize, &TraceStep)> = HashMap::new();
     let mut total = 0;
-    for step in app.traces().filter(|t| !t.intent.is_empty()).flat_map(|t| &t.steps) {
+    for step in app
+        .traces()
+        .filter(|t| !t.intent.is_empty())
+        .flat_map(|t| &t.steps)
+    {
         if step.from_page == page && step.to_page != page && step.success {
             total += 1;
-            counts.entry(step.action.widget_key()).or_insert((0, step)).0 += 1;
+            counts
+                .entry(step.action.widget_key())
+                .or_insert((0, step))
+                .0 += 1;
         }
     }
     let (count, step) = counts.values().max_by_key(|(c, _)| *c)?;
@@ -303,7 +471,10 @@ fn usual_confirmation<'a>(app: &'a AppGraph, page: &str) -> Option<&'a Widget> {
     for trace in app.traces().filter(|t| !t.intent.is_empty()) {
         for pair in trace.steps.windows(2) {
             let (choice, leave) = (&pair[0], &pair[1]);
-            if choice.from_page == choice.to_page && leave.from_page == choice.to_page && leave.to_page != leave.from_page {
+            if choice.from_page == choice.to_page
+                && leave.from_page == choice.to_page
+                && leave.to_page != leave.from_page
+            {
                 *counts.entry(leave.action.widget_text.as_str()).or_default() += 1;
             }
         }
@@ -319,7 +490,9 @@ fn closing_labels(app: &AppGraph) -> HashMap<&str, usize> {
     let mut counts: HashMap<&str, usize> = HashMap::new();
     for trace in app.traces().filter(|t| !t.intent.is_empty()) {
         for (i, step) in trace.steps.iter().enumerate() {
-            let returns = trace.steps[..i].iter().any(|earlier| earlier.from_page == step.to_page);
+            let returns = trace.steps[..i]
+                .iter()
+                .any(|earlier| earlier.from_page == step.to_page);
             if returns && step.to_page != step.from_page && !step.action.widget_text.is_empty() {
                 *counts.entry(step.action.widget_text.as_str()).or_default() += 1;
             }
@@ -327,7 +500,13 @@ fn closing_labels(app: &AppGraph) -> HashMap<&str, usize> {
     }
     let pages = app.pages().len().max(1);
     counts.retain(|label, count| {
-        let everywhere = app.pages().iter().filter(|p| p.widgets.iter().any(|w| w.text == *label)).count() * 5 >= pages * 4;
+        let everywhere = app
+            .pages()
+            .iter()
+            .filter(|p| p.widgets.iter().any(|w| w.text == *label))
+            .count()
+            * 5
+            >= pages * 4;
         *count >= 2 && !everywhere
     });
     counts
@@ -345,20 +524,31 @@ fn is_commit(label: &str) -> bool {
 
 /// The one widget on `page` whose label commits (see [`COMMIT_LABELS`]), if there is exactly one.
 fn commit_widget<'a>(app: &'a AppGraph, page: &str) -> Option<&'a Widget> {
-    let mut commits = app.page(page)?.widgets.iter().filter(|w| is_commit(&w.text));
+    let mut commits = app
+        .page(page)?
+        .widgets
+        .iter()
+        .filter(|w| is_commit(&w.text));
     let first = commits.next()?;
     commits.next().is_none().then_some(first)
 }
 
 /// The one closing widget on `page` (the most used, when it clearly leads).
-fn closing_widget<'a>(app: &'a AppGraph, page: &str, closing: &HashMap<&str, usize>) -> Option<&'a Widget> {
+fn closing_widget<'a>(
+    app: &'a AppGraph,
+    page: &str,
+    closing: &HashMap<&str, usize>,
+) -> Option<&'a Widget> {
     clear_leader(&app.page(page)?.widgets, closing)
 }
 
 /// The widget whose label was counted most, when it was counted at least twice as often as the
 /// next one on the page.
 fn clear_leader<'a>(widgets: &'a [Widget], counts: &HashMap<&str, usize>) -> Option<&'a Widget> {
-    let mut present: Vec<(usize, &Widget)> = widgets.iter().filter_map(|w| counts.get(w.text.as_str()).map(|c| (*c, w))).collect();
+    let mut present: Vec<(usize, &Widget)> = widgets
+        .iter()
+        .filter_map(|w| counts.get(w.text.as_str()).map(|c| (*c, w)))
+        .collect();
     present.sort_by_key(|(count, _)| std::cmp::Reverse(*count));
     match present.as_slice() {
         [(c, w), rest @ ..] if rest.first().is_none_or(|(d, _)| *c >= 2 * *d) => Some(*w),
@@ -368,14 +558,30 @@ fn clear_leader<'a>(widgets: &'a [Widget], counts: &HashMap<&str, usize>) -> Opt
 
 /// The action on a widget of the current page: a tap, or typing the instruction's next unused
 /// value into an input.
-fn act_on(widget: &Widget, intent: &str, taken: &[TraceStep], page: &str, confidence: f64) -> Option<Recall> {
-    let mut action = Action { action_type: "click".into(), widget_id: widget.id.clone(), widget_text: widget.text.clone(), ..Default::default() };
+fn act_on(
+    widget: &Widget,
+    intent: &str,
+    taken: &[TraceStep],
+    page: &str,
+    confidence: f64,
+) -> Option<Recall> {
+    let mut action = Action {
+        action_type: "click".into(),
+        widget_id: widget.id.clone(),
+        widget_text: widget.text.clone(),
+        ..Default::default()
+    };
     if is_input(widget) {
         let value = next_value(intent, taken, widget, false)?;
         action.action_type = "input".into();
         action.input_text = value;
     }
-    Some(Recall::Act { action, expected_page: page.to_string(), remaining: 1, confidence })
+    Some(Recall::Act {
+        action,
+        expected_page: page.to_string(),
+        remaining: 1,
+        confidence,
+    })
 }
 
 /// The instruction without the app's own name ("… in the Calendar app", "… of the File manager
@@ -386,26 +592,51 @@ fn without_app_name(intent: &str) -> String {
     let words: Vec<&str> = intent.split_whitespace().collect();
     let mut keep = vec![true; words.len()];
     for (i, w) in words.iter().enumerate() {
-        let bare = w.trim_matches(|c: char| !c.is_alphanumeric()).to_ascii_lowercase();
+        let bare = w
+            .trim_matches(|c: char| !c.is_alphanumeric())
+            .to_ascii_lowercase();
         if bare != "app" && bare != "application" {
             continue;
         }
-        let start = (i.saturating_sub(3)..i).find(|&j| j > 0 && words[j].chars().next().is_some_and(char::is_uppercase));
+        let start = (i.saturating_sub(3)..i)
+            .find(|&j| j > 0 && words[j].chars().next().is_some_and(char::is_uppercase));
         if let Some(start) = start {
             keep[start..=i].iter_mut().for_each(|k| *k = false);
         }
     }
-    words.iter().zip(keep).filter(|(_, k)| *k).map(|(w, _)| *w).collect::<Vec<_>>().join(" ")
+    words
+        .iter()
+        .zip(keep)
+        .filter(|(_, k)| *k)
+        .map(|(w, _)| *w)
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// The instruction without what it says things are now: in "change the view from monthly to
 /// yearly", "monthly" is where the setting stands, "yearly" the goal.
 fn without_current_state(intent: &str) -> String {
     let words: Vec<&str> = intent.split_whitespace().collect();
-    let bare = |w: &str| w.trim_matches(|c: char| !c.is_alphanumeric()).to_ascii_lowercase();
-    let Some(from) = words.iter().position(|w| bare(w) == "from") else { return intent.to_string() };
-    let Some(to) = words[from + 1..].iter().position(|w| bare(w) == "to").map(|i| i + from + 1) else { return intent.to_string() };
-    words[..from].iter().chain(&words[to..]).copied().collect::<Vec<_>>().join(" ")
+    let bare = |w: &str| {
+        w.trim_matches(|c: char| !c.is_alphanumeric())
+            .to_ascii_lowercase()
+    };
+    let Some(from) = words.iter().position(|w| bare(w) == "from") else {
+        return intent.to_string();
+    };
+    let Some(to) = words[from + 1..]
+        .iter()
+        .position(|w| bare(w) == "to")
+        .map(|i| i + from + 1)
+    else {
+        return intent.to_string();
+    };
+    words[..from]
+        .iter()
+        .chain(&words[to..])
+        .copied()
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// A label without the value a setting shows under it (`Font size<br>100%` → `Font size`).
@@ -423,15 +654,27 @@ mod tests {
 
     #[test]
     fn what_things_are_now_is_not_the_goal() {
-        assert_eq!(without_current_state("change the view from monthly to yearly"), "change the view to yearly");
+        assert_eq!(
+            without_current_state("change the view from monthly to yearly"),
+            "change the view to yearly"
+        );
         assert_eq!(without_current_state("sort by size"), "sort by size");
     }
 
     #[test]
     fn the_app_name_is_context() {
-        assert_eq!(without_app_name("Use 24 hour formats in the Calendar app"), "Use 24 hour formats in the");
-        assert_eq!(without_app_name("change font size of the File manager app to large"), "change font size of the to large");
+        assert_eq!(
+            without_app_name("Use 24 hour formats in the Calendar app"),
+            "Use 24 hour formats in the"
+        );
+        assert_eq!(
+            without_app_name("change font size of the File manager app to large"),
+            "change font size of the to large"
+        );
         assert_eq!(without_app_name("Sort apps by title"), "Sort apps by title");
-        assert_eq!(without_app_name("Disable closing this app when launching"), "Disable closing this app when launching");
+        assert_eq!(
+            without_app_name("Disable closing this app when launching"),
+            "Disable closing this app when launching"
+        );
     }
 }

@@ -1,13 +1,16 @@
 //! Seed 000 §2.1, §2.3, §4.1: learning from what agents report.
 
-use atlas_model::{intent_id, transition_id, validate_text, Action, AtlasError, Intent, Result, Trace, TraceStep, Transition};
+use atlas_model::{
+    Action, AtlasError, Intent, Result, Trace, TraceStep, Transition, intent_id, transition_id,
+    validate_text,
+};
 use atlas_store::Record;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::Atlas;
 use crate::navigate::round3;
 use crate::state::State;
-use crate::Atlas;
 
 /// Most transitions in one batch call.
 pub const MAX_BATCH_TRANSITIONS: usize = 100_000;
@@ -138,11 +141,33 @@ fn check_action(action: &Action, field: &str) -> Result<()> {
 }
 
 /// The transition for (from, action, to) after adding counts, new or existing.
-fn next_transition(state: &State, from: &str, action: Action, to: &str, ok: u64, fail: u64, latency: Option<u64>, now: &str) -> Result<(Transition, bool)> {
-    let from_app = state.graph.app_of_page(from).ok_or_else(|| AtlasError::PageNotFound(from.to_string()))?;
-    let to_app = state.graph.app_of_page(to).ok_or_else(|| AtlasError::PageNotFound(to.to_string()))?;
+fn next_transition(
+    state: &State,
+    from: &str,
+    action: Action,
+    to: &str,
+    ok: u64,
+    fail: u64,
+    latency: Option<u64>,
+    now: &str,
+) -> Result<(Transition, bool)> {
+    let from_app = state
+        .graph
+        .app_of_page(from)
+        .ok_or_else(|| AtlasError::PageNotFound(from.to_string()))?;
+    let to_app = state
+        .graph
+        .app_of_page(to)
+        .ok_or_else(|| AtlasError::PageNotFound(to.to_string()))?;
     if from_app.app_id() != to_app.app_id() {
-        return Err(AtlasError::invalid("to_page", format!("to_page is in {}, from_page in {}", to_app.app_id(), from_app.app_id())));
+        return Err(AtlasError::invalid(
+            "to_page",
+            format!(
+                "to_page is in {}, from_page in {}",
+                to_app.app_id(),
+                from_app.app_id()
+            ),
+        ));
     }
     let id = transition_id(from, &action, to);
     let existing = from_app.transition(&id).cloned();
@@ -173,7 +198,10 @@ fn next_transition(state: &State, from: &str, action: Action, to: &str, ok: u64,
 
 impl Atlas {
     /// Seed 000 §2.1 `report_transition`.
-    pub async fn report_transition(&self, req: ReportTransitionRequest) -> Result<ReportTransitionResponse> {
+    pub async fn report_transition(
+        &self,
+        req: ReportTransitionRequest,
+    ) -> Result<ReportTransitionResponse> {
         validate_text("from_page", &req.from_page, true)?;
         validate_text("to_page", &req.to_page, true)?;
         let action = Action {
@@ -187,11 +215,20 @@ impl Atlas {
         let latency = match req.latency_ms {
             None => None,
             Some(ms) if (0..=3_600_000).contains(&ms) => Some(ms as u64),
-            Some(ms) => return Err(AtlasError::invalid("latency_ms", format!("latency_ms must be between 0 and 3600000, got {ms}"))),
+            Some(ms) => {
+                return Err(AtlasError::invalid(
+                    "latency_ms",
+                    format!("latency_ms must be between 0 and 3600000, got {ms}"),
+                ));
+            }
         };
         let reason = req.reason.unwrap_or_default();
         validate_text("reason", &reason, false)?;
-        for (field, value) in [("app_id", &req.app_id), ("intent", &req.intent), ("session_id", &req.session_id)] {
+        for (field, value) in [
+            ("app_id", &req.app_id),
+            ("intent", &req.intent),
+            ("session_id", &req.session_id),
+        ] {
             if let Some(v) = value {
                 validate_text(field, v, false)?;
             }
@@ -199,18 +236,38 @@ impl Atlas {
         let now = atlas_model::now_rfc3339();
         self.commit_with(|state| {
             let (ok, fail) = if req.success { (1, 0) } else { (0, 1) };
-            let (mut t, updated) = next_transition(state, &req.from_page, action.clone(), &req.to_page, ok, fail, latency, &now)?;
+            let (mut t, updated) = next_transition(
+                state,
+                &req.from_page,
+                action.clone(),
+                &req.to_page,
+                ok,
+                fail,
+                latency,
+                &now,
+            )?;
             if let Some(app_id) = req.app_id.as_deref().filter(|a| !a.is_empty()) {
                 if app_id != t.app_id {
-                    return Err(AtlasError::invalid("app_id", format!("from_page belongs to {}, not {app_id}", t.app_id)));
+                    return Err(AtlasError::invalid(
+                        "app_id",
+                        format!("from_page belongs to {}, not {app_id}", t.app_id),
+                    ));
                 }
             }
             if !req.success && !reason.is_empty() {
                 t.last_failure_reason = reason.clone();
             }
-            let response = ReportTransitionResponse { success: true, transition_id: t.transition_id.clone(), updated, stats: stats_of(&t) };
+            let response = ReportTransitionResponse {
+                success: true,
+                transition_id: t.transition_id.clone(),
+                updated,
+                stats: stats_of(&t),
+            };
             let mut records = vec![];
-            if let (Some(session), Some(intent)) = (req.session_id.as_deref().filter(|s| !s.is_empty()), req.intent.as_deref().filter(|s| !s.is_empty())) {
+            if let (Some(session), Some(intent)) = (
+                req.session_id.as_deref().filter(|s| !s.is_empty()),
+                req.intent.as_deref().filter(|s| !s.is_empty()),
+            ) {
                 let trace_id = intent_id(&t.app_id, &format!("trace\u{1f}{session}\u{1f}{intent}"));
                 let app = state.graph.app(&t.app_id).expect("page's app exists");
                 let mut trace = app.trace(&trace_id).cloned().unwrap_or_else(|| Trace {
@@ -243,7 +300,10 @@ impl Atlas {
     }
 
     /// Seed 000 §2.3 `register_intent`. Registering the same text again updates it.
-    pub async fn register_intent(&self, req: RegisterIntentRequest) -> Result<RegisterIntentResponse> {
+    pub async fn register_intent(
+        &self,
+        req: RegisterIntentRequest,
+    ) -> Result<RegisterIntentResponse> {
         validate_text("app_id", &req.app_id, true)?;
         validate_text("intent_text", &req.intent_text, true)?;
         for (i, k) in req.keywords.iter().enumerate() {
@@ -256,7 +316,12 @@ impl Atlas {
         let id = intent_id(&req.app_id, req.intent_text.trim());
         let existed = self
             .commit_with(|state| {
-                let app = state.graph.app(&req.app_id).ok_or_else(|| AtlasError::NotFound(format!("app not found: {} (add a page first)", req.app_id)))?;
+                let app = state.graph.app(&req.app_id).ok_or_else(|| {
+                    AtlasError::NotFound(format!(
+                        "app not found: {} (add a page first)",
+                        req.app_id
+                    ))
+                })?;
                 if let Some(page) = &req.target_page {
                     if app.page(page).is_none() {
                         return Err(AtlasError::PageNotFound(page.clone()));
@@ -286,21 +351,32 @@ impl Atlas {
         Ok(RegisterIntentResponse {
             success: true,
             intent_id: id,
-            message: if existed { "意图已存在，已更新".into() } else { "意图已注册".into() },
+            message: if existed {
+                "意图已存在，已更新".into()
+            } else {
+                "意图已注册".into()
+            },
         })
     }
 
     /// Seed 000 §4.1 `batch_add_transitions`: each valid item is added (or its counts added to an
     /// existing edge); invalid items are counted and explained, and written all together.
-    pub async fn batch_add_transitions(&self, req: BatchAddTransitionsRequest) -> Result<BatchAddTransitionsResponse> {
+    pub async fn batch_add_transitions(
+        &self,
+        req: BatchAddTransitionsRequest,
+    ) -> Result<BatchAddTransitionsResponse> {
         if req.transitions.len() > MAX_BATCH_TRANSITIONS {
-            return Err(AtlasError::invalid("transitions", format!("at most {MAX_BATCH_TRANSITIONS} transitions per call")));
+            return Err(AtlasError::invalid(
+                "transitions",
+                format!("at most {MAX_BATCH_TRANSITIONS} transitions per call"),
+            ));
         }
         let now = atlas_model::now_rfc3339();
         let total = req.transitions.len();
         self.commit_with(|state| {
             let (mut created, mut updated, mut errors) = (0, 0, Vec::new());
-            let mut batch: std::collections::HashMap<String, Transition> = std::collections::HashMap::new();
+            let mut batch: std::collections::HashMap<String, Transition> =
+                std::collections::HashMap::new();
             let mut order = Vec::new();
             for (i, item) in req.transitions.iter().enumerate() {
                 let action = Action {
@@ -313,7 +389,18 @@ impl Atlas {
                 let checked = validate_text("from_page", &item.from_page, true)
                     .and_then(|()| validate_text("to_page", &item.to_page, true))
                     .and_then(|()| check_action(&action, ""))
-                    .and_then(|()| next_transition(state, &item.from_page, action, &item.to_page, item.success_count.unwrap_or(0), item.fail_count.unwrap_or(0), item.latency_ms, &now));
+                    .and_then(|()| {
+                        next_transition(
+                            state,
+                            &item.from_page,
+                            action,
+                            &item.to_page,
+                            item.success_count.unwrap_or(0),
+                            item.fail_count.unwrap_or(0),
+                            item.latency_ms,
+                            &now,
+                        )
+                    });
                 match checked {
                     Ok((t, existed)) => {
                         // The same edge twice in one batch: add the second's counts to the first.
@@ -323,16 +410,34 @@ impl Atlas {
                             updated += 1;
                             continue;
                         }
-                        if existed { updated += 1 } else { created += 1 }
+                        if existed {
+                            updated += 1
+                        } else {
+                            created += 1
+                        }
                         order.push(t.transition_id.clone());
                         batch.insert(t.transition_id.clone(), t);
                     }
                     Err(e) => errors.push(format!("transitions[{i}]: {e}")),
                 }
             }
-            let records = order.into_iter().filter_map(|id| batch.remove(&id)).map(Record::Transition).collect();
+            let records = order
+                .into_iter()
+                .filter_map(|id| batch.remove(&id))
+                .map(Record::Transition)
+                .collect();
             let failed = errors.len();
-            Ok((records, BatchAddTransitionsResponse { success: failed == 0, total, created, updated, failed, errors }))
+            Ok((
+                records,
+                BatchAddTransitionsResponse {
+                    success: failed == 0,
+                    total,
+                    created,
+                    updated,
+                    failed,
+                    errors,
+                },
+            ))
         })
         .await
     }

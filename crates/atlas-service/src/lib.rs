@@ -20,8 +20,8 @@ mod pages;
 mod state;
 mod stats;
 mod text_index;
-mod transfer;
 pub mod tools;
+mod transfer;
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -33,13 +33,13 @@ use atlas_store::{Record, Store};
 use atlas_text::Embedder;
 use parking_lot::{Mutex, RwLock};
 
-pub use demo::{demo_graph, DEMO_APP_ID};
+pub use demo::{DEMO_APP_ID, demo_graph};
 pub use learn::*;
 pub use navigate::*;
 pub use pages::*;
 pub use stats::*;
+pub use tools::{Tool, ToolRegistry, registry};
 pub use transfer::ImportSummary;
-pub use tools::{registry, Tool, ToolRegistry};
 
 use state::State;
 use text_index::TextIndex;
@@ -54,7 +54,10 @@ pub struct CheckpointPolicy {
 
 impl Default for CheckpointPolicy {
     fn default() -> Self {
-        CheckpointPolicy { interval: Duration::from_secs(30), max_records: 200_000 }
+        CheckpointPolicy {
+            interval: Duration::from_secs(30),
+            max_records: 200_000,
+        }
     }
 }
 
@@ -72,10 +75,18 @@ pub struct Atlas {
 
 impl Atlas {
     /// Loads everything the store holds and folds any journal left by a crash.
-    pub fn open(store: Arc<dyn Store>, embedder: Arc<dyn Embedder>, policy: CheckpointPolicy) -> Result<Arc<Atlas>> {
+    pub fn open(
+        store: Arc<dyn Store>,
+        embedder: Arc<dyn Embedder>,
+        policy: CheckpointPolicy,
+    ) -> Result<Arc<Atlas>> {
         let started = Instant::now();
         let loaded = store.load().map_err(|e| AtlasError::Graph(e.to_string()))?;
-        let mut state = State { graph: Graph::new(), text: TextIndex::default(), dirty: HashSet::new() };
+        let mut state = State {
+            graph: Graph::new(),
+            text: TextIndex::default(),
+            dirty: HashSet::new(),
+        };
         for app in loaded.apps {
             state.load_app(app, embedder.as_ref())?;
         }
@@ -118,7 +129,10 @@ impl Atlas {
     /// Builds records from the current state, applies them to memory and enqueues them in the
     /// journal, all under the write lock (so read-modify-write is atomic and journal order equals
     /// memory order); then waits, outside the lock, until they are durable.
-    pub(crate) async fn commit_with<T>(&self, build: impl FnOnce(&State) -> Result<(Vec<Record>, T)>) -> Result<T> {
+    pub(crate) async fn commit_with<T>(
+        &self,
+        build: impl FnOnce(&State) -> Result<(Vec<Record>, T)>,
+    ) -> Result<T> {
         let (count, pending, value) = {
             let mut state = self.state.write();
             let (records, value) = build(&state)?;
@@ -130,8 +144,14 @@ impl Atlas {
             }
             (records.len() as u64, self.store.append(records), value)
         };
-        pending.wait().await.map_err(|e| AtlasError::Graph(format!("write not durable: {e}")))?;
-        let since = self.records_since_checkpoint.fetch_add(count, std::sync::atomic::Ordering::Relaxed) + count;
+        pending
+            .wait()
+            .await
+            .map_err(|e| AtlasError::Graph(format!("write not durable: {e}")))?;
+        let since = self
+            .records_since_checkpoint
+            .fetch_add(count, std::sync::atomic::Ordering::Relaxed)
+            + count;
         if since >= self.policy.max_records {
             // Folding is slow I/O: ask the checkpointer thread rather than block this caller.
             if let Some(nudge) = self.nudge.lock().as_ref() {
@@ -150,12 +170,18 @@ impl Atlas {
             if state.dirty.is_empty() {
                 return Ok(());
             }
-            let cut = self.store.begin_checkpoint().map_err(|e| AtlasError::Graph(e.to_string()))?;
+            let cut = self
+                .store
+                .begin_checkpoint()
+                .map_err(|e| AtlasError::Graph(e.to_string()))?;
             let changed = state.take_dirty();
             (cut, changed)
         };
-        self.records_since_checkpoint.store(0, std::sync::atomic::Ordering::Relaxed);
-        self.store.finish_checkpoint(cut, &changed).map_err(|e| AtlasError::Graph(e.to_string()))
+        self.records_since_checkpoint
+            .store(0, std::sync::atomic::Ordering::Relaxed);
+        self.store
+            .finish_checkpoint(cut, &changed)
+            .map_err(|e| AtlasError::Graph(e.to_string()))
     }
 
     /// Starts the periodic checkpointer on its own thread; it stops when the service is dropped.
@@ -166,13 +192,17 @@ impl Atlas {
         *self.nudge.lock() = Some(nudge);
         std::thread::Builder::new()
             .name("atlas-checkpoint".into())
-            .spawn(move || loop {
-                if let Err(std::sync::mpsc::RecvTimeoutError::Disconnected) = woken.recv_timeout(interval) {
-                    return;
-                }
-                let Some(atlas) = weak.upgrade() else { return };
-                if let Err(e) = atlas.checkpoint() {
-                    tracing::error!("checkpoint failed: {e}");
+            .spawn(move || {
+                loop {
+                    if let Err(std::sync::mpsc::RecvTimeoutError::Disconnected) =
+                        woken.recv_timeout(interval)
+                    {
+                        return;
+                    }
+                    let Some(atlas) = weak.upgrade() else { return };
+                    if let Err(e) = atlas.checkpoint() {
+                        tracing::error!("checkpoint failed: {e}");
+                    }
                 }
             })
             .expect("spawn checkpointer");

@@ -9,7 +9,7 @@
 
 use atlas_graph::AppGraph;
 use atlas_model::{Action, Trace, TraceStep};
-use atlas_text::{substitute, Template};
+use atlas_text::{Template, substitute};
 
 /// Templates at least this alike count as the same task.
 pub(crate) const SAME_TEMPLATE: f64 = 0.99;
@@ -18,14 +18,23 @@ pub(crate) const SAME_TEMPLATE: f64 = 0.99;
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Recall {
     /// Take this action; it led to `expected_page` before.
-    Act { action: Action, expected_page: String, remaining: usize, confidence: f64 },
+    Act {
+        action: Action,
+        expected_page: String,
+        remaining: usize,
+        confidence: f64,
+    },
     /// The remembered sessions ended here.
     Done { confidence: f64 },
 }
 
 /// Whether two actions are the same step: type, widget (by id, else text) and typed text.
 fn same_step(a: &Action, b: &Action) -> bool {
-    a.action_type == b.action_type && a.widget_key().trim().eq_ignore_ascii_case(b.widget_key().trim()) && a.input_text == b.input_text
+    a.action_type == b.action_type
+        && a.widget_key()
+            .trim()
+            .eq_ignore_ascii_case(b.widget_key().trim())
+        && a.input_text == b.input_text
 }
 
 /// The remembered step with the asked instruction's values in place. `None` when the step uses a
@@ -40,12 +49,27 @@ fn adapt(step: &Action, map: &[(&str, &str)], labels_here: &[&str]) -> Option<Ac
     if let Some(text) = substitute(&action.widget_text, map) {
         // A tap on a value ("5 minutes") becomes a tap on the asked one ("1 minute"): only if
         // the page shows such a widget, matched loosely on the value itself.
-        let wanted = map.iter().find(|(old, _)| action.widget_text.to_lowercase().contains(&old.to_lowercase())).map(|(_, new)| new.to_lowercase())?;
-        let found = labels_here.iter().find(|l| l.trim().eq_ignore_ascii_case(text.trim())).or_else(|| {
-            let mut hits = labels_here.iter().filter(|l| l.to_lowercase().split(|c: char| !c.is_alphanumeric()).any(|w| w == wanted));
-            let first = hits.next();
-            if hits.next().is_some() { None } else { first }
-        })?;
+        let wanted = map
+            .iter()
+            .find(|(old, _)| {
+                action
+                    .widget_text
+                    .to_lowercase()
+                    .contains(&old.to_lowercase())
+            })
+            .map(|(_, new)| new.to_lowercase())?;
+        let found = labels_here
+            .iter()
+            .find(|l| l.trim().eq_ignore_ascii_case(text.trim()))
+            .or_else(|| {
+                let mut hits = labels_here.iter().filter(|l| {
+                    l.to_lowercase()
+                        .split(|c: char| !c.is_alphanumeric())
+                        .any(|w| w == wanted)
+                });
+                let first = hits.next();
+                if hits.next().is_some() { None } else { first }
+            })?;
         action.widget_text = found.to_string();
         action.widget_id.clear();
     }
@@ -53,19 +77,37 @@ fn adapt(step: &Action, map: &[(&str, &str)], labels_here: &[&str]) -> Option<Ac
 }
 
 /// The agent's own steps so far in `session` for `intent`.
-pub(crate) fn session_steps<'a>(app: &'a AppGraph, session: Option<&str>, intent: &str) -> &'a [TraceStep] {
+pub(crate) fn session_steps<'a>(
+    app: &'a AppGraph,
+    session: Option<&str>,
+    intent: &str,
+) -> &'a [TraceStep] {
     let Some(session) = session else { return &[] };
-    app.traces().find(|t| t.session_id == session && t.intent == intent).map(|t| t.steps.as_slice()).unwrap_or(&[])
+    app.traces()
+        .find(|t| t.session_id == session && t.intent == intent)
+        .map(|t| t.steps.as_slice())
+        .unwrap_or(&[])
 }
 
 /// What the traces of `app` say to do on `current_page` for `intent`, given the steps `taken`.
-pub(crate) fn recall(app: &AppGraph, intent: &str, current_page: &str, session: Option<&str>) -> Option<Recall> {
-    let mut memories = app.traces().filter(|t| t.succeeded() && Some(t.session_id.as_str()) != session).peekable();
+pub(crate) fn recall(
+    app: &AppGraph,
+    intent: &str,
+    current_page: &str,
+    session: Option<&str>,
+) -> Option<Recall> {
+    let mut memories = app
+        .traces()
+        .filter(|t| t.succeeded() && Some(t.session_id.as_str()) != session)
+        .peekable();
     // Most apps remember nothing yet: then there is nothing to segment or compare.
     memories.peek()?;
     let asked = Template::of(intent);
     let taken = session_steps(app, session, intent);
-    let labels_here: Vec<&str> = app.page(current_page).map(|p| p.widgets.iter().map(|w| w.text.as_str()).collect()).unwrap_or_default();
+    let labels_here: Vec<&str> = app
+        .page(current_page)
+        .map(|p| p.widgets.iter().map(|w| w.text.as_str()).collect())
+        .unwrap_or_default();
     let mut answers: Vec<(f64, Recall)> = Vec::new();
     for trace in memories {
         let remembered = Template::of(&trace.intent);
@@ -73,8 +115,12 @@ pub(crate) fn recall(app: &AppGraph, intent: &str, current_page: &str, session: 
         if similarity < SAME_TEMPLATE {
             continue;
         }
-        let Some(map) = remembered.value_map(&asked) else { continue };
-        if let Some(answer) = continue_trace(trace, taken, current_page, &map, &labels_here, similarity) {
+        let Some(map) = remembered.value_map(&asked) else {
+            continue;
+        };
+        if let Some(answer) =
+            continue_trace(trace, taken, current_page, &map, &labels_here, similarity)
+        {
             answers.push((similarity, answer));
         }
     }
@@ -96,7 +142,14 @@ fn agree(a: &Recall, b: &Recall) -> bool {
 
 /// Where `trace` goes on after the steps `taken`, if they are its first steps (values aside) and
 /// it continues from `current_page`.
-fn continue_trace(trace: &Trace, taken: &[TraceStep], current_page: &str, map: &[(&str, &str)], labels_here: &[&str], confidence: f64) -> Option<Recall> {
+fn continue_trace(
+    trace: &Trace,
+    taken: &[TraceStep],
+    current_page: &str,
+    map: &[(&str, &str)],
+    labels_here: &[&str],
+    confidence: f64,
+) -> Option<Recall> {
     let position = if taken.is_empty() {
         0
     } else {
@@ -104,7 +157,8 @@ fn continue_trace(trace: &Trace, taken: &[TraceStep], current_page: &str, map: &
             return None;
         }
         for (mine, theirs) in taken.iter().zip(&trace.steps) {
-            let theirs_adapted = adapt(&theirs.action, map, &[mine.action.widget_text.as_str()]).unwrap_or_else(|| theirs.action.clone());
+            let theirs_adapted = adapt(&theirs.action, map, &[mine.action.widget_text.as_str()])
+                .unwrap_or_else(|| theirs.action.clone());
             if mine.from_page != theirs.from_page || !same_step(&mine.action, &theirs_adapted) {
                 return None;
             }
@@ -114,11 +168,17 @@ fn continue_trace(trace: &Trace, taken: &[TraceStep], current_page: &str, map: &
     match trace.steps.get(position) {
         None => {
             let ended = trace.steps.last().map(|s| s.to_page.as_str());
-            (ended == Some(current_page) || (trace.steps.is_empty() && taken.is_empty())).then_some(Recall::Done { confidence })
+            (ended == Some(current_page) || (trace.steps.is_empty() && taken.is_empty()))
+                .then_some(Recall::Done { confidence })
         }
         Some(next) if next.from_page == current_page => {
             let action = adapt(&next.action, map, labels_here)?;
-            Some(Recall::Act { action, expected_page: next.to_page.clone(), remaining: trace.steps.len() - position, confidence })
+            Some(Recall::Act {
+                action,
+                expected_page: next.to_page.clone(),
+                remaining: trace.steps.len() - position,
+                confidence,
+            })
         }
         Some(_) => None,
     }

@@ -1,7 +1,7 @@
 //! Seed 000 §1.1, §1.2, §1.4: where to go for an intent, the next action, and RAG context.
 
 use atlas_graph::{AppGraph, Plan, PlanError};
-use atlas_model::{validate_text, AtlasError, Result};
+use atlas_model::{AtlasError, Result, validate_text};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -85,7 +85,14 @@ pub struct QueryPathResponse {
 
 impl QueryPathResponse {
     fn failure(message: impl Into<String>) -> QueryPathResponse {
-        QueryPathResponse { success: false, message: message.into(), confidence: 0.0, path: None, alternatives: vec![], target_page: None }
+        QueryPathResponse {
+            success: false,
+            message: message.into(),
+            confidence: 0.0,
+            path: None,
+            alternatives: vec![],
+            target_page: None,
+        }
     }
 }
 
@@ -124,8 +131,15 @@ fn describe_first_steps(app: &AppGraph, plan: &Plan, count: usize) -> (Vec<PathS
         .enumerate()
         .map(|(i, ix)| {
             let t = &app.transitions()[*ix];
-            let to = app.page(&t.to_page).map(|p| p.page_name.clone()).unwrap_or_default();
-            total_ms += if t.latency_samples > 0 { t.avg_latency_ms() } else { DEFAULT_STEP_MS };
+            let to = app
+                .page(&t.to_page)
+                .map(|p| p.page_name.clone())
+                .unwrap_or_default();
+            total_ms += if t.latency_samples > 0 {
+                t.avg_latency_ms()
+            } else {
+                DEFAULT_STEP_MS
+            };
             PathStep {
                 step: i + 1,
                 from_page: t.from_page.clone(),
@@ -150,15 +164,30 @@ pub(crate) fn round3(x: f64) -> f64 {
 }
 
 fn plan_confidence(app: &AppGraph, plan: &Plan, target_score: f64) -> f64 {
-    let steps: f64 = plan.steps.iter().map(|s| step_confidence(&app.transitions()[*s])).product();
+    let steps: f64 = plan
+        .steps
+        .iter()
+        .map(|s| step_confidence(&app.transitions()[*s]))
+        .product();
     round3(steps * target_score)
 }
 
 /// What remembered tasks or the app's labels said, as an answer.
 fn recalled_answer(recalled: crate::memory::Recall, basis: Basis) -> NextActionResponse {
     match recalled {
-        crate::memory::Recall::Done { .. } => NextActionResponse { action: None, is_complete: true, remaining_steps: Some(0), error: None, basis: Some(basis) },
-        crate::memory::Recall::Act { action, expected_page, remaining, confidence } => {
+        crate::memory::Recall::Done { .. } => NextActionResponse {
+            action: None,
+            is_complete: true,
+            remaining_steps: Some(0),
+            error: None,
+            basis: Some(basis),
+        },
+        crate::memory::Recall::Act {
+            action,
+            expected_page,
+            remaining,
+            confidence,
+        } => {
             let why = match basis {
                 Basis::Memory => "按记住的同类任务执行",
                 Basis::Labels => "按界面文字推断",
@@ -202,15 +231,28 @@ impl Atlas {
     pub(crate) fn resolve_intent(&self, app_id: &str, intent: &str) -> Result<Option<Target>> {
         let leads_somewhere = |d: &crate::text_index::Doc| d.target_page.is_some();
         let normalized = crate::text_index::normalize(intent);
-        if let Some(doc) = self.state.read().text.exact(app_id, &normalized, leads_somewhere) {
-            return Ok(Some(Target { page_id: doc.target_page.clone().unwrap_or_default(), score: 1.0 }));
+        if let Some(doc) = self
+            .state
+            .read()
+            .text
+            .exact(app_id, &normalized, leads_somewhere)
+        {
+            return Ok(Some(Target {
+                page_id: doc.target_page.clone().unwrap_or_default(),
+                score: 1.0,
+            }));
         }
         // Embedding may call a remote model: do it before taking the lock.
         let query = Query::new(intent, self.embedder.as_ref())?;
         let state = self.state.read();
         let threshold = self.embedder.match_threshold();
-        let hits = state.text.search(Some(app_id), &query, threshold, leads_somewhere);
-        Ok(hits.first().map(|(_, hit)| Target { page_id: hit.doc.target_page.clone().unwrap_or_default(), score: hit.score as f64 }))
+        let hits = state
+            .text
+            .search(Some(app_id), &query, threshold, leads_somewhere);
+        Ok(hits.first().map(|(_, hit)| Target {
+            page_id: hit.doc.target_page.clone().unwrap_or_default(),
+            score: hit.score as f64,
+        }))
     }
 
     /// Seed 000 §1.1 `query_path`.
@@ -225,18 +267,31 @@ impl Atlas {
     /// resolving may embed). Alternatives cost one search per step and descriptions an allocation
     /// or ten each, so a caller that needs only the first step (`whole` false) gets just that step
     /// described, with `total_steps` still the whole plan's.
-    fn route(&self, req: QueryPathRequest, whole: bool, target: Option<Target>) -> Result<QueryPathResponse> {
+    fn route(
+        &self,
+        req: QueryPathRequest,
+        whole: bool,
+        target: Option<Target>,
+    ) -> Result<QueryPathResponse> {
         let max_steps = match req.max_steps {
             None => DEFAULT_MAX_STEPS,
             Some(n) if n >= 1 && n as usize <= MAX_STEPS_LIMIT => n as usize,
-            Some(n) => return Err(AtlasError::invalid("max_steps", format!("max_steps must be between 1 and {MAX_STEPS_LIMIT}, got {n}"))),
+            Some(n) => {
+                return Err(AtlasError::invalid(
+                    "max_steps",
+                    format!("max_steps must be between 1 and {MAX_STEPS_LIMIT}, got {n}"),
+                ));
+            }
         };
         if let Some(page) = &req.current_page {
             validate_text("current_page", page, true)?;
         }
         let state = self.state.read();
         let Some(app) = state.graph.app(&req.app_id) else {
-            return Ok(QueryPathResponse::failure(format!("应用不在图谱中: {}", req.app_id)));
+            return Ok(QueryPathResponse::failure(format!(
+                "应用不在图谱中: {}",
+                req.app_id
+            )));
         };
         let start = match &req.current_page {
             Some(page) if app.page(page).is_some() => page.clone(),
@@ -252,7 +307,9 @@ impl Atlas {
         let plan = match app.plan(&start, &target.page_id, max_steps) {
             Ok(plan) => plan,
             Err(PlanError::TooManySteps { shortest }) => {
-                let mut r = QueryPathResponse::failure(format!("路径步骤数超过限制（最短路径需要{shortest}步，max_steps={max_steps}）"));
+                let mut r = QueryPathResponse::failure(format!(
+                    "路径步骤数超过限制（最短路径需要{shortest}步，max_steps={max_steps}）"
+                ));
                 r.target_page = summary(app, &target.page_id);
                 return Ok(r);
             }
@@ -262,8 +319,13 @@ impl Atlas {
                 return Ok(r);
             }
         };
-        let (steps, estimated_time_ms) = describe_first_steps(app, &plan, if whole { plan.steps.len() } else { 1 });
-        let alternatives = if whole { app.alternatives(&start, &target.page_id, &plan, 2, max_steps) } else { vec![] };
+        let (steps, estimated_time_ms) =
+            describe_first_steps(app, &plan, if whole { plan.steps.len() } else { 1 });
+        let alternatives = if whole {
+            app.alternatives(&start, &target.page_id, &plan, 2, max_steps)
+        } else {
+            vec![]
+        };
         let alternatives = alternatives
             .into_iter()
             .map(|alt| {
@@ -286,7 +348,11 @@ impl Atlas {
             success: true,
             message,
             confidence: plan_confidence(app, &plan, target.score),
-            path: Some(PathInfo { total_steps: plan.steps.len(), estimated_time_ms, steps }),
+            path: Some(PathInfo {
+                total_steps: plan.steps.len(),
+                estimated_time_ms,
+                steps,
+            }),
             alternatives,
             target_page: summary(app, &target.page_id),
         })
@@ -302,13 +368,26 @@ impl Atlas {
         let session = req.session_id.as_deref().filter(|s| !s.is_empty());
         let (app_id, recalled) = {
             let state = self.state.read();
-            let app = state.graph.app_of_page(&req.current_page).ok_or_else(|| AtlasError::PageNotFound(req.current_page.clone()))?;
+            let app = state
+                .graph
+                .app_of_page(&req.current_page)
+                .ok_or_else(|| AtlasError::PageNotFound(req.current_page.clone()))?;
             if let Some(given) = req.app_id.as_deref().filter(|a| !a.is_empty()) {
                 if given != app.app_id() {
-                    return Err(AtlasError::invalid("app_id", format!("page {} belongs to {}, not {given}", req.current_page, app.app_id())));
+                    return Err(AtlasError::invalid(
+                        "app_id",
+                        format!(
+                            "page {} belongs to {}, not {given}",
+                            req.current_page,
+                            app.app_id()
+                        ),
+                    ));
                 }
             }
-            (app.app_id().to_string(), crate::memory::recall(app, &req.intent, &req.current_page, session))
+            (
+                app.app_id().to_string(),
+                crate::memory::recall(app, &req.intent, &req.current_page, session),
+            )
         };
         if let Some(recalled) = recalled {
             return Ok(recalled_answer(recalled, Basis::Memory));
@@ -316,11 +395,20 @@ impl Atlas {
         // Nobody did this task before: unless the intent names a registered destination, go by
         // what the app's labels say. Resolving may embed, so it runs outside the lock.
         let resolved = self.resolve_intent(&app_id, &req.intent);
-        let sure = resolved.as_ref().ok().and_then(|t| t.as_ref()).is_some_and(|t| t.score >= NEXT_ACTION_SURE);
+        let sure = resolved
+            .as_ref()
+            .ok()
+            .and_then(|t| t.as_ref())
+            .is_some_and(|t| t.score >= NEXT_ACTION_SURE);
         if !sure {
             let grounded = self.read(|g| {
                 let app = g.app(&app_id)?;
-                crate::ground::ground(app, &req.intent, &req.current_page, crate::memory::session_steps(app, session, &req.intent))
+                crate::ground::ground(
+                    app,
+                    &req.intent,
+                    &req.current_page,
+                    crate::memory::session_steps(app, session, &req.intent),
+                )
             });
             if let Some(grounded) = grounded {
                 return Ok(recalled_answer(grounded, Basis::Labels));
@@ -328,15 +416,32 @@ impl Atlas {
         }
         let target = resolved?.filter(|t| t.score >= NEXT_ACTION_SURE);
         let path = self.route(
-            QueryPathRequest { app_id, intent: req.intent, current_page: Some(req.current_page), max_steps: Some(MAX_STEPS_LIMIT as i64) },
+            QueryPathRequest {
+                app_id,
+                intent: req.intent,
+                current_page: Some(req.current_page),
+                max_steps: Some(MAX_STEPS_LIMIT as i64),
+            },
             false,
             target,
         )?;
         let Some(info) = path.path.filter(|_| path.success) else {
-            return Ok(NextActionResponse { action: None, is_complete: false, remaining_steps: None, error: Some(path.message), basis: None });
+            return Ok(NextActionResponse {
+                action: None,
+                is_complete: false,
+                remaining_steps: None,
+                error: Some(path.message),
+                basis: None,
+            });
         };
         let Some(first) = info.steps.first() else {
-            return Ok(NextActionResponse { action: None, is_complete: true, remaining_steps: Some(0), error: None, basis: Some(Basis::Path) });
+            return Ok(NextActionResponse {
+                action: None,
+                is_complete: true,
+                remaining_steps: Some(0),
+                error: None,
+                basis: Some(Basis::Path),
+            });
         };
         Ok(NextActionResponse {
             action: Some(NextAction {
@@ -362,7 +467,10 @@ impl Atlas {
         validate_text("query", &req.query, true)?;
         let query = Query::new(&req.query, self.embedder.as_ref())?;
         if !self.read(|g| g.app(&req.app_id).is_some()) {
-            return Err(AtlasError::NotFound(format!("app not found: {}", req.app_id)));
+            return Err(AtlasError::NotFound(format!(
+                "app not found: {}",
+                req.app_id
+            )));
         }
         let path = self.query_path(QueryPathRequest {
             app_id: req.app_id.clone(),
@@ -390,17 +498,29 @@ impl Atlas {
         let mut recommended_paths = Vec::new();
         if let Some(info) = path.path.as_ref().filter(|_| path.success) {
             let rate = info.steps.iter().map(|s| s.success_rate).product::<f64>();
-            recommended_paths.push(RecommendedPath { path_id: "main".into(), steps: info.steps.clone(), confidence: path.confidence, success_rate: round3(rate) });
+            recommended_paths.push(RecommendedPath {
+                path_id: "main".into(),
+                steps: info.steps.clone(),
+                confidence: path.confidence,
+                success_rate: round3(rate),
+            });
             for (i, alt) in path.alternatives.iter().enumerate() {
                 let rate = alt.steps.iter().map(|s| s.success_rate).product::<f64>();
-                recommended_paths.push(RecommendedPath { path_id: format!("alt{}", i + 1), steps: alt.steps.clone(), confidence: alt.confidence, success_rate: round3(rate) });
+                recommended_paths.push(RecommendedPath {
+                    path_id: format!("alt{}", i + 1),
+                    steps: alt.steps.clone(),
+                    confidence: alt.confidence,
+                    success_rate: round3(rate),
+                });
             }
         }
         let threshold = self.embedder.match_threshold();
         let mut successful = Vec::new();
         let mut failed = Vec::new();
         for trace in app.traces() {
-            let Ok(trace_query) = Query::new(&trace.intent, self.embedder.as_ref()) else { continue };
+            let Ok(trace_query) = Query::new(&trace.intent, self.embedder.as_ref()) else {
+                continue;
+            };
             if query.similarity_to(&trace_query) < threshold {
                 continue;
             }
@@ -424,12 +544,23 @@ impl Atlas {
         if let Some(info) = path.path.as_ref().filter(|_| path.success) {
             for step in &info.steps {
                 if step.success_rate < 0.8 {
-                    tips.push(format!("第{}步“{}”历史成功率仅{:.0}%，失败时请改用备选路径", step.step, step.description, step.success_rate * 100.0));
+                    tips.push(format!(
+                        "第{}步“{}”历史成功率仅{:.0}%，失败时请改用备选路径",
+                        step.step,
+                        step.description,
+                        step.success_rate * 100.0
+                    ));
                 }
             }
-            tips.push("每执行一步后核对页面是否为预期页面，不是时先调用 match_current_page 重新定位".into());
+            tips.push(
+                "每执行一步后核对页面是否为预期页面，不是时先调用 match_current_page 重新定位"
+                    .into(),
+            );
         } else {
-            tips.push(format!("图谱中暂无可靠路径（{}），请探索并用 report_transition 上报结果", path.message));
+            tips.push(format!(
+                "图谱中暂无可靠路径（{}），请探索并用 report_transition 上报结果",
+                path.message
+            ));
         }
         if !failed.is_empty() {
             tips.push("历史上有相似任务失败，注意失败案例中的步骤".into());
@@ -447,30 +578,53 @@ impl Atlas {
             })
             .into_iter()
             .collect();
-        let context = RagContext { relevant_pages, recommended_paths, historical_cases: HistoricalCases { successful, failed }, tips };
+        let context = RagContext {
+            relevant_pages,
+            recommended_paths,
+            historical_cases: HistoricalCases { successful, failed },
+            tips,
+        };
         let prompt = render_prompt(&req, app, &context);
-        Ok(RagContextResponse { prompt, context, suggested_actions })
+        Ok(RagContextResponse {
+            prompt,
+            context,
+            suggested_actions,
+        })
     }
 }
 
 fn render_prompt(req: &RagContextRequest, app: &AppGraph, ctx: &RagContext) -> String {
     use std::fmt::Write;
     let mut p = String::new();
-    let _ = writeln!(p, "你是手机应用自动化测试助手。应用：{}。用户意图：{}", req.app_id, req.query);
+    let _ = writeln!(
+        p,
+        "你是手机应用自动化测试助手。应用：{}。用户意图：{}",
+        req.app_id, req.query
+    );
     if let Some(page) = req.current_page.as_deref().and_then(|id| app.page(id)) {
         let _ = writeln!(p, "当前页面：{}（{}）", page.page_name, page.page_id);
     }
     if !ctx.relevant_pages.is_empty() {
         let _ = writeln!(p, "\n## 相关页面");
         for page in &ctx.relevant_pages {
-            let _ = writeln!(p, "- {}（相关度{:.2}）{}", page.page_name, page.relevance_score, page.description);
+            let _ = writeln!(
+                p,
+                "- {}（相关度{:.2}）{}",
+                page.page_name, page.relevance_score, page.description
+            );
         }
     }
     if !ctx.recommended_paths.is_empty() {
         let _ = writeln!(p, "\n## 推荐路径");
         for path in &ctx.recommended_paths {
             let steps: Vec<String> = path.steps.iter().map(|s| s.description.clone()).collect();
-            let _ = writeln!(p, "- [{}] 置信度{:.2}：{}", path.path_id, path.confidence, steps.join(" → "));
+            let _ = writeln!(
+                p,
+                "- [{}] 置信度{:.2}：{}",
+                path.path_id,
+                path.confidence,
+                steps.join(" → ")
+            );
         }
     }
     if !ctx.historical_cases.successful.is_empty() || !ctx.historical_cases.failed.is_empty() {
@@ -479,7 +633,11 @@ fn render_prompt(req: &RagContextRequest, app: &AppGraph, ctx: &RagContext) -> S
             let _ = writeln!(p, "- 成功：{}：{}", case.intent, case.path.join(" → "));
         }
         for case in &ctx.historical_cases.failed {
-            let _ = writeln!(p, "- 失败：{} 在第{}步：{}", case.intent, case.failed_step, case.reason);
+            let _ = writeln!(
+                p,
+                "- 失败：{} 在第{}步：{}",
+                case.intent, case.failed_step, case.reason
+            );
         }
     }
     let _ = writeln!(p, "\n## 注意事项");

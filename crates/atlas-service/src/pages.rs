@@ -2,14 +2,16 @@
 
 use std::collections::BTreeSet;
 
-use atlas_model::{page_id, ui_features, validate_text, App, AtlasError, Intent, Page, PageType, Result, Widget};
+use atlas_model::{
+    App, AtlasError, Intent, Page, PageType, Result, Widget, page_id, ui_features, validate_text,
+};
 use atlas_store::Record;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::Atlas;
 use crate::navigate::round3;
 use crate::text_index::Query;
-use crate::Atlas;
 
 /// Most widgets kept per page: enough for any real screen, bounded so a page stays small on disk.
 const MAX_WIDGETS: usize = 500;
@@ -36,15 +38,26 @@ pub struct UiHierarchy {
 impl UiHierarchy {
     /// The hierarchy with its dump read into widgets.
     fn expanded(mut self) -> Result<UiHierarchy> {
-        let Some(dump) = self.dump.take() else { return Ok(self) };
+        let Some(dump) = self.dump.take() else {
+            return Ok(self);
+        };
         let format = match self.dump_format.take().as_deref().map(str::trim) {
             Some("uiautomator") => "uiautomator",
             Some("harmony") => "harmony",
-            Some(other) => return Err(AtlasError::invalid("ui_hierarchy.dump_format", format!("dump_format must be uiautomator or harmony, got {other:?}"))),
+            Some(other) => {
+                return Err(AtlasError::invalid(
+                    "ui_hierarchy.dump_format",
+                    format!("dump_format must be uiautomator or harmony, got {other:?}"),
+                ));
+            }
             None if dump.trim_start().starts_with('<') => "uiautomator",
             None => "harmony",
         };
-        let read = if format == "uiautomator" { atlas_import::device::uiautomator_widgets(&dump) } else { atlas_import::device::harmony_widgets(&dump) };
+        let read = if format == "uiautomator" {
+            atlas_import::device::uiautomator_widgets(&dump)
+        } else {
+            atlas_import::device::harmony_widgets(&dump)
+        };
         let widgets = read.map_err(|e| AtlasError::invalid("ui_hierarchy.dump", e.to_string()))?;
         self.widgets.extend(widgets);
         Ok(self)
@@ -137,15 +150,27 @@ pub struct AvailableActionsResponse {
 
 fn jaccard(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {
     let union = a.union(b).count();
-    if union == 0 { 0.0 } else { a.intersection(b).count() as f64 / union as f64 }
+    if union == 0 {
+        0.0
+    } else {
+        a.intersection(b).count() as f64 / union as f64
+    }
 }
 
 fn validate_widgets(ui: &UiHierarchy) -> Result<()> {
     if ui.widgets.len() > MAX_WIDGETS * 4 {
-        return Err(AtlasError::invalid("ui_hierarchy.widgets", format!("more than {} widgets", MAX_WIDGETS * 4)));
+        return Err(AtlasError::invalid(
+            "ui_hierarchy.widgets",
+            format!("more than {} widgets", MAX_WIDGETS * 4),
+        ));
     }
     for (i, w) in ui.widgets.iter().enumerate() {
-        for (field, value) in [("id", &w.id), ("text", &w.text), ("type", &w.widget_type), ("bounds", &w.bounds)] {
+        for (field, value) in [
+            ("id", &w.id),
+            ("text", &w.text),
+            ("type", &w.widget_type),
+            ("bounds", &w.bounds),
+        ] {
             validate_text(&format!("ui_hierarchy.widgets[{i}].{field}"), value, false)?;
         }
     }
@@ -155,11 +180,16 @@ fn validate_widgets(ui: &UiHierarchy) -> Result<()> {
 impl Atlas {
     pub(crate) fn page_actions(&self, page_id: &str) -> Vec<PageAction> {
         self.read(|g| {
-            let Some(app) = g.app_of_page(page_id) else { return vec![] };
+            let Some(app) = g.app_of_page(page_id) else {
+                return vec![];
+            };
             let mut actions: Vec<(u64, PageAction)> = app
                 .outgoing(page_id)
                 .map(|t| {
-                    let target = app.page(&t.to_page).map(|p| p.page_name.clone()).unwrap_or_default();
+                    let target = app
+                        .page(&t.to_page)
+                        .map(|p| p.page_name.clone())
+                        .unwrap_or_default();
                     let action = PageAction {
                         action_type: t.action.action_type.clone(),
                         widget_id: t.action.widget_id.clone(),
@@ -174,7 +204,10 @@ impl Atlas {
                 })
                 .collect();
             actions.sort_by(|(na, a), (nb, b)| {
-                b.success_rate.partial_cmp(&a.success_rate).unwrap_or(std::cmp::Ordering::Equal).then(nb.cmp(na))
+                b.success_rate
+                    .partial_cmp(&a.success_rate)
+                    .unwrap_or(std::cmp::Ordering::Equal)
+                    .then(nb.cmp(na))
             });
             actions.into_iter().map(|(_, a)| a).collect()
         })
@@ -184,47 +217,86 @@ impl Atlas {
     pub fn match_current_page(&self, mut req: MatchPageRequest) -> Result<MatchPageResponse> {
         validate_text("app_id", &req.app_id, true)?;
         req.ui_hierarchy = req.ui_hierarchy.map(UiHierarchy::expanded).transpose()?;
-        let title = req.page_title.as_deref().map(str::trim).filter(|t| !t.is_empty());
+        let title = req
+            .page_title
+            .as_deref()
+            .map(str::trim)
+            .filter(|t| !t.is_empty());
         if let Some(t) = title {
             validate_text("page_title", t, false)?;
         }
         if let Some(ui) = &req.ui_hierarchy {
             validate_widgets(ui)?;
         }
-        if title.is_none() && req.ui_hierarchy.as_ref().is_none_or(|u| u.widgets.is_empty() && u.page_structure.is_empty()) {
-            return Err(AtlasError::invalid("page_title", "give page_title or ui_hierarchy"));
+        if title.is_none()
+            && req
+                .ui_hierarchy
+                .as_ref()
+                .is_none_or(|u| u.widgets.is_empty() && u.page_structure.is_empty())
+        {
+            return Err(AtlasError::invalid(
+                "page_title",
+                "give page_title or ui_hierarchy",
+            ));
         }
         let ui = req.ui_hierarchy.unwrap_or_default();
         let features = ui_features(&ui.widgets);
         let mut semantic_text: Vec<String> = title.map(String::from).into_iter().collect();
-        semantic_text.extend(ui.widgets.iter().map(|w| w.text.clone()).filter(|t| atlas_model::is_stable_label(t)).take(30));
+        semantic_text.extend(
+            ui.widgets
+                .iter()
+                .map(|w| w.text.clone())
+                .filter(|t| atlas_model::is_stable_label(t))
+                .take(30),
+        );
         if !ui.page_structure.is_empty() {
             semantic_text.push(ui.page_structure.clone());
         }
         let query = Query::new(&semantic_text.join(" "), self.embedder.as_ref())?;
-        let title_query = title.map(|t| Query::new(t, self.embedder.as_ref())).transpose()?;
+        let title_query = title
+            .map(|t| Query::new(t, self.embedder.as_ref()))
+            .transpose()?;
 
         let scored: Vec<(f64, String, String)> = {
             let state = self.state.read();
             let Some(app) = state.graph.app(&req.app_id) else {
-                return Ok(MatchPageResponse { matched: false, page: None, available_actions: vec![], candidates: vec![] });
+                return Ok(MatchPageResponse {
+                    matched: false,
+                    page: None,
+                    available_actions: vec![],
+                    candidates: vec![],
+                });
             };
             let mut scored: Vec<(f64, String, String)> = app
                 .pages()
                 .iter()
                 .map(|page| {
-                    let semantic = state.text.page_doc(&req.app_id, &page.page_id).map(|d| state.text.similarity(d, &query) as f64).unwrap_or(0.0);
+                    let semantic = state
+                        .text
+                        .page_doc(&req.app_id, &page.page_id)
+                        .map(|d| state.text.similarity(d, &query) as f64)
+                        .unwrap_or(0.0);
                     let title_score = match (title, &title_query) {
                         (Some(t), _) if t.eq_ignore_ascii_case(page.page_name.trim()) => Some(1.0),
-                        (Some(_), Some(q)) => state.text.page_doc(&req.app_id, &page.page_id).map(|d| 0.8 * state.text.similarity(d, q) as f64),
+                        (Some(_), Some(q)) => state
+                            .text
+                            .page_doc(&req.app_id, &page.page_id)
+                            .map(|d| 0.8 * state.text.similarity(d, q) as f64),
                         _ => None,
                     };
-                    let structure = (!features.is_empty() && !page.widgets.is_empty()).then(|| jaccard(&features, &ui_features(&page.widgets)));
+                    let structure = (!features.is_empty() && !page.widgets.is_empty())
+                        .then(|| jaccard(&features, &ui_features(&page.widgets)));
                     let score = match (title_score, structure) {
                         // An exact title is decisive unless the structure flatly disagrees.
                         (Some(t), Some(s)) if t >= 1.0 => 0.85 + 0.15 * s,
                         (Some(t), Some(s)) => 0.5 * t + 0.4 * s + 0.1 * semantic,
-                        (Some(t), None) => if t >= 1.0 { 0.95 } else { 0.8 * t + 0.2 * semantic },
+                        (Some(t), None) => {
+                            if t >= 1.0 {
+                                0.95
+                            } else {
+                                0.8 * t + 0.2 * semantic
+                            }
+                        }
                         (None, Some(s)) => 0.85 * s + 0.15 * semantic,
                         (None, None) => 0.7 * semantic,
                     };
@@ -236,18 +308,31 @@ impl Atlas {
         };
         let best = scored.first().cloned();
         let runner_up = scored.get(1).map(|s| s.0).unwrap_or(0.0);
-        let sure = best.as_ref().is_some_and(|b| b.0 >= MATCH_THRESHOLD && b.0 - runner_up >= 0.05);
+        let sure = best
+            .as_ref()
+            .is_some_and(|b| b.0 >= MATCH_THRESHOLD && b.0 - runner_up >= 0.05);
         let candidates = scored
             .iter()
             .filter(|s| s.0 >= 0.2)
             .take(5)
-            .map(|(score, id, name)| Candidate { page_id: id.clone(), page_name: name.clone(), confidence: round3(*score) })
+            .map(|(score, id, name)| Candidate {
+                page_id: id.clone(),
+                page_name: name.clone(),
+                confidence: round3(*score),
+            })
             .collect();
         if !sure {
-            return Ok(MatchPageResponse { matched: false, page: None, available_actions: vec![], candidates });
+            return Ok(MatchPageResponse {
+                matched: false,
+                page: None,
+                available_actions: vec![],
+                candidates,
+            });
         }
         let (score, page_id, _) = best.expect("sure implies a best page");
-        let page = self.read(|g| g.page(&page_id).cloned()).ok_or_else(|| AtlasError::PageNotFound(page_id.clone()))?;
+        let page = self
+            .read(|g| g.page(&page_id).cloned())
+            .ok_or_else(|| AtlasError::PageNotFound(page_id.clone()))?;
         Ok(MatchPageResponse {
             matched: true,
             page: Some(MatchedPage {
@@ -270,7 +355,12 @@ impl Atlas {
         let page_type = match req.page_type.as_deref() {
             None => None,
             Some(t) => Some(PageType::parse(t).ok_or_else(|| {
-                AtlasError::invalid("page_type", format!("page_type must be home, list, detail, form, search or other, got {t:?}"))
+                AtlasError::invalid(
+                    "page_type",
+                    format!(
+                        "page_type must be home, list, detail, form, search or other, got {t:?}"
+                    ),
+                )
             })?),
         };
         let description = req.description.unwrap_or_default();
@@ -283,88 +373,106 @@ impl Atlas {
         }
         let now = atlas_model::now_rfc3339();
         let id = page_id(&req.app_id, &req.page_name);
-        let existed = self.commit_with(|state| {
-            let app = state.graph.app(&req.app_id);
-            let mut records = Vec::new();
-            let existing = app.and_then(|a| a.page(&id)).cloned();
-            let existed = existing.is_some();
-            let mut page = existing.unwrap_or_else(|| Page {
-                page_id: id.clone(),
-                app_id: req.app_id.clone(),
-                page_name: req.page_name.clone(),
-                page_type: PageType::Other,
-                description: String::new(),
-                intents: vec![],
-                widgets: vec![],
-                page_structure: String::new(),
-                ordinal: app.map(|a| a.next_ordinal()).unwrap_or(0),
-                url: String::new(),
-                created_at: now.clone(),
-                updated_at: now.clone(),
-                visited_count: 0,
-            });
-            if let Some(t) = page_type {
-                page.page_type = t;
-            }
-            if !description.is_empty() {
-                page.description = description.clone();
-            }
-            for intent in &req.intents {
-                if !page.intents.contains(intent) {
-                    page.intents.push(intent.clone());
-                }
-            }
-            if let Some(ui) = &req.ui_hierarchy {
-                if !ui.widgets.is_empty() {
-                    page.widgets = ui.widgets.iter().take(MAX_WIDGETS).cloned().collect();
-                }
-                if !ui.page_structure.is_empty() {
-                    page.page_structure = ui.page_structure.clone();
-                }
-            }
-            page.visited_count += 1;
-            page.updated_at = now.clone();
-            let mut app_record = app.map(|a| a.app.clone()).unwrap_or_else(|| App {
-                app_id: req.app_id.clone(),
-                home_page: None,
-                created_at: now.clone(),
-                updated_at: now.clone(),
-            });
-            let becomes_home = page.page_type == PageType::Home
-                && app_record.home_page.as_deref().is_none_or(|h| app.and_then(|a| a.page(h)).is_none_or(|p| p.page_type != PageType::Home));
-            if app.is_none() || becomes_home {
-                if becomes_home || app_record.home_page.is_none() {
-                    app_record.home_page = Some(id.clone());
-                }
-                app_record.updated_at = now.clone();
-                records.push(Record::App(app_record));
-            }
-            records.push(Record::Page(page));
-            for intent in &req.intents {
-                records.push(Record::Intent(Intent {
-                    intent_id: atlas_model::intent_id(&req.app_id, intent),
+        let existed = self
+            .commit_with(|state| {
+                let app = state.graph.app(&req.app_id);
+                let mut records = Vec::new();
+                let existing = app.and_then(|a| a.page(&id)).cloned();
+                let existed = existing.is_some();
+                let mut page = existing.unwrap_or_else(|| Page {
+                    page_id: id.clone(),
                     app_id: req.app_id.clone(),
-                    intent_text: intent.clone(),
-                    target_page: Some(id.clone()),
-                    keywords: vec![],
+                    page_name: req.page_name.clone(),
+                    page_type: PageType::Other,
+                    description: String::new(),
+                    intents: vec![],
+                    widgets: vec![],
+                    page_structure: String::new(),
+                    ordinal: app.map(|a| a.next_ordinal()).unwrap_or(0),
+                    url: String::new(),
                     created_at: now.clone(),
-                }));
-            }
-            Ok((records, existed))
-        })
-        .await?;
+                    updated_at: now.clone(),
+                    visited_count: 0,
+                });
+                if let Some(t) = page_type {
+                    page.page_type = t;
+                }
+                if !description.is_empty() {
+                    page.description = description.clone();
+                }
+                for intent in &req.intents {
+                    if !page.intents.contains(intent) {
+                        page.intents.push(intent.clone());
+                    }
+                }
+                if let Some(ui) = &req.ui_hierarchy {
+                    if !ui.widgets.is_empty() {
+                        page.widgets = ui.widgets.iter().take(MAX_WIDGETS).cloned().collect();
+                    }
+                    if !ui.page_structure.is_empty() {
+                        page.page_structure = ui.page_structure.clone();
+                    }
+                }
+                page.visited_count += 1;
+                page.updated_at = now.clone();
+                let mut app_record = app.map(|a| a.app.clone()).unwrap_or_else(|| App {
+                    app_id: req.app_id.clone(),
+                    home_page: None,
+                    created_at: now.clone(),
+                    updated_at: now.clone(),
+                });
+                let becomes_home = page.page_type == PageType::Home
+                    && app_record.home_page.as_deref().is_none_or(|h| {
+                        app.and_then(|a| a.page(h))
+                            .is_none_or(|p| p.page_type != PageType::Home)
+                    });
+                if app.is_none() || becomes_home {
+                    if becomes_home || app_record.home_page.is_none() {
+                        app_record.home_page = Some(id.clone());
+                    }
+                    app_record.updated_at = now.clone();
+                    records.push(Record::App(app_record));
+                }
+                records.push(Record::Page(page));
+                for intent in &req.intents {
+                    records.push(Record::Intent(Intent {
+                        intent_id: atlas_model::intent_id(&req.app_id, intent),
+                        app_id: req.app_id.clone(),
+                        intent_text: intent.clone(),
+                        target_page: Some(id.clone()),
+                        keywords: vec![],
+                        created_at: now.clone(),
+                    }));
+                }
+                Ok((records, existed))
+            })
+            .await?;
         Ok(AddPageResponse {
             success: true,
             page_id: id,
-            message: if existed { "页面已存在，已更新".into() } else { "页面已添加".into() },
+            message: if existed {
+                "页面已存在，已更新".into()
+            } else {
+                "页面已添加".into()
+            },
         })
     }
 
     /// Seed 000 §3.1 `get_available_actions`, by success rate.
-    pub fn get_available_actions(&self, req: AvailableActionsRequest) -> Result<AvailableActionsResponse> {
+    pub fn get_available_actions(
+        &self,
+        req: AvailableActionsRequest,
+    ) -> Result<AvailableActionsResponse> {
         validate_text("page_id", &req.page_id, true)?;
-        let page = self.read(|g| g.page(&req.page_id).cloned()).ok_or_else(|| AtlasError::PageNotFound(req.page_id.clone()))?;
+        let page = self
+            .read(|g| g.page(&req.page_id).cloned())
+            .ok_or_else(|| AtlasError::PageNotFound(req.page_id.clone()))?;
         let actions = self.page_actions(&req.page_id);
-        Ok(AvailableActionsResponse { page_id: page.page_id, page_name: page.page_name, total_count: actions.len(), actions })
+        Ok(AvailableActionsResponse {
+            page_id: page.page_id,
+            page_name: page.page_name,
+            total_count: actions.len(),
+            actions,
+        })
     }
 }

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use atlas_model::{AtlasError, Intent, Page, Result};
-use atlas_text::{cosine, features, words, Embedder};
+use atlas_text::{Embedder, cosine, features, words};
 
 /// What a document points at.
 #[derive(Debug, Clone, PartialEq)]
@@ -47,7 +47,10 @@ pub(crate) struct AppDocs {
 impl AppDocs {
     fn insert(&mut self, key: String, doc: Doc) {
         let (at, previous) = match self.by_key.get(&key) {
-            Some(&at) => (at, Some(std::mem::replace(&mut self.docs[at as usize], doc))),
+            Some(&at) => (
+                at,
+                Some(std::mem::replace(&mut self.docs[at as usize], doc)),
+            ),
             None => {
                 let at = self.docs.len() as u32;
                 self.docs.push(doc);
@@ -70,14 +73,26 @@ impl AppDocs {
                 list.push(at);
             }
         }
-        if previous.as_ref().is_none_or(|p| p.normalized != doc.normalized) {
-            self.exact.entry(doc.normalized.clone()).or_default().push(at);
+        if previous
+            .as_ref()
+            .is_none_or(|p| p.normalized != doc.normalized)
+        {
+            self.exact
+                .entry(doc.normalized.clone())
+                .or_default()
+                .push(at);
         }
     }
 
     /// Documents that could score above zero for a lexical embedder.
     fn candidates(&self, query: &Query) -> Vec<&Doc> {
-        let mut ids: Vec<u32> = query.tokens.iter().filter_map(|t| self.postings.get(t)).flatten().copied().collect();
+        let mut ids: Vec<u32> = query
+            .tokens
+            .iter()
+            .filter_map(|t| self.postings.get(t))
+            .flatten()
+            .copied()
+            .collect();
         ids.sort_unstable();
         ids.dedup();
         ids.into_iter().map(|i| &self.docs[i as usize]).collect()
@@ -122,15 +137,33 @@ impl Query {
     }
 
     pub(crate) fn similarity_to(&self, other: &Query) -> f32 {
-        if self.normalized == other.normalized { 1.0 } else { cosine(&self.vector, &other.vector).max(0.0) }
+        if self.normalized == other.normalized {
+            1.0
+        } else {
+            cosine(&self.vector, &other.vector).max(0.0)
+        }
     }
 }
 
 impl Doc {
-    fn new(kind: DocKind, target_page: Option<String>, text: String, keywords: Vec<String>, vector: Vec<f32>) -> Doc {
+    fn new(
+        kind: DocKind,
+        target_page: Option<String>,
+        text: String,
+        keywords: Vec<String>,
+        vector: Vec<f32>,
+    ) -> Doc {
         let normalized = normalize(&text);
         let normalized_keywords = keywords.iter().map(|k| normalize(k)).collect();
-        Doc { kind, target_page, text, keywords, normalized, normalized_keywords, vector }
+        Doc {
+            kind,
+            target_page,
+            text,
+            keywords,
+            normalized,
+            normalized_keywords,
+            vector,
+        }
     }
 
     /// Exact text match scores 1; a keyword the query contains lifts the score; otherwise the
@@ -145,7 +178,11 @@ impl Doc {
             .iter()
             .filter(|k| !k.is_empty())
             .any(|k| query.normalized.contains(k.as_str()) || query.words.iter().any(|w| w == k));
-        if keyword_hit { (0.5 + 0.5 * semantic).min(0.99) } else { semantic.min(0.99) }
+        if keyword_hit {
+            (0.5 + 0.5 * semantic).min(0.99)
+        } else {
+            semantic.min(0.99)
+        }
     }
 }
 
@@ -157,9 +194,18 @@ impl TextIndex {
             text.push_str(&page.description);
         }
         let vector = embed_one(embedder, &text)?;
-        let doc = Doc::new(DocKind::Page, Some(page.page_id.clone()), page.page_name.clone(), page.intents.clone(), vector);
+        let doc = Doc::new(
+            DocKind::Page,
+            Some(page.page_id.clone()),
+            page.page_name.clone(),
+            page.intents.clone(),
+            vector,
+        );
         self.lexical = embedder.is_lexical();
-        self.apps.entry(page.app_id.clone()).or_default().insert(format!("p:{}", page.page_id), doc);
+        self.apps
+            .entry(page.app_id.clone())
+            .or_default()
+            .insert(format!("p:{}", page.page_id), doc);
         Ok(())
     }
 
@@ -171,29 +217,52 @@ impl TextIndex {
         };
         let vector = embed_one(embedder, &text)?;
         let doc = Doc::new(
-            DocKind::Intent { intent_id: intent.intent_id.clone() },
+            DocKind::Intent {
+                intent_id: intent.intent_id.clone(),
+            },
             intent.target_page.clone(),
             intent.intent_text.clone(),
             intent.keywords.clone(),
             vector,
         );
         self.lexical = embedder.is_lexical();
-        self.apps.entry(intent.app_id.clone()).or_default().insert(format!("i:{}", intent.intent_id), doc);
+        self.apps
+            .entry(intent.app_id.clone())
+            .or_default()
+            .insert(format!("i:{}", intent.intent_id), doc);
         Ok(())
     }
 
     /// Documents of one app (or all apps) ranked by score, best first, those scoring above `floor`.
-    pub(crate) fn search<'a>(&'a self, app_id: Option<&str>, query: &Query, floor: f32, want: impl Fn(&Doc) -> bool) -> Vec<(&'a str, Hit<'a>)> {
+    pub(crate) fn search<'a>(
+        &'a self,
+        app_id: Option<&str>,
+        query: &Query,
+        floor: f32,
+        want: impl Fn(&Doc) -> bool,
+    ) -> Vec<(&'a str, Hit<'a>)> {
         let mut hits: Vec<(&str, Hit)> = self
             .apps
             .iter()
             .filter(|(app, _)| app_id.is_none_or(|a| a == app.as_str()))
             .flat_map(|(app, docs)| {
-                let docs: Vec<&Doc> = if self.lexical { docs.candidates(query) } else { docs.docs.iter().collect() };
+                let docs: Vec<&Doc> = if self.lexical {
+                    docs.candidates(query)
+                } else {
+                    docs.docs.iter().collect()
+                };
                 docs.into_iter().map(move |d| (app.as_str(), d))
             })
             .filter(|(_, d)| want(d))
-            .map(|(app, doc)| (app, Hit { doc, score: doc.score(query) }))
+            .map(|(app, doc)| {
+                (
+                    app,
+                    Hit {
+                        doc,
+                        score: doc.score(query),
+                    },
+                )
+            })
             .filter(|(_, h)| h.score > floor)
             .collect();
         hits.sort_by(|a, b| {
@@ -201,7 +270,10 @@ impl TextIndex {
                 .partial_cmp(&a.1.score)
                 .unwrap_or(std::cmp::Ordering::Equal)
                 // Among equals, a registered intent is the more deliberate statement.
-                .then_with(|| matches!(a.1.doc.kind, DocKind::Page).cmp(&matches!(b.1.doc.kind, DocKind::Page)))
+                .then_with(|| {
+                    matches!(a.1.doc.kind, DocKind::Page)
+                        .cmp(&matches!(b.1.doc.kind, DocKind::Page))
+                })
         });
         hits
     }
@@ -209,12 +281,25 @@ impl TextIndex {
     /// The documents of an app whose text is exactly `normalized` (they would score 1), registered
     /// intents first: the answer for the common case of an agent repeating a known intent,
     /// found without segmenting, embedding or scoring anything.
-    pub(crate) fn exact<'a>(&'a self, app_id: &str, normalized: &str, want: impl Fn(&Doc) -> bool) -> Option<&'a Doc> {
+    pub(crate) fn exact<'a>(
+        &'a self,
+        app_id: &str,
+        normalized: &str,
+        want: impl Fn(&Doc) -> bool,
+    ) -> Option<&'a Doc> {
         let docs = self.apps.get(app_id)?;
-        let matching = docs.exact.get(normalized)?.iter().map(|i| &docs.docs[*i as usize]).filter(|d| d.normalized == normalized && want(d));
+        let matching = docs
+            .exact
+            .get(normalized)?
+            .iter()
+            .map(|i| &docs.docs[*i as usize])
+            .filter(|d| d.normalized == normalized && want(d));
         let mut best: Option<&Doc> = None;
         for doc in matching {
-            if best.is_none() || (matches!(best.map(|b| &b.kind), Some(DocKind::Page)) && !matches!(doc.kind, DocKind::Page)) {
+            if best.is_none()
+                || (matches!(best.map(|b| &b.kind), Some(DocKind::Page))
+                    && !matches!(doc.kind, DocKind::Page))
+            {
                 best = Some(doc);
             }
         }
@@ -224,7 +309,9 @@ impl TextIndex {
     /// The vector of a page's document, for semantic page matching.
     pub(crate) fn page_doc(&self, app_id: &str, page_id: &str) -> Option<&Doc> {
         let docs = self.apps.get(app_id)?;
-        docs.by_key.get(&format!("p:{page_id}")).map(|i| &docs.docs[*i as usize])
+        docs.by_key
+            .get(&format!("p:{page_id}"))
+            .map(|i| &docs.docs[*i as usize])
     }
 
     pub(crate) fn similarity(&self, doc: &Doc, query: &Query) -> f32 {

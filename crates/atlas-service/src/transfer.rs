@@ -1,6 +1,6 @@
 //! Export and import of one app's whole graph as JSON (the store's `AppData` shape).
 
-use atlas_model::{intent_id, page_id, transition_id, validate_text, AtlasError, Result};
+use atlas_model::{AtlasError, Result, intent_id, page_id, transition_id, validate_text};
 use atlas_store::{AppData, Record};
 use serde::Serialize;
 
@@ -16,14 +16,19 @@ pub struct ImportSummary {
 }
 
 fn mismatch(what: &str, given: &str, expected: &str) -> AtlasError {
-    AtlasError::invalid(what, format!("{what} {given} does not match its content (expected {expected})"))
+    AtlasError::invalid(
+        what,
+        format!("{what} {given} does not match its content (expected {expected})"),
+    )
 }
 
 impl Atlas {
     /// One app's whole graph.
     pub fn export_app(&self, app_id: &str) -> Result<AppData> {
         self.read(|g| {
-            g.app(app_id).map(crate::state::app_data).ok_or_else(|| AtlasError::NotFound(format!("app not found: {app_id}")))
+            g.app(app_id)
+                .map(crate::state::app_data)
+                .ok_or_else(|| AtlasError::NotFound(format!("app not found: {app_id}")))
         })
     }
 
@@ -37,7 +42,10 @@ impl Atlas {
             validate_text("pages[].page_name", &p.page_name, true)?;
             validate_text("pages[].description", &p.description, false)?;
             if p.app_id != app_id {
-                return Err(AtlasError::invalid("pages[].app_id", format!("page {} belongs to {}", p.page_name, p.app_id)));
+                return Err(AtlasError::invalid(
+                    "pages[].app_id",
+                    format!("page {} belongs to {}", p.page_name, p.app_id),
+                ));
             }
             let expected = page_id(&app_id, &p.page_name);
             if p.page_id != expected {
@@ -53,14 +61,27 @@ impl Atlas {
             }
         }
         for t in &data.transitions {
-            validate_text("transitions[].action.action_type", &t.action.action_type, true)?;
+            validate_text(
+                "transitions[].action.action_type",
+                &t.action.action_type,
+                true,
+            )?;
             let expected = transition_id(&t.from_page, &t.action, &t.to_page);
             if t.transition_id != expected || t.app_id != app_id {
                 return Err(mismatch("transition_id", &t.transition_id, &expected));
             }
-            let known = |p: &str| page_ids.contains(p) || self.read(|g| g.app(&app_id).is_some_and(|a| a.page(p).is_some()));
+            let known = |p: &str| {
+                page_ids.contains(p)
+                    || self.read(|g| g.app(&app_id).is_some_and(|a| a.page(p).is_some()))
+            };
             if !known(&t.from_page) || !known(&t.to_page) {
-                return Err(AtlasError::invalid("transitions[]", format!("transition {} joins pages not in the import", t.transition_id)));
+                return Err(AtlasError::invalid(
+                    "transitions[]",
+                    format!(
+                        "transition {} joins pages not in the import",
+                        t.transition_id
+                    ),
+                ));
             }
         }
         let summary = ImportSummary {

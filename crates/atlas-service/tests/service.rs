@@ -8,7 +8,12 @@ use atlas_text::HashEmbedder;
 
 fn open(dir: &std::path::Path) -> Arc<Atlas> {
     let store = Arc::new(FsStore::open(dir).expect("open store"));
-    Atlas::open(store, Arc::new(HashEmbedder::default()), CheckpointPolicy::default()).expect("open atlas")
+    Atlas::open(
+        store,
+        Arc::new(HashEmbedder::default()),
+        CheckpointPolicy::default(),
+    )
+    .expect("open atlas")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -17,30 +22,66 @@ async fn demo_answers_the_seed_intents_and_survives_restart() {
     let atlas = open(dir.path());
     assert!(demo_graph(&atlas).await.unwrap());
     let stats = atlas.get_graph_stats(GraphStatsRequest::default()).unwrap();
-    assert!(stats.pages >= 30 && stats.transitions >= 80 && stats.intents >= 20, "{stats:?}");
+    assert!(
+        stats.pages >= 30 && stats.transitions >= 80 && stats.intents >= 20,
+        "{stats:?}"
+    );
 
     let home = atlas
-        .match_current_page(MatchPageRequest { app_id: DEMO_APP_ID.into(), ui_hierarchy: None, page_title: Some("首页".into()), page_screenshot: None })
+        .match_current_page(MatchPageRequest {
+            app_id: DEMO_APP_ID.into(),
+            ui_hierarchy: None,
+            page_title: Some("首页".into()),
+            page_screenshot: None,
+        })
         .unwrap();
     assert!(home.matched);
     let home_id = home.page.unwrap().page_id;
 
-    let r = atlas.query_path(QueryPathRequest { app_id: DEMO_APP_ID.into(), intent: "点外卖".into(), current_page: Some(home_id.clone()), max_steps: None }).unwrap();
+    let r = atlas
+        .query_path(QueryPathRequest {
+            app_id: DEMO_APP_ID.into(),
+            intent: "点外卖".into(),
+            current_page: Some(home_id.clone()),
+            max_steps: None,
+        })
+        .unwrap();
     assert!(r.success, "{r:?}");
     assert_eq!(r.target_page.as_ref().unwrap().page_name, "外卖首页");
     assert_eq!(r.path.as_ref().unwrap().steps[0].widget_text, "外卖");
 
-    let r = atlas.query_path(QueryPathRequest { app_id: DEMO_APP_ID.into(), intent: "查找附近餐厅".into(), current_page: None, max_steps: None }).unwrap();
+    let r = atlas
+        .query_path(QueryPathRequest {
+            app_id: DEMO_APP_ID.into(),
+            intent: "查找附近餐厅".into(),
+            current_page: None,
+            max_steps: None,
+        })
+        .unwrap();
     assert!(r.success);
     assert_eq!(r.target_page.as_ref().unwrap().page_name, "附近餐厅");
     // The direct 附近 button fails more often than the route through 外卖: both are offered.
     assert!(!r.alternatives.is_empty(), "{r:?}");
 
-    let miss = atlas.query_path(QueryPathRequest { app_id: DEMO_APP_ID.into(), intent: "量子纠缠实验".into(), current_page: None, max_steps: None }).unwrap();
+    let miss = atlas
+        .query_path(QueryPathRequest {
+            app_id: DEMO_APP_ID.into(),
+            intent: "量子纠缠实验".into(),
+            current_page: None,
+            max_steps: None,
+        })
+        .unwrap();
     assert!(!miss.success);
     assert_eq!(miss.message, "未找到匹配的意图");
 
-    let next = atlas.get_next_action(NextActionRequest { current_page: home_id.clone(), intent: "申请退款".into(), app_id: None, session_id: None }).unwrap();
+    let next = atlas
+        .get_next_action(NextActionRequest {
+            current_page: home_id.clone(),
+            intent: "申请退款".into(),
+            app_id: None,
+            session_id: None,
+        })
+        .unwrap();
     assert!(!next.is_complete);
     assert!(next.action.is_some());
 
@@ -49,7 +90,13 @@ async fn demo_answers_the_seed_intents_and_survives_restart() {
     let rep = atlas
         .report_transition(ReportTransitionRequest {
             from_page: home_id.clone(),
-            action: ReportedAction { action_type: target.action_type.clone(), widget: None, widget_text: Some(target.widget_text.clone()), widget_xpath: None, input_text: None },
+            action: ReportedAction {
+                action_type: target.action_type.clone(),
+                widget: None,
+                widget_text: Some(target.widget_text.clone()),
+                widget_xpath: None,
+                input_text: None,
+            },
             to_page: target.expected_page.clone(),
             success: false,
             latency_ms: Some(900),
@@ -64,14 +111,26 @@ async fn demo_answers_the_seed_intents_and_survives_restart() {
     let fails = rep.stats.fail_count;
     drop(atlas);
     let atlas = open(dir.path());
-    let actions = atlas.get_available_actions(AvailableActionsRequest { page_id: home_id }).unwrap();
-    let edge = actions.actions.iter().find(|a| a.widget_text == target.widget_text).unwrap();
+    let actions = atlas
+        .get_available_actions(AvailableActionsRequest { page_id: home_id })
+        .unwrap();
+    let edge = actions
+        .actions
+        .iter()
+        .find(|a| a.widget_text == target.widget_text)
+        .unwrap();
     assert!(edge.success_rate < 1.0);
-    let stats = atlas.get_graph_stats(GraphStatsRequest { app_id: Some(DEMO_APP_ID.into()) }).unwrap();
+    let stats = atlas
+        .get_graph_stats(GraphStatsRequest {
+            app_id: Some(DEMO_APP_ID.into()),
+        })
+        .unwrap();
     assert_eq!(stats.by_app[0].traces, 1);
     assert!(fails >= 1);
     atlas.checkpoint().unwrap();
-    let report = atlas_store::Store::check(&FsStore::open(&dir.path().join("other")).unwrap(), false).unwrap();
+    let report =
+        atlas_store::Store::check(&FsStore::open(&dir.path().join("other")).unwrap(), false)
+            .unwrap();
     assert!(report.is_clean());
 }
 
@@ -103,15 +162,24 @@ impl atlas_text::Embedder for SlowRemoteEmbedder {
 #[tokio::test(flavor = "current_thread")]
 async fn a_slow_remote_embedder_does_not_stall_the_event_loop() {
     let dir = tempfile::tempdir().unwrap();
-    let embedder = Arc::new(SlowRemoteEmbedder { inner: HashEmbedder::default(), delay: std::time::Duration::from_millis(400), slow: false.into() });
+    let embedder = Arc::new(SlowRemoteEmbedder {
+        inner: HashEmbedder::default(),
+        delay: std::time::Duration::from_millis(400),
+        slow: false.into(),
+    });
     let store = Arc::new(FsStore::open(dir.path()).unwrap());
     let atlas = Atlas::open(store, embedder.clone(), CheckpointPolicy::default()).unwrap();
     demo_graph(&atlas).await.unwrap();
-    embedder.slow.store(true, std::sync::atomic::Ordering::Relaxed);
+    embedder
+        .slow
+        .store(true, std::sync::atomic::Ordering::Relaxed);
     let tools = registry();
     let query_path = tools.get("query_path").unwrap().clone();
     // A phrasing that is no registered intent, so it must be embedded.
-    let call = tokio::spawn(query_path.call(atlas.clone(), serde_json::json!({ "app_id": DEMO_APP_ID, "intent": "我想点一份外卖吃" })));
+    let call = tokio::spawn(query_path.call(
+        atlas.clone(),
+        serde_json::json!({ "app_id": DEMO_APP_ID, "intent": "我想点一份外卖吃" }),
+    ));
     // On the one event-loop thread, a ticker must keep ticking while the embedder sleeps.
     let started = std::time::Instant::now();
     let mut ticks = 0;
@@ -121,12 +189,25 @@ async fn a_slow_remote_embedder_does_not_stall_the_event_loop() {
     }
     let answer = call.await.unwrap().unwrap();
     assert!(started.elapsed() >= std::time::Duration::from_millis(400));
-    assert!(ticks >= 10, "the event loop ran {ticks} times while the embedder worked");
+    assert!(
+        ticks >= 10,
+        "the event loop ran {ticks} times while the embedder worked"
+    );
     assert_eq!(answer["success"], true, "{answer}");
 }
 
-async fn call(atlas: &Arc<Atlas>, tools: &ToolRegistry, name: &str, input: serde_json::Value) -> serde_json::Value {
-    tools.get(name).unwrap().call(atlas.clone(), input).await.unwrap_or_else(|e| panic!("{name}: {e}"))
+async fn call(
+    atlas: &Arc<Atlas>,
+    tools: &ToolRegistry,
+    name: &str,
+    input: serde_json::Value,
+) -> serde_json::Value {
+    tools
+        .get(name)
+        .unwrap()
+        .call(atlas.clone(), input)
+        .await
+        .unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
 /// A notes app: the list (with a "New note" button and a search field), the new-note dialog.
@@ -135,15 +216,38 @@ async fn notes_app(atlas: &Arc<Atlas>, tools: &ToolRegistry) -> (String, String)
         { "id": "0", "text": "Notes", "type": "p" }, { "id": "1", "text": "New note", "type": "button" }, { "id": "2", "text": "Settings", "type": "button" } ] } })).await;
     let dialog = call(atlas, tools, "add_page", serde_json::json!({ "app_id": "notes", "page_name": "New note dialog", "ui_hierarchy": { "widgets": [
         { "id": "0", "text": "Label", "type": "input" }, { "id": "1", "text": "OK", "type": "button" }, { "id": "2", "text": "Cancel", "type": "button" } ] } })).await;
-    (list["page_id"].as_str().unwrap().to_string(), dialog["page_id"].as_str().unwrap().to_string())
+    (
+        list["page_id"].as_str().unwrap().to_string(),
+        dialog["page_id"].as_str().unwrap().to_string(),
+    )
 }
 
-async fn step(atlas: &Arc<Atlas>, tools: &ToolRegistry, from: &str, action: serde_json::Value, to: &str, session: &str, intent: &str) {
+async fn step(
+    atlas: &Arc<Atlas>,
+    tools: &ToolRegistry,
+    from: &str,
+    action: serde_json::Value,
+    to: &str,
+    session: &str,
+    intent: &str,
+) {
     call(atlas, tools, "report_transition", serde_json::json!({ "from_page": from, "to_page": to, "action": action, "success": true, "session_id": session, "intent": intent })).await;
 }
 
-async fn next(atlas: &Arc<Atlas>, tools: &ToolRegistry, page: &str, intent: &str, session: &str) -> serde_json::Value {
-    call(atlas, tools, "get_next_action", serde_json::json!({ "current_page": page, "intent": intent, "session_id": session })).await
+async fn next(
+    atlas: &Arc<Atlas>,
+    tools: &ToolRegistry,
+    page: &str,
+    intent: &str,
+    session: &str,
+) -> serde_json::Value {
+    call(
+        atlas,
+        tools,
+        "get_next_action",
+        serde_json::json!({ "current_page": page, "intent": intent, "session_id": session }),
+    )
+    .await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -153,24 +257,89 @@ async fn a_remembered_task_is_replayed_with_new_values_and_session_progress() {
     let tools = registry();
     let (list, dialog) = notes_app(&atlas, &tools).await;
     let taught = "create a note named 'alpha'";
-    step(&atlas, &tools, &list, serde_json::json!({ "type": "click", "widget_text": "New note" }), &dialog, "demo", taught).await;
-    step(&atlas, &tools, &dialog, serde_json::json!({ "type": "input", "widget_text": "Label", "input_text": "alpha" }), &dialog, "demo", taught).await;
-    step(&atlas, &tools, &dialog, serde_json::json!({ "type": "click", "widget_text": "OK" }), &list, "demo", taught).await;
+    step(
+        &atlas,
+        &tools,
+        &list,
+        serde_json::json!({ "type": "click", "widget_text": "New note" }),
+        &dialog,
+        "demo",
+        taught,
+    )
+    .await;
+    step(
+        &atlas,
+        &tools,
+        &dialog,
+        serde_json::json!({ "type": "input", "widget_text": "Label", "input_text": "alpha" }),
+        &dialog,
+        "demo",
+        taught,
+    )
+    .await;
+    step(
+        &atlas,
+        &tools,
+        &dialog,
+        serde_json::json!({ "type": "click", "widget_text": "OK" }),
+        &list,
+        "demo",
+        taught,
+    )
+    .await;
 
     // The same template with another value, in a new session: the list page is visited twice,
     // and each visit gets its own answer.
     let asked = "create a note named 'beta'";
     let first = next(&atlas, &tools, &list, asked, "test").await;
     assert_eq!(first["action"]["widget_text"], "New note", "{first}");
-    step(&atlas, &tools, &list, serde_json::json!({ "type": "click", "widget_text": "New note" }), &dialog, "test", asked).await;
+    step(
+        &atlas,
+        &tools,
+        &list,
+        serde_json::json!({ "type": "click", "widget_text": "New note" }),
+        &dialog,
+        "test",
+        asked,
+    )
+    .await;
     let second = next(&atlas, &tools, &dialog, asked, "test").await;
-    assert_eq!((second["action"]["action_type"].as_str(), second["action"]["input_text"].as_str()), (Some("input"), Some("beta")), "{second}");
-    step(&atlas, &tools, &dialog, serde_json::json!({ "type": "input", "widget_text": "Label", "input_text": "beta" }), &dialog, "test", asked).await;
+    assert_eq!(
+        (
+            second["action"]["action_type"].as_str(),
+            second["action"]["input_text"].as_str()
+        ),
+        (Some("input"), Some("beta")),
+        "{second}"
+    );
+    step(
+        &atlas,
+        &tools,
+        &dialog,
+        serde_json::json!({ "type": "input", "widget_text": "Label", "input_text": "beta" }),
+        &dialog,
+        "test",
+        asked,
+    )
+    .await;
     let third = next(&atlas, &tools, &dialog, asked, "test").await;
     assert_eq!(third["action"]["widget_text"], "OK", "{third}");
-    step(&atlas, &tools, &dialog, serde_json::json!({ "type": "click", "widget_text": "OK" }), &list, "test", asked).await;
+    step(
+        &atlas,
+        &tools,
+        &dialog,
+        serde_json::json!({ "type": "click", "widget_text": "OK" }),
+        &list,
+        "test",
+        asked,
+    )
+    .await;
     let done = next(&atlas, &tools, &list, asked, "test").await;
-    assert_eq!((done["is_complete"].as_bool(), done["action"].is_null()), (Some(true), true), "{done}");
+    assert_eq!(
+        (done["is_complete"].as_bool(), done["action"].is_null()),
+        (Some(true), true),
+        "{done}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -184,7 +353,10 @@ async fn an_unknown_task_is_grounded_in_labels_or_left_unsure() {
     assert_eq!(settings["action"]["widget_text"], "Settings", "{settings}");
     // Nothing says this one: no action and not complete, so the agent asks its LLM.
     let unsure = next(&atlas, &tools, &list, "share the weather forecast", "s2").await;
-    assert!(unsure["action"].is_null() && unsure["is_complete"] == false, "{unsure}");
+    assert!(
+        unsure["action"].is_null() && unsure["is_complete"] == false,
+        "{unsure}"
+    );
 
     // A goal one page away: the first step of the way there, though its label says nothing.
     let settings = call(&atlas, &tools, "add_page", serde_json::json!({ "app_id": "notes", "page_name": "Settings page", "ui_hierarchy": { "widgets": [
@@ -195,8 +367,18 @@ async fn an_unknown_task_is_grounded_in_labels_or_left_unsure() {
     let first = next(&atlas, &tools, &list, "make the font size bigger", "s3").await;
     assert_eq!(first["action"]["widget_text"], "Settings", "{first}");
     // Two settings of the same name: the instruction cannot tell which.
-    let twice = next(&atlas, &tools, &settings, "change max reminder duration to 1 minute", "s4").await;
-    assert!(twice["action"].is_null() && twice["is_complete"] == false, "{twice}");
+    let twice = next(
+        &atlas,
+        &tools,
+        &settings,
+        "change max reminder duration to 1 minute",
+        "s4",
+    )
+    .await;
+    assert!(
+        twice["action"].is_null() && twice["is_complete"] == false,
+        "{twice}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -204,10 +386,14 @@ async fn device_dumps_are_read_into_widgets_and_match_their_page() {
     let dir = tempfile::tempdir().unwrap();
     let atlas = open(dir.path());
     let tools = registry();
-    let xml = |count: &str| format!(r#"<hierarchy rotation="0"><node class="android.widget.FrameLayout" text="" resource-id="" content-desc="" clickable="false" bounds="[0,0][1080,2400]">
+    let xml = |count: &str| {
+        format!(
+            r#"<hierarchy rotation="0"><node class="android.widget.FrameLayout" text="" resource-id="" content-desc="" clickable="false" bounds="[0,0][1080,2400]">
         <node class="android.widget.TextView" text="购物车" resource-id="com.shop:id/title" content-desc="" clickable="false" bounds="[0,0][1080,100]"/>
         <node class="android.widget.TextView" text="{count} 件" resource-id="com.shop:id/count" content-desc="" clickable="false" bounds="[0,100][1080,200]"/>
-        <node class="android.widget.Button" text="去结算" resource-id="com.shop:id/checkout" content-desc="" clickable="true" bounds="[0,200][1080,300]"/></node></hierarchy>"#);
+        <node class="android.widget.Button" text="去结算" resource-id="com.shop:id/checkout" content-desc="" clickable="true" bounds="[0,200][1080,300]"/></node></hierarchy>"#
+        )
+    };
     let added = call(&atlas, &tools, "add_page", serde_json::json!({ "app_id": "shop", "page_name": "购物车", "ui_hierarchy": { "dump": xml("3") } })).await;
     let page = added["page_id"].as_str().unwrap().to_string();
     // The same screen with another count, as the device dumps it: the same page.
@@ -216,12 +402,29 @@ async fn device_dumps_are_read_into_widgets_and_match_their_page() {
     assert_eq!(matched["page"]["page_id"], page.as_str());
     // A HarmonyOS dump of another screen does not.
     let harmony = r#"{"attributes": {"type": "root"}, "children": [{"attributes": {"type": "Text", "id": "title", "text": "设置"}, "children": []}]}"#;
-    let other = call(&atlas, &tools, "match_current_page", serde_json::json!({ "app_id": "shop", "ui_hierarchy": { "dump": harmony } })).await;
+    let other = call(
+        &atlas,
+        &tools,
+        "match_current_page",
+        serde_json::json!({ "app_id": "shop", "ui_hierarchy": { "dump": harmony } }),
+    )
+    .await;
     assert_eq!(other["matched"], false, "{other}");
     // A broken dump is a parameter error and changes nothing.
     let broken = tools.get("add_page").unwrap().call(atlas.clone(), serde_json::json!({ "app_id": "shop", "page_name": "坏", "ui_hierarchy": { "dump": "<hierarchy><node" } })).await;
-    assert_eq!(broken.unwrap_err().code(), atlas_model::ErrorCode::InvalidParameter);
-    assert_eq!(atlas.get_graph_stats(GraphStatsRequest { app_id: Some("shop".into()) }).unwrap().pages, 1);
+    assert_eq!(
+        broken.unwrap_err().code(),
+        atlas_model::ErrorCode::InvalidParameter
+    );
+    assert_eq!(
+        atlas
+            .get_graph_stats(GraphStatsRequest {
+                app_id: Some("shop".into())
+            })
+            .unwrap()
+            .pages,
+        1
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -234,22 +437,66 @@ async fn a_choice_in_a_dialog_is_committed_and_digit_groups_are_not_goals() {
     let dialog = call(&atlas, &tools, "add_page", serde_json::json!({ "app_id": "files", "page_name": "View type", "ui_hierarchy": { "widgets": [
         { "id": "0", "text": "Grid", "type": "checkbox" }, { "id": "1", "text": "List", "type": "checkbox" },
         { "id": "2", "text": "Cancel", "type": "button" }, { "id": "3", "text": "OK", "type": "button" } ] } })).await;
-    let (files, dialog) = (files["page_id"].as_str().unwrap().to_string(), dialog["page_id"].as_str().unwrap().to_string());
+    let (files, dialog) = (
+        files["page_id"].as_str().unwrap().to_string(),
+        dialog["page_id"].as_str().unwrap().to_string(),
+    );
     let intent = "change the view type to grid";
     let open_dialog = next(&atlas, &tools, &files, intent, "s1").await;
-    assert_eq!((open_dialog["action"]["widget_text"].as_str(), open_dialog["basis"].as_str()), (Some("Change view type"), Some("labels")), "{open_dialog}");
-    step(&atlas, &tools, &files, serde_json::json!({ "type": "click", "widget_text": "Change view type" }), &dialog, "s1", intent).await;
+    assert_eq!(
+        (
+            open_dialog["action"]["widget_text"].as_str(),
+            open_dialog["basis"].as_str()
+        ),
+        (Some("Change view type"), Some("labels")),
+        "{open_dialog}"
+    );
+    step(
+        &atlas,
+        &tools,
+        &files,
+        serde_json::json!({ "type": "click", "widget_text": "Change view type" }),
+        &dialog,
+        "s1",
+        intent,
+    )
+    .await;
     let grid = next(&atlas, &tools, &dialog, intent, "s1").await;
     assert_eq!(grid["action"]["widget_text"], "Grid", "{grid}");
-    step(&atlas, &tools, &dialog, serde_json::json!({ "type": "click", "widget_text": "Grid" }), &dialog, "s1", intent).await;
+    step(
+        &atlas,
+        &tools,
+        &dialog,
+        serde_json::json!({ "type": "click", "widget_text": "Grid" }),
+        &dialog,
+        "s1",
+        intent,
+    )
+    .await;
     // Everything asked is said, but the dialog holds the choice until it is confirmed.
     let confirm = next(&atlas, &tools, &dialog, intent, "s1").await;
     assert_eq!(confirm["action"]["widget_text"], "OK", "{confirm}");
-    step(&atlas, &tools, &dialog, serde_json::json!({ "type": "click", "widget_text": "OK" }), &files, "s1", intent).await;
+    step(
+        &atlas,
+        &tools,
+        &dialog,
+        serde_json::json!({ "type": "click", "widget_text": "OK" }),
+        &files,
+        "s1",
+        intent,
+    )
+    .await;
     let done = next(&atlas, &tools, &files, intent, "s1").await;
-    assert_eq!((done["is_complete"].as_bool(), done["action"].is_null()), (Some(true), true), "{done}");
+    assert_eq!(
+        (done["is_complete"].as_bool(), done["action"].is_null()),
+        (Some(true), true),
+        "{done}"
+    );
 
     // "00" of "5:00" is not the value the button shows: nothing here says the task.
     let timer = next(&atlas, &tools, &files, "add a new timer of 5:00", "s2").await;
-    assert!(timer["action"].is_null() && timer["is_complete"] == false, "{timer}");
+    assert!(
+        timer["action"].is_null() && timer["is_complete"] == false,
+        "{timer}"
+    );
 }

@@ -21,7 +21,10 @@ pub const MAX_SCREENSHOT_BYTES: usize = 5 * 1024 * 1024;
 pub(crate) const GRAPH_PART_BUDGET: usize = 8 * 1024 * 1024;
 
 fn corrupt(path: &Path, message: impl ToString) -> StoreError {
-    StoreError::Corrupt { path: path.display().to_string(), message: message.to_string() }
+    StoreError::Corrupt {
+        path: path.display().to_string(),
+        message: message.to_string(),
+    }
 }
 
 /// Migrations between format versions (§7.2): each step rewrites a folder from one version to the
@@ -31,7 +34,11 @@ pub(crate) fn migrate(path: &Path, found: &str) -> Result<(), StoreError> {
     const STEPS: &[(&str, fn(&Path) -> Result<(), StoreError>)] = &[];
     let mut version = found.to_string();
     while version != FORMAT_VERSION {
-        let parse = |v: &str| v.split('.').map(|p| p.parse::<u32>().unwrap_or(0)).collect::<Vec<_>>();
+        let parse = |v: &str| {
+            v.split('.')
+                .map(|p| p.parse::<u32>().unwrap_or(0))
+                .collect::<Vec<_>>()
+        };
         if parse(&version) > parse(FORMAT_VERSION) {
             return Err(StoreError::TooNew {
                 path: path.display().to_string(),
@@ -122,13 +129,18 @@ pub(crate) fn validate_meta(meta: &Meta) -> Result<(), String> {
     }
     check_date_time("created_at", &meta.created_at)?;
     if meta.page.page_id != meta.id {
-        return Err(format!("id {} differs from page.page_id {}", meta.id, meta.page.page_id));
+        return Err(format!(
+            "id {} differs from page.page_id {}",
+            meta.id, meta.page.page_id
+        ));
     }
     Ok(())
 }
 
 fn check_date_time(field: &str, value: &str) -> Result<(), String> {
-    chrono::DateTime::parse_from_rfc3339(value).map(|_| ()).map_err(|_| format!("{field} is not an RFC 3339 date-time: {value:?}"))
+    chrono::DateTime::parse_from_rfc3339(value)
+        .map(|_| ())
+        .map_err(|_| format!("{field} is not an RFC 3339 date-time: {value:?}"))
 }
 
 /// A task file (§3.3) in `todos/`, `processing/` or `completed/`.
@@ -139,14 +151,22 @@ pub fn validate_task(value: &serde_json::Value) -> Result<(), String> {
             return Err(format!("task lacks required field {field}"));
         }
     }
-    let text = |f: &str| obj.get(f).map(|v| v.as_str().ok_or(format!("task {f} must be a string"))).transpose();
+    let text = |f: &str| {
+        obj.get(f)
+            .map(|v| v.as_str().ok_or(format!("task {f} must be a string")))
+            .transpose()
+    };
     text("id")?;
     text("selector")?;
     let action = text("action")?.unwrap_or_default();
     if !["click", "type", "navigate", "scroll"].contains(&action) {
-        return Err(format!("task action {action:?} is not one of click, type, navigate, scroll"));
+        return Err(format!(
+            "task action {action:?} is not one of click, type, navigate, scroll"
+        ));
     }
-    let priority = obj["priority"].as_i64().ok_or("task priority must be an integer")?;
+    let priority = obj["priority"]
+        .as_i64()
+        .ok_or("task priority must be an integer")?;
     if !(1..=10).contains(&priority) {
         return Err(format!("task priority {priority} is outside 1..=10"));
     }
@@ -163,7 +183,10 @@ pub fn validate_task(value: &serde_json::Value) -> Result<(), String> {
         d.as_bool().ok_or("task is_destructive must be a boolean")?;
     }
     if let Some(c) = obj.get("created_at") {
-        check_date_time("created_at", c.as_str().ok_or("task created_at must be a string")?)?;
+        check_date_time(
+            "created_at",
+            c.as_str().ok_or("task created_at must be a string")?,
+        )?;
     }
     Ok(())
 }
@@ -177,7 +200,15 @@ pub fn validate_test_idea(value: &serde_json::Value) -> Result<(), String> {
         }
     }
     let kind = obj["type"].as_str().unwrap_or_default();
-    if !["boundary", "injection", "permission", "performance", "accessibility"].contains(&kind) {
+    if ![
+        "boundary",
+        "injection",
+        "permission",
+        "performance",
+        "accessibility",
+    ]
+    .contains(&kind)
+    {
         return Err(format!("test idea type {kind:?} is not a known type"));
     }
     if let Some(cases) = obj.get("test_cases") {
@@ -221,11 +252,23 @@ pub(crate) fn read_graph(app_root: &Path) -> Result<AppData, StoreError> {
     };
     let head = read(&head_path)?;
     migrate(&head_path, &head.version)?;
-    let app = head.app.clone().ok_or_else(|| corrupt(&head_path, "graph.json lacks its app"))?;
-    let mut data = AppData { app, pages: head.pages, intents: head.intents, transitions: head.transitions, traces: head.traces };
+    let app = head
+        .app
+        .clone()
+        .ok_or_else(|| corrupt(&head_path, "graph.json lacks its app"))?;
+    let mut data = AppData {
+        app,
+        pages: head.pages,
+        intents: head.intents,
+        transitions: head.transitions,
+        traces: head.traces,
+    };
     for part in &head.parts {
         if part.contains('/') || part.contains("..") {
-            return Err(corrupt(&head_path, format!("part name {part:?} leaves the folder")));
+            return Err(corrupt(
+                &head_path,
+                format!("part name {part:?} leaves the folder"),
+            ));
         }
         let p = read(&dir.join(part))?;
         data.pages.extend(p.pages);

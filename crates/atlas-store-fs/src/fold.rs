@@ -5,14 +5,25 @@ use std::fs;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::{Path, PathBuf};
 
-use atlas_model::{sanitize_node_id, Page, Transition};
+use atlas_model::{Page, Transition, sanitize_node_id};
 use atlas_store::{AppData, StoreError};
 
-use crate::files::{self, Config, GraphFile, Index, IndexNode, IndexStatistics, Meta, FORMAT_VERSION, GRAPH_PART_BUDGET};
+use crate::files::{
+    self, Config, FORMAT_VERSION, GRAPH_PART_BUDGET, GraphFile, Index, IndexNode, IndexStatistics,
+    Meta,
+};
 use crate::layout::{append_log, atomic_write};
 
 /// The standard sub-folders of a node (seed 001 §2.2).
-pub(crate) const NODE_SUBDIRS: &[&str] = &["links", "scripts", "todos", "processing", "completed", "test_ideas", "reports"];
+pub(crate) const NODE_SUBDIRS: &[&str] = &[
+    "links",
+    "scripts",
+    "todos",
+    "processing",
+    "completed",
+    "test_ideas",
+    "reports",
+];
 
 /// What earlier checkpoints wrote, so unchanged files are left alone.
 #[derive(Debug, Default)]
@@ -36,13 +47,24 @@ pub(crate) fn node_dir_name(page: &Page) -> String {
 /// A transition's link name: `action_{what}_{id prefix}` (seed 001 §5.1); the id prefix keeps two
 /// actions with the same label apart.
 pub(crate) fn link_name(t: &Transition) -> String {
-    let what = if t.action.widget_text.is_empty() { &t.action.widget_id } else { &t.action.widget_text };
-    let label = if what.is_empty() { t.action.action_type.clone() } else { format!("{}_{}", t.action.action_type, what) };
+    let what = if t.action.widget_text.is_empty() {
+        &t.action.widget_id
+    } else {
+        &t.action.widget_text
+    };
+    let label = if what.is_empty() {
+        t.action.action_type.clone()
+    } else {
+        format!("{}_{}", t.action.action_type, what)
+    };
     let mut name = sanitize_node_id(&label);
     while name.len() > 60 {
         name.pop();
     }
-    format!("action_{name}_{}", &t.transition_id[..6.min(t.transition_id.len())])
+    format!(
+        "action_{name}_{}",
+        &t.transition_id[..6.min(t.transition_id.len())]
+    )
 }
 
 fn hash_bytes(bytes: &[u8]) -> u64 {
@@ -67,7 +89,10 @@ pub(crate) fn bfs(data: &AppData, root: &str) -> HashMap<String, (u32, Option<(S
         let depth = out[&page].0;
         for t in adjacency.get(page.as_str()).into_iter().flatten() {
             if !out.contains_key(&t.to_page) {
-                out.insert(t.to_page.clone(), (depth + 1, Some((t.from_page.clone(), t.action.label()))));
+                out.insert(
+                    t.to_page.clone(),
+                    (depth + 1, Some((t.from_page.clone(), t.action.label()))),
+                );
                 queue.push_back(t.to_page.clone());
             }
         }
@@ -84,10 +109,17 @@ pub(crate) fn root_page(data: &AppData) -> Option<&Page> {
 }
 
 pub(crate) fn page_url(page: &Page) -> String {
-    if page.url.is_empty() { format!("app://{}/{}", page.app_id, page.page_id) } else { page.url.clone() }
+    if page.url.is_empty() {
+        format!("app://{}/{}", page.app_id, page.page_id)
+    } else {
+        page.url.clone()
+    }
 }
 
-pub(crate) fn build_meta(page: &Page, tree: &HashMap<String, (u32, Option<(String, String)>)>) -> Meta {
+pub(crate) fn build_meta(
+    page: &Page,
+    tree: &HashMap<String, (u32, Option<(String, String)>)>,
+) -> Meta {
     let (depth, parent) = match tree.get(&page.page_id) {
         Some((d, p)) => (Some(*d), p.clone()),
         None => (None, None),
@@ -97,7 +129,11 @@ pub(crate) fn build_meta(page: &Page, tree: &HashMap<String, (u32, Option<(Strin
         url: page_url(page),
         title: page.page_name.clone(),
         summary: page.description.clone(),
-        dom_fingerprint: if page.widgets.is_empty() { String::new() } else { atlas_model::ui_fingerprint(&page.widgets) },
+        dom_fingerprint: if page.widgets.is_empty() {
+            String::new()
+        } else {
+            atlas_model::ui_fingerprint(&page.widgets)
+        },
         screenshot: String::new(),
         parent_id: parent.as_ref().map(|(p, _)| p.clone()),
         source_action: parent.map(|(_, a)| a),
@@ -109,7 +145,12 @@ pub(crate) fn build_meta(page: &Page, tree: &HashMap<String, (u32, Option<(Strin
     }
 }
 
-pub(crate) fn build_index(dir: &str, data: &AppData, tree: &HashMap<String, (u32, Option<(String, String)>)>, created_at: String) -> Index {
+pub(crate) fn build_index(
+    dir: &str,
+    data: &AppData,
+    tree: &HashMap<String, (u32, Option<(String, String)>)>,
+    created_at: String,
+) -> Index {
     let nodes: BTreeMap<String, IndexNode> = data
         .pages
         .iter()
@@ -117,7 +158,11 @@ pub(crate) fn build_index(dir: &str, data: &AppData, tree: &HashMap<String, (u32
             let node = IndexNode {
                 path: format!("{dir}/{}", node_dir_name(p)),
                 url: page_url(p),
-                summary: if p.description.is_empty() { p.page_name.clone() } else { p.description.clone() },
+                summary: if p.description.is_empty() {
+                    p.page_name.clone()
+                } else {
+                    p.description.clone()
+                },
                 created_at: p.created_at.clone(),
             };
             (p.page_id.clone(), node)
@@ -127,7 +172,9 @@ pub(crate) fn build_index(dir: &str, data: &AppData, tree: &HashMap<String, (u32
         version: FORMAT_VERSION.into(),
         created_at,
         updated_at: atlas_model::now_rfc3339(),
-        root_node: root_page(data).map(|p| p.page_id.clone()).unwrap_or_default(),
+        root_node: root_page(data)
+            .map(|p| p.page_id.clone())
+            .unwrap_or_default(),
         nodes,
         statistics: IndexStatistics {
             total_nodes: data.pages.len() as u64,
@@ -154,8 +201,9 @@ fn write_if_changed(path: &Path, bytes: &[u8], cache: &mut FoldCache) -> Result<
 
 pub(crate) fn ensure_node_dirs(node: &Path) -> Result<(), StoreError> {
     for sub in NODE_SUBDIRS {
-        fs::create_dir_all(node.join(sub))
-            .map_err(|e| StoreError::Io(format!("cannot create {}: {e}", node.join(sub).display())))?;
+        fs::create_dir_all(node.join(sub)).map_err(|e| {
+            StoreError::Io(format!("cannot create {}: {e}", node.join(sub).display()))
+        })?;
     }
     Ok(())
 }
@@ -178,26 +226,43 @@ pub(crate) fn ensure_link(from: &Path, name: &str, to_dir: &str) -> Result<(), S
         return Ok(());
     }
     let fallback = from.join("_links.json");
-    let mut links: BTreeMap<String, String> =
-        fs::read(&fallback).ok().and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or_default();
+    let mut links: BTreeMap<String, String> = fs::read(&fallback)
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_default();
     links.insert(name.to_string(), format!("../{to_dir}"));
-    atomic_write(&fallback, &serde_json::to_vec_pretty(&links).expect("json"), false)
+    atomic_write(
+        &fallback,
+        &serde_json::to_vec_pretty(&links).expect("json"),
+        false,
+    )
 }
 
 /// Splits the graph into files under the part budget: the head (`graph.json`, with the app) and as
 /// many generation-named parts as needed.
 fn graph_files(data: &AppData, generation: &str) -> Result<Vec<(String, Vec<u8>)>, StoreError> {
-    let mut files: Vec<GraphFile> = vec![GraphFile { version: FORMAT_VERSION.into(), app: Some(data.app.clone()), ..Default::default() }];
+    let mut files: Vec<GraphFile> = vec![GraphFile {
+        version: FORMAT_VERSION.into(),
+        app: Some(data.app.clone()),
+        ..Default::default()
+    }];
     let mut used = 1024usize;
     macro_rules! place {
         ($list:ident, $items:expr) => {
             for item in $items {
                 let size = serde_json::to_vec(item).map(|v| v.len()).unwrap_or(0) + 64;
                 if used + size > GRAPH_PART_BUDGET && used > 1024 {
-                    files.push(GraphFile { version: FORMAT_VERSION.into(), ..Default::default() });
+                    files.push(GraphFile {
+                        version: FORMAT_VERSION.into(),
+                        ..Default::default()
+                    });
                     used = 1024;
                 }
-                files.last_mut().expect("non-empty").$list.push(item.clone());
+                files
+                    .last_mut()
+                    .expect("non-empty")
+                    .$list
+                    .push(item.clone());
                 used += size;
             }
         };
@@ -206,11 +271,17 @@ fn graph_files(data: &AppData, generation: &str) -> Result<Vec<(String, Vec<u8>)
     place!(intents, &data.intents);
     place!(transitions, &data.transitions);
     place!(traces, &data.traces);
-    let names: Vec<String> = (1..files.len()).map(|k| format!("graph.{generation}.{k:03}.json")).collect();
+    let names: Vec<String> = (1..files.len())
+        .map(|k| format!("graph.{generation}.{k:03}.json"))
+        .collect();
     files[0].parts = names.clone();
     let mut out = Vec::new();
     for (k, file) in files.iter().enumerate() {
-        let name = if k == 0 { "graph.json".to_string() } else { names[k - 1].clone() };
+        let name = if k == 0 {
+            "graph.json".to_string()
+        } else {
+            names[k - 1].clone()
+        };
         let bytes = serde_json::to_vec_pretty(file).map_err(|e| StoreError::Io(e.to_string()))?;
         out.push((name, bytes));
     }
@@ -219,21 +290,40 @@ fn graph_files(data: &AppData, generation: &str) -> Result<Vec<(String, Vec<u8>)
 
 /// Folds one app into its folder. Order matters for crash safety: node folders and links first,
 /// then graph parts, then `graph.json` (which the loader trusts), then the index.
-pub(crate) fn fold_app(app_root: &Path, dir: &str, data: &AppData, cache: &mut FoldCache) -> Result<(), StoreError> {
+pub(crate) fn fold_app(
+    app_root: &Path,
+    dir: &str,
+    data: &AppData,
+    cache: &mut FoldCache,
+) -> Result<(), StoreError> {
     let meta_dir = app_root.join(".atlas");
     fs::create_dir_all(meta_dir.join("logs"))?;
     let config_path = app_root.join("config.json");
     let config = match files::read_config(app_root) {
         Ok(c) => c,
         Err(_) => {
-            let c = Config { app_id: data.app.app_id.clone(), version: FORMAT_VERSION.into(), created_at: data.app.created_at.clone() };
-            atomic_write(&config_path, &serde_json::to_vec_pretty(&c).expect("json"), true)?;
+            let c = Config {
+                app_id: data.app.app_id.clone(),
+                version: FORMAT_VERSION.into(),
+                created_at: data.app.created_at.clone(),
+            };
+            atomic_write(
+                &config_path,
+                &serde_json::to_vec_pretty(&c).expect("json"),
+                true,
+            )?;
             c
         }
     };
-    let root = root_page(data).map(|p| p.page_id.clone()).unwrap_or_default();
+    let root = root_page(data)
+        .map(|p| p.page_id.clone())
+        .unwrap_or_default();
     let tree = bfs(data, &root);
-    let dirs: HashMap<&str, String> = data.pages.iter().map(|p| (p.page_id.as_str(), node_dir_name(p))).collect();
+    let dirs: HashMap<&str, String> = data
+        .pages
+        .iter()
+        .map(|p| (p.page_id.as_str(), node_dir_name(p)))
+        .collect();
     let (mut metas_written, mut links_made) = (0usize, 0usize);
     for page in &data.pages {
         let node = app_root.join(&dirs[page.page_id.as_str()]);
@@ -242,14 +332,20 @@ pub(crate) fn fold_app(app_root: &Path, dir: &str, data: &AppData, cache: &mut F
             cache.made_dirs.insert(node.clone());
         }
         let meta = build_meta(page, &tree);
-        files::validate_meta(&meta).map_err(|m| StoreError::Corrupt { path: node.display().to_string(), message: m })?;
+        files::validate_meta(&meta).map_err(|m| StoreError::Corrupt {
+            path: node.display().to_string(),
+            message: m,
+        })?;
         let bytes = serde_json::to_vec_pretty(&meta).expect("json");
         if write_if_changed(&node.join("meta.json"), &bytes, cache)? {
             metas_written += 1;
         }
     }
     for t in &data.transitions {
-        let (Some(from), Some(to)) = (dirs.get(t.from_page.as_str()), dirs.get(t.to_page.as_str())) else { continue };
+        let (Some(from), Some(to)) = (dirs.get(t.from_page.as_str()), dirs.get(t.to_page.as_str()))
+        else {
+            continue;
+        };
         let from_node = app_root.join(from);
         let link = from_node.join("links").join(link_name(t));
         if cache.links.contains(&link) {
@@ -259,7 +355,10 @@ pub(crate) fn fold_app(app_root: &Path, dir: &str, data: &AppData, cache: &mut F
         cache.links.insert(link);
         links_made += 1;
     }
-    let generation = format!("{}", chrono::Utc::now().timestamp_nanos_opt().unwrap_or_default());
+    let generation = format!(
+        "{}",
+        chrono::Utc::now().timestamp_nanos_opt().unwrap_or_default()
+    );
     let graph = graph_files(data, &generation)?;
     for (name, bytes) in graph.iter().skip(1) {
         atomic_write(&meta_dir.join(name), bytes, true)?;
@@ -273,9 +372,17 @@ pub(crate) fn fold_app(app_root: &Path, dir: &str, data: &AppData, cache: &mut F
         }
     }
     let index = build_index(dir, data, &tree, config.created_at.clone());
-    atomic_write(&app_root.join("index.json"), &serde_json::to_vec_pretty(&index).expect("json"), true)?;
+    atomic_write(
+        &app_root.join("index.json"),
+        &serde_json::to_vec_pretty(&index).expect("json"),
+        true,
+    )?;
     let stats = statistics(data, &index);
-    atomic_write(&meta_dir.join("statistics.json"), &serde_json::to_vec_pretty(&stats).expect("json"), false)?;
+    atomic_write(
+        &meta_dir.join("statistics.json"),
+        &serde_json::to_vec_pretty(&stats).expect("json"),
+        false,
+    )?;
     append_log(
         &meta_dir.join("logs").join("operations.log"),
         &format!(
@@ -289,7 +396,11 @@ pub(crate) fn fold_app(app_root: &Path, dir: &str, data: &AppData, cache: &mut F
 }
 
 fn statistics(data: &AppData, index: &Index) -> serde_json::Value {
-    let reports: u64 = data.transitions.iter().map(|t| t.success_count + t.fail_count).sum();
+    let reports: u64 = data
+        .transitions
+        .iter()
+        .map(|t| t.success_count + t.fail_count)
+        .sum();
     let successes: u64 = data.transitions.iter().map(|t| t.success_count).sum();
     serde_json::json!({
         "app_id": data.app.app_id,

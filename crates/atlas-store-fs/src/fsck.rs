@@ -7,29 +7,45 @@ use std::path::{Component, Path, PathBuf};
 use atlas_store::CheckReport;
 
 use crate::files::{self, Index, Meta};
-use crate::fold::{bfs, build_index, build_meta, ensure_link, ensure_node_dirs, link_name, node_dir_name, root_page};
-use crate::layout::{atomic_write, Layout};
+use crate::fold::{
+    bfs, build_index, build_meta, ensure_link, ensure_node_dirs, link_name, node_dir_name,
+    root_page,
+};
+use crate::layout::{Layout, atomic_write};
 
 pub(crate) fn check_root(layout: &Layout, repair: bool) -> CheckReport {
     let mut report = CheckReport::default();
     let manifest = layout.root().join("atlas.json");
-    if fs::read(&manifest).ok().and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok()).is_none() {
-        report.problems.push(format!("{} is missing or unreadable", manifest.display()));
+    if fs::read(&manifest)
+        .ok()
+        .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+        .is_none()
+    {
+        report
+            .problems
+            .push(format!("{} is missing or unreadable", manifest.display()));
     }
     remove_temporaries(layout.root(), repair, &mut report);
     report
 }
 
 fn remove_temporaries(dir: &Path, repair: bool, report: &mut CheckReport) {
-    let Ok(entries) = fs::read_dir(dir) else { return };
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
     for entry in entries.flatten() {
         let name = entry.file_name().to_string_lossy().to_string();
         if name.starts_with('.') && name.ends_with(".tmp") {
             let path = entry.path();
             if repair && fs::remove_file(&path).is_ok() {
-                report.repaired.push(format!("removed leftover temporary file {}", path.display()));
+                report.repaired.push(format!(
+                    "removed leftover temporary file {}",
+                    path.display()
+                ));
             } else {
-                report.problems.push(format!("leftover temporary file {}", path.display()));
+                report
+                    .problems
+                    .push(format!("leftover temporary file {}", path.display()));
             }
         }
     }
@@ -65,7 +81,9 @@ pub(crate) fn check_app(app_root: &Path, dir: &str, repair: bool, report: &mut C
     let data = match files::read_graph(app_root) {
         Ok(d) => d,
         Err(e) => {
-            report.problems.push(format!("{dir}: cannot read graph: {e}"));
+            report
+                .problems
+                .push(format!("{dir}: cannot read graph: {e}"));
             return;
         }
     };
@@ -75,27 +93,48 @@ pub(crate) fn check_app(app_root: &Path, dir: &str, repair: bool, report: &mut C
     remove_temporaries(app_root, repair, report);
     remove_temporaries(&app_root.join(".atlas"), repair, report);
 
-    let root = root_page(&data).map(|p| p.page_id.clone()).unwrap_or_default();
+    let root = root_page(&data)
+        .map(|p| p.page_id.clone())
+        .unwrap_or_default();
     let tree = bfs(&data, &root);
-    let node_dirs: HashMap<String, String> = data.pages.iter().map(|p| (node_dir_name(p), p.page_id.clone())).collect();
+    let node_dirs: HashMap<String, String> = data
+        .pages
+        .iter()
+        .map(|p| (node_dir_name(p), p.page_id.clone()))
+        .collect();
 
     // index.json agrees with the graph and the directories.
     let index_path = app_root.join("index.json");
-    let index: Option<Index> = fs::read(&index_path).ok().and_then(|b| serde_json::from_slice(&b).ok());
-    let expected_nodes: BTreeMap<String, String> =
-        data.pages.iter().map(|p| (p.page_id.clone(), format!("{dir}/{}", node_dir_name(p)))).collect();
+    let index: Option<Index> = fs::read(&index_path)
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok());
+    let expected_nodes: BTreeMap<String, String> = data
+        .pages
+        .iter()
+        .map(|p| (p.page_id.clone(), format!("{dir}/{}", node_dir_name(p))))
+        .collect();
     let index_ok = index.as_ref().is_some_and(|i| {
         i.nodes.len() == expected_nodes.len()
-            && i.nodes.iter().all(|(id, n)| expected_nodes.get(id) == Some(&n.path))
+            && i.nodes
+                .iter()
+                .all(|(id, n)| expected_nodes.get(id) == Some(&n.path))
             && i.statistics.total_edges == data.transitions.len() as u64
     });
     if !index_ok {
-        let created = index.map(|i| i.created_at).unwrap_or_else(|| data.app.created_at.clone());
+        let created = index
+            .map(|i| i.created_at)
+            .unwrap_or_else(|| data.app.created_at.clone());
         let fixed = repair
             .then(|| build_index(dir, &data, &tree, created))
-            .and_then(|i| atomic_write(&index_path, &serde_json::to_vec_pretty(&i).ok()?, true).ok())
+            .and_then(|i| {
+                atomic_write(&index_path, &serde_json::to_vec_pretty(&i).ok()?, true).ok()
+            })
             .map(|()| "rewrote index.json".to_string());
-        problem(report, fixed, format!("{dir}: index.json does not match graph.json"));
+        problem(
+            report,
+            fixed,
+            format!("{dir}: index.json does not match graph.json"),
+        );
     }
 
     // Every directory is a node, every node has a valid meta.json.
@@ -113,7 +152,11 @@ pub(crate) fn check_app(app_root: &Path, dir: &str, repair: bool, report: &mut C
                 })
                 .flatten()
                 .map(|()| "moved to .atlas/orphans".to_string());
-            problem(report, fixed, format!("{dir}/{name}: directory is not a node of the graph"));
+            problem(
+                report,
+                fixed,
+                format!("{dir}/{name}: directory is not a node of the graph"),
+            );
         }
     }
     for page in &data.pages {
@@ -125,7 +168,10 @@ pub(crate) fn check_app(app_root: &Path, dir: &str, repair: bool, report: &mut C
             .and_then(|m: Meta| files::validate_meta(&m).map(|()| m));
         let bad = match &meta {
             Ok(m) if m.id == page.page_id => None,
-            Ok(m) => Some(format!("meta.json names {} instead of {}", m.id, page.page_id)),
+            Ok(m) => Some(format!(
+                "meta.json names {} instead of {}",
+                m.id, page.page_id
+            )),
             Err(e) => Some(format!("meta.json missing or invalid ({e})")),
         };
         if let Some(why) = bad {
@@ -137,7 +183,11 @@ pub(crate) fn check_app(app_root: &Path, dir: &str, repair: bool, report: &mut C
                 })
                 .flatten()
                 .map(|()| "rewrote meta.json".to_string());
-            problem(report, fixed, format!("{dir}/{}: {why}", node_dir_name(page)));
+            problem(
+                report,
+                fixed,
+                format!("{dir}/{}: {why}", node_dir_name(page)),
+            );
         }
         check_node_files(&node, &format!("{dir}/{}", node_dir_name(page)), report);
     }
@@ -159,8 +209,15 @@ pub(crate) fn check_app(app_root: &Path, dir: &str, repair: bool, report: &mut C
                 if ok {
                     present.insert((node_name.clone(), name));
                 } else {
-                    let fixed = (repair && fs::remove_file(entry.path()).is_ok()).then(|| "removed".to_string());
-                    problem(report, fixed, format!("{dir}/{node_name}/links/{name}: link does not resolve to a node inside the folder"));
+                    let fixed = (repair && fs::remove_file(entry.path()).is_ok())
+                        .then(|| "removed".to_string());
+                    problem(
+                        report,
+                        fixed,
+                        format!(
+                            "{dir}/{node_name}/links/{name}: link does not resolve to a node inside the folder"
+                        ),
+                    );
                 }
             }
         }
@@ -169,7 +226,8 @@ pub(crate) fn check_app(app_root: &Path, dir: &str, repair: bool, report: &mut C
             match serde_json::from_slice::<BTreeMap<String, String>>(&bytes) {
                 Ok(links) => {
                     for (name, target) in links {
-                        let ok = resolve_inside(app_root, &node, Path::new(&target)).is_some_and(|p| p.join("meta.json").is_file());
+                        let ok = resolve_inside(app_root, &node, Path::new(&target))
+                            .is_some_and(|p| p.join("meta.json").is_file());
                         if ok {
                             present.insert((node_name.clone(), name));
                         } else {
@@ -177,20 +235,42 @@ pub(crate) fn check_app(app_root: &Path, dir: &str, repair: bool, report: &mut C
                         }
                     }
                 }
-                Err(e) => report.problems.push(format!("{dir}/{node_name}/_links.json: unreadable ({e})")),
+                Err(e) => report
+                    .problems
+                    .push(format!("{dir}/{node_name}/_links.json: unreadable ({e})")),
             }
         }
     }
-    let page_dirs: HashMap<&str, String> = data.pages.iter().map(|p| (p.page_id.as_str(), node_dir_name(p))).collect();
+    let page_dirs: HashMap<&str, String> = data
+        .pages
+        .iter()
+        .map(|p| (p.page_id.as_str(), node_dir_name(p)))
+        .collect();
     for t in &data.transitions {
-        let (Some(from), Some(to)) = (page_dirs.get(t.from_page.as_str()), page_dirs.get(t.to_page.as_str())) else {
-            report.problems.push(format!("{dir}: transition {} joins unknown pages", t.transition_id));
+        let (Some(from), Some(to)) = (
+            page_dirs.get(t.from_page.as_str()),
+            page_dirs.get(t.to_page.as_str()),
+        ) else {
+            report.problems.push(format!(
+                "{dir}: transition {} joins unknown pages",
+                t.transition_id
+            ));
             continue;
         };
         let name = link_name(t);
         if !present.contains(&(from.clone(), name.clone())) {
-            let fixed = repair.then(|| ensure_link(&app_root.join(from), &name, to).ok()).flatten().map(|()| "created".to_string());
-            problem(report, fixed, format!("{dir}/{from}/links/{name}: link of transition {} is missing", t.transition_id));
+            let fixed = repair
+                .then(|| ensure_link(&app_root.join(from), &name, to).ok())
+                .flatten()
+                .map(|()| "created".to_string());
+            problem(
+                report,
+                fixed,
+                format!(
+                    "{dir}/{from}/links/{name}: link of transition {} is missing",
+                    t.transition_id
+                ),
+            );
         }
     }
 }
@@ -198,12 +278,17 @@ pub(crate) fn check_app(app_root: &Path, dir: &str, repair: bool, report: &mut C
 /// Task and test-idea files follow their schemas (§3.3, §3.4).
 fn check_node_files(node: &Path, label: &str, report: &mut CheckReport) {
     for (sub, validate) in [
-        ("todos", files::validate_task as fn(&serde_json::Value) -> Result<(), String>),
+        (
+            "todos",
+            files::validate_task as fn(&serde_json::Value) -> Result<(), String>,
+        ),
         ("processing", files::validate_task),
         ("completed", files::validate_task),
         ("test_ideas", files::validate_test_idea),
     ] {
-        let Ok(entries) = fs::read_dir(node.join(sub)) else { continue };
+        let Ok(entries) = fs::read_dir(node.join(sub)) else {
+            continue;
+        };
         for entry in entries.flatten() {
             let name = entry.file_name().to_string_lossy().to_string();
             if !name.ends_with(".json") {
@@ -211,7 +296,9 @@ fn check_node_files(node: &Path, label: &str, report: &mut CheckReport) {
             }
             let verdict = fs::read(entry.path())
                 .map_err(|e| e.to_string())
-                .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).map_err(|e| e.to_string()))
+                .and_then(|b| {
+                    serde_json::from_slice::<serde_json::Value>(&b).map_err(|e| e.to_string())
+                })
                 .and_then(|v| validate(&v));
             if let Err(e) = verdict {
                 report.problems.push(format!("{label}/{sub}/{name}: {e}"));

@@ -5,13 +5,13 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{mpsc, Arc};
+use std::sync::{Arc, mpsc};
 use std::thread::JoinHandle;
 
 use atlas_store::{Commit, CommitSender, Record, StoreError};
 use parking_lot::Mutex;
 
-use crate::layout::{atomic_write, Layout};
+use crate::layout::{Layout, atomic_write};
 
 /// Most appends folded into one fsync; bounds the latency one slow batch adds.
 const MAX_BATCH: usize = 8192;
@@ -41,7 +41,10 @@ fn list_segments(dir: &Path) -> Result<Vec<u64>, StoreError> {
     let mut segments = Vec::new();
     for entry in fs::read_dir(dir)? {
         let name = entry?.file_name().to_string_lossy().to_string();
-        if let Some(n) = name.strip_suffix(".jsonl").and_then(|s| s.parse::<u64>().ok()) {
+        if let Some(n) = name
+            .strip_suffix(".jsonl")
+            .and_then(|s| s.parse::<u64>().ok())
+        {
             segments.push(n);
         }
     }
@@ -50,7 +53,10 @@ fn list_segments(dir: &Path) -> Result<Vec<u64>, StoreError> {
 }
 
 fn open_segment(dir: &Path, n: u64) -> std::io::Result<File> {
-    let file = OpenOptions::new().create(true).append(true).open(segment_path(dir, n))?;
+    let file = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(segment_path(dir, n))?;
     // Make the new file's directory entry durable too.
     File::open(dir)?.sync_all()?;
     Ok(file)
@@ -61,7 +67,11 @@ impl Journal {
         let folded_before = read_checkpoint(&layout.checkpoint_file())?;
         let segments = list_segments(&dir)?;
         // Never append to a segment that may end in a torn line: always start a fresh one.
-        let first_live = segments.last().map(|n| n + 1).unwrap_or(0).max(folded_before);
+        let first_live = segments
+            .last()
+            .map(|n| n + 1)
+            .unwrap_or(0)
+            .max(folded_before);
         let file = open_segment(&dir, first_live)?;
         let (sender, receiver) = mpsc::channel();
         let failed = Arc::new(AtomicBool::new(false));
@@ -101,17 +111,27 @@ impl Journal {
     /// Starts a new segment; returns its number. Everything appended before is in older segments.
     pub(crate) fn rotate(&self) -> Result<u64, StoreError> {
         let (tx, rx) = mpsc::sync_channel(1);
-        let sent = self.sender.lock().as_ref().is_some_and(|s| s.send(Command::Rotate(tx)).is_ok());
+        let sent = self
+            .sender
+            .lock()
+            .as_ref()
+            .is_some_and(|s| s.send(Command::Rotate(tx)).is_ok());
         if !sent {
             return Err(StoreError::Failed("journal writer stopped".into()));
         }
-        rx.recv().map_err(|_| StoreError::Failed("journal writer stopped".into()))?.map_err(StoreError::Io)
+        rx.recv()
+            .map_err(|_| StoreError::Failed("journal writer stopped".into()))?
+            .map_err(StoreError::Io)
     }
 
     /// Records the files as covering every segment before `cut`, then deletes those segments.
     pub(crate) fn trim_before(&self, cut: u64) -> Result<(), StoreError> {
         let body = serde_json::json!({ "folded_before": cut, "at": atlas_model::now_rfc3339() });
-        atomic_write(&self.layout.checkpoint_file(), &serde_json::to_vec_pretty(&body).expect("json"), true)?;
+        atomic_write(
+            &self.layout.checkpoint_file(),
+            &serde_json::to_vec_pretty(&body).expect("json"),
+            true,
+        )?;
         for n in list_segments(&self.dir)? {
             if n < cut {
                 fs::remove_file(segment_path(&self.dir, n))?;
@@ -139,7 +159,11 @@ impl Journal {
                     Err(e) => {
                         self.layout.log_root(
                             "errors.log",
-                            &format!("journal {} line {}: unreadable record skipped: {e}", path.display(), number + 1),
+                            &format!(
+                                "journal {} line {}: unreadable record skipped: {e}",
+                                path.display(),
+                                number + 1
+                            ),
                         );
                         break;
                     }
@@ -162,9 +186,15 @@ impl Drop for Journal {
 fn read_checkpoint(path: &Path) -> Result<u64, StoreError> {
     match fs::read(path) {
         Ok(bytes) => {
-            let value: serde_json::Value = serde_json::from_slice(&bytes)
-                .map_err(|e| StoreError::Corrupt { path: path.display().to_string(), message: e.to_string() })?;
-            Ok(value.get("folded_before").and_then(|v| v.as_u64()).unwrap_or(0))
+            let value: serde_json::Value =
+                serde_json::from_slice(&bytes).map_err(|e| StoreError::Corrupt {
+                    path: path.display().to_string(),
+                    message: e.to_string(),
+                })?;
+            Ok(value
+                .get("folded_before")
+                .and_then(|v| v.as_u64())
+                .unwrap_or(0))
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(0),
         Err(e) => Err(e.into()),

@@ -16,7 +16,9 @@ pub(crate) struct Layout {
 
 impl Layout {
     pub(crate) fn new(root: &Path) -> Layout {
-        Layout { root: root.to_path_buf() }
+        Layout {
+            root: root.to_path_buf(),
+        }
     }
 
     pub(crate) fn root(&self) -> &Path {
@@ -44,7 +46,11 @@ impl Layout {
     }
 
     pub(crate) fn create_root(&self) -> Result<(), StoreError> {
-        for dir in [self.meta_dir().join("logs"), self.journal_dir(), self.apps_dir()] {
+        for dir in [
+            self.meta_dir().join("logs"),
+            self.journal_dir(),
+            self.apps_dir(),
+        ] {
             fs::create_dir_all(&dir)
                 .map_err(|e| StoreError::Io(format!("cannot create {}: {e}", dir.display())))?;
         }
@@ -55,7 +61,11 @@ impl Layout {
                 "version": FORMAT_VERSION,
                 "created_at": atlas_model::now_rfc3339(),
             });
-            atomic_write(&manifest, &serde_json::to_vec_pretty(&body).expect("json"), true)?;
+            atomic_write(
+                &manifest,
+                &serde_json::to_vec_pretty(&body).expect("json"),
+                true,
+            )?;
         }
         Ok(())
     }
@@ -64,9 +74,16 @@ impl Layout {
     pub(crate) fn check_root_version(&self) -> Result<(), StoreError> {
         let path = self.root.join("atlas.json");
         let text = fs::read_to_string(&path)?;
-        let value: serde_json::Value = serde_json::from_str(&text)
-            .map_err(|e| StoreError::Corrupt { path: path.display().to_string(), message: e.to_string() })?;
-        let found = value.get("version").and_then(|v| v.as_str()).unwrap_or("1.0").to_string();
+        let value: serde_json::Value =
+            serde_json::from_str(&text).map_err(|e| StoreError::Corrupt {
+                path: path.display().to_string(),
+                message: e.to_string(),
+            })?;
+        let found = value
+            .get("version")
+            .and_then(|v| v.as_str())
+            .unwrap_or("1.0")
+            .to_string();
         crate::files::migrate(&path, &found)
     }
 
@@ -110,9 +127,16 @@ pub(crate) fn append_log(path: &Path, line: &str) {
 /// (files the loader depends on); others rely on the checkpoint's final filesystem sync.
 pub(crate) fn atomic_write(path: &Path, bytes: &[u8], durable: bool) -> Result<(), StoreError> {
     if bytes.len() > MAX_JSON_BYTES && path.extension().is_some_and(|e| e == "json") {
-        return Err(StoreError::TooLarge { what: path.display().to_string(), size: bytes.len(), limit: MAX_JSON_BYTES });
+        return Err(StoreError::TooLarge {
+            what: path.display().to_string(),
+            size: bytes.len(),
+            limit: MAX_JSON_BYTES,
+        });
     }
-    let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default();
     let tmp = path.with_file_name(format!(".{name}.tmp"));
     let io = |e: std::io::Error| StoreError::Io(format!("cannot write {}: {e}", path.display()));
     {

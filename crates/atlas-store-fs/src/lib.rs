@@ -34,7 +34,9 @@ use std::path::{Path, PathBuf};
 use atlas_store::{AppData, CheckReport, Commit, Cut, Loaded, Record, Store, StoreError};
 use parking_lot::Mutex;
 
-pub use files::{validate_task, validate_test_idea, FORMAT_VERSION, MAX_JSON_BYTES, MAX_SCREENSHOT_BYTES};
+pub use files::{
+    FORMAT_VERSION, MAX_JSON_BYTES, MAX_SCREENSHOT_BYTES, validate_task, validate_test_idea,
+};
 use journal::Journal;
 use layout::Layout;
 
@@ -73,7 +75,10 @@ impl FsStore {
 
     /// The folder of an app, if the app has been folded into files.
     pub fn app_dir(&self, app_id: &str) -> Option<PathBuf> {
-        self.app_dirs.lock().get(app_id).map(|d| self.layout.apps_dir().join(d))
+        self.app_dirs
+            .lock()
+            .get(app_id)
+            .map(|d| self.layout.apps_dir().join(d))
     }
 
     fn dir_for(&self, app_id: &str) -> String {
@@ -106,7 +111,12 @@ impl Store for FsStore {
         self.journal.replay(|records| journal.extend(records))?;
         self.layout.log_root(
             "performance.log",
-            &format!("load apps={} journal_records={} ms={}", apps.len(), journal.len(), started.elapsed().as_millis()),
+            &format!(
+                "load apps={} journal_records={} ms={}",
+                apps.len(),
+                journal.len(),
+                started.elapsed().as_millis()
+            ),
         );
         Ok(Loaded { apps, journal })
     }
@@ -126,7 +136,8 @@ impl Store for FsStore {
             let dir = self.dir_for(&app.app.app_id);
             let app_root = self.layout.apps_dir().join(&dir);
             if let Err(e) = fold::fold_app(&app_root, &dir, app, &mut cache) {
-                self.layout.log_root("errors.log", &format!("checkpoint of {dir} failed: {e}"));
+                self.layout
+                    .log_root("errors.log", &format!("checkpoint of {dir} failed: {e}"));
                 return Err(e);
             }
         }
@@ -134,17 +145,30 @@ impl Store for FsStore {
         self.journal.trim_before(cut.0)?;
         self.layout.log_root(
             "performance.log",
-            &format!("checkpoint apps={} ms={}", changed.len(), started.elapsed().as_millis()),
+            &format!(
+                "checkpoint apps={} ms={}",
+                changed.len(),
+                started.elapsed().as_millis()
+            ),
         );
         Ok(())
     }
 
     fn check(&self, repair: bool) -> Result<CheckReport, StoreError> {
-        let dirs: Vec<(String, String)> =
-            self.app_dirs.lock().iter().map(|(a, d)| (a.clone(), d.clone())).collect();
+        let dirs: Vec<(String, String)> = self
+            .app_dirs
+            .lock()
+            .iter()
+            .map(|(a, d)| (a.clone(), d.clone()))
+            .collect();
         let mut report = fsck::check_root(&self.layout, repair);
         for (_, dir) in dirs {
-            fsck::check_app(&self.layout.apps_dir().join(&dir), &dir, repair, &mut report);
+            fsck::check_app(
+                &self.layout.apps_dir().join(&dir),
+                &dir,
+                repair,
+                &mut report,
+            );
         }
         if repair && !report.repaired.is_empty() {
             self.fold_cache.lock().clear();
@@ -156,4 +180,3 @@ impl Store for FsStore {
         format!("folder store at {}", self.layout.root().display())
     }
 }
-

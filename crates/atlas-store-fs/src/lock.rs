@@ -12,7 +12,12 @@ pub(crate) struct FolderLock {
 
 impl FolderLock {
     pub(crate) fn acquire(lock_path: &Path, root: &Path) -> Result<FolderLock, StoreError> {
-        let mut file = OpenOptions::new().read(true).write(true).create(true).truncate(false).open(lock_path)?;
+        let mut file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(lock_path)?;
         match file.try_lock() {
             Ok(()) => {
                 file.set_len(0)?;
@@ -23,8 +28,15 @@ impl FolderLock {
             Err(std::fs::TryLockError::WouldBlock) => {
                 let mut pid = String::new();
                 let _ = file.read_to_string(&mut pid);
-                let holder = if pid.trim().is_empty() { String::new() } else { format!(" (pid {})", pid.trim()) };
-                Err(StoreError::Locked { path: root.display().to_string(), holder })
+                let holder = if pid.trim().is_empty() {
+                    String::new()
+                } else {
+                    format!(" (pid {})", pid.trim())
+                };
+                Err(StoreError::Locked {
+                    path: root.display().to_string(),
+                    holder,
+                })
             }
             Err(std::fs::TryLockError::Error(e)) => Err(e.into()),
         }

@@ -58,10 +58,20 @@ pub enum StoreError {
     Locked { path: String, holder: String },
     #[error("corrupt file {path}: {message}")]
     Corrupt { path: String, message: String },
-    #[error("{path} was written by a newer Atlas (format {found}, this one reads up to {supported})")]
-    TooNew { path: String, found: String, supported: String },
+    #[error(
+        "{path} was written by a newer Atlas (format {found}, this one reads up to {supported})"
+    )]
+    TooNew {
+        path: String,
+        found: String,
+        supported: String,
+    },
     #[error("{what} would be {size} bytes, over the {limit}-byte limit")]
-    TooLarge { what: String, size: usize, limit: usize },
+    TooLarge {
+        what: String,
+        size: usize,
+        limit: usize,
+    },
     #[error("the journal failed earlier and the store is read-only until restart: {0}")]
     Failed(String),
 }

@@ -12,6 +12,6 @@ mod embed;
 mod template;
 mod tokenize;
 
-pub use embed::{cosine, Embedder, EmbedError, HashEmbedder};
-pub use template::{substitute, Template, VALUE};
-pub use tokenize::{features, words, Feature};
+pub use embed::{EmbedError, Embedder, HashEmbedder, cosine};
+pub use template::{Template, VALUE, substitute};
+pub use tokenize::{Feature, features, words};

@@ -16,7 +16,14 @@ pub struct Template {
     pub quoted: Vec<bool>,
 }
 
-const QUOTES: &[(char, char)] = &[('\'', '\''), ('"', '"'), ('‘', '’'), ('“', '”'), ('「', '」'), ('『', '』')];
+const QUOTES: &[(char, char)] = &[
+    ('\'', '\''),
+    ('"', '"'),
+    ('‘', '’'),
+    ('“', '”'),
+    ('「', '」'),
+    ('『', '』'),
+];
 
 /// Whether `c` may stand next to a quote that opens or closes a value (so `Bob's` is no quote).
 fn is_boundary(c: Option<char>) -> bool {
@@ -36,18 +43,34 @@ fn segments(text: &str) -> Vec<(Segment, String)> {
     while i < chars.len() {
         let c = chars[i];
         let before = if i == 0 { None } else { Some(chars[i - 1]) };
-        if let Some(&(_, close)) = QUOTES.iter().find(|(open, _)| *open == c).filter(|_| is_boundary(before)) {
-            let end = (i + 1..chars.len()).find(|&j| chars[j] == close && is_boundary(chars.get(j + 1).copied()));
+        if let Some(&(_, close)) = QUOTES
+            .iter()
+            .find(|(open, _)| *open == c)
+            .filter(|_| is_boundary(before))
+        {
+            let end = (i + 1..chars.len())
+                .find(|&j| chars[j] == close && is_boundary(chars.get(j + 1).copied()));
             if let Some(end) = end.filter(|&e| e > i + 1) {
                 out.push((Segment::Plain, std::mem::take(&mut plain)));
-                out.push((Segment::Quoted, chars[i + 1..end].iter().collect::<String>().trim().to_string()));
+                out.push((
+                    Segment::Quoted,
+                    chars[i + 1..end]
+                        .iter()
+                        .collect::<String>()
+                        .trim()
+                        .to_string(),
+                ));
                 i = end + 1;
                 continue;
             }
         }
         if c.is_ascii_digit() && !before.is_some_and(|b| b.is_ascii_alphabetic()) {
             let mut j = i;
-            while j < chars.len() && (chars[j].is_ascii_digit() || (matches!(chars[j], ':' | '.' | ',') && chars.get(j + 1).is_some_and(|n| n.is_ascii_digit()))) {
+            while j < chars.len()
+                && (chars[j].is_ascii_digit()
+                    || (matches!(chars[j], ':' | '.' | ',')
+                        && chars.get(j + 1).is_some_and(|n| n.is_ascii_digit())))
+            {
                 j += 1;
             }
             out.push((Segment::Plain, std::mem::take(&mut plain)));
@@ -72,7 +95,11 @@ enum Segment {
 
 impl Template {
     pub fn of(text: &str) -> Template {
-        let mut template = Template { words: Vec::new(), values: Vec::new(), quoted: Vec::new() };
+        let mut template = Template {
+            words: Vec::new(),
+            values: Vec::new(),
+            quoted: Vec::new(),
+        };
         for (kind, s) in segments(text) {
             if kind == Segment::Plain {
                 template.words.extend(words(&s));
@@ -90,12 +117,22 @@ impl Template {
         let a: std::collections::BTreeSet<&str> = self.words.iter().map(String::as_str).collect();
         let b: std::collections::BTreeSet<&str> = other.words.iter().map(String::as_str).collect();
         let union = a.union(&b).count();
-        if union == 0 { 0.0 } else { a.intersection(&b).count() as f64 / union as f64 }
+        if union == 0 {
+            0.0
+        } else {
+            a.intersection(&b).count() as f64 / union as f64
+        }
     }
 
     /// Pairs this template's values with `other`'s, in order, when both name as many.
     pub fn value_map<'a>(&'a self, other: &'a Template) -> Option<Vec<(&'a str, &'a str)>> {
-        (self.values.len() == other.values.len()).then(|| self.values.iter().map(String::as_str).zip(other.values.iter().map(String::as_str)).collect())
+        (self.values.len() == other.values.len()).then(|| {
+            self.values
+                .iter()
+                .map(String::as_str)
+                .zip(other.values.iter().map(String::as_str))
+                .collect()
+        })
     }
 }
 
@@ -118,8 +155,16 @@ pub fn substitute(text: &str, map: &[(&str, &str)]) -> Option<String> {
             // Only as a whole token: "5 minutes" may become "1 minutes", but "15" never "11".
             let before = lower[..at].chars().next_back();
             let after = lower[at + old_lower.len()..].chars().next();
-            if !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric) && lower.len() == text.len() {
-                return Some(format!("{}{}{}", &text[..at], new, &text[at + old_lower.len()..]));
+            if !before.is_some_and(char::is_alphanumeric)
+                && !after.is_some_and(char::is_alphanumeric)
+                && lower.len() == text.len()
+            {
+                return Some(format!(
+                    "{}{}{}",
+                    &text[..at],
+                    new,
+                    &text[at + old_lower.len()..]
+                ));
             }
         }
     }
@@ -135,12 +180,27 @@ mod tests {
         let t = Template::of("create a new event, the task is 'laundry', save it");
         assert_eq!(t.values, ["laundry"]);
         assert!(t.words.contains(&VALUE.to_string()));
-        assert_eq!(Template::of("Open Bob's information page").values, Vec::<String>::new());
-        assert_eq!(Template::of("add all my contacts' birthdays").values, Vec::<String>::new());
-        assert_eq!(Template::of("turn on the '7:00 am' alarm").values, ["7:00 am"]);
-        assert_eq!(Template::of("change the snooze time to 30 min").values, ["30"]);
+        assert_eq!(
+            Template::of("Open Bob's information page").values,
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            Template::of("add all my contacts' birthdays").values,
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            Template::of("turn on the '7:00 am' alarm").values,
+            ["7:00 am"]
+        );
+        assert_eq!(
+            Template::of("change the snooze time to 30 min").values,
+            ["30"]
+        );
         assert_eq!(Template::of("name it 'x' at 30").quoted, [true, false]);
-        assert_eq!(Template::of("Export contacts to 'classmate.vcf''").values, ["classmate.vcf"]);
+        assert_eq!(
+            Template::of("Export contacts to 'classmate.vcf''").values,
+            ["classmate.vcf"]
+        );
         assert_eq!(Template::of("新建一个名为'周报'的笔记").values, ["周报"]);
         assert_eq!(Template::of("call 911 from mp3 player").values, ["911"]);
     }

@@ -7,7 +7,19 @@ use jieba_rs::Jieba;
 static JIEBA: LazyLock<Jieba> = LazyLock::new(|| {
     let mut jieba = Jieba::new();
     // Words of the app-testing domain that jieba's general dictionary cuts badly.
-    for word in ["外卖", "点餐", "下单", "登录", "注册", "搜索", "收藏", "购物车", "订单", "优惠券", "扫一扫"] {
+    for word in [
+        "外卖",
+        "点餐",
+        "下单",
+        "登录",
+        "注册",
+        "搜索",
+        "收藏",
+        "购物车",
+        "订单",
+        "优惠券",
+        "扫一扫",
+    ] {
         jieba.add_word(word, Some(100_000), None);
     }
     jieba
@@ -15,9 +27,9 @@ static JIEBA: LazyLock<Jieba> = LazyLock::new(|| {
 
 /// Function words that carry no intent ("我想点外卖" is about 外卖, not 我).
 const STOP_WORDS: &[&str] = &[
-    "的", "了", "我", "要", "想", "请", "一下", "帮", "帮我", "吗", "呢", "吧", "把", "和", "在", "去",
-    "a", "an", "the", "to", "of", "and", "or", "in", "on", "for", "is", "it", "me", "my", "i", "please",
-    "with", "this", "that",
+    "的", "了", "我", "要", "想", "请", "一下", "帮", "帮我", "吗", "呢", "吧", "把", "和", "在",
+    "去", "a", "an", "the", "to", "of", "and", "or", "in", "on", "for", "is", "it", "me", "my",
+    "i", "please", "with", "this", "that",
 ];
 
 fn is_cjk(c: char) -> bool {
@@ -36,7 +48,11 @@ fn stem(word: &str) -> String {
     for suffix in ["ing", "ies", "es", "ed", "s"] {
         if word.len() > suffix.len() + 2 && word.ends_with(suffix) {
             let base = &word[..word.len() - suffix.len()];
-            return if suffix == "ies" { format!("{base}y") } else { base.to_string() };
+            return if suffix == "ies" {
+                format!("{base}y")
+            } else {
+                base.to_string()
+            };
         }
     }
     word.to_string()
@@ -57,7 +73,10 @@ pub fn words(text: &str) -> Vec<String> {
                 out.push(token.to_string());
             }
         } else {
-            for part in token.split(|c: char| !c.is_alphanumeric()).filter(|p| !p.is_empty()) {
+            for part in token
+                .split(|c: char| !c.is_alphanumeric())
+                .filter(|p| !p.is_empty())
+            {
                 if !STOP_WORDS.contains(&part) {
                     out.push(stem(part));
                 }
@@ -70,8 +89,10 @@ pub fn words(text: &str) -> Vec<String> {
 /// All features of a text: words (weight 1), CJK bigrams (0.6) and unigrams (0.3) of every CJK
 /// run, so 点餐 matches inside 外卖点餐 even when the segmenter cut it elsewhere.
 pub fn features(text: &str) -> Vec<Feature> {
-    let mut out: Vec<Feature> =
-        words(text).into_iter().map(|token| Feature { token, weight: 1.0 }).collect();
+    let mut out: Vec<Feature> = words(text)
+        .into_iter()
+        .map(|token| Feature { token, weight: 1.0 })
+        .collect();
     let chars: Vec<char> = text.chars().collect();
     let mut i = 0;
     while i < chars.len() {
@@ -87,10 +108,16 @@ pub fn features(text: &str) -> Vec<Feature> {
         for (k, c) in run.iter().enumerate() {
             let unigram = c.to_string();
             if !STOP_WORDS.contains(&unigram.as_str()) {
-                out.push(Feature { token: format!("#{unigram}"), weight: 0.3 });
+                out.push(Feature {
+                    token: format!("#{unigram}"),
+                    weight: 0.3,
+                });
             }
             if k + 1 < run.len() {
-                out.push(Feature { token: format!("#{}{}", c, run[k + 1]), weight: 0.6 });
+                out.push(Feature {
+                    token: format!("#{}{}", c, run[k + 1]),
+                    weight: 0.6,
+                });
             }
         }
     }
@@ -107,12 +134,18 @@ mod tests {
         assert!(w.contains(&"外卖".to_string()), "{w:?}");
         assert!(!w.contains(&"我".to_string()));
         let f = features("外卖点餐");
-        assert!(f.iter().any(|f| f.token == "#点餐"), "bigram 点餐 must be present");
+        assert!(
+            f.iter().any(|f| f.token == "#点餐"),
+            "bigram 点餐 must be present"
+        );
     }
 
     #[test]
     fn english_is_lowercased_and_stemmed() {
         assert_eq!(words("Create new Events"), vec!["create", "new", "event"]);
-        assert_eq!(words("searching the Categories"), vec!["search", "category"]);
+        assert_eq!(
+            words("searching the Categories"),
+            vec!["search", "category"]
+        );
     }
 }
