@@ -45,6 +45,13 @@ if ! need cargo; then
   exit 2
 fi
 
+echo "== cargo fmt --check"
+if cargo fmt --version >/dev/null 2>&1; then
+  cargo fmt --all --check >/dev/null || { cargo fmt --all --check | head -n 40; echo "the code is not formatted: run cargo fmt --all" >&2; exit 1; }
+else
+  echo "(rustfmt is not installed: skipped)"
+fi
+
 echo "== cargo test (workspace)"
 cargo test --workspace --locked 2>&1 | tee /tmp/atlas-cargo-test.log | grep -E "^(test result|running|error|warning: unused)|FAILED|panicked" || true
 if grep -qE "FAILED|error(\[|:)" /tmp/atlas-cargo-test.log || ! grep -q "test result" /tmp/atlas-cargo-test.log; then

@@ -496,7 +496,7 @@ fn kb_command(what: KbCommand) -> Result<ExitCode> {
             )?;
         }
         KbCommand::List { data, id } => {
-            let kb = open_kb(&data, lexical())?;
+            let kb = read_kb(&data, lexical())?;
             match id {
                 Some(id) => print_json(&kb.documents(&id).map_err(kb_error)?)?,
                 None => print_json(&kb.datasets())?,
@@ -510,7 +510,7 @@ fn kb_command(what: KbCommand) -> Result<ExitCode> {
             top_k,
             method,
         } => {
-            let kb = open_kb(&data, embedder(&embed)?)?;
+            let kb = read_kb(&data, embedder(&embed)?)?;
             let method = match method.as_str() {
                 "hybrid" => atlas_kb::SearchMethod::Hybrid,
                 "keyword" => atlas_kb::SearchMethod::Keyword,
@@ -546,12 +546,18 @@ fn kb_command(what: KbCommand) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The knowledge bases kept in the data folder (`DATA/kb/`).
+/// The knowledge bases kept in the data folder (`DATA/kb/`), as their one writer.
 fn open_kb(data: &DataArgs, embedder: Arc<dyn Embedder>) -> Result<Arc<atlas_kb::KnowledgeBase>> {
     Ok(Arc::new(
         atlas_kb::KnowledgeBase::open(&data.data.join("kb"), embedder)
             .map_err(|e| anyhow::anyhow!("knowledge base: {e}"))?,
     ))
+}
+
+/// The knowledge bases for reading, beside a server that may be writing them.
+fn read_kb(data: &DataArgs, embedder: Arc<dyn Embedder>) -> Result<atlas_kb::KnowledgeBase> {
+    atlas_kb::KnowledgeBase::open_read_only(&data.data.join("kb"), embedder)
+        .map_err(|e| anyhow::anyhow!("knowledge base: {e}"))
 }
 
 fn open_default(data: &DataArgs) -> Result<(Arc<Atlas>, Arc<FsStore>)> {

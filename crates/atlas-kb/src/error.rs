@@ -16,6 +16,12 @@ pub enum KbError {
         size: usize,
         limit: usize,
     },
+    #[error(
+        "the knowledge base in {path} is open for writing by another process{holder}; while `atlas serve` runs, change it through the server's /v1/datasets routes"
+    )]
+    Locked { path: String, holder: String },
+    #[error("this knowledge base was opened read-only")]
+    ReadOnly,
     #[error("storage: {0}")]
     Io(String),
     #[error("embedding: {0}")]
@@ -30,6 +36,7 @@ impl KbError {
             KbError::TooLarge { .. } => ("file_too_large", 413),
             KbError::DatasetNotFound | KbError::DocumentNotFound => ("not_found", 404),
             KbError::Unauthorized => ("unauthorized", 401),
+            KbError::Locked { .. } | KbError::ReadOnly => ("conflict", 409),
             KbError::Io(_) | KbError::Embed(_) => ("internal_server_error", 500),
         }
     }

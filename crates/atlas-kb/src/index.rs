@@ -34,6 +34,9 @@ pub enum SearchMethod {
     Hybrid,
 }
 
+/// A segment's dense vectors: its searched text's and its answer's.
+pub type Vectors = (Option<Vec<f32>>, Option<Vec<f32>>);
+
 /// What a search scores.
 pub struct Scored {
     pub entry: usize,
@@ -76,43 +79,51 @@ fn norm(features: &[(u32, f32)]) -> f32 {
 }
 
 impl SegmentIndex {
-    /// Indexes `texts` (what is searched, and an answer that counts less); embeds the searched
-    /// texts in batches unless the embedder is lexical.
+    /// Indexes `texts` (what is searched, and an answer that counts less). Unless the embedder
+    /// is lexical, each text's vectors come from `known` when it has them (the same segment in
+    /// the snapshot being replaced: a write re-embeds only what it adds) and from the embedder,
+    /// in batches, when it does not.
     pub fn build(
         texts: &[(&str, Option<&str>)],
         embedder: &dyn Embedder,
+        known: &dyn Fn(usize) -> Option<Vectors>,
     ) -> Result<SegmentIndex, KbError> {
         let lexical = embedder.is_lexical();
-        let mut vectors: Vec<Option<Vec<f32>>> = vec![None; texts.len()];
-        let mut answer_vectors: Vec<Option<Vec<f32>>> = vec![None; texts.len()];
+        let mut vectors: Vec<Vectors> = vec![(None, None); texts.len()];
         if !lexical {
-            for (start, batch) in texts.chunks(64).enumerate() {
-                let questions: Vec<&str> = batch.iter().map(|(t, _)| *t).collect();
+            let mut missing = Vec::new();
+            for (i, slot) in vectors.iter_mut().enumerate() {
+                match known(i) {
+                    Some(v) => *slot = v,
+                    None => missing.push(i),
+                }
+            }
+            for batch in missing.chunks(64) {
+                let questions: Vec<&str> = batch.iter().map(|&i| texts[i].0).collect();
                 let embedded = embedder
                     .embed(&questions)
                     .map_err(|e| KbError::Embed(e.to_string()))?;
-                for (i, v) in embedded.into_iter().enumerate() {
-                    vectors[start * 64 + i] = Some(v);
+                for (&i, v) in batch.iter().zip(embedded) {
+                    vectors[i].0 = Some(v);
                 }
-                let answers: Vec<(usize, &str)> = batch
+                let answered: Vec<usize> = batch
                     .iter()
-                    .enumerate()
-                    .filter_map(|(i, (_, a))| a.map(|a| (i, a)))
+                    .copied()
+                    .filter(|&i| texts[i].1.is_some())
                     .collect();
-                let texts: Vec<&str> = answers.iter().map(|(_, a)| *a).collect();
+                let answers: Vec<&str> = answered.iter().filter_map(|&i| texts[i].1).collect();
                 let embedded = embedder
-                    .embed_passages(&texts)
+                    .embed_passages(&answers)
                     .map_err(|e| KbError::Embed(e.to_string()))?;
-                for ((i, _), v) in answers.iter().zip(embedded) {
-                    answer_vectors[start * 64 + i] = Some(v);
+                for (&i, v) in answered.iter().zip(embedded) {
+                    vectors[i].1 = Some(v);
                 }
             }
         }
         let mut vocabulary = HashMap::new();
         let mut postings: Vec<Vec<(u32, f32)>> = Vec::new();
         let mut entries = Vec::with_capacity(texts.len());
-        for (i, (((text, answer), vector), answer_vector)) in
-            texts.iter().zip(vectors).zip(answer_vectors).enumerate()
+        for (i, ((text, answer), (vector, answer_vector))) in texts.iter().zip(vectors).enumerate()
         {
             let mut id_of = |token: String| {
                 let next = vocabulary.len() as u32;
@@ -151,6 +162,14 @@ impl SegmentIndex {
             average_length: average_length.max(1e-6),
             lexical,
         })
+    }
+
+    /// Entry `i`'s vectors, for the next build to reuse.
+    pub fn vectors(&self, i: usize) -> Option<Vectors> {
+        let e = self.entries.get(i)?;
+        e.vector
+            .as_ref()
+            .map(|v| (Some(v.clone()), e.answer_vector.clone()))
     }
 
     /// The best `limit` entries scoring above zero and at least `threshold`, best first, among

@@ -92,6 +92,8 @@ pub struct DatasetSummary {
     pub description: String,
     pub document_count: usize,
     pub segment_count: usize,
+    /// Characters in all segments (Dify's `word_count`).
+    pub word_count: usize,
     pub created_at: i64,
 }
 
@@ -102,16 +104,24 @@ pub struct DocumentSummary {
     pub name: String,
     pub kind: String,
     pub segment_count: usize,
+    /// Characters in its segments (Dify's `word_count`).
+    pub word_count: usize,
+    /// Searches that returned one of its segments (Dify's `hit_count`).
+    pub hit_count: u64,
+    pub metadata: serde_json::Map<String, serde_json::Value>,
     pub created_at: i64,
 }
 
-impl From<&Document> for DocumentSummary {
-    fn from(d: &Document) -> Self {
+impl DocumentSummary {
+    fn of(d: &Document, hits: &HitCounts) -> Self {
         DocumentSummary {
             id: d.id.clone(),
             name: d.name.clone(),
             kind: d.kind.clone(),
             segment_count: d.segments.len(),
+            word_count: d.segments.iter().map(|s| s.word_count).sum(),
+            hit_count: d.segments.iter().map(|s| hits.count(&s.id)).sum(),
+            metadata: d.metadata.clone(),
             created_at: d.created_at,
         }
     }
@@ -124,6 +134,25 @@ struct Snapshot {
     locations: Vec<(usize, usize)>,
     index: SegmentIndex,
     hits: Arc<HitCounts>,
+}
+
+impl Snapshot {
+    fn summary(&self) -> DatasetSummary {
+        DatasetSummary {
+            id: self.dataset.id.clone(),
+            name: self.dataset.name.clone(),
+            description: self.dataset.description.clone(),
+            document_count: self.documents.len(),
+            segment_count: self.locations.len(),
+            word_count: self
+                .documents
+                .iter()
+                .flat_map(|d| &d.segments)
+                .map(|seg| seg.word_count)
+                .sum(),
+            created_at: self.dataset.created_at,
+        }
+    }
 }
 
 /// Hit counts by segment id; counted in memory and written by [`KnowledgeBase::flush`] and with
@@ -146,6 +175,13 @@ impl HitCounts {
             .clone()
     }
 
+    fn count(&self, segment: &str) -> u64 {
+        self.counts
+            .read()
+            .get(segment)
+            .map_or(0, |c| c.load(Ordering::Relaxed))
+    }
+
     fn snapshot(&self) -> HashMap<String, u64> {
         self.counts
             .read()
@@ -158,17 +194,21 @@ impl HitCounts {
 
 pub struct KnowledgeBase {
     root: PathBuf,
+    /// The OS lock on `root/lock` that makes this the folder's one writer; None when read-only.
+    lock: Option<std::fs::File>,
     embedder: Arc<dyn Embedder>,
     datasets: RwLock<HashMap<String, Arc<Snapshot>>>,
     /// Writes one at a time, so two writers never build from the same old snapshot.
     writing: Mutex<()>,
 }
 
+/// A snapshot of `documents`; segments that `previous` already indexed keep their vectors.
 fn build(
     dataset: Dataset,
     documents: Vec<Document>,
     hits: Arc<HitCounts>,
     embedder: &dyn Embedder,
+    previous: Option<&Snapshot>,
 ) -> Result<Snapshot, KbError> {
     let mut locations = Vec::new();
     let mut texts = Vec::new();
@@ -181,7 +221,21 @@ fn build(
             ));
         }
     }
-    let index = SegmentIndex::build(&texts, embedder)?;
+    let indexed: HashMap<&str, usize> = previous
+        .map(|p| {
+            p.locations
+                .iter()
+                .enumerate()
+                .map(|(entry, &(d, s))| (p.documents[d].segments[s].id.as_str(), entry))
+                .collect()
+        })
+        .unwrap_or_default();
+    let known = |i: usize| {
+        let (d, s) = locations[i];
+        let entry = *indexed.get(documents[d].segments[s].id.as_str())?;
+        previous?.index.vectors(entry)
+    };
+    let index = SegmentIndex::build(&texts, embedder, &known)?;
     Ok(Snapshot {
         dataset,
         documents,
@@ -196,24 +250,59 @@ fn valid_id(id: &str) -> bool {
 }
 
 impl KnowledgeBase {
-    /// Opens (or starts) the knowledge base kept in `root`, indexing every dataset found there.
+    /// Opens (or starts) the knowledge base kept in `root` as its one writer, indexing every
+    /// dataset found there. Another process holding it (a running `atlas serve`) is
+    /// [`KbError::Locked`]: two writers would each miss the other's documents.
     pub fn open(root: &Path, embedder: Arc<dyn Embedder>) -> Result<KnowledgeBase, KbError> {
         std::fs::create_dir_all(root)?;
+        let lock = store::lock(root)?;
+        Self::load(root, embedder, Some(lock))
+    }
+
+    /// Opens the knowledge base in `root` for searching only, beside a writer if there is one;
+    /// every change is [`KbError::ReadOnly`] and hit counts are not written.
+    pub fn open_read_only(
+        root: &Path,
+        embedder: Arc<dyn Embedder>,
+    ) -> Result<KnowledgeBase, KbError> {
+        Self::load(root, embedder, None)
+    }
+
+    fn load(
+        root: &Path,
+        embedder: Arc<dyn Embedder>,
+        lock: Option<std::fs::File>,
+    ) -> Result<KnowledgeBase, KbError> {
         let mut datasets = HashMap::new();
         for stored in store::load(root)? {
             let hits = Arc::new(HitCounts::default());
             for (segment, count) in stored.hits {
                 hits.counter(&segment).store(count, Ordering::Relaxed);
             }
-            let snapshot = build(stored.dataset, stored.documents, hits, embedder.as_ref())?;
+            let snapshot = build(
+                stored.dataset,
+                stored.documents,
+                hits,
+                embedder.as_ref(),
+                None,
+            )?;
             datasets.insert(snapshot.dataset.id.clone(), Arc::new(snapshot));
         }
         Ok(KnowledgeBase {
             root: root.to_path_buf(),
+            lock,
             embedder,
             datasets: RwLock::new(datasets),
             writing: Mutex::new(()),
         })
+    }
+
+    /// The writer's turn, or ReadOnly.
+    fn write_turn(&self) -> Result<parking_lot::MutexGuard<'_, ()>, KbError> {
+        if self.lock.is_none() {
+            return Err(KbError::ReadOnly);
+        }
+        Ok(self.writing.lock())
     }
 
     fn snapshot(&self, id: &str) -> Result<Arc<Snapshot>, KbError> {
@@ -251,7 +340,7 @@ impl KnowledgeBase {
         if api_key.trim().len() < 8 {
             return Err(error::invalid("an API key is at least 8 characters"));
         }
-        let _writing = self.writing.lock();
+        let _writing = self.write_turn()?;
         if let Some(existing) = self.datasets.read().get(id) {
             return if existing.dataset.api_key == api_key {
                 Ok(existing.dataset.clone())
@@ -275,6 +364,7 @@ impl KnowledgeBase {
             Vec::new(),
             Arc::default(),
             self.embedder.as_ref(),
+            None,
         )?;
         self.datasets
             .write()
@@ -282,22 +372,21 @@ impl KnowledgeBase {
         Ok(dataset)
     }
 
+    /// The embedder's name, as datasets report their embedding model.
+    pub fn embedder_name(&self) -> String {
+        self.embedder.name()
+    }
+
+    /// Every dataset, oldest first.
     pub fn datasets(&self) -> Vec<DatasetSummary> {
-        let mut list: Vec<DatasetSummary> = self
-            .datasets
-            .read()
-            .values()
-            .map(|s| DatasetSummary {
-                id: s.dataset.id.clone(),
-                name: s.dataset.name.clone(),
-                description: s.dataset.description.clone(),
-                document_count: s.documents.len(),
-                segment_count: s.locations.len(),
-                created_at: s.dataset.created_at,
-            })
-            .collect();
+        let mut list: Vec<DatasetSummary> =
+            self.datasets.read().values().map(|s| s.summary()).collect();
         list.sort_by(|a, b| a.created_at.cmp(&b.created_at).then(a.name.cmp(&b.name)));
         list
+    }
+
+    pub fn dataset_summary(&self, id: &str) -> Result<DatasetSummary, KbError> {
+        Ok(self.snapshot(id)?.summary())
     }
 
     pub fn dataset(&self, id: &str) -> Result<Dataset, KbError> {
@@ -305,7 +394,7 @@ impl KnowledgeBase {
     }
 
     pub fn delete_dataset(&self, id: &str) -> Result<(), KbError> {
-        let _writing = self.writing.lock();
+        let _writing = self.write_turn()?;
         self.snapshot(id)?;
         store::remove(&store::dataset_dir(&self.root, id))?;
         self.datasets.write().remove(id);
@@ -324,11 +413,11 @@ impl KnowledgeBase {
     }
 
     pub fn documents(&self, dataset: &str) -> Result<Vec<DocumentSummary>, KbError> {
-        Ok(self
-            .snapshot(dataset)?
+        let snapshot = self.snapshot(dataset)?;
+        Ok(snapshot
             .documents
             .iter()
-            .map(DocumentSummary::from)
+            .map(|d| DocumentSummary::of(d, &snapshot.hits))
             .collect())
     }
 
@@ -373,7 +462,7 @@ impl KnowledgeBase {
         let kind = kind.unwrap_or_else(|| SourceKind::of_name(name));
         // Split before taking the write lock: a bad file changes nothing and blocks nobody.
         let segments = split::split(bytes, kind)?;
-        let _writing = self.writing.lock();
+        let _writing = self.write_turn()?;
         let old = self.snapshot(dataset)?;
         let mut documents = old.documents.clone();
         let id = match replacing {
@@ -395,13 +484,14 @@ impl KnowledgeBase {
             created_at: model::now(),
             segments,
         };
-        let summary = DocumentSummary::from(&document);
+        let summary = DocumentSummary::of(&document, &old.hits);
         documents.push(document.clone());
         let snapshot = build(
             old.dataset.clone(),
             documents,
             old.hits.clone(),
             self.embedder.as_ref(),
+            Some(&old),
         )?;
         store::write_json(
             &store::dataset_dir(&self.root, dataset)
@@ -416,7 +506,7 @@ impl KnowledgeBase {
     }
 
     pub fn delete_document(&self, dataset: &str, document: &str) -> Result<(), KbError> {
-        let _writing = self.writing.lock();
+        let _writing = self.write_turn()?;
         let old = self.snapshot(dataset)?;
         if !old.documents.iter().any(|d| d.id == document) {
             return Err(KbError::DocumentNotFound);
@@ -432,6 +522,7 @@ impl KnowledgeBase {
             documents,
             old.hits.clone(),
             self.embedder.as_ref(),
+            Some(&old),
         )?;
         store::remove(
             &store::dataset_dir(&self.root, dataset)
@@ -527,6 +618,9 @@ impl KnowledgeBase {
 
     /// Writes the hit counts that changed since the last flush.
     pub fn flush(&self) -> Result<(), KbError> {
+        if self.lock.is_none() {
+            return Ok(());
+        }
         let snapshots: Vec<Arc<Snapshot>> = self.datasets.read().values().cloned().collect();
         for s in snapshots {
             if s.hits.dirty.swap(false, Ordering::Relaxed) {

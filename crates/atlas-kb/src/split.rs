@@ -41,6 +41,18 @@ impl SourceKind {
         }
     }
 
+    /// The kind [`SourceKind::as_str`] names.
+    pub fn named(name: &str) -> Option<SourceKind> {
+        [
+            SourceKind::Text,
+            SourceKind::Markdown,
+            SourceKind::QaCsv,
+            SourceKind::QaJson,
+        ]
+        .into_iter()
+        .find(|k| k.as_str() == name)
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             SourceKind::Text => "text",

@@ -26,6 +26,40 @@ pub(crate) struct Stored {
     pub hits: HashMap<String, u64>,
 }
 
+/// Takes the OS lock on `root/lock` (released when the file closes, so also when the process
+/// dies) and writes the holder's pid into it for the next one's error message.
+pub(crate) fn lock(root: &Path) -> Result<fs::File, KbError> {
+    use std::io::{Read, Seek};
+    let mut file = fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(root.join("lock"))?;
+    match file.try_lock() {
+        Ok(()) => {
+            file.set_len(0)?;
+            file.rewind()?;
+            write!(file, "{}", std::process::id())?;
+            Ok(file)
+        }
+        Err(fs::TryLockError::WouldBlock) => {
+            let mut pid = String::new();
+            let _ = file.read_to_string(&mut pid);
+            let holder = if pid.trim().is_empty() {
+                String::new()
+            } else {
+                format!(" (pid {})", pid.trim())
+            };
+            Err(KbError::Locked {
+                path: root.display().to_string(),
+                holder,
+            })
+        }
+        Err(fs::TryLockError::Error(e)) => Err(e.into()),
+    }
+}
+
 pub(crate) fn dataset_dir(root: &Path, id: &str) -> PathBuf {
     root.join(id)
 }

@@ -262,7 +262,11 @@ fn bad_input_is_refused_and_changes_nothing() {
     ));
     assert_eq!(kb.documents(&ds.id).unwrap().len(), 1);
     let files: Vec<_> = walk(&dir.path().join("kb"));
-    assert_eq!(files.len(), 2, "dataset.json and one document: {files:?}");
+    assert_eq!(
+        files.len(),
+        3,
+        "the lock, dataset.json and one document: {files:?}"
+    );
 }
 
 fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
@@ -275,4 +279,117 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
         }
     }
     out
+}
+
+#[test]
+fn one_writer_per_folder_and_readers_beside_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let writer = open(tmp.path());
+    let dataset = writer.create_dataset("faq", "").unwrap();
+    writer
+        .add_document(
+            &dataset.id,
+            "faq.csv",
+            "question,answer\n怎么退款？,在订单页申请退款。\n".as_bytes(),
+            None,
+            Default::default(),
+        )
+        .unwrap();
+    let second = KnowledgeBase::open(&tmp.path().join("kb"), Arc::new(HashEmbedder::default()));
+    assert!(
+        matches!(second, Err(KbError::Locked { .. })),
+        "a second writer must be refused"
+    );
+    let reader =
+        KnowledgeBase::open_read_only(&tmp.path().join("kb"), Arc::new(HashEmbedder::default()))
+            .unwrap();
+    assert_eq!(
+        reader
+            .search(&dataset.id, "退款", &SearchOptions::default())
+            .unwrap()
+            .len(),
+        1
+    );
+    assert!(matches!(
+        reader.create_dataset("x", ""),
+        Err(KbError::ReadOnly)
+    ));
+    assert!(matches!(
+        reader.delete_dataset(&dataset.id),
+        Err(KbError::ReadOnly)
+    ));
+    drop(writer);
+    // The lock dies with its holder.
+    KnowledgeBase::open(&tmp.path().join("kb"), Arc::new(HashEmbedder::default())).unwrap();
+}
+
+/// A dense embedder (the hashing one, declared non-lexical) that counts the texts it embeds.
+struct Counting {
+    inner: HashEmbedder,
+    texts: std::sync::atomic::AtomicUsize,
+}
+
+impl atlas_text::Embedder for Counting {
+    fn name(&self) -> String {
+        "counting".into()
+    }
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, atlas_text::EmbedError> {
+        self.texts
+            .fetch_add(texts.len(), std::sync::atomic::Ordering::Relaxed);
+        self.inner.embed(texts)
+    }
+    fn match_threshold(&self) -> f32 {
+        self.inner.match_threshold()
+    }
+}
+
+#[test]
+fn a_write_embeds_only_the_segments_it_adds() {
+    let tmp = tempfile::tempdir().unwrap();
+    let embedder = Arc::new(Counting {
+        inner: HashEmbedder::default(),
+        texts: Default::default(),
+    });
+    let kb = KnowledgeBase::open(&tmp.path().join("kb"), embedder.clone()).unwrap();
+    let dataset = kb.create_dataset("faq", "").unwrap();
+    let count = || embedder.texts.load(std::sync::atomic::Ordering::Relaxed);
+    kb.add_document(
+        &dataset.id,
+        "a.csv",
+        "question,answer\n怎么退款？,在订单页申请退款。\n运费多少？,满99元包邮。\n".as_bytes(),
+        None,
+        Default::default(),
+    )
+    .unwrap();
+    // Two pairs: two questions and two answers.
+    assert_eq!(count(), 4);
+    let b = kb
+        .add_document(
+            &dataset.id,
+            "b.md",
+            "# 保修\n\n电子产品保修一年。\n".as_bytes(),
+            None,
+            Default::default(),
+        )
+        .unwrap();
+    assert_eq!(count(), 5, "the first document's vectors are reused");
+    kb.delete_document(&dataset.id, &b.id).unwrap();
+    assert_eq!(count(), 5, "a delete embeds nothing");
+    let before = count();
+    let hits = kb
+        .search(
+            &dataset.id,
+            "包邮吗",
+            &SearchOptions {
+                method: SearchMethod::Semantic,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    assert_eq!(count(), before + 1, "a search embeds its query only");
+    assert!(
+        hits[0].segment.content.contains("包邮"),
+        "{:?}",
+        hits[0].segment
+    );
 }

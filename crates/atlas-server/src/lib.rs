@@ -47,13 +47,11 @@ pub fn error_response(e: &AtlasError) -> Response {
 
 /// The router with every route.
 pub fn router(state: AppState) -> Router {
-    // Dify's routes check each dataset's own key, not the server token.
-    let dify = dify::routes()
-        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
-        .layer(tower_http::catch_panic::CatchPanicLayer::custom(|_| {
-            (StatusCode::INTERNAL_SERVER_ERROR, Json(serde_json::json!({ "status": 500, "code": "internal_server_error", "message": "An internal error occurred." }))).into_response()
-        }))
-        .with_state(state.kb.clone());
+    // Dify's routes check each dataset's own key (or the server token) themselves.
+    let dify = dify::routes(dify::DifyState {
+        kb: state.kb.clone(),
+        token: state.token.clone(),
+    });
     Router::new()
         .route(
             "/healthz",

@@ -1,65 +1,18 @@
-//! Dify's knowledge routes, so a phone agent's GET_KNOWLEDGE_DATA (and Dify itself, through its
-//! External Knowledge API) can use Atlas in place of a Dify server.
-//!
-//! - `POST /v1/datasets/{dataset_id}/retrieve` and `/hit-testing`: Dify's dataset retrieve API,
-//!   Bearer = the dataset's API key, records in Dify's full shape (every key present, Dify's
-//!   defaults for what Atlas does not have), errors as `{"status", "code", "message"}`.
-//! - `POST /retrieval`: the External Knowledge API Dify calls on an external knowledge base,
-//!   `knowledge_id` = dataset id, errors as `{"error_code", "error_msg"}`.
-//!
-//! These routes carry their own keys, so they sit outside the server token that guards `/api/v1`.
+//! Retrieval: Dify's dataset retrieve API and its External Knowledge API.
 
 use std::sync::Arc;
 
 use atlas_kb::{Hit, KbError, KnowledgeBase, MetadataFilter, SearchMethod, SearchOptions};
+use axum::Json;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{Path, State};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::post;
-use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-pub(crate) fn routes() -> Router<Arc<KnowledgeBase>> {
-    Router::new()
-        .route("/v1/datasets/{dataset_id}/retrieve", post(retrieve))
-        .route("/v1/datasets/{dataset_id}/hit-testing", post(retrieve))
-        .route("/retrieval", post(external_retrieval))
-}
-
-fn dify_error(e: &KbError) -> Response {
-    let (_, status) = e.code();
-    (
-        StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
-        Json(e.to_body()),
-    )
-        .into_response()
-}
-
-fn bearer(headers: &HeaderMap) -> Option<&str> {
-    headers
-        .get(header::AUTHORIZATION)?
-        .to_str()
-        .ok()?
-        .strip_prefix("Bearer ")
-        .map(str::trim)
-        .filter(|k| !k.is_empty())
-}
-
-/// The JSON object of a body, or Dify's invalid_param.
-fn json_body(body: Result<Bytes, BytesRejection>) -> Result<Value, KbError> {
-    let bytes = body.map_err(|e| KbError::InvalidParam(format!("cannot read the body: {e}")))?;
-    let value: Value = serde_json::from_slice(&bytes)
-        .map_err(|e| KbError::InvalidParam(format!("the body is not JSON: {e}")))?;
-    if !value.is_object() {
-        return Err(KbError::InvalidParam(
-            "the body must be a JSON object".into(),
-        ));
-    }
-    Ok(value)
-}
+use super::{DifyState, answer, bearer, blocking, json_body};
 
 /// Dify's `retrieval_model`, every field optional (clients send `{"top_k": 3}` alone).
 #[derive(Deserialize, Default)]
@@ -114,38 +67,31 @@ fn options(model: RetrievalModel) -> Result<SearchOptions, KbError> {
     })
 }
 
-/// Runs a search off the event loop: an embedder may call a model or a network service.
 async fn search(
     kb: Arc<KnowledgeBase>,
     dataset: String,
     query: String,
     options: SearchOptions,
 ) -> Result<Vec<Hit>, KbError> {
-    tokio::task::spawn_blocking(move || kb.search(&dataset, &query, &options))
-        .await
-        .map_err(|e| KbError::Io(format!("search stopped: {e}")))?
+    blocking(move || kb.search(&dataset, &query, &options)).await
 }
 
-async fn retrieve(
-    State(kb): State<Arc<KnowledgeBase>>,
+pub(super) async fn retrieve(
+    State(state): State<DifyState>,
     Path(dataset): Path<String>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
-    match retrieve_inner(kb, dataset, headers, body).await {
-        Ok(value) => Json(value).into_response(),
-        Err(e) => dify_error(&e),
-    }
+    answer(retrieve_inner(state, dataset, headers, body).await)
 }
 
 async fn retrieve_inner(
-    kb: Arc<KnowledgeBase>,
+    state: DifyState,
     dataset: String,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Value, KbError> {
-    let key = bearer(&headers).ok_or(KbError::Unauthorized)?;
-    kb.authorize(&dataset, key)?;
+    state.open_dataset(&headers, &dataset)?;
     let body = json_body(body)?;
     let query = body["query"]
         .as_str()
@@ -156,7 +102,7 @@ async fn retrieve_inner(
         m => serde_json::from_value(m.clone())
             .map_err(|e| KbError::InvalidParam(format!("retrieval_model: {e}")))?,
     };
-    let hits = search(kb, dataset, query.clone(), options(model)?).await?;
+    let hits = search(state.kb, dataset, query.clone(), options(model)?).await?;
     Ok(
         json!({ "query": { "content": query }, "records": hits.iter().map(record).collect::<Vec<_>>() }),
     )
@@ -213,8 +159,8 @@ fn external_error(status: StatusCode, code: u32, message: &str) -> Response {
         .into_response()
 }
 
-async fn external_retrieval(
-    State(kb): State<Arc<KnowledgeBase>>,
+pub(super) async fn external_retrieval(
+    State(DifyState { kb, .. }): State<DifyState>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
