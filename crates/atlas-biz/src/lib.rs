@@ -10,6 +10,7 @@
 
 mod error;
 mod graph;
+pub mod import;
 mod model;
 mod search_text;
 

@@ -43,6 +43,8 @@ pub struct Business {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Step {
     pub step_id: String,
+    /// Its process; may be left empty when a HAS_STEP relation says it.
+    #[serde(default)]
     pub process_id: String,
     pub name: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
