@@ -486,23 +486,24 @@ impl KnowledgeBase {
         };
         let summary = DocumentSummary::of(&document, &old.hits);
         documents.push(document.clone());
-        let snapshot = build(
-            old.dataset.clone(),
-            documents,
-            old.hits.clone(),
-            self.embedder.as_ref(),
-            Some(&old),
-        )?;
-        store::write_json(
-            &store::dataset_dir(&self.root, dataset)
-                .join("documents")
-                .join(format!("{id}.json")),
-            &document,
-        )?;
+        let snapshot = self.rebuild(&old, documents)?;
+        store::write_json(&store::document_path(&self.root, dataset, &id), &document)?;
         self.datasets
             .write()
             .insert(dataset.to_string(), Arc::new(snapshot));
         Ok(summary)
+    }
+
+    /// `old`'s dataset with `documents` instead of its own, keeping its hit counts and the
+    /// vectors of the segments it already had.
+    fn rebuild(&self, old: &Snapshot, documents: Vec<Document>) -> Result<Snapshot, KbError> {
+        build(
+            old.dataset.clone(),
+            documents,
+            old.hits.clone(),
+            self.embedder.as_ref(),
+            Some(old),
+        )
     }
 
     pub fn delete_document(&self, dataset: &str, document: &str) -> Result<(), KbError> {
@@ -517,18 +518,8 @@ impl KnowledgeBase {
             .filter(|d| d.id != document)
             .cloned()
             .collect();
-        let snapshot = build(
-            old.dataset.clone(),
-            documents,
-            old.hits.clone(),
-            self.embedder.as_ref(),
-            Some(&old),
-        )?;
-        store::remove(
-            &store::dataset_dir(&self.root, dataset)
-                .join("documents")
-                .join(format!("{document}.json")),
-        )?;
+        let snapshot = self.rebuild(&old, documents)?;
+        store::remove(&store::document_path(&self.root, dataset, document))?;
         self.datasets
             .write()
             .insert(dataset.to_string(), Arc::new(snapshot));

@@ -60,6 +60,12 @@ pub(crate) fn lock(root: &Path) -> Result<fs::File, KbError> {
     }
 }
 
+pub(crate) fn document_path(root: &Path, dataset: &str, document: &str) -> PathBuf {
+    dataset_dir(root, dataset)
+        .join("documents")
+        .join(format!("{document}.json"))
+}
+
 pub(crate) fn dataset_dir(root: &Path, id: &str) -> PathBuf {
     root.join(id)
 }

@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use atlas_kb::split::SourceKind;
 use atlas_kb::{DatasetSummary, DocumentSummary, KbError};
 use axum::body::Bytes;
+use axum::extract::multipart::MultipartRejection;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{Multipart, Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -418,22 +419,29 @@ pub(super) async fn update_by_text(
     write(state, headers, dataset, Some(document), text_upload(body)).await
 }
 
-pub(super) async fn create_by_file(
-    State(state): State<DifyState>,
-    headers: HeaderMap,
-    Path(dataset): Path<String>,
-    form: Result<Multipart, axum::extract::multipart::MultipartRejection>,
-) -> Response {
-    // The key before the upload: a stranger's file is not read.
-    if let Err(e) = state.open_dataset(&headers, &dataset) {
-        return dify_error(&e);
-    }
-    let upload = match form {
+/// The multipart upload, read only once the key opens the dataset: a stranger's file is not read.
+async fn form_upload(
+    state: &DifyState,
+    headers: &HeaderMap,
+    dataset: &str,
+    form: Result<Multipart, MultipartRejection>,
+) -> Result<Upload, KbError> {
+    state.open_dataset(headers, dataset)?;
+    match form {
         Ok(form) => file_upload(form).await,
         Err(e) => Err(KbError::InvalidParam(format!(
             "a multipart form is expected: {e}"
         ))),
-    };
+    }
+}
+
+pub(super) async fn create_by_file(
+    State(state): State<DifyState>,
+    headers: HeaderMap,
+    Path(dataset): Path<String>,
+    form: Result<Multipart, MultipartRejection>,
+) -> Response {
+    let upload = form_upload(&state, &headers, &dataset, form).await;
     write(state, headers, dataset, None, upload).await
 }
 
@@ -441,18 +449,9 @@ pub(super) async fn update_by_file(
     State(state): State<DifyState>,
     headers: HeaderMap,
     Path((dataset, document)): Path<(String, String)>,
-    form: Result<Multipart, axum::extract::multipart::MultipartRejection>,
+    form: Result<Multipart, MultipartRejection>,
 ) -> Response {
-    // The key before the upload: a stranger's file is not read.
-    if let Err(e) = state.open_dataset(&headers, &dataset) {
-        return dify_error(&e);
-    }
-    let upload = match form {
-        Ok(form) => file_upload(form).await,
-        Err(e) => Err(KbError::InvalidParam(format!(
-            "a multipart form is expected: {e}"
-        ))),
-    };
+    let upload = form_upload(&state, &headers, &dataset, form).await;
     write(state, headers, dataset, Some(document), upload).await
 }
 
