@@ -11,9 +11,9 @@
 
 use std::collections::HashMap;
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use atlas_store::files::{LockFailure, lock_folder, write_atomic};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -26,37 +26,15 @@ pub(crate) struct Stored {
     pub hits: HashMap<String, u64>,
 }
 
-/// Takes the OS lock on `root/lock` (released when the file closes, so also when the process
-/// dies) and writes the holder's pid into it for the next one's error message.
+/// Takes the OS lock on `root/lock`, the one writer's, which dies with its process.
 pub(crate) fn lock(root: &Path) -> Result<fs::File, KbError> {
-    use std::io::{Read, Seek};
-    let mut file = fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(root.join("lock"))?;
-    match file.try_lock() {
-        Ok(()) => {
-            file.set_len(0)?;
-            file.rewind()?;
-            write!(file, "{}", std::process::id())?;
-            Ok(file)
-        }
-        Err(fs::TryLockError::WouldBlock) => {
-            let mut pid = String::new();
-            let _ = file.read_to_string(&mut pid);
-            let holder = if pid.trim().is_empty() {
-                String::new()
-            } else {
-                format!(" (pid {})", pid.trim())
-            };
-            Err(KbError::Locked {
-                path: root.display().to_string(),
-                holder,
-            })
-        }
-        Err(fs::TryLockError::Error(e)) => Err(e.into()),
+    match lock_folder(&root.join("lock")) {
+        Ok(file) => Ok(file),
+        Err(LockFailure::Held { holder }) => Err(KbError::Locked {
+            path: root.display().to_string(),
+            holder,
+        }),
+        Err(LockFailure::Io(e)) => Err(e.into()),
     }
 }
 
@@ -78,16 +56,7 @@ pub(crate) fn write_json(path: &Path, value: &impl Serialize) -> Result<(), KbEr
     let dir = path.parent().expect("a file in a folder");
     fs::create_dir_all(dir)?;
     let bytes = serde_json::to_vec_pretty(value).map_err(|e| KbError::Io(e.to_string()))?;
-    let tmp = dir.join(format!(
-        ".{}.tmp",
-        path.file_name().and_then(|n| n.to_str()).unwrap_or("file")
-    ));
-    {
-        let mut f = fs::File::create(&tmp)?;
-        f.write_all(&bytes)?;
-        f.sync_all()?;
-    }
-    fs::rename(&tmp, path)?;
+    write_atomic(path, &bytes, true)?;
     sync_dir(dir)?;
     Ok(())
 }

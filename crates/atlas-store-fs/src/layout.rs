@@ -133,20 +133,8 @@ pub(crate) fn atomic_write(path: &Path, bytes: &[u8], durable: bool) -> Result<(
             limit: MAX_JSON_BYTES,
         });
     }
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().to_string())
-        .unwrap_or_default();
-    let tmp = path.with_file_name(format!(".{name}.tmp"));
-    let io = |e: std::io::Error| StoreError::Io(format!("cannot write {}: {e}", path.display()));
-    {
-        let mut f = fs::File::create(&tmp).map_err(io)?;
-        f.write_all(bytes).map_err(io)?;
-        if durable {
-            f.sync_data().map_err(io)?;
-        }
-    }
-    fs::rename(&tmp, path).map_err(io)
+    atlas_store::files::write_atomic(path, bytes, durable)
+        .map_err(|e| StoreError::Io(format!("cannot write {}: {e}", path.display())))
 }
 
 /// Flushes everything written to the folder's filesystem (one `syncfs` instead of a fsync per file).

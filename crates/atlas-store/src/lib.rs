@@ -10,6 +10,8 @@
 //! nothing, so a crash at any point of a checkpoint—files half folded, journal not yet
 //! trimmed—recovers to exactly the acknowledged state by loading the files and replaying the journal.
 
+pub mod files;
+
 use atlas_model::{App, Intent, Page, Trace, Transition};
 use serde::{Deserialize, Serialize};
 
