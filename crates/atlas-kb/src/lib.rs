@@ -412,6 +412,20 @@ impl KnowledgeBase {
         }
     }
 
+    /// Document `id` of `dataset` and its 1-based position in the dataset.
+    pub fn document(&self, dataset: &str, id: &str) -> Result<(usize, DocumentSummary), KbError> {
+        let snapshot = self.snapshot(dataset)?;
+        let at = snapshot
+            .documents
+            .iter()
+            .position(|d| d.id == id)
+            .ok_or(KbError::DocumentNotFound)?;
+        Ok((
+            at + 1,
+            DocumentSummary::of(&snapshot.documents[at], &snapshot.hits),
+        ))
+    }
+
     pub fn documents(&self, dataset: &str) -> Result<Vec<DocumentSummary>, KbError> {
         let snapshot = self.snapshot(dataset)?;
         Ok(snapshot

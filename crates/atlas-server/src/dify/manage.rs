@@ -212,29 +212,13 @@ pub(super) async fn list_documents(
     }))
 }
 
-/// Document `id` of `dataset` with its 1-based position.
-fn find_document(
-    state: &DifyState,
-    dataset: &str,
-    id: &str,
-) -> Result<(usize, DocumentSummary), KbError> {
-    state
-        .kb
-        .documents(dataset)?
-        .into_iter()
-        .enumerate()
-        .find(|(_, d)| d.id == id)
-        .map(|(i, d)| (i + 1, d))
-        .ok_or(KbError::DocumentNotFound)
-}
-
 pub(super) async fn get_document(
     State(state): State<DifyState>,
     headers: HeaderMap,
     Path((dataset, document)): Path<(String, String)>,
 ) -> Response {
     answer(state.open_dataset(&headers, &dataset).and_then(|()| {
-        let (position, d) = find_document(&state, &dataset, &document)?;
+        let (position, d) = state.kb.document(&dataset, &document)?;
         Ok(document_object(&d, position))
     }))
 }
@@ -384,7 +368,7 @@ async fn write(
                     .await?
                 }
                 Some(id) => {
-                    let (_, old) = find_document(&state, &dataset, &id)?;
+                    let (_, old) = state.kb.document(&dataset, &id)?;
                     let name = upload.name.unwrap_or(old.name);
                     let metadata = upload.metadata.unwrap_or(old.metadata);
                     let dataset = dataset.clone();
@@ -394,7 +378,7 @@ async fn write(
                     .await?
                 }
             };
-            let (position, summary) = find_document(&state, &dataset, &summary.id)?;
+            let (position, summary) = state.kb.document(&dataset, &summary.id)?;
             Ok(json!({ "document": document_object(&summary, position), "batch": summary.id }))
         }
         .await,
@@ -463,7 +447,7 @@ pub(super) async fn indexing_status(
     Path((dataset, batch)): Path<(String, String)>,
 ) -> Response {
     answer(state.open_dataset(&headers, &dataset).and_then(|()| {
-        let (_, d) = find_document(&state, &dataset, &batch)?;
+        let (_, d) = state.kb.document(&dataset, &batch)?;
         let at = d.created_at;
         Ok(json!({ "data": [{
             "id": d.id,
