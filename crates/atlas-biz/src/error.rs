@@ -8,6 +8,11 @@ pub enum BizError {
     /// No entity of this type with this id.
     #[error("no {kind} with id {id:?}")]
     NotFound { kind: &'static str, id: String },
+    /// Another process (a running server) holds the folder.
+    #[error(
+        "{path} is in use by {holder}; change the business graph through that server's HTTP API"
+    )]
+    Locked { path: String, holder: String },
     #[error("storage: {0}")]
     Io(String),
     #[error("embedding: {0}")]

@@ -184,3 +184,88 @@ pub fn from_apoc_jsonl(text: &str) -> Result<(BusinessData, usize), BizError> {
     }
     Ok((data, skipped))
 }
+
+/// CSV files of entities and relations, one table per file, each recognised by its header:
+/// `process_id` (businesses), `step_id` (steps), `impl_id` (implementations), `resource_id`
+/// (data resources), or `type,from,to` (relations). Columns are the JSON document's field names;
+/// list columns (`aliases`) separate items with `;` or `、`, and `fields` is
+/// `name:description;name:description`. Empty cells are absent fields.
+pub fn from_csv(files: &[(String, String)]) -> Result<BusinessData, BizError> {
+    let mut data = BusinessData::default();
+    for (name, text) in files {
+        let mut reader = csv::ReaderBuilder::new()
+            .trim(csv::Trim::All)
+            .from_reader(text.trim_start_matches('\u{feff}').as_bytes());
+        let header: Vec<String> = reader
+            .headers()
+            .map_err(|e| invalid(format!("{name}: {e}")))?
+            .iter()
+            .map(|h| h.to_lowercase())
+            .collect();
+        let has = |column: &str| header.iter().any(|h| h == column);
+        for (row, record) in reader.records().enumerate() {
+            let record = record.map_err(|e| invalid(format!("{name}: {e}")))?;
+            let mut object = Map::new();
+            for (column, cell) in header.iter().zip(record.iter()) {
+                if cell.is_empty() {
+                    continue;
+                }
+                let value = match column.as_str() {
+                    "aliases" => Value::from(list(cell)),
+                    "fields" => Value::from(
+                        list(cell)
+                            .into_iter()
+                            .map(|f| match f.split_once([':', '：']) {
+                                Some((n, d)) => {
+                                    serde_json::json!({"name": n.trim(), "description": d.trim()})
+                                }
+                                None => serde_json::json!({ "name": f }),
+                            })
+                            .collect::<Vec<_>>(),
+                    ),
+                    "order_no" => match cell.parse::<i64>() {
+                        Ok(n) => Value::from(n),
+                        Err(_) => {
+                            return Err(invalid(format!(
+                                "{name} row {}: order_no {cell:?} is not a number",
+                                row + 2
+                            )));
+                        }
+                    },
+                    _ => Value::from(cell),
+                };
+                object.insert(column.clone(), value);
+            }
+            let object = Value::Object(object);
+            let at = |e: serde_json::Error| invalid(format!("{name} row {}: {e}", row + 2));
+            if has("type") && has("from") && has("to") {
+                data.relations
+                    .push(serde_json::from_value(object).map_err(at)?);
+            } else if has("step_id") {
+                data.steps.push(serde_json::from_value(object).map_err(at)?);
+            } else if has("impl_id") {
+                data.implementations
+                    .push(serde_json::from_value(object).map_err(at)?);
+            } else if has("resource_id") {
+                data.data_resources
+                    .push(serde_json::from_value(object).map_err(at)?);
+            } else if has("process_id") {
+                data.businesses
+                    .push(serde_json::from_value(object).map_err(at)?);
+            } else {
+                return Err(invalid(format!(
+                    "{name}: the header names no business graph table (process_id, step_id, impl_id, resource_id, or type,from,to)"
+                )));
+            }
+        }
+    }
+    Ok(data)
+}
+
+fn list(cell: &str) -> Vec<String> {
+    cell.split([';', '；', '、'])
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(String::from)
+        .collect()
+}

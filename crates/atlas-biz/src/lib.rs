@@ -8,12 +8,21 @@
 //! Every answer is computed from the graph by rules (search, summaries, contexts, paths), never
 //! by a model, so the same question gets the same answer and an LLM on top can rely on it.
 
+pub mod answers;
+pub mod demo;
 mod error;
 mod graph;
 pub mod import;
 mod model;
+mod requests;
+mod search;
 mod search_text;
+mod store;
+mod tools;
 
 pub use error::BizError;
 pub use graph::{BusinessGraph, Node};
 pub use model::*;
+pub use requests::*;
+pub use store::{BizStore, ImportReport};
+pub use tools::{BizSnapshot, MAX_LIST, MAX_NEIGHBOURS, is_write};

@@ -11,7 +11,6 @@
 pub mod demo;
 mod error;
 mod filter;
-mod index;
 mod model;
 pub mod quality;
 pub mod split;
@@ -25,10 +24,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use atlas_text::Embedder;
 use parking_lot::{Mutex, RwLock};
 
+pub use atlas_search::SearchMethod;
+use atlas_search::SegmentIndex;
 pub use error::KbError;
 pub use filter::{Condition, MetadataFilter};
-pub use index::SearchMethod;
-use index::SegmentIndex;
 pub use model::{Dataset, Document, Segment};
 use split::SourceKind;
 
@@ -37,12 +36,7 @@ pub const MAX_QUERY_CHARS: usize = 250;
 /// The most records one search returns.
 pub const MAX_TOP_K: usize = 100;
 
-/// The vector score's share in hybrid search with a dense embedder. Dify's "semantic first" is
-/// 0.7, but paraphrased questions share few words with the stored ones, and a shared everyday
-/// word ("物流" in "哪家物流" and in 查看物流信息) then outweighs the meaning: on the demo's
-/// labelled sets with e5, 0.9 gave top-1 0.86 and 0.77 (held out) where 0.7 gave 0.81 and 0.70.
-/// Words still decide between near-equal meanings.
-pub const DENSE_SEMANTIC_WEIGHT: f64 = 0.9;
+pub use atlas_search::DENSE_SEMANTIC_WEIGHT;
 
 /// How one search runs; [`Default`] is Dify's defaults with hybrid search.
 #[derive(Debug, Clone)]
@@ -235,7 +229,8 @@ fn build(
         let entry = *indexed.get(documents[d].segments[s].id.as_str())?;
         previous?.index.vectors(entry)
     };
-    let index = SegmentIndex::build(&texts, embedder, &known)?;
+    let index =
+        SegmentIndex::build(&texts, embedder, &known).map_err(|e| KbError::Embed(e.to_string()))?;
     Ok(Snapshot {
         dataset,
         documents,
@@ -577,21 +572,20 @@ impl KnowledgeBase {
         };
         let semantic_weight = options
             .semantic_weight
-            .unwrap_or(if self.embedder.is_lexical() {
-                0.5
-            } else {
-                DENSE_SEMANTIC_WEIGHT
-            });
+            .unwrap_or_else(|| atlas_search::default_semantic_weight(self.embedder.as_ref()));
         let threshold = options.score_threshold.unwrap_or(0.0);
-        let scored = snapshot.index.search(
-            query,
-            self.embedder.as_ref(),
-            options.method,
-            semantic_weight,
-            &allowed,
-            options.top_k,
-            threshold,
-        )?;
+        let scored = snapshot
+            .index
+            .search(
+                query,
+                self.embedder.as_ref(),
+                options.method,
+                semantic_weight,
+                &allowed,
+                options.top_k,
+                threshold,
+            )
+            .map_err(|e| KbError::Embed(e.to_string()))?;
         let hits = scored
             .into_iter()
             .map(|s| {

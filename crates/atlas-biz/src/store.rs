@@ -1,0 +1,120 @@
+//! Where the business graph lives: `DATA/biz/graph.json`, Atlas's own JSON document of the graph,
+//! readable and diffable like the rest of the data folder. A replacement is written atomically
+//! (temporary file, fsync, rename) before it is served, so an acknowledged import survives a
+//! crash and a failed one leaves the previous graph in place.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use atlas_store::files::{LockFailure, lock_folder, write_atomic};
+use atlas_text::Embedder;
+use parking_lot::RwLock;
+use serde::Serialize;
+
+use crate::error::BizError;
+use crate::graph::BusinessGraph;
+use crate::model::BusinessData;
+use crate::tools::BizSnapshot;
+
+/// What an import replaced the graph with.
+#[derive(Debug, Clone, Serialize)]
+pub struct ImportReport {
+    pub businesses: usize,
+    pub steps: usize,
+    pub implementations: usize,
+    pub data_resources: usize,
+    pub relations: usize,
+    /// Source records that were not part of a business graph (other labels in a Neo4j export).
+    pub skipped: usize,
+}
+
+/// The business graph of one data folder, swapped whole on import.
+pub struct BizStore {
+    folder: Option<PathBuf>,
+    embedder: Arc<dyn Embedder>,
+    current: RwLock<Arc<BizSnapshot>>,
+    _lock: Option<File>,
+}
+
+impl BizStore {
+    /// Opens `folder` (created when missing) for serving and importing. One writer at a time: the
+    /// folder's `lock` is held until the store is dropped.
+    pub fn open(folder: &Path, embedder: Arc<dyn Embedder>) -> Result<BizStore, BizError> {
+        std::fs::create_dir_all(folder)?;
+        let lock = match lock_folder(&folder.join("lock")) {
+            Ok(file) => file,
+            Err(LockFailure::Held { holder }) => {
+                return Err(BizError::Locked {
+                    path: folder.display().to_string(),
+                    holder,
+                });
+            }
+            Err(LockFailure::Io(e)) => return Err(e.into()),
+        };
+        let path = folder.join("graph.json");
+        let data = match std::fs::read_to_string(&path) {
+            Ok(text) => crate::import::from_json(&text)
+                .map_err(|e| BizError::Invalid(format!("{}: {e}", path.display())))?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => BusinessData::default(),
+            Err(e) => return Err(e.into()),
+        };
+        let snapshot = BizSnapshot::build(BusinessGraph::build(data)?, embedder.clone())?;
+        Ok(BizStore {
+            folder: Some(folder.to_path_buf()),
+            embedder,
+            current: RwLock::new(Arc::new(snapshot)),
+            _lock: Some(lock),
+        })
+    }
+
+    /// A store kept in memory only (tests, tools that need no folder).
+    pub fn in_memory(
+        data: BusinessData,
+        embedder: Arc<dyn Embedder>,
+    ) -> Result<BizStore, BizError> {
+        let snapshot = BizSnapshot::build(BusinessGraph::build(data)?, embedder.clone())?;
+        Ok(BizStore {
+            folder: None,
+            embedder,
+            current: RwLock::new(Arc::new(snapshot)),
+            _lock: None,
+        })
+    }
+
+    /// The graph being served.
+    pub fn current(&self) -> Arc<BizSnapshot> {
+        self.current.read().clone()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        let snapshot = self.current();
+        let data = snapshot.graph().data();
+        data.businesses.is_empty()
+            && data.implementations.is_empty()
+            && data.data_resources.is_empty()
+    }
+
+    /// Replaces the whole graph: checked and indexed first, then on disk, then served.
+    pub fn replace(&self, data: BusinessData, skipped: usize) -> Result<ImportReport, BizError> {
+        // What is stored is what was given: search texts generated from fields stay generated,
+        // so a description edited in graph.json later regenerates its search text.
+        let given = serde_json::to_vec_pretty(&data).map_err(|e| BizError::Io(e.to_string()))?;
+        let graph = BusinessGraph::build(data)?;
+        let d = graph.data();
+        let report = ImportReport {
+            businesses: d.businesses.len(),
+            steps: d.steps.len(),
+            implementations: d.implementations.len(),
+            data_resources: d.data_resources.len(),
+            relations: d.relations.len(),
+            skipped,
+        };
+        let snapshot = BizSnapshot::build(graph, self.embedder.clone())?;
+        if let Some(folder) = &self.folder {
+            write_atomic(&folder.join("graph.json"), &given, true)?;
+        }
+        *self.current.write() = Arc::new(snapshot);
+        Ok(report)
+    }
+}
