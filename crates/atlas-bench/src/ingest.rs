@@ -122,11 +122,19 @@ pub async fn run(config: &IngestConfig, scratch: &Path) -> Result<IngestReport> 
         )
         .map_err(|e| anyhow::anyhow!("{e}"))?,
     );
+    let biz = Arc::new(
+        atlas_biz::BizStore::in_memory(
+            Default::default(),
+            Arc::new(atlas_text::HashEmbedder::default()),
+        )
+        .map_err(|e| anyhow::anyhow!("{e}"))?,
+    );
     let state = atlas_server::AppState {
         atlas: atlas.clone(),
         tools: Arc::new(atlas_service::registry()),
         token: None,
         kb,
+        biz,
     };
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let server = tokio::spawn(atlas_server::serve(listener, state, async {

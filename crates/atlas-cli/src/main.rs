@@ -169,6 +169,11 @@ enum Command {
         #[command(subcommand)]
         what: KbCommand,
     },
+    /// The business graph of seed 003 in the data folder.
+    Biz {
+        #[command(subcommand)]
+        what: BizCommand,
+    },
     /// Score Atlas on a benchmark through the HTTP interface an agent uses.
     Eval {
         #[command(subcommand)]
@@ -237,6 +242,29 @@ enum ImportCommand {
         /// The app id to teach them under.
         #[arg(long)]
         app: String,
+    },
+}
+
+#[derive(Subcommand)]
+enum BizCommand {
+    /// Replace the business graph with the files given: one Atlas JSON document, the lines of
+    /// Neo4j's apoc.export.json.all (.jsonl), or CSV tables of entities and relations (README).
+    /// Refused while a server holds the data folder: use PUT /api/v1/business-graph then.
+    Import {
+        #[command(flatten)]
+        data: DataArgs,
+        #[command(flatten)]
+        embed: EmbedArgs,
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// json, apoc or csv (default: from the files' extensions).
+        #[arg(long)]
+        format: Option<String>,
+    },
+    /// Write the business graph as Atlas's JSON document to stdout.
+    Export {
+        #[command(flatten)]
+        data: DataArgs,
     },
 }
 
@@ -588,6 +616,70 @@ fn kb_command(what: KbCommand) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The business graph kept in the data folder (`DATA/biz/`), as its one writer.
+fn open_biz(data: &DataArgs, embedder: Arc<dyn Embedder>) -> Result<Arc<atlas_biz::BizStore>> {
+    Ok(Arc::new(
+        atlas_biz::BizStore::open(&data.data.join("biz"), embedder)
+            .map_err(|e| anyhow::anyhow!("business graph: {e}"))?,
+    ))
+}
+
+fn biz_command(what: BizCommand) -> Result<ExitCode> {
+    match what {
+        BizCommand::Import {
+            data,
+            embed,
+            files,
+            format,
+        } => {
+            let extension = |f: &PathBuf| {
+                f.extension()
+                    .and_then(|e| e.to_str())
+                    .unwrap_or("")
+                    .to_lowercase()
+            };
+            let format = format.unwrap_or_else(|| match extension(&files[0]).as_str() {
+                "csv" => "csv".into(),
+                "jsonl" | "ndjson" => "apoc".into(),
+                _ => "json".into(),
+            });
+            let mut texts = Vec::new();
+            for f in &files {
+                let text = std::fs::read_to_string(f)
+                    .with_context(|| format!("cannot read {}", f.display()))?;
+                texts.push((f.display().to_string(), text));
+            }
+            let parsed = match format.as_str() {
+                "csv" => atlas_biz::import::from_csv(&texts).map(|d| (d, 0)),
+                "json" | "apoc" if texts.len() > 1 => {
+                    anyhow::bail!("a {format} import reads one file; CSV reads several")
+                }
+                "json" => atlas_biz::import::from_json(&texts[0].1).map(|d| (d, 0)),
+                "apoc" => atlas_biz::import::from_apoc_jsonl(&texts[0].1),
+                other => anyhow::bail!("--format must be json, apoc or csv, not {other}"),
+            };
+            let (graph, skipped) = parsed.map_err(|e| anyhow::anyhow!("{e}"))?;
+            let embedder = kb_embedder(KbEmbedderKind::Auto, &embed, embedder(&embed)?);
+            let store = open_biz(&data, embedder)?;
+            let report = store
+                .replace(graph, skipped)
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            print_json(&report)?;
+        }
+        BizCommand::Export { data } => {
+            let path = data.data.join("biz").join("graph.json");
+            match std::fs::read_to_string(&path) {
+                Ok(text) => print!("{text}"),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    print_json(&atlas_biz::BusinessData::default())?
+                }
+                Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 /// The knowledge bases kept in the data folder (`DATA/kb/`), as their one writer.
 fn open_kb(data: &DataArgs, embedder: Arc<dyn Embedder>) -> Result<Arc<atlas_kb::KnowledgeBase>> {
     Ok(Arc::new(
@@ -667,19 +759,29 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             );
             let kb_embedder = kb_embedder(kb_kind, &embed, embedder);
             eprintln!("knowledge bases embedded by {}", kb_embedder.name());
-            let kb = open_kb(&data, kb_embedder)?;
+            let kb = open_kb(&data, kb_embedder.clone())?;
+            let biz = open_biz(&data, kb_embedder)?;
             if demo {
                 let demo_kb = atlas_kb::demo::install(&kb).map_err(|e| anyhow::anyhow!("{e}"))?;
                 eprintln!(
                     "demo knowledge base: dataset {} key {}",
                     demo_kb.id, demo_kb.api_key
                 );
+                if let Some(report) =
+                    atlas_biz::demo::install(&biz).map_err(|e| anyhow::anyhow!("{e}"))?
+                {
+                    eprintln!(
+                        "demo business graph: {} processes, {} implementations, {} tables",
+                        report.businesses, report.implementations, report.data_resources
+                    );
+                }
             }
             let state = atlas_server::AppState {
                 atlas: atlas.clone(),
                 tools: Arc::new(atlas_service::registry()),
                 token: token.filter(|t| !t.is_empty()).map(Arc::from),
                 kb: kb.clone(),
+                biz,
             };
             atlas_server::serve(listener, state, shutdown_signal()).await?;
             kb.flush()
@@ -806,6 +908,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             import_recordings(&data, vec![(app, runs)]).await
         }
         Command::Kb { what } => kb_command(what),
+        Command::Biz { what } => biz_command(what),
         Command::Eval {
             what:
                 EvalCommand::Kb {
@@ -1111,17 +1214,17 @@ async fn eval_droidtask(
             )?;
             let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
             let base = format!("http://{}", listener.local_addr()?);
-            let kb = open_kb(
-                &DataArgs {
-                    data: scratch.path().join("data"),
-                },
-                embedder,
-            )?;
+            let scratch_data = DataArgs {
+                data: scratch.path().join("data"),
+            };
+            let kb = open_kb(&scratch_data, embedder.clone())?;
+            let biz = open_biz(&scratch_data, embedder)?;
             let state = atlas_server::AppState {
                 atlas,
                 tools: Arc::new(atlas_service::registry()),
                 token: None,
                 kb,
+                biz,
             };
             let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
             server = Some((

@@ -7,13 +7,14 @@
 //! bytes so that malformed JSON and oversize bodies get seed 000's error format too, not axum's
 //! plain-text rejections.
 
+mod business_graph;
 mod dify;
 mod openapi;
 
 use std::sync::Arc;
 
 use atlas_model::AtlasError;
-use atlas_service::{Atlas, ToolRegistry};
+use atlas_service::{Atlas, ToolContext, ToolRegistry};
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{DefaultBodyLimit, Path, Request, State};
@@ -33,6 +34,19 @@ pub struct AppState {
     pub token: Option<Arc<str>>,
     /// The knowledge bases served on Dify's routes.
     pub kb: Arc<atlas_kb::KnowledgeBase>,
+    /// The business graph of seed 003.
+    pub biz: Arc<atlas_biz::BizStore>,
+}
+
+impl AppState {
+    /// What the tools work on.
+    pub fn context(&self) -> ToolContext {
+        ToolContext {
+            atlas: self.atlas.clone(),
+            biz: Some(self.biz.clone()),
+            kb: Some(self.kb.clone()),
+        }
+    }
 }
 
 /// The error body and status for an [`AtlasError`].
@@ -59,6 +73,10 @@ pub fn router(state: AppState) -> Router {
         )
         .route("/api/v1/openapi.json", get(openapi_document))
         .route("/api/v1/tools", get(tool_list))
+        .route(
+            "/api/v1/business-graph",
+            get(business_graph::export).put(business_graph::import),
+        )
         .route("/api/v1/{name}", post(call_tool))
         .fallback(|| async { error_response(&AtlasError::NotFound("no such route".into())) })
         .layer(middleware::from_fn(refuse_oversize))
@@ -132,7 +150,7 @@ async fn call_tool(
             ));
         }
     };
-    match tool.call_json(state.atlas.clone(), Box::new(body)).await {
+    match tool.call_json(state.context(), Box::new(body)).await {
         Ok(json) => ([(header::CONTENT_TYPE, "application/json")], json).into_response(),
         Err(e) => error_response(&e),
     }

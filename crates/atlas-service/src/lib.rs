@@ -38,7 +38,7 @@ pub use learn::*;
 pub use navigate::*;
 pub use pages::*;
 pub use stats::*;
-pub use tools::{Tool, ToolRegistry, registry};
+pub use tools::{Tool, ToolContext, ToolGroup, ToolRegistry, registry};
 pub use transfer::ImportSummary;
 
 use state::State;

@@ -1,11 +1,20 @@
 //! The one tool registry: every interface as a name, a description, a JSON Schema derived from
 //! its request type, and a handler from JSON to JSON. HTTP routes, MCP tools and the chat page
 //! are all generated from this list.
+//!
+//! Three domains share it: the GUI graph's seed-000 interfaces, the business graph's seed-003
+//! tools and knowledge-base retrieval. A handler receives a [`ToolContext`] holding all three, so
+//! a face (HTTP, MCP, the chat loop) serves every tool the same way. Every call has a time
+//! limit: a tool that could walk or embed for long answers an error instead of holding a
+//! connection or a model's turn.
 
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::time::Duration;
 
+use atlas_biz::{BizError, BizSnapshot, BizStore};
+use atlas_kb::{KbError, KnowledgeBase};
 use atlas_model::{AtlasError, Result};
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -18,13 +27,47 @@ pub type ToolFuture = Pin<Box<dyn Future<Output = Result<Value>> + Send>>;
 pub type JsonFuture = Pin<Box<dyn Future<Output = Result<Vec<u8>>> + Send>>;
 /// A request body as it arrived (bytes of any owner).
 pub type Body = Box<dyn AsRef<[u8]> + Send>;
-type Handler = Arc<dyn Fn(Arc<Atlas>, Value) -> ToolFuture + Send + Sync>;
-type JsonHandler = Arc<dyn Fn(Arc<Atlas>, Body) -> JsonFuture + Send + Sync>;
+type Handler = Arc<dyn Fn(ToolContext, Value) -> ToolFuture + Send + Sync>;
+type JsonHandler = Arc<dyn Fn(ToolContext, Body) -> JsonFuture + Send + Sync>;
+
+/// How long any tool call may take before it answers an error.
+pub const TOOL_TIME_LIMIT: Duration = Duration::from_secs(20);
+
+/// What the tools work on: the GUI graph, and the business graph and knowledge bases when this
+/// process serves them.
+#[derive(Clone)]
+pub struct ToolContext {
+    pub atlas: Arc<Atlas>,
+    pub biz: Option<Arc<BizStore>>,
+    pub kb: Option<Arc<KnowledgeBase>>,
+}
+
+impl From<Arc<Atlas>> for ToolContext {
+    fn from(atlas: Arc<Atlas>) -> ToolContext {
+        ToolContext {
+            atlas,
+            biz: None,
+            kb: None,
+        }
+    }
+}
+
+/// Which domain a tool belongs to. The chat page offers the business and knowledge tools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolGroup {
+    /// Seed 000: the GUI graph of apps and websites.
+    Navigation,
+    /// Seed 003: the business graph.
+    Business,
+    /// The knowledge bases (seed 002's GET_KNOWLEDGE_DATA).
+    Knowledge,
+}
 
 /// One named interface.
 #[derive(Clone)]
 pub struct Tool {
     pub name: &'static str,
+    pub group: ToolGroup,
     pub description: &'static str,
     /// JSON Schema of the input object.
     pub input_schema: Value,
@@ -36,14 +79,14 @@ pub struct Tool {
 
 impl Tool {
     /// Runs the tool on a JSON input.
-    pub fn call(&self, atlas: Arc<Atlas>, input: Value) -> ToolFuture {
-        (self.handler)(atlas, input)
+    pub fn call(&self, context: impl Into<ToolContext>, input: Value) -> ToolFuture {
+        (self.handler)(context.into(), input)
     }
 
     /// Runs the tool on a JSON body and answers serialized JSON: the HTTP path, which goes from
     /// bytes to the typed request and back without building a `Value` tree on either side.
-    pub fn call_json(&self, atlas: Arc<Atlas>, body: Body) -> JsonFuture {
-        (self.json_handler)(atlas, body)
+    pub fn call_json(&self, context: impl Into<ToolContext>, body: Body) -> JsonFuture {
+        (self.json_handler)(context.into(), body)
     }
 
     /// The OpenAI function-calling definition of this tool.
@@ -114,7 +157,19 @@ fn schema_of<T: JsonSchema>() -> Value {
     schema
 }
 
+/// Runs a tool's future within [`TOOL_TIME_LIMIT`].
+async fn limited<T>(name: &str, future: impl Future<Output = Result<T>>) -> Result<T> {
+    match tokio::time::timeout(TOOL_TIME_LIMIT, future).await {
+        Ok(answer) => answer,
+        Err(_) => Err(AtlasError::Graph(format!(
+            "{name} did not answer within {} s",
+            TOOL_TIME_LIMIT.as_secs()
+        ))),
+    }
+}
+
 fn tool<Req, Resp, F, Fut>(
+    group: ToolGroup,
     name: &'static str,
     description: &'static str,
     writes: bool,
@@ -123,30 +178,31 @@ fn tool<Req, Resp, F, Fut>(
 where
     Req: DeserializeOwned + JsonSchema + Send + 'static,
     Resp: Serialize + 'static,
-    F: Fn(Arc<Atlas>, Req) -> Fut + Send + Sync + 'static,
+    F: Fn(ToolContext, Req) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = Result<Resp>> + Send + 'static,
 {
     let f = Arc::new(f);
     let g = f.clone();
     Tool {
         name,
+        group,
         description,
         input_schema: schema_of::<Req>(),
         writes,
-        handler: Arc::new(move |atlas, input| {
+        handler: Arc::new(move |context, input| {
             let f = f.clone();
             Box::pin(async move {
                 let req: Req = parse_input(input)?;
-                let resp = f(atlas, req).await?;
+                let resp = limited(name, f(context, req)).await?;
                 serde_json::to_value(resp).map_err(|e| AtlasError::Graph(e.to_string()))
             })
         }),
-        json_handler: Arc::new(move |atlas, body| {
+        json_handler: Arc::new(move |context, body| {
             let g = g.clone();
             Box::pin(async move {
                 let req: Req = parse_json_input((*body).as_ref())?;
                 drop(body);
-                let resp = g(atlas, req).await?;
+                let resp = limited(name, g(context, req)).await?;
                 serde_json::to_vec(&resp).map_err(|e| AtlasError::Graph(e.to_string()))
             })
         }),
@@ -186,82 +242,301 @@ impl ToolRegistry {
     }
 }
 
-/// The seed-000 interfaces.
+/// Every interface: seed 000's, seed 003's and knowledge retrieval.
 pub fn registry() -> ToolRegistry {
     use crate::*;
     let tools = vec![
         tool(
+            ToolGroup::Navigation,
             "query_path",
             "根据用户意图查询从当前页面到目标页面的完整操作路径（主路径与备选路径）。Plan the path from the current page to the page that serves an intent.",
             false,
-            |a: Arc<Atlas>, r: QueryPathRequest| sync_call(a, move |a| a.query_path(r)),
+            |c: ToolContext, r: QueryPathRequest| sync_call(c.atlas, move |a| a.query_path(r)),
         ),
         tool(
+            ToolGroup::Navigation,
             "get_next_action",
             "返回为完成意图当前需要执行的下一个操作。The next action to take from the current page for an intent.",
             false,
-            |a: Arc<Atlas>, r: NextActionRequest| sync_call(a, move |a| a.get_next_action(r)),
+            |c: ToolContext, r: NextActionRequest| {
+                sync_call(c.atlas, move |a| a.get_next_action(r))
+            },
         ),
         tool(
+            ToolGroup::Navigation,
             "match_current_page",
             "根据页面标题和UI结构匹配图谱中的页面。Recognise the current page from its title and widgets.",
             false,
-            |a: Arc<Atlas>, r: MatchPageRequest| sync_call(a, move |a| a.match_current_page(r)),
+            |c: ToolContext, r: MatchPageRequest| {
+                sync_call(c.atlas, move |a| a.match_current_page(r))
+            },
         ),
         tool(
+            ToolGroup::Navigation,
             "get_rag_context",
             "为LLM决策生成结构化上下文与提示词。Prompt and structured context (pages, paths, past cases, tips) for an LLM.",
             false,
-            |a: Arc<Atlas>, r: RagContextRequest| sync_call(a, move |a| a.get_rag_context(r)),
+            |c: ToolContext, r: RagContextRequest| {
+                sync_call(c.atlas, move |a| a.get_rag_context(r))
+            },
         ),
         tool(
+            ToolGroup::Navigation,
             "report_transition",
             "上报一次操作的结果，更新转换统计。Report what an action did; updates the edge's statistics.",
             true,
-            |a: Arc<Atlas>, r: ReportTransitionRequest| async move { a.report_transition(r).await },
+            |c: ToolContext, r: ReportTransitionRequest| async move {
+                c.atlas.report_transition(r).await
+            },
         ),
         tool(
+            ToolGroup::Navigation,
             "add_page",
             "添加新发现的页面（重复添加会更新该页面）。Add (or update) a page.",
             true,
-            |a: Arc<Atlas>, r: AddPageRequest| async move { a.add_page(r).await },
+            |c: ToolContext, r: AddPageRequest| async move { c.atlas.add_page(r).await },
         ),
         tool(
+            ToolGroup::Navigation,
             "register_intent",
             "注册用户意图及其目标页面与关键词。Register an intent with its target page and keywords.",
             true,
-            |a: Arc<Atlas>, r: RegisterIntentRequest| async move { a.register_intent(r).await },
+            |c: ToolContext, r: RegisterIntentRequest| async move { c.atlas.register_intent(r).await },
         ),
         tool(
+            ToolGroup::Navigation,
             "get_available_actions",
             "获取页面的所有可用操作，按成功率排序。A page's outgoing actions by success rate.",
             false,
-            |a: Arc<Atlas>, r: AvailableActionsRequest| {
-                sync_call(a, move |a| a.get_available_actions(r))
+            |c: ToolContext, r: AvailableActionsRequest| {
+                sync_call(c.atlas, move |a| a.get_available_actions(r))
             },
         ),
         tool(
+            ToolGroup::Navigation,
             "find_similar_intents",
             "查找相似的已注册意图（可跨App）。Registered intents similar to a query, across apps unless app_id is given.",
             false,
-            |a: Arc<Atlas>, r: SimilarIntentsRequest| {
-                sync_call(a, move |a| a.find_similar_intents(r))
+            |c: ToolContext, r: SimilarIntentsRequest| {
+                sync_call(c.atlas, move |a| a.find_similar_intents(r))
             },
         ),
         tool(
+            ToolGroup::Navigation,
             "get_graph_stats",
             "获取图谱统计信息（可按App）。Counts and averages of the graph, overall or for one app.",
             false,
-            |a: Arc<Atlas>, r: GraphStatsRequest| sync_call(a, move |a| a.get_graph_stats(r)),
+            |c: ToolContext, r: GraphStatsRequest| {
+                sync_call(c.atlas, move |a| a.get_graph_stats(r))
+            },
         ),
         tool(
+            ToolGroup::Navigation,
             "batch_add_transitions",
             "批量添加页面转换关系。Add many transitions at once.",
             true,
-            |a: Arc<Atlas>, r: BatchAddTransitionsRequest| async move {
-                a.batch_add_transitions(r).await
+            |c: ToolContext, r: BatchAddTransitionsRequest| async move {
+                c.atlas.batch_add_transitions(r).await
             },
         ),
     ];
+    let mut tools = tools;
+    tools.extend(business_tools());
+    tools.push(knowledge_tool());
     ToolRegistry { tools }
+}
+
+/// Seed 003's business-graph errors in seed 000's format.
+pub fn biz_error(e: BizError) -> AtlasError {
+    match e {
+        BizError::Invalid(message) => AtlasError::InvalidParameter {
+            message,
+            details: serde_json::json!({}),
+        },
+        BizError::NotFound { .. } => AtlasError::NotFound(e.to_string()),
+        BizError::Embed(m) => AtlasError::VectorStore(m),
+        BizError::Locked { .. } | BizError::Io(_) => AtlasError::Graph(e.to_string()),
+    }
+}
+
+/// Knowledge-base errors in seed 000's format (the Dify routes keep Dify's own).
+pub fn kb_error(e: KbError) -> AtlasError {
+    match e.code().1 {
+        400 | 413 => AtlasError::InvalidParameter {
+            message: e.to_string(),
+            details: serde_json::json!({}),
+        },
+        404 => AtlasError::NotFound(e.to_string()),
+        _ => AtlasError::Graph(e.to_string()),
+    }
+}
+
+/// Runs `f` on tokio's blocking pool: searches embed their query (milliseconds with a neural
+/// embedder), and off the worker threads the time limit can answer while `f` still runs.
+async fn blocking<R: Send + 'static>(f: impl FnOnce() -> Result<R> + Send + 'static) -> Result<R> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| AtlasError::Graph(format!("tool failed: {e}")))?
+}
+
+/// A seed-003 tool: one function of the business graph's snapshot.
+fn business<Req, Resp>(
+    name: &'static str,
+    description: &'static str,
+    f: fn(&BizSnapshot, &Req) -> std::result::Result<Resp, BizError>,
+) -> Tool
+where
+    Req: DeserializeOwned + JsonSchema + Send + 'static,
+    Resp: Serialize + Send + 'static,
+{
+    tool(
+        ToolGroup::Business,
+        name,
+        description,
+        false,
+        move |c: ToolContext, r: Req| {
+            blocking(move || {
+                let biz = c.biz.ok_or_else(|| {
+                    AtlasError::NotFound("this server has no business graph".into())
+                })?;
+                f(&biz.current(), &r).map_err(biz_error)
+            })
+        },
+    )
+}
+
+fn business_tools() -> Vec<Tool> {
+    vec![
+        business(
+            "search_businesses",
+            "根据自然语言描述查找可能相关的业务流程。用于当用户提到“某个业务/流程/活动”但没有给出 process_id 时。Find business processes by a description.",
+            BizSnapshot::search_businesses,
+        ),
+        business(
+            "search_implementations",
+            "根据自然语言描述或 URI 片段查找实现/接口，例如“订单详情接口”、“/api/order/detail 报 500”。Find implementations (APIs, jobs) by a description or a URI fragment.",
+            BizSnapshot::search_implementations,
+        ),
+        business(
+            "search_data_resources",
+            "根据自然语言描述查找数据资源（库表或其他数据节点），如“用户资料表”、“月卡记录表”。Find data resources (tables) by a description or a table name.",
+            BizSnapshot::search_data_resources,
+        ),
+        business(
+            "summarize_business",
+            "给出某个业务流程的简要说明和关键要素，用于快速回答“这个流程大概是干什么的”。A process's summary, key steps and systems.",
+            BizSnapshot::summarize_business,
+        ),
+        business(
+            "get_business_context_for_chat",
+            "返回指定业务流程的详细图结构信息，供 LLM 深入回答路径/依赖等问题。A process's steps, implementations and resources in detail.",
+            BizSnapshot::get_business_context_for_chat,
+        ),
+        business(
+            "summarize_implementation",
+            "给出某个实现/接口的简要说明，包括它的用途、URI、所在系统以及主要使用场景。An implementation's summary and the processes that use it.",
+            BizSnapshot::summarize_implementation,
+        ),
+        business(
+            "get_implementation_context_for_chat",
+            "返回某个实现的业务使用情况、资源依赖及实现间调用关系。Where an implementation is used, what it calls and what data it touches.",
+            BizSnapshot::get_implementation_context_for_chat,
+        ),
+        business(
+            "summarize_data_resource",
+            "给出某个数据资源（库表等）的简要说明，包括所在库表、用途及典型读写方。A table's summary, main fields and typical readers and writers.",
+            BizSnapshot::summarize_data_resource,
+        ),
+        business(
+            "get_resource_context_for_chat",
+            "返回某个数据资源在业务中的使用上下文，包括哪些流程/步骤/实现在读写它。Which processes, steps and implementations use a table.",
+            BizSnapshot::get_resource_context_for_chat,
+        ),
+        business(
+            "get_neighbors",
+            "获取某个节点周围一跳或多跳的邻居节点，用于回答“这个东西周围还有什么”的问题。Neighbours within 1..3 hops, grouped by type, with the edges among them.",
+            BizSnapshot::get_neighbors,
+        ),
+        business(
+            "get_path_between_entities",
+            "查找两个实体（流程/实现/数据资源）之间的路径，用于回答“从 A 到 B 之间经过了什么”的问题。A shortest path between two entities.",
+            BizSnapshot::get_path_between_entities,
+        ),
+    ]
+}
+
+/// retrieve_knowledge's input.
+#[derive(Debug, Clone, serde::Deserialize, JsonSchema)]
+pub struct RetrieveKnowledgeRequest {
+    /// 知识库 ID（Dify 的 dataset_id）
+    pub dataset_id: String,
+    /// 要检索的问题或关键词
+    pub query: String,
+    /// 最多返回多少条，默认 4
+    #[schemars(range(min = 1, max = 20))]
+    #[serde(default)]
+    pub top_k: Option<u32>,
+    /// 低于此分数（0~1）的结果不返回
+    #[serde(default)]
+    pub score_threshold: Option<f64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct KnowledgeRecord {
+    pub content: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub question: Option<String>,
+    pub score: f64,
+    pub document_id: String,
+    pub document_name: String,
+    pub segment_id: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct KnowledgeRecords {
+    pub records: Vec<KnowledgeRecord>,
+}
+
+fn knowledge_tool() -> Tool {
+    tool(
+        ToolGroup::Knowledge,
+        "retrieve_knowledge",
+        "在知识库中检索与问题最相关的片段（混合检索），即 Dify 的 retrieve。Search a knowledge base (Dify dataset) for the segments that answer a question.",
+        false,
+        |c: ToolContext, r: RetrieveKnowledgeRequest| {
+            blocking(move || {
+                let kb = c.kb.ok_or_else(|| {
+                    AtlasError::NotFound("this server has no knowledge bases".into())
+                })?;
+                let top_k = r.top_k.unwrap_or(4);
+                if !(1..=20).contains(&top_k) {
+                    return Err(AtlasError::invalid(
+                        "top_k",
+                        format!("top_k must be between 1 and 20, got {top_k}"),
+                    ));
+                }
+                let options = atlas_kb::SearchOptions {
+                    top_k: top_k as usize,
+                    score_threshold: r.score_threshold,
+                    ..Default::default()
+                };
+                let hits = kb
+                    .search(&r.dataset_id, &r.query, &options)
+                    .map_err(kb_error)?;
+                Ok(KnowledgeRecords {
+                    records: hits
+                        .into_iter()
+                        .map(|h| KnowledgeRecord {
+                            content: h.segment.content,
+                            question: h.segment.question,
+                            score: h.score,
+                            document_id: h.document_id,
+                            document_name: h.document_name,
+                            segment_id: h.segment.id,
+                        })
+                        .collect(),
+                })
+            })
+        },
+    )
 }

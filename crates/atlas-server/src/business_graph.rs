@@ -1,0 +1,55 @@
+//! The business graph as a whole: `GET /api/v1/business-graph` answers Atlas's JSON document of
+//! it, `PUT` replaces it with a JSON document or, with `?format=apoc`, the lines of Neo4j's
+//! `apoc.export.json.all`. The replacement is checked whole and on disk before it answers.
+
+use atlas_biz::import;
+use atlas_model::AtlasError;
+use atlas_service::tools::biz_error;
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::{Query, State};
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+
+use crate::{AppState, error_response};
+
+#[derive(Deserialize)]
+pub(crate) struct Format {
+    #[serde(default)]
+    format: Option<String>,
+}
+
+pub(crate) async fn export(State(state): State<AppState>) -> Response {
+    Json(state.biz.current().graph().data().clone()).into_response()
+}
+
+pub(crate) async fn import(
+    State(state): State<AppState>,
+    Query(format): Query<Format>,
+    body: Bytes,
+) -> Response {
+    let Ok(text) = std::str::from_utf8(&body) else {
+        return error_response(&AtlasError::invalid("body", "the body is not UTF-8 text"));
+    };
+    let parsed = match format.format.as_deref().unwrap_or("json") {
+        "json" => import::from_json(text).map(|data| (data, 0)),
+        "apoc" | "jsonl" => import::from_apoc_jsonl(text),
+        other => {
+            return error_response(&AtlasError::invalid(
+                "format",
+                format!("format must be json or apoc, got {other:?}"),
+            ));
+        }
+    };
+    let biz = state.biz.clone();
+    let outcome = tokio::task::spawn_blocking(move || {
+        let (data, skipped) = parsed?;
+        biz.replace(data, skipped)
+    })
+    .await;
+    match outcome {
+        Ok(Ok(report)) => Json(report).into_response(),
+        Ok(Err(e)) => error_response(&biz_error(e)),
+        Err(e) => error_response(&AtlasError::Graph(format!("import failed: {e}"))),
+    }
+}
