@@ -14,6 +14,7 @@ mod error;
 mod graph;
 pub mod import;
 mod model;
+pub mod quality;
 mod requests;
 mod search;
 mod search_text;

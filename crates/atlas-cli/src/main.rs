@@ -341,6 +341,20 @@ enum EvalCommand {
         #[command(flatten)]
         embed: EmbedArgs,
     },
+    /// Search quality of the business graph's search tools: the demo graph and its labelled set
+    /// of Chinese and English questions (or your own), top-1 and top-3 per tool.
+    Biz {
+        /// A business graph (Atlas JSON document; default: the demo graph).
+        #[arg(long)]
+        graph: Option<PathBuf>,
+        /// A tool,query,expected labelled set (default: the demo's 74 questions).
+        #[arg(long)]
+        labelled: Option<PathBuf>,
+        #[arg(long)]
+        json: Option<PathBuf>,
+        #[command(flatten)]
+        embed: EmbedArgs,
+    },
     /// AutoDroid's scoring on a DroidTask folder, leave-one-task-out (see README).
     Droidtask {
         dir: PathBuf,
@@ -447,6 +461,61 @@ fn open(
     let store = Arc::new(FsStore::open(&data.data).map_err(|e| anyhow::anyhow!("{e}"))?);
     let atlas = Atlas::open(store.clone(), embedder, policy).map_err(|e| anyhow::anyhow!("{e}"))?;
     Ok((atlas, store))
+}
+
+fn eval_biz(
+    graph: Option<PathBuf>,
+    labelled: Option<PathBuf>,
+    json: Option<PathBuf>,
+    embed: &EmbedArgs,
+) -> Result<ExitCode> {
+    let started = std::time::Instant::now();
+    let data = match &graph {
+        Some(p) => atlas_biz::import::from_json(
+            &std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?,
+        )
+        .map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?,
+        None => atlas_biz::demo::data(),
+    };
+    let labelled = match &labelled {
+        Some(p) => {
+            std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?
+        }
+        None => atlas_biz::quality::DEMO_LABELLED.to_string(),
+    };
+    let labelled =
+        atlas_biz::quality::read_labelled(&labelled).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let embedder = embedder(embed)?;
+    let embedder_name = embedder.name();
+    let store =
+        atlas_biz::BizStore::in_memory(data, embedder).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let quality = atlas_biz::quality::measure(&store.current(), &labelled)
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    println!("business graph search, embedder {embedder_name}:");
+    println!(
+        "{:<24} {:>7} {:>6} {:>6}",
+        "tool", "queries", "top-1", "top-3"
+    );
+    for (tool, s) in &quality.by_tool {
+        println!(
+            "{tool:<24} {:>7} {:>6.3} {:>6.3}",
+            s.queries, s.top1, s.top3
+        );
+    }
+    let t = &quality.total;
+    println!(
+        "{:<24} {:>7} {:>6.3} {:>6.3}",
+        "all", t.queries, t.top1, t.top3
+    );
+    for (tool, query, expected, found) in &quality.misses {
+        println!("  miss [{tool}] {query}: expected {expected}, first {found}");
+    }
+    println!("({:.1} s)", started.elapsed().as_secs_f64());
+    if let Some(path) = json {
+        std::fs::write(&path, serde_json::to_vec_pretty(&quality)?)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn eval_kb(
@@ -918,6 +987,15 @@ async fn run(cli: Cli) -> Result<ExitCode> {
                     embed,
                 },
         } => eval_kb(table, labelled, json, &embed),
+        Command::Eval {
+            what:
+                EvalCommand::Biz {
+                    graph,
+                    labelled,
+                    json,
+                    embed,
+                },
+        } => eval_biz(graph, labelled, json, &embed),
         Command::Eval {
             what:
                 EvalCommand::Droidtask {

