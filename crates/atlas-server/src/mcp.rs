@@ -1,0 +1,203 @@
+//! MCP's streamable HTTP transport at `/mcp`, for both eras (see atlas-mcp).
+//!
+//! - A POST whose message is `initialize` opens a session: the answer carries `Mcp-Session-Id`,
+//!   and later POSTs with that header are answered in the negotiated revision. DELETE ends it.
+//!   GET (a stream for server-initiated messages) is 405: Atlas sends none.
+//! - A POST without a session is the stateless 2026-07-28 revision: its `_meta` names the version,
+//!   and the `MCP-Protocol-Version` header, when sent, must agree.
+//! - Answers are JSON, or one SSE event for a client that accepts only `text/event-stream`.
+//!   Notifications get 202. A browser page of another origin is refused (403), so a web page
+//!   cannot drive the tools of a server on loopback.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Instant;
+
+use atlas_mcp::{Era, INVALID_REQUEST, McpServer, PARSE_ERROR, error, meta_version, negotiate};
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use axum::{Json, Router};
+use parking_lot::Mutex;
+use serde_json::Value;
+
+const SESSION_HEADER: &str = "mcp-session-id";
+const VERSION_HEADER: &str = "mcp-protocol-version";
+/// Sessions kept; the least recently used is dropped beyond this.
+const MAX_SESSIONS: usize = 1024;
+
+pub(crate) struct McpHttp {
+    server: McpServer,
+    sessions: Mutex<HashMap<String, (String, Instant)>>,
+}
+
+pub(crate) fn routes<S: Clone + Send + Sync + 'static>(server: McpServer) -> Router<S> {
+    let state = Arc::new(McpHttp {
+        server,
+        sessions: Mutex::new(HashMap::new()),
+    });
+    Router::new()
+        .route("/mcp", post(handle_post).get(no_stream).delete(end_session))
+        .with_state(state)
+}
+
+fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+/// Browsers send Origin; a page from anywhere but this machine may not call the tools.
+fn origin_allowed(headers: &HeaderMap) -> bool {
+    let Some(origin) = header(headers, "origin") else {
+        return true;
+    };
+    let host = origin
+        .split("://")
+        .nth(1)
+        .unwrap_or(origin)
+        .split('/')
+        .next()
+        .unwrap_or("");
+    let hostname = host.rsplit_once(':').map_or(host, |(h, _)| h);
+    matches!(hostname, "localhost" | "127.0.0.1" | "[::1]") || header(headers, "host") == Some(host)
+}
+
+fn rpc_error(status: StatusCode, code: i64, message: &str) -> Response {
+    (status, Json(error(Value::Null, code, message, None))).into_response()
+}
+
+async fn no_stream() -> Response {
+    (
+        StatusCode::METHOD_NOT_ALLOWED,
+        [(header::ALLOW, "POST, DELETE")],
+    )
+        .into_response()
+}
+
+async fn end_session(State(state): State<Arc<McpHttp>>, headers: HeaderMap) -> Response {
+    match header(&headers, SESSION_HEADER) {
+        Some(id) if state.sessions.lock().remove(id).is_some() => {
+            StatusCode::NO_CONTENT.into_response()
+        }
+        Some(_) => StatusCode::NOT_FOUND.into_response(),
+        None => rpc_error(
+            StatusCode::BAD_REQUEST,
+            INVALID_REQUEST,
+            "no Mcp-Session-Id to end",
+        ),
+    }
+}
+
+async fn handle_post(
+    State(state): State<Arc<McpHttp>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    if !origin_allowed(&headers) {
+        return rpc_error(StatusCode::FORBIDDEN, INVALID_REQUEST, "origin not allowed");
+    }
+    let message: Value = match serde_json::from_slice(&body) {
+        Ok(v) => v,
+        Err(e) => {
+            return rpc_error(
+                StatusCode::BAD_REQUEST,
+                PARSE_ERROR,
+                &format!("not JSON: {e}"),
+            );
+        }
+    };
+    // 2025-03-26 allowed batches; each message of one is answered in the same era.
+    let (messages, batch) = match message {
+        Value::Array(list) if !list.is_empty() => (list, true),
+        Value::Array(_) => {
+            return rpc_error(StatusCode::BAD_REQUEST, INVALID_REQUEST, "an empty batch");
+        }
+        one => (vec![one], false),
+    };
+    let mut new_session = None;
+    let era = match header(&headers, SESSION_HEADER) {
+        Some(id) => {
+            let mut sessions = state.sessions.lock();
+            match sessions.get_mut(id) {
+                Some((version, used)) => {
+                    *used = Instant::now();
+                    Era::Handshake(version.clone())
+                }
+                None => {
+                    return rpc_error(
+                        StatusCode::NOT_FOUND,
+                        INVALID_REQUEST,
+                        "unknown or ended session: initialize again",
+                    );
+                }
+            }
+        }
+        None if messages[0].get("method").and_then(Value::as_str) == Some("initialize") => {
+            let requested = messages[0]
+                .pointer("/params/protocolVersion")
+                .and_then(Value::as_str);
+            let version = negotiate(requested).to_string();
+            let id = uuid::Uuid::new_v4().simple().to_string();
+            let mut sessions = state.sessions.lock();
+            if sessions.len() >= MAX_SESSIONS {
+                let oldest = sessions
+                    .iter()
+                    .min_by_key(|(_, (_, used))| *used)
+                    .map(|(k, _)| k.clone());
+                if let Some(oldest) = oldest {
+                    sessions.remove(&oldest);
+                }
+            }
+            sessions.insert(id.clone(), (version.clone(), Instant::now()));
+            new_session = Some(id);
+            Era::Handshake(version)
+        }
+        None => {
+            if let (Some(sent), Some(named)) =
+                (header(&headers, VERSION_HEADER), meta_version(&messages[0]))
+                && sent != named
+            {
+                return rpc_error(
+                    StatusCode::BAD_REQUEST,
+                    INVALID_REQUEST,
+                    "MCP-Protocol-Version and the request's _meta protocol version differ",
+                );
+            }
+            Era::Modern
+        }
+    };
+    let mut answers = Vec::new();
+    for message in &messages {
+        if let Some(answer) = state.server.handle(message, &era).await {
+            answers.push(answer);
+        }
+    }
+    if answers.is_empty() {
+        return StatusCode::ACCEPTED.into_response();
+    }
+    let body = if batch {
+        Value::Array(answers)
+    } else {
+        answers.remove(0)
+    };
+    let accept = header(&headers, "accept").unwrap_or("application/json");
+    let mut response = if accept.contains("application/json")
+        || accept.contains("*/*")
+        || !accept.contains("text/event-stream")
+    {
+        Json(body).into_response()
+    } else {
+        (
+            [(header::CONTENT_TYPE, "text/event-stream")],
+            format!("event: message\ndata: {body}\n\n"),
+        )
+            .into_response()
+    };
+    if let Some(id) = new_session
+        && let Ok(value) = HeaderValue::from_str(&id)
+    {
+        response.headers_mut().insert(SESSION_HEADER, value);
+    }
+    response
+}
