@@ -135,6 +135,7 @@ pub async fn run(config: &IngestConfig, scratch: &Path) -> Result<IngestReport> 
         token: None,
         kb,
         biz,
+        chat: None,
     };
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let server = tokio::spawn(atlas_server::serve(listener, state, async {

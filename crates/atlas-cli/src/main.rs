@@ -98,6 +98,22 @@ enum Command {
         /// Require `Authorization: Bearer TOKEN` on every route.
         #[arg(long, env = "ATLAS_TOKEN")]
         token: Option<String>,
+        /// The OpenAI-compatible endpoint the chat (/chat, POST /api/v1/chat) calls, e.g.
+        /// http://127.0.0.1:4000/v1 for LiteLLM, or an `atlas model-sim`.
+        #[arg(long, env = "ATLAS_LLM_URL")]
+        llm_url: Option<String>,
+        #[arg(long, env = "ATLAS_LLM_MODEL", default_value = "gpt-4o-mini")]
+        llm_model: String,
+        #[arg(long, env = "ATLAS_LLM_KEY")]
+        llm_key: Option<String>,
+    },
+    /// A scripted OpenAI-compatible chat model: plays back the turns of a script, tool calls
+    /// included, to test prompts and the chat page offline (see README).
+    ModelSim {
+        /// The script (JSON; the format is in the README).
+        script: PathBuf,
+        #[arg(long, default_value = "127.0.0.1:7701")]
+        addr: String,
     },
     /// Serve every tool over MCP on stdin/stdout (for MCP clients that start a command).
     Mcp {
@@ -873,10 +889,27 @@ async fn shutdown_signal() {
 
 async fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
+        Command::ModelSim { script, addr } => {
+            let text = std::fs::read_to_string(&script)
+                .with_context(|| format!("cannot read {}", script.display()))?;
+            let script = atlas_chat::sim::Script::parse(&text)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", script.display()))?;
+            let listener = tokio::net::TcpListener::bind(&addr)
+                .await
+                .with_context(|| format!("cannot listen on {addr}"))?;
+            eprintln!("atlas model-sim on http://{}/v1", listener.local_addr()?);
+            axum::serve(listener, atlas_chat::sim::router(script))
+                .with_graceful_shutdown(shutdown_signal())
+                .await?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Serve {
             services: args,
             addr,
             token,
+            llm_url,
+            llm_model,
+            llm_key,
         } => {
             let services = open_services(&args).await?;
             let listener = tokio::net::TcpListener::bind(&addr)
@@ -894,6 +927,14 @@ async fn run(cli: Cli) -> Result<ExitCode> {
                 token: token.filter(|t| !t.is_empty()).map(Arc::from),
                 kb: services.kb.clone(),
                 biz: services.biz.clone(),
+                chat: llm_url.map(|base_url| {
+                    Arc::new(atlas_chat::ChatConfig {
+                        base_url,
+                        model: llm_model,
+                        api_key: llm_key.filter(|k| !k.is_empty()),
+                        max_rounds: 8,
+                    })
+                }),
             };
             atlas_server::serve(listener, state, shutdown_signal()).await?;
             services.close()?;
@@ -1354,6 +1395,7 @@ async fn eval_droidtask(
                 token: None,
                 kb,
                 biz,
+                chat: None,
             };
             let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
             server = Some((

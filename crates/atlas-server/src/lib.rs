@@ -8,6 +8,7 @@
 //! plain-text rejections.
 
 mod business_graph;
+mod chat;
 mod dify;
 mod mcp;
 mod openapi;
@@ -37,6 +38,8 @@ pub struct AppState {
     pub kb: Arc<atlas_kb::KnowledgeBase>,
     /// The business graph of seed 003.
     pub biz: Arc<atlas_biz::BizStore>,
+    /// The model the chat calls, when one is configured.
+    pub chat: Option<Arc<atlas_chat::ChatConfig>>,
 }
 
 impl AppState {
@@ -78,6 +81,7 @@ pub fn router(state: AppState) -> Router {
         )
         .route("/api/v1/openapi.json", get(openapi_document))
         .route("/api/v1/tools", get(tool_list))
+        .route("/api/v1/chat", post(chat::chat))
         .route(
             "/api/v1/business-graph",
             get(business_graph::export).put(business_graph::import),
@@ -93,6 +97,10 @@ pub fn router(state: AppState) -> Router {
         }))
         .with_state(state)
         .merge(dify)
+        // The page itself holds no data: it asks for the token when the API wants one.
+        .route("/chat", get(chat::page))
+        .route("/chat/chat.js", get(chat::script))
+        .route("/chat/chat.css", get(chat::style))
 }
 
 /// Refuses a body announced as too large before reading any of it.

@@ -1,0 +1,115 @@
+//! The chat of seed 003 over HTTP: `POST /api/v1/chat` runs the tool-calling loop (atlas-chat)
+//! and streams its events as server-sent events; `/chat` is the page that uses it.
+//!
+//! The page keeps the conversation and sends it whole with each question, tool calls and results
+//! included, so the model keeps the ids it found ("它", "这个接口") without server-side sessions.
+
+use std::convert::Infallible;
+
+use atlas_chat::{ChatEvent, run_chat};
+use atlas_model::AtlasError;
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::header;
+use axum::response::sse::{Event, Sse};
+use axum::response::{IntoResponse, Response};
+use serde_json::Value;
+
+use crate::{AppState, error_response};
+
+/// Messages a conversation may carry.
+const MAX_MESSAGES: usize = 200;
+
+pub(crate) async fn chat(State(state): State<AppState>, body: Bytes) -> Response {
+    let Some(config) = state.chat.clone() else {
+        return error_response(&AtlasError::NotFound(
+            "no model is configured: start atlas serve with --llm-url (and --llm-model, --llm-key)"
+                .into(),
+        ));
+    };
+    let request: Value = match serde_json::from_slice(&body) {
+        Ok(v) => v,
+        Err(e) => {
+            return error_response(&AtlasError::invalid("body", format!("malformed JSON: {e}")));
+        }
+    };
+    let messages: Vec<Value> = match request.get("messages").and_then(Value::as_array) {
+        Some(list) if !list.is_empty() && list.len() <= MAX_MESSAGES => list.clone(),
+        _ => {
+            return error_response(&AtlasError::invalid(
+                "messages",
+                format!("messages must be a list of 1 to {MAX_MESSAGES} chat messages"),
+            ));
+        }
+    };
+    let valid = messages.iter().all(|m| {
+        matches!(
+            m.get("role").and_then(Value::as_str),
+            Some("user" | "assistant" | "tool")
+        )
+    });
+    if !valid
+        || messages
+            .last()
+            .and_then(|m| m.get("role"))
+            .and_then(Value::as_str)
+            != Some("user")
+    {
+        return error_response(&AtlasError::invalid(
+            "messages",
+            "each message has the role user, assistant or tool, and the last is the user's question",
+        ));
+    }
+    let stream = request
+        .get("stream")
+        .and_then(Value::as_bool)
+        .unwrap_or(true);
+    let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel();
+    let (tools, context, runtime) = (
+        state.tools.clone(),
+        state.context(),
+        tokio::runtime::Handle::current(),
+    );
+    tokio::task::spawn_blocking(move || {
+        run_chat(&config, tools, context, runtime, messages, sender)
+    });
+    if stream {
+        let events = futures_util::stream::unfold(receiver, |mut receiver| async move {
+            let event = receiver.recv().await?;
+            let json = serde_json::to_string(&event).unwrap_or_default();
+            Some((Ok::<_, Infallible>(Event::default().data(json)), receiver))
+        });
+        return Sse::new(events).into_response();
+    }
+    // Whole: every event, the answer last.
+    let mut all = Vec::new();
+    while let Some(event) = receiver.recv().await {
+        let failed = matches!(event, ChatEvent::Error { .. });
+        all.push(event);
+        if failed {
+            break;
+        }
+    }
+    Json(serde_json::json!({ "events": all })).into_response()
+}
+
+const PAGE: &str = include_str!("chat_page/index.html");
+const SCRIPT: &str = include_str!("chat_page/chat.js");
+const STYLE: &str = include_str!("chat_page/chat.css");
+
+pub(crate) async fn page() -> Response {
+    ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], PAGE).into_response()
+}
+
+pub(crate) async fn script() -> Response {
+    (
+        [(header::CONTENT_TYPE, "text/javascript; charset=utf-8")],
+        SCRIPT,
+    )
+        .into_response()
+}
+
+pub(crate) async fn style() -> Response {
+    ([(header::CONTENT_TYPE, "text/css; charset=utf-8")], STYLE).into_response()
+}
