@@ -9,40 +9,12 @@ pub struct Candidates<T> {
     pub candidates: Vec<T>,
 }
 
+/// A search hit: the entity's fields as the contexts list them, its `search_text` (the seed's
+/// "for debugging") and its score 0..1.
 #[derive(Debug, Clone, Serialize)]
-pub struct BusinessCandidate {
-    pub process_id: String,
-    pub name: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    pub search_text: String,
-    pub score: f64,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct ImplementationCandidate {
-    pub impl_id: String,
-    pub name: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub system: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub uri: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    pub search_text: String,
-    pub score: f64,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct ResourceCandidate {
-    pub resource_id: String,
-    pub name: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub db: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub table: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
+pub struct Candidate<T> {
+    #[serde(flatten)]
+    pub entity: T,
     pub search_text: String,
     pub score: f64,
 }

@@ -71,7 +71,7 @@ fn ranked(graph: &BizSnapshot, tool: &str, query: &str) -> Result<Vec<String>, B
             .search_businesses(&SearchBusinessesRequest { query, limit })?
             .candidates
             .into_iter()
-            .map(|c| c.process_id)
+            .map(|c| c.entity.process_id)
             .collect(),
         "search_implementations" => graph
             .search_implementations(&SearchImplementationsRequest {
@@ -82,7 +82,7 @@ fn ranked(graph: &BizSnapshot, tool: &str, query: &str) -> Result<Vec<String>, B
             })?
             .candidates
             .into_iter()
-            .map(|c| c.impl_id)
+            .map(|c| c.entity.impl_id)
             .collect(),
         "search_data_resources" => graph
             .search_data_resources(&SearchDataResourcesRequest {
@@ -92,7 +92,7 @@ fn ranked(graph: &BizSnapshot, tool: &str, query: &str) -> Result<Vec<String>, B
             })?
             .candidates
             .into_iter()
-            .map(|c| c.resource_id)
+            .map(|c| c.entity.resource_id)
             .collect(),
         other => return Err(invalid(format!("{other} is not a search tool"))),
     })

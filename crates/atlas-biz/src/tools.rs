@@ -67,31 +67,16 @@ impl BizSnapshot {
     pub fn search_businesses(
         &self,
         r: &SearchBusinessesRequest,
-    ) -> Result<Candidates<BusinessCandidate>, BizError> {
+    ) -> Result<Candidates<Candidate<ProcessInfo>>, BizError> {
         let limit = r.check()?;
-        let data = self.graph.data();
         let found = self.search(EntityType::Business, &r.query, &|_| true, limit)?;
-        Ok(Candidates {
-            candidates: found
-                .into_iter()
-                .map(|(n, score)| {
-                    let b = &data.businesses[n.at];
-                    BusinessCandidate {
-                        process_id: b.process_id.clone(),
-                        name: b.name.clone(),
-                        description: b.description.clone(),
-                        search_text: b.search_text.clone(),
-                        score: round(score),
-                    }
-                })
-                .collect(),
-        })
+        Ok(self.candidates(found, |n| self.process_info(n)))
     }
 
     pub fn search_implementations(
         &self,
         r: &SearchImplementationsRequest,
-    ) -> Result<Candidates<ImplementationCandidate>, BizError> {
+    ) -> Result<Candidates<Candidate<ImplementationInfo>>, BizError> {
         let limit = r.check()?;
         let data = self.graph.data();
         let system = r.system.clone().unwrap_or_default();
@@ -101,51 +86,36 @@ impl BizSnapshot {
             matches_loosely(&system, m.system.as_deref()) && matches_loosely(&uri, m.uri.as_deref())
         };
         let found = self.search(EntityType::Implementation, &r.query, &admits, limit)?;
-        Ok(Candidates {
-            candidates: found
-                .into_iter()
-                .map(|(n, score)| {
-                    let m = &data.implementations[n.at];
-                    ImplementationCandidate {
-                        impl_id: m.impl_id.clone(),
-                        name: m.name.clone(),
-                        system: m.system.clone(),
-                        uri: m.uri.clone(),
-                        description: m.description.clone(),
-                        search_text: m.search_text.clone(),
-                        score: round(score),
-                    }
-                })
-                .collect(),
-        })
+        Ok(self.candidates(found, |n| self.implementation_info(n)))
     }
 
     pub fn search_data_resources(
         &self,
         r: &SearchDataResourcesRequest,
-    ) -> Result<Candidates<ResourceCandidate>, BizError> {
+    ) -> Result<Candidates<Candidate<ResourceInfo>>, BizError> {
         let limit = r.check()?;
         let data = self.graph.data();
         let db = r.db.clone().unwrap_or_default();
         let admits = |n: Node| matches_loosely(&db, data.data_resources[n.at].db.as_deref());
         let found = self.search(EntityType::DataResource, &r.query, &admits, limit)?;
-        Ok(Candidates {
+        Ok(self.candidates(found, |n| self.resource_info(n)))
+    }
+
+    fn candidates<T>(
+        &self,
+        found: Vec<(Node, f64)>,
+        entity: impl Fn(Node) -> T,
+    ) -> Candidates<Candidate<T>> {
+        Candidates {
             candidates: found
                 .into_iter()
-                .map(|(n, score)| {
-                    let d = &data.data_resources[n.at];
-                    ResourceCandidate {
-                        resource_id: d.resource_id.clone(),
-                        name: d.name.clone(),
-                        db: d.db.clone(),
-                        table: d.table.clone(),
-                        description: d.description.clone(),
-                        search_text: d.search_text.clone(),
-                        score: round(score),
-                    }
+                .map(|(n, score)| Candidate {
+                    entity: entity(n),
+                    search_text: self.graph.search_text_of(n).to_string(),
+                    score: round(score),
                 })
                 .collect(),
-        })
+        }
     }
 
     // ---- the pieces the summaries and contexts share ----
@@ -189,6 +159,15 @@ impl BizSnapshot {
             name: self.graph.name_of(n).to_string(),
             access_type: r.access_type.clone(),
             access_pattern: r.access_pattern.clone(),
+        }
+    }
+
+    fn process_info(&self, n: Node) -> ProcessInfo {
+        let b = &self.graph.data().businesses[n.at];
+        ProcessInfo {
+            process_id: b.process_id.clone(),
+            name: b.name.clone(),
+            description: b.description.clone(),
         }
     }
 
@@ -320,7 +299,6 @@ impl BizSnapshot {
     ) -> Result<BusinessContext, BizError> {
         let p = self.graph.require(EntityType::Business, &r.process_id)?;
         let data = self.graph.data();
-        let b = &data.businesses[p.at];
         let steps = self.graph.steps_of(p);
         let step_contexts = steps
             .iter()
@@ -395,11 +373,7 @@ impl BizSnapshot {
             })
             .collect();
         Ok(BusinessContext {
-            process: ProcessInfo {
-                process_id: b.process_id.clone(),
-                name: b.name.clone(),
-                description: b.description.clone(),
-            },
+            process: self.process_info(p),
             steps: step_contexts,
             implementations,
             resources: self

@@ -35,7 +35,7 @@ fn search_finds_by_alias_by_uri_and_by_table_name_with_scores_in_0_1() {
     let found = g
         .search_businesses(&req(json!({"query": "开卡流程"})))
         .unwrap();
-    assert_eq!(found.candidates[0].process_id, "p_monthly_card");
+    assert_eq!(found.candidates[0].entity.process_id, "p_monthly_card");
     assert!(found.candidates.len() <= 5);
     for c in &found.candidates {
         assert!((0.0..=1.0).contains(&c.score), "{}", c.score);
@@ -43,21 +43,21 @@ fn search_finds_by_alias_by_uri_and_by_table_name_with_scores_in_0_1() {
     let found = g
         .search_implementations(&req(json!({"query": "/api/order/detail 报 500"})))
         .unwrap();
-    assert_eq!(found.candidates[0].impl_id, "i_order_detail");
+    assert_eq!(found.candidates[0].entity.impl_id, "i_order_detail");
     assert_eq!(
-        found.candidates[0].uri.as_deref(),
+        found.candidates[0].entity.uri.as_deref(),
         Some("/api/order/detail")
     );
     let found = g
         .search_data_resources(&req(json!({"query": "user_profile", "limit": 3})))
         .unwrap();
-    assert_eq!(found.candidates[0].resource_id, "r_user_profile");
+    assert_eq!(found.candidates[0].entity.resource_id, "r_user_profile");
     assert!(found.candidates.len() <= 3);
     // Candidates are unique.
     let mut ids: Vec<&str> = found
         .candidates
         .iter()
-        .map(|c| c.resource_id.as_str())
+        .map(|c| c.entity.resource_id.as_str())
         .collect();
     ids.dedup();
     assert_eq!(ids.len(), found.candidates.len());
@@ -76,7 +76,7 @@ fn search_filters_narrow_to_a_system_a_uri_or_a_database() {
         found
             .candidates
             .iter()
-            .all(|c| c.system.as_deref() == Some("payment-service"))
+            .all(|c| c.entity.system.as_deref() == Some("payment-service"))
     );
     let found = g
         .search_implementations(&req(
@@ -85,10 +85,12 @@ fn search_filters_narrow_to_a_system_a_uri_or_a_database() {
         .unwrap();
     assert!(!found.candidates.is_empty());
     assert!(
-        found
-            .candidates
-            .iter()
-            .all(|c| c.uri.as_deref().unwrap().starts_with("/api/points/"))
+        found.candidates.iter().all(|c| c
+            .entity
+            .uri
+            .as_deref()
+            .unwrap()
+            .starts_with("/api/points/"))
     );
     let found = g
         .search_data_resources(&req(
@@ -99,7 +101,7 @@ fn search_filters_narrow_to_a_system_a_uri_or_a_database() {
         found
             .candidates
             .iter()
-            .all(|c| c.db.as_deref() == Some("order_db"))
+            .all(|c| c.entity.db.as_deref() == Some("order_db"))
     );
 }
 
