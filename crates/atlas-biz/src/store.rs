@@ -17,6 +17,8 @@ use crate::graph::BusinessGraph;
 use crate::model::BusinessData;
 use crate::tools::BizSnapshot;
 
+const GRAPH_FILE: &str = "graph.json";
+
 /// What an import replaced the graph with.
 #[derive(Debug, Clone, Serialize)]
 pub struct ImportReport {
@@ -52,13 +54,7 @@ impl BizStore {
             }
             Err(LockFailure::Io(e)) => return Err(e.into()),
         };
-        let path = folder.join("graph.json");
-        let data = match std::fs::read_to_string(&path) {
-            Ok(text) => crate::import::from_json(&text)
-                .map_err(|e| BizError::Invalid(format!("{}: {e}", path.display())))?,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => BusinessData::default(),
-            Err(e) => return Err(e.into()),
-        };
+        let data = Self::read(folder)?;
         let snapshot = BizSnapshot::build(BusinessGraph::build(data)?, embedder.clone())?;
         Ok(BizStore {
             folder: Some(folder.to_path_buf()),
@@ -66,6 +62,18 @@ impl BizStore {
             current: RwLock::new(Arc::new(snapshot)),
             _lock: Some(lock),
         })
+    }
+
+    /// The graph stored in `folder` (empty when there is none), read without taking the lock or
+    /// building an index: what an export beside a running server needs.
+    pub fn read(folder: &Path) -> Result<BusinessData, BizError> {
+        let path = folder.join(GRAPH_FILE);
+        match std::fs::read_to_string(&path) {
+            Ok(text) => crate::import::from_json(&text)
+                .map_err(|e| BizError::Invalid(format!("{}: {e}", path.display()))),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(BusinessData::default()),
+            Err(e) => Err(e.into()),
+        }
     }
 
     /// A store kept in memory only (tests, tools that need no folder).
@@ -112,7 +120,7 @@ impl BizStore {
         };
         let snapshot = BizSnapshot::build(graph, self.embedder.clone())?;
         if let Some(folder) = &self.folder {
-            write_atomic(&folder.join("graph.json"), &given, true)?;
+            write_atomic(&folder.join(GRAPH_FILE), &given, true)?;
         }
         *self.current.write() = Arc::new(snapshot);
         Ok(report)

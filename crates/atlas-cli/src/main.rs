@@ -348,8 +348,6 @@ enum BizCommand {
     Import {
         #[command(flatten)]
         data: DataArgs,
-        #[command(flatten)]
-        embed: EmbedArgs,
         #[arg(required = true)]
         files: Vec<PathBuf>,
         /// json, apoc or csv (default: from the files' extensions).
@@ -792,7 +790,6 @@ fn biz_command(what: BizCommand) -> Result<ExitCode> {
     match what {
         BizCommand::Import {
             data,
-            embed,
             files,
             format,
         } => {
@@ -823,23 +820,18 @@ fn biz_command(what: BizCommand) -> Result<ExitCode> {
                 other => anyhow::bail!("--format must be json, apoc or csv, not {other}"),
             };
             let (graph, skipped) = parsed.map_err(|e| anyhow::anyhow!("{e}"))?;
-            let embedder = kb_embedder(KbEmbedderKind::Auto, &embed, embedder(&embed)?);
-            let store = open_biz(&data, embedder)?;
+            // The index this process builds is dropped at exit (a server indexes the graph with
+            // its own embedder when it opens it), so the cheapest embedder does.
+            let store = open_biz(&data, Arc::new(HashEmbedder::default()))?;
             let report = store
                 .replace(graph, skipped)
                 .map_err(|e| anyhow::anyhow!("{e}"))?;
             print_json(&report)?;
         }
-        BizCommand::Export { data } => {
-            let path = data.data.join("biz").join("graph.json");
-            match std::fs::read_to_string(&path) {
-                Ok(text) => print!("{text}"),
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                    print_json(&atlas_biz::BusinessData::default())?
-                }
-                Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
-            }
-        }
+        BizCommand::Export { data } => print_json(
+            &atlas_biz::BizStore::read(&data.data.join("biz"))
+                .map_err(|e| anyhow::anyhow!("business graph: {e}"))?,
+        )?,
     }
     Ok(ExitCode::SUCCESS)
 }
