@@ -76,6 +76,17 @@ pub fn negotiate(requested: Option<&str>) -> &'static str {
         .unwrap_or(HANDSHAKE_VERSIONS[HANDSHAKE_VERSIONS.len() - 1])
 }
 
+/// The revision an `initialize` message opens a session in; None for any other message.
+pub fn handshake_version(message: &Value) -> Option<&'static str> {
+    (message.get("method").and_then(Value::as_str) == Some("initialize")).then(|| {
+        negotiate(
+            message
+                .pointer("/params/protocolVersion")
+                .and_then(Value::as_str),
+        )
+    })
+}
+
 /// The `_meta` protocol version of a request, if it names one.
 pub fn meta_version(message: &Value) -> Option<&str> {
     message

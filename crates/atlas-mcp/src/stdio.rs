@@ -7,7 +7,9 @@
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
-use crate::{Era, HANDSHAKE_VERSIONS, McpServer, PARSE_ERROR, error, meta_version, negotiate};
+use crate::{
+    Era, HANDSHAKE_VERSIONS, McpServer, PARSE_ERROR, error, handshake_version, meta_version,
+};
 
 /// Serves until stdin closes.
 pub async fn serve_stdio(server: McpServer) -> std::io::Result<()> {
@@ -26,14 +28,9 @@ pub async fn serve_stdio(server: McpServer) -> std::io::Result<()> {
                 None,
             )),
             Ok(message) => {
-                let method = message.get("method").and_then(Value::as_str);
-                let era = if method == Some("initialize") {
-                    let requested = message
-                        .pointer("/params/protocolVersion")
-                        .and_then(Value::as_str);
-                    let version = negotiate(requested).to_string();
-                    session = Some(version.clone());
-                    Era::Handshake(version)
+                let era = if let Some(version) = handshake_version(&message) {
+                    session = Some(version.to_string());
+                    Era::Handshake(version.to_string())
                 } else if meta_version(&message).is_some() {
                     Era::Modern
                 } else {

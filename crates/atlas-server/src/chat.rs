@@ -11,7 +11,6 @@ use atlas_model::AtlasError;
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::State;
-use axum::http::header;
 use axum::response::sse::{Event, Sse};
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
@@ -94,22 +93,21 @@ pub(crate) async fn chat(State(state): State<AppState>, body: Bytes) -> Response
     Json(serde_json::json!({ "events": all })).into_response()
 }
 
-const PAGE: &str = include_str!("chat_page/index.html");
-const SCRIPT: &str = include_str!("chat_page/chat.js");
-const STYLE: &str = include_str!("chat_page/chat.css");
-
-pub(crate) async fn page() -> Response {
-    ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], PAGE).into_response()
-}
-
-pub(crate) async fn script() -> Response {
+/// The page's three files, served as they ship: (path, content type, body).
+pub(crate) const PAGE_FILES: [(&str, &str, &str); 3] = [
     (
-        [(header::CONTENT_TYPE, "text/javascript; charset=utf-8")],
-        SCRIPT,
-    )
-        .into_response()
-}
-
-pub(crate) async fn style() -> Response {
-    ([(header::CONTENT_TYPE, "text/css; charset=utf-8")], STYLE).into_response()
-}
+        "/chat",
+        "text/html; charset=utf-8",
+        include_str!("chat_page/index.html"),
+    ),
+    (
+        "/chat/chat.js",
+        "text/javascript; charset=utf-8",
+        include_str!("chat_page/chat.js"),
+    ),
+    (
+        "/chat/chat.css",
+        "text/css; charset=utf-8",
+        include_str!("chat_page/chat.css"),
+    ),
+];

@@ -74,7 +74,7 @@ pub fn router(state: AppState) -> Router {
         state.tools.clone(),
         state.context(),
     ));
-    Router::new()
+    let router = Router::new()
         .route(
             "/healthz",
             get(|| async { Json(serde_json::json!({ "status": "ok" })) }),
@@ -96,11 +96,16 @@ pub fn router(state: AppState) -> Router {
             error_response(&AtlasError::Graph("internal error".into()))
         }))
         .with_state(state)
-        .merge(dify)
-        // The page itself holds no data: it asks for the token when the API wants one.
-        .route("/chat", get(chat::page))
-        .route("/chat/chat.js", get(chat::script))
-        .route("/chat/chat.css", get(chat::style))
+        .merge(dify);
+    // The page itself holds no data: it asks for the token when the API wants one.
+    chat::PAGE_FILES
+        .iter()
+        .fold(router, |router, &(path, content_type, body)| {
+            router.route(
+                path,
+                get(move || async move { ([(header::CONTENT_TYPE, content_type)], body) }),
+            )
+        })
 }
 
 /// Refuses a body announced as too large before reading any of it.

@@ -13,7 +13,9 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
 
-use atlas_mcp::{Era, INVALID_REQUEST, McpServer, PARSE_ERROR, error, meta_version, negotiate};
+use atlas_mcp::{
+    Era, INVALID_REQUEST, McpServer, PARSE_ERROR, error, handshake_version, meta_version,
+};
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
@@ -116,8 +118,11 @@ async fn handle_post(
         one => (vec![one], false),
     };
     let mut new_session = None;
-    let era = match header(&headers, SESSION_HEADER) {
-        Some(id) => {
+    let era = match (
+        header(&headers, SESSION_HEADER),
+        handshake_version(&messages[0]),
+    ) {
+        (Some(id), _) => {
             let mut sessions = state.sessions.lock();
             match sessions.get_mut(id) {
                 Some((version, used)) => {
@@ -133,11 +138,7 @@ async fn handle_post(
                 }
             }
         }
-        None if messages[0].get("method").and_then(Value::as_str) == Some("initialize") => {
-            let requested = messages[0]
-                .pointer("/params/protocolVersion")
-                .and_then(Value::as_str);
-            let version = negotiate(requested).to_string();
+        (None, Some(version)) => {
             let id = uuid::Uuid::new_v4().simple().to_string();
             let mut sessions = state.sessions.lock();
             if sessions.len() >= MAX_SESSIONS {
@@ -149,11 +150,11 @@ async fn handle_post(
                     sessions.remove(&oldest);
                 }
             }
-            sessions.insert(id.clone(), (version.clone(), Instant::now()));
+            sessions.insert(id.clone(), (version.to_string(), Instant::now()));
             new_session = Some(id);
-            Era::Handshake(version)
+            Era::Handshake(version.to_string())
         }
-        None => {
+        (None, None) => {
             if let (Some(sent), Some(named)) =
                 (header(&headers, VERSION_HEADER), meta_version(&messages[0]))
                 && sent != named

@@ -245,7 +245,7 @@ impl ToolRegistry {
 /// Every interface: seed 000's, seed 003's and knowledge retrieval.
 pub fn registry() -> ToolRegistry {
     use crate::*;
-    let tools = vec![
+    let mut tools = vec![
         tool(
             ToolGroup::Navigation,
             "query_path",
@@ -340,7 +340,6 @@ pub fn registry() -> ToolRegistry {
             },
         ),
     ];
-    let mut tools = tools;
     tools.extend(business_tools());
     tools.push(knowledge_tool());
     ToolRegistry { tools }
