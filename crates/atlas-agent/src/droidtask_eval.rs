@@ -81,6 +81,12 @@ pub struct StepResult {
     /// What the answer rested on (`memory`, `labels`, `path`), as the response said.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub basis: Option<String>,
+    /// The answer's own confidence, to see how well it is calibrated.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<f64>,
+    /// Why the graph was unsure, as it told the agent (`error`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why_unsure: Option<String>,
     pub correct: bool,
 }
 
@@ -326,11 +332,17 @@ fn evaluate_task(
         let answer = answer_of(&step.screen, &response);
         let correct = is_correct(&step.action, &answer);
         let basis = response["basis"].as_str().map(str::to_string);
+        let confidence = response["action"]["confidence"].as_f64();
+        let why_unsure = (answer == Answer::Unsure)
+            .then(|| response["error"].as_str().map(str::to_string))
+            .flatten();
         steps.push(StepResult {
             step: j,
             expected: describe(&step.action),
             answer,
             basis,
+            confidence,
+            why_unsure,
             correct,
         });
         // The agent goes on with the ground-truth step, and says so.

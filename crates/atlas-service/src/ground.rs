@@ -54,6 +54,59 @@ fn is_input(w: &Widget) -> bool {
     t.contains("input") || t.contains("edit")
 }
 
+/// Why the labels leave the next step open. An agent is told, so its LLM knows what to decide; the
+/// evaluation counts the causes.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Doubt {
+    /// The session's last step did not end on this page: the agent is somewhere unexpected.
+    Elsewhere,
+    /// Nothing left on offer says what the instruction asks, yet this is not clearly the end.
+    NotDone,
+    /// No label anywhere says enough of what remains.
+    NothingSays,
+    /// The labels that say it cannot be reached from here.
+    NoWay,
+    /// Two widgets show the same words.
+    SameLabel(String),
+    /// One word in common with a label mostly about something else.
+    Coincidence(String),
+    /// Two ways say about as much.
+    TooClose(String, String),
+    /// The widget asks for a value the instruction does not give.
+    NoValue(String),
+}
+
+impl Doubt {
+    /// A short stable name for counting.
+    pub(crate) fn code(&self) -> &'static str {
+        match self {
+            Doubt::Elsewhere => "elsewhere",
+            Doubt::NotDone => "not_done",
+            Doubt::NothingSays => "nothing_says",
+            Doubt::NoWay => "no_way",
+            Doubt::SameLabel(_) => "same_label",
+            Doubt::Coincidence(_) => "coincidence",
+            Doubt::TooClose(..) => "too_close",
+            Doubt::NoValue(_) => "no_value",
+        }
+    }
+
+    /// What the agent is told.
+    pub(crate) fn message(&self) -> String {
+        let why = match self {
+            Doubt::Elsewhere => "上一步没有到达当前页面".to_string(),
+            Doubt::NotDone => "界面上没有明确的下一步，但任务似乎尚未完成".to_string(),
+            Doubt::NothingSays => "没有控件文字与意图相符".to_string(),
+            Doubt::NoWay => "与意图相符的控件无法从当前页面到达".to_string(),
+            Doubt::SameLabel(l) => format!("多个控件显示相同文字“{l}”"),
+            Doubt::Coincidence(l) => format!("“{l}”只有一个词与意图相同"),
+            Doubt::TooClose(a, b) => format!("“{a}”与“{b}”同样符合意图"),
+            Doubt::NoValue(l) => format!("意图没有给出要输入到“{l}”的内容"),
+        };
+        format!("不确定({}): {why}", self.code())
+    }
+}
+
 struct Candidate<'a> {
     page: &'a str,
     widget: &'a Widget,
@@ -66,7 +119,7 @@ pub(crate) fn ground(
     intent: &str,
     current_page: &str,
     taken: &[TraceStep],
-) -> Option<Recall> {
+) -> Result<Recall, Doubt> {
     let pages = app.pages();
     // Rarity of each word among the pages' labels.
     let mut df: HashMap<String, usize> = HashMap::new();
@@ -145,7 +198,11 @@ pub(crate) fn ground(
         shared
     };
     if mass <= 0.0 {
-        return (!taken.is_empty()).then_some(Recall::Done { confidence: 0.5 });
+        return if taken.is_empty() {
+            Err(Doubt::NothingSays)
+        } else {
+            Ok(Recall::Done { confidence: 0.5 })
+        };
     }
     let mut candidates: Vec<Candidate> = Vec::new();
     for page in pages {
@@ -189,7 +246,7 @@ pub(crate) fn ground(
         !taken.is_empty() && remaining.iter().all(|w| verb.contains(w)) && best_share < MIN_SHARE;
     if best_share < DONE_BELOW || only_the_verb_left {
         if !arrived {
-            return None;
+            return Err(Doubt::Elsewhere);
         }
         let last = taken.last().expect("arrived implies a step");
         // The last step opened a page with one field (a search box, a name dialog): the value the
@@ -200,14 +257,14 @@ pub(crate) fn ground(
                 .any(|s| s.from_page == current_page);
         if opened_now {
             if let Some(recall) = type_value(app, intent, taken, current_page) {
-                return Some(recall);
+                return Ok(recall);
             }
         }
         // A choice made inside a page (a dialog's option) is usually confirmed by leaving it the
         // way remembered tasks left it, or the way they confirm choices elsewhere in the app.
         if last.from_page == current_page {
             if let Some(exit) = usual_exit(app, current_page) {
-                return Some(Recall::Act {
+                return Ok(Recall::Act {
                     expected_page: exit.to_page.clone(),
                     action: exit.action.clone(),
                     remaining: 1,
@@ -221,7 +278,7 @@ pub(crate) fn ground(
                     widget_text: confirm.text.clone(),
                     ..Default::default()
                 };
-                return Some(Recall::Act {
+                return Ok(Recall::Act {
                     action,
                     expected_page: current_page.to_string(),
                     remaining: 1,
@@ -243,7 +300,7 @@ pub(crate) fn ground(
                     widget_text: close.text.clone(),
                     ..Default::default()
                 };
-                return Some(Recall::Act {
+                return Ok(Recall::Act {
                     action,
                     expected_page: current_page.to_string(),
                     remaining: 1,
@@ -257,16 +314,16 @@ pub(crate) fn ground(
             .page(current_page)
             .is_some_and(|p| p.widgets.iter().filter(|w| actionable(w)).count() <= SMALL_PAGE);
         if opened_now && small {
-            return None;
+            return Err(Doubt::NotDone);
         }
         // Something here still says part of what was asked, if only a little: not clearly done.
         if candidates
             .iter()
             .any(|c| c.page == current_page && c.share >= DONE_BELOW / 2.0)
         {
-            return None;
+            return Err(Doubt::NotDone);
         }
-        return Some(Recall::Done {
+        return Ok(Recall::Done {
             confidence: round(1.0 - best_share),
         });
     }
@@ -338,7 +395,9 @@ pub(crate) fn ground(
             .total_cmp(&a.score)
             .then_with(|| b.here.cmp(&a.here))
     });
-    let best = routes.first()?;
+    let Some(best) = routes.first() else {
+        return Err(Doubt::NoWay);
+    };
     let runner_up = routes.get(1).map_or(0.0, |r| r.score);
     // Two settings that differ only in their current value ("Max reminder duration<br>5 minutes"
     // in two sections) are the same words: the instruction cannot tell them apart.
@@ -363,15 +422,28 @@ pub(crate) fn ground(
         // Right after a choice on this page, a second option here that says one word is more
         // likely the choice's sibling than a second choice asked for.
         || (chose_here && best.here));
-    if ambiguous || coincidence || best.score < MIN_SHARE || best.score - runner_up < MIN_MARGIN {
-        return None;
+    let best_label = stable_part(&best.goal.widget.text).to_string();
+    if ambiguous {
+        return Err(Doubt::SameLabel(best_label));
+    }
+    if coincidence {
+        return Err(Doubt::Coincidence(best_label));
+    }
+    if best.score < MIN_SHARE {
+        return Err(Doubt::NothingSays);
+    }
+    if best.score - runner_up < MIN_MARGIN {
+        let other = routes.get(1).map_or(String::new(), |r| {
+            stable_part(&r.goal.widget.text).to_string()
+        });
+        return Err(Doubt::TooClose(best_label, other));
     }
     let confidence = round(
         best.score.min(1.0) * (1.0 - runner_up / best.score.max(f64::EPSILON)).clamp(0.0, 1.0),
     );
     match best.first {
         None => act_on(best.goal.widget, intent, taken, current_page, confidence),
-        Some(t) => Some(Recall::Act {
+        Some(t) => Ok(Recall::Act {
             action: t.action.clone(),
             expected_page: t.to_page.clone(),
             remaining: 2,
@@ -564,7 +636,7 @@ fn act_on(
     taken: &[TraceStep],
     page: &str,
     confidence: f64,
-) -> Option<Recall> {
+) -> Result<Recall, Doubt> {
     let mut action = Action {
         action_type: "click".into(),
         widget_id: widget.id.clone(),
@@ -572,11 +644,12 @@ fn act_on(
         ..Default::default()
     };
     if is_input(widget) {
-        let value = next_value(intent, taken, widget, false)?;
+        let value = next_value(intent, taken, widget, false)
+            .ok_or_else(|| Doubt::NoValue(stable_part(&widget.text).to_string()))?;
         action.action_type = "input".into();
         action.input_text = value;
     }
-    Some(Recall::Act {
+    Ok(Recall::Act {
         action,
         expected_page: page.to_string(),
         remaining: 1,

@@ -400,18 +400,21 @@ impl Atlas {
             .ok()
             .and_then(|t| t.as_ref())
             .is_some_and(|t| t.score >= NEXT_ACTION_SURE);
+        let mut doubt = None;
         if !sure {
             let grounded = self.read(|g| {
                 let app = g.app(&app_id)?;
-                crate::ground::ground(
+                Some(crate::ground::ground(
                     app,
                     &req.intent,
                     &req.current_page,
                     crate::memory::session_steps(app, session, &req.intent),
-                )
+                ))
             });
-            if let Some(grounded) = grounded {
-                return Ok(recalled_answer(grounded, Basis::Labels));
+            match grounded {
+                Some(Ok(grounded)) => return Ok(recalled_answer(grounded, Basis::Labels)),
+                Some(Err(why)) => doubt = Some(why),
+                None => {}
             }
         }
         let target = resolved?.filter(|t| t.score >= NEXT_ACTION_SURE);
@@ -426,11 +429,13 @@ impl Atlas {
             target,
         )?;
         let Some(info) = path.path.filter(|_| path.success) else {
+            // Why the labels could not tell says more than "no registered intent matched".
+            let error = doubt.map_or(path.message, |d| d.message());
             return Ok(NextActionResponse {
                 action: None,
                 is_complete: false,
                 remaining_steps: None,
-                error: Some(path.message),
+                error: Some(error),
                 basis: None,
             });
         };
