@@ -237,6 +237,8 @@ fn resolve(screen: &[Element], action: &Value) -> Option<usize> {
     }
     match by_label.as_slice() {
         [one] => Some(one.index),
+        // A field shows what was typed into it, so an agent finds it by its place.
+        [] if input => by_index().filter(|i| screen.iter().any(|e| e.index == *i && e.is_input())),
         // A label the screen does not show is not on this screen, whatever the index says.
         [] => None,
         several => id

@@ -14,6 +14,7 @@ use atlas_graph::AppGraph;
 use atlas_model::{Action, TraceStep, Widget};
 use atlas_text::{Template, words};
 
+use crate::fill::{SMALL_PAGE, act_on, actionable, type_value};
 use crate::memory::Recall;
 
 /// The best widget must say at least this share of what remains of the instruction...
@@ -22,8 +23,6 @@ const MIN_SHARE: f64 = 0.3;
 const MIN_MARGIN: f64 = 0.15;
 /// After at least one step, below this share nothing left is worth doing: the task is done.
 const DONE_BELOW: f64 = 0.12;
-/// A page with at most this many actionable widgets is a dialog rather than a screen.
-const SMALL_PAGE: usize = 5;
 /// Labels that commit what a page holds (a dialog's choice, a form, a colour picked): a task that
 /// changed something on such a page is not done until one is pressed. Conventions shared by
 /// Android, HarmonyOS and the web, in English and Chinese, not any one app's words.
@@ -40,18 +39,6 @@ const MAX_ROUTE_STEPS: usize = 12;
 
 fn label_words(text: &str) -> HashSet<String> {
     words(&text.replace("<br>", " ")).into_iter().collect()
-}
-
-/// Widgets an agent can act on (texts shown as paragraphs are read, not tapped).
-fn actionable(w: &Widget) -> bool {
-    !w.text.trim().is_empty()
-        && !w.widget_type.eq_ignore_ascii_case("p")
-        && !w.widget_type.eq_ignore_ascii_case("text")
-}
-
-fn is_input(w: &Widget) -> bool {
-    let t = w.widget_type.to_ascii_lowercase();
-    t.contains("input") || t.contains("edit")
 }
 
 /// Why the labels leave the next step open. An agent is told, so its LLM knows what to decide; the
@@ -120,6 +107,9 @@ pub(crate) fn ground(
     current_page: &str,
     taken: &[TraceStep],
 ) -> Result<Recall, Doubt> {
+    if let Some(typing) = crate::fill::fill_in(app, intent, taken, current_page) {
+        return Ok(typing);
+    }
     let pages = app.pages();
     // Rarity of each word among the pages' labels.
     let mut df: HashMap<String, usize> = HashMap::new();
@@ -442,7 +432,8 @@ pub(crate) fn ground(
         best.score.min(1.0) * (1.0 - runner_up / best.score.max(f64::EPSILON)).clamp(0.0, 1.0),
     );
     match best.first {
-        None => act_on(best.goal.widget, intent, taken, current_page, confidence),
+        None => act_on(best.goal.widget, intent, taken, current_page, confidence)
+            .ok_or_else(|| Doubt::NoValue(stable_part(&best.goal.widget.text).to_string())),
         Some(t) => Ok(Recall::Act {
             action: t.action.clone(),
             expected_page: t.to_page.clone(),
@@ -461,57 +452,6 @@ struct Route<'a> {
     here: bool,
     /// How many of the remaining words the way says.
     said: usize,
-}
-
-/// Typing the instruction's next unused value, when the page has exactly one field for it.
-fn type_value(app: &AppGraph, intent: &str, taken: &[TraceStep], page: &str) -> Option<Recall> {
-    let mut inputs = app.page(page)?.widgets.iter().filter(|w| is_input(w));
-    let field = inputs.next()?;
-    if inputs.next().is_some() {
-        return None;
-    }
-    // Bare numbers are more often options to pick than text to type.
-    let value = next_value(intent, taken, field, true)?;
-    let action = Action {
-        action_type: "input".into(),
-        widget_id: field.id.clone(),
-        widget_text: field.text.clone(),
-        input_text: value,
-        ..Default::default()
-    };
-    Some(Recall::Act {
-        action,
-        expected_page: page.to_string(),
-        remaining: 1,
-        confidence: 0.6,
-    })
-}
-
-/// The instruction's next value to type into `field`: not one already typed (in full or in
-/// part) or picked as a widget's label, and not what the field already shows.
-fn next_value(
-    intent: &str,
-    taken: &[TraceStep],
-    field: &Widget,
-    quoted_only: bool,
-) -> Option<String> {
-    let overlaps =
-        |a: &str, b: &str| !a.is_empty() && !b.is_empty() && (a.contains(b) || b.contains(a));
-    let used = |v: &str| {
-        let v = v.to_lowercase();
-        overlaps(&field.text.trim().to_lowercase(), &v)
-            || taken.iter().any(|s| {
-                overlaps(&s.action.input_text.to_lowercase(), &v)
-                    || s.action.widget_text.to_lowercase().contains(&v)
-            })
-    };
-    let template = Template::of(intent);
-    template
-        .values
-        .iter()
-        .zip(&template.quoted)
-        .find(|(v, quoted)| (**quoted || !quoted_only) && !used(v))
-        .map(|(v, _)| v.clone())
 }
 
 /// How remembered tasks (sessions with an intent) left `page` for another page, when one way
@@ -626,35 +566,6 @@ fn clear_leader<'a>(widgets: &'a [Widget], counts: &HashMap<&str, usize>) -> Opt
         [(c, w), rest @ ..] if rest.first().is_none_or(|(d, _)| *c >= 2 * *d) => Some(*w),
         _ => None,
     }
-}
-
-/// The action on a widget of the current page: a tap, or typing the instruction's next unused
-/// value into an input.
-fn act_on(
-    widget: &Widget,
-    intent: &str,
-    taken: &[TraceStep],
-    page: &str,
-    confidence: f64,
-) -> Result<Recall, Doubt> {
-    let mut action = Action {
-        action_type: "click".into(),
-        widget_id: widget.id.clone(),
-        widget_text: widget.text.clone(),
-        ..Default::default()
-    };
-    if is_input(widget) {
-        let value = next_value(intent, taken, widget, false)
-            .ok_or_else(|| Doubt::NoValue(stable_part(&widget.text).to_string()))?;
-        action.action_type = "input".into();
-        action.input_text = value;
-    }
-    Ok(Recall::Act {
-        action,
-        expected_page: page.to_string(),
-        remaining: 1,
-        confidence,
-    })
 }
 
 /// The instruction without the app's own name ("… in the Calendar app", "… of the File manager

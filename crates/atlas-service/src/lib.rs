@@ -12,6 +12,7 @@
 //! the disk at all.
 
 mod demo;
+mod fill;
 mod ground;
 mod learn;
 mod memory;

@@ -112,6 +112,23 @@ impl Template {
         template
     }
 
+    /// The words said since the value before the `k`-th one ("send a text message" for "Morning"
+    /// in `send a text message "Morning" to Alice`): what that value is for.
+    pub fn cue(&self, k: usize) -> &[String] {
+        let mut seen = 0;
+        let mut start = 0;
+        for (i, word) in self.words.iter().enumerate() {
+            if word == VALUE {
+                if seen == k {
+                    return &self.words[start..i];
+                }
+                seen += 1;
+                start = i + 1;
+            }
+        }
+        &[]
+    }
+
     /// How alike two templates are, 0..1: Jaccard of their word sets (values count as one word).
     pub fn similarity(&self, other: &Template) -> f64 {
         let a: std::collections::BTreeSet<&str> = self.words.iter().map(String::as_str).collect();
@@ -174,6 +191,14 @@ pub fn substitute(text: &str, map: &[(&str, &str)]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cue_is_what_was_said_since_the_last_value() {
+        let t = Template::of("Create a new contact Bob, mobile number 12345678900 and 'x'");
+        assert_eq!(t.cue(0), words("Create a new contact Bob, mobile number").as_slice());
+        assert_eq!(t.cue(1), words("and").as_slice());
+        assert!(t.cue(2).is_empty());
+    }
 
     #[test]
     fn values_are_quotes_and_numbers_not_apostrophes() {

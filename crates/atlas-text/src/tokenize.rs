@@ -3,6 +3,7 @@
 use std::sync::LazyLock;
 
 use jieba_rs::Jieba;
+use rust_stemmers::{Algorithm, Stemmer};
 
 static JIEBA: LazyLock<Jieba> = LazyLock::new(|| {
     let mut jieba = Jieba::new();
@@ -43,19 +44,19 @@ pub struct Feature {
     pub weight: f32,
 }
 
-/// A light English stemmer: enough that "events"/"event" and "searching"/"search" meet.
+/// Snowball's English stemmer, so an instruction's "closing", "vibration" and "types" meet a
+/// label's "Close", "Vibrate" and "Type"; a suffix list alone cannot undo English spelling.
+static STEMMER: LazyLock<Stemmer> = LazyLock::new(|| Stemmer::create(Algorithm::English));
+
 fn stem(word: &str) -> String {
-    for suffix in ["ing", "ies", "es", "ed", "s"] {
-        if word.len() > suffix.len() + 2 && word.ends_with(suffix) {
-            let base = &word[..word.len() - suffix.len()];
-            return if suffix == "ies" {
-                format!("{base}y")
-            } else {
-                base.to_string()
-            };
-        }
+    if word.chars().any(|c| c.is_ascii_digit()) {
+        return word.to_string();
     }
-    word.to_string()
+    // Snowball's known over-reach: "settings" is a place, not the verb "set".
+    if word.starts_with("setting") {
+        return "setting".into();
+    }
+    STEMMER.stem(word).into_owned()
 }
 
 /// Content words of a text: jieba's cut of each CJK run, and lower-cased stemmed English words and
@@ -142,10 +143,11 @@ mod tests {
 
     #[test]
     fn english_is_lowercased_and_stemmed() {
-        assert_eq!(words("Create new Events"), vec!["create", "new", "event"]);
-        assert_eq!(
-            words("searching the Categories"),
-            vec!["search", "category"]
-        );
+        assert_eq!(words("Create new Events"), words("creating a new event"));
+        assert_eq!(words("searching the Categories"), words("search category"));
+        assert_eq!(words("closing"), words("Close"));
+        assert_eq!(words("vibration"), words("Vibrate"));
+        assert_ne!(words("set"), words("settings"));
+        assert_eq!(words("12345678900 apps"), vec!["12345678900", "app"]);
     }
 }

@@ -1,0 +1,233 @@
+//! Typing the instruction's values: which field takes which value, and when.
+//!
+//! People type right after tapping a field and fill a form in the order it shows its fields, so
+//! the field is chosen by the session's last step and by what the current page shows, never by a
+//! guess across the app: the field just tapped; a field that shows a value the instruction
+//! replaces ("rename 'diary' to 'events'"); the next field in order when the words before the
+//! value name it ("mobile number 12345678900", "search 'Clock'"); the field a tapped label
+//! revealed ("Search"); the one field of a dialog, or the first of a form, that the last step
+//! opened.
+
+use std::collections::HashSet;
+
+use atlas_graph::AppGraph;
+use atlas_model::{Action, TraceStep, Widget};
+use atlas_text::{Template, words};
+
+use crate::memory::Recall;
+
+/// A page with at most this many actionable widgets is a dialog rather than a screen.
+pub(crate) const SMALL_PAGE: usize = 5;
+/// A bare number this long is an identifier to type (a phone number), not an option to pick.
+const TYPED_DIGITS: usize = 5;
+
+pub(crate) fn is_input(w: &Widget) -> bool {
+    let t = w.widget_type.to_ascii_lowercase();
+    t.contains("input") || t.contains("edit")
+}
+
+/// Widgets an agent can act on (texts shown as paragraphs are read, not tapped).
+pub(crate) fn actionable(w: &Widget) -> bool {
+    !w.text.trim().is_empty()
+        && !w.widget_type.eq_ignore_ascii_case("p")
+        && !w.widget_type.eq_ignore_ascii_case("text")
+}
+
+fn label_words(text: &str) -> HashSet<String> {
+    words(&text.replace("<br>", " ")).into_iter().collect()
+}
+
+/// The value typing into `field` should enter, and its place among the instruction's values.
+struct Value {
+    index: usize,
+    text: String,
+}
+
+/// The instruction's first value not used yet: not typed (in full or in part), not picked as a
+/// widget's label, not what `field` already shows. `typed_only` keeps to values meant to be typed
+/// (quoted, or long numbers), since short bare numbers are more often options to pick.
+fn next_value(
+    template: &Template,
+    taken: &[TraceStep],
+    field: &Widget,
+    typed_only: bool,
+) -> Option<Value> {
+    let overlaps =
+        |a: &str, b: &str| !a.is_empty() && !b.is_empty() && (a.contains(b) || b.contains(a));
+    let used = |v: &str| {
+        let v = v.to_lowercase();
+        overlaps(&field.text.trim().to_lowercase(), &v)
+            || taken.iter().any(|s| {
+                overlaps(&s.action.input_text.to_lowercase(), &v)
+                    || s.action.widget_text.to_lowercase().contains(&v)
+            })
+    };
+    template
+        .values
+        .iter()
+        .zip(&template.quoted)
+        .enumerate()
+        .find(|(_, (v, quoted))| {
+            let typed = **quoted || v.chars().filter(char::is_ascii_digit).count() >= TYPED_DIGITS;
+            (typed || !typed_only) && !used(v)
+        })
+        .map(|(index, (v, _))| Value {
+            index,
+            text: as_typed(v, field),
+        })
+}
+
+/// A file name goes into a field showing a name without extension as its stem: the dialog adds
+/// the extension it exports ("classmate.vcf" into `contacts_2023_07_01`).
+fn as_typed(value: &str, field: &Widget) -> String {
+    if let Some((stem, ext)) = value.rsplit_once('.') {
+        let extension = !stem.is_empty()
+            && (1..=5).contains(&ext.len())
+            && ext.chars().all(|c| c.is_ascii_alphanumeric())
+            && ext.chars().any(|c| c.is_ascii_alphabetic());
+        if extension && !field.text.contains('.') && !field.text.trim().is_empty() {
+            return stem.to_string();
+        }
+    }
+    value.to_string()
+}
+
+fn typing(field: &Widget, value: Value, page: &str, confidence: f64) -> Recall {
+    Recall::Act {
+        action: Action {
+            action_type: "input".into(),
+            widget_id: field.id.clone(),
+            widget_text: field.text.clone(),
+            input_text: value.text,
+            ..Default::default()
+        },
+        expected_page: page.to_string(),
+        remaining: 1,
+        confidence,
+    }
+}
+
+fn same_widget(action: &Action, w: &Widget) -> bool {
+    if action.widget_text.trim().is_empty() {
+        !action.widget_id.is_empty() && action.widget_id == w.id
+    } else {
+        action.widget_text.trim() == w.text.trim()
+    }
+}
+
+/// What to type on `current_page` for `intent` after the steps `taken`, when the last step makes
+/// the field clear.
+pub(crate) fn fill_in(
+    app: &AppGraph,
+    intent: &str,
+    taken: &[TraceStep],
+    current_page: &str,
+) -> Option<Recall> {
+    let last = taken.last();
+    if last.is_some_and(|s| s.to_page != current_page) {
+        return None;
+    }
+    let page = app.page(current_page)?;
+    let inputs: Vec<&Widget> = page.widgets.iter().filter(|w| is_input(w)).collect();
+    if inputs.is_empty() {
+        return None;
+    }
+    let template = Template::of(intent);
+    let typed_here = |w: &Widget| {
+        taken.iter().any(|s| {
+            s.from_page == current_page
+                && s.action.action_type == "input"
+                && same_widget(&s.action, w)
+        })
+    };
+    // The field just tapped is about to be typed in.
+    if let Some(last) = last.filter(|s| s.from_page == current_page && s.action.action_type != "input") {
+        if let Some(field) = inputs.iter().find(|w| same_widget(&last.action, w)) {
+            return next_value(&template, taken, field, false)
+                .map(|v| typing(field, v, current_page, 0.8));
+        }
+    }
+    // A field showing a value the instruction names holds what is to be replaced: the value
+    // named after it goes in.
+    for field in &inputs {
+        let shown = field.text.trim();
+        let Some(at) = template
+            .values
+            .iter()
+            .position(|v| v.trim().eq_ignore_ascii_case(shown))
+        else {
+            continue;
+        };
+        if let Some(value) = next_value(&template, taken, field, false).filter(|v| v.index > at) {
+            return Some(typing(field, value, current_page, 0.7));
+        }
+    }
+    let first_open = inputs.iter().find(|w| !typed_here(w))?;
+    let value = next_value(&template, taken, first_open, true)?;
+    // The next field in order, when the words before the value name it, or the last tap's label
+    // does ("Search" revealing a search box).
+    let field_words = label_words(&first_open.text);
+    let cue: HashSet<&String> = template.cue(value.index).iter().collect();
+    let tapped = last
+        .filter(|s| s.action.action_type != "input")
+        .map(|s| label_words(&s.action.widget_text))
+        .unwrap_or_default();
+    if field_words
+        .iter()
+        .any(|w| cue.contains(w) || tapped.contains(w))
+    {
+        return Some(typing(first_open, value, current_page, 0.7));
+    }
+    // The last step opened this page: its one field if it is a dialog, its first if a form.
+    let last = last?;
+    let opened_now = last.from_page != current_page
+        && !taken.iter().any(|s| s.from_page == current_page);
+    let small = page.widgets.iter().filter(|w| actionable(w)).count() <= SMALL_PAGE;
+    let form = inputs.len() >= 2 && !typed_here(inputs[0]);
+    if opened_now && ((small && inputs.len() == 1) || form) && std::ptr::eq(*first_open, inputs[0]) {
+        return Some(typing(first_open, value, current_page, 0.6));
+    }
+    None
+}
+
+/// Typing the instruction's next unused quoted value, when `page` has exactly one field.
+pub(crate) fn type_value(
+    app: &AppGraph,
+    intent: &str,
+    taken: &[TraceStep],
+    page: &str,
+) -> Option<Recall> {
+    let mut inputs = app.page(page)?.widgets.iter().filter(|w| is_input(w));
+    let field = inputs.next()?;
+    if inputs.next().is_some() {
+        return None;
+    }
+    let value = next_value(&Template::of(intent), taken, field, true)?;
+    Some(typing(field, value, page, 0.6))
+}
+
+/// The action on `widget` of the current page: typing the instruction's next unused value into
+/// it when it is a field (`None` when there is none), else a tap.
+pub(crate) fn act_on(
+    widget: &Widget,
+    intent: &str,
+    taken: &[TraceStep],
+    page: &str,
+    confidence: f64,
+) -> Option<Recall> {
+    if is_input(widget) {
+        let value = next_value(&Template::of(intent), taken, widget, false)?;
+        return Some(typing(widget, value, page, confidence));
+    }
+    Some(Recall::Act {
+        action: Action {
+            action_type: "click".into(),
+            widget_id: widget.id.clone(),
+            widget_text: widget.text.clone(),
+            ..Default::default()
+        },
+        expected_page: page.to_string(),
+        remaining: 1,
+        confidence,
+    })
+}
