@@ -52,13 +52,17 @@ fn next_value(
     field: &Widget,
     typed_only: bool,
 ) -> Option<Value> {
-    let overlaps =
+    let contains =
         |a: &str, b: &str| !a.is_empty() && !b.is_empty() && (a.contains(b) || b.contains(a));
+    // Typed text is the value or its start ("classmate" for "classmate.vcf"), never a part of
+    // another value ("234" is not typed by typing "12345678").
+    let begins =
+        |a: &str, b: &str| !a.is_empty() && !b.is_empty() && (a.starts_with(b) || b.starts_with(a));
     let used = |v: &str| {
         let v = v.to_lowercase();
-        overlaps(&field.text.trim().to_lowercase(), &v)
+        contains(&field.text.trim().to_lowercase(), &v)
             || taken.iter().any(|s| {
-                overlaps(&s.action.input_text.to_lowercase(), &v)
+                begins(&s.action.input_text.to_lowercase(), &v)
                     || s.action.widget_text.to_lowercase().contains(&v)
             })
     };
@@ -67,14 +71,30 @@ fn next_value(
         .iter()
         .zip(&template.quoted)
         .enumerate()
-        .find(|(_, (v, quoted))| {
+        .find(|(k, (v, quoted))| {
             let typed = **quoted || v.chars().filter(char::is_ascii_digit).count() >= TYPED_DIGITS;
-            (typed || !typed_only) && !used(v)
+            (typed || !typed_only) && !replaced(template, *k) && !used(v)
         })
         .map(|(index, (v, _))| Value {
             index,
             text: as_typed(v, field),
         })
+}
+
+/// Whether value `k` is what the next value replaces: two values with nothing but function words
+/// between them ("from '222222' to '12345678900'", "rename 'diary' to 'events'") name the old and
+/// the new.
+fn replaced(template: &Template, k: usize) -> bool {
+    k + 1 < template.values.len() && template.cue(k + 1).is_empty()
+}
+
+/// What value `k` is for: the words said before it, or before the value it replaces.
+fn cue(template: &Template, k: usize) -> HashSet<&String> {
+    let mut k = k;
+    while k > 0 && template.cue(k).is_empty() && replaced(template, k - 1) {
+        k -= 1;
+    }
+    template.cue(k).iter().collect()
 }
 
 /// A file name goes into a field showing a name without extension as its stem: the dialog adds
@@ -167,7 +187,7 @@ pub(crate) fn fill_in(
     // The next field in order, when the words before the value name it, or the last tap's label
     // does ("Search" revealing a search box).
     let field_words = label_words(&first_open.text);
-    let cue: HashSet<&String> = template.cue(value.index).iter().collect();
+    let cue = cue(&template, value.index);
     let tapped = last
         .filter(|s| s.action.action_type != "input")
         .map(|s| label_words(&s.action.widget_text))
@@ -183,8 +203,32 @@ pub(crate) fn fill_in(
     let opened_now = last.from_page != current_page
         && !taken.iter().any(|s| s.from_page == current_page);
     let small = page.widgets.iter().filter(|w| actionable(w)).count() <= SMALL_PAGE;
+    // A value the pages this session went through show as a label names something that exists
+    // (a note to delete, a contact to open), not text to fill a new page with.
+    let shown = std::iter::once(current_page)
+        .chain(taken.iter().map(|s| s.from_page.as_str()))
+        .filter_map(|p| app.page(p))
+        .flat_map(|p| &p.widgets)
+        .any(|w| {
+            !is_input(w)
+                && w.text
+                    .split("<br>")
+                    .next()
+                    .is_some_and(|l| l.trim().eq_ignore_ascii_case(&value.text))
+        });
     let form = inputs.len() >= 2 && !typed_here(inputs[0]);
-    if opened_now && ((small && inputs.len() == 1) || form) && std::ptr::eq(*first_open, inputs[0]) {
+    // A name, not a number, and not one meant for another field the words name.
+    let quoted = template.quoted[value.index];
+    let for_another = inputs
+        .iter()
+        .any(|w| label_words(&w.text).iter().any(|x| cue.contains(x)));
+    if opened_now
+        && quoted
+        && !for_another
+        && !shown
+        && ((small && inputs.len() == 1) || form)
+        && std::ptr::eq(*first_open, inputs[0])
+    {
         return Some(typing(first_open, value, current_page, 0.6));
     }
     None
