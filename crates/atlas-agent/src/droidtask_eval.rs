@@ -255,8 +255,14 @@ fn same_words(a: &str, b: &str) -> bool {
     a.split_whitespace().eq(b.split_whitespace())
 }
 
+/// A label's first line: list items put their name there, and a long label is cut short
+/// differently from screen to screen after it.
 fn first_line(label: &str) -> &str {
-    label.split("<br>").next().unwrap_or(label).trim()
+    label
+        .split(['\n', '<'])
+        .next()
+        .unwrap_or(label)
+        .trim()
 }
 
 fn answer_of(screen: &[Element], response: &Value) -> Answer {

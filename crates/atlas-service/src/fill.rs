@@ -112,6 +112,10 @@ fn as_typed(value: &str, field: &Widget) -> String {
     value.to_string()
 }
 
+fn first_line(label: &str) -> &str {
+    label.split("<br>").next().unwrap_or(label).trim()
+}
+
 fn typing(field: &Widget, value: Value, page: &str, confidence: f64) -> Recall {
     Recall::Act {
         action: Action {
@@ -182,12 +186,28 @@ pub(crate) fn fill_in(
             return Some(typing(field, value, current_page, 0.7));
         }
     }
-    let first_open = inputs.iter().find(|w| !typed_here(w))?;
+    // What the session tapped names things that exist; a field showing one is filled already.
+    let tapped_names: HashSet<String> = taken
+        .iter()
+        .filter(|s| s.action.action_type != "input")
+        .map(|s| first_line(&s.action.widget_text).to_lowercase())
+        .collect();
+    let filled = |w: &Widget| {
+        let shown = first_line(&w.text).to_lowercase();
+        typed_here(w)
+            || tapped_names.contains(&shown)
+            || template.values.iter().any(|v| v.trim().to_lowercase() == shown)
+    };
+    let first_open = inputs.iter().find(|w| !filled(w))?;
     let value = next_value(&template, taken, first_open, true)?;
     // The next field in order, when the words before the value name it, or the last tap's label
     // does ("Search" revealing a search box).
     let field_words = label_words(&first_open.text);
-    let cue = cue(&template, value.index);
+    let tapped_words: HashSet<String> = tapped_names.iter().flat_map(|n| label_words(n)).collect();
+    let cue: HashSet<&String> = cue(&template, value.index)
+        .into_iter()
+        .filter(|w| !tapped_words.contains(*w))
+        .collect();
     let tapped = last
         .filter(|s| s.action.action_type != "input")
         .map(|s| label_words(&s.action.widget_text))

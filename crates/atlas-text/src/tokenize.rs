@@ -30,7 +30,8 @@ static JIEBA: LazyLock<Jieba> = LazyLock::new(|| {
 const STOP_WORDS: &[&str] = &[
     "的", "了", "我", "要", "想", "请", "一下", "帮", "帮我", "吗", "呢", "吧", "把", "和", "在",
     "去", "a", "an", "the", "to", "of", "and", "or", "in", "on", "for", "is", "it", "me", "my",
-    "i", "please", "with", "this", "that",
+    "i", "please", "with", "this", "that", "as", "at", "by", "be", "are", "was", "will", "you",
+    "your", "its", "from", "into",
 ];
 
 fn is_cjk(c: char) -> bool {
