@@ -204,8 +204,10 @@ pub(crate) fn fill_in(
     // does ("Search" revealing a search box).
     let field_words = label_words(&first_open.text);
     let tapped_words: HashSet<String> = tapped_names.iter().flat_map(|n| label_words(n)).collect();
-    let cue: HashSet<&String> = cue(&template, value.index)
-        .into_iter()
+    let said_before = cue(&template, value.index);
+    let cue: HashSet<&String> = said_before
+        .iter()
+        .copied()
         .filter(|w| !tapped_words.contains(*w))
         .collect();
     let tapped = last
@@ -242,8 +244,13 @@ pub(crate) fn fill_in(
     let for_another = inputs
         .iter()
         .any(|w| label_words(&w.text).iter().any(|x| cue.contains(x)));
+    // ...and the value belongs to what the opening tap started ("New Event" for "create an
+    // event 'laundry'"), not to a page reached on the way ("Edit contact").
+    let opened_by = label_words(&last.action.widget_text);
+    let started_here = opened_by.iter().any(|w| said_before.contains(w));
     if opened_now
         && quoted
+        && started_here
         && !for_another
         && !shown
         && ((small && inputs.len() == 1) || form)

@@ -202,7 +202,8 @@ pub(crate) fn ground(
             .filter(|w| actionable(w) && !used.contains(w.text.as_str()) && !is_cancel(&w.text))
         {
             let own = label_words(stable_part(&w.text));
-            if !own.is_empty() && own.iter().all(|x| typed.contains(x)) {
+            let mut named = own.iter().filter(|x| !x.chars().all(|c| c.is_ascii_digit()));
+            if named.clone().next().is_some() && named.all(|x| typed.contains(x)) {
                 continue;
             }
             // Only the name counts: the value a setting shows is what it is now, not what is asked.
@@ -252,7 +253,11 @@ pub(crate) fn ground(
         }
         // A choice made inside a page (a dialog's option) is usually confirmed by leaving it the
         // way remembered tasks left it, or the way they confirm choices elsewhere in the app.
-        if last.from_page == current_page {
+        let small = app
+            .page(current_page)
+            .is_some_and(|p| p.widgets.iter().filter(|w| actionable(w)).count() <= SMALL_PAGE);
+        // A setting toggled on a screen is done by the toggle; only a dialog waits to be left.
+        if last.from_page == current_page && small {
             if let Some(exit) = usual_exit(app, current_page) {
                 return Ok(Recall::Act {
                     expected_page: exit.to_page.clone(),
@@ -300,9 +305,6 @@ pub(crate) fn ground(
         }
         // A small page the last step just opened (a confirmation, a chooser) is rarely where a
         // task ends; without a remembered way to close it, ask rather than stop.
-        let small = app
-            .page(current_page)
-            .is_some_and(|p| p.widgets.iter().filter(|w| actionable(w)).count() <= SMALL_PAGE);
         if opened_now && small {
             return Err(Doubt::NotDone);
         }
