@@ -258,11 +258,7 @@ fn same_words(a: &str, b: &str) -> bool {
 /// A label's first line: list items put their name there, and a long label is cut short
 /// differently from screen to screen after it.
 fn first_line(label: &str) -> &str {
-    label
-        .split(['\n', '<'])
-        .next()
-        .unwrap_or(label)
-        .trim()
+    label.split(['\n', '<']).next().unwrap_or(label).trim()
 }
 
 fn answer_of(screen: &[Element], response: &Value) -> Answer {

@@ -165,7 +165,9 @@ pub(crate) fn fill_in(
         })
     };
     // The field just tapped is about to be typed in.
-    if let Some(last) = last.filter(|s| s.from_page == current_page && s.action.action_type != "input") {
+    if let Some(last) =
+        last.filter(|s| s.from_page == current_page && s.action.action_type != "input")
+    {
         if let Some(field) = inputs.iter().find(|w| same_widget(&last.action, w)) {
             return next_value(&template, taken, field, false)
                 .map(|v| typing(field, v, current_page, 0.8));
@@ -196,7 +198,10 @@ pub(crate) fn fill_in(
         let shown = first_line(&w.text).to_lowercase();
         typed_here(w)
             || tapped_names.contains(&shown)
-            || template.values.iter().any(|v| v.trim().to_lowercase() == shown)
+            || template
+                .values
+                .iter()
+                .any(|v| v.trim().to_lowercase() == shown)
     };
     let first_open = inputs.iter().find(|w| !filled(w))?;
     let value = next_value(&template, taken, first_open, true)?;
@@ -222,8 +227,8 @@ pub(crate) fn fill_in(
     }
     // The last step opened this page: its one field if it is a dialog, its first if a form.
     let last = last?;
-    let opened_now = last.from_page != current_page
-        && !taken.iter().any(|s| s.from_page == current_page);
+    let opened_now =
+        last.from_page != current_page && !taken.iter().any(|s| s.from_page == current_page);
     let small = page.widgets.iter().filter(|w| actionable(w)).count() <= SMALL_PAGE;
     // A value the pages this session went through show as a label names something that exists
     // (a note to delete, a contact to open), not text to fill a new page with.

@@ -32,13 +32,36 @@ const COMMIT_LABELS: &[&str] = &[
 /// Labels that dismiss what a page offers: pressing one undoes the step that opened the page, so
 /// it is never the way forward.
 const CANCEL_LABELS: &[&str] = &["no", "cancel", "取消", "否"];
+/// A share of the instruction that one label saying it makes it that label's task.
+const MOST: f64 = 0.6;
+/// A part of the instruction is done when this share of what labels can say of it was said.
+const PART_DONE: f64 = 0.5;
+/// How much a word of a later part of the instruction counts while an earlier part is open.
+const LATER_PART: f64 = 0.5;
 /// Goals weighed with the way to them, best first.
 const MAX_GOALS: usize = 40;
 /// The longest way to a goal worth planning.
 const MAX_ROUTE_STEPS: usize = 12;
 
+/// Words interfaces use for the same act, in English (as stemmed) and Chinese: an instruction's
+/// "add" is a button's "New", its "call" a "Dial". Conventions of the platforms, not of any app.
+const SAME_ACT: &[&[&str]] = &[
+    &["add", "new", "creat", "添加", "新建", "创建", "新增"],
+    &["delet", "remov", "删除", "移除"],
+    &["call", "dial", "拨打", "呼叫"],
+    &["edit", "modifi", "编辑", "修改"],
+];
+
 fn label_words(text: &str) -> HashSet<String> {
-    words(&text.replace("<br>", " ")).into_iter().collect()
+    words(&text.replace("<br>", " "))
+        .into_iter()
+        .map(
+            |w| match SAME_ACT.iter().find(|group| group.contains(&w.as_str())) {
+                Some(group) => group[0].to_string(),
+                None => w,
+            },
+        )
+        .collect()
 }
 
 /// Why the labels leave the next step open. An agent is told, so its LLM knows what to decide; the
@@ -147,6 +170,8 @@ pub(crate) fn ground(
             );
         }
     }
+    // What the session typed is said.
+    said.extend(taken.iter().flat_map(|s| label_words(&s.action.input_text)));
     let value_words: Vec<HashSet<String>> = Template::of(intent)
         .values
         .iter()
@@ -164,11 +189,36 @@ pub(crate) fn ground(
         .filter(|w| !said.contains(*w))
         .cloned()
         .collect();
-    // Shares are of the whole instruction, so leftovers like "app" weigh what they weigh in it.
-    let mass: f64 = asked.iter().map(|w| idf(w)).sum();
+    // Shares are of the whole instruction, so leftovers like "app" weigh what they weigh in it;
+    // but only of what some label of the app says: no tap can say "function" of "turn on the
+    // vibration function", and a word no tap can say would count as most telling of all.
+    let sayable = |w: &&String| df.contains_key(*w);
+    let mass: f64 = asked.iter().filter(sayable).map(|w| idf(w)).sum();
     // Choices are weighed against what remains to be said; whether anything is left worth doing
     // against the whole instruction.
-    let remaining_mass: f64 = remaining.iter().map(|w| idf(w)).sum();
+    // Instructions list their parts in the order they are done ("open 'android' folder, sort the
+    // files by extension"): the words of the first part not yet done weigh fully in choosing the
+    // way, those of later parts less, so a label that happens to say a later part does not jump
+    // the queue.
+    let parts: Vec<HashSet<String>> = clauses(&without_current_state(&without_app_name(intent)))
+        .iter()
+        .map(|c| label_words(c))
+        .collect();
+    let current_part = parts.iter().position(|part| {
+        let sayable_mass: f64 = part.iter().filter(sayable).map(|w| idf(w)).sum();
+        let said_mass: f64 = part
+            .iter()
+            .filter(sayable)
+            .filter(|w| !remaining.contains(*w))
+            .map(|w| idf(w))
+            .sum();
+        sayable_mass > 0.0 && said_mass < sayable_mass * PART_DONE
+    });
+    let weight = |w: &str| {
+        let now_or_before = current_part.is_none_or(|k| parts[..=k].iter().any(|p| p.contains(w)));
+        idf(w) * if now_or_before { 1.0 } else { LATER_PART }
+    };
+    let remaining_mass: f64 = remaining.iter().filter(sayable).map(|w| weight(w)).sum();
     // The words of remaining a label says. Numbers alone ("05:00", "3 items") are values shown
     // everywhere: they count only for a label showing a whole value the instruction names
     // ("125%"), not a digit group of one ("00" of "5:00").
@@ -202,7 +252,9 @@ pub(crate) fn ground(
             .filter(|w| actionable(w) && !used.contains(w.text.as_str()) && !is_cancel(&w.text))
         {
             let own = label_words(stable_part(&w.text));
-            let mut named = own.iter().filter(|x| !x.chars().all(|c| c.is_ascii_digit()));
+            let mut named = own
+                .iter()
+                .filter(|x| !x.chars().all(|c| c.is_ascii_digit()));
             if named.clone().next().is_some() && named.all(|x| typed.contains(x)) {
                 continue;
             }
@@ -235,11 +287,30 @@ pub(crate) fn ground(
         .unwrap_or_default();
     let only_the_verb_left =
         !taken.is_empty() && remaining.iter().all(|w| verb.contains(w)) && best_share < MIN_SHARE;
+    tracing::debug!(
+        intent,
+        current_page,
+        remaining = ?remaining,
+        best = ?candidates.first().map(|c| (stable_part(&c.widget.text), round(c.share))),
+        "labels weighed"
+    );
     if best_share < DONE_BELOW || only_the_verb_left {
         if !arrived {
             return Err(Doubt::Elsewhere);
         }
         let last = taken.last().expect("arrived implies a step");
+        // A toggle whose label says most of the instruction was the task itself.
+        let toggled = last.from_page == current_page && last.action.action_type != "input";
+        let toggle_said: f64 = label_words(stable_part(&last.action.widget_text))
+            .intersection(&asked)
+            .filter(|w| df.contains_key(*w))
+            .map(|w| idf(w))
+            .sum();
+        if toggled && toggle_said >= mass * MOST {
+            return Ok(Recall::Done {
+                confidence: round(toggle_said / mass),
+            });
+        }
         // The last step opened a page with one field (a search box, a name dialog): the value the
         // instruction names and nobody typed yet goes in it.
         let opened_now = last.from_page != current_page
@@ -328,6 +399,11 @@ pub(crate) fn ground(
         .filter(|c| c.page == current_page)
         .map(|c| stable_part(&c.widget.text))
         .collect();
+    let named_row_here = app.page(current_page).is_some_and(|p| {
+        p.widgets
+            .iter()
+            .any(|w| actionable(w) && is_row(&w.text) && !says(&w.text).is_empty())
+    });
     let mut routes: Vec<Route> = Vec::new();
     for goal in candidates.iter().take(MAX_GOALS) {
         // A widget that is here is tapped here, not reached again somewhere else.
@@ -350,6 +426,12 @@ pub(crate) fn ground(
             {
                 continue;
             }
+            // Through a list row the instruction does not name, while it names a row here
+            // ("Alice" for "rename the chat with Alice"): the way was seen through a sibling.
+            let through = &app.transitions()[step].action.widget_text;
+            if is_row(through) && says(through).is_empty() && named_row_here {
+                continue;
+            }
             for s in &plan.steps {
                 said_on_the_way.extend(says(&app.transitions()[*s].action.widget_text));
             }
@@ -359,7 +441,7 @@ pub(crate) fn ground(
             Some(t) => t.action.widget_key().to_string(),
             None => goal.widget.text.clone(),
         };
-        let score = said_on_the_way.iter().map(|w| idf(w)).sum::<f64>() / remaining_mass;
+        let score = said_on_the_way.iter().map(|w| weight(w)).sum::<f64>() / remaining_mass;
         match routes.iter_mut().find(|r| r.key == key) {
             Some(r) if r.score >= score => {}
             Some(r) => {
@@ -387,6 +469,17 @@ pub(crate) fn ground(
             .total_cmp(&a.score)
             .then_with(|| b.here.cmp(&a.here))
     });
+    tracing::debug!(
+        intent,
+        current_page,
+        remaining = ?remaining,
+        routes = ?routes
+            .iter()
+            .take(4)
+            .map(|r| (r.key.as_str(), stable_part(&r.goal.widget.text), round(r.score)))
+            .collect::<Vec<_>>(),
+        "ways weighed"
+    );
     let Some(best) = routes.first() else {
         return Err(Doubt::NoWay);
     };
@@ -625,6 +718,50 @@ fn without_current_state(intent: &str) -> String {
         .join(" ")
 }
 
+/// The parts of an instruction in the order it gives them: split at commas, semicolons, "and",
+/// "then" and their Chinese counterparts, outside quoted values.
+fn clauses(intent: &str) -> Vec<String> {
+    let mut parts = vec![String::new()];
+    let mut quote: Option<char> = None;
+    for c in intent.chars() {
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None if matches!(c, '\'' | '"' | '‘' | '“' | '「') => {
+                quote = Some(match c {
+                    '‘' => '’',
+                    '“' => '”',
+                    '「' => '」',
+                    other => other,
+                })
+            }
+            None if matches!(c, ',' | ';' | '，' | '；' | '。' | '、') => {
+                parts.push(String::new());
+                continue;
+            }
+            None => {}
+        }
+        parts.last_mut().expect("never empty").push(c);
+    }
+    parts
+        .iter()
+        .flat_map(|p| {
+            p.split(" and ")
+                .flat_map(|q| q.split(" then "))
+                .flat_map(|q| q.split("然后"))
+                .flat_map(|q| q.split("并且"))
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
+        .filter(|p| !p.trim().is_empty())
+        .collect()
+}
+
+/// A row of a list (a name with lines under it: "Alice<br>Hello<br>30.06").
+fn is_row(label: &str) -> bool {
+    label.contains("<br>")
+}
+
 /// A label without the value a setting shows under it (`Font size<br>100%` → `Font size`).
 fn stable_part(label: &str) -> &str {
     label.split("<br>").next().unwrap_or(label).trim()
@@ -645,6 +782,15 @@ mod tests {
             "change the view to yearly"
         );
         assert_eq!(without_current_state("sort by size"), "sort by size");
+    }
+
+    #[test]
+    fn an_instruction_splits_into_parts_in_order() {
+        assert_eq!(
+            clauses("open 'android, old' folder, sort the files and save it"),
+            vec!["open 'android, old' folder", " sort the files", "save it"]
+        );
+        assert_eq!(clauses("新建笔记然后保存"), vec!["新建笔记", "保存"]);
     }
 
     #[test]

@@ -195,7 +195,10 @@ mod tests {
     #[test]
     fn a_cue_is_what_was_said_since_the_last_value() {
         let t = Template::of("Create a new contact Bob, mobile number 12345678900 and 'x'");
-        assert_eq!(t.cue(0), words("Create a new contact Bob, mobile number").as_slice());
+        assert_eq!(
+            t.cue(0),
+            words("Create a new contact Bob, mobile number").as_slice()
+        );
         assert_eq!(t.cue(1), words("and").as_slice());
         assert!(t.cue(2).is_empty());
     }
