@@ -235,6 +235,10 @@ fn resolve(screen: &[Element], action: &Value) -> Option<usize> {
         // A list item's first line names it; the lines under it (size, date) change.
         by_label = labelled(&|label| same_words(first_line(label), first_line(text)));
     }
+    if by_label.is_empty() && text.chars().count() >= 20 {
+        // A long label is recorded cut short on some screens.
+        by_label = labelled(&|label| label.starts_with(text) || text.starts_with(label.trim()));
+    }
     match by_label.as_slice() {
         [one] => Some(one.index),
         // A field shows what was typed into it, so an agent finds it by its place.

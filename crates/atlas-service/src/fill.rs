@@ -18,6 +18,10 @@ use crate::memory::Recall;
 
 /// A page with at most this many actionable widgets is a dialog rather than a screen.
 pub(crate) const SMALL_PAGE: usize = 5;
+/// Words that say the value after them is a name, in English (as stemmed) and Chinese.
+const NAMING: &[&str] = &[
+    "name", "call", "titl", "label", "名为", "名叫", "叫做", "命名", "标题", "名称",
+];
 /// A bare number this long is an identifier to type (a phone number), not an option to pick.
 const TYPED_DIGITS: usize = 5;
 
@@ -230,6 +234,11 @@ pub(crate) fn fill_in(
     let opened_now =
         last.from_page != current_page && !taken.iter().any(|s| s.from_page == current_page);
     let small = page.widgets.iter().filter(|w| actionable(w)).count() <= SMALL_PAGE;
+    // A page with one field and a button to confirm it is a dialog asking for that field.
+    let asks_to_confirm = page
+        .widgets
+        .iter()
+        .any(|w| crate::ground::is_commit(&w.text));
     // A value the pages this session went through show as a label names something that exists
     // (a note to delete, a contact to open), not text to fill a new page with.
     let shown = std::iter::once(current_page)
@@ -252,13 +261,19 @@ pub(crate) fn fill_in(
     // ...and the value belongs to what the opening tap started ("New Event" for "create an
     // event 'laundry'"), not to a page reached on the way ("Edit contact").
     let opened_by = label_words(&last.action.widget_text);
-    let started_here = opened_by.iter().any(|w| said_before.contains(w));
+    // Opening a list row (a conversation, a contact) starts nothing new to name.
+    let started_here = !last.action.widget_text.contains("<br>")
+        && opened_by.iter().any(|w| said_before.contains(w));
+    // Unless the instruction says the value is a name ("called 'test'"): then it is typed
+    // though something of that name exists.
+    let naming = said_before.iter().any(|w| NAMING.contains(&w.as_str()));
+    let shown = shown && !naming;
     if opened_now
         && quoted
         && started_here
         && !for_another
         && !shown
-        && ((small && inputs.len() == 1) || form)
+        && ((inputs.len() == 1 && (small || asks_to_confirm)) || form)
         && std::ptr::eq(*first_open, inputs[0])
     {
         return Some(typing(first_open, value, current_page, 0.6));

@@ -27,11 +27,21 @@ const DONE_BELOW: f64 = 0.12;
 /// changed something on such a page is not done until one is pressed. Conventions shared by
 /// Android, HarmonyOS and the web, in English and Chinese, not any one app's words.
 const COMMIT_LABELS: &[&str] = &[
-    "ok", "save", "yes", "done", "apply", "confirm", "确定", "保存", "是", "完成", "确认", "应用",
+    "ok", "save", "yes", "done", "apply", "confirm", "send", "确定", "保存", "是", "完成", "确认",
+    "应用", "发送",
 ];
 /// Labels that dismiss what a page offers: pressing one undoes the step that opened the page, so
 /// it is never the way forward.
-const CANCEL_LABELS: &[&str] = &["no", "cancel", "取消", "否"];
+const CANCEL_LABELS: &[&str] = &[
+    "no",
+    "cancel",
+    "back",
+    "go back",
+    "navigate up",
+    "取消",
+    "否",
+    "返回",
+];
 /// A share of the instruction that one label saying it makes it that label's task.
 const MOST: f64 = 0.6;
 /// A part of the instruction is done when this share of what labels can say of it was said.
@@ -183,8 +193,11 @@ pub(crate) fn ground(
         .iter()
         .flat_map(|s| label_words(&s.action.input_text))
         .collect();
-    let asked = label_words(&without_current_state(&without_app_name(intent)));
-    let remaining: HashSet<String> = asked
+    let asked: HashSet<String> = clauses(&without_current_state(&without_app_name(intent)))
+        .iter()
+        .flat_map(|c| label_words(c))
+        .collect();
+    let mut remaining: HashSet<String> = asked
         .iter()
         .filter(|w| !said.contains(*w))
         .cloned()
@@ -204,15 +217,40 @@ pub(crate) fn ground(
         .iter()
         .map(|c| label_words(c))
         .collect();
-    let current_part = parts.iter().position(|part| {
-        let sayable_mass: f64 = part.iter().filter(sayable).map(|w| idf(w)).sum();
-        let said_mass: f64 = part
-            .iter()
-            .filter(sayable)
-            .filter(|w| !remaining.contains(*w))
-            .map(|w| idf(w))
-            .sum();
-        sayable_mass > 0.0 && said_mass < sayable_mass * PART_DONE
+    let done: Vec<bool> = parts
+        .iter()
+        .map(|part| {
+            let sayable_mass: f64 = part.iter().filter(sayable).map(|w| idf(w)).sum();
+            let said_mass: f64 = part
+                .iter()
+                .filter(sayable)
+                .filter(|w| !remaining.contains(*w))
+                .map(|w| idf(w))
+                .sum();
+            said_mass >= sayable_mass * PART_DONE
+        })
+        .collect();
+    let current_part = done.iter().position(|d| !d);
+    // What a part that is done leaves unsaid ("items" of "sort the items by date" once sorted
+    // by date) asks for nothing more.
+    // Never the values, nor a part's last word: where "change the theme to light" ends is what
+    // it asks for.
+    let kept: HashSet<String> = value_words
+        .iter()
+        .flatten()
+        .cloned()
+        .chain(
+            clauses(&without_current_state(&without_app_name(intent)))
+                .iter()
+                .filter_map(|c| words(c).into_iter().rev().find(|w| df.contains_key(w))),
+        )
+        .collect();
+    remaining.retain(|w| {
+        kept.contains(w)
+            || parts
+                .iter()
+                .zip(&done)
+                .any(|(part, done)| !done && part.contains(w))
     });
     let weight = |w: &str| {
         let now_or_before = current_part.is_none_or(|k| parts[..=k].iter().any(|p| p.contains(w)));
@@ -356,7 +394,9 @@ pub(crate) fn ground(
         // just close one: close it the way the app's remembered tasks close pages.
         let just_closed = closing.contains_key(last.action.widget_text.as_str())
             || is_commit(&last.action.widget_text);
-        if !just_closed {
+        // Opening an item (a conversation, a contact) leaves nothing to commit.
+        let opened_item = last.from_page != current_page && is_row(&last.action.widget_text);
+        if !just_closed && !opened_item {
             if let Some(close) = closing_widget(app, current_page, &closing)
                 .or_else(|| commit_widget(app, current_page))
             {
@@ -424,6 +464,10 @@ pub(crate) fn ground(
             if visited.contains(app.transitions()[step].to_page.as_str())
                 || is_cancel(&app.transitions()[step].action.widget_text)
             {
+                continue;
+            }
+            // A dialog is confirmed last: not while something on it still says part of the task.
+            if is_commit(&app.transitions()[step].action.widget_text) && !here_labels.is_empty() {
                 continue;
             }
             // Through a list row the instruction does not name, while it names a row here
@@ -624,7 +668,7 @@ fn is_cancel(label: &str) -> bool {
     CANCEL_LABELS.contains(&label.as_str())
 }
 
-fn is_commit(label: &str) -> bool {
+pub(crate) fn is_commit(label: &str) -> bool {
     let label = stable_part(label).to_lowercase();
     COMMIT_LABELS.contains(&label.as_str())
 }
