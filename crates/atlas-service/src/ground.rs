@@ -14,7 +14,7 @@ use atlas_graph::AppGraph;
 use atlas_model::{Action, TraceStep, Widget};
 use atlas_text::{Template, words};
 
-use crate::fill::{SMALL_PAGE, act_on, actionable, type_value};
+use crate::fill::{SMALL_PAGE, act_on, actionable, is_input, type_value};
 use crate::memory::Recall;
 
 /// The best widget must say at least this share of what remains of the instruction...
@@ -245,8 +245,31 @@ pub(crate) fn ground(
                 .filter_map(|c| words(c).into_iter().rev().find(|w| df.contains_key(w))),
         )
         .collect();
+    // ...when the session saw a widget saying it on a page it has left and chose otherwise
+    // ("Title" already selected in "Sort by" when sorting by title).
+    // A choice made on this page passes over its other options too; typing in a field does not.
+    let chose_here = taken.iter().any(|s| {
+        s.from_page == current_page
+            && s.action.action_type != "input"
+            && !app.page(current_page).is_some_and(|p| {
+                p.widgets
+                    .iter()
+                    .any(|w| is_input(w) && w.text.trim() == s.action.widget_text.trim())
+            })
+    });
+    let passed_over: HashSet<String> = taken
+        .iter()
+        .map(|s| s.from_page.as_str())
+        .filter(|p| *p != current_page || chose_here)
+        .collect::<HashSet<_>>()
+        .into_iter()
+        .filter_map(|p| app.page(p))
+        .flat_map(|p| p.widgets.iter().filter(|w| actionable(w)))
+        .flat_map(|w| label_words(stable_part(&w.text)))
+        .collect();
     remaining.retain(|w| {
         kept.contains(w)
+            || !passed_over.contains(w)
             || parts
                 .iter()
                 .zip(&done)
