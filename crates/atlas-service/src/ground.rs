@@ -180,8 +180,38 @@ pub(crate) fn ground(
             );
         }
     }
-    // What the session typed is said.
+    // What the session typed is said, and so is all the instruction says up to the last value
+    // typed: instructions give their parts in order ("mobile number" of "…, mobile number
+    // 12345678900" once the number is in).
     said.extend(taken.iter().flat_map(|s| label_words(&s.action.input_text)));
+    let template = Template::of(intent);
+    let last_typed = template.values.iter().rposition(|v| {
+        let v = v.to_lowercase();
+        taken.iter().any(|s| {
+            let typed = s.action.input_text.to_lowercase();
+            !typed.is_empty() && (v.starts_with(&typed) || typed.starts_with(&v))
+        })
+    });
+    if let Some(k) = last_typed {
+        // An option still on offer here is chosen, not typed: a form may ask for the name first
+        // and the kind after ("a checklist note called 'x'").
+        let options_here: HashSet<String> = app
+            .page(current_page)
+            .map(|p| {
+                p.widgets
+                    .iter()
+                    .filter(|w| is_choice(w))
+                    .flat_map(|w| label_words(stable_part(&w.text)))
+                    .collect()
+            })
+            .unwrap_or_default();
+        said.extend(
+            (0..=k)
+                .flat_map(|j| template.cue(j))
+                .flat_map(|w| label_words(w))
+                .filter(|w| !options_here.contains(w)),
+        );
+    }
     let value_words: Vec<HashSet<String>> = Template::of(intent)
         .values
         .iter()
@@ -572,8 +602,9 @@ pub(crate) fn ground(
         && best.said == 1
         && (goal_words.iter().filter(|w| asked.contains(*w)).count() * 2 < goal_words.len()
         // Right after a choice on this page, a second option here that says one word is more
-        // likely the choice's sibling than a second choice asked for.
-        || (chose_here && best.here));
+        // likely the choice's sibling than a second choice asked for, unless the instruction
+        // names it whole ("Descending" of "sort by date in descending order").
+        || (chose_here && best.here && !goal_words.iter().all(|w| remaining.contains(w))));
     let best_label = stable_part(&best.goal.widget.text).to_string();
     if ambiguous {
         return Err(Doubt::SameLabel(best_label));
@@ -822,6 +853,14 @@ fn clauses(intent: &str) -> Vec<String> {
         })
         .filter(|p| !p.trim().is_empty())
         .collect()
+}
+
+/// A widget that picks one of several options (a checkbox, a radio button, a switch).
+fn is_choice(w: &Widget) -> bool {
+    let t = w.widget_type.to_ascii_lowercase();
+    ["check", "radio", "switch", "toggle"]
+        .iter()
+        .any(|k| t.contains(k))
 }
 
 /// A row of a list (a name with lines under it: "Alice<br>Hello<br>30.06").
