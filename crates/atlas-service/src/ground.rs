@@ -497,6 +497,16 @@ pub(crate) fn ground(
             .iter()
             .any(|w| actionable(w) && is_row(&w.text) && !says(&w.text).is_empty())
     });
+    let mut order: HashMap<String, usize> = HashMap::new();
+    // The act each part opens with ("open", "change") says how, not what: it has no place.
+    for word in clauses(&without_current_state(&without_app_name(intent)))
+        .iter()
+        .flat_map(|c| words(c).into_iter().skip(1))
+        .flat_map(|w| label_words(&w))
+    {
+        let next = order.len();
+        order.entry(word).or_insert(next);
+    }
     let mut routes: Vec<Route> = Vec::new();
     for goal in candidates.iter().take(MAX_GOALS) {
         // A widget that is here is tapped here, not reached again somewhere else.
@@ -539,6 +549,12 @@ pub(crate) fn ground(
             None => goal.widget.text.clone(),
         };
         let score = said_on_the_way.iter().map(|w| weight(w)).sum::<f64>() / remaining_mass;
+        let earliest = said_on_the_way
+            .iter()
+            .filter_map(|w| order.get(w))
+            .min()
+            .copied()
+            .unwrap_or(usize::MAX);
         match routes.iter_mut().find(|r| r.key == key) {
             Some(r) if r.score >= score => {}
             Some(r) => {
@@ -549,6 +565,7 @@ pub(crate) fn ground(
                     first,
                     here,
                     said: said_on_the_way.len(),
+                    earliest,
                 }
             }
             None => routes.push(Route {
@@ -558,6 +575,7 @@ pub(crate) fn ground(
                 first,
                 here,
                 said: said_on_the_way.len(),
+                earliest,
             }),
         }
     }
@@ -615,7 +633,14 @@ pub(crate) fn ground(
     if best.score < MIN_SHARE {
         return Err(Doubt::NothingSays);
     }
-    if best.score - runner_up < MIN_MARGIN {
+    // Two ways about as good: the one saying what the instruction says first goes first,
+    // as the instruction was written in the order it is done.
+    let close: Vec<&Route> = routes[1..]
+        .iter()
+        .filter(|r| best.score - r.score < MIN_MARGIN)
+        .collect();
+    let first_in_order = close.iter().all(|r| best.earliest < r.earliest);
+    if best.score - runner_up < MIN_MARGIN && !first_in_order {
         let other = routes.get(1).map_or(String::new(), |r| {
             stable_part(&r.goal.widget.text).to_string()
         });
@@ -645,6 +670,8 @@ struct Route<'a> {
     here: bool,
     /// How many of the remaining words the way says.
     said: usize,
+    /// Where the first word the way says stands in the instruction.
+    earliest: usize,
 }
 
 /// How remembered tasks (sessions with an intent) left `page` for another page, when one way
