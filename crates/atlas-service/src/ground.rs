@@ -30,6 +30,16 @@ const COMMIT_LABELS: &[&str] = &[
     "ok", "save", "yes", "done", "apply", "confirm", "send", "确定", "保存", "是", "完成", "确认",
     "应用", "发送",
 ];
+/// Labels that grant a permission the platform asks for on the way (Android, HarmonyOS).
+const ALLOW_LABELS: &[&str] = &[
+    "allow",
+    "while using the app",
+    "only this time",
+    "允许",
+    "始终允许",
+    "仅使用期间允许",
+    "本次允许",
+];
 /// Labels that dismiss what a page offers: pressing one undoes the step that opened the page, so
 /// it is never the way forward.
 const CANCEL_LABELS: &[&str] = &[
@@ -596,7 +606,33 @@ pub(crate) fn ground(
         "ways weighed"
     );
     let Some(best) = routes.first() else {
-        return Err(Doubt::NoWay);
+        // Nothing further is in reach from here: a dialog the task filled in or chose on is
+        // confirmed, and a permission the task ran into is granted.
+        let acted_here = taken.iter().any(|s| s.from_page == current_page);
+        let just_opened = taken
+            .last()
+            .is_some_and(|s| s.from_page != current_page && s.to_page == current_page);
+        let press = if acted_here {
+            commit_widget(app, current_page)
+        } else if just_opened {
+            allow_widget(app, current_page)
+        } else {
+            None
+        };
+        return match press {
+            Some(w) => Ok(Recall::Act {
+                action: Action {
+                    action_type: "click".into(),
+                    widget_id: w.id.clone(),
+                    widget_text: w.text.clone(),
+                    ..Default::default()
+                },
+                expected_page: current_page.to_string(),
+                remaining: 1,
+                confidence: 0.5,
+            }),
+            None => Err(Doubt::NoWay),
+        };
     };
     let runner_up = routes.get(1).map_or(0.0, |r| r.score);
     // Two settings that differ only in their current value ("Max reminder duration<br>5 minutes"
@@ -763,6 +799,20 @@ fn commit_widget<'a>(app: &'a AppGraph, page: &str) -> Option<&'a Widget> {
         .filter(|w| is_commit(&w.text));
     let first = commits.next()?;
     commits.next().is_none().then_some(first)
+}
+
+/// The one widget of a small page that grants a permission.
+fn allow_widget<'a>(app: &'a AppGraph, page: &str) -> Option<&'a Widget> {
+    let page = app.page(page)?;
+    if page.widgets.iter().filter(|w| actionable(w)).count() > SMALL_PAGE {
+        return None;
+    }
+    let mut allows = page.widgets.iter().filter(|w| {
+        let label = stable_part(&w.text).to_lowercase();
+        ALLOW_LABELS.contains(&label.as_str())
+    });
+    let first = allows.next()?;
+    allows.next().is_none().then_some(first)
 }
 
 /// The one closing widget on `page` (the most used, when it clearly leads).
