@@ -500,3 +500,152 @@ async fn a_choice_in_a_dialog_is_committed_and_digit_groups_are_not_goals() {
         "{timer}"
     );
 }
+
+/// The page id `add_page` gave.
+async fn page(
+    atlas: &Arc<Atlas>,
+    tools: &ToolRegistry,
+    app: &str,
+    name: &str,
+    widgets: serde_json::Value,
+) -> String {
+    let added = call(atlas, tools, "add_page", serde_json::json!({ "app_id": app, "page_name": name, "ui_hierarchy": { "widgets": widgets } })).await;
+    added["page_id"].as_str().unwrap().to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn values_go_into_the_fields_the_instruction_and_the_last_step_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let atlas = open(dir.path());
+    let tools = registry();
+    let list = page(&atlas, &tools, "contacts", "Contacts", serde_json::json!([
+        { "id": "0", "text": "Contacts", "type": "p" }, { "id": "1", "text": "Create new contact", "type": "button" },
+        { "id": "2", "text": "Bob<br>Hey<br>30.06", "type": "button" }, { "id": "3", "text": "Sort by", "type": "button" },
+        { "id": "4", "text": "Android<br>3 items", "type": "button" } ])).await;
+    let form = page(&atlas, &tools, "contacts", "New contact", serde_json::json!([
+        { "id": "0", "text": "First name", "type": "input" }, { "id": "1", "text": "Surname", "type": "input" },
+        { "id": "2", "text": "Number", "type": "input" }, { "id": "3", "text": "Save", "type": "button" } ])).await;
+    let chat = page(&atlas, &tools, "contacts", "Conversation", serde_json::json!([
+        { "id": "0", "text": "Type a message…", "type": "input" }, { "id": "1", "text": "Send", "type": "button" },
+        { "id": "2", "text": "More options", "type": "button" }, { "id": "3", "text": "Dial number", "type": "button" },
+        { "id": "4", "text": "Attach", "type": "button" }, { "id": "5", "text": "Emoji", "type": "button" } ])).await;
+    let rename = page(&atlas, &tools, "contacts", "Rename", serde_json::json!([
+        { "id": "0", "text": "Diary", "type": "input" }, { "id": "1", "text": "OK", "type": "button" } ])).await;
+    let click = |label: &str| serde_json::json!({ "type": "click", "widget_text": label });
+
+    // A form the last step opened takes the name in its first field...
+    let intent = "create a new contact 'Ann', mobile number 12345678900";
+    step(
+        &atlas,
+        &tools,
+        &list,
+        click("Create new contact"),
+        &form,
+        "s1",
+        intent,
+    )
+    .await;
+    let name = next(&atlas, &tools, &form, intent, "s1").await;
+    assert_eq!(
+        (
+            name["action"]["action_type"].as_str(),
+            name["action"]["widget_text"].as_str(),
+            name["action"]["input_text"].as_str()
+        ),
+        (Some("input"), Some("First name"), Some("Ann")),
+        "{name}"
+    );
+    // ...and the number in the field its words name, whatever its place.
+    let typed =
+        serde_json::json!({ "type": "input", "widget_text": "First name", "input_text": "Ann" });
+    step(&atlas, &tools, &form, typed, &form, "s1", intent).await;
+    let number = next(&atlas, &tools, &form, intent, "s1").await;
+    assert_eq!(
+        (
+            number["action"]["widget_text"].as_str(),
+            number["action"]["input_text"].as_str()
+        ),
+        (Some("Number"), Some("12345678900")),
+        "{number}"
+    );
+
+    // A field showing the value the instruction replaces takes the new one.
+    let renamed = next(
+        &atlas,
+        &tools,
+        &rename,
+        "rename the note 'diary' to 'events'",
+        "s2",
+    )
+    .await;
+    assert_eq!(
+        (
+            renamed["action"]["widget_text"].as_str(),
+            renamed["action"]["input_text"].as_str()
+        ),
+        (Some("Diary"), Some("events")),
+        "{renamed}"
+    );
+
+    // A conversation opened from its row is not a form: the new name is not a message to send.
+    let intent = "change the name of the chat with Bob to 'team'";
+    step(
+        &atlas,
+        &tools,
+        &list,
+        click("Bob<br>Hey<br>30.06"),
+        &chat,
+        "s3",
+        intent,
+    )
+    .await;
+    let chat_answer = next(&atlas, &tools, &chat, intent, "s3").await;
+    assert_ne!(chat_answer["action"]["input_text"], "team", "{chat_answer}");
+    // The field just tapped is typed in.
+    let intent = "send the message 'hello' to Bob";
+    step(
+        &atlas,
+        &tools,
+        &list,
+        click("Bob<br>Hey<br>30.06"),
+        &chat,
+        "s4",
+        intent,
+    )
+    .await;
+    step(
+        &atlas,
+        &tools,
+        &chat,
+        click("Type a message…"),
+        &chat,
+        "s4",
+        intent,
+    )
+    .await;
+    let message = next(&atlas, &tools, &chat, intent, "s4").await;
+    assert_eq!(message["action"]["input_text"], "hello", "{message}");
+
+    // Of two labels that say about as much, the one the instruction names first goes first.
+    let first = next(
+        &atlas,
+        &tools,
+        &list,
+        "open 'android' folder, sort the files by extension",
+        "s5",
+    )
+    .await;
+    assert_eq!(
+        first["action"]["widget_text"], "Android<br>3 items",
+        "{first}"
+    );
+    // An unsure answer says why.
+    let unsure = next(&atlas, &tools, &list, "share the weather forecast", "s6").await;
+    assert!(
+        unsure["action"].is_null()
+            && unsure["error"]
+                .as_str()
+                .is_some_and(|e| e.starts_with("不确定(")),
+        "{unsure}"
+    );
+}
