@@ -14,6 +14,7 @@ use atlas_graph::AppGraph;
 use atlas_model::{Action, TraceStep, Widget};
 use atlas_text::{Template, words};
 
+use crate::ground::stable_part;
 use crate::memory::Recall;
 
 /// A page with at most this many actionable widgets is a dialog rather than a screen.
@@ -37,7 +38,9 @@ pub(crate) fn actionable(w: &Widget) -> bool {
         && !w.widget_type.eq_ignore_ascii_case("text")
 }
 
-fn label_words(text: &str) -> HashSet<String> {
+/// A label's words as the instruction's are read for values: plain, without reading acts as one
+/// (unlike grounding's), since a value's cue is plain words.
+fn plain_words(text: &str) -> HashSet<String> {
     words(&text.replace("<br>", " ")).into_iter().collect()
 }
 
@@ -116,10 +119,6 @@ fn as_typed(value: &str, field: &Widget) -> String {
     value.to_string()
 }
 
-fn first_line(label: &str) -> &str {
-    label.split("<br>").next().unwrap_or(label).trim()
-}
-
 fn typing(field: &Widget, value: Value, page: &str, confidence: f64) -> Recall {
     Recall::Act {
         action: Action {
@@ -196,10 +195,10 @@ pub(crate) fn fill_in(
     let tapped_names: HashSet<String> = taken
         .iter()
         .filter(|s| s.action.action_type != "input")
-        .map(|s| first_line(&s.action.widget_text).to_lowercase())
+        .map(|s| stable_part(&s.action.widget_text).to_lowercase())
         .collect();
     let filled = |w: &Widget| {
-        let shown = first_line(&w.text).to_lowercase();
+        let shown = stable_part(&w.text).to_lowercase();
         typed_here(w)
             || tapped_names.contains(&shown)
             || template
@@ -211,8 +210,8 @@ pub(crate) fn fill_in(
     let value = next_value(&template, taken, first_open, true)?;
     // The next field in order, when the words before the value name it, or the last tap's label
     // does ("Search" revealing a search box).
-    let field_words = label_words(&first_open.text);
-    let tapped_words: HashSet<String> = tapped_names.iter().flat_map(|n| label_words(n)).collect();
+    let field_words = plain_words(&first_open.text);
+    let tapped_words: HashSet<String> = tapped_names.iter().flat_map(|n| plain_words(n)).collect();
     let said_before = cue(&template, value.index);
     let cue: HashSet<&String> = said_before
         .iter()
@@ -221,7 +220,7 @@ pub(crate) fn fill_in(
         .collect();
     let tapped = last
         .filter(|s| s.action.action_type != "input")
-        .map(|s| label_words(&s.action.widget_text))
+        .map(|s| plain_words(&s.action.widget_text))
         .unwrap_or_default();
     if field_words
         .iter()
@@ -257,10 +256,10 @@ pub(crate) fn fill_in(
     let quoted = template.quoted[value.index];
     let for_another = inputs
         .iter()
-        .any(|w| label_words(&w.text).iter().any(|x| cue.contains(x)));
+        .any(|w| plain_words(&w.text).iter().any(|x| cue.contains(x)));
     // ...and the value belongs to what the opening tap started ("New Event" for "create an
     // event 'laundry'"), not to a page reached on the way ("Edit contact").
-    let opened_by = label_words(&last.action.widget_text);
+    let opened_by = plain_words(&last.action.widget_text);
     // Opening a list row (a conversation, a contact) starts nothing new to name.
     let started_here = !last.action.widget_text.contains("<br>")
         && opened_by.iter().any(|w| said_before.contains(w));

@@ -171,57 +171,7 @@ pub(crate) fn ground(
         .map(|s| s.action.widget_text.as_str())
         .filter(|t| !t.is_empty())
         .collect();
-    // What a tapped setting showed under its name ("Font size<br>Medium") was its old value,
-    // not a choice made: only the name counts as said.
-    let mut said: HashSet<String> = used
-        .iter()
-        .flat_map(|t| label_words(stable_part(t)))
-        .collect();
-    // Once the task has moved, the page it reached says where it is: its title and section
-    // headings ("LIST VIEW", "Contacts") name the place, and an instruction's words for that place
-    // ("in the list view") are satisfied by being there, not by tapping something else.
-    if !taken.is_empty() {
-        if let Some(page) = app.page(current_page) {
-            said.extend(
-                page.widgets
-                    .iter()
-                    .filter(|w| !actionable(w))
-                    .flat_map(|w| label_words(&w.text)),
-            );
-        }
-    }
-    // What the session typed is said, and so is all the instruction says up to the last value
-    // typed: instructions give their parts in order ("mobile number" of "…, mobile number
-    // 12345678900" once the number is in).
-    said.extend(taken.iter().flat_map(|s| label_words(&s.action.input_text)));
-    let template = Template::of(intent);
-    let last_typed = template.values.iter().rposition(|v| {
-        let v = v.to_lowercase();
-        taken.iter().any(|s| {
-            let typed = s.action.input_text.to_lowercase();
-            !typed.is_empty() && (v.starts_with(&typed) || typed.starts_with(&v))
-        })
-    });
-    if let Some(k) = last_typed {
-        // An option still on offer here is chosen, not typed: a form may ask for the name first
-        // and the kind after ("a checklist note called 'x'").
-        let options_here: HashSet<String> = app
-            .page(current_page)
-            .map(|p| {
-                p.widgets
-                    .iter()
-                    .filter(|w| is_choice(w))
-                    .flat_map(|w| label_words(stable_part(&w.text)))
-                    .collect()
-            })
-            .unwrap_or_default();
-        said.extend(
-            (0..=k)
-                .flat_map(|j| template.cue(j))
-                .flat_map(|w| label_words(w))
-                .filter(|w| !options_here.contains(w)),
-        );
-    }
+    let said = said_so_far(app, intent, taken, current_page);
     let value_words: Vec<HashSet<String>> = Template::of(intent)
         .values
         .iter()
@@ -233,7 +183,9 @@ pub(crate) fn ground(
         .iter()
         .flat_map(|s| label_words(&s.action.input_text))
         .collect();
-    let asked: HashSet<String> = clauses(&without_current_state(&without_app_name(intent)))
+    // The instruction as parts in order, without the app's name and what things are now.
+    let instruction_parts = clauses(&without_current_state(&without_app_name(intent)));
+    let asked: HashSet<String> = instruction_parts
         .iter()
         .flat_map(|c| label_words(c))
         .collect();
@@ -249,14 +201,12 @@ pub(crate) fn ground(
     let mass: f64 = asked.iter().filter(sayable).map(|w| idf(w)).sum();
     // Choices are weighed against what remains to be said; whether anything is left worth doing
     // against the whole instruction.
+    //
     // Instructions list their parts in the order they are done ("open 'android' folder, sort the
     // files by extension"): the words of the first part not yet done weigh fully in choosing the
     // way, those of later parts less, so a label that happens to say a later part does not jump
     // the queue.
-    let parts: Vec<HashSet<String>> = clauses(&without_current_state(&without_app_name(intent)))
-        .iter()
-        .map(|c| label_words(c))
-        .collect();
+    let parts: Vec<HashSet<String>> = instruction_parts.iter().map(|c| label_words(c)).collect();
     let done: Vec<bool> = parts
         .iter()
         .map(|part| {
@@ -272,22 +222,21 @@ pub(crate) fn ground(
         .collect();
     let current_part = done.iter().position(|d| !d);
     // What a part that is done leaves unsaid ("items" of "sort the items by date" once sorted
-    // by date) asks for nothing more.
-    // Never the values, nor a part's last word: where "change the theme to light" ends is what
-    // it asks for.
+    // by date) asks for nothing more when the session saw a widget saying it and chose otherwise
+    // ("Title" already selected in "Sort by" when sorting by title). Never the values, nor a
+    // part's last word: where "change the theme to light" ends is what it asks for.
     let kept: HashSet<String> = value_words
         .iter()
         .flatten()
         .cloned()
         .chain(
-            clauses(&without_current_state(&without_app_name(intent)))
+            instruction_parts
                 .iter()
                 .filter_map(|c| words(c).into_iter().rev().find(|w| df.contains_key(w))),
         )
         .collect();
-    // ...when the session saw a widget saying it on a page it has left and chose otherwise
-    // ("Title" already selected in "Sort by" when sorting by title).
-    // A choice made on this page passes over its other options too; typing in a field does not.
+    // Pages left pass over what they offered; a choice made on this page passes over its other
+    // options too, typing in a field does not.
     let chose_here = taken.iter().any(|s| {
         s.from_page == current_page
             && s.action.action_type != "input"
@@ -509,7 +458,7 @@ pub(crate) fn ground(
     });
     let mut order: HashMap<String, usize> = HashMap::new();
     // The act each part opens with ("open", "change") says how, not what: it has no place.
-    for word in clauses(&without_current_state(&without_app_name(intent)))
+    for word in instruction_parts
         .iter()
         .flat_map(|c| words(c).into_iter().skip(1))
         .flat_map(|w| label_words(&w))
@@ -695,6 +644,68 @@ pub(crate) fn ground(
             confidence,
         }),
     }
+}
+
+/// The words of the instruction the session has said by what it did: the labels it tapped, the
+/// page it reached, what it typed.
+fn said_so_far(
+    app: &AppGraph,
+    intent: &str,
+    taken: &[TraceStep],
+    current_page: &str,
+) -> HashSet<String> {
+    // What a tapped setting showed under its name ("Font size<br>Medium") was its old value,
+    // not a choice made: only the name counts as said.
+    let mut said: HashSet<String> = taken
+        .iter()
+        .flat_map(|s| label_words(stable_part(&s.action.widget_text)))
+        .collect();
+    // Once the task has moved, the page it reached says where it is: its title and section
+    // headings ("LIST VIEW", "Contacts") name the place, and an instruction's words for that place
+    // ("in the list view") are satisfied by being there, not by tapping something else.
+    if !taken.is_empty() {
+        if let Some(page) = app.page(current_page) {
+            said.extend(
+                page.widgets
+                    .iter()
+                    .filter(|w| !actionable(w))
+                    .flat_map(|w| label_words(&w.text)),
+            );
+        }
+    }
+    // What the session typed is said, and so is all the instruction says up to the last value
+    // typed: instructions give their parts in order ("mobile number" of "…, mobile number
+    // 12345678900" once the number is in).
+    said.extend(taken.iter().flat_map(|s| label_words(&s.action.input_text)));
+    let template = Template::of(intent);
+    let last_typed = template.values.iter().rposition(|v| {
+        let v = v.to_lowercase();
+        taken.iter().any(|s| {
+            let typed = s.action.input_text.to_lowercase();
+            !typed.is_empty() && (v.starts_with(&typed) || typed.starts_with(&v))
+        })
+    });
+    if let Some(k) = last_typed {
+        // An option still on offer here is chosen, not typed: a form may ask for the name first
+        // and the kind after ("a checklist note called 'x'").
+        let options_here: HashSet<String> = app
+            .page(current_page)
+            .map(|p| {
+                p.widgets
+                    .iter()
+                    .filter(|w| is_choice(w))
+                    .flat_map(|w| label_words(stable_part(&w.text)))
+                    .collect()
+            })
+            .unwrap_or_default();
+        said.extend(
+            (0..=k)
+                .flat_map(|j| template.cue(j))
+                .flat_map(|w| label_words(w))
+                .filter(|w| !options_here.contains(w)),
+        );
+    }
+    said
 }
 
 struct Route<'a> {
@@ -946,7 +957,7 @@ fn is_row(label: &str) -> bool {
 }
 
 /// A label without the value a setting shows under it (`Font size<br>100%` → `Font size`).
-fn stable_part(label: &str) -> &str {
+pub(crate) fn stable_part(label: &str) -> &str {
     label.split("<br>").next().unwrap_or(label).trim()
 }
 
