@@ -524,6 +524,7 @@ pub(crate) fn ground(
                     first,
                     here,
                     said: said_on_the_way.len(),
+                    said_words: said_on_the_way.iter().cloned().collect(),
                     earliest,
                 }
             }
@@ -534,14 +535,40 @@ pub(crate) fn ground(
                 first,
                 here,
                 said: said_on_the_way.len(),
+                said_words: said_on_the_way.iter().cloned().collect(),
                 earliest,
             }),
         }
     }
+    // The share of a goal's own words the instruction asks for: "Light" is all "light", "Auto
+    // light / dark" a third of it.
+    let fit = |r: &Route| {
+        let own = label_words(stable_part(&r.goal.widget.text));
+        own.iter().filter(|w| asked.contains(*w)).count() as f64 / own.len().max(1) as f64
+    };
     routes.sort_by(|a, b| {
         b.score
             .total_cmp(&a.score)
             .then_with(|| b.here.cmp(&a.here))
+            .then_with(|| fit(b).total_cmp(&fit(a)))
+    });
+    // Ways that say the same words compete as one when one goal fits clearly better: it speaks
+    // for them. Goals that fit as well stay rivals ("Save as PDF", "Save to PDF").
+    let outfitted: Vec<bool> = routes
+        .iter()
+        .map(|r| {
+            routes.iter().any(|other| {
+                other.said_words == r.said_words
+                    && (other.score - r.score).abs() < 1e-9
+                    && fit(other) > fit(r)
+            })
+        })
+        .collect();
+    let mut index = 0;
+    routes.retain(|_| {
+        let keep = !outfitted[index];
+        index += 1;
+        keep
     });
     tracing::debug!(
         intent,
@@ -719,6 +746,8 @@ struct Route<'a> {
     said: usize,
     /// Where the first word the way says stands in the instruction.
     earliest: usize,
+    /// The remaining words the way says.
+    said_words: std::collections::BTreeSet<String>,
 }
 
 /// How remembered tasks (sessions with an intent) left `page` for another page, when one way
