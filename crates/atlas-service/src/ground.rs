@@ -658,9 +658,10 @@ pub(crate) fn ground(
         });
         return Err(Doubt::TooClose(best_label, other));
     }
-    let confidence = round(
-        best.score.min(1.0) * (1.0 - runner_up / best.score.max(f64::EPSILON)).clamp(0.0, 1.0),
-    );
+    let margin = (1.0 - runner_up / best.score.max(f64::EPSILON)).clamp(0.0, 1.0);
+    // A way chosen for coming first in the instruction, not for its margin, is half sure.
+    let confidence =
+        round(best.score.min(1.0) * margin.max(if first_in_order { 0.5 } else { 0.0 }));
     match best.first {
         None => act_on(best.goal.widget, intent, taken, current_page, confidence)
             .ok_or_else(|| Doubt::NoValue(stable_part(&best.goal.widget.text).to_string())),
