@@ -18,7 +18,12 @@ use crate::ground::stable_part;
 use crate::memory::Recall;
 
 /// A page with at most this many actionable widgets is a dialog rather than a screen.
-pub(crate) const SMALL_PAGE: usize = 5;
+const SMALL_PAGE: usize = 5;
+
+/// Whether `page` is small enough to be a dialog rather than a screen.
+pub(crate) fn is_small(page: &atlas_model::Page) -> bool {
+    page.widgets.iter().filter(|w| actionable(w)).count() <= SMALL_PAGE
+}
 /// Words that say the value after them is a name, in English (as stemmed) and Chinese.
 const NAMING: &[&str] = &[
     "name", "call", "titl", "label", "名为", "名叫", "叫做", "命名", "标题", "名称",
@@ -232,7 +237,7 @@ pub(crate) fn fill_in(
     let last = last?;
     let opened_now =
         last.from_page != current_page && !taken.iter().any(|s| s.from_page == current_page);
-    let small = page.widgets.iter().filter(|w| actionable(w)).count() <= SMALL_PAGE;
+    let small = is_small(page);
     // A page with one field and a button to confirm it is a dialog asking for that field.
     let asks_to_confirm = page
         .widgets

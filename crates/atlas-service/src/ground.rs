@@ -14,7 +14,7 @@ use atlas_graph::AppGraph;
 use atlas_model::{Action, TraceStep, Widget};
 use atlas_text::{Template, words};
 
-use crate::fill::{SMALL_PAGE, act_on, actionable, is_input, type_value};
+use crate::fill::{act_on, actionable, is_input, is_small, type_value};
 use crate::memory::Recall;
 
 /// The best widget must say at least this share of what remains of the instruction...
@@ -374,9 +374,7 @@ pub(crate) fn ground(
         }
         // A choice made inside a page (a dialog's option) is usually confirmed by leaving it the
         // way remembered tasks left it, or the way they confirm choices elsewhere in the app.
-        let small = app
-            .page(current_page)
-            .is_some_and(|p| p.widgets.iter().filter(|w| actionable(w)).count() <= SMALL_PAGE);
+        let small = app.page(current_page).is_some_and(is_small);
         // A setting toggled on a screen is done by the toggle; only a dialog waits to be left.
         if last.from_page == current_page && small {
             if let Some(exit) = usual_exit(app, current_page) {
@@ -845,7 +843,7 @@ fn commit_widget<'a>(app: &'a AppGraph, page: &str) -> Option<&'a Widget> {
 /// The one widget of a small page that grants a permission.
 fn allow_widget<'a>(app: &'a AppGraph, page: &str) -> Option<&'a Widget> {
     let page = app.page(page)?;
-    if page.widgets.iter().filter(|w| actionable(w)).count() > SMALL_PAGE {
+    if !is_small(page) {
         return None;
     }
     let mut allows = page.widgets.iter().filter(|w| {
