@@ -72,6 +72,9 @@ const SAME_ACT: &[&[&str]] = &[
     &["edit", "modifi", "编辑", "修改"],
 ];
 
+/// Acts with effects of their own (as [`label_words`] reads them): calling, deleting, sending.
+const SIDE_EFFECT_ACTS: &[&str] = &["call", "delet", "send", "发送"];
+
 fn label_words(text: &str) -> HashSet<String> {
     words(&text.replace("<br>", " "))
         .into_iter()
@@ -464,6 +467,12 @@ pub(crate) fn ground(
         let next = order.len();
         order.entry(word).or_insert(next);
     }
+    // The share of a goal's own words the instruction asks for: "Light" is all "light", "Auto
+    // light / dark" a third of it.
+    let fit = |goal: &Candidate| {
+        let own = label_words(stable_part(&goal.widget.text));
+        own.iter().filter(|w| asked.contains(*w)).count() as f64 / own.len().max(1) as f64
+    };
     let mut routes: Vec<Route> = Vec::new();
     for goal in candidates.iter().take(MAX_GOALS) {
         // A widget that is here is tapped here, not reached again somewhere else.
@@ -483,6 +492,15 @@ pub(crate) fn ground(
             // Going back where this task has been is undoing it, not progress.
             if visited.contains(app.transitions()[step].to_page.as_str())
                 || is_cancel(&app.transitions()[step].action.widget_text)
+            {
+                continue;
+            }
+            // A step that does something of its own (calls, deletes, sends) is no way to
+            // somewhere else unless the task asks for that act.
+            let acts = label_words(stable_part(&app.transitions()[step].action.widget_text));
+            if acts
+                .iter()
+                .any(|w| SIDE_EFFECT_ACTS.contains(&w.as_str()) && !asked.contains(w))
             {
                 continue;
             }
@@ -512,8 +530,9 @@ pub(crate) fn ground(
             .min()
             .copied()
             .unwrap_or(usize::MAX);
+        // One way per first step: the goal saying most, and of equals the one fitting best.
         match routes.iter_mut().find(|r| r.key == key) {
-            Some(r) if r.score >= score => {}
+            Some(r) if r.score > score || (r.score == score && fit(r.goal) >= fit(goal)) => {}
             Some(r) => {
                 *r = Route {
                     key,
@@ -538,12 +557,7 @@ pub(crate) fn ground(
             }),
         }
     }
-    // The share of a goal's own words the instruction asks for: "Light" is all "light", "Auto
-    // light / dark" a third of it.
-    let fit = |r: &Route| {
-        let own = label_words(stable_part(&r.goal.widget.text));
-        own.iter().filter(|w| asked.contains(*w)).count() as f64 / own.len().max(1) as f64
-    };
+    let fit = |r: &Route| fit(r.goal);
     routes.sort_by(|a, b| {
         b.score
             .total_cmp(&a.score)
