@@ -314,7 +314,12 @@ pub(crate) fn act_on(
         let value = next_value(&Template::of(intent), taken, widget, false)?;
         return Some(typing(widget, value, page, confidence));
     }
-    Some(Recall::Act {
+    Some(tapping(widget, page, confidence))
+}
+
+/// Tapping `widget`, which stays on `page` as far as anyone knows.
+pub(crate) fn tapping(widget: &Widget, page: &str, confidence: f64) -> Recall {
+    Recall::Act {
         action: Action {
             action_type: "click".into(),
             widget_id: widget.id.clone(),
@@ -324,5 +329,5 @@ pub(crate) fn act_on(
         expected_page: page.to_string(),
         remaining: 1,
         confidence,
-    })
+    }
 }

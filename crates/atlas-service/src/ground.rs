@@ -11,10 +11,10 @@
 use std::collections::{HashMap, HashSet};
 
 use atlas_graph::AppGraph;
-use atlas_model::{Action, TraceStep, Widget};
+use atlas_model::{TraceStep, Widget};
 use atlas_text::{Template, words};
 
-use crate::fill::{act_on, actionable, is_input, is_small, type_value};
+use crate::fill::{act_on, actionable, is_input, is_small, tapping, type_value};
 use crate::memory::Recall;
 
 /// The best widget must say at least this share of what remains of the instruction...
@@ -174,8 +174,9 @@ pub(crate) fn ground(
         .map(|s| s.action.widget_text.as_str())
         .filter(|t| !t.is_empty())
         .collect();
-    let said = said_so_far(app, intent, taken, current_page);
-    let value_words: Vec<HashSet<String>> = Template::of(intent)
+    let template = Template::of(intent);
+    let said = said_so_far(app, &template, taken, current_page);
+    let value_words: Vec<HashSet<String>> = template
         .values
         .iter()
         .map(|v| label_words(v))
@@ -389,18 +390,7 @@ pub(crate) fn ground(
                 });
             }
             if let Some(confirm) = usual_confirmation(app, current_page) {
-                let action = Action {
-                    action_type: "click".into(),
-                    widget_id: confirm.id.clone(),
-                    widget_text: confirm.text.clone(),
-                    ..Default::default()
-                };
-                return Ok(Recall::Act {
-                    action,
-                    expected_page: current_page.to_string(),
-                    remaining: 1,
-                    confidence: 0.5,
-                });
+                return Ok(tapping(confirm, current_page, 0.5));
             }
         }
         // A page that still waits to be closed ("Save", "OK", "Allow"), when this task did not
@@ -413,18 +403,7 @@ pub(crate) fn ground(
             if let Some(close) = closing_widget(app, current_page, &closing)
                 .or_else(|| commit_widget(app, current_page))
             {
-                let action = Action {
-                    action_type: "click".into(),
-                    widget_id: close.id.clone(),
-                    widget_text: close.text.clone(),
-                    ..Default::default()
-                };
-                return Ok(Recall::Act {
-                    action,
-                    expected_page: current_page.to_string(),
-                    remaining: 1,
-                    confidence: 0.5,
-                });
+                return Ok(tapping(close, current_page, 0.5));
             }
         }
         // A small page the last step just opened (a confirmation, a chooser) is rarely where a
@@ -576,12 +555,8 @@ pub(crate) fn ground(
             })
         })
         .collect();
-    let mut index = 0;
-    routes.retain(|_| {
-        let keep = !outfitted[index];
-        index += 1;
-        keep
-    });
+    let mut outfitted = outfitted.into_iter();
+    routes.retain(|_| !outfitted.next().unwrap_or(false));
     tracing::debug!(
         intent,
         current_page,
@@ -607,20 +582,9 @@ pub(crate) fn ground(
         } else {
             None
         };
-        return match press {
-            Some(w) => Ok(Recall::Act {
-                action: Action {
-                    action_type: "click".into(),
-                    widget_id: w.id.clone(),
-                    widget_text: w.text.clone(),
-                    ..Default::default()
-                },
-                expected_page: current_page.to_string(),
-                remaining: 1,
-                confidence: 0.5,
-            }),
-            None => Err(Doubt::NoWay),
-        };
+        return press
+            .map(|w| tapping(w, current_page, 0.5))
+            .ok_or(Doubt::NoWay);
     };
     let runner_up = routes.get(1).map_or(0.0, |r| r.score);
     // Two settings that differ only in their current value ("Max reminder duration<br>5 minutes"
@@ -690,7 +654,7 @@ pub(crate) fn ground(
 /// page it reached, what it typed.
 fn said_so_far(
     app: &AppGraph,
-    intent: &str,
+    template: &Template,
     taken: &[TraceStep],
     current_page: &str,
 ) -> HashSet<String> {
@@ -717,7 +681,6 @@ fn said_so_far(
     // typed: instructions give their parts in order ("mobile number" of "…, mobile number
     // 12345678900" once the number is in).
     said.extend(taken.iter().flat_map(|s| label_words(&s.action.input_text)));
-    let template = Template::of(intent);
     let last_typed = template.values.iter().rposition(|v| {
         let v = v.to_lowercase();
         taken.iter().any(|s| {

@@ -210,16 +210,25 @@ async fn call(
         .unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
+/// The page id `add_page` gave.
+async fn page(
+    atlas: &Arc<Atlas>,
+    tools: &ToolRegistry,
+    app: &str,
+    name: &str,
+    widgets: serde_json::Value,
+) -> String {
+    let added = call(atlas, tools, "add_page", serde_json::json!({ "app_id": app, "page_name": name, "ui_hierarchy": { "widgets": widgets } })).await;
+    added["page_id"].as_str().unwrap().to_string()
+}
+
 /// A notes app: the list (with a "New note" button and a search field), the new-note dialog.
 async fn notes_app(atlas: &Arc<Atlas>, tools: &ToolRegistry) -> (String, String) {
-    let list = call(atlas, tools, "add_page", serde_json::json!({ "app_id": "notes", "page_name": "Notes", "ui_hierarchy": { "widgets": [
-        { "id": "0", "text": "Notes", "type": "p" }, { "id": "1", "text": "New note", "type": "button" }, { "id": "2", "text": "Settings", "type": "button" } ] } })).await;
-    let dialog = call(atlas, tools, "add_page", serde_json::json!({ "app_id": "notes", "page_name": "New note dialog", "ui_hierarchy": { "widgets": [
-        { "id": "0", "text": "Label", "type": "input" }, { "id": "1", "text": "OK", "type": "button" }, { "id": "2", "text": "Cancel", "type": "button" } ] } })).await;
-    (
-        list["page_id"].as_str().unwrap().to_string(),
-        dialog["page_id"].as_str().unwrap().to_string(),
-    )
+    let list = page(atlas, tools, "notes", "Notes", serde_json::json!([
+        { "id": "0", "text": "Notes", "type": "p" }, { "id": "1", "text": "New note", "type": "button" }, { "id": "2", "text": "Settings", "type": "button" } ])).await;
+    let dialog = page(atlas, tools, "notes", "New note dialog", serde_json::json!([
+        { "id": "0", "text": "Label", "type": "input" }, { "id": "1", "text": "OK", "type": "button" }, { "id": "2", "text": "Cancel", "type": "button" } ])).await;
+    (list, dialog)
 }
 
 async fn step(
@@ -359,10 +368,9 @@ async fn an_unknown_task_is_grounded_in_labels_or_left_unsure() {
     );
 
     // A goal one page away: the first step of the way there, though its label says nothing.
-    let settings = call(&atlas, &tools, "add_page", serde_json::json!({ "app_id": "notes", "page_name": "Settings page", "ui_hierarchy": { "widgets": [
+    let settings = page(&atlas, &tools, "notes", "Settings page", serde_json::json!([
         { "id": "0", "text": "Font size<br>100%", "type": "button" }, { "id": "1", "text": "Max reminder duration<br>5 minutes", "type": "button" },
-        { "id": "2", "text": "Max reminder duration<br>5 minutes", "type": "button" } ] } })).await;
-    let settings = settings["page_id"].as_str().unwrap().to_string();
+        { "id": "2", "text": "Max reminder duration<br>5 minutes", "type": "button" } ])).await;
     call(&atlas, &tools, "report_transition", serde_json::json!({ "from_page": list, "to_page": settings, "action": { "type": "click", "widget_text": "Settings" }, "success": true })).await;
     let first = next(&atlas, &tools, &list, "make the font size bigger", "s3").await;
     assert_eq!(first["action"]["widget_text"], "Settings", "{first}");
@@ -432,15 +440,11 @@ async fn a_choice_in_a_dialog_is_committed_and_digit_groups_are_not_goals() {
     let dir = tempfile::tempdir().unwrap();
     let atlas = open(dir.path());
     let tools = registry();
-    let files = call(&atlas, &tools, "add_page", serde_json::json!({ "app_id": "files", "page_name": "Files", "ui_hierarchy": { "widgets": [
-        { "id": "0", "text": "Files", "type": "p" }, { "id": "1", "text": "Change view type", "type": "button" }, { "id": "2", "text": "05:00", "type": "button" } ] } })).await;
-    let dialog = call(&atlas, &tools, "add_page", serde_json::json!({ "app_id": "files", "page_name": "View type", "ui_hierarchy": { "widgets": [
+    let files = page(&atlas, &tools, "files", "Files", serde_json::json!([
+        { "id": "0", "text": "Files", "type": "p" }, { "id": "1", "text": "Change view type", "type": "button" }, { "id": "2", "text": "05:00", "type": "button" } ])).await;
+    let dialog = page(&atlas, &tools, "files", "View type", serde_json::json!([
         { "id": "0", "text": "Grid", "type": "checkbox" }, { "id": "1", "text": "List", "type": "checkbox" },
-        { "id": "2", "text": "Cancel", "type": "button" }, { "id": "3", "text": "OK", "type": "button" } ] } })).await;
-    let (files, dialog) = (
-        files["page_id"].as_str().unwrap().to_string(),
-        dialog["page_id"].as_str().unwrap().to_string(),
-    );
+        { "id": "2", "text": "Cancel", "type": "button" }, { "id": "3", "text": "OK", "type": "button" } ])).await;
     let intent = "change the view type to grid";
     let open_dialog = next(&atlas, &tools, &files, intent, "s1").await;
     assert_eq!(
@@ -499,18 +503,6 @@ async fn a_choice_in_a_dialog_is_committed_and_digit_groups_are_not_goals() {
         timer["action"].is_null() && timer["is_complete"] == false,
         "{timer}"
     );
-}
-
-/// The page id `add_page` gave.
-async fn page(
-    atlas: &Arc<Atlas>,
-    tools: &ToolRegistry,
-    app: &str,
-    name: &str,
-    widgets: serde_json::Value,
-) -> String {
-    let added = call(atlas, tools, "add_page", serde_json::json!({ "app_id": app, "page_name": name, "ui_hierarchy": { "widgets": widgets } })).await;
-    added["page_id"].as_str().unwrap().to_string()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
