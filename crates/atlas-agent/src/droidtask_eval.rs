@@ -88,6 +88,39 @@ pub struct StepResult {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub why_unsure: Option<String>,
     pub correct: bool,
+    /// Every candidate the labels offered, as the model saw it, and whether each was right: what
+    /// a model is fitted on (not written to the JSON report).
+    #[serde(skip)]
+    pub considered: Vec<Considered>,
+}
+
+/// One candidate answer of a step, as the evaluation scores it.
+#[derive(Debug, Clone)]
+pub struct Considered {
+    pub answer: Answer,
+    pub features: Vec<f64>,
+    pub correct: bool,
+}
+
+/// The candidates an explained answer lists, in the order of the service's feature names.
+fn considered(screen: &[Element], expected: &StepAction, response: &Value) -> Vec<Considered> {
+    let Some(list) = response["candidates"].as_array() else {
+        return Vec::new();
+    };
+    list.iter()
+        .filter(|c| c["features"].is_object())
+        .map(|c| {
+            let answer = answer_of(screen, c);
+            Considered {
+                correct: is_correct(expected, &answer),
+                features: atlas_service::GROUND_FEATURES
+                    .iter()
+                    .map(|name| c["features"][*name].as_f64().unwrap_or(0.0))
+                    .collect(),
+                answer,
+            }
+        })
+        .collect()
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -114,7 +147,7 @@ impl Scores {
         ratio(self.completed, self.tasks)
     }
 
-    fn merge(&mut self, other: &Scores) {
+    pub(crate) fn merge(&mut self, other: &Scores) {
         self.all.merge(&other.all);
         self.tap.merge(&other.tap);
         self.input.merge(&other.input);
@@ -265,7 +298,7 @@ fn first_line(label: &str) -> &str {
     label.split(['\n', '<']).next().unwrap_or(label).trim()
 }
 
-fn answer_of(screen: &[Element], response: &Value) -> Answer {
+pub(crate) fn answer_of(screen: &[Element], response: &Value) -> Answer {
     let action = &response["action"];
     if action.is_null() {
         return if response["is_complete"] == true {
@@ -292,7 +325,7 @@ fn answer_of(screen: &[Element], response: &Value) -> Answer {
     }
 }
 
-fn is_correct(expected: &StepAction, answer: &Answer) -> bool {
+pub(crate) fn is_correct(expected: &StepAction, answer: &Answer) -> bool {
     match (expected, answer) {
         (StepAction::Finish, Answer::Finish) => true,
         (StepAction::Tap(e), Answer::Tap { element }) => e == element,
@@ -324,18 +357,17 @@ fn evaluate_task(
     let session = format!("test-{}", task.name);
     let mut steps = Vec::new();
     let recorded = task.recording();
-    let pages: Vec<String> = recorded
-        .steps
-        .iter()
-        .map(|s| {
-            page_for_screen(caller, app_id, &s.title, &s.widgets, true)
-                .map(Option::unwrap_or_default)
-        })
-        .collect::<Result<_, _>>()?;
+    // An agent meets a screen only when it gets there: each screen is matched (or added) when its
+    // step is asked, so nothing of the task's later screens is in the graph before then.
+    let page_of = |j: usize| -> Result<String, CallError> {
+        let s = &recorded.steps[j];
+        Ok(page_for_screen(caller, app_id, &s.title, &s.widgets, true)?.unwrap_or_default())
+    };
+    let mut current = page_of(0)?;
     for (j, step) in task.steps.iter().enumerate() {
         let response = caller.call(
             "get_next_action",
-            json!({ "current_page": pages[j], "intent": instruction, "app_id": app_id, "session_id": session }),
+            json!({ "current_page": current, "intent": instruction, "app_id": app_id, "session_id": session, "explain": true }),
         )?;
         let answer = answer_of(&step.screen, &response);
         let correct = is_correct(&step.action, &answer);
@@ -344,26 +376,30 @@ fn evaluate_task(
         let why_unsure = (answer == Answer::Unsure)
             .then(|| response["error"].as_str().map(str::to_string))
             .flatten();
+        let considered = considered(&step.screen, &step.action, &response);
         steps.push(StepResult {
             step: j,
             expected: describe(&step.action),
             answer,
             basis,
-            confidence,
+            confidence: confidence.or(response["confidence"].as_f64()),
             why_unsure,
             correct,
+            considered,
         });
         // The agent goes on with the ground-truth step, and says so.
-        if let Some(next) = pages.get(j + 1) {
+        if j + 1 < recorded.steps.len() {
+            let next = page_of(j + 1)?;
             report_step(
                 caller,
                 app_id,
-                &pages[j],
+                &current,
                 &recorded.steps[j],
-                next,
+                &next,
                 &session,
                 Some(&instruction),
             )?;
+            current = next;
         }
     }
     Ok(TaskResult {
@@ -375,7 +411,7 @@ fn evaluate_task(
     })
 }
 
-fn score(results: &[TaskResult], all_steps: &[&Step]) -> Scores {
+pub(crate) fn score(results: &[TaskResult], all_steps: &[&Step]) -> Scores {
     let mut s = Scores::default();
     let mut k = 0;
     for result in results {

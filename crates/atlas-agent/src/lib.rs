@@ -8,6 +8,7 @@
 
 pub mod caller;
 pub mod droidtask_eval;
+pub mod loao;
 pub mod teach;
 
 pub use caller::{CallError, HttpCaller, ServiceCaller, ToolCaller};

@@ -160,6 +160,7 @@ pub async fn run(config: &QueryConfig, scratch: &Path) -> Result<QueryReport> {
             intent: intent.clone(),
             app_id: None,
             session_id: None,
+            explain: false,
         };
         let (answer, ns) = timed(|| atlas.get_next_action(request));
         let answer = answer.map_err(|e| anyhow::anyhow!("get_next_action: {e}"))?;

@@ -462,6 +462,17 @@ enum EvalCommand {
         /// Only these apps (comma-separated).
         #[arg(long, value_delimiter = ',')]
         apps: Vec<String>,
+        /// Also report leave-one-app-out figures: the grounding model fitted, calibrated and
+        /// thresholded on the other apps only, then asked about each app's steps.
+        #[arg(long)]
+        leave_one_app_out: bool,
+        /// With --leave-one-app-out: write the model fitted on every app given here (the one
+        /// Atlas ships is `crates/atlas-service/src/ground/model.json`).
+        #[arg(long, requires = "leave_one_app_out")]
+        fit_out: Option<PathBuf>,
+        /// With --leave-one-app-out: the precision when sure the threshold keeps on held-out apps.
+        #[arg(long, default_value_t = 0.96)]
+        precision: f64,
         /// The embedder of the fresh server (ignored with --url).
         #[command(flatten)]
         embed: EmbedArgs,
@@ -1011,6 +1022,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
                     intent,
                     app_id: None,
                     session_id: None,
+                    explain: false,
                 })
                 .map_err(|e| anyhow::anyhow!("{e}"))?;
             print_json(&r)?;
@@ -1088,9 +1100,18 @@ async fn run(cli: Cli) -> Result<ExitCode> {
                     token,
                     json,
                     apps,
+                    leave_one_app_out,
+                    fit_out,
+                    precision,
                     embed,
                 },
-        } => eval_droidtask(dir, url, token, json, apps, &embed).await,
+        } => {
+            let fitting = leave_one_app_out.then_some(atlas_agent::loao::Fitting {
+                precision,
+                ..Default::default()
+            });
+            eval_droidtask(dir, url, token, json, apps, fitting, fit_out, &embed).await
+        }
         Command::Import {
             what: ImportCommand::Graph { data, file },
         } => {
@@ -1346,12 +1367,15 @@ async fn import_recordings(
     Ok(ExitCode::SUCCESS)
 }
 
+#[allow(clippy::too_many_arguments)]
 async fn eval_droidtask(
     dir: PathBuf,
     url: Option<String>,
     token: Option<String>,
     json: Option<PathBuf>,
     only: Vec<String>,
+    fitting: Option<atlas_agent::loao::Fitting>,
+    fit_out: Option<PathBuf>,
     embed: &EmbedArgs,
 ) -> Result<ExitCode> {
     let started = std::time::Instant::now();
@@ -1400,9 +1424,9 @@ async fn eval_droidtask(
         }
     };
     let prefix = format!("eval-{}.", std::process::id());
-    let report = tokio::task::spawn_blocking(move || {
+    let (report, apps) = tokio::task::spawn_blocking(move || {
         let caller = atlas_agent::HttpCaller::new(&base, token);
-        atlas_agent::droidtask_eval::evaluate(&caller, &apps, &prefix)
+        atlas_agent::droidtask_eval::evaluate(&caller, &apps, &prefix).map(|r| (r, apps))
     })
     .await?
     .map_err(|e| anyhow::anyhow!("evaluation stopped: {e}"))?;
@@ -1424,10 +1448,31 @@ async fn eval_droidtask(
             s.all.precision()
         )
     };
+    println!("in-sample (the model this build ships, fitted on the development apps):");
     for app in &report.apps {
         line(&app.app, &app.scores);
     }
     line("total", &report.total);
+    let held_out = fitting.map(|f| atlas_agent::loao::leave_one_app_out(&report, &apps, f));
+    if let Some(held_out) = &held_out {
+        println!("leave-one-app-out (each app answered by a model fitted on the others):");
+        for app in &held_out.apps {
+            line(&app.app, &app.scores);
+        }
+        line("total", &held_out.total);
+        println!("held-out precision/coverage by threshold on the calibrated confidence:");
+        for p in &held_out.curve {
+            println!(
+                "  ≥ {:.2}: answers {:.3} of steps, precision {:.3}",
+                p.threshold, p.coverage, p.precision
+            );
+        }
+        if let Some(path) = &fit_out {
+            std::fs::write(path, serde_json::to_string_pretty(&held_out.model)? + "\n")
+                .with_context(|| format!("cannot write {}", path.display()))?;
+            println!("model fitted on every app written to {}", path.display());
+        }
+    }
     println!(
         "page identity (everything taught): app, screens, content states, pages, pages whose screens offer different actions"
     );
@@ -1439,7 +1484,11 @@ async fn eval_droidtask(
     }
     println!("({:.1} s)", started.elapsed().as_secs_f64());
     if let Some(path) = json {
-        std::fs::write(&path, serde_json::to_string_pretty(&report)?)
+        let mut doc = serde_json::to_value(&report)?;
+        if let Some(held_out) = &held_out {
+            doc["leave_one_app_out"] = serde_json::to_value(held_out)?;
+        }
+        std::fs::write(&path, serde_json::to_string_pretty(&doc)?)
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
     Ok(ExitCode::SUCCESS)

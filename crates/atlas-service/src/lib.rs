@@ -12,7 +12,6 @@
 //! the disk at all.
 
 mod demo;
-mod fill;
 mod ground;
 mod learn;
 mod memory;
@@ -35,6 +34,7 @@ use atlas_text::Embedder;
 use parking_lot::{Mutex, RwLock};
 
 pub use demo::{DEMO_APP_ID, demo_graph};
+pub use ground::FEATURES as GROUND_FEATURES;
 pub use learn::*;
 pub use navigate::*;
 pub use pages::*;

@@ -176,11 +176,10 @@ fn plan_confidence(app: &AppGraph, plan: &Plan, target_score: f64) -> f64 {
 fn recalled_answer(recalled: crate::memory::Recall, basis: Basis) -> NextActionResponse {
     match recalled {
         crate::memory::Recall::Done { .. } => NextActionResponse {
-            action: None,
             is_complete: true,
             remaining_steps: Some(0),
-            error: None,
             basis: Some(basis),
+            ..Default::default()
         },
         crate::memory::Recall::Act {
             action,
@@ -205,10 +204,9 @@ fn recalled_answer(recalled: crate::memory::Recall, basis: Basis) -> NextActionR
                     expected_page,
                     description,
                 }),
-                is_complete: false,
                 remaining_steps: Some(remaining),
-                error: None,
                 basis: Some(basis),
+                ..Default::default()
             }
         }
     }
@@ -401,6 +399,7 @@ impl Atlas {
             .and_then(|t| t.as_ref())
             .is_some_and(|t| t.score >= NEXT_ACTION_SURE);
         let mut doubt = None;
+        let mut weighed = (None, Vec::new());
         if !sure {
             let grounded = self.read(|g| {
                 let app = g.app(&app_id)?;
@@ -409,12 +408,27 @@ impl Atlas {
                     &req.intent,
                     &req.current_page,
                     crate::memory::session_steps(app, session, &req.intent),
+                    req.explain,
                 ))
             });
-            match grounded {
-                Some(Ok(grounded)) => return Ok(recalled_answer(grounded, Basis::Labels)),
-                Some(Err(why)) => doubt = Some(why),
-                None => {}
+            if let Some(grounded) = grounded {
+                let candidates = grounded
+                    .considered
+                    .into_iter()
+                    .map(candidate_answer)
+                    .collect();
+                match grounded.answer {
+                    Ok(answer) => {
+                        let mut response = recalled_answer(answer, Basis::Labels);
+                        response.confidence = grounded.confidence.map(round3);
+                        response.candidates = candidates;
+                        return Ok(response);
+                    }
+                    Err(why) => {
+                        doubt = Some(why);
+                        weighed = (grounded.confidence.map(round3), candidates);
+                    }
+                }
             }
         }
         let target = resolved?.filter(|t| t.score >= NEXT_ACTION_SURE);
@@ -432,20 +446,18 @@ impl Atlas {
             // Why the labels could not tell says more than "no registered intent matched".
             let error = doubt.map_or(path.message, |d| d.message());
             return Ok(NextActionResponse {
-                action: None,
-                is_complete: false,
-                remaining_steps: None,
                 error: Some(error),
-                basis: None,
+                confidence: weighed.0,
+                candidates: weighed.1,
+                ..Default::default()
             });
         };
         let Some(first) = info.steps.first() else {
             return Ok(NextActionResponse {
-                action: None,
                 is_complete: true,
                 remaining_steps: Some(0),
-                error: None,
                 basis: Some(Basis::Path),
+                ..Default::default()
             });
         };
         Ok(NextActionResponse {
@@ -459,10 +471,9 @@ impl Atlas {
                 expected_page: first.expected_page.clone(),
                 description: first.description.clone(),
             }),
-            is_complete: false,
             remaining_steps: Some(info.total_steps),
-            error: None,
             basis: Some(Basis::Path),
+            ..Default::default()
         })
     }
 
@@ -667,6 +678,10 @@ pub struct NextActionRequest {
     /// right action each time.
     #[serde(default)]
     pub session_id: Option<String>,
+    /// Beyond the seed: list every candidate the labels offered with the features the model
+    /// weighed (for evaluation and debugging).
+    #[serde(default)]
+    pub explain: bool,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -681,7 +696,7 @@ pub struct NextAction {
     pub description: String,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 pub struct NextActionResponse {
     pub action: Option<NextAction>,
     pub is_complete: bool,
@@ -694,6 +709,63 @@ pub struct NextActionResponse {
     /// registered intent's page and the planned way there).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub basis: Option<Basis>,
+    /// Beyond the seed, for answers read from labels: the calibrated probability that the best
+    /// candidate (the action given, or `candidates[0]` when unsure) is right, measured on apps the
+    /// model was not fitted on. An agent may act on `candidates[0]` above its own threshold.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<f64>,
+    /// Beyond the seed, for answers read from labels: the best candidates, most likely first (all
+    /// of them with their features when `explain` was asked).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub candidates: Vec<CandidateAction>,
+}
+
+/// A candidate answer the labels offered.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct CandidateAction {
+    /// `null` for "the task is done".
+    pub action: Option<NextAction>,
+    pub is_complete: bool,
+    /// Its share of the model's probability among this step's candidates.
+    pub probability: f64,
+    /// The features the model weighed, by name, when `explain` was asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub features: Option<std::collections::BTreeMap<String, f64>>,
+}
+
+fn candidate_answer(c: crate::ground::Considered) -> CandidateAction {
+    let features = c.features.map(|x| {
+        crate::ground::FEATURES
+            .iter()
+            .map(|n| n.to_string())
+            .zip(x)
+            .collect()
+    });
+    let (action, is_complete) = match c.proposal {
+        crate::ground::Proposal::Finish => (None, true),
+        crate::ground::Proposal::Act {
+            action,
+            expected_page,
+        } => (
+            Some(NextAction {
+                description: action.label(),
+                action_type: action.action_type,
+                widget_id: action.widget_id,
+                widget_text: action.widget_text,
+                widget_xpath: action.widget_xpath,
+                input_text: action.input_text,
+                confidence: 0.0,
+                expected_page,
+            }),
+            false,
+        ),
+    };
+    CandidateAction {
+        action,
+        is_complete,
+        probability: round3(c.probability),
+        features,
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

@@ -80,6 +80,7 @@ async fn demo_answers_the_seed_intents_and_survives_restart() {
             intent: "申请退款".into(),
             app_id: None,
             session_id: None,
+            explain: false,
         })
         .unwrap();
     assert!(!next.is_complete);

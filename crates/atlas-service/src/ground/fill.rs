@@ -12,18 +12,11 @@ use std::collections::HashSet;
 
 use atlas_graph::AppGraph;
 use atlas_model::{Action, TraceStep, Widget};
-use atlas_text::{Template, words};
+use atlas_text::Template;
 
-use crate::ground::stable_part;
+use super::facts::{is_commit, is_input, is_small, plain_words, stable_part};
 use crate::memory::Recall;
 
-/// A page with at most this many actionable widgets is a dialog rather than a screen.
-const SMALL_PAGE: usize = 5;
-
-/// Whether `page` is small enough to be a dialog rather than a screen.
-pub(crate) fn is_small(page: &atlas_model::Page) -> bool {
-    page.widgets.iter().filter(|w| actionable(w)).count() <= SMALL_PAGE
-}
 /// Words that say the value after them is a name, in English (as stemmed) and Chinese.
 const NAMING: &[&str] = &[
     "name", "call", "titl", "label", "名为", "名叫", "叫做", "命名", "标题", "名称",
@@ -31,34 +24,16 @@ const NAMING: &[&str] = &[
 /// A bare number this long is an identifier to type (a phone number), not an option to pick.
 const TYPED_DIGITS: usize = 5;
 
-pub(crate) fn is_input(w: &Widget) -> bool {
-    let t = w.widget_type.to_ascii_lowercase();
-    t.contains("input") || t.contains("edit")
-}
-
-/// Widgets an agent can act on (texts shown as paragraphs are read, not tapped).
-pub(crate) fn actionable(w: &Widget) -> bool {
-    !w.text.trim().is_empty()
-        && !w.widget_type.eq_ignore_ascii_case("p")
-        && !w.widget_type.eq_ignore_ascii_case("text")
-}
-
-/// A label's words as the instruction's are read for values: plain, without reading acts as one
-/// (unlike grounding's), since a value's cue is plain words.
-fn plain_words(text: &str) -> HashSet<String> {
-    words(&text.replace("<br>", " ")).into_iter().collect()
-}
-
 /// The value typing into `field` should enter, and its place among the instruction's values.
-struct Value {
-    index: usize,
-    text: String,
+pub(crate) struct Value {
+    pub(crate) index: usize,
+    pub(crate) text: String,
 }
 
 /// The instruction's first value not used yet: not typed (in full or in part), not picked as a
 /// widget's label, not what `field` already shows. `typed_only` keeps to values meant to be typed
 /// (quoted, or long numbers), since short bare numbers are more often options to pick.
-fn next_value(
+pub(crate) fn next_value(
     template: &Template,
     taken: &[TraceStep],
     field: &Widget,
@@ -124,7 +99,7 @@ fn as_typed(value: &str, field: &Widget) -> String {
     value.to_string()
 }
 
-fn typing(field: &Widget, value: Value, page: &str, confidence: f64) -> Recall {
+pub(crate) fn typing(field: &Widget, value: Value, page: &str, confidence: f64) -> Recall {
     Recall::Act {
         action: Action {
             action_type: "input".into(),
@@ -239,10 +214,7 @@ pub(crate) fn fill_in(
         last.from_page != current_page && !taken.iter().any(|s| s.from_page == current_page);
     let small = is_small(page);
     // A page with one field and a button to confirm it is a dialog asking for that field.
-    let asks_to_confirm = page
-        .widgets
-        .iter()
-        .any(|w| crate::ground::is_commit(&w.text));
+    let asks_to_confirm = page.widgets.iter().any(|w| is_commit(&w.text));
     // A value the pages this session went through show as a label names something that exists
     // (a note to delete, a contact to open), not text to fill a new page with.
     let shown = std::iter::once(current_page)
@@ -299,35 +271,4 @@ pub(crate) fn type_value(
     }
     let value = next_value(&Template::of(intent), taken, field, true)?;
     Some(typing(field, value, page, 0.6))
-}
-
-/// The action on `widget` of the current page: typing the instruction's next unused value into
-/// it when it is a field (`None` when there is none), else a tap.
-pub(crate) fn act_on(
-    widget: &Widget,
-    intent: &str,
-    taken: &[TraceStep],
-    page: &str,
-    confidence: f64,
-) -> Option<Recall> {
-    if is_input(widget) {
-        let value = next_value(&Template::of(intent), taken, widget, false)?;
-        return Some(typing(widget, value, page, confidence));
-    }
-    Some(tapping(widget, page, confidence))
-}
-
-/// Tapping `widget`, which stays on `page` as far as anyone knows.
-pub(crate) fn tapping(widget: &Widget, page: &str, confidence: f64) -> Recall {
-    Recall::Act {
-        action: Action {
-            action_type: "click".into(),
-            widget_id: widget.id.clone(),
-            widget_text: widget.text.clone(),
-            ..Default::default()
-        },
-        expected_page: page.to_string(),
-        remaining: 1,
-        confidence,
-    }
 }

@@ -1,0 +1,215 @@
+//! Leave-one-app-out: the grounding model fitted, calibrated and thresholded on the other apps
+//! only, then asked about the held-out app's steps — the figures to expect on an app nobody has
+//! fitted anything to.
+//!
+//! The candidates and their features come from the service's own explained answers (the
+//! evaluation asks with `explain`), and the choice is [`atlas_rank::Model::decide`], the function
+//! the service answers with, so the only thing that differs from the server's in-sample answers
+//! is what the model was fitted on.
+
+use atlas_import::droidtask::{App, Step};
+use atlas_rank::{FitOptions, Group, Isotonic, Model, Ranker, threshold_for_precision};
+use serde::Serialize;
+
+use crate::droidtask_eval::{Answer, AppScores, Report, Scores, StepResult, TaskResult, score};
+
+/// Calibration blocks keep at least this many steps, so no handful of lucky answers claims
+/// certainty for its score.
+const MIN_BLOCK: usize = 10;
+
+/// How the models are fitted.
+#[derive(Debug, Clone, Copy)]
+pub struct Fitting {
+    /// The precision when sure the threshold is chosen to keep, on apps held out of the fit.
+    pub precision: f64,
+    pub options: FitOptions,
+}
+
+impl Default for Fitting {
+    fn default() -> Self {
+        Fitting {
+            precision: 0.96,
+            options: FitOptions::default(),
+        }
+    }
+}
+
+/// The held-out figures, and the model fitted on every app (to ship).
+#[derive(Debug, Clone, Serialize)]
+pub struct LeaveOneAppOut {
+    pub total: Scores,
+    pub apps: Vec<AppScores>,
+    /// Each app's steps as answered by the model fitted without it.
+    pub tasks: Vec<TaskResult>,
+    /// Calibrated confidence and correctness of every labelled answer, held out: the
+    /// precision/coverage curve.
+    pub curve: Vec<CurvePoint>,
+    #[serde(skip)]
+    pub model: Model,
+}
+
+/// Answering at or above `threshold` keeps `precision` and answers `coverage` of all steps.
+#[derive(Debug, Clone, Serialize)]
+pub struct CurvePoint {
+    pub threshold: f64,
+    pub coverage: f64,
+    pub precision: f64,
+}
+
+fn groups<'a>(tasks: impl Iterator<Item = &'a TaskResult>) -> Vec<Group> {
+    tasks
+        .flat_map(|t| &t.steps)
+        .filter(|s| !s.considered.is_empty())
+        .map(|s| Group {
+            candidates: s.considered.iter().map(|c| c.features.clone()).collect(),
+            right: s.considered.iter().position(|c| c.correct),
+        })
+        .collect()
+}
+
+/// (the ranker's top probability, whether the top candidate is right) for each step.
+fn top_scores(ranker: &Ranker, tasks: &[&TaskResult]) -> Vec<(f64, bool)> {
+    tasks
+        .iter()
+        .flat_map(|t| &t.steps)
+        .filter(|s| !s.considered.is_empty())
+        .map(|s| {
+            let xs: Vec<Vec<f64>> = s.considered.iter().map(|c| c.features.clone()).collect();
+            let p = ranker.probabilities(&xs);
+            let best = (0..p.len())
+                .max_by(|a, b| p[*a].total_cmp(&p[*b]).then(b.cmp(a)))
+                .expect("candidates");
+            (p[best], s.considered[best].correct)
+        })
+        .collect()
+}
+
+/// A model fitted on `train` (tasks of several apps), calibrated on its own leave-one-app-out
+/// predictions over those apps.
+fn fit_model(train: &[&TaskResult], fitting: Fitting) -> Model {
+    let dims = atlas_service::GROUND_FEATURES.len();
+    let mut apps: Vec<&str> = train.iter().map(|t| t.app.as_str()).collect();
+    apps.sort();
+    apps.dedup();
+    let mut held_out_scores = Vec::new();
+    for app in &apps {
+        let inner: Vec<&TaskResult> = train.iter().copied().filter(|t| t.app != *app).collect();
+        let ranker = Ranker::fit(&groups(inner.iter().copied()), dims, fitting.options);
+        let held: Vec<&TaskResult> = train.iter().copied().filter(|t| t.app == *app).collect();
+        held_out_scores.extend(top_scores(&ranker, &held));
+    }
+    let calibration = Isotonic::fit(&held_out_scores, MIN_BLOCK);
+    let calibrated: Vec<(f64, bool)> = held_out_scores
+        .iter()
+        .map(|(p, right)| (calibration.apply(*p), *right))
+        .collect();
+    let threshold = threshold_for_precision(&calibrated, fitting.precision).unwrap_or(2.0);
+    Model {
+        features: atlas_service::GROUND_FEATURES
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
+        ranker: Ranker::fit(&groups(train.iter().copied()), dims, fitting.options),
+        calibration,
+        threshold,
+        note: format!(
+            "fitted on {} ({} steps); calibrated leave-one-app-out; threshold for precision {}",
+            apps.join(", "),
+            train.iter().map(|t| t.steps.len()).sum::<usize>(),
+            fitting.precision
+        ),
+    }
+}
+
+/// `step` answered by `model` (answers not read from labels stay as the server gave them), and
+/// the model's calibrated confidence in its best candidate with whether that one is right.
+fn answered_by(model: &Model, step: &StepResult) -> (StepResult, Option<(f64, bool)>) {
+    let mut out = step.clone();
+    out.considered = Vec::new();
+    let xs: Vec<Vec<f64>> = step.considered.iter().map(|c| c.features.clone()).collect();
+    let Some(decision) = model.decide(&xs) else {
+        return (out, None);
+    };
+    let best = &step.considered[decision.best];
+    out.confidence = Some(decision.confidence);
+    if decision.sure {
+        out.answer = best.answer.clone();
+        out.correct = best.correct;
+        out.why_unsure = None;
+    } else {
+        out.answer = Answer::Unsure;
+        out.correct = false;
+    }
+    (out, Some((decision.confidence, best.correct)))
+}
+
+/// Runs leave-one-app-out over an in-sample report (one made with explained answers).
+pub fn leave_one_app_out(report: &Report, apps: &[App], fitting: Fitting) -> LeaveOneAppOut {
+    let mut total = Scores::default();
+    let mut per_app = Vec::new();
+    let mut tasks = Vec::new();
+    let mut held_out = Vec::new();
+    for app in apps {
+        let train: Vec<&TaskResult> = report.tasks.iter().filter(|t| t.app != app.name).collect();
+        let model = fit_model(&train, fitting);
+        let results: Vec<TaskResult> = report
+            .tasks
+            .iter()
+            .filter(|t| t.app == app.name)
+            .map(|t| {
+                let steps: Vec<StepResult> = t
+                    .steps
+                    .iter()
+                    .map(|s| {
+                        let (answered, scored) = answered_by(&model, s);
+                        held_out.extend(scored);
+                        answered
+                    })
+                    .collect();
+                TaskResult {
+                    completed: steps.iter().all(|s| s.correct),
+                    steps,
+                    ..t.clone()
+                }
+            })
+            .collect();
+        let steps: Vec<&Step> = app.tasks.iter().flat_map(|t| &t.steps).collect();
+        let scores = score(&results, &steps);
+        total.merge(&scores);
+        per_app.push(AppScores {
+            app: app.name.clone(),
+            scores,
+        });
+        tasks.extend(results);
+    }
+    let all_steps = report.tasks.iter().map(|t| t.steps.len()).sum::<usize>();
+    let curve = curve(&held_out, all_steps);
+    let everything: Vec<&TaskResult> = report.tasks.iter().collect();
+    LeaveOneAppOut {
+        total,
+        apps: per_app,
+        tasks,
+        curve,
+        model: fit_model(&everything, fitting),
+    }
+}
+
+/// Precision and coverage at a range of thresholds.
+fn curve(scored: &[(f64, bool)], all_steps: usize) -> Vec<CurvePoint> {
+    [0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95]
+        .iter()
+        .map(|&threshold| {
+            let above: Vec<&(f64, bool)> = scored.iter().filter(|(c, _)| *c >= threshold).collect();
+            let right = above.iter().filter(|(_, r)| *r).count();
+            CurvePoint {
+                threshold,
+                coverage: above.len() as f64 / all_steps.max(1) as f64,
+                precision: if above.is_empty() {
+                    0.0
+                } else {
+                    right as f64 / above.len() as f64
+                },
+            }
+        })
+        .collect()
+}

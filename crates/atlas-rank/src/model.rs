@@ -1,0 +1,99 @@
+//! A fitted model as it ships and loads: named features, ranker weights, the calibration of its
+//! top choice and the confidence below which its answer is "unsure".
+
+use serde::{Deserialize, Serialize};
+
+use crate::{Isotonic, Ranker};
+
+#[derive(Debug, thiserror::Error)]
+pub enum ModelError {
+    #[error("the model's features {found:?} are not the ones computed {expected:?}")]
+    Features {
+        expected: Vec<String>,
+        found: Vec<String>,
+    },
+    #[error("the model has {weights} weights for {features} features")]
+    Shape { weights: usize, features: usize },
+    #[error("cannot read the model: {0}")]
+    Parse(String),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Model {
+    /// Feature names, in the order of every candidate's vector.
+    pub features: Vec<String>,
+    pub ranker: Ranker,
+    /// Maps the ranker's top probability to the share of such answers that were right on steps
+    /// the ranker was not fitted on.
+    pub calibration: Isotonic,
+    /// Calibrated confidence at and above which the model answers.
+    pub threshold: f64,
+    /// What it was fitted on, for people.
+    #[serde(default)]
+    pub note: String,
+}
+
+/// The model's choice among a step's candidates.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Decision {
+    /// The chosen candidate.
+    pub best: usize,
+    /// The runner-up, if any.
+    pub second: Option<usize>,
+    /// Calibrated probability that `best` is right.
+    pub confidence: f64,
+    /// The ranker's own probabilities of `best` and `second`.
+    pub raw: f64,
+    pub raw_second: f64,
+    /// Whether `confidence` reaches the model's threshold.
+    pub sure: bool,
+}
+
+impl Model {
+    /// Reads a model and checks that it speaks of exactly `expected` features.
+    pub fn from_json(text: &str, expected: &[&str]) -> Result<Model, ModelError> {
+        let model: Model =
+            serde_json::from_str(text).map_err(|e| ModelError::Parse(e.to_string()))?;
+        model.check(expected)?;
+        Ok(model)
+    }
+
+    pub fn check(&self, expected: &[&str]) -> Result<(), ModelError> {
+        if self
+            .features
+            .iter()
+            .map(String::as_str)
+            .ne(expected.iter().copied())
+        {
+            return Err(ModelError::Features {
+                expected: expected.iter().map(|s| s.to_string()).collect(),
+                found: self.features.clone(),
+            });
+        }
+        if self.ranker.weights.len() != self.features.len() {
+            return Err(ModelError::Shape {
+                weights: self.ranker.weights.len(),
+                features: self.features.len(),
+            });
+        }
+        Ok(())
+    }
+
+    /// The best candidate and how sure to be of it; `None` without candidates.
+    pub fn decide(&self, candidates: &[Vec<f64>]) -> Option<Decision> {
+        let p = self.ranker.probabilities(candidates);
+        let mut order: Vec<usize> = (0..p.len()).collect();
+        order.sort_by(|a, b| p[*b].total_cmp(&p[*a]).then(a.cmp(b)));
+        let best = *order.first()?;
+        let second = order.get(1).copied();
+        let confidence = self.calibration.apply(p[best]);
+        Some(Decision {
+            best,
+            second,
+            confidence,
+            raw: p[best],
+            raw_second: second.map_or(0.0, |s| p[s]),
+            sure: confidence >= self.threshold,
+        })
+    }
+}

@@ -1,0 +1,88 @@
+//! The choice: the shipped model weighs every candidate, and its calibrated confidence in the best
+//! one decides between answering and saying why it is unsure.
+
+use std::sync::OnceLock;
+
+use atlas_rank::{Decision, Model};
+
+use super::doubt::Doubt;
+use super::features::{Candidate, FEATURES, Proposal};
+use crate::memory::Recall;
+
+/// The model fitted by `atlas eval droidtask --leave-one-app-out --fit-out` on the development
+/// apps (see the README): weights, calibration and threshold.
+const SHIPPED: &str = include_str!("model.json");
+
+/// The shipped model, read once. A model that does not match [`FEATURES`] is a build error caught
+/// by the tests; should one ship anyway, every answer is "unsure" rather than a wrong guess.
+pub(crate) fn model() -> Option<&'static Model> {
+    static MODEL: OnceLock<Option<Model>> = OnceLock::new();
+    MODEL
+        .get_or_init(|| match Model::from_json(SHIPPED, FEATURES) {
+            Ok(model) => Some(model),
+            Err(e) => {
+                tracing::error!("the grounding model cannot be used: {e}");
+                None
+            }
+        })
+        .as_ref()
+}
+
+fn feature(c: &Candidate, name: &str) -> f64 {
+    FEATURES
+        .iter()
+        .position(|f| *f == name)
+        .map_or(0.0, |i| c.x[i])
+}
+
+/// The answer the model gives for these candidates, and its decision (for explaining).
+pub(crate) fn choose(
+    model: Option<&Model>,
+    candidates: &[Candidate],
+) -> (Result<Recall, Doubt>, Option<Decision>) {
+    let xs: Vec<Vec<f64>> = candidates.iter().map(|c| c.x.clone()).collect();
+    let Some(decision) = model.and_then(|m| m.decide(&xs)) else {
+        return (Err(Doubt::NothingSays), None);
+    };
+    let best = &candidates[decision.best];
+    if decision.sure {
+        let recall = best.proposal.clone().into_recall(decision.confidence);
+        return (Ok(recall), Some(decision));
+    }
+    (Err(why_unsure(candidates, &decision)), Some(decision))
+}
+
+/// The most telling reason the best candidate falls short.
+fn why_unsure(candidates: &[Candidate], decision: &Decision) -> Doubt {
+    let best = &candidates[decision.best];
+    let label = best.proposal.label().to_string();
+    let says_something = candidates
+        .iter()
+        .any(|c| feature(c, "route") > 0.0 || feature(c, "own") > 0.0);
+    let anything_anywhere = candidates.iter().any(|c| feature(c, "finish_left") > 0.0);
+    if !says_something {
+        return if anything_anywhere {
+            Doubt::NoWay
+        } else if matches!(best.proposal, Proposal::Finish) {
+            Doubt::NotDone
+        } else {
+            Doubt::NothingSays
+        };
+    }
+    if matches!(best.proposal, Proposal::Finish) {
+        return Doubt::NotDone;
+    }
+    if feature(best, "same_label") > 0.0 {
+        return Doubt::SameLabel(label);
+    }
+    if feature(best, "coincidence") > 0.0 {
+        return Doubt::Coincidence(label);
+    }
+    if let Some(second) = decision
+        .second
+        .filter(|_| decision.raw_second * 2.0 >= decision.raw)
+    {
+        return Doubt::TooClose(label, candidates[second].proposal.label().to_string());
+    }
+    Doubt::Unlikely(label, decision.confidence)
+}
