@@ -88,6 +88,14 @@ pub struct StepResult {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub why_unsure: Option<String>,
     pub correct: bool,
+    /// When unsure: the model's best candidate all the same, and whether it was right.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub guess: Option<Answer>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub guess_correct: Option<bool>,
+    /// Where the right candidate stood in the model's order (0 = first), if among the candidates.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub right_rank: Option<usize>,
     /// Every candidate the labels offered, as the model saw it, and whether each was right: what
     /// a model is fitted on (not written to the JSON report).
     #[serde(skip)]
@@ -385,6 +393,9 @@ fn evaluate_task(
             confidence: confidence.or(response["confidence"].as_f64()),
             why_unsure,
             correct,
+            guess: None,
+            guess_correct: None,
+            right_rank: None,
             considered,
         });
         // The agent goes on with the ground-truth step, and says so.

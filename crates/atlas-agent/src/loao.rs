@@ -132,6 +132,12 @@ fn answered_by(model: &Model, step: &StepResult) -> (StepResult, Option<(f64, bo
     };
     let best = &step.considered[decision.best];
     out.confidence = Some(decision.confidence);
+    let p = model.ranker.probabilities(&xs);
+    out.right_rank = step
+        .considered
+        .iter()
+        .position(|c| c.correct)
+        .map(|r| p.iter().filter(|q| **q > p[r]).count());
     if decision.sure {
         out.answer = best.answer.clone();
         out.correct = best.correct;
@@ -139,6 +145,8 @@ fn answered_by(model: &Model, step: &StepResult) -> (StepResult, Option<(f64, bo
     } else {
         out.answer = Answer::Unsure;
         out.correct = false;
+        out.guess = Some(best.answer.clone());
+        out.guess_correct = Some(best.correct);
     }
     (out, Some((decision.confidence, best.correct)))
 }
@@ -196,7 +204,7 @@ pub fn leave_one_app_out(report: &Report, apps: &[App], fitting: Fitting) -> Lea
 
 /// Precision and coverage at a range of thresholds.
 fn curve(scored: &[(f64, bool)], all_steps: usize) -> Vec<CurvePoint> {
-    [0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95]
+    [0.0, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95]
         .iter()
         .map(|&threshold| {
             let above: Vec<&(f64, bool)> = scored.iter().filter(|(c, _)| *c >= threshold).collect();
