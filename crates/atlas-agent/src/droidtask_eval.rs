@@ -96,6 +96,9 @@ pub struct StepResult {
     /// Where the right candidate stood in the model's order (0 = first), if among the candidates.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub right_rank: Option<usize>,
+    /// The model's three most likely candidates with their probabilities.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub likeliest: Vec<(Answer, f64)>,
     /// Every candidate the labels offered, as the model saw it, and whether each was right: what
     /// a model is fitted on (not written to the JSON report).
     #[serde(skip)]
@@ -396,6 +399,7 @@ fn evaluate_task(
             guess: None,
             guess_correct: None,
             right_rank: None,
+            likeliest: Vec::new(),
             considered,
         });
         // The agent goes on with the ground-truth step, and says so.

@@ -8,14 +8,10 @@
 //! is what the model was fitted on.
 
 use atlas_import::droidtask::{App, Step};
-use atlas_rank::{FitOptions, Group, Isotonic, Model, Ranker, threshold_for_precision};
+use atlas_rank::{Calibration, FitOptions, Group, Model, Ranker, threshold_for_precision};
 use serde::Serialize;
 
 use crate::droidtask_eval::{Answer, AppScores, Report, Scores, StepResult, TaskResult, score};
-
-/// Calibration blocks keep at least this many steps, so no handful of lucky answers claims
-/// certainty for its score.
-const MIN_BLOCK: usize = 10;
 
 /// How the models are fitted.
 #[derive(Debug, Clone, Copy)]
@@ -67,25 +63,29 @@ fn groups<'a>(tasks: impl Iterator<Item = &'a TaskResult>) -> Vec<Group> {
         .collect()
 }
 
-/// (the ranker's top probability, whether the top candidate is right) for each step.
-fn top_scores(ranker: &Ranker, tasks: &[&TaskResult]) -> Vec<(f64, bool)> {
+/// (the ranker's best probability, its runner-up's, whether the best is right) for each step.
+fn top_scores(ranker: &Ranker, tasks: &[&TaskResult]) -> Vec<(f64, f64, bool)> {
     tasks
         .iter()
         .flat_map(|t| &t.steps)
         .filter(|s| !s.considered.is_empty())
         .map(|s| {
             let xs: Vec<Vec<f64>> = s.considered.iter().map(|c| c.features.clone()).collect();
-            let p = ranker.probabilities(&xs);
-            let best = (0..p.len())
-                .max_by(|a, b| p[*a].total_cmp(&p[*b]).then(b.cmp(a)))
-                .expect("candidates");
-            (p[best], s.considered[best].correct)
+            let mut p: Vec<(f64, usize)> = ranker
+                .probabilities(&xs)
+                .into_iter()
+                .enumerate()
+                .map(|(i, p)| (p, i))
+                .collect();
+            p.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+            let second = p.get(1).map_or(0.0, |s| s.0);
+            (p[0].0, second, s.considered[p[0].1].correct)
         })
         .collect()
 }
 
-/// A model fitted on `train` (tasks of several apps), calibrated on its own leave-one-app-out
-/// predictions over those apps.
+/// A model fitted on `train` (tasks of several apps): the ranker on all of them; its calibration
+/// and threshold on what rankers fitted without each app said of that app.
 fn fit_model(train: &[&TaskResult], fitting: Fitting) -> Model {
     let dims = atlas_service::GROUND_FEATURES.len();
     let mut apps: Vec<&str> = train.iter().map(|t| t.app.as_str()).collect();
@@ -98,10 +98,10 @@ fn fit_model(train: &[&TaskResult], fitting: Fitting) -> Model {
         let held: Vec<&TaskResult> = train.iter().copied().filter(|t| t.app == *app).collect();
         held_out_scores.extend(top_scores(&ranker, &held));
     }
-    let calibration = Isotonic::fit(&held_out_scores, MIN_BLOCK);
-    let calibrated: Vec<(f64, bool)> = held_out_scores
+    let calibration = Calibration::fit(&held_out_scores);
+    let calibrated: Vec<f64> = held_out_scores
         .iter()
-        .map(|(p, right)| (calibration.apply(*p), *right))
+        .map(|(best, second, _)| calibration.apply(*best, *second))
         .collect();
     let threshold = threshold_for_precision(&calibrated, fitting.precision).unwrap_or(2.0);
     Model {
@@ -113,7 +113,7 @@ fn fit_model(train: &[&TaskResult], fitting: Fitting) -> Model {
         calibration,
         threshold,
         note: format!(
-            "fitted on {} ({} steps); calibrated leave-one-app-out; threshold for precision {}",
+            "fitted on {} ({} steps); calibration and threshold (precision {}) from leave-one-app-out predictions",
             apps.join(", "),
             train.iter().map(|t| t.steps.len()).sum::<usize>(),
             fitting.precision
@@ -138,6 +138,18 @@ fn answered_by(model: &Model, step: &StepResult) -> (StepResult, Option<(f64, bo
         .iter()
         .position(|c| c.correct)
         .map(|r| p.iter().filter(|q| **q > p[r]).count());
+    let mut order: Vec<usize> = (0..p.len()).collect();
+    order.sort_by(|a, b| p[*b].total_cmp(&p[*a]));
+    out.likeliest = order
+        .iter()
+        .take(3)
+        .map(|&i| {
+            (
+                step.considered[i].answer.clone(),
+                (p[i] * 1000.0).round() / 1000.0,
+            )
+        })
+        .collect();
     if decision.sure {
         out.answer = best.answer.clone();
         out.correct = best.correct;

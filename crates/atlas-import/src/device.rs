@@ -38,6 +38,7 @@ fn widget(
     class: &str,
     bounds: &str,
     actionable: bool,
+    checked: Option<bool>,
 ) -> Option<Widget> {
     let text = if text.trim().is_empty() {
         description.trim()
@@ -49,7 +50,16 @@ fn widget(
         text: text.to_string(),
         widget_type: simple_class(class),
         bounds: bounds.to_string(),
+        checked,
+        seen: 0,
     })
+}
+
+/// A widget's checked state: known when it can be checked, or when the dump says it is checked or
+/// selected (a tab, a list choice); otherwise unknown rather than "not checked".
+fn state(checkable: &str, on: &[&str]) -> Option<bool> {
+    let on = on.iter().any(|v| *v == "true");
+    (on || checkable == "true").then_some(on)
 }
 
 /// Android `uiautomator dump` XML (`<hierarchy><node text=… resource-id=… class=… …>`).
@@ -80,6 +90,7 @@ pub fn uiautomator_widgets(xml: &str) -> Result<Vec<Widget>, ImportError> {
             class,
             attr("bounds"),
             actionable,
+            state(attr("checkable"), &[attr("checked"), attr("selected")]),
         ) {
             widgets.push(w);
         }
@@ -124,6 +135,7 @@ pub fn harmony_widgets(json: &str) -> Result<Vec<Widget>, ImportError> {
             kind,
             attr("bounds"),
             actionable,
+            state(attr("checkable"), &[attr("checked"), attr("selected")]),
         ) {
             widgets.push(w);
         }
@@ -171,6 +183,12 @@ mod tests {
             (w[2].text.as_str(), w[2].bounds.as_str()),
             ("外卖", "[40,400][300,600]")
         );
+        assert_eq!(w[1].checked, None);
+        let checked = uiautomator_widgets(r#"<hierarchy><node text="Title" class="android.widget.RadioButton" checkable="true" checked="true" clickable="true"/><node text="Date" class="android.widget.RadioButton" checkable="true" checked="false" clickable="true"/><node text="Chats" class="android.widget.TextView" selected="true" clickable="true"/></hierarchy>"#).unwrap();
+        assert_eq!(
+            checked.iter().map(|w| w.checked).collect::<Vec<_>>(),
+            [Some(true), Some(false), Some(true)]
+        );
         assert!(uiautomator_widgets("<html/>").is_err());
         assert!(uiautomator_widgets("<hierarchy><node").is_err());
     }
@@ -181,7 +199,7 @@ mod tests {
             {"attributes": {"type": "Text", "id": "title", "text": "设置", "clickable": "false", "bounds": "[0,0][720,100]"}, "children": []},
             {"attributes": {"type": "Column", "text": ""}, "children": [
                 {"attributes": {"type": "Button", "key": "wifi", "text": "WLAN", "clickable": "true"}, "children": []},
-                {"attributes": {"type": "Toggle", "id": "", "text": "", "checkable": "true"}, "children": []}
+                {"attributes": {"type": "Toggle", "id": "", "text": "", "checkable": "true", "checked": "true"}, "children": []}
             ]}
         ]}"#;
         let w = harmony_widgets(json).unwrap();
@@ -195,6 +213,8 @@ mod tests {
                 ("", "", "Toggle")
             ]
         );
+        assert_eq!(w[2].checked, Some(true));
+        assert_eq!(w[1].checked, None);
         assert!(harmony_widgets("[1,2]").is_err());
         assert!(harmony_widgets("{").is_err());
     }

@@ -40,6 +40,10 @@ struct View {
     #[serde(default)]
     checkable: bool,
     #[serde(default)]
+    checked: bool,
+    #[serde(default)]
+    selected: bool,
+    #[serde(default)]
     editable: bool,
     #[serde(default)]
     long_clickable: bool,
@@ -110,6 +114,9 @@ impl View {
                 .unwrap_or_default()
                 .to_string(),
             bounds: self.bounds(),
+            checked: (self.checkable || self.checked || self.selected)
+                .then_some(self.checked || self.selected),
+            seen: 0,
         })
     }
 }

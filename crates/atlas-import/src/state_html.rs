@@ -42,7 +42,8 @@ impl Element {
             id: self.index.to_string(),
             text: self.label().to_string(),
             widget_type: self.tag.clone(),
-            bounds: String::new(),
+            checked: self.checked,
+            ..Default::default()
         }
     }
 }

@@ -64,6 +64,27 @@ pub struct Widget {
     pub widget_type: String,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub bounds: String,
+    /// Beyond the seed: whether the widget is checked or selected (a checkbox, a radio button, a
+    /// tab), where the screen says. On a stored page, as last seen.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checked: Option<bool>,
+    /// On a stored page: how many of the screens recognised as the page showed this widget (see
+    /// the page's `visited_count`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub seen: u32,
+}
+
+impl Widget {
+    /// A field one types into (Android `EditText`, HarmonyOS `TextInput`, HTML `input`): its text
+    /// is what it holds, not a name.
+    pub fn is_text_field(&self) -> bool {
+        let t = self.widget_type.to_ascii_lowercase();
+        t.contains("input") || t.contains("edit") || t.contains("textarea")
+    }
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// A page (screen, state) of an app.

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{Isotonic, Ranker};
+use crate::{Calibration, Ranker};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ModelError {
@@ -23,9 +23,9 @@ pub struct Model {
     /// Feature names, in the order of every candidate's vector.
     pub features: Vec<String>,
     pub ranker: Ranker,
-    /// Maps the ranker's top probability to the share of such answers that were right on steps
-    /// the ranker was not fitted on.
-    pub calibration: Isotonic,
+    /// Maps the ranker's best and runner-up probabilities to the chance the best is right, fitted
+    /// on steps the ranker was not fitted on.
+    pub calibration: Calibration,
     /// Calibrated confidence at and above which the model answers.
     pub threshold: f64,
     /// What it was fitted on, for people.
@@ -86,13 +86,14 @@ impl Model {
         order.sort_by(|a, b| p[*b].total_cmp(&p[*a]).then(a.cmp(b)));
         let best = *order.first()?;
         let second = order.get(1).copied();
-        let confidence = self.calibration.apply(p[best]);
+        let raw_second = second.map_or(0.0, |s| p[s]);
+        let confidence = self.calibration.apply(p[best], raw_second);
         Some(Decision {
             best,
             second,
             confidence,
             raw: p[best],
-            raw_second: second.map_or(0.0, |s| p[s]),
+            raw_second,
             sure: confidence >= self.threshold,
         })
     }

@@ -71,7 +71,7 @@ pub async fn demo_graph(atlas: &Atlas) -> Result<bool> {
             id: format!("{}_{}", kind, t.widget_text),
             text: t.widget_text.clone(),
             widget_type: kind.into(),
-            bounds: String::new(),
+            ..Default::default()
         });
     }
     for page in &demo.pages {
@@ -79,7 +79,7 @@ pub async fn demo_graph(atlas: &Atlas) -> Result<bool> {
             id: "title".into(),
             text: page.page_name.clone(),
             widget_type: "text".into(),
-            bounds: String::new(),
+            ..Default::default()
         }];
         widgets.extend(buttons.remove(page.page_name.as_str()).unwrap_or_default());
         atlas

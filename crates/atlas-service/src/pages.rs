@@ -148,6 +148,65 @@ pub struct AvailableActionsResponse {
     pub total_count: usize,
 }
 
+/// Whether two widgets are the same one of a page: a text field by its id (its text is what it
+/// holds), others by label and kind when labelled (ids such as list positions shift between
+/// screens), by id otherwise.
+fn same_widget(a: &Widget, b: &Widget) -> bool {
+    let (ta, tb) = (a.text.trim(), b.text.trim());
+    if a.is_text_field() && b.is_text_field() && !a.id.is_empty() {
+        a.id == b.id
+    } else if !ta.is_empty() || !tb.is_empty() {
+        ta == tb && a.widget_type == b.widget_type
+    } else {
+        !a.id.is_empty() && a.id == b.id
+    }
+}
+
+/// Adds one screen of `page` to what the page is known to show (the caller counts the visit).
+fn merge_screen(page: &mut Page, screen: &[Widget]) {
+    let mut counted = vec![false; page.widgets.len()];
+    for w in screen {
+        match page.widgets.iter().position(|known| same_widget(known, w)) {
+            // A screen showing the same label twice counts once.
+            Some(i) if counted[i] => {}
+            Some(i) => {
+                counted[i] = true;
+                let known = &mut page.widgets[i];
+                known.seen = known.seen.max(1) + 1;
+                known.id = w.id.clone();
+                // A field shows what it holds now.
+                if known.is_text_field() {
+                    known.text = w.text.clone();
+                }
+                known.bounds = w.bounds.clone();
+                if w.checked.is_some() {
+                    known.checked = w.checked;
+                }
+            }
+            None if page.widgets.len() < MAX_WIDGETS => {
+                page.widgets.push(Widget {
+                    seen: 1,
+                    ..w.clone()
+                });
+                counted.push(true);
+            }
+            None => {}
+        }
+    }
+}
+
+/// The widgets most screens of `page` show: what its structure is compared on, so the rows one
+/// screen of a list happened to show do not make the page look unlike its next screen. Pages
+/// stored before counts were kept count every widget as usual.
+fn usual_widgets(page: &Page) -> Vec<Widget> {
+    let screens = page.visited_count.max(1);
+    page.widgets
+        .iter()
+        .filter(|w| w.seen == 0 || u64::from(w.seen) * 2 >= u64::from(screens))
+        .cloned()
+        .collect()
+}
+
 fn jaccard(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {
     let union = a.union(b).count();
     if union == 0 {
@@ -214,7 +273,40 @@ impl Atlas {
     }
 
     /// Seed 000 §1.3 `match_current_page`: title first, then structure, then meaning.
-    pub fn match_current_page(&self, mut req: MatchPageRequest) -> Result<MatchPageResponse> {
+    /// Seed 000 §1.3 `match_current_page`: recognises the page and, when it is recognised,
+    /// remembers what this screen of it shows (see [`Atlas::remember_screen`]).
+    pub async fn match_current_page(&self, req: MatchPageRequest) -> Result<MatchPageResponse> {
+        let (response, screen) = self.recognise_page(req)?;
+        if let (Some(page), Some(widgets)) = (&response.page, screen) {
+            self.remember_screen(&page.page_id, widgets).await?;
+        }
+        Ok(response)
+    }
+
+    /// A recognised screen adds to what its page is known to offer: widgets it had not shown
+    /// before (a search box that appears later, another row of a list) join the page, each
+    /// widget counts one more screen that showed it, and a checked state is kept as last seen.
+    /// Grounding then sees what the page offers, not only its first screen.
+    pub async fn remember_screen(&self, page_id: &str, widgets: Vec<Widget>) -> Result<()> {
+        let now = atlas_model::now_rfc3339();
+        self.commit_with(|state| {
+            let Some(mut page) = state.graph.page(page_id).cloned() else {
+                return Ok((vec![], ()));
+            };
+            page.visited_count += 1;
+            merge_screen(&mut page, &widgets);
+            page.updated_at = now;
+            Ok((vec![Record::Page(page)], ()))
+        })
+        .await
+    }
+
+    /// The matching behind `match_current_page`, with the screen's widgets to remember when a
+    /// page was recognised.
+    pub(crate) fn recognise_page(
+        &self,
+        mut req: MatchPageRequest,
+    ) -> Result<(MatchPageResponse, Option<Vec<Widget>>)> {
         validate_text("app_id", &req.app_id, true)?;
         req.ui_hierarchy = req.ui_hierarchy.map(UiHierarchy::expanded).transpose()?;
         let title = req
@@ -260,12 +352,15 @@ impl Atlas {
         let scored: Vec<(f64, String, String)> = {
             let state = self.state.read();
             let Some(app) = state.graph.app(&req.app_id) else {
-                return Ok(MatchPageResponse {
-                    matched: false,
-                    page: None,
-                    available_actions: vec![],
-                    candidates: vec![],
-                });
+                return Ok((
+                    MatchPageResponse {
+                        matched: false,
+                        page: None,
+                        available_actions: vec![],
+                        candidates: vec![],
+                    },
+                    None,
+                ));
             };
             let mut scored: Vec<(f64, String, String)> = app
                 .pages()
@@ -284,8 +379,9 @@ impl Atlas {
                             .map(|d| 0.8 * state.text.similarity(d, q) as f64),
                         _ => None,
                     };
-                    let structure = (!features.is_empty() && !page.widgets.is_empty())
-                        .then(|| jaccard(&features, &ui_features(&page.widgets)));
+                    let usual = usual_widgets(page);
+                    let structure = (!features.is_empty() && !usual.is_empty())
+                        .then(|| jaccard(&features, &ui_features(&usual)));
                     let score = match (title_score, structure) {
                         // An exact title is decisive unless the structure flatly disagrees.
                         (Some(t), Some(s)) if t >= 1.0 => 0.85 + 0.15 * s,
@@ -322,18 +418,21 @@ impl Atlas {
             })
             .collect();
         if !sure {
-            return Ok(MatchPageResponse {
-                matched: false,
-                page: None,
-                available_actions: vec![],
-                candidates,
-            });
+            return Ok((
+                MatchPageResponse {
+                    matched: false,
+                    page: None,
+                    available_actions: vec![],
+                    candidates,
+                },
+                None,
+            ));
         }
         let (score, page_id, _) = best.expect("sure implies a best page");
         let page = self
             .read(|g| g.page(&page_id).cloned())
             .ok_or_else(|| AtlasError::PageNotFound(page_id.clone()))?;
-        Ok(MatchPageResponse {
+        let response = MatchPageResponse {
             matched: true,
             page: Some(MatchedPage {
                 page_id: page.page_id.clone(),
@@ -344,7 +443,8 @@ impl Atlas {
             }),
             available_actions: self.page_actions(&page_id),
             candidates,
-        })
+        };
+        Ok((response, Some(ui.widgets).filter(|w| !w.is_empty())))
     }
 
     /// Seed 000 §2.2 `add_page`. Adding an existing page updates it and is not an error.
@@ -407,7 +507,7 @@ impl Atlas {
                 }
                 if let Some(ui) = &req.ui_hierarchy {
                     if !ui.widgets.is_empty() {
-                        page.widgets = ui.widgets.iter().take(MAX_WIDGETS).cloned().collect();
+                        merge_screen(&mut page, &ui.widgets);
                     }
                     if !ui.page_structure.is_empty() {
                         page.page_structure = ui.page_structure.clone();

@@ -265,10 +265,15 @@ pub fn registry() -> ToolRegistry {
         tool(
             ToolGroup::Navigation,
             "match_current_page",
-            "根据页面标题和UI结构匹配图谱中的页面。Recognise the current page from its title and widgets.",
-            false,
-            |c: ToolContext, r: MatchPageRequest| {
-                sync_call(c.atlas, move |a| a.match_current_page(r))
+            "根据页面标题和UI结构匹配图谱中的页面，并记住该页面这次显示的控件。Recognise the current page from its title and widgets, and remember what this screen of it shows.",
+            true,
+            |c: ToolContext, r: MatchPageRequest| async move {
+                let atlas = c.atlas.clone();
+                let (response, screen) = sync_call(c.atlas, move |a| a.recognise_page(r)).await?;
+                if let (Some(page), Some(widgets)) = (&response.page, screen) {
+                    atlas.remember_screen(&page.page_id, widgets).await?;
+                }
+                Ok(response)
             },
         ),
         tool(

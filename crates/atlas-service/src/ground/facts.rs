@@ -96,8 +96,7 @@ pub(crate) fn has_unasked_side_effect(label: &str, asked: &HashSet<String>) -> b
 }
 
 pub(crate) fn is_input(w: &Widget) -> bool {
-    let t = w.widget_type.to_ascii_lowercase();
-    t.contains("input") || t.contains("edit")
+    w.is_text_field()
 }
 
 /// Widgets an agent can act on (texts shown as paragraphs are read, not tapped).

@@ -51,6 +51,8 @@ pub const FEATURES: &[&str] = &[
     "row",          // a list row (a name with lines under it)
     "choice",       // a checkbox, radio button or switch
     "field_tap",    // tapping a text field rather than typing in it
+    "checked",      // checked or selected as last seen: choosing it again changes nothing
+    "presence",     // the share of this page's screens that showed the widget
     "input",        // typing a value
     "fill",         // the field and value the form's order and the last step point to
     "fill_opened",  // the one field of the page the last step opened
@@ -423,6 +425,16 @@ pub(crate) fn candidates(r: &Reading) -> Vec<Candidate> {
         set(&mut x, "field_tap", flag(widget.is_some_and(is_input)));
         set(
             &mut x,
+            "checked",
+            flag(widget.is_some_and(|w| w.checked == Some(true))),
+        );
+        set(
+            &mut x,
+            "presence",
+            widget.map_or(1.0, |w| presence(page, w)),
+        );
+        set(
+            &mut x,
             "used",
             flag(used.contains(action.widget_text.trim())),
         );
@@ -491,6 +503,7 @@ pub(crate) fn candidates(r: &Reading) -> Vec<Candidate> {
         let same = |recall: &Option<Recall>| matches!(recall, Some(Recall::Act { action: a, .. }) if *a == action);
         let mut x = vec![0.0; FEATURES.len()];
         set(&mut x, "input", 1.0);
+        set(&mut x, "presence", presence(page, field));
         set(&mut x, "own", r.own_share(&field.text));
         set(&mut x, "fill", flag(same(&fill)));
         set(&mut x, "fill_opened", flag(same(&fill_opened)));
@@ -555,25 +568,34 @@ pub(crate) fn candidates(r: &Reading) -> Vec<Candidate> {
             0.0
         },
     );
-    let untyped = r
+    // A value the instruction gives that no step typed or tapped is still to be used.
+    let unused = r
         .template
         .values
         .iter()
-        .zip(&r.template.quoted)
-        .filter(|(v, quoted)| {
-            **quoted
-                && !r.taken.iter().any(|s| {
-                    let t = s.action.input_text.to_lowercase();
-                    !t.is_empty() && v.to_lowercase().starts_with(&t)
-                })
+        .filter(|v| {
+            let v = v.to_lowercase();
+            !r.taken.iter().any(|s| {
+                let typed = s.action.input_text.to_lowercase();
+                (!typed.is_empty() && v.starts_with(&typed))
+                    || s.action.widget_text.to_lowercase().contains(&v)
+            })
         })
         .count();
-    set(&mut x, "finish_values", untyped as f64);
+    set(&mut x, "finish_values", unused as f64);
     out.push(Candidate {
         proposal: Proposal::Finish,
         x,
     });
     out
+}
+
+/// The share of the page's screens that showed `w` (1 for pages stored before it was counted).
+fn presence(page: &atlas_model::Page, w: &Widget) -> f64 {
+    if w.seen == 0 {
+        return 1.0;
+    }
+    (f64::from(w.seen) / page.visited_count.max(1) as f64).min(1.0)
 }
 
 fn widget_action(w: &Widget) -> Action {
