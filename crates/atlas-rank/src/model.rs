@@ -94,7 +94,9 @@ impl Model {
             confidence,
             raw: p[best],
             raw_second,
-            sure: confidence >= self.threshold,
+            // Two candidates the ranker cannot tell apart are a coin toss, however likely the
+            // pair: never sure.
+            sure: confidence >= self.threshold && p[best] - raw_second > 1e-9,
         })
     }
 }

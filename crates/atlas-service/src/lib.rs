@@ -67,6 +67,8 @@ pub struct Atlas {
     state: RwLock<State>,
     store: Arc<dyn Store>,
     embedder: Arc<dyn Embedder>,
+    /// Label meanings for grounding, from the graph's embedder when it is e5.
+    meaning: ground::Meaning,
     /// Serialises checkpoints (the periodic one, an early one, the one at shutdown).
     checkpointing: Mutex<()>,
     records_since_checkpoint: std::sync::atomic::AtomicU64,
@@ -98,6 +100,7 @@ impl Atlas {
         let atlas = Arc::new(Atlas {
             state: RwLock::new(state),
             store,
+            meaning: ground::Meaning::for_graph(&embedder),
             embedder,
             checkpointing: Mutex::new(()),
             records_since_checkpoint: Default::default(),

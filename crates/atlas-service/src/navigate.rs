@@ -390,26 +390,33 @@ impl Atlas {
         if let Some(recalled) = recalled {
             return Ok(recalled_answer(recalled, Basis::Memory));
         }
-        // Nobody did this task before: unless the intent names a registered destination, go by
-        // what the app's labels say. Resolving may embed, so it runs outside the lock.
+        // Nobody did this task before: unless the intent is a registered one word for word, go by
+        // what the app's labels say, and by a registered intent it resembles only when the
+        // labels cannot tell. A resembling intent is often a sibling task ("a note named 'a'" for
+        // "a note named 'b'") whose way ends elsewhere. Resolving may embed, so it runs outside
+        // the lock.
         let resolved = self.resolve_intent(&app_id, &req.intent);
         let sure = resolved
             .as_ref()
             .ok()
             .and_then(|t| t.as_ref())
-            .is_some_and(|t| t.score >= NEXT_ACTION_SURE);
+            .is_some_and(|t| t.score >= 1.0);
         let mut doubt = None;
-        let mut weighed = (None, Vec::new());
+        let mut unsure = (None, Vec::new());
         if !sure {
-            let grounded = self.read(|g| {
+            let weighed = self.read(|g| {
                 let app = g.app(&app_id)?;
-                Some(crate::ground::ground(
+                Some(crate::ground::weigh(
                     app,
                     &req.intent,
                     &req.current_page,
                     crate::memory::session_steps(app, session, &req.intent),
-                    req.explain,
                 ))
+            });
+            // Embedding may be slow: outside the lock.
+            let grounded = weighed.map(|weighed| {
+                self.meaning.learn(&weighed.texts());
+                crate::ground::conclude(weighed, &self.meaning, req.explain)
             });
             if let Some(grounded) = grounded {
                 let candidates = grounded
@@ -426,7 +433,7 @@ impl Atlas {
                     }
                     Err(why) => {
                         doubt = Some(why);
-                        weighed = (grounded.confidence.map(round3), candidates);
+                        unsure = (grounded.confidence.map(round3), candidates);
                     }
                 }
             }
@@ -447,8 +454,8 @@ impl Atlas {
             let error = doubt.map_or(path.message, |d| d.message());
             return Ok(NextActionResponse {
                 error: Some(error),
-                confidence: weighed.0,
-                candidates: weighed.1,
+                confidence: unsure.0,
+                candidates: unsure.1,
                 ..Default::default()
             });
         };

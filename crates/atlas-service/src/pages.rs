@@ -166,19 +166,19 @@ fn same_widget(a: &Widget, b: &Widget) -> bool {
 fn merge_screen(page: &mut Page, screen: &[Widget]) {
     let mut counted = vec![false; page.widgets.len()];
     for w in screen {
-        match page.widgets.iter().position(|known| same_widget(known, w)) {
-            // A screen showing the same label twice counts once.
-            Some(i) if counted[i] => {}
+        // Two widgets of one screen with the same label stay two (an instruction cannot tell
+        // them apart, and grounding must know it).
+        match (0..page.widgets.len()).find(|&i| !counted[i] && same_widget(&page.widgets[i], w)) {
             Some(i) => {
                 counted[i] = true;
                 let known = &mut page.widgets[i];
                 known.seen = known.seen.max(1) + 1;
                 known.id = w.id.clone();
+                known.bounds = w.bounds.clone();
                 // A field shows what it holds now.
                 if known.is_text_field() {
                     known.text = w.text.clone();
                 }
-                known.bounds = w.bounds.clone();
                 if w.checked.is_some() {
                     known.checked = w.checked;
                 }

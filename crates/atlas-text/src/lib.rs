@@ -9,9 +9,11 @@
 //! while remote or neural embedders live in their own crates and plug in through the same trait.
 
 mod embed;
+mod memo;
 mod template;
 mod tokenize;
 
 pub use embed::{EmbedError, Embedder, HashEmbedder, cosine};
+pub use memo::Memoized;
 pub use template::{Template, VALUE, substitute};
 pub use tokenize::{Feature, features, words};

@@ -9,23 +9,24 @@ use super::doubt::Doubt;
 use super::features::{Candidate, FEATURES, Proposal};
 use crate::memory::Recall;
 
-/// The model fitted by `atlas eval droidtask --leave-one-app-out --fit-out` on the development
-/// apps (see the README): weights, calibration and threshold.
+/// The models fitted by `atlas eval droidtask --leave-one-app-out --fit-out` on the development
+/// apps (see the README): weights, calibration and threshold, one for meanings from the built-in
+/// embedder and one for meanings from e5.
 const SHIPPED: &str = include_str!("model.json");
+const SHIPPED_E5: &str = include_str!("model-e5.json");
 
-/// The shipped model, read once. A model that does not match [`FEATURES`] is a build error caught
-/// by the tests; should one ship anyway, every answer is "unsure" rather than a wrong guess.
-pub(crate) fn model() -> Option<&'static Model> {
-    static MODEL: OnceLock<Option<Model>> = OnceLock::new();
-    MODEL
-        .get_or_init(|| match Model::from_json(SHIPPED, FEATURES) {
-            Ok(model) => Some(model),
-            Err(e) => {
-                tracing::error!("the grounding model cannot be used: {e}");
-                None
-            }
-        })
-        .as_ref()
+/// A shipped model, read once. A model that does not match [`FEATURES`] is caught by the tests;
+/// should one ship anyway, every answer is "unsure" rather than a wrong guess.
+pub(crate) fn model(e5: bool) -> Option<&'static Model> {
+    static MODELS: OnceLock<[Option<Model>; 2]> = OnceLock::new();
+    let read = |text: &str| match Model::from_json(text, FEATURES) {
+        Ok(model) => Some(model),
+        Err(e) => {
+            tracing::error!("a grounding model cannot be used: {e}");
+            None
+        }
+    };
+    MODELS.get_or_init(|| [read(SHIPPED), read(SHIPPED_E5)])[e5 as usize].as_ref()
 }
 
 fn feature(c: &Candidate, name: &str) -> f64 {
@@ -85,4 +86,21 @@ fn why_unsure(candidates: &[Candidate], decision: &Decision) -> Doubt {
         return Doubt::TooClose(label, candidates[second].proposal.label().to_string());
     }
     Doubt::Unlikely(label, decision.confidence)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_shipped_models_speak_of_the_features_computed() {
+        for text in [SHIPPED, SHIPPED_E5] {
+            let model = Model::from_json(text, FEATURES).unwrap();
+            assert!(
+                model.threshold > 0.5 && model.threshold <= 1.0,
+                "{}",
+                model.note
+            );
+        }
+    }
 }

@@ -33,18 +33,20 @@ const CLOSE: f64 = 0.15;
 /// The features of every candidate, in order. A model is fitted and shipped against these names.
 pub const FEATURES: &[&str] = &[
     // What the action says of the instruction.
-    "route",       // share of what remains said by the way through this action to its goal
-    "own",         // share of the instruction the action's own label says
-    "goal_fit",    // share of the goal's own words the instruction asks for
-    "here",        // the goal is on this page
-    "near",        // 1 / (1 + steps of the way to the goal)
-    "top_route",   // the best way of all starts with this action
-    "margin",      // this way's score minus the best other way's
-    "first_said",  // the way says the earliest word of the instruction among close ways
-    "later_only",  // the way says only words of parts after the one now open
-    "one_word",    // the way says a single word of the instruction
-    "coincidence", // ...and its goal is mostly about something else
-    "same_label",  // another widget shows the same words
+    "route",        // share of what remains said by the way through this action to its goal
+    "own",          // share of the instruction the action's own label says
+    "goal_fit",     // share of the goal's own words the instruction asks for
+    "meaning",      // how alike in meaning the action's label and the open part are
+    "goal_meaning", // ...the goal's label and the open part
+    "here",         // the goal is on this page
+    "near",         // 1 / (1 + steps of the way to the goal)
+    "top_route",    // the best way of all starts with this action
+    "margin",       // this way's score minus the best other way's
+    "first_said",   // the way says the earliest word of the instruction among close ways
+    "later_only",   // the way says only words of parts after the one now open
+    "one_word",     // the way says a single word of the instruction
+    "coincidence",  // ...and its goal is mostly about something else
+    "same_label",   // another widget shows the same words
     // What the widget is.
     "commit",       // OK, Save, Done, 确定…
     "cancel",       // Cancel, Back, 取消…
@@ -63,6 +65,7 @@ pub const FEATURES: &[&str] = &[
     "side_effect",     // calls, deletes or sends though the instruction does not ask it
     "revisit",         // the way leads back to a page this task left
     "commit_too_soon", // a commit while this page still says part of the task
+    "commit_unfilled", // a commit while values the instruction gives are still to be used
     "unnamed_row",     // a list row the instruction does not name while it names another here
     "sibling",         // right after a choice here, another option saying one word
     // What the app's remembered tasks did.
@@ -123,6 +126,16 @@ impl Proposal {
 pub(crate) struct Candidate {
     pub(crate) proposal: Proposal,
     pub(crate) x: Vec<f64>,
+    /// The label of the widget acted on, and of the goal the way leads to: what "meaning" and
+    /// "goal_meaning" compare with the instruction once embedded.
+    pub(crate) label: Option<String>,
+    pub(crate) goal: Option<String>,
+}
+
+impl Candidate {
+    pub(crate) fn set(&mut self, name: &str, value: f64) {
+        set(&mut self.x, name, value);
+    }
 }
 
 /// A widget anywhere in the app that says part of the instruction.
@@ -351,6 +364,21 @@ pub(crate) fn candidates(r: &Reading) -> Vec<Candidate> {
             .count()
     };
 
+    // A value the instruction gives that no step typed or tapped is still to be used.
+    let unused = r
+        .template
+        .values
+        .iter()
+        .filter(|v| {
+            let v = v.to_lowercase();
+            !r.taken.iter().any(|s| {
+                let typed = s.action.input_text.to_lowercase();
+                (!typed.is_empty() && v.starts_with(&typed))
+                    || s.action.widget_text.to_lowercase().contains(&v)
+            })
+        })
+        .count();
+
     let mut out: Vec<Candidate> = Vec::new();
     for (i, (action, to)) in actions.iter().enumerate() {
         let mut x = vec![0.0; FEATURES.len()];
@@ -451,6 +479,11 @@ pub(crate) fn candidates(r: &Reading) -> Vec<Candidate> {
         );
         set(
             &mut x,
+            "commit_unfilled",
+            flag(is_commit(&action.widget_text) && unused > 0),
+        );
+        set(
+            &mut x,
             "unnamed_row",
             flag(
                 is_row(&action.widget_text)
@@ -473,6 +506,7 @@ pub(crate) fn candidates(r: &Reading) -> Vec<Candidate> {
             "commit_closing",
             flag(
                 nothing_left
+                    && unused == 0
                     && acted_here
                     && commit_one.is_some_and(|w| same_widget(action, &widget_action(w))),
             ),
@@ -488,6 +522,8 @@ pub(crate) fn candidates(r: &Reading) -> Vec<Candidate> {
                 expected_page: to.clone(),
             },
             x,
+            label: Some(label.to_string()).filter(|l| !l.is_empty()),
+            goal: route.map(|r| stable_part(&r.goal.widget.text).to_string()),
         });
     }
 
@@ -519,6 +555,8 @@ pub(crate) fn candidates(r: &Reading) -> Vec<Candidate> {
                 expected_page: here.to_string(),
             },
             x,
+            label: None,
+            goal: None,
         });
     }
 
@@ -568,24 +606,12 @@ pub(crate) fn candidates(r: &Reading) -> Vec<Candidate> {
             0.0
         },
     );
-    // A value the instruction gives that no step typed or tapped is still to be used.
-    let unused = r
-        .template
-        .values
-        .iter()
-        .filter(|v| {
-            let v = v.to_lowercase();
-            !r.taken.iter().any(|s| {
-                let typed = s.action.input_text.to_lowercase();
-                (!typed.is_empty() && v.starts_with(&typed))
-                    || s.action.widget_text.to_lowercase().contains(&v)
-            })
-        })
-        .count();
     set(&mut x, "finish_values", unused as f64);
     out.push(Candidate {
         proposal: Proposal::Finish,
         x,
+        label: None,
+        goal: None,
     });
     out
 }

@@ -9,6 +9,8 @@
 //!   of the way to each widget elsewhere that says part of what remains, "done") described by
 //!   the same named features, with [`fill`] choosing values for fields and [`habits`] telling
 //!   what the app's remembered tasks did on this page;
+//! - [`meaning`]: how alike in meaning each label and the instruction are (e5, or character
+//!   n-grams), computed outside the graph's lock;
 //! - [`choose`]: a conditional logit fitted on demonstrated tasks weighs the candidates; its top
 //!   probability, calibrated on apps it was not fitted on, is the answer's confidence;
 //! - [`doubt`]: below the threshold, why the answer is unsure.
@@ -25,6 +27,7 @@ mod facts;
 mod features;
 mod fill;
 mod habits;
+mod meaning;
 mod reading;
 
 use atlas_graph::AppGraph;
@@ -33,6 +36,7 @@ use atlas_model::TraceStep;
 pub(crate) use doubt::Doubt;
 pub use features::FEATURES;
 pub(crate) use features::Proposal;
+pub(crate) use meaning::Meaning;
 
 use crate::memory::Recall;
 
@@ -56,17 +60,60 @@ pub(crate) struct Grounded {
     pub(crate) considered: Vec<Considered>,
 }
 
-/// What the labels of `app` say to do on `current_page` for `intent`, after the steps `taken`.
-pub(crate) fn ground(
+/// Candidates weighed on the graph, waiting for their labels' meanings.
+pub(crate) struct Weighed {
+    candidates: Vec<features::Candidate>,
+    /// The part of the instruction now open, which labels are compared with.
+    open_part: String,
+}
+
+impl Weighed {
+    /// The texts whose embeddings the meanings need.
+    pub(crate) fn texts(&self) -> Vec<&str> {
+        self.candidates
+            .iter()
+            .flat_map(|c| c.label.iter().chain(&c.goal))
+            .map(String::as_str)
+            .chain(std::iter::once(self.open_part.as_str()))
+            .collect()
+    }
+}
+
+/// Everything of grounding that reads the graph: call under its lock.
+pub(crate) fn weigh(
     app: &AppGraph,
     intent: &str,
     current_page: &str,
     taken: &[TraceStep],
-    explain: bool,
-) -> Grounded {
+) -> Weighed {
     let reading = reading::Reading::new(app, intent, current_page, taken);
-    let candidates = features::candidates(&reading);
-    let model = choose::model();
+    let open_part = reading
+        .current_part
+        .and_then(|k| reading.part_texts.get(k))
+        .cloned()
+        .unwrap_or_else(|| intent.to_string());
+    Weighed {
+        candidates: features::candidates(&reading),
+        open_part,
+    }
+}
+
+/// The answer for weighed candidates once `meaning` has learned their texts.
+pub(crate) fn conclude(weighed: Weighed, meaning: &Meaning, explain: bool) -> Grounded {
+    let Weighed {
+        mut candidates,
+        open_part,
+    } = weighed;
+    for c in &mut candidates {
+        let of = |text: &Option<String>| {
+            text.as_deref()
+                .map_or(0.0, |t| meaning.similarity(t, &open_part))
+        };
+        let (label, goal) = (of(&c.label), of(&c.goal));
+        c.set("meaning", label);
+        c.set("goal_meaning", goal);
+    }
+    let model = choose::model(meaning.is_e5());
     let (answer, decision) = choose::choose(model, &candidates);
     let xs: Vec<Vec<f64>> = candidates.iter().map(|c| c.x.clone()).collect();
     let p = model.map_or_else(|| vec![0.0; xs.len()], |m| m.ranker.probabilities(&xs));
