@@ -24,7 +24,7 @@ pub struct Fitting {
 impl Default for Fitting {
     fn default() -> Self {
         Fitting {
-            precision: 0.96,
+            precision: 0.95,
             options: FitOptions::default(),
         }
     }

@@ -471,7 +471,7 @@ enum EvalCommand {
         #[arg(long, requires = "leave_one_app_out")]
         fit_out: Option<PathBuf>,
         /// With --leave-one-app-out: the precision when sure the threshold keeps on held-out apps.
-        #[arg(long, default_value_t = 0.96)]
+        #[arg(long, default_value_t = 0.95)]
         precision: f64,
         /// The embedder of the fresh server (ignored with --url).
         #[command(flatten)]
