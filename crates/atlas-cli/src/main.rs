@@ -418,6 +418,16 @@ enum KbCommand {
 
 #[derive(Subcommand)]
 enum EvalCommand {
+    /// Paraphrased intents: the demo app's labelled requests in other words (Chinese and English),
+    /// the page `query_path` leads to (top-1) and the pages of `find_similar_intents`' best
+    /// intents (top-3).
+    Intents {
+        /// A query,page labelled set over the demo app (default: its 91 paraphrases).
+        #[arg(long)]
+        labelled: Option<PathBuf>,
+        #[command(flatten)]
+        embed: EmbedArgs,
+    },
     /// Retrieval quality of the knowledge base: the demo dataset and its two labelled sets, the
     /// paraphrases the defaults were chosen on and a held-out set written later (or your own
     /// table and labelled set), top-1 and top-3 hit rates per search method.
@@ -565,6 +575,49 @@ fn open(
     let store = Arc::new(FsStore::open(&data.data).map_err(|e| anyhow::anyhow!("{e}"))?);
     let atlas = Atlas::open(store.clone(), embedder, policy).map_err(|e| anyhow::anyhow!("{e}"))?;
     Ok((atlas, store))
+}
+
+async fn eval_intents(labelled: Option<PathBuf>, embed: &EmbedArgs) -> Result<ExitCode> {
+    let text = match &labelled {
+        Some(p) => {
+            std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?
+        }
+        None => atlas_service::intent_quality::DEMO_PARAPHRASES.to_string(),
+    };
+    let labelled = atlas_service::intent_quality::read_labelled(&text)?;
+    let scratch = tempfile::Builder::new().prefix("atlas-eval-").tempdir()?;
+    let embedder = embedder(embed)?;
+    let name = embedder.name();
+    let (atlas, _) = open(
+        &DataArgs {
+            data: scratch.path().join("data"),
+        },
+        embedder,
+        CheckpointPolicy::default(),
+    )?;
+    atlas_service::demo_graph(&atlas).await?;
+    let quality =
+        atlas_service::intent_quality::measure(&atlas, atlas_service::DEMO_APP_ID, &labelled)?;
+    println!("paraphrased intents over the demo app, embedder {name}:");
+    for (set, hits) in [
+        ("chinese", quality.chinese),
+        ("english", quality.english),
+        ("all", quality.all),
+    ] {
+        println!(
+            "{set:<8} queries {:>3}  top-1 {:.3}  top-3 {:.3}",
+            hits.queries,
+            hits.top1_rate(),
+            hits.top3_rate()
+        );
+    }
+    for (query, expected, found) in &quality.misses {
+        println!(
+            "  miss: {query} → {} (expected {expected})",
+            if found.is_empty() { "nothing" } else { found }
+        );
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn eval_biz(
@@ -1074,6 +1127,9 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Kb { what } => kb_command(what),
         Command::Biz { what } => biz_command(what),
+        Command::Eval {
+            what: EvalCommand::Intents { labelled, embed },
+        } => eval_intents(labelled, &embed).await,
         Command::Eval {
             what:
                 EvalCommand::Kb {

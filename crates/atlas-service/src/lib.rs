@@ -13,6 +13,7 @@
 
 mod demo;
 mod ground;
+pub mod intent_quality;
 mod learn;
 mod memory;
 mod navigate;
