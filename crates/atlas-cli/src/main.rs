@@ -611,6 +611,11 @@ async fn eval_intents(labelled: Option<PathBuf>, embed: &EmbedArgs) -> Result<Ex
             hits.top3_rate()
         );
     }
+    println!(
+        "unservable queries {:>3}  found no page {:.3}",
+        quality.unservable.queries,
+        quality.unservable.top1_rate()
+    );
     for (query, expected, found) in &quality.misses {
         println!(
             "  miss: {query} → {} (expected {expected})",

@@ -8,7 +8,8 @@ use crate::{Atlas, QueryPathRequest, SimilarIntentsRequest};
 
 /// The demo app's labelled paraphrases (`query,page`), written before anything was measured on
 /// them: 91 requests that name no registered intent word for word ("领优惠" for 查看优惠券,
-/// "my orders" for 我的订单).
+/// "my orders" for 我的订单), and 14 the app cannot serve (an empty page: "给妈妈打个电话"), for
+/// which the right answer is none.
 pub const DEMO_PARAPHRASES: &str = include_str!("../demo/paraphrases.csv");
 
 /// Hits among some of the queries.
@@ -38,6 +39,8 @@ impl Hits {
 #[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct IntentQuality {
     pub all: Hits,
+    /// Requests the app cannot serve: `top1` counts those that found no page, as they should.
+    pub unservable: Hits,
     pub chinese: Hits,
     pub english: Hits,
     /// (query, expected page, page found or "")
@@ -96,6 +99,13 @@ pub fn measure(
             }
         }
         let top1 = found == *expected;
+        if expected.is_empty() {
+            quality.unservable.add(top1, top1);
+            if !top1 {
+                quality.misses.push((query.clone(), String::new(), found));
+            }
+            continue;
+        }
         let top3 = top1 || pages.iter().take(3).any(|p| p == expected);
         let english = query.chars().all(|c| c.is_ascii());
         quality.all.add(top1, top3);
