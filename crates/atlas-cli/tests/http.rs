@@ -46,7 +46,9 @@ impl Server {
             child,
             url: format!("http://{addr}"),
         };
-        let deadline = Instant::now() + Duration::from_secs(30);
+        // Generous: with e5 installed the demo embeds its knowledge base and business graph at
+        // start-up, 15 s on two idle cores and more on busy ones.
+        let deadline = Instant::now() + Duration::from_secs(90);
         while Instant::now() < deadline {
             if agent()
                 .get(&format!("{}/healthz", server.url))
