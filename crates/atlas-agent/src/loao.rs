@@ -8,7 +8,9 @@
 //! is what the model was fitted on.
 
 use atlas_import::droidtask::{App, Step};
-use atlas_rank::{Calibration, FitOptions, Group, Model, Ranker, threshold_for_precision};
+use atlas_rank::{
+    Calibration, FitOptions, Group, Model, Ranker, best_two, threshold_for_precision,
+};
 use serde::Serialize;
 
 use crate::droidtask_eval::{Answer, AppScores, Report, Scores, StepResult, TaskResult, score};
@@ -71,15 +73,10 @@ fn top_scores(ranker: &Ranker, tasks: &[&TaskResult]) -> Vec<(f64, f64, bool)> {
         .filter(|s| !s.considered.is_empty())
         .map(|s| {
             let xs: Vec<Vec<f64>> = s.considered.iter().map(|c| c.features.clone()).collect();
-            let mut p: Vec<(f64, usize)> = ranker
-                .probabilities(&xs)
-                .into_iter()
-                .enumerate()
-                .map(|(i, p)| (p, i))
-                .collect();
-            p.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-            let second = p.get(1).map_or(0.0, |s| s.0);
-            (p[0].0, second, s.considered[p[0].1].correct)
+            let p = ranker.probabilities(&xs);
+            let (best, second) = best_two(&p).expect("candidates");
+            let second = second.map_or(0.0, |s| p[s]);
+            (p[best], second, s.considered[best].correct)
         })
         .collect()
 }

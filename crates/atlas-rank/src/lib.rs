@@ -21,7 +21,7 @@ mod model;
 
 pub use calibration::Calibration;
 pub use logit::{FitOptions, Ranker};
-pub use model::{Decision, Model, ModelError};
+pub use model::{Decision, Model, ModelError, best_two};
 
 /// One step to learn from: each candidate's features, and which candidate was right (`None` when
 /// none of them was: such a step still teaches calibration that a top choice there is wrong).

@@ -34,7 +34,7 @@ pub struct Model {
 }
 
 /// The model's choice among a step's candidates.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Decision {
     /// The chosen candidate.
     pub best: usize,
@@ -47,6 +47,15 @@ pub struct Decision {
     pub raw_second: f64,
     /// Whether `confidence` reaches the model's threshold.
     pub sure: bool,
+    /// Every candidate's probability, in the candidates' order.
+    pub probabilities: Vec<f64>,
+}
+
+/// The most and the second most probable candidate (the earlier one among equals).
+pub fn best_two(p: &[f64]) -> Option<(usize, Option<usize>)> {
+    let mut order: Vec<usize> = (0..p.len()).collect();
+    order.sort_by(|a, b| p[*b].total_cmp(&p[*a]).then(a.cmp(b)));
+    Some((*order.first()?, order.get(1).copied()))
 }
 
 impl Model {
@@ -82,10 +91,7 @@ impl Model {
     /// The best candidate and how sure to be of it; `None` without candidates.
     pub fn decide(&self, candidates: &[Vec<f64>]) -> Option<Decision> {
         let p = self.ranker.probabilities(candidates);
-        let mut order: Vec<usize> = (0..p.len()).collect();
-        order.sort_by(|a, b| p[*b].total_cmp(&p[*a]).then(a.cmp(b)));
-        let best = *order.first()?;
-        let second = order.get(1).copied();
+        let (best, second) = best_two(&p)?;
         let raw_second = second.map_or(0.0, |s| p[s]);
         let confidence = self.calibration.apply(p[best], raw_second);
         Some(Decision {
@@ -97,6 +103,7 @@ impl Model {
             // Two candidates the ranker cannot tell apart are a coin toss, however likely the
             // pair: never sure.
             sure: confidence >= self.threshold && p[best] - raw_second > 1e-9,
+            probabilities: p,
         })
     }
 }

@@ -115,8 +115,8 @@ pub(crate) fn conclude(weighed: Weighed, meaning: &Meaning, explain: bool) -> Gr
     }
     let model = choose::model(meaning.is_e5());
     let (answer, decision) = choose::choose(model, &candidates);
-    let xs: Vec<Vec<f64>> = candidates.iter().map(|c| c.x.clone()).collect();
-    let p = model.map_or_else(|| vec![0.0; xs.len()], |m| m.ranker.probabilities(&xs));
+    let confidence = decision.as_ref().map(|d| d.confidence);
+    let p = decision.map_or_else(|| vec![0.0; candidates.len()], |d| d.probabilities);
     let mut considered: Vec<Considered> = candidates
         .into_iter()
         .zip(p)
@@ -132,7 +132,7 @@ pub(crate) fn conclude(weighed: Weighed, meaning: &Meaning, explain: bool) -> Gr
     }
     Grounded {
         answer,
-        confidence: decision.map(|d| d.confidence),
+        confidence,
         considered,
     }
 }
