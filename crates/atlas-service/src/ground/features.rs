@@ -189,33 +189,7 @@ pub(crate) fn candidates(r: &Reading) -> Vec<Candidate> {
         named.clone().next().is_some() && named.all(|x| r.typed.contains(x))
     };
 
-    // Goals: widgets anywhere that say part of what remains.
-    let mut goals: Vec<Goal> = Vec::new();
-    for p in app.pages() {
-        for w in p
-            .widgets
-            .iter()
-            .filter(|w| actionable(w) && !used.contains(w.text.trim()) && !is_cancel(&w.text))
-        {
-            if typed_only(&w.text) {
-                continue;
-            }
-            let share = r.own_share(&w.text);
-            if share > 0.0 {
-                goals.push(Goal {
-                    page: &p.page_id,
-                    widget: w,
-                    share,
-                });
-            }
-        }
-    }
-    goals.sort_by(|a, b| {
-        b.share
-            .total_cmp(&a.share)
-            .then_with(|| (b.page == here).cmp(&(a.page == here)))
-    });
-    goals.truncate(MAX_GOALS);
+    let goals = goals(r, &used, &typed_only);
     let best_share = goals.first().map_or(0.0, |g| g.share);
     let here_labels: HashSet<&str> = goals
         .iter()
@@ -223,42 +197,7 @@ pub(crate) fn candidates(r: &Reading) -> Vec<Candidate> {
         .map(|g| stable_part(&g.widget.text))
         .collect();
 
-    // Each goal with the way to it; the labels tapped on the way say part of the instruction too.
-    let mut routes: Vec<Route> = Vec::new();
-    for goal in &goals {
-        if goal.page != here && here_labels.contains(stable_part(&goal.widget.text)) {
-            continue;
-        }
-        let mut said: BTreeSet<String> = r.says(&goal.widget.text).into_iter().collect();
-        let (first, steps) = if goal.page == here {
-            (None, 0)
-        } else {
-            let Ok(plan) = app.plan(here, goal.page, MAX_ROUTE_STEPS) else {
-                continue;
-            };
-            let Some(&step) = plan.steps.first() else {
-                continue;
-            };
-            for s in &plan.steps {
-                said.extend(r.says(&app.transitions()[*s].action.widget_text));
-            }
-            (Some(step), plan.steps.len())
-        };
-        let earliest = said
-            .iter()
-            .filter_map(|w| r.order.get(w))
-            .min()
-            .copied()
-            .unwrap_or(usize::MAX);
-        routes.push(Route {
-            goal,
-            first,
-            steps,
-            score: r.share_of(&said),
-            said,
-            earliest,
-        });
-    }
+    let routes = routes(r, &goals, &here_labels);
 
     // The actions of this step: each widget here, and each way's first step not shown as one.
     let mut actions: Vec<(Action, String)> = page
@@ -357,12 +296,6 @@ pub(crate) fn candidates(r: &Reading) -> Vec<Candidate> {
     } else {
         None
     };
-    let same_label_count = |label: &str| {
-        page.widgets
-            .iter()
-            .filter(|w| stable_part(&w.text) == label)
-            .count()
-    };
 
     // A value the instruction gives that no step typed or tapped is still to be used.
     let unused = r
@@ -440,7 +373,7 @@ pub(crate) fn candidates(r: &Reading) -> Vec<Candidate> {
         set(
             &mut x,
             "same_label",
-            flag(!label.is_empty() && same_label_count(label) > 1),
+            flag(!label.is_empty() && same_label_count(page, label) > 1),
         );
         set(&mut x, "commit", flag(is_commit(&action.widget_text)));
         set(
@@ -527,7 +460,34 @@ pub(crate) fn candidates(r: &Reading) -> Vec<Candidate> {
         });
     }
 
-    // Typing: each field here with the instruction's next value for it.
+    out.extend(typing_candidates(r, page, &fill, &fill_opened));
+    out.push(finish(
+        r,
+        Moment {
+            arrived,
+            opened_now,
+            small,
+            just_closed,
+        },
+        best_share,
+        goals
+            .iter()
+            .any(|g| g.page == here && g.share >= LITTLE / 2.0),
+        unused,
+    ));
+    out
+}
+
+/// Typing: each field of `page` with the instruction's next value for it, and whether the
+/// form's order and the last step point to it (`fill`, `fill_opened`).
+fn typing_candidates(
+    r: &Reading,
+    page: &atlas_model::Page,
+    fill: &Option<Recall>,
+    fill_opened: &Option<Recall>,
+) -> Vec<Candidate> {
+    let here = r.current_page;
+    let mut out = Vec::new();
     for field in page.widgets.iter().filter(|w| is_input(w)) {
         let Some(value) = next_value(&r.template, r.taken, field, false) else {
             continue;
@@ -541,13 +501,13 @@ pub(crate) fn candidates(r: &Reading) -> Vec<Candidate> {
         set(&mut x, "input", 1.0);
         set(&mut x, "presence", presence(page, field));
         set(&mut x, "own", r.own_share(&field.text));
-        set(&mut x, "fill", flag(same(&fill)));
-        set(&mut x, "fill_opened", flag(same(&fill_opened)));
+        set(&mut x, "fill", flag(same(fill)));
+        set(&mut x, "fill_opened", flag(same(fill_opened)));
         set(&mut x, "value_quoted", flag(quoted));
         set(
             &mut x,
             "same_label",
-            flag(same_label_count(stable_part(&field.text)) > 1),
+            flag(same_label_count(page, stable_part(&field.text)) > 1),
         );
         out.push(Candidate {
             proposal: Proposal::Act {
@@ -560,7 +520,124 @@ pub(crate) fn candidates(r: &Reading) -> Vec<Candidate> {
         });
     }
 
-    // The task is done.
+    out
+}
+
+/// How many widgets of `page` show `label` (values under it aside).
+fn same_label_count(page: &atlas_model::Page, label: &str) -> usize {
+    page.widgets
+        .iter()
+        .filter(|w| stable_part(&w.text) == label)
+        .count()
+}
+
+/// Widgets anywhere in the app that say part of what remains, most telling first.
+fn goals<'a>(
+    r: &Reading<'a>,
+    used: &HashSet<&str>,
+    typed_only: &dyn Fn(&str) -> bool,
+) -> Vec<Goal<'a>> {
+    let here = r.current_page;
+    let mut goals: Vec<Goal> = Vec::new();
+    for p in r.app.pages() {
+        for w in p
+            .widgets
+            .iter()
+            .filter(|w| actionable(w) && !used.contains(w.text.trim()) && !is_cancel(&w.text))
+        {
+            if typed_only(&w.text) {
+                continue;
+            }
+            let share = r.own_share(&w.text);
+            if share > 0.0 {
+                goals.push(Goal {
+                    page: &p.page_id,
+                    widget: w,
+                    share,
+                });
+            }
+        }
+    }
+    goals.sort_by(|a, b| {
+        b.share
+            .total_cmp(&a.share)
+            .then_with(|| (b.page == here).cmp(&(a.page == here)))
+    });
+    goals.truncate(MAX_GOALS);
+    goals
+}
+
+/// Each goal with the way to it from this page; the labels tapped on the way say part of the
+/// instruction too. A goal whose label this page shows is tapped here, not reached elsewhere.
+fn routes<'g>(r: &Reading, goals: &'g [Goal<'g>], here_labels: &HashSet<&str>) -> Vec<Route<'g>> {
+    let (app, here) = (r.app, r.current_page);
+    let mut routes: Vec<Route> = Vec::new();
+    for goal in goals {
+        if goal.page != here && here_labels.contains(stable_part(&goal.widget.text)) {
+            continue;
+        }
+        let mut said: BTreeSet<String> = r.says(&goal.widget.text).into_iter().collect();
+        let (first, steps) = if goal.page == here {
+            (None, 0)
+        } else {
+            let Ok(plan) = app.plan(here, goal.page, MAX_ROUTE_STEPS) else {
+                continue;
+            };
+            let Some(&step) = plan.steps.first() else {
+                continue;
+            };
+            for s in &plan.steps {
+                said.extend(r.says(&app.transitions()[*s].action.widget_text));
+            }
+            (Some(step), plan.steps.len())
+        };
+        let earliest = said
+            .iter()
+            .filter_map(|w| r.order.get(w))
+            .min()
+            .copied()
+            .unwrap_or(usize::MAX);
+        routes.push(Route {
+            goal,
+            first,
+            steps,
+            score: r.share_of(&said),
+            said,
+            earliest,
+        });
+    }
+
+    routes
+}
+
+/// What the last step says about where the session stands on this page.
+struct Moment {
+    /// The last step ended here.
+    arrived: bool,
+    /// The last step opened this page, which the task had not acted on before.
+    opened_now: bool,
+    /// This page is a dialog.
+    small: bool,
+    /// The last step committed or closed a page.
+    just_closed: bool,
+}
+
+/// "The task is done", with what speaks for and against it.
+fn finish(
+    r: &Reading,
+    moment: Moment,
+    best_share: f64,
+    here_left: bool,
+    unused: usize,
+) -> Candidate {
+    let Moment {
+        arrived,
+        opened_now,
+        small,
+        just_closed,
+    } = moment;
+    let here = r.current_page;
+    let last = r.taken.last();
     let mut x = vec![0.0; FEATURES.len()];
     set(&mut x, "finish", 1.0);
     set(&mut x, "finish_first", flag(r.taken.is_empty()));
@@ -582,15 +659,7 @@ pub(crate) fn candidates(r: &Reading) -> Vec<Candidate> {
     let only_verb =
         !r.taken.is_empty() && r.remaining.iter().all(|w| r.verb.contains(w)) && best_share < 0.3;
     set(&mut x, "finish_only_verb", flag(only_verb));
-    set(
-        &mut x,
-        "finish_here_left",
-        flag(
-            goals
-                .iter()
-                .any(|g| g.page == here && g.share >= LITTLE / 2.0),
-        ),
-    );
+    set(&mut x, "finish_here_left", flag(here_left));
     let total: f64 = r
         .asked
         .iter()
@@ -607,13 +676,12 @@ pub(crate) fn candidates(r: &Reading) -> Vec<Candidate> {
         },
     );
     set(&mut x, "finish_values", unused as f64);
-    out.push(Candidate {
+    Candidate {
         proposal: Proposal::Finish,
         x,
         label: None,
         goal: None,
-    });
-    out
+    }
 }
 
 /// The share of the page's screens that showed `w` (1 for pages stored before it was counted).
