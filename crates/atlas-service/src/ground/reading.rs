@@ -218,10 +218,12 @@ impl<'a> Reading<'a> {
     /// A remaining word's weight: its rarity, halved while it belongs only to a part after the
     /// one not yet done (instructions give their parts in the order they are done).
     pub(crate) fn weight(&self, w: &str) -> f64 {
-        let now_or_before = self
-            .current_part
-            .is_none_or(|k| self.parts[..=k].iter().any(|p| p.contains(w)));
-        self.idf(w) * if now_or_before { 1.0 } else { LATER_PART }
+        self.idf(w)
+            * if self.now_or_before(w) {
+                1.0
+            } else {
+                LATER_PART
+            }
     }
 
     /// Whether `w` belongs to the part of the instruction now open (or an earlier one).
