@@ -201,16 +201,12 @@ fn recalled_answer(recalled: crate::memory::Recall, basis: Basis) -> NextActionR
             };
             let description = format!("{}（{why}）", action.label());
             NextActionResponse {
-                action: Some(NextAction {
-                    action_type: action.action_type,
-                    widget_id: action.widget_id,
-                    widget_text: action.widget_text,
-                    widget_xpath: action.widget_xpath,
-                    input_text: action.input_text,
-                    confidence: round3(confidence),
+                action: Some(NextAction::of(
+                    action,
                     expected_page,
+                    round3(confidence),
                     description,
-                }),
+                )),
                 remaining_steps: Some(remaining),
                 basis: Some(basis),
                 ..Default::default()
@@ -775,6 +771,26 @@ pub struct NextAction {
     pub description: String,
 }
 
+impl NextAction {
+    fn of(
+        action: atlas_model::Action,
+        expected_page: String,
+        confidence: f64,
+        description: String,
+    ) -> NextAction {
+        NextAction {
+            action_type: action.action_type,
+            widget_id: action.widget_id,
+            widget_text: action.widget_text,
+            widget_xpath: action.widget_xpath,
+            input_text: action.input_text,
+            confidence,
+            expected_page,
+            description,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 pub struct NextActionResponse {
     pub action: Option<NextAction>,
@@ -825,19 +841,13 @@ fn candidate_answer(c: crate::ground::Considered) -> CandidateAction {
         crate::ground::Proposal::Act {
             action,
             expected_page,
-        } => (
-            Some(NextAction {
-                description: action.label(),
-                action_type: action.action_type,
-                widget_id: action.widget_id,
-                widget_text: action.widget_text,
-                widget_xpath: action.widget_xpath,
-                input_text: action.input_text,
-                confidence: 0.0,
-                expected_page,
-            }),
-            false,
-        ),
+        } => {
+            let description = action.label();
+            (
+                Some(NextAction::of(action, expected_page, 0.0, description)),
+                false,
+            )
+        }
     };
     CandidateAction {
         action,
