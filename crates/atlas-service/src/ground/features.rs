@@ -660,12 +660,7 @@ fn finish(
         !r.taken.is_empty() && r.remaining.iter().all(|w| r.verb.contains(w)) && best_share < 0.3;
     set(&mut x, "finish_only_verb", flag(only_verb));
     set(&mut x, "finish_here_left", flag(here_left));
-    let total: f64 = r
-        .asked
-        .iter()
-        .filter(|w| r.sayable(w))
-        .map(|w| r.weight(w))
-        .sum();
+    let total = r.weighted_mass(&r.asked);
     set(
         &mut x,
         "finish_remaining",

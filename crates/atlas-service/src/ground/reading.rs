@@ -111,27 +111,14 @@ impl<'a> Reading<'a> {
         };
         // Shares are of the whole instruction, but only of what some label of the app says: no
         // tap can say "function" of "turn on the vibration function".
-        reading.mass = reading
-            .asked
-            .iter()
-            .filter(|w| reading.sayable(w))
-            .map(|w| reading.idf(w))
-            .sum();
+        reading.mass = reading.idf_mass(&reading.asked);
         reading.done = reading
             .parts
             .iter()
             .map(|part| {
-                let sayable: f64 = part
-                    .iter()
-                    .filter(|w| reading.sayable(w))
-                    .map(|w| reading.idf(w))
-                    .sum();
-                let said: f64 = part
-                    .iter()
-                    .filter(|w| reading.sayable(w) && !reading.remaining.contains(*w))
-                    .map(|w| reading.idf(w))
-                    .sum();
-                said >= sayable * PART_DONE
+                let said =
+                    reading.idf_mass(part.iter().filter(|w| !reading.remaining.contains(*w)));
+                said >= reading.idf_mass(part) * PART_DONE
             })
             .collect();
         reading.current_part = reading.done.iter().position(|d| !d);
@@ -145,12 +132,7 @@ impl<'a> Reading<'a> {
                 })
         });
         reading.drop_passed_over();
-        reading.remaining_mass = reading
-            .remaining
-            .iter()
-            .filter(|w| reading.sayable(w))
-            .map(|w| reading.weight(w))
-            .sum();
+        reading.remaining_mass = reading.weighted_mass(&reading.remaining);
         // The act each part opens with ("open", "change") says how, not what: it has no place.
         for word in reading
             .part_texts
@@ -208,6 +190,24 @@ impl<'a> Reading<'a> {
     pub(crate) fn idf(&self, w: &str) -> f64 {
         let pages = self.app.pages().len() as f64;
         (1.0 + pages / (1.0 + *self.df.get(w).unwrap_or(&0) as f64)).ln()
+    }
+
+    /// The rarity of the `words` some label of the app can say, summed.
+    pub(crate) fn idf_mass<'w>(&self, words: impl IntoIterator<Item = &'w String>) -> f64 {
+        words
+            .into_iter()
+            .filter(|w| self.sayable(w))
+            .map(|w| self.idf(w))
+            .sum()
+    }
+
+    /// The same, each word at its [`Reading::weight`].
+    pub(crate) fn weighted_mass<'w>(&self, words: impl IntoIterator<Item = &'w String>) -> f64 {
+        words
+            .into_iter()
+            .filter(|w| self.sayable(w))
+            .map(|w| self.weight(w))
+            .sum()
     }
 
     /// Whether some label of the app can say `w`.
@@ -276,12 +276,7 @@ impl<'a> Reading<'a> {
         if self.mass <= 0.0 {
             return 0.0;
         }
-        label_words(stable_part(label))
-            .intersection(&self.asked)
-            .filter(|w| self.sayable(w))
-            .map(|w| self.idf(w))
-            .sum::<f64>()
-            / self.mass
+        self.idf_mass(label_words(stable_part(label)).intersection(&self.asked)) / self.mass
     }
 
     /// The share of a label's own words the instruction asks for: "Light" is all "light", "Auto
