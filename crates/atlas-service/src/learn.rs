@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::Atlas;
 use crate::navigate::round3;
 use crate::state::State;
+use crate::text_index::{DocTexts, intent_key};
 
 /// Most transitions in one batch call.
 pub const MAX_BATCH_TRANSITIONS: usize = 100_000;
@@ -314,8 +315,20 @@ impl Atlas {
         }
         let now = atlas_model::now_rfc3339();
         let id = intent_id(&req.app_id, req.intent_text.trim());
+        let texts = self.read(|g| {
+            let existing = g.app(&req.app_id).and_then(|a| a.intent(&id));
+            let mut keywords = existing.map(|i| i.keywords.clone()).unwrap_or_default();
+            for k in &req.keywords {
+                if !keywords.contains(k) {
+                    keywords.push(k.clone());
+                }
+            }
+            let text = existing.map_or(req.intent_text.trim(), |i| i.intent_text.as_str());
+            DocTexts::of_intent(text, &keywords)
+        });
+        let ready = self.embed_ahead(&req.app_id, &[(intent_key(&id), texts)])?;
         let existed = self
-            .commit_with(|state| {
+            .commit_embedded(&ready, |state| {
                 let app = state.graph.app(&req.app_id).ok_or_else(|| {
                     AtlasError::NotFound(format!(
                         "app not found: {} (add a page first)",

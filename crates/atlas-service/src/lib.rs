@@ -24,7 +24,7 @@ mod text_index;
 pub mod tools;
 mod transfer;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -122,6 +122,34 @@ impl Atlas {
         Ok(atlas)
     }
 
+    /// The vectors of the texts that documents of `app_id` about to be written (index key and
+    /// texts) will be indexed by, computed before any lock is taken: none for a lexical embedder,
+    /// which costs nothing, nor for a document whose texts are indexed already.
+    pub(crate) fn embed_ahead(
+        &self,
+        app_id: &str,
+        docs: &[(String, text_index::DocTexts)],
+    ) -> Result<HashMap<String, Vec<f32>>> {
+        if self.embedder.is_lexical() {
+            return Ok(HashMap::new());
+        }
+        let mut all: Vec<String> = {
+            let state = self.state.read();
+            docs.iter()
+                .filter(|(key, texts)| !state.text.is_embedded(app_id, key, texts))
+                .flat_map(|(_, texts)| texts.all(self.embedder.as_ref()))
+                .collect()
+        };
+        all.sort_unstable();
+        all.dedup();
+        let refs: Vec<&str> = all.iter().map(String::as_str).collect();
+        let vectors = self
+            .embedder
+            .embed(&refs)
+            .map_err(|e| AtlasError::VectorStore(e.to_string()))?;
+        Ok(all.into_iter().zip(vectors).collect())
+    }
+
     pub fn embedder(&self) -> &dyn Embedder {
         self.embedder.as_ref()
     }
@@ -138,6 +166,20 @@ impl Atlas {
         &self,
         build: impl FnOnce(&State) -> Result<(Vec<Record>, T)>,
     ) -> Result<T> {
+        self.commit_embedded(&HashMap::new(), build).await
+    }
+
+    /// [`Atlas::commit_with`], the records' texts found first among `ready` (from
+    /// [`Atlas::embed_ahead`]), so the write lock is not held while a model embeds them.
+    pub(crate) async fn commit_embedded<T>(
+        &self,
+        ready: &HashMap<String, Vec<f32>>,
+        build: impl FnOnce(&State) -> Result<(Vec<Record>, T)>,
+    ) -> Result<T> {
+        let embedder = text_index::Prepared {
+            inner: self.embedder.as_ref(),
+            ready,
+        };
         let (count, pending, value) = {
             let mut state = self.state.write();
             let (records, value) = build(&state)?;
@@ -145,7 +187,7 @@ impl Atlas {
                 return Ok(value);
             }
             for record in &records {
-                state.apply(record.clone(), self.embedder.as_ref())?;
+                state.apply(record.clone(), &embedder)?;
             }
             (records.len() as u64, self.store.append(records), value)
         };

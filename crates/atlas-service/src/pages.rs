@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::Atlas;
 use crate::navigate::round3;
-use crate::text_index::Query;
+use crate::text_index::{DocTexts, Query, page_key};
 
 /// Most widgets kept per page: enough for any real screen, bounded so a page stays small on disk.
 const MAX_WIDGETS: usize = 500;
@@ -344,10 +344,8 @@ impl Atlas {
         if !ui.page_structure.is_empty() {
             semantic_text.push(ui.page_structure.clone());
         }
-        let query = Query::new(&semantic_text.join(" "), self.embedder.as_ref())?;
-        let title_query = title
-            .map(|t| Query::new(t, self.embedder.as_ref()))
-            .transpose()?;
+        let query = Query::words_only(&semantic_text.join(" "));
+        let title_query = title.map(Query::words_only);
 
         let scored: Vec<(f64, String, String)> = {
             let state = self.state.read();
@@ -369,14 +367,14 @@ impl Atlas {
                     let semantic = state
                         .text
                         .page_doc(&req.app_id, &page.page_id)
-                        .map(|d| state.text.similarity(d, &query) as f64)
+                        .map(|d| state.text.screen_similarity(d, &query) as f64)
                         .unwrap_or(0.0);
                     let title_score = match (title, &title_query) {
                         (Some(t), _) if t.eq_ignore_ascii_case(page.page_name.trim()) => Some(1.0),
                         (Some(_), Some(q)) => state
                             .text
                             .page_doc(&req.app_id, &page.page_id)
-                            .map(|d| 0.8 * state.text.similarity(d, q) as f64),
+                            .map(|d| 0.8 * state.text.screen_similarity(d, q) as f64),
                         _ => None,
                     };
                     let usual = usual_widgets(page);
@@ -473,8 +471,25 @@ impl Atlas {
         }
         let now = atlas_model::now_rfc3339();
         let id = page_id(&req.app_id, &req.page_name);
+        // The page's texts once written: the request's, over what the page already says.
+        let texts = self.read(|g| {
+            let existing = g.app(&req.app_id).and_then(|a| a.page(&id));
+            let mut intents = existing.map(|p| p.intents.clone()).unwrap_or_default();
+            for intent in &req.intents {
+                if !intents.contains(intent) {
+                    intents.push(intent.clone());
+                }
+            }
+            let description = match existing {
+                Some(p) if description.is_empty() => p.description.clone(),
+                _ => description.clone(),
+            };
+            let name = existing.map_or(req.page_name.as_str(), |p| p.page_name.as_str());
+            DocTexts::of_page(name, &description, &intents)
+        });
+        let ready = self.embed_ahead(&req.app_id, &[(page_key(&id), texts)])?;
         let existed = self
-            .commit_with(|state| {
+            .commit_embedded(&ready, |state| {
                 let app = state.graph.app(&req.app_id);
                 let mut records = Vec::new();
                 let existing = app.and_then(|a| a.page(&id)).cloned();

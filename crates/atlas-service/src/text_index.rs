@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use atlas_model::{AtlasError, Intent, Page, Result};
-use atlas_text::{Embedder, cosine, features, words};
+use atlas_text::{Embedder, HashEmbedder, cosine, features, words};
 
 /// What a document points at.
 #[derive(Debug, Clone, PartialEq)]
@@ -23,7 +23,18 @@ pub(crate) struct Doc {
     /// `text` and `keywords` normalised once here rather than on every comparison.
     normalized: String,
     normalized_keywords: Vec<String>,
+    /// The whole document's vector (text and keywords together).
     vector: Vec<f32>,
+    /// With a model embedder, a vector for each part on its own (a page's name, its description,
+    /// each intent it lists; an intent's text, each keyword): a short request is like one part
+    /// far more than like all of them run together, and the best part is the document's score.
+    facets: Vec<Vec<f32>>,
+    /// A page's name and description hashed by words, when the graph's embedder is not that
+    /// hashing already (see [`TextIndex::screen_similarity`]).
+    words_vector: Option<Vec<f32>>,
+    /// The texts the vectors were made of: a document indexed again with the same texts (a page
+    /// revisited, its statistics updated) keeps its vectors instead of embedding anew.
+    embedded: DocTexts,
 }
 
 /// A document and how well it matches a query (0..1).
@@ -128,12 +139,21 @@ pub(crate) fn normalize(text: &str) -> String {
 
 impl Query {
     pub(crate) fn new(text: &str, embedder: &dyn Embedder) -> Result<Query> {
-        Ok(Query {
+        Ok(Query::with_vector(text, embed_one(embedder, text)?))
+    }
+
+    fn with_vector(text: &str, vector: Vec<f32>) -> Query {
+        Query {
             normalized: normalize(text),
             words: words(text),
             tokens: features(text).into_iter().map(|f| f.token).collect(),
-            vector: embed_one(embedder, text)?,
-        })
+            vector,
+        }
+    }
+
+    /// A query hashed by words, for [`TextIndex::screen_similarity`].
+    pub(crate) fn words_only(text: &str) -> Query {
+        Query::with_vector(text, HashEmbedder::default().embed_one(text))
     }
 
     pub(crate) fn similarity_to(&self, other: &Query) -> f32 {
@@ -152,6 +172,7 @@ impl Doc {
         text: String,
         keywords: Vec<String>,
         vector: Vec<f32>,
+        facets: Vec<Vec<f32>>,
     ) -> Doc {
         let normalized = normalize(&text);
         let normalized_keywords = keywords.iter().map(|k| normalize(k)).collect();
@@ -163,6 +184,9 @@ impl Doc {
             normalized,
             normalized_keywords,
             vector,
+            facets,
+            words_vector: None,
+            embedded: DocTexts::default(),
         }
     }
 
@@ -172,7 +196,12 @@ impl Doc {
         if self.normalized == query.normalized {
             return 1.0;
         }
-        let semantic = cosine(&self.vector, &query.vector).max(0.0);
+        let semantic = self
+            .facets
+            .iter()
+            .map(|f| cosine(f, &query.vector))
+            .fold(cosine(&self.vector, &query.vector), f32::max)
+            .max(0.0);
         let keyword_hit = self
             .normalized_keywords
             .iter()
@@ -186,37 +215,177 @@ impl Doc {
     }
 }
 
+/// The index key of a page's document.
+pub(crate) fn page_key(page_id: &str) -> String {
+    format!("p:{page_id}")
+}
+
+/// The index key of a registered intent's document.
+pub(crate) fn intent_key(intent_id: &str) -> String {
+    format!("i:{intent_id}")
+}
+
+/// What a document's vectors are made of: its whole text and, for a model embedder, its parts.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct DocTexts {
+    whole: String,
+    parts: Vec<String>,
+}
+
+impl DocTexts {
+    /// A page: its name and description together; the name, the description and each intent it
+    /// lists apart.
+    pub(crate) fn of_page(page_name: &str, description: &str, intents: &[String]) -> DocTexts {
+        let mut whole = page_name.to_string();
+        if !description.is_empty() {
+            whole.push(' ');
+            whole.push_str(description);
+        }
+        let mut parts = vec![page_name, description];
+        parts.extend(intents.iter().map(String::as_str));
+        DocTexts::new(whole, parts)
+    }
+
+    /// An intent: its text with its keywords; the text and each keyword apart.
+    pub(crate) fn of_intent(intent_text: &str, keywords: &[String]) -> DocTexts {
+        let whole = if keywords.is_empty() {
+            intent_text.to_string()
+        } else {
+            format!("{intent_text} {}", keywords.join(" "))
+        };
+        let mut parts = vec![intent_text];
+        parts.extend(keywords.iter().map(String::as_str));
+        DocTexts::new(whole, parts)
+    }
+
+    fn new(whole: String, parts: Vec<&str>) -> DocTexts {
+        let mut parts: Vec<String> = parts
+            .iter()
+            .map(|p| p.trim())
+            .filter(|p| !p.is_empty())
+            .map(String::from)
+            .collect();
+        parts.sort_unstable();
+        parts.dedup();
+        DocTexts { whole, parts }
+    }
+
+    /// Every text an embedder is asked for, to embed them before a write lock is taken.
+    pub(crate) fn all(&self, embedder: &dyn Embedder) -> Vec<String> {
+        let mut texts = vec![self.whole.clone()];
+        if facets_wanted(embedder, &self.parts) {
+            texts.extend(self.parts.iter().cloned());
+        }
+        texts
+    }
+}
+
+/// Whether a document gets a vector per part (see [`Doc::facets`]): with a model embedder and
+/// more than one part. A lexical embedder's whole-text vector already counts every part's words.
+fn facets_wanted(embedder: &dyn Embedder, parts: &[String]) -> bool {
+    !embedder.is_lexical() && parts.len() > 1
+}
+
+/// The vectors of a document made of `texts`: those of `previous` when it was made of the same.
+fn vectors(
+    texts: &DocTexts,
+    previous: Option<&Doc>,
+    embedder: &dyn Embedder,
+) -> Result<(Vec<f32>, Vec<Vec<f32>>)> {
+    if let Some(doc) = previous.filter(|d| d.embedded == *texts) {
+        return Ok((doc.vector.clone(), doc.facets.clone()));
+    }
+    let vector = embed_one(embedder, &texts.whole)?;
+    if !facets_wanted(embedder, &texts.parts) {
+        return Ok((vector, vec![]));
+    }
+    let parts: Vec<&str> = texts.parts.iter().map(String::as_str).collect();
+    let facets = embedder
+        .embed(&parts)
+        .map_err(|e| AtlasError::VectorStore(e.to_string()))?;
+    if facets.len() != parts.len() {
+        return Err(AtlasError::VectorStore(format!(
+            "embedder returned {} vectors for {} texts",
+            facets.len(),
+            parts.len()
+        )));
+    }
+    Ok((vector, facets))
+}
+
+/// An embedder that answers from vectors computed before the write lock was taken (see
+/// `Atlas::embed_ahead`), and asks the real one only for what is missing: a model spends
+/// milliseconds on a text, and no reader should wait for that.
+pub(crate) struct Prepared<'a> {
+    pub(crate) inner: &'a dyn Embedder,
+    pub(crate) ready: &'a HashMap<String, Vec<f32>>,
+}
+
+impl Embedder for Prepared<'_> {
+    fn name(&self) -> String {
+        self.inner.name()
+    }
+
+    fn embed(&self, texts: &[&str]) -> std::result::Result<Vec<Vec<f32>>, atlas_text::EmbedError> {
+        let missing: Vec<&str> = texts
+            .iter()
+            .copied()
+            .filter(|t| !self.ready.contains_key(*t))
+            .collect();
+        let mut fresh = if missing.is_empty() {
+            vec![]
+        } else {
+            self.inner.embed(&missing)?
+        }
+        .into_iter();
+        Ok(texts
+            .iter()
+            .map(|t| match self.ready.get(*t) {
+                Some(v) => v.clone(),
+                None => fresh.next().unwrap_or_default(),
+            })
+            .collect())
+    }
+
+    fn match_threshold(&self) -> f32 {
+        self.inner.match_threshold()
+    }
+
+    fn is_lexical(&self) -> bool {
+        self.inner.is_lexical()
+    }
+}
+
 impl TextIndex {
     pub(crate) fn index_page(&mut self, page: &Page, embedder: &dyn Embedder) -> Result<()> {
-        let mut text = page.page_name.clone();
-        if !page.description.is_empty() {
-            text.push(' ');
-            text.push_str(&page.description);
-        }
-        let vector = embed_one(embedder, &text)?;
-        let doc = Doc::new(
+        let texts = DocTexts::of_page(&page.page_name, &page.description, &page.intents);
+        let key = page_key(&page.page_id);
+        let (vector, facets) = vectors(&texts, self.doc(&page.app_id, &key), embedder)?;
+        let mut doc = Doc::new(
             DocKind::Page,
             Some(page.page_id.clone()),
             page.page_name.clone(),
             page.intents.clone(),
             vector,
+            facets,
         );
+        if embedder.name() != HashEmbedder::default().name() {
+            doc.words_vector = Some(HashEmbedder::default().embed_one(&texts.whole));
+        }
+        doc.embedded = texts;
         self.lexical = embedder.is_lexical();
         self.apps
             .entry(page.app_id.clone())
             .or_default()
-            .insert(format!("p:{}", page.page_id), doc);
+            .insert(key, doc);
         Ok(())
     }
 
     pub(crate) fn index_intent(&mut self, intent: &Intent, embedder: &dyn Embedder) -> Result<()> {
-        let text = if intent.keywords.is_empty() {
-            intent.intent_text.clone()
-        } else {
-            format!("{} {}", intent.intent_text, intent.keywords.join(" "))
-        };
-        let vector = embed_one(embedder, &text)?;
-        let doc = Doc::new(
+        let texts = DocTexts::of_intent(&intent.intent_text, &intent.keywords);
+        let key = intent_key(&intent.intent_id);
+        let (vector, facets) = vectors(&texts, self.doc(&intent.app_id, &key), embedder)?;
+        let mut doc = Doc::new(
             DocKind::Intent {
                 intent_id: intent.intent_id.clone(),
             },
@@ -224,13 +393,25 @@ impl TextIndex {
             intent.intent_text.clone(),
             intent.keywords.clone(),
             vector,
+            facets,
         );
+        doc.embedded = texts;
         self.lexical = embedder.is_lexical();
         self.apps
             .entry(intent.app_id.clone())
             .or_default()
-            .insert(format!("i:{}", intent.intent_id), doc);
+            .insert(key, doc);
         Ok(())
+    }
+
+    /// Whether the document under `key` already has the vectors of `texts`.
+    pub(crate) fn is_embedded(&self, app_id: &str, key: &str, texts: &DocTexts) -> bool {
+        self.doc(app_id, key).is_some_and(|d| d.embedded == *texts)
+    }
+
+    fn doc(&self, app_id: &str, key: &str) -> Option<&Doc> {
+        let docs = self.apps.get(app_id)?;
+        docs.by_key.get(key).map(|i| &docs.docs[*i as usize])
     }
 
     /// Documents of one app (or all apps) ranked by score, best first, those scoring above `floor`.
@@ -308,13 +489,20 @@ impl TextIndex {
 
     /// The vector of a page's document, for semantic page matching.
     pub(crate) fn page_doc(&self, app_id: &str, page_id: &str) -> Option<&Doc> {
-        let docs = self.apps.get(app_id)?;
-        docs.by_key
-            .get(&format!("p:{page_id}"))
-            .map(|i| &docs.docs[*i as usize])
+        self.doc(app_id, &page_key(page_id))
     }
 
-    pub(crate) fn similarity(&self, doc: &Doc, query: &Query) -> f32 {
-        cosine(&doc.vector, &query.vector).max(0.0)
+    /// How alike a screen's words (a [`Query::words_only`]) are to a page's name and description.
+    ///
+    /// Whatever the graph's embedder, this compares words, not meanings: a screen is the same
+    /// screen when it shows the same labels, while two screens that mean alike ("Settings",
+    /// "Preferences"; a list and its item's details) are different places to an agent. A model
+    /// embedder finds most screens of one app alike and would merge them.
+    pub(crate) fn screen_similarity(&self, doc: &Doc, screen: &Query) -> f32 {
+        cosine(
+            doc.words_vector.as_ref().unwrap_or(&doc.vector),
+            &screen.vector,
+        )
+        .max(0.0)
     }
 }

@@ -5,6 +5,7 @@ use atlas_store::{AppData, Record};
 use serde::Serialize;
 
 use crate::Atlas;
+use crate::text_index::{DocTexts, intent_key, page_key};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct ImportSummary {
@@ -91,7 +92,20 @@ impl Atlas {
             transitions: data.transitions.len(),
             traces: data.traces.len(),
         };
-        self.commit_with(move |_| {
+        let mut texts: Vec<(String, DocTexts)> = data
+            .pages
+            .iter()
+            .map(|p| {
+                let texts = DocTexts::of_page(&p.page_name, &p.description, &p.intents);
+                (page_key(&p.page_id), texts)
+            })
+            .collect();
+        texts.extend(data.intents.iter().map(|i| {
+            let texts = DocTexts::of_intent(&i.intent_text, &i.keywords);
+            (intent_key(&i.intent_id), texts)
+        }));
+        let ready = self.embed_ahead(&app_id, &texts)?;
+        self.commit_embedded(&ready, move |_| {
             let mut records = vec![Record::App(data.app)];
             records.extend(data.pages.into_iter().map(Record::Page));
             records.extend(data.intents.into_iter().map(Record::Intent));
