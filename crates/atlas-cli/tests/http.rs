@@ -35,6 +35,11 @@ impl Server {
         let mut args = vec!["serve", "--data", data.to_str().unwrap(), "--addr"];
         let addr = format!("127.0.0.1:{port}");
         args.push(&addr);
+        // The graph on the built-in embedder unless a test says otherwise: these tests are about
+        // the routes, and the knowledge bases still take e5 when it is installed (`auto`).
+        if !extra.contains(&"--embedder") {
+            args.extend_from_slice(&["--embedder", "hash"]);
+        }
         args.extend_from_slice(extra);
         let child = Command::new(env!("CARGO_BIN_EXE_atlas"))
             .args(&args)
