@@ -136,6 +136,7 @@ pub async fn run(config: &IngestConfig, scratch: &Path) -> Result<IngestReport> 
         kb,
         biz,
         chat: None,
+        access: Default::default(),
     };
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let server = tokio::spawn(atlas_server::serve(listener, state, async {

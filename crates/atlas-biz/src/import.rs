@@ -14,9 +14,46 @@ use serde_json::{Map, Value};
 use crate::error::{BizError, invalid};
 use crate::model::*;
 
+/// The lists of Atlas's JSON document.
+const DOCUMENT_LISTS: [&str; 5] = [
+    "businesses",
+    "steps",
+    "implementations",
+    "data_resources",
+    "relations",
+];
+
 /// Atlas's JSON document: `{"businesses", "steps", "implementations", "data_resources", "relations"}`.
+///
+/// The document replaces the whole graph, so what looks like a mistake is refused rather than
+/// read as "empty": a document that is not an object, names none of the lists (`{}`), or names
+/// something else (a typo would otherwise drop that list). An empty graph is a document with
+/// its lists given empty.
 pub fn from_json(text: &str) -> Result<BusinessData, BizError> {
-    serde_json::from_str(text).map_err(|e| invalid(format!("not a business graph document: {e}")))
+    let value: Value = serde_json::from_str(text)
+        .map_err(|e| invalid(format!("not a business graph document: {e}")))?;
+    let Some(document) = value.as_object() else {
+        return Err(invalid(
+            "a business graph document is a JSON object with the lists businesses, steps, implementations, data_resources and relations",
+        ));
+    };
+    if let Some(unknown) = document
+        .keys()
+        .find(|k| !DOCUMENT_LISTS.contains(&k.as_str()))
+    {
+        return Err(invalid(format!(
+            "a business graph document has no {unknown:?}: its lists are {}",
+            DOCUMENT_LISTS.join(", ")
+        )));
+    }
+    if document.is_empty() {
+        return Err(invalid(format!(
+            "the document names none of the lists ({}); to empty the graph, give them as empty lists",
+            DOCUMENT_LISTS.join(", ")
+        )));
+    }
+    serde_json::from_value(value)
+        .map_err(|e| invalid(format!("not a business graph document: {e}")))
 }
 
 fn entity_type(labels: &[String]) -> Option<EntityType> {

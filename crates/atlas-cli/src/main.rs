@@ -110,6 +110,18 @@ enum Command {
         llm_model: String,
         #[arg(long, env = "ATLAS_LLM_KEY")]
         llm_key: Option<String>,
+        /// An origin (`https://dash.example.com`, or `*`) whose web pages may change things
+        /// (POST, PUT, DELETE); pages of this server and of this machine always may. Repeatable.
+        #[arg(
+            long = "allow-origin",
+            env = "ATLAS_ALLOW_ORIGIN",
+            value_delimiter = ','
+        )]
+        allow_origins: Vec<String>,
+        /// A host name the server answers to besides `localhost` and IP addresses (a name in
+        /// front of it, such as a proxy's). Repeatable.
+        #[arg(long = "allow-host", env = "ATLAS_ALLOW_HOST", value_delimiter = ',')]
+        allow_hosts: Vec<String>,
     },
     /// A scripted OpenAI-compatible chat model: plays back the turns of a script, tool calls
     /// included, to test prompts and the chat page offline (see README).
@@ -981,11 +993,14 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             llm_url,
             llm_model,
             llm_key,
+            allow_origins,
+            allow_hosts,
         } => {
-            let services = open_services(&args).await?;
+            // The address first: a port in use fails at once, before the folder is opened.
             let listener = tokio::net::TcpListener::bind(&addr)
                 .await
                 .with_context(|| format!("cannot listen on {addr}"))?;
+            let services = open_services(&args).await?;
             let local = listener.local_addr()?;
             eprintln!(
                 "atlas serving {} on http://{local} (data {})",
@@ -1005,6 +1020,10 @@ async fn run(cli: Cli) -> Result<ExitCode> {
                         api_key: llm_key.filter(|k| !k.is_empty()),
                         max_rounds: 8,
                     })
+                }),
+                access: Arc::new(atlas_server::Access {
+                    allowed_origins: allow_origins,
+                    allowed_hosts: allow_hosts,
                 }),
             };
             atlas_server::serve(listener, state, shutdown_signal()).await?;
@@ -1483,6 +1502,7 @@ async fn eval_droidtask(
                 kb,
                 biz,
                 chat: None,
+                access: Default::default(),
             };
             let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
             server = Some((

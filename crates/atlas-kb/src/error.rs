@@ -26,6 +26,10 @@ pub enum KbError {
     Io(String),
     #[error("embedding: {0}")]
     Embed(String),
+    #[error("{0}")]
+    Forbidden(String),
+    #[error("{0}")]
+    UnsupportedMediaType(String),
 }
 
 impl KbError {
@@ -38,6 +42,8 @@ impl KbError {
             KbError::Unauthorized => ("unauthorized", 401),
             KbError::Locked { .. } | KbError::ReadOnly => ("conflict", 409),
             KbError::Io(_) | KbError::Embed(_) => ("internal_server_error", 500),
+            KbError::Forbidden(_) => ("forbidden", 403),
+            KbError::UnsupportedMediaType(_) => ("unsupported_media_type", 415),
         }
     }
 

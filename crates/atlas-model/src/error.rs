@@ -14,6 +14,8 @@ pub enum ErrorCode {
     PayloadTooLarge,
     Unauthorized,
     NotFound,
+    Forbidden,
+    UnsupportedMediaType,
 }
 
 impl ErrorCode {
@@ -28,6 +30,8 @@ impl ErrorCode {
             ErrorCode::PayloadTooLarge => "PAYLOAD_TOO_LARGE",
             ErrorCode::Unauthorized => "UNAUTHORIZED",
             ErrorCode::NotFound => "NOT_FOUND",
+            ErrorCode::Forbidden => "FORBIDDEN",
+            ErrorCode::UnsupportedMediaType => "UNSUPPORTED_MEDIA_TYPE",
         }
     }
 
@@ -40,6 +44,8 @@ impl ErrorCode {
             ErrorCode::PathNotFound => 404,
             ErrorCode::PayloadTooLarge => 413,
             ErrorCode::Unauthorized => 401,
+            ErrorCode::Forbidden => 403,
+            ErrorCode::UnsupportedMediaType => 415,
             ErrorCode::GraphError | ErrorCode::VectorStoreError => 500,
         }
     }
@@ -66,6 +72,12 @@ pub enum AtlasError {
     Unauthorized,
     #[error("{0}")]
     NotFound(String),
+    /// A request from where this server does not take requests (a web page of another origin,
+    /// a host name it does not answer to).
+    #[error("{0}")]
+    Forbidden(String),
+    #[error("{0}")]
+    UnsupportedMediaType(String),
 }
 
 pub type Result<T, E = AtlasError> = std::result::Result<T, E>;
@@ -90,6 +102,8 @@ impl AtlasError {
             AtlasError::PayloadTooLarge { .. } => ErrorCode::PayloadTooLarge,
             AtlasError::Unauthorized => ErrorCode::Unauthorized,
             AtlasError::NotFound(_) => ErrorCode::NotFound,
+            AtlasError::Forbidden(_) => ErrorCode::Forbidden,
+            AtlasError::UnsupportedMediaType(_) => ErrorCode::UnsupportedMediaType,
         }
     }
 

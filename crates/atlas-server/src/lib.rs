@@ -10,10 +10,13 @@
 mod business_graph;
 mod chat;
 mod dify;
+mod guard;
 mod mcp;
 mod openapi;
 
 use std::sync::Arc;
+
+pub use guard::Access;
 
 use atlas_model::AtlasError;
 use atlas_service::{Atlas, ToolContext, ToolRegistry};
@@ -40,6 +43,8 @@ pub struct AppState {
     pub biz: Arc<atlas_biz::BizStore>,
     /// The model the chat calls, when one is configured.
     pub chat: Option<Arc<atlas_chat::ChatConfig>>,
+    /// Which pages and host names besides this machine's may use the server (see [`Access`]).
+    pub access: Arc<Access>,
 }
 
 impl AppState {
@@ -74,11 +79,8 @@ pub fn router(state: AppState) -> Router {
         state.tools.clone(),
         state.context(),
     ));
+    let access = state.access.clone();
     let router = Router::new()
-        .route(
-            "/healthz",
-            get(|| async { Json(serde_json::json!({ "status": "ok" })) }),
-        )
         .route("/api/v1/openapi.json", get(openapi_document))
         .route("/api/v1/tools", get(tool_list))
         .route("/api/v1/chat", post(chat::chat))
@@ -96,7 +98,12 @@ pub fn router(state: AppState) -> Router {
             error_response(&AtlasError::Graph("internal error".into()))
         }))
         .with_state(state)
-        .merge(dify);
+        .merge(dify)
+        // Open even with a token, for health probes: it says the process answers, nothing more.
+        .route(
+            "/healthz",
+            get(|| async { Json(serde_json::json!({ "status": "ok" })) }),
+        );
     // The page itself holds no data: it asks for the token when the API wants one.
     chat::PAGE_FILES
         .iter()
@@ -106,6 +113,16 @@ pub fn router(state: AppState) -> Router {
                 get(move || async move { ([(header::CONTENT_TYPE, content_type)], body) }),
             )
         })
+        .layer(middleware::from_fn_with_state(access, guard::guard))
+}
+
+/// The credentials of `Authorization: Bearer …` (the scheme in any case, as RFC 9110 says).
+pub(crate) fn bearer(headers: &axum::http::HeaderMap) -> Option<&str> {
+    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?.trim();
+    let (scheme, credentials) = value.split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| credentials.trim())
 }
 
 /// Refuses a body announced as too large before reading any of it.
@@ -125,12 +142,7 @@ async fn refuse_oversize(request: Request, next: Next) -> Response {
 
 async fn require_token(State(state): State<AppState>, request: Request, next: Next) -> Response {
     if let Some(token) = &state.token {
-        let given = request
-            .headers()
-            .get(header::AUTHORIZATION)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "));
-        if given != Some(token.as_ref()) {
+        if bearer(request.headers()) != Some(token.as_ref()) {
             return error_response(&AtlasError::Unauthorized);
         }
     }

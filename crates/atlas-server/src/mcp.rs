@@ -6,8 +6,9 @@
 //! - A POST without a session is the stateless 2026-07-28 revision: its `_meta` names the version,
 //!   and the `MCP-Protocol-Version` header, when sent, must agree.
 //! - Answers are JSON, or one SSE event for a client that accepts only `text/event-stream`.
-//!   Notifications get 202. A browser page of another origin is refused (403), so a web page
-//!   cannot drive the tools of a server on loopback.
+//!   Notifications get 202. A browser page of another origin, or a request to a host name the
+//!   server does not answer to, is refused (403) by the server's guard (`guard.rs`), so a web
+//!   page cannot drive the tools of a server on loopback.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -49,22 +50,6 @@ fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
     headers.get(name).and_then(|v| v.to_str().ok())
 }
 
-/// Browsers send Origin; a page from anywhere but this machine may not call the tools.
-fn origin_allowed(headers: &HeaderMap) -> bool {
-    let Some(origin) = header(headers, "origin") else {
-        return true;
-    };
-    let host = origin
-        .split("://")
-        .nth(1)
-        .unwrap_or(origin)
-        .split('/')
-        .next()
-        .unwrap_or("");
-    let hostname = host.rsplit_once(':').map_or(host, |(h, _)| h);
-    matches!(hostname, "localhost" | "127.0.0.1" | "[::1]") || header(headers, "host") == Some(host)
-}
-
 fn rpc_error(status: StatusCode, code: i64, message: &str) -> Response {
     (status, Json(error(Value::Null, code, message, None))).into_response()
 }
@@ -96,9 +81,6 @@ async fn handle_post(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    if !origin_allowed(&headers) {
-        return rpc_error(StatusCode::FORBIDDEN, INVALID_REQUEST, "origin not allowed");
-    }
     let message: Value = match serde_json::from_slice(&body) {
         Ok(v) => v,
         Err(e) => {

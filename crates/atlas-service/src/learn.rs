@@ -318,11 +318,7 @@ impl Atlas {
         let texts = self.read(|g| {
             let existing = g.app(&req.app_id).and_then(|a| a.intent(&id));
             let mut keywords = existing.map(|i| i.keywords.clone()).unwrap_or_default();
-            for k in &req.keywords {
-                if !keywords.contains(k) {
-                    keywords.push(k.clone());
-                }
-            }
+            crate::add_missing(&mut keywords, &req.keywords);
             let text = existing.map_or(req.intent_text.trim(), |i| i.intent_text.as_str());
             DocTexts::of_intent(text, &keywords)
         });
@@ -353,11 +349,7 @@ impl Atlas {
                 if req.target_page.is_some() {
                     intent.target_page = req.target_page.clone();
                 }
-                for k in &req.keywords {
-                    if !intent.keywords.contains(k) {
-                        intent.keywords.push(k.clone());
-                    }
-                }
+                crate::add_missing(&mut intent.keywords, &req.keywords);
                 Ok((vec![Record::Intent(intent)], existed))
             })
             .await?;

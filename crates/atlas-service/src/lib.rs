@@ -256,5 +256,15 @@ impl Atlas {
     }
 }
 
+/// Appends the texts of `more` that `list` does not hold yet, in their order (a page's intents,
+/// an intent's keywords: told again, they are merged, never doubled).
+pub(crate) fn add_missing(list: &mut Vec<String>, more: &[String]) {
+    for text in more {
+        if !list.contains(text) {
+            list.push(text.clone());
+        }
+    }
+}
+
 /// Seed 000's default `max_steps`.
 pub const DEFAULT_MAX_STEPS: usize = 10;

@@ -475,11 +475,7 @@ impl Atlas {
         let texts = self.read(|g| {
             let existing = g.app(&req.app_id).and_then(|a| a.page(&id));
             let mut intents = existing.map(|p| p.intents.clone()).unwrap_or_default();
-            for intent in &req.intents {
-                if !intents.contains(intent) {
-                    intents.push(intent.clone());
-                }
-            }
+            crate::add_missing(&mut intents, &req.intents);
             let description = match existing {
                 Some(p) if description.is_empty() => p.description.clone(),
                 _ => description.clone(),
@@ -515,11 +511,7 @@ impl Atlas {
                 if !description.is_empty() {
                     page.description = description.clone();
                 }
-                for intent in &req.intents {
-                    if !page.intents.contains(intent) {
-                        page.intents.push(intent.clone());
-                    }
-                }
+                crate::add_missing(&mut page.intents, &req.intents);
                 if let Some(ui) = &req.ui_hierarchy {
                     if !ui.widgets.is_empty() {
                         merge_screen(&mut page, &ui.widgets);

@@ -131,7 +131,7 @@ async fn refuse_oversize(
     }
 }
 
-fn dify_error(e: &KbError) -> Response {
+pub(crate) fn dify_error(e: &KbError) -> Response {
     let (_, status) = e.code();
     let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     if status.is_server_error() {
@@ -149,13 +149,7 @@ fn answer(result: Result<Value, KbError>) -> Response {
 }
 
 fn bearer(headers: &HeaderMap) -> Option<&str> {
-    headers
-        .get(header::AUTHORIZATION)?
-        .to_str()
-        .ok()?
-        .strip_prefix("Bearer ")
-        .map(str::trim)
-        .filter(|k| !k.is_empty())
+    crate::bearer(headers).filter(|k| !k.is_empty())
 }
 
 impl DifyState {
