@@ -10,7 +10,7 @@ pub enum BizError {
     NotFound { kind: &'static str, id: String },
     /// Another process (a running server) holds the folder.
     #[error(
-        "{path} is in use by {holder}; change the business graph through that server's HTTP API"
+        "{path} is in use by another atlas process{holder}; change the business graph through that server's HTTP API"
     )]
     Locked { path: String, holder: String },
     #[error("storage: {0}")]

@@ -25,6 +25,8 @@ fn in_range(field: &str, value: u32, min: u32, max: u32) -> Result<usize, BizErr
 fn text(field: &str, value: &str) -> Result<(), BizError> {
     if value.trim().is_empty() {
         Err(invalid(format!("{field} must not be empty")))
+    } else if atlas_text::has_control_characters(value) {
+        Err(invalid(format!("{field} contains control characters")))
     } else {
         Ok(())
     }

@@ -941,6 +941,18 @@ fn read_kb(data: &DataArgs, embedder: Arc<dyn Embedder>) -> Result<atlas_kb::Kno
         .map_err(|e| anyhow::anyhow!("knowledge base: {e}"))
 }
 
+/// [`open_default`] for a command that reads or checks a data folder: one that does not exist
+/// is an error (a mistyped `--data` must not be created, and found clean, empty).
+fn open_existing(data: &DataArgs) -> Result<(Arc<Atlas>, Arc<FsStore>)> {
+    if !data.data.is_dir() {
+        bail!(
+            "no data folder at {} (give --data or ATLAS_DATA; `atlas serve` or an import creates one)",
+            data.data.display()
+        );
+    }
+    open_default(data)
+}
+
 fn open_default(data: &DataArgs) -> Result<(Arc<Atlas>, Arc<FsStore>)> {
     open(
         data,
@@ -1045,7 +1057,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Fsck { data, repair } => {
             // Opening recovers (replays and folds the journal), as any start does; then check.
-            let (atlas, store) = open_default(&data)?;
+            let (atlas, store) = open_existing(&data)?;
             atlas.checkpoint().map_err(|e| anyhow::anyhow!("{e}"))?;
             let report = store.check(repair).map_err(|e| anyhow::anyhow!("{e}"))?;
             for line in &report.repaired {
@@ -1070,7 +1082,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             })
         }
         Command::Stats { data, app } => {
-            let (atlas, _) = open_default(&data)?;
+            let (atlas, _) = open_existing(&data)?;
             print_json(
                 &atlas
                     .get_graph_stats(atlas_service::GraphStatsRequest { app_id: app })
@@ -1085,7 +1097,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             from,
             max_steps,
         } => {
-            let (atlas, _) = open_default(&data)?;
+            let (atlas, _) = open_existing(&data)?;
             let r = atlas
                 .query_path(atlas_service::QueryPathRequest {
                     app_id: app,
@@ -1102,7 +1114,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             })
         }
         Command::Next { data, page, intent } => {
-            let (atlas, _) = open_default(&data)?;
+            let (atlas, _) = open_existing(&data)?;
             let r = atlas
                 .get_next_action(atlas_service::NextActionRequest {
                     current_page: page,
@@ -1120,7 +1132,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             })
         }
         Command::Export { data, app, out } => {
-            let (atlas, _) = open_default(&data)?;
+            let (atlas, _) = open_existing(&data)?;
             let graph = atlas.export_app(&app).map_err(|e| anyhow::anyhow!("{e}"))?;
             let text = serde_json::to_string_pretty(&graph)?;
             match out {
@@ -1592,6 +1604,8 @@ fn main() -> ExitCode {
                 .unwrap_or_else(|_| "info".into()),
         )
         .with_writer(std::io::stderr)
+        // Colours only for a terminal: a log written to a file keeps no escape codes.
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
     let cli = Cli::parse();
     let runtime = match tokio::runtime::Builder::new_multi_thread()

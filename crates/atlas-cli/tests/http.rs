@@ -1703,3 +1703,90 @@ fn probes_tokens_and_the_external_retrieval_take_what_clients_send() {
     assert!(body.contains("records"), "{body}");
     server.stop();
 }
+
+#[test]
+fn commands_refuse_before_they_write_and_log_plainly_to_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    let atlas = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_atlas"))
+            .args(args)
+            .env("ATLAS_EMBEDDER", "hash")
+            .output()
+            .unwrap()
+    };
+    // A mistyped folder is an error, and is not created.
+    let typo = tmp.path().join("typo");
+    for command in ["fsck", "stats"] {
+        let out = atlas(&[command, "--data", typo.to_str().unwrap()]);
+        assert!(
+            !out.status.success(),
+            "{command} succeeded on a missing folder"
+        );
+        assert!(String::from_utf8_lossy(&out.stderr).contains("no data folder"));
+        assert!(!typo.exists(), "{command} created the folder");
+    }
+    // A port in use fails before the folder is set up.
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = taken.local_addr().unwrap().to_string();
+    let fresh = tmp.path().join("fresh");
+    let started = Instant::now();
+    let out = atlas(&[
+        "serve",
+        "--demo",
+        "--data",
+        fresh.to_str().unwrap(),
+        "--addr",
+        &addr,
+    ]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot listen"));
+    assert!(
+        !fresh.exists(),
+        "the folder was set up before the bind failed"
+    );
+    assert!(started.elapsed() < Duration::from_secs(10));
+    // Logs to a file (here a pipe) carry no colour codes.
+    let data = tmp.path().join("data");
+    std::fs::create_dir(&data).unwrap();
+    let out = atlas(&["stats", "--data", data.to_str().unwrap()]);
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(log.contains("opened"), "{log}");
+    assert!(
+        !log.contains('\u{1b}'),
+        "escape codes in a log file: {log:?}"
+    );
+}
+
+#[test]
+fn control_characters_in_queries_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let server = Server::start(tmp.path(), &["--demo"]);
+    for (tool, body) in [
+        ("search_businesses", json!({"query": "开卡\u{0}流程"})),
+        ("search_implementations", json!({"query": "订单\u{1b}[31m"})),
+        ("search_data_resources", json!({"query": "表\u{7}"})),
+        (
+            "retrieve_knowledge",
+            json!({"dataset_id": DEMO_DATASET, "query": "退货\u{0}"}),
+        ),
+    ] {
+        let (status, answer) = server.call(tool, body);
+        assert_eq!(
+            (status, answer["error"]["code"].as_str()),
+            (400, Some("INVALID_PARAMETER")),
+            "{tool}: {answer}"
+        );
+    }
+    let (status, answer) = dify_post(
+        &server,
+        &format!("/v1/datasets/{DEMO_DATASET}/retrieve"),
+        Some("dataset-demo-key"),
+        &json!({"query": "退货\u{0}运费"}).to_string(),
+    );
+    assert_eq!(
+        (status, answer["code"].as_str()),
+        (400, Some("invalid_param")),
+        "{answer}"
+    );
+    server.stop();
+}

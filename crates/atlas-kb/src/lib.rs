@@ -552,6 +552,9 @@ impl KnowledgeBase {
                 "query must be at most {MAX_QUERY_CHARS} characters"
             )));
         }
+        if atlas_text::has_control_characters(query) {
+            return Err(error::invalid("query contains control characters"));
+        }
         if options.top_k == 0 || options.top_k > MAX_TOP_K {
             return Err(error::invalid(format!(
                 "top_k must be between 1 and {MAX_TOP_K}"

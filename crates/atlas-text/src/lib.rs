@@ -17,3 +17,10 @@ pub use embed::{EmbedError, Embedder, HashEmbedder, cosine};
 pub use memo::Memoized;
 pub use template::{Template, VALUE, substitute};
 pub use tokenize::{Feature, features, words};
+
+/// Whether `text` holds control characters other than newline and tab (NUL, escapes, …): no
+/// query or label means them, and they break logs, terminals and the files text ends up in.
+pub fn has_control_characters(text: &str) -> bool {
+    text.chars()
+        .any(|c| c.is_control() && c != '\n' && c != '\t')
+}
