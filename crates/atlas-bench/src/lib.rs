@@ -9,6 +9,7 @@
 
 pub mod ingest;
 pub mod kb;
+pub mod kb_load;
 pub mod query;
 pub mod startup;
 pub mod synth;

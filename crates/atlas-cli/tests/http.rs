@@ -1790,3 +1790,84 @@ fn control_characters_in_queries_are_refused() {
     );
     server.stop();
 }
+
+#[test]
+fn sigterm_during_a_large_upload_stops_within_seconds_and_leaves_the_folder_consistent() {
+    let tmp = tempfile::tempdir().unwrap();
+    let server = Server::start(tmp.path(), &["--demo"]);
+    let (status, dataset) = dify_post(&server, "/v1/datasets", None, r#"{"name":"大文档"}"#);
+    assert_eq!(status, 200, "{dataset}");
+    let (id, key) = (
+        dataset["id"].as_str().unwrap().to_string(),
+        dataset["api_key"].as_str().unwrap().to_string(),
+    );
+    // About 9 MB of Chinese paragraphs: thousands of segments for the model to embed.
+    let paragraph = "订单退款物流发票会员积分优惠券地址客服配送售后换货支付账户。".repeat(12);
+    let text: String = (0..9_000).map(|i| format!("{i}{paragraph}\n\n")).collect();
+    let body = json!({"name": "large.txt", "text": text, "indexing_technique": "high_quality"})
+        .to_string();
+    let url = format!("{}/v1/datasets/{id}/document/create-by-text", server.url);
+    let upload = std::thread::spawn(move || {
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_global(Some(Duration::from_secs(600)))
+            .build()
+            .into();
+        agent
+            .post(&url)
+            .header("Content-Type", "application/json")
+            .header("Authorization", &format!("Bearer {key}"))
+            .send(body)
+            .map(|r| r.status().as_u16())
+    });
+    std::thread::sleep(Duration::from_secs(3));
+    // Meanwhile another dataset answers.
+    let (status, answer) = dify_post(
+        &server,
+        &format!("/v1/datasets/{DEMO_DATASET}/retrieve"),
+        Some("dataset-demo-key"),
+        r#"{"query":"退货运费谁出"}"#,
+    );
+    assert_eq!(status, 200, "{answer}");
+    let asked = Instant::now();
+    let mut server = server;
+    unsafe_terminate(&server.child);
+    let exit = loop {
+        if let Some(status) = server.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            asked.elapsed() < Duration::from_secs(30),
+            "still running 30 s after SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let took = asked.elapsed();
+    eprintln!("SIGTERM to exit during the upload: {took:?}");
+    assert!(exit.success(), "{exit}");
+    // The upload was answered (503 if it was stopped, 200 if it had finished) or cut off.
+    let answered = upload.join().unwrap();
+    assert!(
+        matches!(answered, Ok(200) | Ok(503) | Err(_)),
+        "{answered:?}"
+    );
+    let (clean, report) = fsck(tmp.path());
+    assert!(clean, "{report}");
+    // Restarted: the dataset holds the whole document or nothing of it.
+    let server = Server::start(tmp.path(), &[]);
+    let (status, documents) = dify_request(
+        &server,
+        "GET",
+        &format!("/v1/datasets/{id}/documents"),
+        Some(dataset["api_key"].as_str().unwrap()),
+        "",
+        b"",
+    );
+    assert_eq!(status, 200, "{documents}");
+    let listed = documents["data"].as_array().unwrap();
+    match answered {
+        Ok(200) => assert_eq!(listed.len(), 1, "{documents}"),
+        _ => assert!(listed.len() <= 1, "{documents}"),
+    }
+    server.stop();
+}

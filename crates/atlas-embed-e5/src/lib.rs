@@ -4,8 +4,9 @@
 //! Key design decision: **the engine and the model are loaded at run time from the installed
 //! package**, not compiled into Atlas. The registry serves them; nothing is committed or fetched
 //! at run time, the build needs no C toolchain for them, and an Atlas without the package simply
-//! cannot choose this embedder. Calls go through one lock: the engine parallelises each call
-//! itself, and nothing in its header promises that concurrent calls on one model are safe.
+//! cannot choose this embedder. Each of its two model instances is used by one thread at a time,
+//! taken per text: nothing in the engine's header promises that concurrent calls on one model
+//! are safe, and a query must not wait behind a large document's embedding.
 
 use std::ffi::{CString, c_char, c_int, c_void};
 use std::path::{Path, PathBuf};
@@ -28,11 +29,15 @@ const PASSAGE: c_int = 0;
 
 struct Model(*mut c_void);
 
-// The model pointer is only ever used under the embedder's lock.
+// Each model pointer is only ever used under its own lock.
 unsafe impl Send for Model {}
 
+/// Models loaded from the one file: a query asked while a large document is embedded takes the
+/// second instead of waiting. The file is mapped, so the second costs little memory.
+const INSTANCES: usize = 2;
+
 pub struct E5Embedder {
-    model: Mutex<Model>,
+    models: Vec<Mutex<Model>>,
     dim: usize,
     threshold: f32,
     embed_fn: Embed,
@@ -106,20 +111,25 @@ impl E5Embedder {
             let embed_fn: Embed = std::mem::transmute(symbol(b"e5_embed\0")?);
             let path = CString::new(model_path.to_string_lossy().as_bytes())
                 .map_err(|e| EmbedError(e.to_string()))?;
-            let model = load(path.as_ptr());
-            if model.is_null() {
-                return Err(EmbedError(format!(
-                    "the engine could not load {}",
-                    model_path.display()
-                )));
+            let mut models = Vec::with_capacity(INSTANCES);
+            for _ in 0..INSTANCES {
+                let model = load(path.as_ptr());
+                if model.is_null() {
+                    models.into_iter().for_each(|Model(m)| free_fn(m));
+                    return Err(EmbedError(format!(
+                        "the engine could not load {}",
+                        model_path.display()
+                    )));
+                }
+                models.push(Model(model));
             }
-            let size = dim(model);
+            let size = dim(models[0].0);
             if size <= 0 {
-                free_fn(model);
+                models.into_iter().for_each(|Model(m)| free_fn(m));
                 return Err(EmbedError("the model reports no dimension".into()));
             }
             Ok(E5Embedder {
-                model: Mutex::new(Model(model)),
+                models: models.into_iter().map(Mutex::new).collect(),
                 dim: size as usize,
                 threshold,
                 embed_fn,
@@ -133,11 +143,21 @@ impl E5Embedder {
         self.dim
     }
 
+    /// A model no other thread is using, or else the first to become free of one of them.
+    fn free_model(&self) -> parking_lot::MutexGuard<'_, Model> {
+        self.models
+            .iter()
+            .find_map(|m| m.try_lock())
+            .unwrap_or_else(|| self.models[0].lock())
+    }
+
     fn embed_with(&self, texts: &[&str], prefix: c_int) -> Result<Vec<Vec<f32>>, EmbedError> {
-        let model = self.model.lock();
         texts
             .iter()
             .map(|text| {
+                // A model is taken for each text, not for the batch, and a free one first: a
+                // query asked while a large document is embedded does not wait for it.
+                let model = self.free_model();
                 // Interior NULs cannot cross into C; they carry no meaning for a sentence anyway.
                 let text =
                     CString::new(text.replace('\0', " ")).map_err(|e| EmbedError(e.to_string()))?;
@@ -177,8 +197,10 @@ impl Embedder for E5Embedder {
 
 impl Drop for E5Embedder {
     fn drop(&mut self) {
-        // SAFETY: the model came from e5_load and is freed once, before the library unloads.
-        unsafe { (self.free_fn)(self.model.get_mut().0) }
+        // SAFETY: each model came from e5_load and is freed once, before the library unloads.
+        for model in &mut self.models {
+            unsafe { (self.free_fn)(model.get_mut().0) }
+        }
     }
 }
 

@@ -26,6 +26,12 @@ pub enum KbError {
     Io(String),
     #[error("embedding: {0}")]
     Embed(String),
+    #[error(
+        "the document has {count} segments, over the limit of {limit}: split it into several documents"
+    )]
+    TooManySegments { count: usize, limit: usize },
+    #[error("the server is stopping; the document was not added, send it again once it is back")]
+    Stopping,
     #[error("{0}")]
     Forbidden(String),
     #[error("{0}")]
@@ -42,6 +48,8 @@ impl KbError {
             KbError::Unauthorized => ("unauthorized", 401),
             KbError::Locked { .. } | KbError::ReadOnly => ("conflict", 409),
             KbError::Io(_) | KbError::Embed(_) => ("internal_server_error", 500),
+            KbError::TooManySegments { .. } => ("file_too_large", 413),
+            KbError::Stopping => ("service_unavailable", 503),
             KbError::Forbidden(_) => ("forbidden", 403),
             KbError::UnsupportedMediaType(_) => ("unsupported_media_type", 415),
         }

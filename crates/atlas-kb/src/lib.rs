@@ -25,7 +25,7 @@ use atlas_text::Embedder;
 use parking_lot::{Mutex, RwLock};
 
 pub use atlas_search::SearchMethod;
-use atlas_search::SegmentIndex;
+use atlas_search::{SegmentIndex, Vectors};
 pub use error::KbError;
 pub use filter::{Condition, MetadataFilter};
 pub use model::{Dataset, Document, Segment};
@@ -192,17 +192,26 @@ pub struct KnowledgeBase {
     lock: Option<std::fs::File>,
     embedder: Arc<dyn Embedder>,
     datasets: RwLock<HashMap<String, Arc<Snapshot>>>,
-    /// Writes one at a time, so two writers never build from the same old snapshot.
+    /// Writes one at a time, so two writers never build from the same old snapshot. Held only
+    /// to build and publish: a document's new segments are embedded before it is taken.
     writing: Mutex<()>,
+    /// Set by [`KnowledgeBase::stop`]: embedding still under way is abandoned.
+    stopping: std::sync::atomic::AtomicBool,
 }
 
-/// A snapshot of `documents`; segments that `previous` already indexed keep their vectors.
+/// The most segments one document may have: a 10 MB text at 500 characters a segment fits;
+/// more pieces than that is a table to split into several documents.
+pub const MAX_DOCUMENT_SEGMENTS: usize = 30_000;
+
+/// A snapshot of `documents`; segments that `previous` already indexed keep their vectors, and
+/// those in `ready` (by segment id, embedded before the write began) take theirs from it.
 fn build(
     dataset: Dataset,
     documents: Vec<Document>,
     hits: Arc<HitCounts>,
     embedder: &dyn Embedder,
     previous: Option<&Snapshot>,
+    ready: &HashMap<String, Vectors>,
 ) -> Result<Snapshot, KbError> {
     let mut locations = Vec::new();
     let mut texts = Vec::new();
@@ -226,8 +235,11 @@ fn build(
         .unwrap_or_default();
     let known = |i: usize| {
         let (d, s) = locations[i];
-        let entry = *indexed.get(documents[d].segments[s].id.as_str())?;
-        previous?.index.vectors(entry)
+        let id = documents[d].segments[s].id.as_str();
+        if let Some(vectors) = ready.get(id) {
+            return Some(vectors.clone());
+        }
+        previous?.index.vectors(*indexed.get(id)?)
     };
     let index =
         SegmentIndex::build(&texts, embedder, &known).map_err(|e| KbError::Embed(e.to_string()))?;
@@ -280,6 +292,7 @@ impl KnowledgeBase {
                 hits,
                 embedder.as_ref(),
                 None,
+                &HashMap::new(),
             )?;
             datasets.insert(snapshot.dataset.id.clone(), Arc::new(snapshot));
         }
@@ -289,6 +302,7 @@ impl KnowledgeBase {
             embedder,
             datasets: RwLock::new(datasets),
             writing: Mutex::new(()),
+            stopping: Default::default(),
         })
     }
 
@@ -360,6 +374,7 @@ impl KnowledgeBase {
             Arc::default(),
             self.embedder.as_ref(),
             None,
+            &HashMap::new(),
         )?;
         self.datasets
             .write()
@@ -469,8 +484,20 @@ impl KnowledgeBase {
             return Err(error::invalid("a document name is 1 to 255 characters"));
         }
         let kind = kind.unwrap_or_else(|| SourceKind::of_name(name));
-        // Split before taking the write lock: a bad file changes nothing and blocks nobody.
+        // Split and embed before taking the write lock: a bad file changes nothing, and a large
+        // one blocks nobody (readers and other writes go on while a model embeds it).
         let segments = split::split(bytes, kind)?;
+        if segments.len() > MAX_DOCUMENT_SEGMENTS {
+            return Err(KbError::TooManySegments {
+                count: segments.len(),
+                limit: MAX_DOCUMENT_SEGMENTS,
+            });
+        }
+        if self.lock.is_none() {
+            return Err(KbError::ReadOnly);
+        }
+        self.snapshot(dataset)?;
+        let ready = self.embed_segments(&segments)?;
         let _writing = self.write_turn()?;
         let old = self.snapshot(dataset)?;
         let mut documents = old.documents.clone();
@@ -495,7 +522,7 @@ impl KnowledgeBase {
         };
         let summary = DocumentSummary::of(&document, &old.hits);
         documents.push(document.clone());
-        let snapshot = self.rebuild(&old, documents)?;
+        let snapshot = self.rebuild(&old, documents, &ready)?;
         store::write_json(&store::document_path(&self.root, dataset, &id), &document)?;
         self.datasets
             .write()
@@ -503,15 +530,54 @@ impl KnowledgeBase {
         Ok(summary)
     }
 
+    /// The vectors of new `segments` by segment id, or [`KbError::Stopping`] once
+    /// [`KnowledgeBase::stop`] was called.
+    fn embed_segments(
+        &self,
+        segments: &[model::Segment],
+    ) -> Result<HashMap<String, Vectors>, KbError> {
+        let texts: Vec<(&str, Option<&str>)> = segments
+            .iter()
+            .map(|s| {
+                (
+                    s.searched_text(),
+                    s.question.as_ref().map(|_| s.content.as_str()),
+                )
+            })
+            .collect();
+        let stopping = || self.stopping.load(Ordering::Relaxed);
+        let vectors = SegmentIndex::embed(&texts, self.embedder.as_ref(), &|_| None, &stopping)
+            .map_err(|e| {
+                if stopping() {
+                    KbError::Stopping
+                } else {
+                    KbError::Embed(e.to_string())
+                }
+            })?;
+        Ok(segments.iter().map(|s| s.id.clone()).zip(vectors).collect())
+    }
+
+    /// Abandons embedding under way (its write answers [`KbError::Stopping`] and changes
+    /// nothing) and refuses new documents: the server is shutting down.
+    pub fn stop(&self) {
+        self.stopping.store(true, Ordering::Relaxed);
+    }
+
     /// `old`'s dataset with `documents` instead of its own, keeping its hit counts and the
-    /// vectors of the segments it already had.
-    fn rebuild(&self, old: &Snapshot, documents: Vec<Document>) -> Result<Snapshot, KbError> {
+    /// vectors of the segments it already had or that `ready` holds.
+    fn rebuild(
+        &self,
+        old: &Snapshot,
+        documents: Vec<Document>,
+        ready: &HashMap<String, Vectors>,
+    ) -> Result<Snapshot, KbError> {
         build(
             old.dataset.clone(),
             documents,
             old.hits.clone(),
             self.embedder.as_ref(),
             Some(old),
+            ready,
         )
     }
 
@@ -527,7 +593,7 @@ impl KnowledgeBase {
             .filter(|d| d.id != document)
             .cloned()
             .collect();
-        let snapshot = self.rebuild(&old, documents)?;
+        let snapshot = self.rebuild(&old, documents, &HashMap::new())?;
         store::remove(&store::document_path(&self.root, dataset, document))?;
         self.datasets
             .write()

@@ -97,6 +97,9 @@ fn norm(features: &[(u32, f32)]) -> f32 {
     features.iter().map(|(_, w)| w * w).sum::<f32>().sqrt()
 }
 
+/// Texts embedded per call: small enough that a shutdown waits for one batch at most.
+const EMBED_BATCH: usize = 4;
+
 impl SegmentIndex {
     /// Indexes `texts` (what is searched, and an answer that counts less). Unless the embedder
     /// is lexical, each text's vectors come from `known` when it has them (the same segment in
@@ -107,34 +110,59 @@ impl SegmentIndex {
         embedder: &dyn Embedder,
         known: &dyn Fn(usize) -> Option<Vectors>,
     ) -> Result<SegmentIndex, EmbedError> {
-        let lexical = embedder.is_lexical();
+        let vectors = Self::embed(texts, embedder, known, &|| false)?;
+        Ok(Self::from_vectors(texts, vectors, embedder.is_lexical()))
+    }
+
+    /// The vectors [`SegmentIndex::build`] would index `texts` with: `known`'s, and the
+    /// embedder's for the rest, in batches; none for a lexical embedder. `stop` is asked between
+    /// batches, so long work can be abandoned (a server shutting down) within one batch.
+    pub fn embed(
+        texts: &[(&str, Option<&str>)],
+        embedder: &dyn Embedder,
+        known: &dyn Fn(usize) -> Option<Vectors>,
+        stop: &dyn Fn() -> bool,
+    ) -> Result<Vec<Vectors>, EmbedError> {
         let mut vectors: Vec<Vectors> = vec![(None, None); texts.len()];
-        if !lexical {
-            let mut missing = Vec::new();
-            for (i, slot) in vectors.iter_mut().enumerate() {
-                match known(i) {
-                    Some(v) => *slot = v,
-                    None => missing.push(i),
-                }
-            }
-            for batch in missing.chunks(64) {
-                let questions: Vec<&str> = batch.iter().map(|&i| texts[i].0).collect();
-                let embedded = embedder.embed(&questions)?;
-                for (&i, v) in batch.iter().zip(embedded) {
-                    vectors[i].0 = Some(v);
-                }
-                let answered: Vec<usize> = batch
-                    .iter()
-                    .copied()
-                    .filter(|&i| texts[i].1.is_some())
-                    .collect();
-                let answers: Vec<&str> = answered.iter().filter_map(|&i| texts[i].1).collect();
-                let embedded = embedder.embed_passages(&answers)?;
-                for (&i, v) in answered.iter().zip(embedded) {
-                    vectors[i].1 = Some(v);
-                }
+        if embedder.is_lexical() {
+            return Ok(vectors);
+        }
+        let mut missing = Vec::new();
+        for (i, slot) in vectors.iter_mut().enumerate() {
+            match known(i) {
+                Some(v) => *slot = v,
+                None => missing.push(i),
             }
         }
+        for batch in missing.chunks(EMBED_BATCH) {
+            if stop() {
+                return Err(EmbedError("stopped before the texts were embedded".into()));
+            }
+            let questions: Vec<&str> = batch.iter().map(|&i| texts[i].0).collect();
+            let embedded = embedder.embed(&questions)?;
+            for (&i, v) in batch.iter().zip(embedded) {
+                vectors[i].0 = Some(v);
+            }
+            let answered: Vec<usize> = batch
+                .iter()
+                .copied()
+                .filter(|&i| texts[i].1.is_some())
+                .collect();
+            let answers: Vec<&str> = answered.iter().filter_map(|&i| texts[i].1).collect();
+            let embedded = embedder.embed_passages(&answers)?;
+            for (&i, v) in answered.iter().zip(embedded) {
+                vectors[i].1 = Some(v);
+            }
+        }
+        Ok(vectors)
+    }
+
+    /// The index of `texts` with their `vectors` (from [`SegmentIndex::embed`]).
+    pub fn from_vectors(
+        texts: &[(&str, Option<&str>)],
+        vectors: Vec<Vectors>,
+        lexical: bool,
+    ) -> SegmentIndex {
         let mut vocabulary = HashMap::new();
         let mut postings: Vec<Vec<(u32, f32)>> = Vec::new();
         let mut entries = Vec::with_capacity(texts.len());
@@ -170,13 +198,13 @@ impl SegmentIndex {
         } else {
             entries.iter().map(|e| e.length as f64).sum::<f64>() / entries.len() as f64
         };
-        Ok(SegmentIndex {
+        SegmentIndex {
             vocabulary,
             postings,
             entries,
             average_length: average_length.max(1e-6),
             lexical,
-        })
+        }
     }
 
     /// Entry `i`'s vectors, for the next build to reuse.
