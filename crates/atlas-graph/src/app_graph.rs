@@ -250,12 +250,9 @@ impl AppGraph {
             for edge in self.graph.edges(node) {
                 use petgraph::visit::EdgeRef;
                 let next = self.page_at(edge.target()).page_id.clone();
-                if !tree.contains_key(&next) {
+                if let std::collections::hash_map::Entry::Vacant(e) = tree.entry(next) {
                     let t = &self.transitions[edge.weight().transition];
-                    tree.insert(
-                        next,
-                        (depth + 1, Some((t.from_page.clone(), t.action.label()))),
-                    );
+                    e.insert((depth + 1, Some((t.from_page.clone(), t.action.label()))));
                     queue.push_back(edge.target());
                 }
             }

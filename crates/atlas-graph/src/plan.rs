@@ -335,13 +335,12 @@ impl AppGraph {
         }
         let mut found: Vec<Plan> = Vec::new();
         for banned in &main.steps {
-            if let Some(plan) = self.cheapest(start, goal, &[*banned]) {
-                if plan.steps.len() <= max_steps
-                    && plan.steps != main.steps
-                    && !found.iter().any(|p| p.steps == plan.steps)
-                {
-                    found.push(plan);
-                }
+            if let Some(plan) = self.cheapest(start, goal, &[*banned])
+                && plan.steps.len() <= max_steps
+                && plan.steps != main.steps
+                && !found.iter().any(|p| p.steps == plan.steps)
+            {
+                found.push(plan);
             }
         }
         found.sort_by(|a, b| a.cost.partial_cmp(&b.cost).unwrap_or(Ordering::Equal));

@@ -58,7 +58,7 @@ fn widget(
 /// A widget's checked state: known when it can be checked, or when the dump says it is checked or
 /// selected (a tab, a list choice); otherwise unknown rather than "not checked".
 fn state(checkable: &str, on: &[&str]) -> Option<bool> {
-    let on = on.iter().any(|v| *v == "true");
+    let on = on.contains(&"true");
     (on || checkable == "true").then_some(on)
 }
 

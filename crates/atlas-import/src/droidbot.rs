@@ -221,14 +221,14 @@ pub fn read(dir: &Path) -> Result<Vec<Recording>, ImportError> {
     let mut last_stop: Option<String> = None;
     let close =
         |steps: &mut Vec<RecordedStep>, last_stop: &Option<String>, runs: &mut Vec<Recording>| {
-            if let Some(end) = last_stop.as_ref().and_then(|s| screens.get(s)) {
-                if !steps.is_empty() {
-                    steps.push(RecordedStep {
-                        title: end.title.clone(),
-                        widgets: end.widgets.clone(),
-                        action: RecordedAction::Other,
-                    });
-                }
+            if let Some(end) = last_stop.as_ref().and_then(|s| screens.get(s))
+                && !steps.is_empty()
+            {
+                steps.push(RecordedStep {
+                    title: end.title.clone(),
+                    widgets: end.widgets.clone(),
+                    action: RecordedAction::Other,
+                });
             }
             if steps
                 .iter()

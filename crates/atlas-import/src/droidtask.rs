@@ -138,13 +138,13 @@ fn read_trace(path: &Path, name: String) -> Result<Trace, ImportError> {
             (c, None) => StepAction::Tap(c as usize),
             (c, Some(text)) => StepAction::Input(c as usize, text),
         };
-        if let StepAction::Tap(i) | StepAction::Input(i, _) = &action {
-            if !screen.iter().any(|e| e.index == *i) {
-                return Err(ImportError::format(
-                    path,
-                    format!("record {n} acts on element {i}, which its screen lacks"),
-                ));
-            }
+        if let StepAction::Tap(i) | StepAction::Input(i, _) = &action
+            && !screen.iter().any(|e| e.index == *i)
+        {
+            return Err(ImportError::format(
+                path,
+                format!("record {n} acts on element {i}, which its screen lacks"),
+            ));
         }
         steps.push(Step {
             screen,
