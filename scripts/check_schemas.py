@@ -47,7 +47,11 @@ def main():
     if not kinds["meta"]:
         print("no page folders found", file=sys.stderr)
         return 1
-    return 1 if failures else 0
+    if failures:
+        return 1
+    # One check: the whole folder against seed 001's schemas.
+    print("1 schema checks passed")
+    return 0
 
 
 if __name__ == "__main__":

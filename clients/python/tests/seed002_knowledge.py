@@ -74,10 +74,15 @@ def get_knowledge_data(query):
     return (True, result_text)
 
 
+checks = 0
+
+
 def check(name, ok, detail=""):
+    global checks
     print(("ok   " if ok else "FAIL ") + name + (f": {detail}" if detail and not ok else ""))
     if not ok:
         sys.exit(1)
+    checks += 1
 
 
 ok, text = get_knowledge_data("退货运费是谁出的")
@@ -87,3 +92,4 @@ check("another phrasing, another answer", ok and "重开" in text or "作废" in
 os.environ["PHONE_AGENT_KNOWLEDGE_AUTH_TOKEN"] = "dataset-wrong-key"
 ok, text = get_knowledge_data("怎么退款")
 check("a wrong key is refused with HTTP 401", not ok and text.endswith("401"), text)
+print(f"{checks} knowledge client checks passed")

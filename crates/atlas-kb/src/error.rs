@@ -8,6 +8,17 @@ pub enum KbError {
     DatasetNotFound,
     #[error("Document not found.")]
     DocumentNotFound,
+    #[error("Segment not found.")]
+    SegmentNotFound,
+    #[error("Metadata field not found.")]
+    MetadataFieldNotFound,
+    #[error("Tag not found.")]
+    TagNotFound,
+    /// A request for a route the server does not have.
+    #[error("{0}")]
+    RouteNotFound(String),
+    #[error("{0}")]
+    MethodNotAllowed(String),
     #[error("Invalid Authorization header or API key.")]
     Unauthorized,
     #[error("{what} is {size} bytes, over the limit of {limit}")]
@@ -44,10 +55,16 @@ impl KbError {
         match self {
             KbError::InvalidParam(_) => ("invalid_param", 400),
             KbError::TooLarge { .. } => ("file_too_large", 413),
-            KbError::DatasetNotFound | KbError::DocumentNotFound => ("not_found", 404),
+            KbError::DatasetNotFound
+            | KbError::DocumentNotFound
+            | KbError::SegmentNotFound
+            | KbError::MetadataFieldNotFound
+            | KbError::TagNotFound
+            | KbError::RouteNotFound(_) => ("not_found", 404),
             KbError::Unauthorized => ("unauthorized", 401),
             KbError::Locked { .. } | KbError::ReadOnly => ("conflict", 409),
             KbError::Io(_) | KbError::Embed(_) => ("internal_server_error", 500),
+            KbError::MethodNotAllowed(_) => ("method_not_allowed", 405),
             KbError::TooManySegments { .. } => ("file_too_large", 413),
             KbError::Stopping => ("service_unavailable", 503),
             KbError::Forbidden(_) => ("forbidden", 403),

@@ -9,12 +9,14 @@
 //! index per write costs less than an incremental index would cost every search.
 
 pub mod demo;
+mod edit;
 mod error;
 mod filter;
 mod model;
 pub mod quality;
 pub mod split;
 mod store;
+mod tags;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -26,10 +28,12 @@ use parking_lot::{Mutex, RwLock};
 
 pub use atlas_search::SearchMethod;
 use atlas_search::{SegmentIndex, Vectors};
+pub use edit::{MAX_SEGMENTS_PER_CALL, SegmentInput};
 pub use error::KbError;
 pub use filter::{Condition, MetadataFilter};
-pub use model::{Dataset, Document, Segment};
+pub use model::{Dataset, Document, MetadataField, Segment};
 use split::SourceKind;
+pub use tags::Tag;
 
 /// Dify's limit on a query's length, in characters.
 pub const MAX_QUERY_CHARS: usize = 250;
@@ -197,6 +201,8 @@ pub struct KnowledgeBase {
     writing: Mutex<()>,
     /// Set by [`KnowledgeBase::stop`]: embedding still under way is abandoned.
     stopping: std::sync::atomic::AtomicBool,
+    /// The knowledge tags (see `tags.rs`).
+    tags: RwLock<Vec<Tag>>,
 }
 
 /// The most segments one document may have: a 10 MB text at 500 characters a segment fits;
@@ -303,6 +309,7 @@ impl KnowledgeBase {
             datasets: RwLock::new(datasets),
             writing: Mutex::new(()),
             stopping: Default::default(),
+            tags: RwLock::new(store::load_tags(root)?),
         })
     }
 
@@ -363,6 +370,8 @@ impl KnowledgeBase {
             description: description.to_string(),
             api_key: api_key.to_string(),
             created_at: model::now(),
+            metadata_fields: Vec::new(),
+            tag_ids: Vec::new(),
         };
         store::write_json(
             &store::dataset_dir(&self.root, id).join("dataset.json"),
@@ -524,9 +533,7 @@ impl KnowledgeBase {
         documents.push(document.clone());
         let snapshot = self.rebuild(&old, documents, &ready)?;
         store::write_json(&store::document_path(&self.root, dataset, &id), &document)?;
-        self.datasets
-            .write()
-            .insert(dataset.to_string(), Arc::new(snapshot));
+        self.publish(dataset, snapshot);
         Ok(summary)
     }
 
@@ -595,9 +602,7 @@ impl KnowledgeBase {
             .collect();
         let snapshot = self.rebuild(&old, documents, &HashMap::new())?;
         store::remove(&store::document_path(&self.root, dataset, document))?;
-        self.datasets
-            .write()
-            .insert(dataset.to_string(), Arc::new(snapshot));
+        self.publish(dataset, snapshot);
         Ok(())
     }
 

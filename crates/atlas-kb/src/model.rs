@@ -12,6 +12,22 @@ pub struct Dataset {
     pub api_key: String,
     /// Unix seconds.
     pub created_at: i64,
+    /// The metadata fields its documents may hold (Dify's dataset metadata).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub metadata_fields: Vec<MetadataField>,
+    /// The knowledge tags bound to it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tag_ids: Vec<String>,
+}
+
+/// A metadata field a dataset declares.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MetadataField {
+    pub id: String,
+    pub name: String,
+    /// `string`, `number` or `time`.
+    #[serde(rename = "type")]
+    pub kind: String,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

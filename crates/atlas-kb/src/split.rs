@@ -115,7 +115,7 @@ pub fn split(bytes: &[u8], kind: SourceKind) -> Result<Vec<Segment>, KbError> {
 }
 
 /// Up to ten of a text's most frequent words, first seen first among equals.
-fn keywords(text: &str) -> Vec<String> {
+pub(crate) fn keywords(text: &str) -> Vec<String> {
     let mut counts: HashMap<String, (usize, usize)> = HashMap::new();
     for (i, w) in words(text).into_iter().enumerate() {
         counts.entry(w).or_insert((0, i)).0 += 1;

@@ -79,6 +79,16 @@ pub(crate) fn remove(path: &Path) -> Result<(), KbError> {
     Ok(())
 }
 
+/// The knowledge tags kept in `root` (none before the first is made).
+pub(crate) fn load_tags(root: &Path) -> Result<Vec<crate::Tag>, KbError> {
+    let file = root.join(crate::tags::TAGS_FILE);
+    if file.is_file() {
+        read_json(&file)
+    } else {
+        Ok(Vec::new())
+    }
+}
+
 /// Every dataset under `root`, documents in creation order.
 pub(crate) fn load(root: &Path) -> Result<Vec<Stored>, KbError> {
     let mut out = Vec::new();

@@ -393,3 +393,90 @@ fn a_write_embeds_only_the_segments_it_adds() {
         hits[0].segment
     );
 }
+
+#[test]
+fn segment_metadata_and_tag_edits_are_searchable_at_once_and_survive_a_reopen() {
+    let dir = tempfile::tempdir().unwrap();
+    let kb = open(dir.path());
+    let ds = kb.create_dataset("客服", "").unwrap();
+    let doc = kb
+        .add_document(
+            &ds.id,
+            "faq.csv",
+            TABLE.as_bytes(),
+            None,
+            Default::default(),
+        )
+        .unwrap();
+    let added = kb
+        .add_segments(
+            &ds.id,
+            &doc.id,
+            vec![atlas_kb::SegmentInput {
+                content: "能开专票吗？".into(),
+                answer: Some("可以，下单时选择增值税专用发票。".into()),
+                keywords: None,
+            }],
+        )
+        .unwrap();
+    let (segment, _) = &added[0];
+    assert_eq!(segment.position, 5);
+    let top = |kb: &KnowledgeBase, q: &str| {
+        kb.search(&ds.id, q, &SearchOptions::default()).unwrap()[0]
+            .segment
+            .content
+            .clone()
+    };
+    assert!(top(&kb, "专票").contains("增值税专用发票"));
+    kb.update_segment(
+        &ds.id,
+        &doc.id,
+        &segment.id,
+        atlas_kb::SegmentInput {
+            content: "能开电子发票吗？".into(),
+            answer: Some("可以，订单完成后自动开具电子发票。".into()),
+            keywords: None,
+        },
+    )
+    .unwrap();
+    assert!(top(&kb, "电子发票").contains("自动开具"));
+    // The first pair goes; an unknown segment is not found and changes nothing.
+    let first = kb.segments(&ds.id, &doc.id).unwrap()[0].0.id.clone();
+    kb.delete_segment(&ds.id, &doc.id, &first).unwrap();
+    assert!(matches!(
+        kb.delete_segment(&ds.id, &doc.id, "nope"),
+        Err(KbError::SegmentNotFound)
+    ));
+    let field = kb.create_metadata_field(&ds.id, "类别", "string").unwrap();
+    assert!(kb.create_metadata_field(&ds.id, "x", "colour").is_err());
+    kb.set_document_metadata(
+        &ds.id,
+        vec![(
+            doc.id.clone(),
+            vec![(field.id.clone(), serde_json::json!("发票"))],
+        )],
+    )
+    .unwrap();
+    kb.rename_metadata_field(&ds.id, &field.id, "分类").unwrap();
+    let tag = kb.create_tag("售后").unwrap();
+    kb.bind_tags(&ds.id, std::slice::from_ref(&tag.id)).unwrap();
+    kb.update_dataset(&ds.id, Some("售后客服"), None).unwrap();
+    drop(kb);
+
+    let kb = open(dir.path());
+    let segments = kb.segments(&ds.id, &doc.id).unwrap();
+    assert_eq!(segments.len(), 4);
+    assert_eq!(
+        segments.iter().map(|(s, _)| s.position).collect::<Vec<_>>(),
+        vec![1, 2, 3, 4]
+    );
+    assert!(top(&kb, "电子发票").contains("自动开具"));
+    let (_, listed) = kb.document(&ds.id, &doc.id).unwrap();
+    assert_eq!(
+        listed.metadata.get("分类"),
+        Some(&serde_json::json!("发票"))
+    );
+    assert_eq!(kb.metadata_fields(&ds.id).unwrap()[0].1, 1);
+    assert_eq!(kb.dataset_tags(&ds.id).unwrap(), vec![tag]);
+    assert_eq!(kb.dataset_summary(&ds.id).unwrap().name, "售后客服");
+}

@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 use atlas_kb::split::SourceKind;
-use atlas_kb::{DatasetSummary, DocumentSummary, KbError};
+use atlas_kb::{DatasetSummary, DocumentSummary, KbError, KnowledgeBase};
 use axum::body::Bytes;
 use axum::extract::multipart::MultipartRejection;
 use axum::extract::rejection::BytesRejection;
@@ -20,7 +20,13 @@ use super::{DifyState, answer, blocking, dify_error, json_body};
 
 type Params = Query<HashMap<String, String>>;
 
-fn dataset_object(d: &DatasetSummary, embedder: &str) -> Value {
+pub(super) fn dataset_object(d: &DatasetSummary, kb: &KnowledgeBase) -> Value {
+    let tags: Vec<Value> = kb
+        .dataset_tags(&d.id)
+        .unwrap_or_default()
+        .iter()
+        .map(|t| json!({ "id": t.id, "name": t.name, "type": "knowledge" }))
+        .collect();
     json!({
         "id": d.id,
         "name": d.name,
@@ -37,7 +43,7 @@ fn dataset_object(d: &DatasetSummary, embedder: &str) -> Value {
         "created_at": d.created_at,
         "updated_by": "",
         "updated_at": d.created_at,
-        "embedding_model": embedder,
+        "embedding_model": kb.embedder_name(),
         "embedding_model_provider": "atlas",
         "embedding_available": true,
         "retrieval_model_dict": {
@@ -48,7 +54,7 @@ fn dataset_object(d: &DatasetSummary, embedder: &str) -> Value {
             "score_threshold_enabled": false,
             "score_threshold": null,
         },
-        "tags": [],
+        "tags": tags,
         "doc_form": null,
         "external_knowledge_info": null,
         "external_retrieval_model": null,
@@ -83,7 +89,7 @@ fn document_object(d: &DocumentSummary, position: usize) -> Value {
 }
 
 /// Dify's page: `page` from 1, `limit` 1 to 100 (20 by default).
-fn page<T>(
+pub(super) fn page<T>(
     items: Vec<T>,
     params: &HashMap<String, String>,
     to_value: impl Fn(usize, &T) -> Value,
@@ -132,10 +138,7 @@ pub(super) async fn create_dataset(
             let description = body["description"].as_str().unwrap_or_default().to_string();
             let kb = state.kb.clone();
             let dataset = blocking(move || kb.create_dataset(&name, &description)).await?;
-            let mut object = dataset_object(
-                &state.kb.dataset_summary(&dataset.id)?,
-                &state.kb.embedder_name(),
-            );
+            let mut object = dataset_object(&state.kb.dataset_summary(&dataset.id)?, &state.kb);
             // Atlas's addition: the key that opens this dataset, shown once, as `atlas kb create` does.
             object["api_key"] = json!(dataset.api_key);
             Ok(object)
@@ -150,9 +153,8 @@ pub(super) async fn list_datasets(
     Query(params): Params,
 ) -> Response {
     answer(state.open_all(&headers).and_then(|()| {
-        let embedder = state.kb.embedder_name();
         page(state.kb.datasets(), &params, |_, d| {
-            dataset_object(d, &embedder)
+            dataset_object(d, &state.kb)
         })
     }))
 }
@@ -165,13 +167,13 @@ pub(super) async fn get_dataset(
     answer(state.open_dataset(&headers, &dataset).and_then(|()| {
         Ok(dataset_object(
             &state.kb.dataset_summary(&dataset)?,
-            &state.kb.embedder_name(),
+            &state.kb,
         ))
     }))
 }
 
 /// 204 No Content, as Dify answers a delete, or the error.
-fn no_content(result: Result<(), KbError>) -> Response {
+pub(super) fn no_content(result: Result<(), KbError>) -> Response {
     match result {
         Ok(()) => StatusCode::NO_CONTENT.into_response(),
         Err(e) => dify_error(&e),

@@ -14,6 +14,7 @@
 //! creating and listing datasets need. A server started without a token lets anyone on its
 //! address create datasets, as it lets anyone call `/api/v1`.
 
+mod edit;
 mod manage;
 mod retrieve;
 
@@ -56,8 +57,40 @@ pub(crate) fn routes(state: DifyState) -> Router {
         )
         .route(
             "/v1/datasets/{dataset_id}",
-            get(manage::get_dataset).delete(manage::delete_dataset),
+            get(manage::get_dataset)
+                .patch(edit::update_dataset)
+                .delete(manage::delete_dataset),
         )
+        .route(
+            "/v1/datasets/{dataset_id}/documents/{document_id}/segments",
+            get(edit::list_segments).post(edit::add_segments),
+        )
+        .route(
+            "/v1/datasets/{dataset_id}/documents/{document_id}/segments/{segment_id}",
+            post(edit::update_segment).delete(edit::delete_segment),
+        )
+        .route(
+            "/v1/datasets/{dataset_id}/metadata",
+            get(edit::list_metadata).post(edit::create_metadata),
+        )
+        .route(
+            "/v1/datasets/{dataset_id}/metadata/{metadata_id}",
+            axum::routing::patch(edit::rename_metadata).delete(edit::delete_metadata),
+        )
+        .route(
+            "/v1/datasets/{dataset_id}/documents/metadata",
+            post(edit::set_document_metadata),
+        )
+        .route(
+            "/v1/datasets/tags",
+            get(edit::list_tags)
+                .post(edit::create_tag)
+                .patch(edit::rename_tag)
+                .delete(edit::delete_tag),
+        )
+        .route("/v1/datasets/tags/binding", post(edit::bind_tags))
+        .route("/v1/datasets/tags/unbinding", post(edit::unbind_tag))
+        .route("/v1/datasets/{dataset_id}/tags", get(edit::dataset_tags))
         .route(
             "/v1/datasets/{dataset_id}/documents",
             get(manage::list_documents),
@@ -102,6 +135,9 @@ pub(crate) fn routes(state: DifyState) -> Router {
             "/v1/datasets/{dataset_id}/documents/{document_id}/update_by_file",
             post(manage::update_by_file),
         )
+        // Anything else under /v1 is Dify's 404, in Dify's shape.
+        .route("/v1/{*rest}", axum::routing::any(unknown_route))
+        .layer(axum::middleware::from_fn(dify_method_not_allowed))
         .layer(axum::middleware::from_fn(refuse_oversize))
         .layer(DefaultBodyLimit::max(MAX_UPLOAD_BYTES))
         .layer(tower_http::catch_panic::CatchPanicLayer::custom(|_| {
@@ -129,6 +165,32 @@ async fn refuse_oversize(
         }),
         _ => next.run(request).await,
     }
+}
+
+/// A route of this API asked with a method it does not take: 405 in Dify's shape, `Allow` kept.
+async fn dify_method_not_allowed(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let what = format!("{} {}", request.method(), request.uri().path());
+    let response = next.run(request).await;
+    if response.status() != StatusCode::METHOD_NOT_ALLOWED {
+        return response;
+    }
+    let mut refused = dify_error(&KbError::MethodNotAllowed(format!(
+        "{what}: this route does not take that method"
+    )));
+    if let Some(allow) = response.headers().get(header::ALLOW) {
+        refused.headers_mut().insert(header::ALLOW, allow.clone());
+    }
+    refused
+}
+
+async fn unknown_route(method: axum::http::Method, uri: axum::http::Uri) -> Response {
+    dify_error(&KbError::RouteNotFound(format!(
+        "{method} {} is not a route of this server's Dify API",
+        uri.path()
+    )))
 }
 
 pub(crate) fn dify_error(e: &KbError) -> Response {

@@ -108,41 +108,62 @@ async fn retrieve_inner(
     )
 }
 
+/// A segment in Dify's shape, every key present: `content` is what is searched (a pair's
+/// question), `answer` a pair's answer.
+pub(super) fn segment_object(
+    s: &atlas_kb::Segment,
+    document_id: &str,
+    hit_count: u64,
+    created_at: i64,
+) -> serde_json::Map<String, Value> {
+    let object = json!({
+        "id": s.id,
+        "position": s.position,
+        "document_id": document_id,
+        "content": s.searched_text(),
+        "sign_content": null,
+        "answer": s.question.as_ref().map(|_| s.content.clone()).unwrap_or_default(),
+        "word_count": s.word_count,
+        "tokens": s.word_count,
+        "keywords": s.keywords,
+        "index_node_id": s.id,
+        "index_node_hash": "",
+        "hit_count": hit_count,
+        "enabled": true,
+        "disabled_at": null,
+        "disabled_by": null,
+        "status": "completed",
+        "created_by": "",
+        "created_at": created_at,
+        "indexing_at": created_at,
+        "completed_at": created_at,
+        "error": null,
+        "stopped_at": null,
+    });
+    match object {
+        Value::Object(map) => map,
+        _ => unreachable!("a JSON object literal"),
+    }
+}
+
 /// A hit in Dify's record shape, every key present.
 fn record(hit: &Hit) -> Value {
     let s = &hit.segment;
+    let mut segment = segment_object(s, &hit.document_id, hit.hit_count, hit.created_at);
+    // What the agent reads is `content`: the answer, for a question/answer pair.
+    segment.insert("content".into(), json!(s.content));
+    segment.insert(
+        "document".into(),
+        json!({
+            "id": hit.document_id,
+            "data_source_type": "upload_file",
+            "name": hit.document_name,
+            "doc_type": null,
+            "doc_metadata": if hit.document_metadata.is_empty() { Value::Null } else { Value::Object(hit.document_metadata.clone()) },
+        }),
+    );
     json!({
-        "segment": {
-            "id": s.id,
-            "position": s.position,
-            "document_id": hit.document_id,
-            "content": s.content,
-            "sign_content": null,
-            "answer": s.question.as_ref().map(|_| s.content.clone()).unwrap_or_default(),
-            "word_count": s.word_count,
-            "tokens": s.word_count,
-            "keywords": s.keywords,
-            "index_node_id": s.id,
-            "index_node_hash": "",
-            "hit_count": hit.hit_count,
-            "enabled": true,
-            "disabled_at": null,
-            "disabled_by": null,
-            "status": "completed",
-            "created_by": "",
-            "created_at": hit.created_at,
-            "indexing_at": hit.created_at,
-            "completed_at": hit.created_at,
-            "error": null,
-            "stopped_at": null,
-            "document": {
-                "id": hit.document_id,
-                "data_source_type": "upload_file",
-                "name": hit.document_name,
-                "doc_type": null,
-                "doc_metadata": if hit.document_metadata.is_empty() { Value::Null } else { Value::Object(hit.document_metadata.clone()) },
-            },
-        },
+        "segment": segment,
         "child_chunks": [],
         "score": hit.score,
         "tsne_position": null,

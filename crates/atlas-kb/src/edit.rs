@@ -1,0 +1,390 @@
+//! Edits short of a whole document: a dataset's name and description, a document's segments one
+//! by one, and the metadata fields a dataset declares with the values its documents hold (Dify's
+//! segment and metadata APIs, which admin scripts use to correct a knowledge base in place).
+//!
+//! Each edit rewrites the one document (or the dataset file) it touches and publishes a new
+//! snapshot; segments it adds or changes are embedded before the write lock is taken, as whole
+//! documents are, and every other segment keeps its vectors.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::model::{Dataset, Document, MetadataField, Segment};
+use crate::{DatasetSummary, KbError, KnowledgeBase, Snapshot, error, model, split, store};
+
+/// A segment as a client writes it: Dify's `{content, answer?, keywords?}`. With an answer, the
+/// content is the question searched and the answer what a hit returns.
+#[derive(Debug, Clone, Default)]
+pub struct SegmentInput {
+    pub content: String,
+    pub answer: Option<String>,
+    pub keywords: Option<Vec<String>>,
+}
+
+/// The most segments one call may add.
+pub const MAX_SEGMENTS_PER_CALL: usize = 1_000;
+
+impl SegmentInput {
+    /// The stored segment (position set when it is placed).
+    fn into_segment(self, id: String) -> Result<Segment, KbError> {
+        let content = self.content.trim().to_string();
+        if content.is_empty() {
+            return Err(error::invalid("a segment's content must not be empty"));
+        }
+        let answer = self
+            .answer
+            .map(|a| a.trim().to_string())
+            .filter(|a| !a.is_empty());
+        let (question, content) = match answer {
+            Some(answer) => (Some(content), answer),
+            None => (None, content),
+        };
+        if content.chars().count() > split::MAX_SEGMENT_CHARS * 4 {
+            return Err(error::invalid(format!(
+                "a segment is at most {} characters",
+                split::MAX_SEGMENT_CHARS * 4
+            )));
+        }
+        let keywords = match self.keywords {
+            Some(k) => k.into_iter().filter(|k| !k.trim().is_empty()).collect(),
+            None => split::keywords(question.as_deref().unwrap_or(&content)),
+        };
+        Ok(Segment {
+            id,
+            position: 0,
+            word_count: content.chars().count(),
+            content,
+            question,
+            keywords,
+        })
+    }
+}
+
+/// What a metadata field's values are: Dify's `string`, `number` and `time`.
+fn valid_kind(kind: &str) -> bool {
+    matches!(kind, "string" | "number" | "time")
+}
+
+impl KnowledgeBase {
+    /// The segments of one document, in order, each with its hit count.
+    pub fn segments(&self, dataset: &str, document: &str) -> Result<Vec<(Segment, u64)>, KbError> {
+        let snapshot = self.snapshot(dataset)?;
+        snapshot
+            .documents
+            .iter()
+            .find(|d| d.id == document)
+            .map(|d| {
+                d.segments
+                    .iter()
+                    .map(|s| (s.clone(), snapshot.hits.count(&s.id)))
+                    .collect()
+            })
+            .ok_or(KbError::DocumentNotFound)
+    }
+
+    /// Appends segments to a document; they are searchable when this returns.
+    pub fn add_segments(
+        &self,
+        dataset: &str,
+        document: &str,
+        inputs: Vec<SegmentInput>,
+    ) -> Result<Vec<(Segment, u64)>, KbError> {
+        if inputs.is_empty() || inputs.len() > MAX_SEGMENTS_PER_CALL {
+            return Err(error::invalid(format!(
+                "give 1 to {MAX_SEGMENTS_PER_CALL} segments"
+            )));
+        }
+        let prepared = inputs
+            .into_iter()
+            .map(|input| input.into_segment(model::new_id()))
+            .collect::<Result<Vec<_>, _>>()?;
+        let ids: Vec<String> = prepared.iter().map(|s| s.id.clone()).collect();
+        self.edit_document(dataset, document, prepared, |doc, prepared| {
+            if doc.segments.len() + prepared.len() > crate::MAX_DOCUMENT_SEGMENTS {
+                return Err(KbError::TooManySegments {
+                    count: doc.segments.len() + prepared.len(),
+                    limit: crate::MAX_DOCUMENT_SEGMENTS,
+                });
+            }
+            doc.segments.extend(prepared);
+            Ok(())
+        })?;
+        let segments = self.segments(dataset, document)?;
+        Ok(segments
+            .into_iter()
+            .filter(|(s, _)| ids.contains(&s.id))
+            .collect())
+    }
+
+    /// Replaces a segment's content (and answer and keywords), keeping its id and place.
+    pub fn update_segment(
+        &self,
+        dataset: &str,
+        document: &str,
+        segment: &str,
+        input: SegmentInput,
+    ) -> Result<Segment, KbError> {
+        let replacement = input.into_segment(segment.to_string())?;
+        self.edit_document(dataset, document, vec![replacement], |doc, mut new| {
+            let slot = doc
+                .segments
+                .iter_mut()
+                .find(|s| s.id == segment)
+                .ok_or(KbError::SegmentNotFound)?;
+            let mut replacement = new.remove(0);
+            replacement.position = slot.position;
+            *slot = replacement.clone();
+            Ok(replacement)
+        })
+    }
+
+    pub fn delete_segment(
+        &self,
+        dataset: &str,
+        document: &str,
+        segment: &str,
+    ) -> Result<(), KbError> {
+        self.edit_document(dataset, document, vec![], |doc, _| {
+            let at = doc
+                .segments
+                .iter()
+                .position(|s| s.id == segment)
+                .ok_or(KbError::SegmentNotFound)?;
+            if doc.segments.len() == 1 {
+                return Err(error::invalid(
+                    "this is the document's last segment: delete the document instead",
+                ));
+            }
+            doc.segments.remove(at);
+            Ok(())
+        })
+    }
+
+    /// Renames a dataset or changes its description (what is not given stays).
+    pub fn update_dataset(
+        &self,
+        id: &str,
+        name: Option<&str>,
+        description: Option<&str>,
+    ) -> Result<DatasetSummary, KbError> {
+        let name = name.map(str::trim);
+        if name.is_some_and(|n| n.is_empty() || n.chars().count() > 100) {
+            return Err(error::invalid("a dataset name is 1 to 100 characters"));
+        }
+        self.edit_dataset(id, |dataset, _| {
+            if let Some(name) = name {
+                dataset.name = name.to_string();
+            }
+            if let Some(description) = description {
+                dataset.description = description.to_string();
+            }
+            Ok(())
+        })?;
+        self.dataset_summary(id)
+    }
+
+    /// The metadata fields dataset `id` declares, each with how many documents hold a value.
+    pub fn metadata_fields(&self, id: &str) -> Result<Vec<(MetadataField, usize)>, KbError> {
+        let snapshot = self.snapshot(id)?;
+        Ok(snapshot
+            .dataset
+            .metadata_fields
+            .iter()
+            .map(|f| {
+                let count = snapshot
+                    .documents
+                    .iter()
+                    .filter(|d| d.metadata.contains_key(&f.name))
+                    .count();
+                (f.clone(), count)
+            })
+            .collect())
+    }
+
+    /// Declares a metadata field (`string`, `number` or `time`) documents may then hold.
+    pub fn create_metadata_field(
+        &self,
+        id: &str,
+        name: &str,
+        kind: &str,
+    ) -> Result<MetadataField, KbError> {
+        let name = name.trim();
+        if name.is_empty() || name.chars().count() > 64 {
+            return Err(error::invalid(
+                "a metadata field's name is 1 to 64 characters",
+            ));
+        }
+        if !valid_kind(kind) {
+            return Err(error::invalid(format!(
+                "a metadata field's type is string, number or time, not {kind:?}"
+            )));
+        }
+        self.edit_dataset(id, |dataset, _| {
+            if dataset.metadata_fields.iter().any(|f| f.name == name) {
+                return Err(error::invalid(format!("metadata field {name:?} exists")));
+            }
+            let field = MetadataField {
+                id: model::new_id(),
+                name: name.to_string(),
+                kind: kind.to_string(),
+            };
+            dataset.metadata_fields.push(field.clone());
+            Ok(field)
+        })
+    }
+
+    /// Renames a metadata field, in the documents' values too.
+    pub fn rename_metadata_field(
+        &self,
+        id: &str,
+        field: &str,
+        name: &str,
+    ) -> Result<MetadataField, KbError> {
+        let name = name.trim();
+        if name.is_empty() || name.chars().count() > 64 {
+            return Err(error::invalid(
+                "a metadata field's name is 1 to 64 characters",
+            ));
+        }
+        self.edit_dataset(id, |dataset, documents| {
+            if dataset
+                .metadata_fields
+                .iter()
+                .any(|f| f.name == name && f.id != field)
+            {
+                return Err(error::invalid(format!("metadata field {name:?} exists")));
+            }
+            let declared = dataset
+                .metadata_fields
+                .iter_mut()
+                .find(|f| f.id == field)
+                .ok_or(KbError::MetadataFieldNotFound)?;
+            let old = std::mem::replace(&mut declared.name, name.to_string());
+            for doc in documents.iter_mut() {
+                if let Some(value) = doc.metadata.remove(&old) {
+                    doc.metadata.insert(name.to_string(), value);
+                }
+            }
+            Ok(declared.clone())
+        })
+    }
+
+    /// Removes a metadata field and the documents' values of it.
+    pub fn delete_metadata_field(&self, id: &str, field: &str) -> Result<(), KbError> {
+        self.edit_dataset(id, |dataset, documents| {
+            let at = dataset
+                .metadata_fields
+                .iter()
+                .position(|f| f.id == field)
+                .ok_or(KbError::MetadataFieldNotFound)?;
+            let removed = dataset.metadata_fields.remove(at);
+            for doc in documents.iter_mut() {
+                doc.metadata.remove(&removed.name);
+            }
+            Ok(())
+        })
+    }
+
+    /// Sets documents' metadata: for each document, its values by field id (Dify's
+    /// `operation_data`), replacing the values it held for declared fields.
+    pub fn set_document_metadata(
+        &self,
+        id: &str,
+        values: Vec<(String, Vec<(String, serde_json::Value)>)>,
+    ) -> Result<(), KbError> {
+        self.edit_dataset(id, |dataset, documents| {
+            for (document, fields) in &values {
+                let doc = documents
+                    .iter_mut()
+                    .find(|d| &d.id == document)
+                    .ok_or(KbError::DocumentNotFound)?;
+                for declared in &dataset.metadata_fields {
+                    doc.metadata.remove(&declared.name);
+                }
+                for (field, value) in fields {
+                    let declared = dataset
+                        .metadata_fields
+                        .iter()
+                        .find(|f| &f.id == field)
+                        .ok_or(KbError::MetadataFieldNotFound)?;
+                    doc.metadata.insert(declared.name.clone(), value.clone());
+                }
+            }
+            Ok(())
+        })
+    }
+
+    /// Applies `edit` to one document under the write lock, `prepared` (new or changed
+    /// segments) embedded before it; renumbers, writes the document and publishes.
+    fn edit_document<T>(
+        &self,
+        dataset: &str,
+        document: &str,
+        prepared: Vec<Segment>,
+        edit: impl FnOnce(&mut Document, Vec<Segment>) -> Result<T, KbError>,
+    ) -> Result<T, KbError> {
+        if self.lock.is_none() {
+            return Err(KbError::ReadOnly);
+        }
+        self.snapshot(dataset)?;
+        let ready = self.embed_segments(&prepared)?;
+        let _writing = self.write_turn()?;
+        let old = self.snapshot(dataset)?;
+        let mut documents = old.documents.clone();
+        let doc = documents
+            .iter_mut()
+            .find(|d| d.id == document)
+            .ok_or(KbError::DocumentNotFound)?;
+        let value = edit(doc, prepared)?;
+        for (i, segment) in doc.segments.iter_mut().enumerate() {
+            segment.position = i + 1;
+        }
+        let written = doc.clone();
+        let snapshot = self.rebuild(&old, documents, &ready)?;
+        store::write_json(
+            &store::document_path(&self.root, dataset, document),
+            &written,
+        )?;
+        self.publish(dataset, snapshot);
+        Ok(value)
+    }
+
+    /// Applies `edit` to a dataset's description and its documents' metadata (no segment
+    /// changes, so nothing is embedded); writes what changed and publishes.
+    pub(crate) fn edit_dataset<T>(
+        &self,
+        id: &str,
+        edit: impl FnOnce(&mut Dataset, &mut Vec<Document>) -> Result<T, KbError>,
+    ) -> Result<T, KbError> {
+        let _writing = self.write_turn()?;
+        let old = self.snapshot(id)?;
+        let mut dataset = old.dataset.clone();
+        let mut documents = old.documents.clone();
+        let value = edit(&mut dataset, &mut documents)?;
+        let changed: Vec<&Document> = documents
+            .iter()
+            .zip(&old.documents)
+            .filter(|(new, old)| new.metadata != old.metadata)
+            .map(|(new, _)| new)
+            .collect();
+        for doc in changed {
+            store::write_json(&store::document_path(&self.root, id, &doc.id), doc)?;
+        }
+        store::write_json(
+            &store::dataset_dir(&self.root, id).join("dataset.json"),
+            &dataset,
+        )?;
+        let snapshot = Snapshot {
+            dataset,
+            ..self.rebuild(&old, documents, &HashMap::new())?
+        };
+        self.publish(id, snapshot);
+        Ok(value)
+    }
+
+    pub(crate) fn publish(&self, id: &str, snapshot: Snapshot) {
+        self.datasets
+            .write()
+            .insert(id.to_string(), Arc::new(snapshot));
+    }
+}
