@@ -1,17 +1,18 @@
 //! The tools' outputs, shaped as seed 003's return structures (§4, §5). Optional fields the
 //! graph does not have are left out rather than sent as null.
 
+use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct Candidates<T> {
     pub candidates: Vec<T>,
 }
 
 /// A search hit: the entity's fields as the contexts list them, its `search_text` (the seed's
 /// "for debugging") and its score 0..1.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct Candidate<T> {
     #[serde(flatten)]
     pub entity: T,
@@ -19,7 +20,7 @@ pub struct Candidate<T> {
     pub score: f64,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct KeyStep {
     pub step_id: String,
     pub name: String,
@@ -27,14 +28,14 @@ pub struct KeyStep {
     pub brief: Option<String>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct KeySystem {
     pub system: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub role: Option<String>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct BusinessSummary {
     pub process_id: String,
     pub name: String,
@@ -43,13 +44,13 @@ pub struct BusinessSummary {
     pub key_systems: Vec<KeySystem>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct ProcessRef {
     pub process_id: String,
     pub name: String,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct ImplementationSummary {
     pub impl_id: String,
     pub name: String,
@@ -61,14 +62,14 @@ pub struct ImplementationSummary {
     pub related_processes: Vec<ProcessRef>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct FieldRef {
     pub name: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct ResourceSummary {
     pub resource_id: String,
     pub name: String,
@@ -82,7 +83,7 @@ pub struct ResourceSummary {
 }
 
 /// A process, step, implementation or resource as the contexts list it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct ProcessInfo {
     pub process_id: String,
     pub name: String,
@@ -90,7 +91,7 @@ pub struct ProcessInfo {
     pub description: Option<String>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct StepInfo {
     pub step_id: String,
     pub name: String,
@@ -102,7 +103,7 @@ pub struct StepInfo {
     pub order_no: Option<i64>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct ImplementationInfo {
     pub impl_id: String,
     pub name: String,
@@ -118,7 +119,7 @@ pub struct ImplementationInfo {
     pub code_ref: Option<String>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct ResourceInfo {
     pub resource_id: String,
     pub name: String,
@@ -131,7 +132,7 @@ pub struct ResourceInfo {
 }
 
 /// A resource as reached through a relation that says how it is accessed.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct ResourceAccess {
     pub resource_id: String,
     pub name: String,
@@ -141,7 +142,7 @@ pub struct ResourceAccess {
     pub access_pattern: Option<String>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct StepContext {
     pub step: StepInfo,
     pub prev_steps: Vec<String>,
@@ -150,7 +151,7 @@ pub struct StepContext {
     pub data_resources: Vec<ResourceAccess>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct AccessedResource {
     pub resource_id: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -159,7 +160,7 @@ pub struct AccessedResource {
     pub access_pattern: Option<String>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct ImplementationInProcess {
     #[serde(flatten)]
     pub implementation: ImplementationInfo,
@@ -168,7 +169,7 @@ pub struct ImplementationInProcess {
     pub called_by_impls: Vec<String>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct BusinessContext {
     pub process: ProcessInfo,
     pub steps: Vec<StepContext>,
@@ -176,7 +177,7 @@ pub struct BusinessContext {
     pub resources: Vec<ResourceInfo>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct ProcessUsage {
     pub process_id: String,
     pub process_name: String,
@@ -184,7 +185,7 @@ pub struct ProcessUsage {
     pub step_name: String,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct ImplRef {
     pub impl_id: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -193,13 +194,13 @@ pub struct ImplRef {
     pub system: Option<String>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct Dependencies {
     pub calls: Vec<ImplRef>,
     pub called_by: Vec<ImplRef>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct ImplementationContext {
     pub implementation: ImplementationInfo,
     pub process_usages: Vec<ProcessUsage>,
@@ -207,14 +208,14 @@ pub struct ImplementationContext {
     pub data_resources: Vec<ResourceAccess>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct StepRef {
     pub step_id: String,
     pub name: String,
     pub process_id: String,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct ImplResourceLink {
     pub impl_id: String,
     pub resource_id: String,
@@ -224,7 +225,7 @@ pub struct ImplResourceLink {
     pub access_pattern: Option<String>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct ResourceContext {
     pub resource: ResourceInfo,
     pub businesses: Vec<ProcessRef>,
@@ -234,7 +235,7 @@ pub struct ResourceContext {
 }
 
 /// A node of a neighbourhood or a path.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct GraphNode {
     pub id: String,
     #[serde(rename = "type")]
@@ -246,7 +247,7 @@ pub struct GraphNode {
     pub extra: serde_json::Map<String, Value>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct GraphEdge {
     pub from: String,
     pub to: String,
@@ -256,7 +257,7 @@ pub struct GraphEdge {
 }
 
 /// get_neighbors: the start, its neighbours grouped by type, and the relations among them all.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct Neighbors {
     pub center: GraphNode,
     pub depth: usize,
@@ -266,7 +267,7 @@ pub struct Neighbors {
     pub truncated: bool,
 }
 
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, JsonSchema)]
 pub struct Grouped {
     pub business: Vec<GraphNode>,
     pub step: Vec<GraphNode>,
@@ -275,7 +276,7 @@ pub struct Grouped {
 }
 
 /// get_path_between_entities. `found` and `hops` say at a glance whether there is a path.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct EntityPath {
     pub found: bool,
     #[serde(skip_serializing_if = "Option::is_none")]

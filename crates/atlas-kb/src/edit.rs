@@ -221,7 +221,7 @@ impl KnowledgeBase {
         }
         self.edit_dataset(id, |dataset, _| {
             if dataset.metadata_fields.iter().any(|f| f.name == name) {
-                return Err(error::invalid(format!("metadata field {name:?} exists")));
+                return Err(KbError::Conflict(format!("metadata field {name:?} exists")));
             }
             let field = MetadataField {
                 id: model::new_id(),
@@ -252,7 +252,7 @@ impl KnowledgeBase {
                 .iter()
                 .any(|f| f.name == name && f.id != field)
             {
-                return Err(error::invalid(format!("metadata field {name:?} exists")));
+                return Err(KbError::Conflict(format!("metadata field {name:?} exists")));
             }
             let declared = dataset
                 .metadata_fields

@@ -19,6 +19,9 @@ pub enum KbError {
     RouteNotFound(String),
     #[error("{0}")]
     MethodNotAllowed(String),
+    /// What was to be made exists already (a name taken).
+    #[error("{0}")]
+    Conflict(String),
     #[error("Invalid Authorization header or API key.")]
     Unauthorized,
     #[error("{what} is {size} bytes, over the limit of {limit}")]
@@ -62,7 +65,7 @@ impl KbError {
             | KbError::TagNotFound
             | KbError::RouteNotFound(_) => ("not_found", 404),
             KbError::Unauthorized => ("unauthorized", 401),
-            KbError::Locked { .. } | KbError::ReadOnly => ("conflict", 409),
+            KbError::Locked { .. } | KbError::ReadOnly | KbError::Conflict(_) => ("conflict", 409),
             KbError::Io(_) | KbError::Embed(_) => ("internal_server_error", 500),
             KbError::MethodNotAllowed(_) => ("method_not_allowed", 405),
             KbError::TooManySegments { .. } => ("file_too_large", 413),

@@ -361,7 +361,7 @@ impl KnowledgeBase {
             return if existing.dataset.api_key == api_key {
                 Ok(existing.dataset.clone())
             } else {
-                Err(error::invalid(format!("dataset {id} exists")))
+                Err(KbError::Conflict(format!("dataset {id} exists")))
             };
         }
         let dataset = Dataset {

@@ -43,7 +43,7 @@ impl KnowledgeBase {
         let name = valid_name(name)?;
         self.edit_tags(|tags| {
             if tags.iter().any(|t| t.name == name) {
-                return Err(error::invalid(format!("tag {name:?} exists")));
+                return Err(KbError::Conflict(format!("tag {name:?} exists")));
             }
             let tag = Tag {
                 id: model::new_id(),
@@ -58,7 +58,7 @@ impl KnowledgeBase {
         let name = valid_name(name)?;
         self.edit_tags(|tags| {
             if tags.iter().any(|t| t.name == name && t.id != id) {
-                return Err(error::invalid(format!("tag {name:?} exists")));
+                return Err(KbError::Conflict(format!("tag {name:?} exists")));
             }
             let tag = tags
                 .iter_mut()

@@ -7,16 +7,22 @@ use atlas_model::AtlasError;
 use atlas_service::tools::biz_error;
 use axum::Json;
 use axum::body::Bytes;
-use axum::extract::{Query, State};
+use axum::extract::{RawQuery, State};
 use axum::response::{IntoResponse, Response};
-use serde::Deserialize;
 
 use crate::{AppState, error_response};
 
-#[derive(Deserialize)]
-pub(crate) struct Format {
-    #[serde(default)]
-    format: Option<String>,
+/// The `format` query parameter, once at most; anything else in the query is ignored.
+fn format_of(query: Option<&str>) -> Result<&str, AtlasError> {
+    let mut formats = query
+        .unwrap_or("")
+        .split('&')
+        .filter_map(|pair| pair.strip_prefix("format="));
+    match (formats.next(), formats.next()) {
+        (None, _) => Ok("json"),
+        (Some(format), None) => Ok(format),
+        (Some(_), Some(_)) => Err(AtlasError::invalid("format", "give format once")),
+    }
 }
 
 pub(crate) async fn export(State(state): State<AppState>) -> Response {
@@ -25,13 +31,17 @@ pub(crate) async fn export(State(state): State<AppState>) -> Response {
 
 pub(crate) async fn import(
     State(state): State<AppState>,
-    Query(format): Query<Format>,
+    RawQuery(query): RawQuery,
     body: Bytes,
 ) -> Response {
+    let format = match format_of(query.as_deref()) {
+        Ok(format) => format,
+        Err(e) => return error_response(&e),
+    };
     let Ok(text) = std::str::from_utf8(&body) else {
         return error_response(&AtlasError::invalid("body", "the body is not UTF-8 text"));
     };
-    let parsed = match format.format.as_deref().unwrap_or("json") {
+    let parsed = match format {
         "json" => import::from_json(text).map(|data| (data, 0)),
         "apoc" | "jsonl" => import::from_apoc_jsonl(text),
         other => {

@@ -42,7 +42,8 @@ pub(crate) fn routes<S: Clone + Send + Sync + 'static>(server: McpServer) -> Rou
         sessions: Mutex::new(HashMap::new()),
     });
     Router::new()
-        .route("/mcp", post(handle_post).get(no_stream).delete(end_session))
+        // GET (a stream for server-initiated messages) is the router's 405: Atlas sends none.
+        .route("/mcp", post(handle_post).delete(end_session))
         .with_state(state)
 }
 
@@ -52,14 +53,6 @@ fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
 
 fn rpc_error(status: StatusCode, code: i64, message: &str) -> Response {
     (status, Json(error(Value::Null, code, message, None))).into_response()
-}
-
-async fn no_stream() -> Response {
-    (
-        StatusCode::METHOD_NOT_ALLOWED,
-        [(header::ALLOW, "POST, DELETE")],
-    )
-        .into_response()
 }
 
 async fn end_session(State(state): State<Arc<McpHttp>>, headers: HeaderMap) -> Response {
@@ -97,7 +90,14 @@ async fn handle_post(
         Value::Array(_) => {
             return rpc_error(StatusCode::BAD_REQUEST, INVALID_REQUEST, "an empty batch");
         }
-        one => (vec![one], false),
+        Value::Object(_) => (vec![message], false),
+        _ => {
+            return rpc_error(
+                StatusCode::BAD_REQUEST,
+                INVALID_REQUEST,
+                "a message is a JSON object, or a batch a list of them",
+            );
+        }
     };
     let mut new_session = None;
     let era = match (

@@ -42,6 +42,7 @@ pub struct ReportTransitionRequest {
     pub to_page: String,
     pub success: bool,
     #[serde(default)]
+    #[schemars(range(min = 0, max = 3_600_000))]
     pub latency_ms: Option<i64>,
     /// Why the action failed, if it did.
     #[serde(default)]
@@ -77,8 +78,10 @@ pub struct RegisterIntentRequest {
     pub app_id: String,
     pub intent_text: String,
     #[serde(default)]
+    #[schemars(length(min = 1), extend("pattern" = crate::tools::NON_BLANK_TEXT))]
     pub target_page: Option<String>,
     #[serde(default)]
+    #[schemars(extend("items" = { "type": "string", "minLength": 1, "pattern": crate::tools::NON_BLANK_TEXT }))]
     pub keywords: Vec<String>,
 }
 
@@ -90,6 +93,7 @@ pub struct RegisterIntentResponse {
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(extend("x-checked-per-item" = true))]
 pub struct BatchTransition {
     pub from_page: String,
     pub to_page: String,

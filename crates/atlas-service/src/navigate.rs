@@ -32,9 +32,11 @@ pub struct QueryPathRequest {
     pub intent: String,
     /// Current page id; the app's home page when omitted.
     #[serde(default)]
+    #[schemars(length(min = 1), extend("pattern" = crate::tools::NON_BLANK_TEXT))]
     pub current_page: Option<String>,
     /// Most steps allowed (default 10).
     #[serde(default)]
+    #[schemars(range(min = 1, max = 1000))]
     pub max_steps: Option<i64>,
 }
 
@@ -871,6 +873,7 @@ pub struct RagContextRequest {
     /// The user's intent or question.
     pub query: String,
     #[serde(default)]
+    #[schemars(length(min = 1), extend("pattern" = crate::tools::NON_BLANK_TEXT))]
     pub current_page: Option<String>,
 }
 

@@ -32,6 +32,7 @@ pub struct UiHierarchy {
     pub dump: Option<String>,
     /// `uiautomator` or `harmony`; told from the dump's first character when omitted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("enum" = ["uiautomator", "harmony", null]))]
     pub dump_format: Option<String>,
 }
 
@@ -123,6 +124,7 @@ pub struct AddPageRequest {
     pub description: Option<String>,
     /// Intents this page completes; each is registered with this page as its target.
     #[serde(default)]
+    #[schemars(extend("items" = { "type": "string", "minLength": 1, "pattern": crate::tools::NON_BLANK_TEXT }))]
     pub intents: Vec<String>,
     #[serde(default)]
     pub ui_hierarchy: Option<UiHierarchy>,

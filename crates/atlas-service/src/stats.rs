@@ -17,6 +17,7 @@ pub struct SimilarIntentsRequest {
     pub app_id: Option<String>,
     /// How many results (default 5, at most 100).
     #[serde(default)]
+    #[schemars(range(min = 1, max = 100))]
     pub top_k: Option<i64>,
 }
 

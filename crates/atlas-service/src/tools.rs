@@ -71,6 +71,8 @@ pub struct Tool {
     pub description: &'static str,
     /// JSON Schema of the input object.
     pub input_schema: Value,
+    /// JSON Schema of the answer, from the same Rust type the handler returns.
+    pub output_schema: Value,
     /// Whether the tool changes the graph (and so waits for durability).
     pub writes: bool,
     handler: Handler,
@@ -121,11 +123,7 @@ pub fn parse_input<T: DeserializeOwned>(input: Value) -> Result<T> {
 /// malformed JSON is told apart from well-formed JSON with the wrong fields.
 pub fn parse_json_input<T: DeserializeOwned>(body: &[u8]) -> Result<T> {
     let text = body.trim_ascii();
-    let text: &[u8] = if text.is_empty() || text == b"null" {
-        b"{}"
-    } else {
-        text
-    };
+    let text: &[u8] = if text.is_empty() { b"{}" } else { text };
     let malformed = |e: serde_json::Error| AtlasError::InvalidParameter {
         message: format!("malformed JSON: {e}"),
         details: serde_json::json!({ "line": e.line(), "column": e.column() }),
@@ -139,13 +137,225 @@ pub fn parse_json_input<T: DeserializeOwned>(body: &[u8]) -> Result<T> {
             Err(e) => Err(malformed(e)),
         };
     }
-    serde_json::from_slice(text).map_err(|e| match e.classify() {
-        serde_json::error::Category::Syntax | serde_json::error::Category::Eof => malformed(e),
-        _ => AtlasError::InvalidParameter {
-            message: format!("invalid parameters: {e}"),
-            details: serde_json::json!({ "reason": e.to_string() }),
-        },
-    })
+    let invalid = |e: serde_json::Error| AtlasError::InvalidParameter {
+        message: format!("invalid parameters: {e}"),
+        details: serde_json::json!({ "reason": e.to_string() }),
+    };
+    match serde_json::from_slice(text) {
+        Ok(value) => Ok(value),
+        Err(e)
+            if matches!(
+                e.classify(),
+                serde_json::error::Category::Syntax | serde_json::error::Category::Eof
+            ) =>
+        {
+            Err(malformed(e))
+        }
+        // `3.0` where a count is wanted: JSON has one number type, and Python and JavaScript
+        // clients send whole floats. Read again with every whole float as an integer.
+        Err(e) if e.to_string().contains("invalid type: floating point") => {
+            let mut value: Value = serde_json::from_slice(text).map_err(malformed)?;
+            whole_floats_as_integers(&mut value);
+            serde_json::from_value(value).map_err(invalid)
+        }
+        Err(e) => Err(invalid(e)),
+    }
+}
+
+/// The largest integer every JSON implementation reads exactly (2^53 − 1, RFC 7493's I-JSON).
+pub const MAX_SAFE_INTEGER: u64 = 9_007_199_254_740_991;
+
+/// The first integer literal (outside strings) beyond ±[`MAX_SAFE_INTEGER`], if any.
+fn unsafe_integer(json: &[u8]) -> Option<String> {
+    let mut i = 0;
+    let mut in_string = false;
+    while i < json.len() {
+        let b = json[i];
+        if in_string {
+            match b {
+                b'\\' => i += 1,
+                b'"' => in_string = false,
+                _ => {}
+            }
+        } else if b == b'"' {
+            in_string = true;
+        } else if b == b'-' || b.is_ascii_digit() {
+            let start = i;
+            while i < json.len()
+                && matches!(json[i], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9')
+            {
+                i += 1;
+            }
+            let literal = std::str::from_utf8(&json[start..i]).unwrap_or("");
+            let integer = !literal.contains(['.', 'e', 'E']);
+            let digits = literal.trim_start_matches('-');
+            if integer && digits.parse::<u64>().map_or(true, |n| n > MAX_SAFE_INTEGER) {
+                return Some(literal.to_string());
+            }
+            continue;
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Turns every float with no fraction (`3.0`) into the integer it is.
+fn whole_floats_as_integers(value: &mut Value) {
+    match value {
+        Value::Number(n) if n.is_f64() => {
+            let f = n.as_f64().unwrap_or(f64::NAN);
+            if f.fract() == 0.0 && f.abs() <= MAX_SAFE_INTEGER as f64 {
+                *value = Value::from(f as i64);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(whole_floats_as_integers),
+        Value::Object(map) => map.values_mut().for_each(whole_floats_as_integers),
+        _ => {}
+    }
+}
+
+/// Refuses a control character (other than tab and newline) in any text of the request that
+/// the schema names: no label, intent or query means one, and they break logs, terminals and
+/// files. Fields the schema does not name are ignored, as serde ignores them. The raw scan is a
+/// byte loop; the walk over the parsed body runs only when it finds something.
+fn refuse_control_characters(body: &[u8], schema: &Value) -> Result<()> {
+    if control_character(body).is_none() && unsafe_integer(body).is_none() {
+        return Ok(());
+    }
+    let Ok(value) = serde_json::from_slice::<Value>(body.trim_ascii()) else {
+        return Ok(());
+    };
+    control_free(&value, schema)
+}
+
+/// [`refuse_control_characters`] over a parsed body.
+fn control_free(value: &Value, schema: &Value) -> Result<()> {
+    match control_in_named(value, schema, schema, "") {
+        Some((field, Refused::Control(c))) => Err(AtlasError::invalid(
+            if field.is_empty() { "body" } else { &field },
+            format!(
+                "{field} holds the control character U+{c:04X}: only tab and newline are taken"
+            ),
+        )),
+        Some((field, Refused::Integer(n))) => Err(AtlasError::invalid(
+            &field,
+            format!(
+                "{field}: {n} is beyond ±{MAX_SAFE_INTEGER}, the integers JSON carries exactly"
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// What a named field may not hold.
+enum Refused {
+    Control(u32),
+    Integer(f64),
+}
+
+fn is_integer_schema(schema: &Value) -> bool {
+    match schema.get("type") {
+        Some(Value::String(t)) => t == "integer",
+        Some(Value::Array(types)) => types.iter().any(|t| t == "integer"),
+        _ => false,
+    }
+}
+
+/// The first refused control character in `value`'s texts at places `schema` names.
+fn control_in_named(
+    value: &Value,
+    schema: &Value,
+    root: &Value,
+    at: &str,
+) -> Option<(String, Refused)> {
+    let schema = match schema.get("$ref").and_then(Value::as_str) {
+        Some(r) => r
+            .strip_prefix("#/$defs/")
+            .and_then(|name| root.get("$defs")?.get(name))
+            .unwrap_or(schema),
+        None => schema,
+    };
+    let alternatives = ["anyOf", "oneOf", "allOf"]
+        .iter()
+        .filter_map(|k| schema.get(*k).and_then(Value::as_array))
+        .flatten();
+    for alternative in alternatives {
+        if let Some(found) = control_in_named(value, alternative, root, at) {
+            return Some(found);
+        }
+    }
+    match value {
+        Value::String(text) => text
+            .chars()
+            .map(u32::from)
+            .find(|c| refused_control(*c))
+            .map(|c| (at.to_string(), Refused::Control(c))),
+        Value::Number(n) if is_integer_schema(schema) => {
+            let x = n.as_f64().unwrap_or(0.0);
+            (x.abs() > MAX_SAFE_INTEGER as f64).then(|| (at.to_string(), Refused::Integer(x)))
+        }
+        Value::Array(items) => {
+            let item_schema = schema.get("items")?;
+            items.iter().enumerate().find_map(|(i, item)| {
+                control_in_named(item, item_schema, root, &format!("{at}[{i}]"))
+            })
+        }
+        Value::Object(map) => {
+            let properties = schema.get("properties")?.as_object()?;
+            map.iter().find_map(|(key, item)| {
+                let name = if at.is_empty() {
+                    key.clone()
+                } else {
+                    format!("{at}.{key}")
+                };
+                control_in_named(item, properties.get(key)?, root, &name)
+            })
+        }
+        _ => None,
+    }
+}
+
+fn refused_control(c: u32) -> bool {
+    (c < 0x20 && c != 0x09 && c != 0x0A) || (0x7F..=0x9F).contains(&c)
+}
+
+/// Whether a JSON text may hold a refused control character in a string: escaped (`\u0000`,
+/// `\b`, `\f`, `\r`) or raw (DEL, the C1 range).
+fn control_character(json: &[u8]) -> Option<u32> {
+    let refused = refused_control;
+    let mut i = 0;
+    while i < json.len() {
+        match json[i] {
+            b'\\' => {
+                match json.get(i + 1) {
+                    Some(b'b') => return Some(0x08),
+                    Some(b'f') => return Some(0x0C),
+                    Some(b'r') => return Some(0x0D),
+                    Some(b'u') => {
+                        let code = json
+                            .get(i + 2..i + 6)
+                            .and_then(|h| std::str::from_utf8(h).ok())
+                            .and_then(|h| u32::from_str_radix(h, 16).ok());
+                        if let Some(c) = code.filter(|c| refused(*c)) {
+                            return Some(c);
+                        }
+                        i += 6;
+                        continue;
+                    }
+                    _ => {}
+                }
+                i += 2;
+                continue;
+            }
+            0x7F => return Some(0x7F),
+            0xC2 if json.get(i + 1).is_some_and(|b| (0x80..=0x9F).contains(b)) => {
+                return Some(u32::from(json[i + 1]));
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
 }
 
 fn schema_of<T: JsonSchema>() -> Value {
@@ -155,6 +365,88 @@ fn schema_of<T: JsonSchema>() -> Value {
         obj.remove("title");
     }
     schema
+}
+
+/// No control character but tab and newline (see [`control_character`]).
+const TEXT_PATTERN: &str = "^[^\\u0000-\\u0008\\u000B-\\u001F\\u007F-\\u009F]*$";
+/// An optional text that, when given, must not be empty or blank.
+pub(crate) const NON_BLANK_TEXT: &str = REQUIRED_TEXT_PATTERN;
+/// The same, and something besides white space: what a required text must hold.
+pub(crate) const REQUIRED_TEXT_PATTERN: &str = "^[^\\u0000-\\u0008\\u000B-\\u001F\\u007F-\\u009F]*[^\\s\\u0000-\\u001F\\u007F-\\u009F][^\\u0000-\\u0008\\u000B-\\u001F\\u007F-\\u009F]*$";
+
+/// An input schema that says what the server checks of texts: no control characters, and a
+/// required text not empty or blank (the checks every request goes through).
+fn input_schema_of<T: JsonSchema>() -> Value {
+    let mut schema = schema_of::<T>();
+    constrain_texts(&mut schema);
+    schema
+}
+
+fn constrain_texts(schema: &mut Value) {
+    let Value::Object(map) = schema else {
+        if let Value::Array(items) = schema {
+            items.iter_mut().for_each(constrain_texts);
+        }
+        return;
+    };
+    let required: Vec<String> = map
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| {
+            r.iter()
+                .filter_map(|v| v.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default();
+    // An object whose items are checked one by one (a batch answers each item's error) keeps
+    // its texts unconstrained here: an empty one is that item's error, not the request's.
+    let per_item = map.get("x-checked-per-item") == Some(&Value::Bool(true));
+    if let Some(Value::Object(properties)) = map.get_mut("properties").filter(|_| !per_item) {
+        for (name, property) in properties.iter_mut() {
+            let is_text = property.get("type") == Some(&Value::String("string".into()));
+            if is_text && required.contains(name) && property.get("enum").is_none() {
+                property["minLength"] = Value::from(1);
+                property["pattern"] = Value::from(REQUIRED_TEXT_PATTERN);
+            }
+        }
+    }
+    let has_type = |name: &str| match map.get("type") {
+        Some(Value::String(t)) => t == name,
+        Some(Value::Array(types)) => types.iter().any(|t| t == name),
+        _ => false,
+    };
+    let is_text = has_type("string");
+    if has_type("integer") {
+        // What the integer's Rust type holds, and never beyond what JSON carries exactly.
+        let (low, high): (i64, i64) = match map.get("format").and_then(Value::as_str) {
+            Some("uint8") => (0, u8::MAX.into()),
+            Some("uint16") => (0, u16::MAX.into()),
+            Some("uint32") => (0, u32::MAX.into()),
+            Some("int32") => (i32::MIN.into(), i32::MAX.into()),
+            Some(f) if f.starts_with("uint") => (0, MAX_SAFE_INTEGER as i64),
+            _ => (-(MAX_SAFE_INTEGER as i64), MAX_SAFE_INTEGER as i64),
+        };
+        let tighter = |key: &str, bound: i64, keep_smaller: bool| -> i64 {
+            match map.get(key).and_then(Value::as_f64) {
+                Some(v) if (v < bound as f64) == keep_smaller => v as i64,
+                _ => bound,
+            }
+        };
+        let (low, high) = (
+            tighter("minimum", low, false),
+            tighter("maximum", high, true),
+        );
+        map.insert("minimum".into(), Value::from(low));
+        map.insert("maximum".into(), Value::from(high));
+    }
+    if is_text
+        && !map.contains_key("pattern")
+        && !map.contains_key("enum")
+        && !map.contains_key("const")
+    {
+        map.insert("pattern".into(), Value::from(TEXT_PATTERN));
+    }
+    map.values_mut().for_each(constrain_texts);
 }
 
 /// Runs a tool's future within [`TOOL_TIME_LIMIT`].
@@ -177,21 +469,29 @@ fn tool<Req, Resp, F, Fut>(
 ) -> Tool
 where
     Req: DeserializeOwned + JsonSchema + Send + 'static,
-    Resp: Serialize + 'static,
+    Resp: Serialize + JsonSchema + 'static,
     F: Fn(ToolContext, Req) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = Result<Resp>> + Send + 'static,
 {
     let f = Arc::new(f);
     let g = f.clone();
+    let input_schema = input_schema_of::<Req>();
+    let (schema, schema_too) = (
+        Arc::new(input_schema.clone()),
+        Arc::new(input_schema.clone()),
+    );
     Tool {
         name,
         group,
         description,
-        input_schema: schema_of::<Req>(),
+        input_schema,
+        output_schema: schema_of::<Resp>(),
         writes,
         handler: Arc::new(move |context, input| {
             let f = f.clone();
+            let schema = schema_too.clone();
             Box::pin(async move {
+                control_free(&input, &schema)?;
                 let req: Req = parse_input(input)?;
                 let resp = limited(name, f(context, req)).await?;
                 serde_json::to_value(resp).map_err(|e| AtlasError::Graph(e.to_string()))
@@ -199,8 +499,10 @@ where
         }),
         json_handler: Arc::new(move |context, body| {
             let g = g.clone();
+            let schema = schema.clone();
             Box::pin(async move {
                 let req: Req = parse_json_input((*body).as_ref())?;
+                refuse_control_characters((*body).as_ref(), &schema)?;
                 drop(body);
                 let resp = limited(name, g(context, req)).await?;
                 serde_json::to_vec(&resp).map_err(|e| AtlasError::Graph(e.to_string()))
@@ -391,7 +693,7 @@ fn business<Req, Resp>(
 ) -> Tool
 where
     Req: DeserializeOwned + JsonSchema + Send + 'static,
-    Resp: Serialize + Send + 'static,
+    Resp: Serialize + JsonSchema + Send + 'static,
 {
     tool(
         ToolGroup::Business,
@@ -485,7 +787,7 @@ pub struct RetrieveKnowledgeRequest {
     pub score_threshold: Option<f64>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct KnowledgeRecord {
     pub content: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -496,7 +798,7 @@ pub struct KnowledgeRecord {
     pub segment_id: String,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct KnowledgeRecords {
     pub records: Vec<KnowledgeRecord>,
 }
