@@ -2,6 +2,8 @@
 # Runs every test of Atlas. On a fresh machine it first installs what the tests need.
 # One debug build is shared by the unit tests, the end-to-end tests and the Python client test.
 set -euo pipefail
+# Steps that could not run here (said in the summary, never silently).
+skipped=0
 cd "$(dirname "$0")/.."
 
 need() { command -v "$1" >/dev/null 2>&1; }
@@ -61,6 +63,7 @@ if cargo fmt --version >/dev/null 2>&1; then
   cargo fmt --all --check >/dev/null || { cargo fmt --all --check | head -n 40; echo "the code is not formatted: run cargo fmt --all" >&2; exit 1; }
 else
   echo "(rustfmt is not installed: skipped)"
+  skipped=$((skipped + 1))
 fi
 
 echo "== cargo test (workspace)"
@@ -164,9 +167,10 @@ sys.exit(0 if ok else 1)
 PY
 else
   echo "(no DroidTask folder at $droidtask: skipped; set ATLAS_DROIDTASK_DEV)"
+  skipped=$((skipped + 1))
 fi
 
 passed=$((cargo_passed + py_passed + (droid_status == 0 ? droid_checks : 0)))
 failed=$((cargo_failed + py_failed + (droid_status != 0 ? 1 : 0)))
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed, $skipped skipped"
 exit $(( failed != 0 ? 1 : 0 ))

@@ -206,14 +206,24 @@ pub fn run(config: &KbBenchConfig, scratch: &Path) -> Result<KbBenchReport> {
         tx.commit()?;
     }
     let mut select = db.prepare("SELECT rowid FROM q WHERE q MATCH ?1 ORDER BY bm25(q) LIMIT 4")?;
-    let mut samples = Vec::with_capacity(queries.len());
-    for q in &queries {
+    let expression_of = |q: &str| {
         let chars: Vec<char> = q.chars().collect();
         let trigrams: Vec<String> = chars
             .windows(3)
             .map(|w| format!("\"{}\"", w.iter().collect::<String>()))
             .collect();
-        let expression = trigrams.join(" OR ");
+        trigrams.join(" OR ")
+    };
+    // Warmed up as Atlas was: the same first 50 queries, not timed.
+    for q in queries.iter().take(50) {
+        let rows: Vec<i64> = select
+            .query_map([&expression_of(q)], |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        std::hint::black_box(rows);
+    }
+    let mut samples = Vec::with_capacity(queries.len());
+    for q in &queries {
+        let expression = expression_of(q);
         let t = Instant::now();
         let rows: Vec<i64> = select
             .query_map([&expression], |r| r.get(0))?

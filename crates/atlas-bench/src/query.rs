@@ -62,15 +62,23 @@ impl QueryReport {
     /// How many times faster than NetworkX's unweighted `shortest_path`, by median, for
     /// query_path, get_next_action, the planner and the planner searching afresh.
     pub fn speedup(&self) -> Option<[f64; 4]> {
-        self.networkx.as_ref().map(|nx| {
-            let r = |p: &Percentiles| nx.unweighted.p50_us / p.p50_us.max(1e-3);
-            [
-                r(&self.query_path),
-                r(&self.get_next_action),
-                r(&self.planner),
-                r(&self.planner_fresh),
-            ]
-        })
+        self.networkx.as_ref().map(|nx| self.ratios(&nx.unweighted))
+    }
+
+    /// The same against NetworkX's Dijkstra on Atlas's own costs (`weight="cost"`), the
+    /// like-for-like comparison, since Atlas weighs reliability as well as length.
+    pub fn weighted_speedup(&self) -> Option<[f64; 4]> {
+        self.networkx.as_ref().map(|nx| self.ratios(&nx.weighted))
+    }
+
+    fn ratios(&self, reference: &Percentiles) -> [f64; 4] {
+        let r = |p: &Percentiles| reference.p50_us / p.p50_us.max(1e-3);
+        [
+            r(&self.query_path),
+            r(&self.get_next_action),
+            r(&self.planner),
+            r(&self.planner_fresh),
+        ]
     }
 }
 

@@ -169,16 +169,24 @@ pub async fn run(
     times.sort_by(|a, b| a.total_cmp(b));
     let median = times[times.len() / 2];
     let per = |bytes: u64| bytes as f64 / transitions.max(1) as f64;
-    let rss = measurements
-        .iter()
-        .map(|m| m.rss_after.saturating_sub(m.rss_before))
-        .min()
-        .unwrap_or(0);
-    let peak = measurements
-        .iter()
-        .map(|m| m.rss_peak.saturating_sub(m.rss_before))
-        .min()
-        .unwrap_or(0);
+    // The median run, as for the time: the least of a few runs flatters.
+    let median_of = |values: Vec<u64>| {
+        let mut values = values;
+        values.sort_unstable();
+        values.get(values.len() / 2).copied().unwrap_or(0)
+    };
+    let rss = median_of(
+        measurements
+            .iter()
+            .map(|m| m.rss_after.saturating_sub(m.rss_before))
+            .collect(),
+    );
+    let peak = median_of(
+        measurements
+            .iter()
+            .map(|m| m.rss_peak.saturating_sub(m.rss_before))
+            .collect(),
+    );
     Ok(StartupReport {
         apps: config.apps,
         pages,

@@ -5,11 +5,16 @@ use std::time::Duration;
 use atlas_bench::synth::AppShape;
 use atlas_bench::{ingest, query, startup};
 
+/// The Python with NetworkX, the planning reference. `scripts/test.sh` installs it, so under CI
+/// (`CI` set) its absence is a failure, not a comparison silently skipped.
 fn python_with_networkx() -> Option<String> {
     let ok = std::process::Command::new("python3")
         .args(["-c", "import networkx"])
         .status()
         .is_ok_and(|s| s.success());
+    if !ok && std::env::var_os("CI").is_some() {
+        panic!("NetworkX is not installed for python3, and scripts/test.sh installs it");
+    }
     ok.then(|| "python3".to_string())
 }
 
