@@ -25,6 +25,20 @@ fn optional_text<'a>(object: &'a Value, field: &str) -> Result<Option<&'a str>, 
     }
 }
 
+/// An optional list of strings; another type is invalid_param.
+fn string_list(object: &Value, field: &str) -> Result<Option<Vec<String>>, KbError> {
+    let not_strings = || KbError::InvalidParam(format!("{field} must be a list of strings"));
+    match object.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|item| item.as_str().map(String::from).ok_or_else(not_strings))
+            .collect::<Result<Vec<_>, _>>()
+            .map(Some),
+        Some(_) => Err(not_strings()),
+    }
+}
+
 fn required_text<'a>(object: &'a Value, field: &str) -> Result<&'a str, KbError> {
     optional_text(object, field)?
         .ok_or_else(|| KbError::InvalidParam(format!("{field} is required")))
@@ -41,24 +55,7 @@ fn segment_input(object: &Value) -> Result<SegmentInput, KbError> {
             "disabling a segment is not supported: delete it instead".into(),
         ));
     }
-    let keywords = match object.get("keywords") {
-        None | Some(Value::Null) => None,
-        Some(Value::Array(items)) => Some(
-            items
-                .iter()
-                .map(|k| {
-                    k.as_str()
-                        .map(String::from)
-                        .ok_or_else(|| KbError::InvalidParam("keywords are strings".into()))
-                })
-                .collect::<Result<Vec<_>, _>>()?,
-        ),
-        Some(_) => {
-            return Err(KbError::InvalidParam(
-                "keywords must be a list of strings".into(),
-            ));
-        }
-    };
+    let keywords = string_list(object, "keywords")?;
     Ok(SegmentInput {
         content: required_text(object, "content")?.to_string(),
         answer: optional_text(object, "answer")?.map(String::from),
@@ -392,17 +389,8 @@ pub(super) async fn bind_tags(
         let body = json_body(body)?;
         let dataset = required_text(&body, "target_id")?.to_string();
         state.open_dataset(&headers, &dataset)?;
-        let ids = body
-            .get("tag_ids")
-            .and_then(Value::as_array)
-            .ok_or_else(|| KbError::InvalidParam("tag_ids must be a list".into()))?
-            .iter()
-            .map(|v| {
-                v.as_str()
-                    .map(String::from)
-                    .ok_or_else(|| KbError::InvalidParam("tag_ids are strings".into()))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+        let ids = string_list(&body, "tag_ids")?
+            .ok_or_else(|| KbError::InvalidParam("tag_ids is required".into()))?;
         let kb = state.kb.clone();
         blocking(move || kb.bind_tags(&dataset, &ids)).await?;
         Ok(json!({ "result": "success" }))
