@@ -1,0 +1,480 @@
+//! An Android phone reached through the `adb` program.
+//!
+//! Each [`Device`] call is one or a few `adb -s SERIAL …` runs: `exec-out screencap -p` for the
+//! screenshot, `shell uiautomator dump` for the hierarchy, `shell dumpsys window` for the
+//! foreground app, `shell input tap|swipe|keyevent` to act, `shell monkey -p PKG -c
+//! android.intent.category.LAUNCHER 1` to launch. `input text` cannot type Chinese, so text goes
+//! through ADB Keyboard's broadcasts (`ADB_INPUT_B64`, base64 so any text survives the shell,
+//! and `ADB_CLEAR_TEXT`), with the input method switched to it for the call and the previous
+//! one restored after.
+//!
+//! Key design decision: **the parsing of what adb and the phone print is in pure functions**
+//! ([`parse_devices`], [`parse_focused_app`], [`parse_screen_size`]), so each is tested on
+//! recorded outputs, and the backend on a device or the simulator only has to run commands.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::OnceLock;
+
+use atlas_device::{CurrentApp, Device, DeviceError, Key, Point, Screenshot};
+use atlas_model::Widget;
+use base64::Engine;
+
+/// ADB Keyboard's input method, which takes text by broadcast.
+pub const ADB_KEYBOARD: &str = "com.android.adbkeyboard/.AdbIME";
+/// Where the hierarchy is dumped on the phone before it is read back.
+const DUMP_PATH: &str = "/sdcard/atlas-ui.xml";
+
+/// One phone, by serial (`adb devices` lists them); the only one connected when `None`.
+pub struct Adb {
+    program: PathBuf,
+    serial: Option<String>,
+    screen: OnceLock<(u32, u32)>,
+}
+
+/// A device as `adb devices -l` lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Listed {
+    pub serial: String,
+    /// `device` when ready; `offline`, `unauthorized`, `no permissions`…
+    pub state: String,
+    pub model: Option<String>,
+}
+
+/// The devices in `adb devices -l` output.
+pub fn parse_devices(output: &str) -> Vec<Listed> {
+    output
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("List of devices") && !l.starts_with('*'))
+        .filter_map(|line| {
+            let mut fields = line.split_whitespace();
+            let serial = fields.next()?.to_string();
+            let rest: Vec<&str> = fields.collect();
+            // The state is every word before the first `key:value` (`no permissions (...)`).
+            let state: Vec<&str> = rest
+                .iter()
+                .take_while(|w| !w.contains(':'))
+                .copied()
+                .collect();
+            let model = rest
+                .iter()
+                .find_map(|w| w.strip_prefix("model:"))
+                .map(String::from);
+            Some(Listed {
+                serial,
+                state: state.join(" "),
+                model,
+            })
+        })
+        .collect()
+}
+
+/// The foreground app in `dumpsys window` output: the focused window
+/// (`mCurrentFocus=Window{… u0 com.example/com.example.MainActivity}`), else the focused app
+/// (`mFocusedApp=ActivityRecord{… u0 com.example/.MainActivity t12}`).
+pub fn parse_focused_app(dumpsys: &str) -> Option<CurrentApp> {
+    let component = |line: &str| -> Option<CurrentApp> {
+        line.split(|c: char| c.is_whitespace() || c == '}' || c == '{')
+            .find(|word| word.contains('/') && !word.starts_with('/'))
+            .map(|word| {
+                let (package, activity) = word.split_once('/').unwrap_or((word, ""));
+                CurrentApp {
+                    package: package.to_string(),
+                    activity: (!activity.is_empty()).then(|| activity.to_string()),
+                }
+            })
+    };
+    let find = |key: &str| {
+        dumpsys
+            .lines()
+            .map(str::trim)
+            .filter(|l| l.starts_with(key))
+            .find_map(component)
+    };
+    find("mCurrentFocus=").or_else(|| find("mFocusedApp="))
+}
+
+/// The screen size in `wm size` output; an override (`Override size: 720x1600`) wins over the
+/// physical size, since input and screenshots use it.
+pub fn parse_screen_size(output: &str) -> Option<(u32, u32)> {
+    let size_of = |prefix: &str| {
+        output.lines().find_map(|line| {
+            let (w, h) = line.trim().strip_prefix(prefix)?.trim().split_once('x')?;
+            Some((w.trim().parse().ok()?, h.trim().parse().ok()?))
+        })
+    };
+    size_of("Override size:").or_else(|| size_of("Physical size:"))
+}
+
+/// The `input keyevent` code of a key.
+pub fn keycode(key: Key) -> &'static str {
+    match key {
+        Key::Back => "KEYCODE_BACK",
+        Key::Home => "KEYCODE_HOME",
+        Key::Enter => "KEYCODE_ENTER",
+        Key::Delete => "KEYCODE_DEL",
+    }
+}
+
+/// The broadcast that types `text` through ADB Keyboard.
+pub fn type_broadcast(text: &str) -> Vec<String> {
+    let encoded = base64::engine::general_purpose::STANDARD.encode(text.as_bytes());
+    [
+        "shell",
+        "am",
+        "broadcast",
+        "-a",
+        "ADB_INPUT_B64",
+        "--es",
+        "msg",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .chain([encoded])
+    .collect()
+}
+
+impl Adb {
+    /// The phone `serial` (or the only one) through `adb` on the PATH, or `ATLAS_ADB` when set.
+    pub fn new(serial: Option<String>) -> Adb {
+        let program = std::env::var_os("ATLAS_ADB")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from("adb"));
+        Adb::with_program(program, serial)
+    }
+
+    pub fn with_program(program: PathBuf, serial: Option<String>) -> Adb {
+        Adb {
+            program,
+            serial,
+            screen: OnceLock::new(),
+        }
+    }
+
+    /// Every device adb knows, with its state.
+    pub fn list(&self) -> Result<Vec<Listed>, DeviceError> {
+        let output = self.run_global(&["devices", "-l"])?;
+        Ok(parse_devices(&String::from_utf8_lossy(&output)))
+    }
+
+    /// The arguments of one run: the serial first, then the command.
+    pub fn arguments(&self, args: &[&str]) -> Vec<String> {
+        let mut all = Vec::new();
+        if let Some(serial) = &self.serial {
+            all.push("-s".to_string());
+            all.push(serial.clone());
+        }
+        all.extend(args.iter().map(|a| a.to_string()));
+        all
+    }
+
+    fn run_global(&self, args: &[&str]) -> Result<Vec<u8>, DeviceError> {
+        self.execute(args.iter().map(|a| a.to_string()).collect())
+    }
+
+    fn run(&self, args: &[&str]) -> Result<Vec<u8>, DeviceError> {
+        self.execute(self.arguments(args))
+    }
+
+    fn run_text(&self, args: &[&str]) -> Result<String, DeviceError> {
+        Ok(String::from_utf8_lossy(&self.run(args)?).into_owned())
+    }
+
+    fn execute(&self, args: Vec<String>) -> Result<Vec<u8>, DeviceError> {
+        let command = format!("adb {}", args.join(" "));
+        let output = Command::new(&self.program)
+            .args(&args)
+            .output()
+            .map_err(|e| DeviceError::Command {
+                device: self.name(),
+                command: command.clone(),
+                message: format!("cannot run {}: {e}", self.program.display()),
+            })?;
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        if !output.status.success() {
+            let message = stderr.trim().to_string();
+            // adb's own words for a phone that is not there or not ready.
+            if [
+                "not found",
+                "offline",
+                "unauthorized",
+                "no devices",
+                "more than one device",
+            ]
+            .iter()
+            .any(|m| message.contains(m))
+            {
+                return Err(DeviceError::Unavailable {
+                    device: self.name(),
+                    reason: message,
+                });
+            }
+            return Err(DeviceError::Command {
+                device: self.name(),
+                command,
+                message: if message.is_empty() {
+                    format!("exit status {}", output.status)
+                } else {
+                    message
+                },
+            });
+        }
+        Ok(output.stdout)
+    }
+
+    fn screen_size(&self) -> Result<(u32, u32), DeviceError> {
+        if let Some(size) = self.screen.get() {
+            return Ok(*size);
+        }
+        let output = self.run_text(&["shell", "wm", "size"])?;
+        let size = parse_screen_size(&output).ok_or_else(|| DeviceError::Command {
+            device: self.name(),
+            command: "adb shell wm size".into(),
+            message: format!("no screen size in {:?}", output.trim()),
+        })?;
+        Ok(*self.screen.get_or_init(|| size))
+    }
+
+    fn on_screen(&self, at: Point) -> Result<(String, String), DeviceError> {
+        let (width, height) = self.screen_size()?;
+        if at.x >= width || at.y >= height {
+            return Err(DeviceError::Invalid(format!(
+                "({}, {}) is off the {width}×{height} screen of {}",
+                at.x,
+                at.y,
+                self.name()
+            )));
+        }
+        Ok((at.x.to_string(), at.y.to_string()))
+    }
+
+    /// Runs `f` with ADB Keyboard as the input method, restoring the previous one after.
+    fn with_adb_keyboard(
+        &self,
+        f: impl FnOnce() -> Result<(), DeviceError>,
+    ) -> Result<(), DeviceError> {
+        let previous = self
+            .run_text(&["shell", "settings", "get", "secure", "default_input_method"])?
+            .trim()
+            .to_string();
+        let switch = previous != ADB_KEYBOARD;
+        if switch {
+            self.run(&["shell", "ime", "set", ADB_KEYBOARD])?;
+        }
+        let result = f();
+        if switch && !previous.is_empty() && previous != "null" {
+            self.run(&["shell", "ime", "set", &previous])?;
+        }
+        result
+    }
+}
+
+impl Device for Adb {
+    fn name(&self) -> String {
+        self.serial.clone().unwrap_or_else(|| "adb".into())
+    }
+
+    fn screenshot(&self) -> Result<Screenshot, DeviceError> {
+        Screenshot::from_png(self.run(&["exec-out", "screencap", "-p"])?).map_err(|e| {
+            DeviceError::Command {
+                device: self.name(),
+                command: "adb exec-out screencap -p".into(),
+                message: e.to_string(),
+            }
+        })
+    }
+
+    fn current_app(&self) -> Result<CurrentApp, DeviceError> {
+        let output = self.run_text(&["shell", "dumpsys", "window"])?;
+        parse_focused_app(&output).ok_or_else(|| DeviceError::Command {
+            device: self.name(),
+            command: "adb shell dumpsys window".into(),
+            message: "no focused window or app in the output".into(),
+        })
+    }
+
+    fn hierarchy(&self) -> Result<Vec<Widget>, DeviceError> {
+        self.run(&["shell", "uiautomator", "dump", DUMP_PATH])?;
+        let xml = self.run_text(&["exec-out", "cat", DUMP_PATH])?;
+        atlas_import::device::uiautomator_widgets(&xml).map_err(|e| DeviceError::Command {
+            device: self.name(),
+            command: format!("adb shell uiautomator dump {DUMP_PATH}"),
+            message: e.to_string(),
+        })
+    }
+
+    fn tap(&self, at: Point) -> Result<(), DeviceError> {
+        let (x, y) = self.on_screen(at)?;
+        self.run(&["shell", "input", "tap", &x, &y]).map(drop)
+    }
+
+    fn double_tap(&self, at: Point) -> Result<(), DeviceError> {
+        self.tap(at)?;
+        self.wait(80);
+        self.tap(at)
+    }
+
+    fn long_press(&self, at: Point, millis: u32) -> Result<(), DeviceError> {
+        let (x, y) = self.on_screen(at)?;
+        let millis = millis.to_string();
+        self.run(&["shell", "input", "swipe", &x, &y, &x, &y, &millis])
+            .map(drop)
+    }
+
+    fn swipe(&self, from: Point, to: Point, millis: u32) -> Result<(), DeviceError> {
+        let (x1, y1) = self.on_screen(from)?;
+        let (x2, y2) = self.on_screen(to)?;
+        let millis = millis.to_string();
+        self.run(&["shell", "input", "swipe", &x1, &y1, &x2, &y2, &millis])
+            .map(drop)
+    }
+
+    fn key(&self, key: Key) -> Result<(), DeviceError> {
+        self.run(&["shell", "input", "keyevent", keycode(key)])
+            .map(drop)
+    }
+
+    fn launch(&self, package: &str) -> Result<(), DeviceError> {
+        if package.is_empty() || package.contains(|c: char| c.is_whitespace() || c == ';') {
+            return Err(DeviceError::Invalid(format!(
+                "{package:?} is not a package name"
+            )));
+        }
+        let output = self.run_text(&[
+            "shell",
+            "monkey",
+            "-p",
+            package,
+            "-c",
+            "android.intent.category.LAUNCHER",
+            "1",
+        ])?;
+        if output.contains("No activities found") || output.contains("monkey aborted") {
+            return Err(DeviceError::Invalid(format!(
+                "{} has no app {package} to launch",
+                self.name()
+            )));
+        }
+        Ok(())
+    }
+
+    fn type_text(&self, text: &str) -> Result<(), DeviceError> {
+        let args = type_broadcast(text);
+        self.with_adb_keyboard(|| {
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            self.run(&args).map(drop)
+        })
+    }
+
+    fn clear_text(&self) -> Result<(), DeviceError> {
+        self.with_adb_keyboard(|| {
+            self.run(&["shell", "am", "broadcast", "-a", "ADB_CLEAR_TEXT"])
+                .map(drop)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn devices_are_listed_with_their_state_and_model() {
+        let output = "List of devices attached\n\
+            emulator-5554          device product:sdk_gphone64 model:sdk_gphone64_x86_64 device:emu64x transport_id:1\n\
+            127.0.0.1:5555         offline transport_id:2\n\
+            R58M123ABC             unauthorized usb:1-1 transport_id:3\n\
+            0123456789             no permissions (missing udev rules?); see [http://developer.android.com/tools/device.html] usb:1-2\n\n";
+        let listed = parse_devices(output);
+        assert_eq!(listed.len(), 4);
+        assert_eq!(
+            listed[0],
+            Listed {
+                serial: "emulator-5554".into(),
+                state: "device".into(),
+                model: Some("sdk_gphone64_x86_64".into())
+            }
+        );
+        assert_eq!(
+            (listed[1].state.as_str(), &listed[1].model),
+            ("offline", &None)
+        );
+        assert_eq!(listed[2].state, "unauthorized");
+        assert!(
+            listed[3].state.starts_with("no permissions"),
+            "{:?}",
+            listed[3]
+        );
+        assert!(parse_devices("List of devices attached\n\n").is_empty());
+    }
+
+    #[test]
+    fn the_focused_window_names_the_foreground_app() {
+        let dumpsys = "WINDOW MANAGER WINDOWS (dumpsys window windows)\n  \
+            mCurrentFocus=Window{3f2a1b u0 com.sankuai.meituan/com.meituan.android.pt.homepage.activity.MainActivity}\n  \
+            mFocusedApp=ActivityRecord{9c1d u0 com.sankuai.meituan/com.meituan.android.pt.homepage.activity.MainActivity t52}\n";
+        assert_eq!(
+            parse_focused_app(dumpsys),
+            Some(CurrentApp {
+                package: "com.sankuai.meituan".into(),
+                activity: Some("com.meituan.android.pt.homepage.activity.MainActivity".into()),
+            })
+        );
+        // A popup without an activity: the focused app still says.
+        let popup = "  mCurrentFocus=Window{1 u0 StatusBar}\n  mFocusedApp=ActivityRecord{2 u0 com.android.settings/.Settings t3}\n";
+        assert_eq!(
+            parse_focused_app(popup).map(|a| a.package),
+            Some("com.android.settings".into())
+        );
+        assert_eq!(parse_focused_app("mCurrentFocus=null\n"), None);
+    }
+
+    #[test]
+    fn an_override_size_wins_over_the_physical_one() {
+        assert_eq!(
+            parse_screen_size("Physical size: 1080x2400\n"),
+            Some((1080, 2400))
+        );
+        assert_eq!(
+            parse_screen_size("Physical size: 1440x3200\nOverride size: 1080x2400\n"),
+            Some((1080, 2400))
+        );
+        assert_eq!(parse_screen_size("error: closed"), None);
+    }
+
+    #[test]
+    fn chinese_text_is_broadcast_in_base64() {
+        let args = type_broadcast("你好 world");
+        assert_eq!(
+            args[..7],
+            [
+                "shell",
+                "am",
+                "broadcast",
+                "-a",
+                "ADB_INPUT_B64",
+                "--es",
+                "msg"
+            ]
+        );
+        let decoded = base64::engine::general_purpose::STANDARD
+            .decode(&args[7])
+            .unwrap();
+        assert_eq!(String::from_utf8(decoded).unwrap(), "你好 world");
+    }
+
+    #[test]
+    fn a_missing_adb_is_an_error_naming_the_device_and_the_command() {
+        let adb = Adb::with_program("/nonexistent/adb".into(), Some("R58M123ABC".into()));
+        assert_eq!(
+            adb.arguments(&["shell", "input", "tap", "1", "2"])[..2],
+            ["-s", "R58M123ABC"]
+        );
+        let error = adb.key(Key::Back).unwrap_err().to_string();
+        assert!(
+            error.contains("R58M123ABC") && error.contains("keyevent KEYCODE_BACK"),
+            "{error}"
+        );
+    }
+}

@@ -1,0 +1,158 @@
+//! What an agent does to a phone, apart from how it reaches it.
+//!
+//! Seed 002's agent looks at a screen (a screenshot, the foreground app, the UI hierarchy) and
+//! acts on it (tap, swipe, keys, text, launching an app). [`Device`] is that vocabulary, in screen
+//! pixels. Its implementations live in crates of their own — `atlas-device-adb` for Android,
+//! `atlas-device-hdc` for HarmonyOS, and the simulator that replays recorded apps — as the store
+//! trait lives apart from the folder store: an agent and its tests are written once against the
+//! trait, and a new way to reach a phone changes nothing above it.
+//!
+//! Key design decision: **the trait is synchronous.** Every implementation runs a command-line
+//! tool or a socket round trip per call and waits for it; an async caller moves the call to its
+//! blocking pool. A synchronous trait keeps implementations free of a runtime and usable from a
+//! plain test.
+
+use atlas_model::Widget;
+
+/// A point on the screen, in pixels from the top-left corner.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Point {
+    pub x: u32,
+    pub y: u32,
+}
+
+impl Point {
+    /// The pixel a relative coordinate names: Open-AutoGLM's models answer 0..999 on each axis,
+    /// the fraction of the screen (x/1000 of the width).
+    pub fn from_relative(x: u32, y: u32, width: u32, height: u32) -> Result<Point, DeviceError> {
+        if x > 999 || y > 999 {
+            return Err(DeviceError::Invalid(format!(
+                "relative coordinates are 0..999, got [{x}, {y}]"
+            )));
+        }
+        Ok(Point {
+            x: (u64::from(x) * u64::from(width) / 1000) as u32,
+            y: (u64::from(y) * u64::from(height) / 1000) as u32,
+        })
+    }
+}
+
+/// A screenshot: PNG bytes and the screen's size in pixels.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Screenshot {
+    pub png: Vec<u8>,
+    pub width: u32,
+    pub height: u32,
+}
+
+impl Screenshot {
+    /// A screenshot from PNG bytes, its size read from the PNG header.
+    pub fn from_png(png: Vec<u8>) -> Result<Screenshot, DeviceError> {
+        let (width, height) = png_size(&png).ok_or_else(|| {
+            DeviceError::Invalid(format!(
+                "not a PNG image ({} bytes, starting {:02x?})",
+                png.len(),
+                &png[..png.len().min(8)]
+            ))
+        })?;
+        Ok(Screenshot { png, width, height })
+    }
+}
+
+/// The width and height in a PNG's IHDR chunk, which the format puts first.
+pub fn png_size(png: &[u8]) -> Option<(u32, u32)> {
+    const SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
+    if png.len() < 24 || &png[..8] != SIGNATURE || &png[12..16] != b"IHDR" {
+        return None;
+    }
+    let width = u32::from_be_bytes(png[16..20].try_into().ok()?);
+    let height = u32::from_be_bytes(png[20..24].try_into().ok()?);
+    (width > 0 && height > 0).then_some((width, height))
+}
+
+/// The app in the foreground.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CurrentApp {
+    /// Android package or HarmonyOS bundle name.
+    pub package: String,
+    /// The activity or ability shown, when the device says.
+    pub activity: Option<String>,
+}
+
+/// The keys an agent presses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Key {
+    Back,
+    Home,
+    Enter,
+    Delete,
+}
+
+/// How a device call failed. Every error names the device and, for a command, the command.
+#[derive(Debug, thiserror::Error)]
+pub enum DeviceError {
+    /// The device is not connected, or not ready (`unauthorized`, `offline`).
+    #[error("device {device} is not available: {reason}")]
+    Unavailable { device: String, reason: String },
+    /// A command the device was sent failed or answered what cannot be read.
+    #[error("device {device}: `{command}` failed: {message}")]
+    Command {
+        device: String,
+        command: String,
+        message: String,
+    },
+    /// The call asks for something impossible (a point off the screen, an unknown app).
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// A phone an agent drives. Coordinates are pixels of the screen as [`Device::screenshot`] sees
+/// it; a point outside it is [`DeviceError::Invalid`].
+pub trait Device: Send + Sync {
+    /// A name for messages: the serial, the connect key, the simulator's address.
+    fn name(&self) -> String;
+    fn screenshot(&self) -> Result<Screenshot, DeviceError>;
+    fn current_app(&self) -> Result<CurrentApp, DeviceError>;
+    /// The screen's widgets, read by the uiautomator or dumpLayout reader Atlas learns from.
+    fn hierarchy(&self) -> Result<Vec<Widget>, DeviceError>;
+    fn tap(&self, at: Point) -> Result<(), DeviceError>;
+    fn double_tap(&self, at: Point) -> Result<(), DeviceError>;
+    fn long_press(&self, at: Point, millis: u32) -> Result<(), DeviceError>;
+    fn swipe(&self, from: Point, to: Point, millis: u32) -> Result<(), DeviceError>;
+    fn key(&self, key: Key) -> Result<(), DeviceError>;
+    /// Starts an app by package (bundle) name.
+    fn launch(&self, package: &str) -> Result<(), DeviceError>;
+    /// Types into the focused field; any text, Chinese included.
+    fn type_text(&self, text: &str) -> Result<(), DeviceError>;
+    /// Empties the focused field.
+    fn clear_text(&self) -> Result<(), DeviceError>;
+    /// Lets the screen settle.
+    fn wait(&self, millis: u32) {
+        std::thread::sleep(std::time::Duration::from_millis(u64::from(millis)));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_coordinates_name_the_fraction_of_the_screen() {
+        assert_eq!(
+            Point::from_relative(500, 999, 1080, 2400).unwrap(),
+            Point { x: 540, y: 2397 }
+        );
+        assert!(Point::from_relative(1000, 0, 1080, 2400).is_err());
+    }
+
+    #[test]
+    fn a_png_header_gives_the_size_and_anything_else_is_refused() {
+        let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR".to_vec();
+        png.extend(1080u32.to_be_bytes());
+        png.extend(2400u32.to_be_bytes());
+        let shot = Screenshot::from_png(png).unwrap();
+        assert_eq!((shot.width, shot.height), (1080, 2400));
+        let error = Screenshot::from_png(b"error: closed".to_vec()).unwrap_err();
+        assert!(error.to_string().contains("not a PNG"), "{error}");
+    }
+}
