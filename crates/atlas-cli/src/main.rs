@@ -92,6 +92,26 @@ struct EmbedArgs {
 }
 
 #[derive(Subcommand)]
+enum DeviceCommand {
+    /// The devices adb knows, with their state (`device`, `offline`, `unauthorized`…).
+    List,
+    /// A simulated phone replaying a DroidBot/DroidTask recording (`states/`, `events/`), served
+    /// with adb's device protocol: `adb connect ADDR`, then any adb command.
+    Sim {
+        /// The recording's folder, e.g. ../shared/data/droidtask-dev/user_tasks/notes.
+        source: PathBuf,
+        #[arg(long, default_value = "127.0.0.1:5555")]
+        listen: String,
+        /// Start on this recorded screen (a `state_str`) instead of the app's launch screen.
+        #[arg(long)]
+        start: Option<String>,
+        /// Append every action received to this file, one JSON line each.
+        #[arg(long)]
+        log: Option<PathBuf>,
+    },
+}
+
+#[derive(Subcommand)]
 enum Command {
     /// Serve the HTTP API.
     Serve {
@@ -187,6 +207,11 @@ enum Command {
     Import {
         #[command(subcommand)]
         what: ImportCommand,
+    },
+    /// Phones: the ones adb sees, and a simulated one that replays a recorded app.
+    Device {
+        #[command(subcommand)]
+        what: DeviceCommand,
     },
     /// Measure speed and memory against references run on the same machine (see README).
     Bench(BenchArgs),
@@ -1171,6 +1196,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             print_json(&atlas_bench::startup::measure_open(&data)?)?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::Device { what } => device(what),
         Command::Import {
             what: ImportCommand::Droidtask { data, dir },
         } => {
@@ -1495,6 +1521,60 @@ async fn bench(args: BenchArgs) -> Result<ExitCode> {
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn device(what: DeviceCommand) -> Result<ExitCode> {
+    match what {
+        DeviceCommand::List => {
+            let adb = atlas_device_adb::Adb::new(None);
+            let listed = adb.list().map_err(|e| anyhow::anyhow!("{e}"))?;
+            if listed.is_empty() {
+                println!("(no devices; `adb connect HOST:PORT` adds one over TCP)");
+            }
+            for d in listed {
+                println!(
+                    "adb  {:<24} {:<14} {}",
+                    d.serial,
+                    d.state,
+                    d.model.unwrap_or_default()
+                );
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        DeviceCommand::Sim {
+            source,
+            listen,
+            start,
+            log,
+        } => {
+            let app =
+                atlas_device_sim::RecordedApp::read(&source).map_err(|e| anyhow::anyhow!(e))?;
+            let (screens, transitions, package) = (
+                app.screens.len(),
+                app.transitions.len(),
+                app.package.clone(),
+            );
+            let mut phone = atlas_device_sim::Phone::new(app, start.as_deref())
+                .map_err(|e| anyhow::anyhow!(e))?;
+            if let Some(path) = &log {
+                let file = std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(path)
+                    .with_context(|| format!("cannot open {}", path.display()))?;
+                phone.log_to(Box::new(file));
+            }
+            let listener = std::net::TcpListener::bind(&listen)
+                .with_context(|| format!("cannot listen on {listen}"))?;
+            eprintln!(
+                "simulated phone {package} ({screens} screens, {transitions} transitions) on {}: adb connect {}",
+                listener.local_addr()?,
+                listener.local_addr()?
+            );
+            atlas_device_sim::adb::serve(listener, Arc::new(std::sync::Mutex::new(phone)))?;
+            Ok(ExitCode::SUCCESS)
+        }
+    }
 }
 
 /// Teaches recordings through the tool registry, as an agent reports them, one app at a time.

@@ -1,0 +1,229 @@
+//! adb's device side over TCP: what `adbd` on a phone answers, so Debian's `adb` (and anything
+//! else that speaks to an adb server) drives the simulator unchanged.
+//!
+//! A message is a 24-byte header — command, two arguments, payload length, payload checksum
+//! (the byte sum), and the command's complement as a check — then the payload. The host opens
+//! with `CNXN`, the device answers `CNXN` with its banner; no `AUTH` is asked on loopback. Each
+//! adb command is a stream: `OPEN(host id, 0, "shell:input tap 1 2")`, answered `OKAY(our id, host
+//! id)`, the output as `WRTE`s (each acknowledged by the host's `OKAY`), then `CLSE`. The banner
+//! names no features, so the host uses the plain `shell:` and `exec:` services; anything else
+//! (`sync:` for push and pull, an interactive shell) is refused with `CLSE`.
+
+use std::collections::VecDeque;
+use std::io::{self, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::{Arc, Mutex};
+
+use crate::phone::Phone;
+
+const CNXN: u32 = 0x4e58_4e43;
+const OPEN: u32 = 0x4e45_504f;
+const OKAY: u32 = 0x5941_4b4f;
+const CLSE: u32 = 0x4553_4c43;
+const WRTE: u32 = 0x4554_5257;
+/// The protocol version the simulator speaks (checksums still sent, for older hosts).
+const VERSION: u32 = 0x0100_0000;
+/// The largest payload either side sends.
+const MAX_PAYLOAD: usize = 256 * 1024;
+const BANNER: &[u8] =
+    b"device::ro.product.name=atlas_sim;ro.product.model=Atlas_Simulator;ro.product.device=atlas_sim;\0";
+
+/// One adb message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Message {
+    pub command: u32,
+    pub arg0: u32,
+    pub arg1: u32,
+    pub data: Vec<u8>,
+}
+
+impl Message {
+    fn new(command: u32, arg0: u32, arg1: u32, data: &[u8]) -> Message {
+        Message {
+            command,
+            arg0,
+            arg1,
+            data: data.to_vec(),
+        }
+    }
+
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(24 + self.data.len());
+        let checksum: u32 = self.data.iter().map(|b| u32::from(*b)).sum();
+        for word in [
+            self.command,
+            self.arg0,
+            self.arg1,
+            self.data.len() as u32,
+            checksum,
+            self.command ^ 0xffff_ffff,
+        ] {
+            out.extend(word.to_le_bytes());
+        }
+        out.extend(&self.data);
+        out
+    }
+
+    /// Reads one message; a header whose check or length is wrong is an error (the connection
+    /// is then closed: the stream cannot be trusted past it).
+    pub fn read(reader: &mut impl Read) -> io::Result<Message> {
+        let mut header = [0u8; 24];
+        reader.read_exact(&mut header)?;
+        let word = |i: usize| u32::from_le_bytes(header[i * 4..i * 4 + 4].try_into().unwrap());
+        let (command, length, magic) = (word(0), word(3) as usize, word(5));
+        if magic != command ^ 0xffff_ffff {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("bad message header (command {command:#x}, check {magic:#x})"),
+            ));
+        }
+        if length > MAX_PAYLOAD {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("a payload of {length} bytes, over {MAX_PAYLOAD}"),
+            ));
+        }
+        let mut data = vec![0u8; length];
+        reader.read_exact(&mut data)?;
+        Ok(Message {
+            command,
+            arg0: word(1),
+            arg1: word(2),
+            data,
+        })
+    }
+}
+
+/// Accepts hosts until the listener fails; each connection on its own thread.
+pub fn serve(listener: TcpListener, phone: Arc<Mutex<Phone>>) -> io::Result<()> {
+    for stream in listener.incoming() {
+        let stream = stream?;
+        let phone = phone.clone();
+        std::thread::spawn(move || {
+            let peer = stream
+                .peer_addr()
+                .map(|a| a.to_string())
+                .unwrap_or_default();
+            if let Err(e) = Connection::new(stream).run(&phone)
+                && e.kind() != io::ErrorKind::UnexpectedEof
+            {
+                tracing::warn!("adb host {peer}: {e}");
+            }
+        });
+    }
+    Ok(())
+}
+
+struct Connection {
+    stream: TcpStream,
+    /// Messages read while waiting for an acknowledgement, handled next.
+    pending: VecDeque<Message>,
+    next_id: u32,
+    max_payload: usize,
+}
+
+impl Connection {
+    fn new(stream: TcpStream) -> Connection {
+        Connection {
+            stream,
+            pending: VecDeque::new(),
+            next_id: 1,
+            max_payload: MAX_PAYLOAD,
+        }
+    }
+
+    fn send(&mut self, message: Message) -> io::Result<()> {
+        self.stream.write_all(&message.encode())
+    }
+
+    fn next(&mut self) -> io::Result<Message> {
+        match self.pending.pop_front() {
+            Some(m) => Ok(m),
+            None => Message::read(&mut self.stream),
+        }
+    }
+
+    fn run(mut self, phone: &Mutex<Phone>) -> io::Result<()> {
+        loop {
+            let message = self.next()?;
+            match message.command {
+                CNXN => {
+                    self.max_payload = (message.arg1 as usize).clamp(4096, MAX_PAYLOAD);
+                    self.send(Message::new(CNXN, VERSION, MAX_PAYLOAD as u32, BANNER))?;
+                }
+                OPEN => self.open(message, phone)?,
+                // Input to a stream (an interactive shell's keys): taken and ignored.
+                WRTE => self.send(Message::new(OKAY, message.arg1, message.arg0, &[]))?,
+                // The host's acknowledgements and closes of streams already finished.
+                OKAY | CLSE => {}
+                other => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::InvalidData,
+                        format!("unexpected command {other:#x}"),
+                    ));
+                }
+            }
+        }
+    }
+
+    /// Runs the service a stream opens and sends its output.
+    fn open(&mut self, message: Message, phone: &Mutex<Phone>) -> io::Result<()> {
+        let host_id = message.arg0;
+        let service = String::from_utf8_lossy(&message.data);
+        let service = service.trim_end_matches('\0');
+        let command = service
+            .strip_prefix("shell:")
+            .or_else(|| service.strip_prefix("exec:"))
+            .filter(|c| !c.trim().is_empty());
+        let Some(command) = command else {
+            // Not served here: the host reports the stream as closed.
+            return self.send(Message::new(CLSE, 0, host_id, &[]));
+        };
+        let output = phone.lock().unwrap_or_else(|e| e.into_inner()).run(command);
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(Message::new(OKAY, id, host_id, &[]))?;
+        let chunk = self.max_payload;
+        for piece in output.chunks(chunk) {
+            self.send(Message::new(WRTE, id, host_id, piece))?;
+            self.await_okay(id)?;
+        }
+        self.send(Message::new(CLSE, id, host_id, &[]))
+    }
+
+    /// Reads until the host acknowledges a write on stream `id`, keeping other messages.
+    fn await_okay(&mut self, id: u32) -> io::Result<()> {
+        loop {
+            let message = Message::read(&mut self.stream)?;
+            match message.command {
+                OKAY if message.arg1 == id => return Ok(()),
+                CLSE if message.arg1 == id => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::ConnectionAborted,
+                        "the host closed the stream mid-output",
+                    ));
+                }
+                _ => self.pending.push_back(message),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_message_reads_back_as_written_and_a_bad_header_is_refused() {
+        let message = Message::new(OPEN, 7, 0, b"shell:input tap 1 2\0");
+        let bytes = message.encode();
+        assert_eq!(&bytes[..4], b"OPEN");
+        assert_eq!(Message::read(&mut &bytes[..]).unwrap(), message);
+        let mut broken = bytes.clone();
+        broken[20] ^= 1;
+        assert!(Message::read(&mut &broken[..]).is_err());
+        let mut huge = Message::new(WRTE, 1, 1, &[]).encode();
+        huge[12..16].copy_from_slice(&(10u32 << 20).to_le_bytes());
+        assert!(Message::read(&mut &huge[..]).is_err());
+    }
+}

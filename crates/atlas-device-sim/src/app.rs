@@ -1,0 +1,182 @@
+//! A recorded app: the screens a DroidBot run saved (`states/*.json`, full view trees) and the
+//! transitions its events recorded (`events/*.json`: a click or typing on a view, a key, from one
+//! screen to another), as DroidBot and DroidTask's demonstrations write them.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use serde::Deserialize;
+
+/// A view of a recorded screen, as the uiautomator dump shows it.
+#[derive(Debug, Clone, Deserialize, Default)]
+pub struct View {
+    #[serde(default)]
+    pub class: Option<String>,
+    #[serde(default)]
+    pub resource_id: Option<String>,
+    #[serde(default)]
+    pub text: Option<String>,
+    #[serde(default)]
+    pub content_description: Option<String>,
+    #[serde(default)]
+    pub bounds: Option<[[i64; 2]; 2]>,
+    #[serde(default)]
+    pub clickable: bool,
+    #[serde(default)]
+    pub editable: bool,
+    #[serde(default)]
+    pub checkable: bool,
+    #[serde(default)]
+    pub checked: bool,
+    #[serde(default)]
+    pub selected: bool,
+    #[serde(default)]
+    pub scrollable: bool,
+    #[serde(default)]
+    pub long_clickable: bool,
+    #[serde(default)]
+    pub package: Option<String>,
+}
+
+impl View {
+    pub fn contains(&self, x: i64, y: i64) -> bool {
+        self.bounds
+            .is_some_and(|[[l, t], [r, b]]| x >= l && x < r && y >= t && y < b)
+    }
+
+    pub fn area(&self) -> i64 {
+        self.bounds
+            .map_or(i64::MAX, |[[l, t], [r, b]]| (r - l).max(0) * (b - t).max(0))
+    }
+}
+
+/// One recorded screen.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Screen {
+    pub state_str: String,
+    /// `package/activity` of the app in front.
+    #[serde(default)]
+    pub foreground_activity: String,
+    #[serde(default)]
+    pub width: u32,
+    #[serde(default)]
+    pub height: u32,
+    #[serde(default)]
+    pub views: Vec<View>,
+}
+
+/// What moves the app from one screen to another.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Trigger {
+    /// A tap on the view with these bounds.
+    Tap([[i64; 2]; 2]),
+    /// This text typed into the view with these bounds.
+    Type([[i64; 2]; 2], String),
+    /// A key, by DroidBot's name (`BACK`).
+    Key(String),
+}
+
+#[derive(Deserialize)]
+struct EventFile {
+    event: Event,
+    #[serde(default)]
+    start_state: Option<String>,
+    #[serde(default)]
+    stop_state: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct Event {
+    event_type: String,
+    #[serde(default)]
+    view: Option<View>,
+    #[serde(default)]
+    text: Option<String>,
+    #[serde(default)]
+    name: Option<String>,
+}
+
+/// A recorded app, ready to replay.
+pub struct RecordedApp {
+    pub package: String,
+    pub screens: HashMap<String, Screen>,
+    pub transitions: HashMap<(String, Trigger), String>,
+    /// The first screen after a start of the app.
+    pub launch: String,
+    /// The launcher the runs started from, if one was recorded.
+    pub home: Option<String>,
+}
+
+impl RecordedApp {
+    /// Reads a DroidBot output folder (`states/`, `events/`).
+    pub fn read(dir: &Path) -> Result<RecordedApp, String> {
+        let mut screens = HashMap::new();
+        for path in json_files(&dir.join("states"))? {
+            let screen: Screen = read_json(&path)?;
+            screens.insert(screen.state_str.clone(), screen);
+        }
+        if screens.is_empty() {
+            return Err(format!("{}: no states/*.json", dir.display()));
+        }
+        let mut transitions = HashMap::new();
+        let (mut launch, mut home) = (None, None);
+        for path in json_files(&dir.join("events"))? {
+            let file: EventFile = read_json(&path)?;
+            let (Some(start), Some(stop)) = (file.start_state, file.stop_state) else {
+                continue;
+            };
+            if !screens.contains_key(&start) || !screens.contains_key(&stop) {
+                continue;
+            }
+            let bounds = file.event.view.as_ref().and_then(|v| v.bounds);
+            let trigger = match (file.event.event_type.as_str(), bounds) {
+                ("click" | "touch", Some(b)) => Trigger::Tap(b),
+                ("set_text", Some(b)) => Trigger::Type(b, file.event.text.unwrap_or_default()),
+                ("key", _) => Trigger::Key(file.event.name.unwrap_or_default()),
+                ("intent", _) => {
+                    launch.get_or_insert(stop);
+                    continue;
+                }
+                ("kill_app", _) => {
+                    home.get_or_insert(start);
+                    continue;
+                }
+                _ => continue,
+            };
+            transitions.insert((start, trigger), stop);
+        }
+        let launch = launch
+            .or_else(|| transitions.keys().next().map(|(s, _)| s.clone()))
+            .ok_or_else(|| format!("{}: no recorded start of the app", dir.display()))?;
+        let package = screens[&launch]
+            .foreground_activity
+            .split('/')
+            .next()
+            .unwrap_or_default()
+            .to_string();
+        Ok(RecordedApp {
+            package,
+            screens,
+            transitions,
+            launch,
+            home,
+        })
+    }
+}
+
+fn json_files(dir: &Path) -> Result<Vec<std::path::PathBuf>, String> {
+    let entries =
+        std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+    let mut files: Vec<_> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+}

@@ -1,0 +1,20 @@
+//! A simulated Android phone for agents and their tests, where no phone or emulator can run.
+//!
+//! It replays a recorded app — the screens and transitions a DroidBot run saved, as DroidTask's
+//! demonstrations hold them — and answers the shell commands an agent's adb sends as Android
+//! answers them ([`phone`]). It speaks adb's device-side protocol over TCP ([`adb`]), so
+//! Debian's `adb connect 127.0.0.1:5555` and then any adb command, or Atlas's own ADB backend,
+//! drive it unchanged: a recording becomes a device in CI.
+//!
+//! Key design decision: **the simulator is a device, not a mock of one.** Agents reach it through
+//! the same adb client and the same commands as a phone, so what passes here exercised the real
+//! client path; what it cannot know (a screen nobody recorded) it answers as an app that ignores
+//! the tap: the screen stays.
+
+pub mod adb;
+pub mod app;
+pub mod phone;
+pub mod render;
+
+pub use app::RecordedApp;
+pub use phone::Phone;

@@ -1,0 +1,186 @@
+//! Debian's `adb` against the simulated phone, and Atlas's ADB backend through it: a DroidTask
+//! app's recording replayed as a device, end to end over TCP.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use atlas_device::{Device, DeviceError, Point};
+use atlas_device_adb::Adb;
+use atlas_device_sim::{Phone, RecordedApp};
+
+fn recording() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/data/droidtask-dev/user_tasks/notes");
+    dir.join("states").is_dir().then_some(dir)
+}
+
+/// The `adb` program; scripts/test.sh installs Debian's, so under CI its absence fails.
+fn adb_installed() -> bool {
+    let ok = Command::new("adb")
+        .arg("version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok && std::env::var_os("CI").is_some() {
+        panic!("adb is not installed, and scripts/test.sh installs it");
+    }
+    ok
+}
+
+fn adb(args: &[&str]) -> String {
+    let out = Command::new("adb").args(args).output().unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[derive(serde::Deserialize)]
+struct EventFile {
+    event: serde_json::Value,
+    start_state: String,
+    stop_state: String,
+}
+
+#[test]
+fn adb_and_the_adb_backend_drive_a_recorded_app() {
+    let Some(dir) = recording() else {
+        eprintln!("no DroidTask folder: skipped");
+        return;
+    };
+    if !adb_installed() {
+        eprintln!("adb is not installed: skipped");
+        return;
+    }
+    let app = RecordedApp::read(&dir).unwrap();
+    let package = app.package.clone();
+    let log = Arc::new(Mutex::new(Vec::<u8>::new()));
+    struct Shared(Arc<Mutex<Vec<u8>>>);
+    impl std::io::Write for Shared {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut phone = Phone::new(app, None).unwrap();
+    phone.log_to(Box::new(Shared(log.clone())));
+    let phone = Arc::new(Mutex::new(phone));
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let serial = listener.local_addr().unwrap().to_string();
+    {
+        let phone = phone.clone();
+        std::thread::spawn(move || atlas_device_sim::adb::serve(listener, phone));
+    }
+    let connected = adb(&["connect", &serial]);
+    assert!(connected.contains("connected"), "{connected}");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !adb(&["devices"]).contains(&format!("{serial}\tdevice")) {
+        assert!(Instant::now() < deadline, "the simulator never came online");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+
+    // A demonstrated run's taps, by coordinates through `adb shell input tap`, reach the
+    // recorded screens.
+    let mut events: Vec<(String, EventFile)> = std::fs::read_dir(dir.join("events"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .map(|p| {
+            let file: EventFile =
+                serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+            (p.display().to_string(), file)
+        })
+        .collect();
+    events.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut replayed = 0;
+    for (_, e) in &events {
+        let kind = e.event["event_type"].as_str().unwrap_or("");
+        if kind != "click" || phone.lock().unwrap().current() != e.start_state {
+            continue;
+        }
+        let b = &e.event["view"]["bounds"];
+        let (x, y) = (
+            (b[0][0].as_i64().unwrap() + b[1][0].as_i64().unwrap()) / 2,
+            (b[0][1].as_i64().unwrap() + b[1][1].as_i64().unwrap()) / 2,
+        );
+        adb(&[
+            "-s",
+            &serial,
+            "shell",
+            "input",
+            "tap",
+            &x.to_string(),
+            &y.to_string(),
+        ]);
+        assert_eq!(
+            phone.lock().unwrap().current(),
+            e.stop_state,
+            "tap at ({x}, {y})"
+        );
+        replayed += 1;
+    }
+    assert!(replayed >= 2, "only {replayed} recorded taps replayed");
+
+    // Atlas's backend through the same adb.
+    let device = Adb::with_program("adb".into(), Some(serial.clone()));
+    device.launch(&package).unwrap();
+    assert_eq!(device.current_app().unwrap().package, package);
+    let shot = device.screenshot().unwrap();
+    assert_eq!(
+        (shot.width, shot.height),
+        phone.lock().unwrap().screen_size()
+    );
+    let widgets = device.hierarchy().unwrap();
+    assert!(widgets.len() > 3, "{widgets:?}");
+    // Tap the launch screen's first recorded way on, then type Chinese into the field there.
+    let field_run = events
+        .iter()
+        .find(|(_, e)| e.event["event_type"] == "set_text");
+    if let Some((_, typing)) = field_run {
+        *phone.lock().unwrap() = {
+            let app = RecordedApp::read(&dir).unwrap();
+            let mut fresh = Phone::new(app, Some(&typing.start_state)).unwrap();
+            fresh.log_to(Box::new(Shared(log.clone())));
+            fresh
+        };
+        let b = &typing.event["view"]["bounds"];
+        let at = Point {
+            x: ((b[0][0].as_i64().unwrap() + b[1][0].as_i64().unwrap()) / 2) as u32,
+            y: ((b[0][1].as_i64().unwrap() + b[1][1].as_i64().unwrap()) / 2) as u32,
+        };
+        device.tap(at).unwrap();
+        device.type_text("你好，世界").unwrap();
+        let shown = device.hierarchy().unwrap();
+        assert!(
+            shown.iter().any(|w| w.text == "你好，世界"),
+            "the typed text is in its field: {shown:?}"
+        );
+        assert_eq!(
+            adb(&[
+                "-s",
+                &serial,
+                "shell",
+                "settings",
+                "get",
+                "secure",
+                "default_input_method"
+            ])
+            .trim(),
+            "com.android.inputmethod.latin/.LatinIME",
+            "the previous input method is restored"
+        );
+    }
+    // Bad input is an error naming the device, never a panic.
+    assert!(matches!(
+        device.launch("com.example.nothing"),
+        Err(DeviceError::Invalid(_))
+    ));
+    let off = device
+        .tap(Point { x: 5000, y: 10 })
+        .unwrap_err()
+        .to_string();
+    assert!(off.contains(&serial), "{off}");
+    let log = String::from_utf8(log.lock().unwrap().clone()).unwrap();
+    assert!(log.contains("\"text\":\"你好，世界\""), "{log}");
+    adb(&["disconnect", &serial]);
+}
