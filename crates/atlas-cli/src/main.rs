@@ -93,7 +93,7 @@ struct EmbedArgs {
 
 #[derive(Subcommand)]
 enum DeviceCommand {
-    /// The devices adb knows, with their state (`device`, `offline`, `unauthorized`…).
+    /// The devices adb and hdc know, with their state (`device`, `offline`, `unauthorized`…).
     List,
     /// A simulated phone replaying a DroidBot/DroidTask recording (`states/`, `events/`), served
     /// with adb's device protocol: `adb connect ADDR`, then any adb command.
@@ -1528,16 +1528,27 @@ fn device(what: DeviceCommand) -> Result<ExitCode> {
         DeviceCommand::List => {
             let adb = atlas_device_adb::Adb::new(None);
             let listed = adb.list().map_err(|e| anyhow::anyhow!("{e}"))?;
-            if listed.is_empty() {
-                println!("(no devices; `adb connect HOST:PORT` adds one over TCP)");
-            }
-            for d in listed {
+            for d in &listed {
                 println!(
                     "adb  {:<24} {:<14} {}",
                     d.serial,
                     d.state,
-                    d.model.unwrap_or_default()
+                    d.model.clone().unwrap_or_default()
                 );
+            }
+            // hdc is optional: most machines have only one of the two.
+            let targets = match atlas_device_hdc::Hdc::new(None).list() {
+                Ok(targets) => targets,
+                Err(e) => {
+                    tracing::debug!("hdc: {e}");
+                    Vec::new()
+                }
+            };
+            for t in &targets {
+                println!("hdc  {:<24} {}", t.key, t.state);
+            }
+            if listed.is_empty() && targets.is_empty() {
+                println!("(no devices; `adb connect HOST:PORT` adds one over TCP)");
             }
             Ok(ExitCode::SUCCESS)
         }
