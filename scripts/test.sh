@@ -36,11 +36,12 @@ if ! need chromium || ! need chromedriver; then
     || echo "warning: could not install chromium" >&2
 fi
 pymod selenium
-# The simulated phone is driven by Debian's own adb client.
-if ! need adb; then
-  echo "installing adb"
-  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq adb) >/dev/null 2>&1 \
-    || echo "warning: could not install adb" >&2
+# The simulated phone is driven by Debian's own adb client, and writes its screens' text (Chinese
+# included) with WenQuanYi Micro Hei.
+if ! need adb || [ ! -f /usr/share/fonts/truetype/wqy/wqy-microhei.ttc ]; then
+  echo "installing adb and fonts-wqy-microhei"
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq adb fonts-wqy-microhei) >/dev/null 2>&1 \
+    || echo "warning: could not install adb or fonts-wqy-microhei" >&2
 fi
 # The API contract is fuzzed with schemathesis against the served OpenAPI document.
 pymod schemathesis

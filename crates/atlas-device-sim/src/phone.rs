@@ -30,6 +30,7 @@ pub struct Phone {
     typed: HashMap<[[i64; 2]; 2], String>,
     files: HashMap<String, Vec<u8>>,
     log: Option<Box<dyn Write + Send>>,
+    glyphs: Option<crate::render::Glyphs>,
 }
 
 impl Phone {
@@ -49,6 +50,7 @@ impl Phone {
             typed: HashMap::new(),
             files: HashMap::new(),
             log: None,
+            glyphs: crate::render::Glyphs::find(),
         })
     }
 
@@ -108,7 +110,7 @@ impl Phone {
             ["screencap", "-p"] => {
                 self.record(json!({"action": "screenshot", "screen": self.current}));
                 let (w, h) = self.screen_size();
-                crate::render::screen_png(w, h, self.views(), &self.typed)
+                crate::render::screen_png(w, h, self.views(), &self.typed, self.glyphs.as_ref())
             }
             ["input", "tap", x, y] => match (x.parse(), y.parse()) {
                 (Ok(x), Ok(y)) => self.tap(x, y),

@@ -1,8 +1,10 @@
 //! The screenshot of a simulated screen: a PNG of the recorded size with each view's box drawn,
-//! clickable views and text fields shaded, so an image shows where the widgets are.
+//! clickable views and text fields shaded, and each view's text written in it (typed text in its
+//! field), so a vision model sees a screen it can read and its coordinates land on the widgets.
 //!
-//! Text is not drawn yet (that needs a font and a rasteriser); the boxes sit where the recorded
-//! views sat, so a model's coordinates still land on them.
+//! Text needs a font with Chinese: the one `ATLAS_SIM_FONT` names, else Debian's WenQuanYi Micro
+//! Hei or Noto CJK where installed (`scripts/test.sh` installs `fonts-wqy-microhei`). Without one
+//! the boxes are drawn alone.
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -10,6 +12,39 @@ use std::io::Write;
 use crate::app::View;
 
 const LINE: [u8; 3] = [120, 120, 120];
+const INK: [u8; 3] = [30, 30, 30];
+
+/// Fonts looked for, in order, when `ATLAS_SIM_FONT` names none.
+const FONT_PATHS: &[&str] = &[
+    "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",
+    "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
+    "/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc",
+];
+
+/// A font to write the views' text with.
+pub struct Glyphs {
+    font: fontdue::Font,
+}
+
+impl Glyphs {
+    /// The font `ATLAS_SIM_FONT` names, else the first installed of [`FONT_PATHS`].
+    pub fn find() -> Option<Glyphs> {
+        let named = std::env::var_os("ATLAS_SIM_FONT").map(std::path::PathBuf::from);
+        let candidates = named
+            .into_iter()
+            .chain(FONT_PATHS.iter().map(std::path::PathBuf::from));
+        for path in candidates {
+            let Ok(bytes) = std::fs::read(&path) else {
+                continue;
+            };
+            match fontdue::Font::from_bytes(bytes, fontdue::FontSettings::default()) {
+                Ok(font) => return Some(Glyphs { font }),
+                Err(e) => tracing::warn!("font {}: {e}", path.display()),
+            }
+        }
+        None
+    }
+}
 const CLICKABLE: [u8; 3] = [225, 235, 250];
 const FIELD: [u8; 3] = [240, 240, 240];
 const TYPED: [u8; 3] = [200, 230, 200];
@@ -20,6 +55,7 @@ pub fn screen_png(
     height: u32,
     views: &[View],
     typed: &HashMap<[[i64; 2]; 2], String>,
+    glyphs: Option<&Glyphs>,
 ) -> Vec<u8> {
     let (w, h) = (width as usize, height as usize);
     let mut pixels = vec![255u8; w * h * 3];
@@ -59,7 +95,56 @@ pub fn screen_png(
             fill(bounds, LINE, true);
         }
     }
+    if let Some(glyphs) = glyphs {
+        for view in views {
+            let Some(bounds) = view.bounds else { continue };
+            let text = typed
+                .get(&bounds)
+                .filter(|t| !t.is_empty())
+                .cloned()
+                .or_else(|| view.text.clone().filter(|t| !t.is_empty()));
+            if let Some(text) = text {
+                write(&mut pixels, w, h, glyphs, &text, bounds);
+            }
+        }
+    }
     encode_png(width, height, &pixels)
+}
+
+/// Writes `text` in one line inside `bounds`, vertically centred, cut at the right edge.
+fn write(
+    pixels: &mut [u8],
+    w: usize,
+    h: usize,
+    glyphs: &Glyphs,
+    text: &str,
+    [[l, t], [r, b]]: [[i64; 2]; 2],
+) {
+    let size = ((b - t) as f32 * 0.45).clamp(12.0, 44.0);
+    let baseline = (t + b) / 2 + (size * 0.35) as i64;
+    let mut x = l as f32 + 8.0;
+    for c in text.chars() {
+        let (metrics, coverage) = glyphs.font.rasterize(c, size);
+        if x + metrics.width as f32 > (r - 4) as f32 {
+            break;
+        }
+        let left = x as i64 + i64::from(metrics.xmin);
+        let top = baseline - i64::from(metrics.ymin) - metrics.height as i64;
+        for row in 0..metrics.height {
+            for col in 0..metrics.width {
+                let alpha = coverage[row * metrics.width + col] as f32 / 255.0;
+                let (px, py) = (left + col as i64, top + row as i64);
+                if alpha <= 0.0 || px < 0 || py < 0 || px >= w as i64 || py >= h as i64 {
+                    continue;
+                }
+                let at = (py as usize * w + px as usize) * 3;
+                for (channel, ink) in pixels[at..at + 3].iter_mut().zip(INK) {
+                    *channel = (*channel as f32 * (1.0 - alpha) + ink as f32 * alpha) as u8;
+                }
+            }
+        }
+        x += metrics.advance_width;
+    }
 }
 
 /// An RGB PNG: signature, IHDR, one zlib IDAT of filterless rows, IEND.

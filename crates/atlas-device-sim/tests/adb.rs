@@ -169,6 +169,21 @@ fn adb_and_the_adb_backend_drive_a_recorded_app() {
             "com.android.inputmethod.latin/.LatinIME",
             "the previous input method is restored"
         );
+        // The screenshot writes the typed text in its field: dark ink inside the field's box.
+        let font = atlas_device_sim::render::Glyphs::find().is_some();
+        if !font && std::env::var_os("CI").is_some() {
+            panic!("no CJK font for the simulator, and scripts/test.sh installs one");
+        }
+        if font {
+            let shot = device.screenshot().unwrap();
+            let corner = |i: usize, j: usize| b[i][j].as_i64().unwrap();
+            let field = (corner(0, 0), corner(0, 1), corner(1, 0), corner(1, 1));
+            let ink = dark_pixels(&shot.png, shot.width as usize, field);
+            assert!(
+                ink > 200,
+                "only {ink} dark pixels where 你好，世界 was typed"
+            );
+        }
     }
     // Bad input is an error naming the device, never a panic.
     assert!(matches!(
@@ -183,4 +198,34 @@ fn adb_and_the_adb_backend_drive_a_recorded_app() {
     let log = String::from_utf8(log.lock().unwrap().clone()).unwrap();
     assert!(log.contains("\"text\":\"你好，世界\""), "{log}");
     adb(&["disconnect", &serial]);
+}
+
+/// Pixels darker than mid-grey inside a box of a PNG the simulator wrote (RGB, 8 bits, rows
+/// unfiltered in one zlib stream: the simulator's own encoding, not a general PNG reader).
+fn dark_pixels(png: &[u8], width: usize, (l, t, r, b): (i64, i64, i64, i64)) -> usize {
+    use std::io::Read;
+    let mut at = 8;
+    let mut compressed = Vec::new();
+    while at + 8 <= png.len() {
+        let length = u32::from_be_bytes(png[at..at + 4].try_into().unwrap()) as usize;
+        if &png[at + 4..at + 8] == b"IDAT" {
+            compressed.extend_from_slice(&png[at + 8..at + 8 + length]);
+        }
+        at += 12 + length;
+    }
+    let mut raw = Vec::new();
+    flate2::read::ZlibDecoder::new(&compressed[..])
+        .read_to_end(&mut raw)
+        .unwrap();
+    let row = 1 + width * 3;
+    let mut dark = 0;
+    for y in t.max(0) as usize..b.max(0) as usize {
+        for x in l.max(0) as usize..r.max(0) as usize {
+            let p = y * row + 1 + x * 3;
+            if p + 2 < raw.len() && raw[p] < 100 && raw[p + 1] < 100 && raw[p + 2] < 100 {
+                dark += 1;
+            }
+        }
+    }
+    dark
 }
