@@ -13,7 +13,6 @@
 //! recorded outputs, and the backend on a device or the simulator only has to run commands.
 
 use std::path::PathBuf;
-use std::process::Command;
 use std::sync::OnceLock;
 
 use atlas_device::{CurrentApp, Device, DeviceError, Key, Point, Screenshot};
@@ -160,13 +159,7 @@ impl Adb {
 
     /// The arguments of one run: the serial first, then the command.
     pub fn arguments(&self, args: &[&str]) -> Vec<String> {
-        let mut all = Vec::new();
-        if let Some(serial) = &self.serial {
-            all.push("-s".to_string());
-            all.push(serial.clone());
-        }
-        all.extend(args.iter().map(|a| a.to_string()));
-        all
+        atlas_device::tool_arguments(("-s", self.serial.as_deref()), args)
     }
 
     fn run_global(&self, args: &[&str]) -> Result<Vec<u8>, DeviceError> {
@@ -182,15 +175,8 @@ impl Adb {
     }
 
     fn execute(&self, args: Vec<String>) -> Result<Vec<u8>, DeviceError> {
-        let command = format!("adb {}", args.join(" "));
-        let output = Command::new(&self.program)
-            .args(&args)
-            .output()
-            .map_err(|e| DeviceError::Command {
-                device: self.name(),
-                command: command.clone(),
-                message: format!("cannot run {}: {e}", self.program.display()),
-            })?;
+        let output = atlas_device::run_tool(&self.program, &args, &self.name())?;
+        let command = atlas_device::command_line(&self.program, &args);
         let stderr = String::from_utf8_lossy(&output.stderr);
         if !output.status.success() {
             let message = stderr.trim().to_string();

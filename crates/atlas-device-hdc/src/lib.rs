@@ -13,7 +13,6 @@
 //! a device's different wording is a test away from being handled.
 
 use std::path::PathBuf;
-use std::process::Command;
 use std::sync::Mutex;
 
 use atlas_device::{CurrentApp, Device, DeviceError, Key, Point, Screenshot};
@@ -134,13 +133,7 @@ impl Hdc {
 
     /// The arguments of one run: the connect key first, then the command.
     pub fn arguments(&self, args: &[&str]) -> Vec<String> {
-        let mut all = Vec::new();
-        if let Some(key) = &self.key {
-            all.push("-t".to_string());
-            all.push(key.clone());
-        }
-        all.extend(args.iter().map(|a| a.to_string()));
-        all
+        atlas_device::tool_arguments(("-t", self.key.as_deref()), args)
     }
 
     fn run(&self, args: &[&str]) -> Result<String, DeviceError> {
@@ -149,15 +142,8 @@ impl Hdc {
     }
 
     fn execute(&self, args: Vec<String>) -> Result<Vec<u8>, DeviceError> {
-        let command = format!("hdc {}", args.join(" "));
-        let output = Command::new(&self.program)
-            .args(&args)
-            .output()
-            .map_err(|e| DeviceError::Command {
-                device: self.name(),
-                command: command.clone(),
-                message: format!("cannot run {}: {e}", self.program.display()),
-            })?;
+        let output = atlas_device::run_tool(&self.program, &args, &self.name())?;
+        let command = atlas_device::command_line(&self.program, &args);
         let stdout = String::from_utf8_lossy(&output.stdout);
         // hdc prints its own failures on stdout with an exit status of 0.
         let said = stdout.trim();

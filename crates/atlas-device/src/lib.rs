@@ -106,6 +106,45 @@ pub enum DeviceError {
     Invalid(String),
 }
 
+/// The command line of a device tool (`adb`, `hdc`) for one device: its selector flag and
+/// value first (`-s SERIAL`, `-t KEY`) when one is given, then the command.
+pub fn tool_arguments(selector: (&str, Option<&str>), args: &[&str]) -> Vec<String> {
+    let (flag, value) = selector;
+    let mut all = Vec::new();
+    if let Some(value) = value {
+        all.push(flag.to_string());
+        all.push(value.to_string());
+    }
+    all.extend(args.iter().map(|a| a.to_string()));
+    all
+}
+
+/// Runs a device tool; a tool that cannot be started is an error naming the device and the
+/// command. What its output means is the backend's to say.
+pub fn run_tool(
+    program: &std::path::Path,
+    args: &[String],
+    device: &str,
+) -> Result<std::process::Output, DeviceError> {
+    std::process::Command::new(program)
+        .args(args)
+        .output()
+        .map_err(|e| DeviceError::Command {
+            device: device.to_string(),
+            command: command_line(program, args),
+            message: format!("cannot run {}: {e}", program.display()),
+        })
+}
+
+/// How a run is named in messages: the tool's file name and its arguments.
+pub fn command_line(program: &std::path::Path, args: &[String]) -> String {
+    let name = program
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    format!("{name} {}", args.join(" "))
+}
+
 /// A phone an agent drives. Coordinates are pixels of the screen as [`Device::screenshot`] sees
 /// it; a point outside it is [`DeviceError::Invalid`].
 pub trait Device: Send + Sync {
