@@ -6,7 +6,6 @@
 //! snapshot; segments it adds or changes are embedded before the write lock is taken, as whole
 //! documents are, and every other segment keeps its vectors.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::model::{Dataset, Document, MetadataField, Segment};
@@ -58,6 +57,23 @@ impl SegmentInput {
             keywords,
         })
     }
+}
+
+/// A metadata field's name, trimmed, if it is 1 to 64 characters.
+fn field_name(name: &str) -> Result<&str, KbError> {
+    error::valid_name(name, "a metadata field's name", 64)
+}
+
+/// A conflict if another field than `except` of the dataset has this name.
+fn refuse_taken(dataset: &Dataset, name: &str, except: Option<&str>) -> Result<(), KbError> {
+    if dataset
+        .metadata_fields
+        .iter()
+        .any(|f| f.name == name && Some(f.id.as_str()) != except)
+    {
+        return Err(KbError::Conflict(format!("metadata field {name:?} exists")));
+    }
+    Ok(())
 }
 
 /// What a metadata field's values are: Dify's `string`, `number` and `time`.
@@ -167,10 +183,9 @@ impl KnowledgeBase {
         name: Option<&str>,
         description: Option<&str>,
     ) -> Result<DatasetSummary, KbError> {
-        let name = name.map(str::trim);
-        if name.is_some_and(|n| n.is_empty() || n.chars().count() > 100) {
-            return Err(error::invalid("a dataset name is 1 to 100 characters"));
-        }
+        let name = name
+            .map(|n| error::valid_name(n, "a dataset name", 100))
+            .transpose()?;
         self.edit_dataset(id, |dataset, _| {
             if let Some(name) = name {
                 dataset.name = name.to_string();
@@ -208,21 +223,14 @@ impl KnowledgeBase {
         name: &str,
         kind: &str,
     ) -> Result<MetadataField, KbError> {
-        let name = name.trim();
-        if name.is_empty() || name.chars().count() > 64 {
-            return Err(error::invalid(
-                "a metadata field's name is 1 to 64 characters",
-            ));
-        }
+        let name = field_name(name)?;
         if !valid_kind(kind) {
             return Err(error::invalid(format!(
                 "a metadata field's type is string, number or time, not {kind:?}"
             )));
         }
         self.edit_dataset(id, |dataset, _| {
-            if dataset.metadata_fields.iter().any(|f| f.name == name) {
-                return Err(KbError::Conflict(format!("metadata field {name:?} exists")));
-            }
+            refuse_taken(dataset, name, None)?;
             let field = MetadataField {
                 id: model::new_id(),
                 name: name.to_string(),
@@ -240,20 +248,9 @@ impl KnowledgeBase {
         field: &str,
         name: &str,
     ) -> Result<MetadataField, KbError> {
-        let name = name.trim();
-        if name.is_empty() || name.chars().count() > 64 {
-            return Err(error::invalid(
-                "a metadata field's name is 1 to 64 characters",
-            ));
-        }
+        let name = field_name(name)?;
         self.edit_dataset(id, |dataset, documents| {
-            if dataset
-                .metadata_fields
-                .iter()
-                .any(|f| f.name == name && f.id != field)
-            {
-                return Err(KbError::Conflict(format!("metadata field {name:?} exists")));
-            }
+            refuse_taken(dataset, name, Some(field))?;
             let declared = dataset
                 .metadata_fields
                 .iter_mut()
@@ -350,7 +347,7 @@ impl KnowledgeBase {
     }
 
     /// Applies `edit` to a dataset's description and its documents' metadata (no segment
-    /// changes, so nothing is embedded); writes what changed and publishes.
+    /// changes, so nothing is embedded or re-indexed); writes what changed and publishes.
     pub(crate) fn edit_dataset<T>(
         &self,
         id: &str,
@@ -374,9 +371,13 @@ impl KnowledgeBase {
             &store::dataset_dir(&self.root, id).join("dataset.json"),
             &dataset,
         )?;
+        // No segment changed: the index and where each entry lives stay as they were.
         let snapshot = Snapshot {
             dataset,
-            ..self.rebuild(&old, documents, &HashMap::new())?
+            documents,
+            locations: old.locations.clone(),
+            index: old.index.clone(),
+            hits: old.hits.clone(),
         };
         self.publish(id, snapshot);
         Ok(value)

@@ -96,3 +96,17 @@ impl From<std::io::Error> for KbError {
 pub(crate) fn invalid(message: impl Into<String>) -> KbError {
     KbError::InvalidParam(message.into())
 }
+
+/// A name (of a dataset, a tag, a metadata field) trimmed, if it is 1 to `longest` characters;
+/// `what` says whose name it is in the error ("a tag's name").
+pub(crate) fn valid_name<'a>(
+    name: &'a str,
+    what: &str,
+    longest: usize,
+) -> Result<&'a str, KbError> {
+    let name = name.trim();
+    if name.is_empty() || name.chars().count() > longest {
+        return Err(invalid(format!("{what} is 1 to {longest} characters")));
+    }
+    Ok(name)
+}

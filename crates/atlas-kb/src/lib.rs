@@ -130,7 +130,8 @@ struct Snapshot {
     dataset: Dataset,
     documents: Vec<Document>,
     locations: Vec<(usize, usize)>,
-    index: SegmentIndex,
+    /// Shared by snapshots that change no segment (a rename, metadata, tags).
+    index: Arc<SegmentIndex>,
     hits: Arc<HitCounts>,
 }
 
@@ -247,8 +248,9 @@ fn build(
         }
         previous?.index.vectors(*indexed.get(id)?)
     };
-    let index =
-        SegmentIndex::build(&texts, embedder, &known).map_err(|e| KbError::Embed(e.to_string()))?;
+    let index = Arc::new(
+        SegmentIndex::build(&texts, embedder, &known).map_err(|e| KbError::Embed(e.to_string()))?,
+    );
     Ok(Snapshot {
         dataset,
         documents,
@@ -349,10 +351,7 @@ impl KnowledgeBase {
                 "dataset id must be a UUID, not {id:?}"
             )));
         }
-        let name = name.trim();
-        if name.is_empty() || name.chars().count() > 100 {
-            return Err(error::invalid("a dataset name is 1 to 100 characters"));
-        }
+        let name = error::valid_name(name, "a dataset name", 100)?;
         if api_key.trim().len() < 8 {
             return Err(error::invalid("an API key is at least 8 characters"));
         }

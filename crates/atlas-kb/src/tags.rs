@@ -15,11 +15,7 @@ pub struct Tag {
 pub(crate) const TAGS_FILE: &str = "tags.json";
 
 fn valid_name(name: &str) -> Result<&str, KbError> {
-    let name = name.trim();
-    if name.is_empty() || name.chars().count() > 50 {
-        return Err(error::invalid("a tag's name is 1 to 50 characters"));
-    }
-    Ok(name)
+    error::valid_name(name, "a tag's name", 50)
 }
 
 impl KnowledgeBase {
