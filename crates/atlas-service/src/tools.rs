@@ -287,9 +287,8 @@ fn control_in_named(
     match value {
         Value::String(text) => text
             .chars()
-            .map(u32::from)
-            .find(|c| refused_control(*c))
-            .map(|c| (at.to_string(), Refused::Control(c))),
+            .find(|c| atlas_text::is_refused_control(*c))
+            .map(|c| (at.to_string(), Refused::Control(u32::from(c)))),
         Value::Number(n) if is_integer_schema(schema) => {
             let x = n.as_f64().unwrap_or(0.0);
             (x.abs() > MAX_SAFE_INTEGER as f64).then(|| (at.to_string(), Refused::Integer(x)))
@@ -315,14 +314,10 @@ fn control_in_named(
     }
 }
 
-fn refused_control(c: u32) -> bool {
-    (c < 0x20 && c != 0x09 && c != 0x0A) || (0x7F..=0x9F).contains(&c)
-}
-
 /// Whether a JSON text may hold a refused control character in a string: escaped (`\u0000`,
 /// `\b`, `\f`, `\r`) or raw (DEL, the C1 range).
 fn control_character(json: &[u8]) -> Option<u32> {
-    let refused = refused_control;
+    let refused = |c: u32| char::from_u32(c).is_some_and(atlas_text::is_refused_control);
     let mut i = 0;
     while i < json.len() {
         match json[i] {
@@ -476,10 +471,8 @@ where
     let f = Arc::new(f);
     let g = f.clone();
     let input_schema = input_schema_of::<Req>();
-    let (schema, schema_too) = (
-        Arc::new(input_schema.clone()),
-        Arc::new(input_schema.clone()),
-    );
+    let schema = Arc::new(input_schema.clone());
+    let schema_too = schema.clone();
     Tool {
         name,
         group,

@@ -21,6 +21,11 @@ pub use tokenize::{Feature, features, words};
 /// Whether `text` holds control characters other than newline and tab (NUL, escapes, …): no
 /// query or label means them, and they break logs, terminals and the files text ends up in.
 pub fn has_control_characters(text: &str) -> bool {
-    text.chars()
-        .any(|c| c.is_control() && c != '\n' && c != '\t')
+    text.chars().any(is_refused_control)
+}
+
+/// A control character other than newline and tab (the C0 and C1 ranges and DEL): what no
+/// text Atlas takes may hold.
+pub fn is_refused_control(c: char) -> bool {
+    c.is_control() && c != '\n' && c != '\t'
 }
