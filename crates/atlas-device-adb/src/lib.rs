@@ -137,10 +137,7 @@ pub fn type_broadcast(text: &str) -> Vec<String> {
 impl Adb {
     /// The phone `serial` (or the only one) through `adb` on the PATH, or `ATLAS_ADB` when set.
     pub fn new(serial: Option<String>) -> Adb {
-        let program = std::env::var_os("ATLAS_ADB")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| PathBuf::from("adb"));
-        Adb::with_program(program, serial)
+        Adb::with_program(atlas_device::tool_program("ATLAS_ADB", "adb"), serial)
     }
 
     pub fn with_program(program: PathBuf, serial: Option<String>) -> Adb {

@@ -111,10 +111,7 @@ pub struct Hdc {
 impl Hdc {
     /// Through `hdc` on the PATH, or `ATLAS_HDC` when set.
     pub fn new(key: Option<String>) -> Hdc {
-        let program = std::env::var_os("ATLAS_HDC")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| PathBuf::from("hdc"));
-        Hdc::with_program(program, key)
+        Hdc::with_program(atlas_device::tool_program("ATLAS_HDC", "hdc"), key)
     }
 
     pub fn with_program(program: PathBuf, key: Option<String>) -> Hdc {

@@ -119,6 +119,14 @@ pub fn tool_arguments(selector: (&str, Option<&str>), args: &[&str]) -> Vec<Stri
     all
 }
 
+/// The device tool to run: the program the environment variable `variable` names, else
+/// `default` on the PATH.
+pub fn tool_program(variable: &str, default: &str) -> std::path::PathBuf {
+    std::env::var_os(variable)
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| std::path::PathBuf::from(default))
+}
+
 /// Runs a device tool; a tool that cannot be started is an error naming the device and the
 /// command. What its output means is the backend's to say.
 pub fn run_tool(
