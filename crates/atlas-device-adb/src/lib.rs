@@ -15,7 +15,7 @@
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-use atlas_device::{CurrentApp, Device, DeviceError, Key, Point, Screenshot};
+use atlas_device::{AppCatalog, CurrentApp, Device, DeviceError, Key, Platform, Point, Screenshot};
 use atlas_model::Widget;
 use base64::Engine;
 
@@ -29,6 +29,7 @@ pub struct Adb {
     program: PathBuf,
     serial: Option<String>,
     screen: OnceLock<(u32, u32)>,
+    catalog: AppCatalog,
 }
 
 /// A device as `adb devices -l` lists it.
@@ -81,6 +82,7 @@ pub fn parse_focused_app(dumpsys: &str) -> Option<CurrentApp> {
                 CurrentApp {
                     package: package.to_string(),
                     activity: (!activity.is_empty()).then(|| activity.to_string()),
+                    name: None,
                 }
             })
     };
@@ -145,7 +147,14 @@ impl Adb {
             program,
             serial,
             screen: OnceLock::new(),
+            catalog: AppCatalog::builtin(),
         }
+    }
+
+    /// Launches apps by the names of `catalog` (the built-in one by default).
+    pub fn with_catalog(mut self, catalog: AppCatalog) -> Adb {
+        self.catalog = catalog;
+        self
     }
 
     /// Every device adb knows, with its state.
@@ -270,11 +279,13 @@ impl Device for Adb {
 
     fn current_app(&self) -> Result<CurrentApp, DeviceError> {
         let output = self.run_text(&["shell", "dumpsys", "window"])?;
-        parse_focused_app(&output).ok_or_else(|| DeviceError::Command {
+        let mut app = parse_focused_app(&output).ok_or_else(|| DeviceError::Command {
             device: self.name(),
             command: "adb shell dumpsys window".into(),
             message: "no focused window or app in the output".into(),
-        })
+        })?;
+        app.name = self.catalog.name_of(&app.package).map(String::from);
+        Ok(app)
     }
 
     fn hierarchy(&self) -> Result<Vec<Widget>, DeviceError> {
@@ -318,12 +329,8 @@ impl Device for Adb {
             .map(drop)
     }
 
-    fn launch(&self, package: &str) -> Result<(), DeviceError> {
-        if package.is_empty() || package.contains(|c: char| c.is_whitespace() || c == ';') {
-            return Err(DeviceError::Invalid(format!(
-                "{package:?} is not a package name"
-            )));
-        }
+    fn launch(&self, app: &str) -> Result<(), DeviceError> {
+        let package = &self.catalog.resolve(app, Platform::Android)?;
         let output = self.run_text(&[
             "shell",
             "monkey",
@@ -402,6 +409,7 @@ mod tests {
             Some(CurrentApp {
                 package: "com.sankuai.meituan".into(),
                 activity: Some("com.meituan.android.pt.homepage.activity.MainActivity".into()),
+                name: None,
             })
         );
         // A popup without an activity: the focused app still says.

@@ -15,7 +15,7 @@
 use std::path::PathBuf;
 use std::sync::Mutex;
 
-use atlas_device::{CurrentApp, Device, DeviceError, Key, Point, Screenshot};
+use atlas_device::{AppCatalog, CurrentApp, Device, DeviceError, Key, Platform, Point, Screenshot};
 use atlas_model::Widget;
 
 const SHOT_PATH: &str = "/data/local/tmp/atlas-shot.png";
@@ -83,6 +83,7 @@ pub fn parse_foreground(output: &str) -> Option<CurrentApp> {
             return Some(CurrentApp {
                 package,
                 activity: ability.clone().filter(|a| !a.is_empty()),
+                name: None,
             });
         }
     }
@@ -106,6 +107,7 @@ pub struct Hdc {
     key: Option<String>,
     /// Where the last tap landed: `inputText` types at a point, the field tapped before.
     last_tap: Mutex<Option<Point>>,
+    catalog: AppCatalog,
 }
 
 impl Hdc {
@@ -119,7 +121,14 @@ impl Hdc {
             program,
             key,
             last_tap: Mutex::new(None),
+            catalog: AppCatalog::builtin(),
         }
+    }
+
+    /// Launches apps by the names of `catalog` (the built-in one by default).
+    pub fn with_catalog(mut self, catalog: AppCatalog) -> Hdc {
+        self.catalog = catalog;
+        self
     }
 
     /// Every device hdc knows, with its state.
@@ -217,11 +226,13 @@ impl Device for Hdc {
 
     fn current_app(&self) -> Result<CurrentApp, DeviceError> {
         let output = self.run(&["shell", "aa", "dump", "-l"])?;
-        parse_foreground(&output).ok_or_else(|| DeviceError::Command {
+        let mut app = parse_foreground(&output).ok_or_else(|| DeviceError::Command {
             device: self.name(),
             command: "hdc shell aa dump -l".into(),
             message: "no ability in the foreground".into(),
-        })
+        })?;
+        app.name = self.catalog.name_of(&app.package).map(String::from);
+        Ok(app)
     }
 
     fn hierarchy(&self) -> Result<Vec<Widget>, DeviceError> {
@@ -261,12 +272,8 @@ impl Device for Hdc {
         self.ui_input(&["keyEvent", key_name(key)])
     }
 
-    fn launch(&self, package: &str) -> Result<(), DeviceError> {
-        if package.is_empty() || package.contains(|c: char| c.is_whitespace() || c == ';') {
-            return Err(DeviceError::Invalid(format!(
-                "{package:?} is not a bundle name"
-            )));
-        }
+    fn launch(&self, app: &str) -> Result<(), DeviceError> {
+        let package = &self.catalog.resolve(app, Platform::HarmonyOs)?;
         let said = self.run(&["shell", "aa", "start", "-b", package, "-a", DEFAULT_ABILITY])?;
         if !said.contains("successfully") {
             return Err(DeviceError::Invalid(format!(
@@ -334,6 +341,7 @@ mod tests {
             Some(CurrentApp {
                 package: "com.example.meituan".into(),
                 activity: Some("EntryAbility".into()),
+                name: None,
             })
         );
         assert_eq!(parse_foreground("User ID #100\n"), None);

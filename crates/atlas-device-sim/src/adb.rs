@@ -6,15 +6,17 @@
 //! with `CNXN`, the device answers `CNXN` with its banner; no `AUTH` is asked on loopback. Each
 //! adb command is a stream: `OPEN(host id, 0, "shell:input tap 1 2")`, answered `OKAY(our id, host
 //! id)`, the output as `WRTE`s (each acknowledged by the host's `OKAY`), then `CLSE`. The banner
-//! names no features, so the host uses the plain `shell:` and `exec:` services; anything else
-//! (`sync:` for push and pull, an interactive shell) is refused with `CLSE`.
+//! names no features, so the host uses the plain `shell:` and `exec:` services and version 1 of
+//! `sync:` for push and pull ([`crate::sync`]); anything else (an interactive shell, port
+//! forwarding) is refused with `CLSE`.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::io::{self, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 
 use crate::phone::Phone;
+use crate::sync::SyncSession;
 
 const CNXN: u32 = 0x4e58_4e43;
 const OPEN: u32 = 0x4e45_504f;
@@ -118,6 +120,8 @@ struct Connection {
     stream: TcpStream,
     /// Messages read while waiting for an acknowledgement, handled next.
     pending: VecDeque<Message>,
+    /// Open `sync:` streams by our id: the host's id and the session.
+    syncs: HashMap<u32, (u32, SyncSession)>,
     next_id: u32,
     max_payload: usize,
 }
@@ -127,6 +131,7 @@ impl Connection {
         Connection {
             stream,
             pending: VecDeque::new(),
+            syncs: HashMap::new(),
             next_id: 1,
             max_payload: MAX_PAYLOAD,
         }
@@ -152,10 +157,12 @@ impl Connection {
                     self.send(Message::new(CNXN, VERSION, MAX_PAYLOAD as u32, BANNER))?;
                 }
                 OPEN => self.open(message, phone)?,
-                // Input to a stream (an interactive shell's keys): taken and ignored.
-                WRTE => self.send(Message::new(OKAY, message.arg1, message.arg0, &[]))?,
-                // The host's acknowledgements and closes of streams already finished.
-                OKAY | CLSE => {}
+                WRTE => self.write(message, phone)?,
+                CLSE => {
+                    self.syncs.remove(&message.arg1);
+                }
+                // The host's acknowledgements of streams already finished.
+                OKAY => {}
                 other => {
                     return Err(io::Error::new(
                         io::ErrorKind::InvalidData,
@@ -166,42 +173,84 @@ impl Connection {
         }
     }
 
+    fn new_id(&mut self) -> u32 {
+        let id = self.next_id;
+        self.next_id = self.next_id.wrapping_add(1).max(1);
+        id
+    }
+
     /// Runs the service a stream opens and sends its output.
     fn open(&mut self, message: Message, phone: &Mutex<Phone>) -> io::Result<()> {
         let host_id = message.arg0;
         let service = String::from_utf8_lossy(&message.data);
         let service = service.trim_end_matches('\0');
+        if service == "sync:" {
+            let id = self.new_id();
+            self.syncs.insert(id, (host_id, SyncSession::default()));
+            return self.send(Message::new(OKAY, id, host_id, &[]));
+        }
         let command = service
             .strip_prefix("shell:")
             .or_else(|| service.strip_prefix("exec:"))
             .filter(|c| !c.trim().is_empty());
         let Some(command) = command else {
-            // Not served here: the host reports the stream as closed.
+            // Not served here (an interactive shell, port forwarding...): the host reports the
+            // stream as closed.
             return self.send(Message::new(CLSE, 0, host_id, &[]));
         };
         let output = phone.lock().unwrap_or_else(|e| e.into_inner()).run(command);
-        let id = self.next_id;
-        self.next_id += 1;
+        let id = self.new_id();
         self.send(Message::new(OKAY, id, host_id, &[]))?;
-        let chunk = self.max_payload;
-        for piece in output.chunks(chunk) {
-            self.send(Message::new(WRTE, id, host_id, piece))?;
-            self.await_okay(id)?;
+        if self.write_all(id, host_id, &output)? {
+            self.send(Message::new(CLSE, id, host_id, &[]))?;
         }
-        self.send(Message::new(CLSE, id, host_id, &[]))
+        Ok(())
     }
 
-    /// Reads until the host acknowledges a write on stream `id`, keeping other messages.
-    fn await_okay(&mut self, id: u32) -> io::Result<()> {
+    /// Input to a stream: a sync session's requests, answered; anything else (keys to an
+    /// interactive shell, a stream already closed) is refused by closing it.
+    fn write(&mut self, message: Message, phone: &Mutex<Phone>) -> io::Result<()> {
+        let (host_id, id) = (message.arg0, message.arg1);
+        let Some((_, mut session)) = self.syncs.remove(&id) else {
+            return self.send(Message::new(CLSE, 0, host_id, &[]));
+        };
+        self.send(Message::new(OKAY, id, host_id, &[]))?;
+        let mut answer = Vec::new();
+        let open = session.feed(&message.data, phone, &mut answer);
+        if !self.write_all(id, host_id, &answer)? {
+            return Ok(());
+        }
+        if open {
+            self.syncs.insert(id, (host_id, session));
+            Ok(())
+        } else {
+            self.send(Message::new(CLSE, id, host_id, &[]))
+        }
+    }
+
+    /// Writes `bytes` on stream `id` in pieces the host accepts, each acknowledged before the
+    /// next. False when the host closed the stream meanwhile (a client that stopped reading):
+    /// the stream is then over, the connection is not.
+    fn write_all(&mut self, id: u32, host_id: u32, bytes: &[u8]) -> io::Result<bool> {
+        for piece in bytes.chunks(self.max_payload) {
+            self.send(Message::new(WRTE, id, host_id, piece))?;
+            if !self.await_okay(id)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// Reads until the host acknowledges a write on stream `id` (true) or closes it (false),
+    /// keeping other messages for later.
+    fn await_okay(&mut self, id: u32) -> io::Result<bool> {
         loop {
             let message = Message::read(&mut self.stream)?;
             match message.command {
-                OKAY if message.arg1 == id => return Ok(()),
+                OKAY if message.arg1 == id => return Ok(true),
                 CLSE if message.arg1 == id => {
-                    return Err(io::Error::new(
-                        io::ErrorKind::ConnectionAborted,
-                        "the host closed the stream mid-output",
-                    ));
+                    self.syncs.remove(&id);
+                    return Ok(false);
                 }
                 _ => self.pending.push_back(message),
             }

@@ -15,6 +15,8 @@ pub mod adb;
 pub mod app;
 pub mod phone;
 pub mod render;
+pub mod storage;
+pub mod sync;
 
 pub use app::RecordedApp;
 pub use phone::Phone;

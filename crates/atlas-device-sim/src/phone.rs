@@ -8,11 +8,13 @@
 
 use std::collections::HashMap;
 use std::io::Write;
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use base64::Engine;
 use serde_json::json;
 
 use crate::app::{RecordedApp, Trigger, View};
+use crate::storage::Storage;
 
 const ADB_KEYBOARD: &str = "com.android.adbkeyboard/.AdbIME";
 const LATIN_IME: &str = "com.android.inputmethod.latin/.LatinIME";
@@ -28,7 +30,9 @@ pub struct Phone {
     /// The text field last tapped, by its bounds, and what was typed into it on this screen.
     focused: Option<[[i64; 2]; 2]>,
     typed: HashMap<[[i64; 2]; 2], String>,
-    files: HashMap<String, Vec<u8>>,
+    storage: Storage,
+    /// When the phone started (seconds since 1970): the time its files carry.
+    booted_at: u32,
     log: Option<Box<dyn Write + Send>>,
     glyphs: Option<crate::render::Glyphs>,
 }
@@ -48,7 +52,10 @@ impl Phone {
             ime: LATIN_IME.to_string(),
             focused: None,
             typed: HashMap::new(),
-            files: HashMap::new(),
+            storage: Storage::default(),
+            booted_at: SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs() as u32),
             log: None,
             glyphs: crate::render::Glyphs::find(),
         })
@@ -100,18 +107,58 @@ impl Phone {
             ["uiautomator", "dump", rest @ ..] => {
                 let path = rest.first().copied().unwrap_or(DEFAULT_DUMP).to_string();
                 let xml = self.hierarchy_xml();
-                self.files.insert(path.clone(), xml.into_bytes());
+                self.storage.put(&path, xml.into_bytes());
                 self.record(json!({"action": "dump", "screen": self.current}));
                 format!("UI hierchary dumped to: {path}\n").into_bytes()
             }
-            ["cat", path] => self.files.get(*path).cloned().unwrap_or_else(|| {
-                format!("cat: {path}: No such file or directory\n").into_bytes()
-            }),
-            ["screencap", "-p"] => {
-                self.record(json!({"action": "screenshot", "screen": self.current}));
-                let (w, h) = self.screen_size();
-                crate::render::screen_png(w, h, self.views(), &self.typed, self.glyphs.as_ref())
+            ["cat", path] => match self.storage.get(path) {
+                Some(bytes) => bytes.to_vec(),
+                None => format!("cat: {path}: No such file or directory\n").into_bytes(),
+            },
+            ["rm", paths @ ..] => {
+                let mut out = Vec::new();
+                let force = paths.iter().any(|p| p.starts_with('-') && p.contains('f'));
+                for path in paths.iter().filter(|p| !p.starts_with('-')) {
+                    if !self.storage.remove(path) && !force {
+                        out.extend(format!("rm: {path}: No such file or directory\n").into_bytes());
+                    }
+                }
+                out
             }
+            // A PNG whatever the options: `-p`, or a file name ending in .png, as agents ask.
+            ["screencap", rest @ ..] => {
+                let png = self.screenshot();
+                match rest.iter().find(|w| !w.starts_with('-')) {
+                    Some(path) => {
+                        self.storage.put(path, png);
+                        Vec::new()
+                    }
+                    None => png,
+                }
+            }
+            ["ls", folder @ ..] => {
+                let folder = folder
+                    .iter()
+                    .find(|w| !w.starts_with('-'))
+                    .unwrap_or(&"/sdcard");
+                if !self.storage.is_dir(folder) {
+                    return format!("ls: {folder}: No such file or directory\n").into_bytes();
+                }
+                let names: Vec<String> = self
+                    .storage
+                    .list(folder)
+                    .into_iter()
+                    .map(|(n, _)| n)
+                    .collect();
+                names
+                    .iter()
+                    .map(|n| format!("{n}\n"))
+                    .collect::<String>()
+                    .into_bytes()
+            }
+            ["echo", text @ ..] => format!("{}\n", text.join(" ")).into_bytes(),
+            ["getprop", name] => format!("{}\n", property(name)).into_bytes(),
+            ["ime", "list", ..] => format!("{ADB_KEYBOARD}\n{LATIN_IME}\n").into_bytes(),
             ["input", "tap", x, y] => match (x.parse(), y.parse()) {
                 (Ok(x), Ok(y)) => self.tap(x, y),
                 _ => usage("input tap X Y"),
@@ -154,6 +201,42 @@ impl Phone {
             )
             .into_bytes(),
         }
+    }
+
+    /// The current screen as a PNG, logged as a screenshot taken.
+    pub fn screenshot(&mut self) -> Vec<u8> {
+        self.record(json!({"action": "screenshot", "screen": self.current}));
+        let (w, h) = self.screen_size();
+        crate::render::screen_png(w, h, self.views(), &self.typed, self.glyphs.as_ref())
+    }
+
+    /// A file of the phone (`adb pull`), logged.
+    pub fn pull_file(&mut self, path: &str) -> Option<Vec<u8>> {
+        let bytes = self.storage.get(path).map(<[u8]>::to_vec);
+        self.record(json!({"action": "pull", "path": path, "bytes": bytes.as_ref().map(Vec::len)}));
+        bytes
+    }
+
+    /// Writes a file onto the phone (`adb push`), logged.
+    pub fn push_file(&mut self, path: &str, bytes: Vec<u8>) {
+        self.record(json!({"action": "push", "path": path, "bytes": bytes.len()}));
+        self.storage.put(path, bytes);
+    }
+
+    pub fn file(&self, path: &str) -> Option<&[u8]> {
+        self.storage.get(path)
+    }
+
+    pub fn is_dir(&self, path: &str) -> bool {
+        self.storage.is_dir(path)
+    }
+
+    pub fn list(&self, folder: &str) -> Vec<(String, usize)> {
+        self.storage.list(folder)
+    }
+
+    pub fn booted_at(&self) -> u32 {
+        self.booted_at
     }
 
     fn dumpsys_window(&self) -> String {
@@ -343,6 +426,18 @@ impl Phone {
         }
         xml.push_str("</hierarchy>");
         xml
+    }
+}
+
+/// The system properties agents read to name the device.
+fn property(name: &str) -> &'static str {
+    match name {
+        "ro.product.model" => "Atlas_Simulator",
+        "ro.product.manufacturer" => "Atlas",
+        "ro.product.name" | "ro.product.device" => "atlas_sim",
+        "ro.build.version.release" => "14",
+        "ro.build.version.sdk" => "34",
+        _ => "",
     }
 }
 

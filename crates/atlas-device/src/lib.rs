@@ -12,6 +12,9 @@
 //! blocking pool. A synchronous trait keeps implementations free of a runtime and usable from a
 //! plain test.
 
+mod apps;
+
+pub use apps::{AppCatalog, Platform};
 use atlas_model::Widget;
 
 /// A point on the screen, in pixels from the top-left corner.
@@ -77,6 +80,8 @@ pub struct CurrentApp {
     pub package: String,
     /// The activity or ability shown, when the device says.
     pub activity: Option<String>,
+    /// The app's name, when the device's [`AppCatalog`] lists its package.
+    pub name: Option<String>,
 }
 
 /// The keys an agent presses.
@@ -167,8 +172,8 @@ pub trait Device: Send + Sync {
     fn long_press(&self, at: Point, millis: u32) -> Result<(), DeviceError>;
     fn swipe(&self, from: Point, to: Point, millis: u32) -> Result<(), DeviceError>;
     fn key(&self, key: Key) -> Result<(), DeviceError>;
-    /// Starts an app by package (bundle) name.
-    fn launch(&self, package: &str) -> Result<(), DeviceError>;
+    /// Starts an app by package (bundle) name, or by a name the device's [`AppCatalog`] knows.
+    fn launch(&self, app: &str) -> Result<(), DeviceError>;
     /// Types into the focused field; any text, Chinese included.
     fn type_text(&self, text: &str) -> Result<(), DeviceError>;
     /// Empties the focused field.
