@@ -6,7 +6,7 @@ use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use atlas_device::{Device, DeviceError, Point};
+use atlas_device::{Device, DeviceError, Key, Point};
 use atlas_device_adb::Adb;
 use atlas_device_sim::{Phone, RecordedApp};
 
@@ -185,6 +185,91 @@ fn adb_and_the_adb_backend_drive_a_recorded_app() {
             );
         }
     }
+    // What Atlas's backend sent, as the simulator received it: its action log, line by line.
+    let seen = |from: usize| -> Vec<serde_json::Value> {
+        String::from_utf8(log.lock().unwrap()[from..].to_vec())
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    let mark = log.lock().unwrap().len();
+    let (a, b) = (Point { x: 300, y: 700 }, Point { x: 300, y: 1500 });
+    device.launch(&package).unwrap();
+    device.double_tap(a).unwrap();
+    device.long_press(a, 800).unwrap();
+    device.swipe(b, a, 400).unwrap();
+    device.key(Key::Back).unwrap();
+    device.key(Key::Home).unwrap();
+    let actions = seen(mark);
+    let kinds: Vec<&str> = actions
+        .iter()
+        .map(|a| a["action"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        ["launch", "tap", "tap", "long_press", "swipe", "key", "key"],
+        "{actions:?}"
+    );
+    assert_eq!(actions[1]["at"], serde_json::json!([300, 700]));
+    assert_eq!(
+        actions[2]["at"], actions[1]["at"],
+        "a double tap is two taps at one point"
+    );
+    assert_eq!(actions[3]["ms"], 800);
+    assert_eq!(actions[4]["from"], serde_json::json!([300, 1500]));
+    assert_eq!(actions[4]["to"], serde_json::json!([300, 700]));
+    assert_eq!(actions[5]["key"], "KEYCODE_BACK");
+    assert_eq!(actions[6]["key"], "KEYCODE_HOME");
+
+    // Open-AutoGLM's screenshot: saved on the phone, then pulled; a PNG the size of the screen,
+    // the same picture `exec-out screencap -p` gives.
+    let scratch = std::env::temp_dir().join(format!("atlas-sim-pull-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch).unwrap();
+    let pulled = scratch.join("tmp.png");
+    adb(&["-s", &serial, "shell", "screencap", "-p", "/sdcard/tmp.png"]);
+    adb(&[
+        "-s",
+        &serial,
+        "pull",
+        "/sdcard/tmp.png",
+        pulled.to_str().unwrap(),
+    ]);
+    let png = std::fs::read(&pulled).unwrap();
+    assert_eq!(
+        atlas_device::png_size(&png),
+        Some(phone.lock().unwrap().screen_size())
+    );
+    assert_eq!(png, device.screenshot().unwrap().png);
+    // A file pushed comes back byte for byte; a missing one is adb's own error.
+    let note = scratch.join("备忘.txt");
+    std::fs::write(&note, "买牛奶 milk\n").unwrap();
+    adb(&[
+        "-s",
+        &serial,
+        "push",
+        note.to_str().unwrap(),
+        "/sdcard/备忘.txt",
+    ]);
+    assert_eq!(
+        adb(&["-s", &serial, "shell", "cat", "/sdcard/备忘.txt"]),
+        "买牛奶 milk\n"
+    );
+    let missing = Command::new("adb")
+        .args([
+            "-s",
+            &serial,
+            "pull",
+            "/sdcard/nothing.png",
+            scratch.join("x").to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(!missing.status.success());
+    let said = String::from_utf8_lossy(&missing.stderr).into_owned() + &String::from_utf8_lossy(&missing.stdout);
+    assert!(said.contains("does not exist"), "{said}");
+    std::fs::remove_dir_all(&scratch).unwrap();
+
     // Bad input is an error naming the device, never a panic.
     assert!(matches!(
         device.launch("com.example.nothing"),
