@@ -95,14 +95,23 @@ struct EmbedArgs {
 enum DeviceCommand {
     /// The devices adb and hdc know, with their state (`device`, `offline`, `unauthorized`…).
     List,
-    /// A simulated phone replaying a DroidBot/DroidTask recording (`states/`, `events/`), served
-    /// with adb's device protocol: `adb connect ADDR`, then any adb command.
+    /// A simulated phone replaying a DroidBot/DroidTask recording (`states/`, `events/`) or an
+    /// app of a data folder's graph, served with adb's device protocol: `adb connect ADDR`, then
+    /// any adb command.
     Sim {
         /// The recording's folder, e.g. ../shared/data/droidtask-dev/user_tasks/notes.
-        source: PathBuf,
+        #[arg(required_unless_present = "app", conflicts_with = "app")]
+        source: Option<PathBuf>,
+        /// Play this app of the graph in `--data` instead (read without locking the folder, so
+        /// `atlas serve` may run on it meanwhile).
+        #[arg(long)]
+        app: Option<String>,
+        #[command(flatten)]
+        data: DataArgs,
         #[arg(long, default_value = "127.0.0.1:5555")]
         listen: String,
-        /// Start on this recorded screen (a `state_str`) instead of the app's launch screen.
+        /// Start on this screen (a recorded `state_str`, a page id or a page name) instead of
+        /// the app's launch screen.
         #[arg(long)]
         start: Option<String>,
         /// Append every action received to this file, one JSON line each.
@@ -1550,12 +1559,18 @@ fn device(what: DeviceCommand) -> Result<ExitCode> {
         }
         DeviceCommand::Sim {
             source,
+            app,
+            data,
             listen,
             start,
             log,
         } => {
-            let app =
-                atlas_device_sim::RecordedApp::read(&source).map_err(|e| anyhow::anyhow!(e))?;
+            let app = match (source, app) {
+                (Some(source), _) => atlas_device_sim::RecordedApp::read(&source),
+                (None, Some(app_id)) => graph_app(&data.data, &app_id),
+                (None, None) => unreachable!("clap requires a source or --app"),
+            }
+            .map_err(|e| anyhow::anyhow!(e))?;
             let (screens, transitions, package) = (
                 app.screens.len(),
                 app.transitions.len(),
@@ -1582,6 +1597,28 @@ fn device(what: DeviceCommand) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// An app of a data folder's graph as a phone plays it, read without the writer lock.
+fn graph_app(
+    data: &std::path::Path,
+    app_id: &str,
+) -> Result<atlas_device_sim::RecordedApp, String> {
+    let apps = FsStore::read_snapshot(data)
+        .map_err(|e| e.to_string())?
+        .into_apps();
+    let found = apps
+        .iter()
+        .find(|a| a.app.app_id == app_id)
+        .ok_or_else(|| {
+            let ids: Vec<&str> = apps.iter().map(|a| a.app.app_id.as_str()).collect();
+            format!(
+                "no app {app_id} in {} (it has: {})",
+                data.display(),
+                ids.join(", ")
+            )
+        })?;
+    atlas_device_sim::RecordedApp::from_graph(found)
 }
 
 /// Teaches recordings through the tool registry, as an agent reports them, one app at a time.

@@ -132,8 +132,15 @@ impl Server {
         assert!(status.success(), "server did not stop cleanly: {status}");
     }
 
-    fn kill9(mut self) {
-        self.child.kill().unwrap(); // SIGKILL
+    fn kill9(self) {
+        drop(self); // SIGKILL
+    }
+}
+
+/// A server a failed test leaves is killed with it.
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
         let _ = self.child.wait();
     }
 }
@@ -1930,4 +1937,168 @@ fn numbers_and_texts_are_read_as_the_openapi_document_states() {
         assert!(doc["paths"][path].is_object(), "{path} is documented");
     }
     server.stop();
+}
+
+/// A child process that ends with the test, passed or failed (a failed test would otherwise
+/// leave it holding the test's output open).
+struct KillOnDrop(Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Runs `adb` with these arguments; its standard output.
+fn adb(args: &[&str]) -> String {
+    let out = Command::new("adb").args(args).output().unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The (text, resource-id, centre) of each node of a uiautomator dump.
+fn dump_nodes(xml: &str) -> Vec<(String, String, (i64, i64))> {
+    let attribute = |node: &str, name: &str| -> String {
+        let key = format!(" {name}=\"");
+        node.find(&key)
+            .map(|at| {
+                let rest = &node[at + key.len()..];
+                rest[..rest.find('"').unwrap_or(0)].to_string()
+            })
+            .unwrap_or_default()
+    };
+    xml.split("<node")
+        .skip(1)
+        .map(|node| {
+            let n: Vec<i64> = attribute(node, "bounds")
+                .split(|c: char| !c.is_ascii_digit())
+                .filter(|s| !s.is_empty())
+                .map(|s| s.parse().unwrap())
+                .collect();
+            let centre = ((n[0] + n[2]) / 2, (n[1] + n[3]) / 2);
+            (
+                attribute(node, "text"),
+                attribute(node, "resource-id"),
+                centre,
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn an_app_of_the_graph_plays_as_a_phone_and_its_paths_lead_where_they_say() {
+    let adb_here = Command::new("adb")
+        .arg("version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !adb_here {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "adb is not installed, and scripts/test.sh installs it"
+        );
+        eprintln!("adb is not installed: skipped");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let server = Server::start(&data, &["--demo"]);
+    // The phone reads the folder while the server holds it: no lock is taken.
+    let serial = format!("127.0.0.1:{}", free_port());
+    let log = dir.path().join("actions.jsonl");
+    let sim = Command::new(env!("CARGO_BIN_EXE_atlas"))
+        .args(["device", "sim", "--app", "com.meituan.app", "--data"])
+        .arg(&data)
+        .args(["--listen", &serial, "--log"])
+        .arg(&log)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut sim = KillOnDrop(sim);
+    let mut said = String::new();
+    {
+        use std::io::BufRead;
+        std::io::BufReader::new(sim.0.stderr.as_mut().unwrap())
+            .read_line(&mut said)
+            .unwrap();
+    }
+    assert!(said.contains("simulated phone com.meituan.app"), "{said}");
+    assert!(adb(&["connect", &serial]).contains("connected"));
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !adb(&["devices"]).contains(&format!("{serial}\tdevice")) {
+        assert!(Instant::now() < deadline, "the simulator never came online");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let shell = |args: &[&str]| {
+        let mut all = vec!["-s", serial.as_str(), "shell"];
+        all.extend_from_slice(args);
+        adb(&all)
+    };
+    let last_move = || -> Value {
+        let text = std::fs::read_to_string(&log).unwrap();
+        text.lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .filter(|a| a.get("to").is_some())
+            .last()
+            .unwrap()
+    };
+    // An agent follows Atlas's answer on the phone: each step's widget found in the dump and
+    // tapped (or typed into, or Back), and each step lands on the page the step expects.
+    let mut last_page = String::new();
+    for intent in ["点外卖", "查看订单", "我的优惠券", "搜索结果"] {
+        shell(&["monkey", "-p", "com.meituan.app", "1"]);
+        let (status, answer) = server.call(
+            "query_path",
+            json!({"app_id": "com.meituan.app", "intent": intent}),
+        );
+        assert_eq!(status, 200, "{answer}");
+        let steps = answer["path"]["steps"].as_array().unwrap().clone();
+        assert!(!steps.is_empty(), "{intent}: {answer}");
+        for step in &steps {
+            let kind = step["action_type"].as_str().unwrap();
+            let text = step["widget_text"].as_str().unwrap();
+            if kind == "back" {
+                shell(&["input", "keyevent", "4"]);
+            } else {
+                shell(&["uiautomator", "dump", "/sdcard/ui.xml"]);
+                let nodes = dump_nodes(&adb(&["-s", &serial, "exec-out", "cat", "/sdcard/ui.xml"]));
+                let (_, _, (x, y)) = nodes
+                    .iter()
+                    .find(|(t, id, _)| t == text || id == step["widget_id"].as_str().unwrap())
+                    .unwrap_or_else(|| panic!("{intent}: no {text} on the screen: {nodes:?}"))
+                    .clone();
+                shell(&["input", "tap", &x.to_string(), &y.to_string()]);
+                if kind == "input" {
+                    shell(&["ime", "set", "com.android.adbkeyboard/.AdbIME"]);
+                    let typed = step["input_text"].as_str().unwrap();
+                    shell(&[
+                        "am",
+                        "broadcast",
+                        "-a",
+                        "ADB_INPUT_TEXT",
+                        "--es",
+                        "msg",
+                        typed,
+                    ]);
+                }
+            }
+            assert_eq!(last_move()["to"], step["expected_page"], "{intent}: {step}");
+            last_page = step["expected_page_name"].as_str().unwrap().to_string();
+        }
+    }
+    // What a screen shows names its page, as an agent reading the dump sees it.
+    let titles: Vec<String> = dump_nodes(&{
+        shell(&["uiautomator", "dump", "/sdcard/ui.xml"]);
+        adb(&["-s", &serial, "exec-out", "cat", "/sdcard/ui.xml"])
+    })
+    .into_iter()
+    .map(|(t, _, _)| t)
+    .collect();
+    assert!(titles.contains(&last_page), "{last_page} in {titles:?}");
+    adb(&["disconnect", &serial]);
+    drop(sim);
+    server.stop();
+    // The phone wrote nothing into the data folder it read.
+    let (clean, report) = fsck(&data);
+    assert!(clean, "{report}");
 }

@@ -54,6 +54,9 @@ impl View {
 #[derive(Debug, Clone, Deserialize)]
 pub struct Screen {
     pub state_str: String,
+    /// What people call the screen (a graph's page name), when known.
+    #[serde(default)]
+    pub name: Option<String>,
     /// `package/activity` of the app in front.
     #[serde(default)]
     pub foreground_activity: String,

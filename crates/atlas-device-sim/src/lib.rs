@@ -1,7 +1,7 @@
 //! A simulated Android phone for agents and their tests, where no phone or emulator can run.
 //!
 //! It replays a recorded app — the screens and transitions a DroidBot run saved, as DroidTask's
-//! demonstrations hold them — and answers the shell commands an agent's adb sends as Android
+//! demonstrations hold them, or an app of Atlas's graph ([`graph_app`]) — and answers the shell commands an agent's adb sends as Android
 //! answers them ([`phone`]). It speaks adb's device-side protocol over TCP ([`adb`]), so
 //! Debian's `adb connect 127.0.0.1:5555` and then any adb command, or Atlas's own ADB backend,
 //! drive it unchanged: a recording becomes a device in CI.
@@ -13,6 +13,7 @@
 
 pub mod adb;
 pub mod app;
+pub mod graph_app;
 pub mod phone;
 pub mod render;
 pub mod storage;

@@ -42,7 +42,28 @@ impl Phone {
     pub fn new(app: RecordedApp, start: Option<&str>) -> Result<Phone, String> {
         let current = match start {
             Some(s) if app.screens.contains_key(s) => s.to_string(),
-            Some(s) => return Err(format!("no recorded screen {s}")),
+            Some(s) => {
+                let named: Vec<&String> = app
+                    .screens
+                    .values()
+                    .filter(|screen| screen.name.as_deref() == Some(s))
+                    .map(|screen| &screen.state_str)
+                    .collect();
+                match named[..] {
+                    [one] => one.clone(),
+                    [] => {
+                        return Err(format!(
+                            "no screen {s} (give a recorded state_str, a page id or a page name)"
+                        ));
+                    }
+                    _ => {
+                        return Err(format!(
+                            "{} screens are named {s}: give its id",
+                            named.len()
+                        ));
+                    }
+                }
+            }
             None => app.launch.clone(),
         };
         Ok(Phone {
@@ -381,11 +402,10 @@ impl Phone {
             typed.push_str(text);
             typed.clone()
         };
-        let recorded = self
-            .app
-            .transitions
-            .get(&(from.clone(), Trigger::Type(field, now.clone())))
-            .cloned();
+        let recorded = [now.clone(), String::new()].into_iter().find_map(|text| {
+            let key = (from.clone(), Trigger::Type(field, text));
+            self.app.transitions.get(&key).cloned()
+        });
         self.record(json!({"action": "type", "text": text, "field": field, "screen": from, "to": recorded.as_deref().unwrap_or(&from)}));
         if let Some(to) = recorded {
             self.go(to);

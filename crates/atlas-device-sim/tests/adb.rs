@@ -266,7 +266,8 @@ fn adb_and_the_adb_backend_drive_a_recorded_app() {
         .output()
         .unwrap();
     assert!(!missing.status.success());
-    let said = String::from_utf8_lossy(&missing.stderr).into_owned() + &String::from_utf8_lossy(&missing.stdout);
+    let said = String::from_utf8_lossy(&missing.stderr).into_owned()
+        + &String::from_utf8_lossy(&missing.stdout);
     assert!(said.contains("does not exist"), "{said}");
     std::fs::remove_dir_all(&scratch).unwrap();
 

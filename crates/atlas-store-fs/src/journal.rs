@@ -142,36 +142,63 @@ impl Journal {
 
     /// Calls `apply` with every record not yet folded into the files, in append order. A torn
     /// last line (a crash mid-write, never acknowledged) ends its segment.
-    pub(crate) fn replay(&self, mut apply: impl FnMut(Vec<Record>)) -> Result<(), StoreError> {
-        for n in list_segments(&self.dir)? {
-            if n < self.folded_before || n >= self.first_live {
+    pub(crate) fn replay(&self, apply: impl FnMut(Vec<Record>)) -> Result<(), StoreError> {
+        read_segments(
+            &self.dir,
+            self.folded_before..self.first_live,
+            |path, line, e| {
+                self.layout.log_root(
+                    "errors.log",
+                    &format!(
+                        "journal {} line {line}: unreadable record skipped: {e}",
+                        path.display()
+                    ),
+                )
+            },
+            apply,
+        )
+    }
+}
+
+/// The records of the segments numbered in `range`, in order. A segment ends at its first
+/// unreadable line (`unreadable` is told), and one deleted meanwhile (folded by a checkpoint
+/// of a running writer) is skipped.
+pub(crate) fn read_segments(
+    dir: &Path,
+    range: std::ops::Range<u64>,
+    mut unreadable: impl FnMut(&Path, usize, &serde_json::Error),
+    mut apply: impl FnMut(Vec<Record>),
+) -> Result<(), StoreError> {
+    for n in list_segments(dir)? {
+        if !range.contains(&n) {
+            continue;
+        }
+        let path = segment_path(dir, n);
+        let file = match File::open(&path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(e.into()),
+        };
+        for (number, line) in BufReader::new(file).split(b'\n').enumerate() {
+            let line = line?;
+            if line.is_empty() {
                 continue;
             }
-            let path = segment_path(&self.dir, n);
-            let reader = BufReader::new(File::open(&path)?);
-            for (number, line) in reader.split(b'\n').enumerate() {
-                let line = line?;
-                if line.is_empty() {
-                    continue;
-                }
-                match serde_json::from_slice::<Vec<Record>>(&line) {
-                    Ok(records) => apply(records),
-                    Err(e) => {
-                        self.layout.log_root(
-                            "errors.log",
-                            &format!(
-                                "journal {} line {}: unreadable record skipped: {e}",
-                                path.display(),
-                                number + 1
-                            ),
-                        );
-                        break;
-                    }
+            match serde_json::from_slice::<Vec<Record>>(&line) {
+                Ok(records) => apply(records),
+                Err(e) => {
+                    unreadable(&path, number + 1, &e);
+                    break;
                 }
             }
         }
-        Ok(())
     }
+    Ok(())
+}
+
+/// Where the folded files end and the journal begins, as the last checkpoint recorded.
+pub(crate) fn folded_before(layout: &Layout) -> Result<u64, StoreError> {
+    read_checkpoint(&layout.checkpoint_file())
 }
 
 impl Drop for Journal {

@@ -69,6 +69,36 @@ impl FsStore {
         })
     }
 
+    /// Everything a data folder holds, read without its writer lock and without writing: for
+    /// readers beside a running `atlas serve` (a simulated phone of an app). Records whole
+    /// entities make this safe against a checkpoint running meanwhile: a record read twice, from
+    /// the files and from the journal, is the same entity, and the newest wins.
+    pub fn read_snapshot(root: &Path) -> Result<Loaded, StoreError> {
+        let layout = Layout::new(root);
+        if !root.join("atlas.json").is_file() {
+            return Err(StoreError::Io(format!(
+                "{} is not an Atlas data folder (no atlas.json)",
+                root.display()
+            )));
+        }
+        layout.check_root_version()?;
+        let folded_before = journal::folded_before(&layout)?;
+        let mut dirs: Vec<String> = layout.read_app_dirs()?.into_values().collect();
+        dirs.sort();
+        let apps = dirs
+            .iter()
+            .map(|dir| files::read_graph(&layout.apps_dir().join(dir)))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut journal = Vec::new();
+        journal::read_segments(
+            &layout.journal_dir(),
+            folded_before..u64::MAX,
+            |_, _, _| {},
+            |records| journal.extend(records),
+        )?;
+        Ok(Loaded { apps, journal })
+    }
+
     pub fn root(&self) -> &Path {
         self.layout.root()
     }

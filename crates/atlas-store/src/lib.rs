@@ -150,6 +150,48 @@ pub struct Loaded {
     pub journal: Vec<Record>,
 }
 
+impl Loaded {
+    /// The apps as they stand once the journal is applied: each record replaces the entity
+    /// with its key, or adds it. For readers that want the data, not a live graph (a simulated
+    /// phone, an export); the service applies the journal into its own indexes instead.
+    pub fn into_apps(self) -> Vec<AppData> {
+        fn upsert<T>(list: &mut Vec<T>, item: T, key: impl Fn(&T) -> &str) {
+            match list.iter_mut().find(|x| key(x) == key(&item)) {
+                Some(slot) => *slot = item,
+                None => list.push(item),
+            }
+        }
+        let mut apps = self.apps;
+        for record in self.journal {
+            let at = match apps.iter().position(|a| a.app.app_id == record.app_id()) {
+                Some(i) => i,
+                None => {
+                    let Record::App(app) = &record else {
+                        continue; // an entity of an app never created: nothing to attach it to
+                    };
+                    apps.push(AppData {
+                        app: app.clone(),
+                        pages: Vec::new(),
+                        intents: Vec::new(),
+                        transitions: Vec::new(),
+                        traces: Vec::new(),
+                    });
+                    apps.len() - 1
+                }
+            };
+            let data = &mut apps[at];
+            match record {
+                Record::App(app) => data.app = app,
+                Record::Page(p) => upsert(&mut data.pages, p, |p| &p.page_id),
+                Record::Transition(t) => upsert(&mut data.transitions, t, |t| &t.transition_id),
+                Record::Intent(i) => upsert(&mut data.intents, i, |i| &i.intent_id),
+                Record::Trace(t) => upsert(&mut data.traces, t, |t| &t.trace_id),
+            }
+        }
+        apps
+    }
+}
+
 /// Durable storage for the graph.
 pub trait Store: Send + Sync {
     /// Everything durable: the folded files and the journal to replay on top of them.
