@@ -7,6 +7,7 @@
 //! travel. Everything runs through the public service or the real HTTP server; the generated
 //! graphs come from a fixed seed so runs compare.
 
+pub mod device;
 pub mod ingest;
 pub mod kb;
 pub mod kb_load;

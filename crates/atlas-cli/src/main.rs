@@ -251,6 +251,8 @@ enum BenchWhich {
     Ingest,
     Startup,
     Kb,
+    /// The simulated phone: screenshot render and actions per second through adb.
+    Device,
 }
 
 #[derive(Args)]
@@ -1520,6 +1522,37 @@ async fn bench(args: BenchArgs) -> Result<ExitCode> {
             r.rss_bytes_per_transition, r.peak_bytes_per_transition
         );
         report.insert("startup".into(), serde_json::to_value(&r)?);
+    }
+    if run(BenchWhich::Device) {
+        let (renders, taps) = if args.quick { (5, 20) } else { (50, 200) };
+        eprintln!("bench device: {renders} screenshots, {taps} taps per path");
+        let r =
+            tokio::task::spawn_blocking(move || atlas_bench::device::run(renders, taps)).await??;
+        println!(
+            "render   {:>8.1} ms p50, {:.1} p99 for a {}x{} screenshot of {} views{}; a blank PNG of that size {:.1} ms ({:.1}x)",
+            r.render_ms.p50_us,
+            r.render_ms.p99_us,
+            r.width,
+            r.height,
+            r.views,
+            if r.font {
+                ""
+            } else {
+                " (no CJK font: boxes only)"
+            },
+            r.reference_blank_png_ms.p50_us,
+            r.render_ms.p50_us / r.reference_blank_png_ms.p50_us.max(0.001)
+        );
+        for p in &r.paths {
+            println!(
+                "actions  {:>8.0} taps/s through {}; a no-op by the same path {:.0}/s ({:.2}x)",
+                p.taps_per_second,
+                p.path,
+                p.reference_noops_per_second,
+                p.taps_per_second / p.reference_noops_per_second.max(0.001)
+            );
+        }
+        report.insert("device".into(), serde_json::to_value(&r)?);
     }
     if let Some(path) = &args.json {
         std::fs::write(path, serde_json::to_string_pretty(&report)?)

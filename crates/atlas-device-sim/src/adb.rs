@@ -100,6 +100,9 @@ impl Message {
 pub fn serve(listener: TcpListener, phone: Arc<Mutex<Phone>>) -> io::Result<()> {
     for stream in listener.incoming() {
         let stream = stream?;
+        // Each answer is a few small messages (OKAY, WRTE, CLSE): sent at once, not held back
+        // for the host's delayed acknowledgement (40 ms a command otherwise).
+        let _ = stream.set_nodelay(true);
         let phone = phone.clone();
         std::thread::spawn(move || {
             let peer = stream

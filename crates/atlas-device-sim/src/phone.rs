@@ -177,6 +177,7 @@ impl Phone {
                     .collect::<String>()
                     .into_bytes()
             }
+            ["true"] => Vec::new(),
             ["echo", text @ ..] => format!("{}\n", text.join(" ")).into_bytes(),
             ["getprop", name] => format!("{}\n", property(name)).into_bytes(),
             ["ime", "list", ..] => format!("{ADB_KEYBOARD}\n{LATIN_IME}\n").into_bytes(),
