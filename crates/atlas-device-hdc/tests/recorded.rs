@@ -96,6 +96,18 @@ fn the_hdc_backend_sends_documented_command_lines_and_reads_recorded_answers() {
     );
     assert!(hdc.launch("不存在的应用").is_err());
 
+    // A dump that is not one: an error naming the device and the command.
+    std::fs::write(
+        dir.path().join("layout.json"),
+        "<html>uitest crashed</html>",
+    )
+    .unwrap();
+    let broken = hdc.hierarchy().unwrap_err().to_string();
+    assert!(
+        broken.contains(KEY) && broken.contains("dumpLayout"),
+        "{broken}"
+    );
+
     let sent = std::fs::read_to_string(&log).unwrap();
     let lines: Vec<&str> = sent.lines().collect();
     let expected = [
@@ -114,7 +126,7 @@ fn the_hdc_backend_sends_documented_command_lines_and_reads_recorded_answers() {
         format!("-t {KEY} shell uitest uiInput keyEvent Home"),
         format!("-t {KEY} shell aa start -b com.example.missing -a EntryAbility"),
     ];
-    assert_eq!(lines.len(), expected.len(), "{sent}");
+    assert_eq!(lines.len(), expected.len() + 2, "{sent}");
     for (line, want) in lines.iter().zip(&expected) {
         assert!(
             line.starts_with(want.as_str()),

@@ -1,6 +1,7 @@
 //! The simulated phone: a current screen of a recorded app, and the shell commands an agent's
 //! adb sends, answered as Android answers them (`wm size`, `dumpsys window`, `uiautomator dump`,
-//! `cat`, `screencap -p`, `input`, `monkey`, `settings`, `ime`, `am broadcast` for ADB Keyboard).
+//! `screencap [-p] [FILE]`, `input`, `monkey`, `settings`, `ime`, `am broadcast` for ADB Keyboard,
+//! and `cat`, `ls`, `rm`, `echo`, `true`, `getprop` around them). Files live in [`Storage`].
 //!
 //! A tap inside a view follows the transition recorded for that view; where none was recorded the
 //! screen stays, as a real app that ignores a tap. Typing shows in the focused field, and follows a

@@ -284,6 +284,9 @@ fn adb_and_the_adb_backend_drive_a_recorded_app() {
     let log = String::from_utf8(log.lock().unwrap().clone()).unwrap();
     assert!(log.contains("\"text\":\"你好，世界\""), "{log}");
     adb(&["disconnect", &serial]);
+    // A device adb no longer has: an error naming it, not a panic.
+    let offline = device.current_app().unwrap_err().to_string();
+    assert!(offline.contains(&serial), "{offline}");
 }
 
 /// Pixels darker than mid-grey inside a box of a PNG the simulator wrote (RGB, 8 bits, rows

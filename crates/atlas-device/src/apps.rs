@@ -129,31 +129,25 @@ mod tests {
     #[test]
     fn names_resolve_per_platform_and_packages_pass_through() {
         let catalog = AppCatalog::builtin();
-        assert_eq!(
-            catalog.resolve("美团", Platform::Android).unwrap(),
-            "com.sankuai.meituan"
-        );
-        assert_eq!(
-            catalog.resolve("wechat", Platform::Android).unwrap(),
-            "com.tencent.mm"
-        );
-        assert_eq!(
-            catalog
-                .resolve("com.example.notes", Platform::HarmonyOs)
-                .unwrap(),
-            "com.example.notes"
-        );
+        // 12306 is a name, not a package; a package is taken as it is.
+        for (app, platform, package) in [
+            ("美团", Platform::Android, "com.sankuai.meituan"),
+            ("wechat", Platform::Android, "com.tencent.mm"),
+            ("12306", Platform::Android, "com.MobileTicket"),
+            (
+                "com.example.notes",
+                Platform::HarmonyOs,
+                "com.example.notes",
+            ),
+        ] {
+            assert_eq!(catalog.resolve(app, platform).unwrap(), package, "{app}");
+        }
         assert_eq!(catalog.name_of("com.tencent.mm"), Some("微信"));
         let unknown = catalog
             .resolve("不存在的应用", Platform::Android)
             .unwrap_err();
         assert!(unknown.to_string().contains("不存在的应用"), "{unknown}");
         assert!(catalog.resolve("美团", Platform::HarmonyOs).is_err());
-        // 12306 is a name, not a package.
-        assert_eq!(
-            catalog.resolve("12306", Platform::Android).unwrap(),
-            "com.MobileTicket"
-        );
     }
 
     #[test]
@@ -168,14 +162,12 @@ mod tests {
         .unwrap();
         let mut catalog = AppCatalog::builtin();
         catalog.add_file(&file).unwrap();
-        assert_eq!(
-            catalog.resolve("记事本", Platform::HarmonyOs).unwrap(),
-            "com.example.notes.hm"
-        );
-        assert_eq!(
-            catalog.resolve("美团", Platform::Android).unwrap(),
-            "com.meituan.test"
-        );
+        for (app, platform, package) in [
+            ("记事本", Platform::HarmonyOs, "com.example.notes.hm"),
+            ("美团", Platform::Android, "com.meituan.test"),
+        ] {
+            assert_eq!(catalog.resolve(app, platform).unwrap(), package, "{app}");
+        }
         for bad in ["only a name\n", "x\trm -rf /\t-\n"] {
             std::fs::write(&file, bad).unwrap();
             let error = catalog.add_file(&file).unwrap_err().to_string();
