@@ -2037,9 +2037,9 @@ fn an_app_of_the_graph_plays_as_a_phone_and_its_paths_lead_where_they_say() {
     let last_move = || -> Value {
         let text = std::fs::read_to_string(&log).unwrap();
         text.lines()
+            .rev()
             .map(|l| serde_json::from_str::<Value>(l).unwrap())
-            .filter(|a| a.get("to").is_some())
-            .last()
+            .find(|a| a.get("to").is_some())
             .unwrap()
     };
     // An agent follows Atlas's answer on the phone: each step's widget found in the dump and
