@@ -1,6 +1,8 @@
 //! `atlas`: the one binary. Each subcommand is a thin face over `atlas-service`; commands that
 //! touch data take `--data DIR` and hold the folder's writer lock while they run.
 
+mod agent;
+
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -216,6 +218,11 @@ enum Command {
     Import {
         #[command(subcommand)]
         what: ImportCommand,
+    },
+    /// The phone agent of seed 002.
+    Agent {
+        #[command(subcommand)]
+        what: agent::AgentCommand,
     },
     /// Phones: the ones adb sees, and a simulated one that replays a recorded app.
     Device {
@@ -1204,6 +1211,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Device { what } => device(what),
+        Command::Agent { what } => agent::run(what),
         Command::Import {
             what: ImportCommand::Droidtask { data, dir },
         } => {

@@ -2102,3 +2102,50 @@ fn an_app_of_the_graph_plays_as_a_phone_and_its_paths_lead_where_they_say() {
     let (clean, report) = fsck(&data);
     assert!(clean, "{report}");
 }
+
+/// `atlas agent parse` on a reply given on standard input.
+fn agent_parse(reply: &str) -> (bool, Value) {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_atlas"))
+        .args(["agent", "parse"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(reply.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.success(),
+        serde_json::from_slice(&out.stdout).unwrap(),
+    )
+}
+
+#[test]
+fn agent_parse_prints_the_first_well_formed_action_in_the_seed_s_dict_form() {
+    let (ok, action) = agent_parse(
+        "<think>先搜索</think><answer>do(action=\"Type\", text=\"你好\")</answer>\ndo(action=\"Back\")",
+    );
+    assert!(ok);
+    assert_eq!(
+        action,
+        json!({"_metadata": "do", "action": "Type", "text": "你好"})
+    );
+    let (ok, action) = agent_parse("All done. finish(message='已完成'");
+    assert!(ok);
+    assert_eq!(action, json!({"_metadata": "finish", "message": "已完成"}));
+    let (ok, error) = agent_parse("do(action=\"Tap\", element=[1500, 20])");
+    assert!(!ok);
+    assert_eq!(error["error"]["code"], "unparseable");
+    assert!(
+        error["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("0..999"),
+        "{error}"
+    );
+}

@@ -1,0 +1,471 @@
+//! The action grammar phone-agent models answer in (Open-AutoGLM's, with seed 002's
+//! `GET_KNOWLEDGE_DATA`): `do(action="Tap", element=[500,300])`, `finish(message="…")`, read out
+//! of whatever the model wrapped around them.
+//!
+//! Models do not answer cleanly. They think aloud before the action, wrap it in `<answer>` or
+//! not, write two actions, quote with `'`, `"` or `“”`, escape quotes, and stop before the closing
+//! parenthesis. [`parse_reply`] takes the first *well-formed* action — a known action with the
+//! arguments it needs, coordinates inside 0..999 — looking first inside `<answer>`, then outside
+//! `<think>`, then anywhere. When none is, the error says why, so the agent can tell the model
+//! and ask again instead of ending the task.
+//!
+//! Key design decision: **the grammar is data, not a Python evaluator.** Arguments are literals
+//! (strings, numbers, lists, `True`/`False`/`None`) read by a small scanner ([`call`]) that can
+//! neither run code nor panic, whatever the model sends; the scanner is fuzzed (`tests/fuzz.rs`)
+//! and its corpus of real-world messes kept (`corpus/`).
+
+pub mod call;
+
+use call::{Call, Value, calls};
+use serde_json::{Map, Value as Json, json};
+
+/// A point in the model's relative coordinates: 0..999 on each axis, the fraction of the screen
+/// in thousandths.
+pub type Relative = [u16; 2];
+
+/// One action of the grammar.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    Launch {
+        app: String,
+    },
+    /// `message` marks a sensitive tap (a payment, a deletion) that wants confirmation.
+    Tap {
+        element: Relative,
+        message: Option<String>,
+    },
+    Type {
+        text: String,
+    },
+    /// Typing a person's name (the grammar keeps it apart from other text).
+    TypeName {
+        text: String,
+    },
+    Swipe {
+        start: Relative,
+        end: Relative,
+    },
+    LongPress {
+        element: Relative,
+    },
+    DoubleTap {
+        element: Relative,
+    },
+    Back,
+    Home,
+    /// `duration` as the model wrote it (`"2 seconds"`).
+    Wait {
+        duration: String,
+    },
+    TakeOver {
+        message: String,
+    },
+    Interact,
+    Note {
+        message: String,
+    },
+    CallApi {
+        instruction: String,
+    },
+    GetKnowledgeData {
+        query: String,
+    },
+    Finish {
+        message: String,
+    },
+}
+
+/// No well-formed action in a reply, and why (what the model is told).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ParseError(pub String);
+
+/// The action names of the grammar as written, by their normalised form.
+const NAMES: &[(&str, &str)] = &[
+    ("launch", "Launch"),
+    ("tap", "Tap"),
+    ("type", "Type"),
+    ("typename", "Type_Name"),
+    ("swipe", "Swipe"),
+    ("longpress", "Long Press"),
+    ("doubletap", "Double Tap"),
+    ("back", "Back"),
+    ("home", "Home"),
+    ("wait", "Wait"),
+    ("takeover", "Take_over"),
+    ("interact", "Interact"),
+    ("note", "Note"),
+    ("callapi", "Call_API"),
+    ("getknowledgedata", "GET_KNOWLEDGE_DATA"),
+];
+
+/// The first well-formed action in a model's reply.
+pub fn parse_reply(reply: &str) -> Result<Action, ParseError> {
+    let mut first_error: Option<String> = None;
+    for region in regions(reply) {
+        for call in calls(&region, &["do", "finish"]) {
+            match call.map_err(|e| e.0).and_then(|c| action(&c)) {
+                Ok(action) => return Ok(action),
+                Err(e) => {
+                    first_error.get_or_insert(e);
+                }
+            }
+        }
+    }
+    Err(ParseError(match first_error {
+        Some(e) => format!("no well-formed action: {e}"),
+        None => "no action: the reply has no do(...) or finish(...)".into(),
+    }))
+}
+
+/// Where to look, in order: inside `<answer>` (to its end tag or the reply's end), the reply
+/// without its `<think>` parts, the whole reply. An action the model only thought about is a
+/// last resort.
+fn regions(reply: &str) -> Vec<String> {
+    let mut regions = Vec::new();
+    if let Some(at) = reply.find("<answer>") {
+        let inside = &reply[at + "<answer>".len()..];
+        let end = inside.find("</answer>").unwrap_or(inside.len());
+        regions.push(inside[..end].to_string());
+    }
+    let mut outside = String::new();
+    let mut rest = reply;
+    while let Some(at) = rest.find("<think>") {
+        outside.push_str(&rest[..at]);
+        rest = match rest[at..].find("</think>") {
+            Some(end) => &rest[at + end + "</think>".len()..],
+            None => "",
+        };
+    }
+    outside.push_str(rest);
+    if outside != reply {
+        regions.push(outside);
+    }
+    regions.push(reply.to_string());
+    regions
+}
+
+fn action(call: &Call) -> Result<Action, String> {
+    let arg = |name: &str| {
+        call.arguments
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v)
+    };
+    let text = |name: &str| -> Result<String, String> {
+        match arg(name) {
+            Some(Value::Str(s)) => Ok(s.clone()),
+            Some(Value::Num(n)) => Ok(n.to_string()),
+            Some(_) => Err(format!("`{name}` must be a string")),
+            None => Err(format!("`{name}` is missing")),
+        }
+    };
+    let optional = |name: &str| arg(name).is_some().then(|| text(name)).transpose();
+    let point = |name: &str| -> Result<Relative, String> {
+        let Some(value) = arg(name) else {
+            return Err(format!("`{name}` is missing"));
+        };
+        let Value::List(items) = value else {
+            return Err(format!("`{name}` must be [x, y]"));
+        };
+        let numbers: Vec<f64> = items
+            .iter()
+            .filter_map(|v| {
+                if let Value::Num(n) = v {
+                    Some(*n)
+                } else {
+                    None
+                }
+            })
+            .collect();
+        match numbers[..] {
+            [x, y]
+                if items.len() == 2 && (0.0..=999.0).contains(&x) && (0.0..=999.0).contains(&y) =>
+            {
+                Ok([x.round() as u16, y.round() as u16])
+            }
+            [_, _] if items.len() == 2 => Err(format!(
+                "`{name}` {:?} is outside the 0..999 coordinates",
+                numbers
+            )),
+            _ => Err(format!("`{name}` must be two numbers [x, y]")),
+        }
+    };
+    if call.name == "finish" {
+        return Ok(Action::Finish {
+            message: optional("message")?.unwrap_or_default(),
+        });
+    }
+    let written = text("action")?;
+    let key: String = written
+        .chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect();
+    let Some((key, _)) = NAMES.iter().find(|(k, _)| *k == key) else {
+        return Err(format!("unknown action {written:?}"));
+    };
+    Ok(match *key {
+        "launch" => Action::Launch { app: text("app")? },
+        "tap" => Action::Tap {
+            element: point("element")?,
+            message: optional("message")?,
+        },
+        "type" => Action::Type {
+            text: text("text")?,
+        },
+        "typename" => Action::TypeName {
+            text: text("text")?,
+        },
+        "swipe" => Action::Swipe {
+            start: point("start")?,
+            end: point("end")?,
+        },
+        "longpress" => Action::LongPress {
+            element: point("element")?,
+        },
+        "doubletap" => Action::DoubleTap {
+            element: point("element")?,
+        },
+        "back" => Action::Back,
+        "home" => Action::Home,
+        "wait" => Action::Wait {
+            duration: optional("duration")?.unwrap_or_else(|| "1 seconds".into()),
+        },
+        "takeover" => Action::TakeOver {
+            message: optional("message")?.unwrap_or_default(),
+        },
+        "interact" => Action::Interact,
+        "note" => Action::Note {
+            message: optional("message")?.unwrap_or_default(),
+        },
+        "callapi" => Action::CallApi {
+            instruction: text("instruction")?,
+        },
+        _ => Action::GetKnowledgeData {
+            query: text("query")?,
+        },
+    })
+}
+
+impl Action {
+    /// The grammar's name of the action (`Tap`, `Long Press`, `finish`).
+    pub fn name(&self) -> &'static str {
+        let key = match self {
+            Action::Launch { .. } => "launch",
+            Action::Tap { .. } => "tap",
+            Action::Type { .. } => "type",
+            Action::TypeName { .. } => "typename",
+            Action::Swipe { .. } => "swipe",
+            Action::LongPress { .. } => "longpress",
+            Action::DoubleTap { .. } => "doubletap",
+            Action::Back => "back",
+            Action::Home => "home",
+            Action::Wait { .. } => "wait",
+            Action::TakeOver { .. } => "takeover",
+            Action::Interact => "interact",
+            Action::Note { .. } => "note",
+            Action::CallApi { .. } => "callapi",
+            Action::GetKnowledgeData { .. } => "getknowledgedata",
+            Action::Finish { .. } => return "finish",
+        };
+        NAMES
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, n)| *n)
+            .expect("every action is named")
+    }
+
+    /// Seconds a `Wait` asks for: the first number of its duration (1 when it has none).
+    pub fn wait_seconds(&self) -> Option<f64> {
+        let Action::Wait { duration } = self else {
+            return None;
+        };
+        let number: String = duration
+            .trim()
+            .chars()
+            .take_while(|c| c.is_ascii_digit() || *c == '.')
+            .collect();
+        Some(number.parse().unwrap_or(1.0))
+    }
+
+    /// The seed's dict form: `{"_metadata": "do", "action": "Tap", "element": [500, 300]}`,
+    /// `{"_metadata": "finish", "message": "…"}`.
+    pub fn to_dict(&self) -> Json {
+        let mut map = Map::new();
+        if let Action::Finish { message } = self {
+            map.insert("_metadata".into(), json!("finish"));
+            map.insert("message".into(), json!(message));
+            return Json::Object(map);
+        }
+        map.insert("_metadata".into(), json!("do"));
+        map.insert("action".into(), json!(self.name()));
+        let mut put = |k: &str, v: Json| {
+            map.insert(k.into(), v);
+        };
+        match self {
+            Action::Launch { app } => put("app", json!(app)),
+            Action::Tap { element, message } => {
+                put("element", json!(element));
+                if let Some(m) = message {
+                    put("message", json!(m));
+                }
+            }
+            Action::Type { text } | Action::TypeName { text } => put("text", json!(text)),
+            Action::Swipe { start, end } => {
+                put("start", json!(start));
+                put("end", json!(end));
+            }
+            Action::LongPress { element } | Action::DoubleTap { element } => {
+                put("element", json!(element))
+            }
+            Action::Wait { duration } => put("duration", json!(duration)),
+            Action::TakeOver { message } | Action::Note { message } => {
+                put("message", json!(message))
+            }
+            Action::CallApi { instruction } => put("instruction", json!(instruction)),
+            Action::GetKnowledgeData { query } => put("query", json!(query)),
+            Action::Back | Action::Home | Action::Interact | Action::Finish { .. } => {}
+        }
+        Json::Object(map)
+    }
+
+    /// The action written in the grammar, as a model would (what [`parse_reply`] reads back).
+    pub fn to_grammar(&self) -> String {
+        let quote = |s: &str| {
+            format!(
+                "\"{}\"",
+                s.replace('\\', "\\\\")
+                    .replace('"', "\\\"")
+                    .replace('\n', "\\n")
+            )
+        };
+        let point = |p: &Relative| format!("[{},{}]", p[0], p[1]);
+        if let Action::Finish { message } = self {
+            return format!("finish(message={})", quote(message));
+        }
+        let mut args = vec![format!("action={}", quote(self.name()))];
+        match self {
+            Action::Launch { app } => args.push(format!("app={}", quote(app))),
+            Action::Tap { element, message } => {
+                args.push(format!("element={}", point(element)));
+                if let Some(m) = message {
+                    args.push(format!("message={}", quote(m)));
+                }
+            }
+            Action::Type { text } | Action::TypeName { text } => {
+                args.push(format!("text={}", quote(text)))
+            }
+            Action::Swipe { start, end } => {
+                args.push(format!("start={}", point(start)));
+                args.push(format!("end={}", point(end)));
+            }
+            Action::LongPress { element } | Action::DoubleTap { element } => {
+                args.push(format!("element={}", point(element)))
+            }
+            Action::Wait { duration } => args.push(format!("duration={}", quote(duration))),
+            Action::TakeOver { message } | Action::Note { message } => {
+                args.push(format!("message={}", quote(message)))
+            }
+            Action::CallApi { instruction } => {
+                args.push(format!("instruction={}", quote(instruction)))
+            }
+            Action::GetKnowledgeData { query } => args.push(format!("query={}", quote(query))),
+            Action::Back | Action::Home | Action::Interact | Action::Finish { .. } => {}
+        }
+        format!("do({})", args.join(", "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn open_autoglm_s_failures_are_read_right() {
+        // Its parser typed `你好")</answe` for this (a slice of the reply).
+        assert_eq!(
+            parse_reply(r#"<answer>do(action="Type", text="你好")</answer>"#).unwrap(),
+            Action::Type {
+                text: "你好".into()
+            }
+        );
+        // Two actions: the first is taken.
+        assert_eq!(
+            parse_reply(r#"do(action="Back") do(action="Home")"#).unwrap(),
+            Action::Back
+        );
+        // An unclosed parenthesis at the end.
+        assert_eq!(
+            parse_reply(r#"<answer>do(action="Tap", element=[500, 300]"#).unwrap(),
+            Action::Tap {
+                element: [500, 300],
+                message: None
+            }
+        );
+        // GET_KNOWLEDGE_DATA is an action, and nothing parseable is an error, not a finish.
+        assert_eq!(
+            parse_reply(r#"do(action="GET_KNOWLEDGE_DATA", query="退货运费谁出")"#).unwrap(),
+            Action::GetKnowledgeData {
+                query: "退货运费谁出".into()
+            }
+        );
+        assert!(parse_reply("我觉得应该点击搜索框。").is_err());
+    }
+
+    #[test]
+    fn the_answer_is_preferred_to_thoughts_and_bad_calls_are_skipped() {
+        let reply = r#"<think>也许 do(action="Back") 更好，但不是</think><answer>do(action="Home")</answer>"#;
+        assert_eq!(parse_reply(reply).unwrap(), Action::Home);
+        let reply = r#"do(action="Fly") then do(action="Tap", element=[1200, 5]) so do(action="Long Press", element=[10, 20])"#;
+        assert_eq!(
+            parse_reply(reply).unwrap(),
+            Action::LongPress { element: [10, 20] }
+        );
+        let error = parse_reply(r#"do(action="Tap", element=[1200, 5])"#).unwrap_err();
+        assert!(error.0.contains("0..999"), "{error}");
+    }
+
+    #[test]
+    fn the_dict_form_and_the_grammar_round_trip() {
+        let tap = Action::Tap {
+            element: [500, 300],
+            message: Some("确认支付".into()),
+        };
+        assert_eq!(
+            tap.to_dict(),
+            json!({"_metadata": "do", "action": "Tap", "element": [500, 300], "message": "确认支付"})
+        );
+        assert_eq!(
+            Action::Finish {
+                message: "完成".into()
+            }
+            .to_dict(),
+            json!({"_metadata": "finish", "message": "完成"})
+        );
+        for action in [
+            tap,
+            Action::Swipe {
+                start: [1, 2],
+                end: [998, 999],
+            },
+            Action::Type {
+                text: "a \"quoted\" \\ line\n二".into(),
+            },
+            Action::Wait {
+                duration: "2 seconds".into(),
+            },
+            Action::Finish {
+                message: String::new(),
+            },
+        ] {
+            assert_eq!(parse_reply(&action.to_grammar()).unwrap(), action);
+        }
+        assert_eq!(
+            parse_reply(r#"do(action="Wait", duration="2.5 seconds")"#)
+                .unwrap()
+                .wait_seconds(),
+            Some(2.5)
+        );
+    }
+}
