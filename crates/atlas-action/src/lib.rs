@@ -99,6 +99,11 @@ const NAMES: &[(&str, &str)] = &[
     ("getknowledgedata", "GET_KNOWLEDGE_DATA"),
 ];
 
+/// The action names of the grammar as models write them (`Tap`, `Long Press`, …), and `finish`.
+pub fn action_names() -> impl Iterator<Item = &'static str> {
+    NAMES.iter().map(|(_, name)| *name).chain(["finish"])
+}
+
 /// The first well-formed action in a model's reply.
 pub fn parse_reply(reply: &str) -> Result<Action, ParseError> {
     let mut first_error: Option<String> = None;

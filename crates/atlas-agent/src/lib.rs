@@ -8,6 +8,7 @@
 
 pub mod caller;
 pub mod droidtask_eval;
+pub mod guard;
 pub mod loao;
 pub mod teach;
 
