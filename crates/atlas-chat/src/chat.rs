@@ -1,9 +1,7 @@
 //! The tool-calling loop. It runs on a blocking thread (the model is called with a blocking
 //! HTTP client and read as a stream of server-sent events) and reports through a channel.
 
-use std::io::{BufRead, BufReader};
 use std::sync::Arc;
-use std::time::Duration;
 
 use atlas_service::{ToolContext, ToolGroup, ToolRegistry};
 use serde::Serialize;
@@ -104,132 +102,6 @@ fn parse_arguments(raw: Option<&Value>) -> Result<Value, String> {
     }
 }
 
-/// One model reply, assembled from a stream or read whole.
-#[derive(Default)]
-struct Reply {
-    content: String,
-    /// (id, name, arguments as sent)
-    calls: Vec<(Option<String>, String, Value)>,
-}
-
-fn call_model(
-    config: &ChatConfig,
-    body: &Value,
-    on_delta: &mut dyn FnMut(&str),
-) -> Result<Reply, String> {
-    let url = format!("{}/chat/completions", config.base_url.trim_end_matches('/'));
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .timeout_global(Some(Duration::from_secs(120)))
-        .http_status_as_error(false)
-        .build()
-        .into();
-    let mut request = agent.post(&url).header("Content-Type", "application/json");
-    if let Some(key) = &config.api_key {
-        request = request.header("Authorization", &format!("Bearer {key}"));
-    }
-    let mut response = request
-        .send(body.to_string())
-        .map_err(|e| format!("the model at {url} did not answer: {e}"))?;
-    let status = response.status();
-    let streamed = response
-        .headers()
-        .get("content-type")
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|t| t.contains("text/event-stream"));
-    let reader = response.body_mut().as_reader();
-    if !status.is_success() {
-        let mut text = String::new();
-        let _ = BufReader::new(reader).read_line(&mut text);
-        return Err(format!("the model answered {status}: {}", text.trim()));
-    }
-    let mut reply = Reply::default();
-    if !streamed {
-        let whole: Value =
-            serde_json::from_reader(reader).map_err(|e| format!("the model's answer: {e}"))?;
-        let message = whole
-            .pointer("/choices/0/message")
-            .cloned()
-            .unwrap_or_default();
-        if let Some(text) = message.get("content").and_then(Value::as_str) {
-            on_delta(text);
-            reply.content = text.to_string();
-        }
-        for call in message
-            .get("tool_calls")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            reply.calls.push((
-                call.get("id").and_then(Value::as_str).map(String::from),
-                call.pointer("/function/name")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .to_string(),
-                call.pointer("/function/arguments")
-                    .cloned()
-                    .unwrap_or_default(),
-            ));
-        }
-        return Ok(reply);
-    }
-    // Streamed tool calls arrive in fragments keyed by index: accumulate them.
-    let mut fragments: Vec<(Option<String>, String, String, Option<Value>)> = Vec::new();
-    for line in BufReader::new(reader).lines() {
-        let line = line.map_err(|e| format!("the model's stream broke: {e}"))?;
-        let Some(data) = line.strip_prefix("data:").map(str::trim) else {
-            continue;
-        };
-        if data == "[DONE]" {
-            break;
-        }
-        let Ok(chunk) = serde_json::from_str::<Value>(data) else {
-            continue;
-        };
-        let Some(delta) = chunk.pointer("/choices/0/delta") else {
-            continue;
-        };
-        if let Some(text) = delta.get("content").and_then(Value::as_str)
-            && !text.is_empty()
-        {
-            on_delta(text);
-            reply.content.push_str(text);
-        }
-        for call in delta
-            .get("tool_calls")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            let index = call.get("index").and_then(Value::as_u64).unwrap_or(0) as usize;
-            if fragments.len() <= index {
-                fragments.resize(index + 1, (None, String::new(), String::new(), None));
-            }
-            let slot = &mut fragments[index];
-            if let Some(id) = call.get("id").and_then(Value::as_str) {
-                slot.0 = Some(id.to_string());
-            }
-            if let Some(name) = call.pointer("/function/name").and_then(Value::as_str) {
-                slot.1.push_str(name);
-            }
-            match call.pointer("/function/arguments") {
-                Some(Value::String(part)) => slot.2.push_str(part),
-                Some(object @ Value::Object(_)) => slot.3 = Some(object.clone()),
-                _ => {}
-            }
-        }
-    }
-    for (id, name, text, object) in fragments {
-        if name.is_empty() && text.is_empty() && object.is_none() {
-            continue;
-        }
-        reply
-            .calls
-            .push((id, name, object.unwrap_or(Value::String(text))));
-    }
-    Ok(reply)
-}
-
 /// The tools a chat offers: the business graph's and the knowledge bases'.
 pub fn chat_tools(tools: &ToolRegistry) -> Vec<Value> {
     tools
@@ -267,14 +139,18 @@ pub fn run_chat(
             "tool_choice": "auto",
             "stream": true,
         });
-        let reply = match call_model(config, &body, &mut |text| {
+        let model =
+            atlas_llm::ModelConfig::new(&config.base_url, &config.model, config.api_key.clone());
+        let reply = match atlas_llm::complete(&model, &body, &mut |text| {
             send(ChatEvent::Delta {
                 content: text.to_string(),
             })
         }) {
             Ok(reply) => reply,
-            Err(message) => {
-                send(ChatEvent::Error { message });
+            Err(e) => {
+                send(ChatEvent::Error {
+                    message: e.to_string(),
+                });
                 return;
             }
         };
@@ -291,11 +167,12 @@ pub fn run_chat(
         let calls: Vec<(String, String, Value)> = reply
             .calls
             .into_iter()
-            .map(|(id, name, raw)| {
-                let id = id
+            .map(|call| {
+                let id = call
+                    .id
                     .filter(|i| !i.is_empty())
                     .unwrap_or_else(|| format!("call_{}", uuid::Uuid::new_v4().simple()));
-                (id, name, raw)
+                (id, call.name, call.arguments)
             })
             .collect();
         messages.push(json!({
