@@ -9,7 +9,9 @@
 pub mod caller;
 pub mod droidtask_eval;
 pub mod guard;
+pub mod knowledge;
 pub mod loao;
+pub mod phone;
 pub mod teach;
 
 pub use caller::{CallError, HttpCaller, ServiceCaller, ToolCaller};

@@ -15,6 +15,9 @@
 //!   {"content": "写入 user_profile 的接口：{{last.impl_resource_links.0.impl_id}}"}]}]}
 //! ```
 //!
+//! A conversation with `"session": true` plays an agent's session instead: it is chosen by the
+//! first user message (the task), and the k-th model call of the whole session gets turn k.
+//!
 //! A turn may set `"quirk": "object_arguments"` or `"no_ids"` to answer as some providers do
 //! (arguments as an object, tool calls without ids). Streaming (`"stream": true`) answers
 //! server-sent events with the text and arguments in fragments, as real endpoints do. Every
@@ -148,11 +151,19 @@ async fn complete(State(script): State<Arc<Script>>, Json(request): Json<Value>)
         )
             .into_response();
     };
-    let question = text_of(&messages[user_at]);
-    let turn = messages[user_at..]
+    // A session conversation is chosen by the first user message (an agent's task) and counts
+    // its turns over the whole session; others by the latest user message.
+    let first_user = messages
         .iter()
-        .filter(|m| m.get("role").and_then(Value::as_str) == Some("assistant"))
-        .count();
+        .position(|m| m.get("role").and_then(Value::as_str) == Some("user"))
+        .unwrap_or(user_at);
+    let anchor = |c: &Value| {
+        if c.get("session").and_then(Value::as_bool) == Some(true) {
+            first_user
+        } else {
+            user_at
+        }
+    };
     let last_tool = messages[user_at..]
         .iter()
         .rev()
@@ -165,7 +176,7 @@ async fn complete(State(script): State<Arc<Script>>, Json(request): Json<Value>)
         .find(|c| {
             c.get("match")
                 .and_then(Value::as_str)
-                .is_some_and(|m| question.contains(m))
+                .is_some_and(|m| text_of(&messages[anchor(c)]).contains(m))
         })
         .or_else(|| {
             script
@@ -173,6 +184,10 @@ async fn complete(State(script): State<Arc<Script>>, Json(request): Json<Value>)
                 .iter()
                 .find(|c| c.get("match").is_none())
         });
+    let turn = messages[conversation.map_or(user_at, anchor)..]
+        .iter()
+        .filter(|m| m.get("role").and_then(Value::as_str) == Some("assistant"))
+        .count();
     let turns = conversation
         .and_then(|c| c.get("turns"))
         .and_then(Value::as_array);

@@ -1,10 +1,18 @@
 //! `atlas agent`: the phone agent's commands.
 
-use std::io::Read;
+use std::io::{BufRead, IsTerminal, Read, Write};
+use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
-use anyhow::{Context, Result};
-use clap::Subcommand;
+use anyhow::{Context, Result, bail};
+use atlas_agent::guard::{Guard, RuleSet};
+use atlas_agent::knowledge::KnowledgeConfig;
+use atlas_agent::phone::{AgentConfig, Ending, Person, PhoneAgent, Unattended};
+use atlas_device::{AppCatalog, CurrentApp, Device, DeviceError, Key, Point, Screenshot};
+use atlas_model::Widget;
+use clap::{Args, Subcommand};
 
 #[derive(Subcommand)]
 pub enum AgentCommand {
@@ -12,14 +20,69 @@ pub enum AgentCommand {
     /// seed 002's dict form (`{"_metadata":"do","action":"Tap","element":[500,300]}`); when none
     /// is, print `{"error":{"code":"unparseable","message":…}}` and exit 1.
     Parse,
+    /// Run a task on a phone: screenshot → model → one action → guard → device, until the model
+    /// finishes (exit 0), the steps run out or something fails (exit 1).
+    Run(RunArgs),
+}
+
+#[derive(Args)]
+pub struct RunArgs {
+    /// What to do, in the person's words ("打开美团点一份外卖").
+    task: String,
+    /// The phone: `adb:SERIAL`, `hdc:CONNECT_KEY`, or `sim:ADDR` (an `atlas device sim`, connected
+    /// through adb).
+    #[arg(long)]
+    device: String,
+    /// The OpenAI-compatible endpoint of the model.
+    #[arg(
+        long,
+        env = "PHONE_AGENT_BASE_URL",
+        default_value = "http://localhost:8000/v1"
+    )]
+    model_url: String,
+    #[arg(long, env = "PHONE_AGENT_MODEL", default_value = "autoglm-phone-9b")]
+    model: String,
+    #[arg(long, env = "PHONE_AGENT_API_KEY")]
+    model_key: Option<String>,
+    #[arg(long, default_value_t = 30)]
+    max_steps: usize,
+    /// The system prompt's language.
+    #[arg(long, default_value = "zh", value_parser = ["zh", "en"])]
+    lang: String,
+    /// Guard rules (YAML), beside the built-in QQ customer-service gate; repeatable.
+    #[arg(long)]
+    rules: Vec<PathBuf>,
+    /// More app names for Launch (name, Android package, HarmonyOS bundle; tab-separated).
+    #[arg(long)]
+    apps: Option<PathBuf>,
+    /// Write the run report here as JSON (a readable summary goes to standard error).
+    #[arg(long)]
+    report: Option<PathBuf>,
+    /// Confirm sensitive taps without asking.
+    #[arg(long)]
+    yes: bool,
+    /// Look and ask, but do nothing to the phone: each action is printed instead.
+    #[arg(long)]
+    dry_run: bool,
 }
 
 /// The longest reply read: far beyond any model's answer, and a bound on what a pipe can make
 /// the parser hold.
 const MAX_REPLY: u64 = 1 << 20;
 
-pub fn run(command: AgentCommand) -> Result<ExitCode> {
+pub async fn run(command: AgentCommand) -> Result<ExitCode> {
     match command {
+        AgentCommand::Run(args) => {
+            let stop = Arc::new(AtomicBool::new(false));
+            let flag = stop.clone();
+            tokio::spawn(async move {
+                if tokio::signal::ctrl_c().await.is_ok() {
+                    eprintln!("stopping after this step (Ctrl-C)");
+                    flag.store(true, Ordering::SeqCst);
+                }
+            });
+            tokio::task::spawn_blocking(move || run_task(args, stop)).await?
+        }
         AgentCommand::Parse => {
             let mut bytes = Vec::new();
             std::io::stdin()
@@ -46,5 +109,153 @@ pub fn run(command: AgentCommand) -> Result<ExitCode> {
                 }
             }
         }
+    }
+}
+
+fn run_task(args: RunArgs, stop: Arc<AtomicBool>) -> Result<ExitCode> {
+    let mut catalog = AppCatalog::builtin();
+    if let Some(path) = &args.apps {
+        catalog.add_file(path)?;
+    }
+    let device = open_device(&args.device, catalog)?;
+    let device: Box<dyn Device> = if args.dry_run {
+        Box::new(DryRun(device))
+    } else {
+        device
+    };
+    let mut rule_sets = vec![RuleSet::qq_customer_service()];
+    for path in &args.rules {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        rule_sets
+            .push(RuleSet::parse(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?);
+    }
+    let mut model =
+        atlas_llm::ModelConfig::new(&args.model_url, &args.model, args.model_key.clone());
+    model.retries = 3;
+    let config = AgentConfig {
+        model,
+        max_steps: args.max_steps.max(1),
+        lang: args.lang.clone(),
+        knowledge: KnowledgeConfig::from_env(),
+        stop,
+    };
+    let person: Box<dyn Person> = if std::io::stdin().is_terminal() && !args.yes {
+        Box::new(Terminal)
+    } else {
+        Box::new(Unattended { yes: args.yes })
+    };
+    let guard = Guard::new(rule_sets, &args.task);
+    let report = PhoneAgent::new(device.as_ref(), &config, person.as_ref(), guard).run(&args.task);
+    eprint!("{}", report.summary());
+    if let Some(path) = &args.report {
+        std::fs::write(path, serde_json::to_string_pretty(&report)?)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(if report.ending == Ending::Finished {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// `adb:SERIAL`, `hdc:KEY` or `sim:ADDR`.
+fn open_device(spec: &str, catalog: AppCatalog) -> Result<Box<dyn Device>> {
+    let (kind, id) = spec.split_once(':').unwrap_or((spec, ""));
+    let id = (!id.is_empty()).then(|| id.to_string());
+    Ok(match kind {
+        "adb" => Box::new(atlas_device_adb::Adb::new(id).with_catalog(catalog)),
+        "hdc" => Box::new(atlas_device_hdc::Hdc::new(id).with_catalog(catalog)),
+        "sim" => {
+            let Some(address) = id else {
+                bail!("--device sim:ADDR needs the simulator's address, e.g. sim:127.0.0.1:5555");
+            };
+            let adb = atlas_device::tool_program("ATLAS_ADB", "adb");
+            let said = std::process::Command::new(&adb)
+                .args(["connect", &address])
+                .output()
+                .with_context(|| format!("cannot run {}", adb.display()))?;
+            let said = String::from_utf8_lossy(&said.stdout);
+            if !said.contains("connected") {
+                bail!(
+                    "adb could not connect to the simulator at {address}: {}",
+                    said.trim()
+                );
+            }
+            Box::new(atlas_device_adb::Adb::new(Some(address)).with_catalog(catalog))
+        }
+        other => bail!("--device {other}:…: expected adb:SERIAL, hdc:KEY or sim:ADDR"),
+    })
+}
+
+/// A person at the terminal.
+struct Terminal;
+
+impl Person for Terminal {
+    fn confirm(&self, message: &str) -> bool {
+        eprint!("敏感操作 / sensitive action: {message}. Go ahead? [y/N] ");
+        let _ = std::io::stderr().flush();
+        let mut line = String::new();
+        std::io::stdin().lock().read_line(&mut line).is_ok()
+            && matches!(line.trim(), "y" | "Y" | "yes" | "是")
+    }
+
+    fn take_over(&self, message: &str) -> bool {
+        eprint!("请接管手机 / take over the phone: {message}. Press Enter when done. ");
+        let _ = std::io::stderr().flush();
+        let mut line = String::new();
+        std::io::stdin().lock().read_line(&mut line).is_ok()
+    }
+}
+
+/// A device that looks but does not touch: every action is printed instead.
+struct DryRun(Box<dyn Device>);
+
+impl DryRun {
+    fn say(&self, what: String) -> Result<(), DeviceError> {
+        println!("dry run: {what}");
+        Ok(())
+    }
+}
+
+impl Device for DryRun {
+    fn name(&self) -> String {
+        self.0.name()
+    }
+    fn screenshot(&self) -> Result<Screenshot, DeviceError> {
+        self.0.screenshot()
+    }
+    fn current_app(&self) -> Result<CurrentApp, DeviceError> {
+        self.0.current_app()
+    }
+    fn hierarchy(&self) -> Result<Vec<Widget>, DeviceError> {
+        self.0.hierarchy()
+    }
+    fn tap(&self, at: Point) -> Result<(), DeviceError> {
+        self.say(format!("tap {at:?}"))
+    }
+    fn double_tap(&self, at: Point) -> Result<(), DeviceError> {
+        self.say(format!("double tap {at:?}"))
+    }
+    fn long_press(&self, at: Point, millis: u32) -> Result<(), DeviceError> {
+        self.say(format!("long press {at:?} for {millis} ms"))
+    }
+    fn swipe(&self, from: Point, to: Point, millis: u32) -> Result<(), DeviceError> {
+        self.say(format!("swipe {from:?} → {to:?} in {millis} ms"))
+    }
+    fn key(&self, key: Key) -> Result<(), DeviceError> {
+        self.say(format!("key {key:?}"))
+    }
+    fn launch(&self, app: &str) -> Result<(), DeviceError> {
+        self.say(format!("launch {app}"))
+    }
+    fn type_text(&self, text: &str) -> Result<(), DeviceError> {
+        self.say(format!("type {text:?}"))
+    }
+    fn clear_text(&self) -> Result<(), DeviceError> {
+        self.say("clear the field".into())
+    }
+    fn wait(&self, millis: u32) {
+        println!("dry run: wait {millis} ms");
     }
 }

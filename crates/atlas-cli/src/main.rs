@@ -1211,7 +1211,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Device { what } => device(what),
-        Command::Agent { what } => agent::run(what),
+        Command::Agent { what } => agent::run(what).await,
         Command::Import {
             what: ImportCommand::Droidtask { data, dir },
         } => {

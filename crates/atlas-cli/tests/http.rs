@@ -1251,12 +1251,17 @@ fn dify_knowledge_api_fills_a_running_server() {
 
 /// `atlas model-sim` on a free port with the demo script.
 fn model_sim() -> (Child, String) {
-    let port = free_port();
-    let addr = format!("127.0.0.1:{port}");
-    let script = concat!(
+    model_sim_playing(Path::new(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../atlas-chat/demo/business.json"
-    );
+    )))
+}
+
+/// `atlas model-sim` on a free port with a script.
+fn model_sim_playing(script: &Path) -> (Child, String) {
+    let port = free_port();
+    let addr = format!("127.0.0.1:{port}");
+    let script = script.to_str().unwrap();
     let child = Command::new(env!("CARGO_BIN_EXE_atlas"))
         .args(["model-sim", script, "--addr", &addr])
         .stdout(Stdio::null())
@@ -2148,4 +2153,219 @@ fn agent_parse_prints_the_first_well_formed_action_in_the_seed_s_dict_form() {
             .contains("0..999"),
         "{error}"
     );
+}
+
+/// Starts `atlas device sim` on an app of a data folder; its address once it listens.
+fn phone_sim(data: &Path, app: &str, log: &Path) -> (KillOnDrop, String) {
+    let serial = format!("127.0.0.1:{}", free_port());
+    let mut sim = KillOnDrop(
+        Command::new(env!("CARGO_BIN_EXE_atlas"))
+            .args(["device", "sim", "--app", app, "--data"])
+            .arg(data)
+            .args(["--listen", &serial, "--log"])
+            .arg(log)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let mut said = String::new();
+    {
+        use std::io::BufRead;
+        std::io::BufReader::new(sim.0.stderr.as_mut().unwrap())
+            .read_line(&mut said)
+            .unwrap();
+    }
+    assert!(said.contains("simulated phone"), "{said}");
+    (sim, serial)
+}
+
+#[test]
+fn the_agent_answers_a_qq_customer_question_from_the_knowledge_base_through_the_guard() {
+    let adb_here = Command::new("adb")
+        .arg("version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !adb_here {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "scripts/test.sh installs adb"
+        );
+        eprintln!("adb is not installed: skipped");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let server = Server::start(&data, &["--demo"]);
+    // A chat app as a graph: the message list, and contact 11's chat with a question in it.
+    let qq = "com.tencent.mobileqq";
+    let home = server.call(
+        "add_page",
+        json!({"app_id": qq, "page_name": "消息", "page_type": "home",
+        "ui_hierarchy": {"widgets": [
+            {"id": "contact_11", "text": "11", "type": "button", "bounds": "0,300,1080,450"},
+            {"id": "ask_ai", "text": "问AI", "type": "button", "bounds": "0,450,1080,600"}]}}),
+    );
+    let chat = server.call(
+        "add_page",
+        json!({"app_id": qq, "page_name": "聊天-11",
+        "ui_hierarchy": {"widgets": [
+            {"id": "message", "text": "退货运费谁出？", "type": "text", "bounds": "40,400,900,520"},
+            {"id": "input", "text": "", "type": "input", "bounds": "0,2200,800,2350"},
+            {"id": "send", "text": "发送", "type": "button", "bounds": "800,2200,1080,2350"}]}}),
+    );
+    let (home, chat) = (
+        home.1["page_id"].as_str().unwrap().to_string(),
+        chat.1["page_id"].as_str().unwrap().to_string(),
+    );
+    let (status, said) = server.call(
+        "report_transition",
+        json!({"app_id": qq, "from_page": home, "to_page": chat,
+        "action": {"type": "click", "widget": "contact_11", "widget_text": "11"}, "success": true}),
+    );
+    assert_eq!(status, 200, "{said}");
+    // What the knowledge base answers the contact's question.
+    let (_, found) = dify_post(
+        &server,
+        "/v1/datasets/6f1d7d1e-6b0a-4d1e-9f1e-000000000001/retrieve",
+        Some("dataset-demo-key"),
+        r#"{"query": "退货运费谁出？"}"#,
+    );
+    let answer = found["records"][0]["segment"]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(answer.contains("运费"), "{answer}");
+
+    let log = dir.path().join("phone.jsonl");
+    let (_sim, serial) = phone_sim(&data, qq, &log);
+    // The model: prose and two actions, a reply with none, an early finish, a forgotten
+    // parenthesis, and the question typed into the chat instead of looked up.
+    let script = dir.path().join("model.json");
+    let turns = [
+        "我先打开QQ。\ndo(action=\"Launch\", app=\"QQ\")\ndo(action=\"Back\")",
+        "<think>进入联系人11的聊天</think><answer>do(action=\"Tap\", element=[500,156])</answer>",
+        "嗯……让我想想该怎么回答。",
+        "<answer>finish(message=\"已经回复了\")</answer>",
+        "点击输入框 do(action='Tap', element=[370,947]",
+        "<answer>do(action=\"Type\", text=\"退货运费谁出？\")</answer>",
+        "<think>已发送答案</think><answer>finish(message=\"已回复11\")</answer>",
+    ];
+    let turns: Vec<Value> = turns.iter().map(|t| json!({"content": t})).collect();
+    std::fs::write(
+        &script,
+        json!({"conversations": [{"match": "QQ 智能客服", "session": true, "turns": turns}]})
+            .to_string(),
+    )
+    .unwrap();
+    let (model, model_url) = model_sim_playing(&script);
+    let _model = KillOnDrop(model);
+    let report_file = dir.path().join("report.json");
+    let run = Command::new(env!("CARGO_BIN_EXE_atlas"))
+        .args([
+            "agent",
+            "run",
+            "QQ 智能客服回复联系人11的问题",
+            "--device",
+            &format!("sim:{serial}"),
+        ])
+        .args([
+            "--model-url",
+            &format!("{model_url}/v1"),
+            "--max-steps",
+            "12",
+            "--report",
+        ])
+        .arg(&report_file)
+        .env("PHONE_AGENT_KNOWLEDGE_BASE_URL", &server.url)
+        .env(
+            "PHONE_AGENT_KNOWLEDGE_DATASET_ID",
+            "6f1d7d1e-6b0a-4d1e-9f1e-000000000001",
+        )
+        .env("PHONE_AGENT_KNOWLEDGE_AUTH_TOKEN", "dataset-demo-key")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let summary = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{summary}");
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(&report_file).unwrap()).unwrap();
+    let steps = report["steps"].as_array().unwrap();
+    assert_eq!(report["ending"], "finished", "{summary}");
+    assert_eq!(steps.len(), 7, "{summary}");
+    assert_eq!(
+        steps[0]["action"]["action"], "Launch",
+        "the first of two actions"
+    );
+    assert!(
+        steps[2]["action"].is_null()
+            && steps[2]["observation"]
+                .as_str()
+                .unwrap()
+                .contains("no well-formed action")
+    );
+    assert_eq!(steps[3]["proposed"]["_metadata"], "finish");
+    assert_eq!(
+        steps[3]["action"]["action"], "Wait",
+        "finish before the lookup is blocked"
+    );
+    assert_eq!(steps[5]["proposed"]["action"], "Type");
+    assert_eq!(
+        steps[5]["action"],
+        json!({"_metadata": "do", "action": "GET_KNOWLEDGE_DATA", "query": "退货运费谁出？"})
+    );
+    assert_eq!(steps[5]["chosen_by"], "guard");
+    assert_eq!(steps[6]["action"]["_metadata"], "finish");
+    assert!(
+        steps
+            .iter()
+            .all(|s| s["model"]["first_token_ms"].as_f64().unwrap() > 0.0)
+    );
+    // The phone received the knowledge base's answer, typed and sent; never the question.
+    let actions: Vec<Value> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let typed: Vec<&str> = actions
+        .iter()
+        .filter(|a| a["action"] == "type")
+        .filter_map(|a| a["text"].as_str())
+        .collect();
+    assert_eq!(typed, [answer.as_str()], "{actions:?}");
+    assert!(
+        actions
+            .iter()
+            .any(|a| a["action"] == "key" && a["key"] == "KEYCODE_ENTER")
+    );
+    // The model was told what happened, and saw only the latest screenshot.
+    let requests: Vec<Value> = agent()
+        .get(&format!("{model_url}/requests"))
+        .call()
+        .unwrap()
+        .body_mut()
+        .read_json()
+        .unwrap();
+    assert_eq!(requests.len(), 7);
+    let told = requests[3].to_string();
+    assert!(told.contains("no well-formed action"), "{told}");
+    assert!(
+        requests[4]
+            .to_string()
+            .contains("Waiting for QQ AI is not allowed")
+    );
+    assert!(
+        requests[6]
+            .to_string()
+            .contains("GET_KNOWLEDGE_DATA executed successfully")
+    );
+    for request in &requests {
+        let images = request
+            .to_string()
+            .matches("data:image/png;base64,")
+            .count();
+        assert_eq!(images, 1, "one screenshot per request");
+    }
+    adb(&["disconnect", &serial]);
+    server.stop();
 }

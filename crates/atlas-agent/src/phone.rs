@@ -1,0 +1,502 @@
+//! The phone agent of seed 002: look at the phone, ask the model for one action, let the guard
+//! review it, do it, tell the model what happened — until the model finishes, the steps run
+//! out, or the person stops it.
+//!
+//! Each step captures the screenshot and the current app, builds the messages (the seed's
+//! system prompt, the task, the screen info with the last observation, the screenshot as an
+//! image part; screenshots of earlier steps are dropped from the context, their text kept), asks
+//! the model, parses its reply ([`atlas_action`]), reviews the action ([`crate::guard`]) and
+//! executes it on the [`Device`]. A reply without a well-formed action is not the end: the model
+//! is told why and asked again. Every step goes into the [`RunReport`].
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use atlas_action::{Action, Relative, parse_reply};
+use atlas_device::{Device, Key, Point};
+use atlas_llm::{ModelConfig, complete};
+use base64::Engine;
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::guard::Guard;
+use crate::knowledge::KnowledgeConfig;
+
+const SYSTEM_ZH: &str = include_str!("../prompts/system_zh.txt");
+const SYSTEM_EN: &str = include_str!("../prompts/system_en.txt");
+
+/// The person beside the phone: confirms sensitive taps, takes over when asked.
+pub trait Person: Send + Sync {
+    /// Whether to go ahead with a sensitive action (`message` says what it is).
+    fn confirm(&self, message: &str) -> bool;
+    /// The person takes over the phone and says when done; false when nobody can.
+    fn take_over(&self, message: &str) -> bool;
+}
+
+/// Nobody at the phone: sensitive taps go ahead only if `yes`; nobody can take over.
+pub struct Unattended {
+    pub yes: bool,
+}
+
+impl Person for Unattended {
+    fn confirm(&self, _: &str) -> bool {
+        self.yes
+    }
+    fn take_over(&self, _: &str) -> bool {
+        false
+    }
+}
+
+/// What the agent needs besides the device and the model.
+pub struct AgentConfig {
+    pub model: ModelConfig,
+    pub max_steps: usize,
+    /// `zh` or `en`: the system prompt's language.
+    pub lang: String,
+    pub knowledge: Option<KnowledgeConfig>,
+    /// Set from outside (Ctrl-C) to stop after the current step.
+    pub stop: Arc<AtomicBool>,
+}
+
+/// Who chose a step's action.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Chooser {
+    Model,
+    Guard,
+}
+
+/// The model call of a step.
+#[derive(Debug, Clone, Serialize)]
+pub struct ModelCall {
+    pub first_token_ms: f64,
+    pub total_ms: f64,
+    pub prompt_tokens: Option<u64>,
+    pub completion_tokens: Option<u64>,
+    pub attempts: u32,
+}
+
+/// One step of a run.
+#[derive(Debug, Clone, Serialize)]
+pub struct StepReport {
+    pub step: usize,
+    pub app: String,
+    pub chosen_by: Chooser,
+    /// The model's reply as it came.
+    pub reply: String,
+    /// What the model proposed, in the seed's dict form (none when nothing parsed).
+    pub proposed: Option<Value>,
+    /// What ran.
+    pub action: Option<Value>,
+    pub rules: Vec<String>,
+    pub ok: bool,
+    pub observation: Option<String>,
+    pub model: Option<ModelCall>,
+    pub step_ms: f64,
+    pub device_ms: f64,
+    /// Everything but the model and the device: the agent's own cost.
+    pub agent_ms: f64,
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Ending {
+    /// The model said `finish`.
+    Finished,
+    MaxSteps,
+    /// Stopped from outside (Ctrl-C).
+    Stopped,
+    /// Nobody could take over when the model asked.
+    TakeOver,
+    /// The model or the device failed beyond retrying.
+    Error,
+}
+
+/// A run, step by step, with its totals.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunReport {
+    pub task: String,
+    pub device: String,
+    pub model: String,
+    pub ending: Ending,
+    pub message: String,
+    pub guard: Vec<String>,
+    pub steps: Vec<StepReport>,
+    pub model_calls: usize,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    pub total_ms: f64,
+}
+
+impl RunReport {
+    /// A few lines for a person.
+    pub fn summary(&self) -> String {
+        let mut out = format!(
+            "task: {}\nended: {:?} — {}\nsteps: {}, model calls: {}, tokens: {} in / {} out, {:.1} s\n",
+            self.task,
+            self.ending,
+            self.message,
+            self.steps.len(),
+            self.model_calls,
+            self.prompt_tokens,
+            self.completion_tokens,
+            self.total_ms / 1000.0
+        );
+        for s in &self.steps {
+            let action = s
+                .action
+                .as_ref()
+                .map_or("(nothing parsed)".to_string(), Value::to_string);
+            out += &format!(
+                "{:>3}. [{:?}] {action}{}{}\n",
+                s.step,
+                s.chosen_by,
+                if s.rules.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (guard: {})", s.rules.join("; "))
+                },
+                s.observation
+                    .as_ref()
+                    .map_or(String::new(), |o| format!("\n       → {o}")),
+            );
+        }
+        out
+    }
+}
+
+/// The agent of one task on one device.
+pub struct PhoneAgent<'a> {
+    device: &'a dyn Device,
+    config: &'a AgentConfig,
+    person: &'a dyn Person,
+    guard: Guard,
+}
+
+/// How long a `Wait` may be (a model asking for an hour is not obeyed).
+const MAX_WAIT_SECONDS: f64 = 30.0;
+
+impl<'a> PhoneAgent<'a> {
+    pub fn new(
+        device: &'a dyn Device,
+        config: &'a AgentConfig,
+        person: &'a dyn Person,
+        guard: Guard,
+    ) -> PhoneAgent<'a> {
+        PhoneAgent {
+            device,
+            config,
+            person,
+            guard,
+        }
+    }
+
+    /// Runs `task` to its end; the report says how it ended.
+    pub fn run(&mut self, task: &str) -> RunReport {
+        let started = Instant::now();
+        let mut report = RunReport {
+            task: task.to_string(),
+            device: self.device.name(),
+            model: self.config.model.model.clone(),
+            ending: Ending::MaxSteps,
+            message: format!("no finish within {} steps", self.config.max_steps),
+            guard: self.guard.active().into_iter().map(String::from).collect(),
+            steps: Vec::new(),
+            model_calls: 0,
+            prompt_tokens: 0,
+            completion_tokens: 0,
+            total_ms: 0.0,
+        };
+        let system = if self.config.lang == "en" {
+            SYSTEM_EN
+        } else {
+            SYSTEM_ZH
+        };
+        let today = chrono::Local::now().format("%Y-%m-%d %A").to_string();
+        let mut messages =
+            vec![json!({"role": "system", "content": system.replace("{date}", &today)})];
+        let mut observation: Option<String> = None;
+        for step in 1..=self.config.max_steps {
+            if self.config.stop.load(Ordering::SeqCst) {
+                report.ending = Ending::Stopped;
+                report.message = "stopped by the person".into();
+                break;
+            }
+            let outcome = self.step(step, task, &mut messages, &mut observation);
+            let (step_report, end) = match outcome {
+                Ok(done) => done,
+                Err(message) => {
+                    report.ending = Ending::Error;
+                    report.message = message;
+                    break;
+                }
+            };
+            if let Some(call) = &step_report.model {
+                report.model_calls += 1;
+                report.prompt_tokens += call.prompt_tokens.unwrap_or(0);
+                report.completion_tokens += call.completion_tokens.unwrap_or(0);
+            }
+            report.steps.push(step_report);
+            if let Some((ending, message)) = end {
+                report.ending = ending;
+                report.message = message;
+                break;
+            }
+        }
+        report.total_ms = started.elapsed().as_secs_f64() * 1000.0;
+        report
+    }
+
+    /// One step; `Some(ending)` when the run ends with it.
+    fn step(
+        &mut self,
+        step: usize,
+        task: &str,
+        messages: &mut Vec<Value>,
+        observation: &mut Option<String>,
+    ) -> Result<(StepReport, Option<(Ending, String)>), String> {
+        let started = Instant::now();
+        let mut device_time = Duration::ZERO;
+        let mut timed = |f: &mut dyn FnMut() -> Result<Value, String>| {
+            let t = Instant::now();
+            let r = f();
+            device_time += t.elapsed();
+            r
+        };
+        let shot = timed(&mut || {
+            self.device
+                .screenshot()
+                .map(|s| {
+                    json!([
+                        s.width,
+                        s.height,
+                        base64::engine::general_purpose::STANDARD.encode(&s.png)
+                    ])
+                })
+                .map_err(|e| e.to_string())
+        })?;
+        let (width, height) = (
+            shot[0].as_u64().unwrap_or(1) as u32,
+            shot[1].as_u64().unwrap_or(1) as u32,
+        );
+        let app = timed(&mut || {
+            self.device
+                .current_app()
+                .map(|a| {
+                    json!([
+                        a.name.clone().unwrap_or_else(|| a.package.clone()),
+                        a.package
+                    ])
+                })
+                .map_err(|e| e.to_string())
+        })
+        .unwrap_or_else(|_| json!(["System Home", ""]));
+        let app_names: Vec<String> = app
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|v| v.as_str().map(String::from))
+            .collect();
+        let app_name = app_names.first().cloned().unwrap_or_default();
+
+        let mut info = json!({"current_app": app_name});
+        if let Some(o) = observation.take() {
+            info["last_observation"] = json!(o);
+        }
+        let text = if step == 1 {
+            format!("{task}\n\n{info}")
+        } else {
+            format!("** Screen Info **\n\n{info}")
+        };
+        messages.push(json!({"role": "user", "content": [
+            {"type": "text", "text": text},
+            {"type": "image_url", "image_url": {"url": format!("data:image/png;base64,{}", shot[2].as_str().unwrap_or_default())}},
+        ]}));
+        let body = json!({
+            "messages": messages,
+            "stream": true,
+            "temperature": 0,
+            "max_tokens": 3000,
+        });
+        let completion =
+            complete(&self.config.model, &body, &mut |_| {}).map_err(|e| e.to_string())?;
+        // The screenshot has been seen: only its text stays in the context.
+        if let Some(last) = messages.last_mut() {
+            *last = json!({"role": "user", "content": text});
+        }
+        messages.push(json!({"role": "assistant", "content": completion.content}));
+        let call = ModelCall {
+            first_token_ms: completion.first_token_ms,
+            total_ms: completion.total_ms,
+            prompt_tokens: completion.prompt_tokens,
+            completion_tokens: completion.completion_tokens,
+            attempts: completion.attempts,
+        };
+        let mut report = StepReport {
+            step,
+            app: app_name.clone(),
+            chosen_by: Chooser::Model,
+            reply: completion.content.clone(),
+            proposed: None,
+            action: None,
+            rules: Vec::new(),
+            ok: false,
+            observation: None,
+            model: Some(call),
+            step_ms: 0.0,
+            device_ms: 0.0,
+            agent_ms: 0.0,
+        };
+        let proposed = match parse_reply(&completion.content) {
+            Ok(action) => action,
+            Err(e) => {
+                let told = format!(
+                    "Your last reply had no well-formed action ({e}). Answer with exactly one do(...) or finish(...) inside <answer>."
+                );
+                report.observation = Some(told.clone());
+                *observation = Some(told);
+                return Ok((self.finish_timing(report, started, device_time), None));
+            }
+        };
+        report.proposed = Some(proposed.to_dict());
+        let names: Vec<&str> = app_names.iter().map(String::as_str).collect();
+        let reviewed = self.guard.review(proposed.clone(), &names);
+        if reviewed.action != proposed {
+            report.chosen_by = Chooser::Guard;
+        }
+        report.rules = reviewed.rules;
+        let action = reviewed.action;
+        report.action = Some(action.to_dict());
+        let t = Instant::now();
+        let executed = self.execute(&action, (width, height));
+        device_time += t.elapsed();
+        let (ok, result, end) = match executed {
+            Ok(Done::Continue(result)) => (true, result, None),
+            Ok(Done::End(ending, message)) => (
+                ending == Ending::Finished,
+                message.clone(),
+                Some((ending, message)),
+            ),
+            Err(message) => (false, message, None),
+        };
+        report.ok = ok;
+        let said = self.guard.record(&action, ok, &result);
+        let told = said
+            .or(reviewed.observation)
+            .or((!result.is_empty()).then_some(result));
+        report.observation = told.clone();
+        *observation = told;
+        Ok((self.finish_timing(report, started, device_time), end))
+    }
+
+    fn finish_timing(
+        &self,
+        mut report: StepReport,
+        started: Instant,
+        device: Duration,
+    ) -> StepReport {
+        report.step_ms = started.elapsed().as_secs_f64() * 1000.0;
+        report.device_ms = device.as_secs_f64() * 1000.0;
+        let model = report.model.as_ref().map_or(0.0, |m| m.total_ms);
+        report.agent_ms = (report.step_ms - report.device_ms - model).max(0.0);
+        report
+    }
+
+    /// Does an action on the device: what to tell the model, or the run's end.
+    fn execute(&self, action: &Action, (width, height): (u32, u32)) -> Result<Done, String> {
+        let device = self.device;
+        let point = |p: &Relative| {
+            Point::from_relative(u32::from(p[0]), u32::from(p[1]), width, height)
+                .map_err(|e| e.to_string())
+        };
+        let fail = |e: atlas_device::DeviceError| e.to_string();
+        match action {
+            Action::Launch { app } => device.launch(app).map_err(fail)?,
+            Action::Tap { element, message } => {
+                if let Some(m) = message
+                    && !self.person.confirm(m)
+                {
+                    return Err(format!(
+                        "The person did not confirm the sensitive tap ({m}); it was not done."
+                    ));
+                }
+                device.tap(point(element)?).map_err(fail)?
+            }
+            Action::Type { text } | Action::TypeName { text } => {
+                device.clear_text().map_err(fail)?;
+                device.type_text(text).map_err(fail)?
+            }
+            Action::Swipe { start, end } => device
+                .swipe(point(start)?, point(end)?, 500)
+                .map_err(fail)?,
+            Action::LongPress { element } => {
+                device.long_press(point(element)?, 1500).map_err(fail)?
+            }
+            Action::DoubleTap { element } => device.double_tap(point(element)?).map_err(fail)?,
+            Action::Back => device.key(Key::Back).map_err(fail)?,
+            Action::Home => device.key(Key::Home).map_err(fail)?,
+            Action::Wait { .. } => {
+                let seconds = action
+                    .wait_seconds()
+                    .unwrap_or(1.0)
+                    .clamp(0.0, MAX_WAIT_SECONDS);
+                device.wait((seconds * 1000.0) as u32);
+            }
+            Action::TakeOver { .. } | Action::Interact => {
+                let message = action_message(action);
+                if !self.person.take_over(message) {
+                    let said = if message.is_empty() {
+                        "the model asked for the person"
+                    } else {
+                        message
+                    };
+                    return Ok(Done::End(Ending::TakeOver, said.to_string()));
+                }
+                return Ok(Done::Continue(
+                    "The person took over and handed the phone back.".into(),
+                ));
+            }
+            Action::Note { .. } => return Ok(Done::Continue("Noted.".into())),
+            Action::CallApi { .. } => {
+                return Ok(Done::Continue(
+                    "Call_API has nothing to call here; summarise in your finish message.".into(),
+                ));
+            }
+            Action::GetKnowledgeData { query } => return self.knowledge(query),
+            Action::Finish { message } => return Ok(Done::End(Ending::Finished, message.clone())),
+        }
+        Ok(Done::Continue(String::new()))
+    }
+
+    /// Looks `query` up; a found answer is typed into the conversation and sent.
+    fn knowledge(&self, query: &str) -> Result<Done, String> {
+        let Some(knowledge) = &self.config.knowledge else {
+            return Err("GET_KNOWLEDGE_DATA has no knowledge base: set PHONE_AGENT_KNOWLEDGE_BASE_URL and PHONE_AGENT_KNOWLEDGE_DATASET_ID".into());
+        };
+        let Some(answer) = knowledge.retrieve(query)? else {
+            return Err(format!(
+                "The knowledge base has no answer for {query:?}; nothing was sent."
+            ));
+        };
+        let fail = |e: atlas_device::DeviceError| e.to_string();
+        self.device.clear_text().map_err(fail)?;
+        self.device.type_text(&answer).map_err(fail)?;
+        self.device.key(Key::Enter).map_err(fail)?;
+        Ok(Done::Continue(answer))
+    }
+}
+
+enum Done {
+    /// Go on; what happened, for the model.
+    Continue(String),
+    End(Ending, String),
+}
+
+fn action_message(action: &Action) -> &str {
+    match action {
+        Action::TakeOver { message } => message,
+        _ => "",
+    }
+}
