@@ -133,10 +133,7 @@ fn page_views(
             ..Widget::default()
         });
     }
-    let unplaced = shown
-        .iter()
-        .filter(|w| parse_bounds(&w.bounds).is_none())
-        .count() as i64;
+    let unplaced = shown.iter().filter(|w| parse_bounds(w).is_none()).count() as i64;
     // A column that fits the screen: rows of 170 pixels, thinner when there are many.
     let row = ((HEIGHT - COLUMN_TOP) / unplaced.max(1)).min(170);
     let mut next_top = if views.is_empty() {
@@ -145,7 +142,7 @@ fn page_views(
         COLUMN_TOP
     };
     for w in &shown {
-        let bounds = parse_bounds(&w.bounds).unwrap_or_else(|| {
+        let bounds = parse_bounds(w).unwrap_or_else(|| {
             let top = next_top;
             next_top += row;
             [[60, top], [WIDTH - 60, top + row - 20]]
@@ -229,30 +226,7 @@ fn names(action: &Action, id: &str, text: &str) -> bool {
     }
 }
 
-/// `[l,t][r,b]`, as uiautomator and seed 000 write bounds.
-fn parse_bounds(text: &str) -> Option<[[i64; 2]; 2]> {
-    let numbers: Vec<i64> = text
-        .split(|c: char| !(c.is_ascii_digit() || c == '-'))
-        .filter(|s| !s.is_empty())
-        .map(|s| s.parse().ok())
-        .collect::<Option<_>>()?;
-    match numbers[..] {
-        [l, t, r, b] if r > l && b > t => Some([[l, t], [r, b]]),
-        _ => None,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::parse_bounds;
-
-    #[test]
-    fn bounds_read_as_uiautomator_writes_them() {
-        assert_eq!(
-            parse_bounds("[0,80][1080,220]"),
-            Some([[0, 80], [1080, 220]])
-        );
-        assert_eq!(parse_bounds("[5,5][5,9]"), None);
-        assert_eq!(parse_bounds(""), None);
-    }
+/// A widget's box as the simulator keeps views' bounds.
+fn parse_bounds(widget: &Widget) -> Option<[[i64; 2]; 2]> {
+    widget.rect().map(|[l, t, r, b]| [[l, t], [r, b]])
 }

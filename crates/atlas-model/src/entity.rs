@@ -75,6 +75,21 @@ pub struct Widget {
 }
 
 impl Widget {
+    /// The widget's box `[left, top, right, bottom]` in pixels, read from its bounds as
+    /// uiautomator (`[l,t][r,b]`) or seed 000 (`l,t,r,b`) write them; none when absent or empty.
+    pub fn rect(&self) -> Option<[i64; 4]> {
+        let numbers: Vec<i64> = self
+            .bounds
+            .split(|c: char| !(c.is_ascii_digit() || c == '-'))
+            .filter(|s| !s.is_empty())
+            .map(|s| s.parse().ok())
+            .collect::<Option<_>>()?;
+        match numbers[..] {
+            [l, t, r, b] if r > l && b > t => Some([l, t, r, b]),
+            _ => None,
+        }
+    }
+
     /// A field one types into (Android `EditText`, HarmonyOS `TextInput`, HTML `input`): its text
     /// is what it holds, not a name.
     pub fn is_text_field(&self) -> bool {
@@ -257,5 +272,25 @@ impl Trace {
     /// A trace whose every step succeeded.
     pub fn succeeded(&self) -> bool {
         !self.steps.is_empty() && self.steps.iter().all(|s| s.success)
+    }
+}
+
+#[cfg(test)]
+mod widget_tests {
+    use super::Widget;
+
+    #[test]
+    fn bounds_read_as_uiautomator_and_seed_000_write_them() {
+        let rect = |b: &str| {
+            Widget {
+                bounds: b.into(),
+                ..Widget::default()
+            }
+            .rect()
+        };
+        assert_eq!(rect("[0,80][1080,220]"), Some([0, 80, 1080, 220]));
+        assert_eq!(rect("0,300,1080,450"), Some([0, 300, 1080, 450]));
+        assert_eq!(rect("[5,5][5,9]"), None);
+        assert_eq!(rect(""), None);
     }
 }
