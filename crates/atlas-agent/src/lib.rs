@@ -8,6 +8,7 @@
 
 pub mod caller;
 pub mod droidtask_eval;
+pub mod graph;
 pub mod guard;
 pub mod knowledge;
 pub mod loao;

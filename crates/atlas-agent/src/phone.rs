@@ -20,6 +20,7 @@ use base64::Engine;
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use crate::graph::GraphLink;
 use crate::guard::Guard;
 use crate::knowledge::KnowledgeConfig;
 
@@ -64,6 +65,8 @@ pub struct AgentConfig {
 #[serde(rename_all = "snake_case")]
 pub enum Chooser {
     Model,
+    /// The graph was sure enough (the fast path): the model was not asked.
+    Graph,
     Guard,
 }
 
@@ -173,6 +176,7 @@ pub struct PhoneAgent<'a> {
     config: &'a AgentConfig,
     person: &'a dyn Person,
     guard: Guard,
+    graph: Option<GraphLink<'a>>,
 }
 
 /// How long a `Wait` may be (a model asking for an hour is not obeyed).
@@ -190,7 +194,14 @@ impl<'a> PhoneAgent<'a> {
             config,
             person,
             guard,
+            graph: None,
         }
+    }
+
+    /// Matches screens, reports steps and takes the graph's sure actions (see [`crate::graph`]).
+    pub fn with_graph(mut self, graph: GraphLink<'a>) -> PhoneAgent<'a> {
+        self.graph = Some(graph);
+        self
     }
 
     /// Runs `task` to its end; the report says how it ended.
@@ -259,110 +270,117 @@ impl<'a> PhoneAgent<'a> {
     ) -> Result<(StepReport, Option<(Ending, String)>), String> {
         let started = Instant::now();
         let mut device_time = Duration::ZERO;
-        let mut timed = |f: &mut dyn FnMut() -> Result<Value, String>| {
-            let t = Instant::now();
-            let r = f();
-            device_time += t.elapsed();
-            r
+        let t = Instant::now();
+        let shot = self.device.screenshot().map_err(|e| e.to_string())?;
+        let (width, height) = (shot.width, shot.height);
+        let (app_name, package) = match self.device.current_app() {
+            Ok(a) => (
+                a.name.clone().unwrap_or_else(|| a.package.clone()),
+                a.package,
+            ),
+            Err(_) => ("System Home".to_string(), String::new()),
         };
-        let shot = timed(&mut || {
-            self.device
-                .screenshot()
-                .map(|s| {
-                    json!([
-                        s.width,
-                        s.height,
-                        base64::engine::general_purpose::STANDARD.encode(&s.png)
-                    ])
-                })
-                .map_err(|e| e.to_string())
-        })?;
-        let (width, height) = (
-            shot[0].as_u64().unwrap_or(1) as u32,
-            shot[1].as_u64().unwrap_or(1) as u32,
-        );
-        let app = timed(&mut || {
-            self.device
-                .current_app()
-                .map(|a| {
-                    json!([
-                        a.name.clone().unwrap_or_else(|| a.package.clone()),
-                        a.package
-                    ])
-                })
-                .map_err(|e| e.to_string())
-        })
-        .unwrap_or_else(|_| json!(["System Home", ""]));
-        let app_names: Vec<String> = app
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|v| v.as_str().map(String::from))
-            .collect();
-        let app_name = app_names.first().cloned().unwrap_or_default();
+        device_time += t.elapsed();
+        let app_names = [app_name.as_str(), package.as_str()];
+
+        // The graph first: where we are, what happened last step, and what it would do now.
+        let mut at_page = None;
+        let mut suggestion = None;
+        if let Some(graph) = &mut self.graph {
+            let t = Instant::now();
+            let widgets = self.device.hierarchy().unwrap_or_default();
+            device_time += t.elapsed();
+            match graph.arrive(&package, &widgets, task) {
+                Ok(page) if !page.is_empty() => {
+                    suggestion =
+                        Some(graph.suggest(&package, &page, task, &widgets, (width, height)));
+                    at_page = Some((page, widgets));
+                }
+                Ok(_) => {}
+                Err(e) => tracing::warn!("the graph did not answer: {e}"),
+            }
+        }
+        let fast = suggestion.as_ref().and_then(|s| {
+            let threshold = self.graph.as_ref().map_or(f64::INFINITY, |g| g.fast_path);
+            (s.confidence >= threshold)
+                .then(|| s.action.clone())
+                .flatten()
+        });
 
         let mut info = json!({"current_app": app_name});
         if let Some(o) = observation.take() {
             info["last_observation"] = json!(o);
+        }
+        if let Some(s) = &suggestion
+            && !s.hint.is_null()
+        {
+            info["atlas_hint"] = s.hint.clone();
         }
         let text = if step == 1 {
             format!("{task}\n\n{info}")
         } else {
             format!("** Screen Info **\n\n{info}")
         };
-        messages.push(json!({"role": "user", "content": [
-            {"type": "text", "text": text},
-            {"type": "image_url", "image_url": {"url": format!("data:image/png;base64,{}", shot[2].as_str().unwrap_or_default())}},
-        ]}));
-        let body = json!({
-            "messages": messages,
-            "stream": true,
-            "temperature": 0,
-            "max_tokens": 3000,
-        });
-        let completion =
-            complete(&self.config.model, &body, &mut |_| {}).map_err(|e| e.to_string())?;
-        // The screenshot has been seen: only its text stays in the context.
-        if let Some(last) = messages.last_mut() {
-            *last = json!({"role": "user", "content": text});
-        }
-        messages.push(json!({"role": "assistant", "content": completion.content}));
-        let call = ModelCall {
-            first_token_ms: completion.first_token_ms,
-            total_ms: completion.total_ms,
-            prompt_tokens: completion.prompt_tokens,
-            completion_tokens: completion.completion_tokens,
-            attempts: completion.attempts,
-        };
         let mut report = StepReport {
             step,
             app: app_name.clone(),
             chosen_by: Chooser::Model,
-            reply: completion.content.clone(),
+            reply: String::new(),
             proposed: None,
             action: None,
             rules: Vec::new(),
             ok: false,
             observation: None,
-            model: Some(call),
+            model: None,
             step_ms: 0.0,
             device_ms: 0.0,
             agent_ms: 0.0,
         };
-        let proposed = match parse_reply(&completion.content) {
-            Ok(action) => action,
-            Err(e) => {
-                let told = format!(
-                    "Your last reply had no well-formed action ({e}). Answer with exactly one do(...) or finish(...) inside <answer>."
-                );
-                report.observation = Some(told.clone());
-                *observation = Some(told);
-                return Ok((self.finish_timing(report, started, device_time), None));
+        let (proposed, focus) = match fast {
+            Some((action, focus)) => {
+                // The graph is sure: the model is not asked, but its context says what was done.
+                report.chosen_by = Chooser::Graph;
+                messages.push(json!({"role": "user", "content": text}));
+                messages.push(json!({"role": "assistant", "content": format!("<answer>{}</answer>", action.to_grammar())}));
+                (action, focus)
+            }
+            None => {
+                let image = base64::engine::general_purpose::STANDARD.encode(&shot.png);
+                messages.push(json!({"role": "user", "content": [
+                    {"type": "text", "text": text},
+                    {"type": "image_url", "image_url": {"url": format!("data:image/png;base64,{image}")}},
+                ]}));
+                let body = json!({"messages": messages, "stream": true, "temperature": 0, "max_tokens": 3000});
+                let completion =
+                    complete(&self.config.model, &body, &mut |_| {}).map_err(|e| e.to_string())?;
+                // The screenshot has been seen: only its text stays in the context.
+                if let Some(last) = messages.last_mut() {
+                    *last = json!({"role": "user", "content": text});
+                }
+                messages.push(json!({"role": "assistant", "content": completion.content}));
+                report.reply = completion.content.clone();
+                report.model = Some(ModelCall {
+                    first_token_ms: completion.first_token_ms,
+                    total_ms: completion.total_ms,
+                    prompt_tokens: completion.prompt_tokens,
+                    completion_tokens: completion.completion_tokens,
+                    attempts: completion.attempts,
+                });
+                match parse_reply(&completion.content) {
+                    Ok(action) => (action, None),
+                    Err(e) => {
+                        let told = format!(
+                            "Your last reply had no well-formed action ({e}). Answer with exactly one do(...) or finish(...) inside <answer>."
+                        );
+                        report.observation = Some(told.clone());
+                        *observation = Some(told);
+                        return Ok((self.finish_timing(report, started, device_time), None));
+                    }
+                }
             }
         };
         report.proposed = Some(proposed.to_dict());
-        let names: Vec<&str> = app_names.iter().map(String::as_str).collect();
-        let reviewed = self.guard.review(proposed.clone(), &names);
+        let reviewed = self.guard.review(proposed.clone(), &app_names);
         if reviewed.action != proposed {
             report.chosen_by = Chooser::Guard;
         }
@@ -370,8 +388,22 @@ impl<'a> PhoneAgent<'a> {
         let action = reviewed.action;
         report.action = Some(action.to_dict());
         let t = Instant::now();
-        let executed = self.execute(&action, (width, height));
+        // A field the graph types into is tapped first (the graph says which).
+        let focused = match focus.filter(|_| action == proposed) {
+            Some(point) => self.device.tap(point).map_err(|e| e.to_string()),
+            None => Ok(()),
+        };
+        let executed = focused.and_then(|_| self.execute(&action, (width, height)));
         device_time += t.elapsed();
+        if let (Some(graph), Some((page, widgets))) = (&mut self.graph, &at_page) {
+            graph.executed(
+                page,
+                &action,
+                focus.filter(|_| action == proposed),
+                widgets,
+                (width, height),
+            );
+        }
         let (ok, result, end) = match executed {
             Ok(Done::Continue(result)) => (true, result, None),
             Ok(Done::End(ending, message)) => (

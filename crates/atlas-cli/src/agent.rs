@@ -7,6 +7,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Context, Result, bail};
+use atlas_agent::HttpCaller;
+use atlas_agent::graph::GraphLink;
 use atlas_agent::guard::{Guard, RuleSet};
 use atlas_agent::knowledge::KnowledgeConfig;
 use atlas_agent::phone::{AgentConfig, Ending, Person, PhoneAgent, Unattended};
@@ -64,6 +66,21 @@ pub struct RunArgs {
     /// Look and ask, but do nothing to the phone: each action is printed instead.
     #[arg(long)]
     dry_run: bool,
+    /// An Atlas server whose graph the agent uses: screens matched to pages, every step
+    /// reported, and the graph's action taken without the model when it is sure enough.
+    #[arg(long, env = "ATLAS_URL")]
+    atlas: Option<String>,
+    #[arg(long, env = "ATLAS_TOKEN")]
+    atlas_token: Option<String>,
+    /// The app's id in the graph (default: the current app's package).
+    #[arg(long)]
+    app_id: Option<String>,
+    /// The graph's calibrated confidence at which its action is taken without asking the model.
+    #[arg(long, default_value_t = 0.95)]
+    fast_path: f64,
+    /// The session the steps are reported under (default: one per run).
+    #[arg(long)]
+    session: Option<String>,
 }
 
 /// The longest reply read: far beyond any model's answer, and a bound on what a pipe can make
@@ -146,7 +163,24 @@ fn run_task(args: RunArgs, stop: Arc<AtomicBool>) -> Result<ExitCode> {
         Box::new(Unattended { yes: args.yes })
     };
     let guard = Guard::new(rule_sets, &args.task);
-    let report = PhoneAgent::new(device.as_ref(), &config, person.as_ref(), guard).run(&args.task);
+    let caller = args
+        .atlas
+        .as_deref()
+        .map(|url| HttpCaller::new(url, args.atlas_token.clone()));
+    let session = args
+        .session
+        .clone()
+        .unwrap_or_else(|| format!("agent-{}", chrono::Utc::now().format("%Y%m%dT%H%M%S%.3f")));
+    let mut agent = PhoneAgent::new(device.as_ref(), &config, person.as_ref(), guard);
+    if let Some(caller) = &caller {
+        agent = agent.with_graph(GraphLink::new(
+            caller,
+            args.app_id.clone(),
+            args.fast_path,
+            &session,
+        ));
+    }
+    let report = agent.run(&args.task);
     eprint!("{}", report.summary());
     if let Some(path) = &args.report {
         std::fs::write(path, serde_json::to_string_pretty(&report)?)

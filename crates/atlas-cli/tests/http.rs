@@ -2369,3 +2369,126 @@ fn the_agent_answers_a_qq_customer_question_from_the_knowledge_base_through_the_
     adb(&["disconnect", &serial]);
     server.stop();
 }
+
+#[test]
+fn a_task_done_once_is_replayed_from_the_graph_without_the_model() {
+    let adb_here = Command::new("adb")
+        .arg("version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !adb_here {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "scripts/test.sh installs adb"
+        );
+        eprintln!("adb is not installed: skipped");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let server = Server::start(&data, &["--demo"]);
+    let log = dir.path().join("phone.jsonl");
+    let (_sim, serial) = phone_sim(&data, "com.meituan.app", &log);
+    assert!(adb(&["connect", &serial]).contains("connected"));
+    let shell = |args: &[&str]| {
+        let mut all = vec!["-s", serial.as_str(), "shell"];
+        all.extend_from_slice(args);
+        adb(&all)
+    };
+    // Where a person would tap, in the model's 0..999 coordinates of the 1080x2400 screen.
+    let relative_of = |label: &str| -> String {
+        shell(&["uiautomator", "dump", "/sdcard/ui.xml"]);
+        let nodes = dump_nodes(&adb(&["-s", &serial, "exec-out", "cat", "/sdcard/ui.xml"]));
+        let (_, _, (x, y)) = nodes.iter().find(|(t, _, _)| t == label).unwrap().clone();
+        let (x, y) = (x * 1000 / 1080, y * 1000 / 2400);
+        shell(&[
+            "input",
+            "tap",
+            &(x * 1080 / 1000).to_string(),
+            &(y * 2400 / 1000).to_string(),
+        ]);
+        format!("[{x},{y}]")
+    };
+    let mine = relative_of("我的");
+    let orders = relative_of("全部订单");
+    // A task the graph was never told: the model does it the first time.
+    let task = "看一下账户里存的东西";
+    let script = dir.path().join("model.json");
+    let turns = [
+        format!("<answer>do(action=\"Tap\", element={mine})</answer>"),
+        format!("<answer>do(action=\"Tap\", element={orders})</answer>"),
+        "<answer>finish(message=\"找到了\")</answer>".to_string(),
+    ];
+    let turns: Vec<Value> = turns.iter().map(|t| json!({"content": t})).collect();
+    std::fs::write(
+        &script,
+        json!({"conversations": [{"match": task, "session": true, "turns": turns}]}).to_string(),
+    )
+    .unwrap();
+    let (model, model_url) = model_sim_playing(&script);
+    let _model = KillOnDrop(model);
+    let run = |extra: &[&str]| -> Value {
+        shell(&["monkey", "-p", "com.meituan.app", "1"]);
+        let report = dir.path().join("report.json");
+        let out = Command::new(env!("CARGO_BIN_EXE_atlas"))
+            .args([
+                "agent",
+                "run",
+                task,
+                "--device",
+                &format!("sim:{serial}"),
+                "--atlas",
+                &server.url,
+            ])
+            .args(["--model-url", &format!("{model_url}/v1"), "--report"])
+            .arg(&report)
+            .args(extra)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap()
+    };
+    // First run: the graph is never trusted (threshold above 1), every step is the model's.
+    let first = run(&["--fast-path", "1.01"]);
+    assert_eq!(first["model_calls"], 3);
+    assert!(
+        first["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|s| s["chosen_by"] == "model")
+    );
+    let reached = |from: usize| -> Vec<String> {
+        std::fs::read_to_string(&log)
+            .unwrap()
+            .lines()
+            .skip(from)
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .filter(|a| a["action"] == "tap")
+            .map(|a| a["to"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let lines = std::fs::read_to_string(&log).unwrap().lines().count();
+    // Second run: the graph remembers the reported steps; the model is not asked at all, and
+    // the phone goes through the same screens.
+    let second = run(&[]);
+    assert_eq!(second["model_calls"], 0, "{second}");
+    assert_eq!(second["ending"], "finished");
+    let steps = second["steps"].as_array().unwrap();
+    assert!(steps.iter().all(|s| s["chosen_by"] == "graph"), "{second}");
+    let taps_now = reached(lines);
+    assert_eq!(taps_now.len(), 2);
+    let first_taps: Vec<String> = reached(0).into_iter().skip(2).take(2).collect();
+    assert_eq!(taps_now, first_taps, "the same screens as the first run");
+    // The agent's own cost per step (graph calls included, model and device not).
+    for s in steps {
+        assert!(s["agent_ms"].as_f64().unwrap() < 1000.0, "{s}");
+    }
+    adb(&["disconnect", &serial]);
+    server.stop();
+}

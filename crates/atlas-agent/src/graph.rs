@@ -1,0 +1,230 @@
+//! The graph in the agent's loop: each screen is matched to a page, each executed step is
+//! reported (with the task as its intent and the run as its session), and when the graph's
+//! calibrated confidence for the next action reaches the fast-path threshold the action is taken
+//! without asking the model. A task done once is then replayed from memory; a new task on a
+//! known app costs model calls only where the graph is unsure.
+//!
+//! Everything goes through the tool interfaces ([`ToolCaller`]), so the agent works the same
+//! against a remote `atlas serve` or an embedded service.
+
+use atlas_action::Action;
+use atlas_device::Point;
+use atlas_model::Widget;
+use serde_json::{Value, json};
+
+use crate::caller::ToolCaller;
+use crate::teach::page_for_screen;
+
+/// The agent's link to the graph for one run.
+pub struct GraphLink<'a> {
+    caller: &'a dyn ToolCaller,
+    /// The app the graph knows the phone's app by; the current app's package when `None`.
+    app_id: Option<String>,
+    /// Take the graph's action without the model at or above this confidence.
+    pub fast_path: f64,
+    session: String,
+    /// The page and widgets of the screen the last executed action started from, and the
+    /// action as the graph takes it (none when it cannot be reported: a launch, a wait).
+    pending: Option<(String, Value)>,
+    /// The field tapped last: typing goes there.
+    focused: Option<Widget>,
+}
+
+/// What the graph says about the next step.
+pub struct Suggestion {
+    /// The action, resolved on the screen, and the point to tap first (a field to type into).
+    pub action: Option<(Action, Option<Point>)>,
+    pub confidence: f64,
+    /// Context for the model when it is asked after all.
+    pub hint: Value,
+}
+
+impl<'a> GraphLink<'a> {
+    pub fn new(
+        caller: &'a dyn ToolCaller,
+        app_id: Option<String>,
+        fast_path: f64,
+        session: &str,
+    ) -> GraphLink<'a> {
+        GraphLink {
+            caller,
+            app_id,
+            fast_path,
+            session: session.to_string(),
+            pending: None,
+            focused: None,
+        }
+    }
+
+    fn app(&self, package: &str) -> String {
+        self.app_id.clone().unwrap_or_else(|| package.to_string())
+    }
+
+    /// The page of the screen (matched, or added), after reporting the step that led here.
+    pub fn arrive(
+        &mut self,
+        package: &str,
+        widgets: &[Widget],
+        task: &str,
+    ) -> Result<String, String> {
+        let app = self.app(package);
+        let title = widgets
+            .iter()
+            .map(|w| w.text.trim())
+            .find(|t| !t.is_empty())
+            .unwrap_or("screen");
+        let page = page_for_screen(self.caller, &app, title, widgets, true)
+            .map_err(|e| e.to_string())?
+            .unwrap_or_default();
+        if let Some((from, action)) = self.pending.take()
+            && !page.is_empty()
+        {
+            let report = json!({"app_id": app, "from_page": from, "to_page": page, "action": action,
+                "success": true, "session_id": self.session, "intent": task});
+            self.caller
+                .call("report_transition", report)
+                .map_err(|e| e.to_string())?;
+        }
+        Ok(page)
+    }
+
+    /// The graph's next action on `page` for `task`, resolved on the screen's widgets.
+    pub fn suggest(
+        &self,
+        package: &str,
+        page: &str,
+        task: &str,
+        widgets: &[Widget],
+        size: (u32, u32),
+    ) -> Suggestion {
+        let asked = self.caller.call(
+            "get_next_action",
+            json!({"app_id": self.app(package), "intent": task, "current_page": page, "session_id": self.session}),
+        );
+        let Ok(answer) = asked else {
+            return Suggestion {
+                action: None,
+                confidence: 0.0,
+                hint: Value::Null,
+            };
+        };
+        let action = &answer["action"];
+        let sure_path = matches!(answer["basis"].as_str(), Some("path" | "memory"));
+        let confidence = action["confidence"]
+            .as_f64()
+            .or(answer["confidence"].as_f64())
+            .unwrap_or(if sure_path { 1.0 } else { 0.0 });
+        let hint = json!({
+            "suggested": if action.is_null() { json!(if answer["is_complete"] == true { "finish" } else { "unknown" }) } else { action["description"].clone() },
+            "confidence": (confidence * 1000.0).round() / 1000.0,
+        });
+        let resolved = if action.is_null() {
+            (answer["is_complete"] == true).then(|| {
+                (
+                    Action::Finish {
+                        message: "done (the graph knows this page completes the task)".into(),
+                    },
+                    None,
+                )
+            })
+        } else {
+            resolve(action, widgets, size)
+        };
+        Suggestion {
+            action: resolved,
+            confidence,
+            hint,
+        }
+    }
+
+    /// Remembers what ran from `page` (after a tap on `focus`, when the graph typed into a
+    /// field), to report it when the next screen is known.
+    pub fn executed(
+        &mut self,
+        page: &str,
+        action: &Action,
+        focus: Option<Point>,
+        widgets: &[Widget],
+        size: (u32, u32),
+    ) {
+        if let Some(p) = focus {
+            self.focused = widget_at(widgets, p).cloned();
+        }
+        let at = |p: &[u16; 2]| {
+            Point::from_relative(u32::from(p[0]), u32::from(p[1]), size.0, size.1).ok()
+        };
+        let reported = match action {
+            Action::Back => Some(json!({"type": "back"})),
+            Action::Tap { element, .. } => at(element).and_then(|p| widget_at(widgets, p)).map(|w| {
+                if w.is_text_field() {
+                    self.focused = Some(w.clone());
+                }
+                json!({"type": "click", "widget": w.id, "widget_text": w.text})
+            }),
+            Action::Type { text } | Action::TypeName { text } => self.focused.as_ref().map(|w| {
+                json!({"type": "input", "widget": w.id, "widget_text": label(w), "input_text": text})
+            }),
+            _ => None,
+        };
+        self.pending = reported.map(|a| (page.to_string(), a));
+    }
+}
+
+/// The smallest widget under a point.
+fn widget_at(widgets: &[Widget], p: Point) -> Option<&Widget> {
+    let (x, y) = (i64::from(p.x), i64::from(p.y));
+    widgets
+        .iter()
+        .filter_map(|w| w.rect().map(|r| (w, r)))
+        .filter(|(_, [l, t, r, b])| x >= *l && x < *r && y >= *t && y < *b)
+        .min_by_key(|(_, [l, t, r, b])| (r - l) * (b - t))
+        .map(|(w, _)| w)
+}
+
+/// What names a field: its text, else its id (a field's text is what it holds).
+fn label(w: &Widget) -> &str {
+    if w.text.is_empty() { &w.id } else { &w.text }
+}
+
+/// The graph's action as the grammar's, on the widget it names (by id, else by text).
+fn resolve(
+    action: &Value,
+    widgets: &[Widget],
+    (width, height): (u32, u32),
+) -> Option<(Action, Option<Point>)> {
+    let kind = action["action_type"].as_str().unwrap_or_default();
+    if kind == "back" {
+        return Some((Action::Back, None));
+    }
+    let id = action["widget_id"].as_str().unwrap_or_default();
+    let text = action["widget_text"].as_str().unwrap_or_default().trim();
+    let widget = widgets
+        .iter()
+        .filter(|w| w.rect().is_some())
+        .find(|w| (!id.is_empty() && w.id == id) || (!text.is_empty() && w.text.trim() == text))?;
+    let [l, t, r, b] = widget.rect()?;
+    let (cx, cy) = ((l + r) / 2, (t + b) / 2);
+    let relative = |v: i64, size: u32| ((v * 1000) / i64::from(size.max(1))).clamp(0, 999) as u16;
+    let element = [relative(cx, width), relative(cy, height)];
+    match kind {
+        "input" => {
+            let focus = Point {
+                x: cx.max(0) as u32,
+                y: cy.max(0) as u32,
+            };
+            let typed = action["input_text"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string();
+            Some((Action::Type { text: typed }, Some(focus)))
+        }
+        "long_click" | "long_press" => Some((Action::LongPress { element }, None)),
+        _ => Some((
+            Action::Tap {
+                element,
+                message: None,
+            },
+            None,
+        )),
+    }
+}
