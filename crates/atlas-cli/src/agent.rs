@@ -24,7 +24,7 @@ pub enum AgentCommand {
     Parse,
     /// Run a task on a phone: screenshot → model → one action → guard → device, until the model
     /// finishes (exit 0), the steps run out or something fails (exit 1).
-    Run(RunArgs),
+    Run(Box<RunArgs>),
 }
 
 #[derive(Args)]
@@ -98,7 +98,7 @@ pub async fn run(command: AgentCommand) -> Result<ExitCode> {
                     flag.store(true, Ordering::SeqCst);
                 }
             });
-            tokio::task::spawn_blocking(move || run_task(args, stop)).await?
+            tokio::task::spawn_blocking(move || run_task(*args, stop)).await?
         }
         AgentCommand::Parse => {
             let mut bytes = Vec::new();

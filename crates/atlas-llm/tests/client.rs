@@ -138,7 +138,6 @@ fn an_endpoint_that_keeps_failing_gives_up_after_the_retries() {
     let closed = TcpListener::bind("127.0.0.1:0").unwrap();
     let address = format!("http://{}/v1", closed.local_addr().unwrap());
     drop(closed);
-    let mut config = config;
     config.base_url = address;
     let e = complete(&config, &json!({"messages": []}), &mut |_| {}).unwrap_err();
     assert!(matches!(e, ModelError::Unavailable { .. }), "{e}");
