@@ -1572,8 +1572,7 @@ async fn bench(args: BenchArgs) -> Result<ExitCode> {
 fn device(what: DeviceCommand) -> Result<ExitCode> {
     match what {
         DeviceCommand::List => {
-            let adb = atlas_device_adb::Adb::new(None);
-            let listed = adb.list().map_err(|e| anyhow::anyhow!("{e}"))?;
+            let listed = atlas_device_adb::Adb::list().map_err(|e| anyhow::anyhow!("{e}"))?;
             for d in &listed {
                 println!(
                     "adb  {:<24} {:<14} {}",

@@ -24,12 +24,27 @@ pub const ADB_KEYBOARD: &str = "com.android.adbkeyboard/.AdbIME";
 /// Where the hierarchy is dumped on the phone before it is read back.
 const DUMP_PATH: &str = "/sdcard/atlas-ui.xml";
 
-/// One phone, by serial (`adb devices` lists them); the only one connected when `None`.
+/// One Android phone, driven by adb commands through a [`Transport`].
 pub struct Adb {
-    program: PathBuf,
-    serial: Option<String>,
+    transport: Box<dyn Transport>,
     screen: OnceLock<(u32, u32)>,
     catalog: AppCatalog,
+}
+
+/// How adb commands reach a phone: the `adb` program ([`Program`]), or anything that answers
+/// them as a phone does — the simulator in the same process — so one backend serves both.
+pub trait Transport: Send + Sync {
+    /// The phone's name in messages (its serial).
+    fn name(&self) -> String;
+    /// Runs one adb command on the phone (`shell …`, `exec-out …`); its standard output.
+    fn run(&self, args: &[&str]) -> Result<Vec<u8>, DeviceError>;
+}
+
+/// The `adb` program, for one phone by serial (`adb devices` lists them); the only one
+/// connected when `None`.
+pub struct Program {
+    program: PathBuf,
+    serial: Option<String>,
 }
 
 /// A device as `adb devices -l` lists it.
@@ -136,48 +151,16 @@ pub fn type_broadcast(text: &str) -> Vec<String> {
     .collect()
 }
 
-impl Adb {
-    /// The phone `serial` (or the only one) through `adb` on the PATH, or `ATLAS_ADB` when set.
-    pub fn new(serial: Option<String>) -> Adb {
-        Adb::with_program(atlas_device::tool_program("ATLAS_ADB", "adb"), serial)
-    }
-
-    pub fn with_program(program: PathBuf, serial: Option<String>) -> Adb {
-        Adb {
-            program,
-            serial,
-            screen: OnceLock::new(),
-            catalog: AppCatalog::builtin(),
-        }
-    }
-
-    /// Launches apps by the names of `catalog` (the built-in one by default).
-    pub fn with_catalog(mut self, catalog: AppCatalog) -> Adb {
-        self.catalog = catalog;
-        self
-    }
-
-    /// Every device adb knows, with its state.
-    pub fn list(&self) -> Result<Vec<Listed>, DeviceError> {
-        let output = self.run_global(&["devices", "-l"])?;
-        Ok(parse_devices(&String::from_utf8_lossy(&output)))
-    }
-
+impl Program {
     /// The arguments of one run: the serial first, then the command.
     pub fn arguments(&self, args: &[&str]) -> Vec<String> {
         atlas_device::tool_arguments(("-s", self.serial.as_deref()), args)
     }
 
-    fn run_global(&self, args: &[&str]) -> Result<Vec<u8>, DeviceError> {
-        self.execute(args.iter().map(|a| a.to_string()).collect())
-    }
-
-    fn run(&self, args: &[&str]) -> Result<Vec<u8>, DeviceError> {
-        self.execute(self.arguments(args))
-    }
-
-    fn run_text(&self, args: &[&str]) -> Result<String, DeviceError> {
-        Ok(String::from_utf8_lossy(&self.run(args)?).into_owned())
+    /// Every device adb knows, with its state.
+    pub fn list(&self) -> Result<Vec<Listed>, DeviceError> {
+        let output = self.execute(vec!["devices".into(), "-l".into()])?;
+        Ok(parse_devices(&String::from_utf8_lossy(&output)))
     }
 
     fn execute(&self, args: Vec<String>) -> Result<Vec<u8>, DeviceError> {
@@ -213,6 +196,59 @@ impl Adb {
             });
         }
         Ok(output.stdout)
+    }
+}
+
+impl Transport for Program {
+    fn name(&self) -> String {
+        self.serial.clone().unwrap_or_else(|| "adb".into())
+    }
+
+    fn run(&self, args: &[&str]) -> Result<Vec<u8>, DeviceError> {
+        self.execute(self.arguments(args))
+    }
+}
+
+impl Adb {
+    /// The phone `serial` (or the only one) through `adb` on the PATH, or `ATLAS_ADB` when set.
+    pub fn new(serial: Option<String>) -> Adb {
+        Adb::with_program(atlas_device::tool_program("ATLAS_ADB", "adb"), serial)
+    }
+
+    pub fn with_program(program: PathBuf, serial: Option<String>) -> Adb {
+        Adb::with_transport(Box::new(Program { program, serial }))
+    }
+
+    /// The phone that `transport` reaches.
+    pub fn with_transport(transport: Box<dyn Transport>) -> Adb {
+        Adb {
+            transport,
+            screen: OnceLock::new(),
+            catalog: AppCatalog::builtin(),
+        }
+    }
+
+    /// Launches apps by the names of `catalog` (the built-in one by default).
+    pub fn with_catalog(mut self, catalog: AppCatalog) -> Adb {
+        self.catalog = catalog;
+        self
+    }
+
+    /// Every device the adb program knows, with its state.
+    pub fn list() -> Result<Vec<Listed>, DeviceError> {
+        Program {
+            program: atlas_device::tool_program("ATLAS_ADB", "adb"),
+            serial: None,
+        }
+        .list()
+    }
+
+    fn run(&self, args: &[&str]) -> Result<Vec<u8>, DeviceError> {
+        self.transport.run(args)
+    }
+
+    fn run_text(&self, args: &[&str]) -> Result<String, DeviceError> {
+        Ok(String::from_utf8_lossy(&self.run(args)?).into_owned())
     }
 
     fn screen_size(&self) -> Result<(u32, u32), DeviceError> {
@@ -264,7 +300,7 @@ impl Adb {
 
 impl Device for Adb {
     fn name(&self) -> String {
-        self.serial.clone().unwrap_or_else(|| "adb".into())
+        self.transport.name()
     }
 
     fn screenshot(&self) -> Result<Screenshot, DeviceError> {
@@ -457,11 +493,15 @@ mod tests {
 
     #[test]
     fn a_missing_adb_is_an_error_naming_the_device_and_the_command() {
-        let adb = Adb::with_program("/nonexistent/adb".into(), Some("R58M123ABC".into()));
+        let program = Program {
+            program: "/nonexistent/adb".into(),
+            serial: Some("R58M123ABC".into()),
+        };
         assert_eq!(
-            adb.arguments(&["shell", "input", "tap", "1", "2"])[..2],
+            program.arguments(&["shell", "input", "tap", "1", "2"])[..2],
             ["-s", "R58M123ABC"]
         );
+        let adb = Adb::with_transport(Box::new(program));
         let error = adb.key(Key::Back).unwrap_err().to_string();
         assert!(
             error.contains("R58M123ABC") && error.contains("keyevent KEYCODE_BACK"),

@@ -13,6 +13,7 @@
 
 pub mod adb;
 pub mod app;
+pub mod device;
 pub mod graph_app;
 pub mod phone;
 pub mod render;

@@ -1,0 +1,55 @@
+//! The simulated phone driven in-process through Atlas's ADB backend (no adb program): the
+//! same commands as over the wire, on the DroidTask `notes` recording.
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use atlas_device::{Device, DeviceError, Key, Point};
+use atlas_device_sim::{Phone, RecordedApp};
+
+#[test]
+fn the_backend_drives_the_phone_in_process() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/data/droidtask-dev/user_tasks/notes");
+    if !dir.join("states").is_dir() {
+        eprintln!("no DroidTask folder: skipped");
+        return;
+    }
+    let app = RecordedApp::read(&dir).unwrap();
+    let package = app.package.clone();
+    // The first recorded tap from the launch screen, and where it leads.
+    let (bounds, to) = app
+        .transitions
+        .iter()
+        .find_map(|((from, trigger), to)| match trigger {
+            atlas_device_sim::app::Trigger::Tap(b) if *from == app.launch => Some((*b, to.clone())),
+            _ => None,
+        })
+        .expect("a recorded tap on the launch screen");
+    let phone = Arc::new(Mutex::new(Phone::new(app, None).unwrap()));
+    let device = atlas_device_sim::device::in_process(phone.clone(), "sim-notes");
+    assert_eq!(device.current_app().unwrap().package, package);
+    let shot = device.screenshot().unwrap();
+    assert_eq!(
+        (shot.width, shot.height),
+        phone.lock().unwrap().screen_size()
+    );
+    assert!(device.hierarchy().unwrap().len() > 3);
+    let centre = Point {
+        x: ((bounds[0][0] + bounds[1][0]) / 2) as u32,
+        y: ((bounds[0][1] + bounds[1][1]) / 2) as u32,
+    };
+    device.tap(centre).unwrap();
+    assert_eq!(phone.lock().unwrap().current(), to);
+    device.key(Key::Back).unwrap();
+    device.launch(&package).unwrap();
+    assert!(matches!(
+        device.launch("com.example.none"),
+        Err(DeviceError::Invalid(_))
+    ));
+    let off = device
+        .tap(Point { x: 99_999, y: 1 })
+        .unwrap_err()
+        .to_string();
+    assert!(off.contains("sim-notes"), "{off}");
+}
