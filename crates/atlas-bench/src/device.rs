@@ -171,6 +171,17 @@ pub fn run(renders: usize, taps: usize) -> Result<DeviceReport> {
         })?,
     });
     let phone = Arc::new(Mutex::new(phone));
+    let in_process = atlas_device_sim::device::in_process(phone.clone(), "bench");
+    in_process.tap(Point { x, y })?; // the screen size, asked once
+    paths.push(ActionRate {
+        path: "Atlas's ADB backend in-process (Device::tap, no adb)".into(),
+        taps,
+        taps_per_second: rate(taps * 20, || Ok(in_process.tap(Point { x, y })?))?,
+        reference_noops_per_second: rate(taps * 20, || {
+            phone.lock().unwrap_or_else(|e| e.into_inner()).run("true");
+            Ok(())
+        })?,
+    });
     let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
     let serial = listener.local_addr()?.to_string();
     {
