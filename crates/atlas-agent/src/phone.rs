@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use atlas_action::{Action, Relative, parse_reply};
 use atlas_device::{Device, Key, Point};
-use atlas_llm::{ModelConfig, complete};
+use atlas_llm::Model;
 use base64::Engine;
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -51,7 +51,7 @@ impl Person for Unattended {
 
 /// What the agent needs besides the device and the model.
 pub struct AgentConfig {
-    pub model: ModelConfig,
+    pub model: Box<dyn Model>,
     pub max_steps: usize,
     /// `zh` or `en`: the system prompt's language.
     pub lang: String,
@@ -210,7 +210,7 @@ impl<'a> PhoneAgent<'a> {
         let mut report = RunReport {
             task: task.to_string(),
             device: self.device.name(),
-            model: self.config.model.model.clone(),
+            model: self.config.model.name(),
             ending: Ending::MaxSteps,
             message: format!("no finish within {} steps", self.config.max_steps),
             guard: self.guard.active().into_iter().map(String::from).collect(),
@@ -351,8 +351,11 @@ impl<'a> PhoneAgent<'a> {
                     {"type": "image_url", "image_url": {"url": format!("data:image/png;base64,{image}")}},
                 ]}));
                 let body = json!({"messages": messages, "stream": true, "temperature": 0, "max_tokens": 3000});
-                let completion =
-                    complete(&self.config.model, &body, &mut |_| {}).map_err(|e| e.to_string())?;
+                let completion = self
+                    .config
+                    .model
+                    .complete(&body, &mut |_| {})
+                    .map_err(|e| e.to_string())?;
                 // The screenshot has been seen: only its text stays in the context.
                 if let Some(last) = messages.last_mut() {
                     *last = json!({"role": "user", "content": text});

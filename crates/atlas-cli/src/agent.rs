@@ -151,7 +151,7 @@ fn run_task(args: RunArgs, stop: Arc<AtomicBool>) -> Result<ExitCode> {
         atlas_llm::ModelConfig::new(&args.model_url, &args.model, args.model_key.clone());
     model.retries = 3;
     let config = AgentConfig {
-        model,
+        model: Box::new(model),
         max_steps: args.max_steps.max(1),
         lang: args.lang.clone(),
         knowledge: KnowledgeConfig::from_env(),

@@ -100,6 +100,32 @@ pub enum ModelError {
     Unreadable(String),
 }
 
+/// Anything that answers a chat-completions body: an endpoint ([`ModelConfig`]), or a model in
+/// the same process (a scripted one for evaluations).
+pub trait Model: Send + Sync {
+    /// The model's name, for reports.
+    fn name(&self) -> String;
+    fn complete(
+        &self,
+        body: &Value,
+        on_delta: &mut dyn FnMut(&str),
+    ) -> Result<Completion, ModelError>;
+}
+
+impl Model for ModelConfig {
+    fn name(&self) -> String {
+        self.model.clone()
+    }
+
+    fn complete(
+        &self,
+        body: &Value,
+        on_delta: &mut dyn FnMut(&str),
+    ) -> Result<Completion, ModelError> {
+        complete(self, body, on_delta)
+    }
+}
+
 /// Calls the model with a chat-completions body (`model` filled in when missing); `on_delta`
 /// sees each piece of text as it arrives.
 pub fn complete(
