@@ -335,6 +335,27 @@ impl Action {
         Json::Object(map)
     }
 
+    /// The action of the seed's dict form (what [`Action::to_dict`] gives back), when it is one.
+    pub fn from_dict(dict: &Json) -> Option<Action> {
+        let map = dict.as_object()?;
+        let written = match map.get("_metadata")?.as_str()? {
+            "finish" => format!(
+                "finish(message={})",
+                map.get("message").unwrap_or(&json!(""))
+            ),
+            "do" => {
+                let args: Vec<String> = map
+                    .iter()
+                    .filter(|(k, _)| k.as_str() != "_metadata")
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect();
+                format!("do({})", args.join(", "))
+            }
+            _ => return None,
+        };
+        parse_reply(&written).ok()
+    }
+
     /// The action written in the grammar, as a model would (what [`parse_reply`] reads back).
     pub fn to_grammar(&self) -> String {
         let quote = |s: &str| {
@@ -449,7 +470,7 @@ mod tests {
             json!({"_metadata": "finish", "message": "完成"})
         );
         for action in [
-            tap,
+            tap.clone(),
             Action::Swipe {
                 start: [1, 2],
                 end: [998, 999],
@@ -465,6 +486,7 @@ mod tests {
             },
         ] {
             assert_eq!(parse_reply(&action.to_grammar()).unwrap(), action);
+            assert_eq!(Action::from_dict(&action.to_dict()), Some(action.clone()));
         }
         assert_eq!(
             parse_reply(r#"do(action="Wait", duration="2.5 seconds")"#)

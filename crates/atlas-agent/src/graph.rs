@@ -28,6 +28,8 @@ pub struct GraphLink<'a> {
     pending: Option<(String, Value)>,
     /// The field tapped last: typing goes there.
     focused: Option<Widget>,
+    /// The page and action of the last step, and whether the step left that page.
+    last: Option<(String, Value, bool)>,
 }
 
 /// What the graph says about the next step.
@@ -37,6 +39,8 @@ pub struct Suggestion {
     pub confidence: f64,
     /// Context for the model when it is asked after all.
     pub hint: Value,
+    /// The graph's answer as it gave it.
+    pub raw: Value,
 }
 
 impl<'a> GraphLink<'a> {
@@ -53,6 +57,7 @@ impl<'a> GraphLink<'a> {
             session: session.to_string(),
             pending: None,
             focused: None,
+            last: None,
         }
     }
 
@@ -76,6 +81,9 @@ impl<'a> GraphLink<'a> {
         let page = page_for_screen(self.caller, &app, title, widgets, true)
             .map_err(|e| e.to_string())?
             .unwrap_or_default();
+        if let Some((from, _, moved)) = &mut self.last {
+            *moved = *from != page;
+        }
         if let Some((from, action)) = self.pending.take()
             && !page.is_empty()
         {
@@ -106,18 +114,26 @@ impl<'a> GraphLink<'a> {
                 action: None,
                 confidence: 0.0,
                 hint: Value::Null,
+                raw: Value::Null,
             };
         };
         let action = &answer["action"];
-        let sure_path = matches!(answer["basis"].as_str(), Some("path" | "memory"));
+        // Only a confidence the graph states counts: an answer without one is never sure.
         let confidence = action["confidence"]
             .as_f64()
             .or(answer["confidence"].as_f64())
-            .unwrap_or(if sure_path { 1.0 } else { 0.0 });
+            .unwrap_or(0.0);
         let hint = json!({
             "suggested": if action.is_null() { json!(if answer["is_complete"] == true { "finish" } else { "unknown" }) } else { action["description"].clone() },
             "confidence": (confidence * 1000.0).round() / 1000.0,
         });
+        // An action that changed nothing here is not repeated without asking: the screen may
+        // need something the graph does not know (a toggle's state, a field's content).
+        let repeated = self
+            .last
+            .as_ref()
+            .is_some_and(|(from, done, moved)| !moved && from == page && *done == *action);
+        let confidence = if repeated { 0.0 } else { confidence };
         let resolved = if action.is_null() {
             (answer["is_complete"] == true).then(|| {
                 (
@@ -134,6 +150,7 @@ impl<'a> GraphLink<'a> {
             action: resolved,
             confidence,
             hint,
+            raw: action.clone(),
         }
     }
 
@@ -168,6 +185,11 @@ impl<'a> GraphLink<'a> {
         };
         self.pending = reported.map(|a| (page.to_string(), a));
     }
+
+    /// Remembers the graph's action taken on `page`, to see next step whether it moved.
+    pub fn took(&mut self, page: &str, suggested: Value) {
+        self.last = Some((page.to_string(), suggested, false));
+    }
 }
 
 /// The smallest widget under a point.
@@ -198,10 +220,24 @@ fn resolve(
     }
     let id = action["widget_id"].as_str().unwrap_or_default();
     let text = action["widget_text"].as_str().unwrap_or_default().trim();
-    let widget = widgets
+    // The widget the action names must be one: ids repeat down a list (every row's title has
+    // the same id) and texts repeat across a screen (two "OK"s), so each narrows the other, and
+    // what stays ambiguous is not guessed.
+    let placed: Vec<&Widget> = widgets.iter().filter(|w| w.rect().is_some()).collect();
+    let same_text = |w: &&Widget| !text.is_empty() && w.text.trim() == text;
+    let with_id: Vec<&Widget> = placed
         .iter()
-        .filter(|w| w.rect().is_some())
-        .find(|w| (!id.is_empty() && w.id == id) || (!text.is_empty() && w.text.trim() == text))?;
+        .copied()
+        .filter(|w| !id.is_empty() && w.id == id)
+        .collect();
+    let pool = if with_id.is_empty() { placed } else { with_id };
+    let chosen: Vec<&Widget> = match pool.as_slice() {
+        [one] if text.is_empty() || same_text(one) || !id.is_empty() => vec![*one],
+        _ => pool.iter().copied().filter(same_text).collect(),
+    };
+    let [widget] = chosen.as_slice() else {
+        return None;
+    };
     let [l, t, r, b] = widget.rect()?;
     let (cx, cy) = ((l + r) / 2, (t + b) / 2);
     let relative = |v: i64, size: u32| ((v * 1000) / i64::from(size.max(1))).clamp(0, 999) as u16;

@@ -6,6 +6,7 @@
 //! service's internals. An import teaches exactly what a live agent could have reported, and the
 //! evaluation measures exactly what an agent would get over the wire.
 
+pub mod agent_eval;
 pub mod caller;
 pub mod droidtask_eval;
 pub mod graph;

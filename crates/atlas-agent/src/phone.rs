@@ -398,6 +398,12 @@ impl<'a> PhoneAgent<'a> {
         };
         let executed = focused.and_then(|_| self.execute(&action, (width, height)));
         device_time += t.elapsed();
+        if report.chosen_by == Chooser::Graph
+            && let (Some(graph), Some((page, _)), Some(s)) =
+                (&mut self.graph, &at_page, &suggestion)
+        {
+            graph.took(page, s.raw.clone());
+        }
         if let (Some(graph), Some((page, widgets))) = (&mut self.graph, &at_page) {
             graph.executed(
                 page,

@@ -517,6 +517,28 @@ enum EvalCommand {
         #[command(flatten)]
         embed: EmbedArgs,
     },
+    /// The phone agent on DroidTask's tasks, each on the simulated phone with an ideal scripted
+    /// model: model calls and successes without the graph, with the graph on a task new to it,
+    /// and on the same task again (see README).
+    Agent {
+        dir: PathBuf,
+        /// Only these apps (comma-separated).
+        #[arg(long, value_delimiter = ',')]
+        apps: Vec<String>,
+        /// Write every run as JSON.
+        #[arg(long)]
+        json: Option<PathBuf>,
+        /// The graph's confidence at which the agent skips the model.
+        #[arg(long, default_value_t = 0.95)]
+        fast_path: f64,
+        /// Against this running server instead of a fresh one on a temporary folder.
+        #[arg(long)]
+        url: Option<String>,
+        #[arg(long, env = "ATLAS_TOKEN")]
+        token: Option<String>,
+        #[command(flatten)]
+        embed: EmbedArgs,
+    },
     /// AutoDroid's scoring on a DroidTask folder, leave-one-task-out (see README).
     Droidtask {
         dir: PathBuf,
@@ -1279,6 +1301,18 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             });
             eval_droidtask(dir, url, token, json, apps, fitting, fit_out, &embed).await
         }
+        Command::Eval {
+            what:
+                EvalCommand::Agent {
+                    dir,
+                    apps,
+                    json,
+                    fast_path,
+                    url,
+                    token,
+                    embed,
+                },
+        } => eval_agent(dir, apps, json, fast_path, url, token, &embed).await,
         Command::Import {
             what: ImportCommand::Graph { data, file },
         } => {
@@ -1709,6 +1743,127 @@ async fn import_recordings(
 }
 
 #[allow(clippy::too_many_arguments)]
+async fn eval_agent(
+    dir: PathBuf,
+    only: Vec<String>,
+    json: Option<PathBuf>,
+    fast_path: f64,
+    url: Option<String>,
+    token: Option<String>,
+    embed: &EmbedArgs,
+) -> Result<ExitCode> {
+    let started = std::time::Instant::now();
+    let mut apps = atlas_import::droidtask::read_all(&dir)?;
+    if !only.is_empty() {
+        apps.retain(|a| only.contains(&a.name));
+    }
+    let server = EvalServer::start(url, embed).await?;
+    let base = server.base.clone();
+    let prefix = format!("agent-{}.", std::process::id());
+    let report = tokio::task::spawn_blocking(move || {
+        let caller = atlas_agent::HttpCaller::new(&base, token);
+        atlas_agent::agent_eval::evaluate(&dir, &apps, &caller, &prefix, fast_path)
+    })
+    .await?
+    .map_err(|e| anyhow::anyhow!("evaluation stopped: {e}"))?;
+    server.stop().await?;
+    for (name, c) in &report.conditions {
+        println!(
+            "{name:<15} tasks {:>3}  succeeded {:>3}  model calls {:>4}  fast-path steps {:>4}  wrong fast-path steps {:>3}",
+            c.tasks, c.succeeded, c.model_calls, c.fast_path_steps, c.wrong_fast_path_steps
+        );
+    }
+    if let (Some(base), Some(new), Some(repeat)) = (
+        report.conditions.get("model_only"),
+        report.conditions.get("graph_new_task"),
+        report.conditions.get("graph_repeat"),
+    ) {
+        let share = |c: &atlas_agent::agent_eval::ConditionTotals| {
+            c.model_calls as f64 / base.model_calls.max(1) as f64
+        };
+        println!(
+            "model calls against model_only: graph_new_task {:.1}%, graph_repeat {:.1}%",
+            share(new) * 100.0,
+            share(repeat) * 100.0
+        );
+    }
+    println!(
+        "the agent's own time per step (graph calls included; model and device not): {:.2} ms",
+        report.agent_ms_per_step
+    );
+    if !report.skipped.is_empty() {
+        println!(
+            "left out (demonstration steps the recorded events do not link): {}",
+            report.skipped.join(", ")
+        );
+    }
+    println!("({:.0} s)", started.elapsed().as_secs_f64());
+    if let Some(path) = &json {
+        std::fs::write(path, serde_json::to_string_pretty(&report)?)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The server an evaluation talks to: the one at `url`, or a fresh one on loopback over a
+/// temporary folder, so the evaluation goes through HTTP exactly as an agent would.
+struct EvalServer {
+    base: String,
+    running: Option<(
+        tokio::sync::oneshot::Sender<()>,
+        tokio::task::JoinHandle<std::io::Result<()>>,
+    )>,
+    _scratch: tempfile::TempDir,
+}
+
+impl EvalServer {
+    async fn start(url: Option<String>, embed: &EmbedArgs) -> Result<EvalServer> {
+        let scratch = tempfile::Builder::new().prefix("atlas-eval-").tempdir()?;
+        if let Some(base) = url {
+            return Ok(EvalServer {
+                base,
+                running: None,
+                _scratch: scratch,
+            });
+        }
+        let data = DataArgs {
+            data: scratch.path().join("data"),
+        };
+        let embedder = embedder(embed)?;
+        let (atlas, _) = open(&data, embedder.clone(), CheckpointPolicy::default())?;
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        let base = format!("http://{}", listener.local_addr()?);
+        let kb = open_kb(&data, embedder.clone())?;
+        let biz = open_biz(&data, embedder)?;
+        let state = atlas_server::AppState {
+            atlas,
+            tools: Arc::new(atlas_service::registry()),
+            token: None,
+            kb,
+            biz,
+            chat: None,
+            access: Default::default(),
+        };
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let task = tokio::spawn(atlas_server::serve(listener, state, async {
+            let _ = stopped.await;
+        }));
+        Ok(EvalServer {
+            base,
+            running: Some((stop, task)),
+            _scratch: scratch,
+        })
+    }
+
+    async fn stop(self) -> Result<()> {
+        if let Some((stop, task)) = self.running {
+            let _ = stop.send(());
+            task.await??;
+        }
+        Ok(())
+    }
+}
+
 async fn eval_droidtask(
     dir: PathBuf,
     url: Option<String>,
@@ -1724,47 +1879,8 @@ async fn eval_droidtask(
     if !only.is_empty() {
         apps.retain(|a| only.contains(&a.name));
     }
-    // Without --url: a fresh server on loopback over a temporary folder, so the evaluation goes
-    // through HTTP exactly as an agent would.
-    let scratch = tempfile::Builder::new().prefix("atlas-eval-").tempdir()?;
-    let mut server = None;
-    let base = match url {
-        Some(url) => url,
-        None => {
-            let embedder = embedder(embed)?;
-            let (atlas, _) = open(
-                &DataArgs {
-                    data: scratch.path().join("data"),
-                },
-                embedder.clone(),
-                CheckpointPolicy::default(),
-            )?;
-            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-            let base = format!("http://{}", listener.local_addr()?);
-            let scratch_data = DataArgs {
-                data: scratch.path().join("data"),
-            };
-            let kb = open_kb(&scratch_data, embedder.clone())?;
-            let biz = open_biz(&scratch_data, embedder)?;
-            let state = atlas_server::AppState {
-                atlas,
-                tools: Arc::new(atlas_service::registry()),
-                token: None,
-                kb,
-                biz,
-                chat: None,
-                access: Default::default(),
-            };
-            let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-            server = Some((
-                stop,
-                tokio::spawn(atlas_server::serve(listener, state, async {
-                    let _ = stopped.await;
-                })),
-            ));
-            base
-        }
-    };
+    let server = EvalServer::start(url, embed).await?;
+    let base = server.base.clone();
     let prefix = format!("eval-{}.", std::process::id());
     let (report, apps) = tokio::task::spawn_blocking(move || {
         let caller = atlas_agent::HttpCaller::new(&base, token);
@@ -1772,10 +1888,7 @@ async fn eval_droidtask(
     })
     .await?
     .map_err(|e| anyhow::anyhow!("evaluation stopped: {e}"))?;
-    if let Some((stop, task)) = server {
-        let _ = stop.send(());
-        task.await??;
-    }
+    server.stop().await?;
     let line = |name: &str, s: &atlas_agent::droidtask_eval::Scores| {
         println!(
             "{name:<12} tasks {:>3}  steps {:>4}  accuracy {:.3}  completion {:.3}  tap {:.3}  input {:.3}  finish {:.3}  unsure {:.3}  precision when sure {:.3}",

@@ -100,6 +100,7 @@ struct Event {
 }
 
 /// A recorded app, ready to replay.
+#[derive(Clone)]
 pub struct RecordedApp {
     pub package: String,
     pub screens: HashMap<String, Screen>,

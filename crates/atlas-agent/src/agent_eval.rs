@@ -1,0 +1,557 @@
+//! `atlas eval agent`: the phone agent on DroidTask's demonstrated tasks, each run on the
+//! simulated phone replaying the app's recording, with a scripted *ideal* model that answers
+//! each step from the ground truth in the AutoGLM grammar (a tap at the ground-truth widget's
+//! centre, a tap on the field then its text for an input, Back, finish at the end; some
+//! answers wrapped in prose or tags, as real models write them).
+//!
+//! Three conditions measure what the graph saves: `model_only` (no graph); `graph_new_task`
+//! (the graph taught the app's exploration and its *other* tasks: this task is new to it);
+//! `graph_repeat` (the same task again after one successful run with the graph). A task
+//! succeeds when the run finishes on the task's recorded final screen. A step the graph took
+//! on the fast path that is not the ground truth's is counted as wrong: the calibrated
+//! threshold exists to keep that number at zero.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
+
+use atlas_action::Action;
+use atlas_device::{CurrentApp, Device, DeviceError, Key, Point, Screenshot};
+use atlas_device_sim::{Phone, RecordedApp};
+use atlas_llm::{Completion, Model, ModelError};
+use atlas_model::Widget;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::caller::ToolCaller;
+use crate::graph::GraphLink;
+use crate::guard::Guard;
+use crate::phone::{AgentConfig, Chooser, Ending, PhoneAgent, RunReport, Unattended};
+
+/// What the person did on one screen of a demonstration.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Truth {
+    Tap([[i64; 2]; 2]),
+    Type([[i64; 2]; 2], String),
+    Back,
+    Finish,
+}
+
+/// One demonstrated task: its screens (DroidBot state ids) and what was done on each.
+#[derive(Debug, Clone)]
+pub struct GroundTruth {
+    pub name: String,
+    pub instruction: String,
+    pub steps: Vec<(Vec<String>, Truth)>,
+}
+
+/// The demonstrated tasks of one app folder (`user_tasks/<app>`), in task order; a task whose
+/// steps the recorded events do not link is left out (named in the second list).
+pub fn read_ground_truth(dir: &Path) -> Result<(Vec<GroundTruth>, Vec<String>), String> {
+    let mut events: HashMap<(String, String), Value> = HashMap::new();
+    let events_dir = dir.join("events");
+    for entry in
+        std::fs::read_dir(&events_dir).map_err(|e| format!("{}: {e}", events_dir.display()))?
+    {
+        let path = entry.map_err(|e| e.to_string())?.path();
+        let text =
+            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let event: Value =
+            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        if let (Some(a), Some(b)) = (event["start_state"].as_str(), event["stop_state"].as_str()) {
+            events.insert((a.to_string(), b.to_string()), event["event"].clone());
+        }
+    }
+    let mut files: Vec<(u32, std::path::PathBuf)> = std::fs::read_dir(dir)
+        .map_err(|e| e.to_string())?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter_map(|p| {
+            let n = p
+                .file_stem()?
+                .to_str()?
+                .strip_prefix("task")?
+                .parse()
+                .ok()?;
+            (p.extension()? == "yaml").then_some((n, p))
+        })
+        .collect();
+    files.sort();
+    let (mut tasks, mut skipped) = (Vec::new(), Vec::new());
+    for (_, path) in files {
+        let name = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or_default()
+            .to_string();
+        let text =
+            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let raw: serde_yaml::Value =
+            serde_yaml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        let states = |r: &serde_yaml::Value| -> Vec<String> {
+            match &r["state_str"] {
+                serde_yaml::Value::String(s) => vec![s.clone()],
+                serde_yaml::Value::Sequence(list) => list
+                    .iter()
+                    .filter_map(|v| v.as_str().map(String::from))
+                    .collect(),
+                _ => Vec::new(),
+            }
+        };
+        let records = raw["records"].as_sequence().cloned().unwrap_or_default();
+        let mut steps = Vec::new();
+        let mut linked = true;
+        for (i, record) in records.iter().enumerate() {
+            let here = states(record);
+            let truth = if record["Choice"].as_i64().unwrap_or(-1) < 0 {
+                Truth::Finish
+            } else {
+                let next = records.get(i + 1).map(states).unwrap_or_default();
+                let event = here
+                    .iter()
+                    .rev()
+                    .flat_map(|a| next.iter().map(move |b| (a.clone(), b.clone())))
+                    .find_map(|k| events.get(&k));
+                let bounds = |e: &Value| -> Option<[[i64; 2]; 2]> {
+                    let b = &e["view"]["bounds"];
+                    Some([
+                        [b[0][0].as_i64()?, b[0][1].as_i64()?],
+                        [b[1][0].as_i64()?, b[1][1].as_i64()?],
+                    ])
+                };
+                match event {
+                    Some(e) if e["event_type"] == "key" && e["name"] == "BACK" => Truth::Back,
+                    Some(e) if e["event_type"] == "click" => match bounds(e) {
+                        Some(b) => Truth::Tap(b),
+                        None => {
+                            linked = false;
+                            break;
+                        }
+                    },
+                    Some(e) if e["event_type"] == "set_text" => match bounds(e) {
+                        Some(b) => {
+                            Truth::Type(b, e["text"].as_str().unwrap_or_default().to_string())
+                        }
+                        None => {
+                            linked = false;
+                            break;
+                        }
+                    },
+                    _ => {
+                        linked = false;
+                        break;
+                    }
+                }
+            };
+            steps.push((here, truth));
+        }
+        if linked && !steps.is_empty() {
+            tasks.push(GroundTruth {
+                name,
+                instruction: raw["task_name"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .trim()
+                    .to_string(),
+                steps,
+            });
+        } else {
+            skipped.push(name);
+        }
+    }
+    Ok((tasks, skipped))
+}
+
+/// Where on the ground truth a screen is: the first step at or after `from` shown on it.
+fn step_at(task: &GroundTruth, screen: &str, from: usize) -> Option<usize> {
+    (from..task.steps.len()).find(|&i| task.steps[i].0.iter().any(|s| s == screen))
+}
+
+/// The model that knows the answer: it sees the phone's screen (as a vision model would) and
+/// answers the ground truth's action for it.
+struct IdealModel {
+    phone: Arc<Mutex<Phone>>,
+    task: GroundTruth,
+    /// Progress through the steps, and the input step whose field it already tapped.
+    state: Mutex<(usize, Option<usize>, usize)>,
+}
+
+impl Model for IdealModel {
+    fn name(&self) -> String {
+        "ideal (ground truth)".into()
+    }
+
+    fn complete(
+        &self,
+        _: &Value,
+        on_delta: &mut dyn FnMut(&str),
+    ) -> Result<Completion, ModelError> {
+        let (screen, (w, h)) = {
+            let phone = self.phone.lock().unwrap_or_else(|e| e.into_inner());
+            (phone.current().to_string(), phone.screen_size())
+        };
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let (from, tapped, calls) = *state;
+        let centre = |b: &[[i64; 2]; 2]| {
+            let rel =
+                |v: i64, size: u32| ((v * 1000) / i64::from(size.max(1))).clamp(0, 999) as u16;
+            [
+                rel((b[0][0] + b[1][0]) / 2, w),
+                rel((b[0][1] + b[1][1]) / 2, h),
+            ]
+        };
+        let (action, at) = match step_at(&self.task, &screen, from) {
+            None => (Action::Back, from),
+            Some(i) => match &self.task.steps[i].1 {
+                Truth::Finish => (
+                    Action::Finish {
+                        message: "done".into(),
+                    },
+                    i,
+                ),
+                Truth::Back => (Action::Back, i + 1),
+                Truth::Tap(b) => (
+                    Action::Tap {
+                        element: centre(b),
+                        message: None,
+                    },
+                    i + 1,
+                ),
+                Truth::Type(b, _) if tapped != Some(i) => (
+                    Action::Tap {
+                        element: centre(b),
+                        message: None,
+                    },
+                    i,
+                ),
+                Truth::Type(_, text) => (Action::Type { text: text.clone() }, i + 1),
+            },
+        };
+        let next_tapped = match (&action, step_at(&self.task, &screen, from)) {
+            (Action::Tap { .. }, Some(i)) if matches!(self.task.steps[i].1, Truth::Type(..)) => {
+                Some(i)
+            }
+            _ => tapped,
+        };
+        *state = (at, next_tapped, calls + 1);
+        // Real models wrap their answers: some bare, some in tags, some in prose.
+        let written = action.to_grammar();
+        let content = match calls % 3 {
+            0 => format!(
+                "<think>The screen matches the task's next step.</think><answer>{written}</answer>"
+            ),
+            1 => written,
+            _ => format!("I will do this next: {written}\nThat should move the task along."),
+        };
+        on_delta(&content);
+        Ok(Completion {
+            content,
+            attempts: 1,
+            ..Completion::default()
+        })
+    }
+}
+
+/// A device that notes the screen at the start of each step (when the agent takes its
+/// screenshot), so each step of a report can be checked against the ground truth.
+struct Observed<'a> {
+    inner: &'a dyn Device,
+    phone: Arc<Mutex<Phone>>,
+    screens: Mutex<Vec<String>>,
+}
+
+impl Device for Observed<'_> {
+    fn name(&self) -> String {
+        self.inner.name()
+    }
+    fn screenshot(&self) -> Result<Screenshot, DeviceError> {
+        let screen = self
+            .phone
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .current()
+            .to_string();
+        self.screens
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(screen);
+        self.inner.screenshot()
+    }
+    fn current_app(&self) -> Result<CurrentApp, DeviceError> {
+        self.inner.current_app()
+    }
+    fn hierarchy(&self) -> Result<Vec<Widget>, DeviceError> {
+        self.inner.hierarchy()
+    }
+    fn tap(&self, at: Point) -> Result<(), DeviceError> {
+        self.inner.tap(at)
+    }
+    fn double_tap(&self, at: Point) -> Result<(), DeviceError> {
+        self.inner.double_tap(at)
+    }
+    fn long_press(&self, at: Point, millis: u32) -> Result<(), DeviceError> {
+        self.inner.long_press(at, millis)
+    }
+    fn swipe(&self, from: Point, to: Point, millis: u32) -> Result<(), DeviceError> {
+        self.inner.swipe(from, to, millis)
+    }
+    fn key(&self, key: Key) -> Result<(), DeviceError> {
+        self.inner.key(key)
+    }
+    fn launch(&self, app: &str) -> Result<(), DeviceError> {
+        self.inner.launch(app)
+    }
+    fn type_text(&self, text: &str) -> Result<(), DeviceError> {
+        self.inner.type_text(text)
+    }
+    fn clear_text(&self) -> Result<(), DeviceError> {
+        self.inner.clear_text()
+    }
+    fn wait(&self, _: u32) {}
+}
+
+/// One run of one task.
+#[derive(Debug, Clone, Serialize)]
+pub struct TaskRun {
+    pub app: String,
+    pub task: String,
+    pub condition: String,
+    pub succeeded: bool,
+    pub steps: usize,
+    pub model_calls: usize,
+    pub fast_path_steps: usize,
+    pub wrong_fast_path_steps: usize,
+    /// Each wrong fast-path step: what the graph did, and what the ground truth does there.
+    pub wrong: Vec<String>,
+    pub agent_ms_per_step: f64,
+    pub ending: Ending,
+}
+
+/// Runs `task` on a fresh phone of `app`; with the graph when `graph` is given.
+pub fn run_task(
+    app: &RecordedApp,
+    app_name: &str,
+    task: &GroundTruth,
+    condition: &str,
+    graph: Option<GraphLink<'_>>,
+) -> Result<TaskRun, String> {
+    let start = task
+        .steps
+        .first()
+        .and_then(|(s, _)| s.first())
+        .ok_or("a task without screens")?;
+    let phone = Arc::new(Mutex::new(Phone::new(app.clone(), Some(start))?));
+    let device = atlas_device_sim::device::in_process(phone.clone(), &format!("sim-{app_name}"));
+    let observed = Observed {
+        inner: &device,
+        phone: phone.clone(),
+        screens: Mutex::new(Vec::new()),
+    };
+    let config = AgentConfig {
+        model: Box::new(IdealModel {
+            phone: phone.clone(),
+            task: task.clone(),
+            state: Mutex::new((0, None, 0)),
+        }),
+        max_steps: task.steps.len() * 3 + 5,
+        lang: "en".into(),
+        knowledge: None,
+        stop: Arc::new(AtomicBool::new(false)),
+    };
+    let person = Unattended { yes: true };
+    let mut agent = PhoneAgent::new(
+        &observed,
+        &config,
+        &person,
+        Guard::new(Vec::new(), &task.instruction),
+    );
+    if let Some(graph) = graph {
+        agent = agent.with_graph(graph);
+    }
+    let report = agent.run(&task.instruction);
+    let last_screen = phone
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .current()
+        .to_string();
+    let final_states = &task.steps.last().expect("steps").0;
+    let succeeded = report.ending == Ending::Finished && final_states.contains(&last_screen);
+    let screens = observed.screens.into_inner().unwrap_or_default();
+    let (w, h) = phone
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .screen_size();
+    let wrong = wrong_fast_steps(&report, &screens, task, (w, h));
+    Ok(TaskRun {
+        app: app_name.to_string(),
+        task: task.name.clone(),
+        condition: condition.to_string(),
+        succeeded,
+        steps: report.steps.len(),
+        model_calls: report.model_calls,
+        fast_path_steps: report
+            .steps
+            .iter()
+            .filter(|s| s.chosen_by == Chooser::Graph)
+            .count(),
+        wrong_fast_path_steps: wrong.len(),
+        wrong,
+        agent_ms_per_step: report.steps.iter().map(|s| s.agent_ms).sum::<f64>()
+            / report.steps.len().max(1) as f64,
+        ending: report.ending,
+    })
+}
+
+/// Fast-path steps that did not do what the ground truth does on their screen.
+fn wrong_fast_steps(
+    report: &RunReport,
+    screens: &[String],
+    task: &GroundTruth,
+    (w, h): (u32, u32),
+) -> Vec<String> {
+    let mut from = 0;
+    let mut wrong = Vec::new();
+    for (k, step) in report.steps.iter().enumerate() {
+        let Some(screen) = screens.get(k) else { break };
+        let at = step_at(task, screen, from);
+        if let Some(i) = at {
+            from = i;
+        }
+        if step.chosen_by != Chooser::Graph {
+            continue;
+        }
+        let action = step.action.as_ref().and_then(Action::from_dict);
+        let truth = at.map(|i| &task.steps[i].1);
+        let right = match (truth, action.clone()) {
+            (Some(Truth::Finish), Some(Action::Finish { .. })) => true,
+            (Some(Truth::Back), Some(Action::Back)) => true,
+            // A tap on the field an input goes into is the input's first half, as the model does it.
+            (Some(Truth::Tap(b) | Truth::Type(b, _)), Some(Action::Tap { element, .. })) => {
+                inside(b, element, (w, h))
+            }
+            (Some(Truth::Type(_, text)), Some(Action::Type { text: typed })) => *text == typed,
+            _ => false,
+        };
+        if !right {
+            wrong.push(format!(
+                "step {}: did {:?}, the ground truth {truth:?}",
+                k + 1,
+                action
+            ));
+        }
+    }
+    wrong
+}
+
+fn inside(b: &[[i64; 2]; 2], element: [u16; 2], (w, h): (u32, u32)) -> bool {
+    let x = i64::from(element[0]) * i64::from(w) / 1000;
+    let y = i64::from(element[1]) * i64::from(h) / 1000;
+    x >= b[0][0] && x < b[1][0] && y >= b[0][1] && y < b[1][1]
+}
+
+/// A condition's totals.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ConditionTotals {
+    pub tasks: usize,
+    pub succeeded: usize,
+    pub model_calls: usize,
+    pub fast_path_steps: usize,
+    pub wrong_fast_path_steps: usize,
+}
+
+/// The whole evaluation: per condition, and every run.
+#[derive(Debug, Clone, Serialize)]
+pub struct AgentEval {
+    pub conditions: std::collections::BTreeMap<String, ConditionTotals>,
+    pub skipped: Vec<String>,
+    pub agent_ms_per_step: f64,
+    pub runs: Vec<TaskRun>,
+}
+
+/// Evaluates the agent on the apps of a DroidTask folder. The graph conditions teach through
+/// `caller` under app ids `{prefix}{app}.{task}` (the task itself never taught before its run).
+pub fn evaluate(
+    root: &Path,
+    apps: &[atlas_import::droidtask::App],
+    caller: &dyn ToolCaller,
+    prefix: &str,
+    fast_path: f64,
+) -> Result<AgentEval, String> {
+    let mut runs = Vec::new();
+    let mut skipped = Vec::new();
+    for app in apps {
+        let dir = root.join("user_tasks").join(&app.name);
+        let recorded = RecordedApp::read(&dir)?;
+        let (truths, left_out) = read_ground_truth(&dir)?;
+        skipped.extend(left_out.into_iter().map(|t| format!("{}/{t}", app.name)));
+        for truth in &truths {
+            runs.push(run_task(&recorded, &app.name, truth, "model_only", None)?);
+            let app_id = format!("{prefix}{}.{}", app.name, truth.name);
+            crate::teach::teach_recording(
+                caller,
+                &app_id,
+                &app.exploration.recording(),
+                "exploration",
+            )
+            .map_err(|e| e.to_string())?;
+            for other in app.tasks.iter().filter(|t| t.name != truth.name) {
+                crate::teach::teach_recording(
+                    caller,
+                    &app_id,
+                    &other.recording(),
+                    &format!("demo-{}", other.name),
+                )
+                .map_err(|e| e.to_string())?;
+            }
+            let link = |session: &str, threshold: f64| {
+                GraphLink::new(caller, Some(app_id.clone()), threshold, session)
+            };
+            let new = run_task(
+                &recorded,
+                &app.name,
+                truth,
+                "graph_new_task",
+                Some(link("new", fast_path)),
+            )?;
+            // One successful run with the graph, then the same task again.
+            if !new.succeeded {
+                run_task(
+                    &recorded,
+                    &app.name,
+                    truth,
+                    "learning",
+                    Some(link("learn", f64::INFINITY)),
+                )?;
+            }
+            runs.push(new);
+            runs.push(run_task(
+                &recorded,
+                &app.name,
+                truth,
+                "graph_repeat",
+                Some(link("repeat", fast_path)),
+            )?);
+        }
+    }
+    let mut conditions = std::collections::BTreeMap::new();
+    for run in &runs {
+        let c: &mut ConditionTotals = conditions.entry(run.condition.clone()).or_default();
+        c.tasks += 1;
+        c.succeeded += usize::from(run.succeeded);
+        c.model_calls += run.model_calls;
+        c.fast_path_steps += run.fast_path_steps;
+        c.wrong_fast_path_steps += run.wrong_fast_path_steps;
+    }
+    let steps: usize = runs.iter().map(|r| r.steps).sum();
+    let agent_ms_per_step = runs
+        .iter()
+        .map(|r| r.agent_ms_per_step * r.steps as f64)
+        .sum::<f64>()
+        / steps.max(1) as f64;
+    Ok(AgentEval {
+        conditions,
+        skipped,
+        agent_ms_per_step,
+        runs,
+    })
+}
