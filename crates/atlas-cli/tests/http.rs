@@ -2492,3 +2492,57 @@ fn a_task_done_once_is_replayed_from_the_graph_without_the_model() {
     adb(&["disconnect", &serial]);
     server.stop();
 }
+
+#[test]
+fn eval_agent_runs_demonstrated_tasks_on_the_simulated_phone_in_three_conditions() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/droidtask-dev");
+    if !root.join("user_tasks/applauncher").is_dir() {
+        eprintln!("no DroidTask folder: skipped");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let json_path = dir.path().join("agent.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_atlas"))
+        .args(["eval", "agent"])
+        .arg(&root)
+        .args(["--apps", "applauncher", "--embedder", "hash", "--json"])
+        .arg(&json_path)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{said}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
+    let condition = |name: &str| report["conditions"][name].clone();
+    let model_only = condition("model_only");
+    let tasks = model_only["tasks"].as_u64().unwrap();
+    assert!(tasks >= 3, "{report}");
+    // The ideal model through the agent, the in-process backend and the simulator does every
+    // linked task, with no graph.
+    assert_eq!(model_only["succeeded"], tasks, "{said}");
+    assert_eq!(model_only["fast_path_steps"], 0);
+    assert!(model_only["model_calls"].as_u64().unwrap() >= tasks * 2);
+    for name in ["graph_new_task", "graph_repeat"] {
+        let c = condition(name);
+        assert_eq!(c["tasks"], tasks, "{name}");
+        for key in [
+            "succeeded",
+            "model_calls",
+            "fast_path_steps",
+            "wrong_fast_path_steps",
+        ] {
+            assert!(c[key].is_u64(), "{name}.{key}: {c}");
+        }
+    }
+    // The same task again costs fewer model calls than without the graph.
+    assert!(
+        condition("graph_repeat")["model_calls"].as_u64().unwrap()
+            < model_only["model_calls"].as_u64().unwrap(),
+        "{said}"
+    );
+    assert_eq!(report["runs"].as_array().unwrap().len() as u64, tasks * 3);
+}

@@ -125,7 +125,15 @@ impl RecordedApp {
         let mut transitions = HashMap::new();
         let (mut launch, mut home) = (None, None);
         for path in json_files(&dir.join("events"))? {
-            let file: EventFile = read_json(&path)?;
+            // A run stopped mid-write leaves an empty or cut event file: that event is lost,
+            // the rest of the recording stands.
+            let file: EventFile = match read_json(&path) {
+                Ok(file) => file,
+                Err(e) => {
+                    tracing::warn!("{e}: event skipped");
+                    continue;
+                }
+            };
             let (Some(start), Some(stop)) = (file.start_state, file.stop_state) else {
                 continue;
             };
