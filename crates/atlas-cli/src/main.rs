@@ -1753,10 +1753,7 @@ async fn eval_agent(
     embed: &EmbedArgs,
 ) -> Result<ExitCode> {
     let started = std::time::Instant::now();
-    let mut apps = atlas_import::droidtask::read_all(&dir)?;
-    if !only.is_empty() {
-        apps.retain(|a| only.contains(&a.name));
-    }
+    let apps = droidtask_apps(&dir, &only)?;
     let server = EvalServer::start(url, embed).await?;
     let base = server.base.clone();
     let prefix = format!("agent-{}.", std::process::id());
@@ -1803,6 +1800,18 @@ async fn eval_agent(
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The apps of a DroidTask folder, or only those named.
+fn droidtask_apps(
+    dir: &std::path::Path,
+    only: &[String],
+) -> Result<Vec<atlas_import::droidtask::App>> {
+    let mut apps = atlas_import::droidtask::read_all(dir)?;
+    if !only.is_empty() {
+        apps.retain(|a| only.contains(&a.name));
+    }
+    Ok(apps)
 }
 
 /// The server an evaluation talks to: the one at `url`, or a fresh one on loopback over a
@@ -1875,10 +1884,7 @@ async fn eval_droidtask(
     embed: &EmbedArgs,
 ) -> Result<ExitCode> {
     let started = std::time::Instant::now();
-    let mut apps = atlas_import::droidtask::read_all(&dir)?;
-    if !only.is_empty() {
-        apps.retain(|a| only.contains(&a.name));
-    }
+    let apps = droidtask_apps(&dir, &only)?;
     let server = EvalServer::start(url, embed).await?;
     let base = server.base.clone();
     let prefix = format!("eval-{}.", std::process::id());

@@ -1955,6 +1955,22 @@ impl Drop for KillOnDrop {
     }
 }
 
+/// Whether Debian's `adb` is here; under CI its absence fails (scripts/test.sh installs it).
+fn adb_installed() -> bool {
+    let here = Command::new("adb")
+        .arg("version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !here {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "adb is not installed, and scripts/test.sh installs it"
+        );
+        eprintln!("adb is not installed: skipped");
+    }
+    here
+}
+
 /// Runs `adb` with these arguments; its standard output.
 fn adb(args: &[&str]) -> String {
     let out = Command::new("adb").args(args).output().unwrap();
@@ -1992,16 +2008,7 @@ fn dump_nodes(xml: &str) -> Vec<(String, String, (i64, i64))> {
 
 #[test]
 fn an_app_of_the_graph_plays_as_a_phone_and_its_paths_lead_where_they_say() {
-    let adb_here = Command::new("adb")
-        .arg("version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !adb_here {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "adb is not installed, and scripts/test.sh installs it"
-        );
-        eprintln!("adb is not installed: skipped");
+    if !adb_installed() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -2182,16 +2189,7 @@ fn phone_sim(data: &Path, app: &str, log: &Path) -> (KillOnDrop, String) {
 
 #[test]
 fn the_agent_answers_a_qq_customer_question_from_the_knowledge_base_through_the_guard() {
-    let adb_here = Command::new("adb")
-        .arg("version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !adb_here {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "scripts/test.sh installs adb"
-        );
-        eprintln!("adb is not installed: skipped");
+    if !adb_installed() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -2372,16 +2370,7 @@ fn the_agent_answers_a_qq_customer_question_from_the_knowledge_base_through_the_
 
 #[test]
 fn a_task_done_once_is_replayed_from_the_graph_without_the_model() {
-    let adb_here = Command::new("adb")
-        .arg("version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !adb_here {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "scripts/test.sh installs adb"
-        );
-        eprintln!("adb is not installed: skipped");
+    if !adb_installed() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
