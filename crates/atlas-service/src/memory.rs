@@ -140,6 +140,28 @@ fn agree(a: &Recall, b: &Recall) -> bool {
     }
 }
 
+/// A session's way without its detours: a step to another page followed at once by Back to the
+/// page it left changed nothing, and the next agent should not repeat it. Detours inside
+/// detours go too.
+fn without_detours(steps: &[TraceStep]) -> Vec<TraceStep> {
+    let mut way: Vec<TraceStep> = Vec::with_capacity(steps.len());
+    for step in steps {
+        let undoes_last = step.action.action_type == "back"
+            && way.last().is_some_and(|last| {
+                last.action.action_type != "back"
+                    && last.to_page == step.from_page
+                    && last.from_page == step.to_page
+                    && last.from_page != last.to_page
+            });
+        if undoes_last {
+            way.pop();
+        } else {
+            way.push(step.clone());
+        }
+    }
+    way
+}
+
 /// Where `trace` goes on after the steps `taken`, if they are its first steps (values aside) and
 /// it continues from `current_page`.
 fn continue_trace(
@@ -150,6 +172,13 @@ fn continue_trace(
     labels_here: &[&str],
     confidence: f64,
 ) -> Option<Recall> {
+    let way = without_detours(&trace.steps);
+    let taken = without_detours(taken);
+    let taken = taken.as_slice();
+    let trace = &Trace {
+        steps: way,
+        ..trace.clone()
+    };
     let position = if taken.is_empty() {
         0
     } else {
@@ -181,5 +210,42 @@ fn continue_trace(
             })
         }
         Some(_) => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn step(from: &str, to: &str, kind: &str, widget: &str) -> TraceStep {
+        TraceStep {
+            from_page: from.into(),
+            to_page: to.into(),
+            action: Action {
+                action_type: kind.into(),
+                widget_text: widget.into(),
+                ..Action::default()
+            },
+            success: true,
+            latency_ms: 0,
+        }
+    }
+
+    #[test]
+    fn a_detour_and_its_back_leave_the_way_and_toggles_stay() {
+        let steps = [
+            step("home", "menu", "click", "More"),
+            step("menu", "about", "click", "About"),
+            step("about", "menu", "back", ""),
+            step("menu", "home", "back", ""),
+            step("home", "home", "click", "Dark mode"),
+            step("home", "list", "click", "Notes"),
+        ];
+        let way = without_detours(&steps);
+        let labels: Vec<&str> = way.iter().map(|s| s.action.widget_text.as_str()).collect();
+        assert_eq!(labels, ["Dark mode", "Notes"]);
+        // A Back that returns somewhere else is a step of the way.
+        let steps = [step("a", "b", "click", "Go"), step("b", "c", "back", "")];
+        assert_eq!(without_detours(&steps).len(), 2);
     }
 }
