@@ -19,6 +19,7 @@ use std::sync::{Arc, Mutex};
 use atlas_action::Action;
 use atlas_device::{CurrentApp, Device, DeviceError, Key, Point, Screenshot};
 use atlas_device_sim::{Phone, RecordedApp};
+use atlas_import::droidbot::{Event, EventFile};
 use atlas_llm::{Completion, Model, ModelError};
 use atlas_model::Widget;
 use serde::Serialize;
@@ -49,7 +50,7 @@ pub struct GroundTruth {
 /// The demonstrated tasks of one app folder (`user_tasks/<app>`), in task order; a task whose
 /// steps the recorded events do not link is left out (named in the second list).
 pub fn read_ground_truth(dir: &Path) -> Result<(Vec<GroundTruth>, Vec<String>), String> {
-    let mut events: HashMap<(String, String), Value> = HashMap::new();
+    let mut events: HashMap<(String, String), Event> = HashMap::new();
     let events_dir = dir.join("events");
     for entry in
         std::fs::read_dir(&events_dir).map_err(|e| format!("{}: {e}", events_dir.display()))?
@@ -58,11 +59,11 @@ pub fn read_ground_truth(dir: &Path) -> Result<(Vec<GroundTruth>, Vec<String>), 
         let text =
             std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
         // An event file cut short by a stopped run is skipped, as the simulator skips it.
-        let Ok(event) = serde_json::from_str::<Value>(&text) else {
+        let Ok(file) = serde_json::from_str::<EventFile>(&text) else {
             continue;
         };
-        if let (Some(a), Some(b)) = (event["start_state"].as_str(), event["stop_state"].as_str()) {
-            events.insert((a.to_string(), b.to_string()), event["event"].clone());
+        if let (Some(a), Some(b)) = (file.start_state, file.stop_state) {
+            events.insert((a, b), file.event);
         }
     }
     let mut files: Vec<(u32, std::path::PathBuf)> = std::fs::read_dir(dir)
@@ -114,31 +115,15 @@ pub fn read_ground_truth(dir: &Path) -> Result<(Vec<GroundTruth>, Vec<String>), 
                     .rev()
                     .flat_map(|a| next.iter().map(move |b| (a.clone(), b.clone())))
                     .find_map(|k| events.get(&k));
-                let bounds = |e: &Value| -> Option<[[i64; 2]; 2]> {
-                    let b = &e["view"]["bounds"];
-                    Some([
-                        [b[0][0].as_i64()?, b[0][1].as_i64()?],
-                        [b[1][0].as_i64()?, b[1][1].as_i64()?],
-                    ])
-                };
-                match event {
-                    Some(e) if e["event_type"] == "key" && e["name"] == "BACK" => Truth::Back,
-                    Some(e) if e["event_type"] == "click" => match bounds(e) {
-                        Some(b) => Truth::Tap(b),
-                        None => {
-                            linked = false;
-                            break;
-                        }
-                    },
-                    Some(e) if e["event_type"] == "set_text" => match bounds(e) {
-                        Some(b) => {
-                            Truth::Type(b, e["text"].as_str().unwrap_or_default().to_string())
-                        }
-                        None => {
-                            linked = false;
-                            break;
-                        }
-                    },
+                let bounds = event.and_then(|e| e.view.as_ref()?.bounds);
+                let kind = event.map(|e| (e.event_type.as_str(), e.name.as_deref()));
+                match (kind, bounds) {
+                    (Some(("key", Some("BACK"))), _) => Truth::Back,
+                    (Some(("click", _)), Some(b)) => Truth::Tap(b),
+                    (Some(("set_text", _)), Some(b)) => {
+                        let text = event.and_then(|e| e.text.clone()).unwrap_or_default();
+                        Truth::Type(b, text)
+                    }
                     _ => {
                         linked = false;
                         break;
@@ -195,12 +180,9 @@ impl Model for IdealModel {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         let (from, tapped, calls) = *state;
         let centre = |b: &[[i64; 2]; 2]| {
-            let rel =
-                |v: i64, size: u32| ((v * 1000) / i64::from(size.max(1))).clamp(0, 999) as u16;
-            [
-                rel((b[0][0] + b[1][0]) / 2, w),
-                rel((b[0][1] + b[1][1]) / 2, h),
-            ]
+            let x = ((b[0][0] + b[1][0]) / 2).max(0) as u32;
+            let y = ((b[0][1] + b[1][1]) / 2).max(0) as u32;
+            Point { x, y }.relative(w, h)
         };
         let (action, at) = match step_at(&self.task, &screen, from) {
             None => (Action::Back, from),

@@ -239,15 +239,14 @@ fn resolve(
         return None;
     };
     let [l, t, r, b] = widget.rect()?;
-    let (cx, cy) = ((l + r) / 2, (t + b) / 2);
-    let relative = |v: i64, size: u32| ((v * 1000) / i64::from(size.max(1))).clamp(0, 999) as u16;
-    let element = [relative(cx, width), relative(cy, height)];
+    let centre = Point {
+        x: ((l + r) / 2).max(0) as u32,
+        y: ((t + b) / 2).max(0) as u32,
+    };
+    let element = centre.relative(width, height);
     match kind {
         "input" => {
-            let focus = Point {
-                x: cx.max(0) as u32,
-                y: cy.max(0) as u32,
-            };
+            let focus = centre;
             let typed = action["input_text"]
                 .as_str()
                 .unwrap_or_default()

@@ -16,6 +16,7 @@
 //! (`rules/qq_customer_service.yaml`) is then a file a tester reads and changes, not a code path.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use atlas_action::{Action, parse_reply};
 use serde::Deserialize;
@@ -152,7 +153,8 @@ pub struct Reviewed {
 /// The guard of one task run.
 #[derive(Debug, Clone)]
 pub struct Guard {
-    rules: Vec<RuleSet>,
+    /// Shared, so a step can read the rules while it changes what the guard remembers.
+    rules: Arc<[RuleSet]>,
     memory: BTreeMap<String, String>,
     done: BTreeSet<String>,
 }
@@ -183,7 +185,7 @@ impl Guard {
             rules: Vec::new(),
             observation: None,
         };
-        for rule in self.rules.clone().iter().flat_map(|r| r.before.iter()) {
+        for rule in Arc::clone(&self.rules).iter().flat_map(|r| r.before.iter()) {
             if !self.holds(&rule.when, &reviewed.action, app, None) {
                 continue;
             }
@@ -202,7 +204,7 @@ impl Guard {
             self.done.insert(action.name().to_string());
         }
         let mut observation = None;
-        for rule in self.rules.clone().iter().flat_map(|r| r.after.iter()) {
+        for rule in Arc::clone(&self.rules).iter().flat_map(|r| r.after.iter()) {
             if self.holds(&rule.when, action, &[], Some(success)) {
                 let values = self.values(action, Some(result));
                 self.apply(rule, &values, &mut observation);

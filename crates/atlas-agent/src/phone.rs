@@ -391,8 +391,10 @@ impl<'a> PhoneAgent<'a> {
         let action = reviewed.action;
         report.action = Some(action.to_dict());
         let t = Instant::now();
-        // A field the graph types into is tapped first (the graph says which).
-        let focused = match focus.filter(|_| action == proposed) {
+        // A field the graph types into is tapped first (the graph says which), unless the guard
+        // replaced its action.
+        let focus = focus.filter(|_| action == proposed);
+        let focused = match focus {
             Some(point) => self.device.tap(point).map_err(|e| e.to_string()),
             None => Ok(()),
         };
@@ -405,13 +407,7 @@ impl<'a> PhoneAgent<'a> {
             graph.took(page, s.raw.clone());
         }
         if let (Some(graph), Some((page, widgets))) = (&mut self.graph, &at_page) {
-            graph.executed(
-                page,
-                &action,
-                focus.filter(|_| action == proposed),
-                widgets,
-                (width, height),
-            );
+            graph.executed(page, &action, focus, widgets, (width, height));
         }
         let (ok, result, end) = match executed {
             Ok(Done::Continue(result)) => (true, result, None),

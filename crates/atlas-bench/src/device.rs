@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use atlas_device::{Device, Point};
-use atlas_device_sim::adb::Message;
+use atlas_device_sim::adb::{CLSE, CNXN, Message, OKAY, OPEN, WRTE};
 use atlas_device_sim::{Phone, RecordedApp};
 use atlas_model::{Action, App, Page, PageType, Transition, Widget};
 use atlas_store::AppData;
@@ -261,12 +261,6 @@ struct RawHost {
     stream: TcpStream,
     next: u32,
 }
-
-const CNXN: u32 = 0x4e58_4e43;
-const OPEN: u32 = 0x4e45_504f;
-const OKAY: u32 = 0x5941_4b4f;
-const CLSE: u32 = 0x4553_4c43;
-const WRTE: u32 = 0x4554_5257;
 
 impl RawHost {
     fn connect(address: &str) -> Result<RawHost> {

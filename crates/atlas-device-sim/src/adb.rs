@@ -18,11 +18,12 @@ use std::sync::{Arc, Mutex};
 use crate::phone::Phone;
 use crate::sync::SyncSession;
 
-const CNXN: u32 = 0x4e58_4e43;
-const OPEN: u32 = 0x4e45_504f;
-const OKAY: u32 = 0x5941_4b4f;
-const CLSE: u32 = 0x4553_4c43;
-const WRTE: u32 = 0x4554_5257;
+/// The commands of adb's messages (their ASCII names, little-endian).
+pub const CNXN: u32 = 0x4e58_4e43;
+pub const OPEN: u32 = 0x4e45_504f;
+pub const OKAY: u32 = 0x5941_4b4f;
+pub const CLSE: u32 = 0x4553_4c43;
+pub const WRTE: u32 = 0x4554_5257;
 /// The protocol version the simulator speaks (checksums still sent, for older hosts).
 const VERSION: u32 = 0x0100_0000;
 /// The largest payload either side sends.

@@ -7,48 +7,8 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-/// A view of a recorded screen, as the uiautomator dump shows it.
-#[derive(Debug, Clone, Deserialize, Default)]
-pub struct View {
-    #[serde(default)]
-    pub class: Option<String>,
-    #[serde(default)]
-    pub resource_id: Option<String>,
-    #[serde(default)]
-    pub text: Option<String>,
-    #[serde(default)]
-    pub content_description: Option<String>,
-    #[serde(default)]
-    pub bounds: Option<[[i64; 2]; 2]>,
-    #[serde(default)]
-    pub clickable: bool,
-    #[serde(default)]
-    pub editable: bool,
-    #[serde(default)]
-    pub checkable: bool,
-    #[serde(default)]
-    pub checked: bool,
-    #[serde(default)]
-    pub selected: bool,
-    #[serde(default)]
-    pub scrollable: bool,
-    #[serde(default)]
-    pub long_clickable: bool,
-    #[serde(default)]
-    pub package: Option<String>,
-}
-
-impl View {
-    pub fn contains(&self, x: i64, y: i64) -> bool {
-        self.bounds
-            .is_some_and(|[[l, t], [r, b]]| x >= l && x < r && y >= t && y < b)
-    }
-
-    pub fn area(&self) -> i64 {
-        self.bounds
-            .map_or(i64::MAX, |[[l, t], [r, b]]| (r - l).max(0) * (b - t).max(0))
-    }
-}
+use atlas_import::droidbot::EventFile;
+pub use atlas_import::droidbot::View;
 
 /// One recorded screen.
 #[derive(Debug, Clone, Deserialize)]
@@ -77,26 +37,6 @@ pub enum Trigger {
     Type([[i64; 2]; 2], String),
     /// A key, by DroidBot's name (`BACK`).
     Key(String),
-}
-
-#[derive(Deserialize)]
-struct EventFile {
-    event: Event,
-    #[serde(default)]
-    start_state: Option<String>,
-    #[serde(default)]
-    stop_state: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct Event {
-    event_type: String,
-    #[serde(default)]
-    view: Option<View>,
-    #[serde(default)]
-    text: Option<String>,
-    #[serde(default)]
-    name: Option<String>,
 }
 
 /// A recorded app, ready to replay.

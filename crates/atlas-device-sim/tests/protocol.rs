@@ -8,14 +8,8 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use atlas_device_sim::adb::Message;
+use atlas_device_sim::adb::{CLSE, CNXN, Message, OKAY, OPEN, WRTE};
 use atlas_device_sim::{Phone, RecordedApp};
-
-const CNXN: u32 = 0x4e58_4e43;
-const OPEN: u32 = 0x4e45_504f;
-const OKAY: u32 = 0x5941_4b4f;
-const CLSE: u32 = 0x4553_4c43;
-const WRTE: u32 = 0x4554_5257;
 
 fn simulator() -> Option<String> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -38,6 +38,13 @@ impl Point {
             y: (u64::from(y) * u64::from(height) / 1000) as u32,
         })
     }
+
+    /// The point in relative coordinates (0..999 on each axis): what a model would write for it.
+    pub fn relative(self, width: u32, height: u32) -> [u16; 2] {
+        let scale =
+            |v: u32, size: u32| (u64::from(v) * 1000 / u64::from(size.max(1))).min(999) as u16;
+        [scale(self.x, width), scale(self.y, height)]
+    }
 }
 
 /// A screenshot: PNG bytes and the screen's size in pixels.
@@ -190,6 +197,8 @@ mod tests {
 
     #[test]
     fn relative_coordinates_name_the_fraction_of_the_screen() {
+        assert_eq!(Point { x: 540, y: 1200 }.relative(1080, 2400), [500, 500]);
+        assert_eq!(Point { x: 1079, y: 2399 }.relative(1080, 2400), [999, 999]);
         assert_eq!(
             Point::from_relative(500, 999, 1080, 2400).unwrap(),
             Point { x: 540, y: 2397 }

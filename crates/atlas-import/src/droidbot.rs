@@ -23,57 +23,77 @@ struct StateFile {
     views: Vec<View>,
 }
 
-#[derive(Deserialize, Clone, Default)]
-struct View {
+/// A view of a saved screen, as DroidBot writes it (the uiautomator dump's attributes). Public
+/// with the event files below: the simulator replays the same files.
+#[derive(Debug, Deserialize, Clone, Default)]
+pub struct View {
     #[serde(default)]
-    text: Option<String>,
+    pub text: Option<String>,
     #[serde(default)]
-    content_description: Option<String>,
+    pub content_description: Option<String>,
     #[serde(default)]
-    resource_id: Option<String>,
+    pub resource_id: Option<String>,
     #[serde(default)]
-    class: Option<String>,
+    pub class: Option<String>,
     #[serde(default)]
-    bounds: Option<[[i64; 2]; 2]>,
+    pub bounds: Option<[[i64; 2]; 2]>,
     #[serde(default)]
-    clickable: bool,
+    pub clickable: bool,
     #[serde(default)]
-    checkable: bool,
+    pub checkable: bool,
     #[serde(default)]
-    checked: bool,
+    pub checked: bool,
     #[serde(default)]
-    selected: bool,
+    pub selected: bool,
     #[serde(default)]
-    editable: bool,
+    pub editable: bool,
     #[serde(default)]
-    long_clickable: bool,
+    pub long_clickable: bool,
     #[serde(default)]
-    visible: Option<bool>,
+    pub scrollable: bool,
+    #[serde(default)]
+    pub visible: Option<bool>,
+    #[serde(default)]
+    pub package: Option<String>,
 }
 
-#[derive(Deserialize)]
-struct EventFile {
+/// One `events/*.json` file: the event and the screens it started and stopped on.
+#[derive(Debug, Deserialize)]
+pub struct EventFile {
     #[serde(default)]
-    tag: String,
-    event: Event,
+    pub tag: String,
+    pub event: Event,
     #[serde(default)]
-    start_state: Option<String>,
+    pub start_state: Option<String>,
     #[serde(default)]
-    stop_state: Option<String>,
+    pub stop_state: Option<String>,
 }
 
-#[derive(Deserialize)]
-struct Event {
-    event_type: String,
+/// What DroidBot did: `click`/`touch` or `set_text` on a view, a `key`, an `intent`, ...
+#[derive(Debug, Deserialize)]
+pub struct Event {
+    pub event_type: String,
     #[serde(default)]
-    view: Option<View>,
+    pub view: Option<View>,
     #[serde(default)]
-    text: Option<String>,
+    pub text: Option<String>,
     #[serde(default)]
-    name: Option<String>,
+    pub name: Option<String>,
 }
 
 impl View {
+    /// Whether the point is inside the view's box.
+    pub fn contains(&self, x: i64, y: i64) -> bool {
+        self.bounds
+            .is_some_and(|[[l, t], [r, b]]| x >= l && x < r && y >= t && y < b)
+    }
+
+    /// The view's area in pixels (unbounded views count as the largest).
+    pub fn area(&self) -> i64 {
+        self.bounds
+            .map_or(i64::MAX, |[[l, t], [r, b]]| (r - l).max(0) * (b - t).max(0))
+    }
+
     fn label(&self) -> &str {
         let text = self.text.as_deref().unwrap_or_default().trim();
         if text.is_empty() {
