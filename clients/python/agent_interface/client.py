@@ -66,6 +66,11 @@ class KGClient:
                          success=success, latency_ms=latency_ms, app_id=app_id, intent=intent,
                          session_id=session_id, reason=reason)
 
+    def end_session(self, app_id, session_id, intent, finished):
+        """Say how a session ended: only sessions not said to have failed are replayed."""
+        return self.call("end_session", app_id=app_id, session_id=session_id, intent=intent,
+                         finished=finished)
+
     def add_page(self, app_id, page_name, page_type=None, description=None, intents=None, ui_hierarchy=None):
         return self.call("add_page", app_id=app_id, page_name=page_name, page_type=page_type,
                          description=description, intents=intents, ui_hierarchy=ui_hierarchy)

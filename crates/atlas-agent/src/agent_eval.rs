@@ -307,6 +307,9 @@ pub struct TaskRun {
     pub wrong_fast_path_steps: usize,
     /// Each wrong fast-path step: what the graph did, and what the ground truth does there.
     pub wrong: Vec<String>,
+    /// Each step: the recorded screen it started on, who chose the action, the action, and the
+    /// page the graph took the screen for.
+    pub trail: Vec<String>,
     pub agent_ms_per_step: f64,
     pub ending: Ending,
 }
@@ -366,6 +369,22 @@ pub fn run_task(
         .unwrap_or_else(|e| e.into_inner())
         .screen_size();
     let wrong = wrong_fast_steps(&report, &screens, task, (w, h));
+    let trail = report
+        .steps
+        .iter()
+        .zip(&screens)
+        .map(|(step, screen)| {
+            format!(
+                "{} {:?} {} page {}",
+                &screen[..screen.len().min(12)],
+                step.chosen_by,
+                step.action.as_ref().map_or(String::new(), Value::to_string),
+                step.graph
+                    .as_ref()
+                    .map_or(String::new(), |g| format!("{} {}", g["page"], g["basis"]))
+            )
+        })
+        .collect();
     Ok(TaskRun {
         app: app_name.to_string(),
         task: task.name.clone(),
@@ -380,6 +399,7 @@ pub fn run_task(
             .count(),
         wrong_fast_path_steps: wrong.len(),
         wrong,
+        trail,
         agent_ms_per_step: report.steps.iter().map(|s| s.agent_ms).sum::<f64>()
             / report.steps.len().max(1) as f64,
         ending: report.ending,
@@ -418,9 +438,10 @@ fn wrong_fast_steps(
         };
         if !right {
             wrong.push(format!(
-                "step {}: did {:?}, the ground truth {truth:?}",
+                "step {}: did {:?}, the ground truth {truth:?} (graph: {})",
                 k + 1,
-                action
+                action,
+                step.graph.as_ref().map_or(String::new(), Value::to_string)
             ));
         }
     }
@@ -441,12 +462,32 @@ pub struct ConditionTotals {
     pub model_calls: usize,
     pub fast_path_steps: usize,
     pub wrong_fast_path_steps: usize,
+    /// Tasks `model_only` completed that this condition did not.
+    pub lost: usize,
 }
+
+impl ConditionTotals {
+    fn add(&mut self, run: &TaskRun, lost: bool) {
+        self.tasks += 1;
+        self.succeeded += usize::from(run.succeeded);
+        self.model_calls += run.model_calls;
+        self.fast_path_steps += run.fast_path_steps;
+        self.wrong_fast_path_steps += run.wrong_fast_path_steps;
+        self.lost += usize::from(lost);
+    }
+}
+
+/// Totals per condition.
+pub type Conditions = std::collections::BTreeMap<String, ConditionTotals>;
 
 /// The whole evaluation: per condition, and every run.
 #[derive(Debug, Clone, Serialize)]
 pub struct AgentEval {
-    pub conditions: std::collections::BTreeMap<String, ConditionTotals>,
+    pub conditions: Conditions,
+    /// The same over the tasks the model alone completes: where the ideal model cannot finish
+    /// a task (its recorded screens do not replay), no condition can, and its calls say nothing
+    /// about what the graph saves.
+    pub solvable: Conditions,
     pub skipped: Vec<String>,
     pub agent_ms_per_step: f64,
     pub runs: Vec<TaskRun>,
@@ -517,14 +558,26 @@ pub fn evaluate(
             )?);
         }
     }
-    let mut conditions = std::collections::BTreeMap::new();
+    let solved: std::collections::HashSet<(&str, &str)> = runs
+        .iter()
+        .filter(|r| r.condition == "model_only" && r.succeeded)
+        .map(|r| (r.app.as_str(), r.task.as_str()))
+        .collect();
+    let mut conditions = Conditions::new();
+    let mut solvable = Conditions::new();
     for run in &runs {
-        let c: &mut ConditionTotals = conditions.entry(run.condition.clone()).or_default();
-        c.tasks += 1;
-        c.succeeded += usize::from(run.succeeded);
-        c.model_calls += run.model_calls;
-        c.fast_path_steps += run.fast_path_steps;
-        c.wrong_fast_path_steps += run.wrong_fast_path_steps;
+        let model_did = solved.contains(&(run.app.as_str(), run.task.as_str()));
+        let lost = model_did && !run.succeeded;
+        conditions
+            .entry(run.condition.clone())
+            .or_default()
+            .add(run, lost);
+        if model_did {
+            solvable
+                .entry(run.condition.clone())
+                .or_default()
+                .add(run, lost);
+        }
     }
     let steps: usize = runs.iter().map(|r| r.steps).sum();
     let agent_ms_per_step = runs
@@ -534,6 +587,7 @@ pub fn evaluate(
         / steps.max(1) as f64;
     Ok(AgentEval {
         conditions,
+        solvable,
         skipped,
         agent_ms_per_step,
         runs,

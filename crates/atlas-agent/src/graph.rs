@@ -23,13 +23,24 @@ pub struct GraphLink<'a> {
     /// Take the graph's action without the model at or above this confidence.
     pub fast_path: f64,
     session: String,
-    /// The page and widgets of the screen the last executed action started from, and the
-    /// action as the graph takes it (none when it cannot be reported: a launch, a wait).
-    pending: Option<(String, Value)>,
+    /// The page the last executed action started from, the action as the graph takes it (none
+    /// when it cannot be reported: a launch, a wait), and the screen it started from.
+    pending: Option<Pending>,
     /// The field tapped last: typing goes there.
     focused: Option<Widget>,
     /// The page and action of the last step, and whether the step left that page.
     last: Option<(String, Value, bool)>,
+    /// The app the steps were reported under.
+    reported_app: Option<String>,
+}
+
+/// An executed step waiting for the screen it led to.
+struct Pending {
+    page: String,
+    action: Value,
+    before: Vec<Widget>,
+    /// A tap into a text field: it readies typing, and may leave the screen as it was.
+    focus: bool,
 }
 
 /// What the graph says about the next step.
@@ -39,8 +50,10 @@ pub struct Suggestion {
     pub confidence: f64,
     /// Context for the model when it is asked after all.
     pub hint: Value,
-    /// The graph's answer as it gave it.
+    /// The graph's action as it gave it.
     pub raw: Value,
+    /// What the answer rests on (`memory`, `labels`, `path`), or why there is none.
+    pub basis: String,
 }
 
 impl<'a> GraphLink<'a> {
@@ -58,6 +71,7 @@ impl<'a> GraphLink<'a> {
             pending: None,
             focused: None,
             last: None,
+            reported_app: None,
         }
     }
 
@@ -84,16 +98,35 @@ impl<'a> GraphLink<'a> {
         if let Some((from, _, moved)) = &mut self.last {
             *moved = *from != page;
         }
-        if let Some((from, action)) = self.pending.take()
+        if let Some(step) = self.pending.take()
             && !page.is_empty()
         {
-            let report = json!({"app_id": app, "from_page": from, "to_page": page, "action": action,
-                "success": true, "session_id": self.session, "intent": task});
+            // A step after which the screen is exactly as it was did nothing: reported as failed,
+            // it counts against its edge and is not replayed as part of the task's way.
+            let did_nothing = !step.focus && step.before == widgets;
+            let mut report = json!({"app_id": app, "from_page": step.page, "to_page": page,
+                "action": step.action, "success": !did_nothing, "session_id": self.session, "intent": task});
+            if did_nothing {
+                report["reason"] = json!("the screen did not change");
+            }
             self.caller
                 .call("report_transition", report)
                 .map_err(|e| e.to_string())?;
+            self.reported_app = Some(app);
         }
         Ok(page)
+    }
+
+    /// Says how the run ended, so that only a finished task is replayed to the next agent.
+    pub fn end(&self, task: &str, finished: bool) -> Result<(), String> {
+        let Some(app) = &self.reported_app else {
+            return Ok(());
+        };
+        let ended = json!({"app_id": app, "session_id": self.session, "intent": task, "finished": finished});
+        self.caller
+            .call("end_session", ended)
+            .map(|_| ())
+            .map_err(|e| e.to_string())
     }
 
     /// The graph's next action on `page` for `task`, resolved on the screen's widgets.
@@ -115,6 +148,7 @@ impl<'a> GraphLink<'a> {
                 confidence: 0.0,
                 hint: Value::Null,
                 raw: Value::Null,
+                basis: String::new(),
             };
         };
         let action = &answer["action"];
@@ -134,8 +168,12 @@ impl<'a> GraphLink<'a> {
             .as_ref()
             .is_some_and(|(from, done, moved)| !moved && from == page && *done == *action);
         let confidence = if repeated { 0.0 } else { confidence };
+        // A finish ends the run, so no later step can undo a wrong one: the graph finishes a
+        // task only where a remembered session of it ended, never on a guess from labels or a
+        // path's target page.
+        let remembered = answer["basis"] == "memory";
         let resolved = if action.is_null() {
-            (answer["is_complete"] == true).then(|| {
+            (answer["is_complete"] == true && remembered).then(|| {
                 (
                     Action::Finish {
                         message: "done (the graph knows this page completes the task)".into(),
@@ -151,6 +189,11 @@ impl<'a> GraphLink<'a> {
             confidence,
             hint,
             raw: action.clone(),
+            basis: answer["basis"]
+                .as_str()
+                .or(answer["error"].as_str())
+                .unwrap_or_default()
+                .to_string(),
         }
     }
 
@@ -170,11 +213,13 @@ impl<'a> GraphLink<'a> {
         let at = |p: &[u16; 2]| {
             Point::from_relative(u32::from(p[0]), u32::from(p[1]), size.0, size.1).ok()
         };
+        let mut focus_tap = false;
         let reported = match action {
             Action::Back => Some(json!({"type": "back"})),
             Action::Tap { element, .. } => at(element).and_then(|p| widget_at(widgets, p)).map(|w| {
                 if w.is_text_field() {
                     self.focused = Some(w.clone());
+                    focus_tap = true;
                 }
                 json!({"type": "click", "widget": w.id, "widget_text": w.text})
             }),
@@ -183,7 +228,12 @@ impl<'a> GraphLink<'a> {
             }),
             _ => None,
         };
-        self.pending = reported.map(|a| (page.to_string(), a));
+        self.pending = reported.map(|action| Pending {
+            page: page.to_string(),
+            action,
+            before: widgets.to_vec(),
+            focus: focus_tap,
+        });
     }
 
     /// Remembers the graph's action taken on `page`, to see next step whether it moved.

@@ -96,6 +96,9 @@ pub struct StepReport {
     pub ok: bool,
     pub observation: Option<String>,
     pub model: Option<ModelCall>,
+    /// The page the graph matched the screen to, and what it would have done there.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub graph: Option<Value>,
     pub step_ms: f64,
     pub device_ms: f64,
     /// Everything but the model and the device: the agent's own cost.
@@ -256,6 +259,11 @@ impl<'a> PhoneAgent<'a> {
                 break;
             }
         }
+        if let Some(graph) = &self.graph
+            && let Err(e) = graph.end(task, report.ending == Ending::Finished)
+        {
+            tracing::warn!("the graph did not take the run's end: {e}");
+        }
         report.total_ms = started.elapsed().as_secs_f64() * 1000.0;
         report
     }
@@ -332,6 +340,10 @@ impl<'a> PhoneAgent<'a> {
             ok: false,
             observation: None,
             model: None,
+            graph: at_page.as_ref().map(|(page, _)| {
+                let s = suggestion.as_ref();
+                json!({"page": page, "suggested": s.map(|s| &s.raw), "confidence": s.map(|s| s.confidence), "basis": s.map(|s| &s.basis)})
+            }),
             step_ms: 0.0,
             device_ms: 0.0,
             agent_ms: 0.0,

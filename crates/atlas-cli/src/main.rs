@@ -1764,26 +1764,39 @@ async fn eval_agent(
     .await?
     .map_err(|e| anyhow::anyhow!("evaluation stopped: {e}"))?;
     server.stop().await?;
-    for (name, c) in &report.conditions {
-        println!(
-            "{name:<15} tasks {:>3}  succeeded {:>3}  model calls {:>4}  fast-path steps {:>4}  wrong fast-path steps {:>3}",
-            c.tasks, c.succeeded, c.model_calls, c.fast_path_steps, c.wrong_fast_path_steps
-        );
-    }
-    if let (Some(base), Some(new), Some(repeat)) = (
-        report.conditions.get("model_only"),
-        report.conditions.get("graph_new_task"),
-        report.conditions.get("graph_repeat"),
-    ) {
-        let share = |c: &atlas_agent::agent_eval::ConditionTotals| {
-            c.model_calls as f64 / base.model_calls.max(1) as f64
-        };
-        println!(
-            "model calls against model_only: graph_new_task {:.1}%, graph_repeat {:.1}%",
-            share(new) * 100.0,
-            share(repeat) * 100.0
-        );
-    }
+    let show = |title: &str, conditions: &atlas_agent::agent_eval::Conditions| {
+        println!("{title}");
+        for (name, c) in conditions {
+            println!(
+                "  {name:<15} tasks {:>3}  succeeded {:>3}  lost {:>2}  model calls {:>4}  fast-path steps {:>4}  wrong fast-path steps {:>3}",
+                c.tasks,
+                c.succeeded,
+                c.lost,
+                c.model_calls,
+                c.fast_path_steps,
+                c.wrong_fast_path_steps
+            );
+        }
+        if let (Some(base), Some(new), Some(repeat)) = (
+            conditions.get("model_only"),
+            conditions.get("graph_new_task"),
+            conditions.get("graph_repeat"),
+        ) {
+            let share = |c: &atlas_agent::agent_eval::ConditionTotals| {
+                c.model_calls as f64 / base.model_calls.max(1) as f64
+            };
+            println!(
+                "  model calls against model_only: graph_new_task {:.1}%, graph_repeat {:.1}%",
+                share(new) * 100.0,
+                share(repeat) * 100.0
+            );
+        }
+    };
+    show("all tasks:", &report.conditions);
+    show(
+        "the tasks the model alone completes (lost = completed by the model alone, not here):",
+        &report.solvable,
+    );
     println!(
         "the agent's own time per step (graph calls included; model and device not): {:.2} ms",
         report.agent_ms_per_step

@@ -453,6 +453,7 @@ fn openapi_document_and_tool_list_describe_every_route_that_answers() {
         "match_current_page",
         "get_rag_context",
         "report_transition",
+        "end_session",
         "add_page",
         "register_intent",
         "get_available_actions",

@@ -264,14 +264,24 @@ pub struct Trace {
     pub session_id: String,
     pub intent: String,
     pub steps: Vec<TraceStep>,
+    /// How the session ended, when its agent said (`end_session`): `true` when the agent
+    /// finished the task, `false` when it gave up, ran out of steps or was stopped. `None` for
+    /// agents that never say (seed 000's interface has no end of session).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finished: Option<bool>,
     pub created_at: String,
     pub updated_at: String,
 }
 
 impl Trace {
-    /// A trace whose every step succeeded.
+    /// A trace worth replaying: its agent said it finished the task (steps that failed on the
+    /// way are stumbles, not the way); from an agent that never says, every step succeeded.
     pub fn succeeded(&self) -> bool {
-        !self.steps.is_empty() && self.steps.iter().all(|s| s.success)
+        let any = self.steps.iter().any(|s| s.success);
+        match self.finished {
+            Some(finished) => finished && any,
+            None => any && self.steps.iter().all(|s| s.success),
+        }
     }
 }
 

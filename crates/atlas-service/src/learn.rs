@@ -73,6 +73,27 @@ pub struct ReportTransitionResponse {
     pub stats: TransitionStats,
 }
 
+/// Beyond the seed: how an agent's session for an intent ended. Only sessions not said to have
+/// failed are replayed as task memory, so an agent that gave up is not copied by the next one.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct EndSessionRequest {
+    pub app_id: String,
+    pub session_id: String,
+    pub intent: String,
+    /// Whether the agent finished the task (`false`: it gave up, ran out of steps, was stopped).
+    pub finished: bool,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct EndSessionResponse {
+    pub success: bool,
+    /// Whether a remembered session was marked: `false` when the session reported no steps for
+    /// the intent.
+    pub updated: bool,
+    /// The steps the session reported.
+    pub steps: usize,
+}
+
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct RegisterIntentRequest {
     pub app_id: String,
@@ -201,6 +222,11 @@ fn next_transition(
     Ok((t, updated))
 }
 
+/// The id of the remembered trace of one session for one intent.
+fn trace_id(app_id: &str, session: &str, intent: &str) -> String {
+    intent_id(app_id, &format!("trace\u{1f}{session}\u{1f}{intent}"))
+}
+
 impl Atlas {
     /// Seed 000 §2.1 `report_transition`.
     pub async fn report_transition(
@@ -273,7 +299,7 @@ impl Atlas {
                 req.session_id.as_deref().filter(|s| !s.is_empty()),
                 req.intent.as_deref().filter(|s| !s.is_empty()),
             ) {
-                let trace_id = intent_id(&t.app_id, &format!("trace\u{1f}{session}\u{1f}{intent}"));
+                let trace_id = trace_id(&t.app_id, session, intent);
                 let app = state.graph.app(&t.app_id).expect("page's app exists");
                 let mut trace = app.trace(&trace_id).cloned().unwrap_or_else(|| Trace {
                     trace_id,
@@ -281,6 +307,7 @@ impl Atlas {
                     session_id: session.to_string(),
                     intent: intent.to_string(),
                     steps: vec![],
+                    finished: None,
                     created_at: now.clone(),
                     updated_at: now.clone(),
                 });
@@ -300,6 +327,38 @@ impl Atlas {
                 records.push(Record::Transition(t));
             }
             Ok((records, response))
+        })
+        .await
+    }
+
+    /// How a session ended (see [`EndSessionRequest`]). Ending it again overwrites the outcome.
+    pub async fn end_session(&self, req: EndSessionRequest) -> Result<EndSessionResponse> {
+        validate_text("app_id", &req.app_id, true)?;
+        validate_text("session_id", &req.session_id, true)?;
+        validate_text("intent", &req.intent, true)?;
+        let trace_id = trace_id(&req.app_id, &req.session_id, &req.intent);
+        let now = atlas_model::now_rfc3339();
+        self.commit_with(|state| {
+            let app = state
+                .graph
+                .app(&req.app_id)
+                .ok_or_else(|| AtlasError::NotFound(format!("app {}", req.app_id)))?;
+            let Some(mut trace) = app.trace(&trace_id).cloned() else {
+                let response = EndSessionResponse {
+                    success: true,
+                    updated: false,
+                    steps: 0,
+                };
+                return Ok((vec![], response));
+            };
+            trace.finished = Some(req.finished);
+            trace.updated_at = now.clone();
+            let response = EndSessionResponse {
+                success: true,
+                updated: true,
+                steps: trace.steps.len(),
+            };
+            Ok((vec![Record::Trace(trace)], response))
         })
         .await
     }

@@ -46,7 +46,10 @@ fn adapt(step: &Action, map: &[(&str, &str)], labels_here: &[&str]) -> Option<Ac
             action.input_text = text;
         }
     }
-    if let Some(text) = substitute(&action.widget_text, map) {
+    // A value the asked instruction shares with the remembered one changes nothing.
+    let changed = substitute(&action.widget_text, map)
+        .filter(|text| !text.trim().eq_ignore_ascii_case(action.widget_text.trim()));
+    if let Some(text) = changed {
         // A tap on a value ("5 minutes") becomes a tap on the asked one ("1 minute"): only if
         // the page shows such a widget, matched loosely on the value itself.
         let wanted = map
@@ -140,12 +143,12 @@ fn agree(a: &Recall, b: &Recall) -> bool {
     }
 }
 
-/// A session's way without its detours: a step to another page followed at once by Back to the
-/// page it left changed nothing, and the next agent should not repeat it. Detours inside
-/// detours go too.
+/// A session's way without its detours: a step that failed (did nothing), or a step to another
+/// page followed at once by Back to the page it left, changed nothing, and the next agent should
+/// not repeat it. Detours inside detours go too.
 fn without_detours(steps: &[TraceStep]) -> Vec<TraceStep> {
     let mut way: Vec<TraceStep> = Vec::with_capacity(steps.len());
-    for step in steps {
+    for step in steps.iter().filter(|s| s.success) {
         let undoes_last = step.action.action_type == "back"
             && way.last().is_some_and(|last| {
                 last.action.action_type != "back"
@@ -188,7 +191,9 @@ fn continue_trace(
         for (mine, theirs) in taken.iter().zip(&trace.steps) {
             let theirs_adapted = adapt(&theirs.action, map, &[mine.action.widget_text.as_str()])
                 .unwrap_or_else(|| theirs.action.clone());
-            if mine.from_page != theirs.from_page || !same_step(&mine.action, &theirs_adapted) {
+            let same =
+                same_step(&mine.action, &theirs.action) || same_step(&mine.action, &theirs_adapted);
+            if mine.from_page != theirs.from_page || !same {
                 return None;
             }
         }

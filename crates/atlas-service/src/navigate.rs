@@ -184,10 +184,11 @@ fn plan_confidence(app: &AppGraph, plan: &Plan, target_score: f64) -> f64 {
 /// What remembered tasks or the app's labels said, as an answer.
 fn recalled_answer(recalled: crate::memory::Recall, basis: Basis) -> NextActionResponse {
     match recalled {
-        crate::memory::Recall::Done { .. } => NextActionResponse {
+        crate::memory::Recall::Done { confidence } => NextActionResponse {
             is_complete: true,
             remaining_steps: Some(0),
             basis: Some(basis),
+            confidence: Some(round3(confidence)),
             ..Default::default()
         },
         crate::memory::Recall::Act {
@@ -620,7 +621,12 @@ impl Atlas {
             if trace.succeeded() {
                 successful.push(SuccessfulCase {
                     intent: trace.intent.clone(),
-                    path: trace.steps.iter().map(|s| s.action.label()).collect(),
+                    path: trace
+                        .steps
+                        .iter()
+                        .filter(|s| s.success)
+                        .map(|s| s.action.label())
+                        .collect(),
                     execution_time_ms: trace.steps.iter().map(|s| s.latency_ms).sum(),
                 });
             } else if let Some(k) = trace.steps.iter().position(|s| !s.success) {
@@ -808,7 +814,9 @@ pub struct NextActionResponse {
     pub basis: Option<Basis>,
     /// Beyond the seed, for answers read from labels: the calibrated probability that the best
     /// candidate (the action given, or `candidates[0]` when unsure) is right, measured on apps the
-    /// model was not fitted on. An agent may act on `candidates[0]` above its own threshold.
+    /// model was not fitted on. An agent may act on `candidates[0]` above its own threshold. For
+    /// a remembered session's end (`basis` `memory`, `is_complete`), how alike the remembered
+    /// task is to the asked one, as for a remembered action.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub confidence: Option<f64>,
     /// Beyond the seed, for answers read from labels: the best candidates, most likely first (all

@@ -591,6 +591,13 @@ pub fn registry() -> ToolRegistry {
         ),
         tool(
             ToolGroup::Navigation,
+            "end_session",
+            "上报一次会话的结局（完成任务或放弃）；只有未失败的会话会被当作任务记忆重放。Say how an agent session for an intent ended; sessions said to have failed are not replayed.",
+            true,
+            |c: ToolContext, r: EndSessionRequest| async move { c.atlas.end_session(r).await },
+        ),
+        tool(
+            ToolGroup::Navigation,
             "add_page",
             "添加新发现的页面（重复添加会更新该页面）。Add (or update) a page.",
             true,

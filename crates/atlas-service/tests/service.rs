@@ -372,6 +372,89 @@ async fn a_remembered_task_is_replayed_with_new_values_and_session_progress() {
     );
 }
 
+/// A session said to have failed is not replayed; a finished one is, without the steps that did
+/// nothing on the way; and the remembered end carries its confidence.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn only_finished_sessions_are_replayed_and_their_failed_steps_are_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let atlas = open(dir.path());
+    let tools = registry();
+    let (list, dialog) = notes_app(&atlas, &tools).await;
+    let task = "open the settings";
+    // An agent that wandered into the dialog and gave up.
+    step(
+        &atlas,
+        &tools,
+        &list,
+        serde_json::json!({ "type": "click", "widget_text": "New note" }),
+        &dialog,
+        "lost",
+        task,
+    )
+    .await;
+    let ended = call(&atlas, &tools, "end_session", serde_json::json!({ "app_id": "notes", "session_id": "lost", "intent": task, "finished": false })).await;
+    assert_eq!(
+        (ended["updated"].as_bool(), ended["steps"].as_u64()),
+        (Some(true), Some(1)),
+        "{ended}"
+    );
+    let asked = next(&atlas, &tools, &list, task, "next").await;
+    assert_ne!(
+        asked["basis"], "memory",
+        "a failed session was replayed: {asked}"
+    );
+
+    // An agent that tapped something that did nothing, then the right button, and finished.
+    call(&atlas, &tools, "report_transition", serde_json::json!({ "from_page": list, "to_page": list,
+        "action": { "type": "click", "widget_text": "Notes" }, "success": false, "reason": "the screen did not change",
+        "session_id": "done", "intent": task })).await;
+    let settings = page(&atlas, &tools, "notes", "Settings", serde_json::json!([
+        { "id": "0", "text": "Settings", "type": "p" }, { "id": "1", "text": "Dark mode", "type": "checkbox" } ])).await;
+    step(
+        &atlas,
+        &tools,
+        &list,
+        serde_json::json!({ "type": "click", "widget_text": "Settings" }),
+        &settings,
+        "done",
+        task,
+    )
+    .await;
+    call(&atlas, &tools, "end_session", serde_json::json!({ "app_id": "notes", "session_id": "done", "intent": task, "finished": true })).await;
+    let first = next(&atlas, &tools, &list, task, "again").await;
+    assert_eq!(
+        (
+            first["basis"].as_str(),
+            first["action"]["widget_text"].as_str()
+        ),
+        (Some("memory"), Some("Settings")),
+        "{first}"
+    );
+    step(
+        &atlas,
+        &tools,
+        &list,
+        serde_json::json!({ "type": "click", "widget_text": "Settings" }),
+        &settings,
+        "again",
+        task,
+    )
+    .await;
+    let end = next(&atlas, &tools, &settings, task, "again").await;
+    assert_eq!(
+        (end["is_complete"].as_bool(), end["basis"].as_str()),
+        (Some(true), Some("memory")),
+        "{end}"
+    );
+    assert!(end["confidence"].as_f64().is_some_and(|c| c > 0.9), "{end}");
+
+    // A session with no steps has nothing to mark; bad input changes nothing.
+    let none = call(&atlas, &tools, "end_session", serde_json::json!({ "app_id": "notes", "session_id": "empty", "intent": task, "finished": true })).await;
+    assert_eq!(none["updated"], false, "{none}");
+    let bad = tools.get("end_session").unwrap().call(atlas.clone(), serde_json::json!({ "app_id": "notes", "session_id": "", "intent": task, "finished": true })).await;
+    assert!(bad.is_err_and(|e| e.code() == atlas_model::ErrorCode::InvalidParameter));
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unknown_task_is_grounded_in_labels_or_left_unsure() {
     let dir = tempfile::tempdir().unwrap();
