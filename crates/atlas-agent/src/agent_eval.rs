@@ -311,6 +311,10 @@ pub struct TaskRun {
     /// page the graph took the screen for.
     pub trail: Vec<String>,
     pub agent_ms_per_step: f64,
+    /// The part of it spent asking the graph.
+    pub graph_ms_per_step: f64,
+    /// Each step's own time, in order.
+    pub agent_ms: Vec<f64>,
     pub ending: Ending,
 }
 
@@ -402,6 +406,13 @@ pub fn run_task(
         trail,
         agent_ms_per_step: report.steps.iter().map(|s| s.agent_ms).sum::<f64>()
             / report.steps.len().max(1) as f64,
+        graph_ms_per_step: report.steps.iter().map(|s| s.graph_ms).sum::<f64>()
+            / report.steps.len().max(1) as f64,
+        agent_ms: report
+            .steps
+            .iter()
+            .map(|s| (s.agent_ms * 1000.0).round() / 1000.0)
+            .collect(),
         ending: report.ending,
     })
 }
@@ -490,6 +501,11 @@ pub struct AgentEval {
     pub solvable: Conditions,
     pub skipped: Vec<String>,
     pub agent_ms_per_step: f64,
+    pub graph_ms_per_step: f64,
+    /// The median step's own time, and the median of the steps after a task's first: the
+    /// first asks the graph about a task it has not seen, which embeds the instruction.
+    pub agent_ms_p50: f64,
+    pub agent_ms_p50_after_first: f64,
     pub runs: Vec<TaskRun>,
 }
 
@@ -580,16 +596,29 @@ pub fn evaluate(
         }
     }
     let steps: usize = runs.iter().map(|r| r.steps).sum();
-    let agent_ms_per_step = runs
-        .iter()
-        .map(|r| r.agent_ms_per_step * r.steps as f64)
-        .sum::<f64>()
-        / steps.max(1) as f64;
+    let per_step = |ms: fn(&TaskRun) -> f64| {
+        runs.iter().map(|r| ms(r) * r.steps as f64).sum::<f64>() / steps.max(1) as f64
+    };
+    let agent_ms_per_step = per_step(|r| r.agent_ms_per_step);
+    let graph_ms_per_step = per_step(|r| r.graph_ms_per_step);
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v.get(v.len() / 2).copied().unwrap_or(0.0)
+    };
+    let agent_ms_p50 = median(runs.iter().flat_map(|r| r.agent_ms.clone()).collect());
+    let agent_ms_p50_after_first = median(
+        runs.iter()
+            .flat_map(|r| r.agent_ms.iter().skip(1).copied())
+            .collect(),
+    );
     Ok(AgentEval {
         conditions,
         solvable,
         skipped,
         agent_ms_per_step,
+        graph_ms_per_step,
+        agent_ms_p50,
+        agent_ms_p50_after_first,
         runs,
     })
 }

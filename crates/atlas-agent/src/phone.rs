@@ -103,6 +103,9 @@ pub struct StepReport {
     pub device_ms: f64,
     /// Everything but the model and the device: the agent's own cost.
     pub agent_ms: f64,
+    /// The part of `agent_ms` spent asking the graph (matching the screen, reporting the last
+    /// step, the next action).
+    pub graph_ms: f64,
 }
 
 /// How a run ended.
@@ -278,6 +281,7 @@ impl<'a> PhoneAgent<'a> {
     ) -> Result<(StepReport, Option<(Ending, String)>), String> {
         let started = Instant::now();
         let mut device_time = Duration::ZERO;
+        let mut graph_time = Duration::ZERO;
         let t = Instant::now();
         let shot = self.device.screenshot().map_err(|e| e.to_string())?;
         let (width, height) = (shot.width, shot.height);
@@ -298,6 +302,7 @@ impl<'a> PhoneAgent<'a> {
             let t = Instant::now();
             let widgets = self.device.hierarchy().unwrap_or_default();
             device_time += t.elapsed();
+            let t = Instant::now();
             match graph.arrive(&package, &widgets, task) {
                 Ok(page) if !page.is_empty() => {
                     suggestion =
@@ -307,6 +312,7 @@ impl<'a> PhoneAgent<'a> {
                 Ok(_) => {}
                 Err(e) => tracing::warn!("the graph did not answer: {e}"),
             }
+            graph_time += t.elapsed();
         }
         let fast = suggestion.as_ref().and_then(|s| {
             let threshold = self.graph.as_ref().map_or(f64::INFINITY, |g| g.fast_path);
@@ -347,6 +353,7 @@ impl<'a> PhoneAgent<'a> {
             step_ms: 0.0,
             device_ms: 0.0,
             agent_ms: 0.0,
+            graph_ms: graph_time.as_secs_f64() * 1000.0,
         };
         let (proposed, focus) = match fast {
             Some((action, focus)) => {

@@ -1798,8 +1798,11 @@ async fn eval_agent(
         &report.solvable,
     );
     println!(
-        "the agent's own time per step (graph calls included; model and device not): {:.2} ms",
-        report.agent_ms_per_step
+        "the agent's own time per step (model and device not included): mean {:.2} ms (asking the graph {:.2} ms), median {:.2} ms, median after a task's first step {:.2} ms",
+        report.agent_ms_per_step,
+        report.graph_ms_per_step,
+        report.agent_ms_p50,
+        report.agent_ms_p50_after_first
     );
     if !report.skipped.is_empty() {
         println!(
