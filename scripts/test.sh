@@ -126,6 +126,25 @@ echo "== the official MCP client against /mcp (both eras) and atlas mcp (stdio)"
 ATLAS_BIN="${CARGO_TARGET_DIR:-target}/debug/atlas" run_checks timeout 300 python3 clients/python/tests/mcp_client.py
 echo "== the chat page in headless Chromium, against atlas model-sim"
 run_checks timeout 300 python3 clients/python/tests/chat_page.py
+echo "== Open-AutoGLM's phone-agent (PyPI, unchanged) with atlas_autoglm, on the simulated phone through adb"
+# phone-agent wants Python >= 3.12: the first one found (pyenv's included) gets a virtual
+# environment in the build folder, kept between runs.
+py312=""
+for p in python3.13 python3.12 "$HOME"/.pyenv/versions/3.1[2-9]*/bin/python3; do
+  if command -v "$p" >/dev/null 2>&1 && "$p" -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null; then
+    py312=$(command -v "$p"); break
+  fi
+done
+venv="${CARGO_TARGET_DIR:-target}/autoglm-venv"
+if [ -n "$py312" ] && need adb; then
+  [ -x "$venv/bin/python" ] || "$py312" -m venv "$venv"
+  "$venv/bin/python" -c "import phone_agent" 2>/dev/null || "$venv/bin/python" -m pip install --quiet phone-agent \
+    || echo "warning: could not install phone-agent" >&2
+  ATLAS_BIN="${CARGO_TARGET_DIR:-target}/debug/atlas" run_checks timeout 300 "$venv/bin/python" clients/python/tests/autoglm_agent.py
+else
+  echo "(no Python >= 3.12 or no adb: skipped)"
+  skipped=$((skipped + 1))
+fi
 # schemathesis on its own server and folder (it writes random pages, datasets and tags), on the
 # built-in embedder: every documented operation, its default checks, a fixed seed. One check.
 echo "== the API contract: schemathesis on every operation of /api/v1/openapi.json"

@@ -32,6 +32,9 @@ pub struct GraphLink<'a> {
     last: Option<(String, Value, bool)>,
     /// The app the steps were reported under.
     reported_app: Option<String>,
+    /// A step ran that the graph cannot replay (a knowledge lookup, a swipe, typing into no
+    /// known field): the run is then no memory to replay, however it ended.
+    unreplayable: bool,
 }
 
 /// An executed step waiting for the screen it led to.
@@ -72,6 +75,7 @@ impl<'a> GraphLink<'a> {
             focused: None,
             last: None,
             reported_app: None,
+            unreplayable: false,
         }
     }
 
@@ -117,12 +121,14 @@ impl<'a> GraphLink<'a> {
         Ok(page)
     }
 
-    /// Says how the run ended, so that only a finished task is replayed to the next agent.
+    /// Says how the run ended, so that only a finished task is replayed to the next agent (and
+    /// only one whose every step the graph saw).
     pub fn end(&self, task: &str, finished: bool) -> Result<(), String> {
         let Some(app) = &self.reported_app else {
             return Ok(());
         };
-        let ended = json!({"app_id": app, "session_id": self.session, "intent": task, "finished": finished});
+        let replayable = finished && !self.unreplayable;
+        let ended = json!({"app_id": app, "session_id": self.session, "intent": task, "finished": replayable});
         self.caller
             .call("end_session", ended)
             .map(|_| ())
@@ -228,6 +234,16 @@ impl<'a> GraphLink<'a> {
             }),
             _ => None,
         };
+        let invisible = matches!(
+            action,
+            Action::Type { .. }
+                | Action::TypeName { .. }
+                | Action::Swipe { .. }
+                | Action::LongPress { .. }
+                | Action::DoubleTap { .. }
+                | Action::GetKnowledgeData { .. }
+        );
+        self.unreplayable |= invisible && reported.is_none();
         self.pending = reported.map(|action| Pending {
             page: page.to_string(),
             action,

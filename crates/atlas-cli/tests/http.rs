@@ -2469,10 +2469,7 @@ fn a_task_done_once_is_replayed_from_the_graph() {
     let second = run(&[]);
     assert_eq!(second["ending"], "finished");
     let steps = second["steps"].as_array().unwrap();
-    assert!(
-        steps.iter().all(|s| s["chosen_by"] == "graph"),
-        "{second}"
-    );
+    assert!(steps.iter().all(|s| s["chosen_by"] == "graph"), "{second}");
     assert_eq!(second["model_calls"], 0, "{second}");
     let taps_now = reached(lines);
     assert_eq!(taps_now.len(), 2);

@@ -647,9 +647,40 @@ pub fn registry() -> ToolRegistry {
             },
         ),
     ];
+    tools.push(tool(
+        ToolGroup::Navigation,
+        "parse_agent_reply",
+        "从模型回复中解析出第一个完整的 do(...) 或 finish(...) 动作（AutoGLM 语法），返回种子的字典形式。The first well-formed do(...)/finish(...) of a phone model's reply, in the seed's dict form.",
+        false,
+        |_: ToolContext, r: ParseReplyRequest| async move { parse_agent_reply(r) },
+    ));
     tools.extend(business_tools());
     tools.push(knowledge_tool());
     ToolRegistry { tools }
+}
+
+/// A phone model's reply to read.
+#[derive(Debug, serde::Deserialize, JsonSchema)]
+pub struct ParseReplyRequest {
+    pub reply: String,
+}
+
+/// The action, as `atlas agent parse` prints it.
+#[derive(Debug, serde::Serialize, JsonSchema)]
+pub struct ParseReplyResponse {
+    /// `{"_metadata": "do", "action": "Tap", "element": [500, 300]}` or
+    /// `{"_metadata": "finish", "message": "…"}`, argument names as in the grammar.
+    pub action: serde_json::Value,
+}
+
+/// The agent's parser behind one interface, so a client in any language (Open-AutoGLM's Python
+/// loop among them) reads replies exactly as `atlas agent` does.
+fn parse_agent_reply(req: ParseReplyRequest) -> Result<ParseReplyResponse> {
+    atlas_action::parse_reply(&req.reply)
+        .map(|action| ParseReplyResponse {
+            action: action.to_dict(),
+        })
+        .map_err(|e| AtlasError::invalid("reply", e.0))
 }
 
 /// Seed 003's business-graph errors in seed 000's format.
