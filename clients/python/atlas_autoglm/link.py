@@ -90,12 +90,8 @@ class AtlasLink:
         """The first well-formed action of a model's reply, as Atlas's parser reads it (prose,
         tags, several actions, quotes of either kind, a missing closing parenthesis); ``None``
         with the reason when nothing parses."""
-        try:
-            return self.call("parse_agent_reply", reply=reply)["action"], None
-        except AtlasError as e:
-            if "INVALID_PARAMETER" in str(e):
-                return None, str(e).split("INVALID_PARAMETER", 1)[-1].strip()
-            raise
+        parsed = self.call("parse_agent_reply", reply=reply)
+        return parsed.get("action"), parsed.get("error")
 
     @staticmethod
     def screen(device_id=None):

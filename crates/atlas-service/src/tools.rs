@@ -665,22 +665,32 @@ pub struct ParseReplyRequest {
     pub reply: String,
 }
 
-/// The action, as `atlas agent parse` prints it.
+/// The action, as `atlas agent parse` prints it, or why there is none: a reply without an
+/// action is an answer to tell the model, not a bad request.
 #[derive(Debug, serde::Serialize, JsonSchema)]
 pub struct ParseReplyResponse {
     /// `{"_metadata": "do", "action": "Tap", "element": [500, 300]}` or
-    /// `{"_metadata": "finish", "message": "…"}`, argument names as in the grammar.
-    pub action: serde_json::Value,
+    /// `{"_metadata": "finish", "message": "…"}`, argument names as in the grammar; `null` when
+    /// nothing in the reply is well-formed.
+    pub action: Option<serde_json::Value>,
+    /// Why nothing parsed, when nothing did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// The agent's parser behind one interface, so a client in any language (Open-AutoGLM's Python
 /// loop among them) reads replies exactly as `atlas agent` does.
 fn parse_agent_reply(req: ParseReplyRequest) -> Result<ParseReplyResponse> {
-    atlas_action::parse_reply(&req.reply)
-        .map(|action| ParseReplyResponse {
-            action: action.to_dict(),
-        })
-        .map_err(|e| AtlasError::invalid("reply", e.0))
+    Ok(match atlas_action::parse_reply(&req.reply) {
+        Ok(action) => ParseReplyResponse {
+            action: Some(action.to_dict()),
+            error: None,
+        },
+        Err(e) => ParseReplyResponse {
+            action: None,
+            error: Some(e.0),
+        },
+    })
 }
 
 /// Seed 003's business-graph errors in seed 000's format.
