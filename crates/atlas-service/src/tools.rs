@@ -681,6 +681,7 @@ pub struct ParseReplyResponse {
 /// The agent's parser behind one interface, so a client in any language (Open-AutoGLM's Python
 /// loop among them) reads replies exactly as `atlas agent` does.
 fn parse_agent_reply(req: ParseReplyRequest) -> Result<ParseReplyResponse> {
+    atlas_model::validate_text("reply", &req.reply, true)?;
     Ok(match atlas_action::parse_reply(&req.reply) {
         Ok(action) => ParseReplyResponse {
             action: Some(action.to_dict()),
