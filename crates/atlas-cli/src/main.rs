@@ -1754,16 +1754,10 @@ async fn eval_agent(
 ) -> Result<ExitCode> {
     let started = std::time::Instant::now();
     let apps = droidtask_apps(&dir, &only)?;
-    let server = EvalServer::start(url, embed).await?;
-    let base = server.base.clone();
-    let prefix = format!("agent-{}.", std::process::id());
-    let report = tokio::task::spawn_blocking(move || {
-        let caller = atlas_agent::HttpCaller::new(&base, token);
-        atlas_agent::agent_eval::evaluate(&dir, &apps, &caller, &prefix, fast_path)
+    let report = EvalServer::evaluate(url, token, embed, "agent", move |caller, prefix| {
+        atlas_agent::agent_eval::evaluate(&dir, &apps, caller, prefix, fast_path)
     })
-    .await?
-    .map_err(|e| anyhow::anyhow!("evaluation stopped: {e}"))?;
-    server.stop().await?;
+    .await?;
     let show = |title: &str, conditions: &atlas_agent::agent_eval::Conditions| {
         println!("{title}");
         for (name, c) in conditions {
@@ -1880,6 +1874,29 @@ impl EvalServer {
         })
     }
 
+    /// Runs `work` against the server (the one at `url`, or a fresh one) through an HTTP
+    /// caller, on a blocking thread, with app ids under a prefix of its own; stops the server.
+    async fn evaluate<T: Send + 'static>(
+        url: Option<String>,
+        token: Option<String>,
+        embed: &EmbedArgs,
+        kind: &str,
+        work: impl FnOnce(&atlas_agent::HttpCaller, &str) -> std::result::Result<T, String>
+        + Send
+        + 'static,
+    ) -> Result<T> {
+        let server = EvalServer::start(url, embed).await?;
+        let base = server.base.clone();
+        let prefix = format!("{kind}-{}.", std::process::id());
+        let done = tokio::task::spawn_blocking(move || {
+            work(&atlas_agent::HttpCaller::new(&base, token), &prefix)
+        })
+        .await?
+        .map_err(|e| anyhow::anyhow!("evaluation stopped: {e}"))?;
+        server.stop().await?;
+        Ok(done)
+    }
+
     async fn stop(self) -> Result<()> {
         if let Some((stop, task)) = self.running {
             let _ = stop.send(());
@@ -1901,16 +1918,12 @@ async fn eval_droidtask(
 ) -> Result<ExitCode> {
     let started = std::time::Instant::now();
     let apps = droidtask_apps(&dir, &only)?;
-    let server = EvalServer::start(url, embed).await?;
-    let base = server.base.clone();
-    let prefix = format!("eval-{}.", std::process::id());
-    let (report, apps) = tokio::task::spawn_blocking(move || {
-        let caller = atlas_agent::HttpCaller::new(&base, token);
-        atlas_agent::droidtask_eval::evaluate(&caller, &apps, &prefix).map(|r| (r, apps))
+    let (report, apps) = EvalServer::evaluate(url, token, embed, "eval", move |caller, prefix| {
+        atlas_agent::droidtask_eval::evaluate(caller, &apps, prefix)
+            .map(|r| (r, apps))
+            .map_err(|e| e.to_string())
     })
-    .await?
-    .map_err(|e| anyhow::anyhow!("evaluation stopped: {e}"))?;
-    server.stop().await?;
+    .await?;
     let line = |name: &str, s: &atlas_agent::droidtask_eval::Scores| {
         println!(
             "{name:<12} tasks {:>3}  steps {:>4}  accuracy {:.3}  completion {:.3}  tap {:.3}  input {:.3}  finish {:.3}  unsure {:.3}  precision when sure {:.3}",
