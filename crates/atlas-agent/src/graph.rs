@@ -182,7 +182,7 @@ impl<'a> GraphLink<'a> {
             (answer["is_complete"] == true && remembered).then(|| {
                 (
                     Action::Finish {
-                        message: "done (the graph knows this page completes the task)".into(),
+                        message: "done (a remembered session of this task finished here)".into(),
                     },
                     None,
                 )
