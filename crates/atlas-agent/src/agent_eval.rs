@@ -307,6 +307,8 @@ pub struct TaskRun {
     pub wrong_fast_path_steps: usize,
     /// Each wrong fast-path step: what the graph did, and what the ground truth does there.
     pub wrong: Vec<String>,
+    /// Every answer the graph gave with an action, taken or not.
+    pub answers: Vec<GraphAnswer>,
     /// Each step: the recorded screen it started on, who chose the action, the action, and the
     /// page the graph took the screen for.
     pub trail: Vec<String>,
@@ -372,7 +374,9 @@ pub fn run_task(
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .screen_size();
-    let wrong = wrong_fast_steps(&report, &screens, task, (w, h));
+    let truths = truths(task, &screens, report.steps.len());
+    let wrong = wrong_fast_steps(&report, &truths, (w, h));
+    let answers = graph_answers(&report, &truths, (w, h));
     let trail = report
         .steps
         .iter()
@@ -403,6 +407,7 @@ pub fn run_task(
             .count(),
         wrong_fast_path_steps: wrong.len(),
         wrong,
+        answers,
         trail,
         agent_ms_per_step: report.steps.iter().map(|s| s.agent_ms).sum::<f64>()
             / report.steps.len().max(1) as f64,
@@ -417,37 +422,80 @@ pub fn run_task(
     })
 }
 
+/// Whether `action` does what the ground truth does on a screen.
+fn is_right(truth: Option<&Truth>, action: Option<Action>, (w, h): (u32, u32)) -> bool {
+    match (truth, action) {
+        (Some(Truth::Finish), Some(Action::Finish { .. })) => true,
+        (Some(Truth::Back), Some(Action::Back)) => true,
+        // A tap on the field an input goes into is the input's first half, as the model does it.
+        (Some(Truth::Tap(b) | Truth::Type(b, _)), Some(Action::Tap { element, .. })) => {
+            inside(b, &element, (w, h))
+        }
+        (Some(Truth::Type(_, text)), Some(Action::Type { text: typed })) => *text == typed,
+        _ => false,
+    }
+}
+
+/// The ground truth's step for each step of a run (none where the run is off its screens).
+fn truths<'t>(task: &'t GroundTruth, screens: &[String], steps: usize) -> Vec<Option<&'t Truth>> {
+    let mut from = 0;
+    screens
+        .iter()
+        .take(steps)
+        .map(|screen| {
+            let at = step_at(task, screen, from);
+            if let Some(i) = at {
+                from = i;
+            }
+            at.map(|i| &task.steps[i].1)
+        })
+        .collect()
+}
+
+/// What the graph answered on each step that it answered, taken or not: the curve of coverage
+/// against precision that a fast-path threshold chooses a point on.
+fn graph_answers(
+    report: &RunReport,
+    truths: &[Option<&Truth>],
+    size: (u32, u32),
+) -> Vec<GraphAnswer> {
+    report
+        .steps
+        .iter()
+        .zip(truths)
+        .filter_map(|(step, truth)| {
+            let graph = step.graph.as_ref()?;
+            let action = Action::from_dict(graph.get("resolved")?)?;
+            Some(GraphAnswer {
+                confidence: graph["confidence"].as_f64().unwrap_or(0.0),
+                basis: graph["basis"].as_str().unwrap_or_default().to_string(),
+                right: is_right(*truth, Some(action), size),
+            })
+        })
+        .collect()
+}
+
+/// One answer of the graph and whether it was right.
+#[derive(Debug, Clone, Serialize)]
+pub struct GraphAnswer {
+    pub confidence: f64,
+    pub basis: String,
+    pub right: bool,
+}
+
 /// Fast-path steps that did not do what the ground truth does on their screen.
 fn wrong_fast_steps(
     report: &RunReport,
-    screens: &[String],
-    task: &GroundTruth,
-    (w, h): (u32, u32),
+    truths: &[Option<&Truth>],
+    size: (u32, u32),
 ) -> Vec<String> {
-    let mut from = 0;
     let mut wrong = Vec::new();
-    for (k, step) in report.steps.iter().enumerate() {
-        let Some(screen) = screens.get(k) else { break };
-        let at = step_at(task, screen, from);
-        if let Some(i) = at {
-            from = i;
-        }
+    for (k, (step, truth)) in report.steps.iter().zip(truths).enumerate() {
         if step.chosen_by != Chooser::Graph {
             continue;
         }
         let action = step.action.as_ref().and_then(Action::from_dict);
-        let truth = at.map(|i| &task.steps[i].1);
-        let right = match (truth, action.clone()) {
-            (Some(Truth::Finish), Some(Action::Finish { .. })) => true,
-            (Some(Truth::Back), Some(Action::Back)) => true,
-            // A tap on the field an input goes into is the input's first half, as the model does it.
-            (Some(Truth::Tap(b) | Truth::Type(b, _)), Some(Action::Tap { element, .. })) => {
-                inside(b, element, (w, h))
-            }
-            (Some(Truth::Type(_, text)), Some(Action::Type { text: typed })) => *text == typed,
-            _ => false,
-        };
-        if !right {
+        if !is_right(*truth, action.clone(), size) {
             wrong.push(format!(
                 "step {}: did {:?}, the ground truth {truth:?} (graph: {})",
                 k + 1,
@@ -459,7 +507,7 @@ fn wrong_fast_steps(
     wrong
 }
 
-fn inside(b: &[[i64; 2]; 2], element: [u16; 2], (w, h): (u32, u32)) -> bool {
+fn inside(b: &[[i64; 2]; 2], element: &[u16; 2], (w, h): (u32, u32)) -> bool {
     let x = i64::from(element[0]) * i64::from(w) / 1000;
     let y = i64::from(element[1]) * i64::from(h) / 1000;
     x >= b[0][0] && x < b[1][0] && y >= b[0][1] && y < b[1][1]
@@ -506,6 +554,10 @@ pub struct AgentEval {
     /// first asks the graph about a task it has not seen, which embeds the instruction.
     pub agent_ms_p50: f64,
     pub agent_ms_p50_after_first: f64,
+    /// On tasks new to the graph: of all steps, the share the graph answered with a confidence
+    /// of at least each threshold, and how many of those answers were right — what
+    /// `--fast-path` trades.
+    pub new_task_curve: Vec<crate::loao::CurvePoint>,
     pub runs: Vec<TaskRun>,
 }
 
@@ -521,104 +573,134 @@ pub fn evaluate(
     let mut runs = Vec::new();
     let mut skipped = Vec::new();
     for app in apps {
-        let dir = root.join("user_tasks").join(&app.name);
-        let recorded = RecordedApp::read(&dir)?;
-        let (truths, left_out) = read_ground_truth(&dir)?;
-        skipped.extend(left_out.into_iter().map(|t| format!("{}/{t}", app.name)));
-        for truth in &truths {
-            runs.push(run_task(&recorded, &app.name, truth, "model_only", None)?);
-            let app_id = format!("{prefix}{}.{}", app.name, truth.name);
+        let (app_runs, left_out) = evaluate_app(root, app, caller, prefix, fast_path)?;
+        runs.extend(app_runs);
+        skipped.extend(left_out);
+    }
+    Ok(AgentEval::from_runs(runs, skipped))
+}
+
+/// One app's runs under every condition, and the tasks left out.
+pub fn evaluate_app(
+    root: &Path,
+    app: &atlas_import::droidtask::App,
+    caller: &dyn ToolCaller,
+    prefix: &str,
+    fast_path: f64,
+) -> Result<(Vec<TaskRun>, Vec<String>), String> {
+    let mut runs = Vec::new();
+    let dir = root.join("user_tasks").join(&app.name);
+    let recorded = RecordedApp::read(&dir)?;
+    let (truths, left_out) = read_ground_truth(&dir)?;
+    let skipped = left_out
+        .into_iter()
+        .map(|t| format!("{}/{t}", app.name))
+        .collect();
+    for truth in &truths {
+        runs.push(run_task(&recorded, &app.name, truth, "model_only", None)?);
+        let app_id = format!("{prefix}{}.{}", app.name, truth.name);
+        crate::teach::teach_recording(caller, &app_id, &app.exploration.recording(), "exploration")
+            .map_err(|e| e.to_string())?;
+        for other in app.tasks.iter().filter(|t| t.name != truth.name) {
             crate::teach::teach_recording(
                 caller,
                 &app_id,
-                &app.exploration.recording(),
-                "exploration",
+                &other.recording(),
+                &format!("demo-{}", other.name),
             )
             .map_err(|e| e.to_string())?;
-            for other in app.tasks.iter().filter(|t| t.name != truth.name) {
-                crate::teach::teach_recording(
-                    caller,
-                    &app_id,
-                    &other.recording(),
-                    &format!("demo-{}", other.name),
-                )
-                .map_err(|e| e.to_string())?;
-            }
-            let link = |session: &str, threshold: f64| {
-                GraphLink::new(caller, Some(app_id.clone()), threshold, session)
-            };
-            let new = run_task(
-                &recorded,
-                &app.name,
-                truth,
-                "graph_new_task",
-                Some(link("new", fast_path)),
-            )?;
-            // One successful run with the graph, then the same task again.
-            if !new.succeeded {
-                run_task(
-                    &recorded,
-                    &app.name,
-                    truth,
-                    "learning",
-                    Some(link("learn", f64::INFINITY)),
-                )?;
-            }
-            runs.push(new);
-            runs.push(run_task(
-                &recorded,
-                &app.name,
-                truth,
-                "graph_repeat",
-                Some(link("repeat", fast_path)),
-            )?);
         }
+        let link = |session: &str, threshold: f64| {
+            GraphLink::new(caller, Some(app_id.clone()), threshold, session)
+        };
+        let new = run_task(
+            &recorded,
+            &app.name,
+            truth,
+            "graph_new_task",
+            Some(link("new", fast_path)),
+        )?;
+        // One successful run with the graph, then the same task again.
+        if !new.succeeded {
+            run_task(
+                &recorded,
+                &app.name,
+                truth,
+                "learning",
+                Some(link("learn", f64::INFINITY)),
+            )?;
+        }
+        runs.push(new);
+        runs.push(run_task(
+            &recorded,
+            &app.name,
+            truth,
+            "graph_repeat",
+            Some(link("repeat", fast_path)),
+        )?);
     }
-    let solved: std::collections::HashSet<(&str, &str)> = runs
-        .iter()
-        .filter(|r| r.condition == "model_only" && r.succeeded)
-        .map(|r| (r.app.as_str(), r.task.as_str()))
-        .collect();
-    let mut conditions = Conditions::new();
-    let mut solvable = Conditions::new();
-    for run in &runs {
-        let model_did = solved.contains(&(run.app.as_str(), run.task.as_str()));
-        let lost = model_did && !run.succeeded;
-        conditions
-            .entry(run.condition.clone())
-            .or_default()
-            .add(run, lost);
-        if model_did {
-            solvable
+    Ok((runs, skipped))
+}
+
+impl AgentEval {
+    /// Totals, times and the graph's curve over `runs` (of any apps, however they were run).
+    pub fn from_runs(runs: Vec<TaskRun>, skipped: Vec<String>) -> AgentEval {
+        let solved: std::collections::HashSet<(&str, &str)> = runs
+            .iter()
+            .filter(|r| r.condition == "model_only" && r.succeeded)
+            .map(|r| (r.app.as_str(), r.task.as_str()))
+            .collect();
+        let mut conditions = Conditions::new();
+        let mut solvable = Conditions::new();
+        for run in &runs {
+            let model_did = solved.contains(&(run.app.as_str(), run.task.as_str()));
+            let lost = model_did && !run.succeeded;
+            conditions
                 .entry(run.condition.clone())
                 .or_default()
                 .add(run, lost);
+            if model_did {
+                solvable
+                    .entry(run.condition.clone())
+                    .or_default()
+                    .add(run, lost);
+            }
+        }
+        let steps: usize = runs.iter().map(|r| r.steps).sum();
+        let per_step = |ms: fn(&TaskRun) -> f64| {
+            runs.iter().map(|r| ms(r) * r.steps as f64).sum::<f64>() / steps.max(1) as f64
+        };
+        let agent_ms_per_step = per_step(|r| r.agent_ms_per_step);
+        let graph_ms_per_step = per_step(|r| r.graph_ms_per_step);
+        let median = |mut v: Vec<f64>| {
+            v.sort_by(f64::total_cmp);
+            v.get(v.len() / 2).copied().unwrap_or(0.0)
+        };
+        let agent_ms_p50 = median(runs.iter().flat_map(|r| r.agent_ms.clone()).collect());
+        let agent_ms_p50_after_first = median(
+            runs.iter()
+                .flat_map(|r| r.agent_ms.iter().skip(1).copied())
+                .collect(),
+        );
+        let new_task: Vec<&TaskRun> = runs
+            .iter()
+            .filter(|r| r.condition == "graph_new_task")
+            .collect();
+        let scored: Vec<(f64, bool)> = new_task
+            .iter()
+            .flat_map(|r| r.answers.iter().map(|a| (a.confidence, a.right)))
+            .collect();
+        let new_task_curve = crate::loao::curve(&scored, new_task.iter().map(|r| r.steps).sum());
+        AgentEval {
+            conditions,
+            solvable,
+            skipped,
+            agent_ms_per_step,
+            graph_ms_per_step,
+            agent_ms_p50,
+            agent_ms_p50_after_first,
+            new_task_curve,
+            runs,
         }
     }
-    let steps: usize = runs.iter().map(|r| r.steps).sum();
-    let per_step = |ms: fn(&TaskRun) -> f64| {
-        runs.iter().map(|r| ms(r) * r.steps as f64).sum::<f64>() / steps.max(1) as f64
-    };
-    let agent_ms_per_step = per_step(|r| r.agent_ms_per_step);
-    let graph_ms_per_step = per_step(|r| r.graph_ms_per_step);
-    let median = |mut v: Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        v.get(v.len() / 2).copied().unwrap_or(0.0)
-    };
-    let agent_ms_p50 = median(runs.iter().flat_map(|r| r.agent_ms.clone()).collect());
-    let agent_ms_p50_after_first = median(
-        runs.iter()
-            .flat_map(|r| r.agent_ms.iter().skip(1).copied())
-            .collect(),
-    );
-    Ok(AgentEval {
-        conditions,
-        solvable,
-        skipped,
-        agent_ms_per_step,
-        graph_ms_per_step,
-        agent_ms_p50,
-        agent_ms_p50_after_first,
-        runs,
-    })
 }

@@ -83,7 +83,7 @@ fn top_scores(ranker: &Ranker, tasks: &[&TaskResult]) -> Vec<(f64, f64, bool)> {
 
 /// A model fitted on `train` (tasks of several apps): the ranker on all of them; its calibration
 /// and threshold on what rankers fitted without each app said of that app.
-fn fit_model(train: &[&TaskResult], fitting: Fitting) -> Model {
+pub fn fit_model(train: &[&TaskResult], fitting: Fitting) -> Model {
     let dims = atlas_service::GROUND_FEATURES.len();
     let mut apps: Vec<&str> = train.iter().map(|t| t.app.as_str()).collect();
     apps.sort();
@@ -212,8 +212,8 @@ pub fn leave_one_app_out(report: &Report, apps: &[App], fitting: Fitting) -> Lea
 }
 
 /// Precision and coverage at a range of thresholds.
-fn curve(scored: &[(f64, bool)], all_steps: usize) -> Vec<CurvePoint> {
-    [0.0, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95]
+pub(crate) fn curve(scored: &[(f64, bool)], all_steps: usize) -> Vec<CurvePoint> {
+    [0.0, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.98]
         .iter()
         .map(|&threshold| {
             let above: Vec<&(f64, bool)> = scored.iter().filter(|(c, _)| *c >= threshold).collect();

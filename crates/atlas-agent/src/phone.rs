@@ -348,7 +348,7 @@ impl<'a> PhoneAgent<'a> {
             model: None,
             graph: at_page.as_ref().map(|(page, _)| {
                 let s = suggestion.as_ref();
-                json!({"page": page, "suggested": s.map(|s| &s.raw), "confidence": s.map(|s| s.confidence), "basis": s.map(|s| &s.basis)})
+                json!({"page": page, "suggested": s.map(|s| &s.raw), "resolved": s.and_then(|s| s.action.as_ref()).map(|(a, _)| a.to_dict()), "confidence": s.map(|s| s.confidence), "basis": s.map(|s| &s.basis)})
             }),
             step_ms: 0.0,
             device_ms: 0.0,

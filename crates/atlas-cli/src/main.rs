@@ -331,6 +331,18 @@ struct ServiceArgs {
     /// The embedder of the knowledge bases and the business graph.
     #[arg(long, env = "ATLAS_KB_EMBEDDER", value_enum, default_value = "auto")]
     kb_embedder: KbEmbedderKind,
+    /// Answer navigation with this grounding model (JSON, as `atlas eval droidtask
+    /// --leave-one-app-out --fit-out FILE` writes it, e.g. fitted on your own apps) instead of
+    /// the one this build ships.
+    #[arg(long, env = "ATLAS_GROUNDING_MODEL")]
+    grounding_model: Option<PathBuf>,
+}
+
+/// The grounding model in `path` (see `--grounding-model`).
+fn read_grounding_model(path: &std::path::Path) -> Result<atlas_service::GroundingModel> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read the grounding model {}", path.display()))?;
+    Atlas::read_grounding_model(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
 }
 
 /// The three domains of one data folder, opened.
@@ -368,6 +380,11 @@ async fn open_services(args: &ServiceArgs) -> Result<Services> {
     };
     let embedder = embedder(&args.embed)?;
     let (atlas, _store) = open(data, embedder.clone(), policy)?;
+    if let Some(path) = &args.grounding_model {
+        atlas
+            .use_grounding_model(read_grounding_model(path)?)
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+    }
     if args.demo
         && atlas_service::demo_graph(&atlas)
             .await
@@ -531,6 +548,10 @@ enum EvalCommand {
         /// The graph's confidence at which the agent skips the model.
         #[arg(long, default_value_t = 0.95)]
         fast_path: f64,
+        /// Each app's tasks run against a server whose grounding model was fitted on the
+        /// other apps only: the figures to expect on an app nobody fitted anything to.
+        #[arg(long, conflicts_with = "url")]
+        leave_one_app_out: bool,
         /// Against this running server instead of a fresh one on a temporary folder.
         #[arg(long)]
         url: Option<String>,
@@ -1308,11 +1329,20 @@ async fn run(cli: Cli) -> Result<ExitCode> {
                     apps,
                     json,
                     fast_path,
+                    leave_one_app_out,
                     url,
                     token,
                     embed,
                 },
-        } => eval_agent(dir, apps, json, fast_path, url, token, &embed).await,
+        } => {
+            let runs = AgentRuns {
+                fast_path,
+                leave_one_app_out,
+                url,
+                token,
+            };
+            eval_agent(dir, apps, json, runs, &embed).await
+        }
         Command::Import {
             what: ImportCommand::Graph { data, file },
         } => {
@@ -1743,21 +1773,78 @@ async fn import_recordings(
 }
 
 #[allow(clippy::too_many_arguments)]
+/// How `atlas eval agent` runs its tasks.
+struct AgentRuns {
+    fast_path: f64,
+    leave_one_app_out: bool,
+    url: Option<String>,
+    token: Option<String>,
+}
+
 async fn eval_agent(
     dir: PathBuf,
     only: Vec<String>,
     json: Option<PathBuf>,
-    fast_path: f64,
-    url: Option<String>,
-    token: Option<String>,
+    how: AgentRuns,
     embed: &EmbedArgs,
 ) -> Result<ExitCode> {
     let started = std::time::Instant::now();
     let apps = droidtask_apps(&dir, &only)?;
-    let report = EvalServer::evaluate(url, token, embed, "agent", move |caller, prefix| {
-        atlas_agent::agent_eval::evaluate(&dir, &apps, caller, prefix, fast_path)
-    })
-    .await?;
+    let fast_path = how.fast_path;
+    let report = if how.leave_one_app_out {
+        // The explained answers of every app (the held-out one's included: fitting skips it),
+        // from which each app's model is fitted on the others, as `eval droidtask` fits them.
+        let every_app = droidtask_apps(&dir, &[])?;
+        let answered =
+            EvalServer::evaluate(None, None, embed, None, "eval", move |caller, prefix| {
+                atlas_agent::droidtask_eval::evaluate(caller, &every_app, prefix)
+                    .map_err(|e| e.to_string())
+            })
+            .await?;
+        let mut runs = Vec::new();
+        let mut skipped = Vec::new();
+        for app in apps {
+            let train: Vec<_> = answered
+                .tasks
+                .iter()
+                .filter(|t| t.app != app.name)
+                .collect();
+            let model = atlas_agent::loao::fit_model(&train, Default::default());
+            eprintln!("{}: {}", app.name, model.note);
+            let dir = dir.clone();
+            let (app_runs, left_out) = EvalServer::evaluate(
+                None,
+                None,
+                embed,
+                Some(model),
+                "agent",
+                move |caller, prefix| {
+                    atlas_agent::agent_eval::evaluate_app(&dir, &app, caller, prefix, fast_path)
+                },
+            )
+            .await?;
+            runs.extend(app_runs);
+            skipped.extend(left_out);
+        }
+        atlas_agent::agent_eval::AgentEval::from_runs(runs, skipped)
+    } else {
+        EvalServer::evaluate(
+            how.url,
+            how.token,
+            embed,
+            None,
+            "agent",
+            move |caller, prefix| {
+                atlas_agent::agent_eval::evaluate(&dir, &apps, caller, prefix, fast_path)
+            },
+        )
+        .await?
+    };
+    if how.leave_one_app_out {
+        println!(
+            "leave-one-app-out: each app's tasks answered by a grounding model fitted on the other apps"
+        );
+    }
     let show = |title: &str, conditions: &atlas_agent::agent_eval::Conditions| {
         println!("{title}");
         for (name, c) in conditions {
@@ -1787,6 +1874,15 @@ async fn eval_agent(
         }
     };
     show("all tasks:", &report.conditions);
+    println!(
+        "graph_new_task: the graph's answers by confidence (share of all steps answered, precision):"
+    );
+    for p in &report.new_task_curve {
+        println!(
+            "  ≥ {:.2}: answers {:.3} of steps, precision {:.3}",
+            p.threshold, p.coverage, p.precision
+        );
+    }
     show(
         "the tasks the model alone completes (lost = completed by the model alone, not here):",
         &report.solvable,
@@ -1836,7 +1932,11 @@ struct EvalServer {
 }
 
 impl EvalServer {
-    async fn start(url: Option<String>, embed: &EmbedArgs) -> Result<EvalServer> {
+    async fn start(
+        url: Option<String>,
+        embed: &EmbedArgs,
+        grounding: Option<atlas_service::GroundingModel>,
+    ) -> Result<EvalServer> {
         let scratch = tempfile::Builder::new().prefix("atlas-eval-").tempdir()?;
         if let Some(base) = url {
             return Ok(EvalServer {
@@ -1850,6 +1950,11 @@ impl EvalServer {
         };
         let embedder = embedder(embed)?;
         let (atlas, _) = open(&data, embedder.clone(), CheckpointPolicy::default())?;
+        if let Some(model) = grounding {
+            atlas
+                .use_grounding_model(model)
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+        }
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
         let base = format!("http://{}", listener.local_addr()?);
         let kb = open_kb(&data, embedder.clone())?;
@@ -1880,12 +1985,13 @@ impl EvalServer {
         url: Option<String>,
         token: Option<String>,
         embed: &EmbedArgs,
+        grounding: Option<atlas_service::GroundingModel>,
         kind: &str,
         work: impl FnOnce(&atlas_agent::HttpCaller, &str) -> std::result::Result<T, String>
         + Send
         + 'static,
     ) -> Result<T> {
-        let server = EvalServer::start(url, embed).await?;
+        let server = EvalServer::start(url, embed, grounding).await?;
         let base = server.base.clone();
         let prefix = format!("{kind}-{}.", std::process::id());
         let done = tokio::task::spawn_blocking(move || {
@@ -1918,12 +2024,13 @@ async fn eval_droidtask(
 ) -> Result<ExitCode> {
     let started = std::time::Instant::now();
     let apps = droidtask_apps(&dir, &only)?;
-    let (report, apps) = EvalServer::evaluate(url, token, embed, "eval", move |caller, prefix| {
-        atlas_agent::droidtask_eval::evaluate(caller, &apps, prefix)
-            .map(|r| (r, apps))
-            .map_err(|e| e.to_string())
-    })
-    .await?;
+    let (report, apps) =
+        EvalServer::evaluate(url, token, embed, None, "eval", move |caller, prefix| {
+            atlas_agent::droidtask_eval::evaluate(caller, &apps, prefix)
+                .map(|r| (r, apps))
+                .map_err(|e| e.to_string())
+        })
+        .await?;
     let line = |name: &str, s: &atlas_agent::droidtask_eval::Scores| {
         println!(
             "{name:<12} tasks {:>3}  steps {:>4}  accuracy {:.3}  completion {:.3}  tap {:.3}  input {:.3}  finish {:.3}  unsure {:.3}  precision when sure {:.3}",

@@ -34,6 +34,7 @@ use atlas_store::{Record, Store};
 use atlas_text::Embedder;
 use parking_lot::{Mutex, RwLock};
 
+pub use atlas_rank::Model as GroundingModel;
 pub use demo::{DEMO_APP_ID, demo_graph};
 pub use ground::FEATURES as GROUND_FEATURES;
 pub use learn::*;
@@ -70,6 +71,8 @@ pub struct Atlas {
     embedder: Arc<dyn Embedder>,
     /// Label meanings for grounding, from the graph's embedder when it is e5.
     meaning: ground::Meaning,
+    /// A grounding model the operator fitted on their own apps, used instead of the shipped one.
+    grounding: std::sync::OnceLock<atlas_rank::Model>,
     /// Serialises checkpoints (the periodic one, an early one, the one at shutdown).
     checkpointing: Mutex<()>,
     records_since_checkpoint: std::sync::atomic::AtomicU64,
@@ -102,6 +105,7 @@ impl Atlas {
             state: RwLock::new(state),
             store,
             meaning: ground::Meaning::for_graph(&embedder),
+            grounding: std::sync::OnceLock::new(),
             embedder,
             checkpointing: Mutex::new(()),
             records_since_checkpoint: Default::default(),
@@ -148,6 +152,24 @@ impl Atlas {
             .embed(&refs)
             .map_err(|e| AtlasError::VectorStore(e.to_string()))?;
         Ok(all.into_iter().zip(vectors).collect())
+    }
+
+    /// Reads a grounding model (the JSON `atlas eval droidtask --fit-out` writes) for
+    /// [`Atlas::use_grounding_model`].
+    pub fn read_grounding_model(text: &str) -> Result<GroundingModel> {
+        GroundingModel::from_json(text, ground::FEATURES)
+            .map_err(|e| AtlasError::invalid("grounding_model", e.to_string()))
+    }
+
+    /// Answers grounded questions with `model` (one `atlas eval droidtask --fit-out` wrote, say,
+    /// on the operator's own apps) instead of the model this build ships. Set once, at start-up.
+    pub fn use_grounding_model(&self, model: atlas_rank::Model) -> Result<()> {
+        model
+            .check(ground::FEATURES)
+            .map_err(|e| AtlasError::invalid("grounding_model", e.to_string()))?;
+        self.grounding.set(model).map_err(|_| {
+            AtlasError::invalid("grounding_model", "a grounding model is already in use")
+        })
     }
 
     pub fn embedder(&self) -> &dyn Embedder {

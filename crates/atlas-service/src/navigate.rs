@@ -487,7 +487,7 @@ impl Atlas {
             // Embedding may be slow: outside the lock.
             let grounded = weighed.map(|weighed| {
                 self.meaning.learn(&weighed.texts());
-                crate::ground::conclude(weighed, &self.meaning, req.explain)
+                crate::ground::conclude(weighed, &self.meaning, self.grounding.get(), req.explain)
             });
             if let Some(grounded) = grounded {
                 let candidates = grounded

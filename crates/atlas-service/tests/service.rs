@@ -776,3 +776,36 @@ async fn paraphrased_intents_are_measured_on_the_labelled_set() {
     assert!(q.chinese.queries >= 40 && q.english.queries >= 30, "{q:?}");
     assert!(q.unservable.queries >= 10, "{q:?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_operators_grounding_model_answers_instead_of_the_shipped_one() {
+    let shipped = include_str!("../src/ground/model.json");
+    let with_threshold = |threshold: f64| {
+        let dir = tempfile::tempdir().unwrap();
+        let atlas = open(dir.path());
+        let mut model = Atlas::read_grounding_model(shipped).unwrap();
+        model.threshold = threshold;
+        atlas.use_grounding_model(model).unwrap();
+        (dir, atlas)
+    };
+    let tools = registry();
+    // The same weights and calibration: the same confidence; the operator's threshold decides.
+    let (_keep, always) = with_threshold(0.0);
+    let (list, _) = notes_app(&always, &tools).await;
+    let sure = next(&always, &tools, &list, "open the settings", "s1").await;
+    assert_eq!(sure["action"]["widget_text"], "Settings", "{sure}");
+    let (_keep, never) = with_threshold(2.0);
+    let (list, _) = notes_app(&never, &tools).await;
+    let unsure = next(&never, &tools, &list, "open the settings", "s1").await;
+    assert!(unsure["action"].is_null(), "{unsure}");
+    assert_eq!(unsure["confidence"], sure["confidence"], "{unsure}");
+
+    // A model of other features, or a second model, is refused.
+    let mut other = Atlas::read_grounding_model(shipped).unwrap();
+    other.features[0] = "something else".into();
+    let refused = never.use_grounding_model(other).unwrap_err();
+    assert_eq!(refused.code(), atlas_model::ErrorCode::InvalidParameter);
+    let again = never.use_grounding_model(Atlas::read_grounding_model(shipped).unwrap());
+    assert!(again.is_err());
+    assert!(Atlas::read_grounding_model("{\"features\": []}").is_err());
+}

@@ -99,7 +99,13 @@ pub(crate) fn weigh(
 }
 
 /// The answer for weighed candidates once `meaning` has learned their texts.
-pub(crate) fn conclude(weighed: Weighed, meaning: &Meaning, explain: bool) -> Grounded {
+/// `chosen` is the operator's model, if any; otherwise the shipped one for the meanings in use.
+pub(crate) fn conclude(
+    weighed: Weighed,
+    meaning: &Meaning,
+    chosen: Option<&atlas_rank::Model>,
+    explain: bool,
+) -> Grounded {
     let Weighed {
         mut candidates,
         open_part,
@@ -113,7 +119,7 @@ pub(crate) fn conclude(weighed: Weighed, meaning: &Meaning, explain: bool) -> Gr
         c.set("meaning", label);
         c.set("goal_meaning", goal);
     }
-    let model = choose::model(meaning.is_e5());
+    let model = chosen.or_else(|| choose::model(meaning.is_e5()));
     let (answer, decision) = choose::choose(model, &candidates);
     let confidence = decision.as_ref().map(|d| d.confidence);
     let p = decision.map_or_else(|| vec![0.0; candidates.len()], |d| d.probabilities);
