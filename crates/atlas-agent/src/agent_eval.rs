@@ -469,7 +469,7 @@ fn graph_answers(
             Some(GraphAnswer {
                 confidence: graph["confidence"].as_f64().unwrap_or(0.0),
                 basis: graph["basis"].as_str().unwrap_or_default().to_string(),
-                right: is_right(*truth, Some(action), size),
+                right: truth.map(|_| is_right(*truth, Some(action), size)),
             })
         })
         .collect()
@@ -480,7 +480,9 @@ fn graph_answers(
 pub struct GraphAnswer {
     pub confidence: f64,
     pub basis: String,
-    pub right: bool,
+    /// None where the screen is none the task's recording has a step for (the run is off its
+    /// way, after a detour): nothing says what is right there.
+    pub right: Option<bool>,
 }
 
 /// Fast-path steps that did not do what the ground truth does on their screen.
@@ -555,8 +557,8 @@ pub struct AgentEval {
     pub agent_ms_p50: f64,
     pub agent_ms_p50_after_first: f64,
     /// On tasks new to the graph: of all steps, the share the graph answered with a confidence
-    /// of at least each threshold, and how many of those answers were right — what
-    /// `--fast-path` trades.
+    /// of at least each threshold, and how many of those answers were right (on the screens
+    /// the task's recording has a step for) — what `--fast-path` trades.
     pub new_task_curve: Vec<crate::loao::CurvePoint>,
     pub runs: Vec<TaskRun>,
 }
@@ -688,7 +690,11 @@ impl AgentEval {
             .collect();
         let scored: Vec<(f64, bool)> = new_task
             .iter()
-            .flat_map(|r| r.answers.iter().map(|a| (a.confidence, a.right)))
+            .flat_map(|r| {
+                r.answers
+                    .iter()
+                    .filter_map(|a| a.right.map(|right| (a.confidence, right)))
+            })
             .collect();
         let new_task_curve = crate::loao::curve(&scored, new_task.iter().map(|r| r.steps).sum());
         AgentEval {
