@@ -58,6 +58,7 @@ fn busy_app(rows: usize) -> AppData {
         page_structure: String::new(),
         ordinal: 0,
         url: String::new(),
+        fingerprint: String::new(),
         created_at: now.clone(),
         updated_at: now.clone(),
         visited_count: 0,

@@ -151,6 +151,7 @@ pub fn synthetic_app(app_id: &str, shape: AppShape, seed: u64) -> SyntheticApp {
                 page_structure: String::new(),
                 ordinal: i as u32,
                 url: String::new(),
+                fingerprint: String::new(),
                 created_at: now.clone(),
                 updated_at: now.clone(),
                 visited_count: 0,

@@ -2,6 +2,7 @@
 //! touch data take `--data DIR` and hold the folder's writer lock while they run.
 
 mod agent;
+mod explore;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -218,6 +219,21 @@ enum Command {
     Import {
         #[command(subcommand)]
         what: ImportCommand,
+    },
+    /// Explore a website in headless Chromium into the data folder (seed 001; see README).
+    Explore {
+        #[command(flatten)]
+        data: DataArgs,
+        #[command(flatten)]
+        embed: EmbedArgs,
+        #[command(flatten)]
+        args: explore::ExploreArgs,
+    },
+    /// Serve the bundled demo website (several pages, a login, a search, a single-page app, a
+    /// clock, a "delete account" button) to try `atlas explore` on.
+    DemoSite {
+        #[arg(long, default_value = "127.0.0.1:7702")]
+        addr: String,
     },
     /// The phone agent of seed 002.
     Agent {
@@ -1255,6 +1271,11 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Device { what } => device(what),
         Command::Agent { what } => agent::run(what).await,
+        Command::Explore { data, embed, args } => {
+            let (atlas, store) = open(&data, embedder(&embed)?, CheckpointPolicy::default())?;
+            explore::run(args, atlas, store).await
+        }
+        Command::DemoSite { addr } => explore::demo_site(addr).await,
         Command::Import {
             what: ImportCommand::Droidtask { data, dir },
         } => {
@@ -2094,8 +2115,9 @@ async fn eval_droidtask(
 fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(
+            // chromiumoxide warns of every DevTools event newer than its protocol types: noise.
             tracing_subscriber::EnvFilter::try_from_env("ATLAS_LOG")
-                .unwrap_or_else(|_| "info".into()),
+                .unwrap_or_else(|_| "info,chromiumoxide=error".into()),
         )
         .with_writer(std::io::stderr)
         // Colours only for a terminal: a log written to a file keeps no escape codes.

@@ -35,6 +35,7 @@ async fn a_paraphrase_finds_its_page() {
         description: None,
         intents: intents.iter().map(|s| s.to_string()).collect(),
         ui_hierarchy: None,
+        ..Default::default()
     };
     let home = atlas.add_page(page("Home", &[])).await.unwrap().page_id;
     let food = atlas

@@ -380,6 +380,7 @@ mod tests {
             page_structure: String::new(),
             ordinal,
             url: String::new(),
+            fingerprint: String::new(),
             created_at: String::new(),
             updated_at: String::new(),
             visited_count: 0,

@@ -124,6 +124,10 @@ pub struct Page {
     pub ordinal: u32,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub url: String,
+    /// A web page's DOM fingerprint (seed 001 §6), as the client that saw it computed it; a
+    /// screen's is derived from its widgets.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub fingerprint: String,
     pub created_at: String,
     pub updated_at: String,
     #[serde(default)]

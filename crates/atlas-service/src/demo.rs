@@ -94,6 +94,7 @@ pub async fn demo_graph(atlas: &Atlas) -> Result<bool> {
                     page_structure: page.description.clone(),
                     ..Default::default()
                 }),
+                ..Default::default()
             })
             .await?;
     }

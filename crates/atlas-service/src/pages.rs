@@ -113,7 +113,7 @@ pub struct MatchPageResponse {
     pub candidates: Vec<Candidate>,
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Default, Deserialize, JsonSchema)]
 pub struct AddPageRequest {
     pub app_id: String,
     pub page_name: String,
@@ -128,6 +128,14 @@ pub struct AddPageRequest {
     pub intents: Vec<String>,
     #[serde(default)]
     pub ui_hierarchy: Option<UiHierarchy>,
+    /// Beyond the seed: the address of a web page (kept as the page's `url`, meta.json's).
+    #[serde(default)]
+    pub url: Option<String>,
+    /// Beyond the seed: a web page's DOM fingerprint (seed 001 §6; 8 to 64 lowercase hex
+    /// digits), as the client that saw the page computed it; meta.json's `dom_fingerprint`.
+    #[serde(default)]
+    #[schemars(extend("pattern" = "^[0-9a-f]{8,64}$"))]
+    pub dom_fingerprint: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -471,6 +479,18 @@ impl Atlas {
         if let Some(ui) = &req.ui_hierarchy {
             validate_widgets(ui)?;
         }
+        if let Some(url) = &req.url {
+            validate_text("url", url, false)?;
+        }
+        if let Some(fp) = &req.dom_fingerprint
+            && !(8..=64).contains(&fp.len())
+                | fp.bytes().any(|b| !matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+        {
+            return Err(AtlasError::invalid(
+                "dom_fingerprint",
+                "dom_fingerprint must be 8 to 64 lowercase hex digits",
+            ));
+        }
         let now = atlas_model::now_rfc3339();
         let id = page_id(&req.app_id, &req.page_name);
         // The page's texts once written: the request's, over what the page already says.
@@ -503,10 +523,17 @@ impl Atlas {
                     page_structure: String::new(),
                     ordinal: app.map(|a| a.next_ordinal()).unwrap_or(0),
                     url: String::new(),
+                    fingerprint: String::new(),
                     created_at: now.clone(),
                     updated_at: now.clone(),
                     visited_count: 0,
                 });
+                if let Some(url) = req.url.as_ref().filter(|u| !u.is_empty()) {
+                    page.url = url.clone();
+                }
+                if let Some(fp) = &req.dom_fingerprint {
+                    page.fingerprint = fp.clone();
+                }
                 if let Some(t) = page_type {
                     page.page_type = t;
                 }

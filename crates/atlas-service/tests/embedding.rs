@@ -71,6 +71,7 @@ fn page(name: &str, description: &str) -> AddPageRequest {
         description: Some(description.into()),
         intents: vec!["查看订单".into()],
         ui_hierarchy: None,
+        ..Default::default()
     }
 }
 

@@ -116,9 +116,14 @@ pub(crate) fn page_url(page: &Page) -> String {
     }
 }
 
+/// A page's screenshot in its folder, as an explorer saves it (seed 001 §2.2).
+pub const SCREENSHOT: &str = "screenshot.png";
+
+/// `has_screenshot`: the page's folder holds [`SCREENSHOT`].
 pub(crate) fn build_meta(
     page: &Page,
     tree: &HashMap<String, (u32, Option<(String, String)>)>,
+    has_screenshot: bool,
 ) -> Meta {
     let (depth, parent) = match tree.get(&page.page_id) {
         Some((d, p)) => (Some(*d), p.clone()),
@@ -129,12 +134,18 @@ pub(crate) fn build_meta(
         url: page_url(page),
         title: page.page_name.clone(),
         summary: page.description.clone(),
-        dom_fingerprint: if page.widgets.is_empty() {
+        dom_fingerprint: if !page.fingerprint.is_empty() {
+            page.fingerprint.clone()
+        } else if page.widgets.is_empty() {
             String::new()
         } else {
             atlas_model::ui_fingerprint(&page.widgets)
         },
-        screenshot: String::new(),
+        screenshot: if has_screenshot {
+            SCREENSHOT.to_string()
+        } else {
+            String::new()
+        },
         parent_id: parent.as_ref().map(|(p, _)| p.clone()),
         source_action: parent.map(|(_, a)| a),
         depth,
@@ -331,7 +342,7 @@ pub(crate) fn fold_app(
             ensure_node_dirs(&node)?;
             cache.made_dirs.insert(node.clone());
         }
-        let meta = build_meta(page, &tree);
+        let meta = build_meta(page, &tree, node.join(SCREENSHOT).is_file());
         files::validate_meta(&meta).map_err(|m| StoreError::Corrupt {
             path: node.display().to_string(),
             message: m,

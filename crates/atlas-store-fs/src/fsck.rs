@@ -178,7 +178,12 @@ pub(crate) fn check_app(app_root: &Path, dir: &str, repair: bool, report: &mut C
             let fixed = repair
                 .then(|| {
                     ensure_node_dirs(&node).ok()?;
-                    let bytes = serde_json::to_vec_pretty(&build_meta(page, &tree)).ok()?;
+                    let bytes = serde_json::to_vec_pretty(&build_meta(
+                        page,
+                        &tree,
+                        node.join(crate::fold::SCREENSHOT).is_file(),
+                    ))
+                    .ok()?;
                     atomic_write(&meta_path, &bytes, false).ok()
                 })
                 .flatten()

@@ -37,6 +37,7 @@ use parking_lot::Mutex;
 pub use files::{
     FORMAT_VERSION, MAX_JSON_BYTES, MAX_SCREENSHOT_BYTES, validate_task, validate_test_idea,
 };
+pub use fold::SCREENSHOT;
 use journal::Journal;
 use layout::Layout;
 
@@ -109,6 +110,19 @@ impl FsStore {
             .lock()
             .get(app_id)
             .map(|d| self.layout.apps_dir().join(d))
+    }
+
+    /// The folder of an app (fixing its name if no checkpoint has yet).
+    pub fn app_folder(&self, app_id: &str) -> PathBuf {
+        self.layout.apps_dir().join(self.dir_for(app_id))
+    }
+
+    /// The folder of a page (seed 001 §4.1), where an explorer keeps the page's screenshot, DOM,
+    /// tasks, scripts, test ideas and reports beside the meta.json checkpoints write. The app's
+    /// folder name is fixed here if no checkpoint has fixed it yet.
+    pub fn page_dir(&self, page: &atlas_model::Page) -> PathBuf {
+        self.app_folder(&page.app_id)
+            .join(fold::node_dir_name(page))
     }
 
     fn dir_for(&self, app_id: &str) -> String {

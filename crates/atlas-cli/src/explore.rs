@@ -1,0 +1,175 @@
+//! `atlas explore` and `atlas demo-site`.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::{Context, Result, bail};
+use atlas_explore::{ExploreOptions, Progress};
+use atlas_service::Atlas;
+use atlas_store_fs::FsStore;
+use clap::Args;
+
+#[derive(Args)]
+pub struct ExploreArgs {
+    /// The address to start from (http or https).
+    pub url: String,
+    /// The app id the site is kept under (default: its host and port).
+    #[arg(long)]
+    pub app_id: Option<String>,
+    #[arg(long, default_value_t = 50)]
+    pub max_states: usize,
+    #[arg(long, default_value_t = 6)]
+    pub max_depth: u32,
+    #[arg(long, default_value_t = 500)]
+    pub max_actions: usize,
+    #[arg(long, default_value_t = 600)]
+    pub max_seconds: u64,
+    /// Also execute what would delete, pay, order, sign out or create content (recorded and left
+    /// undone otherwise).
+    #[arg(long)]
+    pub allow_destructive: bool,
+    /// Browser tabs exploring at once.
+    #[arg(long, default_value_t = 1)]
+    pub tabs: usize,
+    /// Another origin to explore besides the start's (repeatable).
+    #[arg(long = "origin")]
+    pub origins: Vec<String>,
+    /// USER:PASSWORD typed into login forms.
+    #[arg(long, env = "ATLAS_EXPLORE_CREDENTIALS")]
+    pub credentials: Option<String>,
+    /// Pages of one layout explored at most this many times (the rest are recorded).
+    #[arg(long, default_value_t = 5)]
+    pub max_similar: usize,
+    /// The Chromium to drive (default: ATLAS_CHROMIUM, else chromium on the PATH).
+    #[arg(long)]
+    pub chromium: Option<PathBuf>,
+    /// Write the run's summary as JSON.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+}
+
+/// A bar on a terminal; plain lines otherwise.
+struct Shown {
+    bar: Option<indicatif::ProgressBar>,
+}
+
+impl Progress for Shown {
+    fn update(&self, states: usize, queued: usize, actions: usize) {
+        if let Some(bar) = &self.bar {
+            bar.set_message(format!(
+                "{states} states, {queued} queued, {actions} actions"
+            ));
+        }
+    }
+
+    fn state(&self, name: &str, url: &str) {
+        match &self.bar {
+            Some(bar) => bar.println(format!("state: {name} ({url})")),
+            None => eprintln!("state: {name} ({url})"),
+        }
+    }
+}
+
+pub async fn run(args: ExploreArgs, atlas: Arc<Atlas>, store: Arc<FsStore>) -> Result<ExitCode> {
+    let chromium = match args
+        .chromium
+        .clone()
+        .or_else(atlas_explore::browser::find_chromium)
+    {
+        Some(path) => path,
+        None => bail!(
+            "no Chromium found: install Debian's chromium (apt-get install chromium), or name one with --chromium or ATLAS_CHROMIUM"
+        ),
+    };
+    let credentials = match &args.credentials {
+        None => None,
+        Some(c) => match c.split_once(':') {
+            Some((u, p)) if !u.is_empty() => Some((u.to_string(), p.to_string())),
+            _ => bail!("--credentials takes USER:PASSWORD"),
+        },
+    };
+    if args.tabs == 0 || args.max_states == 0 {
+        bail!("--tabs and --max-states must be at least 1");
+    }
+    let options = ExploreOptions {
+        start: args.url.clone(),
+        app_id: args.app_id.clone(),
+        max_states: args.max_states,
+        max_depth: args.max_depth,
+        max_actions: args.max_actions,
+        max_seconds: args.max_seconds,
+        allow_destructive: args.allow_destructive,
+        tabs: args.tabs,
+        origins: args.origins.clone(),
+        credentials,
+        max_similar: args.max_similar.max(1),
+        chromium,
+    };
+    let bar = std::io::stderr().is_terminal().then(|| {
+        let bar = indicatif::ProgressBar::new_spinner();
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{spinner} {elapsed_precise} {msg}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+        );
+        bar.enable_steady_tick(std::time::Duration::from_millis(200));
+        bar
+    });
+    let shown = Arc::new(Shown { bar });
+    let exploring = atlas_explore::explore(atlas.clone(), store, options, shown.clone());
+    let report = tokio::select! {
+        report = exploring => report.map_err(|e| anyhow::anyhow!("{e}"))?,
+        _ = tokio::signal::ctrl_c() => {
+            // Everything acknowledged is in the journal and every task file is whole: the next
+            // run puts the tasks under way back in the queue.
+            atlas.checkpoint().map_err(|e| anyhow::anyhow!("{e}"))?;
+            eprintln!("stopped; run the same command again to resume");
+            return Ok(ExitCode::from(130));
+        }
+    };
+    if let Some(bar) = &shown.bar {
+        bar.finish_and_clear();
+    }
+    let minutes = report.seconds / 60.0;
+    println!(
+        "explored {}: {} states ({} new), {} transitions, {} actions ({} failed), {} pending, {} destructive recorded and not executed; stopped by {}",
+        report.app_id,
+        report.states,
+        report.new_states,
+        report.transitions,
+        report.actions,
+        report.failed_actions,
+        report.pending_tasks,
+        report.destructive_recorded,
+        report.stopped_by
+    );
+    println!(
+        "{:.1} s: {:.1} new states a minute; time in the browser {:.1} s, in Atlas {:.2} s ({:.1}% of the two)",
+        report.seconds,
+        report.new_states as f64 / minutes.max(1e-9),
+        report.browser_seconds,
+        report.atlas_seconds,
+        100.0 * report.atlas_seconds / (report.atlas_seconds + report.browser_seconds).max(1e-9)
+    );
+    if let Some(path) = &args.json {
+        std::fs::write(path, serde_json::to_vec_pretty(&report)?)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Serves the bundled demo website until Ctrl-C.
+pub async fn demo_site(addr: String) -> Result<ExitCode> {
+    let listener = tokio::net::TcpListener::bind(&addr)
+        .await
+        .with_context(|| format!("cannot listen on {addr}"))?;
+    eprintln!("demo site on http://{}", listener.local_addr()?);
+    let app = atlas_explore::demo_site::router(Default::default());
+    axum::serve(listener, app)
+        .with_graceful_shutdown(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await?;
+    Ok(ExitCode::SUCCESS)
+}

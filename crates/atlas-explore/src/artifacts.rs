@@ -1,0 +1,382 @@
+//! What a state's folder holds for people: a script that navigates to it (Playwright for Python,
+//! pointed at the system's Chromium), test ideas drawn from what the page actually has (seed 001
+//! §3.4), and reports.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use serde_json::json;
+
+use crate::ExploreError;
+use crate::explorer::{ExploreReport, State};
+use crate::snapshot::Snapshot;
+use crate::tasks::{self, Place};
+
+fn write(path: &Path, text: &str) -> Result<(), ExploreError> {
+    atlas_store::files::write_atomic(path, text.as_bytes(), false)?;
+    Ok(())
+}
+
+/// `scripts/nav_<name>.py` (seed 001 §4.3): from the start address, the steps that led here.
+pub fn write_nav_script(state: &State, start: &str) -> Result<(), ExploreError> {
+    let slug: String = atlas_model::sanitize_node_id(&state.name)
+        .to_lowercase()
+        .chars()
+        .take(40)
+        .collect();
+    let steps = serde_json::to_string_pretty(&state.path).map_err(std::io::Error::other)?;
+    let script = format!(
+        r#"#!/usr/bin/env python3
+"""Navigate from the root state to "{name}" ({url}).
+
+Written by `atlas explore`. Needs Playwright for Python (pip install playwright) and a Chromium
+(ATLAS_CHROMIUM, default /usr/bin/chromium; no browser download). Prints the page it ends on
+as JSON: {{"url", "title", "fingerprint_expected"}}.
+"""
+import json
+import os
+
+from playwright.sync_api import sync_playwright
+
+START = {start}
+EXPECTED = {fingerprint}
+STEPS = json.loads(r'''{steps}''')
+
+
+def act(page, step):
+    action, selector, parameters = step["action"], step["selector"], step.get("parameters") or {{}}
+    if action == "click":
+        page.eval_on_selector(selector, "el => {{ el.removeAttribute('target'); el.click(); }}")
+    elif action == "type":
+        for field in parameters.get("fields", []):
+            if field["type"] in ("checkbox", "radio"):
+                page.check(field["selector"])
+            elif field["type"].startswith("select"):
+                page.eval_on_selector(field["selector"], "el => {{ const o = [...el.options].find(o => o.value) || el.options[0]; if (o) el.value = o.value; }}")
+            else:
+                page.fill(field["selector"], field["value"])
+        if parameters.get("submit"):
+            page.eval_on_selector(parameters["submit"], "el => el.click()")
+        else:
+            page.eval_on_selector(selector, "f => f.requestSubmit()")
+    elif action == "scroll":
+        page.evaluate("window.scrollBy(0, window.innerHeight)")
+    elif action == "navigate":
+        page.goto(parameters.get("url", selector))
+    page.wait_for_timeout(300)
+    page.wait_for_load_state("load")
+
+
+def main():
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=os.environ.get("ATLAS_CHROMIUM", "/usr/bin/chromium"),
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--no-first-run"],
+        )
+        page = browser.new_page(viewport={{"width": 1280, "height": 800}})
+        page.on("dialog", lambda dialog: dialog.dismiss())
+        page.goto(START)
+        page.wait_for_load_state("load")
+        for step in STEPS:
+            act(page, step)
+        print(json.dumps({{"url": page.url, "title": page.title(), "fingerprint_expected": EXPECTED}}, ensure_ascii=False))
+        browser.close()
+
+
+if __name__ == "__main__":
+    main()
+"#,
+        name = state.name.replace('"', "'"),
+        url = state.url,
+        start = serde_json::to_string(start).unwrap_or_default(),
+        fingerprint = serde_json::to_string(&state.fingerprint).unwrap_or_default(),
+        steps = steps.replace("'''", "' ' '"),
+    );
+    write(
+        &state.dir.join("scripts").join(format!("nav_{slug}.py")),
+        &script,
+    )
+}
+
+/// `test_ideas/idea_NNN.json`: boundary and injection ideas for the fields the page has,
+/// permission ideas for pages behind a sign-in, performance ideas for heavy pages, accessibility
+/// ideas for what lacks a text alternative or a label.
+pub fn write_test_ideas(state: &State, snap: &Snapshot) -> Result<(), ExploreError> {
+    let now = atlas_model::now_rfc3339();
+    let mut ideas = Vec::new();
+    let mut idea = |name: String,
+                    description: String,
+                    kind: &str,
+                    target: &str,
+                    cases: Vec<(String, String)>,
+                    priority: u8| {
+        ideas.push(json!({
+            "id": format!("idea_{:03}", ideas.len() + 1),
+            "name": name,
+            "description": description,
+            "type": kind,
+            "target_selector": target,
+            "test_cases": cases.into_iter().map(|(i, e)| json!({"input": i, "expected": e})).collect::<Vec<_>>(),
+            "priority": priority,
+            "created_at": now,
+        }));
+    };
+    for form in &snap.forms {
+        for field in &form.fields {
+            let label = if field.label.is_empty() {
+                &field.name
+            } else {
+                &field.label
+            };
+            let mut cases = Vec::new();
+            if field.required {
+                cases.push((String::new(), "refused: the field is required".to_string()));
+            }
+            if let Some(max) = field.maxlength {
+                cases.push((
+                    "x".repeat(max as usize),
+                    "accepted: exactly the maximum length".into(),
+                ));
+                cases.push((
+                    "x".repeat(max as usize + 1),
+                    format!("refused or cut to {max} characters"),
+                ));
+            }
+            if let Some(min) = field.min.as_deref().filter(|m| !m.is_empty()) {
+                cases.push((
+                    format!("below {min}"),
+                    format!("refused: under the minimum {min}"),
+                ));
+            }
+            if let Some(max) = field.max.as_deref().filter(|m| !m.is_empty()) {
+                cases.push((
+                    format!("above {max}"),
+                    format!("refused: over the maximum {max}"),
+                ));
+            }
+            match field.kind.as_str() {
+                "email" => cases.push((
+                    "not-an-email".into(),
+                    "refused: not an e-mail address".into(),
+                )),
+                "number" => cases.push(("abc".into(), "refused: not a number".into())),
+                "date" => cases.push(("2026-02-30".into(), "refused: no such date".into())),
+                _ => {}
+            }
+            if !cases.is_empty() {
+                idea(
+                    format!("Boundaries of \"{label}\""),
+                    format!(
+                        "Values at and past the limits of the {} field \"{label}\"",
+                        field.kind
+                    ),
+                    "boundary",
+                    &field.selector,
+                    cases,
+                    7,
+                );
+            }
+            if matches!(
+                field.kind.as_str(),
+                "text" | "search" | "textarea" | "email" | "url"
+            ) {
+                idea(
+                    format!("Injection into \"{label}\""),
+                    format!(
+                        "Markup, SQL and path text typed into \"{label}\" must be shown as text and never run"
+                    ),
+                    "injection",
+                    &field.selector,
+                    vec![
+                        (
+                            "<script>alert(1)</script>".into(),
+                            "shown as text, no dialog".into(),
+                        ),
+                        (
+                            "' OR '1'='1".into(),
+                            "treated as text; no other user's data".into(),
+                        ),
+                        ("../../etc/passwd".into(), "treated as text".into()),
+                        (
+                            "测试".repeat(500),
+                            "accepted or refused cleanly, the page intact".into(),
+                        ),
+                    ],
+                    8,
+                );
+            }
+        }
+    }
+    let behind_login = state.path.iter().any(|s| {
+        s.parameters["fields"]
+            .as_array()
+            .is_some_and(|f| f.iter().any(|x| x["type"] == "password"))
+    });
+    let sensitive = [
+        "admin",
+        "account",
+        "settings",
+        "dashboard",
+        "profile",
+        "manage",
+    ]
+    .iter()
+    .any(|w| state.url.to_lowercase().contains(w));
+    if behind_login || sensitive {
+        idea(
+            format!("Access to \"{}\" without signing in", state.name),
+            format!("Open {} in a fresh session", state.url),
+            "permission",
+            "html",
+            vec![(
+                state.url.clone(),
+                "redirected to sign in, or refused".into(),
+            )],
+            9,
+        );
+    }
+    if snap.element_count > 1500 || snap.scroll_height > snap.viewport_height.saturating_mul(5) {
+        idea(
+            format!("Weight of \"{}\"", state.name),
+            format!(
+                "{} elements, {} px tall: time to first paint and to interactive",
+                snap.element_count, snap.scroll_height
+            ),
+            "performance",
+            "html",
+            vec![(
+                state.url.clone(),
+                "interactive within 2 s on a mid-range laptop".into(),
+            )],
+            5,
+        );
+    }
+    for selector in &snap.images_without_alt {
+        idea(
+            "Image without a text alternative".into(),
+            "A screen reader cannot tell what it shows".into(),
+            "accessibility",
+            selector,
+            vec![(
+                "read with a screen reader".into(),
+                "an alt text is read".into(),
+            )],
+            4,
+        );
+    }
+    for selector in &snap.unlabelled_fields {
+        idea(
+            "Field without a label".into(),
+            "A screen reader cannot tell what to type".into(),
+            "accessibility",
+            selector,
+            vec![("focus the field".into(), "its purpose is announced".into())],
+            4,
+        );
+    }
+    for (k, value) in ideas.iter().enumerate() {
+        let bytes = serde_json::to_vec_pretty(value).map_err(std::io::Error::other)?;
+        atlas_store::files::write_atomic(
+            &state
+                .dir
+                .join("test_ideas")
+                .join(format!("idea_{:03}.json", k + 1)),
+            &bytes,
+            false,
+        )?;
+    }
+    Ok(())
+}
+
+/// `reports/test_report.md` for each state and `reports/site_report.md` in the root state's.
+pub fn write_reports(states: &[State], report: &ExploreReport) -> Result<(), ExploreError> {
+    let mut site = String::new();
+    let _ = writeln!(site, "# Exploration of {}\n", report.app_id);
+    let _ = writeln!(
+        site,
+        "{} states ({} new in this run), {} transitions, {} actions ({} failed), {} tasks pending, {} destructive actions recorded and not executed. Stopped by: {}. {:.1} s, of which {:.1} s in the browser and {:.2} s in Atlas.\n",
+        report.states,
+        report.new_states,
+        report.transitions,
+        report.actions,
+        report.failed_actions,
+        report.pending_tasks,
+        report.destructive_recorded,
+        report.stopped_by,
+        report.seconds,
+        report.browser_seconds,
+        report.atlas_seconds
+    );
+    let _ = writeln!(
+        site,
+        "| state | depth | address | done | pending | destructive, not done |\n|---|---:|---|---:|---:|---:|"
+    );
+    for state in states {
+        let done = tasks::read(&state.dir, Place::Completed)?;
+        let pending = tasks::read(&state.dir, Place::Todos)?;
+        let destructive: Vec<_> = pending.iter().filter(|t| t.is_destructive).collect();
+        let _ = writeln!(
+            site,
+            "| {} | {} | {} | {} | {} | {} |",
+            state.name,
+            state.depth,
+            state.url,
+            done.len(),
+            pending.len(),
+            destructive.len()
+        );
+        let mut text = String::new();
+        let _ = writeln!(
+            text,
+            "# {}\n\n- address: {}\n- fingerprint: {}\n- depth: {}\n",
+            state.name, state.url, state.fingerprint, state.depth
+        );
+        let _ = writeln!(text, "## The way here\n");
+        if state.path.is_empty() {
+            let _ = writeln!(text, "The start address.");
+        }
+        for (k, step) in state.path.iter().enumerate() {
+            let label = step.parameters["label"].as_str().unwrap_or_default();
+            let _ = writeln!(
+                text,
+                "{}. {} `{}` {}",
+                k + 1,
+                step.action,
+                step.selector,
+                label
+            );
+        }
+        let _ = writeln!(text, "\n## Actions tried\n");
+        for t in &done {
+            let _ = writeln!(
+                text,
+                "- {} `{}` ({}): {}",
+                t.action,
+                t.selector,
+                t.reason,
+                t.outcome.as_deref().unwrap_or(&t.status)
+            );
+        }
+        let _ = writeln!(text, "\n## Actions not yet tried\n");
+        for t in &pending {
+            let _ = writeln!(
+                text,
+                "- {} `{}` ({}){}",
+                t.action,
+                t.selector,
+                t.reason,
+                if t.is_destructive {
+                    " — destructive: recorded, not executed"
+                } else {
+                    ""
+                }
+            );
+        }
+        write(&state.dir.join("reports").join("test_report.md"), &text)?;
+    }
+    if let Some(root) = states.first() {
+        write(&root.dir.join("reports").join("site_report.md"), &site)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,910 @@
+//! The exploration loop: take the most promising task of any state, bring a tab to its state,
+//! act, read the page, and record what it led to.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use atlas_model::Widget;
+use atlas_service::{AddPageRequest, Atlas, ReportTransitionRequest, ReportedAction, UiHierarchy};
+use atlas_store_fs::FsStore;
+use parking_lot::Mutex;
+use serde::{Deserialize, Serialize};
+
+use crate::ExploreError;
+use crate::browser::{Browser, Tab};
+use crate::safety;
+use crate::snapshot::{Snapshot, normalize_url};
+use crate::tasks::{self, Place, Task};
+
+#[derive(Debug, Clone)]
+pub struct ExploreOptions {
+    pub start: String,
+    /// The app id the site is kept under (default: its host and port).
+    pub app_id: Option<String>,
+    pub max_states: usize,
+    pub max_depth: u32,
+    pub max_actions: usize,
+    pub max_seconds: u64,
+    pub allow_destructive: bool,
+    /// Browser tabs working at once.
+    pub tabs: usize,
+    /// Origins explored besides the start's.
+    pub origins: Vec<String>,
+    /// Typed into login forms.
+    pub credentials: Option<(String, String)>,
+    /// States of one template (layout) expanded at most this many times: the rest of a wiki's
+    /// thousand alike pages are recorded, not explored.
+    pub max_similar: usize,
+    pub chromium: PathBuf,
+}
+
+/// What a run did, and where its time went.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ExploreReport {
+    pub app_id: String,
+    pub states: usize,
+    pub new_states: usize,
+    pub transitions: usize,
+    pub actions: usize,
+    pub failed_actions: usize,
+    /// Destructive tasks recorded and left undone.
+    pub destructive_recorded: usize,
+    pub pending_tasks: usize,
+    /// Tasks a stopped run had under way, put back in the queue.
+    pub resumed_tasks: usize,
+    pub seconds: f64,
+    /// Time in the browser (navigation, reading, acting, screenshots) and in Atlas (the
+    /// service's writes, the folder's files, fingerprints), summed over the tabs.
+    pub browser_seconds: f64,
+    pub atlas_seconds: f64,
+    pub stopped_by: String,
+}
+
+/// Told of progress: states known, tasks waiting, actions done.
+pub trait Progress: Send + Sync {
+    fn update(&self, states: usize, queued: usize, actions: usize);
+    fn state(&self, name: &str, url: &str);
+}
+
+/// One step of the way from the root to a state.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Step {
+    pub action: String,
+    pub selector: String,
+    #[serde(default)]
+    pub parameters: serde_json::Value,
+}
+
+/// A state as the explorer keeps it (`.atlas/explore.json` of the site's folder).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct State {
+    pub page_id: String,
+    pub name: String,
+    pub dir: PathBuf,
+    pub fingerprint: String,
+    pub template: String,
+    pub url: String,
+    pub depth: u32,
+    pub path: Vec<Step>,
+    /// Its tasks were queued (not a template seen too often, not at the depth limit).
+    pub expanded: bool,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Saved {
+    start: String,
+    next_task: u64,
+    states: Vec<State>,
+}
+
+/// What a tab does next.
+enum Next {
+    Task(usize, Task),
+    /// Nothing to take now (another tab's task may still find states).
+    Empty,
+    /// A budget is spent.
+    Stop,
+}
+
+struct Frontier {
+    saved: Saved,
+    /// Pending tasks, by state index.
+    queue: Vec<(usize, Task)>,
+    actions: usize,
+    failed: usize,
+    transitions: usize,
+    new_states: usize,
+    stop: Option<String>,
+}
+
+struct Shared {
+    atlas: Arc<Atlas>,
+    store: Arc<FsStore>,
+    options: ExploreOptions,
+    app_id: String,
+    origins: Vec<String>,
+    frontier: Mutex<Frontier>,
+    /// Serialises creating states, so two tabs finding one state make it once.
+    creating: tokio::sync::Mutex<()>,
+    started: Instant,
+    browser_time: Mutex<Duration>,
+    atlas_time: Mutex<Duration>,
+    progress: Arc<dyn Progress>,
+}
+
+fn origin(url: &str) -> String {
+    url::Url::parse(url)
+        .map(|u| u.origin().ascii_serialization())
+        .unwrap_or_default()
+}
+
+impl Shared {
+    fn saved_path(&self) -> PathBuf {
+        self.store
+            .app_folder(&self.app_id)
+            .join(".atlas")
+            .join("explore.json")
+    }
+
+    fn in_scope(&self, url: &str) -> bool {
+        self.origins.contains(&origin(url))
+    }
+
+    async fn timed_browser<T>(&self, work: impl std::future::Future<Output = T>) -> T {
+        let t = Instant::now();
+        let out = work.await;
+        *self.browser_time.lock() += t.elapsed();
+        out
+    }
+
+    fn persist(&self, frontier: &Frontier) -> Result<(), ExploreError> {
+        let path = self.saved_path();
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        let bytes = serde_json::to_vec_pretty(&frontier.saved).map_err(std::io::Error::other)?;
+        atlas_store::files::write_atomic(&path, &bytes, true)?;
+        Ok(())
+    }
+
+    fn budget_left(&self, frontier: &Frontier) -> Option<String> {
+        if frontier.actions >= self.options.max_actions {
+            return Some(format!("max-actions {}", self.options.max_actions));
+        }
+        if self.started.elapsed() >= Duration::from_secs(self.options.max_seconds) {
+            return Some(format!("max-seconds {}", self.options.max_seconds));
+        }
+        if frontier.saved.states.len() >= self.options.max_states {
+            return Some(format!("max-states {}", self.options.max_states));
+        }
+        None
+    }
+
+    /// The most promising pending task (highest priority, then shallowest state, then oldest),
+    /// moved into `processing/`.
+    fn take(&self) -> Result<Next, ExploreError> {
+        let mut f = self.frontier.lock();
+        if let Some(why) = self.budget_left(&f) {
+            f.stop.get_or_insert(why.clone());
+            return Ok(Next::Stop);
+        }
+        let allow = self.options.allow_destructive;
+        let best = f
+            .queue
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, t))| allow || !t.is_destructive)
+            .max_by(|(_, (sa, a)), (_, (sb, b))| {
+                let depth = |s: &usize| std::cmp::Reverse(f.saved.states[*s].depth);
+                (a.priority, depth(sa), std::cmp::Reverse(&a.id)).cmp(&(
+                    b.priority,
+                    depth(sb),
+                    std::cmp::Reverse(&b.id),
+                ))
+            })
+            .map(|(i, _)| i);
+        let Some(i) = best else {
+            return Ok(Next::Empty);
+        };
+        let (state, mut task) = f.queue.swap_remove(i);
+        task.status = "processing".into();
+        tasks::move_task(
+            &f.saved.states[state].dir,
+            &task,
+            Place::Todos,
+            Place::Processing,
+        )?;
+        f.actions += 1;
+        Ok(Next::Task(state, task))
+    }
+
+    fn finish(
+        &self,
+        state: usize,
+        mut task: Task,
+        ok: bool,
+        outcome: String,
+    ) -> Result<(), ExploreError> {
+        let t = Instant::now();
+        let dir = self.frontier.lock().saved.states[state].dir.clone();
+        task.status = if ok { "completed" } else { "failed" }.into();
+        task.outcome = Some(outcome);
+        tasks::move_task(&dir, &task, Place::Processing, Place::Completed)?;
+        let mut f = self.frontier.lock();
+        if !ok {
+            f.failed += 1;
+        }
+        self.progress
+            .update(f.saved.states.len(), f.queue.len(), f.actions);
+        drop(f);
+        *self.atlas_time.lock() += t.elapsed();
+        Ok(())
+    }
+
+    /// Writes a state the site just showed: its page (through the service), its folder's files
+    /// and its tasks; or finds it known. Returns its index and whether it is new.
+    async fn state_for(
+        &self,
+        tab: &Tab,
+        snap: &Snapshot,
+        parent: Option<usize>,
+        step: Option<Step>,
+    ) -> Result<Option<(usize, bool)>, ExploreError> {
+        let _one = self.creating.lock().await;
+        let fingerprint = snap.fingerprint();
+        let (depth, path, known_names) = {
+            let f = self.frontier.lock();
+            if let Some(i) = f
+                .saved
+                .states
+                .iter()
+                .position(|s| s.fingerprint == fingerprint)
+            {
+                return Ok(Some((i, false)));
+            }
+            if f.saved.states.len() >= self.options.max_states {
+                return Ok(None);
+            }
+            let (depth, mut path) = match parent {
+                Some(p) => (f.saved.states[p].depth + 1, f.saved.states[p].path.clone()),
+                None => (0, Vec::new()),
+            };
+            path.extend(step);
+            let names: Vec<String> = f.saved.states.iter().map(|s| s.name.clone()).collect();
+            (depth, path, names)
+        };
+        if depth > self.options.max_depth {
+            return Ok(None);
+        }
+        let screenshot = self.timed_browser(tab.screenshot()).await?;
+        let t = Instant::now();
+        let name = if parent.is_none() {
+            "Root".to_string()
+        } else if known_names.contains(&snap.name()) || snap.name() == "Root" {
+            format!("{} {}", snap.name(), &fingerprint[..8])
+        } else {
+            snap.name()
+        };
+        let mut intents: Vec<String> = Vec::new();
+        for text in std::iter::once(&snap.title).chain(&snap.headings) {
+            let text = text.trim();
+            if !text.is_empty() && text.chars().count() <= 80 && !intents.iter().any(|i| i == text)
+            {
+                intents.push(text.to_string());
+            }
+        }
+        intents.truncate(4);
+        let added = self
+            .atlas
+            .add_page(AddPageRequest {
+                app_id: self.app_id.clone(),
+                page_name: name.clone(),
+                page_type: Some(page_type(snap, parent.is_none()).into()),
+                description: Some(summary(snap)),
+                intents,
+                ui_hierarchy: Some(UiHierarchy {
+                    widgets: widgets(snap),
+                    ..Default::default()
+                }),
+                url: Some(snap.url.clone()),
+                dom_fingerprint: Some(fingerprint.clone()),
+            })
+            .await?;
+        let page = self
+            .atlas
+            .read(|g| {
+                g.app(&self.app_id)
+                    .and_then(|a| a.page(&added.page_id))
+                    .cloned()
+            })
+            .ok_or_else(|| ExploreError::Invalid("the page just added is gone".into()))?;
+        let dir = self.store.page_dir(&page);
+        for sub in [
+            "links",
+            "scripts",
+            "todos",
+            "processing",
+            "completed",
+            "test_ideas",
+            "reports",
+        ] {
+            std::fs::create_dir_all(dir.join(sub))?;
+        }
+        atlas_store::files::write_atomic(
+            &dir.join(atlas_store_fs::SCREENSHOT),
+            &screenshot,
+            false,
+        )?;
+        let dom = serde_json::to_vec_pretty(snap).map_err(std::io::Error::other)?;
+        atlas_store::files::write_atomic(&dir.join("dom.json"), &dom, false)?;
+        let template = snap.template();
+        let mut f = self.frontier.lock();
+        let alike = f
+            .saved
+            .states
+            .iter()
+            .filter(|s| s.template == template && s.expanded)
+            .count();
+        let expanded = alike < self.options.max_similar && depth < self.options.max_depth;
+        let state = State {
+            page_id: page.page_id.clone(),
+            name: name.clone(),
+            dir: dir.clone(),
+            fingerprint,
+            template,
+            url: snap.url.clone(),
+            depth,
+            path,
+            expanded,
+        };
+        crate::artifacts::write_nav_script(&state, &f.saved.start)?;
+        crate::artifacts::write_test_ideas(&state, snap)?;
+        if expanded {
+            let found = candidate_tasks(snap, self, &mut f.saved.next_task);
+            for task in &found {
+                tasks::add(&dir, task)?;
+            }
+            let index = f.saved.states.len();
+            f.queue.extend(found.into_iter().map(|t| (index, t)));
+        }
+        let index = f.saved.states.len();
+        f.saved.states.push(state);
+        f.new_states += 1;
+        self.persist(&f)?;
+        self.progress
+            .update(f.saved.states.len(), f.queue.len(), f.actions);
+        drop(f);
+        self.progress.state(&name, &snap.url);
+        *self.atlas_time.lock() += t.elapsed();
+        Ok(Some((index, true)))
+    }
+
+    /// Brings the tab to a state: its address, else the way from the root.
+    async fn reach(
+        &self,
+        tab: &Tab,
+        state: &State,
+        at: &mut Option<String>,
+    ) -> Result<bool, ExploreError> {
+        if at.as_deref() == Some(state.fingerprint.as_str()) {
+            return Ok(true);
+        }
+        let start = self.frontier.lock().saved.start.clone();
+        let mut tries = vec![(state.url.clone(), Vec::new())];
+        if !state.path.is_empty() {
+            tries.push((start, state.path.clone()));
+        }
+        for (url, steps) in tries {
+            self.timed_browser(tab.goto(&url)).await?;
+            for step in &steps {
+                self.timed_browser(perform(tab, &step.action, &step.selector, &step.parameters))
+                    .await?;
+            }
+            let snap = self.timed_browser(tab.snapshot()).await?;
+            let fp = snap.fingerprint();
+            *at = Some(fp.clone());
+            if fp == state.fingerprint {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    async fn run_task(
+        &self,
+        tab: &Tab,
+        at: &mut Option<String>,
+        index: usize,
+        task: Task,
+    ) -> Result<(), ExploreError> {
+        let state = self.frontier.lock().saved.states[index].clone();
+        if !self.reach(tab, &state, at).await? {
+            *at = None;
+            return self.finish(
+                index,
+                task,
+                false,
+                "the state could not be reached again".into(),
+            );
+        }
+        let acted = self
+            .timed_browser(perform(tab, &task.action, &task.selector, &task.parameters))
+            .await;
+        match acted {
+            Ok(true) => {}
+            Ok(false) => {
+                return self.finish(index, task, false, "the element is not on the page".into());
+            }
+            Err(e) => {
+                *at = None;
+                return self.finish(index, task, false, e.to_string());
+            }
+        }
+        let snap = self.timed_browser(tab.snapshot()).await?;
+        if !self.in_scope(&snap.url) {
+            *at = None;
+            return self.finish(
+                index,
+                task,
+                true,
+                format!("left the explored origins: {}", snap.url),
+            );
+        }
+        let fingerprint = snap.fingerprint();
+        *at = Some(fingerprint.clone());
+        if fingerprint == state.fingerprint {
+            return self.finish(index, task, true, "the page did not change".into());
+        }
+        let step = Step {
+            action: task.action.clone(),
+            selector: task.selector.clone(),
+            parameters: task.parameters.clone(),
+        };
+        let Some((to, new)) = self.state_for(tab, &snap, Some(index), Some(step)).await? else {
+            return self.finish(
+                index,
+                task,
+                true,
+                "a new state beyond the budget or depth".into(),
+            );
+        };
+        let t = Instant::now();
+        let (to_page, to_name) = {
+            let f = self.frontier.lock();
+            (
+                f.saved.states[to].page_id.clone(),
+                f.saved.states[to].name.clone(),
+            )
+        };
+        if !new {
+            // Seen again: its page counts the visit.
+            self.atlas
+                .add_page(AddPageRequest {
+                    app_id: self.app_id.clone(),
+                    page_name: to_name.clone(),
+                    ..Default::default()
+                })
+                .await?;
+        }
+        let label = task.parameters["label"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        self.atlas
+            .report_transition(ReportTransitionRequest {
+                from_page: state.page_id.clone(),
+                action: ReportedAction {
+                    action_type: match task.action.as_str() {
+                        "type" => "input".into(),
+                        other => other.into(),
+                    },
+                    widget: Some(task.selector.clone()),
+                    widget_text: (!label.is_empty()).then_some(label),
+                    widget_xpath: None,
+                    input_text: task.parameters["fields"].as_object().map(|f| {
+                        f.values()
+                            .filter_map(|v| v["value"].as_str())
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    }),
+                },
+                to_page,
+                success: true,
+                latency_ms: None,
+                reason: None,
+                app_id: Some(self.app_id.clone()),
+                intent: None,
+                session_id: None,
+            })
+            .await?;
+        self.frontier.lock().transitions += 1;
+        *self.atlas_time.lock() += t.elapsed();
+        self.finish(index, task, true, format!("led to {to_name}"))
+    }
+}
+
+/// Does a task's action in the tab; false when its element is not there.
+async fn perform(
+    tab: &Tab,
+    action: &str,
+    selector: &str,
+    parameters: &serde_json::Value,
+) -> Result<bool, ExploreError> {
+    match action {
+        "click" => tab.click(selector).await,
+        "scroll" => tab.scroll().await,
+        "navigate" => {
+            tab.goto(parameters["url"].as_str().unwrap_or(selector))
+                .await?;
+            Ok(true)
+        }
+        "type" => {
+            for field in parameters["fields"].as_array().into_iter().flatten() {
+                let sel = field["selector"].as_str().unwrap_or_default();
+                let kind = field["type"].as_str().unwrap_or("text");
+                let value = field["value"].as_str().unwrap_or_default();
+                if !tab.fill(sel, kind, value).await? {
+                    return Ok(false);
+                }
+            }
+            tab.submit(selector, parameters["submit"].as_str()).await
+        }
+        other => Err(ExploreError::Invalid(format!("unknown action {other}"))),
+    }
+}
+
+fn page_type(snap: &Snapshot, root: bool) -> &'static str {
+    if root {
+        "home"
+    } else if snap.forms.iter().any(safety::is_search) {
+        "search"
+    } else if !snap.forms.is_empty() {
+        "form"
+    } else if snap.links.len() > 15 {
+        "list"
+    } else {
+        "detail"
+    }
+}
+
+fn summary(snap: &Snapshot) -> String {
+    let text: String = snap.text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let text: String = text.chars().take(160).collect();
+    let forms = snap.forms.len();
+    format!(
+        "{}{}{}",
+        snap.title.trim(),
+        if text.is_empty() {
+            String::new()
+        } else {
+            format!(": {text}")
+        },
+        if forms > 0 {
+            format!(" ({forms} form(s))")
+        } else {
+            String::new()
+        }
+    )
+}
+
+/// What a person can act on, as the graph's widgets (id = CSS selector).
+fn widgets(snap: &Snapshot) -> Vec<Widget> {
+    let mut out: Vec<Widget> = Vec::new();
+    let mut push = |id: &str, text: &str, kind: &str| {
+        out.push(Widget {
+            id: id.to_string(),
+            text: text.to_string(),
+            widget_type: kind.to_string(),
+            ..Default::default()
+        })
+    };
+    for l in &snap.links {
+        push(&l.selector, &l.text, "a");
+    }
+    for b in &snap.buttons {
+        push(&b.selector, &b.text, "button");
+    }
+    for f in &snap.forms {
+        for x in &f.fields {
+            push(&x.selector, &x.label, &format!("input:{}", x.kind));
+        }
+        if let Some(s) = &f.submit {
+            push(&s.selector, &s.text, "button");
+        }
+    }
+    out.truncate(80);
+    out
+}
+
+/// The state's candidate actions as tasks: forms first (unexplored input is where a site hides
+/// its states), then navigation, then other links and buttons, then scrolling.
+fn candidate_tasks(snap: &Snapshot, shared: &Shared, next: &mut u64) -> Vec<Task> {
+    let now = atlas_model::now_rfc3339();
+    let mut out = Vec::new();
+    let mut make = |selector: &str,
+                    action: &str,
+                    parameters: serde_json::Value,
+                    priority: u8,
+                    reason: String,
+                    destructive: bool| {
+        *next += 1;
+        out.push(Task {
+            id: format!("task_{:03}", *next),
+            selector: selector.to_string(),
+            action: action.to_string(),
+            parameters,
+            priority: if destructive { 1 } else { priority },
+            reason,
+            is_destructive: destructive,
+            created_at: now.clone(),
+            status: "pending".into(),
+            outcome: None,
+        });
+    };
+    let credentials = shared
+        .options
+        .credentials
+        .as_ref()
+        .map(|(u, p)| (u.as_str(), p.as_str()));
+    for form in &snap.forms {
+        if form.fields.is_empty() && form.submit.is_none() {
+            continue;
+        }
+        let fields: Vec<serde_json::Value> = form
+            .fields
+            .iter()
+            .map(|f| serde_json::json!({"selector": f.selector, "type": f.kind, "name": f.name, "value": safety::test_value(f, credentials)}))
+            .collect();
+        let what = if safety::is_login(form) {
+            "sign in"
+        } else if safety::is_search(form) {
+            "search"
+        } else {
+            "fill and send the form"
+        };
+        let label = form
+            .submit
+            .as_ref()
+            .map(|s| s.text.clone())
+            .unwrap_or_else(|| what.to_string());
+        make(
+            &form.selector,
+            "type",
+            serde_json::json!({"fields": fields, "submit": form.submit.as_ref().map(|s| s.selector.clone()), "label": label}),
+            if safety::is_login(form) { 9 } else { 8 },
+            format!(
+                "{what} ({} field(s), {})",
+                form.fields.len(),
+                form.method.to_uppercase()
+            ),
+            safety::form_is_destructive(form),
+        );
+    }
+    let mut seen_targets: Vec<String> = Vec::new();
+    for link in &snap.links {
+        let target = normalize_url(&link.href);
+        if !shared.in_scope(&link.href)
+            || link.href.starts_with("javascript:") && link.text.is_empty()
+        {
+            continue;
+        }
+        if seen_targets.contains(&target) {
+            continue;
+        }
+        seen_targets.push(target.clone());
+        let here = normalize_url(&snap.url) == target;
+        if here {
+            continue;
+        }
+        make(
+            &link.selector,
+            "click",
+            serde_json::json!({"label": link.text, "href": link.href}),
+            if link.in_nav { 7 } else { 5 },
+            format!("link \"{}\" to {}", link.text, target),
+            safety::link_is_destructive(link),
+        );
+    }
+    for button in &snap.buttons {
+        make(
+            &button.selector,
+            "click",
+            serde_json::json!({"label": button.text}),
+            6,
+            format!("button \"{}\"", button.text),
+            safety::button_is_destructive(button),
+        );
+    }
+    if snap.scroll_height > snap.viewport_height.saturating_mul(3) / 2 {
+        make(
+            "html",
+            "scroll",
+            serde_json::json!({"label": "scroll"}),
+            2,
+            "the page is longer than the window".into(),
+            false,
+        );
+    }
+    out
+}
+
+/// Explores the site from `options.start` into the data folder `store` (through `atlas`),
+/// resuming a stopped exploration of the same site.
+pub async fn explore(
+    atlas: Arc<Atlas>,
+    store: Arc<FsStore>,
+    options: ExploreOptions,
+    progress: Arc<dyn Progress>,
+) -> Result<ExploreReport, ExploreError> {
+    let start = url::Url::parse(&options.start)
+        .map_err(|e| ExploreError::Invalid(format!("{} is not an address: {e}", options.start)))?;
+    if !matches!(start.scheme(), "http" | "https") {
+        return Err(ExploreError::Invalid(format!(
+            "{} is not an http(s) address",
+            options.start
+        )));
+    }
+    let app_id = options.app_id.clone().unwrap_or_else(|| {
+        let host = start.host_str().unwrap_or("site");
+        match start.port() {
+            Some(p) => format!("{host}:{p}"),
+            None => host.to_string(),
+        }
+    });
+    let mut origins = vec![origin(start.as_str())];
+    origins.extend(options.origins.iter().map(|o| origin(o)));
+    let shared = Arc::new(Shared {
+        atlas,
+        store,
+        app_id: app_id.clone(),
+        origins,
+        frontier: Mutex::new(Frontier {
+            saved: Saved {
+                start: start.to_string(),
+                ..Default::default()
+            },
+            queue: Vec::new(),
+            actions: 0,
+            failed: 0,
+            transitions: 0,
+            new_states: 0,
+            stop: None,
+        }),
+        creating: tokio::sync::Mutex::new(()),
+        started: Instant::now(),
+        browser_time: Mutex::new(Duration::ZERO),
+        atlas_time: Mutex::new(Duration::ZERO),
+        progress,
+        options,
+    });
+    let resumed = resume(&shared)?;
+    let browser = shared
+        .timed_browser(Browser::launch(&shared.options.chromium))
+        .await?;
+    let outcome = run(&shared, &browser).await;
+    browser.close().await;
+    outcome?;
+    finish_run(&shared, resumed)
+}
+
+/// Reads a stopped run's states and puts its unfinished tasks back in the queue.
+fn resume(shared: &Shared) -> Result<usize, ExploreError> {
+    let path = shared.saved_path();
+    let Ok(bytes) = std::fs::read(&path) else {
+        return Ok(0);
+    };
+    let saved: Saved = serde_json::from_slice(&bytes)
+        .map_err(|e| ExploreError::Invalid(format!("{}: {e}", path.display())))?;
+    let mut f = shared.frontier.lock();
+    let mut resumed = 0;
+    for (i, state) in saved.states.iter().enumerate() {
+        resumed += tasks::recover(&state.dir)?;
+        for task in tasks::read(&state.dir, Place::Todos)? {
+            f.queue.push((i, task));
+        }
+    }
+    f.saved = saved;
+    Ok(resumed)
+}
+
+async fn run(shared: &Arc<Shared>, browser: &Browser) -> Result<(), ExploreError> {
+    let first = shared.timed_browser(browser.tab()).await?;
+    let mut at = None;
+    if shared.frontier.lock().saved.states.is_empty() {
+        let start = shared.frontier.lock().saved.start.clone();
+        shared.timed_browser(first.goto(&start)).await?;
+        let snap = shared.timed_browser(first.snapshot()).await?;
+        if !shared.in_scope(&snap.url) {
+            return Err(ExploreError::Invalid(format!(
+                "{start} sends the browser to {} (another origin); start there, or allow it with --origin",
+                snap.url
+            )));
+        }
+        shared.state_for(&first, &snap, None, None).await?;
+        at = Some(snap.fingerprint());
+    }
+    let mut tabs = vec![first];
+    for _ in 1..shared.options.tabs.max(1) {
+        tabs.push(shared.timed_browser(browser.tab()).await?);
+    }
+    let busy = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let mut workers = tokio::task::JoinSet::new();
+    for (k, tab) in tabs.into_iter().enumerate() {
+        let shared = shared.clone();
+        let busy = busy.clone();
+        let mut at = if k == 0 { at.clone() } else { None };
+        workers.spawn(async move {
+            loop {
+                let (state, task) = match shared.take()? {
+                    Next::Task(state, task) => (state, task),
+                    Next::Stop => break,
+                    Next::Empty if busy.load(std::sync::atomic::Ordering::SeqCst) == 0 => break,
+                    Next::Empty => {
+                        tokio::time::sleep(Duration::from_millis(100)).await;
+                        continue;
+                    }
+                };
+                busy.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                let done = shared.run_task(&tab, &mut at, state, task).await;
+                busy.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+                done?;
+            }
+            tab.close().await;
+            Ok::<(), ExploreError>(())
+        });
+    }
+    let mut first_error = None;
+    while let Some(done) = workers.join_next().await {
+        match done {
+            Ok(Err(e)) => {
+                first_error.get_or_insert(e);
+            }
+            Err(e) => {
+                first_error.get_or_insert(ExploreError::Invalid(e.to_string()));
+            }
+            Ok(Ok(())) => {}
+        }
+    }
+    first_error.map_or(Ok(()), Err)
+}
+
+fn finish_run(shared: &Shared, resumed: usize) -> Result<ExploreReport, ExploreError> {
+    let t = Instant::now();
+    shared.atlas.checkpoint()?;
+    let f = shared.frontier.lock();
+    let destructive = f.queue.iter().filter(|(_, t)| t.is_destructive).count();
+    let mut report = ExploreReport {
+        app_id: shared.app_id.clone(),
+        states: f.saved.states.len(),
+        new_states: f.new_states,
+        transitions: f.transitions,
+        actions: f.actions,
+        failed_actions: f.failed,
+        destructive_recorded: if shared.options.allow_destructive {
+            0
+        } else {
+            destructive
+        },
+        pending_tasks: f.queue.len(),
+        resumed_tasks: resumed,
+        seconds: shared.started.elapsed().as_secs_f64(),
+        browser_seconds: shared.browser_time.lock().as_secs_f64(),
+        atlas_seconds: 0.0,
+        stopped_by: f
+            .stop
+            .clone()
+            .unwrap_or_else(|| "nothing left to explore".into()),
+    };
+    crate::artifacts::write_reports(&f.saved.states, &report)?;
+    *shared.atlas_time.lock() += t.elapsed();
+    report.atlas_seconds = shared.atlas_time.lock().as_secs_f64();
+    Ok(report)
+}
+
+/// The app folder of the states (for tests and tools).
+pub fn states_of(dir: &Path) -> Result<Vec<State>, ExploreError> {
+    let bytes = std::fs::read(dir.join(".atlas").join("explore.json"))?;
+    let saved: Saved = serde_json::from_slice(&bytes).map_err(std::io::Error::other)?;
+    Ok(saved.states)
+}

@@ -1,0 +1,328 @@
+//! A page as the explorer reads it, and its identity: seed 001 §6's DOM fingerprint.
+//!
+//! Identity is what a person would call "the same screen": the same address (once the parts of
+//! it that only carry the time, a session or a tracker are dropped), the same title (digits
+//! aside: counters and clocks), the same forms (field names and types, never values), the same
+//! link targets (never texts) and the same tag structure of what is visible (texts ignored, runs
+//! of alike siblings folded, the selected tab kept). So a clock ticking, a list growing by one,
+//! or a link that carries `?from=<now>` make no new state; a tab switched without a URL change
+//! does.
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use url::Url;
+
+/// The script that reads a page (run in the page; returns this module's [`Snapshot`] as JSON).
+pub const SNAPSHOT_JS: &str = include_str!("snapshot.js");
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Snapshot {
+    pub url: String,
+    pub title: String,
+    #[serde(default)]
+    pub headings: Vec<String>,
+    #[serde(default)]
+    pub forms: Vec<Form>,
+    #[serde(default)]
+    pub links: Vec<Link>,
+    #[serde(default)]
+    pub buttons: Vec<Button>,
+    #[serde(default)]
+    pub structure: String,
+    #[serde(default)]
+    pub scroll_height: u64,
+    #[serde(default)]
+    pub viewport_height: u64,
+    #[serde(default)]
+    pub element_count: u64,
+    #[serde(default)]
+    pub images_without_alt: Vec<String>,
+    #[serde(default)]
+    pub unlabelled_fields: Vec<String>,
+    /// The start of the page's text, for the summary.
+    #[serde(default)]
+    pub text: String,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Form {
+    pub selector: String,
+    pub method: String,
+    pub action: String,
+    #[serde(default)]
+    pub id: String,
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub classes: String,
+    pub fields: Vec<Field>,
+    pub submit: Option<Submit>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Field {
+    pub selector: String,
+    pub name: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    #[serde(default)]
+    pub required: bool,
+    pub maxlength: Option<u64>,
+    pub min: Option<String>,
+    pub max: Option<String>,
+    pub pattern: Option<String>,
+    #[serde(default)]
+    pub label: String,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Submit {
+    pub selector: String,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Link {
+    pub selector: String,
+    pub href: String,
+    pub text: String,
+    #[serde(default)]
+    pub in_nav: bool,
+    #[serde(default)]
+    pub attrs: String,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Button {
+    pub selector: String,
+    pub text: String,
+    #[serde(default)]
+    pub attrs: String,
+}
+
+/// Query parameters that name a session, a cache-buster or a tracker, whatever their value.
+const VOLATILE_PARAMS: &[&str] = &[
+    "sid",
+    "session",
+    "sessionid",
+    "session_id",
+    "jsessionid",
+    "phpsessid",
+    "token",
+    "csrf",
+    "csrftoken",
+    "_csrf",
+    "_",
+    "ts",
+    "timestamp",
+    "time",
+    "nocache",
+    "cachebuster",
+    "cb",
+    "rnd",
+    "random",
+    "nonce",
+    "fbclid",
+    "gclid",
+    "msclkid",
+];
+
+/// A value that carries the moment or a random token rather than a choice: a date or time, an
+/// epoch in seconds or milliseconds, a UUID, a long hex or mixed letters-and-digits run.
+fn volatile_value(v: &str) -> bool {
+    let digits = v.bytes().filter(u8::is_ascii_digit).count();
+    let date = v.len() >= 10
+        && v.as_bytes()[..10].iter().enumerate().all(|(i, b)| {
+            if i == 4 || i == 7 {
+                matches!(b, b'-' | b'/')
+            } else {
+                b.is_ascii_digit()
+            }
+        });
+    let epoch = (9..=13).contains(&v.len()) && digits == v.len();
+    let hex = v.len() >= 16 && v.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-');
+    let token = v.len() >= 20
+        && digits > 0
+        && v.bytes().any(|b| b.is_ascii_alphabetic())
+        && v.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'='));
+    date || epoch || hex || token
+}
+
+/// The address as identity sees it: scheme and host lower-case, default port and fragment
+/// dropped (a `#/` or `#!` route kept: single-page apps route there), volatile parameters
+/// dropped and the rest sorted. Not an absolute URL: returned as given.
+pub fn normalize_url(raw: &str) -> String {
+    let Ok(mut url) = Url::parse(raw) else {
+        return raw.to_string();
+    };
+    let mut pairs: Vec<(String, String)> = url
+        .query_pairs()
+        .filter(|(k, v)| {
+            let k = k.to_ascii_lowercase();
+            !(VOLATILE_PARAMS.contains(&k.as_str()) || k.starts_with("utm_") || volatile_value(v))
+        })
+        .map(|(k, v)| (k.into_owned(), v.into_owned()))
+        .collect();
+    pairs.sort();
+    if pairs.is_empty() {
+        url.set_query(None);
+    } else {
+        url.query_pairs_mut().clear().extend_pairs(&pairs);
+    }
+    if !url
+        .fragment()
+        .is_some_and(|f| f.starts_with('/') || f.starts_with('!'))
+    {
+        url.set_fragment(None);
+    }
+    url.to_string()
+}
+
+/// Digits in a title are counters and clocks ("(3) Inbox", "12:04:59").
+fn normalize_title(title: &str) -> String {
+    let mut out = String::new();
+    let mut in_digits = false;
+    for c in title.trim().chars() {
+        if c.is_ascii_digit() {
+            if !in_digits {
+                out.push('#');
+            }
+            in_digits = true;
+        } else {
+            in_digits = false;
+            out.push(c);
+        }
+    }
+    out
+}
+
+impl Snapshot {
+    /// The facts identity is computed from, as JSON with sorted keys.
+    fn features(&self, with_address: bool) -> serde_json::Value {
+        let mut forms: Vec<String> = self
+            .forms
+            .iter()
+            .map(|f| {
+                let mut fields: Vec<String> = f
+                    .fields
+                    .iter()
+                    .map(|x| format!("{}:{}", x.name, x.kind))
+                    .collect();
+                fields.sort();
+                format!(
+                    "{} {} [{}]",
+                    f.method,
+                    normalize_url(&f.action),
+                    fields.join(",")
+                )
+            })
+            .collect();
+        forms.sort();
+        let mut links: Vec<String> = self.links.iter().map(|l| normalize_url(&l.href)).collect();
+        links.sort();
+        links.dedup();
+        serde_json::json!({
+            "url": if with_address { normalize_url(&self.url) } else { String::new() },
+            "title": if with_address { normalize_title(&self.title) } else { String::new() },
+            "forms": forms,
+            "links": if with_address { links } else { Vec::new() },
+            "structure": self.structure,
+        })
+    }
+
+    /// Seed 001 §6: SHA-256 of the normalised features, its first 16 hex digits.
+    pub fn fingerprint(&self) -> String {
+        digest(&self.features(true))
+    }
+
+    /// The layout alone (forms and structure, no address, title or links): pages made from one
+    /// template share it, however many there are.
+    pub fn template(&self) -> String {
+        digest(&self.features(false))
+    }
+
+    /// A short human name: the title, else the first heading, else the address's path.
+    pub fn name(&self) -> String {
+        let title = self.title.trim();
+        if !title.is_empty() {
+            return title.chars().take(60).collect();
+        }
+        if let Some(h) = self.headings.first() {
+            return h.chars().take(60).collect();
+        }
+        Url::parse(&self.url)
+            .map(|u| u.path().to_string())
+            .unwrap_or_else(|_| self.url.clone())
+    }
+}
+
+fn digest(value: &serde_json::Value) -> String {
+    // serde_json's maps are sorted (no preserve_order), so the text is canonical.
+    let text = serde_json::to_string(value).unwrap_or_default();
+    let hash = Sha256::digest(text.as_bytes());
+    hash.iter().take(8).map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn time_session_and_tracking_parameters_do_not_change_the_address() {
+        let a = normalize_url("http://127.0.0.1:8000/news?from=2026-11-23T11:19:13Z&page=2#top");
+        let b = normalize_url("http://127.0.0.1:8000/news?page=2&from=2026-11-24T08:00:00Z");
+        assert_eq!(a, b);
+        assert_eq!(a, "http://127.0.0.1:8000/news?page=2");
+        assert_eq!(
+            normalize_url("http://x/a?sid=abc&t=1732350000"),
+            normalize_url("http://x/a?sid=zzz&t=1732359999")
+        );
+        assert_ne!(
+            normalize_url("http://x/a?page=2"),
+            normalize_url("http://x/a?page=3")
+        );
+        assert_eq!(
+            normalize_url("http://x/app#/settings"),
+            "http://x/app#/settings"
+        );
+        assert_eq!(
+            normalize_url("http://x/a?k=0f8fad5b-d9cb-469f-a165-70867728950e"),
+            "http://x/a"
+        );
+    }
+
+    #[test]
+    fn texts_and_values_do_not_make_a_state_but_forms_and_tabs_do() {
+        let page = |title: &str, structure: &str, field: &str| Snapshot {
+            url: "http://x/clock".into(),
+            title: title.into(),
+            structure: structure.into(),
+            forms: vec![Form {
+                method: "get".into(),
+                action: "http://x/search".into(),
+                fields: vec![Field {
+                    name: field.into(),
+                    kind: "text".into(),
+                    ..Default::default()
+                }],
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        let at_noon = page("Clock 12:00:01", "body(p,ul(li))", "q");
+        assert_eq!(
+            at_noon.fingerprint(),
+            page("Clock 12:00:02", "body(p,ul(li))", "q").fingerprint()
+        );
+        assert_ne!(
+            at_noon.fingerprint(),
+            page("Clock 12:00:01", "body(p,ul(li*))", "q").fingerprint()
+        );
+        assert_ne!(
+            at_noon.fingerprint(),
+            page("Clock 12:00:01", "body(p,ul(li))", "query").fingerprint()
+        );
+        assert_eq!(at_noon.fingerprint().len(), 16);
+    }
+}
