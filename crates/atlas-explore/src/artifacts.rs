@@ -29,7 +29,7 @@ pub fn write_nav_script(state: &State, start: &str) -> Result<(), ExploreError> 
         r#"#!/usr/bin/env python3
 """Navigate from the root state to "{name}" ({url}).
 
-Written by `atlas explore`. Needs Playwright for Python (pip install playwright) and a Chromium
+Written by `atlas explore`. A password is typed from ATLAS_EXPLORE_PASSWORD. Needs Playwright for Python (pip install playwright) and a Chromium
 (ATLAS_CHROMIUM, default /usr/bin/chromium; no browser download). Prints the page it ends on
 as JSON: {{"url", "title", "fingerprint_expected"}}.
 """
@@ -40,6 +40,7 @@ from playwright.sync_api import sync_playwright
 
 START = {start}
 EXPECTED = {fingerprint}
+PASSWORD = {password}
 STEPS = json.loads(r'''{steps}''')
 
 
@@ -53,6 +54,8 @@ def act(page, step):
                 page.check(field["selector"])
             elif field["type"].startswith("select"):
                 page.eval_on_selector(field["selector"], "el => {{ const o = [...el.options].find(o => o.value) || el.options[0]; if (o) el.value = o.value; }}")
+            elif field.get("secret"):
+                page.fill(field["selector"], os.environ.get("ATLAS_EXPLORE_PASSWORD", PASSWORD))
             else:
                 page.fill(field["selector"], field["value"])
         if parameters.get("submit"):
@@ -91,6 +94,7 @@ if __name__ == "__main__":
         url = state.url,
         start = serde_json::to_string(start).unwrap_or_default(),
         fingerprint = serde_json::to_string(&state.fingerprint).unwrap_or_default(),
+        password = serde_json::to_string(crate::safety::TEST_PASSWORD).unwrap_or_default(),
         steps = steps.replace("'''", "' ' '"),
     );
     write(

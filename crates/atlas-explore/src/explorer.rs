@@ -147,6 +147,14 @@ impl Shared {
             .join("explore.json")
     }
 
+    /// What password fields get: the credentials' password, else a test value.
+    fn password(&self) -> String {
+        self.options
+            .credentials
+            .as_ref()
+            .map_or_else(|| safety::TEST_PASSWORD.to_string(), |(_, p)| p.clone())
+    }
+
     fn in_scope(&self, url: &str) -> bool {
         self.origins.contains(&origin(url))
     }
@@ -398,8 +406,14 @@ impl Shared {
         for (url, steps) in tries {
             self.timed_browser(tab.goto(&url)).await?;
             for step in &steps {
-                self.timed_browser(perform(tab, &step.action, &step.selector, &step.parameters))
-                    .await?;
+                self.timed_browser(perform(
+                    tab,
+                    &step.action,
+                    &step.selector,
+                    &step.parameters,
+                    &self.password(),
+                ))
+                .await?;
             }
             let snap = self.timed_browser(tab.snapshot()).await?;
             let fp = snap.fingerprint();
@@ -429,7 +443,13 @@ impl Shared {
             );
         }
         let acted = self
-            .timed_browser(perform(tab, &task.action, &task.selector, &task.parameters))
+            .timed_browser(perform(
+                tab,
+                &task.action,
+                &task.selector,
+                &task.parameters,
+                &self.password(),
+            ))
             .await;
         match acted {
             Ok(true) => {}
@@ -502,9 +522,9 @@ impl Shared {
                     widget: Some(task.selector.clone()),
                     widget_text: (!label.is_empty()).then_some(label),
                     widget_xpath: None,
-                    input_text: task.parameters["fields"].as_object().map(|f| {
-                        f.values()
-                            .filter_map(|v| v["value"].as_str())
+                    input_text: task.parameters["fields"].as_array().map(|f| {
+                        f.iter()
+                            .filter_map(|v| v["value"].as_str().filter(|v| !v.is_empty()))
                             .collect::<Vec<_>>()
                             .join(" ")
                     }),
@@ -530,6 +550,7 @@ async fn perform(
     action: &str,
     selector: &str,
     parameters: &serde_json::Value,
+    password: &str,
 ) -> Result<bool, ExploreError> {
     match action {
         "click" => tab.click(selector).await,
@@ -543,7 +564,11 @@ async fn perform(
             for field in parameters["fields"].as_array().into_iter().flatten() {
                 let sel = field["selector"].as_str().unwrap_or_default();
                 let kind = field["type"].as_str().unwrap_or("text");
-                let value = field["value"].as_str().unwrap_or_default();
+                let value = if field["secret"] == true {
+                    password
+                } else {
+                    field["value"].as_str().unwrap_or_default()
+                };
                 if !tab.fill(sel, kind, value).await? {
                     return Ok(false);
                 }
@@ -654,7 +679,14 @@ fn candidate_tasks(snap: &Snapshot, shared: &Shared, next: &mut u64) -> Vec<Task
         let fields: Vec<serde_json::Value> = form
             .fields
             .iter()
-            .map(|f| serde_json::json!({"selector": f.selector, "type": f.kind, "name": f.name, "value": safety::test_value(f, credentials)}))
+            .map(|f| {
+                // A password is typed from memory, never written down (tasks, scripts, graph).
+                if f.kind == "password" {
+                    serde_json::json!({"selector": f.selector, "type": f.kind, "name": f.name, "value": "", "secret": true})
+                } else {
+                    serde_json::json!({"selector": f.selector, "type": f.kind, "name": f.name, "value": safety::test_value(f, credentials)})
+                }
+            })
             .collect();
         let what = if safety::is_login(form) {
             "sign in"

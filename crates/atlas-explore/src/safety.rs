@@ -131,6 +131,9 @@ pub fn is_search(form: &Form) -> bool {
         })
 }
 
+/// The password typed where no credentials were given.
+pub const TEST_PASSWORD: &str = "Explorer#2026";
+
 /// What to type into a field, by its type (and, for text, its name): values a form accepts.
 pub fn test_value(field: &Field, credentials: Option<(&str, &str)>) -> String {
     let name = field.name.to_lowercase();
@@ -149,7 +152,7 @@ pub fn test_value(field: &Field, credentials: Option<(&str, &str)>) -> String {
         "tel" => "13800000000".into(),
         "url" => "https://example.com/".into(),
         "color" => "#336699".into(),
-        "password" => credentials.map_or("Explorer#2026".into(), |(_, p)| p.to_string()),
+        "password" => credentials.map_or(TEST_PASSWORD.into(), |(_, p)| p.to_string()),
         _ if name.contains("mail") => "explorer@example.com".into(),
         _ if ["user", "login", "account", "name"]
             .iter()

@@ -106,6 +106,6 @@
     element_count: all.length,
     images_without_alt: images.filter((i) => !i.hasAttribute('alt')).map(selector).slice(0, 20),
     unlabelled_fields: forms.flatMap((f) => f.fields).filter((f) => !f.label).map((f) => f.selector).slice(0, 20),
-    text: (document.body ? document.body.innerText : '').slice(0, 400),
+    text: ((document.querySelector('main') || document.body || {}).innerText || '').slice(0, 400),
   });
 })()

@@ -1,0 +1,325 @@
+//! `atlas explore` on the bundled demo site in Debian's headless Chromium: the states and
+//! transitions found, identity under a ticking clock and time-stamped links, the destructive
+//! guard, a SIGKILL in the middle and the resumption, the folder's integrity, the graph served
+//! over the explored site, and a generated navigation script replayed by Playwright.
+
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+struct KillOnDrop(Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        // The child leads its own process group: its browser goes with it.
+        let _ = Command::new("kill")
+            .args(["-KILL", &format!("-{}", self.0.id())])
+            .status();
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn atlas() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_atlas"));
+    c.process_group(0);
+    c
+}
+
+/// Debian's Chromium, or none; under CI its absence fails (scripts/test.sh installs it).
+fn chromium() -> Option<PathBuf> {
+    let found = atlas_explore::browser::find_chromium();
+    if found.is_none() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "chromium is not installed (scripts/test.sh installs it)"
+        );
+        eprintln!("skipped: no chromium");
+    }
+    found
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn get(url: &str) -> Value {
+    let mut resp = ureq::get(url).call().unwrap();
+    serde_json::from_reader(resp.body_mut().as_reader()).unwrap()
+}
+
+fn demo_site() -> (KillOnDrop, String) {
+    let addr = format!("127.0.0.1:{}", free_port());
+    let child = atlas()
+        .args(["demo-site", "--addr", &addr])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let base = format!("http://{addr}");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while ureq::get(&format!("{base}/stats")).call().is_err() {
+        assert!(Instant::now() < deadline, "the demo site did not start");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    (KillOnDrop(child), base)
+}
+
+fn states(app_dir: &Path) -> Vec<Value> {
+    let saved: Value = serde_json::from_slice(
+        &std::fs::read(app_dir.join(".atlas/explore.json")).unwrap_or_default(),
+    )
+    .unwrap_or(Value::Null);
+    saved["states"].as_array().cloned().unwrap_or_default()
+}
+
+fn fsck(data: &Path) -> (bool, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_atlas"))
+        .args(["fsck", "--data"])
+        .arg(data)
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr),
+    )
+}
+
+fn files_in(dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(dir)
+        .map(|e| e.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default()
+}
+
+#[test]
+fn the_demo_site_is_explored_safely_and_a_killed_exploration_resumes_without_duplicates() {
+    let Some(chromium) = chromium() else { return };
+    let (_site, base) = demo_site();
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let port = base.rsplit(':').next().unwrap().to_string();
+    let app = format!("127.0.0.1:{port}");
+    let app_dir = data.join("apps").join(format!("127_0_0_1_{port}"));
+    let explore = |extra: &[&str]| {
+        let mut c = atlas();
+        c.args(["explore", &format!("{base}/"), "--data"])
+            .arg(&data)
+            .arg("--chromium")
+            .arg(&chromium)
+            .args(["--max-seconds", "400", "--credentials", "ann:pw-Zq81x"])
+            .args(extra);
+        c
+    };
+
+    // Killed with SIGKILL (the browser with it) once a few states are written.
+    let mut first = KillOnDrop(
+        explore(&[])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let deadline = Instant::now() + Duration::from_secs(240);
+    while states(&app_dir).len() < 5 {
+        assert!(Instant::now() < deadline, "no states written");
+        assert!(
+            first.0.try_wait().unwrap().is_none(),
+            "the exploration ended early"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    drop(first);
+    let (clean, said) = fsck(&data);
+    assert!(clean, "fsck after SIGKILL: {said}");
+    let before: Vec<String> = states(&app_dir)
+        .iter()
+        .map(|s| s["fingerprint"].as_str().unwrap().to_string())
+        .collect();
+
+    // The same command again finishes the exploration.
+    let report_path = dir.path().join("report.json");
+    let out = explore(&["--json", report_path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&std::fs::read(&report_path).unwrap()).unwrap();
+    assert_eq!(report["stopped_by"], "nothing left to explore", "{report}");
+    let found = states(&app_dir);
+    let mut prints: Vec<&str> = found
+        .iter()
+        .map(|s| s["fingerprint"].as_str().unwrap())
+        .collect();
+    assert!(
+        before.iter().all(|f| prints.contains(&f.as_str())),
+        "states of the first run kept"
+    );
+    prints.sort();
+    let all = prints.len();
+    prints.dedup();
+    assert_eq!(prints.len(), all, "a state written twice");
+    let paths: Vec<String> = found
+        .iter()
+        .map(|s| {
+            let url = s["url"].as_str().unwrap();
+            url.split(&port)
+                .nth(1)
+                .unwrap()
+                .split('?')
+                .next()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    let count = |p: &str| paths.iter().filter(|x| *x == p).count();
+    for expected in [
+        "/",
+        "/products",
+        "/products/1",
+        "/products/2",
+        "/products/3",
+        "/about",
+        "/login",
+        "/dashboard",
+        "/account",
+        "/guestbook",
+        "/news",
+    ] {
+        assert_eq!(count(expected), 1, "{expected}: {paths:?}");
+    }
+    // The clock ticks every second and the news link carries the time: one state each. The
+    // single-page app's three tabs are three states at one address.
+    assert_eq!(count("/clock"), 1, "{paths:?}");
+    // The search form, and its results (`?q=test`).
+    assert_eq!(count("/search"), 2, "{paths:?}");
+    assert_eq!(count("/app"), 3, "{paths:?}");
+    // Nothing destructive was done: no deletion, no sign-out, no guestbook entry.
+    let stats = get(&format!("{base}/stats"));
+    assert_eq!(
+        (&stats["deleted"], &stats["logouts"], &stats["entries"]),
+        (&Value::from(0), &Value::from(0), &Value::from(0)),
+        "{stats}"
+    );
+    assert!(
+        stats["logins"].as_u64().unwrap() >= 1,
+        "the login form was not tried: {stats}"
+    );
+    assert!(
+        report["destructive_recorded"].as_u64().unwrap() >= 3,
+        "{report}"
+    );
+
+    // Every task is whole and in one place: none left under way.
+    let mut destructive_left = 0;
+    for state in &found {
+        let dir = PathBuf::from(state["dir"].as_str().unwrap());
+        assert!(
+            files_in(&dir.join("processing")).is_empty(),
+            "{}",
+            dir.display()
+        );
+        for file in files_in(&dir.join("todos")) {
+            let task: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+            assert_eq!(
+                task["is_destructive"], true,
+                "a safe task left undone: {task}"
+            );
+            destructive_left += 1;
+        }
+        assert!(dir.join("screenshot.png").is_file());
+        assert!(dir.join("dom.json").is_file());
+        assert!(dir.join("reports/test_report.md").is_file());
+        assert_eq!(files_in(&dir.join("scripts")).len(), 1);
+        let meta: Value =
+            serde_json::from_slice(&std::fs::read(dir.join("meta.json")).unwrap()).unwrap();
+        assert_eq!(meta["dom_fingerprint"], state["fingerprint"], "{meta}");
+        assert_eq!(meta["screenshot"], "screenshot.png");
+    }
+    assert!(destructive_left >= 3);
+    let png =
+        std::fs::read(PathBuf::from(found[0]["dir"].as_str().unwrap()).join("screenshot.png"))
+            .unwrap();
+    assert_eq!(&png[1..4], b"PNG");
+    let (clean, said) = fsck(&data);
+    assert!(clean, "fsck after the run: {said}");
+    let index: Value =
+        serde_json::from_slice(&std::fs::read(app_dir.join("index.json")).unwrap()).unwrap();
+    assert_eq!(index["statistics"]["total_nodes"], found.len());
+
+    // The explored site is a graph like any app's: a path to the account page, by its title.
+    let out = Command::new(env!("CARGO_BIN_EXE_atlas"))
+        .args(["path", "--data"])
+        .arg(&data)
+        .args(["--app", &app, "--intent", "Account"])
+        .output()
+        .unwrap();
+    let path: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    assert_eq!(
+        path["success"],
+        true,
+        "{path} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        path["path"]["steps"]
+            .as_array()
+            .is_some_and(|p| p.len() >= 2),
+        "{path}"
+    );
+    // The password typed into the login form is kept nowhere in the folder.
+    let grep = Command::new("grep")
+        .args(["-rl", "pw-Zq81x"])
+        .arg(&data)
+        .output()
+        .unwrap();
+    assert!(
+        grep.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&grep.stdout)
+    );
+
+    // The account page's script replays the way there (sign-in included) in Playwright.
+    let account = found
+        .iter()
+        .find(|s| s["url"].as_str().unwrap().ends_with("/account"))
+        .unwrap();
+    let scripts = files_in(&PathBuf::from(account["dir"].as_str().unwrap()).join("scripts"));
+    let python = std::env::var("ATLAS_PLAYWRIGHT_PYTHON").unwrap_or_else(|_| "python3".into());
+    let has_playwright = Command::new(&python)
+        .args(["-c", "import playwright"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !has_playwright {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "playwright is not installed (scripts/test.sh installs it)"
+        );
+        eprintln!("skipped the script replay: no playwright for {python}");
+        return;
+    }
+    let out = Command::new(&python)
+        .arg(&scripts[0])
+        .env("ATLAS_CHROMIUM", &chromium)
+        .env("ATLAS_EXPLORE_PASSWORD", "pw-Zq81x")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ended: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(ended["url"], account["url"], "{ended}");
+    assert_eq!(ended["title"], "Account", "{ended}");
+}
