@@ -36,6 +36,9 @@ if ! need chromium || ! need chromedriver; then
     || echo "warning: could not install chromium" >&2
 fi
 pymod selenium
+# The web explorer's navigation scripts are replayed with Playwright for Python: its driver only,
+# pointed at Debian's Chromium (nothing downloads a browser).
+pymod playwright
 # The simulated phone is driven by Debian's own adb client, and writes its screens' text (Chinese
 # included) with WenQuanYi Micro Hei.
 if ! need adb || [ ! -f /usr/share/fonts/truetype/wqy/wqy-microhei.ttc ]; then

@@ -83,6 +83,11 @@ pub struct State {
     pub name: String,
     pub dir: PathBuf,
     pub fingerprint: String,
+    /// What near-duplicates share ([`Snapshot::key`]), and the link targets they mostly share.
+    #[serde(default)]
+    pub key: String,
+    #[serde(default)]
+    pub links: Vec<String>,
     pub template: String,
     pub url: String,
     pub depth: u32,
@@ -96,6 +101,25 @@ struct Saved {
     start: String,
     next_task: u64,
     states: Vec<State>,
+}
+
+impl Frontier {
+    /// The state a page is: the one of its fingerprint, else a near-duplicate (same address,
+    /// title, forms and selection; most links shared).
+    fn find(&self, snap: &Snapshot) -> Option<usize> {
+        let fingerprint = snap.fingerprint();
+        let states = &self.saved.states;
+        states
+            .iter()
+            .position(|s| s.fingerprint == fingerprint)
+            .or_else(|| {
+                let key = snap.key();
+                let links = snap.link_set();
+                states
+                    .iter()
+                    .position(|s| s.key == key && crate::snapshot::same_screen(&s.links, &links))
+            })
+    }
 }
 
 /// What a tab does next.
@@ -263,12 +287,7 @@ impl Shared {
         let fingerprint = snap.fingerprint();
         let (depth, path, known_names) = {
             let f = self.frontier.lock();
-            if let Some(i) = f
-                .saved
-                .states
-                .iter()
-                .position(|s| s.fingerprint == fingerprint)
-            {
+            if let Some(i) = f.find(snap) {
                 return Ok(Some((i, false)));
             }
             if f.saved.states.len() >= self.options.max_states {
@@ -360,6 +379,8 @@ impl Shared {
             name: name.clone(),
             dir: dir.clone(),
             fingerprint,
+            key: snap.key(),
+            links: snap.link_set(),
             template,
             url: snap.url.clone(),
             depth,
@@ -392,18 +413,22 @@ impl Shared {
     async fn reach(
         &self,
         tab: &Tab,
-        state: &State,
-        at: &mut Option<String>,
+        index: usize,
+        at: &mut Option<usize>,
     ) -> Result<bool, ExploreError> {
-        if at.as_deref() == Some(state.fingerprint.as_str()) {
+        if *at == Some(index) {
             return Ok(true);
         }
-        let start = self.frontier.lock().saved.start.clone();
+        let (state, start) = {
+            let f = self.frontier.lock();
+            (f.saved.states[index].clone(), f.saved.start.clone())
+        };
         let mut tries = vec![(state.url.clone(), Vec::new())];
         if !state.path.is_empty() {
             tries.push((start, state.path.clone()));
         }
         for (url, steps) in tries {
+            *at = None;
             self.timed_browser(tab.goto(&url)).await?;
             for step in &steps {
                 self.timed_browser(perform(
@@ -416,9 +441,8 @@ impl Shared {
                 .await?;
             }
             let snap = self.timed_browser(tab.snapshot()).await?;
-            let fp = snap.fingerprint();
-            *at = Some(fp.clone());
-            if fp == state.fingerprint {
+            *at = self.frontier.lock().find(&snap);
+            if *at == Some(index) {
                 return Ok(true);
             }
         }
@@ -428,19 +452,27 @@ impl Shared {
     async fn run_task(
         &self,
         tab: &Tab,
-        at: &mut Option<String>,
+        at: &mut Option<usize>,
         index: usize,
         task: Task,
     ) -> Result<(), ExploreError> {
         let state = self.frontier.lock().saved.states[index].clone();
-        if !self.reach(tab, &state, at).await? {
-            *at = None;
-            return self.finish(
-                index,
-                task,
-                false,
-                "the state could not be reached again".into(),
-            );
+        match self.reach(tab, index, at).await {
+            Ok(true) => {}
+            Ok(false) => {
+                return self.finish(
+                    index,
+                    task,
+                    false,
+                    "the state could not be reached again".into(),
+                );
+            }
+            // A page that never loads, a script that never answers: this task fails, not the run.
+            Err(ExploreError::Browser(e)) => {
+                *at = None;
+                return self.finish(index, task, false, e);
+            }
+            Err(e) => return Err(e),
         }
         let acted = self
             .timed_browser(perform(
@@ -461,7 +493,13 @@ impl Shared {
                 return self.finish(index, task, false, e.to_string());
             }
         }
-        let snap = self.timed_browser(tab.snapshot()).await?;
+        let snap = match self.timed_browser(tab.snapshot()).await {
+            Ok(snap) => snap,
+            Err(e) => {
+                *at = None;
+                return self.finish(index, task, false, e.to_string());
+            }
+        };
         if !self.in_scope(&snap.url) {
             *at = None;
             return self.finish(
@@ -471,9 +509,8 @@ impl Shared {
                 format!("left the explored origins: {}", snap.url),
             );
         }
-        let fingerprint = snap.fingerprint();
-        *at = Some(fingerprint.clone());
-        if fingerprint == state.fingerprint {
+        if self.frontier.lock().find(&snap) == Some(index) {
+            *at = Some(index);
             return self.finish(index, task, true, "the page did not change".into());
         }
         let step = Step {
@@ -481,6 +518,7 @@ impl Shared {
             selector: task.selector.clone(),
             parameters: task.parameters.clone(),
         };
+        *at = None;
         let Some((to, new)) = self.state_for(tab, &snap, Some(index), Some(step)).await? else {
             return self.finish(
                 index,
@@ -489,6 +527,7 @@ impl Shared {
                 "a new state beyond the budget or depth".into(),
             );
         };
+        *at = Some(to);
         let t = Instant::now();
         let (to_page, to_name) = {
             let f = self.frontier.lock();
@@ -854,7 +893,7 @@ async fn run(shared: &Arc<Shared>, browser: &Browser) -> Result<(), ExploreError
             )));
         }
         shared.state_for(&first, &snap, None, None).await?;
-        at = Some(snap.fingerprint());
+        at = Some(0);
     }
     let mut tabs = vec![first];
     for _ in 1..shared.options.tabs.max(1) {
@@ -865,7 +904,7 @@ async fn run(shared: &Arc<Shared>, browser: &Browser) -> Result<(), ExploreError
     for (k, tab) in tabs.into_iter().enumerate() {
         let shared = shared.clone();
         let busy = busy.clone();
-        let mut at = if k == 0 { at.clone() } else { None };
+        let mut at = if k == 0 { at } else { None };
         workers.spawn(async move {
             loop {
                 let (state, task) = match shared.take()? {

@@ -53,6 +53,12 @@ const DESTRUCTIVE: &[&str] = &[
     "清空",
     "销毁",
     "解绑",
+    "save",
+    "publish",
+    "upload",
+    "保存",
+    "发布",
+    "上传",
 ];
 
 fn says_destructive(text: &str) -> bool {
@@ -98,7 +104,9 @@ pub fn link_is_destructive(link: &Link) -> bool {
 }
 
 pub fn button_is_destructive(button: &Button) -> bool {
-    says_destructive(&button.text) || says_destructive(&button.attrs)
+    says_destructive(&button.text)
+        || says_destructive(&button.attrs)
+        || (button.form_method == "post" && !button.form_login)
 }
 
 /// A form with a password field and few others: signing in.

@@ -83,12 +83,18 @@
     in_nav: !!a.closest('nav,header,[role=navigation]'),
     attrs: [a.id, a.className, a.getAttribute('rel') || '', a.getAttribute('data-action') || ''].join(' '),
   }));
+  // Buttons outside forms; one tied to a form by its form= attribute sends that form.
   const buttons = [...document.querySelectorAll('button,input[type=button],input[type=submit],[role=button],[onclick]')]
     .filter((b) => visible(b) && b.tagName !== 'A' && !b.closest('form'))
     .map((b) => ({
       selector: selector(b), text: label(b),
       attrs: [b.id, b.className, b.getAttribute('name') || '', b.getAttribute('data-action') || ''].join(' '),
+      form_method: b.form ? (b.form.getAttribute('method') || 'get').toLowerCase() : '',
+      form_login: !!(b.form && b.form.querySelector('input[type=password]')),
     }));
+  // Which tab, item or panel is selected or open: part of a state even where the address is not.
+  const selected = [...document.querySelectorAll('[aria-selected=true],[aria-current]:not([aria-current=false]),[aria-expanded=true],details[open]')]
+    .filter(visible).map(selector);
   const headings = [...document.querySelectorAll('h1,h2')].filter(visible)
     .map((h) => h.innerText.trim()).filter((t) => t).slice(0, 4);
   const all = document.querySelectorAll('*');
@@ -97,6 +103,7 @@
     url: location.href,
     title: document.title || '',
     headings,
+    selected,
     forms,
     links,
     buttons,

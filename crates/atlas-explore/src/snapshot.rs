@@ -21,6 +21,9 @@ pub struct Snapshot {
     pub title: String,
     #[serde(default)]
     pub headings: Vec<String>,
+    /// Selectors of the selected tabs, current items, open panels.
+    #[serde(default)]
+    pub selected: Vec<String>,
     #[serde(default)]
     pub forms: Vec<Form>,
     #[serde(default)]
@@ -98,6 +101,12 @@ pub struct Button {
     pub text: String,
     #[serde(default)]
     pub attrs: String,
+    /// The method of the form it sends (by its `form` attribute), if any.
+    #[serde(default)]
+    pub form_method: String,
+    /// That form signs in.
+    #[serde(default)]
+    pub form_login: bool,
 }
 
 /// Query parameters that name a session, a cache-buster or a tracker, whatever their value.
@@ -242,6 +251,26 @@ impl Snapshot {
         digest(&self.features(false))
     }
 
+    /// What must be equal for two pages to be one state however their links differ: the
+    /// address, the title, the forms and what is selected ([`Snapshot::same_screen`]).
+    pub fn key(&self) -> String {
+        let features = self.features(true);
+        digest(&serde_json::json!({
+            "url": features["url"],
+            "title": features["title"],
+            "forms": features["forms"],
+            "selected": self.selected,
+        }))
+    }
+
+    /// The link targets, normalised, for telling near-duplicates apart.
+    pub fn link_set(&self) -> Vec<String> {
+        let mut links: Vec<String> = self.links.iter().map(|l| normalize_url(&l.href)).collect();
+        links.sort();
+        links.dedup();
+        links
+    }
+
     /// A short human name: the title, else the first heading, else the address's path.
     pub fn name(&self) -> String {
         let title = self.title.trim();
@@ -256,6 +285,21 @@ impl Snapshot {
             .unwrap_or_else(|_| self.url.clone())
     }
 }
+
+/// Two pages of one [`Snapshot::key`] are one state when most of their links are shared:
+/// sites add a few links as one browses (a trail of visited pages, "recent changes", a flash
+/// message), and those make no new screen.
+pub fn same_screen(a: &[String], b: &[String]) -> bool {
+    if a.is_empty() && b.is_empty() {
+        return true;
+    }
+    let shared = a.iter().filter(|x| b.binary_search(x).is_ok()).count();
+    let union = a.len() + b.len() - shared;
+    shared as f64 >= NEAR_DUPLICATE * union as f64
+}
+
+/// The share of links two near-duplicate pages have in common, at least.
+const NEAR_DUPLICATE: f64 = 0.7;
 
 fn digest(value: &serde_json::Value) -> String {
     // serde_json's maps are sorted (no preserve_order), so the text is canonical.

@@ -54,9 +54,11 @@ fn path(state_dir: &Path, place: Place, id: &str) -> PathBuf {
     state_dir.join(place.dir()).join(format!("{id}.json"))
 }
 
+/// Whole or absent, never half (temporary file and rename); not fsynced: a power cut may bring
+/// a task back to an earlier place, and a task done again is harmless where one lost is not.
 fn write(path: &Path, task: &Task) -> std::io::Result<()> {
     let bytes = serde_json::to_vec_pretty(task).map_err(std::io::Error::other)?;
-    atlas_store::files::write_atomic(path, &bytes, true)
+    atlas_store::files::write_atomic(path, &bytes, false)
 }
 
 /// Writes a new task into `todos/`.
@@ -71,11 +73,7 @@ pub fn move_task(state_dir: &Path, task: &Task, from: Place, to: Place) -> std::
     let old = path(state_dir, from, &task.id);
     write(&old, task)?;
     fs::create_dir_all(state_dir.join(to.dir()))?;
-    fs::rename(&old, path(state_dir, to, &task.id))?;
-    if let Ok(dir) = fs::File::open(state_dir.join(to.dir())) {
-        let _ = dir.sync_all();
-    }
-    Ok(())
+    fs::rename(&old, path(state_dir, to, &task.id))
 }
 
 /// The tasks of a state in one place.
