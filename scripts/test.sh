@@ -39,6 +39,15 @@ pymod selenium
 # The web explorer's navigation scripts are replayed with Playwright for Python: its driver only,
 # pointed at Debian's Chromium (nothing downloads a browser).
 pymod playwright
+# A real web application for the explorer: MoinMoin 2 from PyPI, in its own virtual environment
+# (its pre-release dependencies stay out of the system's Python).
+moin_venv="${ATLAS_MOIN_VENV:-$HOME/.cache/atlas-moin-venv}"
+if [ ! -x "$moin_venv/bin/moin" ]; then
+  echo "installing MoinMoin (moin) in $moin_venv"
+  (python3 -m venv "$moin_venv" && "$moin_venv/bin/pip" install --quiet --pre moin) >/dev/null 2>&1 \
+    || echo "warning: could not install MoinMoin" >&2
+fi
+if [ -x "$moin_venv/bin/moin" ]; then export ATLAS_MOIN="$moin_venv/bin/moin"; fi
 # The simulated phone is driven by Debian's own adb client, and writes its screens' text (Chinese
 # included) with WenQuanYi Micro Hei.
 if ! need adb || [ ! -f /usr/share/fonts/truetype/wqy/wqy-microhei.ttc ]; then

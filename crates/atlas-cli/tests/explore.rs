@@ -323,3 +323,111 @@ fn the_demo_site_is_explored_safely_and_a_killed_exploration_resumes_without_dup
     assert_eq!(ended["url"], account["url"], "{ended}");
     assert_eq!(ended["title"], "Account", "{ended}");
 }
+
+/// The wiki's stored revisions: any page created, edited or deleted changes this list.
+fn wiki_data(dir: &Path) -> Vec<(String, u64)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.join("wiki/data")];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                out.push((path.display().to_string(), entry.metadata().unwrap().len()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn a_real_wiki_open_to_anonymous_editing_is_explored_without_changing_it() {
+    let Some(chromium) = chromium() else { return };
+    let Some(moin) = std::env::var_os("ATLAS_MOIN") else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "ATLAS_MOIN is not set (scripts/test.sh installs MoinMoin from PyPI)"
+        );
+        eprintln!("skipped: no MoinMoin (set ATLAS_MOIN to its moin command)");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let wiki = dir.path().join("wiki");
+    let made = Command::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scripts/moin-wiki.sh"
+    ))
+    .arg(&moin)
+    .arg(&wiki)
+    .status()
+    .unwrap();
+    assert!(made.success());
+    let before = wiki_data(&wiki);
+    assert!(before.len() > 20, "the wiki has its help pages");
+    let port = free_port();
+    let _server = KillOnDrop({
+        let mut c = Command::new(&moin);
+        c.process_group(0);
+        c.args(["run", "--port", &port.to_string()])
+            .current_dir(&wiki)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap()
+    });
+    let base = format!("http://127.0.0.1:{port}");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while ureq::get(&format!("{base}/Home")).call().is_err() {
+        assert!(Instant::now() < deadline, "the wiki did not start");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let data = dir.path().join("data");
+    let report_path = dir.path().join("report.json");
+    let out = atlas()
+        .args(["explore", &format!("{base}/"), "--data"])
+        .arg(&data)
+        .arg("--chromium")
+        .arg(&chromium)
+        .args([
+            "--max-states",
+            "25",
+            "--max-seconds",
+            "300",
+            "--tabs",
+            "2",
+            "--json",
+        ])
+        .arg(&report_path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&std::fs::read(&report_path).unwrap()).unwrap();
+    assert_eq!(report["states"], 25, "{report}");
+    // Edit, rename, delete and save forms were there, recorded and not sent: not one revision of
+    // the wiki was created, changed or removed.
+    assert!(
+        report["destructive_recorded"].as_u64().unwrap() > 0,
+        "{report}"
+    );
+    assert_eq!(wiki_data(&wiki), before, "the wiki changed");
+    // Pages the wiki draws differently on each visit (a trail of visited pages, the login box)
+    // are one state each: no two states are near-duplicates.
+    let app_dir = files_in(&data.join("apps"))
+        .into_iter()
+        .find(|p| p.is_dir())
+        .unwrap();
+    let found = states(&app_dir);
+    let mut keys: Vec<&str> = found.iter().map(|s| s["key"].as_str().unwrap()).collect();
+    keys.sort();
+    let all = keys.len();
+    keys.dedup();
+    assert_eq!(keys.len(), all, "near-duplicate states");
+    let (clean, said) = fsck(&data);
+    assert!(clean, "{said}");
+}
