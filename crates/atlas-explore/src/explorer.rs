@@ -346,18 +346,10 @@ impl Shared {
                     .cloned()
             })
             .ok_or_else(|| ExploreError::Invalid("the page just added is gone".into()))?;
-        let dir = self.store.page_dir(&page);
-        for sub in [
-            "links",
-            "scripts",
-            "todos",
-            "processing",
-            "completed",
-            "test_ideas",
-            "reports",
-        ] {
-            std::fs::create_dir_all(dir.join(sub))?;
-        }
+        let dir = self
+            .store
+            .make_page_dir(&page)
+            .map_err(|e| ExploreError::Invalid(e.to_string()))?;
         atlas_store::files::write_atomic(
             &dir.join(atlas_store_fs::SCREENSHOT),
             &screenshot,

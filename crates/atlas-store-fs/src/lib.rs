@@ -125,6 +125,13 @@ impl FsStore {
             .join(fold::node_dir_name(page))
     }
 
+    /// [`FsStore::page_dir`], made with its standard sub-folders (§2.2) if it is not there yet.
+    pub fn make_page_dir(&self, page: &atlas_model::Page) -> Result<PathBuf, StoreError> {
+        let dir = self.page_dir(page);
+        fold::ensure_node_dirs(&dir)?;
+        Ok(dir)
+    }
+
     fn dir_for(&self, app_id: &str) -> String {
         let mut dirs = self.app_dirs.lock();
         if let Some(d) = dirs.get(app_id) {
