@@ -1273,6 +1273,8 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         Command::Agent { what } => agent::run(what).await,
         Command::Explore { data, embed, args } => {
             let (atlas, store) = open(&data, embedder(&embed)?, CheckpointPolicy::default())?;
+            // index.json, graph.json and statistics.json follow the exploration as it goes.
+            atlas.start_checkpointer();
             explore::run(args, atlas, store).await
         }
         Command::DemoSite { addr } => explore::demo_site(addr).await,

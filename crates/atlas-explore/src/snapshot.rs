@@ -337,6 +337,17 @@ mod tests {
     }
 
     #[test]
+    fn near_duplicates_share_most_links() {
+        let links =
+            |n: usize| -> Vec<String> { (0..n).map(|i| format!("http://x/{i:02}")).collect() };
+        // A trail of two more visited pages on a page of twenty links: the same screen.
+        assert!(same_screen(&links(20), &links(22)));
+        // Half the links new: another screen.
+        assert!(!same_screen(&links(10), &links(20)));
+        assert!(same_screen(&[], &[]));
+    }
+
+    #[test]
     fn texts_and_values_do_not_make_a_state_but_forms_and_tabs_do() {
         let page = |title: &str, structure: &str, field: &str| Snapshot {
             url: "http://x/clock".into(),
