@@ -195,6 +195,7 @@ fn the_demo_site_is_explored_safely_and_a_killed_exploration_resumes_without_dup
         "/account",
         "/guestbook",
         "/news",
+        "/private",
     ] {
         assert_eq!(count(expected), 1, "{expected}: {paths:?}");
     }

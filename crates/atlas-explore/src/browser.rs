@@ -81,8 +81,17 @@ impl Browser {
         })
     }
 
-    pub async fn tab(&self) -> Result<Tab, ExploreError> {
+    /// A new tab; with `credentials`, it answers HTTP authentication (Basic, Digest) with them.
+    pub async fn tab(&self, credentials: Option<(&str, &str)>) -> Result<Tab, ExploreError> {
         let page = self.inner.new_page("about:blank").await.map_err(browser)?;
+        if let Some((username, password)) = credentials {
+            page.authenticate(chromiumoxide::auth::Credentials {
+                username: username.to_string(),
+                password: password.to_string(),
+            })
+            .await
+            .map_err(browser)?;
+        }
         page.evaluate_on_new_document(NO_DIALOGS)
             .await
             .map_err(browser)?;

@@ -43,7 +43,7 @@ async fn home() -> Html<String> {
         "Demo shop 演示商店",
         &format!(
             r#"<h1>欢迎 Welcome</h1><p>A shop to explore.</p>
-<p><a href="/news?from={}">Latest news</a></p>"#,
+<p><a href="/news?from={}">Latest news</a></p><p><a href="/private">Staff area</a></p>"#,
             now()
         ),
     )
@@ -234,6 +234,27 @@ async fn logout(State(c): State<Arc<Counters>>) -> Response {
         .into_response()
 }
 
+/// Behind HTTP Basic authentication (any user name and password).
+async fn private(headers: axum::http::HeaderMap) -> Response {
+    let authorised = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("Basic ") && v.len() > 8);
+    if !authorised {
+        return (
+            axum::http::StatusCode::UNAUTHORIZED,
+            [(header::WWW_AUTHENTICATE, "Basic realm=\"staff\"")],
+            "sign in",
+        )
+            .into_response();
+    }
+    page(
+        "Staff area",
+        "<h1>Staff area</h1><p>Stock levels and rotas.</p>",
+    )
+    .into_response()
+}
+
 async fn stats(State(c): State<Arc<Counters>>) -> axum::Json<serde_json::Value> {
     axum::Json(serde_json::json!({
         "deleted": c.deleted.load(Ordering::SeqCst),
@@ -260,6 +281,7 @@ pub fn router(counters: Arc<Counters>) -> Router {
         .route("/account", get(account))
         .route("/account/delete", post(delete_account))
         .route("/logout", get(logout))
+        .route("/private", get(private))
         .route("/stats", get(stats))
         .with_state(counters)
 }

@@ -171,6 +171,13 @@ impl Shared {
             .join("explore.json")
     }
 
+    fn credentials(&self) -> Option<(&str, &str)> {
+        self.options
+            .credentials
+            .as_ref()
+            .map(|(u, p)| (u.as_str(), p.as_str()))
+    }
+
     /// What password fields get: the credentials' password, else a test value.
     fn password(&self) -> String {
         self.options
@@ -872,7 +879,9 @@ fn resume(shared: &Shared) -> Result<usize, ExploreError> {
 }
 
 async fn run(shared: &Arc<Shared>, browser: &Browser) -> Result<(), ExploreError> {
-    let first = shared.timed_browser(browser.tab()).await?;
+    let first = shared
+        .timed_browser(browser.tab(shared.credentials()))
+        .await?;
     let mut at = None;
     if shared.frontier.lock().saved.states.is_empty() {
         let start = shared.frontier.lock().saved.start.clone();
@@ -889,7 +898,11 @@ async fn run(shared: &Arc<Shared>, browser: &Browser) -> Result<(), ExploreError
     }
     let mut tabs = vec![first];
     for _ in 1..shared.options.tabs.max(1) {
-        tabs.push(shared.timed_browser(browser.tab()).await?);
+        tabs.push(
+            shared
+                .timed_browser(browser.tab(shared.credentials()))
+                .await?,
+        );
     }
     let busy = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let mut workers = tokio::task::JoinSet::new();
