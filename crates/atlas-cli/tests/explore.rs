@@ -216,6 +216,12 @@ fn the_demo_site_is_explored_safely_and_a_killed_exploration_resumes_without_dup
         stats["logins"].as_u64().unwrap() >= 1,
         "the login form was not tried: {stats}"
     );
+    // The staff area is behind HTTP authentication, answered with the credentials.
+    let private = found
+        .iter()
+        .find(|s| s["url"].as_str().unwrap().ends_with("/private"))
+        .unwrap();
+    assert_eq!(private["name"], "Staff area", "{private}");
     assert!(
         report["destructive_recorded"].as_u64().unwrap() >= 3,
         "{report}"
