@@ -53,6 +53,7 @@ pub struct ExploreArgs {
 /// A bar on a terminal; plain lines otherwise.
 struct Shown {
     bar: Option<indicatif::ProgressBar>,
+    quiet: bool,
 }
 
 impl Progress for Shown {
@@ -67,6 +68,7 @@ impl Progress for Shown {
     fn state(&self, name: &str, url: &str) {
         match &self.bar {
             Some(bar) => bar.println(format!("state: {name} ({url})")),
+            None if self.quiet => {}
             None => eprintln!("state: {name} ({url})"),
         }
     }
@@ -116,7 +118,7 @@ pub async fn run(args: ExploreArgs, atlas: Arc<Atlas>, store: Arc<FsStore>) -> R
         bar.enable_steady_tick(std::time::Duration::from_millis(200));
         bar
     });
-    let shown = Arc::new(Shown { bar });
+    let shown = Arc::new(Shown { bar, quiet: false });
     let exploring = atlas_explore::explore(atlas.clone(), store, options, shown.clone());
     let report = tokio::select! {
         report = exploring => report.map_err(|e| anyhow::anyhow!("{e}"))?,
@@ -172,4 +174,69 @@ pub async fn demo_site(addr: String) -> Result<ExitCode> {
         })
         .await?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// `atlas bench explore`: the demo site explored to the end with one tab and with two, each into
+/// a fresh folder; the browser's time is the reference Atlas's own time is measured against.
+#[derive(Debug, serde::Serialize)]
+pub struct ExploreBench {
+    pub runs: Vec<atlas_explore::ExploreReport>,
+    /// One tab's time over two tabs'.
+    pub speed_up: f64,
+}
+
+pub async fn bench(scratch: &std::path::Path) -> Result<Option<ExploreBench>> {
+    let Some(chromium) = atlas_explore::browser::find_chromium() else {
+        eprintln!("bench explore: skipped, no Chromium (apt-get install chromium)");
+        return Ok(None);
+    };
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let start = format!("http://{}/", listener.local_addr()?);
+    let site = tokio::spawn(async move {
+        axum::serve(
+            listener,
+            atlas_explore::demo_site::router(Default::default()),
+        )
+        .await
+    });
+    let mut runs = Vec::new();
+    for tabs in [1, 2] {
+        let data = scratch.join(format!("explore-{tabs}-tabs"));
+        let store = Arc::new(FsStore::open(&data).map_err(|e| anyhow::anyhow!("{e}"))?);
+        let atlas = Atlas::open(
+            store.clone(),
+            Arc::new(atlas_text::HashEmbedder::default()),
+            atlas_service::CheckpointPolicy::default(),
+        )
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+        let options = ExploreOptions {
+            start: start.clone(),
+            app_id: None,
+            max_states: 100,
+            max_depth: 6,
+            max_actions: 1000,
+            max_seconds: 600,
+            allow_destructive: false,
+            tabs,
+            origins: Vec::new(),
+            credentials: Some(("bench".into(), "bench-password".into())),
+            max_similar: 5,
+            chromium: chromium.clone(),
+        };
+        let report = atlas_explore::explore(
+            atlas,
+            store,
+            options,
+            Arc::new(Shown {
+                bar: None,
+                quiet: true,
+            }),
+        )
+        .await
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+        runs.push(report);
+    }
+    site.abort();
+    let speed_up = runs[0].seconds / runs[1].seconds.max(1e-9);
+    Ok(Some(ExploreBench { runs, speed_up }))
 }

@@ -276,6 +276,9 @@ enum BenchWhich {
     Kb,
     /// The simulated phone: screenshot render and actions per second through adb.
     Device,
+    /// The web explorer on the demo site, one tab and two: states a minute, Atlas's share of the
+    /// time against the browser's (needs Chromium).
+    Explore,
 }
 
 #[derive(Args)]
@@ -1648,6 +1651,28 @@ async fn bench(args: BenchArgs) -> Result<ExitCode> {
             );
         }
         report.insert("device".into(), serde_json::to_value(&r)?);
+    }
+    if run(BenchWhich::Explore) {
+        let scratch = tempfile::Builder::new()
+            .prefix("atlas-bench-explore-")
+            .tempdir_in(args.dir.clone().unwrap_or_else(std::env::temp_dir))?;
+        if let Some(r) = explore::bench(scratch.path()).await? {
+            for run in &r.runs {
+                println!(
+                    "explore  {} tab(s): {} states, {} actions in {:.1} s, {:.1} new states a minute; Atlas {:.2} s against the browser's {:.1} s ({:.1}% of the two)",
+                    run.tabs,
+                    run.states,
+                    run.actions,
+                    run.seconds,
+                    run.new_states as f64 * 60.0 / run.seconds.max(1e-9),
+                    run.atlas_seconds,
+                    run.browser_seconds,
+                    100.0 * run.atlas_seconds / (run.atlas_seconds + run.browser_seconds).max(1e-9)
+                );
+            }
+            println!("explore  two tabs {:.2}x as fast as one", r.speed_up);
+            report.insert("explore".into(), serde_json::to_value(&r)?);
+        }
     }
     if let Some(path) = &args.json {
         std::fs::write(path, serde_json::to_string_pretty(&report)?)

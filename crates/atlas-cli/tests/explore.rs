@@ -204,6 +204,14 @@ fn the_demo_site_is_explored_safely_and_a_killed_exploration_resumes_without_dup
     assert_eq!(count("/clock"), 1, "{paths:?}");
     // The search form, and its results (`?q=test`).
     assert_eq!(count("/search"), 2, "{paths:?}");
+    // The search was typed in Chinese, through the browser's text input.
+    assert!(
+        found.iter().any(|s| s["url"]
+            .as_str()
+            .unwrap()
+            .ends_with("/search?q=%E6%B5%8B%E8%AF%95")),
+        "{paths:?}"
+    );
     assert_eq!(count("/app"), 3, "{paths:?}");
     // Nothing destructive was done: no deletion, no sign-out, no guestbook entry.
     let stats = get(&format!("{base}/stats"));

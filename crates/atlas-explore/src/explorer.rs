@@ -43,6 +43,7 @@ pub struct ExploreOptions {
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct ExploreReport {
     pub app_id: String,
+    pub tabs: usize,
     pub states: usize,
     pub new_states: usize,
     pub transitions: usize,
@@ -535,47 +536,53 @@ impl Shared {
                 f.saved.states[to].name.clone(),
             )
         };
-        if !new {
-            // Seen again: its page counts the visit.
+        // Seen again: its page counts the visit. Sent with the transition, the two writes share
+        // one journal fsync.
+        let visit = async {
+            if new {
+                return Ok(());
+            }
             self.atlas
                 .add_page(AddPageRequest {
                     app_id: self.app_id.clone(),
                     page_name: to_name.clone(),
                     ..Default::default()
                 })
-                .await?;
-        }
+                .await
+                .map(|_| ())
+        };
         let label = task.parameters["label"]
             .as_str()
             .unwrap_or_default()
             .to_string();
-        self.atlas
-            .report_transition(ReportTransitionRequest {
-                from_page: state.page_id.clone(),
-                action: ReportedAction {
-                    action_type: match task.action.as_str() {
-                        "type" => "input".into(),
-                        other => other.into(),
-                    },
-                    widget: Some(task.selector.clone()),
-                    widget_text: (!label.is_empty()).then_some(label),
-                    widget_xpath: None,
-                    input_text: task.parameters["fields"].as_array().map(|f| {
-                        f.iter()
-                            .filter_map(|v| v["value"].as_str().filter(|v| !v.is_empty()))
-                            .collect::<Vec<_>>()
-                            .join(" ")
-                    }),
+        let transition = self.atlas.report_transition(ReportTransitionRequest {
+            from_page: state.page_id.clone(),
+            action: ReportedAction {
+                action_type: match task.action.as_str() {
+                    "type" => "input".into(),
+                    other => other.into(),
                 },
-                to_page,
-                success: true,
-                latency_ms: None,
-                reason: None,
-                app_id: Some(self.app_id.clone()),
-                intent: None,
-                session_id: None,
-            })
-            .await?;
+                widget: Some(task.selector.clone()),
+                widget_text: (!label.is_empty()).then_some(label),
+                widget_xpath: None,
+                input_text: task.parameters["fields"].as_array().map(|f| {
+                    f.iter()
+                        .filter_map(|v| v["value"].as_str().filter(|v| !v.is_empty()))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                }),
+            },
+            to_page,
+            success: true,
+            latency_ms: None,
+            reason: None,
+            app_id: Some(self.app_id.clone()),
+            intent: None,
+            session_id: None,
+        });
+        let (visited, reported) = tokio::join!(visit, transition);
+        visited?;
+        reported?;
         self.frontier.lock().transitions += 1;
         *self.atlas_time.lock() += t.elapsed();
         self.finish(index, task, true, format!("led to {to_name}"))
@@ -952,6 +959,7 @@ fn finish_run(shared: &Shared, resumed: usize) -> Result<ExploreReport, ExploreE
     let destructive = f.queue.iter().filter(|(_, t)| t.is_destructive).count();
     let mut report = ExploreReport {
         app_id: shared.app_id.clone(),
+        tabs: shared.options.tabs.max(1),
         states: f.saved.states.len(),
         new_states: f.new_states,
         transitions: f.transitions,

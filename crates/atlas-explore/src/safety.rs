@@ -161,6 +161,16 @@ pub fn test_value(field: &Field, credentials: Option<(&str, &str)>) -> String {
         "url" => "https://example.com/".into(),
         "color" => "#336699".into(),
         "password" => credentials.map_or(TEST_PASSWORD.into(), |(_, p)| p.to_string()),
+        // A search is typed in Chinese: the text that needs care (input methods, fonts) is the
+        // text to try.
+        "search" => "测试".into(),
+        _ if matches!(
+            name.as_str(),
+            "q" | "query" | "search" | "keyword" | "wd" | "kw"
+        ) =>
+        {
+            "测试".into()
+        }
         _ if name.contains("mail") => "explorer@example.com".into(),
         _ if ["user", "login", "account", "name"]
             .iter()
