@@ -15,9 +15,14 @@ struct KillOnDrop(Child);
 impl Drop for KillOnDrop {
     fn drop(&mut self) {
         // The child leads its own process group: its browser goes with it.
-        let _ = Command::new("kill")
-            .args(["-KILL", &format!("-{}", self.0.id())])
-            .status();
+        if let Ok(group) = i32::try_from(self.0.id())
+            && group > 1
+        {
+            // SAFETY: kill(2) with a negative pid signals that process group and nothing else.
+            unsafe {
+                libc::kill(-group, libc::SIGKILL);
+            }
+        }
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
