@@ -201,13 +201,21 @@ fn the_demo_site_is_explored_safely_and_a_killed_exploration_resumes_without_dup
         "/guestbook",
         "/news",
         "/private",
+        "/docs",
     ] {
         assert_eq!(count(expected), 1, "{expected}: {paths:?}");
     }
     // The clock ticks every second and the news link carries the time: one state each. The
     // single-page app's three tabs are three states at one address.
     assert_eq!(count("/clock"), 1, "{paths:?}");
-    // The search form, and its results (`?q=test`).
+    // Twenty manual pages of one template: each a state, five of them explored further.
+    let docs: Vec<&Value> = found
+        .iter()
+        .filter(|s| s["url"].as_str().unwrap().contains("/docs/"))
+        .collect();
+    assert_eq!(docs.len(), 20, "{paths:?}");
+    assert_eq!(docs.iter().filter(|s| s["expanded"] == true).count(), 5);
+    // The search form, and its results (`?q=测试`).
     assert_eq!(count("/search"), 2, "{paths:?}");
     // The search was typed in Chinese, through the browser's text input.
     assert!(

@@ -1,6 +1,6 @@
 //! A small website to explore (`atlas demo-site`): what real sites have in a few pages — a
 //! navigation bar, a list of alike product pages, a login form, a search form, a single-page-app
-//! part whose tabs change without the address changing, a clock that changes every second, a
+//! part whose tabs change without the address changing, twenty manual pages of one template, a clock that changes every second, a
 //! link that carries the current time, a guestbook whose POST form creates entries, and a
 //! "delete account" button. It counts what it must never see from an explorer (deletions,
 //! sign-outs, entries created) at `GET /stats`.
@@ -43,7 +43,8 @@ async fn home() -> Html<String> {
         "Demo shop 演示商店",
         &format!(
             r#"<h1>欢迎 Welcome</h1><p>A shop to explore.</p>
-<p><a href="/news?from={}">Latest news</a></p><p><a href="/private">Staff area</a></p>"#,
+<p><a href="/news?from={}">Latest news</a></p><p><a href="/private">Staff area</a></p>
+<p><a href="/docs">Documentation</a></p>"#,
             now()
         ),
     )
@@ -77,6 +78,39 @@ async fn product(Path(id): Path<u32>) -> Response {
     page(
         &format!("Product {id}"),
         &format!(r#"<h1>Product {id}</h1><p>Price: {}.00</p><p><a href="/products">Back to products</a></p>"#, id * 10),
+    )
+    .into_response()
+}
+
+/// Pages of one template, as a wiki or a manual has dozens of.
+const DOCS: u32 = 20;
+
+async fn docs() -> Html<String> {
+    let items: String = (1..=DOCS)
+        .map(|i| format!(r#"<li><a href="/docs/{i}">Doc {i}</a></li>"#))
+        .collect();
+    page(
+        "Documentation",
+        &format!("<h1>Documentation</h1><ol>{items}</ol>"),
+    )
+}
+
+async fn doc(Path(id): Path<u32>) -> Response {
+    if !(1..=DOCS).contains(&id) {
+        return (
+            axum::http::StatusCode::NOT_FOUND,
+            page("Not found", "<h1>Not found</h1>"),
+        )
+            .into_response();
+    }
+    let next = if id < DOCS {
+        format!(r#"<a href="/docs/{}">Next</a>"#, id + 1)
+    } else {
+        String::new()
+    };
+    page(
+        &format!("Doc {id}"),
+        &format!(r#"<article><h1>Doc {id}</h1><p>Chapter {id} of the manual.</p></article><p><a href="/docs">Contents</a> {next}</p>"#),
     )
     .into_response()
 }
@@ -272,6 +306,8 @@ pub fn router(counters: Arc<Counters>) -> Router {
         .route("/products", get(products))
         .route("/products/{id}", get(product))
         .route("/about", get(about))
+        .route("/docs", get(docs))
+        .route("/docs/{id}", get(doc))
         .route("/search", get(search))
         .route("/app", get(app))
         .route("/clock", get(clock))
