@@ -133,27 +133,7 @@ pub async fn run(args: ExploreArgs, atlas: Arc<Atlas>, store: Arc<FsStore>) -> R
     if let Some(bar) = &shown.bar {
         bar.finish_and_clear();
     }
-    let minutes = report.seconds / 60.0;
-    println!(
-        "explored {}: {} states ({} new), {} transitions, {} actions ({} failed), {} pending, {} destructive recorded and not executed; stopped by {}",
-        report.app_id,
-        report.states,
-        report.new_states,
-        report.transitions,
-        report.actions,
-        report.failed_actions,
-        report.pending_tasks,
-        report.destructive_recorded,
-        report.stopped_by
-    );
-    println!(
-        "{:.1} s: {:.1} new states a minute; time in the browser {:.1} s, in Atlas {:.2} s ({:.1}% of the two)",
-        report.seconds,
-        report.new_states as f64 / minutes.max(1e-9),
-        report.browser_seconds,
-        report.atlas_seconds,
-        100.0 * report.atlas_seconds / (report.atlas_seconds + report.browser_seconds).max(1e-9)
-    );
+    println!("{}", report.summary());
     if let Some(path) = &args.json {
         std::fs::write(path, serde_json::to_vec_pretty(&report)?)
             .with_context(|| format!("cannot write {}", path.display()))?;

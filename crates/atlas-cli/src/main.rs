@@ -1658,17 +1658,7 @@ async fn bench(args: BenchArgs) -> Result<ExitCode> {
             .tempdir_in(args.dir.clone().unwrap_or_else(std::env::temp_dir))?;
         if let Some(r) = explore::bench(scratch.path()).await? {
             for run in &r.runs {
-                println!(
-                    "explore  {} tab(s): {} states, {} actions in {:.1} s, {:.1} new states a minute; Atlas {:.2} s against the browser's {:.1} s ({:.1}% of the two)",
-                    run.tabs,
-                    run.states,
-                    run.actions,
-                    run.seconds,
-                    run.new_states as f64 * 60.0 / run.seconds.max(1e-9),
-                    run.atlas_seconds,
-                    run.browser_seconds,
-                    100.0 * run.atlas_seconds / (run.atlas_seconds + run.browser_seconds).max(1e-9)
-                );
+                println!("explore  {}", run.summary().replace('\n', "\n         "));
             }
             println!("explore  two tabs {:.2}x as fast as one", r.speed_up);
             report.insert("explore".into(), serde_json::to_value(&r)?);

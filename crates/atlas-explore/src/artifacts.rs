@@ -297,21 +297,7 @@ pub fn write_test_ideas(state: &State, snap: &Snapshot) -> Result<(), ExploreErr
 pub fn write_reports(states: &[State], report: &ExploreReport) -> Result<(), ExploreError> {
     let mut site = String::new();
     let _ = writeln!(site, "# Exploration of {}\n", report.app_id);
-    let _ = writeln!(
-        site,
-        "{} states ({} new in this run), {} transitions, {} actions ({} failed), {} tasks pending, {} destructive actions recorded and not executed. Stopped by: {}. {:.1} s, of which {:.1} s in the browser and {:.2} s in Atlas.\n",
-        report.states,
-        report.new_states,
-        report.transitions,
-        report.actions,
-        report.failed_actions,
-        report.pending_tasks,
-        report.destructive_recorded,
-        report.stopped_by,
-        report.seconds,
-        report.browser_seconds,
-        report.atlas_seconds
-    );
+    let _ = writeln!(site, "{}\n", report.summary().replace('\n', "\n\n"));
     let _ = writeln!(
         site,
         "| state | depth | address | done | pending | destructive, not done |\n|---|---:|---|---:|---:|---:|"

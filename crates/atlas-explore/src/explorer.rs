@@ -62,6 +62,40 @@ pub struct ExploreReport {
     pub stopped_by: String,
 }
 
+impl ExploreReport {
+    pub fn new_states_per_minute(&self) -> f64 {
+        self.new_states as f64 * 60.0 / self.seconds.max(1e-9)
+    }
+
+    /// Atlas's time as a share of Atlas's and the browser's.
+    pub fn atlas_share(&self) -> f64 {
+        self.atlas_seconds / (self.atlas_seconds + self.browser_seconds).max(1e-9)
+    }
+
+    /// What the run found, and where its time went, in two lines.
+    pub fn summary(&self) -> String {
+        format!(
+            "explored {}: {} states ({} new), {} transitions, {} actions ({} failed), {} pending, {} destructive recorded and not executed; stopped by {}\n\
+             {:.1} s with {} tab(s): {:.1} new states a minute; time in the browser {:.1} s, in Atlas {:.2} s ({:.1}% of the two)",
+            self.app_id,
+            self.states,
+            self.new_states,
+            self.transitions,
+            self.actions,
+            self.failed_actions,
+            self.pending_tasks,
+            self.destructive_recorded,
+            self.stopped_by,
+            self.seconds,
+            self.tabs,
+            self.new_states_per_minute(),
+            self.browser_seconds,
+            self.atlas_seconds,
+            100.0 * self.atlas_share()
+        )
+    }
+}
+
 /// Told of progress: states known, tasks waiting, actions done.
 pub trait Progress: Send + Sync {
     fn update(&self, states: usize, queued: usize, actions: usize);
