@@ -74,7 +74,10 @@ impl Progress for Shown {
     }
 }
 
-pub async fn run(args: ExploreArgs, atlas: Arc<Atlas>, store: Arc<FsStore>) -> Result<ExitCode> {
+/// The run's options, every argument checked: called before the data folder is opened, so bad
+/// input changes nothing.
+pub fn options(args: &ExploreArgs) -> Result<ExploreOptions> {
+    atlas_explore::start_address(&args.url).map_err(|e| anyhow::anyhow!("{e}"))?;
     let chromium = match args
         .chromium
         .clone()
@@ -95,7 +98,7 @@ pub async fn run(args: ExploreArgs, atlas: Arc<Atlas>, store: Arc<FsStore>) -> R
     if args.tabs == 0 || args.max_states == 0 {
         bail!("--tabs and --max-states must be at least 1");
     }
-    let options = ExploreOptions {
+    Ok(ExploreOptions {
         start: args.url.clone(),
         app_id: args.app_id.clone(),
         max_states: args.max_states,
@@ -108,7 +111,15 @@ pub async fn run(args: ExploreArgs, atlas: Arc<Atlas>, store: Arc<FsStore>) -> R
         credentials,
         max_similar: args.max_similar.max(1),
         chromium,
-    };
+    })
+}
+
+pub async fn run(
+    options: ExploreOptions,
+    json: Option<PathBuf>,
+    atlas: Arc<Atlas>,
+    store: Arc<FsStore>,
+) -> Result<ExitCode> {
     let bar = std::io::stderr().is_terminal().then(|| {
         let bar = indicatif::ProgressBar::new_spinner();
         bar.set_style(
@@ -134,7 +145,7 @@ pub async fn run(args: ExploreArgs, atlas: Arc<Atlas>, store: Arc<FsStore>) -> R
         bar.finish_and_clear();
     }
     println!("{}", report.summary());
-    if let Some(path) = &args.json {
+    if let Some(path) = &json {
         std::fs::write(path, serde_json::to_vec_pretty(&report)?)
             .with_context(|| format!("cannot write {}", path.display()))?;
     }

@@ -1275,10 +1275,11 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         Command::Device { what } => device(what),
         Command::Agent { what } => agent::run(what).await,
         Command::Explore { data, embed, args } => {
+            let options = explore::options(&args)?;
             let (atlas, store) = open(&data, embedder(&embed)?, CheckpointPolicy::default())?;
             // index.json, graph.json and statistics.json follow the exploration as it goes.
             atlas.start_checkpointer();
-            explore::run(args, atlas, store).await
+            explore::run(options, args.json, atlas, store).await
         }
         Command::DemoSite { addr } => explore::demo_site(addr).await,
         Command::Import {

@@ -123,6 +123,27 @@ fn the_demo_site_is_explored_safely_and_a_killed_exploration_resumes_without_dup
         c
     };
 
+    // Bad input is refused before anything is written.
+    for bad in [
+        vec!["ftp://x/"],
+        vec![base.as_str(), "--tabs", "0"],
+        vec![base.as_str(), "--credentials", "nopassword"],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_atlas"))
+            .arg("explore")
+            .args(&bad)
+            .arg("--data")
+            .arg(&data)
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{bad:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("error"),
+            "{bad:?}"
+        );
+        assert!(!data.exists(), "{bad:?} made the data folder");
+    }
+
     // Killed with SIGKILL (the browser with it) once a few states are written.
     let mut first = KillOnDrop(
         explore(&[])

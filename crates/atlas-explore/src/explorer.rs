@@ -840,6 +840,18 @@ fn candidate_tasks(snap: &Snapshot, shared: &Shared, next: &mut u64) -> Vec<Task
     out
 }
 
+/// The address an exploration starts from, if it is an http(s) one.
+pub fn start_address(raw: &str) -> Result<url::Url, ExploreError> {
+    let start = url::Url::parse(raw)
+        .map_err(|e| ExploreError::Invalid(format!("{raw} is not an address: {e}")))?;
+    if !matches!(start.scheme(), "http" | "https") {
+        return Err(ExploreError::Invalid(format!(
+            "{raw} is not an http(s) address"
+        )));
+    }
+    Ok(start)
+}
+
 /// Explores the site from `options.start` into the data folder `store` (through `atlas`),
 /// resuming a stopped exploration of the same site.
 pub async fn explore(
@@ -848,14 +860,7 @@ pub async fn explore(
     options: ExploreOptions,
     progress: Arc<dyn Progress>,
 ) -> Result<ExploreReport, ExploreError> {
-    let start = url::Url::parse(&options.start)
-        .map_err(|e| ExploreError::Invalid(format!("{} is not an address: {e}", options.start)))?;
-    if !matches!(start.scheme(), "http" | "https") {
-        return Err(ExploreError::Invalid(format!(
-            "{} is not an http(s) address",
-            options.start
-        )));
-    }
+    let start = start_address(&options.start)?;
     let app_id = options.app_id.clone().unwrap_or_else(|| {
         let host = start.host_str().unwrap_or("site");
         match start.port() {

@@ -25,7 +25,9 @@ pub mod safety;
 pub mod snapshot;
 pub mod tasks;
 
-pub use explorer::{ExploreOptions, ExploreReport, Progress, State, Step, explore, states_of};
+pub use explorer::{
+    ExploreOptions, ExploreReport, Progress, State, Step, explore, start_address, states_of,
+};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ExploreError {
