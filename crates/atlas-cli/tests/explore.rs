@@ -10,6 +10,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+mod common;
+use common::{free_port, fsck};
+
 struct KillOnDrop(Child);
 
 impl Drop for KillOnDrop {
@@ -47,14 +50,6 @@ fn chromium() -> Option<PathBuf> {
     found
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 fn get(url: &str) -> Value {
     let mut resp = ureq::get(url).call().unwrap();
     serde_json::from_reader(resp.body_mut().as_reader()).unwrap()
@@ -83,18 +78,6 @@ fn states(app_dir: &Path) -> Vec<Value> {
     )
     .unwrap_or(Value::Null);
     saved["states"].as_array().cloned().unwrap_or_default()
-}
-
-fn fsck(data: &Path) -> (bool, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_atlas"))
-        .args(["fsck", "--data"])
-        .arg(data)
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr),
-    )
 }
 
 fn files_in(dir: &Path) -> Vec<PathBuf> {

@@ -8,17 +8,12 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+mod common;
+use common::{free_port, fsck};
+
 struct Server {
     child: Child,
     url: String,
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 fn agent() -> ureq::Agent {
@@ -151,17 +146,6 @@ fn unsafe_terminate(child: &Child) {
         .arg(child.id().to_string())
         .status()
         .unwrap();
-}
-
-fn fsck(data: &Path) -> (bool, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_atlas"))
-        .args(["fsck", "--data", data.to_str().unwrap()])
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).to_string(),
-    )
 }
 
 fn assert_error(resp: &(u16, Value), status: u16, code: &str) {

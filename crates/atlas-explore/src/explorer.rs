@@ -1,7 +1,7 @@
 //! The exploration loop: take the most promising task of any state, bring a tab to its state,
 //! act, read the page, and record what it led to.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::ExploreError;
 use crate::browser::{Browser, Tab};
 use crate::safety;
-use crate::snapshot::{Snapshot, normalize_url};
+use crate::snapshot::{Identity, Snapshot, normalize_url};
 use crate::tasks::{self, Place, Task};
 
 #[derive(Debug, Clone)]
@@ -141,18 +141,15 @@ struct Saved {
 impl Frontier {
     /// The state a page is: the one of its fingerprint, else a near-duplicate (same address,
     /// title, forms and selection; most links shared).
-    fn find(&self, snap: &Snapshot) -> Option<usize> {
-        let fingerprint = snap.fingerprint();
+    fn find(&self, page: &Identity) -> Option<usize> {
         let states = &self.saved.states;
         states
             .iter()
-            .position(|s| s.fingerprint == fingerprint)
+            .position(|s| s.fingerprint == page.fingerprint)
             .or_else(|| {
-                let key = snap.key();
-                let links = snap.link_set();
-                states
-                    .iter()
-                    .position(|s| s.key == key && crate::snapshot::same_screen(&s.links, &links))
+                states.iter().position(|s| {
+                    s.key == page.key && crate::snapshot::same_screen(&s.links, &page.links)
+                })
             })
     }
 }
@@ -322,14 +319,14 @@ impl Shared {
         &self,
         tab: &Tab,
         snap: &Snapshot,
+        identity: Identity,
         parent: Option<usize>,
         step: Option<Step>,
     ) -> Result<Option<(usize, bool)>, ExploreError> {
         let _one = self.creating.lock().await;
-        let fingerprint = snap.fingerprint();
         let (depth, path, known_names) = {
             let f = self.frontier.lock();
-            if let Some(i) = f.find(snap) {
+            if let Some(i) = f.find(&identity) {
                 return Ok(Some((i, false)));
             }
             if f.saved.states.len() >= self.options.max_states {
@@ -351,7 +348,7 @@ impl Shared {
         let name = if parent.is_none() {
             "Root".to_string()
         } else if known_names.contains(&snap.name()) || snap.name() == "Root" {
-            format!("{} {}", snap.name(), &fingerprint[..8])
+            format!("{} {}", snap.name(), &identity.fingerprint[..8])
         } else {
             snap.name()
         };
@@ -377,7 +374,7 @@ impl Shared {
                     ..Default::default()
                 }),
                 url: Some(snap.url.clone()),
-                dom_fingerprint: Some(fingerprint.clone()),
+                dom_fingerprint: Some(identity.fingerprint.clone()),
             })
             .await?;
         let page = self
@@ -412,9 +409,9 @@ impl Shared {
             page_id: page.page_id.clone(),
             name: name.clone(),
             dir: dir.clone(),
-            fingerprint,
-            key: snap.key(),
-            links: snap.link_set(),
+            fingerprint: identity.fingerprint,
+            key: identity.key,
+            links: identity.links,
             template,
             url: snap.url.clone(),
             depth,
@@ -475,7 +472,7 @@ impl Shared {
                 .await?;
             }
             let snap = self.timed_browser(tab.snapshot()).await?;
-            *at = self.frontier.lock().find(&snap);
+            *at = self.frontier.lock().find(&snap.identity());
             if *at == Some(index) {
                 return Ok(true);
             }
@@ -543,7 +540,8 @@ impl Shared {
                 format!("left the explored origins: {}", snap.url),
             );
         }
-        if self.frontier.lock().find(&snap) == Some(index) {
+        let identity = snap.identity();
+        if self.frontier.lock().find(&identity) == Some(index) {
             *at = Some(index);
             return self.finish(index, task, true, "the page did not change".into());
         }
@@ -553,7 +551,10 @@ impl Shared {
             parameters: task.parameters.clone(),
         };
         *at = None;
-        let Some((to, new)) = self.state_for(tab, &snap, Some(index), Some(step)).await? else {
+        let Some((to, new)) = self
+            .state_for(tab, &snap, identity, Some(index), Some(step))
+            .await?
+        else {
             return self.finish(
                 index,
                 task,
@@ -939,7 +940,9 @@ async fn run(shared: &Arc<Shared>, browser: &Browser) -> Result<(), ExploreError
                 snap.url
             )));
         }
-        shared.state_for(&first, &snap, None, None).await?;
+        shared
+            .state_for(&first, &snap, snap.identity(), None, None)
+            .await?;
         at = Some(0);
     }
     let mut tabs = vec![first];
@@ -1023,11 +1026,4 @@ fn finish_run(shared: &Shared, resumed: usize) -> Result<ExploreReport, ExploreE
     *shared.atlas_time.lock() += t.elapsed();
     report.atlas_seconds = shared.atlas_time.lock().as_secs_f64();
     Ok(report)
-}
-
-/// The app folder of the states (for tests and tools).
-pub fn states_of(dir: &Path) -> Result<Vec<State>, ExploreError> {
-    let bytes = std::fs::read(dir.join(".atlas").join("explore.json"))?;
-    let saved: Saved = serde_json::from_slice(&bytes).map_err(std::io::Error::other)?;
-    Ok(saved.states)
 }

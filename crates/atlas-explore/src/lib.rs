@@ -25,9 +25,7 @@ pub mod safety;
 pub mod snapshot;
 pub mod tasks;
 
-pub use explorer::{
-    ExploreOptions, ExploreReport, Progress, State, Step, explore, start_address, states_of,
-};
+pub use explorer::{ExploreOptions, ExploreReport, Progress, State, Step, explore, start_address};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ExploreError {

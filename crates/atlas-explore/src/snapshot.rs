@@ -245,30 +245,36 @@ impl Snapshot {
         digest(&self.features(true))
     }
 
-    /// The layout alone (forms and structure, no address, title or links): pages made from one
-    /// template share it, however many there are.
-    pub fn template(&self) -> String {
-        digest(&self.features(false))
-    }
-
-    /// What must be equal for two pages to be one state however their links differ: the
-    /// address, the title, the forms and what is selected ([`Snapshot::same_screen`]).
-    pub fn key(&self) -> String {
+    /// The fingerprint, and what tells a near-duplicate ([`same_screen`]): the key of what must
+    /// be equal (address, title, forms, what is selected) and the link targets, normalised.
+    /// One reading of the features serves all three.
+    pub fn identity(&self) -> Identity {
         let features = self.features(true);
-        digest(&serde_json::json!({
+        let key = digest(&serde_json::json!({
             "url": features["url"],
             "title": features["title"],
             "forms": features["forms"],
             "selected": self.selected,
-        }))
+        }));
+        let links = features["links"]
+            .as_array()
+            .map(|l| {
+                l.iter()
+                    .filter_map(|x| x.as_str().map(String::from))
+                    .collect()
+            })
+            .unwrap_or_default();
+        Identity {
+            fingerprint: digest(&features),
+            key,
+            links,
+        }
     }
 
-    /// The link targets, normalised, for telling near-duplicates apart.
-    pub fn link_set(&self) -> Vec<String> {
-        let mut links: Vec<String> = self.links.iter().map(|l| normalize_url(&l.href)).collect();
-        links.sort();
-        links.dedup();
-        links
+    /// The layout alone (forms and structure, no address, title or links): pages made from one
+    /// template share it, however many there are.
+    pub fn template(&self) -> String {
+        digest(&self.features(false))
     }
 
     /// A short human name: the title, else the first heading, else the address's path.
@@ -286,7 +292,16 @@ impl Snapshot {
     }
 }
 
-/// Two pages of one [`Snapshot::key`] are one state when most of their links are shared:
+/// What a page is known by (see [`Snapshot::identity`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Identity {
+    pub fingerprint: String,
+    pub key: String,
+    /// Sorted, without repeats.
+    pub links: Vec<String>,
+}
+
+/// Two pages of one [`Identity::key`] are one state when most of their links are shared:
 /// sites add a few links as one browses (a trail of visited pages, "recent changes", a flash
 /// message), and those make no new screen.
 pub fn same_screen(a: &[String], b: &[String]) -> bool {
