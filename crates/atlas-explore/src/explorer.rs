@@ -118,7 +118,8 @@ pub struct State {
     pub name: String,
     pub dir: PathBuf,
     pub fingerprint: String,
-    /// What near-duplicates share ([`Snapshot::key`]), and the link targets they mostly share.
+    /// What near-duplicates share ([`Identity`]'s key), and the link targets they mostly
+    /// share.
     #[serde(default)]
     pub key: String,
     #[serde(default)]
