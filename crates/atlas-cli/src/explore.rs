@@ -114,7 +114,32 @@ pub fn options(args: &ExploreArgs) -> Result<ExploreOptions> {
     })
 }
 
-pub async fn run(
+/// `atlas explore`: checks every argument, then opens the data folder and explores.
+pub(crate) async fn command(
+    data: crate::args::DataArgs,
+    embed: crate::args::EmbedArgs,
+    args: ExploreArgs,
+) -> Result<ExitCode> {
+    let options = options(&args)?;
+    let atlas_config::StoreAddress::Folder(folder) = data.address() else {
+        bail!(
+            "the explorer writes screenshots and scripts into seed 001's folder: explore into a \
+             data folder, then `atlas migrate --from DIR --to postgres://…`"
+        );
+    };
+    let store = Arc::new(FsStore::open(&folder).map_err(|e| anyhow::anyhow!("{e}"))?);
+    let atlas = Atlas::open(
+        store.clone(),
+        crate::args::embedder(&embed)?,
+        atlas_service::CheckpointPolicy::default(),
+    )
+    .map_err(|e| anyhow::anyhow!("{e}"))?;
+    // index.json, graph.json and statistics.json follow the exploration as it goes.
+    atlas.start_checkpointer();
+    run(options, args.json, atlas, store).await
+}
+
+async fn run(
     options: ExploreOptions,
     json: Option<PathBuf>,
     atlas: Arc<Atlas>,

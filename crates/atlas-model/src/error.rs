@@ -16,6 +16,8 @@ pub enum ErrorCode {
     NotFound,
     Forbidden,
     UnsupportedMediaType,
+    /// The store cannot take writes now (its database went away); try again.
+    ServiceUnavailable,
 }
 
 impl ErrorCode {
@@ -32,6 +34,7 @@ impl ErrorCode {
             ErrorCode::NotFound => "NOT_FOUND",
             ErrorCode::Forbidden => "FORBIDDEN",
             ErrorCode::UnsupportedMediaType => "UNSUPPORTED_MEDIA_TYPE",
+            ErrorCode::ServiceUnavailable => "SERVICE_UNAVAILABLE",
         }
     }
 
@@ -47,6 +50,7 @@ impl ErrorCode {
             ErrorCode::Forbidden => 403,
             ErrorCode::UnsupportedMediaType => 415,
             ErrorCode::GraphError | ErrorCode::VectorStoreError => 500,
+            ErrorCode::ServiceUnavailable => 503,
         }
     }
 }
@@ -78,6 +82,9 @@ pub enum AtlasError {
     Forbidden(String),
     #[error("{0}")]
     UnsupportedMediaType(String),
+    /// The store cannot be reached now: nothing was written, and the request can be retried.
+    #[error("{0}")]
+    Unavailable(String),
 }
 
 pub type Result<T, E = AtlasError> = std::result::Result<T, E>;
@@ -104,6 +111,7 @@ impl AtlasError {
             AtlasError::NotFound(_) => ErrorCode::NotFound,
             AtlasError::Forbidden(_) => ErrorCode::Forbidden,
             AtlasError::UnsupportedMediaType(_) => ErrorCode::UnsupportedMediaType,
+            AtlasError::Unavailable(_) => ErrorCode::ServiceUnavailable,
         }
     }
 
@@ -113,6 +121,7 @@ impl AtlasError {
             AtlasError::PageNotFound(id) => serde_json::json!({ "page_id": id }),
             AtlasError::IntentNotFound(intent) => serde_json::json!({ "intent": intent }),
             AtlasError::PayloadTooLarge { limit } => serde_json::json!({ "limit_bytes": limit }),
+            AtlasError::Unavailable(_) => serde_json::json!({ "retry": true }),
             _ => serde_json::json!({}),
         }
     }

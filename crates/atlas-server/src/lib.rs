@@ -80,6 +80,7 @@ pub fn router(state: AppState) -> Router {
         state.context(),
     ));
     let access = state.access.clone();
+    let atlas = state.atlas.clone();
     let router = Router::new()
         .route("/api/v1/openapi.json", get(openapi_document))
         .route("/api/v1/tools", get(tool_list))
@@ -99,10 +100,19 @@ pub fn router(state: AppState) -> Router {
         }))
         .with_state(state)
         .merge(dify)
-        // Open even with a token, for health probes: it says the process answers, nothing more.
+        // Open even with a token, for health probes: it says the process answers and whether
+        // its store takes writes (503 while its database is away, for a load balancer to send
+        // writers to another replica), nothing more.
         .route(
             "/healthz",
-            get(|| async { Json(serde_json::json!({ "status": "ok" })) }),
+            get(move || async move {
+                if atlas.store_available() {
+                    (StatusCode::OK, Json(serde_json::json!({ "status": "ok" })))
+                } else {
+                    let body = serde_json::json!({ "status": "unavailable", "reason": "the database cannot be reached" });
+                    (StatusCode::SERVICE_UNAVAILABLE, Json(body))
+                }
+            }),
         );
     // The page itself holds no data: it asks for the token when the API wants one.
     chat::PAGE_FILES

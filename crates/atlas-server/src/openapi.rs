@@ -597,7 +597,8 @@ pub(crate) fn document(tools: &ToolRegistry) -> Value {
                     "404": err("unknown page or entity"),
                     "413": err("body over 10 MB"),
                     "415": err("the body is not application/json"),
-                    "500": err("a fault of Atlas")
+                    "500": err("a fault of Atlas"),
+                    "503": err("the database went away: nothing was written, try again")
                 }
             }}),
         );

@@ -4,7 +4,7 @@ use atlas_model::{
     Action, AtlasError, Intent, Result, Trace, TraceStep, Transition, intent_id, transition_id,
     validate_text,
 };
-use atlas_store::Record;
+use atlas_store::{Counts, Record};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -172,9 +172,7 @@ fn next_transition(
     from: &str,
     action: Action,
     to: &str,
-    ok: u64,
-    fail: u64,
-    latency: Option<u64>,
+    added: Counts,
     now: &str,
 ) -> Result<(Transition, bool)> {
     let from_app = state
@@ -212,14 +210,22 @@ fn next_transition(
         created_at: now.to_string(),
         updated_at: now.to_string(),
     });
-    t.success_count += ok;
-    t.fail_count += fail;
-    if let Some(ms) = latency {
-        t.latency_total_ms += ms as f64;
-        t.latency_samples += 1;
-    }
+    t.success_count += added.success;
+    t.fail_count += added.fail;
+    t.latency_total_ms += added.latency_total_ms;
+    t.latency_samples += added.latency_samples;
     t.updated_at = now.to_string();
     Ok((t, updated))
+}
+
+/// The counts one reported step adds.
+fn counts_of(success_count: u64, fail_count: u64, latency: Option<u64>) -> Counts {
+    Counts {
+        success: success_count,
+        fail: fail_count,
+        latency_total_ms: latency.unwrap_or(0) as f64,
+        latency_samples: u64::from(latency.is_some()),
+    }
 }
 
 /// The id of the remembered trace of one session for one intent.
@@ -266,15 +272,13 @@ impl Atlas {
         }
         let now = atlas_model::now_rfc3339();
         self.commit_with(|state| {
-            let (ok, fail) = if req.success { (1, 0) } else { (0, 1) };
+            let added = counts_of(u64::from(req.success), u64::from(!req.success), latency);
             let (mut t, updated) = next_transition(
                 state,
                 &req.from_page,
                 action.clone(),
                 &req.to_page,
-                ok,
-                fail,
-                latency,
+                added,
                 &now,
             )?;
             if let Some(app_id) = req.app_id.as_deref().filter(|a| !a.is_empty()) {
@@ -321,10 +325,16 @@ impl Atlas {
                     });
                 }
                 trace.updated_at = now.clone();
-                records.push(Record::Transition(t));
+                records.push(Record::Counted {
+                    transition: t,
+                    added,
+                });
                 records.push(Record::Trace(trace));
             } else {
-                records.push(Record::Transition(t));
+                records.push(Record::Counted {
+                    transition: t,
+                    added,
+                });
             }
             Ok((records, response))
         })
@@ -443,7 +453,7 @@ impl Atlas {
         let total = req.transitions.len();
         self.commit_with(|state| {
             let (mut created, mut updated, mut errors) = (0, 0, Vec::new());
-            let mut batch: std::collections::HashMap<String, Transition> =
+            let mut batch: std::collections::HashMap<String, (Transition, Counts)> =
                 std::collections::HashMap::new();
             let mut order = Vec::new();
             for (i, item) in req.transitions.iter().enumerate() {
@@ -456,25 +466,24 @@ impl Atlas {
                 };
                 let checked = validate_text("from_page", &item.from_page, true)
                     .and_then(|()| validate_text("to_page", &item.to_page, true))
-                    .and_then(|()| check_action(&action, ""))
-                    .and_then(|()| {
-                        next_transition(
-                            state,
-                            &item.from_page,
-                            action,
-                            &item.to_page,
-                            item.success_count.unwrap_or(0),
-                            item.fail_count.unwrap_or(0),
-                            item.latency_ms,
-                            &now,
-                        )
-                    });
+                    .and_then(|()| check_action(&action, ""));
+                let added = counts_of(
+                    item.success_count.unwrap_or(0),
+                    item.fail_count.unwrap_or(0),
+                    item.latency_ms,
+                );
+                let checked = checked.and_then(|()| {
+                    next_transition(state, &item.from_page, action, &item.to_page, added, &now)
+                });
                 match checked {
                     Ok((t, existed)) => {
                         // The same edge twice in one batch: add the second's counts to the first.
-                        if let Some(prev) = batch.get_mut(&t.transition_id) {
-                            prev.success_count += item.success_count.unwrap_or(0);
-                            prev.fail_count += item.fail_count.unwrap_or(0);
+                        if let Some((prev, prev_added)) = batch.get_mut(&t.transition_id) {
+                            prev.success_count += added.success;
+                            prev.fail_count += added.fail;
+                            prev.latency_total_ms += added.latency_total_ms;
+                            prev.latency_samples += added.latency_samples;
+                            prev_added.add(added);
                             updated += 1;
                             continue;
                         }
@@ -484,7 +493,7 @@ impl Atlas {
                             created += 1
                         }
                         order.push(t.transition_id.clone());
-                        batch.insert(t.transition_id.clone(), t);
+                        batch.insert(t.transition_id.clone(), (t, added));
                     }
                     Err(e) => errors.push(format!("transitions[{i}]: {e}")),
                 }
@@ -492,7 +501,7 @@ impl Atlas {
             let records = order
                 .into_iter()
                 .filter_map(|id| batch.remove(&id))
-                .map(Record::Transition)
+                .map(|(transition, added)| Record::Counted { transition, added })
                 .collect();
             let failed = errors.len();
             Ok((

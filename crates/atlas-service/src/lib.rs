@@ -30,7 +30,7 @@ use std::time::{Duration, Instant};
 
 use atlas_graph::Graph;
 use atlas_model::{AtlasError, Result};
-use atlas_store::{Record, Store};
+use atlas_store::{Record, Store, StoreError};
 use atlas_text::Embedder;
 use parking_lot::{Mutex, RwLock};
 
@@ -78,6 +78,15 @@ pub struct Atlas {
     records_since_checkpoint: std::sync::atomic::AtomicU64,
     policy: CheckpointPolicy,
     nudge: Mutex<Option<std::sync::mpsc::Sender<()>>>,
+    followed: std::sync::atomic::AtomicU64,
+}
+
+/// A store's error as the service answers it: 503 for a store that cannot be reached now.
+fn store_error(e: StoreError) -> AtlasError {
+    match e {
+        StoreError::Unavailable(_) => AtlasError::Unavailable(e.to_string()),
+        e => AtlasError::Graph(e.to_string()),
+    }
 }
 
 impl Atlas {
@@ -88,7 +97,7 @@ impl Atlas {
         policy: CheckpointPolicy,
     ) -> Result<Arc<Atlas>> {
         let started = Instant::now();
-        let loaded = store.load().map_err(|e| AtlasError::Graph(e.to_string()))?;
+        let loaded = store.load().map_err(store_error)?;
         let mut state = State {
             graph: Graph::new(),
             text: TextIndex::default(),
@@ -111,10 +120,12 @@ impl Atlas {
             records_since_checkpoint: Default::default(),
             policy,
             nudge: Mutex::new(None),
+            followed: Default::default(),
         });
         if replayed > 0 {
             atlas.checkpoint()?;
         }
+        atlas.start_following();
         tracing::info!(
             "opened {} ({} apps, {} pages, {} transitions; {replayed} journal records replayed) in {} ms",
             atlas.store.describe(),
@@ -213,10 +224,10 @@ impl Atlas {
             }
             (records.len() as u64, self.store.append(records), value)
         };
-        pending
-            .wait()
-            .await
-            .map_err(|e| AtlasError::Graph(format!("write not durable: {e}")))?;
+        pending.wait().await.map_err(|e| match e {
+            StoreError::Unavailable(_) => AtlasError::Unavailable(format!("write not made: {e}")),
+            e => AtlasError::Graph(format!("write not durable: {e}")),
+        })?;
         let since = self
             .records_since_checkpoint
             .fetch_add(count, std::sync::atomic::Ordering::Relaxed)
@@ -236,13 +247,14 @@ impl Atlas {
         let _serial = self.checkpointing.lock();
         let (cut, changed) = {
             let mut state = self.state.write();
+            if !self.store.wants_checkpoints() {
+                state.dirty.clear();
+                return Ok(());
+            }
             if state.dirty.is_empty() {
                 return Ok(());
             }
-            let cut = self
-                .store
-                .begin_checkpoint()
-                .map_err(|e| AtlasError::Graph(e.to_string()))?;
+            let cut = self.store.begin_checkpoint().map_err(store_error)?;
             let changed = state.take_dirty();
             (cut, changed)
         };
@@ -250,7 +262,78 @@ impl Atlas {
             .store(0, std::sync::atomic::Ordering::Relaxed);
         self.store
             .finish_checkpoint(cut, &changed)
-            .map_err(|e| AtlasError::Graph(e.to_string()))
+            .map_err(store_error)
+    }
+
+    /// Whether the store takes writes now (see [`Store::available`]): `/healthz` says so, for a
+    /// load balancer to send writers elsewhere.
+    pub fn store_available(&self) -> bool {
+        self.store.available()
+    }
+
+    /// For a store other processes write too: applies what they (and this one) committed, on a
+    /// thread of its own, as the store reports it; it stops when the service is dropped.
+    fn start_following(self: &Arc<Self>) {
+        let Some(changes) = self.store.follow() else {
+            return;
+        };
+        let weak = Arc::downgrade(self);
+        std::thread::Builder::new()
+            .name("atlas-follow".into())
+            .spawn(move || {
+                for batch in changes {
+                    let Some(atlas) = weak.upgrade() else { return };
+                    atlas.apply_followed(batch);
+                }
+            })
+            .expect("spawn follower");
+    }
+
+    /// Applies entities as the store now holds them, their texts embedded before the lock.
+    fn apply_followed(&self, records: Vec<Record>) {
+        let mut by_app: HashMap<String, Vec<(String, text_index::DocTexts)>> = HashMap::new();
+        for record in &records {
+            let doc = match record {
+                Record::Page(p) => (
+                    text_index::page_key(&p.page_id),
+                    text_index::DocTexts::of_page(&p.page_name, &p.description, &p.intents),
+                ),
+                Record::Intent(i) => (
+                    text_index::intent_key(&i.intent_id),
+                    text_index::DocTexts::of_intent(&i.intent_text, &i.keywords),
+                ),
+                _ => continue,
+            };
+            by_app
+                .entry(record.app_id().to_string())
+                .or_default()
+                .push(doc);
+        }
+        let mut ready = HashMap::new();
+        for (app_id, docs) in &by_app {
+            match self.embed_ahead(app_id, docs) {
+                Ok(vectors) => ready.extend(vectors),
+                Err(e) => tracing::warn!("embedding followed changes: {e}"),
+            }
+        }
+        let embedder = text_index::Prepared {
+            inner: self.embedder.as_ref(),
+            ready: &ready,
+        };
+        let mut state = self.state.write();
+        for record in records {
+            if let Err(e) = state.apply(record, &embedder) {
+                tracing::warn!("a followed change did not apply: {e}");
+            }
+        }
+        self.followed
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// How many batches of other writers' changes this service applied (for tests and the
+    /// follow-delay benchmark).
+    pub fn followed_batches(&self) -> u64 {
+        self.followed.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Starts the periodic checkpointer on its own thread; it stops when the service is dropped.

@@ -47,7 +47,7 @@ impl State {
     /// Applies one whole-entity record (a live write or a replayed one).
     pub(crate) fn apply(&mut self, record: Record, embedder: &dyn Embedder) -> Result<()> {
         self.dirty.insert(record.app_id().to_string());
-        match record {
+        match record.into_whole() {
             Record::App(app) => {
                 self.graph.upsert_app(app);
             }
@@ -65,6 +65,7 @@ impl State {
             Record::Trace(t) => {
                 self.graph.upsert_trace(t).map_err(graph_error)?;
             }
+            Record::Counted { .. } => unreachable!("into_whole"),
         }
         Ok(())
     }

@@ -1,10 +1,23 @@
-//! The service over a real folder store in a temporary directory.
+//! The service over a real store: each test runs on a folder in a temporary directory and on a
+//! fresh PostgreSQL database (see `atlas_config::testing`).
 
 use std::sync::Arc;
 
+use atlas_config::testing::TestStore;
 use atlas_service::*;
 use atlas_store_fs::FsStore;
 use atlas_text::HashEmbedder;
+
+atlas_config::on_every_store!(
+    demo_answers_the_seed_intents_and_survives_restart,
+    a_remembered_task_is_replayed_with_new_values_and_session_progress,
+    only_finished_sessions_are_replayed_and_their_failed_steps_are_not,
+    an_unknown_task_is_grounded_in_labels_or_left_unsure,
+    device_dumps_are_read_into_widgets_and_match_their_page,
+    a_choice_in_a_dialog_is_committed_and_digit_groups_are_not_goals,
+    values_go_into_the_fields_the_instruction_and_the_last_step_name,
+    paraphrased_intents_are_measured_on_the_labelled_set
+);
 
 fn open(dir: &std::path::Path) -> Arc<Atlas> {
     let store = Arc::new(FsStore::open(dir).expect("open store"));
@@ -16,10 +29,8 @@ fn open(dir: &std::path::Path) -> Arc<Atlas> {
     .expect("open atlas")
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn demo_answers_the_seed_intents_and_survives_restart() {
-    let dir = tempfile::tempdir().unwrap();
-    let atlas = open(dir.path());
+async fn demo_answers_the_seed_intents_and_survives_restart(store: TestStore) {
+    let atlas = store.open_atlas();
     assert!(demo_graph(&atlas).await.unwrap());
     let stats = atlas.get_graph_stats(GraphStatsRequest::default()).unwrap();
     assert!(
@@ -112,7 +123,7 @@ async fn demo_answers_the_seed_intents_and_survives_restart() {
     assert!(rep.updated);
     let fails = rep.stats.fail_count;
     drop(atlas);
-    let atlas = open(dir.path());
+    let atlas = store.open_atlas();
     let actions = atlas
         .get_available_actions(AvailableActionsRequest { page_id: home_id })
         .unwrap();
@@ -130,10 +141,10 @@ async fn demo_answers_the_seed_intents_and_survives_restart() {
     assert_eq!(stats.by_app[0].traces, 1);
     assert!(fails >= 1);
     atlas.checkpoint().unwrap();
-    let report =
-        atlas_store::Store::check(&FsStore::open(&dir.path().join("other")).unwrap(), false)
-            .unwrap();
-    assert!(report.is_clean());
+    drop(atlas);
+    let report = store.open().check(false).unwrap();
+    assert!(report.is_clean(), "{report:?}");
+    assert!(report.pages >= 30 && report.transitions >= 80, "{report:?}");
 }
 
 /// A model server that takes its time: the hash embedder behind a delay, flagged remote.
@@ -280,10 +291,8 @@ async fn next(
     .await
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_remembered_task_is_replayed_with_new_values_and_session_progress() {
-    let dir = tempfile::tempdir().unwrap();
-    let atlas = open(dir.path());
+async fn a_remembered_task_is_replayed_with_new_values_and_session_progress(store: TestStore) {
+    let atlas = store.open_atlas();
     let tools = registry();
     let (list, dialog) = notes_app(&atlas, &tools).await;
     let taught = "create a note named 'alpha'";
@@ -374,10 +383,8 @@ async fn a_remembered_task_is_replayed_with_new_values_and_session_progress() {
 
 /// A session said to have failed is not replayed; a finished one is, without the steps that did
 /// nothing on the way; and the remembered end carries its confidence.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn only_finished_sessions_are_replayed_and_their_failed_steps_are_not() {
-    let dir = tempfile::tempdir().unwrap();
-    let atlas = open(dir.path());
+async fn only_finished_sessions_are_replayed_and_their_failed_steps_are_not(store: TestStore) {
+    let atlas = store.open_atlas();
     let tools = registry();
     let (list, dialog) = notes_app(&atlas, &tools).await;
     let task = "open the settings";
@@ -455,10 +462,8 @@ async fn only_finished_sessions_are_replayed_and_their_failed_steps_are_not() {
     assert!(bad.is_err_and(|e| e.code() == atlas_model::ErrorCode::InvalidParameter));
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_unknown_task_is_grounded_in_labels_or_left_unsure() {
-    let dir = tempfile::tempdir().unwrap();
-    let atlas = open(dir.path());
+async fn an_unknown_task_is_grounded_in_labels_or_left_unsure(store: TestStore) {
+    let atlas = store.open_atlas();
     let tools = registry();
     let (list, _) = notes_app(&atlas, &tools).await;
     // No memory of this task: the one label that says it is the answer.
@@ -493,10 +498,8 @@ async fn an_unknown_task_is_grounded_in_labels_or_left_unsure() {
     );
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn device_dumps_are_read_into_widgets_and_match_their_page() {
-    let dir = tempfile::tempdir().unwrap();
-    let atlas = open(dir.path());
+async fn device_dumps_are_read_into_widgets_and_match_their_page(store: TestStore) {
+    let atlas = store.open_atlas();
     let tools = registry();
     let xml = |count: &str| {
         format!(
@@ -539,10 +542,8 @@ async fn device_dumps_are_read_into_widgets_and_match_their_page() {
     );
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_choice_in_a_dialog_is_committed_and_digit_groups_are_not_goals() {
-    let dir = tempfile::tempdir().unwrap();
-    let atlas = open(dir.path());
+async fn a_choice_in_a_dialog_is_committed_and_digit_groups_are_not_goals(store: TestStore) {
+    let atlas = store.open_atlas();
     let tools = registry();
     let files = page(&atlas, &tools, "files", "Files", serde_json::json!([
         { "id": "0", "text": "Files", "type": "p" }, { "id": "1", "text": "Change view type", "type": "button" }, { "id": "2", "text": "05:00", "type": "button" } ])).await;
@@ -609,10 +610,8 @@ async fn a_choice_in_a_dialog_is_committed_and_digit_groups_are_not_goals() {
     );
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn values_go_into_the_fields_the_instruction_and_the_last_step_name() {
-    let dir = tempfile::tempdir().unwrap();
-    let atlas = open(dir.path());
+async fn values_go_into_the_fields_the_instruction_and_the_last_step_name(store: TestStore) {
+    let atlas = store.open_atlas();
     let tools = registry();
     let list = page(&atlas, &tools, "contacts", "Contacts", serde_json::json!([
         { "id": "0", "text": "Contacts", "type": "p" }, { "id": "1", "text": "Create new contact", "type": "button" },
@@ -752,10 +751,8 @@ async fn values_go_into_the_fields_the_instruction_and_the_last_step_name() {
     );
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn paraphrased_intents_are_measured_on_the_labelled_set() {
-    let dir = tempfile::tempdir().unwrap();
-    let atlas = open(dir.path());
+async fn paraphrased_intents_are_measured_on_the_labelled_set(store: TestStore) {
+    let atlas = store.open_atlas();
     assert!(demo_graph(&atlas).await.unwrap());
     let labelled = intent_quality::read_labelled(intent_quality::DEMO_PARAPHRASES).unwrap();
     assert!(labelled.len() >= 90, "{}", labelled.len());

@@ -291,7 +291,7 @@ fn flush(
             failed.store(true, Ordering::Release);
             let message = format!("journal write failed: {e}");
             layout.log_root("errors.log", &message);
-            Err(message)
+            Err(StoreError::Io(message))
         }
     };
     for waiter in waiters.drain(..) {

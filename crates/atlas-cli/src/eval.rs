@@ -1,0 +1,657 @@
+//! `atlas eval`: Atlas scored on benchmarks through the interface an agent uses.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use atlas_service::CheckpointPolicy;
+use clap::Subcommand;
+
+use crate::args::*;
+
+#[derive(Subcommand)]
+pub(crate) enum EvalCommand {
+    /// Paraphrased intents: the demo app's labelled requests in other words (Chinese and English),
+    /// the page `query_path` leads to (top-1) and the pages of `find_similar_intents`' best
+    /// intents (top-3).
+    Intents {
+        /// A query,page labelled set over the demo app (default: its 91 paraphrases).
+        #[arg(long)]
+        labelled: Option<PathBuf>,
+        #[command(flatten)]
+        embed: EmbedArgs,
+    },
+    /// Retrieval quality of the knowledge base: the demo dataset and its two labelled sets, the
+    /// paraphrases the defaults were chosen on and a held-out set written later (or your own
+    /// table and labelled set), top-1 and top-3 hit rates per search method.
+    Kb {
+        /// A question,answer table (default: the demo dataset's).
+        #[arg(long)]
+        table: Option<PathBuf>,
+        /// A query,question labelled set (default: the demo's 114 paraphrases and 57 held-out
+        /// queries).
+        #[arg(long)]
+        labelled: Option<PathBuf>,
+        #[arg(long)]
+        json: Option<PathBuf>,
+        #[command(flatten)]
+        embed: EmbedArgs,
+    },
+    /// Search quality of the business graph's search tools: the demo graph and its labelled set
+    /// of Chinese and English questions (or your own), top-1 and top-3 per tool.
+    Biz {
+        /// A business graph (Atlas JSON document; default: the demo graph).
+        #[arg(long)]
+        graph: Option<PathBuf>,
+        /// A tool,query,expected labelled set (default: the demo's 74 questions).
+        #[arg(long)]
+        labelled: Option<PathBuf>,
+        #[arg(long)]
+        json: Option<PathBuf>,
+        #[command(flatten)]
+        embed: EmbedArgs,
+    },
+    /// The phone agent on DroidTask's tasks, each on the simulated phone with an ideal scripted
+    /// model: model calls and successes without the graph, with the graph on a task new to it,
+    /// and on the same task again (see README).
+    Agent {
+        dir: PathBuf,
+        /// Only these apps (comma-separated).
+        #[arg(long, value_delimiter = ',')]
+        apps: Vec<String>,
+        /// Write every run as JSON.
+        #[arg(long)]
+        json: Option<PathBuf>,
+        /// The graph's confidence at which the agent skips the model.
+        #[arg(long, default_value_t = 0.95)]
+        fast_path: f64,
+        /// Each app's tasks run against a server whose grounding model was fitted on the
+        /// other apps only: the figures to expect on an app nobody fitted anything to.
+        #[arg(long, conflicts_with = "url")]
+        leave_one_app_out: bool,
+        /// Against this running server instead of a fresh one on a temporary folder.
+        #[arg(long)]
+        url: Option<String>,
+        #[arg(long, env = "ATLAS_TOKEN")]
+        token: Option<String>,
+        #[command(flatten)]
+        embed: EmbedArgs,
+    },
+    /// AutoDroid's scoring on a DroidTask folder, leave-one-task-out (see README).
+    Droidtask {
+        dir: PathBuf,
+        /// Evaluate against this running server instead of a fresh one on a temporary folder.
+        #[arg(long)]
+        url: Option<String>,
+        #[arg(long, env = "ATLAS_TOKEN")]
+        token: Option<String>,
+        /// Write the full report (every step's answer) as JSON.
+        #[arg(long)]
+        json: Option<PathBuf>,
+        /// Only these apps (comma-separated).
+        #[arg(long, value_delimiter = ',')]
+        apps: Vec<String>,
+        /// Also report leave-one-app-out figures: the grounding model fitted, calibrated and
+        /// thresholded on the other apps only, then asked about each app's steps.
+        #[arg(long)]
+        leave_one_app_out: bool,
+        /// With --leave-one-app-out: write the model fitted on every app given here (the one
+        /// Atlas ships is `crates/atlas-service/src/ground/model.json`).
+        #[arg(long, requires = "leave_one_app_out")]
+        fit_out: Option<PathBuf>,
+        /// With --leave-one-app-out: the precision when sure the threshold keeps on held-out apps.
+        #[arg(long, default_value_t = 0.95)]
+        precision: f64,
+        /// The embedder of the fresh server (ignored with --url).
+        #[command(flatten)]
+        embed: EmbedArgs,
+    },
+}
+
+pub(crate) async fn run(what: EvalCommand) -> Result<ExitCode> {
+    match what {
+        EvalCommand::Intents { labelled, embed } => eval_intents(labelled, &embed).await,
+        EvalCommand::Kb {
+            table,
+            labelled,
+            json,
+            embed,
+        } => eval_kb(table, labelled, json, &embed),
+        EvalCommand::Biz {
+            graph,
+            labelled,
+            json,
+            embed,
+        } => eval_biz(graph, labelled, json, &embed),
+        EvalCommand::Droidtask {
+            dir,
+            url,
+            token,
+            json,
+            apps,
+            leave_one_app_out,
+            fit_out,
+            precision,
+            embed,
+        } => {
+            let fitting = leave_one_app_out.then_some(atlas_agent::loao::Fitting {
+                precision,
+                ..Default::default()
+            });
+            eval_droidtask(dir, url, token, json, apps, fitting, fit_out, &embed).await
+        }
+        EvalCommand::Agent {
+            dir,
+            apps,
+            json,
+            fast_path,
+            leave_one_app_out,
+            url,
+            token,
+            embed,
+        } => {
+            let runs = AgentRuns {
+                fast_path,
+                leave_one_app_out,
+                url,
+                token,
+            };
+            eval_agent(dir, apps, json, runs, &embed).await
+        }
+    }
+}
+
+pub(crate) async fn eval_intents(labelled: Option<PathBuf>, embed: &EmbedArgs) -> Result<ExitCode> {
+    let text = match &labelled {
+        Some(p) => {
+            std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?
+        }
+        None => atlas_service::intent_quality::DEMO_PARAPHRASES.to_string(),
+    };
+    let labelled = atlas_service::intent_quality::read_labelled(&text)?;
+    let scratch = tempfile::Builder::new().prefix("atlas-eval-").tempdir()?;
+    let embedder = embedder(embed)?;
+    let name = embedder.name();
+    let atlas = atlas_config::open_graph(
+        &atlas_config::StoreAddress::Folder(scratch.path().join("data")),
+        &Default::default(),
+        embedder,
+        CheckpointPolicy::default(),
+    )?;
+    atlas_service::demo_graph(&atlas).await?;
+    let quality =
+        atlas_service::intent_quality::measure(&atlas, atlas_service::DEMO_APP_ID, &labelled)?;
+    println!("paraphrased intents over the demo app, embedder {name}:");
+    for (set, hits) in [
+        ("chinese", quality.chinese),
+        ("english", quality.english),
+        ("all", quality.all),
+    ] {
+        println!(
+            "{set:<8} queries {:>3}  top-1 {:.3}  top-3 {:.3}",
+            hits.queries,
+            hits.top1_rate(),
+            hits.top3_rate()
+        );
+    }
+    println!(
+        "unservable queries {:>3}  found no page {:.3}",
+        quality.unservable.queries,
+        quality.unservable.top1_rate()
+    );
+    for (query, expected, found) in &quality.misses {
+        println!(
+            "  miss: {query} → {} (expected {expected})",
+            if found.is_empty() { "nothing" } else { found }
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub(crate) fn eval_biz(
+    graph: Option<PathBuf>,
+    labelled: Option<PathBuf>,
+    json: Option<PathBuf>,
+    embed: &EmbedArgs,
+) -> Result<ExitCode> {
+    let started = std::time::Instant::now();
+    let data = match &graph {
+        Some(p) => atlas_biz::import::from_json(
+            &std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?,
+        )
+        .map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?,
+        None => atlas_biz::demo::data(),
+    };
+    let labelled = match &labelled {
+        Some(p) => {
+            std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?
+        }
+        None => atlas_biz::quality::DEMO_LABELLED.to_string(),
+    };
+    let labelled =
+        atlas_biz::quality::read_labelled(&labelled).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let embedder = embedder(embed)?;
+    let embedder_name = embedder.name();
+    let store =
+        atlas_biz::BizStore::in_memory(data, embedder).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let quality = atlas_biz::quality::measure(&store.current(), &labelled)
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    println!("business graph search, embedder {embedder_name}:");
+    println!(
+        "{:<24} {:>7} {:>6} {:>6}",
+        "tool", "queries", "top-1", "top-3"
+    );
+    for (tool, s) in &quality.by_tool {
+        println!(
+            "{tool:<24} {:>7} {:>6.3} {:>6.3}",
+            s.queries, s.top1, s.top3
+        );
+    }
+    let t = &quality.total;
+    println!(
+        "{:<24} {:>7} {:>6.3} {:>6.3}",
+        "all", t.queries, t.top1, t.top3
+    );
+    for (tool, query, expected, found) in &quality.misses {
+        println!("  miss [{tool}] {query}: expected {expected}, first {found}");
+    }
+    println!("({:.1} s)", started.elapsed().as_secs_f64());
+    if let Some(path) = json {
+        std::fs::write(&path, serde_json::to_vec_pretty(&quality)?)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub(crate) fn eval_kb(
+    table: Option<PathBuf>,
+    labelled: Option<PathBuf>,
+    json: Option<PathBuf>,
+    embed: &EmbedArgs,
+) -> Result<ExitCode> {
+    let started = std::time::Instant::now();
+    let read = |path: &Option<PathBuf>, default: &str| -> Result<String> {
+        match path {
+            Some(p) => {
+                std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))
+            }
+            None => Ok(default.to_string()),
+        }
+    };
+    let table = read(&table, atlas_kb::demo::DEMO_TABLE)?;
+    let sets = match &labelled {
+        Some(path) => vec![(path.display().to_string(), read(&labelled, "")?)],
+        None => vec![
+            (
+                "paraphrases".to_string(),
+                atlas_kb::quality::DEMO_PARAPHRASES.to_string(),
+            ),
+            (
+                "held-out".to_string(),
+                atlas_kb::quality::DEMO_HELD_OUT.to_string(),
+            ),
+        ],
+    };
+    let scratch = tempfile::Builder::new()
+        .prefix("atlas-eval-kb-")
+        .tempdir()?;
+    let embedder = embedder(embed)?;
+    let embedder_name = embedder.name();
+    let kb = atlas_kb::KnowledgeBase::open(scratch.path(), embedder)
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let dataset = kb
+        .create_dataset("eval", "")
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    kb.add_document(
+        &dataset.id,
+        "table.csv",
+        table.as_bytes(),
+        Some(atlas_kb::split::SourceKind::QaCsv),
+        Default::default(),
+    )
+    .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let mut results = Vec::new();
+    for (set, text) in sets {
+        let labelled =
+            atlas_kb::quality::read_labelled(&text).map_err(|e| anyhow::anyhow!("{e}"))?;
+        for method in [
+            atlas_kb::SearchMethod::Keyword,
+            atlas_kb::SearchMethod::Semantic,
+            atlas_kb::SearchMethod::Hybrid,
+        ] {
+            let q = atlas_kb::quality::measure(&kb, &dataset.id, &labelled, method)
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            println!(
+                "{set:<12} {:<9} queries {:>4}  top-1 {:.3}  top-3 {:.3}",
+                q.method, q.queries, q.top1, q.top3
+            );
+            results.push(serde_json::json!({ "set": set, "quality": q }));
+        }
+    }
+    println!(
+        "(embedder {embedder_name}, {:.1} s)",
+        started.elapsed().as_secs_f64()
+    );
+    if let Some(path) = json {
+        std::fs::write(&path, serde_json::to_vec_pretty(&results)?)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[allow(clippy::too_many_arguments)]
+/// How `atlas eval agent` runs its tasks.
+pub(crate) struct AgentRuns {
+    fast_path: f64,
+    leave_one_app_out: bool,
+    url: Option<String>,
+    token: Option<String>,
+}
+
+pub(crate) async fn eval_agent(
+    dir: PathBuf,
+    only: Vec<String>,
+    json: Option<PathBuf>,
+    how: AgentRuns,
+    embed: &EmbedArgs,
+) -> Result<ExitCode> {
+    let started = std::time::Instant::now();
+    let apps = droidtask_apps(&dir, &only)?;
+    let fast_path = how.fast_path;
+    let report = if how.leave_one_app_out {
+        // The explained answers of every app (the held-out one's included: fitting skips it),
+        // from which each app's model is fitted on the others, as `eval droidtask` fits them.
+        let every_app = droidtask_apps(&dir, &[])?;
+        let answered =
+            EvalServer::evaluate(None, None, embed, None, "eval", move |caller, prefix| {
+                atlas_agent::droidtask_eval::evaluate(caller, &every_app, prefix)
+                    .map_err(|e| e.to_string())
+            })
+            .await?;
+        let mut runs = Vec::new();
+        let mut skipped = Vec::new();
+        for app in apps {
+            let train: Vec<_> = answered
+                .tasks
+                .iter()
+                .filter(|t| t.app != app.name)
+                .collect();
+            let model = atlas_agent::loao::fit_model(&train, Default::default());
+            eprintln!("{}: {}", app.name, model.note);
+            let dir = dir.clone();
+            let (app_runs, left_out) = EvalServer::evaluate(
+                None,
+                None,
+                embed,
+                Some(model),
+                "agent",
+                move |caller, prefix| {
+                    atlas_agent::agent_eval::evaluate_app(&dir, &app, caller, prefix, fast_path)
+                },
+            )
+            .await?;
+            runs.extend(app_runs);
+            skipped.extend(left_out);
+        }
+        atlas_agent::agent_eval::AgentEval::from_runs(runs, skipped)
+    } else {
+        EvalServer::evaluate(
+            how.url,
+            how.token,
+            embed,
+            None,
+            "agent",
+            move |caller, prefix| {
+                atlas_agent::agent_eval::evaluate(&dir, &apps, caller, prefix, fast_path)
+            },
+        )
+        .await?
+    };
+    if how.leave_one_app_out {
+        println!(
+            "leave-one-app-out: each app's tasks answered by a grounding model fitted on the other apps"
+        );
+    }
+    let show = |title: &str, conditions: &atlas_agent::agent_eval::Conditions| {
+        println!("{title}");
+        for (name, c) in conditions {
+            println!(
+                "  {name:<15} tasks {:>3}  succeeded {:>3}  lost {:>2}  model calls {:>4}  fast-path steps {:>4}  wrong fast-path steps {:>3}",
+                c.tasks,
+                c.succeeded,
+                c.lost,
+                c.model_calls,
+                c.fast_path_steps,
+                c.wrong_fast_path_steps
+            );
+        }
+        if let (Some(base), Some(new), Some(repeat)) = (
+            conditions.get("model_only"),
+            conditions.get("graph_new_task"),
+            conditions.get("graph_repeat"),
+        ) {
+            let share = |c: &atlas_agent::agent_eval::ConditionTotals| {
+                c.model_calls as f64 / base.model_calls.max(1) as f64
+            };
+            println!(
+                "  model calls against model_only: graph_new_task {:.1}%, graph_repeat {:.1}%",
+                share(new) * 100.0,
+                share(repeat) * 100.0
+            );
+        }
+    };
+    show("all tasks:", &report.conditions);
+    println!(
+        "graph_new_task: the graph's answers by confidence (share of all steps answered, precision):"
+    );
+    for p in &report.new_task_curve {
+        println!(
+            "  ≥ {:.2}: answers {:.3} of steps, precision {:.3}",
+            p.threshold, p.coverage, p.precision
+        );
+    }
+    show(
+        "the tasks the model alone completes (lost = completed by the model alone, not here):",
+        &report.solvable,
+    );
+    println!(
+        "the agent's own time per step (model and device not included): mean {:.2} ms (asking the graph {:.2} ms), median {:.2} ms, median after a task's first step {:.2} ms",
+        report.agent_ms_per_step,
+        report.graph_ms_per_step,
+        report.agent_ms_p50,
+        report.agent_ms_p50_after_first
+    );
+    if !report.skipped.is_empty() {
+        println!(
+            "left out (demonstration steps the recorded events do not link): {}",
+            report.skipped.join(", ")
+        );
+    }
+    println!("({:.0} s)", started.elapsed().as_secs_f64());
+    if let Some(path) = &json {
+        std::fs::write(path, serde_json::to_string_pretty(&report)?)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The apps of a DroidTask folder, or only those named.
+pub(crate) fn droidtask_apps(
+    dir: &std::path::Path,
+    only: &[String],
+) -> Result<Vec<atlas_import::droidtask::App>> {
+    let mut apps = atlas_import::droidtask::read_all(dir)?;
+    if !only.is_empty() {
+        apps.retain(|a| only.contains(&a.name));
+    }
+    Ok(apps)
+}
+
+/// The server an evaluation talks to: the one at `url`, or a fresh one on loopback over a
+/// temporary folder, so the evaluation goes through HTTP exactly as an agent would.
+pub(crate) struct EvalServer {
+    base: String,
+    running: Option<(
+        tokio::sync::oneshot::Sender<()>,
+        tokio::task::JoinHandle<std::io::Result<()>>,
+    )>,
+    _scratch: tempfile::TempDir,
+}
+
+impl EvalServer {
+    async fn start(
+        url: Option<String>,
+        embed: &EmbedArgs,
+        grounding: Option<atlas_service::GroundingModel>,
+    ) -> Result<EvalServer> {
+        let scratch = tempfile::Builder::new().prefix("atlas-eval-").tempdir()?;
+        if let Some(base) = url {
+            return Ok(EvalServer {
+                base,
+                running: None,
+                _scratch: scratch,
+            });
+        }
+        let config = atlas_config::Config {
+            embed: embed.config(),
+            ..atlas_config::Config::folder(&scratch.path().join("data"))
+        };
+        let services = atlas_config::open(&config).await?;
+        if let Some(model) = grounding {
+            services
+                .atlas
+                .use_grounding_model(model)
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+        }
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        let base = format!("http://{}", listener.local_addr()?);
+        let state = atlas_server::AppState {
+            atlas: services.atlas,
+            tools: services.tools,
+            token: None,
+            kb: services.kb,
+            biz: services.biz,
+            chat: None,
+            access: Default::default(),
+        };
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let task = tokio::spawn(atlas_server::serve(listener, state, async {
+            let _ = stopped.await;
+        }));
+        Ok(EvalServer {
+            base,
+            running: Some((stop, task)),
+            _scratch: scratch,
+        })
+    }
+
+    /// Runs `work` against the server (the one at `url`, or a fresh one) through an HTTP
+    /// caller, on a blocking thread, with app ids under a prefix of its own; stops the server.
+    async fn evaluate<T: Send + 'static>(
+        url: Option<String>,
+        token: Option<String>,
+        embed: &EmbedArgs,
+        grounding: Option<atlas_service::GroundingModel>,
+        kind: &str,
+        work: impl FnOnce(&atlas_agent::HttpCaller, &str) -> std::result::Result<T, String>
+        + Send
+        + 'static,
+    ) -> Result<T> {
+        let server = EvalServer::start(url, embed, grounding).await?;
+        let base = server.base.clone();
+        let prefix = format!("{kind}-{}.", std::process::id());
+        let done = tokio::task::spawn_blocking(move || {
+            work(&atlas_agent::HttpCaller::new(&base, token), &prefix)
+        })
+        .await?
+        .map_err(|e| anyhow::anyhow!("evaluation stopped: {e}"))?;
+        server.stop().await?;
+        Ok(done)
+    }
+
+    async fn stop(self) -> Result<()> {
+        if let Some((stop, task)) = self.running {
+            let _ = stop.send(());
+            task.await??;
+        }
+        Ok(())
+    }
+}
+
+pub(crate) async fn eval_droidtask(
+    dir: PathBuf,
+    url: Option<String>,
+    token: Option<String>,
+    json: Option<PathBuf>,
+    only: Vec<String>,
+    fitting: Option<atlas_agent::loao::Fitting>,
+    fit_out: Option<PathBuf>,
+    embed: &EmbedArgs,
+) -> Result<ExitCode> {
+    let started = std::time::Instant::now();
+    let apps = droidtask_apps(&dir, &only)?;
+    let (report, apps) =
+        EvalServer::evaluate(url, token, embed, None, "eval", move |caller, prefix| {
+            atlas_agent::droidtask_eval::evaluate(caller, &apps, prefix)
+                .map(|r| (r, apps))
+                .map_err(|e| e.to_string())
+        })
+        .await?;
+    let line = |name: &str, s: &atlas_agent::droidtask_eval::Scores| {
+        println!(
+            "{name:<12} tasks {:>3}  steps {:>4}  accuracy {:.3}  completion {:.3}  tap {:.3}  input {:.3}  finish {:.3}  unsure {:.3}  precision when sure {:.3}",
+            s.tasks,
+            s.all.steps,
+            s.all.accuracy(),
+            s.completion(),
+            s.tap.accuracy(),
+            s.input.accuracy(),
+            s.finish.accuracy(),
+            s.all.unsure_share(),
+            s.all.precision()
+        )
+    };
+    println!("in-sample (the model this build ships, fitted on the development apps):");
+    for app in &report.apps {
+        line(&app.app, &app.scores);
+    }
+    line("total", &report.total);
+    let held_out = fitting.map(|f| atlas_agent::loao::leave_one_app_out(&report, &apps, f));
+    if let Some(held_out) = &held_out {
+        println!("leave-one-app-out (each app answered by a model fitted on the others):");
+        for app in &held_out.apps {
+            line(&app.app, &app.scores);
+        }
+        line("total", &held_out.total);
+        println!("held-out precision/coverage by threshold on the calibrated confidence:");
+        for p in &held_out.curve {
+            println!(
+                "  ≥ {:.2}: answers {:.3} of steps, precision {:.3}",
+                p.threshold, p.coverage, p.precision
+            );
+        }
+        if let Some(path) = &fit_out {
+            std::fs::write(path, serde_json::to_string_pretty(&held_out.model)? + "\n")
+                .with_context(|| format!("cannot write {}", path.display()))?;
+            println!("model fitted on every app written to {}", path.display());
+        }
+    }
+    println!(
+        "page identity (everything taught): app, screens, content states, pages, pages whose screens offer different actions"
+    );
+    for i in &report.identity {
+        println!(
+            "  {:<12} {:>4} screens  {:>4} content states  {:>3} pages  {:>3} with differing actions",
+            i.app, i.screens, i.content_states, i.pages, i.pages_with_differing_actions
+        );
+    }
+    println!("({:.1} s)", started.elapsed().as_secs_f64());
+    if let Some(path) = json {
+        let mut doc = serde_json::to_value(&report)?;
+        if let Some(held_out) = &held_out {
+            doc["leave_one_app_out"] = serde_json::to_value(held_out)?;
+        }
+        std::fs::write(&path, serde_json::to_string_pretty(&doc)?)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}

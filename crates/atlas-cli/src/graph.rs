@@ -1,0 +1,226 @@
+//! The commands over the graph itself: fsck, stats, path, next, export, import, migrate.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::{Context, Result, bail};
+use atlas_service::{Atlas, CheckpointPolicy};
+use atlas_text::HashEmbedder;
+use clap::Subcommand;
+
+use crate::args::*;
+
+#[derive(Subcommand)]
+pub(crate) enum ImportCommand {
+    /// An app graph written by `atlas export`.
+    Graph {
+        #[command(flatten)]
+        data: DataArgs,
+        file: PathBuf,
+    },
+    /// A DroidTask folder (raw_utgs/ and user_tasks/): each app's exploration and demonstrated
+    /// tasks, taught as an agent would report them, under app id `droidtask.<app>`.
+    Droidtask {
+        #[command(flatten)]
+        data: DataArgs,
+        dir: PathBuf,
+    },
+    /// A DroidBot (or HMDroidbot) output folder (states/ and events/, or only utg.js), taught as
+    /// an agent would report its runs.
+    Droidbot {
+        #[command(flatten)]
+        data: DataArgs,
+        dir: PathBuf,
+        /// The app id to teach them under.
+        #[arg(long)]
+        app: String,
+    },
+}
+
+pub(crate) fn fsck(data: DataArgs, repair: bool) -> Result<ExitCode> {
+    // Opening recovers (replays and folds the journal), as any start does; then check.
+    must_exist(&data)?;
+    let store = atlas_config::open_store(&data.address(), &data.pg())?;
+    let atlas = Atlas::open(
+        store.clone(),
+        Arc::new(HashEmbedder::default()),
+        CheckpointPolicy::default(),
+    )
+    .map_err(|e| anyhow::anyhow!("{e}"))?;
+    atlas.checkpoint().map_err(|e| anyhow::anyhow!("{e}"))?;
+    let report = store.check(repair).map_err(|e| anyhow::anyhow!("{e}"))?;
+    for line in &report.repaired {
+        println!("repaired: {line}");
+    }
+    for line in &report.problems {
+        println!("problem: {line}");
+    }
+    println!(
+        "{}: {} apps, {} pages, {} transitions, {} problems, {} repaired",
+        data.describe(),
+        report.apps,
+        report.pages,
+        report.transitions,
+        report.problems.len(),
+        report.repaired.len()
+    );
+    Ok(if report.is_clean() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+pub(crate) fn stats(data: DataArgs, app: Option<String>) -> Result<ExitCode> {
+    let atlas = open_existing(&data)?;
+    print_json(
+        &atlas
+            .get_graph_stats(atlas_service::GraphStatsRequest { app_id: app })
+            .map_err(|e| anyhow::anyhow!("{e}"))?,
+    )?;
+    Ok(ExitCode::SUCCESS)
+}
+
+pub(crate) fn path(
+    data: DataArgs,
+    app: String,
+    intent: String,
+    from: Option<String>,
+    max_steps: Option<i64>,
+) -> Result<ExitCode> {
+    let atlas = open_existing(&data)?;
+    let r = atlas
+        .query_path(atlas_service::QueryPathRequest {
+            app_id: app,
+            intent,
+            current_page: from,
+            max_steps,
+        })
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    print_json(&r)?;
+    Ok(if r.success {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+pub(crate) fn next(data: DataArgs, page: String, intent: String) -> Result<ExitCode> {
+    let atlas = open_existing(&data)?;
+    let r = atlas
+        .get_next_action(atlas_service::NextActionRequest {
+            current_page: page,
+            intent,
+            app_id: None,
+            session_id: None,
+            explain: false,
+        })
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    print_json(&r)?;
+    Ok(if r.error.is_none() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+pub(crate) fn export(data: DataArgs, app: String, out: Option<PathBuf>) -> Result<ExitCode> {
+    let atlas = open_existing(&data)?;
+    let graph = atlas.export_app(&app).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let text = serde_json::to_string_pretty(&graph)?;
+    match out {
+        Some(path) => std::fs::write(&path, text)
+            .with_context(|| format!("cannot write {}", path.display()))?,
+        None => println!("{text}"),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub(crate) async fn import(what: ImportCommand) -> Result<ExitCode> {
+    match what {
+        ImportCommand::Graph { data, file } => {
+            let text = std::fs::read_to_string(&file)
+                .with_context(|| format!("cannot read {}", file.display()))?;
+            let graph: atlas_store::AppData = match serde_json::from_str(&text) {
+                Ok(g) => g,
+                Err(e) => bail!("{} is not an exported app graph: {e}", file.display()),
+            };
+            let atlas = open_default(&data)?;
+            let summary = atlas
+                .import_app(graph)
+                .await
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            atlas.checkpoint().map_err(|e| anyhow::anyhow!("{e}"))?;
+            print_json(&summary)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        ImportCommand::Droidtask { data, dir } => {
+            let apps = atlas_import::droidtask::read_all(&dir)?;
+            let recordings = apps
+                .iter()
+                .map(|app| {
+                    (
+                        format!("droidtask.{}", app.name),
+                        std::iter::once(&app.exploration)
+                            .chain(&app.tasks)
+                            .map(|t| t.recording())
+                            .collect(),
+                    )
+                })
+                .collect();
+            import_recordings(&data, recordings).await
+        }
+        ImportCommand::Droidbot { data, dir, app } => {
+            let runs = atlas_import::droidbot::read(&dir)?;
+            import_recordings(&data, vec![(app, runs)]).await
+        }
+    }
+}
+
+/// Teaches recordings through the tool registry, as an agent reports them, one app at a time.
+/// Reports are evidence, so teaching the same recordings twice would count them twice: an app
+/// already present is left as it is.
+pub(crate) async fn import_recordings(
+    data: &DataArgs,
+    apps: Vec<(String, Vec<atlas_import::recording::Recording>)>,
+) -> Result<ExitCode> {
+    let atlas = open_default(data)?;
+    let caller = atlas_agent::ServiceCaller::new(atlas.clone(), tokio::runtime::Handle::current());
+    let present: Vec<bool> = apps
+        .iter()
+        .map(|(app_id, _)| atlas.read(|g| g.app(app_id).is_some()))
+        .collect();
+    let summary = tokio::task::spawn_blocking(move || -> Result<Vec<(String, serde_json::Value)>> {
+        let mut summary = Vec::new();
+        for ((app_id, recordings), present) in apps.into_iter().zip(present) {
+            if present {
+                summary.push((app_id, serde_json::json!("nothing (already imported)")));
+                continue;
+            }
+            let mut total = atlas_agent::teach::Taught::default();
+            for recording in &recordings {
+                let t = atlas_agent::teach::teach_recording(&caller, &app_id, recording, &format!("import-{}", recording.name))?;
+                total.screens += t.screens;
+                total.steps += t.steps;
+                total.intents += t.intents;
+            }
+            summary.push((app_id, serde_json::json!({ "recordings": recordings.len(), "screens": total.screens, "steps": total.steps, "intents": total.intents })));
+        }
+        Ok(summary)
+    })
+    .await??;
+    atlas.checkpoint().map_err(|e| anyhow::anyhow!("{e}"))?;
+    for (app_id, added) in &summary {
+        let stats = atlas
+            .get_graph_stats(atlas_service::GraphStatsRequest {
+                app_id: Some(app_id.clone()),
+            })
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        println!(
+            "{app_id}: added {added}; now {} pages, {} transitions, {} intents",
+            stats.pages, stats.transitions, stats.intents
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

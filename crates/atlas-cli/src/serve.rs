@@ -1,0 +1,157 @@
+//! `atlas serve`, `atlas mcp` and `atlas model-sim`: the long-running faces.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use clap::Args;
+
+use crate::args::*;
+
+/// `atlas serve`'s arguments.
+#[derive(Args)]
+pub(crate) struct ServeArgs {
+    #[command(flatten)]
+    pub(crate) services: ServiceArgs,
+    #[arg(long, env = "ATLAS_ADDR", default_value = "127.0.0.1:7700")]
+    pub(crate) addr: String,
+    /// Require `Authorization: Bearer TOKEN` on every route.
+    #[arg(long, env = "ATLAS_TOKEN")]
+    pub(crate) token: Option<String>,
+    /// The OpenAI-compatible endpoint the chat (/chat, POST /api/v1/chat) calls, e.g.
+    /// http://127.0.0.1:4000/v1 for LiteLLM, or an `atlas model-sim`.
+    #[arg(long, env = "ATLAS_LLM_URL")]
+    pub(crate) llm_url: Option<String>,
+    #[arg(long, env = "ATLAS_LLM_MODEL", default_value = "gpt-4o-mini")]
+    pub(crate) llm_model: String,
+    #[arg(long, env = "ATLAS_LLM_KEY")]
+    pub(crate) llm_key: Option<String>,
+    /// An origin (`https://dash.example.com`, or `*`) whose web pages may change things
+    /// (POST, PUT, DELETE); pages of this server and of this machine always may. Repeatable.
+    #[arg(
+        long = "allow-origin",
+        env = "ATLAS_ALLOW_ORIGIN",
+        value_delimiter = ','
+    )]
+    pub(crate) allow_origins: Vec<String>,
+    /// A host name the server answers to besides `localhost` and IP addresses (a name in
+    /// front of it, such as a proxy's). Repeatable.
+    #[arg(long = "allow-host", env = "ATLAS_ALLOW_HOST", value_delimiter = ',')]
+    pub(crate) allow_hosts: Vec<String>,
+}
+
+/// How long requests still running after SIGTERM may take before the server stops anyway.
+pub(crate) const SHUTDOWN_GRACE: Duration = Duration::from_secs(3);
+
+pub(crate) async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        if let Ok(mut s) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        {
+            s.recv().await;
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! { _ = ctrl_c => {}, _ = term => {} }
+}
+
+pub(crate) async fn model_sim(script: PathBuf, addr: String) -> Result<ExitCode> {
+    let text = std::fs::read_to_string(&script)
+        .with_context(|| format!("cannot read {}", script.display()))?;
+    let script = atlas_chat::sim::Script::parse(&text)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", script.display()))?;
+    let listener = tokio::net::TcpListener::bind(&addr)
+        .await
+        .with_context(|| format!("cannot listen on {addr}"))?;
+    eprintln!("atlas model-sim on http://{}/v1", listener.local_addr()?);
+    axum::serve(listener, atlas_chat::sim::router(script))
+        .with_graceful_shutdown(shutdown_signal())
+        .await?;
+    Ok(ExitCode::SUCCESS)
+}
+
+pub(crate) async fn serve(args: ServeArgs) -> Result<ExitCode> {
+    let ServeArgs {
+        services: args,
+        addr,
+        token,
+        llm_url,
+        llm_model,
+        llm_key,
+        allow_origins,
+        allow_hosts,
+    } = args;
+    // The address first: a port in use fails at once, before the folder is opened.
+    let listener = tokio::net::TcpListener::bind(&addr)
+        .await
+        .with_context(|| format!("cannot listen on {addr}"))?;
+    let services = atlas_config::open(&args.config()).await?;
+    let local = listener.local_addr()?;
+    eprintln!(
+        "atlas serving {} on http://{local} (data {})",
+        services.atlas.embedder().name(),
+        args.data.describe()
+    );
+    let state = atlas_server::AppState {
+        atlas: services.atlas.clone(),
+        tools: services.tools.clone(),
+        token: token.filter(|t| !t.is_empty()).map(Arc::from),
+        kb: services.kb.clone(),
+        biz: services.biz.clone(),
+        chat: llm_url.map(|base_url| {
+            Arc::new(atlas_chat::ChatConfig {
+                base_url,
+                model: llm_model,
+                api_key: llm_key.filter(|k| !k.is_empty()),
+                max_rounds: 8,
+            })
+        }),
+        access: Arc::new(atlas_server::Access {
+            allowed_origins: allow_origins,
+            allowed_hosts: allow_hosts,
+        }),
+    };
+    // On SIGTERM or Ctrl-C: embedding under way is abandoned (its request answers 503
+    // and changes nothing), and requests still running get a few seconds to finish.
+    let stopping = Arc::new(tokio::sync::Notify::new());
+    let signal = {
+        let (kb, stopping) = (services.kb.clone(), stopping.clone());
+        async move {
+            shutdown_signal().await;
+            kb.stop();
+            stopping.notify_one();
+        }
+    };
+    let grace = async {
+        stopping.notified().await;
+        tokio::time::sleep(SHUTDOWN_GRACE).await;
+    };
+    tokio::select! {
+        served = atlas_server::serve(listener, state, signal) => served?,
+        _ = grace => tracing::warn!(
+            "requests still running {} s after the signal were dropped",
+            SHUTDOWN_GRACE.as_secs()
+        ),
+    }
+    services.close()?;
+    eprintln!("atlas stopped cleanly");
+    Ok(ExitCode::SUCCESS)
+}
+
+pub(crate) async fn mcp(args: ServiceArgs) -> Result<ExitCode> {
+    let services = atlas_config::open(&args.config()).await?;
+    let server = atlas_mcp::McpServer::new(services.tools.clone(), services.context());
+    eprintln!("atlas MCP on stdio ({})", args.data.describe());
+    tokio::select! {
+        served = atlas_mcp::serve_stdio(server) => served?,
+        _ = shutdown_signal() => {}
+    }
+    services.close()?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,227 @@
+//! What an Atlas process is made of, and the one function that opens it.
+//!
+//! `atlas serve`, `atlas mcp`, the benchmarks and the tests all start Atlas the same way: a
+//! [`Config`] says where the graph is stored (the data folder, or a PostgreSQL database), which
+//! embedders to use and whether to install the demos, and [`open`] turns it into [`Services`]:
+//! the graph service, the knowledge bases, the business graph and the tool registry that every
+//! face serves.
+//!
+//! Key design decision: **one start-up path for every face.** A second copy of start-up code (in
+//! a benchmark, a test harness) drifts from the real one, and then measures or tests something
+//! users never run.
+
+mod embedders;
+#[cfg(feature = "testing")]
+pub mod testing;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::{Context, Result, bail};
+use atlas_service::{Atlas, CheckpointPolicy, ToolContext, ToolRegistry};
+use atlas_store::Store;
+use atlas_text::{Embedder, HashEmbedder};
+
+pub use atlas_store_pg::PgOptions;
+pub use embedders::{EmbedConfig, EmbedderKind, graph_embedder, kb_embedder};
+
+/// Where the graph is stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StoreAddress {
+    /// Seed 001's folder database (the embedded default): one writer process.
+    Folder(PathBuf),
+    /// A PostgreSQL database (`postgres://…`): any number of replicas.
+    Postgres(String),
+}
+
+impl StoreAddress {
+    /// `postgres://…` or `postgresql://…` names a database; anything else a folder.
+    pub fn parse(text: &str) -> StoreAddress {
+        if text.starts_with("postgres://") || text.starts_with("postgresql://") {
+            StoreAddress::Postgres(text.to_string())
+        } else {
+            StoreAddress::Folder(PathBuf::from(text))
+        }
+    }
+
+    /// The graph's store at `--store` if given, else in the data folder.
+    pub fn or_folder(store: Option<&str>, data: &Path) -> StoreAddress {
+        match store {
+            Some(text) if !text.trim().is_empty() => StoreAddress::parse(text.trim()),
+            _ => StoreAddress::Folder(data.to_path_buf()),
+        }
+    }
+}
+
+/// Opens the store at `address`.
+pub fn open_store(address: &StoreAddress, pg: &PgOptions) -> Result<Arc<dyn Store>> {
+    Ok(match address {
+        StoreAddress::Folder(dir) => {
+            Arc::new(atlas_store_fs::FsStore::open(dir).map_err(|e| anyhow::anyhow!("{e}"))?)
+        }
+        StoreAddress::Postgres(url) => {
+            atlas_store_pg::PgStore::connect(url, pg.clone()).map_err(|e| anyhow::anyhow!("{e}"))?
+        }
+    })
+}
+
+/// Opens the graph service on the store at `address`, as every command that needs only the
+/// graph does.
+pub fn open_graph(
+    address: &StoreAddress,
+    pg: &PgOptions,
+    embedder: Arc<dyn Embedder>,
+    policy: CheckpointPolicy,
+) -> Result<Arc<Atlas>> {
+    let store = open_store(address, pg)?;
+    Atlas::open(store, embedder, policy).map_err(|e| anyhow::anyhow!("{e}"))
+}
+
+/// [`open_graph`] with the built-in embedder, for commands that read, check or export.
+pub fn open_graph_plain(address: &StoreAddress, pg: &PgOptions) -> Result<Arc<Atlas>> {
+    open_graph(
+        address,
+        pg,
+        Arc::new(HashEmbedder::default()),
+        CheckpointPolicy::default(),
+    )
+}
+
+/// Everything one Atlas process serves.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The data folder: the graph (unless `store` names a database), the knowledge bases and
+    /// the business graph.
+    pub data: PathBuf,
+    /// Where the graph is stored.
+    pub store: StoreAddress,
+    pub pg: PgOptions,
+    pub embed: EmbedConfig,
+    /// The knowledge bases' embedder: e5 when installed and the graph's is lexical (`true`),
+    /// or always the graph's.
+    pub kb_embedder_auto: bool,
+    pub checkpoint: CheckpointPolicy,
+    /// Install the demo app, knowledge base and business graph when they are not there yet.
+    pub demo: bool,
+    /// A grounding model to answer navigation with instead of the shipped one.
+    pub grounding_model: Option<PathBuf>,
+}
+
+impl Config {
+    /// A configuration on the folder `data` with the built-in embedder and no demos.
+    pub fn folder(data: &Path) -> Config {
+        Config {
+            data: data.to_path_buf(),
+            store: StoreAddress::Folder(data.to_path_buf()),
+            pg: PgOptions::default(),
+            embed: EmbedConfig::hash(),
+            kb_embedder_auto: false,
+            checkpoint: CheckpointPolicy::default(),
+            demo: false,
+            grounding_model: None,
+        }
+    }
+}
+
+/// The services of one process, opened.
+pub struct Services {
+    pub atlas: Arc<Atlas>,
+    pub kb: Arc<atlas_kb::KnowledgeBase>,
+    pub biz: Arc<atlas_biz::BizStore>,
+    pub tools: Arc<ToolRegistry>,
+}
+
+impl Services {
+    /// What a tool call runs against.
+    pub fn context(&self) -> ToolContext {
+        ToolContext {
+            atlas: self.atlas.clone(),
+            biz: Some(self.biz.clone()),
+            kb: Some(self.kb.clone()),
+        }
+    }
+
+    /// Makes what was acknowledged durable before the process ends.
+    pub fn close(&self) -> Result<()> {
+        self.kb
+            .flush()
+            .map_err(|e| anyhow::anyhow!("knowledge base hit counts: {e}"))?;
+        self.atlas
+            .checkpoint()
+            .map_err(|e| anyhow::anyhow!("final checkpoint: {e}"))
+    }
+}
+
+/// Reads a grounding model file (see [`Config::grounding_model`]).
+pub fn read_grounding_model(path: &Path) -> Result<atlas_service::GroundingModel> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read the grounding model {}", path.display()))?;
+    Atlas::read_grounding_model(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
+}
+
+/// Opens everything `config` names: the store, the embedders, the graph service (with its
+/// checkpointer), the knowledge bases, the business graph and the tool registry; installs the
+/// demos when asked.
+pub async fn open(config: &Config) -> Result<Services> {
+    if let StoreAddress::Folder(dir) = &config.store
+        && dir != &config.data
+    {
+        bail!(
+            "--store names the folder {}, but the data folder is {}: give one of them",
+            dir.display(),
+            config.data.display()
+        );
+    }
+    let embedder = graph_embedder(&config.embed)?;
+    let atlas = open_graph(
+        &config.store,
+        &config.pg,
+        embedder.clone(),
+        config.checkpoint,
+    )?;
+    if let Some(path) = &config.grounding_model {
+        atlas
+            .use_grounding_model(read_grounding_model(path)?)
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+    }
+    if config.demo
+        && atlas_service::demo_graph(&atlas)
+            .await
+            .map_err(|e| anyhow::anyhow!("{e}"))?
+    {
+        tracing::info!("loaded the demo app {}", atlas_service::DEMO_APP_ID);
+    }
+    atlas.start_checkpointer();
+    let kb_embedder = kb_embedder(config.kb_embedder_auto, &config.embed, embedder);
+    eprintln!(
+        "knowledge bases and business graph embedded by {}",
+        kb_embedder.name()
+    );
+    let kb = Arc::new(
+        atlas_kb::KnowledgeBase::open(&config.data.join("kb"), kb_embedder.clone())
+            .map_err(|e| anyhow::anyhow!("knowledge base: {e}"))?,
+    );
+    let biz = Arc::new(
+        atlas_biz::BizStore::open(&config.data.join("biz"), kb_embedder)
+            .map_err(|e| anyhow::anyhow!("business graph: {e}"))?,
+    );
+    if config.demo {
+        let demo_kb = atlas_kb::demo::install(&kb).map_err(|e| anyhow::anyhow!("{e}"))?;
+        eprintln!(
+            "demo knowledge base: dataset {} key {}",
+            demo_kb.id, demo_kb.api_key
+        );
+        if let Some(report) = atlas_biz::demo::install(&biz).map_err(|e| anyhow::anyhow!("{e}"))? {
+            eprintln!(
+                "demo business graph: {} processes, {} implementations, {} tables",
+                report.businesses, report.implementations, report.data_resources
+            );
+        }
+    }
+    Ok(Services {
+        atlas,
+        kb,
+        biz,
+        tools: Arc::new(atlas_service::registry()),
+    })
+}

@@ -1,0 +1,116 @@
+//! The stores a test suite runs against: each test runs once on a temporary folder and once on a
+//! fresh database of the PostgreSQL server that `ATLAS_TEST_PG` names (`scripts/test.sh` starts
+//! one). Without `ATLAS_TEST_PG` the PostgreSQL runs are skipped, unless `ATLAS_REQUIRE_PG=1`
+//! says the server must be there, as the test script does once it started one.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use atlas_service::{Atlas, CheckpointPolicy};
+use atlas_store::Store;
+use atlas_text::HashEmbedder;
+
+use crate::{PgOptions, StoreAddress, open_store};
+
+/// One test's store.
+pub enum TestStore {
+    Folder(tempfile::TempDir),
+    Postgres(String),
+}
+
+impl TestStore {
+    pub fn folder() -> TestStore {
+        TestStore::Folder(tempfile::tempdir().expect("a temporary folder"))
+    }
+
+    /// A new, empty database on the test server; `None` when there is none to use.
+    pub fn postgres() -> Option<TestStore> {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let Some(url) = std::env::var("ATLAS_TEST_PG")
+            .ok()
+            .filter(|u| !u.is_empty())
+        else {
+            assert!(
+                std::env::var("ATLAS_REQUIRE_PG").as_deref() != Ok("1"),
+                "ATLAS_REQUIRE_PG=1 but ATLAS_TEST_PG names no server"
+            );
+            eprintln!("ATLAS_TEST_PG is not set: skipping the PostgreSQL run");
+            return None;
+        };
+        let name = format!(
+            "atlas_test_{}_{}_{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.subsec_nanos())
+                .unwrap_or(0)
+        );
+        let url = atlas_store_pg::create_database(&url, &name).expect("create a test database");
+        Some(TestStore::Postgres(url))
+    }
+
+    pub fn address(&self) -> StoreAddress {
+        match self {
+            TestStore::Folder(dir) => StoreAddress::Folder(dir.path().to_path_buf()),
+            TestStore::Postgres(url) => StoreAddress::Postgres(url.clone()),
+        }
+    }
+
+    /// A folder for what stays in files whatever the store (knowledge bases, exports).
+    pub fn scratch(&self) -> std::path::PathBuf {
+        match self {
+            TestStore::Folder(dir) => dir.path().to_path_buf(),
+            TestStore::Postgres(url) => {
+                let name = url
+                    .rsplit('/')
+                    .next()
+                    .unwrap_or("pg")
+                    .split('?')
+                    .next()
+                    .unwrap_or("pg");
+                std::env::temp_dir().join(name)
+            }
+        }
+    }
+
+    pub fn open(&self) -> Arc<dyn Store> {
+        open_store(&self.address(), &PgOptions::default()).expect("open the test store")
+    }
+
+    /// The graph service on this store, with the built-in embedder.
+    pub fn open_atlas(&self) -> Arc<Atlas> {
+        Atlas::open(
+            self.open(),
+            Arc::new(HashEmbedder::default()),
+            CheckpointPolicy::default(),
+        )
+        .expect("open atlas")
+    }
+}
+
+/// Declares each named `async fn NAME(store: TestStore)` as two tests, `folder::NAME` and
+/// `postgres::NAME`.
+#[macro_export]
+macro_rules! on_every_store {
+    ($($name:ident),* $(,)?) => {
+        mod folder {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    super::$name($crate::testing::TestStore::folder()).await
+                }
+            )*
+        }
+        mod postgres {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    if let Some(store) = $crate::testing::TestStore::postgres() {
+                        super::$name(store).await
+                    }
+                }
+            )*
+        }
+    };
+}

@@ -1,0 +1,219 @@
+//! Following the other replicas' writes.
+//!
+//! Every write adds rows to `atlas_changes`, stamped with its transaction id, and notifies
+//! `atlas_changes` on commit. A sequence number alone cannot say what has been seen: numbers are
+//! taken when a row is inserted, but transactions commit in another order, so a follower that
+//! remembered "up to 11" would miss a 10 committed later. The follower therefore remembers a
+//! **snapshot** (`pg_current_snapshot()`), the set of transactions committed when it last looked,
+//! and each round reads the rows of the transactions committed since: visible in the new
+//! snapshot, not in the old one. That is exact whatever the commit order, and the notification
+//! only says when to look (a missed one is caught up by the next, or by the periodic look).
+//!
+//! Each change names an entity; the follower reads the entity as it stands now (a transition's
+//! counters as the database merged them), so applying the same change twice, or an older and a
+//! newer one in one round, leaves the replica with the database's values.
+
+use std::sync::Arc;
+use std::sync::mpsc::Sender;
+use std::time::{Duration, Instant};
+
+use atlas_store::Record;
+use futures_util::StreamExt;
+
+use crate::Shared;
+
+/// How often a follower looks even without a notification (one lost with a dropped connection).
+const POLL: Duration = Duration::from_millis(500);
+/// How long changes are kept; a replica that could not look for longer reloads everything.
+pub(crate) const RETENTION: Duration = Duration::from_secs(3600);
+
+/// The order in which entity kinds apply cleanly: an app before its pages, pages before the
+/// transitions between them.
+pub(crate) fn kind_rank(kind: &str) -> u8 {
+    match kind {
+        "app" => 0,
+        "page" => 1,
+        "intent" => 2,
+        "transition" => 3,
+        _ => 4,
+    }
+}
+
+/// Follows from `snapshot` (taken with the data the replica loaded), sending each round's
+/// changed entities to `sink`, until the sink is dropped.
+pub(crate) async fn run(shared: Arc<Shared>, mut snapshot: String, sink: Sender<Vec<Record>>) {
+    let wake = Arc::new(tokio::sync::Notify::new());
+    tokio::spawn(listen(shared.clone(), wake.clone()));
+    let mut looked = Instant::now();
+    let mut pruned = Instant::now();
+    loop {
+        let _ = tokio::time::timeout(POLL, wake.notified()).await;
+        let round = if looked.elapsed() > RETENTION / 2 {
+            // Changes may have been pruned since: read everything again.
+            reload(&shared).await
+        } else {
+            changes_since(&shared, &snapshot).await
+        };
+        match round {
+            Ok((next, records)) => {
+                shared.mark(true);
+                snapshot = next;
+                looked = Instant::now();
+                if !records.is_empty() && sink.send(records).is_err() {
+                    return;
+                }
+            }
+            Err(e) => {
+                shared.mark(false);
+                tracing::warn!("following the database: {e}");
+                tokio::time::sleep(POLL).await;
+            }
+        }
+        if pruned.elapsed() > Duration::from_secs(60) {
+            pruned = Instant::now();
+            if let Ok(client) = shared.pool.get().await {
+                let secs = RETENTION.as_secs_f64();
+                let _ = client
+                    .execute(
+                        "DELETE FROM atlas_changes WHERE at < now() - make_interval(secs => $1)",
+                        &[&secs],
+                    )
+                    .await;
+            }
+        }
+    }
+}
+
+/// Holds a connection that LISTENs for `atlas_changes` and wakes the follower on each
+/// notification; reconnects when the connection drops.
+async fn listen(shared: Arc<Shared>, wake: Arc<tokio::sync::Notify>) {
+    loop {
+        match shared.config.connect(shared.tls.clone()).await {
+            Ok((client, mut connection)) => {
+                let mut messages =
+                    futures_util::stream::poll_fn(move |cx| connection.poll_message(cx));
+                let listening = async {
+                    client.batch_execute("LISTEN atlas_changes").await?;
+                    // Changes made while this connection was down are caught up at once.
+                    wake.notify_one();
+                    std::future::pending::<Result<(), tokio_postgres::Error>>().await
+                };
+                tokio::pin!(listening);
+                loop {
+                    tokio::select! {
+                        r = &mut listening => {
+                            if let Err(e) = r { tracing::debug!("LISTEN failed: {e}"); }
+                            break;
+                        }
+                        message = messages.next() => match message {
+                            Some(Ok(tokio_postgres::AsyncMessage::Notification(_))) => wake.notify_one(),
+                            Some(Ok(_)) => {}
+                            Some(Err(e)) => { tracing::debug!("listener connection: {e}"); break; }
+                            None => break,
+                        }
+                    }
+                }
+            }
+            Err(e) => tracing::debug!("listener cannot connect: {e}"),
+        }
+        if shared.closed() {
+            return;
+        }
+        tokio::time::sleep(POLL).await;
+    }
+}
+
+/// The entities changed by transactions committed after `snapshot`, and the snapshot to look
+/// from next.
+async fn changes_since(shared: &Shared, snapshot: &str) -> Result<(String, Vec<Record>), String> {
+    let client = shared
+        .pool
+        .get()
+        .await
+        .map_err(|e| crate::pool_error(e).to_string())?;
+    let refresh = shared.pending.lock().take_refresh();
+    let result = read_changes(&client, snapshot, &refresh).await;
+    if result.is_err() {
+        // Read them again next round.
+        let mut pending = shared.pending.lock();
+        for key in refresh {
+            pending.refresh_later(key);
+        }
+    }
+    result.map(|(now, rows)| {
+        let rows = match crate::pending::Snapshot::parse(&now) {
+            Some(seen) => shared.pending.lock().overlay(&seen, rows),
+            None => rows,
+        };
+        (now, rows)
+    })
+}
+
+/// The entities changed by transactions committed after `snapshot` (and the `refresh` ones),
+/// as the database holds them now, and the snapshot they were read in.
+async fn read_changes(
+    client: &tokio_postgres::Client,
+    snapshot: &str,
+    refresh: &[crate::pending::Key],
+) -> Result<(String, Vec<Record>), String> {
+    let kinds: Vec<&str> = refresh.iter().map(|k| k.0).collect();
+    let apps: Vec<&str> = refresh.iter().map(|k| k.1.as_str()).collect();
+    let ids: Vec<&str> = refresh.iter().map(|k| k.2.as_str()).collect();
+    let now: String = client
+        .query_one("SELECT pg_current_snapshot()::text", &[])
+        .await
+        .map_err(|e| crate::db_error(e).to_string())?
+        .get(0);
+    let rows = client
+        .query(
+            "WITH k AS (
+                 SELECT DISTINCT kind, app_id, id FROM atlas_changes
+                 WHERE tx >= pg_snapshot_xmin($1::text::pg_snapshot)
+                   AND NOT pg_visible_in_snapshot(tx, $1::text::pg_snapshot)
+                   AND pg_visible_in_snapshot(tx, $2::text::pg_snapshot)
+                 UNION SELECT * FROM unnest($3::text[], $4::text[], $5::text[]))
+             SELECT k.kind, COALESCE(e.data, t.data), t.success_count, t.fail_count,
+                    t.latency_total_ms, t.latency_samples
+             FROM k
+             LEFT JOIN atlas_entities e ON k.kind <> 'transition'
+                  AND e.kind = k.kind AND e.app_id = k.app_id AND e.id = k.id
+             LEFT JOIN atlas_transitions t ON k.kind = 'transition'
+                  AND t.app_id = k.app_id AND t.transition_id = k.id",
+            &[&snapshot, &now, &kinds, &apps, &ids],
+        )
+        .await
+        .map_err(|e| crate::db_error(e).to_string())?;
+    let mut records = Vec::with_capacity(rows.len());
+    for row in rows {
+        let kind: String = row.get(0);
+        let Some(data) = row.get::<_, Option<serde_json::Value>>(1) else {
+            continue;
+        };
+        let counters = (row.get(2), row.get(3), row.get(4), row.get(5));
+        match crate::record_of(&kind, data, counters) {
+            Ok(r) => records.push(r),
+            Err(e) => tracing::warn!("skipping an unreadable {kind} in the database: {e}"),
+        }
+    }
+    records.sort_by_key(|r| kind_rank(crate::kind_of(r)));
+    Ok((now, records))
+}
+
+/// Everything in the database, as one round.
+async fn reload(shared: &Shared) -> Result<(String, Vec<Record>), String> {
+    let (snapshot, apps) = crate::load_all(shared).await.map_err(|e| e.to_string())?;
+    let mut records = Vec::new();
+    for app in apps {
+        records.push(Record::App(app.app));
+        records.extend(app.pages.into_iter().map(Record::Page));
+        records.extend(app.intents.into_iter().map(Record::Intent));
+        records.extend(app.transitions.into_iter().map(Record::Transition));
+        records.extend(app.traces.into_iter().map(Record::Trace));
+    }
+    records.sort_by_key(|r| kind_rank(crate::kind_of(r)));
+    let records = match crate::pending::Snapshot::parse(&snapshot) {
+        Some(seen) => shared.pending.lock().overlay(&seen, records),
+        None => records,
+    };
+    Ok((snapshot, records))
+}

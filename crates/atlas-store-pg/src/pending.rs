@@ -1,0 +1,233 @@
+//! This replica's own writes until the follower has seen them in the database.
+//!
+//! The replica changes its memory before its write commits, so the database can be *behind* its
+//! memory: a follower round that reads an entity while this replica's newer write to it is still
+//! in flight would put the older version back. Each write therefore stays here, with the id of
+//! its transaction once known, until a follower snapshot shows that transaction committed; until
+//! then it is laid over what the follower reads (a whole entity replaces the row, a report's
+//! counts are added to the row's). The rule is exact because it asks the database's own
+//! visibility rule—is this transaction visible in the follower's snapshot?—not a clock.
+//!
+//! A write that failed leaves memory ahead of the database; its entities are read again from
+//! the database in the next round, so memory returns to what was committed.
+
+use std::collections::{HashMap, VecDeque};
+
+use atlas_store::Record;
+
+/// An entity's key: kind, app id, id.
+pub(crate) type Key = (&'static str, String, String);
+
+pub(crate) fn key_of(record: &Record) -> Key {
+    let (kind, app, id) = match record {
+        Record::App(a) => ("app", &a.app_id, &a.app_id),
+        Record::Page(p) => ("page", &p.app_id, &p.page_id),
+        Record::Intent(i) => ("intent", &i.app_id, &i.intent_id),
+        Record::Trace(t) => ("trace", &t.app_id, &t.trace_id),
+        Record::Transition(t) | Record::Counted { transition: t, .. } => {
+            ("transition", &t.app_id, &t.transition_id)
+        }
+    };
+    (kind, app.clone(), id.clone())
+}
+
+struct Write {
+    id: u64,
+    /// The transaction's id, once the writer has begun it.
+    xid: Option<u64>,
+    records: Vec<Record>,
+}
+
+#[derive(Default)]
+pub(crate) struct Pending {
+    next: u64,
+    writes: VecDeque<Write>,
+    /// Entities of failed writes, to read again from the database.
+    refresh: Vec<Key>,
+}
+
+/// A `pg_snapshot` as text (`xmin:xmax:xip,…`): which transactions it sees as committed.
+pub(crate) struct Snapshot {
+    xmin: u64,
+    xmax: u64,
+    in_progress: Vec<u64>,
+}
+
+impl Snapshot {
+    pub(crate) fn parse(text: &str) -> Option<Snapshot> {
+        let mut parts = text.split(':');
+        let xmin = parts.next()?.parse().ok()?;
+        let xmax = parts.next()?.parse().ok()?;
+        let in_progress = match parts.next() {
+            Some(list) if !list.is_empty() => list
+                .split(',')
+                .map(|x| x.parse().ok())
+                .collect::<Option<Vec<u64>>>()?,
+            _ => Vec::new(),
+        };
+        Some(Snapshot {
+            xmin,
+            xmax,
+            in_progress,
+        })
+    }
+
+    /// Whether a transaction that ended (committed or not) before this snapshot is seen by it.
+    fn sees(&self, xid: u64) -> bool {
+        xid < self.xmin || (xid < self.xmax && !self.in_progress.contains(&xid))
+    }
+}
+
+impl Pending {
+    /// Remembers a write (in the order the replica made it); answers its id.
+    pub(crate) fn push(&mut self, records: Vec<Record>) -> u64 {
+        self.next += 1;
+        self.writes.push_back(Write {
+            id: self.next,
+            xid: None,
+            records,
+        });
+        self.next
+    }
+
+    pub(crate) fn began(&mut self, ids: &[u64], xid: u64) {
+        for write in self.writes.iter_mut().filter(|w| ids.contains(&w.id)) {
+            write.xid = Some(xid);
+        }
+    }
+
+    /// Forgets writes that did not commit; their entities are read again next round.
+    pub(crate) fn failed(&mut self, ids: &[u64]) {
+        let refresh = &mut self.refresh;
+        self.writes.retain(|w| {
+            if ids.contains(&w.id) {
+                refresh.extend(w.records.iter().map(key_of));
+                false
+            } else {
+                true
+            }
+        });
+    }
+
+    pub(crate) fn refresh_later(&mut self, key: Key) {
+        self.refresh.push(key);
+    }
+
+    pub(crate) fn take_refresh(&mut self) -> Vec<Key> {
+        std::mem::take(&mut self.refresh)
+    }
+
+    /// What the replica should hold for the entities read in a round whose snapshot is
+    /// `snapshot`: each row with this replica's writes that the snapshot does not see laid over
+    /// it. Writes the snapshot sees are done with.
+    pub(crate) fn overlay(&mut self, snapshot: &Snapshot, rows: Vec<Record>) -> Vec<Record> {
+        self.writes
+            .retain(|w| !w.xid.is_some_and(|xid| snapshot.sees(xid)));
+        if self.writes.is_empty() {
+            return rows;
+        }
+        let mut ahead: HashMap<Key, Vec<&Record>> = HashMap::new();
+        for record in self.writes.iter().flat_map(|w| &w.records) {
+            ahead.entry(key_of(record)).or_default().push(record);
+        }
+        rows.into_iter()
+            .map(|row| match ahead.get(&key_of(&row)) {
+                Some(writes) => writes.iter().fold(row, |row, write| lay_over(row, write)),
+                None => row,
+            })
+            .collect()
+    }
+}
+
+/// `write` over `row`: a whole entity replaces it; a report adds its counts to the row's.
+fn lay_over(row: Record, write: &Record) -> Record {
+    match (row, write) {
+        (Record::Transition(base), Record::Counted { transition, added }) => {
+            let mut t = transition.clone();
+            t.success_count = base.success_count + added.success;
+            t.fail_count = base.fail_count + added.fail;
+            t.latency_total_ms = base.latency_total_ms + added.latency_total_ms;
+            t.latency_samples = base.latency_samples + added.latency_samples;
+            Record::Transition(t)
+        }
+        (_, write) => write.clone().into_whole(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use atlas_model::{Action, Transition};
+    use atlas_store::Counts;
+
+    fn edge(ok: u64) -> Transition {
+        Transition {
+            transition_id: "t".into(),
+            app_id: "a".into(),
+            from_page: "p".into(),
+            to_page: "q".into(),
+            action: Action::default(),
+            success_count: ok,
+            fail_count: 0,
+            latency_total_ms: 0.0,
+            latency_samples: 0,
+            last_failure_reason: String::new(),
+            created_at: String::new(),
+            updated_at: String::new(),
+        }
+    }
+
+    fn report(local: u64) -> Record {
+        Record::Counted {
+            transition: edge(local),
+            added: Counts {
+                success: 1,
+                ..Default::default()
+            },
+        }
+    }
+
+    fn success(records: &[Record]) -> u64 {
+        match &records[0] {
+            Record::Transition(t) => t.success_count,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_write_the_snapshot_does_not_see_is_added_to_the_row_until_it_does() {
+        let mut pending = Pending::default();
+        let id = pending.push(vec![report(1)]);
+        pending.began(&[id], 100);
+        // Another replica's two reports are in the row; ours (xid 100) is still in progress.
+        let before = Snapshot::parse("100:101:100").unwrap();
+        assert_eq!(
+            success(&pending.overlay(&before, vec![Record::Transition(edge(2))])),
+            3
+        );
+        // Committed: the row has all three, and ours is not added twice.
+        let after = Snapshot::parse("101:101:").unwrap();
+        assert_eq!(
+            success(&pending.overlay(&after, vec![Record::Transition(edge(3))])),
+            3
+        );
+        assert!(pending.writes.is_empty());
+    }
+
+    #[test]
+    fn a_write_not_yet_begun_is_ahead_of_every_snapshot_and_a_failed_one_is_read_again() {
+        let mut pending = Pending::default();
+        let id = pending.push(vec![report(1)]);
+        let any = Snapshot::parse("500:500:").unwrap();
+        assert_eq!(
+            success(&pending.overlay(&any, vec![Record::Transition(edge(0))])),
+            1
+        );
+        pending.failed(&[id]);
+        assert_eq!(pending.take_refresh().len(), 1);
+        assert_eq!(
+            success(&pending.overlay(&any, vec![Record::Transition(edge(0))])),
+            0
+        );
+    }
+}
