@@ -290,9 +290,9 @@ impl Atlas {
     }
 
     /// Applies entities as the store now holds them, their texts embedded before the lock.
-    fn apply_followed(&self, records: Vec<Record>) {
+    fn apply_followed(&self, round: atlas_store::Followed) {
         let mut by_app: HashMap<String, Vec<(String, text_index::DocTexts)>> = HashMap::new();
-        for record in &records {
+        for record in round.rows() {
             let doc = match record {
                 Record::Page(p) => (
                     text_index::page_key(&p.page_id),
@@ -321,7 +321,8 @@ impl Atlas {
             ready: &ready,
         };
         let mut state = self.state.write();
-        for record in records {
+        // Settled under the write lock: no write of ours can slip between the overlay and this.
+        for record in round.settle() {
             if let Err(e) = state.apply(record, &embedder) {
                 tracing::warn!("a followed change did not apply: {e}");
             }

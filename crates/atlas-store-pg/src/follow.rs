@@ -17,7 +17,7 @@ use std::sync::Arc;
 use std::sync::mpsc::Sender;
 use std::time::{Duration, Instant};
 
-use atlas_store::Record;
+use atlas_store::{Followed, Record};
 use futures_util::StreamExt;
 
 use crate::Shared;
@@ -41,7 +41,7 @@ pub(crate) fn kind_rank(kind: &str) -> u8 {
 
 /// Follows from `snapshot` (taken with the data the replica loaded), sending each round's
 /// changed entities to `sink`, until the sink is dropped.
-pub(crate) async fn run(shared: Arc<Shared>, mut snapshot: String, sink: Sender<Vec<Record>>) {
+pub(crate) async fn run(shared: Arc<Shared>, mut snapshot: String, sink: Sender<Followed>) {
     let wake = Arc::new(tokio::sync::Notify::new());
     tokio::spawn(listen(shared.clone(), wake.clone()));
     let mut looked = Instant::now();
@@ -55,13 +55,22 @@ pub(crate) async fn run(shared: Arc<Shared>, mut snapshot: String, sink: Sender<
             changes_since(&shared, &snapshot).await
         };
         match round {
-            Ok((next, records)) => {
+            Ok((next, rows)) => {
                 shared.mark(true);
-                snapshot = next;
                 looked = Instant::now();
-                if !records.is_empty() && sink.send(records).is_err() {
-                    return;
+                if !rows.is_empty() {
+                    let (pending, seen) = (shared.clone(), next.clone());
+                    let round = Followed::new(rows, move |rows| {
+                        match crate::pending::Snapshot::parse(&seen) {
+                            Some(seen) => pending.pending.lock().overlay(&seen, rows),
+                            None => rows,
+                        }
+                    });
+                    if sink.send(round).is_err() {
+                        return;
+                    }
                 }
+                snapshot = next;
             }
             Err(e) => {
                 shared.mark(false);
@@ -140,13 +149,7 @@ async fn changes_since(shared: &Shared, snapshot: &str) -> Result<(String, Vec<R
             pending.refresh_later(key);
         }
     }
-    result.map(|(now, rows)| {
-        let rows = match crate::pending::Snapshot::parse(&now) {
-            Some(seen) => shared.pending.lock().overlay(&seen, rows),
-            None => rows,
-        };
-        (now, rows)
-    })
+    result
 }
 
 /// The entities changed by transactions committed after `snapshot` (and the `refresh` ones),
@@ -211,9 +214,5 @@ async fn reload(shared: &Shared) -> Result<(String, Vec<Record>), String> {
         records.extend(app.traces.into_iter().map(Record::Trace));
     }
     records.sort_by_key(|r| kind_rank(crate::kind_of(r)));
-    let records = match crate::pending::Snapshot::parse(&snapshot) {
-        Some(seen) => shared.pending.lock().overlay(&seen, records),
-        None => records,
-    };
     Ok((snapshot, records))
 }

@@ -539,7 +539,7 @@ impl Store for PgStore {
         self.describe.clone()
     }
 
-    fn follow(&self) -> Option<std::sync::mpsc::Receiver<Vec<Record>>> {
+    fn follow(&self) -> Option<std::sync::mpsc::Receiver<atlas_store::Followed>> {
         let snapshot = self.loaded_at.lock().take()?;
         let (sink, changes) = std::sync::mpsc::channel();
         self.spawn(follow::run(self.shared.clone(), snapshot, sink));

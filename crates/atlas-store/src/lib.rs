@@ -164,6 +164,38 @@ impl Commit {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Cut(pub u64);
 
+/// One round of followed changes (see [`Store::follow`]).
+pub struct Followed {
+    rows: Vec<Record>,
+    settle: Box<dyn FnOnce(Vec<Record>) -> Vec<Record> + Send>,
+}
+
+impl Followed {
+    /// `rows` as the store read them; `settle` turns them into what the follower should hold.
+    pub fn new(
+        rows: Vec<Record>,
+        settle: impl FnOnce(Vec<Record>) -> Vec<Record> + Send + 'static,
+    ) -> Followed {
+        Followed {
+            rows,
+            settle: Box::new(settle),
+        }
+    }
+
+    /// The entities as the store read them (to prepare for them before settling).
+    pub fn rows(&self) -> &[Record] {
+        &self.rows
+    }
+
+    /// The records to apply, in an order that applies cleanly (apps, pages and intents, then
+    /// transitions and traces). Call it holding the state still—no appends in between—because
+    /// it lays this process's own writes that the round does not include over the rows read,
+    /// so that memory never goes back to an older version than the one it wrote.
+    pub fn settle(self) -> Vec<Record> {
+        (self.settle)(self.rows)
+    }
+}
+
 /// What `fsck` found.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct CheckReport {
@@ -248,10 +280,9 @@ pub trait Store: Send + Sync {
     /// A line for logs: where and what this store is.
     fn describe(&self) -> String;
     /// For a store that other processes write too: the changes they (and this process) made,
-    /// as batches of whole entities as they now stand, in an order that applies cleanly (apps,
-    /// then pages and intents, then transitions and traces). `None` for a store with one writer.
+    /// round by round, as whole entities as they now stand. `None` for a store with one writer.
     /// Called once, by the service that loaded the store.
-    fn follow(&self) -> Option<std::sync::mpsc::Receiver<Vec<Record>>> {
+    fn follow(&self) -> Option<std::sync::mpsc::Receiver<Followed>> {
         None
     }
     /// Whether the store wants [`Store::finish_checkpoint`] called with the changed apps: a
