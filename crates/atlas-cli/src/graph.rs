@@ -178,6 +178,30 @@ pub(crate) async fn import(what: ImportCommand) -> Result<ExitCode> {
     }
 }
 
+/// `atlas migrate`: the copy runs on a blocking thread (the stores wait for their writes).
+pub(crate) async fn migrate(from: String, to: String, pg_ca: Option<PathBuf>) -> Result<ExitCode> {
+    let pg = atlas_config::PgOptions {
+        ca_file: pg_ca,
+        ..Default::default()
+    };
+    let (from, to) = (
+        atlas_config::StoreAddress::parse(&from),
+        atlas_config::StoreAddress::parse(&to),
+    );
+    let started = std::time::Instant::now();
+    let copied =
+        tokio::task::spawn_blocking(move || atlas_config::migrate(&from, &to, &pg)).await??;
+    eprintln!(
+        "copied {} apps, {} pages, {} transitions in {:.1} s",
+        copied.apps,
+        copied.pages,
+        copied.transitions,
+        started.elapsed().as_secs_f64()
+    );
+    print_json(&copied)?;
+    Ok(ExitCode::SUCCESS)
+}
+
 /// Teaches recordings through the tool registry, as an agent reports them, one app at a time.
 /// Reports are evidence, so teaching the same recordings twice would count them twice: an app
 /// already present is left as it is.

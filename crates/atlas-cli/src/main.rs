@@ -102,6 +102,19 @@ enum Command {
         #[arg(long)]
         out: Option<PathBuf>,
     },
+    /// Copy the whole graph from one store into an empty other: a data folder (seed 001's
+    /// layout) to PostgreSQL (`postgres://USER@HOST:PORT/DB`), or back. Lossless both ways.
+    Migrate {
+        /// The store to read: a data folder or a postgres:// address.
+        #[arg(long)]
+        from: String,
+        /// The store to write, which must hold no graph yet.
+        #[arg(long)]
+        to: String,
+        /// A PEM file of certificate authorities to trust for the database's TLS.
+        #[arg(long, env = "ATLAS_PG_CA")]
+        pg_ca: Option<std::path::PathBuf>,
+    },
     /// Import data into the graph.
     Import {
         #[command(subcommand)]
@@ -171,6 +184,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         Command::Next { data, page, intent } => graph::next(data, page, intent),
         Command::Export { data, app, out } => graph::export(data, app, out),
         Command::Import { what } => graph::import(what).await,
+        Command::Migrate { from, to, pg_ca } => graph::migrate(from, to, pg_ca).await,
         Command::Bench(args) => bench::bench(args).await,
         Command::BenchOpen { data } => {
             print_json(&atlas_bench::startup::measure_open(&data)?)?;

@@ -225,3 +225,81 @@ pub async fn open(config: &Config) -> Result<Services> {
         tools: Arc::new(atlas_service::registry()),
     })
 }
+
+/// What [`migrate`] copied.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct Migrated {
+    pub apps: usize,
+    pub pages: usize,
+    pub intents: usize,
+    pub transitions: usize,
+    pub traces: usize,
+}
+
+/// Records per append while migrating: large enough to commit quickly, small enough to bound
+/// one transaction.
+const MIGRATE_CHUNK: usize = 20_000;
+
+/// Copies the whole graph from one store to another that holds none yet (the folder of seed
+/// 001 to PostgreSQL, or back): every entity as it is, counters included.
+pub fn migrate(from: &StoreAddress, to: &StoreAddress, pg: &PgOptions) -> Result<Migrated> {
+    if from == to {
+        bail!("--from and --to name the same store");
+    }
+    if let StoreAddress::Folder(dir) = from
+        && !dir.is_dir()
+    {
+        bail!("no data folder at {}", dir.display());
+    }
+    let source = open_store(from, pg)?;
+    let apps = source
+        .load()
+        .map_err(|e| anyhow::anyhow!("reading {}: {e}", source.describe()))?
+        .into_apps();
+    drop(source);
+    let target = open_store(to, pg)?;
+    let present = target
+        .load()
+        .map_err(|e| anyhow::anyhow!("reading {}: {e}", target.describe()))?
+        .into_apps();
+    if !present.is_empty() {
+        bail!(
+            "{} already holds {} apps: migrate into an empty store",
+            target.describe(),
+            present.len()
+        );
+    }
+    let mut copied = Migrated::default();
+    for app in &apps {
+        let mut records = vec![atlas_store::Record::App(app.app.clone())];
+        records.extend(app.pages.iter().cloned().map(atlas_store::Record::Page));
+        records.extend(app.intents.iter().cloned().map(atlas_store::Record::Intent));
+        records.extend(
+            app.transitions
+                .iter()
+                .cloned()
+                .map(atlas_store::Record::Transition),
+        );
+        records.extend(app.traces.iter().cloned().map(atlas_store::Record::Trace));
+        for chunk in records.chunks(MIGRATE_CHUNK) {
+            target
+                .append(chunk.to_vec())
+                .wait_blocking()
+                .map_err(|e| anyhow::anyhow!("writing {}: {e}", target.describe()))?;
+        }
+        copied.apps += 1;
+        copied.pages += app.pages.len();
+        copied.intents += app.intents.len();
+        copied.transitions += app.transitions.len();
+        copied.traces += app.traces.len();
+    }
+    if target.wants_checkpoints() {
+        let cut = target
+            .begin_checkpoint()
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        target
+            .finish_checkpoint(cut, &apps)
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+    }
+    Ok(copied)
+}

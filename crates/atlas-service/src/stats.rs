@@ -51,6 +51,9 @@ pub struct AppStats {
     pub transitions: usize,
     pub intents: usize,
     pub traces: usize,
+    /// Steps reported on the app's transitions, successful and failed (beyond the seed).
+    #[serde(default)]
+    pub reports: u64,
     pub avg_path_length: f64,
     pub avg_success_rate: f64,
     pub last_updated: String,
@@ -102,6 +105,11 @@ fn app_stats(app: &AppGraph) -> AppStats {
         transitions: app.transitions().len(),
         intents: app.intents().count(),
         traces: app.traces().count(),
+        reports: app
+            .transitions()
+            .iter()
+            .map(|t| t.success_count + t.fail_count)
+            .sum(),
         avg_path_length: if n == 0 { 0.0 } else { round3(sum / n as f64) },
         avg_success_rate: if rates.is_empty() {
             0.0
