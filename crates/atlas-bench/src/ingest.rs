@@ -60,9 +60,34 @@ impl IngestReport {
     }
 }
 
+/// `n` reports on random transitions of `app` (a fixed seed: runs compare), 90% successful.
+pub(crate) fn reports_on(app: &atlas_store::AppData, n: usize) -> Vec<Report> {
+    let mut rng = Rng::new(3);
+    (0..n)
+        .map(|_| {
+            let transition = rng.below(app.transitions.len());
+            let t = &app.transitions[transition];
+            let (success, latency_ms) = (rng.unit() < 0.9, 200 + rng.below(800) as u64);
+            let body = serde_json::json!({
+                "from_page": t.from_page,
+                "to_page": t.to_page,
+                "action": { "type": t.action.action_type, "widget_text": t.action.widget_text },
+                "success": success,
+                "latency_ms": latency_ms,
+            });
+            Report {
+                body: body.to_string(),
+                transition,
+                success,
+                latency_ms,
+            }
+        })
+        .collect()
+}
+
 /// One report a client sends: a known transition, succeeding or not; SQLite is fed the same.
 #[derive(Clone)]
-struct Report {
+pub(crate) struct Report {
     body: String,
     transition: usize,
     success: bool,
@@ -93,29 +118,7 @@ pub async fn run(config: &IngestConfig, scratch: &Path) -> Result<IngestReport> 
         },
         11,
     );
-    let mut rng = Rng::new(3);
-    let reports: Arc<Vec<Report>> = Arc::new(
-        (0..20_000)
-            .map(|_| {
-                let transition = rng.below(generated.data.transitions.len());
-                let t = &generated.data.transitions[transition];
-                let (success, latency_ms) = (rng.unit() < 0.9, 200 + rng.below(800) as u64);
-                let body = serde_json::json!({
-                    "from_page": t.from_page,
-                    "to_page": t.to_page,
-                    "action": { "type": t.action.action_type, "widget_text": t.action.widget_text },
-                    "success": success,
-                    "latency_ms": latency_ms,
-                });
-                Report {
-                    body: body.to_string(),
-                    transition,
-                    success,
-                    latency_ms,
-                }
-            })
-            .collect(),
-    );
+    let reports = Arc::new(reports_on(&generated.data, 20_000));
     let data_dir = scratch.join("ingest-data");
     let store = Arc::new(FsStore::open(&data_dir).map_err(|e| anyhow::anyhow!("{e}"))?);
     let atlas = Atlas::open(
@@ -166,14 +169,14 @@ pub async fn run(config: &IngestConfig, scratch: &Path) -> Result<IngestReport> 
     let (acknowledged, errors, mut latencies, seconds): (u64, u64, Vec<u64>, f64) =
         tokio::task::spawn_blocking({
             let reports = reports.clone();
-            move || drive_clients(addr, clients, duration, reports, Route::Report)
+            move || drive_clients(&[addr], clients, duration, reports, Route::Report)
         })
         .await??;
     let (ceiling_answers, _, _, ceiling_seconds) = tokio::task::spawn_blocking({
         let reports = reports.clone();
         move || {
             drive_clients(
-                addr,
+                &[addr],
                 clients,
                 duration.min(Duration::from_secs(3)),
                 reports,
@@ -266,11 +269,11 @@ async fn in_process(
 }
 
 /// `clients` concurrent HTTP/1.1 keep-alive connections posting reports until the time is up,
-/// driven by one thread of their own (an async client, so the load generator does not spend the
-/// machine's cores switching between threads). Returns acknowledged, errors, latencies (ns) and
-/// the seconds it took.
-fn drive_clients(
-    addr: SocketAddr,
+/// client `c` to `addrs[c % addrs.len()]`, driven by one thread of their own (an async client,
+/// so the load generator does not spend the machine's cores switching between threads).
+/// Returns acknowledged, errors, latencies (ns) and the seconds it took.
+pub(crate) fn drive_clients(
+    addrs: &[SocketAddr],
     clients: usize,
     duration: Duration,
     reports: Arc<Vec<Report>>,
@@ -279,11 +282,13 @@ fn drive_clients(
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
+    let addrs = addrs.to_vec();
     runtime.block_on(async move {
         let started = Instant::now();
         let tasks: Vec<_> = (0..clients)
             .map(|c| {
                 let reports = reports.clone();
+                let addr = addrs[c % addrs.len()];
                 tokio::spawn(async move {
                     one_client(addr, c, started + duration, &reports, route).await
                 })
@@ -307,7 +312,7 @@ fn drive_clients(
 
 /// What the load generator asks for.
 #[derive(Clone, Copy, PartialEq)]
-enum Route {
+pub(crate) enum Route {
     Report,
     Health,
 }

@@ -12,6 +12,7 @@ pub mod ingest;
 pub mod kb;
 pub mod kb_load;
 pub mod query;
+pub mod replicas;
 pub mod startup;
 pub mod synth;
 

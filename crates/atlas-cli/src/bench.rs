@@ -21,6 +21,10 @@ pub(crate) enum BenchWhich {
     /// The web explorer on the demo site, one tab and two: states a minute, Atlas's share of the
     /// time against the browser's (needs Chromium).
     Explore,
+    /// Atlas on PostgreSQL (needs --pg): reports through one and three replicas against the
+    /// folder store and pgbench's one-row commits, the follow delay, query_path on a replica,
+    /// and a replica's start on a large database.
+    Postgres,
 }
 
 #[derive(Args)]
@@ -28,6 +32,10 @@ pub(crate) struct BenchArgs {
     /// Which benchmark to run.
     #[arg(value_enum, default_value = "all")]
     which: BenchWhich,
+    /// A PostgreSQL server for `postgres` (the benchmark creates its own databases on it);
+    /// `all` skips that benchmark without one.
+    #[arg(long, env = "ATLAS_BENCH_PG")]
+    pg: Option<String>,
     /// Small sizes that finish in seconds (CI); the figures in the README use the full sizes.
     #[arg(long)]
     quick: bool,
@@ -320,6 +328,66 @@ pub(crate) async fn bench(args: BenchArgs) -> Result<ExitCode> {
             }
             println!("explore  two tabs {:.2}x as fast as one", r.speed_up);
             report.insert("explore".into(), serde_json::to_value(&r)?);
+        }
+    }
+    if run(BenchWhich::Postgres) {
+        match &args.pg {
+            None if args.which == BenchWhich::Postgres => {
+                anyhow::bail!("give the PostgreSQL server to benchmark on: --pg postgres://…")
+            }
+            None => println!("postgres (skipped: no --pg server)"),
+            Some(url) => {
+                let config = atlas_bench::replicas::ReplicaConfig {
+                    url: url.clone(),
+                    clients: args.clients.unwrap_or(16),
+                    duration: Duration::from_secs(args.seconds.unwrap_or(if args.quick {
+                        2
+                    } else {
+                        10
+                    })),
+                    startup_transitions: if args.quick { 20_000 } else { 1_000_000 },
+                };
+                let r = atlas_bench::replicas::run(&config, scratch.path()).await?;
+                let line = |t: &atlas_bench::replicas::Throughput, name: &str| {
+                    println!(
+                        "postgres {name}: {:>7.0} reports/s ({} clients, p50 {:.2} ms, p99 {:.2} ms)",
+                        t.per_second,
+                        r.clients,
+                        t.latency.p50_us / 1000.0,
+                        t.latency.p99_us / 1000.0
+                    )
+                };
+                line(&r.folder, "folder store    ");
+                line(&r.postgres_1, "1 replica       ");
+                line(&r.postgres_3, "3 replicas      ");
+                if let Some(ceiling) = r.pgbench_one_row_commits_per_second {
+                    println!(
+                        "postgres pgbench one-row commits: {ceiling:>7.0}/s; 1 replica {:.2}x, 3 replicas {:.2}x of it",
+                        r.postgres_1.per_second / ceiling,
+                        r.postgres_3.per_second / ceiling
+                    );
+                }
+                println!(
+                    "postgres every acknowledged report counted once on every replica: {}",
+                    r.verified
+                );
+                println!(
+                    "postgres follow delay p50 {:.1} ms, p99 {:.1} ms",
+                    r.follow_delay.p50_us / 1000.0,
+                    r.follow_delay.p99_us / 1000.0
+                );
+                println!(
+                    "postgres query_path p50 {:.1} µs on a replica, {:.1} µs on the folder store ({:.2}x)",
+                    r.query_path_postgres.p50_us,
+                    r.query_path_folder.p50_us,
+                    r.query_path_postgres.p50_us / r.query_path_folder.p50_us.max(0.001)
+                );
+                println!(
+                    "postgres a replica on {} transitions ({} pages) ready in {:.1} s",
+                    r.startup_transitions, r.startup_pages, r.startup_seconds
+                );
+                report.insert("postgres".into(), serde_json::to_value(&r)?);
+            }
         }
     }
     if let Some(path) = &args.json {

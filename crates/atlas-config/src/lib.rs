@@ -269,8 +269,14 @@ pub fn migrate(from: &StoreAddress, to: &StoreAddress, pg: &PgOptions) -> Result
             present.len()
         );
     }
+    write_apps(target.as_ref(), &apps)
+}
+
+/// Writes whole apps into `target` (counters as they are), chunk by chunk, and folds them into
+/// its files if it keeps any.
+pub fn write_apps(target: &dyn Store, apps: &[atlas_store::AppData]) -> Result<Migrated> {
     let mut copied = Migrated::default();
-    for app in &apps {
+    for app in apps {
         let mut records = vec![atlas_store::Record::App(app.app.clone())];
         records.extend(app.pages.iter().cloned().map(atlas_store::Record::Page));
         records.extend(app.intents.iter().cloned().map(atlas_store::Record::Intent));
@@ -298,7 +304,7 @@ pub fn migrate(from: &StoreAddress, to: &StoreAddress, pg: &PgOptions) -> Result
             .begin_checkpoint()
             .map_err(|e| anyhow::anyhow!("{e}"))?;
         target
-            .finish_checkpoint(cut, &apps)
+            .finish_checkpoint(cut, apps)
             .map_err(|e| anyhow::anyhow!("{e}"))?;
     }
     Ok(copied)
