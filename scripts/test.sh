@@ -77,6 +77,22 @@ if ! need cargo; then
   exit 2
 fi
 
+# PostgreSQL for the scale-out tests (the service suite on PostgreSQL, two replicas, migrate, a
+# database restart under load): Debian's server, a throwaway cluster on loopback in a temporary
+# folder, installed when missing. Without one those tests are skipped and the summary says so.
+pg_root=$(mktemp -d /tmp/atlas-pg.XXXXXX)
+chmod 755 "$pg_root"
+pg_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+stop_pg() { scripts/pg-cluster.sh stop "$pg_root/cluster" >/dev/null 2>&1 || true; rm -rf "$pg_root"; }
+if pg_url=$(scripts/pg-cluster.sh start "$pg_root/cluster" "$pg_port"); then
+  export ATLAS_TEST_PG="$pg_url" ATLAS_TEST_PGDATA="$pg_root/cluster" ATLAS_REQUIRE_PG=1
+  echo "PostgreSQL for the tests at $pg_url"
+else
+  echo "warning: no PostgreSQL server: the PostgreSQL runs of the tests are skipped" >&2
+  skipped=$((skipped + 1))
+fi
+trap stop_pg EXIT
+
 echo "== cargo fmt --check"
 if cargo fmt --version >/dev/null 2>&1; then
   cargo fmt --all --check >/dev/null || { cargo fmt --all --check | head -n 40; echo "the code is not formatted: run cargo fmt --all" >&2; exit 1; }
@@ -104,7 +120,7 @@ sim=$!
 "${CARGO_TARGET_DIR:-target}/debug/atlas" serve --demo --data "$data/atlas-data" --addr "127.0.0.1:$port" \
   --llm-url "http://127.0.0.1:$sim_port/v1" --llm-model atlas-sim 2>"$data/serve.log" &
 server=$!
-trap 'kill $server $sim 2>/dev/null || true; rm -rf "$data"' EXIT
+trap 'kill $server $sim 2>/dev/null || true; rm -rf "$data"; stop_pg' EXIT
 for _ in $(seq 1 600); do
   curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
   python3 -c "import urllib.request,sys; urllib.request.urlopen('http://127.0.0.1:$port/healthz')" 2>/dev/null && break

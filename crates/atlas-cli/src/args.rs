@@ -27,7 +27,7 @@ pub(crate) struct DataArgs {
     #[arg(long, env = "ATLAS_STORE", global = true)]
     pub(crate) store: Option<String>,
     /// Connections each process keeps to the database.
-    #[arg(long, env = "ATLAS_PG_POOL", default_value_t = 8, global = true)]
+    #[arg(long, env = "ATLAS_PG_POOL", default_value_t = 16, global = true)]
     pub(crate) pg_pool: usize,
     /// A PEM file of certificate authorities to trust for the database's TLS, besides the
     /// system's (a managed database's own CA).

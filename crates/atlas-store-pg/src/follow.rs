@@ -24,6 +24,9 @@ use crate::Shared;
 
 /// How often a follower looks even without a notification (one lost with a dropped connection).
 const POLL: Duration = Duration::from_millis(500);
+/// The least time between two looks: under a stream of writes one look takes in many commits,
+/// instead of one look per commit competing with the writes for the database.
+const MIN_GAP: Duration = Duration::from_millis(10);
 /// How long changes are kept; a replica that could not look for longer reloads everything.
 pub(crate) const RETENTION: Duration = Duration::from_secs(3600);
 
@@ -48,6 +51,7 @@ pub(crate) async fn run(shared: Arc<Shared>, mut snapshot: String, sink: Sender<
     let mut pruned = Instant::now();
     loop {
         let _ = tokio::time::timeout(POLL, wake.notified()).await;
+        tokio::time::sleep(MIN_GAP.saturating_sub(looked.elapsed())).await;
         let round = if looked.elapsed() > RETENTION / 2 {
             // Changes may have been pruned since: read everything again.
             reload(&shared).await
@@ -55,14 +59,17 @@ pub(crate) async fn run(shared: Arc<Shared>, mut snapshot: String, sink: Sender<
             changes_since(&shared, &snapshot).await
         };
         match round {
-            Ok((next, rows)) => {
+            Ok((next, rows, versions)) => {
                 shared.mark(true);
                 looked = Instant::now();
                 if !rows.is_empty() {
                     let (pending, seen) = (shared.clone(), next.clone());
                     let round = Followed::new(rows, move |rows| {
                         match crate::pending::Snapshot::parse(&seen) {
-                            Some(seen) => pending.pending.lock().overlay(&seen, rows),
+                            Some(seen) => {
+                                let me = pending.writer;
+                                pending.pending.lock().overlay(&seen, rows, &versions, me)
+                            }
                             None => rows,
                         }
                     });
@@ -134,7 +141,10 @@ async fn listen(shared: Arc<Shared>, wake: Arc<tokio::sync::Notify>) {
 
 /// The entities changed by transactions committed after `snapshot`, and the snapshot to look
 /// from next.
-async fn changes_since(shared: &Shared, snapshot: &str) -> Result<(String, Vec<Record>), String> {
+/// What a round read: the snapshot, the rows, and each row's (writer, wseq).
+type Round = (String, Vec<Record>, Vec<crate::pending::Version>);
+
+async fn changes_since(shared: &Shared, snapshot: &str) -> Result<Round, String> {
     let client = shared
         .pool
         .get()
@@ -158,7 +168,7 @@ async fn read_changes(
     client: &tokio_postgres::Client,
     snapshot: &str,
     refresh: &[crate::pending::Key],
-) -> Result<(String, Vec<Record>), String> {
+) -> Result<Round, String> {
     let kinds: Vec<&str> = refresh.iter().map(|k| k.0).collect();
     let apps: Vec<&str> = refresh.iter().map(|k| k.1.as_str()).collect();
     let ids: Vec<&str> = refresh.iter().map(|k| k.2.as_str()).collect();
@@ -175,35 +185,48 @@ async fn read_changes(
                    AND NOT pg_visible_in_snapshot(tx, $1::text::pg_snapshot)
                    AND pg_visible_in_snapshot(tx, $2::text::pg_snapshot)
                  UNION SELECT * FROM unnest($3::text[], $4::text[], $5::text[]))
-             SELECT k.kind, COALESCE(e.data, t.data), t.success_count, t.fail_count,
-                    t.latency_total_ms, t.latency_samples
-             FROM k
-             LEFT JOIN atlas_entities e ON k.kind <> 'transition'
-                  AND e.kind = k.kind AND e.app_id = k.app_id AND e.id = k.id
-             LEFT JOIN atlas_transitions t ON k.kind = 'transition'
-                  AND t.app_id = k.app_id AND t.transition_id = k.id",
+             -- Each changed entity looked up by its key (a lateral join, so a round of a few
+             -- changes never scans a table).
+             SELECT k.kind, x.data, x.success_count, x.fail_count, x.latency_total_ms,
+                    x.latency_samples, x.writer, x.wseq
+             FROM k CROSS JOIN LATERAL (
+                 SELECT e.data, NULL::bigint AS success_count, NULL::bigint AS fail_count,
+                        NULL::float8 AS latency_total_ms, NULL::bigint AS latency_samples,
+                        e.writer, e.wseq
+                 FROM atlas_entities e
+                 WHERE k.kind <> 'transition' AND e.kind = k.kind AND e.app_id = k.app_id
+                   AND e.id = k.id
+                 UNION ALL
+                 SELECT t.data, t.success_count, t.fail_count, t.latency_total_ms,
+                        t.latency_samples, t.writer, t.wseq
+                 FROM atlas_transitions t
+                 WHERE k.kind = 'transition' AND t.app_id = k.app_id AND t.transition_id = k.id
+             ) x",
             &[&snapshot, &now, &kinds, &apps, &ids],
         )
         .await
         .map_err(|e| crate::db_error(e).to_string())?;
-    let mut records = Vec::with_capacity(rows.len());
+    let mut read = Vec::with_capacity(rows.len());
     for row in rows {
         let kind: String = row.get(0);
         let Some(data) = row.get::<_, Option<serde_json::Value>>(1) else {
             continue;
         };
         let counters = (row.get(2), row.get(3), row.get(4), row.get(5));
+        let version: crate::pending::Version = (row.get(6), row.get(7));
         match crate::record_of(&kind, data, counters) {
-            Ok(r) => records.push(r),
+            Ok(r) => read.push((r, version)),
             Err(e) => tracing::warn!("skipping an unreadable {kind} in the database: {e}"),
         }
     }
-    records.sort_by_key(|r| kind_rank(crate::kind_of(r)));
-    Ok((now, records))
+    read.sort_by_key(|(r, _)| kind_rank(crate::kind_of(r)));
+    let (records, versions) = read.into_iter().unzip();
+    Ok((now, records, versions))
 }
 
-/// Everything in the database, as one round.
-async fn reload(shared: &Shared) -> Result<(String, Vec<Record>), String> {
+/// Everything in the database, as one round (without the rows' versions: after a database
+/// absence this long, this replica's own writes have long been answered).
+async fn reload(shared: &Shared) -> Result<Round, String> {
     let (snapshot, apps) = crate::load_all(shared).await.map_err(|e| e.to_string())?;
     let mut records = Vec::new();
     for app in apps {
@@ -214,5 +237,5 @@ async fn reload(shared: &Shared) -> Result<(String, Vec<Record>), String> {
         records.extend(app.traces.into_iter().map(Record::Trace));
     }
     records.sort_by_key(|r| kind_rank(crate::kind_of(r)));
-    Ok((snapshot, records))
+    Ok((snapshot, records, Vec::new()))
 }

@@ -33,8 +33,8 @@ pub use schema::SCHEMA_VERSION;
 /// How a replica connects.
 #[derive(Debug, Clone)]
 pub struct PgOptions {
-    /// Connections in the pool (the writer and the follower use one each at a time; the rest
-    /// serve start-up, checks and bursts).
+    /// Connections in the pool: the writers' lanes take up to eight at once, the follower and
+    /// the notifier one each; fewer connections mean fewer concurrent commits.
     pub pool_size: usize,
     /// A PEM file of certificate authorities to trust besides the system's (a managed
     /// database's own CA).
@@ -46,7 +46,7 @@ pub struct PgOptions {
 impl Default for PgOptions {
     fn default() -> Self {
         PgOptions {
-            pool_size: 8,
+            pool_size: 16,
             ca_file: None,
             connect_timeout: Duration::from_secs(5),
         }
@@ -58,6 +58,12 @@ pub(crate) struct Shared {
     pub(crate) pool: deadpool_postgres::Pool,
     pub(crate) config: tokio_postgres::Config,
     pub(crate) tls: tokio_postgres_rustls::MakeRustlsConnect,
+    /// This replica's name in the rows it writes (`writer`): random, so that replicas never
+    /// share one.
+    pub(crate) writer: i64,
+    /// The newest change sequence number this replica committed, and a wake-up for the notifier.
+    pub(crate) latest: std::sync::atomic::AtomicI64,
+    pub(crate) committed: tokio::sync::Notify,
     /// This replica's writes the follower has not seen in the database yet.
     pub(crate) pending: Mutex<pending::Pending>,
     /// Whether the last write or look reached the database.
@@ -110,6 +116,21 @@ pub(crate) fn pool_error(e: deadpool_postgres::PoolError) -> StoreError {
         deadpool_postgres::PoolError::Backend(e) => db_error(e),
         other => StoreError::Unavailable(format!("the database: {other}")),
     }
+}
+
+/// A random 63-bit name for this replica's rows, from the process id, the clock and the
+/// address of a fresh allocation (no random-number crate needed for a name).
+fn replica_name() -> i64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u32(std::process::id());
+    h.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0),
+    );
+    (h.finish() >> 1) as i64
 }
 
 /// The connection string without its password, for logs.
@@ -206,6 +227,9 @@ impl PgStore {
             pool,
             config: config.clone(),
             tls,
+            writer: replica_name(),
+            latest: Default::default(),
+            committed: Default::default(),
             pending: Default::default(),
             reachable: AtomicBool::new(true),
             closed: AtomicBool::new(false),
@@ -222,7 +246,11 @@ impl PgStore {
             let mut client = shared.pool.get().await.map_err(pool_error)?;
             schema::migrate(&mut client).await
         })?;
-        store.spawn(write::run(store.shared.clone(), queue));
+        let queue = Arc::new(tokio::sync::Mutex::new(queue));
+        for _ in 0..write::LANES {
+            store.spawn(write::run(store.shared.clone(), queue.clone()));
+        }
+        store.spawn(write::notify(store.shared.clone()));
         Ok(Arc::new(store))
     }
 
@@ -312,6 +340,7 @@ pub fn with_database(url: &str, name: &str) -> String {
 impl Drop for PgStore {
     fn drop(&mut self) {
         self.shared.closed.store(true, Ordering::Relaxed);
+        self.shared.committed.notify_one();
         if let Some(runtime) = self.runtime.take() {
             // Allowed anywhere, a runtime's own thread included; queued writes were answered
             // or will read as failed.

@@ -119,37 +119,64 @@ impl Pending {
 
     /// What the replica should hold for the entities read in a round whose snapshot is
     /// `snapshot`: each row with this replica's writes that the snapshot does not see laid over
-    /// it. Writes the snapshot sees are done with.
-    pub(crate) fn overlay(&mut self, snapshot: &Snapshot, rows: Vec<Record>) -> Vec<Record> {
+    /// it—except a whole entity the row already holds a newer version of (the row's `writer`
+    /// is this replica, `me`, and its `wseq` not older), since this replica's transactions may
+    /// commit out of order. Writes the snapshot sees are done with. `versions` are the rows'
+    /// (writer, wseq), in the rows' order.
+    pub(crate) fn overlay(
+        &mut self,
+        snapshot: &Snapshot,
+        rows: Vec<Record>,
+        versions: &[Version],
+        me: i64,
+    ) -> Vec<Record> {
         self.writes
             .retain(|w| !w.xid.is_some_and(|xid| snapshot.sees(xid)));
         if self.writes.is_empty() {
             return rows;
         }
-        let mut ahead: HashMap<Key, Vec<&Record>> = HashMap::new();
-        for record in self.writes.iter().flat_map(|w| &w.records) {
-            ahead.entry(key_of(record)).or_default().push(record);
+        let mut ahead: HashMap<Key, Vec<(u64, &Record)>> = HashMap::new();
+        for write in &self.writes {
+            for record in &write.records {
+                ahead
+                    .entry(key_of(record))
+                    .or_default()
+                    .push((write.id, record));
+            }
         }
         rows.into_iter()
-            .map(|row| match ahead.get(&key_of(&row)) {
-                Some(writes) => writes.iter().fold(row, |row, write| lay_over(row, write)),
+            .zip(versions.iter().copied().chain(std::iter::repeat((0, 0))))
+            .map(|(row, (writer, wseq))| match ahead.get(&key_of(&row)) {
+                Some(writes) => writes.iter().fold(row, |row, (id, write)| {
+                    let row_is_newer = writer == me && wseq >= *id as i64;
+                    lay_over(row, write, row_is_newer)
+                }),
                 None => row,
             })
             .collect()
     }
 }
 
-/// `write` over `row`: a whole entity replaces it; a report adds its counts to the row's.
-fn lay_over(row: Record, write: &Record) -> Record {
+/// A row's last writer and that write's number.
+pub(crate) type Version = (i64, i64);
+
+/// `write` over `row`: a whole entity replaces it unless the row is newer; a report adds its
+/// counts to the row's in any case (the row does not hold them yet).
+fn lay_over(row: Record, write: &Record, row_is_newer: bool) -> Record {
     match (row, write) {
         (Record::Transition(base), Record::Counted { transition, added }) => {
-            let mut t = transition.clone();
+            let mut t = if row_is_newer {
+                base.clone()
+            } else {
+                transition.clone()
+            };
             t.success_count = base.success_count + added.success;
             t.fail_count = base.fail_count + added.fail;
             t.latency_total_ms = base.latency_total_ms + added.latency_total_ms;
             t.latency_samples = base.latency_samples + added.latency_samples;
             Record::Transition(t)
         }
+        (row, _) if row_is_newer => row,
         (_, write) => write.clone().into_whole(),
     }
 }
@@ -202,13 +229,13 @@ mod tests {
         // Another replica's two reports are in the row; ours (xid 100) is still in progress.
         let before = Snapshot::parse("100:101:100").unwrap();
         assert_eq!(
-            success(&pending.overlay(&before, vec![Record::Transition(edge(2))])),
+            success(&pending.overlay(&before, vec![Record::Transition(edge(2))], &[], 1)),
             3
         );
         // Committed: the row has all three, and ours is not added twice.
         let after = Snapshot::parse("101:101:").unwrap();
         assert_eq!(
-            success(&pending.overlay(&after, vec![Record::Transition(edge(3))])),
+            success(&pending.overlay(&after, vec![Record::Transition(edge(3))], &[], 1)),
             3
         );
         assert!(pending.writes.is_empty());
@@ -220,14 +247,31 @@ mod tests {
         let id = pending.push(vec![report(1)]);
         let any = Snapshot::parse("500:500:").unwrap();
         assert_eq!(
-            success(&pending.overlay(&any, vec![Record::Transition(edge(0))])),
+            success(&pending.overlay(&any, vec![Record::Transition(edge(0))], &[], 1)),
             1
         );
         pending.failed(&[id]);
         assert_eq!(pending.take_refresh().len(), 1);
         assert_eq!(
-            success(&pending.overlay(&any, vec![Record::Transition(edge(0))])),
+            success(&pending.overlay(&any, vec![Record::Transition(edge(0))], &[], 1)),
             0
         );
+    }
+
+    #[test]
+    fn an_older_write_of_ours_still_in_flight_does_not_cover_a_newer_one_committed() {
+        let mut pending = Pending::default();
+        let older = pending.push(vec![Record::Transition(edge(1))]);
+        let newer = pending.push(vec![Record::Transition(edge(2))]);
+        pending.began(&[older], 10);
+        pending.began(&[newer], 11);
+        // The newer committed first (xid 11 seen, 10 still running): the row is ours, wseq 2.
+        let seen = Snapshot::parse("10:12:10").unwrap();
+        let rows = vec![Record::Transition(edge(2))];
+        let held = pending.overlay(&seen, rows, &[(7, newer as i64)], 7);
+        assert_eq!(success(&held), 2);
+        // Another replica's row is older than our write in flight: ours is laid over it.
+        let rows = vec![Record::Transition(edge(5))];
+        assert_eq!(success(&pending.overlay(&seen, rows, &[(8, 99)], 7)), 1);
     }
 }

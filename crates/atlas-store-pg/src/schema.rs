@@ -10,13 +10,17 @@ use atlas_store::StoreError;
 /// The schema scripts, the first being version 1. Append only: a released script never changes.
 const MIGRATIONS: &[&str] = &[
     // 1: the graph's entities as JSON, a transition's counters as columns (so that concurrent
-    // reports are added by the database), and the change feed the replicas follow.
+    // reports are added by the database), each row's last writer and its write number (so that
+    // a replica's older write never overwrites its newer one), and the change feed the replicas
+    // follow.
     r#"
     CREATE TABLE atlas_entities (
         kind text NOT NULL,
         app_id text NOT NULL,
         id text NOT NULL,
         data jsonb NOT NULL,
+        writer bigint NOT NULL DEFAULT 0,
+        wseq bigint NOT NULL DEFAULT 0,
         PRIMARY KEY (kind, app_id, id)
     );
     CREATE TABLE atlas_transitions (
@@ -27,6 +31,8 @@ const MIGRATIONS: &[&str] = &[
         fail_count bigint NOT NULL,
         latency_total_ms double precision NOT NULL,
         latency_samples bigint NOT NULL,
+        writer bigint NOT NULL DEFAULT 0,
+        wseq bigint NOT NULL DEFAULT 0,
         PRIMARY KEY (app_id, transition_id)
     );
     CREATE TABLE atlas_changes (
@@ -54,11 +60,17 @@ pub async fn migrate(client: &mut tokio_postgres::Client) -> Result<usize, Store
     tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
         .await
         .map_err(crate::db_error)?;
-    tx.batch_execute(
-        "CREATE TABLE IF NOT EXISTS atlas_meta (key text PRIMARY KEY, value text NOT NULL)",
-    )
-    .await
-    .map_err(crate::db_error)?;
+    // Asked, not `IF NOT EXISTS`: that would log a notice at every start.
+    let fresh = tx
+        .query_one("SELECT to_regclass('atlas_meta') IS NULL", &[])
+        .await
+        .map_err(crate::db_error)?
+        .get::<_, bool>(0);
+    if fresh {
+        tx.batch_execute("CREATE TABLE atlas_meta (key text PRIMARY KEY, value text NOT NULL)")
+            .await
+            .map_err(crate::db_error)?;
+    }
     let found: usize = tx
         .query_opt(
             "SELECT value FROM atlas_meta WHERE key = 'schema_version'",
