@@ -49,6 +49,11 @@ fn replicas_recover_from_a_database_restart_without_restarting() {
             body["page_id"].as_str().unwrap().to_string()
         })
         .collect();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while b.call("get_graph_stats", json!({ "app_id": app })).1["by_app"][0]["pages"] != 2 {
+        assert!(Instant::now() < deadline, "B did not see A's pages");
+        std::thread::sleep(Duration::from_millis(10));
+    }
 
     let acked = Arc::new(AtomicU64::new(0));
     let unknown = Arc::new(AtomicU64::new(0));

@@ -99,8 +99,14 @@ pub struct PgStore {
 }
 
 pub(crate) fn db_error(e: tokio_postgres::Error) -> StoreError {
-    if e.is_closed() || e.code().is_none() {
-        // No SQL state: the connection, not the statement, failed.
+    // No SQL state: the connection, not the statement, failed. Class 08 (connection
+    // exception), 57P01-57P03 (the server shutting down or starting) and 53300 (no connection
+    // slot left) say the same from the server's side.
+    let away = e.code().is_none_or(|code| {
+        let code = code.code();
+        code.starts_with("08") || matches!(code, "57P01" | "57P02" | "57P03" | "53300")
+    });
+    if e.is_closed() || away {
         StoreError::Unavailable(format!("the database: {e}"))
     } else {
         let detail = e
