@@ -94,7 +94,7 @@ pub(crate) struct Report {
     latency_ms: u64,
 }
 
-fn total_reports(atlas: &Atlas, app_id: &str) -> u64 {
+pub(crate) fn total_reports(atlas: &Atlas, app_id: &str) -> u64 {
     atlas.read(|g| {
         g.app(app_id)
             .map(|a| {

@@ -85,16 +85,7 @@ async fn serve(services: &Services) -> Result<(SocketAddr, tokio::sync::oneshot:
 }
 
 fn total_reports(services: &Services, app_id: &str) -> u64 {
-    services.atlas.read(|g| {
-        g.app(app_id)
-            .map(|a| {
-                a.transitions()
-                    .iter()
-                    .map(|t| t.success_count + t.fail_count)
-                    .sum()
-            })
-            .unwrap_or(0)
-    })
+    crate::ingest::total_reports(&services.atlas, app_id)
 }
 
 /// `clients` reporting through `replicas` for the configured time.
@@ -178,9 +169,11 @@ pub async fn run(config: &ReplicaConfig, scratch: &Path) -> Result<ReplicaReport
             .iter()
             .all(|r| wait_until(|| total_reports(r, app_id) == expected).is_ok());
 
-    let follow_delay = follow_delay(&replicas[0], &replicas[1], app_id).await?;
-    let query_path_folder = query_path_latency(&folder, app_id, &generated.data)?;
-    let query_path_postgres = query_path_latency(&replicas[1], app_id, &generated.data)?;
+    // The same app on both, after the same reports: asked in turns, so that the machine's
+    // other work weighs on both alike.
+    let (query_path_folder, query_path_postgres) =
+        query_path_latency(&folder, &replicas[1], app_id, &generated.data);
+    let follow_delay = follow_delay(&replicas[0], &replicas[1], "bench.follow").await?;
     drop(replicas);
     drop(folder);
 
@@ -235,28 +228,35 @@ async fn follow_delay(writer: &Services, follower: &Services, app_id: &str) -> R
     Ok(Percentiles::from_nanos(&mut samples))
 }
 
-/// `query_path` from the home page to each intent of the app, in memory, on `services`.
+/// `query_path` from the home page to each intent of the app, in memory, on `folder` and on
+/// `replica` in turns.
 fn query_path_latency(
-    services: &Services,
+    folder: &Services,
+    replica: &Services,
     app_id: &str,
     app: &atlas_store::AppData,
-) -> Result<Percentiles> {
-    let mut samples = Vec::new();
-    for round in 0..20 {
+) -> (Percentiles, Percentiles) {
+    let (mut on_folder, mut on_replica) = (Vec::new(), Vec::new());
+    for round in 0..50 {
         for intent in &app.intents {
-            let started = Instant::now();
-            let _ = services.atlas.query_path(atlas_service::QueryPathRequest {
-                app_id: app_id.into(),
-                intent: intent.intent_text.clone(),
-                current_page: None,
-                max_steps: None,
-            });
-            if round > 0 {
-                samples.push(started.elapsed().as_nanos() as u64);
+            for (services, samples) in [(folder, &mut on_folder), (replica, &mut on_replica)] {
+                let started = Instant::now();
+                let _ = services.atlas.query_path(atlas_service::QueryPathRequest {
+                    app_id: app_id.into(),
+                    intent: intent.intent_text.clone(),
+                    current_page: None,
+                    max_steps: None,
+                });
+                if round > 0 {
+                    samples.push(started.elapsed().as_nanos() as u64);
+                }
             }
         }
     }
-    Ok(Percentiles::from_nanos(&mut samples))
+    (
+        Percentiles::from_nanos(&mut on_folder),
+        Percentiles::from_nanos(&mut on_replica),
+    )
 }
 
 /// `pgbench` on its own table: one counter row updated per transaction, as a report is.
