@@ -100,3 +100,38 @@ fn kb_benchmark_answers_every_query_and_times_both_sides() {
     );
     assert!(report.retrieve.p50_us > 0.0 && report.sqlite_fts5.p50_us > 0.0);
 }
+
+/// On the test server (`ATLAS_TEST_PG`): the replicas' benchmark verifies every acknowledged
+/// report on every replica, sees a follower catch up, and starts a replica on what it wrote.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_benchmark_counts_every_report_once_on_every_replica() {
+    let Some(url) = std::env::var("ATLAS_TEST_PG")
+        .ok()
+        .filter(|u| !u.is_empty())
+    else {
+        assert!(
+            std::env::var("ATLAS_REQUIRE_PG").as_deref() != Ok("1"),
+            "ATLAS_REQUIRE_PG=1 but ATLAS_TEST_PG names no server"
+        );
+        return;
+    };
+    let scratch = tempfile::tempdir().unwrap();
+    let config = atlas_bench::replicas::ReplicaConfig {
+        url,
+        clients: 4,
+        duration: Duration::from_millis(500),
+        startup_transitions: 2_000,
+    };
+    let r = atlas_bench::replicas::run(&config, scratch.path())
+        .await
+        .unwrap();
+    assert!(r.verified, "{r:?}");
+    assert!(
+        r.postgres_1.acknowledged > 0 && r.postgres_3.acknowledged > 0,
+        "{r:?}"
+    );
+    assert!(
+        r.follow_delay.p50_us > 0.0 && r.startup_pages == 200,
+        "{r:?}"
+    );
+}
