@@ -1,0 +1,152 @@
+//! Reaching the database: errors sorted into "away" and "refused", TLS with rustls, the
+//! replica's name, and creating a database.
+
+use std::sync::Arc;
+
+use atlas_store::StoreError;
+
+use crate::PgOptions;
+
+pub(crate) fn db_error(e: tokio_postgres::Error) -> StoreError {
+    // No SQL state: the connection, not the statement, failed. Class 08 (connection
+    // exception), 57P01-57P03 (the server shutting down or starting) and 53300 (no connection
+    // slot left) say the same from the server's side.
+    let away = e.code().is_none_or(|code| {
+        let code = code.code();
+        code.starts_with("08") || matches!(code, "57P01" | "57P02" | "57P03" | "53300")
+    });
+    if e.is_closed() || away {
+        StoreError::Unavailable(format!("the database: {e}"))
+    } else {
+        let detail = e
+            .as_db_error()
+            .map(|d| d.message().to_string())
+            .unwrap_or_else(|| e.to_string());
+        StoreError::Io(format!("database error: {detail}"))
+    }
+}
+
+pub(crate) fn pool_error(e: deadpool_postgres::PoolError) -> StoreError {
+    match e {
+        deadpool_postgres::PoolError::Backend(e) => db_error(e),
+        other => StoreError::Unavailable(format!("the database: {other}")),
+    }
+}
+
+/// A random 63-bit name for this replica's rows: the standard library's randomly keyed hasher
+/// over the process id and the clock (no random-number crate needed for a name).
+pub(crate) fn replica_name() -> i64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u32(std::process::id());
+    h.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0),
+    );
+    (h.finish() >> 1) as i64
+}
+
+/// The connection string without its password, for logs.
+pub(crate) fn redacted(config: &tokio_postgres::Config) -> String {
+    let hosts: Vec<String> = config
+        .get_hosts()
+        .iter()
+        .zip(config.get_ports().iter().chain(std::iter::repeat(&5432)))
+        .map(|(h, p)| match h {
+            tokio_postgres::config::Host::Tcp(h) => format!("{h}:{p}"),
+            #[cfg(unix)]
+            tokio_postgres::config::Host::Unix(p) => p.display().to_string(),
+        })
+        .collect();
+    format!(
+        "PostgreSQL {}@{}/{}",
+        config.get_user().unwrap_or("?"),
+        hosts.join(","),
+        config.get_dbname().unwrap_or("?")
+    )
+}
+
+pub(crate) fn tls(
+    options: &PgOptions,
+) -> Result<tokio_postgres_rustls::MakeRustlsConnect, StoreError> {
+    let mut roots = rustls::RootCertStore::empty();
+    for cert in rustls_native_certs::load_native_certs().certs {
+        let _ = roots.add(cert);
+    }
+    if let Some(path) = &options.ca_file {
+        let pem = std::fs::read(path)
+            .map_err(|e| StoreError::Io(format!("cannot read {}: {e}", path.display())))?;
+        let mut reader = std::io::Cursor::new(pem);
+        for cert in rustls_pemfile_certs(&mut reader) {
+            roots
+                .add(cert)
+                .map_err(|e| StoreError::Io(format!("{}: {e}", path.display())))?;
+        }
+    }
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| StoreError::Io(e.to_string()))?
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    Ok(tokio_postgres_rustls::MakeRustlsConnect::new(config))
+}
+
+/// The certificates of a PEM file.
+pub(crate) fn rustls_pemfile_certs(
+    reader: &mut dyn std::io::BufRead,
+) -> Vec<rustls::pki_types::CertificateDer<'static>> {
+    use rustls::pki_types::pem::PemObject;
+    let mut text = Vec::new();
+    let _ = reader.read_to_end(&mut text);
+    rustls::pki_types::CertificateDer::pem_slice_iter(&text)
+        .filter_map(Result::ok)
+        .collect()
+}
+
+/// Creates the database `name` on the server of `url` (connecting to `url`'s own database to do
+/// it) and answers the address of the new one: for tests, benchmarks, and `atlas migrate` into a
+/// database that does not exist yet.
+pub fn create_database(url: &str, name: &str) -> Result<String, StoreError> {
+    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return Err(StoreError::Io(format!("bad database name {name:?}")));
+    }
+    let config: tokio_postgres::Config = url
+        .parse()
+        .map_err(|e| StoreError::Io(format!("bad PostgreSQL address: {e}")))?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| StoreError::Io(e.to_string()))?;
+    let tls = tls(&PgOptions::default())?;
+    let name_owned = name.to_string();
+    std::thread::spawn(move || {
+        runtime.block_on(async move {
+            let (client, connection) = config.connect(tls).await.map_err(db_error)?;
+            tokio::spawn(connection);
+            client
+                .batch_execute(&format!("CREATE DATABASE \"{name_owned}\""))
+                .await
+                .map_err(db_error)
+        })
+    })
+    .join()
+    .map_err(|_| StoreError::Io("creating the database panicked".into()))??;
+    Ok(with_database(url, name))
+}
+
+/// `url` with its database replaced by `name`.
+pub fn with_database(url: &str, name: &str) -> String {
+    let (base, query) = match url.split_once('?') {
+        Some((b, q)) => (b, format!("?{q}")),
+        None => (url, String::new()),
+    };
+    let scheme_end = base.find("://").map(|i| i + 3).unwrap_or(0);
+    let host_end = base[scheme_end..]
+        .find('/')
+        .map(|i| scheme_end + i)
+        .unwrap_or(base.len());
+    format!("{}/{name}{query}", &base[..host_end])
+}
