@@ -806,3 +806,141 @@ async fn an_operators_grounding_model_answers_instead_of_the_shipped_one() {
     assert!(again.is_err());
     assert!(Atlas::read_grounding_model("{\"features\": []}").is_err());
 }
+
+/// Two replicas on one database (PostgreSQL only): what one learns—a task done in a session,
+/// an edge that keeps failing—the other's task memory and route cache use once it follows.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replica_uses_what_another_replica_learned() {
+    let Some(store) = TestStore::postgres() else {
+        return;
+    };
+    let (a, b) = (store.open_atlas(), store.open_atlas());
+    let tools = registry();
+    let (list, dialog) = notes_app(&a, &tools).await;
+    let settled = |what: &'static str, b: Arc<Atlas>, done: Box<dyn Fn(&Arc<Atlas>) -> bool>| async move {
+        let started = std::time::Instant::now();
+        while !done(&b) {
+            assert!(started.elapsed().as_secs() < 20, "{what}: B did not follow");
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        }
+    };
+    let dialog_id = dialog.clone();
+    settled(
+        "pages",
+        b.clone(),
+        Box::new(move |b| b.read(|g| g.page(&dialog_id).is_some())),
+    )
+    .await;
+
+    // A task done and finished on A is replayed from memory on B.
+    let taught = "create a note named 'alpha'";
+    for (from, action, to) in [
+        (
+            &list,
+            serde_json::json!({ "type": "click", "widget_text": "New note" }),
+            &dialog,
+        ),
+        (
+            &dialog,
+            serde_json::json!({ "type": "input", "widget_text": "Label", "input_text": "alpha" }),
+            &dialog,
+        ),
+        (
+            &dialog,
+            serde_json::json!({ "type": "click", "widget_text": "OK" }),
+            &list,
+        ),
+    ] {
+        step(&a, &tools, from, action, to, "on-a", taught).await;
+    }
+    call(&a, &tools, "end_session", serde_json::json!({ "app_id": "notes", "session_id": "on-a", "intent": taught, "finished": true })).await;
+    let started = std::time::Instant::now();
+    let answer = loop {
+        let answer = next(&b, &tools, &list, "create a note named 'beta'", "on-b").await;
+        if answer["basis"] == "memory" || started.elapsed().as_secs() > 20 {
+            break answer;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    };
+    assert_eq!(answer["basis"], "memory", "{answer}");
+    assert_eq!(answer["action"]["widget_text"], "New note", "{answer}");
+
+    // A route B has planned (and remembers) changes when A learns that its edge fails.
+    let settings = page(
+        &a,
+        &tools,
+        "notes",
+        "Settings",
+        serde_json::json!([{ "id": "0", "text": "Dark mode", "type": "checkbox" }]),
+    )
+    .await;
+    let via_menu = page(
+        &a,
+        &tools,
+        "notes",
+        "Menu",
+        serde_json::json!([{ "id": "0", "text": "Settings", "type": "button" }]),
+    )
+    .await;
+    let report = |from: &str, widget: &str, to: &str, success: bool| serde_json::json!({ "from_page": from, "to_page": to, "action": { "type": "click", "widget_text": widget }, "success": success });
+    for _ in 0..3 {
+        call(
+            &a,
+            &tools,
+            "report_transition",
+            report(&list, "Settings", &settings, true),
+        )
+        .await;
+        call(
+            &a,
+            &tools,
+            "report_transition",
+            report(&list, "Menu", &via_menu, true),
+        )
+        .await;
+        call(
+            &a,
+            &tools,
+            "report_transition",
+            report(&via_menu, "Settings", &settings, true),
+        )
+        .await;
+    }
+    let list2 = list.clone();
+    settled(
+        "the direct route",
+        b.clone(),
+        Box::new(move |b| steps_to_settings(b, &list2) == Some(1)),
+    )
+    .await;
+    for _ in 0..20 {
+        call(
+            &a,
+            &tools,
+            "report_transition",
+            report(&list, "Settings", &settings, false),
+        )
+        .await;
+    }
+    let list2 = list.clone();
+    settled(
+        "the route around the failing edge",
+        b.clone(),
+        Box::new(move |b| steps_to_settings(b, &list2) == Some(2)),
+    )
+    .await;
+}
+
+/// The steps of `query_path` to the notes app's settings from `list`.
+fn steps_to_settings(atlas: &Arc<Atlas>, list: &str) -> Option<usize> {
+    atlas
+        .query_path(QueryPathRequest {
+            app_id: "notes".into(),
+            intent: "Settings".into(),
+            current_page: Some(list.to_string()),
+            max_steps: None,
+        })
+        .ok()
+        .and_then(|r| r.path)
+        .map(|p| p.steps.len())
+}
