@@ -1,0 +1,78 @@
+//! The schema on a real server (`ATLAS_TEST_PG`): created once, refused when a newer Atlas
+//! migrated it, and an unreachable server is an error, not a hang or a panic.
+
+use atlas_store::StoreError;
+use atlas_store_pg::{PgOptions, PgStore, create_database};
+
+fn server() -> Option<String> {
+    let url = std::env::var("ATLAS_TEST_PG")
+        .ok()
+        .filter(|u| !u.is_empty());
+    assert!(
+        url.is_some() || std::env::var("ATLAS_REQUIRE_PG").as_deref() != Ok("1"),
+        "ATLAS_REQUIRE_PG=1 but ATLAS_TEST_PG names no server"
+    );
+    url
+}
+
+fn execute(url: &str, sql: &str) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+            .await
+            .unwrap();
+        tokio::spawn(connection);
+        client.batch_execute(sql).await.unwrap();
+    });
+}
+
+#[test]
+fn a_database_migrated_by_a_newer_atlas_is_refused() {
+    let Some(server) = server() else { return };
+    let url = create_database(&server, &format!("atlas_schema_{}", std::process::id())).unwrap();
+    drop(PgStore::connect(&url, PgOptions::default()).unwrap());
+    // Opening again finds the schema in place and changes nothing.
+    drop(PgStore::connect(&url, PgOptions::default()).unwrap());
+    execute(
+        &url,
+        "UPDATE atlas_meta SET value = '99' WHERE key = 'schema_version'",
+    );
+    match PgStore::connect(&url, PgOptions::default()) {
+        Err(StoreError::TooNew {
+            found, supported, ..
+        }) => {
+            assert_eq!(found, "schema 99");
+            assert_eq!(
+                supported,
+                format!("schema {}", atlas_store_pg::SCHEMA_VERSION)
+            );
+        }
+        Err(other) => panic!("refused for another reason: {other}"),
+        Ok(_) => panic!("a newer schema was opened"),
+    }
+}
+
+#[test]
+fn a_server_that_does_not_answer_is_unavailable() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let options = PgOptions {
+        connect_timeout: std::time::Duration::from_secs(2),
+        ..Default::default()
+    };
+    match PgStore::connect(&format!("postgres://atlas@127.0.0.1:{port}/atlas"), options) {
+        Err(StoreError::Unavailable(message)) => assert!(message.contains("database"), "{message}"),
+        Err(other) => panic!("{other}"),
+        Ok(_) => panic!("connected to nothing"),
+    }
+    assert!(matches!(
+        PgStore::connect("postgres://[not an address", PgOptions::default()),
+        Err(StoreError::Io(_))
+    ));
+}
