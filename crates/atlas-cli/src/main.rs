@@ -1,5 +1,7 @@
-//! `atlas`: the one binary. Each subcommand is a thin face over `atlas-service`; commands that
-//! touch data take `--data DIR` and hold the folder's writer lock while they run.
+//! `atlas`: the one binary. Each subcommand is a thin face over `atlas-service`, in a module of
+//! its own; commands that touch data take `--data DIR` (and, for the graph, `--store` to keep it
+//! in PostgreSQL instead) and hold the folder's writer lock while they run. Every process opens
+//! what it serves through `atlas-config`.
 
 mod agent;
 mod args;
