@@ -7,9 +7,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
-use atlas_service::{Atlas, CheckpointPolicy};
-use atlas_store_fs::FsStore;
-use atlas_text::HashEmbedder;
+use atlas_service::Atlas;
 use serde::Serialize;
 
 use crate::Percentiles;
@@ -120,13 +118,8 @@ pub async fn run(config: &IngestConfig, scratch: &Path) -> Result<IngestReport> 
     );
     let reports = Arc::new(reports_on(&generated.data, 20_000));
     let data_dir = scratch.join("ingest-data");
-    let store = Arc::new(FsStore::open(&data_dir).map_err(|e| anyhow::anyhow!("{e}"))?);
-    let atlas = Atlas::open(
-        store,
-        Arc::new(HashEmbedder::default()),
-        CheckpointPolicy::default(),
-    )
-    .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let services = atlas_config::open(&atlas_config::Config::folder(&data_dir)).await?;
+    let atlas = services.atlas.clone();
     atlas
         .import_app(generated.data)
         .await
@@ -134,35 +127,7 @@ pub async fn run(config: &IngestConfig, scratch: &Path) -> Result<IngestReport> 
     atlas.checkpoint().map_err(|e| anyhow::anyhow!("{e}"))?;
     let before = total_reports(&atlas, app_id);
 
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let addr = listener.local_addr()?;
-    let kb = Arc::new(
-        atlas_kb::KnowledgeBase::open(
-            &data_dir.join("kb"),
-            Arc::new(atlas_text::HashEmbedder::default()),
-        )
-        .map_err(|e| anyhow::anyhow!("{e}"))?,
-    );
-    let biz = Arc::new(
-        atlas_biz::BizStore::in_memory(
-            Default::default(),
-            Arc::new(atlas_text::HashEmbedder::default()),
-        )
-        .map_err(|e| anyhow::anyhow!("{e}"))?,
-    );
-    let state = atlas_server::AppState {
-        atlas: atlas.clone(),
-        tools: Arc::new(atlas_service::registry()),
-        token: None,
-        kb,
-        biz,
-        chat: None,
-        access: Default::default(),
-    };
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = tokio::spawn(atlas_server::serve(listener, state, async {
-        let _ = stopped.await;
-    }));
+    let (addr, stop) = crate::serve(&services).await?;
 
     let clients = config.clients.max(1);
     let duration = config.duration;
@@ -185,23 +150,17 @@ pub async fn run(config: &IngestConfig, scratch: &Path) -> Result<IngestReport> 
         }
     })
     .await??;
-    let _ = stop.send(());
-    server.await??;
+    drop(stop);
 
     let in_memory = total_reports(&atlas, app_id) == before + acknowledged;
     let (in_process_count, in_process_seconds) =
         in_process(&atlas, clients, duration, &reports).await?;
     let acknowledged_all = acknowledged + in_process_count;
-    atlas.checkpoint().map_err(|e| anyhow::anyhow!("{e}"))?;
+    services.close()?;
     drop(atlas);
+    drop(services);
     // Reopen from disk: what was acknowledged must be there.
-    let store = Arc::new(FsStore::open(&data_dir).map_err(|e| anyhow::anyhow!("{e}"))?);
-    let reopened = Atlas::open(
-        store,
-        Arc::new(HashEmbedder::default()),
-        CheckpointPolicy::default(),
-    )
-    .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let reopened = crate::open_folder(&data_dir)?;
     let on_disk = total_reports(&reopened, app_id) == before + acknowledged_all;
     drop(reopened);
 

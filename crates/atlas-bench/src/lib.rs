@@ -18,6 +18,38 @@ pub mod synth;
 
 use serde::Serialize;
 
+/// The graph service on the data folder `data`, opened as every Atlas process opens it
+/// (`atlas_config`), with the built-in embedder.
+pub fn open_folder(data: &std::path::Path) -> anyhow::Result<std::sync::Arc<atlas_service::Atlas>> {
+    atlas_config::open_graph_plain(
+        &atlas_config::StoreAddress::Folder(data.to_path_buf()),
+        &Default::default(),
+    )
+}
+
+/// Serves `services` on a loopback port, as `atlas serve` does; the server stops when the
+/// sender is dropped.
+pub async fn serve(
+    services: &atlas_config::Services,
+) -> anyhow::Result<(std::net::SocketAddr, tokio::sync::oneshot::Sender<()>)> {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let addr = listener.local_addr()?;
+    let state = atlas_server::AppState {
+        atlas: services.atlas.clone(),
+        tools: services.tools.clone(),
+        token: None,
+        kb: services.kb.clone(),
+        biz: services.biz.clone(),
+        chat: None,
+        access: Default::default(),
+    };
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(atlas_server::serve(listener, state, async {
+        let _ = stopped.await;
+    }));
+    Ok((addr, stop))
+}
+
 /// Latency percentiles in microseconds.
 #[derive(Debug, Clone, Copy, Serialize, serde::Deserialize)]
 pub struct Percentiles {

@@ -4,13 +4,10 @@
 use std::io::Write;
 use std::path::Path;
 use std::process::Command;
-use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use atlas_service::{Atlas, CheckpointPolicy, NextActionRequest, QueryPathRequest};
-use atlas_store_fs::FsStore;
-use atlas_text::HashEmbedder;
+use atlas_service::{NextActionRequest, QueryPathRequest};
 use serde::{Deserialize, Serialize};
 
 use crate::Percentiles;
@@ -91,14 +88,7 @@ fn timed<T>(f: impl FnOnce() -> T) -> (T, u64) {
 pub async fn run(config: &QueryConfig, scratch: &Path) -> Result<QueryReport> {
     let app_id = "bench.query";
     let generated = synthetic_app(app_id, config.shape, 42);
-    let store =
-        Arc::new(FsStore::open(&scratch.join("query-data")).map_err(|e| anyhow::anyhow!("{e}"))?);
-    let atlas = Atlas::open(
-        store,
-        Arc::new(HashEmbedder::default()),
-        CheckpointPolicy::default(),
-    )
-    .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let atlas = crate::open_folder(&scratch.join("query-data"))?;
     let pages: Vec<String> = generated
         .data
         .pages

@@ -4,7 +4,6 @@
 //! another's write; `query_path` latency on a replica against the folder store; and how long a
 //! replica takes to start on a database of many transitions.
 
-use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -64,26 +63,6 @@ fn replica_config(store: StoreAddress, data: &Path) -> Config {
     }
 }
 
-/// Serves `services` on a loopback port; the server stops when the sender is dropped.
-async fn serve(services: &Services) -> Result<(SocketAddr, tokio::sync::oneshot::Sender<()>)> {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let addr = listener.local_addr()?;
-    let state = atlas_server::AppState {
-        atlas: services.atlas.clone(),
-        tools: services.tools.clone(),
-        token: None,
-        kb: services.kb.clone(),
-        biz: services.biz.clone(),
-        chat: None,
-        access: Default::default(),
-    };
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(atlas_server::serve(listener, state, async {
-        let _ = stopped.await;
-    }));
-    Ok((addr, stop))
-}
-
 fn total_reports(services: &Services, app_id: &str) -> u64 {
     crate::ingest::total_reports(&services.atlas, app_id)
 }
@@ -97,7 +76,7 @@ async fn throughput(
     let mut addrs = Vec::new();
     let mut stops = Vec::new();
     for services in replicas {
-        let (addr, stop) = serve(services).await?;
+        let (addr, stop) = crate::serve(services).await?;
         addrs.push(addr);
         stops.push(stop);
     }

@@ -4,13 +4,9 @@
 
 use std::path::Path;
 use std::process::Command;
-use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use atlas_service::{Atlas, CheckpointPolicy};
-use atlas_store_fs::FsStore;
-use atlas_text::HashEmbedder;
 use serde::{Deserialize, Serialize};
 
 use crate::synth::{AppShape, synthetic_app};
@@ -55,13 +51,7 @@ pub struct StartupReport {
 pub fn measure_open(data: &Path) -> Result<OpenMeasurement> {
     let (rss_before, _) = crate::memory();
     let started = Instant::now();
-    let store = Arc::new(FsStore::open(data).map_err(|e| anyhow::anyhow!("{e}"))?);
-    let atlas = Atlas::open(
-        store,
-        Arc::new(HashEmbedder::default()),
-        CheckpointPolicy::default(),
-    )
-    .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let atlas = crate::open_folder(data)?;
     let open_ms = started.elapsed().as_secs_f64() * 1000.0;
     let (rss_after, rss_peak) = crate::memory();
     let (pages, transitions) = atlas.read(|g| (g.page_count(), g.transition_count()));
@@ -77,13 +67,7 @@ pub fn measure_open(data: &Path) -> Result<OpenMeasurement> {
 
 /// Writes the large folder through the service (import, then a checkpoint), as real data gets there.
 pub async fn build(config: &StartupConfig, data: &Path) -> Result<(usize, usize)> {
-    let store = Arc::new(FsStore::open(data).map_err(|e| anyhow::anyhow!("{e}"))?);
-    let atlas = Atlas::open(
-        store,
-        Arc::new(HashEmbedder::default()),
-        CheckpointPolicy::default(),
-    )
-    .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let atlas = crate::open_folder(data)?;
     let apps = config.apps.max(1);
     let per_app = config.transitions.div_ceil(apps);
     let shape = AppShape {
