@@ -320,7 +320,7 @@ impl KnowledgeBase {
         prepared: Vec<Segment>,
         edit: impl FnOnce(&mut Document, Vec<Segment>) -> Result<T, KbError>,
     ) -> Result<T, KbError> {
-        if self.lock.is_none() {
+        if !self.writable {
             return Err(KbError::ReadOnly);
         }
         self.snapshot(dataset)?;
@@ -339,7 +339,8 @@ impl KnowledgeBase {
         let written = doc.clone();
         let snapshot = self.rebuild(&old, documents, &ready)?;
         store::write_json(
-            &store::document_path(&self.root, dataset, document),
+            self.files.as_ref(),
+            &store::document_file(dataset, document),
             &written,
         )?;
         self.publish(dataset, snapshot);
@@ -365,12 +366,9 @@ impl KnowledgeBase {
             .map(|(new, _)| new)
             .collect();
         for doc in changed {
-            store::write_json(&store::document_path(&self.root, id, &doc.id), doc)?;
+            store::write_json(self.files.as_ref(), &store::document_file(id, &doc.id), doc)?;
         }
-        store::write_json(
-            &store::dataset_dir(&self.root, id).join("dataset.json"),
-            &dataset,
-        )?;
+        store::write_json(self.files.as_ref(), &store::dataset_file(id), &dataset)?;
         // No segment changed: the index and where each entry lives stay as they were.
         let snapshot = Snapshot {
             dataset,

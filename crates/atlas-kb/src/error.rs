@@ -110,3 +110,9 @@ pub(crate) fn valid_name<'a>(
     }
     Ok(name)
 }
+
+impl From<atlas_store::StoreError> for KbError {
+    fn from(e: atlas_store::StoreError) -> Self {
+        KbError::Io(e.to_string())
+    }
+}

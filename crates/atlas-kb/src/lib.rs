@@ -19,10 +19,11 @@ mod store;
 mod tags;
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use atlas_store::files::{Files, Folder};
 use atlas_text::Embedder;
 use parking_lot::{Mutex, RwLock};
 
@@ -192,9 +193,13 @@ impl HitCounts {
 }
 
 pub struct KnowledgeBase {
-    root: PathBuf,
-    /// The OS lock on `root/lock` that makes this the folder's one writer; None when read-only.
-    lock: Option<std::fs::File>,
+    /// Where the datasets are kept (the folder, or the shared database).
+    files: Arc<dyn Files>,
+    /// The OS lock on the folder's `lock` that makes this its one writer (none in a database,
+    /// where every replica writes and follows the others).
+    _lock: Option<std::fs::File>,
+    /// False when opened read-only.
+    writable: bool,
     embedder: Arc<dyn Embedder>,
     datasets: RwLock<HashMap<String, Arc<Snapshot>>>,
     /// Writes one at a time, so two writers never build from the same old snapshot. Held only
@@ -271,7 +276,17 @@ impl KnowledgeBase {
     pub fn open(root: &Path, embedder: Arc<dyn Embedder>) -> Result<KnowledgeBase, KbError> {
         std::fs::create_dir_all(root)?;
         let lock = store::lock(root)?;
-        Self::load(root, embedder, Some(lock))
+        Self::load(Arc::new(Folder::new(root)), embedder, Some(lock), true)
+    }
+
+    /// Opens the knowledge base kept in `files` that other processes write too (a database
+    /// shared by replicas): no lock; each process follows the others' writes through
+    /// [`KnowledgeBase::reload_dataset`] and [`KnowledgeBase::reload_tags`].
+    pub fn open_shared(
+        files: Arc<dyn Files>,
+        embedder: Arc<dyn Embedder>,
+    ) -> Result<KnowledgeBase, KbError> {
+        Self::load(files, embedder, None, true)
     }
 
     /// Opens the knowledge base in `root` for searching only, beside a writer if there is one;
@@ -280,16 +295,17 @@ impl KnowledgeBase {
         root: &Path,
         embedder: Arc<dyn Embedder>,
     ) -> Result<KnowledgeBase, KbError> {
-        Self::load(root, embedder, None)
+        Self::load(Arc::new(Folder::new(root)), embedder, None, false)
     }
 
     fn load(
-        root: &Path,
+        files: Arc<dyn Files>,
         embedder: Arc<dyn Embedder>,
         lock: Option<std::fs::File>,
+        writable: bool,
     ) -> Result<KnowledgeBase, KbError> {
         let mut datasets = HashMap::new();
-        for stored in store::load(root)? {
+        for stored in store::load(files.as_ref())? {
             let hits = Arc::new(HitCounts::default());
             for (segment, count) in stored.hits {
                 hits.counter(&segment).store(count, Ordering::Relaxed);
@@ -305,19 +321,54 @@ impl KnowledgeBase {
             datasets.insert(snapshot.dataset.id.clone(), Arc::new(snapshot));
         }
         Ok(KnowledgeBase {
-            root: root.to_path_buf(),
-            lock,
+            tags: RwLock::new(store::load_tags(files.as_ref())?),
+            files,
+            _lock: lock,
+            writable,
             embedder,
             datasets: RwLock::new(datasets),
             writing: Mutex::new(()),
             stopping: Default::default(),
-            tags: RwLock::new(store::load_tags(root)?),
         })
+    }
+
+    /// Reads the dataset `id` again as kept (another process changed it): segments it indexed
+    /// already keep their vectors; a dataset no longer kept is dropped.
+    pub fn reload_dataset(&self, id: &str) -> Result<(), KbError> {
+        let _writing = self.writing.lock();
+        let Some(stored) = store::load_one(self.files.as_ref(), id)? else {
+            self.datasets.write().remove(id);
+            return Ok(());
+        };
+        let previous = self.datasets.read().get(id).cloned();
+        let hits = Arc::new(HitCounts::default());
+        for (segment, count) in stored.hits {
+            hits.counter(&segment).store(count, Ordering::Relaxed);
+        }
+        let snapshot = build(
+            stored.dataset,
+            stored.documents,
+            hits,
+            self.embedder.as_ref(),
+            previous.as_deref(),
+            &HashMap::new(),
+        )?;
+        self.datasets
+            .write()
+            .insert(id.to_string(), Arc::new(snapshot));
+        Ok(())
+    }
+
+    /// Reads the knowledge tags again as kept.
+    pub fn reload_tags(&self) -> Result<(), KbError> {
+        let _writing = self.writing.lock();
+        *self.tags.write() = store::load_tags(self.files.as_ref())?;
+        Ok(())
     }
 
     /// The writer's turn, or ReadOnly.
     fn write_turn(&self) -> Result<parking_lot::MutexGuard<'_, ()>, KbError> {
-        if self.lock.is_none() {
+        if !self.writable {
             return Err(KbError::ReadOnly);
         }
         Ok(self.writing.lock())
@@ -372,10 +423,7 @@ impl KnowledgeBase {
             metadata_fields: Vec::new(),
             tag_ids: Vec::new(),
         };
-        store::write_json(
-            &store::dataset_dir(&self.root, id).join("dataset.json"),
-            &dataset,
-        )?;
+        store::write_json(self.files.as_ref(), &store::dataset_file(id), &dataset)?;
         let snapshot = build(
             dataset.clone(),
             Vec::new(),
@@ -414,7 +462,7 @@ impl KnowledgeBase {
     pub fn delete_dataset(&self, id: &str) -> Result<(), KbError> {
         let _writing = self.write_turn()?;
         self.snapshot(id)?;
-        store::remove(&store::dataset_dir(&self.root, id))?;
+        store::remove(self.files.as_ref(), id)?;
         self.datasets.write().remove(id);
         Ok(())
     }
@@ -501,7 +549,7 @@ impl KnowledgeBase {
                 limit: MAX_DOCUMENT_SEGMENTS,
             });
         }
-        if self.lock.is_none() {
+        if !self.writable {
             return Err(KbError::ReadOnly);
         }
         self.snapshot(dataset)?;
@@ -531,7 +579,11 @@ impl KnowledgeBase {
         let summary = DocumentSummary::of(&document, &old.hits);
         documents.push(document.clone());
         let snapshot = self.rebuild(&old, documents, &ready)?;
-        store::write_json(&store::document_path(&self.root, dataset, &id), &document)?;
+        store::write_json(
+            self.files.as_ref(),
+            &store::document_file(dataset, &id),
+            &document,
+        )?;
         self.publish(dataset, snapshot);
         Ok(summary)
     }
@@ -600,7 +652,10 @@ impl KnowledgeBase {
             .cloned()
             .collect();
         let snapshot = self.rebuild(&old, documents, &HashMap::new())?;
-        store::remove(&store::document_path(&self.root, dataset, document))?;
+        store::remove(
+            self.files.as_ref(),
+            &store::document_file(dataset, document),
+        )?;
         self.publish(dataset, snapshot);
         Ok(())
     }
@@ -690,14 +745,15 @@ impl KnowledgeBase {
 
     /// Writes the hit counts that changed since the last flush.
     pub fn flush(&self) -> Result<(), KbError> {
-        if self.lock.is_none() {
+        if !self.writable {
             return Ok(());
         }
         let snapshots: Vec<Arc<Snapshot>> = self.datasets.read().values().cloned().collect();
         for s in snapshots {
             if s.hits.dirty.swap(false, Ordering::Relaxed) {
                 store::write_json(
-                    &store::dataset_dir(&self.root, &s.dataset.id).join("hits.json"),
+                    self.files.as_ref(),
+                    &store::hits_file(&s.dataset.id),
                     &s.hits.snapshot(),
                 )?;
             }

@@ -6,14 +6,15 @@
 //! kb/<dataset id>/hits.json                hit counts per segment
 //! ```
 //!
-//! Every write goes to a temporary file that is fsynced, renamed over the old one, and the
-//! folder fsynced: a write that returned has survived a crash, and a reader never sees half a file.
+//! The files are kept through [`Files`]: in the folder (every write to a temporary file that is
+//! fsynced, renamed over the old one, and the folder fsynced: a write that returned has survived
+//! a crash, and a reader never sees half a file), or in PostgreSQL beside the graph.
 
 use std::collections::HashMap;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use atlas_store::files::{LockFailure, lock_folder, write_atomic};
+use atlas_store::files::{Files, LockFailure, lock_folder};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -38,94 +39,79 @@ pub(crate) fn lock(root: &Path) -> Result<fs::File, KbError> {
     }
 }
 
-pub(crate) fn document_path(root: &Path, dataset: &str, document: &str) -> PathBuf {
-    dataset_dir(root, dataset)
-        .join("documents")
-        .join(format!("{document}.json"))
+pub(crate) fn document_file(dataset: &str, document: &str) -> String {
+    format!("{dataset}/documents/{document}.json")
 }
 
-pub(crate) fn dataset_dir(root: &Path, id: &str) -> PathBuf {
-    root.join(id)
+pub(crate) fn dataset_file(id: &str) -> String {
+    format!("{id}/dataset.json")
 }
 
-fn sync_dir(dir: &Path) -> std::io::Result<()> {
-    fs::File::open(dir)?.sync_all()
+pub(crate) fn hits_file(id: &str) -> String {
+    format!("{id}/hits.json")
 }
 
-pub(crate) fn write_json(path: &Path, value: &impl Serialize) -> Result<(), KbError> {
-    let dir = path.parent().expect("a file in a folder");
-    fs::create_dir_all(dir)?;
+pub(crate) fn write_json(
+    files: &dyn Files,
+    name: &str,
+    value: &impl Serialize,
+) -> Result<(), KbError> {
     let bytes = serde_json::to_vec_pretty(value).map_err(|e| KbError::Io(e.to_string()))?;
-    write_atomic(path, &bytes, true)?;
-    sync_dir(dir)?;
-    Ok(())
+    Ok(files.write(name, &bytes)?)
 }
 
-fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T, KbError> {
-    let bytes = fs::read(path)?;
-    serde_json::from_slice(&bytes)
-        .map_err(|e| KbError::Io(format!("{} is damaged: {e}", path.display())))
-}
-
-pub(crate) fn remove(path: &Path) -> Result<(), KbError> {
-    if path.is_dir() {
-        fs::remove_dir_all(path)?;
-    } else if path.exists() {
-        fs::remove_file(path)?;
-    }
-    if let Some(parent) = path.parent().filter(|p| p.exists()) {
-        sync_dir(parent)?;
-    }
-    Ok(())
-}
-
-/// The knowledge tags kept in `root` (none before the first is made).
-pub(crate) fn load_tags(root: &Path) -> Result<Vec<crate::Tag>, KbError> {
-    let file = root.join(crate::tags::TAGS_FILE);
-    if file.is_file() {
-        read_json(&file)
-    } else {
-        Ok(Vec::new())
-    }
-}
-
-/// Every dataset under `root`, documents in creation order.
-pub(crate) fn load(root: &Path) -> Result<Vec<Stored>, KbError> {
-    let mut out = Vec::new();
-    let Ok(entries) = fs::read_dir(root) else {
-        return Ok(out);
+fn read_json<T: DeserializeOwned>(files: &dyn Files, name: &str) -> Result<Option<T>, KbError> {
+    let Some(bytes) = files.read(name)? else {
+        return Ok(None);
     };
-    for entry in entries.flatten() {
-        let dir = entry.path();
-        let file = dir.join("dataset.json");
-        if !file.is_file() {
-            continue;
+    serde_json::from_slice(&bytes)
+        .map(Some)
+        .map_err(|e| KbError::Io(format!("{name} is damaged: {e}")))
+}
+
+/// Removes a dataset (its id) or one file.
+pub(crate) fn remove(files: &dyn Files, name: &str) -> Result<(), KbError> {
+    Ok(files.remove(name)?)
+}
+
+/// The knowledge tags kept (none before the first is made).
+pub(crate) fn load_tags(files: &dyn Files) -> Result<Vec<crate::Tag>, KbError> {
+    Ok(read_json(files, crate::tags::TAGS_FILE)?.unwrap_or_default())
+}
+
+/// Every dataset kept, documents in creation order.
+pub(crate) fn load(files: &dyn Files) -> Result<Vec<Stored>, KbError> {
+    let mut out = Vec::new();
+    for name in files.list("")? {
+        if let Some(id) = name
+            .strip_suffix("/dataset.json")
+            .filter(|id| !id.contains('/'))
+            && let Some(stored) = load_one(files, id)?
+        {
+            out.push(stored);
         }
-        let dataset: Dataset = read_json(&file)?;
-        let mut documents: Vec<Document> = Vec::new();
-        if let Ok(docs) = fs::read_dir(dir.join("documents")) {
-            for doc in docs.flatten() {
-                let path = doc.path();
-                if path.extension().is_some_and(|e| e == "json")
-                    && !path
-                        .file_name()
-                        .is_some_and(|n| n.to_string_lossy().starts_with('.'))
-                {
-                    documents.push(read_json(&path)?);
-                }
-            }
-        }
-        documents.sort_by(|a, b| a.created_at.cmp(&b.created_at).then(a.id.cmp(&b.id)));
-        let hits = if dir.join("hits.json").is_file() {
-            read_json(&dir.join("hits.json"))?
-        } else {
-            HashMap::new()
-        };
-        out.push(Stored {
-            dataset,
-            documents,
-            hits,
-        });
     }
     Ok(out)
+}
+
+/// The dataset `id` as kept, or `None` when it is not there (any more).
+pub(crate) fn load_one(files: &dyn Files, id: &str) -> Result<Option<Stored>, KbError> {
+    let Some(dataset) = read_json::<Dataset>(files, &dataset_file(id))? else {
+        return Ok(None);
+    };
+    let mut documents: Vec<Document> = Vec::new();
+    for name in files.list(&format!("{id}/documents"))? {
+        if name.ends_with(".json")
+            && let Some(doc) = read_json(files, &name)?
+        {
+            documents.push(doc);
+        }
+    }
+    documents.sort_by(|a, b| a.created_at.cmp(&b.created_at).then(a.id.cmp(&b.id)));
+    let hits = read_json(files, &hits_file(id))?.unwrap_or_default();
+    Ok(Some(Stored {
+        dataset,
+        documents,
+        hits,
+    }))
 }

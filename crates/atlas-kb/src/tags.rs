@@ -133,7 +133,7 @@ impl KnowledgeBase {
         let _writing = self.write_turn()?;
         let mut tags = self.tags.read().clone();
         let value = edit(&mut tags)?;
-        store::write_json(&self.root.join(TAGS_FILE), &tags)?;
+        store::write_json(self.files.as_ref(), TAGS_FILE, &tags)?;
         *self.tags.write() = tags;
         Ok(value)
     }

@@ -71,3 +71,151 @@ pub fn write_atomic(path: &Path, bytes: &[u8], durable: bool) -> std::io::Result
     }
     fs::rename(&tmp, path)
 }
+
+/// Whole files by name (`graph.json`, `<dataset>/documents/<id>.json`), each replaced at once:
+/// what the knowledge bases and the business graph keep, so that they live in the data folder or
+/// in PostgreSQL alike. A write is durable once it returns.
+pub trait Files: Send + Sync {
+    /// The file's bytes, or `None` when there is no such file.
+    fn read(&self, name: &str) -> Result<Option<Vec<u8>>, crate::StoreError>;
+    fn write(&self, name: &str, bytes: &[u8]) -> Result<(), crate::StoreError>;
+    /// Removes the file `name` and every file under `name/`.
+    fn remove(&self, name: &str) -> Result<(), crate::StoreError>;
+    /// Every file under `prefix/` (all files for ""), by full name, in no particular order.
+    fn list(&self, prefix: &str) -> Result<Vec<String>, crate::StoreError>;
+}
+
+/// [`Files`] in a folder: each name a path under it, written through [`write_atomic`] with the
+/// file and its folder fsynced.
+pub struct Folder {
+    root: std::path::PathBuf,
+}
+
+impl Folder {
+    pub fn new(root: &Path) -> Folder {
+        Folder {
+            root: root.to_path_buf(),
+        }
+    }
+
+    fn path(&self, name: &str) -> Result<std::path::PathBuf, crate::StoreError> {
+        // Names come from the stores' own ids, but a name that climbs out is refused anyway.
+        if name.split('/').any(|part| part == ".." || part.is_empty()) && !name.is_empty() {
+            return Err(crate::StoreError::Io(format!("bad file name {name:?}")));
+        }
+        Ok(self.root.join(name))
+    }
+}
+
+fn sync_dir(dir: &Path) -> std::io::Result<()> {
+    File::open(dir)?.sync_all()
+}
+
+impl Files for Folder {
+    fn read(&self, name: &str) -> Result<Option<Vec<u8>>, crate::StoreError> {
+        match fs::read(self.path(name)?) {
+            Ok(bytes) => Ok(Some(bytes)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    fn write(&self, name: &str, bytes: &[u8]) -> Result<(), crate::StoreError> {
+        let path = self.path(name)?;
+        let dir = path.parent().expect("a file in a folder");
+        fs::create_dir_all(dir)?;
+        write_atomic(&path, bytes, true)?;
+        sync_dir(dir)?;
+        Ok(())
+    }
+
+    fn remove(&self, name: &str) -> Result<(), crate::StoreError> {
+        let path = self.path(name)?;
+        if path.is_dir() {
+            fs::remove_dir_all(&path)?;
+        } else if path.exists() {
+            fs::remove_file(&path)?;
+        }
+        if let Some(parent) = path.parent().filter(|p| p.exists()) {
+            sync_dir(parent)?;
+        }
+        Ok(())
+    }
+
+    fn list(&self, prefix: &str) -> Result<Vec<String>, crate::StoreError> {
+        fn walk(dir: &Path, name: &str, out: &mut Vec<String>) -> std::io::Result<()> {
+            let Ok(entries) = fs::read_dir(dir) else {
+                return Ok(());
+            };
+            for entry in entries {
+                let entry = entry?;
+                let file = entry.file_name().to_string_lossy().to_string();
+                // Temporary files of a write under way, and the lock, are not files of the store.
+                if file.starts_with('.') || file == "lock" {
+                    continue;
+                }
+                let full = if name.is_empty() {
+                    file
+                } else {
+                    format!("{name}/{file}")
+                };
+                if entry.file_type()?.is_dir() {
+                    walk(&entry.path(), &full, out)?;
+                } else {
+                    out.push(full);
+                }
+            }
+            Ok(())
+        }
+        let mut out = Vec::new();
+        walk(&self.path(prefix)?, prefix, &mut out)?;
+        Ok(out)
+    }
+}
+
+/// The files of another [`Files`] under `prefix/`, named without it.
+pub struct Scoped {
+    inner: std::sync::Arc<dyn Files>,
+    prefix: String,
+}
+
+impl Scoped {
+    pub fn new(inner: std::sync::Arc<dyn Files>, prefix: &str) -> Scoped {
+        Scoped {
+            inner,
+            prefix: prefix.trim_end_matches('/').to_string(),
+        }
+    }
+
+    fn full(&self, name: &str) -> String {
+        if name.is_empty() {
+            self.prefix.clone()
+        } else {
+            format!("{}/{name}", self.prefix)
+        }
+    }
+}
+
+impl Files for Scoped {
+    fn read(&self, name: &str) -> Result<Option<Vec<u8>>, crate::StoreError> {
+        self.inner.read(&self.full(name))
+    }
+
+    fn write(&self, name: &str, bytes: &[u8]) -> Result<(), crate::StoreError> {
+        self.inner.write(&self.full(name), bytes)
+    }
+
+    fn remove(&self, name: &str) -> Result<(), crate::StoreError> {
+        self.inner.remove(&self.full(name))
+    }
+
+    fn list(&self, prefix: &str) -> Result<Vec<String>, crate::StoreError> {
+        let strip = format!("{}/", self.prefix);
+        Ok(self
+            .inner
+            .list(&self.full(prefix))?
+            .into_iter()
+            .filter_map(|n| n.strip_prefix(&strip).map(str::to_string))
+            .collect())
+    }
+}
