@@ -4,10 +4,10 @@
 //! crash and a failed one leaves the previous graph in place.
 
 use std::fs::File;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
-use atlas_store::files::{LockFailure, lock_folder, write_atomic};
+use atlas_store::files::{Files, Folder, LockFailure, lock_folder};
 use atlas_text::Embedder;
 use parking_lot::RwLock;
 use serde::Serialize;
@@ -33,7 +33,8 @@ pub struct ImportReport {
 
 /// The business graph of one data folder, swapped whole on import.
 pub struct BizStore {
-    folder: Option<PathBuf>,
+    /// Where graph.json is kept (none for a graph in memory only).
+    files: Option<Arc<dyn Files>>,
     embedder: Arc<dyn Embedder>,
     current: RwLock<Arc<BizSnapshot>>,
     _lock: Option<File>,
@@ -54,26 +55,54 @@ impl BizStore {
             }
             Err(LockFailure::Io(e)) => return Err(e.into()),
         };
-        let data = Self::read(folder)?;
+        let mut store = Self::open_shared(Arc::new(Folder::new(folder)), embedder)?;
+        store._lock = Some(lock);
+        Ok(store)
+    }
+
+    /// Opens the graph kept in `files` that other processes write too (a database shared by
+    /// replicas): no lock; each process follows the others' imports through
+    /// [`BizStore::reload`].
+    pub fn open_shared(
+        files: Arc<dyn Files>,
+        embedder: Arc<dyn Embedder>,
+    ) -> Result<BizStore, BizError> {
+        let data = Self::read_from(files.as_ref())?;
         let snapshot = BizSnapshot::build(BusinessGraph::build(data)?, embedder.clone())?;
         Ok(BizStore {
-            folder: Some(folder.to_path_buf()),
+            files: Some(files),
             embedder,
             current: RwLock::new(Arc::new(snapshot)),
-            _lock: Some(lock),
+            _lock: None,
         })
+    }
+
+    /// Reads the graph again as kept (another process imported one) and serves it.
+    pub fn reload(&self) -> Result<(), BizError> {
+        let Some(files) = &self.files else {
+            return Ok(());
+        };
+        let data = Self::read_from(files.as_ref())?;
+        let snapshot = BizSnapshot::build(BusinessGraph::build(data)?, self.embedder.clone())?;
+        *self.current.write() = Arc::new(snapshot);
+        Ok(())
+    }
+
+    fn read_from(files: &dyn Files) -> Result<BusinessData, BizError> {
+        match files
+            .read(GRAPH_FILE)
+            .map_err(|e| BizError::Io(e.to_string()))?
+        {
+            Some(bytes) => crate::import::from_json(&String::from_utf8_lossy(&bytes))
+                .map_err(|e| BizError::Invalid(format!("{GRAPH_FILE}: {e}"))),
+            None => Ok(BusinessData::default()),
+        }
     }
 
     /// The graph stored in `folder` (empty when there is none), read without taking the lock or
     /// building an index: what an export beside a running server needs.
     pub fn read(folder: &Path) -> Result<BusinessData, BizError> {
-        let path = folder.join(GRAPH_FILE);
-        match std::fs::read_to_string(&path) {
-            Ok(text) => crate::import::from_json(&text)
-                .map_err(|e| BizError::Invalid(format!("{}: {e}", path.display()))),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(BusinessData::default()),
-            Err(e) => Err(e.into()),
-        }
+        Self::read_from(&Folder::new(folder))
     }
 
     /// A store kept in memory only (tests, tools that need no folder).
@@ -83,7 +112,7 @@ impl BizStore {
     ) -> Result<BizStore, BizError> {
         let snapshot = BizSnapshot::build(BusinessGraph::build(data)?, embedder.clone())?;
         Ok(BizStore {
-            folder: None,
+            files: None,
             embedder,
             current: RwLock::new(Arc::new(snapshot)),
             _lock: None,
@@ -119,8 +148,10 @@ impl BizStore {
             skipped,
         };
         let snapshot = BizSnapshot::build(graph, self.embedder.clone())?;
-        if let Some(folder) = &self.folder {
-            write_atomic(&folder.join(GRAPH_FILE), &given, true)?;
+        if let Some(files) = &self.files {
+            files
+                .write(GRAPH_FILE, &given)
+                .map_err(|e| BizError::Io(e.to_string()))?;
         }
         *self.current.write() = Arc::new(snapshot);
         Ok(report)
