@@ -3,8 +3,12 @@
 use std::sync::Arc;
 
 use atlas_biz::*;
+use atlas_config::testing::TestStore;
 use atlas_text::HashEmbedder;
 use serde_json::{Value, json};
+
+// The business graph kept on a folder and on PostgreSQL.
+atlas_config::on_every_store!(an_import_is_durable_and_a_bad_one_changes_nothing);
 
 fn demo() -> BizStore {
     BizStore::in_memory(demo::data(), Arc::new(HashEmbedder::default())).unwrap()
@@ -408,20 +412,17 @@ fn csv_files_import_into_the_same_graph_as_json() {
     assert!(bad.to_string().contains("row 2"), "{bad}");
 }
 
-#[test]
-fn an_import_is_durable_and_a_bad_one_changes_nothing() {
-    let dir = tempfile::tempdir().unwrap();
-    let embedder = Arc::new(HashEmbedder::default());
+async fn an_import_is_durable_and_a_bad_one_changes_nothing(store: TestStore) {
     {
-        let store = BizStore::open(dir.path(), embedder.clone()).unwrap();
-        assert!(store.is_empty());
-        assert!(demo::install(&store).unwrap().is_some());
-        assert!(demo::install(&store).unwrap().is_none());
-        // A second store on the same folder is refused while the first is open.
-        assert!(matches!(
-            BizStore::open(dir.path(), embedder.clone()),
-            Err(BizError::Locked { .. })
-        ));
+        let graph = store.biz().unwrap();
+        assert!(graph.is_empty());
+        assert!(demo::install(&graph).unwrap().is_some());
+        assert!(demo::install(&graph).unwrap().is_none());
+        // A second store on the same folder is refused while the first is open (a database
+        // has no single writer: replicas share it).
+        if let TestStore::Folder(_) = store {
+            assert!(matches!(store.biz(), Err(BizError::Locked { .. })));
+        }
         let mut broken = demo::data();
         broken.relations.push(Relation {
             kind: RelationType::Accesses,
@@ -430,19 +431,19 @@ fn an_import_is_durable_and_a_bad_one_changes_nothing() {
             access_type: None,
             access_pattern: None,
         });
-        assert!(store.replace(broken, 0).is_err());
+        assert!(graph.replace(broken, 0).is_err());
         assert_eq!(
-            store.current().graph().data().businesses.len(),
+            graph.current().graph().data().businesses.len(),
             demo::data().businesses.len()
         );
     }
-    let store = BizStore::open(dir.path(), embedder).unwrap();
+    let graph = store.biz().unwrap();
     assert_eq!(
-        store.current().graph().data().implementations.len(),
+        graph.current().graph().data().implementations.len(),
         demo::data().implementations.len()
     );
-    let text: Value =
-        serde_json::from_slice(&std::fs::read(dir.path().join("graph.json")).unwrap()).unwrap();
+    let stored = store.files("biz").read("graph.json").unwrap().unwrap();
+    let text: Value = serde_json::from_slice(&stored).unwrap();
     // The stored document is what was imported: generated search texts are not frozen into it.
     assert_eq!(text["businesses"][0]["search_text"], "");
 }

@@ -288,3 +288,98 @@ fn two_replicas_follow_each_other_and_lose_no_acknowledged_report_when_one_is_ki
     b.stop();
     again.stop();
 }
+
+/// A request with a bearer token; the answer's status and JSON.
+fn send(method: &str, url: &str, token: &str, body: Option<&Value>) -> (u16, Value) {
+    let agent = agent();
+    let auth = format!("Bearer {token}");
+    let answer = match body {
+        Some(body) => {
+            let request = match method {
+                "PUT" => agent.put(url),
+                _ => agent.post(url),
+            };
+            request
+                .header("Authorization", &auth)
+                .header("Content-Type", "application/json")
+                .send(body.to_string().as_bytes())
+        }
+        None => agent.get(url).header("Authorization", &auth).call(),
+    };
+    let mut answer = answer.unwrap();
+    let status = answer.status().as_u16();
+    let text = answer.body_mut().read_to_string().unwrap_or_default();
+    (
+        status,
+        serde_json::from_str(&text).unwrap_or(Value::String(text)),
+    )
+}
+
+#[test]
+fn knowledge_bases_and_the_business_graph_are_shared_by_replicas() {
+    let Some(url) = database() else { return };
+    let scratch = tempfile::tempdir().unwrap();
+    let args = [
+        "--store",
+        url.as_str(),
+        "--token",
+        "admin-token",
+        "--demo",
+        "--kb-embedder",
+        "same",
+    ];
+    let a = Server::start(&scratch.path().join("a"), &args);
+    let b = Server::start(&scratch.path().join("b"), &args);
+
+    // A dataset made and filled on A answers on B, with its own key.
+    let (status, made) = send(
+        "POST",
+        &format!("{}/v1/datasets", a.url),
+        "admin-token",
+        Some(&json!({ "name": "售后 FAQ" })),
+    );
+    assert_eq!(status, 200, "{made}");
+    let (id, key) = (
+        made["id"].as_str().unwrap(),
+        made["api_key"].as_str().unwrap(),
+    );
+    let table = json!({ "name": "faq.csv", "text": "question,answer\n发票怎么开？,在订单详情页点击申请开票。\n多久发货？,付款后48小时内发货。\n" });
+    let (status, doc) = send(
+        "POST",
+        &format!("{}/v1/datasets/{id}/document/create-by-text", a.url),
+        key,
+        Some(&table),
+    );
+    assert_eq!(status, 200, "{doc}");
+    let delay = wait_for("B answers from A's dataset", || {
+        let (status, found) = send(
+            "POST",
+            &format!("{}/v1/datasets/{id}/retrieve", b.url),
+            key,
+            Some(&json!({ "query": "怎么开发票" })),
+        );
+        status == 200
+            && found["records"][0]["segment"]["answer"]
+                .as_str()
+                .is_some_and(|a| a.contains("申请开票"))
+    });
+    eprintln!("B answered from A's new dataset after {delay:?}");
+
+    // The business graph imported on A is the one B serves.
+    let graph_url = |s: &Server| format!("{}/api/v1/business-graph", s.url);
+    let (status, mut graph) = send("GET", &graph_url(&a), "admin-token", None);
+    assert_eq!(status, 200, "{graph}");
+    let renamed = format!(
+        "{}（第二版）",
+        graph["businesses"][0]["name"].as_str().unwrap()
+    );
+    graph["businesses"][0]["name"] = json!(renamed);
+    let (status, report) = send("PUT", &graph_url(&a), "admin-token", Some(&graph));
+    assert_eq!(status, 200, "{report}");
+    wait_for("B serves A's import", || {
+        send("GET", &graph_url(&b), "admin-token", None).1["businesses"][0]["name"]
+            == json!(renamed)
+    });
+    a.stop();
+    b.stop();
+}

@@ -20,6 +20,7 @@ use std::sync::Arc;
 use anyhow::{Context, Result, bail};
 use atlas_service::{Atlas, CheckpointPolicy, ToolContext, ToolRegistry};
 use atlas_store::Store;
+use atlas_store::files::Scoped;
 use atlas_text::{Embedder, HashEmbedder};
 
 pub use atlas_store_pg::PgOptions;
@@ -173,12 +174,19 @@ pub async fn open(config: &Config) -> Result<Services> {
         );
     }
     let embedder = graph_embedder(&config.embed)?;
-    let atlas = open_graph(
-        &config.store,
-        &config.pg,
-        embedder.clone(),
-        config.checkpoint,
-    )?;
+    // On PostgreSQL the knowledge bases and the business graph are kept in the database too,
+    // and the files other replicas change are read again.
+    let (store, shared_files, shared_changes) = match &config.store {
+        StoreAddress::Folder(_) => (open_store(&config.store, &config.pg)?, None, None),
+        StoreAddress::Postgres(url) => {
+            let pg = atlas_store_pg::PgStore::connect(url, config.pg.clone())
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            let (files, changes) = (pg.files(), pg.follow_files());
+            (pg as Arc<dyn Store>, Some(files), Some(changes))
+        }
+    };
+    let atlas = Atlas::open(store, embedder.clone(), config.checkpoint)
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
     if let Some(path) = &config.grounding_model {
         atlas
             .use_grounding_model(read_grounding_model(path)?)
@@ -197,14 +205,24 @@ pub async fn open(config: &Config) -> Result<Services> {
         "knowledge bases and business graph embedded by {}",
         kb_embedder.name()
     );
-    let kb = Arc::new(
-        atlas_kb::KnowledgeBase::open(&config.data.join("kb"), kb_embedder.clone())
-            .map_err(|e| anyhow::anyhow!("knowledge base: {e}"))?,
-    );
-    let biz = Arc::new(
-        atlas_biz::BizStore::open(&config.data.join("biz"), kb_embedder)
-            .map_err(|e| anyhow::anyhow!("business graph: {e}"))?,
-    );
+    let (kb, biz) = match shared_files {
+        None => (
+            atlas_kb::KnowledgeBase::open(&config.data.join("kb"), kb_embedder.clone()),
+            atlas_biz::BizStore::open(&config.data.join("biz"), kb_embedder),
+        ),
+        Some(files) => (
+            atlas_kb::KnowledgeBase::open_shared(
+                Arc::new(Scoped::new(files.clone(), "kb")),
+                kb_embedder.clone(),
+            ),
+            atlas_biz::BizStore::open_shared(Arc::new(Scoped::new(files, "biz")), kb_embedder),
+        ),
+    };
+    let kb = Arc::new(kb.map_err(|e| anyhow::anyhow!("knowledge base: {e}"))?);
+    let biz = Arc::new(biz.map_err(|e| anyhow::anyhow!("business graph: {e}"))?);
+    if let Some(changes) = shared_changes {
+        follow_files(changes, &kb, &biz);
+    }
     if config.demo {
         let demo_kb = atlas_kb::demo::install(&kb).map_err(|e| anyhow::anyhow!("{e}"))?;
         eprintln!(
@@ -224,6 +242,50 @@ pub async fn open(config: &Config) -> Result<Services> {
         biz,
         tools: Arc::new(atlas_service::registry()),
     })
+}
+
+/// Reads again what other replicas changed: a dataset (`kb/<id>/…`), the knowledge tags, the
+/// business graph. On a thread of its own, until the store stops or the services are dropped.
+fn follow_files(
+    changes: std::sync::mpsc::Receiver<Vec<String>>,
+    kb: &Arc<atlas_kb::KnowledgeBase>,
+    biz: &Arc<atlas_biz::BizStore>,
+) {
+    let (kb, biz) = (Arc::downgrade(kb), Arc::downgrade(biz));
+    let follow = move || {
+        for names in changes {
+            let (Some(kb), Some(biz)) = (kb.upgrade(), biz.upgrade()) else {
+                return;
+            };
+            let mut datasets: Vec<&str> = Vec::new();
+            let (mut tags, mut graph) = (false, false);
+            for name in &names {
+                match name.split('/').collect::<Vec<_>>().as_slice() {
+                    ["kb", "tags.json"] => tags = true,
+                    ["kb", dataset, ..] => datasets.push(dataset),
+                    ["biz", ..] => graph = true,
+                    _ => {}
+                }
+            }
+            datasets.sort_unstable();
+            datasets.dedup();
+            for dataset in datasets {
+                if let Err(e) = kb.reload_dataset(dataset) {
+                    tracing::warn!("reading dataset {dataset} again: {e}");
+                }
+            }
+            if tags && let Err(e) = kb.reload_tags() {
+                tracing::warn!("reading the knowledge tags again: {e}");
+            }
+            if graph && let Err(e) = biz.reload() {
+                tracing::warn!("reading the business graph again: {e}");
+            }
+        }
+    };
+    std::thread::Builder::new()
+        .name("atlas-follow-files".into())
+        .spawn(follow)
+        .expect("spawn the files follower");
 }
 
 /// What [`migrate`] copied.

@@ -78,6 +78,44 @@ impl TestStore {
         open_store(&self.address(), &PgOptions::default()).expect("open the test store")
     }
 
+    /// The knowledge bases on this store: the folder's `kb/` (its one writer), or the database's
+    /// files (shared), with the built-in embedder.
+    pub fn kb(&self) -> atlas_kb::KnowledgeBase {
+        let embedder = Arc::new(HashEmbedder::default());
+        match self {
+            TestStore::Folder(dir) => {
+                atlas_kb::KnowledgeBase::open(&dir.path().join("kb"), embedder)
+            }
+            TestStore::Postgres(_) => {
+                atlas_kb::KnowledgeBase::open_shared(self.files("kb"), embedder)
+            }
+        }
+        .expect("open the knowledge bases")
+    }
+
+    /// The business graph on this store, as [`TestStore::kb`].
+    pub fn biz(&self) -> Result<atlas_biz::BizStore, atlas_biz::BizError> {
+        let embedder = Arc::new(HashEmbedder::default());
+        match self {
+            TestStore::Folder(dir) => atlas_biz::BizStore::open(&dir.path().join("biz"), embedder),
+            TestStore::Postgres(_) => atlas_biz::BizStore::open_shared(self.files("biz"), embedder),
+        }
+    }
+
+    /// The files under `scope` (`kb`, `biz`) as this store keeps them.
+    pub fn files(&self, scope: &str) -> Arc<dyn atlas_store::files::Files> {
+        match self {
+            TestStore::Folder(dir) => {
+                Arc::new(atlas_store::files::Folder::new(&dir.path().join(scope)))
+            }
+            TestStore::Postgres(url) => {
+                let pg = atlas_store_pg::PgStore::connect(url, PgOptions::default())
+                    .expect("connect to the test database");
+                Arc::new(atlas_store::files::Scoped::new(pg.files(), scope))
+            }
+        }
+    }
+
     /// The graph service on this store, with the built-in embedder.
     pub fn open_atlas(&self) -> Arc<Atlas> {
         Atlas::open(

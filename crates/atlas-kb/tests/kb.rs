@@ -1,7 +1,9 @@
-//! A knowledge base on a real folder: Chinese question/answer tables found by other phrasings,
+//! A knowledge base on a real folder (and, for the suite below, on PostgreSQL): Chinese question/answer tables found by other phrasings,
 //! what survives a reopen, and bad input that changes nothing.
 
 use std::sync::Arc;
+
+use atlas_config::testing::TestStore;
 
 use atlas_kb::{KbError, KnowledgeBase, MetadataFilter, SearchMethod, SearchOptions};
 use atlas_text::HashEmbedder;
@@ -12,14 +14,18 @@ const TABLE: &str = "question,answer\n\
 如何修改收货地址？,发货前可在订单详情页修改收货地址，发货后请联系客服。\n\
 会员积分有什么用？,积分可在结算时抵扣现金，100积分抵1元。\n";
 
+atlas_config::on_every_store!(
+    questions_are_found_by_other_phrasings_and_survive_a_reopen,
+    documents_are_replaced_deleted_and_filtered,
+    segment_metadata_and_tag_edits_are_searchable_at_once_and_survive_a_reopen,
+);
+
 fn open(dir: &std::path::Path) -> KnowledgeBase {
     KnowledgeBase::open(&dir.join("kb"), Arc::new(HashEmbedder::default())).unwrap()
 }
 
-#[test]
-fn questions_are_found_by_other_phrasings_and_survive_a_reopen() {
-    let dir = tempfile::tempdir().unwrap();
-    let kb = open(dir.path());
+async fn questions_are_found_by_other_phrasings_and_survive_a_reopen(store: TestStore) {
+    let kb = store.kb();
     let ds = kb.create_dataset("客服", "常见问题").unwrap();
     assert!(ds.api_key.starts_with("dataset-"));
     let doc = kb
@@ -104,7 +110,7 @@ fn questions_are_found_by_other_phrasings_and_survive_a_reopen() {
         .hit_count;
     kb.flush().unwrap();
     drop(kb);
-    let kb = open(dir.path());
+    let kb = store.kb();
     assert_eq!(kb.datasets().len(), 1);
     assert_eq!(kb.documents(&ds.id).unwrap()[0].segment_count, 4);
     assert_eq!(
@@ -121,10 +127,8 @@ fn questions_are_found_by_other_phrasings_and_survive_a_reopen() {
     ));
 }
 
-#[test]
-fn documents_are_replaced_deleted_and_filtered() {
-    let dir = tempfile::tempdir().unwrap();
-    let kb = open(dir.path());
+async fn documents_are_replaced_deleted_and_filtered(store: TestStore) {
+    let kb = store.kb();
     let ds = kb.create_dataset("manuals", "").unwrap();
     let mut meta = serde_json::Map::new();
     meta.insert("category".into(), "物流".into());
@@ -184,7 +188,7 @@ fn documents_are_replaced_deleted_and_filtered() {
             .all(|h| h.document_id != refund.id)
     );
     drop(kb);
-    let kb = open(dir.path());
+    let kb = store.kb();
     assert_eq!(
         kb.documents(&ds.id).unwrap().len(),
         1,
@@ -192,7 +196,7 @@ fn documents_are_replaced_deleted_and_filtered() {
     );
     kb.delete_dataset(&ds.id).unwrap();
     drop(kb);
-    assert!(open(dir.path()).datasets().is_empty());
+    assert!(store.kb().datasets().is_empty());
 }
 
 #[test]
@@ -394,10 +398,10 @@ fn a_write_embeds_only_the_segments_it_adds() {
     );
 }
 
-#[test]
-fn segment_metadata_and_tag_edits_are_searchable_at_once_and_survive_a_reopen() {
-    let dir = tempfile::tempdir().unwrap();
-    let kb = open(dir.path());
+async fn segment_metadata_and_tag_edits_are_searchable_at_once_and_survive_a_reopen(
+    store: TestStore,
+) {
+    let kb = store.kb();
     let ds = kb.create_dataset("客服", "").unwrap();
     let doc = kb
         .add_document(
@@ -463,7 +467,7 @@ fn segment_metadata_and_tag_edits_are_searchable_at_once_and_survive_a_reopen() 
     kb.update_dataset(&ds.id, Some("售后客服"), None).unwrap();
     drop(kb);
 
-    let kb = open(dir.path());
+    let kb = store.kb();
     let segments = kb.segments(&ds.id, &doc.id).unwrap();
     assert_eq!(segments.len(), 4);
     assert_eq!(

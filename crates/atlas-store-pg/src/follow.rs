@@ -151,7 +151,12 @@ async fn changes_since(shared: &Shared, snapshot: &str) -> Result<Round, String>
         .await
         .map_err(|e| crate::pool_error(e).to_string())?;
     let refresh = shared.pending.lock().take_refresh();
-    let result = read_changes(&client, snapshot, &refresh).await;
+    let mut result = read_changes(&client, snapshot, &refresh).await;
+    if let Ok((now, _, _)) = &result
+        && let Err(e) = follow_files(shared, &client, snapshot, now).await
+    {
+        result = Err(e);
+    }
     if result.is_err() {
         // Read them again next round.
         let mut pending = shared.pending.lock();
@@ -160,6 +165,42 @@ async fn changes_since(shared: &Shared, snapshot: &str) -> Result<Round, String>
         }
     }
     result
+}
+
+/// Sends the names of files other replicas changed between the two snapshots to whoever asked
+/// for them (`PgStore::follow_files`).
+async fn follow_files(
+    shared: &Shared,
+    client: &tokio_postgres::Client,
+    from: &str,
+    to: &str,
+) -> Result<(), String> {
+    if shared.file_sink.lock().is_none() {
+        return Ok(());
+    }
+    let rows = client
+        .query(
+            "SELECT DISTINCT id FROM atlas_changes
+             WHERE kind = 'file' AND writer <> $3
+               AND tx >= pg_snapshot_xmin($1::text::pg_snapshot)
+               AND NOT pg_visible_in_snapshot(tx, $1::text::pg_snapshot)
+               AND pg_visible_in_snapshot(tx, $2::text::pg_snapshot)",
+            &[&from, &to, &shared.writer],
+        )
+        .await
+        .map_err(|e| crate::db_error(e).to_string())?;
+    send_files(shared, rows.iter().map(|r| r.get(0)).collect());
+    Ok(())
+}
+
+fn send_files(shared: &Shared, names: Vec<String>) {
+    if names.is_empty() {
+        return;
+    }
+    let mut sink = shared.file_sink.lock();
+    if sink.as_ref().is_some_and(|s| s.send(names).is_err()) {
+        *sink = None;
+    }
 }
 
 /// The entities changed by transactions committed after `snapshot` (and the `refresh` ones),
@@ -228,6 +269,18 @@ async fn read_changes(
 /// absence this long, this replica's own writes have long been answered).
 async fn reload(shared: &Shared) -> Result<Round, String> {
     let (snapshot, apps) = crate::load_all(shared).await.map_err(|e| e.to_string())?;
+    if shared.file_sink.lock().is_some() {
+        let client = shared
+            .pool
+            .get()
+            .await
+            .map_err(|e| crate::pool_error(e).to_string())?;
+        let rows = client
+            .query("SELECT name FROM atlas_files", &[])
+            .await
+            .map_err(|e| crate::db_error(e).to_string())?;
+        send_files(shared, rows.iter().map(|r| r.get(0)).collect());
+    }
     let mut records = Vec::new();
     for app in apps {
         records.push(Record::App(app.app));

@@ -14,6 +14,7 @@
 //! asynchronous.
 
 mod connect;
+mod files;
 mod follow;
 mod pending;
 mod read;
@@ -28,6 +29,7 @@ use atlas_store::{AppData, CheckReport, Commit, Cut, Loaded, Record, Store, Stor
 use parking_lot::Mutex;
 
 pub use connect::{create_database, with_database};
+pub use files::PgFiles;
 pub use schema::SCHEMA_VERSION;
 
 pub(crate) use connect::{db_error, pool_error};
@@ -68,6 +70,8 @@ pub(crate) struct Shared {
     /// The newest change sequence number this replica committed, and a wake-up for the notifier.
     pub(crate) latest: std::sync::atomic::AtomicI64,
     pub(crate) committed: tokio::sync::Notify,
+    /// Where the follower sends the names of files other replicas changed, once asked.
+    pub(crate) file_sink: Mutex<Option<std::sync::mpsc::Sender<Vec<String>>>>,
     /// This replica's writes the follower has not seen in the database yet.
     pub(crate) pending: Mutex<pending::Pending>,
     /// Whether the last write or look reached the database.
@@ -84,6 +88,14 @@ impl Shared {
             } else {
                 tracing::warn!("the database is unreachable: writes answer 503 until it is back");
             }
+        }
+    }
+
+    /// Wakes the notifier for changes committed up to `seq`.
+    pub(crate) fn committed_up_to(&self, seq: Option<i64>) {
+        if let Some(seq) = seq {
+            self.latest.fetch_max(seq, Ordering::Relaxed);
+            self.committed.notify_one();
         }
     }
 
@@ -143,6 +155,7 @@ impl PgStore {
             writer: replica_name(),
             latest: Default::default(),
             committed: Default::default(),
+            file_sink: Default::default(),
             pending: Default::default(),
             reachable: AtomicBool::new(true),
             closed: AtomicBool::new(false),
@@ -179,12 +192,16 @@ impl PgStore {
 
     /// Runs `job` on the store's runtime and waits for it, from any thread (one of another
     /// runtime's included: it is parked, not asked to run a runtime inside a runtime).
-    fn block_on<T: Send + 'static>(&self, job: impl Future<Output = T> + Send + 'static) -> T {
+    pub(crate) fn block_on<T: Send + 'static>(
+        &self,
+        job: impl Future<Output = Result<T, StoreError>> + Send + 'static,
+    ) -> Result<T, StoreError> {
         let (tx, rx) = std::sync::mpsc::channel();
         self.runtime().spawn(async move {
             let _ = tx.send(job.await);
         });
-        rx.recv().expect("the store's runtime ran the job")
+        rx.recv()
+            .unwrap_or_else(|_| Err(StoreError::Unavailable("the store is stopping".into())))
     }
 
     /// Whether the database holds no graph yet (`atlas migrate` writes only into an empty one).

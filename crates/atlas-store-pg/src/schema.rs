@@ -46,6 +46,15 @@ const MIGRATIONS: &[&str] = &[
     CREATE INDEX atlas_changes_tx ON atlas_changes (tx);
     CREATE INDEX atlas_changes_at ON atlas_changes (at);
     "#,
+    // 2: the knowledge bases' and the business graph's files, and who made each change (a
+    // replica skips its own file changes instead of reading back what it wrote).
+    r#"
+    CREATE TABLE atlas_files (
+        name text PRIMARY KEY,
+        body bytea NOT NULL
+    );
+    ALTER TABLE atlas_changes ADD COLUMN writer bigint NOT NULL DEFAULT 0;
+    "#,
 ];
 
 /// The schema version this build writes.
