@@ -88,7 +88,8 @@ impl BizStore {
         Ok(())
     }
 
-    fn read_from(files: &dyn Files) -> Result<BusinessData, BizError> {
+    /// The graph kept in `files` (empty when there is none), read without building an index.
+    pub fn read_from(files: &dyn Files) -> Result<BusinessData, BizError> {
         match files
             .read(GRAPH_FILE)
             .map_err(|e| BizError::Io(e.to_string()))?

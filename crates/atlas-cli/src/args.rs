@@ -187,9 +187,12 @@ pub(crate) fn open_biz(
     data: &DataArgs,
     embedder: Arc<dyn Embedder>,
 ) -> Result<Arc<atlas_biz::BizStore>> {
+    let store = match atlas_config::shared_files(&data.address(), &data.pg(), "biz")? {
+        Some(files) => atlas_biz::BizStore::open_shared(files, embedder),
+        None => atlas_biz::BizStore::open(&data.data.join("biz"), embedder),
+    };
     Ok(Arc::new(
-        atlas_biz::BizStore::open(&data.data.join("biz"), embedder)
-            .map_err(|e| anyhow::anyhow!("business graph: {e}"))?,
+        store.map_err(|e| anyhow::anyhow!("business graph: {e}"))?,
     ))
 }
 
@@ -198,9 +201,12 @@ pub(crate) fn open_kb(
     data: &DataArgs,
     embedder: Arc<dyn Embedder>,
 ) -> Result<Arc<atlas_kb::KnowledgeBase>> {
+    let kb = match atlas_config::shared_files(&data.address(), &data.pg(), "kb")? {
+        Some(files) => atlas_kb::KnowledgeBase::open_shared(files, embedder),
+        None => atlas_kb::KnowledgeBase::open(&data.data.join("kb"), embedder),
+    };
     Ok(Arc::new(
-        atlas_kb::KnowledgeBase::open(&data.data.join("kb"), embedder)
-            .map_err(|e| anyhow::anyhow!("knowledge base: {e}"))?,
+        kb.map_err(|e| anyhow::anyhow!("knowledge base: {e}"))?,
     ))
 }
 
@@ -209,8 +215,11 @@ pub(crate) fn read_kb(
     data: &DataArgs,
     embedder: Arc<dyn Embedder>,
 ) -> Result<atlas_kb::KnowledgeBase> {
-    atlas_kb::KnowledgeBase::open_read_only(&data.data.join("kb"), embedder)
-        .map_err(|e| anyhow::anyhow!("knowledge base: {e}"))
+    match atlas_config::shared_files(&data.address(), &data.pg(), "kb")? {
+        Some(files) => atlas_kb::KnowledgeBase::open_shared(files, embedder),
+        None => atlas_kb::KnowledgeBase::open_read_only(&data.data.join("kb"), embedder),
+    }
+    .map_err(|e| anyhow::anyhow!("knowledge base: {e}"))
 }
 
 /// [`open_default`] for a command that reads or checks a data folder: one that does not exist

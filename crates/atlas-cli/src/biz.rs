@@ -73,10 +73,13 @@ pub(crate) fn biz_command(what: BizCommand) -> Result<ExitCode> {
                 .map_err(|e| anyhow::anyhow!("{e}"))?;
             print_json(&report)?;
         }
-        BizCommand::Export { data } => print_json(
-            &atlas_biz::BizStore::read(&data.data.join("biz"))
-                .map_err(|e| anyhow::anyhow!("business graph: {e}"))?,
-        )?,
+        BizCommand::Export { data } => {
+            let graph = match atlas_config::shared_files(&data.address(), &data.pg(), "biz")? {
+                Some(files) => atlas_biz::BizStore::read_from(files.as_ref()),
+                None => atlas_biz::BizStore::read(&data.data.join("biz")),
+            };
+            print_json(&graph.map_err(|e| anyhow::anyhow!("business graph: {e}"))?)?
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

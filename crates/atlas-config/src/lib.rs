@@ -66,6 +66,23 @@ pub fn open_store(address: &StoreAddress, pg: &PgOptions) -> Result<Arc<dyn Stor
     })
 }
 
+/// The knowledge bases' (`scope` "kb") or the business graph's ("biz") files when `address`
+/// keeps them (a database); `None` when they are in the data folder.
+pub fn shared_files(
+    address: &StoreAddress,
+    pg: &PgOptions,
+    scope: &str,
+) -> Result<Option<Arc<dyn atlas_store::files::Files>>> {
+    Ok(match address {
+        StoreAddress::Folder(_) => None,
+        StoreAddress::Postgres(url) => {
+            let store = atlas_store_pg::PgStore::connect(url, pg.clone())
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            Some(Arc::new(Scoped::new(store.files(), scope)))
+        }
+    })
+}
+
 /// Opens the graph service on the store at `address`, as every command that needs only the
 /// graph does.
 pub fn open_graph(
