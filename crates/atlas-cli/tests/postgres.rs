@@ -113,6 +113,19 @@ fn migrate_copies_the_demo_and_droidtask_to_postgres_and_back_losslessly() {
         assert_eq!(exported(&pg, app), original, "{app} in PostgreSQL");
         assert_eq!(exported(&returned, app), original, "{app} back in a folder");
     }
+    // The knowledge bases and the business graph came along, both ways.
+    for command in [["kb", "list"], ["biz", "export"]] {
+        let json = |store: &[&str]| {
+            let (ok, out) = atlas(&[command[0], command[1], store[0], store[1]]);
+            assert!(ok, "{out}");
+            let start = out.find(['[', '{']).unwrap();
+            serde_json::from_str::<Value>(&out[start..]).unwrap()
+        };
+        let original = json(&folder);
+        assert!(original.to_string().len() > 100, "{original}");
+        assert_eq!(json(&pg), original, "{command:?} in PostgreSQL");
+        assert_eq!(json(&returned), original, "{command:?} back in a folder");
+    }
     let (clean, said) = fsck(&back);
     assert!(clean, "{said}");
     let (clean, said) = atlas(&["fsck", "--store", &url]);

@@ -313,6 +313,21 @@ pub struct Migrated {
     pub intents: usize,
     pub transitions: usize,
     pub traces: usize,
+    /// The knowledge bases' and the business graph's files.
+    pub files: usize,
+}
+
+/// The scopes of the files [`migrate`] copies besides the graph.
+const FILE_SCOPES: [&str; 2] = ["kb", "biz"];
+
+/// Every file of the knowledge bases and the business graph at `address`.
+fn files_at(address: &StoreAddress, pg: &PgOptions) -> Result<Arc<dyn atlas_store::files::Files>> {
+    Ok(match address {
+        StoreAddress::Folder(dir) => Arc::new(atlas_store::files::Folder::new(dir)),
+        StoreAddress::Postgres(url) => atlas_store_pg::PgStore::connect(url, pg.clone())
+            .map_err(|e| anyhow::anyhow!("{e}"))?
+            .files(),
+    })
 }
 
 /// Records per append while migrating: large enough to commit quickly, small enough to bound
@@ -320,7 +335,8 @@ pub struct Migrated {
 const MIGRATE_CHUNK: usize = 20_000;
 
 /// Copies the whole graph from one store to another that holds none yet (the folder of seed
-/// 001 to PostgreSQL, or back): every entity as it is, counters included.
+/// 001 to PostgreSQL, or back): every entity as it is, counters included, and the knowledge
+/// bases' and the business graph's files.
 pub fn migrate(from: &StoreAddress, to: &StoreAddress, pg: &PgOptions) -> Result<Migrated> {
     if from == to {
         bail!("--from and --to name the same store");
@@ -348,7 +364,33 @@ pub fn migrate(from: &StoreAddress, to: &StoreAddress, pg: &PgOptions) -> Result
             present.len()
         );
     }
-    write_apps(target.as_ref(), &apps)
+    let (from_files, to_files) = (files_at(from, pg)?, files_at(to, pg)?);
+    let mut names = Vec::new();
+    for scope in FILE_SCOPES {
+        if !to_files
+            .list(scope)
+            .map_err(|e| anyhow::anyhow!("{e}"))?
+            .is_empty()
+        {
+            bail!(
+                "{} already holds {scope} files: migrate into an empty store",
+                target.describe()
+            );
+        }
+        names.extend(from_files.list(scope).map_err(|e| anyhow::anyhow!("{e}"))?);
+    }
+    let mut copied = write_apps(target.as_ref(), &apps)?;
+    for name in names {
+        let bytes = from_files
+            .read(&name)
+            .map_err(|e| anyhow::anyhow!("{e}"))?
+            .with_context(|| format!("{name} went away while it was copied"))?;
+        to_files
+            .write(&name, &bytes)
+            .map_err(|e| anyhow::anyhow!("writing {name}: {e}"))?;
+        copied.files += 1;
+    }
+    Ok(copied)
 }
 
 /// Writes whole apps into `target` (counters as they are), chunk by chunk, and folds them into
