@@ -12,6 +12,22 @@ use atlas_text::HashEmbedder;
 
 use crate::{PgOptions, StoreAddress, open_store};
 
+/// The PostgreSQL server `ATLAS_TEST_PG` names for tests, or `None` (the caller skips) when it
+/// names none; with `ATLAS_REQUIRE_PG=1` a missing server is a failure, not a skip.
+pub fn test_server() -> Option<String> {
+    let url = std::env::var("ATLAS_TEST_PG")
+        .ok()
+        .filter(|u| !u.is_empty());
+    if url.is_none() {
+        assert!(
+            std::env::var("ATLAS_REQUIRE_PG").as_deref() != Ok("1"),
+            "ATLAS_REQUIRE_PG=1 but ATLAS_TEST_PG names no server"
+        );
+        eprintln!("ATLAS_TEST_PG is not set: skipping the PostgreSQL run");
+    }
+    url
+}
+
 /// One test's store.
 pub enum TestStore {
     Folder(tempfile::TempDir),
@@ -26,17 +42,7 @@ impl TestStore {
     /// A new, empty database on the test server; `None` when there is none to use.
     pub fn postgres() -> Option<TestStore> {
         static NEXT: AtomicUsize = AtomicUsize::new(0);
-        let Some(url) = std::env::var("ATLAS_TEST_PG")
-            .ok()
-            .filter(|u| !u.is_empty())
-        else {
-            assert!(
-                std::env::var("ATLAS_REQUIRE_PG").as_deref() != Ok("1"),
-                "ATLAS_REQUIRE_PG=1 but ATLAS_TEST_PG names no server"
-            );
-            eprintln!("ATLAS_TEST_PG is not set: skipping the PostgreSQL run");
-            return None;
-        };
+        let url = test_server()?;
         let name = format!(
             "atlas_test_{}_{}_{}",
             std::process::id(),

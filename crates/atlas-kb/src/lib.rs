@@ -265,6 +265,26 @@ fn build(
     })
 }
 
+/// A dataset as kept, with its hit counts, indexed (segments `previous` had keep their vectors).
+fn indexed(
+    stored: store::Stored,
+    embedder: &dyn Embedder,
+    previous: Option<&Snapshot>,
+) -> Result<Snapshot, KbError> {
+    let hits = Arc::new(HitCounts::default());
+    for (segment, count) in stored.hits {
+        hits.counter(&segment).store(count, Ordering::Relaxed);
+    }
+    build(
+        stored.dataset,
+        stored.documents,
+        hits,
+        embedder,
+        previous,
+        &HashMap::new(),
+    )
+}
+
 fn valid_id(id: &str) -> bool {
     uuid::Uuid::parse_str(id).is_ok()
 }
@@ -306,18 +326,7 @@ impl KnowledgeBase {
     ) -> Result<KnowledgeBase, KbError> {
         let mut datasets = HashMap::new();
         for stored in store::load(files.as_ref())? {
-            let hits = Arc::new(HitCounts::default());
-            for (segment, count) in stored.hits {
-                hits.counter(&segment).store(count, Ordering::Relaxed);
-            }
-            let snapshot = build(
-                stored.dataset,
-                stored.documents,
-                hits,
-                embedder.as_ref(),
-                None,
-                &HashMap::new(),
-            )?;
+            let snapshot = indexed(stored, embedder.as_ref(), None)?;
             datasets.insert(snapshot.dataset.id.clone(), Arc::new(snapshot));
         }
         Ok(KnowledgeBase {
@@ -341,18 +350,7 @@ impl KnowledgeBase {
             return Ok(());
         };
         let previous = self.datasets.read().get(id).cloned();
-        let hits = Arc::new(HitCounts::default());
-        for (segment, count) in stored.hits {
-            hits.counter(&segment).store(count, Ordering::Relaxed);
-        }
-        let snapshot = build(
-            stored.dataset,
-            stored.documents,
-            hits,
-            self.embedder.as_ref(),
-            previous.as_deref(),
-            &HashMap::new(),
-        )?;
+        let snapshot = indexed(stored, self.embedder.as_ref(), previous.as_deref())?;
         self.datasets
             .write()
             .insert(id.to_string(), Arc::new(snapshot));
