@@ -2421,3 +2421,102 @@ fn eval_agent_runs_demonstrated_tasks_on_the_simulated_phone_in_three_conditions
     );
     assert_eq!(report["runs"].as_array().unwrap().len() as u64, tasks * 3);
 }
+
+/// Opens `GET /api/v1/events` on a raw connection; the reader gets the stream after the head.
+fn event_stream(server: &Server, query: &str) -> std::io::BufReader<std::net::TcpStream> {
+    use std::io::{BufRead, Write};
+    let addr = server.url.trim_start_matches("http://");
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    write!(
+        stream,
+        "GET /api/v1/events{query} HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\n\r\n"
+    )
+    .unwrap();
+    let mut reader = std::io::BufReader::new(stream);
+    let mut line = String::new();
+    reader.read_line(&mut line).unwrap();
+    assert!(line.contains("200"), "{line}");
+    loop {
+        line.clear();
+        reader.read_line(&mut line).unwrap();
+        if line == "\r\n" {
+            return reader;
+        }
+    }
+}
+
+#[test]
+fn learning_is_streamed_live_and_a_slow_viewer_is_dropped_not_waited_for() {
+    use std::io::{BufRead, Read};
+    let tmp = tempfile::tempdir().unwrap();
+    let server = Server::start(tmp.path(), &[]);
+    let page = |name: &str| {
+        let (status, body) = server.call(
+            "add_page",
+            json!({ "app_id": "com.example.live", "page_name": name }),
+        );
+        assert_eq!(status, 200, "{body}");
+        body["page_id"].as_str().unwrap().to_string()
+    };
+    let mut live = event_stream(&server, "?app_id=com.example.live");
+    let slow = event_stream(&server, "");
+    let (from, to) = (page("首页"), page("设置"));
+    let report = json!({ "from_page": from, "to_page": to, "action": { "type": "click", "widget_text": "设置" }, "success": true });
+    assert_eq!(server.call("report_transition", report.clone()).0, 200);
+    // The viewer sees the app, both pages and the report, in order, as events with JSON data.
+    let mut seen: Vec<(String, Value)> = Vec::new();
+    let mut kind = String::new();
+    while seen.iter().all(|(k, _)| k != "report") {
+        let mut line = String::new();
+        live.read_line(&mut line).unwrap();
+        let line = line.trim_end();
+        if let Some(k) = line.strip_prefix("event: ") {
+            kind = k.to_string();
+        } else if let Some(data) = line.strip_prefix("data: ") {
+            seen.push((kind.clone(), serde_json::from_str(data).unwrap()));
+        }
+    }
+    let kinds: Vec<&str> = seen.iter().map(|(k, _)| k.as_str()).collect();
+    assert_eq!(kinds, ["app", "page", "page", "report"], "{seen:?}");
+    let (_, reported) = &seen[3];
+    assert_eq!(
+        (
+            reported["from_page"].as_str(),
+            reported["success"].as_bool(),
+            reported["success_count"].as_u64()
+        ),
+        (Some(from.as_str()), Some(true), Some(1)),
+        "{reported}"
+    );
+    // A burst of 5,000 new edges (one batch) is more than a viewer's buffer: the write does not
+    // wait for the viewer that reads nothing, and that viewer's stream is ended, not kept growing.
+    let burst: Vec<Value> = (0..5000)
+        .map(|i| json!({ "from_page": from, "to_page": to, "action_type": "click", "widget_text": format!("按钮{i}") }))
+        .collect();
+    let (status, body) = server.call("batch_add_transitions", json!({ "transitions": burst }));
+    assert_eq!(
+        (status, body["created"].as_u64()),
+        (200, Some(5000)),
+        "{body}"
+    );
+    // The response ends with its last chunk (the connection itself may be kept for reuse).
+    let mut rest = Vec::new();
+    let mut slow = slow;
+    let mut chunk = [0u8; 65536];
+    while !rest.ends_with(b"\r\n0\r\n\r\n") {
+        match slow.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => rest.extend_from_slice(&chunk[..n]),
+            Err(e) => panic!("the stalled viewer's stream did not end: {e}"),
+        }
+    }
+    let text = String::from_utf8_lossy(&rest);
+    assert!(
+        text.matches("event: transition").count() < 5000,
+        "every event was kept for it"
+    );
+    server.stop();
+}

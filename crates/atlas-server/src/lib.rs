@@ -85,6 +85,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/v1/openapi.json", get(openapi_document))
         .route("/api/v1/tools", get(tool_list))
         .route("/api/v1/chat", post(chat::chat))
+        .route("/api/v1/events", get(events))
         .route(
             "/api/v1/business-graph",
             get(business_graph::export).put(business_graph::import),
@@ -157,6 +158,45 @@ async fn require_token(State(state): State<AppState>, request: Request, next: Ne
         }
     }
     next.run(request).await
+}
+
+#[derive(serde::Deserialize)]
+struct EventsQuery {
+    app_id: Option<String>,
+}
+
+/// `GET /api/v1/events[?app_id=A]`: what the graph learns, as server-sent events (`event:` the
+/// type, `data:` its JSON). A client that falls more than the service's buffer behind is
+/// disconnected (it reconnects and reloads), so a slow viewer never slows a write.
+async fn events(
+    State(state): State<AppState>,
+    axum::extract::Query(query): axum::extract::Query<EventsQuery>,
+) -> Response {
+    use axum::response::sse::{Event, KeepAlive, Sse};
+    let receiver = state.atlas.events();
+    let app = query.app_id.filter(|a| !a.is_empty());
+    let stream = futures_util::stream::unfold(receiver, move |mut receiver| {
+        let app = app.clone();
+        async move {
+            loop {
+                match receiver.recv().await {
+                    Ok(event) => {
+                        if app.as_deref().is_some_and(|a| event["app_id"] != a) {
+                            continue;
+                        }
+                        let kind = event["type"].as_str().unwrap_or("event").to_string();
+                        let sse = Event::default().event(kind).data(event.to_string());
+                        return Some((Ok::<_, std::convert::Infallible>(sse), receiver));
+                    }
+                    // Lagged (too slow) or closed: end the stream.
+                    Err(_) => return None,
+                }
+            }
+        }
+    });
+    Sse::new(stream)
+        .keep_alive(KeepAlive::default())
+        .into_response()
 }
 
 async fn openapi_document(State(state): State<AppState>) -> Json<serde_json::Value> {

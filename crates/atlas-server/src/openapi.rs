@@ -178,6 +178,13 @@ const ROUTES: &[Route] = &[
     },
     Route {
         method: "get",
+        path: "/api/v1/events",
+        summary: "What the graph learns, live: server-sent events (report, transition, page, intent, app), each once durable; ?app_id= for one app",
+        body: None,
+        auth: Auth::Server,
+    },
+    Route {
+        method: "get",
         path: "/api/v1/business-graph",
         summary: "The business graph as Atlas's JSON document",
         body: None,
@@ -484,6 +491,12 @@ fn operation(route: &Route) -> Value {
         } });
         op["parameters"] = json!([{ "name": "format", "in": "query", "required": false, "schema": { "type": "string", "enum": ["json", "apoc", "jsonl"] } }]);
         op["responses"]["415"] = json!({ "description": "the body is not JSON", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } });
+        return op;
+    }
+    if route.path == "/api/v1/events" {
+        // A stream that lasts as long as the client reads it.
+        op["responses"]["200"] = json!({ "description": "server-sent events", "content": { "text/event-stream": { "schema": { "type": "string" } } } });
+        op["parameters"] = json!([{ "name": "app_id", "in": "query", "required": false, "schema": { "type": "string" } }]);
         return op;
     }
     if route.path == "/mcp" {

@@ -12,6 +12,7 @@
 //! the disk at all.
 
 mod demo;
+pub mod events;
 mod ground;
 pub mod intent_quality;
 mod learn;
@@ -79,6 +80,8 @@ pub struct Atlas {
     policy: CheckpointPolicy,
     nudge: Mutex<Option<std::sync::mpsc::Sender<()>>>,
     followed: std::sync::atomic::AtomicU64,
+    /// What was learned, for live viewers (`GET /api/v1/events`); see [`Atlas::events`].
+    events: tokio::sync::broadcast::Sender<serde_json::Value>,
 }
 
 /// A store's error as the service answers it: 503 for a store that cannot be reached now.
@@ -121,6 +124,7 @@ impl Atlas {
             policy,
             nudge: Mutex::new(None),
             followed: Default::default(),
+            events: tokio::sync::broadcast::channel(events::BUFFERED).0,
         });
         if replayed > 0 {
             atlas.checkpoint()?;
@@ -213,7 +217,7 @@ impl Atlas {
             inner: self.embedder.as_ref(),
             ready,
         };
-        let (count, pending, value) = {
+        let (count, pending, value, learned) = {
             let mut state = self.state.write();
             let (records, value) = build(&state)?;
             if records.is_empty() {
@@ -222,12 +226,22 @@ impl Atlas {
             for record in &records {
                 state.apply(record.clone(), &embedder)?;
             }
-            (records.len() as u64, self.store.append(records), value)
+            let learned = events::of(&records, self.events.receiver_count() > 0);
+            (
+                records.len() as u64,
+                self.store.append(records),
+                value,
+                learned,
+            )
         };
         pending.wait().await.map_err(|e| match e {
             StoreError::Unavailable(_) => AtlasError::Unavailable(format!("write not made: {e}")),
             e => AtlasError::Graph(format!("write not durable: {e}")),
         })?;
+        // Told once durable, so a viewer never shows what was not kept.
+        for event in learned {
+            let _ = self.events.send(event);
+        }
         let since = self
             .records_since_checkpoint
             .fetch_add(count, std::sync::atomic::Ordering::Relaxed)
@@ -322,13 +336,26 @@ impl Atlas {
         };
         let mut state = self.state.write();
         // Settled under the write lock: no write of ours can slip between the overlay and this.
-        for record in round.settle() {
+        let records = round.settle();
+        for event in events::of(&records, self.events.receiver_count() > 0) {
+            let _ = self.events.send(event);
+        }
+        for record in records {
             if let Err(e) = state.apply(record, &embedder) {
                 tracing::warn!("a followed change did not apply: {e}");
             }
         }
         self.followed
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// What the graph learns from now on, as JSON events (`{"type": "report" | "transition" |
+    /// "page" | "intent" | "app", "app_id", …}`), each once it is durable, this process's writes
+    /// and (on a shared store) the other replicas' alike. The channel keeps the last
+    /// [`events::BUFFERED`] events per receiver: a receiver that falls further behind is told it
+    /// lagged, and writers never wait for it.
+    pub fn events(&self) -> tokio::sync::broadcast::Receiver<serde_json::Value> {
+        self.events.subscribe()
     }
 
     /// How many batches of other writers' changes this service applied (for tests and the
