@@ -24,6 +24,7 @@ mod stats;
 mod text_index;
 pub mod tools;
 mod transfer;
+mod view;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -44,6 +45,7 @@ pub use pages::*;
 pub use stats::*;
 pub use tools::{Tool, ToolContext, ToolGroup, ToolRegistry, registry};
 pub use transfer::ImportSummary;
+pub use view::*;
 
 use state::State;
 use text_index::TextIndex;

@@ -639,6 +639,13 @@ pub fn registry() -> ToolRegistry {
         ),
         tool(
             ToolGroup::Navigation,
+            "get_app_graph",
+            "获取App的页面与转换（用于绘图；大图取某页面的邻域）。An app's pages (with their depth from the home page) and transitions (with their statistics), whole or around one page, for drawing.",
+            false,
+            |c: ToolContext, r: AppGraphRequest| sync_call(c.atlas, move |a| a.get_app_graph(r)),
+        ),
+        tool(
+            ToolGroup::Navigation,
             "batch_add_transitions",
             "批量添加页面转换关系。Add many transitions at once.",
             true,

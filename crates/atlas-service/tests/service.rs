@@ -944,3 +944,74 @@ fn steps_to_settings(atlas: &Arc<Atlas>, list: &str) -> Option<usize> {
         .and_then(|r| r.path)
         .map(|p| p.steps.len())
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_apps_graph_is_drawn_whole_or_around_a_page() {
+    let store = TestStore::folder();
+    let atlas = store.open_atlas();
+    assert!(demo_graph(&atlas).await.unwrap());
+    let request =
+        |center: Option<&str>, radius: Option<u32>, max_pages: Option<usize>| AppGraphRequest {
+            app_id: DEMO_APP_ID.into(),
+            center: center.map(str::to_string),
+            radius,
+            max_pages,
+        };
+    let whole = atlas.get_app_graph(request(None, None, None)).unwrap();
+    assert!(!whole.truncated);
+    assert_eq!(
+        (whole.pages.len(), whole.transitions.len()),
+        (whole.total_pages, whole.total_transitions)
+    );
+    let home = whole.home_page.clone().unwrap();
+    let depth = |id: &str| whole.pages.iter().find(|p| p.page_id == id).unwrap().depth;
+    assert_eq!(depth(&home), Some(0));
+    // Every edge leads at most one step deeper than where it starts.
+    for t in &whole.transitions {
+        if let (Some(from), Some(to)) = (depth(&t.from_page), depth(&t.to_page)) {
+            assert!(to <= from + 1, "{t:?}");
+        }
+    }
+    // Around the home page, one step: the home page and its neighbours, and only their edges.
+    let near = atlas
+        .get_app_graph(request(Some(&home), Some(1), None))
+        .unwrap();
+    assert!(near.truncated && near.pages.len() < whole.pages.len() && near.pages.len() > 1);
+    assert_eq!(near.pages[0].page_id, home);
+    let ids: Vec<&str> = near.pages.iter().map(|p| p.page_id.as_str()).collect();
+    assert!(
+        near.transitions
+            .iter()
+            .all(|t| ids.contains(&t.from_page.as_str()) && ids.contains(&t.to_page.as_str()))
+    );
+    assert!(
+        near.transitions
+            .iter()
+            .all(|t| t.from_page == home || t.to_page == home || ids.len() > 2)
+    );
+    // A page budget keeps the nearest.
+    let three = atlas.get_app_graph(request(None, None, Some(3))).unwrap();
+    assert_eq!(three.pages.len(), 3);
+    assert_eq!(three.pages[0].page_id, home);
+    assert!(
+        three.pages.iter().all(|p| p.depth <= Some(1)),
+        "{:?}",
+        three.pages
+    );
+    // Unknown app or page: the seed's errors.
+    let unknown = atlas.get_app_graph(AppGraphRequest {
+        app_id: "nope".into(),
+        center: None,
+        radius: None,
+        max_pages: None,
+    });
+    assert_eq!(
+        unknown.unwrap_err().code(),
+        atlas_model::ErrorCode::NotFound
+    );
+    let unknown = atlas.get_app_graph(request(Some("nope"), None, None));
+    assert_eq!(
+        unknown.unwrap_err().code(),
+        atlas_model::ErrorCode::PageNotFound
+    );
+}
