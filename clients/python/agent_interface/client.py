@@ -89,6 +89,10 @@ class KGClient:
     def get_graph_stats(self, app_id=None):
         return self.call("get_graph_stats", app_id=app_id)
 
+    def get_app_graph(self, app_id, center=None, radius=None, max_pages=None):
+        """Beyond the seed: an app's pages and transitions for drawing, whole or around a page."""
+        return self.call("get_app_graph", app_id=app_id, center=center, radius=radius, max_pages=max_pages)
+
     # 4. batch
     def batch_add_transitions(self, transitions):
         return self.call("batch_add_transitions", transitions=transitions)

@@ -72,9 +72,15 @@ except KGError as e:
 nearby = kg.query_path(app_id="com.meituan.app", intent="查找附近餐厅")
 if not nearby["success"] or nearby["target_page"]["page_name"] != "附近餐厅":
     failures.append(f"查找附近餐厅: {nearby}")
+drawn = kg.get_app_graph(app_id="com.meituan.app", center=current_page_id, radius=1)
+if not drawn["truncated"] or not drawn["pages"] or drawn["pages"][0]["page_id"] != current_page_id:
+    failures.append(f"get_app_graph around a page: {drawn['pages'][:2]}")
+whole = kg.get_app_graph(app_id="com.meituan.app")
+if whole["truncated"] or len(whole["pages"]) != whole["total_pages"] or not any(p["depth"] == 0 for p in whole["pages"]):
+    failures.append("get_app_graph whole: not every page, or no home page at depth 0")
 
 for f in failures:
     print("FAIL:", f)
 if failures:
     sys.exit(1)
-print("5 seed example checks passed")
+print("7 seed example checks passed")
