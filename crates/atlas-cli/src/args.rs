@@ -182,32 +182,27 @@ pub(crate) fn embedder(args: &EmbedArgs) -> Result<Arc<dyn Embedder>> {
     atlas_config::graph_embedder(&args.config())
 }
 
-/// The business graph kept in the data folder (`DATA/biz/`), as its one writer.
+/// The business graph of `--data` (`DATA/biz/`, as its one writer) or of `--store`'s database.
 pub(crate) fn open_biz(
     data: &DataArgs,
     embedder: Arc<dyn Embedder>,
 ) -> Result<Arc<atlas_biz::BizStore>> {
-    let store = match atlas_config::shared_files(&data.address(), &data.pg(), "biz")? {
-        Some(files) => atlas_biz::BizStore::open_shared(files, embedder),
-        None => atlas_biz::BizStore::open(&data.data.join("biz"), embedder),
-    };
-    Ok(Arc::new(
-        store.map_err(|e| anyhow::anyhow!("business graph: {e}"))?,
-    ))
+    let files = atlas_config::shared_files(&data.address(), &data.pg(), "biz")?;
+    Ok(Arc::new(atlas_config::open_biz(
+        files, &data.data, embedder,
+    )?))
 }
 
-/// The knowledge bases kept in the data folder (`DATA/kb/`), as their one writer.
+/// The knowledge bases of `--data` (`DATA/kb/`, as their one writer) or of `--store`'s
+/// database.
 pub(crate) fn open_kb(
     data: &DataArgs,
     embedder: Arc<dyn Embedder>,
 ) -> Result<Arc<atlas_kb::KnowledgeBase>> {
-    let kb = match atlas_config::shared_files(&data.address(), &data.pg(), "kb")? {
-        Some(files) => atlas_kb::KnowledgeBase::open_shared(files, embedder),
-        None => atlas_kb::KnowledgeBase::open(&data.data.join("kb"), embedder),
-    };
-    Ok(Arc::new(
-        kb.map_err(|e| anyhow::anyhow!("knowledge base: {e}"))?,
-    ))
+    let files = atlas_config::shared_files(&data.address(), &data.pg(), "kb")?;
+    Ok(Arc::new(atlas_config::open_kb(
+        files, &data.data, embedder,
+    )?))
 }
 
 /// The knowledge bases for reading, beside a server that may be writing them.

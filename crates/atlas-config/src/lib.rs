@@ -20,7 +20,7 @@ use std::sync::Arc;
 use anyhow::{Context, Result, bail};
 use atlas_service::{Atlas, CheckpointPolicy, ToolContext, ToolRegistry};
 use atlas_store::Store;
-use atlas_store::files::Scoped;
+use atlas_store::files::{Files, Scoped};
 use atlas_text::{Embedder, HashEmbedder};
 
 pub use atlas_store_pg::PgOptions;
@@ -66,21 +66,53 @@ pub fn open_store(address: &StoreAddress, pg: &PgOptions) -> Result<Arc<dyn Stor
     })
 }
 
+/// The files a database keeps (the knowledge bases' under `kb/`, the business graph's under
+/// `biz/`).
+fn database_files(url: &str, pg: &PgOptions) -> Result<Arc<dyn Files>> {
+    Ok(atlas_store_pg::PgStore::connect(url, pg.clone())
+        .map_err(|e| anyhow::anyhow!("{e}"))?
+        .files())
+}
+
 /// The knowledge bases' (`scope` "kb") or the business graph's ("biz") files when `address`
 /// keeps them (a database); `None` when they are in the data folder.
 pub fn shared_files(
     address: &StoreAddress,
     pg: &PgOptions,
     scope: &str,
-) -> Result<Option<Arc<dyn atlas_store::files::Files>>> {
+) -> Result<Option<Arc<dyn Files>>> {
     Ok(match address {
         StoreAddress::Folder(_) => None,
-        StoreAddress::Postgres(url) => {
-            let store = atlas_store_pg::PgStore::connect(url, pg.clone())
-                .map_err(|e| anyhow::anyhow!("{e}"))?;
-            Some(Arc::new(Scoped::new(store.files(), scope)))
-        }
+        StoreAddress::Postgres(url) => Some(Arc::new(Scoped::new(database_files(url, pg)?, scope))),
     })
+}
+
+/// The knowledge bases in `files` (shared by replicas) when given, else in `data/kb/` as that
+/// folder's one writer.
+pub fn open_kb(
+    files: Option<Arc<dyn Files>>,
+    data: &Path,
+    embedder: Arc<dyn Embedder>,
+) -> Result<atlas_kb::KnowledgeBase> {
+    match files {
+        Some(files) => atlas_kb::KnowledgeBase::open_shared(files, embedder),
+        None => atlas_kb::KnowledgeBase::open(&data.join("kb"), embedder),
+    }
+    .map_err(|e| anyhow::anyhow!("knowledge base: {e}"))
+}
+
+/// The business graph in `files` (shared by replicas) when given, else in `data/biz/` as that
+/// folder's one writer.
+pub fn open_biz(
+    files: Option<Arc<dyn Files>>,
+    data: &Path,
+    embedder: Arc<dyn Embedder>,
+) -> Result<atlas_biz::BizStore> {
+    match files {
+        Some(files) => atlas_biz::BizStore::open_shared(files, embedder),
+        None => atlas_biz::BizStore::open(&data.join("biz"), embedder),
+    }
+    .map_err(|e| anyhow::anyhow!("business graph: {e}"))
 }
 
 /// Opens the graph service on the store at `address`, as every command that needs only the
@@ -108,10 +140,10 @@ pub fn open_graph_plain(address: &StoreAddress, pg: &PgOptions) -> Result<Arc<At
 /// Everything one Atlas process serves.
 #[derive(Debug, Clone)]
 pub struct Config {
-    /// The data folder: the graph (unless `store` names a database), the knowledge bases and
-    /// the business graph.
+    /// The data folder: the graph, the knowledge bases and the business graph, unless `store`
+    /// names a database, which then keeps all three.
     pub data: PathBuf,
-    /// Where the graph is stored.
+    /// Where the graph (and, in a database, the knowledge bases and business graph) is stored.
     pub store: StoreAddress,
     pub pg: PgOptions,
     pub embed: EmbedConfig,
@@ -222,21 +254,13 @@ pub async fn open(config: &Config) -> Result<Services> {
         "knowledge bases and business graph embedded by {}",
         kb_embedder.name()
     );
-    let (kb, biz) = match shared_files {
-        None => (
-            atlas_kb::KnowledgeBase::open(&config.data.join("kb"), kb_embedder.clone()),
-            atlas_biz::BizStore::open(&config.data.join("biz"), kb_embedder),
-        ),
-        Some(files) => (
-            atlas_kb::KnowledgeBase::open_shared(
-                Arc::new(Scoped::new(files.clone(), "kb")),
-                kb_embedder.clone(),
-            ),
-            atlas_biz::BizStore::open_shared(Arc::new(Scoped::new(files, "biz")), kb_embedder),
-        ),
+    let scoped = |scope: &str| {
+        shared_files
+            .clone()
+            .map(|files| Arc::new(Scoped::new(files, scope)) as Arc<dyn Files>)
     };
-    let kb = Arc::new(kb.map_err(|e| anyhow::anyhow!("knowledge base: {e}"))?);
-    let biz = Arc::new(biz.map_err(|e| anyhow::anyhow!("business graph: {e}"))?);
+    let kb = Arc::new(open_kb(scoped("kb"), &config.data, kb_embedder.clone())?);
+    let biz = Arc::new(open_biz(scoped("biz"), &config.data, kb_embedder)?);
     if let Some(changes) = shared_changes {
         follow_files(changes, &kb, &biz);
     }
@@ -320,13 +344,23 @@ pub struct Migrated {
 /// The scopes of the files [`migrate`] copies besides the graph.
 const FILE_SCOPES: [&str; 2] = ["kb", "biz"];
 
-/// Every file of the knowledge bases and the business graph at `address`.
-fn files_at(address: &StoreAddress, pg: &PgOptions) -> Result<Arc<dyn atlas_store::files::Files>> {
+/// The graph's store at `address` and every file of its knowledge bases and business graph,
+/// over one connection pool for a database.
+fn store_and_files(
+    address: &StoreAddress,
+    pg: &PgOptions,
+) -> Result<(Arc<dyn Store>, Arc<dyn Files>)> {
     Ok(match address {
-        StoreAddress::Folder(dir) => Arc::new(atlas_store::files::Folder::new(dir)),
-        StoreAddress::Postgres(url) => atlas_store_pg::PgStore::connect(url, pg.clone())
-            .map_err(|e| anyhow::anyhow!("{e}"))?
-            .files(),
+        StoreAddress::Folder(dir) => (
+            open_store(address, pg)?,
+            Arc::new(atlas_store::files::Folder::new(dir)),
+        ),
+        StoreAddress::Postgres(url) => {
+            let store = atlas_store_pg::PgStore::connect(url, pg.clone())
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            let files = store.files();
+            (store, files)
+        }
     })
 }
 
@@ -346,13 +380,13 @@ pub fn migrate(from: &StoreAddress, to: &StoreAddress, pg: &PgOptions) -> Result
     {
         bail!("no data folder at {}", dir.display());
     }
-    let source = open_store(from, pg)?;
+    let (source, from_files) = store_and_files(from, pg)?;
     let apps = source
         .load()
         .map_err(|e| anyhow::anyhow!("reading {}: {e}", source.describe()))?
         .into_apps();
     drop(source);
-    let target = open_store(to, pg)?;
+    let (target, to_files) = store_and_files(to, pg)?;
     let present = target
         .load()
         .map_err(|e| anyhow::anyhow!("reading {}: {e}", target.describe()))?
@@ -364,7 +398,6 @@ pub fn migrate(from: &StoreAddress, to: &StoreAddress, pg: &PgOptions) -> Result
             present.len()
         );
     }
-    let (from_files, to_files) = (files_at(from, pg)?, files_at(to, pg)?);
     let mut names = Vec::new();
     for scope in FILE_SCOPES {
         if !to_files

@@ -63,23 +63,6 @@ impl TestStore {
         }
     }
 
-    /// A folder for what stays in files whatever the store (knowledge bases, exports).
-    pub fn scratch(&self) -> std::path::PathBuf {
-        match self {
-            TestStore::Folder(dir) => dir.path().to_path_buf(),
-            TestStore::Postgres(url) => {
-                let name = url
-                    .rsplit('/')
-                    .next()
-                    .unwrap_or("pg")
-                    .split('?')
-                    .next()
-                    .unwrap_or("pg");
-                std::env::temp_dir().join(name)
-            }
-        }
-    }
-
     pub fn open(&self) -> Arc<dyn Store> {
         open_store(&self.address(), &PgOptions::default()).expect("open the test store")
     }

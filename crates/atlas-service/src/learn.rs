@@ -210,10 +210,7 @@ fn next_transition(
         created_at: now.to_string(),
         updated_at: now.to_string(),
     });
-    t.success_count += added.success;
-    t.fail_count += added.fail;
-    t.latency_total_ms += added.latency_total_ms;
-    t.latency_samples += added.latency_samples;
+    added.add_to(&mut t);
     t.updated_at = now.to_string();
     Ok((t, updated))
 }
@@ -479,10 +476,7 @@ impl Atlas {
                     Ok((t, existed)) => {
                         // The same edge twice in one batch: add the second's counts to the first.
                         if let Some((prev, prev_added)) = batch.get_mut(&t.transition_id) {
-                            prev.success_count += added.success;
-                            prev.fail_count += added.fail;
-                            prev.latency_total_ms += added.latency_total_ms;
-                            prev.latency_samples += added.latency_samples;
+                            added.add_to(prev);
                             prev_added.add(added);
                             updated += 1;
                             continue;

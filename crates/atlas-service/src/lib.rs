@@ -81,7 +81,6 @@ pub struct Atlas {
     records_since_checkpoint: std::sync::atomic::AtomicU64,
     policy: CheckpointPolicy,
     nudge: Mutex<Option<std::sync::mpsc::Sender<()>>>,
-    followed: std::sync::atomic::AtomicU64,
     /// What was learned, for live viewers (`GET /api/v1/events`); see [`Atlas::events`].
     events: tokio::sync::broadcast::Sender<serde_json::Value>,
 }
@@ -125,7 +124,6 @@ impl Atlas {
             records_since_checkpoint: Default::default(),
             policy,
             nudge: Mutex::new(None),
-            followed: Default::default(),
             events: tokio::sync::broadcast::channel(events::BUFFERED).0,
         });
         if replayed > 0 {
@@ -347,8 +345,6 @@ impl Atlas {
                 tracing::warn!("a followed change did not apply: {e}");
             }
         }
-        self.followed
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// What the graph learns from now on, as JSON events (`{"type": "report" | "transition" |
@@ -358,12 +354,6 @@ impl Atlas {
     /// lagged, and writers never wait for it.
     pub fn events(&self) -> tokio::sync::broadcast::Receiver<serde_json::Value> {
         self.events.subscribe()
-    }
-
-    /// How many batches of other writers' changes this service applied (for tests and the
-    /// follow-delay benchmark).
-    pub fn followed_batches(&self) -> u64 {
-        self.followed.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Starts the periodic checkpointer on its own thread; it stops when the service is dropped.

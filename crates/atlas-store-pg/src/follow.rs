@@ -153,7 +153,7 @@ async fn changes_since(shared: &Shared, snapshot: &str) -> Result<Round, String>
     let refresh = shared.pending.lock().take_refresh();
     let mut result = read_changes(&client, snapshot, &refresh).await;
     if let Ok((now, _, _)) = &result
-        && let Err(e) = follow_files(shared, &client, snapshot, now).await
+        && let Err(e) = send_changed_files(shared, &client, snapshot, now).await
     {
         result = Err(e);
     }
@@ -169,7 +169,7 @@ async fn changes_since(shared: &Shared, snapshot: &str) -> Result<Round, String>
 
 /// Sends the names of files other replicas changed between the two snapshots to whoever asked
 /// for them (`PgStore::follow_files`).
-async fn follow_files(
+async fn send_changed_files(
     shared: &Shared,
     client: &tokio_postgres::Client,
     from: &str,

@@ -203,23 +203,6 @@ impl PgStore {
         rx.recv()
             .unwrap_or_else(|_| Err(StoreError::Unavailable("the store is stopping".into())))
     }
-
-    /// Whether the database holds no graph yet (`atlas migrate` writes only into an empty one).
-    pub fn is_empty(&self) -> Result<bool, StoreError> {
-        let shared = self.shared.clone();
-        self.block_on(async move {
-            let client = shared.pool.get().await.map_err(pool_error)?;
-            let row = client
-                .query_one(
-                    "SELECT NOT EXISTS (SELECT 1 FROM atlas_entities)
-                        AND NOT EXISTS (SELECT 1 FROM atlas_transitions)",
-                    &[],
-                )
-                .await
-                .map_err(db_error)?;
-            Ok(row.get(0))
-        })
-    }
 }
 
 impl Drop for PgStore {
@@ -247,7 +230,7 @@ impl Store for PgStore {
 
     fn append(&self, records: Vec<Record>) -> Commit {
         let (tx, commit) = Commit::new();
-        let id = self.shared.pending.lock().push(records.clone());
+        let id = self.shared.pending.lock().push(&records);
         if self.writer.send((id, records, tx)).is_err() {
             // Only while the store is being dropped.
             return Commit::failed("the database writer stopped".into());
@@ -324,6 +307,7 @@ impl Store for PgStore {
 
     fn follow(&self) -> Option<std::sync::mpsc::Receiver<atlas_store::Followed>> {
         let snapshot = self.loaded_at.lock().take()?;
+        self.shared.pending.lock().track();
         let (sink, changes) = std::sync::mpsc::channel();
         self.spawn(follow::run(self.shared.clone(), snapshot, sink));
         Some(changes)

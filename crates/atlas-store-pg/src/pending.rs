@@ -13,6 +13,7 @@
 
 use std::collections::{HashMap, VecDeque};
 
+use atlas_model::Transition;
 use atlas_store::Record;
 
 /// An entity's key: kind, app id, id.
@@ -41,6 +42,9 @@ struct Write {
 #[derive(Default)]
 pub(crate) struct Pending {
     next: u64,
+    /// Whether a follower reads the database: only then are writes kept (a process that only
+    /// writes, such as `atlas migrate`, would otherwise keep every record it ever wrote).
+    tracking: bool,
     writes: VecDeque<Write>,
     /// Entities of failed writes, to read again from the database.
     refresh: Vec<Key>,
@@ -80,14 +84,23 @@ impl Snapshot {
 
 impl Pending {
     /// Remembers a write (in the order the replica made it); answers its id.
-    pub(crate) fn push(&mut self, records: Vec<Record>) -> u64 {
+    /// Numbers a write (in the order the replica made it) and, while a follower runs,
+    /// remembers it; answers its number.
+    pub(crate) fn push(&mut self, records: &[Record]) -> u64 {
         self.next += 1;
-        self.writes.push_back(Write {
-            id: self.next,
-            xid: None,
-            records,
-        });
+        if self.tracking {
+            self.writes.push_back(Write {
+                id: self.next,
+                xid: None,
+                records: records.to_vec(),
+            });
+        }
         self.next
+    }
+
+    /// From now on writes are kept until a follower's snapshot sees them.
+    pub(crate) fn track(&mut self) {
+        self.tracking = true;
     }
 
     pub(crate) fn began(&mut self, ids: &[u64], xid: u64) {
@@ -165,15 +178,20 @@ pub(crate) type Version = (i64, i64);
 fn lay_over(row: Record, write: &Record, row_is_newer: bool) -> Record {
     match (row, write) {
         (Record::Transition(base), Record::Counted { transition, added }) => {
+            // The row's counters, as the database added them up, and this write's on top; the
+            // rest of the edge from whichever is newer.
             let mut t = if row_is_newer {
-                base.clone()
+                base
             } else {
-                transition.clone()
+                Transition {
+                    success_count: base.success_count,
+                    fail_count: base.fail_count,
+                    latency_total_ms: base.latency_total_ms,
+                    latency_samples: base.latency_samples,
+                    ..transition.clone()
+                }
             };
-            t.success_count = base.success_count + added.success;
-            t.fail_count = base.fail_count + added.fail;
-            t.latency_total_ms = base.latency_total_ms + added.latency_total_ms;
-            t.latency_samples = base.latency_samples + added.latency_samples;
+            added.add_to(&mut t);
             Record::Transition(t)
         }
         (row, _) if row_is_newer => row,
@@ -184,7 +202,7 @@ fn lay_over(row: Record, write: &Record, row_is_newer: bool) -> Record {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use atlas_model::{Action, Transition};
+    use atlas_model::Action;
     use atlas_store::Counts;
 
     fn edge(ok: u64) -> Transition {
@@ -224,7 +242,8 @@ mod tests {
     #[test]
     fn a_write_the_snapshot_does_not_see_is_added_to_the_row_until_it_does() {
         let mut pending = Pending::default();
-        let id = pending.push(vec![report(1)]);
+        pending.track();
+        let id = pending.push(&[report(1)]);
         pending.began(&[id], 100);
         // Another replica's two reports are in the row; ours (xid 100) is still in progress.
         let before = Snapshot::parse("100:101:100").unwrap();
@@ -244,7 +263,8 @@ mod tests {
     #[test]
     fn a_write_not_yet_begun_is_ahead_of_every_snapshot_and_a_failed_one_is_read_again() {
         let mut pending = Pending::default();
-        let id = pending.push(vec![report(1)]);
+        pending.track();
+        let id = pending.push(&[report(1)]);
         let any = Snapshot::parse("500:500:").unwrap();
         assert_eq!(
             success(&pending.overlay(&any, vec![Record::Transition(edge(0))], &[], 1)),
@@ -261,8 +281,9 @@ mod tests {
     #[test]
     fn an_older_write_of_ours_still_in_flight_does_not_cover_a_newer_one_committed() {
         let mut pending = Pending::default();
-        let older = pending.push(vec![Record::Transition(edge(1))]);
-        let newer = pending.push(vec![Record::Transition(edge(2))]);
+        pending.track();
+        let older = pending.push(&[Record::Transition(edge(1))]);
+        let newer = pending.push(&[Record::Transition(edge(2))]);
         pending.began(&[older], 10);
         pending.began(&[newer], 11);
         // The newer committed first (xid 11 seen, 10 still running): the row is ours, wseq 2.

@@ -45,15 +45,6 @@ enum Tally {
     Add(Counts),
 }
 
-fn counts_of(t: &atlas_model::Transition) -> Counts {
-    Counts {
-        success: t.success_count,
-        fail: t.fail_count,
-        latency_total_ms: t.latency_total_ms,
-        latency_samples: t.latency_samples,
-    }
-}
-
 impl Group {
     fn add(&mut self, record: &Record, wseq: u64) -> Result<(), serde_json::Error> {
         let (kind, app_id, id, data) = match record {
@@ -65,7 +56,7 @@ impl Group {
                 let key = (t.app_id.clone(), t.transition_id.clone());
                 self.transitions.insert(
                     key,
-                    (serde_json::to_value(t)?, wseq, Tally::Set(counts_of(t))),
+                    (serde_json::to_value(t)?, wseq, Tally::Set(Counts::of(t))),
                 );
                 return Ok(());
             }

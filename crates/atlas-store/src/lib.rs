@@ -43,6 +43,24 @@ pub struct Counts {
 }
 
 impl Counts {
+    /// A transition's counters as they stand.
+    pub fn of(t: &Transition) -> Counts {
+        Counts {
+            success: t.success_count,
+            fail: t.fail_count,
+            latency_total_ms: t.latency_total_ms,
+            latency_samples: t.latency_samples,
+        }
+    }
+
+    /// Adds these counts to a transition's counters.
+    pub fn add_to(&self, t: &mut Transition) {
+        t.success_count += self.success;
+        t.fail_count += self.fail;
+        t.latency_total_ms += self.latency_total_ms;
+        t.latency_samples += self.latency_samples;
+    }
+
     pub fn add(&mut self, more: Counts) {
         self.success += more.success;
         self.fail += more.fail;
