@@ -49,13 +49,13 @@ impl DataArgs {
         }
     }
 
-    /// Where the graph is, for messages.
+    /// Where the data is, for messages.
     pub(crate) fn describe(&self) -> String {
         match self.address() {
             StoreAddress::Folder(dir) => format!("data {}", dir.display()),
-            StoreAddress::Postgres(_) => {
-                format!("graph in PostgreSQL, data {}", self.data.display())
-            }
+            // The graph, knowledge bases and business graph; the store logs where, without the
+            // password.
+            StoreAddress::Postgres(_) => "data in PostgreSQL".to_string(),
         }
     }
 }

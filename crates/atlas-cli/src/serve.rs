@@ -94,7 +94,7 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<ExitCode> {
     let services = atlas_config::open(&args.config()).await?;
     let local = listener.local_addr()?;
     eprintln!(
-        "atlas serving {} on http://{local} (data {})",
+        "atlas serving {} on http://{local} ({})",
         services.atlas.embedder().name(),
         args.data.describe()
     );
