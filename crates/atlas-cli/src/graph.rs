@@ -36,6 +36,28 @@ pub(crate) enum ImportCommand {
         #[arg(long)]
         app: String,
     },
+    /// A generated app of a given size, shaped like real ones (a menu tree under a home page,
+    /// back edges, cross links that favour hub pages, statistics from reliable to flaky), to try
+    /// the viewer and the benchmarks on a large app. Pages, transitions and intents with the same
+    /// ids are replaced.
+    Synthetic {
+        #[command(flatten)]
+        data: DataArgs,
+        /// The app id.
+        #[arg(long, default_value = "synthetic.app")]
+        app: String,
+        #[arg(long, default_value_t = 10_000)]
+        pages: usize,
+        /// Transitions (default: three per page; at least two per page are made).
+        #[arg(long)]
+        transitions: Option<usize>,
+        /// Registered intents (default: one per 20 pages).
+        #[arg(long)]
+        intents: Option<usize>,
+        /// The generator's seed: the same seed, the same app.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
 }
 
 pub(crate) fn fsck(data: DataArgs, repair: bool) -> Result<ExitCode> {
@@ -174,6 +196,32 @@ pub(crate) async fn import(what: ImportCommand) -> Result<ExitCode> {
         ImportCommand::Droidbot { data, dir, app } => {
             let runs = atlas_import::droidbot::read(&dir)?;
             import_recordings(&data, vec![(app, runs)]).await
+        }
+        ImportCommand::Synthetic {
+            data,
+            app,
+            pages,
+            transitions,
+            intents,
+            seed,
+        } => {
+            if pages == 0 {
+                bail!("--pages must be at least 1");
+            }
+            let shape = atlas_bench::synth::AppShape {
+                pages,
+                transitions: transitions.unwrap_or(pages * 3),
+                intents: intents.unwrap_or(pages.div_ceil(20)),
+            };
+            let generated = atlas_bench::synth::synthetic_app(&app, shape, seed);
+            let atlas = open_default(&data)?;
+            let summary = atlas
+                .import_app(generated.data)
+                .await
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            atlas.checkpoint().map_err(|e| anyhow::anyhow!("{e}"))?;
+            print_json(&summary)?;
+            Ok(ExitCode::SUCCESS)
         }
     }
 }

@@ -13,6 +13,7 @@ mod dify;
 mod guard;
 mod mcp;
 mod openapi;
+mod viewer;
 
 use std::sync::Arc;
 
@@ -90,6 +91,10 @@ pub fn router(state: AppState) -> Router {
             "/api/v1/business-graph",
             get(business_graph::export).put(business_graph::import),
         )
+        .route(
+            "/api/v1/apps/{app_id}/pages/{page_id}/screenshot",
+            get(viewer::screenshot),
+        )
         .route("/api/v1/{name}", post(call_tool))
         .merge(mcp)
         .fallback(|| async { error_response(&AtlasError::NotFound("no such route".into())) })
@@ -115,9 +120,10 @@ pub fn router(state: AppState) -> Router {
                 }
             }),
         );
-    // The page itself holds no data: it asks for the token when the API wants one.
+    // The pages themselves hold no data: they ask for the token when the API wants one.
     chat::PAGE_FILES
         .iter()
+        .chain(&viewer::PAGE_FILES)
         .fold(router, |router, &(path, content_type, body)| {
             router.route(
                 path,

@@ -9,6 +9,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::Atlas;
+use crate::activity::RecentReport;
 use crate::navigate::round3;
 use crate::state::State;
 use crate::text_index::{DocTexts, intent_key};
@@ -268,74 +269,79 @@ impl Atlas {
             }
         }
         let now = atlas_model::now_rfc3339();
-        self.commit_with(|state| {
-            let added = counts_of(u64::from(req.success), u64::from(!req.success), latency);
-            let (mut t, updated) = next_transition(
-                state,
-                &req.from_page,
-                action.clone(),
-                &req.to_page,
-                added,
-                &now,
-            )?;
-            if let Some(app_id) = req.app_id.as_deref().filter(|a| !a.is_empty()) {
-                if app_id != t.app_id {
-                    return Err(AtlasError::invalid(
-                        "app_id",
-                        format!("from_page belongs to {}, not {app_id}", t.app_id),
-                    ));
+        let (response, report) = self
+            .commit_with(|state| {
+                let added = counts_of(u64::from(req.success), u64::from(!req.success), latency);
+                let (mut t, updated) = next_transition(
+                    state,
+                    &req.from_page,
+                    action.clone(),
+                    &req.to_page,
+                    added,
+                    &now,
+                )?;
+                if let Some(app_id) = req.app_id.as_deref().filter(|a| !a.is_empty()) {
+                    if app_id != t.app_id {
+                        // Looked up within the app named, the page is not there.
+                        return Err(AtlasError::NotFound(format!(
+                            "from_page {} is not a page of {app_id} (it is one of {})",
+                            req.from_page, t.app_id
+                        )));
+                    }
                 }
-            }
-            if !req.success && !reason.is_empty() {
-                t.last_failure_reason = reason.clone();
-            }
-            let response = ReportTransitionResponse {
-                success: true,
-                transition_id: t.transition_id.clone(),
-                updated,
-                stats: stats_of(&t),
-            };
-            let mut records = vec![];
-            if let (Some(session), Some(intent)) = (
-                req.session_id.as_deref().filter(|s| !s.is_empty()),
-                req.intent.as_deref().filter(|s| !s.is_empty()),
-            ) {
-                let trace_id = trace_id(&t.app_id, session, intent);
-                let app = state.graph.app(&t.app_id).expect("page's app exists");
-                let mut trace = app.trace(&trace_id).cloned().unwrap_or_else(|| Trace {
-                    trace_id,
-                    app_id: t.app_id.clone(),
-                    session_id: session.to_string(),
-                    intent: intent.to_string(),
-                    steps: vec![],
-                    finished: None,
-                    created_at: now.clone(),
-                    updated_at: now.clone(),
-                });
-                if trace.steps.len() < MAX_TRACE_STEPS {
-                    trace.steps.push(TraceStep {
-                        from_page: req.from_page.clone(),
-                        to_page: req.to_page.clone(),
-                        action: action.clone(),
-                        success: req.success,
-                        latency_ms: latency.unwrap_or(0),
+                if !req.success && !reason.is_empty() {
+                    t.last_failure_reason = reason.clone();
+                }
+                let response = ReportTransitionResponse {
+                    success: true,
+                    transition_id: t.transition_id.clone(),
+                    updated,
+                    stats: stats_of(&t),
+                };
+                let report = RecentReport::of(&t, &added, &now);
+                let mut records = vec![];
+                if let (Some(session), Some(intent)) = (
+                    req.session_id.as_deref().filter(|s| !s.is_empty()),
+                    req.intent.as_deref().filter(|s| !s.is_empty()),
+                ) {
+                    let trace_id = trace_id(&t.app_id, session, intent);
+                    let app = state.graph.app(&t.app_id).expect("page's app exists");
+                    let mut trace = app.trace(&trace_id).cloned().unwrap_or_else(|| Trace {
+                        trace_id,
+                        app_id: t.app_id.clone(),
+                        session_id: session.to_string(),
+                        intent: intent.to_string(),
+                        steps: vec![],
+                        finished: None,
+                        created_at: now.clone(),
+                        updated_at: now.clone(),
+                    });
+                    if trace.steps.len() < MAX_TRACE_STEPS {
+                        trace.steps.push(TraceStep {
+                            from_page: req.from_page.clone(),
+                            to_page: req.to_page.clone(),
+                            action: action.clone(),
+                            success: req.success,
+                            latency_ms: latency.unwrap_or(0),
+                        });
+                    }
+                    trace.updated_at = now.clone();
+                    records.push(Record::Counted {
+                        transition: t,
+                        added,
+                    });
+                    records.push(Record::Trace(trace));
+                } else {
+                    records.push(Record::Counted {
+                        transition: t,
+                        added,
                     });
                 }
-                trace.updated_at = now.clone();
-                records.push(Record::Counted {
-                    transition: t,
-                    added,
-                });
-                records.push(Record::Trace(trace));
-            } else {
-                records.push(Record::Counted {
-                    transition: t,
-                    added,
-                });
-            }
-            Ok((records, response))
-        })
-        .await
+                Ok((records, (response, report)))
+            })
+            .await?;
+        self.activity.remember(vec![report]);
+        Ok(response)
     }
 
     /// How a session ended (see [`EndSessionRequest`]). Ending it again overwrites the outcome.

@@ -11,6 +11,7 @@
 //! other's, and an answer of success is only sent once the record is on disk. Reads never wait for
 //! the disk at all.
 
+pub mod activity;
 mod demo;
 pub mod events;
 mod ground;
@@ -83,6 +84,8 @@ pub struct Atlas {
     nudge: Mutex<Option<std::sync::mpsc::Sender<()>>>,
     /// What was learned, for live viewers (`GET /api/v1/events`); see [`Atlas::events`].
     events: tokio::sync::broadcast::Sender<serde_json::Value>,
+    /// The reports of the last hour, for viewers.
+    activity: activity::Activity,
 }
 
 /// A store's error as the service answers it: 503 for a store that cannot be reached now.
@@ -125,6 +128,7 @@ impl Atlas {
             policy,
             nudge: Mutex::new(None),
             events: tokio::sync::broadcast::channel(events::BUFFERED).0,
+            activity: Default::default(),
         });
         if replayed > 0 {
             atlas.checkpoint()?;
@@ -336,10 +340,12 @@ impl Atlas {
         };
         let mut state = self.state.write();
         // Settled under the write lock: no write of ours can slip between the overlay and this.
-        let records = round.settle();
+        let records = activity::as_reports(&state.graph, round.settle());
         for event in events::of(&records, self.events.receiver_count() > 0) {
             let _ = self.events.send(event);
         }
+        self.activity
+            .remember(activity::Activity::reports_of(&records));
         for record in records {
             if let Err(e) = state.apply(record, &embedder) {
                 tracing::warn!("a followed change did not apply: {e}");

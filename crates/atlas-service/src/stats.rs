@@ -54,6 +54,10 @@ pub struct AppStats {
     /// Steps reported on the app's transitions, successful and failed (beyond the seed).
     #[serde(default)]
     pub reports: u64,
+    /// Of those, the ones this server learned of in the last hour, since it started (beyond the
+    /// seed; see the viewer).
+    #[serde(default)]
+    pub reports_last_hour: u64,
     pub avg_path_length: f64,
     pub avg_success_rate: f64,
     pub last_updated: String,
@@ -110,6 +114,7 @@ fn app_stats(app: &AppGraph) -> AppStats {
             .iter()
             .map(|t| t.success_count + t.fail_count)
             .sum(),
+        reports_last_hour: 0,
         avg_path_length: if n == 0 { 0.0 } else { round3(sum / n as f64) },
         avg_success_rate: if rates.is_empty() {
             0.0
@@ -186,6 +191,9 @@ impl Atlas {
             .filter(|a| filter.is_none_or(|f| f == a.app_id()))
             .map(app_stats)
             .collect();
+        for stats in &mut by_app {
+            stats.reports_last_hour = self.activity.last_hour(&stats.app_id);
+        }
         by_app.sort_by(|a, b| a.app_id.cmp(&b.app_id));
         let weighted = |value: fn(&AppStats) -> f64, weight: fn(&AppStats) -> usize| {
             let total: usize = by_app.iter().map(weight).sum();

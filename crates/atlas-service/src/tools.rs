@@ -646,6 +646,15 @@ pub fn registry() -> ToolRegistry {
         ),
         tool(
             ToolGroup::Navigation,
+            "get_page_details",
+            "获取页面详情：控件、可用操作及其统计、服务的意图、最近上报、截图与文件夹。A page as a viewer shows it: widgets, actions both ways with their statistics, the intents it serves, recent reports, its screenshot and seed 001 folder.",
+            false,
+            |c: ToolContext, r: PageDetailsRequest| {
+                sync_call(c.atlas, move |a| a.get_page_details(r))
+            },
+        ),
+        tool(
+            ToolGroup::Navigation,
             "batch_add_transitions",
             "批量添加页面转换关系。Add many transitions at once.",
             true,

@@ -4,15 +4,16 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
-use atlas_model::{AtlasError, PageType, Result, validate_text};
+use atlas_model::{AtlasError, PageType, Result, Transition, Widget, validate_text};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::Atlas;
+use crate::activity::RecentReport;
 use crate::navigate::round3;
 
 /// Most pages one answer holds.
-pub const MAX_VIEW_PAGES: usize = 5_000;
+pub const MAX_VIEW_PAGES: usize = 20_000;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct AppGraphRequest {
@@ -23,10 +24,10 @@ pub struct AppGraphRequest {
     #[serde(default)]
     #[schemars(range(min = 1, max = 20))]
     pub radius: Option<u32>,
-    /// Most pages to answer with (default and ceiling 5,000); the nearest to the centre (or the
+    /// Most pages to answer with (default and ceiling 20,000); the nearest to the centre (or the
     /// home page) first.
     #[serde(default)]
-    #[schemars(range(min = 1, max = 5000))]
+    #[schemars(range(min = 1, max = 20000))]
     pub max_pages: Option<usize>,
 }
 
@@ -39,6 +40,9 @@ pub struct ViewPage {
     pub depth: Option<u32>,
     pub visited_count: u64,
     pub intents: usize,
+    /// Where its screenshot is served, when its folder holds one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub screenshot: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -66,6 +70,76 @@ pub struct AppGraphResponse {
     /// The transitions between the pages answered.
     pub transitions: Vec<ViewTransition>,
 }
+
+impl ViewTransition {
+    fn of(t: &Transition) -> ViewTransition {
+        ViewTransition {
+            transition_id: t.transition_id.clone(),
+            from_page: t.from_page.clone(),
+            to_page: t.to_page.clone(),
+            action_type: t.action.action_type.clone(),
+            widget_text: t.action.widget_text.clone(),
+            success_count: t.success_count,
+            fail_count: t.fail_count,
+            success_rate: round3(t.success_rate()),
+            avg_latency_ms: round3(t.avg_latency_ms()),
+        }
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct PageDetailsRequest {
+    pub app_id: String,
+    pub page_id: String,
+}
+
+/// A transition from or to the page, with the name of the page at its other end.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct PageStep {
+    #[serde(flatten)]
+    pub transition: ViewTransition,
+    pub other_page_name: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct ServedIntent {
+    pub intent_id: String,
+    pub intent_text: String,
+    pub keywords: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct PageDetailsResponse {
+    pub app_id: String,
+    pub page_id: String,
+    pub page_name: String,
+    pub page_type: PageType,
+    pub description: String,
+    pub url: String,
+    pub widgets: Vec<Widget>,
+    pub visited_count: u64,
+    /// Steps from the home page (none: not reachable from it).
+    pub depth: Option<u32>,
+    /// The intents whose target this page is, and those `add_page` gave it.
+    pub intents: Vec<ServedIntent>,
+    /// The actions available here, the most used first.
+    pub actions: Vec<PageStep>,
+    /// The actions that lead here, the most used first.
+    pub incoming: Vec<PageStep>,
+    /// The latest reports of steps from or to this page (newest first, at most 20) that this
+    /// server learned of in the last hour.
+    pub recent_reports: Vec<RecentReport>,
+    /// The page's folder of seed 001 in the data folder (none on PostgreSQL).
+    pub folder: Option<String>,
+    /// Where its screenshot is served, when its folder holds one (`screenshot.png`, as the web
+    /// explorer saves it).
+    pub screenshot: Option<String>,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+/// Most bytes of a screenshot served (seed 001's limit on one).
+const MAX_SCREENSHOT_BYTES: u64 = 5 * 1024 * 1024;
 
 /// Breadth-first distances from `start` along `next`, at most `limit` steps.
 fn distances<'a>(
@@ -108,7 +182,7 @@ impl Atlas {
         {
             return Err(AtlasError::invalid(
                 "max_pages",
-                "max_pages must be 1 to 5000",
+                "max_pages must be 1 to 20000",
             ));
         }
         let max_pages = req.max_pages.unwrap_or(MAX_VIEW_PAGES);
@@ -175,17 +249,7 @@ impl Atlas {
                 .filter(|t| {
                     kept.contains(t.from_page.as_str()) && kept.contains(t.to_page.as_str())
                 })
-                .map(|t| ViewTransition {
-                    transition_id: t.transition_id.clone(),
-                    from_page: t.from_page.clone(),
-                    to_page: t.to_page.clone(),
-                    action_type: t.action.action_type.clone(),
-                    widget_text: t.action.widget_text.clone(),
-                    success_count: t.success_count,
-                    fail_count: t.fail_count,
-                    success_rate: round3(t.success_rate()),
-                    avg_latency_ms: round3(t.avg_latency_ms()),
-                })
+                .map(ViewTransition::of)
                 .collect(),
             pages: pages
                 .into_iter()
@@ -196,8 +260,139 @@ impl Atlas {
                     depth: depth.get(p.page_id.as_str()).copied(),
                     visited_count: p.visited_count,
                     intents: p.intents.len() + intents_of(&p.page_id),
+                    screenshot: self.screenshot_url(p),
                 })
                 .collect(),
         })
     }
+
+    /// One page as a viewer shows it (see [`PageDetailsResponse`]).
+    pub fn get_page_details(&self, req: PageDetailsRequest) -> Result<PageDetailsResponse> {
+        validate_text("app_id", &req.app_id, true)?;
+        validate_text("page_id", &req.page_id, true)?;
+        let state = self.state.read();
+        let app = state
+            .graph
+            .app(&req.app_id)
+            .ok_or_else(|| AtlasError::NotFound(format!("app not found: {}", req.app_id)))?;
+        let page = app
+            .page(&req.page_id)
+            .ok_or_else(|| AtlasError::PageNotFound(req.page_id.clone()))?;
+        let name_of = |id: &str| {
+            app.page(id)
+                .map(|p| p.page_name.clone())
+                .unwrap_or_default()
+        };
+        let steps = |mut list: Vec<&Transition>, other: fn(&Transition) -> &str| {
+            list.sort_by_key(|t| std::cmp::Reverse(t.success_count + t.fail_count));
+            list.into_iter()
+                .map(|t| PageStep {
+                    transition: ViewTransition::of(t),
+                    other_page_name: name_of(other(t)),
+                })
+                .collect::<Vec<_>>()
+        };
+        let mut intents: Vec<ServedIntent> = app
+            .intents()
+            .filter(|i| i.target_page.as_deref() == Some(page.page_id.as_str()))
+            .map(|i| ServedIntent {
+                intent_id: i.intent_id.clone(),
+                intent_text: i.intent_text.clone(),
+                keywords: i.keywords.clone(),
+            })
+            .collect();
+        for text in &page.intents {
+            if !intents.iter().any(|i| &i.intent_text == text) {
+                intents.push(ServedIntent {
+                    intent_id: atlas_model::intent_id(&page.app_id, text),
+                    intent_text: text.clone(),
+                    keywords: vec![],
+                });
+            }
+        }
+        let folder = self.store.page_folder(page);
+        Ok(PageDetailsResponse {
+            app_id: page.app_id.clone(),
+            page_id: page.page_id.clone(),
+            page_name: page.page_name.clone(),
+            page_type: page.page_type,
+            description: page.description.clone(),
+            url: page.url.clone(),
+            widgets: page.widgets.clone(),
+            visited_count: page.visited_count,
+            depth: app.home_page().and_then(|h| {
+                app.hop_distances(&h.page_id)
+                    .get(page.page_id.as_str())
+                    .copied()
+            }),
+            intents,
+            actions: steps(app.outgoing(&page.page_id).collect(), |t| &t.to_page),
+            incoming: steps(
+                app.transitions()
+                    .iter()
+                    .filter(|t| t.to_page == page.page_id)
+                    .collect(),
+                |t| &t.from_page,
+            ),
+            recent_reports: self.activity.on_page(&page.app_id, &page.page_id, 20),
+            folder: folder.map(|f| f.display().to_string()),
+            screenshot: self.screenshot_url(page),
+            created_at: page.created_at.clone(),
+            updated_at: page.updated_at.clone(),
+        })
+    }
+
+    /// Where a page's screenshot is served, when its folder holds one.
+    fn screenshot_url(&self, page: &atlas_model::Page) -> Option<String> {
+        self.store
+            .page_folder(page)
+            .filter(|f| f.join(atlas_store::SCREENSHOT).is_file())
+            .map(|_| screenshot_path(&page.app_id, &page.page_id))
+    }
+
+    /// A page's screenshot (PNG) from its folder; none when it has none or the store has no
+    /// folders.
+    pub fn page_screenshot(&self, app_id: &str, page_id: &str) -> Result<Option<Vec<u8>>> {
+        let page = self
+            .read(|g| g.app(app_id).and_then(|a| a.page(page_id)).cloned())
+            .ok_or_else(|| AtlasError::PageNotFound(page_id.to_string()))?;
+        let Some(path) = self
+            .store
+            .page_folder(&page)
+            .map(|f| f.join(atlas_store::SCREENSHOT))
+        else {
+            return Ok(None);
+        };
+        let read = || -> std::io::Result<Option<Vec<u8>>> {
+            use std::io::Read;
+            let file = match std::fs::File::open(&path) {
+                Ok(f) => f,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+                Err(e) => return Err(e),
+            };
+            let mut bytes = Vec::new();
+            file.take(MAX_SCREENSHOT_BYTES).read_to_end(&mut bytes)?;
+            Ok(Some(bytes))
+        };
+        read().map_err(|e| AtlasError::Graph(format!("cannot read {}: {e}", path.display())))
+    }
+}
+
+/// The route a page's screenshot is served at.
+pub fn screenshot_path(app_id: &str, page_id: &str) -> String {
+    let escape = |s: &str| -> String {
+        s.bytes()
+            .map(|b| match b {
+                b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                    (b as char).to_string()
+                }
+                _ => format!("%{b:02X}"),
+            })
+            .collect()
+    };
+    format!(
+        "/api/v1/apps/{}/pages/{}/screenshot",
+        escape(app_id),
+        escape(page_id)
+    )
 }

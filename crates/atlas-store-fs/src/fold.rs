@@ -116,8 +116,7 @@ pub(crate) fn page_url(page: &Page) -> String {
     }
 }
 
-/// A page's screenshot in its folder, as an explorer saves it (seed 001 §2.2).
-pub const SCREENSHOT: &str = "screenshot.png";
+pub use atlas_store::SCREENSHOT;
 
 /// `has_screenshot`: the page's folder holds [`SCREENSHOT`].
 pub(crate) fn build_meta(

@@ -232,4 +232,8 @@ impl Store for FsStore {
     fn describe(&self) -> String {
         format!("folder store at {}", self.layout.root().display())
     }
+
+    fn page_folder(&self, page: &atlas_model::Page) -> Option<PathBuf> {
+        Some(self.page_dir(page))
+    }
 }

@@ -281,6 +281,9 @@ impl Loaded {
     }
 }
 
+/// A page's screenshot in its folder, as an explorer saves it (seed 001 §2.2).
+pub const SCREENSHOT: &str = "screenshot.png";
+
 /// Durable storage for the graph.
 pub trait Store: Send + Sync {
     /// Everything durable: the folded files and the journal to replay on top of them.
@@ -312,5 +315,10 @@ pub trait Store: Send + Sync {
     /// local files always can.
     fn available(&self) -> bool {
         true
+    }
+    /// A page's folder of seed 001 (§4.1), where an explorer keeps its screenshot, DOM and
+    /// reports, for people to open; none for a store without folders.
+    fn page_folder(&self, _page: &atlas_model::Page) -> Option<std::path::PathBuf> {
+        None
     }
 }

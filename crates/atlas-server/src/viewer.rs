@@ -1,0 +1,61 @@
+//! The viewer at `GET /`: apps, an app's graph, a page, paths asked for, and live learning,
+//! drawn in the browser from the tools (`get_graph_stats`, `get_app_graph`, `get_page_details`,
+//! `query_path`, `get_next_action`) and `GET /api/v1/events`; plus the one route the tools cannot
+//! serve, a page's screenshot as an image.
+//!
+//! The page's files ship inside the binary: its own script and styles, readable as written, and
+//! the graph drawing library (sigma.js with graphology, WebGL) bundled from npm by
+//! `crates/atlas-server/viewer/build.sh` and committed, so nothing is fetched at run time.
+
+use atlas_model::AtlasError;
+use axum::extract::{Path, State};
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+
+use crate::{AppState, error_response};
+
+/// The viewer's files, served as they ship: (path, content type, body).
+pub(crate) const PAGE_FILES: [(&str, &str, &str); 4] = [
+    (
+        "/",
+        "text/html; charset=utf-8",
+        include_str!("viewer_page/index.html"),
+    ),
+    (
+        "/viewer/viewer.js",
+        "text/javascript; charset=utf-8",
+        include_str!("viewer_page/viewer.js"),
+    ),
+    (
+        "/viewer/viewer.css",
+        "text/css; charset=utf-8",
+        include_str!("viewer_page/viewer.css"),
+    ),
+    (
+        "/viewer/graph-lib.js",
+        "text/javascript; charset=utf-8",
+        include_str!("viewer_page/graph-lib.js"),
+    ),
+];
+
+/// `GET /api/v1/apps/{app_id}/pages/{page_id}/screenshot`: the PNG in the page's folder.
+pub(crate) async fn screenshot(
+    State(state): State<AppState>,
+    Path((app_id, page_id)): Path<(String, String)>,
+) -> Response {
+    let atlas = state.atlas.clone();
+    let read = tokio::task::spawn_blocking(move || atlas.page_screenshot(&app_id, &page_id)).await;
+    match read {
+        Ok(Ok(Some(png))) => (
+            [
+                (header::CONTENT_TYPE, "image/png"),
+                (header::CACHE_CONTROL, "no-cache"),
+            ],
+            png,
+        )
+            .into_response(),
+        Ok(Ok(None)) => error_response(&AtlasError::NotFound("the page has no screenshot".into())),
+        Ok(Err(e)) => error_response(&e),
+        Err(e) => error_response(&AtlasError::Graph(format!("reading the screenshot: {e}"))),
+    }
+}

@@ -1,0 +1,810 @@
+// The viewer: every figure on it comes from Atlas's tools (get_graph_stats, get_app_graph,
+// get_page_details, query_path, get_next_action), Dify's dataset list, the business graph and
+// the live event stream; graphs are drawn with sigma.js (WebGL) from graph-lib.js, served by
+// Atlas too. Its state is kept in window.atlasViewer, which the browser tests read.
+"use strict";
+
+const { Graph, Sigma, createNodeImageProgram, EdgeArrowProgram } = window.AtlasGraphLib;
+
+// ---- words ---------------------------------------------------------------------------------
+
+const WORDS = {
+  zh: {
+    skip: "跳到内容", title: "Atlas 图谱浏览器", chat: "业务图谱对话", apps: "应用", app: "应用",
+    pages: "页面", transitions: "转换", intents: "意图", reports: "上报", lastHour: "近一小时上报",
+    successRate: "平均成功率", updated: "最近更新", knowledge: "知识库", business: "业务图谱",
+    askChat: "在对话页提问 →", searchLabel: "按名称找页面", searchPlaceholder: "按名称找页面（按 / 聚焦）",
+    legendFail: "失败多", legendOk: "成功多", legendUnused: "未使用", legendWidth: "线宽 = 使用次数",
+    graphLabel: "应用的页面图：点击页面查看详情", pageTab: "页面", askTab: "问路",
+    intentLabel: "意图（中文或英文）", intentPlaceholder: "例如：点外卖", askPath: "查询路径", askNext: "下一步操作",
+    noApps: "还没有应用。用 add_page 添加页面，或 atlas serve --demo 载入示例。",
+    noDatasets: "没有知识库。", documents: "篇文档", words: "字",
+    bizCounts: (b) => `${b.processes} 个流程 · ${b.implementations} 个实现 · ${b.resources} 个数据资源`,
+    bizEmpty: "业务图谱为空。",
+    shown: (n, total, e) => `显示 ${n} / ${total} 个页面，${e} 条转换`,
+    truncated: "（只显示离首页最近的页面；选择页面可看其邻域）",
+    pickPage: "点击图中的页面，或用上方搜索框找页面。Tab 键可逐个浏览操作。",
+    type: "类型", depth: "离首页步数", visited: "访问次数", folder: "文件夹", screenshot: "截图",
+    widgets: "控件", actionsOut: "可用操作", actionsIn: "从这些页面到达", servedIntents: "服务的意图",
+    recent: "最近上报", none: "无", unreachable: "首页不可达", success: "成功", failure: "失败",
+    uses: "次", ms: "毫秒", seconds: "秒", from: "从", fromHome: "从首页出发（可先在图中选择页面）",
+    fromPage: (name) => `从「${name}」出发`, pathFound: "主路径", alternative: "备选路径", steps: "步",
+    confidence: "置信度", estimated: "预计用时", noPath: "没有找到路径", nextAction: "下一步",
+    complete: "已在目标页面，任务完成", basis: "依据", remaining: "剩余步数", live: (n) => `● 实时 ${n}`,
+    liveOff: "○ 连接中…", tokenPrompt: "这个 Atlas 需要令牌 / This Atlas needs a token",
+    failed: "请求失败", home: "首页", target: "目标页面",
+  },
+  en: {
+    skip: "Skip to content", title: "Atlas graph viewer", chat: "Business graph chat", apps: "Apps", app: "App",
+    pages: "Pages", transitions: "Transitions", intents: "Intents", reports: "Reports", lastHour: "Reports, last hour",
+    successRate: "Mean success rate", updated: "Last updated", knowledge: "Knowledge bases", business: "Business graph",
+    askChat: "Ask on the chat page →", searchLabel: "Find a page by name", searchPlaceholder: "Find a page by name (press /)",
+    legendFail: "mostly failing", legendOk: "mostly succeeding", legendUnused: "unused", legendWidth: "width = uses",
+    graphLabel: "The app's pages: click one for its details", pageTab: "Page", askTab: "Ask",
+    intentLabel: "Intent (Chinese or English)", intentPlaceholder: "e.g. order food", askPath: "Find the path", askNext: "Next action",
+    noApps: "No apps yet. Add pages with add_page, or start atlas serve --demo.",
+    noDatasets: "No knowledge bases.", documents: "documents", words: "words",
+    bizCounts: (b) => `${b.processes} processes · ${b.implementations} implementations · ${b.resources} data resources`,
+    bizEmpty: "The business graph is empty.",
+    shown: (n, total, e) => `${n} of ${total} pages, ${e} transitions`,
+    truncated: " (the pages nearest the home page; select a page to see its neighbourhood)",
+    pickPage: "Click a page in the graph, or find one with the search box. Tab walks through its actions.",
+    type: "Type", depth: "Steps from home", visited: "Visits", folder: "Folder", screenshot: "Screenshot",
+    widgets: "Widgets", actionsOut: "Actions", actionsIn: "Reached from", servedIntents: "Intents served",
+    recent: "Recent reports", none: "none", unreachable: "not reachable from home", success: "succeeded", failure: "failed",
+    uses: "uses", ms: "ms", seconds: "s", from: "from", fromHome: "From the home page (select a page to start elsewhere)",
+    fromPage: (name) => `From “${name}”`, pathFound: "Path", alternative: "Alternative", steps: "steps",
+    confidence: "confidence", estimated: "estimated", noPath: "No path found", nextAction: "Next action",
+    complete: "Already on the target page: done", basis: "basis", remaining: "steps left", live: (n) => `● live ${n}`,
+    liveOff: "○ connecting…", tokenPrompt: "This Atlas needs a token / 这个 Atlas 需要令牌",
+    failed: "Request failed", home: "home", target: "target",
+  },
+};
+let lang = localStorage.getItem("atlas-lang") || "zh";
+const t = (key, ...args) => {
+  const word = WORDS[lang][key] ?? WORDS.zh[key] ?? key;
+  return typeof word === "function" ? word(...args) : word;
+};
+
+function translatePage() {
+  document.documentElement.lang = lang === "zh" ? "zh-CN" : "en";
+  document.title = t("title") + " · Atlas";
+  for (const node of document.querySelectorAll("[data-t]")) node.textContent = t(node.dataset.t);
+  for (const node of document.querySelectorAll("[data-tp]")) node.placeholder = t(node.dataset.tp);
+  for (const node of document.querySelectorAll("[data-t-aria]")) node.setAttribute("aria-label", t(node.dataset.tAria));
+  document.getElementById("lang").textContent = lang === "zh" ? "English" : "中文";
+}
+
+// ---- the API -------------------------------------------------------------------------------
+
+let token = localStorage.getItem("atlas-token") || "";
+
+async function request(path, options = {}) {
+  const send = () => {
+    const headers = { ...(options.headers || {}) };
+    if (token) headers.Authorization = "Bearer " + token;
+    return fetch(path, { ...options, headers });
+  };
+  let response = await send();
+  if (response.status === 401) {
+    token = prompt(t("tokenPrompt")) || "";
+    localStorage.setItem("atlas-token", token);
+    response = await send();
+  }
+  return response;
+}
+
+async function call(tool, body) {
+  const response = await request("/api/v1/" + tool, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  const answer = await response.json().catch(() => ({}));
+  if (!response.ok) {
+    const error = new Error(answer.error?.message || answer.message || `${tool}: HTTP ${response.status}`);
+    error.status = response.status;
+    throw error;
+  }
+  return answer;
+}
+
+async function getJson(path) {
+  const response = await request(path);
+  if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
+  return response.json();
+}
+
+// Images behind the token cannot be plain <img src>: they are fetched and shown as blobs.
+const imageUrls = new Map();
+async function imageUrl(path) {
+  if (!token) return path;
+  if (!imageUrls.has(path)) {
+    imageUrls.set(path, request(path).then((r) => (r.ok ? r.blob() : Promise.reject(new Error(r.status)))).then((b) => URL.createObjectURL(b)));
+  }
+  return imageUrls.get(path);
+}
+
+// ---- helpers -------------------------------------------------------------------------------
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "onclick") node.addEventListener("click", v);
+    else if (v !== undefined && v !== null && v !== false) node.setAttribute(k, v === true ? "" : v);
+  }
+  for (const child of children.flat()) {
+    if (child !== null && child !== undefined) node.append(child instanceof Node ? child : String(child));
+  }
+  return node;
+}
+
+const percent = (rate) => (rate * 100).toFixed(0) + "%";
+function rateClass(used, rate) {
+  if (!used) return "none";
+  return rate >= 0.8 ? "good" : rate >= 0.5 ? "mid" : "bad";
+}
+function rateSpan(step) {
+  const used = step.success_count + step.fail_count;
+  return el("span", { class: "rate " + rateClass(used, step.success_rate) }, used ? percent(step.success_rate) : "—");
+}
+function showError(error) {
+  const message = document.getElementById("message");
+  message.hidden = !error;
+  message.textContent = error ? `${t("failed")}: ${error.message || error}` : "";
+}
+const actionLabel = (a) => [a.action_type, a.widget_text || a.widget_id].filter(Boolean).join(" ");
+
+// ---- state ---------------------------------------------------------------------------------
+
+const viewer = (window.atlasViewer = {
+  view: "loading",
+  appId: null,
+  selected: null,
+  nodes: 0,
+  edges: 0,
+  totalPages: 0,
+  truncated: false,
+  highlighted: { pages: [], transitions: [] },
+  liveEvents: 0,
+  flashing: 0,
+  errors: [],
+  timing: {},
+  rendered: false,
+  pageDetails: null,
+  answer: null,
+});
+window.addEventListener("error", (e) => viewer.errors.push(String(e.message)));
+
+let sigma = null;
+let graph = null;
+const flashUntil = new Map();
+let highlight = { pages: new Set(), main: new Set(), alt: new Set() };
+let neighbours = new Set();
+
+// ---- apps ----------------------------------------------------------------------------------
+
+async function showApps() {
+  viewer.view = "apps";
+  destroyGraph();
+  document.getElementById("apps-view").hidden = false;
+  document.getElementById("app-view").hidden = true;
+  document.getElementById("crumbs").replaceChildren();
+  const [stats, datasets, business] = await Promise.all([
+    call("get_graph_stats", {}),
+    getJson("/v1/datasets?limit=100").catch(() => ({ data: [] })),
+    getJson("/api/v1/business-graph").catch(() => null),
+  ]);
+  const body = document.querySelector("#apps tbody");
+  body.replaceChildren();
+  if (!stats.by_app.length) body.append(el("tr", {}, el("td", { colspan: 8 }, t("noApps"))));
+  for (const app of stats.by_app) {
+    body.append(
+      el("tr", { "data-app": app.app_id },
+        el("th", { scope: "row" }, el("a", { href: "#/app/" + encodeURIComponent(app.app_id) }, app.app_id)),
+        el("td", { class: "num" }, app.pages),
+        el("td", { class: "num" }, app.transitions),
+        el("td", { class: "num" }, app.intents),
+        el("td", { class: "num", "data-field": "reports" }, app.reports),
+        el("td", { class: "num", "data-field": "last-hour" }, app.reports_last_hour ?? 0),
+        el("td", { class: "num" }, percent(app.avg_success_rate)),
+        el("td", {}, (app.last_updated || "").replace("T", " ").slice(0, 19)),
+      ),
+    );
+  }
+  const list = document.getElementById("datasets");
+  list.replaceChildren(
+    ...(datasets.data || []).map((d) =>
+      el("li", {}, el("strong", {}, d.name), ` · ${d.document_count ?? 0} ${t("documents")} · ${d.word_count ?? 0} ${t("words")}`),
+    ),
+  );
+  if (!list.children.length) list.append(el("li", { class: "muted" }, t("noDatasets")));
+  const counts = business && {
+    processes: (business.businesses || []).length,
+    implementations: (business.implementations || []).length,
+    resources: (business.data_resources || []).length,
+  };
+  document.getElementById("business").textContent =
+    counts && counts.processes + counts.implementations + counts.resources ? t("bizCounts", counts) : t("bizEmpty");
+  viewer.apps = stats.by_app.map((a) => a.app_id);
+  viewer.rendered = true;
+}
+
+// ---- an app's graph ------------------------------------------------------------------------
+
+function destroyGraph() {
+  if (sigma) sigma.kill();
+  sigma = null;
+  graph = null;
+}
+
+// Green for edges that succeed, amber, then red for those that fail, grey for those never used
+// (sigma reads hex and rgb colours, not hsl).
+function edgeColor(success, fail) {
+  const used = success + fail;
+  if (!used) return "#9aa3b2";
+  const stops = [[198, 40, 40], [214, 140, 0], [46, 125, 50]];
+  const at = (success / used) * 2;
+  const [a, b] = at >= 1 ? [stops[1], stops[2]] : [stops[0], stops[1]];
+  const f = at >= 1 ? at - 1 : at;
+  return "rgb(" + a.map((v, i) => Math.round(v + (b[i] - v) * f)).join(",") + ")";
+}
+const edgeSize = (success, fail) => 0.6 + Math.min(4, 0.5 * Math.log2(1 + success + fail));
+
+// Hierarchical from the home page, left to right: a column per depth (wrapped into several
+// columns when it is tall), each page placed near the pages that lead to it.
+function layout(pages, transitions) {
+  const parents = new Map();
+  for (const tr of transitions) {
+    if (!parents.has(tr.to_page)) parents.set(tr.to_page, []);
+    parents.get(tr.to_page).push(tr.from_page);
+  }
+  const layers = new Map();
+  const deepest = Math.max(0, ...pages.map((p) => p.depth ?? 0));
+  for (const page of pages) {
+    const d = page.depth ?? deepest + 1;
+    if (!layers.has(d)) layers.set(d, []);
+    layers.get(d).push(page);
+  }
+  const rows = Math.max(14, Math.ceil(Math.sqrt(pages.length / 2)));
+  const position = new Map();
+  let column = 0;
+  for (const d of [...layers.keys()].sort((a, b) => a - b)) {
+    const layer = layers.get(d);
+    const weight = (page) => {
+      const ys = (parents.get(page.page_id) || []).map((p) => position.get(p)?.y).filter((y) => y !== undefined);
+      return ys.length ? ys.reduce((a, b) => a + b, 0) / ys.length : 0;
+    };
+    const keyed = layer.map((p) => [weight(p), -p.visited_count, p]);
+    keyed.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    const perColumn = Math.min(rows, keyed.length);
+    keyed.forEach(([, , page], i) => {
+      const c = Math.floor(i / perColumn);
+      const r = i % perColumn;
+      position.set(page.page_id, { x: (column + c) * 1.2 + d * 2.4, y: -(r - (perColumn - 1) / 2) });
+    });
+    column += Math.ceil(keyed.length / perColumn);
+  }
+  return position;
+}
+
+function nodeAttributes(page, home) {
+  const size = page.page_id === home ? 12 : 4 + Math.min(8, Math.log2(1 + page.visited_count));
+  return {
+    label: page.page_name,
+    size,
+    color: page.page_id === home ? "#1a4fd6" : page.intents ? "#e08a00" : "#5b6b8c",
+    depth: page.depth,
+    pageType: page.page_type,
+  };
+}
+
+async function showApp(appId, pageId) {
+  viewer.view = "app";
+  document.getElementById("apps-view").hidden = true;
+  document.getElementById("app-view").hidden = false;
+  document.getElementById("crumbs").replaceChildren(el("a", { href: "#/" }, t("apps")), " / ", appId);
+  if (viewer.appId !== appId || !graph) await drawApp(appId);
+  if (pageId && graph?.hasNode(pageId)) await selectPage(pageId, true);
+  else if (pageId) await selectPage(pageId, true);
+  else renderPagePanel(null);
+}
+
+async function drawApp(appId) {
+  destroyGraph();
+  viewer.appId = appId;
+  viewer.selected = null;
+  viewer.rendered = false;
+  const started = performance.now();
+  const answer = await call("get_app_graph", { app_id: appId });
+  const fetched = performance.now();
+  graph = new Graph({ multi: true, type: "directed" });
+  const position = layout(answer.pages, answer.transitions);
+  const withImages = answer.pages.filter((p) => p.screenshot).slice(0, 300);
+  for (const page of answer.pages) {
+    graph.addNode(page.page_id, { ...nodeAttributes(page, answer.home_page), ...position.get(page.page_id) });
+  }
+  for (const tr of answer.transitions) addEdge(tr);
+  viewer.home = answer.home_page;
+  viewer.totalPages = answer.total_pages;
+  viewer.truncated = answer.truncated;
+  updateCounts();
+  const container = document.getElementById("graph");
+  sigma = new Sigma(graph, container, {
+    defaultEdgeType: "arrow",
+    edgeProgramClasses: { arrow: EdgeArrowProgram },
+    nodeProgramClasses: { image: createNodeImageProgram({ size: { mode: "force", value: 128 } }) },
+    renderEdgeLabels: false,
+    labelFont: "system-ui, 'Noto Sans CJK SC', 'WenQuanYi Micro Hei', sans-serif",
+    labelRenderedSizeThreshold: answer.pages.length > 500 ? 9 : 4,
+    hideEdgesOnMove: answer.transitions.length > 20000,
+    zIndex: true,
+    nodeReducer,
+    edgeReducer,
+  });
+  sigma.on("clickNode", ({ node }) => navigate(appId, node));
+  sigma.on("enterNode", () => (container.style.cursor = "pointer"));
+  sigma.on("leaveNode", () => (container.style.cursor = ""));
+  // Time to first render: the request, the layout and sigma's first frame on screen.
+  await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+  viewer.timing = {
+    fetchMs: Math.round(fetched - started),
+    firstRenderMs: Math.round(performance.now() - started),
+    pages: answer.pages.length,
+    transitions: answer.transitions.length,
+  };
+  viewer.rendered = true;
+  for (const page of withImages) {
+    imageUrl(page.screenshot)
+      .then((url) => graph?.hasNode(page.page_id) && graph.mergeNodeAttributes(page.page_id, { type: "image", image: url, size: 14 }))
+      .catch(() => {});
+  }
+  connectLive();
+}
+
+function addEdge(tr) {
+  if (!graph.hasNode(tr.from_page) || !graph.hasNode(tr.to_page) || graph.hasEdge(tr.transition_id)) return;
+  graph.addDirectedEdgeWithKey(tr.transition_id, tr.from_page, tr.to_page, {
+    success: tr.success_count,
+    fail: tr.fail_count,
+    label: tr.widget_text,
+    size: edgeSize(tr.success_count, tr.fail_count),
+    color: edgeColor(tr.success_count, tr.fail_count),
+  });
+}
+
+function updateCounts() {
+  viewer.nodes = graph.order;
+  viewer.edges = graph.size;
+  document.getElementById("graph-counts").textContent =
+    t("shown", graph.order, viewer.totalPages, graph.size) + (viewer.truncated ? t("truncated") : "");
+}
+
+function nodeReducer(node, data) {
+  const out = { ...data };
+  const lit = highlight.pages.size > 0;
+  if (node === viewer.selected) {
+    out.highlighted = true;
+    out.zIndex = 2;
+    out.size = data.size + 4;
+  } else if (highlight.pages.has(node)) {
+    out.zIndex = 1;
+    out.size = data.size + 2;
+    out.color = "#1a4fd6";
+    out.forceLabel = true;
+  } else if ((viewer.selected && !neighbours.has(node)) || lit) {
+    out.color = "#d5d9e2";
+    out.label = neighbours.size > 200 || lit ? "" : data.label;
+    out.zIndex = 0;
+  } else if (viewer.selected) {
+    out.forceLabel = neighbours.size <= 40;
+  }
+  return out;
+}
+
+function edgeReducer(edge, data) {
+  const out = { ...data };
+  if ((flashUntil.get(edge) || 0) > performance.now()) {
+    out.color = "#ffb300";
+    out.size = data.size + 4;
+    out.zIndex = 3;
+    return out;
+  }
+  if (highlight.main.has(edge)) {
+    out.color = "#1a4fd6";
+    out.size = data.size + 3;
+    out.zIndex = 2;
+  } else if (highlight.alt.has(edge)) {
+    out.color = "#8e44ad";
+    out.size = data.size + 1.5;
+    out.zIndex = 1;
+  } else if (highlight.pages.size || viewer.selected) {
+    const [from, to] = graph.extremities(edge);
+    if (highlight.pages.size || (from !== viewer.selected && to !== viewer.selected)) out.color = "#e3e6ec";
+  }
+  return out;
+}
+
+// ---- a page --------------------------------------------------------------------------------
+
+function navigate(appId, pageId) {
+  const hash = "#/app/" + encodeURIComponent(appId) + (pageId ? "/page/" + encodeURIComponent(pageId) : "");
+  if (location.hash === hash) route();
+  else location.hash = hash;
+}
+
+async function selectPage(pageId, moveCamera) {
+  let details;
+  try {
+    details = await call("get_page_details", { app_id: viewer.appId, page_id: pageId });
+  } catch (error) {
+    showError(error);
+    return;
+  }
+  if (graph && !graph.hasNode(pageId)) {
+    // Beyond what was drawn (a large app): draw this page's neighbourhood instead.
+    await drawNeighbourhood(pageId);
+  }
+  viewer.selected = pageId;
+  neighbours = new Set(graph ? [pageId, ...graph.neighbors(pageId)] : []);
+  viewer.pageDetails = details;
+  renderPagePanel(details);
+  sigma?.refresh();
+  if (moveCamera && sigma && graph.hasNode(pageId)) {
+    const position = sigma.getNodeDisplayData(pageId);
+    if (position) sigma.getCamera().animate({ x: position.x, y: position.y, ratio: Math.min(sigma.getCamera().ratio, graph.order > 200 ? 0.15 : 1) }, { duration: 300 });
+  }
+  updateAskFrom();
+}
+
+async function drawNeighbourhood(pageId) {
+  const answer = await call("get_app_graph", { app_id: viewer.appId, center: pageId, radius: 2 });
+  destroyGraph();
+  graph = new Graph({ multi: true, type: "directed" });
+  const position = layout(answer.pages, answer.transitions);
+  for (const page of answer.pages) graph.addNode(page.page_id, { ...nodeAttributes(page, answer.home_page), ...position.get(page.page_id) });
+  for (const tr of answer.transitions) addEdge(tr);
+  viewer.truncated = true;
+  sigma = new Sigma(graph, document.getElementById("graph"), {
+    defaultEdgeType: "arrow", edgeProgramClasses: { arrow: EdgeArrowProgram }, zIndex: true, nodeReducer, edgeReducer,
+  });
+  sigma.on("clickNode", ({ node }) => navigate(viewer.appId, node));
+  updateCounts();
+}
+
+function stepList(steps, otherField) {
+  if (!steps.length) return el("p", { class: "muted" }, t("none"));
+  return el("ul", { class: "steps" },
+    steps.map((s) =>
+      el("li", { "data-transition": s.transition_id },
+        rateSpan(s), " ",
+        actionLabel(s), " → ",
+        el("button", { type: "button", class: "go", "data-page": s[otherField], onclick: () => navigate(viewer.appId, s[otherField]) }, s.other_page_name || s[otherField]),
+        el("span", { class: "muted" }, ` · ${s.success_count + s.fail_count} ${t("uses")}` + (s.avg_latency_ms ? ` · ${Math.round(s.avg_latency_ms)} ${t("ms")}` : "")),
+      ),
+    ),
+  );
+}
+
+function renderPagePanel(details) {
+  const panel = document.getElementById("page-panel");
+  if (!details) {
+    panel.replaceChildren(el("p", { class: "muted" }, t("pickPage")));
+    return;
+  }
+  const shot = el("div", { id: "shot" });
+  if (details.screenshot) {
+    imageUrl(details.screenshot).then((url) => shot.replaceChildren(el("img", { class: "shot", src: url, alt: t("screenshot") + ": " + details.page_name }))).catch(() => {});
+  }
+  panel.replaceChildren(
+    el("h2", { id: "page-title" }, details.page_name),
+    el("p", { class: "muted" },
+      `${t("type")}: ${details.page_type} · ${t("depth")}: ${details.depth ?? t("unreachable")} · ${t("visited")}: ${details.visited_count}`),
+    details.description ? el("p", {}, details.description) : null,
+    el("p", { class: "muted" }, el("code", {}, details.page_id)),
+    shot,
+    el("h3", {}, t("servedIntents")),
+    details.intents.length
+      ? el("div", { class: "chips", id: "page-intents" }, details.intents.map((i) => el("span", {}, i.intent_text)))
+      : el("p", { class: "muted" }, t("none")),
+    el("h3", {}, `${t("actionsOut")} (${details.actions.length})`),
+    el("div", { id: "page-actions" }, stepList(details.actions, "to_page")),
+    el("h3", {}, `${t("actionsIn")} (${details.incoming.length})`),
+    stepList(details.incoming, "from_page"),
+    el("h3", {}, `${t("widgets")} (${details.widgets.length})`),
+    details.widgets.length
+      ? el("div", { class: "chips" }, details.widgets.slice(0, 80).map((w) => el("span", { title: w.id }, `${w.type || "?"} ${w.text || w.id}`)))
+      : el("p", { class: "muted" }, t("none")),
+    el("h3", {}, t("recent")),
+    el("ul", { class: "steps", id: "page-reports" },
+      details.recent_reports.length
+        ? details.recent_reports.map((r) => el("li", {}, `${r.at.slice(11, 19)} · ${actionLabel(r)} · ${r.failed ? t("failure") : t("success")}` + (r.reports > 1 ? ` ×${r.reports}` : "")))
+        : el("li", { class: "muted" }, t("none")),
+    ),
+    details.folder ? [el("h3", {}, t("folder")), el("code", { class: "path" }, details.folder)] : null,
+  );
+}
+
+// ---- ask -----------------------------------------------------------------------------------
+
+function updateAskFrom() {
+  const from = viewer.selected && graph?.hasNode(viewer.selected) ? graph.getNodeAttribute(viewer.selected, "label") : null;
+  document.getElementById("ask-from").textContent = from ? t("fromPage", from) : t("fromHome");
+}
+
+function edgeOf(step) {
+  if (!graph || !graph.hasNode(step.from_page) || !graph.hasNode(step.expected_page)) return null;
+  const edges = graph.edges(step.from_page, step.expected_page);
+  return edges.find((e) => graph.getEdgeAttribute(e, "label") === step.widget_text) || edges[0] || null;
+}
+
+function pathBox(kind, title, info) {
+  return el("div", { class: "path-box " + kind },
+    el("strong", {}, title), " ",
+    el("span", { class: "muted" }, `${info.total_steps} ${t("steps")} · ${t("estimated")} ${(info.estimated_time_ms / 1000).toFixed(1)} ${t("seconds")}` + (info.confidence !== undefined ? ` · ${t("confidence")} ${percent(info.confidence)}` : "")),
+    info.reason ? el("p", { class: "muted" }, info.reason) : null,
+    el("ol", { class: "steps" },
+      info.steps.map((s) =>
+        el("li", { "data-page": s.expected_page },
+          `${actionLabel(s)} → `,
+          el("button", { type: "button", class: "go", onclick: () => navigate(viewer.appId, s.expected_page) }, s.expected_page_name || s.expected_page),
+          el("span", { class: "muted" }, ` · ${t("confidence")} ${percent(s.confidence)}`),
+        ),
+      ),
+    ),
+  );
+}
+
+async function askPath(event) {
+  event.preventDefault();
+  const intent = document.getElementById("intent").value.trim();
+  if (!intent) return;
+  const body = { app_id: viewer.appId, intent };
+  if (viewer.selected) body.current_page = viewer.selected;
+  const out = document.getElementById("answer");
+  let answer;
+  try {
+    answer = await call("query_path", body);
+  } catch (error) {
+    out.replaceChildren(el("p", { class: "error" }, error.message));
+    return;
+  }
+  viewer.answer = answer;
+  highlight = { pages: new Set(), main: new Set(), alt: new Set() };
+  const mark = (steps, set) => {
+    for (const s of steps) {
+      highlight.pages.add(s.from_page);
+      highlight.pages.add(s.expected_page);
+      const edge = edgeOf(s);
+      if (edge) set.add(edge);
+    }
+  };
+  if (answer.path) mark(answer.path.steps, highlight.main);
+  for (const alt of answer.alternatives) mark(alt.steps, highlight.alt);
+  viewer.highlighted = { pages: [...highlight.pages], transitions: [...highlight.main], alternatives: [...highlight.alt] };
+  sigma?.refresh();
+  out.replaceChildren(
+    el("p", { id: "answer-message" }, answer.message, answer.target_page ? ` · ${t("target")}: ${answer.target_page.page_name}` : ""),
+    answer.path ? pathBox("main", t("pathFound"), { ...answer.path, confidence: answer.confidence }) : el("p", { class: "error" }, t("noPath")),
+    answer.alternatives.map((alt) => pathBox("alt", t("alternative"), alt)),
+  );
+}
+
+async function askNext() {
+  const intent = document.getElementById("intent").value.trim();
+  if (!intent) {
+    document.getElementById("intent").reportValidity();
+    return;
+  }
+  const out = document.getElementById("answer");
+  const from = viewer.selected || viewer.home;
+  let answer;
+  try {
+    answer = await call("get_next_action", { app_id: viewer.appId, current_page: from, intent });
+  } catch (error) {
+    out.replaceChildren(el("p", { class: "error" }, error.message));
+    return;
+  }
+  viewer.answer = answer;
+  highlight = { pages: new Set([from]), main: new Set(), alt: new Set() };
+  if (answer.action?.expected_page) {
+    highlight.pages.add(answer.action.expected_page);
+    const edge = edgeOf({ ...answer.action, from_page: from });
+    if (edge) highlight.main.add(edge);
+  }
+  viewer.highlighted = { pages: [...highlight.pages], transitions: [...highlight.main], alternatives: [] };
+  sigma?.refresh();
+  const a = answer.action;
+  out.replaceChildren(
+    el("div", { class: "path-box main", id: "next-action" },
+      el("strong", {}, t("nextAction")), " ",
+      answer.is_complete ? t("complete") : a ? `${actionLabel(a)} → ${a.expected_page ? graph?.getNodeAttribute(a.expected_page, "label") ?? a.expected_page : "?"}` : answer.error || t("noPath"),
+      el("p", { class: "muted" },
+        [a ? `${t("confidence")} ${percent(a.confidence)}` : null, answer.basis ? `${t("basis")}: ${answer.basis}` : null,
+          answer.remaining_steps !== undefined ? `${t("remaining")}: ${answer.remaining_steps}` : null].filter(Boolean).join(" · ")),
+      a?.description ? el("p", {}, a.description) : null,
+    ),
+  );
+}
+
+// ---- live ----------------------------------------------------------------------------------
+
+let live = null;
+
+async function connectLive() {
+  if (live) live.abort();
+  const controller = (live = new AbortController());
+  const indicator = document.getElementById("live");
+  const scope = viewer.view === "app" && viewer.appId ? "?app_id=" + encodeURIComponent(viewer.appId) : "";
+  while (!controller.signal.aborted) {
+    indicator.textContent = t("liveOff");
+    try {
+      const response = await request("/api/v1/events" + scope, { signal: controller.signal, headers: { Accept: "text/event-stream" } });
+      if (!response.ok || !response.body) throw new Error("HTTP " + response.status);
+      indicator.textContent = t("live", viewer.liveEvents);
+      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+      let buffer = "";
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffer += value;
+        let end;
+        while ((end = buffer.indexOf("\n\n")) >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const data = block.split("\n").filter((l) => l.startsWith("data:")).map((l) => l.slice(5).trim()).join("\n");
+          if (data) {
+            try { onEvent(JSON.parse(data)); } catch (_) { /* a comment or a keep-alive */ }
+          }
+        }
+      }
+    } catch (_) {
+      if (controller.signal.aborted) return;
+    }
+    // The server ends the stream of a client that fell behind: come back and carry on.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+  }
+}
+
+function onEvent(event) {
+  viewer.liveEvents += 1;
+  document.getElementById("live").textContent = t("live", viewer.liveEvents);
+  if (viewer.view === "apps") {
+    const row = document.querySelector(`#apps tr[data-app="${CSS.escape(event.app_id)}"]`);
+    if (row && event.type === "report") {
+      for (const field of ["reports", "last-hour"]) {
+        const cell = row.querySelector(`[data-field="${field}"]`);
+        cell.textContent = Number(cell.textContent) + 1;
+      }
+      row.classList.add("flash");
+      setTimeout(() => row.classList.remove("flash"), 1200);
+    } else if (!row && event.type === "app") {
+      showApps();
+    }
+    return;
+  }
+  if (!graph || event.app_id !== viewer.appId) return;
+  if (event.type === "page" && !graph.hasNode(event.page_id)) {
+    const x = Math.max(...graph.mapNodes((_, a) => a.x)) + 2;
+    graph.addNode(event.page_id, { label: event.page_name, size: 6, color: "#5b6b8c", x, y: (graph.order % 20) - 10 });
+  } else if (event.type === "report" || event.type === "transition") {
+    if (graph.hasEdge(event.transition_id)) {
+      graph.mergeEdgeAttributes(event.transition_id, {
+        success: event.success_count,
+        fail: event.fail_count,
+        size: edgeSize(event.success_count, event.fail_count),
+        color: edgeColor(event.success_count, event.fail_count),
+      });
+    } else {
+      addEdge({ ...event, success_count: event.success_count || 0, fail_count: event.fail_count || 0 });
+    }
+    if (graph.hasEdge(event.transition_id)) {
+      flashUntil.set(event.transition_id, performance.now() + 1500);
+      viewer.flashing += 1;
+      viewer.lastFlashed = event.transition_id;
+      setTimeout(() => sigma?.refresh(), 1600);
+    }
+  }
+  updateCounts();
+  sigma?.refresh();
+  if (event.type === "report" && viewer.selected && (event.from_page === viewer.selected || event.to_page === viewer.selected)) {
+    selectPage(viewer.selected, false);
+  }
+}
+
+// ---- frame time ----------------------------------------------------------------------------
+
+// Pans and zooms the camera for `ms` and measures the frames the browser drew meanwhile: what
+// the benchmark of a large app reads (window.atlasViewer.measureFrames()).
+viewer.sigma = () => sigma;
+viewer.measureFrames = (ms = 2000) =>
+  new Promise((resolve) => {
+    if (!sigma) return resolve(null);
+    const camera = sigma.getCamera();
+    const frames = [];
+    const start = performance.now();
+    let last = start;
+    const step = (now) => {
+      frames.push(now - last);
+      last = now;
+      const phase = (now - start) / ms;
+      camera.setState({ x: 0.5 + 0.3 * Math.sin(phase * 2 * Math.PI), y: 0.5 + 0.2 * Math.cos(phase * 2 * Math.PI), ratio: 0.4 + 0.5 * phase });
+      if (now - start < ms) requestAnimationFrame(step);
+      else {
+        frames.sort((a, b) => a - b);
+        const mean = frames.reduce((a, b) => a + b, 0) / frames.length;
+        resolve({ frames: frames.length, meanMs: +mean.toFixed(2), p95Ms: +frames[Math.floor(frames.length * 0.95)].toFixed(2) });
+      }
+    };
+    requestAnimationFrame(step);
+  });
+
+// ---- routes and keys -----------------------------------------------------------------------
+
+async function route() {
+  showError(null);
+  const parts = location.hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent);
+  try {
+    if (parts[0] === "app" && parts[1]) {
+      const wasApps = viewer.view !== "app";
+      await showApp(parts[1], parts[2] === "page" ? parts[3] : null);
+      if (wasApps && !live) connectLive();
+    } else {
+      await showApps();
+      connectLive();
+    }
+  } catch (error) {
+    showError(error);
+  }
+}
+
+function setTab(name) {
+  for (const [tab, panel] of [["tab-page", "page-panel"], ["tab-ask", "ask-panel"]]) {
+    const on = tab === "tab-" + name;
+    document.getElementById(tab).setAttribute("aria-selected", on);
+    document.getElementById(panel).hidden = !on;
+  }
+}
+
+const search = document.getElementById("search");
+const results = document.getElementById("search-results");
+search.addEventListener("input", () => {
+  const query = search.value.trim().toLowerCase();
+  results.replaceChildren();
+  if (!query || !graph) return;
+  const found = graph.filterNodes((_, a) => (a.label || "").toLowerCase().includes(query)).slice(0, 20);
+  highlight = { pages: new Set(found), main: new Set(), alt: new Set() };
+  sigma?.refresh();
+  for (const id of found) {
+    results.append(el("li", { role: "option" }, el("button", { type: "button", "data-page": id, onclick: () => { results.replaceChildren(); highlight.pages.clear(); navigate(viewer.appId, id); } }, graph.getNodeAttribute(id, "label"))));
+  }
+});
+search.addEventListener("keydown", (e) => {
+  if (e.key === "Enter") results.querySelector("button")?.click();
+  if (e.key === "ArrowDown") results.querySelector("button")?.focus();
+  if (e.key === "Escape") { search.value = ""; results.replaceChildren(); highlight.pages.clear(); sigma?.refresh(); }
+});
+results.addEventListener("keydown", (e) => {
+  const item = document.activeElement.closest("li");
+  if (e.key === "ArrowDown") item?.nextElementSibling?.querySelector("button")?.focus();
+  if (e.key === "ArrowUp") (item?.previousElementSibling?.querySelector("button") || search).focus();
+});
+document.addEventListener("keydown", (e) => {
+  if (e.key === "/" && document.activeElement.tagName !== "INPUT") {
+    e.preventDefault();
+    search.focus();
+  }
+});
+document.getElementById("tab-page").addEventListener("click", () => setTab("page"));
+document.getElementById("tab-ask").addEventListener("click", () => setTab("ask"));
+document.getElementById("ask-form").addEventListener("submit", askPath);
+document.getElementById("ask-next").addEventListener("click", askNext);
+document.getElementById("lang").addEventListener("click", () => {
+  lang = lang === "zh" ? "en" : "zh";
+  localStorage.setItem("atlas-lang", lang);
+  translatePage();
+  route();
+});
+window.addEventListener("hashchange", route);
+translatePage();
+route();

@@ -1,0 +1,166 @@
+//! Recent reports, per app, for people watching agents work: how many steps were reported in the
+//! last hour, and the latest reports on a page.
+//!
+//! Kept in memory only: this process's `report_transition` calls once durable, and (on a shared
+//! store) the counters that grew on other replicas as they are followed (there a
+//! `batch_add_transitions` with statistics counts too, since only the growth is seen). The counters of a transition say how often it was used, never
+//! when, and a per-report log in the store would double what every report writes for a figure
+//! that only matters while someone looks. So after a restart the hour starts empty.
+
+use std::collections::{HashMap, VecDeque};
+use std::time::{Duration, Instant};
+
+use atlas_graph::Graph;
+use atlas_model::Transition;
+use atlas_store::{Counts, Record};
+use parking_lot::Mutex;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// How far back "recent" reaches.
+pub const WINDOW: Duration = Duration::from_secs(3600);
+/// Most reports remembered per app (older ones go first, even within the hour).
+const KEPT_PER_APP: usize = 10_000;
+
+/// One report (or, from another replica, the reports on one edge since the last look).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct RecentReport {
+    /// When this server learned of it (RFC 3339).
+    pub at: String,
+    pub app_id: String,
+    pub transition_id: String,
+    pub from_page: String,
+    pub to_page: String,
+    pub action_type: String,
+    pub widget_text: String,
+    /// Reports it stands for (1 for a report made here).
+    pub reports: u64,
+    pub succeeded: u64,
+    pub failed: u64,
+    /// Mean latency reported, when any was.
+    pub latency_ms: Option<f64>,
+}
+
+impl RecentReport {
+    pub(crate) fn of(t: &Transition, added: &Counts, at: &str) -> RecentReport {
+        RecentReport {
+            at: at.to_string(),
+            app_id: t.app_id.clone(),
+            transition_id: t.transition_id.clone(),
+            from_page: t.from_page.clone(),
+            to_page: t.to_page.clone(),
+            action_type: t.action.action_type.clone(),
+            widget_text: t.action.widget_text.clone(),
+            reports: added.success + added.fail,
+            succeeded: added.success,
+            failed: added.fail,
+            latency_ms: (added.latency_samples > 0)
+                .then(|| added.latency_total_ms / added.latency_samples as f64),
+        }
+    }
+}
+
+#[derive(Default)]
+pub(crate) struct Activity {
+    apps: Mutex<HashMap<String, VecDeque<(Instant, RecentReport)>>>,
+}
+
+impl Activity {
+    /// The reports among followed `records` (see [`as_reports`]), by app.
+    pub(crate) fn reports_of(records: &[Record]) -> Vec<RecentReport> {
+        let at = atlas_model::now_rfc3339();
+        records
+            .iter()
+            .filter_map(|record| match record {
+                Record::Counted { transition, added } if added.success + added.fail > 0 => {
+                    Some(RecentReport::of(transition, added, &at))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    pub(crate) fn remember(&self, reports: Vec<RecentReport>) {
+        if reports.is_empty() {
+            return;
+        }
+        let now = Instant::now();
+        let mut apps = self.apps.lock();
+        for report in reports {
+            let log = apps.entry(report.app_id.clone()).or_default();
+            log.push_back((now, report));
+            if log.len() > KEPT_PER_APP {
+                log.pop_front();
+            }
+        }
+    }
+
+    fn recent<R>(
+        &self,
+        app_id: &str,
+        read: impl FnOnce(&VecDeque<(Instant, RecentReport)>) -> R,
+    ) -> R {
+        let mut apps = self.apps.lock();
+        let log = apps.entry(app_id.to_string()).or_default();
+        while log.front().is_some_and(|(at, _)| at.elapsed() > WINDOW) {
+            log.pop_front();
+        }
+        let value = read(log);
+        if log.is_empty() {
+            apps.remove(app_id);
+        }
+        value
+    }
+
+    /// Reports on the app's transitions within the last hour.
+    pub(crate) fn last_hour(&self, app_id: &str) -> u64 {
+        self.recent(app_id, |log| log.iter().map(|(_, r)| r.reports).sum())
+    }
+
+    /// The latest reports (newest first, at most `n`) of steps from or to a page.
+    pub(crate) fn on_page(&self, app_id: &str, page_id: &str, n: usize) -> Vec<RecentReport> {
+        self.recent(app_id, |log| {
+            log.iter()
+                .rev()
+                .map(|(_, r)| r)
+                .filter(|r| r.from_page == page_id || r.to_page == page_id)
+                .take(n)
+                .cloned()
+                .collect()
+        })
+    }
+}
+
+/// Followed entities with the reports they carry made explicit: a transition whose counters grew
+/// beyond what this replica holds was reported on elsewhere, by that much. (This replica's own
+/// reports are in memory already, so they add nothing here.)
+pub(crate) fn as_reports(graph: &Graph, records: Vec<Record>) -> Vec<Record> {
+    records
+        .into_iter()
+        .map(|record| match record {
+            Record::Transition(t) => {
+                let held = graph
+                    .app(&t.app_id)
+                    .and_then(|app| app.transition(&t.transition_id))
+                    .map(Counts::of)
+                    .unwrap_or_default();
+                let now = Counts::of(&t);
+                if now.success + now.fail > held.success + held.fail {
+                    let added = Counts {
+                        success: now.success.saturating_sub(held.success),
+                        fail: now.fail.saturating_sub(held.fail),
+                        latency_total_ms: (now.latency_total_ms - held.latency_total_ms).max(0.0),
+                        latency_samples: now.latency_samples.saturating_sub(held.latency_samples),
+                    };
+                    Record::Counted {
+                        transition: t,
+                        added,
+                    }
+                } else {
+                    Record::Transition(t)
+                }
+            }
+            other => other,
+        })
+        .collect()
+}
