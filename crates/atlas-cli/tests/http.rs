@@ -2520,3 +2520,146 @@ fn learning_is_streamed_live_and_a_slow_viewer_is_dropped_not_waited_for() {
     );
     server.stop();
 }
+
+/// GET `path`: the status, the content type and the body.
+fn get_bytes(server: &Server, path: &str) -> (u16, String, Vec<u8>) {
+    let mut r = agent()
+        .get(&format!("{}{path}", server.url))
+        .call()
+        .unwrap();
+    let content_type = r
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_string();
+    let body = r
+        .body_mut()
+        .with_config()
+        .limit(16 << 20)
+        .read_to_vec()
+        .unwrap();
+    (r.status().as_u16(), content_type, body)
+}
+
+#[test]
+fn the_viewer_is_served_from_the_binary_and_its_tools_tell_pages_screenshots_and_recent_reports() {
+    let tmp = tempfile::tempdir().unwrap();
+    let server = Server::start(&tmp.path().join("data"), &[]);
+    // The page, its script, styles and the bundled drawing library, all from this origin.
+    let (status, content_type, html) = get_bytes(&server, "/");
+    let html = String::from_utf8(html).unwrap();
+    assert_eq!(status, 200);
+    assert!(content_type.starts_with("text/html"), "{content_type}");
+    assert!(html.contains("Atlas 图谱浏览器"), "a Chinese page");
+    assert!(!html.contains("http"), "nothing named on another origin");
+    for (path, needle) in [
+        ("/viewer/viewer.js", "get_page_details"),
+        ("/viewer/graph-lib.js", "AtlasGraphLib"),
+        ("/viewer/viewer.css", "#graph"),
+    ] {
+        let (status, _, body) = get_bytes(&server, path);
+        assert_eq!(status, 200, "{path}");
+        assert!(String::from_utf8_lossy(&body).contains(needle), "{path}");
+    }
+
+    let page = |app: &str, name: &str| {
+        let (status, body) = server.call("add_page", json!({ "app_id": app, "page_name": name }));
+        assert_eq!(status, 200, "{body}");
+        body["page_id"].as_str().unwrap().to_string()
+    };
+    let (home, settings) = (
+        page("com.example.view", "首页"),
+        page("com.example.view", "设置"),
+    );
+    let elsewhere = page("com.example.other", "首页");
+    for success in [true, false] {
+        let report = json!({ "from_page": home, "to_page": settings, "action": { "type": "click", "widget_text": "设置" }, "success": success, "latency_ms": 400 });
+        assert_eq!(server.call("report_transition", report).0, 200);
+    }
+    // Statistics given in a batch are not reports an agent made.
+    let batch = json!({ "transitions": [{ "from_page": settings, "to_page": home, "action_type": "back", "success_count": 7 }] });
+    assert_eq!(server.call("batch_add_transitions", batch).0, 200);
+    let (_, stats) = server.call("get_graph_stats", json!({ "app_id": "com.example.view" }));
+    let app = &stats["by_app"][0];
+    assert_eq!(
+        (app["reports"].as_u64(), app["reports_last_hour"].as_u64()),
+        (Some(9), Some(2)),
+        "{stats}"
+    );
+
+    let (status, details) = server.call(
+        "get_page_details",
+        json!({ "app_id": "com.example.view", "page_id": home }),
+    );
+    assert_eq!(status, 200, "{details}");
+    let action = &details["actions"][0];
+    assert_eq!(
+        (
+            action["other_page_name"].as_str(),
+            action["success_count"].as_u64(),
+            action["fail_count"].as_u64()
+        ),
+        (Some("设置"), Some(1), Some(1)),
+        "{details}"
+    );
+    assert_eq!(details["incoming"][0]["success_count"], 7, "{details}");
+    assert_eq!(details["depth"], 0);
+    let reports = details["recent_reports"].as_array().unwrap();
+    assert_eq!(reports.len(), 2, "{details}");
+    assert_eq!(
+        (
+            reports[0]["failed"].as_u64(),
+            reports[1]["succeeded"].as_u64()
+        ),
+        (Some(1), Some(1)),
+        "newest first: {details}"
+    );
+    assert_eq!(reports[0]["latency_ms"], 400.0);
+    assert!(details["screenshot"].is_null());
+    // Its seed 001 folder, inside the data folder; a screenshot put there (as the explorer
+    // does) is pointed to and served.
+    let folder = std::path::PathBuf::from(details["folder"].as_str().unwrap());
+    assert!(folder.starts_with(tmp.path().join("data")), "{folder:?}");
+    std::fs::create_dir_all(&folder).unwrap();
+    let png = b"\x89PNG\r\n\x1a\n not really an image, but bytes to serve back".to_vec();
+    std::fs::write(folder.join("screenshot.png"), &png).unwrap();
+    let (_, details) = server.call(
+        "get_page_details",
+        json!({ "app_id": "com.example.view", "page_id": home }),
+    );
+    let url = details["screenshot"].as_str().unwrap().to_string();
+    let (status, content_type, body) = get_bytes(&server, &url);
+    assert_eq!((status, content_type.as_str()), (200, "image/png"));
+    assert_eq!(body, png);
+    let (_, graph) = server.call("get_app_graph", json!({ "app_id": "com.example.view" }));
+    let drawn: Vec<&Value> = graph["pages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["screenshot"].is_string())
+        .collect();
+    assert_eq!(drawn.len(), 1, "{graph}");
+    assert_eq!(drawn[0]["page_id"], json!(home));
+
+    // No screenshot, an unknown page, a page of another app: the seed's 404s.
+    let (status, _, body) = get_bytes(
+        &server,
+        &format!("/api/v1/apps/com.example.view/pages/{settings}/screenshot"),
+    );
+    let body: Value = serde_json::from_slice(&body).unwrap();
+    assert_error(&(status, body), 404, "NOT_FOUND");
+    let (status, _, _) = get_bytes(
+        &server,
+        "/api/v1/apps/com.example.view/pages/nosuchpage/screenshot",
+    );
+    assert_eq!(status, 404);
+    let resp = server.call(
+        "get_page_details",
+        json!({ "app_id": "com.example.view", "page_id": elsewhere }),
+    );
+    assert_error(&resp, 404, "PAGE_NOT_FOUND");
+    let resp = server.call("get_page_details", json!({ "app_id": "com.example.view" }));
+    assert_error(&resp, 400, "INVALID_PARAMETER");
+    server.stop();
+}

@@ -185,6 +185,13 @@ const ROUTES: &[Route] = &[
     },
     Route {
         method: "get",
+        path: "/api/v1/apps/{app_id}/pages/{page_id}/screenshot",
+        summary: "A page's screenshot (PNG) from its seed 001 folder, as get_page_details and get_app_graph point to it; 404 when it has none",
+        body: None,
+        auth: Auth::Server,
+    },
+    Route {
+        method: "get",
         path: "/api/v1/business-graph",
         summary: "The business graph as Atlas's JSON document",
         body: None,
@@ -497,6 +504,11 @@ fn operation(route: &Route) -> Value {
         // A stream that lasts as long as the client reads it.
         op["responses"]["200"] = json!({ "description": "server-sent events", "content": { "text/event-stream": { "schema": { "type": "string" } } } });
         op["parameters"] = json!([{ "name": "app_id", "in": "query", "required": false, "schema": { "type": "string" } }]);
+        return op;
+    }
+    if route.path.ends_with("/screenshot") {
+        op["responses"]["200"] = json!({ "description": "the screenshot", "content": { "image/png": { "schema": { "type": "string", "format": "binary" } } } });
+        op["parameters"] = Value::Array(path_parameters(route.path));
         return op;
     }
     if route.path == "/mcp" {

@@ -929,6 +929,25 @@ async fn a_replica_uses_what_another_replica_learned() {
         Box::new(move |b| steps_to_settings(b, &list2) == Some(2)),
     )
     .await;
+
+    // The viewer's "reports in the last hour" on B counts the reports made on A.
+    let last_hour = |atlas: &Arc<Atlas>| {
+        atlas
+            .get_graph_stats(GraphStatsRequest {
+                app_id: Some("notes".into()),
+            })
+            .unwrap()
+            .by_app[0]
+            .reports_last_hour
+    };
+    let on_a = last_hour(&a);
+    assert_eq!(on_a, 32, "three steps of the task, nine and twenty reports");
+    settled(
+        "the reports of the last hour",
+        b.clone(),
+        Box::new(move |b| last_hour(b) == on_a),
+    )
+    .await;
 }
 
 /// The steps of `query_path` to the notes app's settings from `list`.

@@ -145,18 +145,36 @@ async fn listen(shared: Arc<Shared>, wake: Arc<tokio::sync::Notify>) {
 type Round = (String, Vec<Record>, Vec<crate::pending::Version>);
 
 async fn changes_since(shared: &Shared, snapshot: &str) -> Result<Round, String> {
-    let client = shared
+    let mut client = shared
         .pool
         .get()
         .await
         .map_err(|e| crate::pool_error(e).to_string())?;
     let refresh = shared.pending.lock().take_refresh();
-    let mut result = read_changes(&client, snapshot, &refresh).await;
-    if let Ok((now, _, _)) = &result
-        && let Err(e) = send_changed_files(shared, &client, snapshot, now).await
+    // One snapshot for the round: the rows must be read in the very snapshot the round names,
+    // or a transaction committed between two statements would be in the rows yet not "seen",
+    // and this replica's own report laid over a row that already counts it.
+    let result = match client
+        .build_transaction()
+        .isolation_level(tokio_postgres::IsolationLevel::RepeatableRead)
+        .read_only(true)
+        .start()
+        .await
     {
-        result = Err(e);
-    }
+        Ok(tx) => {
+            let mut result = read_changes(&tx, snapshot, &refresh).await;
+            if let Ok((now, _, _)) = &result
+                && let Err(e) = send_changed_files(shared, &tx, snapshot, now).await
+            {
+                result = Err(e);
+            }
+            if let Err(e) = tx.commit().await {
+                result = Err(crate::db_error(e).to_string());
+            }
+            result
+        }
+        Err(e) => Err(crate::db_error(e).to_string()),
+    };
     if result.is_err() {
         // Read them again next round.
         let mut pending = shared.pending.lock();
@@ -171,7 +189,7 @@ async fn changes_since(shared: &Shared, snapshot: &str) -> Result<Round, String>
 /// for them (`PgStore::follow_files`).
 async fn send_changed_files(
     shared: &Shared,
-    client: &tokio_postgres::Client,
+    client: &tokio_postgres::Transaction<'_>,
     from: &str,
     to: &str,
 ) -> Result<(), String> {
@@ -206,7 +224,7 @@ fn send_files(shared: &Shared, names: Vec<String>) {
 /// The entities changed by transactions committed after `snapshot` (and the `refresh` ones),
 /// as the database holds them now, and the snapshot they were read in.
 async fn read_changes(
-    client: &tokio_postgres::Client,
+    client: &tokio_postgres::Transaction<'_>,
     snapshot: &str,
     refresh: &[crate::pending::Key],
 ) -> Result<Round, String> {

@@ -716,7 +716,12 @@ function onEvent(event) {
 
 // Pans and zooms the camera for `ms` and measures the frames the browser drew meanwhile: what
 // the benchmark of a large app reads (window.atlasViewer.measureFrames()).
+// For tests and for people at the console: where a page is drawn (pixels within #graph), an
+// edge's counts as drawn, how many pages show their screenshot.
 viewer.sigma = () => sigma;
+viewer.nodePosition = (id) => (sigma && graph?.hasNode(id) ? sigma.graphToViewport(graph.getNodeAttributes(id)) : null);
+viewer.edge = (id) => (graph?.hasEdge(id) ? graph.getEdgeAttributes(id) : null);
+viewer.imageNodes = () => (graph ? graph.filterNodes((_, a) => a.type === "image").length : 0);
 viewer.measureFrames = (ms = 2000) =>
   new Promise((resolve) => {
     if (!sigma) return resolve(null);
@@ -772,7 +777,14 @@ search.addEventListener("input", () => {
   const query = search.value.trim().toLowerCase();
   results.replaceChildren();
   if (!query || !graph) return;
-  const found = graph.filterNodes((_, a) => (a.label || "").toLowerCase().includes(query)).slice(0, 20);
+  // Exact names first, then names that start with the query, then the rest.
+  const rank = (label) => (label === query ? 0 : label.startsWith(query) ? 1 : 2);
+  const found = graph
+    .filterNodes((_, a) => (a.label || "").toLowerCase().includes(query))
+    .map((id) => [rank(graph.getNodeAttribute(id, "label").toLowerCase()), id])
+    .sort((a, b) => a[0] - b[0])
+    .slice(0, 20)
+    .map(([, id]) => id);
   highlight = { pages: new Set(found), main: new Set(), alt: new Set() };
   sigma?.refresh();
   for (const id of found) {

@@ -1,0 +1,252 @@
+"""The viewer at GET / in headless Chromium (Debian's, driven by selenium), against
+`atlas serve --demo` (ATLAS_URL) and, when ATLAS_BIG_URL is set, a server on a generated
+10,000-page app (`atlas import synthetic --pages 10000`).
+
+On the demo: the apps page lists the demo app with its counts and the knowledge base; the app's
+graph renders (a screenshot that is not blank; the page's own state counts 35 pages); clicking a
+page shows its actions; the keyboard walks from a page to the next through its actions; asking
+点外卖 highlights the path; a report sent over HTTP appears live and flashes its edge; a page's
+screenshot (put in its seed 001 folder, as the explorer does) becomes its node's picture; the
+English switch works. Throughout: no request leaves the server's origin and the console shows
+no error.
+
+On the large app: it renders whole (10,000 pages), a page is found by name, and the time to
+first render and the frame time while panning and zooming are measured, against the demo's in
+the same browser (the reference). With ATLAS_VIEWER_SHOTS=DIR, each view is saved as a PNG there
+(the README's pictures).
+
+Usage: ATLAS_URL=http://127.0.0.1:7700 [ATLAS_BIG_URL=…] python3 viewer_page.py
+"""
+
+import json
+import os
+import struct
+import sys
+import tempfile
+import time
+import urllib.request
+import zlib
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import WebDriverWait
+
+URL = os.environ.get("ATLAS_URL", "http://127.0.0.1:7700").rstrip("/")
+BIG_URL = (os.environ.get("ATLAS_BIG_URL") or "").rstrip("/")
+SHOTS = os.environ.get("ATLAS_VIEWER_SHOTS")
+APP = "com.meituan.app"
+checks = 0
+
+
+def check(condition, what):
+    global checks
+    if not condition:
+        print(f"FAILED: {what}", file=sys.stderr)
+        sys.exit(1)
+    checks += 1
+
+
+def call(base, tool, body):
+    request = urllib.request.Request(f"{base}/api/v1/{tool}", data=json.dumps(body).encode(),
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return json.load(response)
+
+
+def png(width, height, colour):
+    """A plain PNG of one colour with a darker band, made without any imaging library."""
+    rows = b"".join(
+        b"\x00" + bytes((colour if y % 20 > 4 else tuple(c // 2 for c in colour)) * width)
+        for y in range(height))
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+
+
+options = webdriver.ChromeOptions()
+options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+# WebGL on the CPU (SwiftShader), as on a machine without a GPU; a laptop's screen.
+for flag in ["--headless", "--no-sandbox", "--disable-gpu", "--enable-unsafe-swiftshader", "--disable-quic",
+             "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
+             "--disable-dev-shm-usage", "--window-size=1280,800", f"--user-data-dir={tempfile.mkdtemp()}"]:
+    options.add_argument(flag)
+options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+driver = webdriver.Chrome(service=Service(os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")), options=options)
+driver.set_script_timeout(120)
+state = lambda expression: driver.execute_script("return " + expression)
+
+
+def shot(name):
+    if SHOTS:
+        os.makedirs(SHOTS, exist_ok=True)
+        driver.save_screenshot(os.path.join(SHOTS, name))
+
+
+def rendered(view):
+    WebDriverWait(driver, 120).until(lambda d: state(f"atlasViewer.rendered && atlasViewer.view === '{view}'"))
+
+
+def same_origin_only(base):
+    names = state("performance.getEntriesByType('resource').map(e => e.name)")
+    outside = [n for n in names if not (n.startswith(base) or n.startswith("blob:") or n.startswith("data:"))]
+    check(not outside, f"no request leaves {base}: {outside}")
+
+
+def no_console_errors():
+    # WebGL on the CPU warns about its speed; anything severe is a fault of the page.
+    severe = [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+    check(not severe, f"no console errors: {severe}")
+
+
+def blank(png_bytes):
+    """Whether a screenshot of the graph is one colour (nothing drawn)."""
+    return len(set(png_bytes[len(png_bytes) // 3: len(png_bytes) // 3 + 4000])) < 8
+
+
+try:
+    wait = WebDriverWait(driver, 30)
+    # ---- the apps page
+    driver.get(URL + "/")
+    rendered("apps")
+    check("图谱浏览器" in driver.title, f"a Chinese title: {driver.title}")
+    row = driver.find_element(By.CSS_SELECTOR, f'#apps tr[data-app="{APP}"]')
+    cells = [c.text for c in row.find_elements(By.CSS_SELECTOR, "td")]
+    stats = call(URL, "get_graph_stats", {"app_id": APP})["by_app"][0]
+    check(cells[0] == str(stats["pages"]) and cells[1] == str(stats["transitions"]), f"the demo app with its counts: {cells}")
+    check("客服问答" in driver.find_element(By.ID, "datasets").text, "the demo knowledge base beside the apps")
+    check("流程" in driver.find_element(By.ID, "business").text, "and the business graph's counts")
+    before = int(row.find_element(By.CSS_SELECTOR, '[data-field="last-hour"]').text)
+    shot("apps.png")
+
+    # ---- the app's graph
+    row.find_element(By.TAG_NAME, "a").click()
+    rendered("app")
+    check(state("atlasViewer.nodes") == stats["pages"], f"every page drawn: {state('atlasViewer.nodes')}")
+    check(state("atlasViewer.edges") == stats["transitions"], "and every transition")
+    canvas_png = driver.find_element(By.ID, "graph").screenshot_as_png
+    check(not blank(canvas_png), "the graph is drawn (the screenshot is not blank)")
+    demo_timing = state("atlasViewer.timing")
+    demo_frames = driver.execute_async_script("atlasViewer.measureFrames(2000).then(arguments[0])")
+    shot("app.png")
+
+    # ---- a page: clicked in the graph
+    graph = call(URL, "get_app_graph", {"app_id": APP})
+    names = {p["page_name"]: p["page_id"] for p in graph["pages"]}
+    home = graph["home_page"]
+    driver.execute_script("atlasViewer.sigma().getCamera().setState({x: 0.5, y: 0.5, ratio: 1, angle: 0})")
+    time.sleep(0.3)
+    point = state(f"atlasViewer.nodePosition('{home}')")
+    area = driver.find_element(By.ID, "graph")
+    size = area.size
+    ActionChains(driver).move_to_element_with_offset(area, point["x"] - size["width"] / 2, point["y"] - size["height"] / 2).click().perform()
+    wait.until(lambda d: state("atlasViewer.selected") == home and state("atlasViewer.pageDetails !== null"))
+    actions = driver.find_elements(By.CSS_SELECTOR, "#page-actions li")
+    expected = call(URL, "get_page_details", {"app_id": APP, "page_id": home})["actions"]
+    check(len(actions) == len(expected) and len(actions) > 0, f"clicking a page shows its {len(expected)} actions: {len(actions)}")
+    check("外卖" in driver.find_element(By.ID, "page-actions").text, "with their targets")
+    shot("page.png")
+
+    # ---- the keyboard: Tab to an action's target and Enter goes there
+    target = driver.find_element(By.CSS_SELECTOR, "#page-actions button.go")
+    target_id = target.get_attribute("data-page")
+    driver.find_element(By.ID, "page-title").click()
+    for _ in range(60):
+        ActionChains(driver).send_keys(Keys.TAB).perform()
+        if driver.switch_to.active_element == target:
+            break
+    check(driver.switch_to.active_element == target, "the page's actions are reached with Tab")
+    ActionChains(driver).send_keys(Keys.ENTER).perform()
+    wait.until(lambda d: state("atlasViewer.selected") == target_id)
+    check(target_id in driver.current_url, "Enter on an action goes to its target page")
+
+    # ---- ask: 点外卖 from the home page
+    ActionChains(driver).move_to_element_with_offset(area, point["x"] - size["width"] / 2, point["y"] - size["height"] / 2).click().perform()
+    wait.until(lambda d: state("atlasViewer.selected") == home)
+    driver.find_element(By.ID, "tab-ask").click()
+    driver.find_element(By.ID, "intent").send_keys("点外卖")
+    driver.find_element(By.ID, "ask-path").click()
+    wait.until(lambda d: state("atlasViewer.answer !== null && atlasViewer.highlighted.transitions.length > 0"))
+    answer = call(URL, "query_path", {"app_id": APP, "intent": "点外卖", "current_page": home})
+    path_steps = answer["path"]["steps"]
+    highlighted = state("atlasViewer.highlighted")
+    check(len(highlighted["transitions"]) == len(path_steps), f"the path's {len(path_steps)} edges highlighted: {highlighted}")
+    check(path_steps[-1]["expected_page"] in highlighted["pages"], "up to its target page")
+    box = driver.find_element(By.CSS_SELECTOR, ".path-box.main").text
+    check("置信度" in box and "预计用时" in box, f"each step's confidence and the estimated time: {box}")
+    shot("ask.png")
+    driver.find_element(By.ID, "ask-next").click()
+    wait.until(lambda d: d.find_elements(By.ID, "next-action"))
+    check(path_steps[0]["widget_text"] in driver.find_element(By.ID, "next-action").text, "and get_next_action's answer from the page")
+
+    # ---- live: a report over HTTP flashes its edge and counts
+    edge = path_steps[0]
+    transition = next(t for t in graph["transitions"] if t["from_page"] == home and t["to_page"] == edge["expected_page"]
+                      and t["widget_text"] == edge["widget_text"])
+    seen = state("atlasViewer.liveEvents")
+    reported = call(URL, "report_transition", {"from_page": home, "to_page": edge["expected_page"], "success": True,
+                                               "action": {"type": edge["action_type"], "widget_text": edge["widget_text"]}})
+    check(reported["transition_id"] == transition["transition_id"], "the report names the edge drawn")
+    wait.until(lambda d: state("atlasViewer.liveEvents") > seen and state("atlasViewer.lastFlashed") == transition["transition_id"])
+    drawn = state(f"atlasViewer.edge('{transition['transition_id']}')")
+    check(drawn["success"] == transition["success_count"] + 1, f"the edge's count follows live: {drawn}")
+    wait.until(lambda d: "成功" in d.find_element(By.ID, "page-reports").text)
+    check(edge["widget_text"] in driver.find_element(By.ID, "page-reports").text, "the selected page's recent reports show it")
+
+    # ---- a screenshot in a page's folder becomes the page's picture
+    details = call(URL, "get_page_details", {"app_id": APP, "page_id": home})
+    if details.get("folder"):
+        os.makedirs(details["folder"], exist_ok=True)
+        with open(os.path.join(details["folder"], "screenshot.png"), "wb") as f:
+            f.write(png(108, 240, (40, 90, 200)))
+        driver.get(URL + "/#/")
+        rendered("apps")
+        after = int(driver.find_element(By.CSS_SELECTOR, f'#apps tr[data-app="{APP}"] [data-field="last-hour"]').text)
+        check(after == before + 1, f"reports in the last hour counted: {before} then {after}")
+        driver.get(URL + f"/#/app/{APP}/page/{home}")
+        rendered("app")
+        wait.until(lambda d: state("atlasViewer.imageNodes()") == 1)
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#shot img"))
+        check(driver.find_element(By.CSS_SELECTOR, "#shot img").get_attribute("naturalWidth") == "108", "and the page panel shows it")
+    same_origin_only(URL)
+    no_console_errors()
+
+    # ---- English
+    driver.find_element(By.ID, "lang").click()
+    WebDriverWait(driver, 10).until(lambda d: "Graph viewer" in d.title or "graph viewer" in d.title)
+    check(driver.find_element(By.ID, "tab-ask").text == "Ask", "the English switch")
+    driver.find_element(By.ID, "lang").click()
+
+    # ---- a 10,000-page app
+    if BIG_URL:
+        driver.get(BIG_URL + "/#/app/synthetic.app")
+        rendered("app")
+        pages = state("atlasViewer.nodes")
+        check(pages == 10000, f"all 10,000 pages drawn: {pages}")
+        check(not blank(driver.find_element(By.ID, "graph").screenshot_as_png), "and the large graph is drawn")
+        big_timing = state("atlasViewer.timing")
+        big_frames = driver.execute_async_script("atlasViewer.measureFrames(3000).then(arguments[0])")
+        shot("large.png")
+        name = state("atlasViewer.sigma().getGraph().getNodeAttribute(atlasViewer.sigma().getGraph().nodes()[4321], 'label')")
+        search = driver.find_element(By.ID, "search")
+        search.send_keys(name)
+        search.send_keys(Keys.ENTER)
+        wait.until(lambda d: state("atlasViewer.pageDetails && atlasViewer.pageDetails.page_name") == name)
+        check(driver.find_element(By.ID, "page-title").text == name, f"a page found by name among 10,000: {name}")
+        shot("large-page.png")
+        same_origin_only(BIG_URL)
+        no_console_errors()
+        print(json.dumps({
+            "demo": {"pages": demo_timing["pages"], "first_render_ms": demo_timing["firstRenderMs"], "frames": demo_frames},
+            "large": {"pages": big_timing["pages"], "transitions": big_timing["transitions"], "fetch_ms": big_timing["fetchMs"],
+                      "first_render_ms": big_timing["firstRenderMs"], "frames": big_frames},
+            "first_render_ratio": round(big_timing["firstRenderMs"] / max(1, demo_timing["firstRenderMs"]), 1),
+            "frame_time_ratio": round(big_frames["meanMs"] / max(0.1, demo_frames["meanMs"]), 1),
+        }))
+finally:
+    driver.quit()
+print(f"{checks} viewer checks passed")
