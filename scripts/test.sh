@@ -154,6 +154,18 @@ echo "== the official MCP client against /mcp (both eras) and atlas mcp (stdio)"
 ATLAS_BIN="${CARGO_TARGET_DIR:-target}/debug/atlas" run_checks timeout 300 python3 clients/python/tests/mcp_client.py
 echo "== the chat page in headless Chromium, against atlas model-sim"
 run_checks timeout 300 python3 clients/python/tests/chat_page.py
+echo "== the viewer in headless Chromium, on the demo and on a generated 10,000-page app"
+big_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+"${CARGO_TARGET_DIR:-target}/debug/atlas" import synthetic --data "$data/big-data" --pages 10000 >/dev/null 2>"$data/big-import.log"
+"${CARGO_TARGET_DIR:-target}/debug/atlas" serve --data "$data/big-data" --addr "127.0.0.1:$big_port" --embedder hash 2>"$data/big.log" &
+big_server=$!
+for _ in $(seq 1 600); do
+  python3 -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:$big_port/healthz')" 2>/dev/null && break
+  sleep 0.1
+done
+ATLAS_BIG_URL="http://127.0.0.1:$big_port" run_checks timeout 600 python3 clients/python/tests/viewer_page.py
+kill -TERM $big_server; wait $big_server || true
+rm -rf "$data/big-data"
 echo "== Open-AutoGLM's phone-agent (PyPI, unchanged) with atlas_autoglm, on the simulated phone through adb"
 # phone-agent wants Python >= 3.12: the first one found (pyenv's included) gets a virtual
 # environment in the build folder, kept between runs.

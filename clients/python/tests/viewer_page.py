@@ -124,7 +124,8 @@ try:
     shot("apps.png")
 
     # ---- the app's graph
-    row.find_element(By.TAG_NAME, "a").click()
+    # Found again: the list is redrawn when an app appears meanwhile.
+    driver.find_element(By.CSS_SELECTOR, f'#apps tr[data-app="{APP}"] a').click()
     rendered("app")
     check(state("atlasViewer.nodes") == stats["pages"], f"every page drawn: {state('atlasViewer.nodes')}")
     check(state("atlasViewer.edges") == stats["transitions"], "and every transition")
@@ -132,6 +133,7 @@ try:
     check(not blank(canvas_png), "the graph is drawn (the screenshot is not blank)")
     demo_timing = state("atlasViewer.timing")
     demo_frames = driver.execute_async_script("atlasViewer.measureFrames(2000).then(arguments[0])")
+    demo_frames["renderMs"] = state("atlasViewer.measureRender()")
     shot("app.png")
 
     # ---- a page: clicked in the graph
@@ -149,6 +151,8 @@ try:
     expected = call(URL, "get_page_details", {"app_id": APP, "page_id": home})["actions"]
     check(len(actions) == len(expected) and len(actions) > 0, f"clicking a page shows its {len(expected)} actions: {len(actions)}")
     check("外卖" in driver.find_element(By.ID, "page-actions").text, "with their targets")
+    panel = driver.find_element(By.ID, "page-panel").text
+    check("null" not in panel and "[object" not in panel and "undefined" not in panel, f"nothing absent is written out: {panel}")
     shot("page.png")
 
     # ---- the keyboard: Tab to an action's target and Enter goes there
@@ -165,7 +169,12 @@ try:
     check(target_id in driver.current_url, "Enter on an action goes to its target page")
 
     # ---- ask: 点外卖 from the home page
-    ActionChains(driver).move_to_element_with_offset(area, point["x"] - size["width"] / 2, point["y"] - size["height"] / 2).click().perform()
+    # Back to the home page, found by name ("/" focuses the search box).
+    ActionChains(driver).send_keys("/").perform()
+    check(driver.switch_to.active_element.get_attribute("id") == "search", "/ focuses the search box")
+    ActionChains(driver).send_keys("首页").perform()
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#search-results button"))
+    ActionChains(driver).send_keys(Keys.ENTER).perform()
     wait.until(lambda d: state("atlasViewer.selected") == home)
     driver.find_element(By.ID, "tab-ask").click()
     driver.find_element(By.ID, "intent").send_keys("点外卖")
@@ -178,6 +187,9 @@ try:
     check(path_steps[-1]["expected_page"] in highlighted["pages"], "up to its target page")
     box = driver.find_element(By.CSS_SELECTOR, ".path-box.main").text
     check("置信度" in box and "预计用时" in box, f"each step's confidence and the estimated time: {box}")
+    told = driver.find_element(By.ID, "answer").text
+    check(len(driver.find_elements(By.CSS_SELECTOR, ".path-box.alt")) == len(answer["alternatives"]) and "[object" not in told,
+          f"the alternatives too: {told}")
     shot("ask.png")
     driver.find_element(By.ID, "ask-next").click()
     wait.until(lambda d: d.find_elements(By.ID, "next-action"))
@@ -194,6 +206,7 @@ try:
     wait.until(lambda d: state("atlasViewer.liveEvents") > seen and state("atlasViewer.lastFlashed") == transition["transition_id"])
     drawn = state(f"atlasViewer.edge('{transition['transition_id']}')")
     check(drawn["success"] == transition["success_count"] + 1, f"the edge's count follows live: {drawn}")
+    driver.find_element(By.ID, "tab-page").click()
     wait.until(lambda d: "成功" in d.find_element(By.ID, "page-reports").text)
     check(edge["widget_text"] in driver.find_element(By.ID, "page-reports").text, "the selected page's recent reports show it")
 
@@ -229,8 +242,9 @@ try:
         check(pages == 10000, f"all 10,000 pages drawn: {pages}")
         check(not blank(driver.find_element(By.ID, "graph").screenshot_as_png), "and the large graph is drawn")
         big_timing = state("atlasViewer.timing")
-        big_frames = driver.execute_async_script("atlasViewer.measureFrames(3000).then(arguments[0])")
         shot("large.png")
+        big_frames = driver.execute_async_script("atlasViewer.measureFrames(3000).then(arguments[0])")
+        big_frames["renderMs"] = state("atlasViewer.measureRender()")
         name = state("atlasViewer.sigma().getGraph().getNodeAttribute(atlasViewer.sigma().getGraph().nodes()[4321], 'label')")
         search = driver.find_element(By.ID, "search")
         search.send_keys(name)
@@ -238,14 +252,29 @@ try:
         wait.until(lambda d: state("atlasViewer.pageDetails && atlasViewer.pageDetails.page_name") == name)
         check(driver.find_element(By.ID, "page-title").text == name, f"a page found by name among 10,000: {name}")
         shot("large-page.png")
+        # Looking closely: the selected page's neighbourhood alone, then the whole app again.
+        selected = state("atlasViewer.selected")
+        driver.find_element(By.ID, "focus").click()
+        wait.until(lambda d: state("atlasViewer.focus && atlasViewer.nodes < 10000 && atlasViewer.selected") == selected)
+        near = state("atlasViewer.nodes")
+        expected_near = len(call(BIG_URL, "get_app_graph", {"app_id": "synthetic.app", "center": selected, "radius": 2})["pages"])
+        check(near == expected_near, f"the neighbourhood view draws the {expected_near} pages within two steps: {near}")
+        near_frames = driver.execute_async_script("atlasViewer.measureFrames(2000).then(arguments[0])")
+        near_frames["renderMs"] = state("atlasViewer.measureRender()")
+        shot("large-neighbourhood.png")
+        driver.find_element(By.ID, "focus").click()
+        wait.until(lambda d: state("atlasViewer.nodes") == 10000 and state("atlasViewer.selected") == selected)
+        check(True, "and back to the whole app, the page still selected")
         same_origin_only(BIG_URL)
         no_console_errors()
         print(json.dumps({
             "demo": {"pages": demo_timing["pages"], "first_render_ms": demo_timing["firstRenderMs"], "frames": demo_frames},
             "large": {"pages": big_timing["pages"], "transitions": big_timing["transitions"], "fetch_ms": big_timing["fetchMs"],
                       "first_render_ms": big_timing["firstRenderMs"], "frames": big_frames},
+            "neighbourhood": {"pages": near, "frames": near_frames},
             "first_render_ratio": round(big_timing["firstRenderMs"] / max(1, demo_timing["firstRenderMs"]), 1),
             "frame_time_ratio": round(big_frames["meanMs"] / max(0.1, demo_frames["meanMs"]), 1),
+            "render_ratio": round(big_frames["renderMs"] / max(0.01, demo_frames["renderMs"]), 1),
         }))
 finally:
     driver.quit()

@@ -33,6 +33,7 @@ const WORDS = {
     complete: "已在目标页面，任务完成", basis: "依据", remaining: "剩余步数", live: (n) => `● 实时 ${n}`,
     liveOff: "○ 连接中…", tokenPrompt: "这个 Atlas 需要令牌 / This Atlas needs a token",
     failed: "请求失败", home: "首页", target: "目标页面",
+    focusOn: "只看所选页面的邻域", focusOff: "显示整个应用", pickFirst: "请先选择一个页面",
   },
   en: {
     skip: "Skip to content", title: "Atlas graph viewer", chat: "Business graph chat", apps: "Apps", app: "App",
@@ -58,6 +59,7 @@ const WORDS = {
     complete: "Already on the target page: done", basis: "basis", remaining: "steps left", live: (n) => `● live ${n}`,
     liveOff: "○ connecting…", tokenPrompt: "This Atlas needs a token / 这个 Atlas 需要令牌",
     failed: "Request failed", home: "home", target: "target",
+    focusOn: "Only the selected page's neighbourhood", focusOff: "The whole app", pickFirst: "Select a page first",
   },
 };
 let lang = localStorage.getItem("atlas-lang") || "zh";
@@ -139,6 +141,11 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 
+// Replaces a node's children, leaving out the absent ones (replaceChildren would write "null").
+function fill(node, ...children) {
+  node.replaceChildren(...children.flat(Infinity).filter((c) => c !== null && c !== undefined && c !== false));
+}
+
 const percent = (rate) => (rate * 100).toFixed(0) + "%";
 function rateClass(used, rate) {
   if (!used) return "none";
@@ -156,6 +163,10 @@ function showError(error) {
 const actionLabel = (a) => [a.action_type, a.widget_text || a.widget_id].filter(Boolean).join(" ");
 
 // ---- state ---------------------------------------------------------------------------------
+
+// Pages beyond which an app is large: drawn smaller, labels hidden while moving, and its
+// neighbourhood view offered.
+const LARGE_APP = 2000;
 
 const viewer = (window.atlasViewer = {
   view: "loading",
@@ -186,6 +197,7 @@ let neighbours = new Set();
 
 async function showApps() {
   viewer.view = "apps";
+  viewer.rendered = false;
   destroyGraph();
   document.getElementById("apps-view").hidden = false;
   document.getElementById("app-view").hidden = true;
@@ -288,8 +300,11 @@ function layout(pages, transitions) {
   return position;
 }
 
-function nodeAttributes(page, home) {
-  const size = page.page_id === home ? 12 : 4 + Math.min(8, Math.log2(1 + page.visited_count));
+// `crowd`: how many pages are drawn; a large app's pages are drawn smaller, so that its
+// overview shows its shape rather than a blot.
+function nodeAttributes(page, home, crowd) {
+  const scale = crowd > 2000 ? 0.35 : crowd > 300 ? 0.6 : 1;
+  const size = scale * (page.page_id === home ? 12 : 4 + Math.min(8, Math.log2(1 + page.visited_count)));
   return {
     label: page.page_name,
     size,
@@ -305,46 +320,19 @@ async function showApp(appId, pageId) {
   document.getElementById("app-view").hidden = false;
   document.getElementById("crumbs").replaceChildren(el("a", { href: "#/" }, t("apps")), " / ", appId);
   if (viewer.appId !== appId || !graph) await drawApp(appId);
-  if (pageId && graph?.hasNode(pageId)) await selectPage(pageId, true);
-  else if (pageId) await selectPage(pageId, true);
+  if (pageId) await selectPage(pageId, true);
   else renderPagePanel(null);
 }
 
 async function drawApp(appId) {
-  destroyGraph();
   viewer.appId = appId;
   viewer.selected = null;
   viewer.rendered = false;
+  viewer.focus = false;
   const started = performance.now();
   const answer = await call("get_app_graph", { app_id: appId });
   const fetched = performance.now();
-  graph = new Graph({ multi: true, type: "directed" });
-  const position = layout(answer.pages, answer.transitions);
-  const withImages = answer.pages.filter((p) => p.screenshot).slice(0, 300);
-  for (const page of answer.pages) {
-    graph.addNode(page.page_id, { ...nodeAttributes(page, answer.home_page), ...position.get(page.page_id) });
-  }
-  for (const tr of answer.transitions) addEdge(tr);
-  viewer.home = answer.home_page;
-  viewer.totalPages = answer.total_pages;
-  viewer.truncated = answer.truncated;
-  updateCounts();
-  const container = document.getElementById("graph");
-  sigma = new Sigma(graph, container, {
-    defaultEdgeType: "arrow",
-    edgeProgramClasses: { arrow: EdgeArrowProgram },
-    nodeProgramClasses: { image: createNodeImageProgram({ size: { mode: "force", value: 128 } }) },
-    renderEdgeLabels: false,
-    labelFont: "system-ui, 'Noto Sans CJK SC', 'WenQuanYi Micro Hei', sans-serif",
-    labelRenderedSizeThreshold: answer.pages.length > 500 ? 9 : 4,
-    hideEdgesOnMove: answer.transitions.length > 20000,
-    zIndex: true,
-    nodeReducer,
-    edgeReducer,
-  });
-  sigma.on("clickNode", ({ node }) => navigate(appId, node));
-  sigma.on("enterNode", () => (container.style.cursor = "pointer"));
-  sigma.on("leaveNode", () => (container.style.cursor = ""));
+  mount(answer);
   // Time to first render: the request, the layout and sigma's first frame on screen.
   await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
   viewer.timing = {
@@ -354,12 +342,63 @@ async function drawApp(appId) {
     transitions: answer.transitions.length,
   };
   viewer.rendered = true;
-  for (const page of withImages) {
+  connectLive();
+}
+
+// Draws an answer of get_app_graph: the whole app, or a page's neighbourhood.
+function mount(answer) {
+  destroyGraph();
+  graph = new Graph({ multi: true, type: "directed" });
+  const position = layout(answer.pages, answer.transitions);
+  for (const page of answer.pages) {
+    graph.addNode(page.page_id, { ...nodeAttributes(page, answer.home_page, answer.pages.length), ...position.get(page.page_id) });
+  }
+  for (const tr of answer.transitions) addEdge(tr);
+  markTree();
+  // A large app's overview draws the way each page is first reached from home (its breadth-first
+  // tree); every other edge shows once one of its pages is selected.
+  viewer.sparse = answer.transitions.length > 3000;
+  viewer.home = answer.home_page;
+  viewer.totalPages = answer.total_pages;
+  viewer.truncated = answer.truncated;
+  const focus = document.getElementById("focus");
+  focus.hidden = answer.total_pages <= LARGE_APP;
+  focus.setAttribute("aria-pressed", viewer.focus ? "true" : "false");
+  focus.textContent = t(viewer.focus ? "focusOff" : "focusOn");
+  updateCounts();
+  const container = document.getElementById("graph");
+  sigma = new Sigma(graph, container, {
+    defaultEdgeType: "arrow",
+    edgeProgramClasses: { arrow: EdgeArrowProgram },
+    nodeProgramClasses: { image: createNodeImageProgram({ size: { mode: "force", value: 128 } }) },
+    renderEdgeLabels: false,
+    labelFont: "system-ui, 'Noto Sans CJK SC', 'WenQuanYi Micro Hei', sans-serif",
+    labelRenderedSizeThreshold: answer.pages.length > 500 ? 9 : 4,
+    // While the camera moves, a large graph is drawn without its edges and labels.
+    hideEdgesOnMove: answer.transitions.length > 5000,
+    hideLabelsOnMove: answer.pages.length > LARGE_APP,
+    zIndex: true,
+    nodeReducer,
+    edgeReducer,
+  });
+  sigma.on("clickNode", ({ node }) => navigate(viewer.appId, node));
+  sigma.on("enterNode", () => (container.style.cursor = "pointer"));
+  sigma.on("leaveNode", () => (container.style.cursor = ""));
+  for (const page of answer.pages.filter((p) => p.screenshot).slice(0, 300)) {
     imageUrl(page.screenshot)
       .then((url) => graph?.hasNode(page.page_id) && graph.mergeNodeAttributes(page.page_id, { type: "image", image: url, size: 14 }))
       .catch(() => {});
   }
-  connectLive();
+}
+
+// Marks, for each page, one edge from a page a step nearer home: together, the tree that the
+// hierarchical layout draws.
+function markTree() {
+  graph.forEachNode((node, attributes) => {
+    if (!attributes.depth) return;
+    const parent = graph.findInboundEdge(node, (_, __, source) => graph.getNodeAttribute(source, "depth") === attributes.depth - 1);
+    if (parent) graph.setEdgeAttribute(parent, "tree", true);
+  });
 }
 
 function addEdge(tr) {
@@ -394,7 +433,7 @@ function nodeReducer(node, data) {
     out.forceLabel = true;
   } else if ((viewer.selected && !neighbours.has(node)) || lit) {
     out.color = "#d5d9e2";
-    out.label = neighbours.size > 200 || lit ? "" : data.label;
+    out.label = "";
     out.zIndex = 0;
   } else if (viewer.selected) {
     out.forceLabel = neighbours.size <= 40;
@@ -410,6 +449,12 @@ function edgeReducer(edge, data) {
     out.zIndex = 3;
     return out;
   }
+  const [from, to] = graph.extremities(edge);
+  const touchesSelected = from === viewer.selected || to === viewer.selected;
+  if (viewer.sparse && !data.tree && !touchesSelected && !highlight.main.has(edge) && !highlight.alt.has(edge)) {
+    out.hidden = true;
+    return out;
+  }
   if (highlight.main.has(edge)) {
     out.color = "#1a4fd6";
     out.size = data.size + 3;
@@ -418,9 +463,8 @@ function edgeReducer(edge, data) {
     out.color = "#8e44ad";
     out.size = data.size + 1.5;
     out.zIndex = 1;
-  } else if (highlight.pages.size || viewer.selected) {
-    const [from, to] = graph.extremities(edge);
-    if (highlight.pages.size || (from !== viewer.selected && to !== viewer.selected)) out.color = "#e3e6ec";
+  } else if (highlight.pages.size || (viewer.selected && !touchesSelected)) {
+    out.color = "#e3e6ec";
   }
   return out;
 }
@@ -441,8 +485,9 @@ async function selectPage(pageId, moveCamera) {
     showError(error);
     return;
   }
-  if (graph && !graph.hasNode(pageId)) {
-    // Beyond what was drawn (a large app): draw this page's neighbourhood instead.
+  if (graph && (viewer.focus || !graph.hasNode(pageId))) {
+    // Looking closely, or beyond what was drawn (a very large app): this page's neighbourhood.
+    viewer.focus = true;
     await drawNeighbourhood(pageId);
   }
   viewer.selected = pageId;
@@ -457,19 +502,10 @@ async function selectPage(pageId, moveCamera) {
   updateAskFrom();
 }
 
+// A page and the pages within two steps of it, alone: how a large app is looked at closely
+// (and, without a GPU, quickly).
 async function drawNeighbourhood(pageId) {
-  const answer = await call("get_app_graph", { app_id: viewer.appId, center: pageId, radius: 2 });
-  destroyGraph();
-  graph = new Graph({ multi: true, type: "directed" });
-  const position = layout(answer.pages, answer.transitions);
-  for (const page of answer.pages) graph.addNode(page.page_id, { ...nodeAttributes(page, answer.home_page), ...position.get(page.page_id) });
-  for (const tr of answer.transitions) addEdge(tr);
-  viewer.truncated = true;
-  sigma = new Sigma(graph, document.getElementById("graph"), {
-    defaultEdgeType: "arrow", edgeProgramClasses: { arrow: EdgeArrowProgram }, zIndex: true, nodeReducer, edgeReducer,
-  });
-  sigma.on("clickNode", ({ node }) => navigate(viewer.appId, node));
-  updateCounts();
+  mount(await call("get_app_graph", { app_id: viewer.appId, center: pageId, radius: 2 }));
 }
 
 function stepList(steps, otherField) {
@@ -496,7 +532,7 @@ function renderPagePanel(details) {
   if (details.screenshot) {
     imageUrl(details.screenshot).then((url) => shot.replaceChildren(el("img", { class: "shot", src: url, alt: t("screenshot") + ": " + details.page_name }))).catch(() => {});
   }
-  panel.replaceChildren(
+  fill(panel,
     el("h2", { id: "page-title" }, details.page_name),
     el("p", { class: "muted" },
       `${t("type")}: ${details.page_type} · ${t("depth")}: ${details.depth ?? t("unreachable")} · ${t("visited")}: ${details.visited_count}`),
@@ -583,7 +619,7 @@ async function askPath(event) {
   for (const alt of answer.alternatives) mark(alt.steps, highlight.alt);
   viewer.highlighted = { pages: [...highlight.pages], transitions: [...highlight.main], alternatives: [...highlight.alt] };
   sigma?.refresh();
-  out.replaceChildren(
+  fill(out,
     el("p", { id: "answer-message" }, answer.message, answer.target_page ? ` · ${t("target")}: ${answer.target_page.page_name}` : ""),
     answer.path ? pathBox("main", t("pathFound"), { ...answer.path, confidence: answer.confidence }) : el("p", { class: "error" }, t("noPath")),
     answer.alternatives.map((alt) => pathBox("alt", t("alternative"), alt)),
@@ -615,7 +651,7 @@ async function askNext() {
   viewer.highlighted = { pages: [...highlight.pages], transitions: [...highlight.main], alternatives: [] };
   sigma?.refresh();
   const a = answer.action;
-  out.replaceChildren(
+  fill(out,
     el("div", { class: "path-box main", id: "next-action" },
       el("strong", {}, t("nextAction")), " ",
       answer.is_complete ? t("complete") : a ? `${actionLabel(a)} → ${a.expected_page ? graph?.getNodeAttribute(a.expected_page, "label") ?? a.expected_page : "?"}` : answer.error || t("noPath"),
@@ -744,6 +780,22 @@ viewer.measureFrames = (ms = 2000) =>
     requestAnimationFrame(step);
   });
 
+// The script's own share of a frame: sigma's render() at the camera states measureFrames passes
+// through, without waiting for the GPU (or, without one, the CPU's WebGL) to raster it.
+viewer.measureRender = (n = 20) => {
+  if (!sigma) return null;
+  const camera = sigma.getCamera();
+  const times = [];
+  for (let i = 0; i < n; i++) {
+    const phase = i / n;
+    camera.setState({ x: 0.5 + 0.3 * Math.sin(phase * 2 * Math.PI), y: 0.5 + 0.2 * Math.cos(phase * 2 * Math.PI), ratio: 0.4 + 0.5 * phase });
+    const started = performance.now();
+    sigma.render();
+    times.push(performance.now() - started);
+  }
+  return +(times.reduce((a, b) => a + b, 0) / n).toFixed(2);
+};
+
 // ---- routes and keys -----------------------------------------------------------------------
 
 async function route() {
@@ -805,6 +857,22 @@ document.addEventListener("keydown", (e) => {
   if (e.key === "/" && document.activeElement.tagName !== "INPUT") {
     e.preventDefault();
     search.focus();
+  }
+});
+document.getElementById("focus").addEventListener("click", async () => {
+  try {
+    if (viewer.focus) {
+      const selected = viewer.selected;
+      await drawApp(viewer.appId);
+      if (selected) await selectPage(selected, true);
+    } else if (viewer.selected) {
+      viewer.focus = true;
+      await selectPage(viewer.selected, true);
+    } else {
+      showError(new Error(t("pickFirst")));
+    }
+  } catch (error) {
+    showError(error);
   }
 });
 document.getElementById("tab-page").addEventListener("click", () => setTab("page"));
