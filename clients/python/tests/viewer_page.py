@@ -103,6 +103,31 @@ def no_console_errors():
     check(not severe, f"no console errors: {severe}")
 
 
+CONTRAST = """
+const lum = (c) => { const [r, g, b] = c.match(/[\\d.]+/g).slice(0, 3).map(Number).map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; }); return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+const opaque = (c) => { const m = c.match(/[\\d.]+/g); return m && (m.length < 4 || Number(m[3]) > 0.5); };
+const background = (el) => { for (; el; el = el.parentElement) { const c = getComputedStyle(el).backgroundColor; if (opaque(c)) return c; } return "rgb(255, 255, 255)"; };
+const worst = [];
+for (const el of document.querySelectorAll("body *")) {
+  if (el.closest("[hidden]") || !el.offsetParent || el.tagName === "CANVAS") continue;
+  const text = [...el.childNodes].filter((n) => n.nodeType === 3).map((n) => n.textContent.trim()).join("");
+  if (!text) continue;
+  const style = getComputedStyle(el);
+  const [a, b] = [lum(style.color), lum(background(el))];
+  const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+  const large = parseFloat(style.fontSize) >= 24 || (parseFloat(style.fontSize) >= 18.6 && Number(style.fontWeight) >= 700);
+  if (ratio < (large ? 3 : 4.5)) worst.push(text.slice(0, 30) + " " + ratio.toFixed(2));
+}
+return worst;
+"""
+
+
+def readable():
+    low = driver.execute_script(CONTRAST)
+    check(not low, f"every text at least 4.5:1 against its background (WCAG AA): {low}")
+    check(state("document.documentElement.scrollWidth <= window.innerWidth"), "and nothing wider than the window")
+
+
 def blank(png_bytes):
     """Whether a screenshot of the graph is one colour (nothing drawn)."""
     return len(set(png_bytes[len(png_bytes) // 3: len(png_bytes) // 3 + 4000])) < 8
@@ -121,6 +146,7 @@ try:
     check("客服问答" in driver.find_element(By.ID, "datasets").text, "the demo knowledge base beside the apps")
     check("流程" in driver.find_element(By.ID, "business").text, "and the business graph's counts")
     before = int(row.find_element(By.CSS_SELECTOR, '[data-field="last-hour"]').text)
+    readable()
     shot("apps.png")
 
     # ---- the app's graph
@@ -151,6 +177,7 @@ try:
     expected = call(URL, "get_page_details", {"app_id": APP, "page_id": home})["actions"]
     check(len(actions) == len(expected) and len(actions) > 0, f"clicking a page shows its {len(expected)} actions: {len(actions)}")
     check("外卖" in driver.find_element(By.ID, "page-actions").text, "with their targets")
+    readable()
     panel = driver.find_element(By.ID, "page-panel").text
     check("null" not in panel and "[object" not in panel and "undefined" not in panel, f"nothing absent is written out: {panel}")
     shot("page.png")
@@ -191,6 +218,7 @@ try:
     check(len(driver.find_elements(By.CSS_SELECTOR, ".path-box.alt")) == len(answer["alternatives"]) and "[object" not in told,
           f"the alternatives too: {told}")
     shot("ask.png")
+    readable()
     driver.find_element(By.ID, "ask-next").click()
     wait.until(lambda d: d.find_elements(By.ID, "next-action"))
     check(path_steps[0]["widget_text"] in driver.find_element(By.ID, "next-action").text, "and get_next_action's answer from the page")
@@ -227,6 +255,12 @@ try:
         check(driver.find_element(By.CSS_SELECTOR, "#shot img").get_attribute("naturalWidth") == "108", "and the page panel shows it")
     same_origin_only(URL)
     no_console_errors()
+
+    # ---- a laptop's screen
+    driver.set_window_size(1366, 768)
+    time.sleep(0.5)
+    readable()
+    driver.set_window_size(1280, 800)
 
     # ---- English
     driver.find_element(By.ID, "lang").click()

@@ -33,7 +33,7 @@ const WORDS = {
     complete: "已在目标页面，任务完成", basis: "依据", remaining: "剩余步数", live: (n) => `● 实时 ${n}`,
     liveOff: "○ 连接中…", tokenPrompt: "这个 Atlas 需要令牌 / This Atlas needs a token",
     failed: "请求失败", home: "首页", target: "目标页面",
-    focusOn: "只看所选页面的邻域", focusOff: "显示整个应用", pickFirst: "请先选择一个页面",
+    nearOnly: "（所选页面两步以内的页面）", focusOn: "只看所选页面的邻域", focusOff: "显示整个应用", pickFirst: "请先选择一个页面",
   },
   en: {
     skip: "Skip to content", title: "Atlas graph viewer", chat: "Business graph chat", apps: "Apps", app: "App",
@@ -59,7 +59,7 @@ const WORDS = {
     complete: "Already on the target page: done", basis: "basis", remaining: "steps left", live: (n) => `● live ${n}`,
     liveOff: "○ connecting…", tokenPrompt: "This Atlas needs a token / 这个 Atlas 需要令牌",
     failed: "Request failed", home: "home", target: "target",
-    focusOn: "Only the selected page's neighbourhood", focusOff: "The whole app", pickFirst: "Select a page first",
+    nearOnly: " (the pages within two steps of the selected one)", focusOn: "Only the selected page's neighbourhood", focusOff: "The whole app", pickFirst: "Select a page first",
   },
 };
 let lang = localStorage.getItem("atlas-lang") || "zh";
@@ -355,9 +355,10 @@ function mount(answer) {
   }
   for (const tr of answer.transitions) addEdge(tr);
   markTree();
-  // A large app's overview draws the way each page is first reached from home (its breadth-first
-  // tree); every other edge shows once one of its pages is selected.
-  viewer.sparse = answer.transitions.length > 3000;
+  // An app of many transitions draws the way each page is first reached from home (its
+  // breadth-first tree), a large app's overview its pages alone; every other edge shows once one
+  // of its pages is selected, asked about or reported on.
+  viewer.sparse = answer.transitions.length > 3000 ? (answer.pages.length > LARGE_APP ? "pages" : "tree") : null;
   viewer.home = answer.home_page;
   viewer.totalPages = answer.total_pages;
   viewer.truncated = answer.truncated;
@@ -416,7 +417,7 @@ function updateCounts() {
   viewer.nodes = graph.order;
   viewer.edges = graph.size;
   document.getElementById("graph-counts").textContent =
-    t("shown", graph.order, viewer.totalPages, graph.size) + (viewer.truncated ? t("truncated") : "");
+    t("shown", graph.order, viewer.totalPages, graph.size) + (viewer.focus ? t("nearOnly") : viewer.truncated ? t("truncated") : "");
 }
 
 function nodeReducer(node, data) {
@@ -451,7 +452,8 @@ function edgeReducer(edge, data) {
   }
   const [from, to] = graph.extremities(edge);
   const touchesSelected = from === viewer.selected || to === viewer.selected;
-  if (viewer.sparse && !data.tree && !touchesSelected && !highlight.main.has(edge) && !highlight.alt.has(edge)) {
+  const shown = viewer.sparse === "tree" ? data.tree : !viewer.sparse;
+  if (!shown && !touchesSelected && !highlight.main.has(edge) && !highlight.alt.has(edge)) {
     out.hidden = true;
     return out;
   }
