@@ -3,9 +3,13 @@
 //!
 //! Kept in memory only: this process's `report_transition` calls once durable, and (on a shared
 //! store) the counters that grew on other replicas as they are followed (there a
-//! `batch_add_transitions` with statistics counts too, since only the growth is seen). The counters of a transition say how often it was used, never
-//! when, and a per-report log in the store would double what every report writes for a figure
-//! that only matters while someone looks. So after a restart the hour starts empty.
+//! `batch_add_transitions` with statistics counts too, since only the growth is seen). The
+//! counters of a transition say how often it was used, never when, and a per-report log in the
+//! store would double what every report writes for a figure that only matters while someone
+//! looks. So after a restart the hour starts empty.
+//!
+//! The hour's count is exact to the minute however many reports arrive (a count per minute); the
+//! reports themselves are kept for the pages' "latest reports", the app's last [`KEPT_PER_APP`].
 
 use std::collections::{HashMap, VecDeque};
 use std::time::{Duration, Instant};
@@ -20,7 +24,7 @@ use serde::{Deserialize, Serialize};
 /// How far back "recent" reaches.
 pub const WINDOW: Duration = Duration::from_secs(3600);
 /// Most reports remembered per app (older ones go first, even within the hour).
-const KEPT_PER_APP: usize = 10_000;
+pub const KEPT_PER_APP: usize = 10_000;
 
 /// One report (or, from another replica, the reports on one edge since the last look).
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -62,7 +66,43 @@ impl RecentReport {
 
 #[derive(Default)]
 pub(crate) struct Activity {
-    apps: Mutex<HashMap<String, VecDeque<(Instant, RecentReport)>>>,
+    apps: Mutex<HashMap<String, AppActivity>>,
+}
+
+#[derive(Default)]
+struct AppActivity {
+    /// Reports per minute since the process started (minute, count), the oldest first.
+    minutes: VecDeque<(u64, u64)>,
+    /// The latest reports, the oldest first.
+    latest: VecDeque<(Instant, RecentReport)>,
+}
+
+impl AppActivity {
+    /// Forgets what is older than the window; whether anything is left.
+    fn trim(&mut self, minute: u64) -> bool {
+        let window = WINDOW.as_secs() / 60;
+        while self
+            .minutes
+            .front()
+            .is_some_and(|(m, _)| m + window <= minute)
+        {
+            self.minutes.pop_front();
+        }
+        while self
+            .latest
+            .front()
+            .is_some_and(|(at, _)| at.elapsed() > WINDOW)
+        {
+            self.latest.pop_front();
+        }
+        !self.minutes.is_empty()
+    }
+}
+
+/// Minutes since an origin of this process's own.
+fn minute_now() -> u64 {
+    static ORIGIN: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+    ORIGIN.get_or_init(Instant::now).elapsed().as_secs() / 60
 }
 
 impl Activity {
@@ -84,43 +124,42 @@ impl Activity {
         if reports.is_empty() {
             return;
         }
-        let now = Instant::now();
+        let (now, minute) = (Instant::now(), minute_now());
         let mut apps = self.apps.lock();
         for report in reports {
-            let log = apps.entry(report.app_id.clone()).or_default();
-            log.push_back((now, report));
-            if log.len() > KEPT_PER_APP {
-                log.pop_front();
+            let app = apps.entry(report.app_id.clone()).or_default();
+            match app.minutes.back_mut() {
+                Some((m, count)) if *m == minute => *count += report.reports,
+                _ => app.minutes.push_back((minute, report.reports)),
+            }
+            app.latest.push_back((now, report));
+            if app.latest.len() > KEPT_PER_APP {
+                app.latest.pop_front();
             }
         }
     }
 
-    fn recent<R>(
-        &self,
-        app_id: &str,
-        read: impl FnOnce(&VecDeque<(Instant, RecentReport)>) -> R,
-    ) -> R {
+    fn recent<R>(&self, app_id: &str, read: impl FnOnce(&AppActivity) -> R) -> Option<R> {
         let mut apps = self.apps.lock();
-        let log = apps.entry(app_id.to_string()).or_default();
-        while log.front().is_some_and(|(at, _)| at.elapsed() > WINDOW) {
-            log.pop_front();
-        }
-        let value = read(log);
-        if log.is_empty() {
+        let app = apps.get_mut(app_id)?;
+        if !app.trim(minute_now()) {
             apps.remove(app_id);
+            return None;
         }
-        value
+        Some(read(app))
     }
 
-    /// Reports on the app's transitions within the last hour.
+    /// Reports on the app's transitions within the last hour (to the minute).
     pub(crate) fn last_hour(&self, app_id: &str) -> u64 {
-        self.recent(app_id, |log| log.iter().map(|(_, r)| r.reports).sum())
+        self.recent(app_id, |app| app.minutes.iter().map(|(_, n)| n).sum())
+            .unwrap_or(0)
     }
 
     /// The latest reports (newest first, at most `n`) of steps from or to a page.
     pub(crate) fn on_page(&self, app_id: &str, page_id: &str, n: usize) -> Vec<RecentReport> {
-        self.recent(app_id, |log| {
-            log.iter()
+        self.recent(app_id, |app| {
+            app.latest
+                .iter()
                 .rev()
                 .map(|(_, r)| r)
                 .filter(|r| r.from_page == page_id || r.to_page == page_id)
@@ -128,6 +167,7 @@ impl Activity {
                 .cloned()
                 .collect()
         })
+        .unwrap_or_default()
     }
 }
 
@@ -163,4 +203,43 @@ pub(crate) fn as_reports(graph: &Graph, records: Vec<Record>) -> Vec<Record> {
             other => other,
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report(app: &str, from: &str, n: u64) -> RecentReport {
+        RecentReport {
+            at: String::new(),
+            app_id: app.into(),
+            transition_id: format!("{from}-t"),
+            from_page: from.into(),
+            to_page: "q".into(),
+            action_type: "click".into(),
+            widget_text: String::new(),
+            reports: n,
+            succeeded: n,
+            failed: 0,
+            latency_ms: None,
+        }
+    }
+
+    #[test]
+    fn the_hour_counts_every_report_and_keeps_the_latest_by_page() {
+        let activity = Activity::default();
+        let many = KEPT_PER_APP + 500;
+        for i in 0..many {
+            activity.remember(vec![report("a", if i % 2 == 0 { "p" } else { "r" }, 1)]);
+        }
+        activity.remember(vec![report("a", "p", 5), report("b", "p", 2)]);
+        // Past what is kept of the reports themselves, the count is still whole.
+        assert_eq!(activity.last_hour("a"), many as u64 + 5);
+        assert_eq!(activity.last_hour("b"), 2);
+        assert_eq!(activity.last_hour("c"), 0);
+        let latest = activity.on_page("a", "p", 3);
+        assert_eq!(latest.len(), 3);
+        assert_eq!(latest[0].reports, 5, "newest first");
+        assert!(activity.on_page("a", "nowhere", 3).is_empty());
+    }
 }
