@@ -371,10 +371,20 @@ impl Atlas {
                 Err(e) => return Err(e),
             };
             let mut bytes = Vec::new();
-            file.take(MAX_SCREENSHOT_BYTES).read_to_end(&mut bytes)?;
+            file.take(MAX_SCREENSHOT_BYTES + 1)
+                .read_to_end(&mut bytes)?;
             Ok(Some(bytes))
         };
-        read().map_err(|e| AtlasError::Graph(format!("cannot read {}: {e}", path.display())))
+        match read() {
+            Ok(Some(bytes)) if bytes.len() as u64 > MAX_SCREENSHOT_BYTES => Err(AtlasError::Graph(
+                format!("{} is larger than 5 MB", path.display()),
+            )),
+            Ok(bytes) => Ok(bytes),
+            Err(e) => Err(AtlasError::Graph(format!(
+                "cannot read {}: {e}",
+                path.display()
+            ))),
+        }
     }
 }
 
