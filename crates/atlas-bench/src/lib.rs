@@ -15,6 +15,7 @@ pub mod query;
 pub mod replicas;
 pub mod startup;
 pub mod synth;
+pub mod viewer;
 
 use serde::Serialize;
 

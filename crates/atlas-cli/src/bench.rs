@@ -21,6 +21,9 @@ pub(crate) enum BenchWhich {
     /// The web explorer on the demo site, one tab and two: states a minute, Atlas's share of the
     /// time against the browser's (needs Chromium).
     Explore,
+    /// The viewer in headless Chromium (needs Python's selenium, chromium and chromium-driver):
+    /// time to first render and frame time of a 10,000-page app against the demo's.
+    Viewer,
     /// Atlas on PostgreSQL (needs --pg): reports through one and three replicas against the
     /// folder store and pgbench's one-row commits, the follow delay, query_path on a replica,
     /// and a replica's start on a large database.
@@ -328,6 +331,33 @@ pub(crate) async fn bench(args: BenchArgs) -> Result<ExitCode> {
             }
             println!("explore  two tabs {:.2}x as fast as one", r.speed_up);
             report.insert("explore".into(), serde_json::to_value(&r)?);
+        }
+    }
+    if run(BenchWhich::Viewer) {
+        let pages = if args.quick { 3_000 } else { 10_000 };
+        let dir = tempfile::Builder::new()
+            .prefix("atlas-bench-viewer-")
+            .tempdir_in(scratch.path())?;
+        if let Some(r) = atlas_bench::viewer::run(dir.path(), pages, &args.python).await? {
+            let line = |name: &str, d: &atlas_bench::viewer::Drawing| {
+                let first = if d.first_render_ms > 0 {
+                    format!("first render {:>5} ms, ", d.first_render_ms)
+                } else {
+                    String::new()
+                };
+                println!(
+                    "viewer {name}: {:>5} pages, {first}frame {:>6.1} ms (p95 {:.1}), script {:.2} ms a frame",
+                    d.pages, d.frames.mean_ms, d.frames.p95_ms, d.frames.render_ms
+                )
+            };
+            line("demo (reference)    ", &r.demo);
+            line("large app           ", &r.large);
+            line("its neighbourhood   ", &r.neighbourhood);
+            println!(
+                "viewer large / demo: first render {:.1}x, frame time {:.1}x, script {:.1}x",
+                r.first_render_ratio, r.frame_time_ratio, r.render_ratio
+            );
+            report.insert("viewer".into(), serde_json::to_value(&r)?);
         }
     }
     if run(BenchWhich::Postgres) {

@@ -1,0 +1,105 @@
+//! The viewer in a real browser: time to first render and frame time of a generated 10,000-page
+//! app against the demo app's, in the same browser and run. The measuring is the viewer's own
+//! browser test (`clients/python/tests/viewer_page.py`, built in here), driven by selenium in
+//! Debian's headless Chromium against two servers started in this process.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::synth::{AppShape, synthetic_app};
+
+/// The browser test, which prints its figures as a JSON line.
+const SCRIPT: &str = include_str!("../../../clients/python/tests/viewer_page.py");
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Frames {
+    pub frames: u64,
+    #[serde(rename = "meanMs")]
+    pub mean_ms: f64,
+    #[serde(rename = "p95Ms")]
+    pub p95_ms: f64,
+    /// The script's share of a frame (sigma's `render()`), without the raster.
+    #[serde(rename = "renderMs")]
+    pub render_ms: f64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Drawing {
+    pub pages: u64,
+    #[serde(default)]
+    pub transitions: u64,
+    #[serde(default)]
+    pub fetch_ms: u64,
+    #[serde(default)]
+    pub first_render_ms: u64,
+    pub frames: Frames,
+}
+
+/// What the browser test measured.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ViewerReport {
+    pub demo: Drawing,
+    pub large: Drawing,
+    pub neighbourhood: Drawing,
+    pub first_render_ratio: f64,
+    pub frame_time_ratio: f64,
+    pub render_ratio: f64,
+}
+
+/// Runs the browser test on the demo and on a generated app of `pages` pages (three transitions
+/// each); `None` when Python's selenium, Chromium or ChromeDriver is missing.
+pub async fn run(
+    scratch: &Path,
+    pages: usize,
+    python: &str,
+) -> anyhow::Result<Option<ViewerReport>> {
+    let has_selenium = tokio::process::Command::new(python)
+        .args(["-c", "import selenium"])
+        .status()
+        .await
+        .is_ok_and(|s| s.success());
+    let chromium = ["/usr/bin/chromium", "/usr/bin/chromedriver"];
+    if !has_selenium || !chromium.iter().all(|p| Path::new(p).exists()) {
+        eprintln!(
+            "bench viewer: skipped, needs Python's selenium and Debian's chromium and chromium-driver"
+        );
+        return Ok(None);
+    }
+    let mut demo = atlas_config::Config::folder(&scratch.join("demo"));
+    demo.demo = true;
+    let demo = atlas_config::open(&demo).await?;
+    let large = atlas_config::open(&atlas_config::Config::folder(&scratch.join("large"))).await?;
+    let shape = AppShape {
+        pages,
+        transitions: pages * 3,
+        intents: pages.div_ceil(20),
+    };
+    large
+        .atlas
+        .import_app(synthetic_app("synthetic.app", shape, 1).data)
+        .await
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let (demo_addr, _stop_demo) = crate::serve(&demo).await?;
+    let (large_addr, _stop_large) = crate::serve(&large).await?;
+    let script = scratch.join("viewer_page.py");
+    std::fs::write(&script, SCRIPT)?;
+    let output = tokio::process::Command::new(python)
+        .arg(&script)
+        .env("ATLAS_URL", format!("http://{demo_addr}"))
+        .env("ATLAS_BIG_URL", format!("http://{large_addr}"))
+        .env("ATLAS_BIG_PAGES", pages.to_string())
+        .output()
+        .await?;
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    if !output.status.success() {
+        anyhow::bail!(
+            "the viewer's browser test failed:\n{stdout}{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    let line = stdout.lines().find(|l| l.starts_with('{')).ok_or_else(|| {
+        anyhow::anyhow!("the viewer's browser test printed no figures:\n{stdout}")
+    })?;
+    Ok(Some(serde_json::from_str(line)?))
+}
