@@ -1,5 +1,6 @@
 //! The HTTP server: every tool of the registry at `POST /api/v1/{name}`, plus `/healthz`, the
-//! OpenAPI document and the OpenAI function list.
+//! OpenAPI document, the OpenAI function list, Dify's routes, MCP, the live events, and two
+//! pages that use them: the chat (`/chat`) and the viewer (`/`).
 //!
 //! Key design decision: **the server owns no interface logic.** It reads bytes, hands JSON to the
 //! registry and maps [`AtlasError`] to a status through `ErrorCode::http_status`, so a new tool is
