@@ -159,9 +159,9 @@ try:
     canvas_png = driver.find_element(By.ID, "graph").screenshot_as_png
     check(not blank(canvas_png), "the graph is drawn (the screenshot is not blank)")
     demo_timing = state("atlasViewer.timing")
+    shot("app.png")
     demo_frames = driver.execute_async_script("atlasViewer.measureFrames(2000).then(arguments[0])")
     demo_frames["renderMs"] = state("atlasViewer.measureRender()")
-    shot("app.png")
 
     # ---- a page: clicked in the graph
     graph = call(URL, "get_app_graph", {"app_id": APP})
