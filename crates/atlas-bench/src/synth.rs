@@ -97,6 +97,18 @@ pub struct AppShape {
     pub intents: usize,
 }
 
+impl AppShape {
+    /// An app of `pages` pages with three transitions a page and an intent for every 20 pages
+    /// (what `atlas import synthetic` and the viewer's benchmark draw).
+    pub fn of_pages(pages: usize) -> AppShape {
+        AppShape {
+            pages,
+            transitions: pages * 3,
+            intents: pages.div_ceil(20),
+        }
+    }
+}
+
 /// One generated app: its graph, and the (intent, target page) pairs registered in it.
 pub struct SyntheticApp {
     pub data: AppData,

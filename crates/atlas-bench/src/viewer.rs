@@ -70,14 +70,9 @@ pub async fn run(
     demo.demo = true;
     let demo = atlas_config::open(&demo).await?;
     let large = atlas_config::open(&atlas_config::Config::folder(&scratch.join("large"))).await?;
-    let shape = AppShape {
-        pages,
-        transitions: pages * 3,
-        intents: pages.div_ceil(20),
-    };
     large
         .atlas
-        .import_app(synthetic_app("synthetic.app", shape, 1).data)
+        .import_app(synthetic_app("synthetic.app", AppShape::of_pages(pages), 1).data)
         .await
         .map_err(|e| anyhow::anyhow!("{e}"))?;
     let (demo_addr, _stop_demo) = crate::serve(&demo).await?;

@@ -208,10 +208,11 @@ pub(crate) async fn import(what: ImportCommand) -> Result<ExitCode> {
             if pages == 0 {
                 bail!("--pages must be at least 1");
             }
+            let typical = atlas_bench::synth::AppShape::of_pages(pages);
             let shape = atlas_bench::synth::AppShape {
-                pages,
-                transitions: transitions.unwrap_or(pages * 3),
-                intents: intents.unwrap_or(pages.div_ceil(20)),
+                transitions: transitions.unwrap_or(typical.transitions),
+                intents: intents.unwrap_or(typical.intents),
+                ..typical
             };
             let generated = atlas_bench::synth::synthetic_app(&app, shape, seed);
             let atlas = open_default(&data)?;

@@ -186,15 +186,9 @@ pub(crate) fn as_reports(graph: &Graph, records: Vec<Record>) -> Vec<Record> {
                     .unwrap_or_default();
                 let now = Counts::of(&t);
                 if now.success + now.fail > held.success + held.fail {
-                    let added = Counts {
-                        success: now.success.saturating_sub(held.success),
-                        fail: now.fail.saturating_sub(held.fail),
-                        latency_total_ms: (now.latency_total_ms - held.latency_total_ms).max(0.0),
-                        latency_samples: now.latency_samples.saturating_sub(held.latency_samples),
-                    };
                     Record::Counted {
                         transition: t,
-                        added,
+                        added: now.since(&held),
                     }
                 } else {
                     Record::Transition(t)

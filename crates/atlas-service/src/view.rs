@@ -232,12 +232,13 @@ impl Atlas {
         let truncated = pages.len() > max_pages || pages.len() < app.pages().len();
         pages.truncate(max_pages);
         let kept: HashSet<&str> = pages.iter().map(|p| p.page_id.as_str()).collect();
-        let intents_of = |id: &str| {
-            app.intents()
-                .filter(|i| i.target_page.as_deref() == Some(id))
-                .count()
-        };
-        Ok(AppGraphResponse {
+        let mut targeted: HashMap<&str, usize> = HashMap::new();
+        for target in app.intents().filter_map(|i| i.target_page.as_deref()) {
+            *targeted.entry(target).or_default() += 1;
+        }
+        // Where each page's folder is, for the screenshots looked for once the lock is released.
+        let folders: Vec<_> = pages.iter().map(|p| self.store.page_folder(p)).collect();
+        let mut answer = AppGraphResponse {
             app_id: app.app_id().to_string(),
             home_page: home.map(str::to_string),
             total_pages: app.pages().len(),
@@ -259,11 +260,17 @@ impl Atlas {
                     page_type: p.page_type,
                     depth: depth.get(p.page_id.as_str()).copied(),
                     visited_count: p.visited_count,
-                    intents: p.intents.len() + intents_of(&p.page_id),
-                    screenshot: self.screenshot_url(p),
+                    intents: p.intents.len()
+                        + targeted.get(p.page_id.as_str()).copied().unwrap_or(0),
+                    screenshot: None,
                 })
                 .collect(),
-        })
+        };
+        drop(state);
+        for (page, folder) in answer.pages.iter_mut().zip(folders) {
+            page.screenshot = screenshot_url(folder.as_deref(), &answer.app_id, &page.page_id);
+        }
+        Ok(answer)
     }
 
     /// One page as a viewer shows it (see [`PageDetailsResponse`]).
@@ -311,6 +318,7 @@ impl Atlas {
             }
         }
         let folder = self.store.page_folder(page);
+        let screenshot = screenshot_url(folder.as_deref(), &page.app_id, &page.page_id);
         Ok(PageDetailsResponse {
             app_id: page.app_id.clone(),
             page_id: page.page_id.clone(),
@@ -336,18 +344,10 @@ impl Atlas {
             ),
             recent_reports: self.activity.on_page(&page.app_id, &page.page_id, 20),
             folder: folder.map(|f| f.display().to_string()),
-            screenshot: self.screenshot_url(page),
+            screenshot,
             created_at: page.created_at.clone(),
             updated_at: page.updated_at.clone(),
         })
-    }
-
-    /// Where a page's screenshot is served, when its folder holds one.
-    fn screenshot_url(&self, page: &atlas_model::Page) -> Option<String> {
-        self.store
-            .page_folder(page)
-            .filter(|f| f.join(atlas_store::SCREENSHOT).is_file())
-            .map(|_| screenshot_path(&page.app_id, &page.page_id))
     }
 
     /// A page's screenshot (PNG) from its folder; none when it has none or the store has no
@@ -388,18 +388,23 @@ impl Atlas {
     }
 }
 
+/// Where a page's screenshot is served, when its folder holds one.
+fn screenshot_url(folder: Option<&std::path::Path>, app_id: &str, page_id: &str) -> Option<String> {
+    folder
+        .filter(|f| f.join(atlas_store::SCREENSHOT).is_file())
+        .map(|_| screenshot_path(app_id, page_id))
+}
+
+/// The characters a path segment keeps as they are (RFC 3986's unreserved ones).
+const SEGMENT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'.')
+    .remove(b'~');
+
 /// The route a page's screenshot is served at.
 pub fn screenshot_path(app_id: &str, page_id: &str) -> String {
-    let escape = |s: &str| -> String {
-        s.bytes()
-            .map(|b| match b {
-                b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                    (b as char).to_string()
-                }
-                _ => format!("%{b:02X}"),
-            })
-            .collect()
-    };
+    let escape = |s| percent_encoding::utf8_percent_encode(s, SEGMENT);
     format!(
         "/api/v1/apps/{}/pages/{}/screenshot",
         escape(app_id),

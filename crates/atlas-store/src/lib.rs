@@ -67,6 +67,16 @@ impl Counts {
         self.latency_total_ms += more.latency_total_ms;
         self.latency_samples += more.latency_samples;
     }
+
+    /// What was added to `earlier` counters to make these (none where they did not grow).
+    pub fn since(&self, earlier: &Counts) -> Counts {
+        Counts {
+            success: self.success.saturating_sub(earlier.success),
+            fail: self.fail.saturating_sub(earlier.fail),
+            latency_total_ms: (self.latency_total_ms - earlier.latency_total_ms).max(0.0),
+            latency_samples: self.latency_samples.saturating_sub(earlier.latency_samples),
+        }
+    }
 }
 
 impl Record {
