@@ -17,17 +17,85 @@ fn write(path: &Path, text: &str) -> Result<(), ExploreError> {
     Ok(())
 }
 
+/// `text` as a Python string literal: double-quoted, with every backslash, quote, control,
+/// line or paragraph separator, format character and non-ASCII symbol escaped, so no text can
+/// end the literal or hide in it; ASCII and non-ASCII letters and digits (Chinese included)
+/// stay readable.
+pub fn python_str(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            ' '..='~' => out.push(c),
+            c if !c.is_ascii() && c.is_alphanumeric() => out.push(c),
+            c if (c as u32) < 0x100 => {
+                let _ = write!(out, "\\x{:02x}", c as u32);
+            }
+            c if (c as u32) < 0x10000 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => {
+                let _ = write!(out, "\\U{:08x}", c as u32);
+            }
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A JSON value as a Python literal (dict, list, str through [`python_str`], int, float, True,
+/// False, None).
+pub fn python_literal(value: &serde_json::Value) -> String {
+    use serde_json::Value;
+    match value {
+        Value::Null => "None".into(),
+        Value::Bool(true) => "True".into(),
+        Value::Bool(false) => "False".into(),
+        Value::Number(n) => n.to_string(),
+        Value::String(s) => python_str(s),
+        Value::Array(items) => format!(
+            "[{}]",
+            items
+                .iter()
+                .map(python_literal)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        Value::Object(map) => format!(
+            "{{{}}}",
+            map.iter()
+                .map(|(k, v)| format!("{}: {}", python_str(k), python_literal(v)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
 /// `scripts/nav_<name>.py` (seed 001 §4.3): from the start address, the steps that led here.
+///
+/// Page text (names, labels, selectors, addresses) reaches the script only as literals that
+/// [`python_literal`] writes: never inside a docstring, a comment or a raw string, where a
+/// quote or a backslash could end it.
 pub fn write_nav_script(state: &State, start: &str) -> Result<(), ExploreError> {
     let slug: String = atlas_model::sanitize_node_id(&state.name)
         .to_lowercase()
         .chars()
         .take(40)
         .collect();
-    let steps = serde_json::to_string_pretty(&state.path).map_err(std::io::Error::other)?;
+    let mut steps = String::from("[\n");
+    for step in &state.path {
+        let value = serde_json::to_value(step).map_err(std::io::Error::other)?;
+        let _ = writeln!(steps, "    {},", python_literal(&value));
+    }
+    steps.push(']');
     let script = format!(
         r#"#!/usr/bin/env python3
-"""Navigate from the root state to "{name}" ({url}).
+"""Navigate from the root state to the state NAME at URL, by the steps that led there.
 
 Written by `atlas explore`. A password is typed from ATLAS_EXPLORE_PASSWORD. Needs Playwright for Python (pip install playwright) and a Chromium
 (ATLAS_CHROMIUM, default /usr/bin/chromium; no browser download). Prints the page it ends on
@@ -38,10 +106,12 @@ import os
 
 from playwright.sync_api import sync_playwright
 
+NAME = {name}
+URL = {url}
 START = {start}
 EXPECTED = {fingerprint}
 PASSWORD = {password}
-STEPS = json.loads(r'''{steps}''')
+STEPS = {steps}
 
 
 def act(page, step):
@@ -90,12 +160,11 @@ def main():
 if __name__ == "__main__":
     main()
 "#,
-        name = state.name.replace('"', "'"),
-        url = state.url,
-        start = serde_json::to_string(start).unwrap_or_default(),
-        fingerprint = serde_json::to_string(&state.fingerprint).unwrap_or_default(),
-        password = serde_json::to_string(crate::safety::TEST_PASSWORD).unwrap_or_default(),
-        steps = steps.replace("'''", "' ' '"),
+        name = python_str(&state.name),
+        url = python_str(&state.url),
+        start = python_str(start),
+        fingerprint = python_str(&state.fingerprint),
+        password = python_str(crate::safety::TEST_PASSWORD),
     );
     write(
         &state.dir.join("scripts").join(format!("nav_{slug}.py")),

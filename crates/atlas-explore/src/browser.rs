@@ -1,5 +1,9 @@
 //! Headless Chromium over the DevTools protocol (chromiumoxide): no driver process, one browser,
-//! a tab per worker.
+//! a tab per worker, and the network guard ([`crate::guard`]) on its own connection.
+//!
+//! The explorer's scripts run in an isolated world of their own (`Page.createIsolatedWorld`):
+//! they see the page's DOM but not its JavaScript, so a page that redefines `JSON.stringify`,
+//! `Element.prototype.getAttribute` or `document.querySelector` changes nothing they read.
 //!
 //! Text goes in with CDP's `Input.insertText`, which types any script (Chinese included) into the
 //! focused field, where synthesised key presses know only a keyboard's keys. Dialogs are answered
@@ -9,12 +13,18 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use std::sync::Arc;
+
 use chromiumoxide::cdp::browser_protocol::input::InsertTextParams;
-use chromiumoxide::cdp::browser_protocol::page::CaptureScreenshotFormat;
+use chromiumoxide::cdp::browser_protocol::page::{
+    CaptureScreenshotFormat, CreateIsolatedWorldParams, StopLoadingParams,
+};
+use chromiumoxide::cdp::js_protocol::runtime::EvaluateParams;
 use chromiumoxide::page::ScreenshotParams;
 use futures_util::StreamExt;
 
 use crate::ExploreError;
+use crate::guard::{Guard, Policy, Refused};
 use crate::snapshot::{SNAPSHOT_JS, Snapshot};
 
 /// Flags that let Chromium run as root, offline and quietly (no background connections).
@@ -36,6 +46,10 @@ const NO_DIALOGS: &str = "window.alert = () => {}; window.confirm = () => false;
 /// How long one browser operation may take before the tab is given up on.
 const STEP_LIMIT: Duration = Duration::from_secs(20);
 
+/// How long a navigation may wait for its page to load; then loading is stopped and the page
+/// read as it is (an image that never answers does not keep a state away).
+const LOAD_LIMIT: Duration = Duration::from_secs(10);
+
 /// The Chromium to run: `ATLAS_CHROMIUM`, else the first of the usual names on the PATH.
 pub fn find_chromium() -> Option<PathBuf> {
     if let Some(path) = std::env::var_os("ATLAS_CHROMIUM") {
@@ -51,12 +65,14 @@ pub fn find_chromium() -> Option<PathBuf> {
 pub struct Browser {
     inner: chromiumoxide::Browser,
     driver: tokio::task::JoinHandle<()>,
+    guard: Arc<Guard>,
     /// A throwaway profile, removed when the browser goes.
     _profile: tempfile::TempDir,
 }
 
 impl Browser {
-    pub async fn launch(executable: &Path) -> Result<Browser, ExploreError> {
+    /// Starts Chromium with the network guard on before any page loads.
+    pub async fn launch(executable: &Path, policy: Policy) -> Result<Browser, ExploreError> {
         let profile = tempfile::Builder::new()
             .prefix("atlas-explore-profile-")
             .tempdir()?;
@@ -74,31 +90,42 @@ impl Browser {
             ExploreError::Browser(format!("cannot start {}: {e}", executable.display()))
         })?;
         let driver = tokio::spawn(async move { while handler.next().await.is_some() {} });
+        let guard = match Guard::start(inner.websocket_address(), policy).await {
+            Ok(guard) => Arc::new(guard),
+            Err(e) => {
+                let mut inner = inner;
+                let _ = inner.close().await;
+                driver.abort();
+                return Err(e);
+            }
+        };
         Ok(Browser {
             inner,
             driver,
+            guard,
             _profile: profile,
         })
     }
 
-    /// A new tab; with `credentials`, it answers HTTP authentication (Basic, Digest) with them.
-    pub async fn tab(&self, credentials: Option<(&str, &str)>) -> Result<Tab, ExploreError> {
+    /// A new tab. HTTP authentication is the guard's to answer, never the tab's.
+    pub async fn tab(&self) -> Result<Tab, ExploreError> {
         let page = self.inner.new_page("about:blank").await.map_err(browser)?;
-        if let Some((username, password)) = credentials {
-            page.authenticate(chromiumoxide::auth::Credentials {
-                username: username.to_string(),
-                password: password.to_string(),
-            })
-            .await
-            .map_err(browser)?;
-        }
         page.evaluate_on_new_document(NO_DIALOGS)
             .await
             .map_err(browser)?;
-        Ok(Tab { page })
+        let frame = page.target_id().as_ref().to_string();
+        self.guard.add_tab(&frame);
+        Ok(Tab {
+            page,
+            frame,
+            guard: self.guard.clone(),
+        })
     }
 
     pub async fn close(mut self) {
+        if let Ok(guard) = Arc::try_unwrap(self.guard) {
+            guard.stop();
+        }
         let _ = self.inner.close().await;
         let _ = self.inner.wait().await;
         self.driver.abort();
@@ -120,16 +147,80 @@ async fn limited<T>(
 
 pub struct Tab {
     page: chromiumoxide::Page,
+    /// Its main frame's id (a page target's id), as the guard knows the tab.
+    frame: String,
+    guard: Arc<Guard>,
 }
 
 impl Tab {
+    /// Opens an address. A page still loading after [`LOAD_LIMIT`] is stopped and used as it is.
     pub async fn goto(&self, url: &str) -> Result<(), ExploreError> {
-        limited("navigate", async {
-            self.page.goto(url).await.map_err(browser)?;
-            Ok(())
-        })
-        .await?;
+        match tokio::time::timeout(LOAD_LIMIT, self.page.goto(url)).await {
+            Ok(done) => {
+                done.map_err(browser)?;
+            }
+            Err(_) => {
+                tracing::info!("{url} still loading after {LOAD_LIMIT:?}: stopped");
+                limited("stop loading", async {
+                    self.page
+                        .execute(StopLoadingParams::default())
+                        .await
+                        .map_err(browser)?;
+                    Ok(())
+                })
+                .await?;
+            }
+        }
         self.settle().await
+    }
+
+    /// Lets this tab post its sign-in form to `action` (the start origin's only) until
+    /// [`Tab::end_sign_in`].
+    pub fn allow_sign_in(&self, action: &str) {
+        self.guard.allow_sign_in(&self.frame, action);
+    }
+
+    pub fn end_sign_in(&self) {
+        self.guard.end_sign_in(&self.frame);
+    }
+
+    /// False once the network guard has stopped.
+    pub fn guarded(&self) -> bool {
+        self.guard.is_alive()
+    }
+
+    /// The requests the guard refused this tab since the last call.
+    pub fn refused(&self) -> Vec<Refused> {
+        self.guard.take_refused(&self.frame)
+    }
+
+    /// Evaluates a script in an isolated world of the page's main frame: the page's DOM, none of
+    /// its JavaScript.
+    async fn evaluate(&self, script: &str) -> Result<serde_json::Value, ExploreError> {
+        let world = self
+            .page
+            .execute(
+                CreateIsolatedWorldParams::builder()
+                    .frame_id(self.frame.clone())
+                    .world_name("atlas-explore")
+                    .build()
+                    .map_err(browser)?,
+            )
+            .await
+            .map_err(browser)?;
+        let params = EvaluateParams::builder()
+            .expression(script)
+            .context_id(world.result.execution_context_id)
+            .return_by_value(true)
+            .await_promise(true)
+            .build()
+            .map_err(browser)?;
+        let value = self
+            .page
+            .evaluate_expression(params)
+            .await
+            .map_err(browser)?;
+        Ok(value.value().cloned().unwrap_or(serde_json::Value::Null))
     }
 
     /// Waits until the document has loaded and scripts had a moment to draw.
@@ -137,13 +228,11 @@ impl Tab {
         let started = Instant::now();
         tokio::time::sleep(Duration::from_millis(60)).await;
         while started.elapsed() < Duration::from_secs(10) {
-            let state = tokio::time::timeout(
-                Duration::from_secs(2),
-                self.page.evaluate("document.readyState"),
-            )
-            .await;
+            let state =
+                tokio::time::timeout(Duration::from_secs(2), self.evaluate("document.readyState"))
+                    .await;
             if let Ok(Ok(v)) = state
-                && v.value().and_then(|v| v.as_str()) == Some("complete")
+                && v.as_str() == Some("complete")
             {
                 tokio::time::sleep(Duration::from_millis(120)).await;
                 return Ok(());
@@ -155,9 +244,11 @@ impl Tab {
 
     pub async fn snapshot(&self) -> Result<Snapshot, ExploreError> {
         limited("read the page", async {
-            let value = self.page.evaluate(SNAPSHOT_JS).await.map_err(browser)?;
-            let text: String = value.into_value().map_err(browser)?;
-            serde_json::from_str(&text).map_err(browser)
+            let value = self.evaluate(SNAPSHOT_JS).await?;
+            let text = value
+                .as_str()
+                .ok_or_else(|| browser("the page reader answered no text"))?;
+            Snapshot::parse(text).map_err(browser)
         })
         .await
     }
@@ -175,8 +266,7 @@ impl Tab {
     /// Runs a script that answers a boolean; false when it found nothing to act on.
     async fn run(&self, what: &str, script: String) -> Result<bool, ExploreError> {
         limited(what, async {
-            let value = self.page.evaluate(script).await.map_err(browser)?;
-            Ok(value.value().and_then(|v| v.as_bool()).unwrap_or(false))
+            Ok(self.evaluate(&script).await?.as_bool().unwrap_or(false))
         })
         .await
     }

@@ -31,7 +31,8 @@ pub struct ExploreOptions {
     pub tabs: usize,
     /// Origins explored besides the start's.
     pub origins: Vec<String>,
-    /// Typed into login forms.
+    /// Typed into sign-in forms that post to the start URL's origin, and given to that origin's
+    /// HTTP authentication: nowhere else ([`crate::guard`]).
     pub credentials: Option<(String, String)>,
     /// States of one template (layout) expanded at most this many times: the rest of a wiki's
     /// thousand alike pages are recorded, not explored.
@@ -180,6 +181,8 @@ struct Shared {
     store: Arc<FsStore>,
     options: ExploreOptions,
     app_id: String,
+    /// The start URL's origin: the only one credentials go to.
+    start_origin: String,
     origins: Vec<String>,
     frontier: Mutex<Frontier>,
     /// Serialises creating states, so two tabs finding one state make it once.
@@ -204,14 +207,7 @@ impl Shared {
             .join("explore.json")
     }
 
-    fn credentials(&self) -> Option<(&str, &str)> {
-        self.options
-            .credentials
-            .as_ref()
-            .map(|(u, p)| (u.as_str(), p.as_str()))
-    }
-
-    /// What password fields get: the credentials' password, else a test value.
+    /// What a sign-in's password field gets: the credentials' password, else a test value.
     fn password(&self) -> String {
         self.options
             .credentials
@@ -481,6 +477,49 @@ impl Shared {
         Ok(false)
     }
 
+    /// Requests the guard refused while a task ran: the task is recorded again as a destructive
+    /// candidate in its state's tasks, with what it tried to send (done only with
+    /// `--allow-destructive`).
+    fn record_refused(
+        &self,
+        index: usize,
+        task: &Task,
+        refused: &[crate::guard::Refused],
+    ) -> Result<(), ExploreError> {
+        let sent: Vec<String> = refused
+            .iter()
+            .take(5)
+            .map(|r| format!("{} {}", r.method, r.url))
+            .collect();
+        let mut f = self.frontier.lock();
+        if f.queue.iter().any(|(s, t)| {
+            *s == index
+                && t.is_destructive
+                && t.selector == task.selector
+                && t.action == task.action
+        }) {
+            return Ok(());
+        }
+        f.saved.next_task += 1;
+        let candidate = Task {
+            id: format!("task_{:03}", f.saved.next_task),
+            priority: 1,
+            reason: format!(
+                "{} sends {} (refused while exploring)",
+                task.reason,
+                sent.join(", ")
+            ),
+            is_destructive: true,
+            created_at: atlas_model::now_rfc3339(),
+            status: "pending".into(),
+            outcome: None,
+            ..task.clone()
+        };
+        tasks::add(&f.saved.states[index].dir, &candidate)?;
+        f.queue.push((index, candidate));
+        self.persist(&f)
+    }
+
     async fn run_task(
         &self,
         tab: &Tab,
@@ -506,6 +545,8 @@ impl Shared {
             }
             Err(e) => return Err(e),
         }
+        // What the page sent while being reached is the state's own doing, not this action's.
+        let _ = tab.refused();
         let acted = self
             .timed_browser(perform(
                 tab,
@@ -515,6 +556,10 @@ impl Shared {
                 &self.password(),
             ))
             .await;
+        let refused = tab.refused();
+        if !refused.is_empty() {
+            self.record_refused(index, &task, &refused)?;
+        }
         match acted {
             Ok(true) => {}
             Ok(false) => {
@@ -552,10 +597,16 @@ impl Shared {
             parameters: task.parameters.clone(),
         };
         *at = None;
-        let Some((to, new)) = self
+        let found = match self
             .state_for(tab, &snap, identity, Some(index), Some(step))
-            .await?
-        else {
+            .await
+        {
+            Ok(found) => found,
+            // The new page could not be pictured or read: this task fails, not the run.
+            Err(ExploreError::Browser(e)) => return self.finish(index, task, false, e),
+            Err(e) => return Err(e),
+        };
+        let Some((to, new)) = found else {
             return self.finish(
                 index,
                 task,
@@ -642,19 +693,27 @@ async fn perform(
             Ok(true)
         }
         "type" => {
+            // The credentials' password only into the sign-in to the start origin, and only
+            // that post let through the guard.
+            let sign_in = parameters["sign_in"] == true;
             for field in parameters["fields"].as_array().into_iter().flatten() {
                 let sel = field["selector"].as_str().unwrap_or_default();
                 let kind = field["type"].as_str().unwrap_or("text");
-                let value = if field["secret"] == true {
-                    password
-                } else {
-                    field["value"].as_str().unwrap_or_default()
+                let value = match field["secret"] == true {
+                    true if sign_in => password,
+                    true => safety::TEST_PASSWORD,
+                    false => field["value"].as_str().unwrap_or_default(),
                 };
                 if !tab.fill(sel, kind, value).await? {
                     return Ok(false);
                 }
             }
-            tab.submit(selector, parameters["submit"].as_str()).await
+            if sign_in && let Some(action) = parameters["action"].as_str() {
+                tab.allow_sign_in(action);
+            }
+            let sent = tab.submit(selector, parameters["submit"].as_str()).await;
+            tab.end_sign_in();
+            sent
         }
         other => Err(ExploreError::Invalid(format!("unknown action {other}"))),
     }
@@ -748,15 +807,18 @@ fn candidate_tasks(snap: &Snapshot, shared: &Shared, next: &mut u64) -> Vec<Task
             outcome: None,
         });
     };
-    let credentials = shared
-        .options
-        .credentials
-        .as_ref()
-        .map(|(u, p)| (u.as_str(), p.as_str()));
     for form in &snap.forms {
         if form.fields.is_empty() && form.submit.is_none() {
             continue;
         }
+        let sign_in = safety::is_sign_in(form, &shared.start_origin);
+        // The user name too goes only into the sign-in to the start origin.
+        let credentials = shared
+            .options
+            .credentials
+            .as_ref()
+            .filter(|_| sign_in)
+            .map(|(u, p)| (u.as_str(), p.as_str()));
         let fields: Vec<serde_json::Value> = form
             .fields
             .iter()
@@ -769,7 +831,7 @@ fn candidate_tasks(snap: &Snapshot, shared: &Shared, next: &mut u64) -> Vec<Task
                 }
             })
             .collect();
-        let what = if safety::is_login(form) {
+        let what = if sign_in {
             "sign in"
         } else if safety::is_search(form) {
             "search"
@@ -784,14 +846,15 @@ fn candidate_tasks(snap: &Snapshot, shared: &Shared, next: &mut u64) -> Vec<Task
         make(
             &form.selector,
             "type",
-            serde_json::json!({"fields": fields, "submit": form.submit.as_ref().map(|s| s.selector.clone()), "label": label}),
-            if safety::is_login(form) { 9 } else { 8 },
+            serde_json::json!({"fields": fields, "submit": form.submit.as_ref().map(|s| s.selector.clone()), "label": label,
+                "action": form.action, "sign_in": sign_in}),
+            if sign_in { 9 } else { 8 },
             format!(
                 "{what} ({} field(s), {})",
                 form.fields.len(),
                 form.method.to_uppercase()
             ),
-            safety::form_is_destructive(form),
+            safety::form_is_destructive(form, &shared.start_origin),
         );
     }
     let mut seen_targets: Vec<String> = Vec::new();
@@ -870,12 +933,14 @@ pub async fn explore(
             None => host.to_string(),
         }
     });
-    let mut origins = vec![origin(start.as_str())];
+    let start_origin = origin(start.as_str());
+    let mut origins = vec![start_origin.clone()];
     origins.extend(options.origins.iter().map(|o| origin(o)));
     let shared = Arc::new(Shared {
         atlas,
         store,
         app_id: app_id.clone(),
+        start_origin: start_origin.clone(),
         origins,
         frontier: Mutex::new(Frontier {
             saved: Saved {
@@ -897,8 +962,13 @@ pub async fn explore(
         options,
     });
     let resumed = resume(&shared)?;
+    let policy = crate::guard::Policy {
+        start_origin,
+        credentials: shared.options.credentials.clone(),
+        allow_writes: shared.options.allow_destructive,
+    };
     let browser = shared
-        .timed_browser(Browser::launch(&shared.options.chromium))
+        .timed_browser(Browser::launch(&shared.options.chromium, policy))
         .await?;
     let outcome = run(&shared, &browser).await;
     browser.close().await;
@@ -927,9 +997,7 @@ fn resume(shared: &Shared) -> Result<usize, ExploreError> {
 }
 
 async fn run(shared: &Arc<Shared>, browser: &Browser) -> Result<(), ExploreError> {
-    let first = shared
-        .timed_browser(browser.tab(shared.credentials()))
-        .await?;
+    let first = shared.timed_browser(browser.tab()).await?;
     let mut at = None;
     if shared.frontier.lock().saved.states.is_empty() {
         let start = shared.frontier.lock().saved.start.clone();
@@ -948,11 +1016,7 @@ async fn run(shared: &Arc<Shared>, browser: &Browser) -> Result<(), ExploreError
     }
     let mut tabs = vec![first];
     for _ in 1..shared.options.tabs.max(1) {
-        tabs.push(
-            shared
-                .timed_browser(browser.tab(shared.credentials()))
-                .await?,
-        );
+        tabs.push(shared.timed_browser(browser.tab()).await?);
     }
     let busy = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let mut workers = tokio::task::JoinSet::new();
@@ -962,6 +1026,11 @@ async fn run(shared: &Arc<Shared>, browser: &Browser) -> Result<(), ExploreError
         let mut at = if k == 0 { at } else { None };
         workers.spawn(async move {
             loop {
+                if !tab.guarded() {
+                    return Err(ExploreError::Browser(
+                        "the network guard stopped: the browser sends nothing more".into(),
+                    ));
+                }
                 let (state, task) = match shared.take()? {
                     Next::Task(state, task) => (state, task),
                     Next::Stop => break,

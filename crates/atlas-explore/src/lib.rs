@@ -14,13 +14,17 @@
 //!   (screenshots, tasks, scripts, ideas, reports), into the page's folder.
 //! - **The queue is the files** ([`tasks`]): a task moves todos → processing → completed by
 //!   atomic renames, so a killed exploration resumes exactly where it stopped.
-//! - **Safety before coverage** ([`safety`]): what would delete, pay, order, sign out or create
-//!   content is recorded as a task and left undone unless allowed.
+//! - **Safety before coverage**: the network guard ([`guard`]) lets no request but GET and HEAD
+//!   leave the browser (the sign-in excepted) and gives credentials to the start origin alone;
+//!   on top of it, what would delete, pay, order, sign out or create content is recorded as a
+//!   task and left undone unless allowed ([`safety`]). Page text never becomes code: the
+//!   navigation scripts carry their steps in literals a real encoder writes ([`artifacts`]).
 
 pub mod artifacts;
 pub mod browser;
 pub mod demo_site;
 mod explorer;
+pub mod guard;
 pub mod safety;
 pub mod snapshot;
 pub mod tasks;

@@ -1,10 +1,14 @@
 //! What the explorer must not press, and what it types.
 //!
-//! An action is destructive when its words say it ends a session, deletes, pays, orders or
-//! unsubscribes (in its text, its attributes or its address), or when it submits a form by POST
-//! that is not a login: HTTP says POST changes the server, and a wiki's edit form or a shop's
-//! order form creates what a test run must not leave behind. A login form is the exception,
-//! since exploring behind it is the point.
+//! An action is destructive when its words say it destroys, pays, orders, sends or leaves (in its
+//! text, its attributes or its address: verbs, so "My orders" is explored and "Cancel order" is
+//! not), or when it submits a form by POST that is not the sign-in: HTTP says POST changes the
+//! server, and a wiki's edit form or a shop's order form creates what a test run must not leave
+//! behind. A sign-in form is the exception, since exploring behind it is the point, and only one
+//! that posts to the start URL's origin is one: credentials go nowhere else.
+//!
+//! These words are the second line. The first is the network guard ([`crate::guard`]): whatever a
+//! page's scripts do, no request but GET and HEAD leaves the browser while exploring.
 
 use crate::snapshot::{Button, Field, Form, Link};
 
@@ -39,6 +43,25 @@ const DESTRUCTIVE: &[&str] = &[
     "cancel account",
     "cancel subscription",
     "revert",
+    "truncate",
+    "drop",
+    "reset",
+    "clear",
+    "empty",
+    "del",
+    "cancel order",
+    "buy now",
+    "place an order",
+    "transfer",
+    "send",
+    "archive",
+    "sign off",
+    "重置",
+    "取消订单",
+    "立即购买",
+    "转账",
+    "发送",
+    "退订",
     "删除",
     "移除",
     "注销",
@@ -61,28 +84,52 @@ const DESTRUCTIVE: &[&str] = &[
     "上传",
 ];
 
+/// What "cancel" destroys when it is said beside it (a dialog's "Cancel" closes the dialog).
+const CANCELLABLE: &[&str] = &[
+    "order",
+    "orders",
+    "booking",
+    "reservation",
+    "subscription",
+    "account",
+    "payment",
+];
+
+/// Latin words, lower-case: split on anything not a letter or digit and where camelCase turns
+/// ("deleteItem" is "delete item"); other scripts kept whole.
+fn words(text: &str) -> Vec<String> {
+    let mut spaced = String::with_capacity(text.len() + 8);
+    let mut previous_lower = false;
+    for c in text.chars() {
+        if c.is_ascii_alphanumeric() {
+            if c.is_ascii_uppercase() && previous_lower {
+                spaced.push(' ');
+            }
+            previous_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
+            spaced.push(c.to_ascii_lowercase());
+        } else {
+            previous_lower = false;
+            spaced.push(if c.is_ascii() { ' ' } else { c });
+        }
+    }
+    spaced.split_whitespace().map(String::from).collect()
+}
+
 fn says_destructive(text: &str) -> bool {
     let lower = text.to_lowercase();
-    // Latin words: compare on word boundaries ("display" is not "pay"), camel and snake case split.
-    let spaced: String = lower
-        .chars()
-        .map(|c| {
-            if c.is_alphanumeric() && c.is_ascii() {
-                c
-            } else if c.is_ascii() {
-                ' '
-            } else {
-                c
-            }
-        })
-        .collect();
-    let words: Vec<&str> = spaced.split_whitespace().collect();
+    // Latin words: compare on word boundaries ("display" is not "pay").
+    let words = words(text);
+    if words.iter().any(|w| w == "cancel")
+        && words.iter().any(|w| CANCELLABLE.contains(&w.as_str()))
+    {
+        return true;
+    }
     DESTRUCTIVE.iter().any(|w| {
         if w.is_ascii() {
             let parts: Vec<&str> = w.split([' ', '-']).collect();
             words
                 .windows(parts.len())
-                .any(|win| win == parts.as_slice())
+                .any(|win| win.iter().eq(parts.iter()))
         } else {
             lower.contains(w)
         }
@@ -103,18 +150,23 @@ pub fn link_is_destructive(link: &Link) -> bool {
         || says_destructive(&address_words(&link.href))
 }
 
+/// A button outside a form that sends one by POST is destructive, a sign-in form's too: the
+/// explorer signs in through the form itself ([`is_sign_in`]).
 pub fn button_is_destructive(button: &Button) -> bool {
     says_destructive(&button.text)
         || says_destructive(&button.attrs)
-        || (button.form_method == "post" && !button.form_login)
+        || button.form_method == "post"
 }
 
-/// A form with a password field and few others: signing in.
-pub fn is_login(form: &Form) -> bool {
-    form.fields.iter().any(|f| f.kind == "password") && form.fields.len() <= 4
+/// A form with a password field and few others that sends to `start_origin` (the start URL's,
+/// as `url` serialises an origin): signing in there. Nothing widens it to another origin.
+pub fn is_sign_in(form: &Form, start_origin: &str) -> bool {
+    form.fields.iter().any(|f| f.kind == "password")
+        && form.fields.len() <= 4
+        && crate::guard::origin_of(&form.action) == start_origin
 }
 
-pub fn form_is_destructive(form: &Form) -> bool {
+pub fn form_is_destructive(form: &Form, start_origin: &str) -> bool {
     let words = format!(
         "{} {} {} {}",
         form.id,
@@ -127,7 +179,7 @@ pub fn form_is_destructive(form: &Form) -> bool {
     );
     says_destructive(&words)
         || says_destructive(&address_words(&form.action))
-        || (form.method == "post" && !is_login(form))
+        || (form.method == "post" && !is_sign_in(form, start_origin))
 }
 
 /// A search form: one text-like field, sent by GET.
@@ -208,6 +260,46 @@ mod tests {
             "Products",
             "http://x/products?page=2"
         )));
+        for href in [
+            "http://x/db/truncate",
+            "http://x/order/9/cancel",
+            "http://x/reset-all",
+            "http://x/admin/drop-table",
+            "http://x/clear",
+            "http://x/archive-all",
+            "http://x/send-money",
+            "http://x/items?action=del",
+            "http://x/api/deleteItem?id=3",
+        ] {
+            assert!(link_is_destructive(&link("Details", href)), "{href}");
+        }
+        for text in [
+            "Buy now",
+            "Place an order",
+            "Transfer",
+            "Unsubscribe",
+            "Sign out",
+            "Empty the cart",
+            "转账",
+            "立即购买",
+            "取消订单",
+            "重置密码",
+            "退订",
+            "发送",
+        ] {
+            assert!(link_is_destructive(&link(text, "http://x/a")), "{text}");
+        }
+        // Nouns are explored: the orders list, a dialog's plain "Cancel", the archives.
+        for (text, href) in [
+            ("My orders", "http://x/orders"),
+            ("Order history", "http://x/account/orders?page=2"),
+            ("Cancel", "http://x/help"),
+            ("Archives", "http://x/archives/2026"),
+            ("Transfers", "http://x/transfers"),
+            ("我的订单", "http://x/orders"),
+        ] {
+            assert!(!link_is_destructive(&link(text, href)), "{text} {href}");
+        }
         let button = |text: &str| Button {
             text: text.into(),
             ..Default::default()
@@ -217,7 +309,7 @@ mod tests {
     }
 
     #[test]
-    fn post_forms_are_destructive_unless_they_sign_in() {
+    fn post_forms_are_destructive_unless_they_sign_in_to_the_start_origin() {
         let field = |name: &str, kind: &str| Field {
             name: name.into(),
             kind: kind.into(),
@@ -229,14 +321,20 @@ mod tests {
             fields,
             ..Default::default()
         };
+        let start = "http://x";
         let login = form("post", vec![field("user", "text"), field("pw", "password")]);
-        assert!(is_login(&login) && !form_is_destructive(&login));
-        assert!(form_is_destructive(&form(
-            "post",
-            vec![field("text", "textarea")]
-        )));
+        assert!(is_sign_in(&login, start) && !form_is_destructive(&login, start));
+        let elsewhere = Form {
+            action: "http://y/collect".into(),
+            ..login.clone()
+        };
+        assert!(!is_sign_in(&elsewhere, start) && form_is_destructive(&elsewhere, start));
+        assert!(form_is_destructive(
+            &form("post", vec![field("text", "textarea")]),
+            start
+        ));
         let search = form("get", vec![field("q", "search")]);
-        assert!(is_search(&search) && !form_is_destructive(&search));
+        assert!(is_search(&search) && !form_is_destructive(&search, start));
         assert_eq!(test_value(&field("when", "date"), None), "2026-01-31");
         assert_eq!(
             test_value(&field("username", "text"), Some(("ann", "pw"))),

@@ -207,6 +207,11 @@ fn normalize_title(title: &str) -> String {
 }
 
 impl Snapshot {
+    /// Reads what [`SNAPSHOT_JS`] answered.
+    pub fn parse(text: &str) -> Result<Snapshot, String> {
+        serde_json::from_str(text).map_err(|e| format!("the page could not be read: {e}"))
+    }
+
     /// The facts identity is computed from, as JSON with sorted keys.
     fn features(&self, with_address: bool) -> serde_json::Value {
         let mut forms: Vec<String> = self
@@ -250,11 +255,15 @@ impl Snapshot {
     /// One reading of the features serves all three.
     pub fn identity(&self) -> Identity {
         let features = self.features(true);
+        // The main headings name what a screen shows: a panel swapped in on the same address
+        // (another heading, its own list) is another screen however many links it shares.
+        let headings: Vec<String> = self.headings.iter().map(|h| normalize_title(h)).collect();
         let key = digest(&serde_json::json!({
             "url": features["url"],
             "title": features["title"],
             "forms": features["forms"],
             "selected": self.selected,
+            "headings": headings,
         }));
         let links = features["links"]
             .as_array()
@@ -301,7 +310,8 @@ pub struct Identity {
     pub links: Vec<String>,
 }
 
-/// Two pages of one [`Identity::key`] are one state when most of their links are shared:
+/// Two pages of one [`Identity::key`] (address, title, forms, selection and main headings) are
+/// one state when most of their links are shared:
 /// sites add a few links as one browses (a trail of visited pages, "recent changes", a flash
 /// message), and those make no new screen.
 pub fn same_screen(a: &[String], b: &[String]) -> bool {
