@@ -178,17 +178,43 @@ async fn run(
 }
 
 /// Serves the bundled demo website until Ctrl-C.
-pub async fn demo_site(addr: String) -> Result<ExitCode> {
-    let listener = tokio::net::TcpListener::bind(&addr)
-        .await
-        .with_context(|| format!("cannot listen on {addr}"))?;
-    eprintln!("demo site on http://{}", listener.local_addr()?);
-    let app = atlas_explore::demo_site::router(Default::default());
-    axum::serve(listener, app)
-        .with_graceful_shutdown(async {
-            let _ = tokio::signal::ctrl_c().await;
-        })
-        .await?;
+/// `atlas demo-site`: the demo site at `addr`; with `hostile_other`, the hostile site, explored
+/// at `addr`, its other origin at `hostile_other`.
+pub async fn demo_site(addr: String, hostile_other: Option<String>) -> Result<ExitCode> {
+    let bind = |addr: String| async move {
+        tokio::net::TcpListener::bind(&addr)
+            .await
+            .with_context(|| format!("cannot listen on {addr}"))
+    };
+    let listener = bind(addr).await?;
+    let stop = || async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    let Some(other_addr) = hostile_other else {
+        eprintln!("demo site on http://{}", listener.local_addr()?);
+        let app = atlas_explore::demo_site::router(Default::default());
+        axum::serve(listener, app)
+            .with_graceful_shutdown(stop())
+            .await?;
+        return Ok(ExitCode::SUCCESS);
+    };
+    let other = bind(other_addr).await?;
+    let other_base = format!("http://{}", other.local_addr()?);
+    eprintln!(
+        "hostile site on http://{} (its other origin {other_base}); explore it with --credentials {}:{}",
+        listener.local_addr()?,
+        atlas_explore::hostile_site::USER,
+        atlas_explore::hostile_site::PASSWORD
+    );
+    let counters = std::sync::Arc::new(atlas_explore::hostile_site::Counters::default());
+    let main = atlas_explore::hostile_site::router(counters.clone(), &other_base);
+    let side = atlas_explore::hostile_site::other_router(counters);
+    let (a, b) = tokio::join!(
+        axum::serve(listener, main).with_graceful_shutdown(stop()),
+        axum::serve(other, side).with_graceful_shutdown(stop()),
+    );
+    a?;
+    b?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -132,10 +132,17 @@ enum Command {
         args: explore::ExploreArgs,
     },
     /// Serve the bundled demo website (several pages, a login, a search, a single-page app, a
-    /// clock, a "delete account" button) to try `atlas explore` on.
+    /// clock, a "delete account" button) to try `atlas explore` on; with --hostile, a site that
+    /// attacks its explorer, on two origins (see README).
     DemoSite {
         #[arg(long, default_value = "127.0.0.1:7702")]
         addr: String,
+        /// Serve the hostile site instead: the explored origin at --addr, the origin that wants
+        /// the explorer's secrets at --other-addr.
+        #[arg(long)]
+        hostile: bool,
+        #[arg(long, default_value = "127.0.0.1:7703")]
+        other_addr: String,
     },
     /// The phone agent of seed 002.
     Agent {
@@ -195,7 +202,11 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         Command::Device { what } => device::device(what),
         Command::Agent { what } => agent::run(what).await,
         Command::Explore { data, embed, args } => explore::command(data, embed, args).await,
-        Command::DemoSite { addr } => explore::demo_site(addr).await,
+        Command::DemoSite {
+            addr,
+            hostile,
+            other_addr,
+        } => explore::demo_site(addr, hostile.then_some(other_addr)).await,
         Command::Kb { what } => kb::kb_command(what),
         Command::Biz { what } => biz::biz_command(what),
         Command::Eval { what } => eval::run(what).await,

@@ -463,3 +463,186 @@ fn a_real_wiki_open_to_anonymous_editing_is_explored_without_changing_it() {
     let (clean, said) = fsck(&data);
     assert!(clean, "{said}");
 }
+
+/// Every task file of a state's folder in one place (`todos`, `completed`).
+fn tasks_in(state: &Value, place: &str) -> Vec<Value> {
+    files_in(&PathBuf::from(state["dir"].as_str().unwrap()).join(place))
+        .iter()
+        .map(|f| serde_json::from_slice(&std::fs::read(f).unwrap()).unwrap())
+        .collect()
+}
+
+#[test]
+fn a_hostile_site_on_two_origins_gets_no_secret_no_write_and_no_code_and_ends_no_run() {
+    let Some(chromium) = chromium() else { return };
+    let (a, b) = (
+        format!("127.0.0.1:{}", free_port()),
+        format!("127.0.0.1:{}", free_port()),
+    );
+    let _site = KillOnDrop(
+        atlas()
+            .args(["demo-site", "--hostile", "--addr", &a, "--other-addr", &b])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let base = format!("http://{a}");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while ureq::get(&format!("{base}/stats")).call().is_err() {
+        assert!(Instant::now() < deadline, "the hostile site did not start");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let report_path = dir.path().join("report.json");
+    let password = atlas_explore::hostile_site::PASSWORD;
+    let out = atlas()
+        .args(["explore", &format!("{base}/"), "--data"])
+        .arg(&data)
+        .arg("--chromium")
+        .arg(&chromium)
+        .args(["--max-seconds", "400", "--embedder", "hash", "--json"])
+        .arg(&report_path)
+        .arg("--credentials")
+        .arg(format!("{}:{password}", atlas_explore::hostile_site::USER))
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    // No page ended the run: not the odd DOM, not the image that never loads.
+    assert!(out.status.success(), "{said}");
+    let report: Value = serde_json::from_slice(&std::fs::read(&report_path).unwrap()).unwrap();
+    assert_eq!(report["stopped_by"], "nothing left to explore", "{report}");
+
+    // Both origins' counts: no credentials, no password and no write reached anyone; the
+    // sign-in and the staff area of the start origin did work.
+    let stats = get(&format!("http://{b}/stats"));
+    for zero in [
+        "writes",
+        "destructive_gets",
+        "other_authorization",
+        "other_secrets",
+    ] {
+        assert_eq!(stats[zero], 0, "{zero}: {stats}");
+    }
+    assert!(stats["logins"].as_u64().unwrap() >= 1, "{stats}");
+    assert!(stats["private_pages"].as_u64().unwrap() >= 1, "{stats}");
+
+    let app_dir = files_in(&data.join("apps"))
+        .into_iter()
+        .find(|p| p.is_dir())
+        .unwrap();
+    let found = states(&app_dir);
+    let at = |path: &str| -> Vec<&Value> {
+        found
+            .iter()
+            .filter(|s| {
+                let url = s["url"].as_str().unwrap();
+                url.strip_prefix(&base)
+                    .is_some_and(|p| p.split('?').next() == Some(path))
+            })
+            .collect()
+    };
+    // The odd page was read (fields named action/method/id, SVG links, 10,000 links, 5 MB of
+    // text, lone surrogates, replaced built-ins); so were the slow page and both SVG links'
+    // targets. A panel swapped on one address is a state of its own; "My orders" is explored.
+    for path in [
+        "/odd",
+        "/odd-results",
+        "/slow",
+        "/quotes/0",
+        "/quotes/1",
+        "/orders",
+        "/orders/9",
+        "/account",
+        "/private",
+    ] {
+        assert_eq!(at(path).len(), 1, "{path}: {found:#?}");
+    }
+    assert_eq!(at("/panel").len(), 2, "{found:#?}");
+    let odd = tasks_in(at("/odd")[0], "completed");
+    assert!(
+        odd.iter()
+            .any(|t| t["status"] == "completed" && t["selector"].as_str().unwrap().contains("svg")),
+        "an SVG link was followed: {odd:#?}"
+    );
+
+    // The buttons whose scripts wrote were refused by the guard and recorded as destructive
+    // candidates, with what they tried to send; the GET links that destroy were not followed.
+    let tools = tasks_in(at("/danger")[0], "todos");
+    for sent in [
+        "DELETE http://",
+        "POST http://127.0.0.1",
+        "/api/notes",
+        "/api/track",
+    ] {
+        assert!(
+            tools.iter().any(|t| t["is_destructive"] == true
+                && t["reason"].as_str().unwrap().contains(sent)
+                && t["reason"].as_str().unwrap().contains("refused")),
+            "{sent}: {tools:#?}"
+        );
+    }
+    assert!(
+        tools
+            .iter()
+            .filter(|t| t["is_destructive"] == true && t["action"] == "click")
+            .count()
+            >= 8 + 3,
+        "{tools:#?}"
+    );
+    let order = tasks_in(at("/orders/9")[0], "todos");
+    assert!(
+        order
+            .iter()
+            .any(|t| t["is_destructive"] == true && t["parameters"]["label"] == "Cancel order"),
+        "{order:#?}"
+    );
+
+    // The password is kept nowhere in the folder.
+    let grep = Command::new("grep")
+        .args(["-rl", password])
+        .arg(&data)
+        .output()
+        .unwrap();
+    assert!(
+        grep.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&grep.stdout)
+    );
+
+    // Every navigation script compiles and, run under a stand-in Playwright, runs no page text:
+    // the link texts written to break out of the script among them.
+    let python = std::env::var("ATLAS_PLAYWRIGHT_PYTHON").unwrap_or_else(|_| "python3".into());
+    let stub = concat!(env!("CARGO_MANIFEST_DIR"), "/../atlas-explore/tests/stub");
+    let work = dir.path().join("cwd");
+    std::fs::create_dir_all(&work).unwrap();
+    for state in &found {
+        let dir = PathBuf::from(state["dir"].as_str().unwrap());
+        for script in files_in(&dir.join("scripts")) {
+            let log = work.join("calls.jsonl");
+            let ran = Command::new(&python)
+                .args(["-W", "error"])
+                .arg(&script)
+                .current_dir(&work)
+                .env("PYTHONPATH", stub)
+                .env("STUB_LOG", &log)
+                .output()
+                .unwrap();
+            assert!(
+                ran.status.success(),
+                "{}: {}",
+                script.display(),
+                String::from_utf8_lossy(&ran.stderr)
+            );
+            std::fs::remove_file(&log).unwrap();
+        }
+    }
+    assert!(
+        files_in(&work).is_empty(),
+        "a script ran code from page text: {:?}",
+        files_in(&work)
+    );
+    let (clean, said) = fsck(&data);
+    assert!(clean, "{said}");
+}

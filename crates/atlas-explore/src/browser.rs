@@ -219,7 +219,18 @@ impl Tab {
             .page
             .evaluate_expression(params)
             .await
-            .map_err(browser)?;
+            .map_err(|e| match e {
+                // The script's own error, in a line (not the protocol's whole record).
+                chromiumoxide::error::CdpError::JavascriptException(details) => {
+                    let said = details
+                        .exception
+                        .as_ref()
+                        .and_then(|e| e.description.as_deref())
+                        .unwrap_or(&details.text);
+                    browser(said.lines().next().unwrap_or_default())
+                }
+                other => browser(other),
+            })?;
         Ok(value.value().cloned().unwrap_or(serde_json::Value::Null))
     }
 
@@ -275,7 +286,10 @@ impl Tab {
     pub async fn click(&self, selector: &str) -> Result<bool, ExploreError> {
         let script = format!(
             "(() => {{ const el = document.querySelector({}); if (!el) return false; \
-             el.removeAttribute('target'); el.scrollIntoView({{block: 'center'}}); el.click(); return true; }})()",
+             el.removeAttribute('target'); el.scrollIntoView({{block: 'center'}}); \
+             if (el instanceof HTMLElement) el.click(); \
+             else el.dispatchEvent(new MouseEvent('click', {{bubbles: true, cancelable: true, view: window}})); \
+             return true; }})()",
             js_string(selector)
         );
         let found = self.run("click", script).await?;

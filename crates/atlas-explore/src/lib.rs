@@ -25,6 +25,7 @@ pub mod browser;
 pub mod demo_site;
 mod explorer;
 pub mod guard;
+pub mod hostile_site;
 pub mod safety;
 pub mod snapshot;
 pub mod tasks;

@@ -44,39 +44,8 @@ const FRAGMENTS: &[&str] = &[
     "😀",
 ];
 
-const STUB: &str = r#"
-import json, os
-
-def record(*args):
-    with open(os.environ["STUB_LOG"], "a", encoding="utf-8") as log:
-        log.write(json.dumps([a if isinstance(a, (str, int, float, bool, type(None))) else type(a).__name__ for a in args]) + "\n")
-
-class Page:
-    url = "about:blank"
-    def on(self, event, handler): record("on", event)
-    def goto(self, url): record("goto", url); self.url = url
-    def wait_for_load_state(self, state): record("wait_for_load_state", state)
-    def wait_for_timeout(self, ms): record("wait_for_timeout", ms)
-    def eval_on_selector(self, selector, script): record("eval_on_selector", selector, script)
-    def fill(self, selector, value): record("fill", selector, value)
-    def check(self, selector): record("check", selector)
-    def evaluate(self, script): record("evaluate", script)
-    def title(self): return "stub"
-
-class Browser:
-    def new_page(self, **kwargs): return Page()
-    def close(self): record("close")
-
-class Chromium:
-    def launch(self, **kwargs): return Browser()
-
-class Playwright:
-    chromium = Chromium()
-
-class sync_playwright:
-    def __enter__(self): return Playwright()
-    def __exit__(self, *exc): return False
-"#;
+/// A stand-in for Playwright that records the calls (shared with atlas-cli's explorer tests).
+const STUB: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/stub");
 
 fn python() -> Option<String> {
     let python = std::env::var("ATLAS_PLAYWRIGHT_PYTHON").unwrap_or_else(|_| "python3".into());
@@ -141,10 +110,7 @@ fn recorded_calls(log: &Path) -> Vec<Value> {
 fn hostile_page_text_never_becomes_code_in_a_navigation_script() {
     let Some(python) = python() else { return };
     let dir = tempfile::tempdir().unwrap();
-    let stub = dir.path().join("stub");
-    std::fs::create_dir_all(stub.join("playwright")).unwrap();
-    std::fs::write(stub.join("playwright/__init__.py"), "").unwrap();
-    std::fs::write(stub.join("playwright/sync_api.py"), STUB).unwrap();
+    let stub = Path::new(STUB);
     let work = dir.path().join("cwd");
     std::fs::create_dir_all(&work).unwrap();
     let mut scripts = 0;
@@ -216,7 +182,7 @@ fn hostile_page_text_never_becomes_code_in_a_navigation_script() {
             .args(["-W", "error"])
             .arg(script)
             .current_dir(&work)
-            .env("PYTHONPATH", &stub)
+            .env("PYTHONPATH", stub)
             .env("STUB_LOG", &log)
             .env_remove("ATLAS_EXPLORE_PASSWORD")
             .output()
