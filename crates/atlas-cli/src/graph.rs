@@ -46,12 +46,14 @@ pub(crate) enum ImportCommand {
         /// The app id.
         #[arg(long, default_value = "synthetic.app")]
         app: String,
-        #[arg(long, default_value_t = 10_000)]
-        pages: usize,
-        /// Transitions (default: three per page; at least two per page are made).
+        /// Pages, 1 to 1,000,000.
+        #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..=MAX_SYNTHETIC_PAGES))]
+        pages: u64,
+        /// Transitions (default: three per page; at least two per page are made), at most 20
+        /// per page.
         #[arg(long)]
         transitions: Option<usize>,
-        /// Registered intents (default: one per 20 pages).
+        /// Registered intents (default: one per 20 pages), at most one per page.
         #[arg(long)]
         intents: Option<usize>,
         /// The generator's seed: the same seed, the same app.
@@ -205,8 +207,12 @@ pub(crate) async fn import(what: ImportCommand) -> Result<ExitCode> {
             intents,
             seed,
         } => {
-            if pages == 0 {
-                bail!("--pages must be at least 1");
+            let pages = pages as usize;
+            if transitions.is_some_and(|t| t > pages.saturating_mul(20)) {
+                bail!("--transitions may be at most 20 per page ({})", pages * 20);
+            }
+            if intents.is_some_and(|i| i > pages) {
+                bail!("--intents may be at most one per page ({pages})");
             }
             let typical = atlas_bench::synth::AppShape::of_pages(pages);
             let shape = atlas_bench::synth::AppShape {
@@ -226,6 +232,9 @@ pub(crate) async fn import(what: ImportCommand) -> Result<ExitCode> {
         }
     }
 }
+
+/// The most pages `atlas import synthetic` makes: its memory grows with them.
+const MAX_SYNTHETIC_PAGES: u64 = 1_000_000;
 
 /// `atlas migrate`: the copy runs on a blocking thread (the stores wait for their writes).
 pub(crate) async fn migrate(from: String, to: String, pg_ca: Option<PathBuf>) -> Result<ExitCode> {

@@ -1228,10 +1228,24 @@ fn business_graph_tools_chat_and_mcp_on_a_running_server() {
         404,
         "NOT_FOUND",
     );
-    let (_, records) = server.call(
-        "retrieve_knowledge",
-        json!({"dataset_id": "6f1d7d1e-6b0a-4d1e-9f1e-000000000001", "query": "退货运费谁出", "top_k": 2}),
+    // A dataset's records need its key (this server has no token): without it, or with
+    // another, 401; with it, the records.
+    let ask = json!({"dataset_id": "6f1d7d1e-6b0a-4d1e-9f1e-000000000001", "query": "退货运费谁出", "top_k": 2});
+    assert_error(
+        &server.call("retrieve_knowledge", ask.clone()),
+        401,
+        "UNAUTHORIZED",
     );
+    let mut wrong = ask.clone();
+    wrong["api_key"] = json!("not-the-key");
+    assert_error(
+        &server.call("retrieve_knowledge", wrong),
+        401,
+        "UNAUTHORIZED",
+    );
+    let mut keyed = ask.clone();
+    keyed["api_key"] = json!("dataset-demo-key");
+    let (_, records) = server.call("retrieve_knowledge", keyed);
     assert!(
         !records["records"].as_array().unwrap().is_empty(),
         "{records}"
@@ -1665,7 +1679,7 @@ fn control_characters_in_queries_are_refused() {
         ("search_data_resources", json!({"query": "表\u{7}"})),
         (
             "retrieve_knowledge",
-            json!({"dataset_id": DEMO_DATASET, "query": "退货\u{0}"}),
+            json!({"dataset_id": DEMO_DATASET, "query": "退货\u{0}", "api_key": "dataset-demo-key"}),
         ),
     ] {
         let (status, answer) = server.call(tool, body);

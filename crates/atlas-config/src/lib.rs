@@ -188,6 +188,7 @@ impl Services {
             atlas: self.atlas.clone(),
             biz: Some(self.biz.clone()),
             kb: Some(self.kb.clone()),
+            holds_server_token: false,
         }
     }
 

@@ -129,7 +129,10 @@ impl Phone {
             ["uiautomator", "dump", rest @ ..] => {
                 let path = rest.first().copied().unwrap_or(DEFAULT_DUMP).to_string();
                 let xml = self.hierarchy_xml();
-                self.storage.put(&path, xml.into_bytes());
+                if !self.storage.put(&path, xml.into_bytes()) {
+                    return b"ERROR: could not write the dump: no space left on the phone\n"
+                        .to_vec();
+                }
                 self.record(json!({"action": "dump", "screen": self.current}));
                 format!("UI hierchary dumped to: {path}\n").into_bytes()
             }
@@ -152,8 +155,12 @@ impl Phone {
                 let png = self.screenshot();
                 match rest.iter().find(|w| !w.starts_with('-')) {
                     Some(path) => {
-                        self.storage.put(path, png);
-                        Vec::new()
+                        if self.storage.put(path, png) {
+                            Vec::new()
+                        } else {
+                            format!("Error opening file: {path} (No space left on device)\n")
+                                .into_bytes()
+                        }
                     }
                     None => png,
                 }
@@ -240,10 +247,15 @@ impl Phone {
         bytes
     }
 
-    /// Writes a file onto the phone (`adb push`), logged.
-    pub fn push_file(&mut self, path: &str, bytes: Vec<u8>) {
+    /// Writes a file onto the phone (`adb push`), logged; false when the phone is full.
+    pub fn push_file(&mut self, path: &str, bytes: Vec<u8>) -> bool {
         self.record(json!({"action": "push", "path": path, "bytes": bytes.len()}));
-        self.storage.put(path, bytes);
+        self.storage.put(path, bytes)
+    }
+
+    /// Bytes a pushed file may still take.
+    pub fn free_bytes(&self) -> usize {
+        self.storage.free()
     }
 
     pub fn file(&self, path: &str) -> Option<&[u8]> {

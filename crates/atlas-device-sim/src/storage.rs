@@ -6,12 +6,17 @@
 
 use std::collections::BTreeMap;
 
+/// All the phone's files together may hold this much: pushes past it fail as a full phone's do.
+pub const CAPACITY: usize = 256 * 1024 * 1024;
+
 /// Folders every Android phone has, even when empty.
 const FOLDERS: [&str; 5] = ["/", "/sdcard", "/data", "/data/local", "/data/local/tmp"];
 
 #[derive(Default)]
 pub struct Storage {
     files: BTreeMap<String, Vec<u8>>,
+    /// The files' bytes, together.
+    used: usize,
 }
 
 impl Storage {
@@ -19,13 +24,33 @@ impl Storage {
         self.files.get(&normalise(path)).map(Vec::as_slice)
     }
 
-    pub fn put(&mut self, path: &str, bytes: Vec<u8>) {
-        self.files.insert(normalise(path), bytes);
+    /// Writes a file, replacing one of that path; false (and nothing changed) when it would fill
+    /// the phone past [`CAPACITY`].
+    pub fn put(&mut self, path: &str, bytes: Vec<u8>) -> bool {
+        let path = normalise(path);
+        let replaced = self.files.get(&path).map_or(0, Vec::len);
+        if self.used - replaced + bytes.len() > CAPACITY {
+            return false;
+        }
+        self.used = self.used - replaced + bytes.len();
+        self.files.insert(path, bytes);
+        true
+    }
+
+    /// Bytes a new file may still take.
+    pub fn free(&self) -> usize {
+        CAPACITY - self.used
     }
 
     /// Removes a file; false when there was none.
     pub fn remove(&mut self, path: &str) -> bool {
-        self.files.remove(&normalise(path)).is_some()
+        match self.files.remove(&normalise(path)) {
+            Some(bytes) => {
+                self.used -= bytes.len();
+                true
+            }
+            None => false,
+        }
     }
 
     /// A folder: a standard one, or one that holds a file.
@@ -75,7 +100,7 @@ mod tests {
     #[test]
     fn files_are_found_by_any_spelling_of_their_path_and_folders_list_them() {
         let mut storage = Storage::default();
-        storage.put("/sdcard//shot.png", vec![1, 2, 3]);
+        assert!(storage.put("/sdcard//shot.png", vec![1, 2, 3]));
         assert_eq!(
             storage.get("/storage/emulated/0/shot.png"),
             Some(&[1u8, 2, 3][..])
@@ -85,5 +110,21 @@ mod tests {
         assert_eq!(storage.list("/sdcard"), [("shot.png".to_string(), 3)]);
         assert!(storage.remove("/sdcard/shot.png") && !storage.remove("/sdcard/shot.png"));
         assert_eq!(storage.get("/sdcard/shot.png"), None);
+    }
+
+    #[test]
+    fn the_phone_fills_up_and_frees_what_is_removed() {
+        let mut storage = Storage::default();
+        let big = CAPACITY / 4 + 1;
+        for i in 0..3 {
+            assert!(storage.put(&format!("/sdcard/{i}"), vec![0; big]));
+        }
+        assert!(!storage.put("/sdcard/3", vec![0; big]), "past the capacity");
+        assert_eq!(storage.get("/sdcard/3"), None);
+        // Replacing a file counts only the difference.
+        assert!(storage.put("/sdcard/0", vec![0; big]));
+        assert!(storage.remove("/sdcard/0"));
+        assert!(storage.put("/sdcard/3", vec![0; big]));
+        assert_eq!(storage.free(), CAPACITY - 3 * big);
     }
 }

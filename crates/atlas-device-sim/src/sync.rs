@@ -85,13 +85,21 @@ impl SyncSession {
                     fail(out, &format!("{}: over {MAX_FILE} bytes", upload.path));
                     false
                 }
+                // Checked as the bytes come, so a full phone holds no upload in memory either.
+                b"DATA" if upload.data.len() + payload.len() > phone().free_bytes() => {
+                    fail(out, &format!("{}: no space left on the phone", upload.path));
+                    false
+                }
                 b"DATA" => {
                     upload.data.extend_from_slice(&payload);
                     true
                 }
                 b"DONE" => {
                     let Upload { path, data } = self.upload.take().expect("an upload");
-                    phone().push_file(&path, data);
+                    if !phone().push_file(&path, data) {
+                        fail(out, &format!("{path}: no space left on the phone"));
+                        return false;
+                    }
                     frame(out, b"OKAY", 0);
                     true
                 }

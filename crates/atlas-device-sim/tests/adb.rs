@@ -255,6 +255,40 @@ fn adb_and_the_adb_backend_drive_a_recorded_app() {
         adb(&["-s", &serial, "shell", "cat", "/sdcard/备忘.txt"]),
         "买牛奶 milk\n"
     );
+    // The phone holds what a phone holds: four 60 MB pushes fit, a fifth is refused as a full
+    // phone's is (the simulator's memory does not grow with what hosts push).
+    let big = scratch.join("big.bin");
+    std::fs::write(&big, vec![7u8; 60 * 1024 * 1024]).unwrap();
+    for i in 0..5 {
+        let pushed = Command::new("adb")
+            .args(["-s", &serial, "push", big.to_str().unwrap()])
+            .arg(format!("/sdcard/big{i}.bin"))
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&pushed.stderr).into_owned()
+            + &String::from_utf8_lossy(&pushed.stdout);
+        if i < 4 {
+            assert!(pushed.status.success(), "push {i}: {said}");
+        } else {
+            assert!(!pushed.status.success(), "a fifth 60 MB push fitted");
+            assert!(said.contains("no space left"), "{said}");
+        }
+    }
+    adb(&["-s", &serial, "shell", "rm", "/sdcard/big0.bin"]);
+    let again = Command::new("adb")
+        .args([
+            "-s",
+            &serial,
+            "push",
+            big.to_str().unwrap(),
+            "/sdcard/big4.bin",
+        ])
+        .output()
+        .unwrap();
+    assert!(again.status.success(), "a removed file frees its space");
+    for i in 1..5 {
+        adb(&["-s", &serial, "shell", "rm", &format!("/sdcard/big{i}.bin")]);
+    }
     let missing = Command::new("adb")
         .args([
             "-s",

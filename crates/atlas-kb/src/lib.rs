@@ -476,6 +476,14 @@ impl KnowledgeBase {
         }
     }
 
+    /// Whether `key` is some dataset's own key.
+    pub fn is_dataset_key(&self, key: &str) -> bool {
+        self.datasets
+            .read()
+            .values()
+            .any(|s| s.dataset.api_key == key)
+    }
+
     /// Document `id` of `dataset` and its 1-based position in the dataset.
     pub fn document(&self, dataset: &str, id: &str) -> Result<(usize, DocumentSummary), KbError> {
         let snapshot = self.snapshot(dataset)?;

@@ -32,8 +32,13 @@ pub(crate) async fn export(State(state): State<AppState>) -> Response {
 pub(crate) async fn import(
     State(state): State<AppState>,
     RawQuery(query): RawQuery,
-    body: Bytes,
+    body: Result<Bytes, axum::extract::rejection::BytesRejection>,
 ) -> Response {
+    let Ok(body) = body else {
+        return error_response(&AtlasError::PayloadTooLarge {
+            limit: crate::MAX_BODY_BYTES,
+        });
+    };
     let format = match format_of(query.as_deref()) {
         Ok(format) => format,
         Err(e) => return error_response(&e),

@@ -31,6 +31,22 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 
+/// What every answer says of itself to a browser: its pages and their assets run only their own
+/// scripts and styles (no inline code, nothing from elsewhere), are framed by no other page
+/// (clickjacking), are never sniffed into another type, and send no referrer.
+const SECURITY_HEADERS: [(&str, &str); 5] = [
+    (
+        "content-security-policy",
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; \
+         connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; \
+         form-action 'self'; frame-ancestors 'none'",
+    ),
+    ("x-frame-options", "DENY"),
+    ("x-content-type-options", "nosniff"),
+    ("referrer-policy", "no-referrer"),
+    ("cross-origin-opener-policy", "same-origin"),
+];
+
 /// Seed 001 §9.2's 10 MB, applied to request bodies.
 pub const MAX_BODY_BYTES: usize = 10 * 1024 * 1024;
 
@@ -56,6 +72,8 @@ impl AppState {
             atlas: self.atlas.clone(),
             biz: Some(self.biz.clone()),
             kb: Some(self.kb.clone()),
+            // With a token, no request reaches a tool without it.
+            holds_server_token: self.token.is_some(),
         }
     }
 }
@@ -132,6 +150,16 @@ pub fn router(state: AppState) -> Router {
             )
         })
         .layer(middleware::from_fn_with_state(access, guard::guard))
+        .layer(middleware::from_fn(security_headers))
+}
+
+async fn security_headers(request: Request, next: Next) -> Response {
+    let mut response = next.run(request).await;
+    let headers = response.headers_mut();
+    for (name, value) in SECURITY_HEADERS {
+        headers.insert(name, header::HeaderValue::from_static(value));
+    }
+    response
 }
 
 /// The credentials of `Authorization: Bearer …` (the scheme in any case, as RFC 9110 says).
@@ -151,6 +179,9 @@ async fn refuse_oversize(request: Request, next: Next) -> Response {
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<usize>().ok());
     if announced.is_some_and(|n| n > MAX_BODY_BYTES) {
+        if request.uri().path() == "/mcp" {
+            return mcp::too_large();
+        }
         return error_response(&AtlasError::PayloadTooLarge {
             limit: MAX_BODY_BYTES,
         });

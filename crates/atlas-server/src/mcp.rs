@@ -55,6 +55,15 @@ fn rpc_error(status: StatusCode, code: i64, message: &str) -> Response {
     (status, Json(error(Value::Null, code, message, None))).into_response()
 }
 
+/// A body over the server's limit, answered as JSON-RPC (an MCP client reads no other shape).
+pub(crate) fn too_large() -> Response {
+    rpc_error(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        INVALID_REQUEST,
+        &format!("the message is over {} bytes", crate::MAX_BODY_BYTES),
+    )
+}
+
 async fn end_session(State(state): State<Arc<McpHttp>>, headers: HeaderMap) -> Response {
     match header(&headers, SESSION_HEADER) {
         Some(id) if state.sessions.lock().remove(id).is_some() => {
@@ -72,8 +81,11 @@ async fn end_session(State(state): State<Arc<McpHttp>>, headers: HeaderMap) -> R
 async fn handle_post(
     State(state): State<Arc<McpHttp>>,
     headers: HeaderMap,
-    body: Bytes,
+    body: Result<Bytes, axum::extract::rejection::BytesRejection>,
 ) -> Response {
+    let Ok(body) = body else {
+        return too_large();
+    };
     let message: Value = match serde_json::from_slice(&body) {
         Ok(v) => v,
         Err(e) => {

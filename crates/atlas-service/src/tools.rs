@@ -40,6 +40,9 @@ pub struct ToolContext {
     pub atlas: Arc<Atlas>,
     pub biz: Option<Arc<BizStore>>,
     pub kb: Option<Arc<KnowledgeBase>>,
+    /// The caller proved the server token (a server started with `--token` lets no other caller
+    /// reach a tool). It opens every knowledge base; any other caller opens one with its key.
+    pub holds_server_token: bool,
 }
 
 impl From<Arc<Atlas>> for ToolContext {
@@ -48,6 +51,7 @@ impl From<Arc<Atlas>> for ToolContext {
             atlas,
             biz: None,
             kb: None,
+            holds_server_token: false,
         }
     }
 }
@@ -731,6 +735,7 @@ pub fn kb_error(e: KbError) -> AtlasError {
             details: serde_json::json!({}),
         },
         404 => AtlasError::NotFound(e.to_string()),
+        401 => AtlasError::Unauthorized,
         _ => AtlasError::Graph(e.to_string()),
     }
 }
@@ -843,6 +848,10 @@ pub struct RetrieveKnowledgeRequest {
     /// 低于此分数（0~1）的结果不返回
     #[serde(default)]
     pub score_threshold: Option<f64>,
+    /// 该知识库的 API 密钥（Dify 的 dataset key）；持有服务器令牌的调用方不需要。The dataset's
+    /// own key; a caller holding the server token needs none.
+    #[serde(default)]
+    pub api_key: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -872,6 +881,11 @@ fn knowledge_tool() -> Tool {
                 let kb = c.kb.ok_or_else(|| {
                     AtlasError::NotFound("this server has no knowledge bases".into())
                 })?;
+                // One rule on every face: a dataset's records need its key or the server token.
+                if !c.holds_server_token {
+                    let key = r.api_key.as_deref().ok_or(AtlasError::Unauthorized)?;
+                    kb.authorize(&r.dataset_id, key).map_err(kb_error)?;
+                }
                 let top_k = r.top_k.unwrap_or(4);
                 if !(1..=20).contains(&top_k) {
                     return Err(AtlasError::invalid(

@@ -363,35 +363,69 @@ impl Atlas {
         else {
             return Ok(None);
         };
-        let read = || -> std::io::Result<Option<Vec<u8>>> {
-            use std::io::Read;
-            let file = match std::fs::File::open(&path) {
-                Ok(f) => f,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-                Err(e) => return Err(e),
-            };
-            let mut bytes = Vec::new();
-            file.take(MAX_SCREENSHOT_BYTES + 1)
-                .read_to_end(&mut bytes)?;
-            Ok(Some(bytes))
-        };
-        match read() {
+        match read_png(&path) {
             Ok(Some(bytes)) if bytes.len() as u64 > MAX_SCREENSHOT_BYTES => Err(AtlasError::Graph(
-                format!("{} is larger than 5 MB", path.display()),
+                "the page's screenshot is larger than 5 MB".into(),
             )),
             Ok(bytes) => Ok(bytes),
             Err(e) => Err(AtlasError::Graph(format!(
-                "cannot read {}: {e}",
-                path.display()
+                "cannot read the page's screenshot: {}",
+                e.kind()
             ))),
         }
     }
 }
 
+/// A screenshot's bytes (up to one byte past the limit): only a regular file, opened without
+/// following a symbolic link (one pointing at /etc/passwd or a folder is no screenshot), whose
+/// bytes are a PNG's; `None` for anything else. Errors name no path of this machine.
+fn read_png(path: &std::path::Path) -> std::io::Result<Option<Vec<u8>>> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = match std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+    {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        // ELOOP: the name is a symbolic link.
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    if !file.metadata()?.is_file() {
+        return Ok(None);
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_SCREENSHOT_BYTES + 1)
+        .read_to_end(&mut bytes)?;
+    Ok(bytes.starts_with(PNG_SIGNATURE).then_some(bytes))
+}
+
+/// Whether a screenshot is there to serve (the first bytes read, not the whole file).
+fn has_png(path: &std::path::Path) -> bool {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let Ok(file) = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+    else {
+        return false;
+    };
+    let mut head = Vec::with_capacity(8);
+    file.metadata().is_ok_and(|m| m.is_file())
+        && file.take(8).read_to_end(&mut head).is_ok()
+        && head == PNG_SIGNATURE
+}
+
+/// The first eight bytes of every PNG file.
+const PNG_SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
+
 /// Where a page's screenshot is served, when its folder holds one.
 fn screenshot_url(folder: Option<&std::path::Path>, app_id: &str, page_id: &str) -> Option<String> {
     folder
-        .filter(|f| f.join(atlas_store::SCREENSHOT).is_file())
+        .filter(|f| has_png(&f.join(atlas_store::SCREENSHOT)))
         .map(|_| screenshot_path(app_id, page_id))
 }
 

@@ -12,7 +12,7 @@ const sendButton = document.getElementById("send");
 
 let messages = [];
 const entities = new Map();
-let token = localStorage.getItem("atlas-token") || "";
+let token = sessionStorage.getItem("atlas-token") || "";
 
 function el(tag, attrs = {}, text) {
   const node = document.createElement(tag);
@@ -27,7 +27,7 @@ async function post(path, body) {
   let response = await fetch(path, { method: "POST", headers, body: JSON.stringify(body) });
   if (response.status === 401) {
     token = prompt("这个 Atlas 需要令牌 / This Atlas needs a token") || "";
-    localStorage.setItem("atlas-token", token);
+    sessionStorage.setItem("atlas-token", token);
     headers.Authorization = "Bearer " + token;
     response = await fetch(path, { method: "POST", headers, body: JSON.stringify(body) });
   }

@@ -309,10 +309,17 @@ fn tag_object(tag: &atlas_kb::Tag, bound: usize) -> Value {
     json!({ "id": tag.id, "name": tag.name, "type": "knowledge", "binding_count": bound })
 }
 
-/// Knowledge tags belong to the whole server: listing and changing them takes the server token
-/// (when there is one), as creating datasets does.
+/// Knowledge tags belong to the whole server: changing them takes the server token (when there
+/// is one), as creating datasets does; a dataset's own key may list them too (and bind them to
+/// its dataset), as Dify's clients do with one key.
 pub(super) async fn list_tags(State(state): State<DifyState>, headers: HeaderMap) -> Response {
-    answer(state.open_all(&headers).map(|()| {
+    let opened = state
+        .open_all(&headers)
+        .or_else(|e| match super::bearer(&headers) {
+            Some(key) if state.kb.is_dataset_key(key) => Ok(()),
+            _ => Err(e),
+        });
+    answer(opened.map(|()| {
         Value::Array(
             state
                 .kb

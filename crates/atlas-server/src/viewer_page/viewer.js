@@ -79,7 +79,7 @@ function translatePage() {
 
 // ---- the API -------------------------------------------------------------------------------
 
-let token = localStorage.getItem("atlas-token") || "";
+let token = sessionStorage.getItem("atlas-token") || "";
 
 async function request(path, options = {}) {
   const send = () => {
@@ -90,7 +90,7 @@ async function request(path, options = {}) {
   let response = await send();
   if (response.status === 401) {
     token = prompt(t("tokenPrompt")) || "";
-    localStorage.setItem("atlas-token", token);
+    sessionStorage.setItem("atlas-token", token);
     response = await send();
   }
   return response;
