@@ -34,6 +34,7 @@ for flag in ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "-
              "--disable-background-networking", "--disable-component-update", "--disable-sync",
              "--disable-dev-shm-usage", f"--user-data-dir={tempfile.mkdtemp()}"]:
     options.add_argument(flag)
+options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
 driver = webdriver.Chrome(service=Service(os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")), options=options)
 try:
     wait = WebDriverWait(driver, 30)
@@ -76,6 +77,10 @@ try:
     failed = reply.find_elements(By.CSS_SELECTOR, "details.tool-call.failed")
     check(len(failed) == 2, "wrong arguments and an unknown tool are shown as failed tool calls")
     check("订单退款" in reply.find_element(By.CSS_SELECTOR, ".answer").text, "and the model recovers")
+    # The page lives within its Content-Security-Policy (no inline code): the console shows no
+    # refusal and no other error.
+    severe = [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+    check(not severe, f"no console errors: {severe}")
 finally:
     driver.quit()
 print(f"{checks} chat page checks passed")
