@@ -80,6 +80,20 @@ fn states(app_dir: &Path) -> Vec<Value> {
     saved["states"].as_array().cloned().unwrap_or_default()
 }
 
+/// No file under `data` holds `secret`.
+fn assert_kept_nowhere(data: &Path, secret: &str) {
+    let grep = Command::new("grep")
+        .args(["-rl", secret])
+        .arg(data)
+        .output()
+        .unwrap();
+    assert!(
+        grep.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&grep.stdout)
+    );
+}
+
 fn files_in(dir: &Path) -> Vec<PathBuf> {
     std::fs::read_dir(dir)
         .map(|e| e.flatten().map(|e| e.path()).collect())
@@ -310,16 +324,7 @@ fn the_demo_site_is_explored_safely_and_a_killed_exploration_resumes_without_dup
         "{path}"
     );
     // The password typed into the login form is kept nowhere in the folder.
-    let grep = Command::new("grep")
-        .args(["-rl", "pw-Zq81x"])
-        .arg(&data)
-        .output()
-        .unwrap();
-    assert!(
-        grep.stdout.is_empty(),
-        "{}",
-        String::from_utf8_lossy(&grep.stdout)
-    );
+    assert_kept_nowhere(&data, "pw-Zq81x");
 
     // The account page's script replays the way there (sign-in included) in Playwright.
     let account = found
@@ -591,6 +596,16 @@ fn a_hostile_site_on_two_origins_gets_no_secret_no_write_and_no_code_and_ends_no
             >= 8 + 3,
         "{tools:#?}"
     );
+    // A page that sends a beacon as it loads does not make the link to it destructive.
+    assert_eq!(at("/tracked").len(), 1, "{found:#?}");
+    for state in &found {
+        for task in tasks_in(state, "todos") {
+            assert!(
+                !task["reason"].as_str().unwrap().contains("/api/analytics"),
+                "{task}"
+            );
+        }
+    }
     let order = tasks_in(at("/orders/9")[0], "todos");
     assert!(
         order
@@ -600,16 +615,7 @@ fn a_hostile_site_on_two_origins_gets_no_secret_no_write_and_no_code_and_ends_no
     );
 
     // The password is kept nowhere in the folder.
-    let grep = Command::new("grep")
-        .args(["-rl", password])
-        .arg(&data)
-        .output()
-        .unwrap();
-    assert!(
-        grep.stdout.is_empty(),
-        "{}",
-        String::from_utf8_lossy(&grep.stdout)
-    );
+    assert_kept_nowhere(&data, password);
 
     // Every navigation script compiles and, run under a stand-in Playwright, runs no page text:
     // the link texts written to break out of the script among them.

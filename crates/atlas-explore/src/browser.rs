@@ -189,6 +189,16 @@ impl Tab {
         self.guard.is_alive()
     }
 
+    /// Its main frame's id, as the guard's records name it.
+    pub fn frame(&self) -> &str {
+        &self.frame
+    }
+
+    /// Which document the tab shows: a count of the navigations it made.
+    pub fn document(&self) -> u64 {
+        self.guard.documents(&self.frame)
+    }
+
     /// The requests the guard refused this tab since the last call.
     pub fn refused(&self) -> Vec<Refused> {
         self.guard.take_refused(&self.frame)

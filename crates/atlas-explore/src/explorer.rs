@@ -545,8 +545,10 @@ impl Shared {
             }
             Err(e) => return Err(e),
         }
-        // What the page sent while being reached is the state's own doing, not this action's.
+        // What the page sent while being reached is the state's own doing, not this action's;
+        // so is what a page the action led to sends as it loads (an analytics beacon).
         let _ = tab.refused();
+        let document = tab.document();
         let acted = self
             .timed_browser(perform(
                 tab,
@@ -556,7 +558,11 @@ impl Shared {
                 &self.password(),
             ))
             .await;
-        let refused = tab.refused();
+        let refused: Vec<_> = tab
+            .refused()
+            .into_iter()
+            .filter(|r| r.frame != tab.frame() || r.document == document)
+            .collect();
         if !refused.is_empty() {
             self.record_refused(index, &task, &refused)?;
         }

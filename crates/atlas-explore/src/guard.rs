@@ -36,6 +36,8 @@ use crate::ExploreError;
 pub struct Refused {
     /// The frame that made it (a tab's main frame has the tab's target id).
     pub frame: String,
+    /// Which document of that frame made it: the frame's navigations let through before it.
+    pub document: u64,
     pub method: String,
     pub url: String,
 }
@@ -55,8 +57,9 @@ pub struct Policy {
 struct Decisions {
     /// Per frame, the address a sign-in the explorer is sending may post to.
     sign_in: HashMap<String, String>,
-    /// The main frames of the explorer's tabs.
-    tabs: HashSet<String>,
+    /// The main frames of the explorer's tabs, each with the navigations let through so far:
+    /// a request refused after one was made by the new document, not by what led to it.
+    tabs: HashMap<String, u64>,
     refused: Vec<Refused>,
     /// Challenges already answered with the credentials: a second one means they were wrong.
     answered: HashSet<String>,
@@ -180,7 +183,22 @@ impl Guard {
 
     /// Counts `frame` as a tab's main frame (see [`Guard::take_refused`]).
     pub fn add_tab(&self, frame: &str) {
-        self.inner.decisions.lock().tabs.insert(frame.to_string());
+        self.inner
+            .decisions
+            .lock()
+            .tabs
+            .insert(frame.to_string(), 0);
+    }
+
+    /// How many documents the tab whose main frame is `frame` has loaded (see [`Refused::document`]).
+    pub fn documents(&self, frame: &str) -> u64 {
+        self.inner
+            .decisions
+            .lock()
+            .tabs
+            .get(frame)
+            .copied()
+            .unwrap_or_default()
     }
 
     /// The refused requests of the tab whose main frame is `frame`, and of frames that are no
@@ -191,7 +209,7 @@ impl Guard {
         let refused = std::mem::take(&mut decisions.refused);
         let (mine, rest) = refused
             .into_iter()
-            .partition(|r| r.frame == frame || !decisions.tabs.contains(&r.frame));
+            .partition(|r| r.frame == frame || !decisions.tabs.contains_key(&r.frame));
         decisions.refused = rest;
         mine
     }
@@ -211,12 +229,19 @@ impl Inner {
         match event["method"].as_str()? {
             "Fetch.requestPaused" => {
                 let method = params["request"]["method"].as_str().unwrap_or("GET");
+                let navigation = params["resourceType"] == "Document";
                 if self.lets_through(frame, method, url) {
+                    if navigation && let Some(n) = self.decisions.lock().tabs.get_mut(frame) {
+                        *n += 1;
+                    }
                     Some(("Fetch.continueRequest", json!({ "requestId": request_id })))
                 } else {
                     tracing::info!("refused {method} {url}");
-                    self.decisions.lock().refused.push(Refused {
+                    let mut decisions = self.decisions.lock();
+                    let document = decisions.tabs.get(frame).copied().unwrap_or_default();
+                    decisions.refused.push(Refused {
                         frame: frame.to_string(),
+                        document,
                         method: method.to_string(),
                         url: url.to_string(),
                     });
@@ -333,6 +358,22 @@ mod tests {
         assert_eq!(
             open.answer(&paused("DELETE", "http://x/", "F")).unwrap().0,
             "Fetch.continueRequest"
+        );
+    }
+
+    #[test]
+    fn a_refusal_is_counted_to_the_document_that_made_it() {
+        let guard = inner(false, false);
+        guard.decisions.lock().tabs.insert("F".into(), 0);
+        guard.answer(&paused("POST", "http://127.0.0.1:8000/a", "F"));
+        let mut navigation = paused("GET", "http://127.0.0.1:8000/next", "F");
+        navigation["params"]["resourceType"] = json!("Document");
+        guard.answer(&navigation);
+        guard.answer(&paused("POST", "http://127.0.0.1:8000/beacon", "F"));
+        let refused = &guard.decisions.lock().refused;
+        assert_eq!(
+            refused.iter().map(|r| r.document).collect::<Vec<_>>(),
+            [0, 1]
         );
     }
 

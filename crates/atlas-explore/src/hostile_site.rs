@@ -104,9 +104,18 @@ async fn home(State(site): State<Site>) -> Html<String> {
         "Hostile home",
         &format!(
             r#"<h1>Welcome</h1><img src="{}/secret.png" alt="partner logo">
-<p><a href="/slow">A slow page</a></p>{breakouts}"#,
+<p><a href="/slow">A slow page</a></p><p><a href="/tracked">Latest figures</a></p>{breakouts}"#,
             site.other
         ),
+    )
+}
+
+/// A page that reports its own view as it loads, as analytics do: refused like any write, but no
+/// reason to call the link that led here destructive.
+async fn tracked() -> Html<String> {
+    page(
+        "Latest figures",
+        "<h1>Latest figures</h1><script>navigator.sendBeacon('/api/analytics', 'view');</script>",
     )
 }
 
@@ -355,6 +364,7 @@ pub fn router(counters: Arc<Counters>, other: &str) -> Router {
     let mut router = Router::new()
         .route("/", get(home))
         .route("/quotes/{i}", get(quotes))
+        .route("/tracked", get(tracked))
         .route("/danger", get(danger))
         .route("/orders", get(orders))
         .route("/orders/9", get(order))
