@@ -651,4 +651,34 @@ fn a_hostile_site_on_two_origins_gets_no_secret_no_write_and_no_code_and_ends_no
     );
     let (clean, said) = fsck(&data);
     assert!(clean, "{said}");
+
+    // --allow-destructive lifts the guard and the words (into another folder: the writes now
+    // reach the site), never where the credentials go.
+    let open_data = dir.path().join("allowed");
+    let out = atlas()
+        .args(["explore", &format!("{base}/"), "--data"])
+        .arg(&open_data)
+        .arg("--chromium")
+        .arg(&chromium)
+        .args([
+            "--max-seconds",
+            "400",
+            "--embedder",
+            "hash",
+            "--allow-destructive",
+        ])
+        .arg("--credentials")
+        .arg(format!("{}:{password}", atlas_explore::hostile_site::USER))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stats = get(&format!("http://{b}/stats"));
+    assert!(stats["writes"].as_u64().unwrap() >= 3, "{stats}");
+    assert!(stats["destructive_gets"].as_u64().unwrap() >= 8, "{stats}");
+    assert_eq!(stats["other_authorization"], 0, "{stats}");
+    assert_eq!(stats["other_secrets"], 0, "{stats}");
 }
