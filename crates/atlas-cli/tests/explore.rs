@@ -80,6 +80,16 @@ fn states(app_dir: &Path) -> Vec<Value> {
     saved["states"].as_array().cloned().unwrap_or_default()
 }
 
+/// `atlas explore BASE/ --data DATA --chromium CHROMIUM`, to which a test adds its options.
+fn explore_command(base: &str, data: &Path, chromium: &Path) -> Command {
+    let mut c = atlas();
+    c.args(["explore", &format!("{base}/"), "--data"])
+        .arg(data)
+        .arg("--chromium")
+        .arg(chromium);
+    c
+}
+
 /// No file under `data` holds `secret`.
 fn assert_kept_nowhere(data: &Path, secret: &str) {
     let grep = Command::new("grep")
@@ -422,11 +432,7 @@ fn a_real_wiki_open_to_anonymous_editing_is_explored_without_changing_it() {
     }
     let data = dir.path().join("data");
     let report_path = dir.path().join("report.json");
-    let out = atlas()
-        .args(["explore", &format!("{base}/"), "--data"])
-        .arg(&data)
-        .arg("--chromium")
-        .arg(&chromium)
+    let out = explore_command(&base, &data, &chromium)
         .args([
             "--max-states",
             "25",
@@ -502,11 +508,7 @@ fn a_hostile_site_on_two_origins_gets_no_secret_no_write_and_no_code_and_ends_no
     let data = dir.path().join("data");
     let report_path = dir.path().join("report.json");
     let password = atlas_explore::hostile_site::PASSWORD;
-    let out = atlas()
-        .args(["explore", &format!("{base}/"), "--data"])
-        .arg(&data)
-        .arg("--chromium")
-        .arg(&chromium)
+    let out = explore_command(&base, &data, &chromium)
         .args(["--max-seconds", "400", "--embedder", "hash", "--json"])
         .arg(&report_path)
         .arg("--credentials")
@@ -655,11 +657,7 @@ fn a_hostile_site_on_two_origins_gets_no_secret_no_write_and_no_code_and_ends_no
     // --allow-destructive lifts the guard and the words (into another folder: the writes now
     // reach the site), never where the credentials go.
     let open_data = dir.path().join("allowed");
-    let out = atlas()
-        .args(["explore", &format!("{base}/"), "--data"])
-        .arg(&open_data)
-        .arg("--chromium")
-        .arg(&chromium)
+    let out = explore_command(&base, &open_data, &chromium)
         .args([
             "--max-seconds",
             "400",
