@@ -529,6 +529,7 @@ fn a_hostile_site_on_two_origins_gets_no_secret_no_write_and_no_code_and_ends_no
         "destructive_gets",
         "other_authorization",
         "other_secrets",
+        "websockets",
     ] {
         assert_eq!(stats[zero], 0, "{zero}: {stats}");
     }
@@ -677,6 +678,7 @@ fn a_hostile_site_on_two_origins_gets_no_secret_no_write_and_no_code_and_ends_no
     let stats = get(&format!("http://{b}/stats"));
     assert!(stats["writes"].as_u64().unwrap() >= 3, "{stats}");
     assert!(stats["destructive_gets"].as_u64().unwrap() >= 8, "{stats}");
+    assert!(stats["websockets"].as_u64().unwrap() >= 1, "{stats}");
     assert_eq!(stats["other_authorization"], 0, "{stats}");
     assert_eq!(stats["other_secrets"], 0, "{stats}");
 }

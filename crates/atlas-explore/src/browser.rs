@@ -19,7 +19,7 @@ use chromiumoxide::cdp::browser_protocol::input::InsertTextParams;
 use chromiumoxide::cdp::browser_protocol::page::{
     CaptureScreenshotFormat, CreateIsolatedWorldParams, StopLoadingParams,
 };
-use chromiumoxide::cdp::js_protocol::runtime::EvaluateParams;
+use chromiumoxide::cdp::js_protocol::runtime::{EvaluateParams, ExecutionContextId};
 use chromiumoxide::page::ScreenshotParams;
 use futures_util::StreamExt;
 
@@ -36,6 +36,8 @@ const FLAGS: &[&str] = &[
     "--disable-component-update",
     "--disable-sync",
     "--disable-dev-shm-usage",
+    // A page left stays gone: its scripts' world is not kept for going back to it.
+    "--disable-features=BackForwardCache",
     "--lang=zh-CN,en",
 ];
 
@@ -66,6 +68,8 @@ pub struct Browser {
     inner: chromiumoxide::Browser,
     driver: tokio::task::JoinHandle<()>,
     guard: Arc<Guard>,
+    /// `--allow-destructive`: WebSockets are not blocked either.
+    allow_writes: bool,
     /// A throwaway profile, removed when the browser goes.
     _profile: tempfile::TempDir,
 }
@@ -90,6 +94,7 @@ impl Browser {
             ExploreError::Browser(format!("cannot start {}: {e}", executable.display()))
         })?;
         let driver = tokio::spawn(async move { while handler.next().await.is_some() {} });
+        let allow_writes = policy.allow_writes;
         let guard = match Guard::start(inner.websocket_address(), policy).await {
             Ok(guard) => Arc::new(guard),
             Err(e) => {
@@ -103,6 +108,7 @@ impl Browser {
             inner,
             driver,
             guard,
+            allow_writes,
             _profile: profile,
         })
     }
@@ -113,12 +119,18 @@ impl Browser {
         page.evaluate_on_new_document(NO_DIALOGS)
             .await
             .map_err(browser)?;
+        if !self.allow_writes {
+            page.evaluate_on_new_document(crate::guard::NO_WEBSOCKETS)
+                .await
+                .map_err(browser)?;
+        }
         let frame = page.target_id().as_ref().to_string();
         self.guard.add_tab(&frame);
         Ok(Tab {
             page,
             frame,
             guard: self.guard.clone(),
+            world: parking_lot::Mutex::new(None),
         })
     }
 
@@ -150,6 +162,8 @@ pub struct Tab {
     /// Its main frame's id (a page target's id), as the guard knows the tab.
     frame: String,
     guard: Arc<Guard>,
+    /// The isolated world made in the current document, and which document that was.
+    world: parking_lot::Mutex<Option<(u64, ExecutionContextId)>>,
 }
 
 impl Tab {
@@ -206,7 +220,27 @@ impl Tab {
 
     /// Evaluates a script in an isolated world of the page's main frame: the page's DOM, none of
     /// its JavaScript.
+    ///
+    /// The world is made once per document and kept: a navigation the guard let through starts
+    /// a new document, and a world the browser has since dropped (a navigation within the
+    /// page's scripts) is made again.
     async fn evaluate(&self, script: &str) -> Result<serde_json::Value, ExploreError> {
+        let document = self.document();
+        let kept = (*self.world.lock()).filter(|(d, _)| *d == document);
+        let context = match kept {
+            Some((_, context)) => context,
+            None => self.new_world(document).await?,
+        };
+        match self.evaluate_in(context, script).await {
+            Err(ExploreError::Browser(e)) if e.contains("context") => {
+                let context = self.new_world(document).await?;
+                self.evaluate_in(context, script).await
+            }
+            done => done,
+        }
+    }
+
+    async fn new_world(&self, document: u64) -> Result<ExecutionContextId, ExploreError> {
         let world = self
             .page
             .execute(
@@ -218,9 +252,19 @@ impl Tab {
             )
             .await
             .map_err(browser)?;
+        let context = world.result.execution_context_id;
+        *self.world.lock() = Some((document, context));
+        Ok(context)
+    }
+
+    async fn evaluate_in(
+        &self,
+        context: ExecutionContextId,
+        script: &str,
+    ) -> Result<serde_json::Value, ExploreError> {
         let params = EvaluateParams::builder()
             .expression(script)
-            .context_id(world.result.execution_context_id)
+            .context_id(context)
             .return_by_value(true)
             .await_promise(true)
             .build()

@@ -8,7 +8,8 @@
 //!   a beacon, a form's POST) fails in the browser and is recorded with its page's frame, for the
 //!   explorer to list as a destructive candidate. The one exception is the sign-in the explorer
 //!   itself is sending: a POST from that tab's page to the sign-in form's own address on the start
-//!   origin ([`Guard::allow_sign_in`]). `--allow-destructive` lifts the rule.
+//!   origin ([`Guard::allow_sign_in`]). `--allow-destructive` lifts the rule. WebSockets, which
+//!   the Fetch domain cannot hold, are refused in the page instead ([`NO_WEBSOCKETS`]).
 //! - **Credentials go only to the start origin.** An HTTP authentication challenge is answered
 //!   with the credentials only when it comes from the start URL's origin (scheme, host and port),
 //!   once per request; any other origin's challenge is cancelled. No option widens this.
@@ -98,6 +99,15 @@ fn without_fragment(url: &str) -> String {
     }
 }
 
+/// Run before every document's own scripts while writes are refused: the Fetch domain cannot
+/// hold a WebSocket (nor can `Network.setBlockedURLs`), so the constructors are replaced, not
+/// to be redefined. A page set on it could still reach a pristine constructor through a frame
+/// made before the browser runs this in it: the one channel the guard holds only this far.
+pub const NO_WEBSOCKETS: &str = "(() => { for (const name of ['WebSocket', 'WebSocketStream']) { \
+    try { Object.defineProperty(window, name, { configurable: false, writable: false, \
+    value: function () { throw new DOMException('WebSockets are refused while exploring', 'SecurityError'); } }); } \
+    catch (_) {} } })();";
+
 impl Guard {
     /// Connects to the browser at `websocket` and intercepts every request from then on. It
     /// returns once interception is on, so nothing the explorer does afterwards goes unguarded.
@@ -106,6 +116,8 @@ impl Guard {
             .await
             .map_err(browser)?;
         let (mut sink, mut stream) = socket.split();
+        // Every request, images included: an image's authentication challenge left to the
+        // browser would hold its page's loading.
         let enable = json!({
             "id": 1,
             "method": "Fetch.enable",

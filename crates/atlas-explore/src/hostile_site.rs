@@ -42,6 +42,8 @@ pub struct Counters {
     pub other_secrets: AtomicUsize,
     /// Requests that reached the other origin's collector (a sign-in form's action).
     pub other_collect: AtomicUsize,
+    /// WebSocket handshakes (a channel a page writes through) at the start origin.
+    pub websockets: AtomicUsize,
 }
 
 impl Counters {
@@ -55,6 +57,7 @@ impl Counters {
             "other_authorization": n(&self.other_authorization),
             "other_secrets": n(&self.other_secrets),
             "other_collect": n(&self.other_collect),
+            "websockets": n(&self.websockets),
         })
     }
 }
@@ -134,7 +137,8 @@ async fn danger() -> Html<String> {
             r#"<h1>Tools</h1><ul>{links}</ul>
 <button id="more" onclick="fetch('/api/items/1', {{method: 'DELETE'}})">Show more</button>
 <button id="refresh" onclick="fetch('/api/notes', {{method: 'POST', body: 'x'}})">Refresh</button>
-<button id="details" onclick="navigator.sendBeacon('/api/track', 'seen')">Details</button>"#
+<button id="details" onclick="navigator.sendBeacon('/api/track', 'seen')">Details</button>
+<button id="live" onclick="const s = new WebSocket('ws://' + location.host + '/ws'); s.onopen = () => s.send('drop everything')">Live</button>"#
         ),
     )
 }
@@ -297,6 +301,9 @@ async fn count_writes(
     request: Request,
     next: axum::middleware::Next,
 ) -> Response {
+    if request.headers().contains_key(header::UPGRADE) {
+        site.counters.websockets.fetch_add(1, Ordering::SeqCst);
+    }
     let sign_in = request.method() == Method::POST && request.uri().path() == "/login";
     if !matches!(*request.method(), Method::GET | Method::HEAD) && !sign_in {
         site.counters.writes.fetch_add(1, Ordering::SeqCst);
@@ -365,6 +372,8 @@ pub fn router(counters: Arc<Counters>, other: &str) -> Router {
         .route("/", get(home))
         .route("/quotes/{i}", get(quotes))
         .route("/tracked", get(tracked))
+        // A WebSocket's handshake is counted on its way in; no socket is ever opened.
+        .route("/ws", get(|| async { StatusCode::NOT_FOUND }))
         .route("/danger", get(danger))
         .route("/orders", get(orders))
         .route("/orders/9", get(order))
