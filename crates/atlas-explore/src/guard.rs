@@ -2,7 +2,7 @@
 //!
 //! A page decides which requests it makes; the guard decides which of them leave the browser.
 //! It is a DevTools connection of its own to the browser endpoint that enables the Fetch domain
-//! browser-wide, so every request of every tab, frame, pop-up and worker waits for its answer:
+//! browser-wide, so every request of every tab, frame and pop-up waits for its answer:
 //!
 //! - **Writes are refused.** A request other than GET or HEAD (a `fetch(…, {method: 'DELETE'})`,
 //!   a beacon, a form's POST) fails in the browser and is recorded with its page's frame, for the
