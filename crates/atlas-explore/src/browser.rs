@@ -11,9 +11,8 @@
 //! nothing and no dialog blocks the tab.
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
-
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use chromiumoxide::cdp::browser_protocol::input::InsertTextParams;
 use chromiumoxide::cdp::browser_protocol::page::{
@@ -203,11 +202,6 @@ impl Tab {
         self.guard.is_alive()
     }
 
-    /// Its main frame's id, as the guard's records name it.
-    pub fn frame(&self) -> &str {
-        &self.frame
-    }
-
     /// Which document the tab shows: a count of the navigations it made.
     pub fn document(&self) -> u64 {
         self.guard.documents(&self.frame)
@@ -216,6 +210,15 @@ impl Tab {
     /// The requests the guard refused this tab since the last call.
     pub fn refused(&self) -> Vec<Refused> {
         self.guard.take_refused(&self.frame)
+    }
+
+    /// The requests refused since the last call that `document` made (see [`Tab::document`]),
+    /// its frames' and workers' included: what a page an action led to sends as it loads (an
+    /// analytics beacon) is not the action's doing, and is left out.
+    pub fn refused_by(&self, document: u64) -> Vec<Refused> {
+        let mut refused = self.refused();
+        refused.retain(|r| r.frame != self.frame || r.document == document);
+        refused
     }
 
     /// Evaluates a script in an isolated world of the page's main frame: the page's DOM, none of

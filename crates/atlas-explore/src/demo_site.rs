@@ -142,7 +142,7 @@ async fn search(Query(s): Query<Search>) -> Html<String> {
     }
 }
 
-fn html_escape(s: &str) -> String {
+pub(crate) fn html_escape(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")

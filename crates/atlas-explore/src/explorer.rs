@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::ExploreError;
 use crate::browser::{Browser, Tab};
+use crate::guard::origin_of;
 use crate::safety;
 use crate::snapshot::{Identity, Snapshot, normalize_url};
 use crate::tasks::{self, Place, Task};
@@ -193,12 +194,6 @@ struct Shared {
     progress: Arc<dyn Progress>,
 }
 
-fn origin(url: &str) -> String {
-    url::Url::parse(url)
-        .map(|u| u.origin().ascii_serialization())
-        .unwrap_or_default()
-}
-
 impl Shared {
     fn saved_path(&self) -> PathBuf {
         self.store
@@ -216,7 +211,7 @@ impl Shared {
     }
 
     fn in_scope(&self, url: &str) -> bool {
-        self.origins.contains(&origin(url))
+        self.origins.contains(&origin_of(url))
     }
 
     async fn timed_browser<T>(&self, work: impl std::future::Future<Output = T>) -> T {
@@ -545,8 +540,7 @@ impl Shared {
             }
             Err(e) => return Err(e),
         }
-        // What the page sent while being reached is the state's own doing, not this action's;
-        // so is what a page the action led to sends as it loads (an analytics beacon).
+        // What the page sent while being reached is the state's own doing, not this action's.
         let _ = tab.refused();
         let document = tab.document();
         let acted = self
@@ -558,11 +552,7 @@ impl Shared {
                 &self.password(),
             ))
             .await;
-        let refused: Vec<_> = tab
-            .refused()
-            .into_iter()
-            .filter(|r| r.frame != tab.frame() || r.document == document)
-            .collect();
+        let refused = tab.refused_by(document);
         if !refused.is_empty() {
             self.record_refused(index, &task, &refused)?;
         }
@@ -939,9 +929,9 @@ pub async fn explore(
             None => host.to_string(),
         }
     });
-    let start_origin = origin(start.as_str());
+    let start_origin = origin_of(start.as_str());
     let mut origins = vec![start_origin.clone()];
-    origins.extend(options.origins.iter().map(|o| origin(o)));
+    origins.extend(options.origins.iter().map(|o| origin_of(o)));
     let shared = Arc::new(Shared {
         atlas,
         store,

@@ -11,15 +11,18 @@
 //! staff area of its own. Both origins count at `GET /stats` what an explorer must never do;
 //! every count but `logins` and `private_pages` must stay 0.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use axum::Router;
-use axum::extract::{Request, State};
+use axum::extract::{Form, Request, State};
 use axum::http::{HeaderMap, Method, StatusCode, header};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::routing::{any, get};
+
+use crate::demo_site::html_escape;
 
 /// The user and password the start origin accepts (give them to `--credentials`).
 pub const USER: &str = "ann";
@@ -101,7 +104,7 @@ async fn home(State(site): State<Site>) -> Html<String> {
     let breakouts: String = BREAKOUT_TEXTS
         .iter()
         .enumerate()
-        .map(|(i, t)| format!(r#"<p><a href="/quotes/{i}">{}</a></p>"#, escape(t)))
+        .map(|(i, t)| format!(r#"<p><a href="/quotes/{i}">{}</a></p>"#, html_escape(t)))
         .collect();
     page(
         "Hostile home",
@@ -228,16 +231,8 @@ async fn login_page() -> Html<String> {
     )
 }
 
-async fn login(State(site): State<Site>, body: String) -> Response {
-    let form: Vec<(String, String)> = url::form_urlencoded::parse(body.as_bytes())
-        .into_owned()
-        .collect();
-    let value = |k: &str| {
-        form.iter()
-            .find(|(n, _)| n == k)
-            .map(|(_, v)| v.as_str())
-            .unwrap_or_default()
-    };
+async fn login(State(site): State<Site>, Form(form): Form<HashMap<String, String>>) -> Response {
+    let value = |k: &str| form.get(k).map(String::as_str).unwrap_or_default();
     if value("username") == USER && value("password") == PASSWORD {
         site.counters.logins.fetch_add(1, Ordering::SeqCst);
         return Redirect::to("/account").into_response();
@@ -353,13 +348,6 @@ async fn other(State(site): State<Site>, request: Request) -> Response {
         }
         _ => StatusCode::NOT_FOUND.into_response(),
     }
-}
-
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }
 
 /// The start origin's site; `other` is the other origin (`http://host:port`).

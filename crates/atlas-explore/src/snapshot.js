@@ -140,7 +140,6 @@
       selector: selector(b), text: label(b),
       attrs: [attr(b, 'id'), attr(b, 'class'), attr(b, 'name'), attr(b, 'data-action')].join(' '),
       form_method: form ? method(form) : '',
-      form_login: !!(form && $one(form, 'input[type=password]')),
     });
   }
   // Which tab, item or panel is selected or open: part of a state even where the address is not.

@@ -104,9 +104,6 @@ pub struct Button {
     /// The method of the form it sends (by its `form` attribute), if any.
     #[serde(default)]
     pub form_method: String,
-    /// That form signs in.
-    #[serde(default)]
-    pub form_login: bool,
 }
 
 /// Query parameters that name a session, a cache-buster or a tracker, whatever their value.
@@ -251,7 +248,8 @@ impl Snapshot {
     }
 
     /// The fingerprint, and what tells a near-duplicate ([`same_screen`]): the key of what must
-    /// be equal (address, title, forms, what is selected) and the link targets, normalised.
+    /// be equal (address, title, forms, what is selected, main headings) and the link targets,
+    /// normalised.
     /// One reading of the features serves all three.
     pub fn identity(&self) -> Identity {
         let features = self.features(true);

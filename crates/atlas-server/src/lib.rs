@@ -171,14 +171,17 @@ pub(crate) fn bearer(headers: &axum::http::HeaderMap) -> Option<&str> {
         .then(|| credentials.trim())
 }
 
-/// Refuses a body announced as too large before reading any of it.
-async fn refuse_oversize(request: Request, next: Next) -> Response {
-    let announced = request
-        .headers()
+/// The body's length as its `Content-Length` announces it.
+pub(crate) fn announced_length(headers: &axum::http::HeaderMap) -> Option<usize> {
+    headers
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<usize>().ok());
-    if announced.is_some_and(|n| n > MAX_BODY_BYTES) {
+        .and_then(|v| v.parse().ok())
+}
+
+/// Refuses a body announced as too large before reading any of it.
+async fn refuse_oversize(request: Request, next: Next) -> Response {
+    if announced_length(request.headers()).is_some_and(|n| n > MAX_BODY_BYTES) {
         if request.uri().path() == "/mcp" {
             return mcp::too_large();
         }

@@ -380,6 +380,17 @@ impl Atlas {
 /// following a symbolic link (one pointing at /etc/passwd or a folder is no screenshot), whose
 /// bytes are a PNG's; `None` for anything else. Errors name no path of this machine.
 fn read_png(path: &std::path::Path) -> std::io::Result<Option<Vec<u8>>> {
+    read_head(path, MAX_SCREENSHOT_BYTES + 1)
+}
+
+/// Whether a screenshot is there to serve (its signature read, not the whole file).
+fn has_png(path: &std::path::Path) -> bool {
+    read_head(path, PNG_SIGNATURE.len() as u64).is_ok_and(|head| head.is_some())
+}
+
+/// Up to `limit` bytes of a regular file opened without following a symbolic link, when they
+/// start as a PNG's; `None` for a missing file, a link, anything not a regular file or a PNG.
+fn read_head(path: &std::path::Path, limit: u64) -> std::io::Result<Option<Vec<u8>>> {
     use std::io::Read;
     use std::os::unix::fs::OpenOptionsExt;
     let file = match std::fs::OpenOptions::new()
@@ -397,26 +408,8 @@ fn read_png(path: &std::path::Path) -> std::io::Result<Option<Vec<u8>>> {
         return Ok(None);
     }
     let mut bytes = Vec::new();
-    file.take(MAX_SCREENSHOT_BYTES + 1)
-        .read_to_end(&mut bytes)?;
+    file.take(limit).read_to_end(&mut bytes)?;
     Ok(bytes.starts_with(PNG_SIGNATURE).then_some(bytes))
-}
-
-/// Whether a screenshot is there to serve (the first bytes read, not the whole file).
-fn has_png(path: &std::path::Path) -> bool {
-    use std::io::Read;
-    use std::os::unix::fs::OpenOptionsExt;
-    let Ok(file) = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(path)
-    else {
-        return false;
-    };
-    let mut head = Vec::with_capacity(8);
-    file.metadata().is_ok_and(|m| m.is_file())
-        && file.take(8).read_to_end(&mut head).is_ok()
-        && head == PNG_SIGNATURE
 }
 
 /// The first eight bytes of every PNG file.

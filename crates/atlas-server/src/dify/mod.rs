@@ -152,12 +152,7 @@ async fn refuse_oversize(
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> Response {
-    let announced = request
-        .headers()
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<usize>().ok());
-    match announced {
+    match crate::announced_length(request.headers()) {
         Some(size) if size > MAX_UPLOAD_BYTES => dify_error(&KbError::TooLarge {
             what: "the request body".into(),
             size,
@@ -227,6 +222,14 @@ impl DifyState {
             return self.kb.dataset(id).map(|_| ());
         }
         self.kb.authorize(id, key)
+    }
+
+    /// Whether the request may list the server's tags: what opens all, or any dataset's own key.
+    fn open_tags(&self, headers: &HeaderMap) -> Result<(), KbError> {
+        self.open_all(headers).or_else(|e| match bearer(headers) {
+            Some(key) if self.kb.is_dataset_key(key) => Ok(()),
+            _ => Err(e),
+        })
     }
 
     /// Whether the request may create or list datasets: the server token, when there is one.
