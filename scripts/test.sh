@@ -115,7 +115,7 @@ echo "== Python client: seed 000's example against atlas serve --demo"
 data=$(mktemp -d)
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 sim_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-"${CARGO_TARGET_DIR:-target}/debug/atlas" model-sim crates/atlas-chat/demo/business.json --addr "127.0.0.1:$sim_port" 2>"$data/sim.log" &
+"${CARGO_TARGET_DIR:-target}/debug/atlas" model-sim crates/faces/atlas-chat/demo/business.json --addr "127.0.0.1:$sim_port" 2>"$data/sim.log" &
 sim=$!
 "${CARGO_TARGET_DIR:-target}/debug/atlas" serve --demo --data "$data/atlas-data" --addr "127.0.0.1:$port" \
   --llm-url "http://127.0.0.1:$sim_port/v1" --llm-model atlas-sim 2>"$data/serve.log" &

@@ -1,6 +1,6 @@
 """Atlas's graph for one run of a phone-agent task, over Atlas's HTTP API.
 
-What it does is what ``atlas agent`` does (crates/atlas-agent/src/graph.rs): match each screen to
+What it does is what ``atlas agent`` does (crates/apps/atlas-agent/src/graph.rs): match each screen to
 a page (adding it when new), report each executed step with the task as intent and the run as
 session, ask for the next action and take it only at a stated confidence of ``fast_path`` or
 more, finish only where a remembered session finished, and say how the run ended.

@@ -1,5 +1,5 @@
 """The /chat page in headless Chromium, against `atlas serve --llm-url` pointed at
-`atlas model-sim` with crates/atlas-chat/demo/business.json: a question makes the scripted model
+`atlas model-sim` with crates/faces/atlas-chat/demo/business.json: a question makes the scripted model
 call search, then context, then answer; the page must show each tool call folded with its JSON,
 the answer, the entities found, and a neighbourhood when one is clicked. A second question relies
 on the conversation the page kept.

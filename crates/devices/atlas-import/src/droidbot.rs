@@ -389,7 +389,7 @@ mod tests {
     #[test]
     fn reads_droidbots_recordings_in_the_development_folder() {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../../shared/data/droidtask-dev/user_tasks/calendar");
+            .join("../../../../shared/data/droidtask-dev/user_tasks/calendar");
         if !dir.exists() {
             return;
         }

@@ -13,7 +13,7 @@ use atlas_device_sim::{Phone, RecordedApp};
 
 fn simulator() -> Option<String> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/data/droidtask-dev/user_tasks/notes");
+        .join("../../../../shared/data/droidtask-dev/user_tasks/notes");
     if !dir.join("states").is_dir() {
         eprintln!("no DroidTask folder: skipped");
         return None;

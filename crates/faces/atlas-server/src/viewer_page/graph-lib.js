@@ -1,4 +1,4 @@
-/* The graph drawing library of Atlas's viewer, bundled by crates/atlas-server/viewer/build.sh:
+/* The graph drawing library of Atlas's viewer, bundled by crates/faces/atlas-server/viewer/build.sh:
  * sigma 3.0.2
  * graphology 0.26.0
  * @sigma/node-image 3.0.0

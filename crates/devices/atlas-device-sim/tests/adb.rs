@@ -12,7 +12,7 @@ use atlas_device_sim::{Phone, RecordedApp};
 
 fn recording() -> Option<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/data/droidtask-dev/user_tasks/notes");
+        .join("../../../../shared/data/droidtask-dev/user_tasks/notes");
     dir.join("states").is_dir().then_some(dir)
 }
 

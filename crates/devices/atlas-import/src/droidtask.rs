@@ -235,7 +235,7 @@ mod tests {
     use super::*;
 
     fn dev_data() -> Option<PathBuf> {
-        let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/droidtask-dev");
+        let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../../shared/data/droidtask-dev");
         p.exists().then_some(p)
     }
 

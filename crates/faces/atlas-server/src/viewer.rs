@@ -5,7 +5,7 @@
 //!
 //! The page's files ship inside the binary: its own script and styles, readable as written, and
 //! the graph drawing library (sigma.js with graphology, WebGL) bundled from npm by
-//! `crates/atlas-server/viewer/build.sh` and committed, so nothing is fetched at run time.
+//! `crates/faces/atlas-server/viewer/build.sh` and committed, so nothing is fetched at run time.
 
 use atlas_model::AtlasError;
 use axum::extract::{Path, State};

@@ -9,7 +9,7 @@ npm ci --no-audit --no-fund
 out=../src/viewer_page/graph-lib.js
 versions=$(node -e 'const fs = require("fs"); for (const p of ["sigma", "graphology", "@sigma/node-image"]) console.log(" * " + p + " " + JSON.parse(fs.readFileSync("node_modules/" + p + "/package.json")).version)')
 {
-  echo "/* The graph drawing library of Atlas's viewer, bundled by crates/atlas-server/viewer/build.sh:"
+  echo "/* The graph drawing library of Atlas's viewer, bundled by crates/faces/atlas-server/viewer/build.sh:"
   echo "$versions"
   echo " * each under the MIT license, Copyright (c) their authors (see each package's LICENSE). */"
   npx esbuild lib.js --bundle --minify --format=iife --target=es2020 --legal-comments=eof \

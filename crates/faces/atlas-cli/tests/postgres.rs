@@ -73,7 +73,7 @@ fn app_ids(store: &[&str]) -> Vec<String> {
 }
 
 fn droidtask_dev() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/droidtask-dev");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../../shared/data/droidtask-dev");
     dir.join("raw_utgs").is_dir().then_some(dir)
 }
 

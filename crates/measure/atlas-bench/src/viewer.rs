@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::synth::{AppShape, synthetic_app};
 
 /// The browser test, which prints its figures as a JSON line.
-const SCRIPT: &str = include_str!("../../../clients/python/tests/viewer_page.py");
+const SCRIPT: &str = include_str!("../../../../clients/python/tests/viewer_page.py");
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Frames {

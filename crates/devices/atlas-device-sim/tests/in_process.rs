@@ -10,7 +10,7 @@ use atlas_device_sim::{Phone, RecordedApp};
 #[test]
 fn the_backend_drives_the_phone_in_process() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/data/droidtask-dev/user_tasks/notes");
+        .join("../../../../shared/data/droidtask-dev/user_tasks/notes");
     if !dir.join("states").is_dir() {
         eprintln!("no DroidTask folder: skipped");
         return;

@@ -2384,7 +2384,7 @@ fn a_task_done_once_is_replayed_from_the_graph() {
 
 #[test]
 fn eval_agent_runs_demonstrated_tasks_on_the_simulated_phone_in_three_conditions() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/droidtask-dev");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../../shared/data/droidtask-dev");
     if !root.join("user_tasks/applauncher").is_dir() {
         eprintln!("no DroidTask folder: skipped");
         return;

@@ -102,7 +102,7 @@ fn replicas_recover_from_a_database_restart_without_restarting() {
         })
         .collect();
     std::thread::sleep(Duration::from_millis(1500));
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/pg-cluster.sh");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../scripts/pg-cluster.sh");
     let status = Command::new(script)
         .args(["restart", &cluster])
         .status()
