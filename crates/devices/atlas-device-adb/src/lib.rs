@@ -327,7 +327,7 @@ impl Device for Adb {
     fn hierarchy(&self) -> Result<Vec<Widget>, DeviceError> {
         self.run(&["shell", "uiautomator", "dump", DUMP_PATH])?;
         let xml = self.run_text(&["exec-out", "cat", DUMP_PATH])?;
-        atlas_import::device::uiautomator_widgets(&xml).map_err(|e| DeviceError::Command {
+        atlas_uitree::uiautomator_widgets(&xml).map_err(|e| DeviceError::Command {
             device: self.name(),
             command: format!("adb shell uiautomator dump {DUMP_PATH}"),
             message: e.to_string(),

@@ -238,7 +238,7 @@ impl Device for Hdc {
     fn hierarchy(&self) -> Result<Vec<Widget>, DeviceError> {
         self.run(&["shell", "uitest", "dumpLayout", "-p", LAYOUT_PATH])?;
         let json = String::from_utf8_lossy(&self.receive(LAYOUT_PATH)?).into_owned();
-        atlas_import::device::harmony_widgets(&json).map_err(|e| DeviceError::Command {
+        atlas_uitree::harmony_widgets(&json).map_err(|e| DeviceError::Command {
             device: self.name(),
             command: format!("hdc shell uitest dumpLayout -p {LAYOUT_PATH}"),
             message: e.to_string(),

@@ -55,9 +55,9 @@ impl UiHierarchy {
             None => "harmony",
         };
         let read = if format == "uiautomator" {
-            atlas_import::device::uiautomator_widgets(&dump)
+            atlas_uitree::uiautomator_widgets(&dump)
         } else {
-            atlas_import::device::harmony_widgets(&dump)
+            atlas_uitree::harmony_widgets(&dump)
         };
         let widgets = read.map_err(|e| AtlasError::invalid("ui_hierarchy.dump", e.to_string()))?;
         self.widgets.extend(widgets);

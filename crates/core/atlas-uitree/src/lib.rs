@@ -4,19 +4,29 @@
 //! Only nodes a person could see or act on become widgets: those with a text or description, and
 //! those that are clickable, checkable or editable. Layout containers are left out, so two dumps of
 //! one screen give the same widgets however deep the view tree is.
+//!
+//! Key design decision: **a pure crate of its own, below both the devices and the service.** A
+//! device reads its screen with it, the service reads a dump an agent sends with it, and the
+//! dataset readers stay out of both: the same dump gives the same widgets on every path, and no
+//! phone backend pulls in a benchmark's file formats to read a screen.
 
 use atlas_model::Widget;
 
-use crate::ImportError;
+/// A dump that is not what its format says.
+#[derive(Debug, thiserror::Error)]
+#[error("{format}: {message}")]
+pub struct UiTreeError {
+    /// Which dump: `uiautomator dump` or `dumpLayout`.
+    pub format: &'static str,
+    /// What is wrong with it.
+    pub message: String,
+}
 
 /// Most widgets read from one dump (a screen with more is cut, not refused).
 const MAX_WIDGETS: usize = 1000;
 
-fn format_error(what: &str, message: String) -> ImportError {
-    ImportError::Format {
-        path: what.to_string(),
-        message,
-    }
+fn format_error(format: &'static str, message: String) -> UiTreeError {
+    UiTreeError { format, message }
 }
 
 /// The class's simple name: `android.widget.Button` → `Button`.
@@ -63,7 +73,7 @@ fn state(checkable: &str, on: &[&str]) -> Option<bool> {
 }
 
 /// Android `uiautomator dump` XML (`<hierarchy><node text=… resource-id=… class=… …>`).
-pub fn uiautomator_widgets(xml: &str) -> Result<Vec<Widget>, ImportError> {
+pub fn uiautomator_widgets(xml: &str) -> Result<Vec<Widget>, UiTreeError> {
     let doc = roxmltree::Document::parse(xml)
         .map_err(|e| format_error("uiautomator dump", e.to_string()))?;
     if doc.root_element().tag_name().name() != "hierarchy" {
@@ -103,7 +113,7 @@ pub fn uiautomator_widgets(xml: &str) -> Result<Vec<Widget>, ImportError> {
 
 /// HarmonyOS `uitest dumpLayout` JSON: a tree of `{"attributes": {…}, "children": […]}` whose
 /// attribute values are strings.
-pub fn harmony_widgets(json: &str) -> Result<Vec<Widget>, ImportError> {
+pub fn harmony_widgets(json: &str) -> Result<Vec<Widget>, UiTreeError> {
     let root: serde_json::Value =
         serde_json::from_str(json).map_err(|e| format_error("dumpLayout", e.to_string()))?;
     if !root.is_object() || root.get("attributes").is_none() && root.get("children").is_none() {
