@@ -4,7 +4,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use atlas_service::{Atlas, ToolRegistry};
+use atlas_registry::ToolRegistry;
+use atlas_service::Atlas;
 use serde_json::Value;
 
 /// A tool's refusal, as seed 000's error body gives it.
@@ -98,7 +99,7 @@ impl ServiceCaller {
     pub fn new(atlas: Arc<Atlas>, runtime: tokio::runtime::Handle) -> ServiceCaller {
         ServiceCaller {
             atlas,
-            tools: atlas_service::registry(),
+            tools: atlas_registry::registry(),
             runtime,
         }
     }

@@ -66,6 +66,12 @@ pub fn sanitize_node_id(raw: &str) -> String {
     if out.is_empty() { "_".to_string() } else { out }
 }
 
+/// What [`validate_text`] takes of a required text, as a JSON Schema pattern: no control
+/// character but tab and newline, and something besides white space.
+pub const REQUIRED_TEXT_PATTERN: &str = "^[^\\u0000-\\u0008\\u000B-\\u001F\\u007F-\\u009F]*[^\\s\\u0000-\\u001F\\u007F-\\u009F][^\\u0000-\\u0008\\u000B-\\u001F\\u007F-\\u009F]*$";
+/// An optional text that, when given, must not be empty or blank: the same pattern.
+pub const NON_BLANK_TEXT: &str = REQUIRED_TEXT_PATTERN;
+
 /// Checks a caller-supplied text field: not empty (when required), no NUL or other control
 /// characters that break files and logs, and not longer than [`MAX_TEXT_LEN`].
 pub fn validate_text(field: &str, value: &str, required: bool) -> Result<(), AtlasError> {

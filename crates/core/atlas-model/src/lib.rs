@@ -19,7 +19,10 @@ mod ids;
 pub use entity::{Action, App, Intent, Page, PageType, Trace, TraceStep, Transition, Widget};
 pub use error::{AtlasError, ErrorCode, Result};
 pub use fingerprint::{is_stable_label, ui_features, ui_fingerprint};
-pub use ids::{MAX_TEXT_LEN, intent_id, page_id, sanitize_node_id, transition_id, validate_text};
+pub use ids::{
+    MAX_TEXT_LEN, NON_BLANK_TEXT, REQUIRED_TEXT_PATTERN, intent_id, page_id, sanitize_node_id,
+    transition_id, validate_text,
+};
 
 /// The current time as RFC 3339 with second precision and `Z`, the format every Atlas file uses.
 pub fn now_rfc3339() -> String {

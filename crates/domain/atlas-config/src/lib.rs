@@ -18,7 +18,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
-use atlas_service::{Atlas, CheckpointPolicy, ToolContext, ToolRegistry};
+use atlas_registry::{ToolContext, ToolRegistry};
+use atlas_service::{Atlas, CheckpointPolicy};
 use atlas_store::Store;
 use atlas_store::files::{Files, Scoped};
 use atlas_text::{Embedder, HashEmbedder};
@@ -282,7 +283,7 @@ pub async fn open(config: &Config) -> Result<Services> {
         atlas,
         kb,
         biz,
-        tools: Arc::new(atlas_service::registry()),
+        tools: Arc::new(atlas_registry::registry()),
     })
 }
 

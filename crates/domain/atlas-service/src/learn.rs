@@ -100,10 +100,10 @@ pub struct RegisterIntentRequest {
     pub app_id: String,
     pub intent_text: String,
     #[serde(default)]
-    #[schemars(length(min = 1), extend("pattern" = crate::tools::NON_BLANK_TEXT))]
+    #[schemars(length(min = 1), extend("pattern" = atlas_model::NON_BLANK_TEXT))]
     pub target_page: Option<String>,
     #[serde(default)]
-    #[schemars(extend("items" = { "type": "string", "minLength": 1, "pattern": crate::tools::NON_BLANK_TEXT }))]
+    #[schemars(extend("items" = { "type": "string", "minLength": 1, "pattern": atlas_model::NON_BLANK_TEXT }))]
     pub keywords: Vec<String>,
 }
 

@@ -1,9 +1,8 @@
 //! The Atlas service: seed 000's interfaces over the in-memory graph, made durable by a [`Store`].
 //!
 //! Every interface is one method of [`Atlas`] with a typed request (whose JSON Schema is derived
-//! from the type) and a typed response, and is registered once in [`tools::registry`]. The HTTP
-//! routes, the MCP tools and the chat page all serve that one registry, so an interface is never
-//! written twice and its schema can never drift between faces.
+//! from the type) and a typed response; the tool registry (`atlas-registry`, above this crate)
+//! registers each once, and the HTTP routes, the MCP tools and the chat page all serve it.
 //!
 //! Key design decision: **a write changes memory and enqueues its journal record under one lock,
 //! then waits for durability outside it.** Order in the journal therefore equals order in
@@ -23,7 +22,6 @@ mod pages;
 mod state;
 mod stats;
 mod text_index;
-pub mod tools;
 mod transfer;
 mod view;
 
@@ -44,7 +42,6 @@ pub use learn::*;
 pub use navigate::*;
 pub use pages::*;
 pub use stats::*;
-pub use tools::{Tool, ToolContext, ToolGroup, ToolRegistry, registry};
 pub use transfer::ImportSummary;
 pub use view::*;
 

@@ -32,7 +32,7 @@ pub struct QueryPathRequest {
     pub intent: String,
     /// Current page id; the app's home page when omitted.
     #[serde(default)]
-    #[schemars(length(min = 1), extend("pattern" = crate::tools::NON_BLANK_TEXT))]
+    #[schemars(length(min = 1), extend("pattern" = atlas_model::NON_BLANK_TEXT))]
     pub current_page: Option<String>,
     /// Most steps allowed (default 10).
     #[serde(default)]
@@ -879,7 +879,7 @@ pub struct RagContextRequest {
     /// The user's intent or question.
     pub query: String,
     #[serde(default)]
-    #[schemars(length(min = 1), extend("pattern" = crate::tools::NON_BLANK_TEXT))]
+    #[schemars(length(min = 1), extend("pattern" = atlas_model::NON_BLANK_TEXT))]
     pub current_page: Option<String>,
 }
 

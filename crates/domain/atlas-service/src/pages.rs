@@ -124,7 +124,7 @@ pub struct AddPageRequest {
     pub description: Option<String>,
     /// Intents this page completes; each is registered with this page as its target.
     #[serde(default)]
-    #[schemars(extend("items" = { "type": "string", "minLength": 1, "pattern": crate::tools::NON_BLANK_TEXT }))]
+    #[schemars(extend("items" = { "type": "string", "minLength": 1, "pattern": atlas_model::NON_BLANK_TEXT }))]
     pub intents: Vec<String>,
     #[serde(default)]
     pub ui_hierarchy: Option<UiHierarchy>,
@@ -282,7 +282,6 @@ impl Atlas {
         })
     }
 
-    /// Seed 000 §1.3 `match_current_page`: title first, then structure, then meaning.
     /// Seed 000 §1.3 `match_current_page`: recognises the page and, when it is recognised,
     /// remembers what this screen of it shows (see [`Atlas::remember_screen`]).
     pub async fn match_current_page(&self, req: MatchPageRequest) -> Result<MatchPageResponse> {
@@ -311,9 +310,10 @@ impl Atlas {
         .await
     }
 
-    /// The matching behind `match_current_page`, with the screen's widgets to remember when a
-    /// page was recognised.
-    pub(crate) fn recognise_page(
+    /// The matching behind `match_current_page` (title first, then structure, then meaning),
+    /// with the screen's widgets to remember when a page was recognised. Synchronous, so a caller
+    /// with a remote embedder can run it off its async workers.
+    pub fn recognise_page(
         &self,
         mut req: MatchPageRequest,
     ) -> Result<(MatchPageResponse, Option<Vec<Widget>>)> {

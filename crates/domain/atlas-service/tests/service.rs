@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use atlas_config::testing::TestStore;
+use atlas_registry::*;
 use atlas_service::*;
 use atlas_store_fs::FsStore;
 use atlas_text::HashEmbedder;

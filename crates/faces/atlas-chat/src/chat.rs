@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use atlas_service::{ToolContext, ToolGroup, ToolRegistry};
+use atlas_registry::{ToolContext, ToolGroup, ToolRegistry};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 use tokio::sync::mpsc::UnboundedSender;

@@ -18,7 +18,7 @@ mod stdio;
 
 use std::sync::Arc;
 
-use atlas_service::{ToolContext, ToolRegistry};
+use atlas_registry::{ToolContext, ToolRegistry};
 use serde_json::{Map, Value, json};
 
 pub use stdio::serve_stdio;

@@ -4,7 +4,7 @@
 
 use atlas_biz::import;
 use atlas_model::AtlasError;
-use atlas_service::tools::biz_error;
+use atlas_registry::biz_error;
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::{RawQuery, State};

@@ -21,7 +21,8 @@ use std::sync::Arc;
 pub use guard::Access;
 
 use atlas_model::AtlasError;
-use atlas_service::{Atlas, ToolContext, ToolRegistry};
+use atlas_registry::{ToolContext, ToolRegistry};
+use atlas_service::Atlas;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{DefaultBodyLimit, Path, Request, State};

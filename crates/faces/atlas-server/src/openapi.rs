@@ -1,6 +1,6 @@
 //! The OpenAPI 3.1 document, generated from the tool registry.
 
-use atlas_service::ToolRegistry;
+use atlas_registry::ToolRegistry;
 use serde_json::{Map, Value, json};
 
 /// The shared `components/schemas` and, for each name, the definition as schemars gave it (so
