@@ -10,9 +10,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::Atlas;
 use crate::activity::RecentReport;
-use crate::navigate::round3;
 use crate::state::State;
-use crate::text_index::{DocTexts, intent_key};
+use atlas_navigate::round3;
+use atlas_navigate::{DocTexts, intent_key};
 
 /// Most transitions in one batch call.
 pub const MAX_BATCH_TRANSITIONS: usize = 100_000;

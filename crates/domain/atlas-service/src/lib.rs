@@ -13,15 +13,12 @@
 pub mod activity;
 mod demo;
 pub mod events;
-mod ground;
 pub mod intent_quality;
 mod learn;
-mod memory;
-mod navigate;
+mod navigation;
 mod pages;
 mod state;
 mod stats;
-mod text_index;
 mod transfer;
 mod view;
 
@@ -35,18 +32,22 @@ use atlas_store::{Record, Store, StoreError};
 use atlas_text::Embedder;
 use parking_lot::{Mutex, RwLock};
 
-pub use atlas_rank::Model as GroundingModel;
+pub use atlas_navigate::{
+    AlternativePath, Basis, CandidateAction, FEATURES as GROUND_FEATURES, FailedCase,
+    GroundingModel, HistoricalCases, NextAction, NextActionRequest, NextActionResponse,
+    PageSummary, PathInfo, PathStep, QueryPathRequest, QueryPathResponse, RagContext,
+    RagContextRequest, RagContextResponse, RecommendedPath, RelevantPage, SuccessfulCase,
+    SuggestedAction,
+};
 pub use demo::{DEMO_APP_ID, demo_graph};
-pub use ground::FEATURES as GROUND_FEATURES;
 pub use learn::*;
-pub use navigate::*;
 pub use pages::*;
 pub use stats::*;
 pub use transfer::ImportSummary;
 pub use view::*;
 
+use atlas_navigate::{DocTexts, Prepared, TextIndex};
 use state::State;
-use text_index::TextIndex;
 
 /// How often the background checkpointer folds the journal into the readable files, and after how
 /// many records it folds early.
@@ -71,9 +72,9 @@ pub struct Atlas {
     store: Arc<dyn Store>,
     embedder: Arc<dyn Embedder>,
     /// Label meanings for grounding, from the graph's embedder when it is e5.
-    meaning: ground::Meaning,
+    meaning: atlas_navigate::Meaning,
     /// A grounding model the operator fitted on their own apps, used instead of the shipped one.
-    grounding: std::sync::OnceLock<atlas_rank::Model>,
+    grounding: std::sync::OnceLock<GroundingModel>,
     /// Serialises checkpoints (the periodic one, an early one, the one at shutdown).
     checkpointing: Mutex<()>,
     records_since_checkpoint: std::sync::atomic::AtomicU64,
@@ -117,7 +118,7 @@ impl Atlas {
         let atlas = Arc::new(Atlas {
             state: RwLock::new(state),
             store,
-            meaning: ground::Meaning::for_graph(&embedder),
+            meaning: atlas_navigate::Meaning::for_graph(&embedder),
             grounding: std::sync::OnceLock::new(),
             embedder,
             checkpointing: Mutex::new(()),
@@ -148,7 +149,7 @@ impl Atlas {
     pub(crate) fn embed_ahead(
         &self,
         app_id: &str,
-        docs: &[(String, text_index::DocTexts)],
+        docs: &[(String, DocTexts)],
     ) -> Result<HashMap<String, Vec<f32>>> {
         if self.embedder.is_lexical() {
             return Ok(HashMap::new());
@@ -173,15 +174,15 @@ impl Atlas {
     /// Reads a grounding model (the JSON `atlas eval droidtask --fit-out` writes) for
     /// [`Atlas::use_grounding_model`].
     pub fn read_grounding_model(text: &str) -> Result<GroundingModel> {
-        GroundingModel::from_json(text, ground::FEATURES)
+        GroundingModel::from_json(text, GROUND_FEATURES)
             .map_err(|e| AtlasError::invalid("grounding_model", e.to_string()))
     }
 
     /// Answers grounded questions with `model` (one `atlas eval droidtask --fit-out` wrote, say,
     /// on the operator's own apps) instead of the model this build ships. Set once, at start-up.
-    pub fn use_grounding_model(&self, model: atlas_rank::Model) -> Result<()> {
+    pub fn use_grounding_model(&self, model: GroundingModel) -> Result<()> {
         model
-            .check(ground::FEATURES)
+            .check(GROUND_FEATURES)
             .map_err(|e| AtlasError::invalid("grounding_model", e.to_string()))?;
         self.grounding.set(model).map_err(|_| {
             AtlasError::invalid("grounding_model", "a grounding model is already in use")
@@ -214,7 +215,7 @@ impl Atlas {
         ready: &HashMap<String, Vec<f32>>,
         build: impl FnOnce(&State) -> Result<(Vec<Record>, T)>,
     ) -> Result<T> {
-        let embedder = text_index::Prepared {
+        let embedder = Prepared {
             inner: self.embedder.as_ref(),
             ready,
         };
@@ -306,16 +307,16 @@ impl Atlas {
 
     /// Applies entities as the store now holds them, their texts embedded before the lock.
     fn apply_followed(&self, round: atlas_store::Followed) {
-        let mut by_app: HashMap<String, Vec<(String, text_index::DocTexts)>> = HashMap::new();
+        let mut by_app: HashMap<String, Vec<(String, DocTexts)>> = HashMap::new();
         for record in round.rows() {
             let doc = match record {
                 Record::Page(p) => (
-                    text_index::page_key(&p.page_id),
-                    text_index::DocTexts::of_page(&p.page_name, &p.description, &p.intents),
+                    atlas_navigate::page_key(&p.page_id),
+                    DocTexts::of_page(&p.page_name, &p.description, &p.intents),
                 ),
                 Record::Intent(i) => (
-                    text_index::intent_key(&i.intent_id),
-                    text_index::DocTexts::of_intent(&i.intent_text, &i.keywords),
+                    atlas_navigate::intent_key(&i.intent_id),
+                    DocTexts::of_intent(&i.intent_text, &i.keywords),
                 ),
                 _ => continue,
             };
@@ -331,7 +332,7 @@ impl Atlas {
                 Err(e) => tracing::warn!("embedding followed changes: {e}"),
             }
         }
-        let embedder = text_index::Prepared {
+        let embedder = Prepared {
             inner: self.embedder.as_ref(),
             ready: &ready,
         };
@@ -394,5 +395,4 @@ pub(crate) fn add_missing(list: &mut Vec<String>, more: &[String]) {
     }
 }
 
-/// Seed 000's default `max_steps`.
-pub const DEFAULT_MAX_STEPS: usize = 10;
+pub use atlas_navigate::DEFAULT_MAX_STEPS;

@@ -10,8 +10,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::Atlas;
-use crate::navigate::round3;
-use crate::text_index::{DocTexts, Query, page_key};
+use atlas_navigate::round3;
+use atlas_navigate::{DocTexts, Query, page_key};
 
 /// Most widgets kept per page: enough for any real screen, bounded so a page stays small on disk.
 const MAX_WIDGETS: usize = 500;

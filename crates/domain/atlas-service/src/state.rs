@@ -8,7 +8,7 @@ use atlas_model::{AtlasError, Result};
 use atlas_store::{AppData, Record};
 use atlas_text::Embedder;
 
-use crate::text_index::TextIndex;
+use atlas_navigate::TextIndex;
 
 pub(crate) struct State {
     pub(crate) graph: Graph,

@@ -6,8 +6,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::Atlas;
-use crate::navigate::round3;
-use crate::text_index::{DocKind, Query};
+use atlas_navigate::round3;
+use atlas_navigate::{DocKind, Query};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct SimilarIntentsRequest {

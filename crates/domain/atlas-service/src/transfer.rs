@@ -5,7 +5,7 @@ use atlas_store::{AppData, Record};
 use serde::Serialize;
 
 use crate::Atlas;
-use crate::text_index::{DocTexts, intent_key, page_key};
+use atlas_navigate::{DocTexts, intent_key, page_key};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct ImportSummary {

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::Atlas;
 use crate::activity::RecentReport;
-use crate::navigate::round3;
+use atlas_navigate::round3;
 
 /// Most pages one answer holds.
 pub const MAX_VIEW_PAGES: usize = 20_000;

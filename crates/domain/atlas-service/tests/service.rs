@@ -777,7 +777,7 @@ async fn paraphrased_intents_are_measured_on_the_labelled_set(store: TestStore) 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_operators_grounding_model_answers_instead_of_the_shipped_one() {
-    let shipped = include_str!("../src/ground/model.json");
+    let shipped = atlas_navigate::SHIPPED_MODEL;
     let with_threshold = |threshold: f64| {
         let dir = tempfile::tempdir().unwrap();
         let atlas = open(dir.path());

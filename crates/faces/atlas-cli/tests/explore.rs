@@ -623,7 +623,10 @@ fn a_hostile_site_on_two_origins_gets_no_secret_no_write_and_no_code_and_ends_no
     // Every navigation script compiles and, run under a stand-in Playwright, runs no page text:
     // the link texts written to break out of the script among them.
     let python = std::env::var("ATLAS_PLAYWRIGHT_PYTHON").unwrap_or_else(|_| "python3".into());
-    let stub = concat!(env!("CARGO_MANIFEST_DIR"), "/../../apps/atlas-explore/tests/stub");
+    let stub = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../apps/atlas-explore/tests/stub"
+    );
     let work = dir.path().join("cwd");
     std::fs::create_dir_all(&work).unwrap();
     for state in &found {

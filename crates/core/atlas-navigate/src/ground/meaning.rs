@@ -15,7 +15,7 @@ use parking_lot::Mutex;
 /// Vectors kept at most; past it the cache starts again (labels of one app fit many times over).
 const MAX_KEPT: usize = 200_000;
 
-pub(crate) struct Meaning {
+pub struct Meaning {
     embedder: Arc<dyn Embedder>,
     /// Where the embedder's cosines start to mean something: below its match threshold by the
     /// width the hybrid search uses.
@@ -26,7 +26,7 @@ pub(crate) struct Meaning {
 impl Meaning {
     /// e5 when the graph's embedder is e5; otherwise the built-in hashing embedder, so a remote or
     /// other local model never changes what the shipped weights mean.
-    pub(crate) fn for_graph(graph: &Arc<dyn Embedder>) -> Meaning {
+    pub fn for_graph(graph: &Arc<dyn Embedder>) -> Meaning {
         let embedder: Arc<dyn Embedder> = if is_e5(graph.as_ref()) {
             graph.clone()
         } else {

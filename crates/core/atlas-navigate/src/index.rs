@@ -8,18 +8,18 @@ use atlas_text::{Embedder, HashEmbedder, cosine, features, words};
 
 /// What a document points at.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum DocKind {
+pub enum DocKind {
     Intent { intent_id: String },
     Page,
 }
 
 #[derive(Debug, Clone)]
-pub(crate) struct Doc {
-    pub(crate) kind: DocKind,
+pub struct Doc {
+    pub kind: DocKind,
     /// The page the document leads to, if known.
-    pub(crate) target_page: Option<String>,
-    pub(crate) text: String,
-    pub(crate) keywords: Vec<String>,
+    pub target_page: Option<String>,
+    pub text: String,
+    pub keywords: Vec<String>,
     /// `text` and `keywords` normalised once here rather than on every comparison.
     normalized: String,
     normalized_keywords: Vec<String>,
@@ -39,14 +39,14 @@ pub(crate) struct Doc {
 
 /// A document and how well it matches a query (0..1).
 #[derive(Debug, Clone)]
-pub(crate) struct Hit<'a> {
-    pub(crate) doc: &'a Doc,
-    pub(crate) score: f32,
+pub struct Hit<'a> {
+    pub doc: &'a Doc,
+    pub score: f32,
 }
 
 /// One app's documents. Documents are never removed, so their positions are stable handles.
 #[derive(Default)]
-pub(crate) struct AppDocs {
+pub struct AppDocs {
     docs: Vec<Doc>,
     by_key: HashMap<String, u32>,
     /// Feature → documents that have it; used when the embedder is lexical.
@@ -111,7 +111,7 @@ impl AppDocs {
 }
 
 #[derive(Default)]
-pub(crate) struct TextIndex {
+pub struct TextIndex {
     /// app_id → its documents.
     apps: HashMap<String, AppDocs>,
     lexical: bool,
@@ -126,19 +126,19 @@ fn embed_one(embedder: &dyn Embedder, text: &str) -> Result<Vec<f32>> {
 }
 
 /// The query's vector and its normalised form for exact comparisons.
-pub(crate) struct Query {
+pub struct Query {
     normalized: String,
     words: Vec<String>,
     tokens: Vec<String>,
     vector: Vec<f32>,
 }
 
-pub(crate) fn normalize(text: &str) -> String {
+pub fn normalize(text: &str) -> String {
     text.trim().to_lowercase()
 }
 
 impl Query {
-    pub(crate) fn new(text: &str, embedder: &dyn Embedder) -> Result<Query> {
+    pub fn new(text: &str, embedder: &dyn Embedder) -> Result<Query> {
         Ok(Query::with_vector(text, embed_one(embedder, text)?))
     }
 
@@ -152,11 +152,11 @@ impl Query {
     }
 
     /// A query hashed by words, for [`TextIndex::screen_similarity`].
-    pub(crate) fn words_only(text: &str) -> Query {
+    pub fn words_only(text: &str) -> Query {
         Query::with_vector(text, HashEmbedder::default().embed_one(text))
     }
 
-    pub(crate) fn similarity_to(&self, other: &Query) -> f32 {
+    pub fn similarity_to(&self, other: &Query) -> f32 {
         if self.normalized == other.normalized {
             1.0
         } else {
@@ -192,7 +192,7 @@ impl Doc {
 
     /// Exact text match scores 1; a keyword the query contains lifts the score; otherwise the
     /// embedding's cosine.
-    pub(crate) fn score(&self, query: &Query) -> f32 {
+    pub fn score(&self, query: &Query) -> f32 {
         if self.normalized == query.normalized {
             return 1.0;
         }
@@ -216,18 +216,18 @@ impl Doc {
 }
 
 /// The index key of a page's document.
-pub(crate) fn page_key(page_id: &str) -> String {
+pub fn page_key(page_id: &str) -> String {
     format!("p:{page_id}")
 }
 
 /// The index key of a registered intent's document.
-pub(crate) fn intent_key(intent_id: &str) -> String {
+pub fn intent_key(intent_id: &str) -> String {
     format!("i:{intent_id}")
 }
 
 /// What a document's vectors are made of: its whole text and, for a model embedder, its parts.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub(crate) struct DocTexts {
+pub struct DocTexts {
     whole: String,
     parts: Vec<String>,
 }
@@ -235,7 +235,7 @@ pub(crate) struct DocTexts {
 impl DocTexts {
     /// A page: its name and description together; the name, the description and each intent it
     /// lists apart.
-    pub(crate) fn of_page(page_name: &str, description: &str, intents: &[String]) -> DocTexts {
+    pub fn of_page(page_name: &str, description: &str, intents: &[String]) -> DocTexts {
         let mut whole = page_name.to_string();
         if !description.is_empty() {
             whole.push(' ');
@@ -247,7 +247,7 @@ impl DocTexts {
     }
 
     /// An intent: its text with its keywords; the text and each keyword apart.
-    pub(crate) fn of_intent(intent_text: &str, keywords: &[String]) -> DocTexts {
+    pub fn of_intent(intent_text: &str, keywords: &[String]) -> DocTexts {
         let whole = if keywords.is_empty() {
             intent_text.to_string()
         } else {
@@ -271,7 +271,7 @@ impl DocTexts {
     }
 
     /// Every text an embedder is asked for, to embed them before a write lock is taken.
-    pub(crate) fn all(&self, embedder: &dyn Embedder) -> Vec<String> {
+    pub fn all(&self, embedder: &dyn Embedder) -> Vec<String> {
         let mut texts = vec![self.whole.clone()];
         if facets_wanted(embedder, &self.parts) {
             texts.extend(self.parts.iter().cloned());
@@ -316,9 +316,9 @@ fn vectors(
 /// An embedder that answers from vectors computed before the write lock was taken (see
 /// `Atlas::embed_ahead`), and asks the real one only for what is missing: a model spends
 /// milliseconds on a text, and no reader should wait for that.
-pub(crate) struct Prepared<'a> {
-    pub(crate) inner: &'a dyn Embedder,
-    pub(crate) ready: &'a HashMap<String, Vec<f32>>,
+pub struct Prepared<'a> {
+    pub inner: &'a dyn Embedder,
+    pub ready: &'a HashMap<String, Vec<f32>>,
 }
 
 impl Embedder for Prepared<'_> {
@@ -357,7 +357,7 @@ impl Embedder for Prepared<'_> {
 }
 
 impl TextIndex {
-    pub(crate) fn index_page(&mut self, page: &Page, embedder: &dyn Embedder) -> Result<()> {
+    pub fn index_page(&mut self, page: &Page, embedder: &dyn Embedder) -> Result<()> {
         let texts = DocTexts::of_page(&page.page_name, &page.description, &page.intents);
         let key = page_key(&page.page_id);
         let (vector, facets) = vectors(&texts, self.doc(&page.app_id, &key), embedder)?;
@@ -381,7 +381,7 @@ impl TextIndex {
         Ok(())
     }
 
-    pub(crate) fn index_intent(&mut self, intent: &Intent, embedder: &dyn Embedder) -> Result<()> {
+    pub fn index_intent(&mut self, intent: &Intent, embedder: &dyn Embedder) -> Result<()> {
         let texts = DocTexts::of_intent(&intent.intent_text, &intent.keywords);
         let key = intent_key(&intent.intent_id);
         let (vector, facets) = vectors(&texts, self.doc(&intent.app_id, &key), embedder)?;
@@ -405,7 +405,7 @@ impl TextIndex {
     }
 
     /// Whether the document under `key` already has the vectors of `texts`.
-    pub(crate) fn is_embedded(&self, app_id: &str, key: &str, texts: &DocTexts) -> bool {
+    pub fn is_embedded(&self, app_id: &str, key: &str, texts: &DocTexts) -> bool {
         self.doc(app_id, key).is_some_and(|d| d.embedded == *texts)
     }
 
@@ -415,7 +415,7 @@ impl TextIndex {
     }
 
     /// Documents of one app (or all apps) ranked by score, best first, those scoring above `floor`.
-    pub(crate) fn search<'a>(
+    pub fn search<'a>(
         &'a self,
         app_id: Option<&str>,
         query: &Query,
@@ -462,7 +462,7 @@ impl TextIndex {
     /// The documents of an app whose text is exactly `normalized` (they would score 1), registered
     /// intents first: the answer for the common case of an agent repeating a known intent,
     /// found without segmenting, embedding or scoring anything.
-    pub(crate) fn exact<'a>(
+    pub fn exact<'a>(
         &'a self,
         app_id: &str,
         normalized: &str,
@@ -488,7 +488,7 @@ impl TextIndex {
     }
 
     /// The vector of a page's document, for semantic page matching.
-    pub(crate) fn page_doc(&self, app_id: &str, page_id: &str) -> Option<&Doc> {
+    pub fn page_doc(&self, app_id: &str, page_id: &str) -> Option<&Doc> {
         self.doc(app_id, &page_key(page_id))
     }
 
@@ -498,7 +498,7 @@ impl TextIndex {
     /// screen when it shows the same labels, while two screens that mean alike ("Settings",
     /// "Preferences"; a list and its item's details) are different places to an agent. A model
     /// embedder finds most screens of one app alike and would merge them.
-    pub(crate) fn screen_similarity(&self, doc: &Doc, screen: &Query) -> f32 {
+    pub fn screen_similarity(&self, doc: &Doc, screen: &Query) -> f32 {
         cosine(
             doc.words_vector.as_ref().unwrap_or(&doc.vector),
             &screen.vector,

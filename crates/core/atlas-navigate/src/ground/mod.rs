@@ -33,10 +33,11 @@ mod reading;
 use atlas_graph::AppGraph;
 use atlas_model::TraceStep;
 
+pub use choose::{SHIPPED, SHIPPED_E5};
 pub(crate) use doubt::Doubt;
 pub use features::FEATURES;
 pub(crate) use features::Proposal;
-pub(crate) use meaning::Meaning;
+pub use meaning::Meaning;
 
 use crate::memory::Recall;
 

@@ -10,10 +10,11 @@ use super::features::{Candidate, FEATURES, Proposal};
 use crate::memory::Recall;
 
 /// The models fitted by `atlas eval droidtask --leave-one-app-out --fit-out` on the development
-/// apps (see the README): weights, calibration and threshold, one for meanings from the built-in
-/// embedder and one for meanings from e5.
-const SHIPPED: &str = include_str!("model.json");
-const SHIPPED_E5: &str = include_str!("model-e5.json");
+/// apps (see the README): weights, calibration and threshold, this one for meanings from the
+/// built-in embedder and [`SHIPPED_E5`] for meanings from e5.
+pub const SHIPPED: &str = include_str!("model.json");
+/// The shipped model for meanings from e5.
+pub const SHIPPED_E5: &str = include_str!("model-e5.json");
 
 /// A shipped model, read once. A model that does not match [`FEATURES`] is caught by the tests;
 /// should one ship anyway, every answer is "unsure" rather than a wrong guess.

@@ -1,0 +1,309 @@
+//! Seed 000 §1.2 `get_next_action`: the next action for an intent, from remembered sessions of
+//! the task, the app's labels, or a registered intent's planned way.
+
+use atlas_model::{AtlasError, Result, validate_text};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::route::{MAX_STEPS_LIMIT, QueryPathRequest};
+use crate::{GraphView, Known, Navigator, round3};
+
+/// How well an intent must match its target before `get_next_action` acts on it. An agent
+/// follows the answer without looking, so a loose match is worse than no answer ("unsure", when
+/// it asks its LLM); `query_path` shows its confidence and keeps the embedder's own threshold.
+const NEXT_ACTION_SURE: f64 = 0.95;
+
+impl<V: GraphView> Navigator<'_, V> {
+    /// Seed 000 §1.2 `get_next_action`.
+    pub fn get_next_action(&self, req: NextActionRequest) -> Result<NextActionResponse> {
+        validate_text("current_page", &req.current_page, true)?;
+        validate_text("intent", &req.intent, true)?;
+        if let Some(session) = &req.session_id {
+            validate_text("session_id", session, false)?;
+        }
+        let session = req.session_id.as_deref().filter(|s| !s.is_empty());
+        let (app_id, recalled) = {
+            let state = self.view.read();
+            let app = state
+                .graph()
+                .app_of_page(&req.current_page)
+                .ok_or_else(|| AtlasError::PageNotFound(req.current_page.clone()))?;
+            if let Some(given) = req.app_id.as_deref().filter(|a| !a.is_empty()) {
+                if given != app.app_id() {
+                    // Looked up within the app named, the page is not there.
+                    return Err(AtlasError::NotFound(format!(
+                        "current_page {} is not a page of {given} (it is one of {})",
+                        req.current_page,
+                        app.app_id()
+                    )));
+                }
+            }
+            (
+                app.app_id().to_string(),
+                crate::memory::recall(app, &req.intent, &req.current_page, session),
+            )
+        };
+        if let Some(recalled) = recalled {
+            return Ok(recalled_answer(recalled, Basis::Memory));
+        }
+        // Nobody did this task before: unless the intent is a registered one word for word, go by
+        // what the app's labels say, and by a registered intent it resembles only when the
+        // labels cannot tell. A resembling intent is often a sibling task ("a note named 'a'" for
+        // "a note named 'b'") whose way ends elsewhere. Resolving may embed, so it runs outside
+        // the lock.
+        let resolved = self.resolve_intent(&app_id, &req.intent);
+        let sure = resolved
+            .as_ref()
+            .ok()
+            .and_then(|t| t.as_ref())
+            .is_some_and(|t| t.score >= 1.0);
+        let mut doubt = None;
+        let mut unsure = (None, Vec::new());
+        if !sure {
+            let weighed = {
+                let state = self.view.read();
+                state.graph().app(&app_id).map(|app| {
+                    crate::ground::weigh(
+                        app,
+                        &req.intent,
+                        &req.current_page,
+                        crate::memory::session_steps(app, session, &req.intent),
+                    )
+                })
+            };
+            // Embedding may be slow: outside the lock.
+            let grounded = weighed.map(|weighed| {
+                self.meaning.learn(&weighed.texts());
+                crate::ground::conclude(weighed, self.meaning, self.grounding, req.explain)
+            });
+            if let Some(grounded) = grounded {
+                let candidates = grounded
+                    .considered
+                    .into_iter()
+                    .map(candidate_answer)
+                    .collect();
+                match grounded.answer {
+                    Ok(answer) => {
+                        let mut response = recalled_answer(answer, Basis::Labels);
+                        response.confidence = grounded.confidence.map(round3);
+                        response.candidates = candidates;
+                        return Ok(response);
+                    }
+                    Err(why) => {
+                        doubt = Some(why);
+                        unsure = (grounded.confidence.map(round3), candidates);
+                    }
+                }
+            }
+        }
+        let target = resolved?.filter(|t| t.score >= NEXT_ACTION_SURE);
+        let path = self.route(
+            QueryPathRequest {
+                app_id,
+                intent: req.intent,
+                current_page: Some(req.current_page),
+                max_steps: Some(MAX_STEPS_LIMIT as i64),
+            },
+            false,
+            target,
+        )?;
+        let Some(info) = path.path.filter(|_| path.success) else {
+            // Why the labels could not tell says more than "no registered intent matched".
+            let error = doubt.map_or(path.message, |d| d.message());
+            return Ok(NextActionResponse {
+                error: Some(error),
+                confidence: unsure.0,
+                candidates: unsure.1,
+                ..Default::default()
+            });
+        };
+        let Some(first) = info.steps.first() else {
+            return Ok(NextActionResponse {
+                is_complete: true,
+                remaining_steps: Some(0),
+                basis: Some(Basis::Path),
+                ..Default::default()
+            });
+        };
+        Ok(NextActionResponse {
+            action: Some(NextAction {
+                action_type: first.action_type.clone(),
+                widget_id: first.widget_id.clone(),
+                widget_text: first.widget_text.clone(),
+                widget_xpath: first.widget_xpath.clone(),
+                input_text: first.input_text.clone(),
+                confidence: first.confidence,
+                expected_page: first.expected_page.clone(),
+                description: first.description.clone(),
+            }),
+            remaining_steps: Some(info.total_steps),
+            basis: Some(Basis::Path),
+            ..Default::default()
+        })
+    }
+}
+
+/// What remembered tasks or the app's labels said, as an answer.
+fn recalled_answer(recalled: crate::memory::Recall, basis: Basis) -> NextActionResponse {
+    match recalled {
+        crate::memory::Recall::Done { confidence } => NextActionResponse {
+            is_complete: true,
+            remaining_steps: Some(0),
+            basis: Some(basis),
+            confidence: Some(round3(confidence)),
+            ..Default::default()
+        },
+        crate::memory::Recall::Act {
+            action,
+            expected_page,
+            remaining,
+            confidence,
+        } => {
+            let why = match basis {
+                Basis::Memory => "按记住的同类任务执行",
+                Basis::Labels => "按界面文字推断",
+                Basis::Path => "按规划路径执行",
+            };
+            let description = format!("{}（{why}）", action.label());
+            NextActionResponse {
+                action: Some(NextAction::of(
+                    action,
+                    expected_page,
+                    round3(confidence),
+                    description,
+                )),
+                remaining_steps: Some(remaining),
+                basis: Some(basis),
+                ..Default::default()
+            }
+        }
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct NextActionRequest {
+    /// Current page id.
+    pub current_page: String,
+    /// The goal, e.g. "点外卖".
+    pub intent: String,
+    /// App id, checked against the page's app when given.
+    #[serde(default)]
+    pub app_id: Option<String>,
+    /// Beyond the seed: the agent's session. Its reported steps (with the same `intent`) tell
+    /// which remembered steps were already taken, so a page visited twice in one task gets the
+    /// right action each time.
+    #[serde(default)]
+    pub session_id: Option<String>,
+    /// Beyond the seed: list every candidate the labels offered with the features the model
+    /// weighed (for evaluation and debugging).
+    #[serde(default)]
+    pub explain: bool,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct NextAction {
+    pub action_type: String,
+    pub widget_id: String,
+    pub widget_text: String,
+    pub widget_xpath: String,
+    pub input_text: String,
+    pub confidence: f64,
+    pub expected_page: String,
+    pub description: String,
+}
+
+impl NextAction {
+    fn of(
+        action: atlas_model::Action,
+        expected_page: String,
+        confidence: f64,
+        description: String,
+    ) -> NextAction {
+        NextAction {
+            action_type: action.action_type,
+            widget_id: action.widget_id,
+            widget_text: action.widget_text,
+            widget_xpath: action.widget_xpath,
+            input_text: action.input_text,
+            confidence,
+            expected_page,
+            description,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+pub struct NextActionResponse {
+    pub action: Option<NextAction>,
+    pub is_complete: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remaining_steps: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// What the answer rests on, so an agent can weigh it: `memory` (remembered sessions of the
+    /// same task), `labels` (the app's widget labels read against the intent) or `path` (a
+    /// registered intent's page and the planned way there).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub basis: Option<Basis>,
+    /// Beyond the seed, for answers read from labels: the calibrated probability that the best
+    /// candidate (the action given, or `candidates[0]` when unsure) is right, measured on apps the
+    /// model was not fitted on. An agent may act on `candidates[0]` above its own threshold. For
+    /// a remembered session's end (`basis` `memory`, `is_complete`), how alike the remembered
+    /// task is to the asked one, as for a remembered action.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<f64>,
+    /// Beyond the seed, for answers read from labels: the best candidates, most likely first (all
+    /// of them with their features when `explain` was asked).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub candidates: Vec<CandidateAction>,
+}
+
+/// A candidate answer the labels offered.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct CandidateAction {
+    /// `null` for "the task is done".
+    pub action: Option<NextAction>,
+    pub is_complete: bool,
+    /// Its share of the model's probability among this step's candidates.
+    pub probability: f64,
+    /// The features the model weighed, by name, when `explain` was asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub features: Option<std::collections::BTreeMap<String, f64>>,
+}
+
+fn candidate_answer(c: crate::ground::Considered) -> CandidateAction {
+    let features = c.features.map(|x| {
+        crate::ground::FEATURES
+            .iter()
+            .map(|n| n.to_string())
+            .zip(x)
+            .collect()
+    });
+    let (action, is_complete) = match c.proposal {
+        crate::ground::Proposal::Finish => (None, true),
+        crate::ground::Proposal::Act {
+            action,
+            expected_page,
+        } => {
+            let description = action.label();
+            (
+                Some(NextAction::of(action, expected_page, 0.0, description)),
+                false,
+            )
+        }
+    };
+    CandidateAction {
+        action,
+        is_complete,
+        probability: round3(c.probability),
+        features,
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Basis {
+    Memory,
+    Labels,
+    Path,
+}

@@ -1,0 +1,384 @@
+//! Seed 000 §1.1 `query_path`: the page an intent names, and the way there from the current page.
+
+use atlas_graph::{AppGraph, Plan, PlanError};
+use atlas_model::{AtlasError, Result, validate_text};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::index::Query;
+use crate::{DEFAULT_MAX_STEPS, GraphView, Known, Navigator, round3};
+
+/// What an agent assumes an action takes when nobody has measured it yet.
+const DEFAULT_STEP_MS: f64 = 800.0;
+/// With a model embedder, a request whose best page scores below the match threshold (by at most
+/// [`CLEAR_LEAD_BELOW`]) is still taken when that page leads every other by this much: a
+/// paraphrase or a request in another language lands a little below the threshold, and so does
+/// a request for nothing the app has, but the latter leads nothing clearly. Chosen on one half of
+/// the demo's labelled paraphrases (`atlas eval intents`), reported on both.
+const CLEAR_LEAD: f32 = 0.015;
+const CLEAR_LEAD_BELOW: f32 = 0.15;
+/// The most steps a caller may ask for.
+pub(crate) const MAX_STEPS_LIMIT: usize = 1000;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct QueryPathRequest {
+    /// App id, e.g. "com.meituan.app".
+    pub app_id: String,
+    /// The user's intent in natural language, e.g. "点外卖".
+    pub intent: String,
+    /// Current page id; the app's home page when omitted.
+    #[serde(default)]
+    #[schemars(length(min = 1), extend("pattern" = atlas_model::NON_BLANK_TEXT))]
+    pub current_page: Option<String>,
+    /// Most steps allowed (default 10).
+    #[serde(default)]
+    #[schemars(range(min = 1, max = 1000))]
+    pub max_steps: Option<i64>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct PathStep {
+    pub step: usize,
+    pub from_page: String,
+    pub action_type: String,
+    pub widget_id: String,
+    pub widget_text: String,
+    pub widget_xpath: String,
+    pub input_text: String,
+    pub expected_page: String,
+    pub expected_page_name: String,
+    pub confidence: f64,
+    pub success_rate: f64,
+    pub description: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct PathInfo {
+    pub total_steps: usize,
+    pub estimated_time_ms: u64,
+    pub steps: Vec<PathStep>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct AlternativePath {
+    pub total_steps: usize,
+    pub confidence: f64,
+    pub estimated_time_ms: u64,
+    pub steps: Vec<PathStep>,
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct PageSummary {
+    pub page_id: String,
+    pub page_name: String,
+    pub page_type: String,
+    pub description: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct QueryPathResponse {
+    pub success: bool,
+    pub message: String,
+    pub confidence: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<PathInfo>,
+    pub alternatives: Vec<AlternativePath>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target_page: Option<PageSummary>,
+}
+
+impl QueryPathResponse {
+    fn failure(message: impl Into<String>) -> QueryPathResponse {
+        QueryPathResponse {
+            success: false,
+            message: message.into(),
+            confidence: 0.0,
+            path: None,
+            alternatives: vec![],
+            target_page: None,
+        }
+    }
+}
+
+/// The page an intent leads to, and how sure the match is.
+pub(crate) struct Target {
+    pub(crate) page_id: String,
+    pub(crate) score: f64,
+}
+
+pub(crate) fn summary(app: &AppGraph, page_id: &str) -> Option<PageSummary> {
+    app.page(page_id).map(|p| PageSummary {
+        page_id: p.page_id.clone(),
+        page_name: p.page_name.clone(),
+        page_type: p.page_type.as_str().into(),
+        description: p.description.clone(),
+    })
+}
+
+/// Confidence of one step: its smoothed success rate, discounted while evidence is thin.
+fn step_confidence(t: &atlas_model::Transition) -> f64 {
+    let evidence = (t.success_count + t.fail_count) as f64;
+    t.smoothed_success_rate() * (0.6 + 0.4 * (evidence / (evidence + 3.0)))
+}
+
+pub(crate) fn describe_steps(app: &AppGraph, plan: &Plan) -> (Vec<PathStep>, u64) {
+    describe_first_steps(app, plan, plan.steps.len())
+}
+
+/// The first `count` steps of a plan described for an agent, and their estimated time.
+fn describe_first_steps(app: &AppGraph, plan: &Plan, count: usize) -> (Vec<PathStep>, u64) {
+    let mut total_ms = 0.0;
+    let steps = plan
+        .steps
+        .iter()
+        .take(count)
+        .enumerate()
+        .map(|(i, ix)| {
+            let t = &app.transitions()[*ix];
+            let to = app
+                .page(&t.to_page)
+                .map(|p| p.page_name.clone())
+                .unwrap_or_default();
+            total_ms += if t.latency_samples > 0 {
+                t.avg_latency_ms()
+            } else {
+                DEFAULT_STEP_MS
+            };
+            PathStep {
+                step: i + 1,
+                from_page: t.from_page.clone(),
+                action_type: t.action.action_type.clone(),
+                widget_id: t.action.widget_id.clone(),
+                widget_text: t.action.widget_text.clone(),
+                widget_xpath: t.action.widget_xpath.clone(),
+                input_text: t.action.input_text.clone(),
+                expected_page: t.to_page.clone(),
+                expected_page_name: to.clone(),
+                confidence: round3(step_confidence(t)),
+                success_rate: round3(t.success_rate()),
+                description: format!("{}，进入{}", t.action.label(), to),
+            }
+        })
+        .collect();
+    (steps, total_ms.round() as u64)
+}
+
+fn plan_confidence(app: &AppGraph, plan: &Plan, target_score: f64) -> f64 {
+    let steps: f64 = plan
+        .steps
+        .iter()
+        .map(|s| step_confidence(&app.transitions()[*s]))
+        .product();
+    round3(steps * target_score)
+}
+
+fn why_alternative(main: &Plan, alt: &Plan, app: &AppGraph) -> String {
+    let (main_rel, alt_rel) = (main.reliability(app), alt.reliability(app));
+    match alt.steps.len().cmp(&main.steps.len()) {
+        std::cmp::Ordering::Less => "路径更短但成功率较低".into(),
+        std::cmp::Ordering::Greater if alt_rel > main_rel => "路径更长但成功率更高".into(),
+        std::cmp::Ordering::Greater => "路径更长且成功率较低，主路径失败时可用".into(),
+        std::cmp::Ordering::Equal if alt_rel < main_rel => "步数相同但成功率较低".into(),
+        std::cmp::Ordering::Equal => "步数相同，经由不同页面".into(),
+    }
+}
+
+impl<V: GraphView> Navigator<'_, V> {
+    /// The page an intent names in an app: registered intents first, then page names and
+    /// descriptions; `None` below the embedder's threshold, unless (with a model embedder) the
+    /// best page stands clearly ahead of every other (see [`CLEAR_LEAD`]).
+    pub(crate) fn resolve_intent(&self, app_id: &str, intent: &str) -> Result<Option<Target>> {
+        self.resolve_with_candidates(app_id, intent).map(|(t, _)| t)
+    }
+
+    /// [`Navigator::resolve_intent`], and the best pages (name, score) when none was taken.
+    fn resolve_with_candidates(
+        &self,
+        app_id: &str,
+        intent: &str,
+    ) -> Result<(Option<Target>, Vec<(String, f64)>)> {
+        let leads_somewhere = |d: &crate::index::Doc| d.target_page.is_some();
+        let normalized = crate::index::normalize(intent);
+        if let Some(doc) = self
+            .view
+            .read()
+            .text()
+            .exact(app_id, &normalized, leads_somewhere)
+        {
+            let target = Target {
+                page_id: doc.target_page.clone().unwrap_or_default(),
+                score: 1.0,
+            };
+            return Ok((Some(target), vec![]));
+        }
+        // Embedding may call a remote model: do it before taking the lock.
+        let query = Query::new(intent, self.embedder)?;
+        let state = self.view.read();
+        let threshold = self.embedder.match_threshold();
+        let dense = !self.embedder.is_lexical();
+        let floor = if dense {
+            threshold - CLEAR_LEAD_BELOW
+        } else {
+            threshold
+        };
+        let hits = state
+            .text()
+            .search(Some(app_id), &query, floor, leads_somewhere);
+        // The best score each page gets, best first.
+        let mut pages: Vec<(&str, f32)> = Vec::new();
+        for (_, hit) in &hits {
+            let page = hit.doc.target_page.as_deref().unwrap_or_default();
+            if !pages.iter().any(|(p, _)| *p == page) {
+                pages.push((page, hit.score));
+            }
+        }
+        let target = match pages.as_slice() {
+            [(page, score), ..] if *score >= threshold => Some((page, score)),
+            // A paraphrase, or the same request in another language, lands below a model's
+            // threshold; it is taken when its page leads every other page clearly.
+            [(page, score), rest @ ..]
+                if dense
+                    && rest
+                        .first()
+                        .is_none_or(|(_, next)| score - next >= CLEAR_LEAD) =>
+            {
+                Some((page, score))
+            }
+            _ => None,
+        };
+        let candidates = if target.is_none() {
+            pages
+                .iter()
+                .take(3)
+                .filter_map(|(p, score)| {
+                    state
+                        .graph()
+                        .page(p)
+                        .map(|page| (page.page_name.clone(), round3(*score as f64)))
+                })
+                .collect()
+        } else {
+            vec![]
+        };
+        Ok((
+            target.map(|(page, score)| Target {
+                page_id: page.to_string(),
+                score: *score as f64,
+            }),
+            candidates,
+        ))
+    }
+
+    /// Seed 000 §1.1 `query_path`.
+    pub fn query_path(&self, req: QueryPathRequest) -> Result<QueryPathResponse> {
+        validate_text("app_id", &req.app_id, true)?;
+        validate_text("intent", &req.intent, true)?;
+        let (target, candidates) = self.resolve_with_candidates(&req.app_id, &req.intent)?;
+        let mut response = self.route(req, true, target)?;
+        // Unsure which page is meant: say so with the pages it might be, rather than pick one.
+        if !candidates.is_empty() && !response.success {
+            let listed: Vec<String> = candidates
+                .iter()
+                .map(|(name, score)| format!("{name}({score})"))
+                .collect();
+            response.message = format!("{}，候选页面：{}", response.message, listed.join("、"));
+        }
+        Ok(response)
+    }
+
+    /// The planning behind `query_path`, to a `target` the caller resolved (outside any lock, as
+    /// resolving may embed). Alternatives cost one search per step and descriptions an allocation
+    /// or ten each, so a caller that needs only the first step (`whole` false) gets just that step
+    /// described, with `total_steps` still the whole plan's.
+    pub(crate) fn route(
+        &self,
+        req: QueryPathRequest,
+        whole: bool,
+        target: Option<Target>,
+    ) -> Result<QueryPathResponse> {
+        let max_steps = match req.max_steps {
+            None => DEFAULT_MAX_STEPS,
+            Some(n) if n >= 1 && n as usize <= MAX_STEPS_LIMIT => n as usize,
+            Some(n) => {
+                return Err(AtlasError::invalid(
+                    "max_steps",
+                    format!("max_steps must be between 1 and {MAX_STEPS_LIMIT}, got {n}"),
+                ));
+            }
+        };
+        if let Some(page) = &req.current_page {
+            validate_text("current_page", page, true)?;
+        }
+        let state = self.view.read();
+        let Some(app) = state.graph().app(&req.app_id) else {
+            return Ok(QueryPathResponse::failure(format!(
+                "应用不在图谱中: {}",
+                req.app_id
+            )));
+        };
+        let start = match &req.current_page {
+            Some(page) if app.page(page).is_some() => page.clone(),
+            Some(_) => return Ok(QueryPathResponse::failure("当前页面不在图谱中")),
+            None => match app.home_page() {
+                Some(home) => home.page_id.clone(),
+                None => return Ok(QueryPathResponse::failure("应用没有任何页面")),
+            },
+        };
+        let Some(target) = target else {
+            return Ok(QueryPathResponse::failure("未找到匹配的意图"));
+        };
+        let plan = match app.plan(&start, &target.page_id, max_steps) {
+            Ok(plan) => plan,
+            Err(PlanError::TooManySteps { shortest }) => {
+                let mut r = QueryPathResponse::failure(format!(
+                    "路径步骤数超过限制（最短路径需要{shortest}步，max_steps={max_steps}）"
+                ));
+                r.target_page = summary(app, &target.page_id);
+                return Ok(r);
+            }
+            Err(PlanError::NoPath) | Err(PlanError::UnknownPage(_)) => {
+                let mut r = QueryPathResponse::failure("无法找到从当前页面到目标页面的路径");
+                r.target_page = summary(app, &target.page_id);
+                return Ok(r);
+            }
+        };
+        let (steps, estimated_time_ms) =
+            describe_first_steps(app, &plan, if whole { plan.steps.len() } else { 1 });
+        let alternatives = if whole {
+            app.alternatives(&start, &target.page_id, &plan, 2, max_steps)
+        } else {
+            vec![]
+        };
+        let alternatives = alternatives
+            .into_iter()
+            .map(|alt| {
+                let (steps, estimated_time_ms) = describe_steps(app, &alt);
+                AlternativePath {
+                    total_steps: steps.len(),
+                    confidence: plan_confidence(app, &alt, target.score),
+                    estimated_time_ms,
+                    steps,
+                    reason: why_alternative(&plan, &alt, app),
+                }
+            })
+            .collect();
+        let message = if plan.steps.is_empty() {
+            "已在目标页面".to_string()
+        } else {
+            format!("找到{}步路径", plan.steps.len())
+        };
+        Ok(QueryPathResponse {
+            success: true,
+            message,
+            confidence: plan_confidence(app, &plan, target.score),
+            path: Some(PathInfo {
+                total_steps: plan.steps.len(),
+                estimated_time_ms,
+                steps,
+            }),
+            alternatives,
+            target_page: summary(app, &target.page_id),
+        })
+    }
+}
