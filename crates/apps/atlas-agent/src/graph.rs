@@ -9,11 +9,10 @@
 
 use atlas_action::Action;
 use atlas_device::Point;
-use atlas_model::Widget;
+use atlas_model::{Widget, ui_fingerprint};
 use serde_json::{Value, json};
 
-use crate::caller::ToolCaller;
-use crate::teach::page_for_screen;
+use crate::caller::{CallError, ToolCaller};
 
 /// The agent's link to the graph for one run.
 pub struct GraphLink<'a> {
@@ -328,4 +327,44 @@ fn resolve(
             None,
         )),
     }
+}
+
+/// The page a screen is: `match_current_page` on its widgets, and when nothing matches (and
+/// `add` allows), a new page named by its title and structural fingerprint.
+pub fn page_for_screen(
+    caller: &dyn ToolCaller,
+    app_id: &str,
+    title: &str,
+    widgets: &[Widget],
+    add: bool,
+) -> Result<Option<String>, CallError> {
+    let ui = json!({ "widgets": widgets });
+    let matched = caller.call(
+        "match_current_page",
+        json!({ "app_id": app_id, "ui_hierarchy": ui }),
+    );
+    match matched {
+        Ok(m) if m["matched"] == true => {
+            return Ok(m["page"]["page_id"].as_str().map(str::to_string));
+        }
+        Ok(_) => {}
+        // A new app has no pages yet: that is "nothing matches", not a failure.
+        Err(e) if e.code == "NOT_FOUND" || e.code == "PAGE_NOT_FOUND" => {}
+        Err(e) => return Err(e),
+    }
+    if !add {
+        return Ok(None);
+    }
+    let name = format!(
+        "{} {}",
+        title.chars().take(40).collect::<String>(),
+        &ui_fingerprint(widgets)[..6]
+    )
+    .trim()
+    .to_string();
+    let added = caller.call(
+        "add_page",
+        json!({ "app_id": app_id, "page_name": name, "ui_hierarchy": ui }),
+    )?;
+    Ok(added["page_id"].as_str().map(str::to_string))
 }

@@ -1,19 +1,17 @@
-//! The agent's side of Atlas: what an agent tells Atlas about the screens it sees and the steps it
-//! takes, what it asks, and the DroidTask evaluation that measures how good the answers are.
+//! The phone agent: it looks at a screen, asks the graph first, asks its model when the graph is
+//! unsure, acts on the phone within the guard's rules, and tells Atlas what each step did.
 //!
 //! Key design decision: **everything here goes through the tool interfaces by name** (the
 //! [`ToolCaller`] trait, served by HTTP or by the in-process registry), never through the
-//! service's internals. An import teaches exactly what a live agent could have reported, and the
-//! evaluation measures exactly what an agent would get over the wire.
+//! service's internals, so an agent in process and one across the network get the same answers.
+//! The runtime knows no dataset, simulator or ranker: the evaluations that measure it
+//! (`atlas-eval`) drive it from outside, through the same [`Device`](atlas_device::Device) and
+//! model traits a real phone and a real model use.
 
-pub mod agent_eval;
 pub mod caller;
-pub mod droidtask_eval;
 pub mod graph;
 pub mod guard;
 pub mod knowledge;
-pub mod loao;
 pub mod phone;
-pub mod teach;
 
 pub use caller::{CallError, HttpCaller, ServiceCaller, ToolCaller};

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
+use atlas_eval::server::Target;
 use atlas_service::CheckpointPolicy;
 use clap::Subcommand;
 
@@ -134,11 +135,16 @@ pub(crate) async fn run(what: EvalCommand) -> Result<ExitCode> {
             precision,
             embed,
         } => {
-            let fitting = leave_one_app_out.then_some(atlas_agent::loao::Fitting {
+            let fitting = leave_one_app_out.then_some(atlas_eval::loao::Fitting {
                 precision,
                 ..Default::default()
             });
-            eval_droidtask(dir, url, token, json, apps, fitting, fit_out, &embed).await
+            let target = Target {
+                url,
+                token,
+                embed: embed.config(),
+            };
+            eval_droidtask(dir, target, json, apps, fitting, fit_out).await
         }
         EvalCommand::Agent {
             dir,
@@ -150,13 +156,12 @@ pub(crate) async fn run(what: EvalCommand) -> Result<ExitCode> {
             token,
             embed,
         } => {
-            let runs = AgentRuns {
-                fast_path,
-                leave_one_app_out,
+            let target = Target {
                 url,
                 token,
+                embed: embed.config(),
             };
-            eval_agent(dir, apps, json, runs, &embed).await
+            eval_agent(dir, apps, json, target, fast_path, leave_one_app_out).await
         }
     }
 }
@@ -338,80 +343,25 @@ pub(crate) fn eval_kb(
     Ok(ExitCode::SUCCESS)
 }
 
-#[allow(clippy::too_many_arguments)]
-/// How `atlas eval agent` runs its tasks.
-pub(crate) struct AgentRuns {
-    fast_path: f64,
-    leave_one_app_out: bool,
-    url: Option<String>,
-    token: Option<String>,
-}
-
+/// `atlas eval agent`, printed.
 pub(crate) async fn eval_agent(
     dir: PathBuf,
     only: Vec<String>,
     json: Option<PathBuf>,
-    how: AgentRuns,
-    embed: &EmbedArgs,
+    target: Target,
+    fast_path: f64,
+    leave_one_app_out: bool,
 ) -> Result<ExitCode> {
     let started = std::time::Instant::now();
-    let apps = droidtask_apps(&dir, &only)?;
-    let fast_path = how.fast_path;
-    let report = if how.leave_one_app_out {
-        // The explained answers of every app (the held-out one's included: fitting skips it),
-        // from which each app's model is fitted on the others, as `eval droidtask` fits them.
-        let every_app = droidtask_apps(&dir, &[])?;
-        let answered =
-            EvalServer::evaluate(None, None, embed, None, "eval", move |caller, prefix| {
-                atlas_agent::droidtask_eval::evaluate(caller, &every_app, prefix)
-                    .map_err(|e| e.to_string())
-            })
-            .await?;
-        let mut runs = Vec::new();
-        let mut skipped = Vec::new();
-        for app in apps {
-            let train: Vec<_> = answered
-                .tasks
-                .iter()
-                .filter(|t| t.app != app.name)
-                .collect();
-            let model = atlas_agent::loao::fit_model(&train, Default::default());
-            eprintln!("{}: {}", app.name, model.note);
-            let dir = dir.clone();
-            let (app_runs, left_out) = EvalServer::evaluate(
-                None,
-                None,
-                embed,
-                Some(model),
-                "agent",
-                move |caller, prefix| {
-                    atlas_agent::agent_eval::evaluate_app(&dir, &app, caller, prefix, fast_path)
-                },
-            )
-            .await?;
-            runs.extend(app_runs);
-            skipped.extend(left_out);
-        }
-        atlas_agent::agent_eval::AgentEval::from_runs(runs, skipped)
-    } else {
-        EvalServer::evaluate(
-            how.url,
-            how.token,
-            embed,
-            None,
-            "agent",
-            move |caller, prefix| {
-                atlas_agent::agent_eval::evaluate(&dir, &apps, caller, prefix, fast_path)
-            },
-        )
-        .await?
-    };
-    if how.leave_one_app_out {
+    let apps = atlas_eval::server::droidtask_apps(&dir, &only)?;
+    let report =
+        atlas_eval::server::agent(&target, dir, apps, fast_path, leave_one_app_out).await?;
+    if leave_one_app_out {
         println!(
             "leave-one-app-out: each app's tasks answered by a grounding model fitted on the other apps"
         );
     }
-    let show = |title: &str, conditions: &atlas_agent::agent_eval::Conditions| {
+    let show = |title: &str, conditions: &atlas_eval::agent::Conditions| {
         println!("{title}");
         for (name, c) in conditions {
             println!(
@@ -429,7 +379,7 @@ pub(crate) async fn eval_agent(
             conditions.get("graph_new_task"),
             conditions.get("graph_repeat"),
         ) {
-            let share = |c: &atlas_agent::agent_eval::ConditionTotals| {
+            let share = |c: &atlas_eval::agent::ConditionTotals| {
                 c.model_calls as f64 / base.model_calls.max(1) as f64
             };
             println!(
@@ -474,129 +424,19 @@ pub(crate) async fn eval_agent(
     Ok(ExitCode::SUCCESS)
 }
 
-/// The apps of a DroidTask folder, or only those named.
-pub(crate) fn droidtask_apps(
-    dir: &std::path::Path,
-    only: &[String],
-) -> Result<Vec<atlas_import::droidtask::App>> {
-    let mut apps = atlas_import::droidtask::read_all(dir)?;
-    if !only.is_empty() {
-        apps.retain(|a| only.contains(&a.name));
-    }
-    Ok(apps)
-}
-
-/// The server an evaluation talks to: the one at `url`, or a fresh one on loopback over a
-/// temporary folder, so the evaluation goes through HTTP exactly as an agent would.
-pub(crate) struct EvalServer {
-    base: String,
-    running: Option<(
-        tokio::sync::oneshot::Sender<()>,
-        tokio::task::JoinHandle<std::io::Result<()>>,
-    )>,
-    _scratch: tempfile::TempDir,
-}
-
-impl EvalServer {
-    async fn start(
-        url: Option<String>,
-        embed: &EmbedArgs,
-        grounding: Option<atlas_service::GroundingModel>,
-    ) -> Result<EvalServer> {
-        let scratch = tempfile::Builder::new().prefix("atlas-eval-").tempdir()?;
-        if let Some(base) = url {
-            return Ok(EvalServer {
-                base,
-                running: None,
-                _scratch: scratch,
-            });
-        }
-        let config = atlas_config::Config {
-            embed: embed.config(),
-            ..atlas_config::Config::folder(&scratch.path().join("data"))
-        };
-        let services = atlas_config::open(&config).await?;
-        if let Some(model) = grounding {
-            services
-                .atlas
-                .use_grounding_model(model)
-                .map_err(|e| anyhow::anyhow!("{e}"))?;
-        }
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-        let base = format!("http://{}", listener.local_addr()?);
-        let state = atlas_server::AppState {
-            atlas: services.atlas,
-            tools: services.tools,
-            token: None,
-            kb: services.kb,
-            biz: services.biz,
-            chat: None,
-            access: Default::default(),
-        };
-        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let task = tokio::spawn(atlas_server::serve(listener, state, async {
-            let _ = stopped.await;
-        }));
-        Ok(EvalServer {
-            base,
-            running: Some((stop, task)),
-            _scratch: scratch,
-        })
-    }
-
-    /// Runs `work` against the server (the one at `url`, or a fresh one) through an HTTP
-    /// caller, on a blocking thread, with app ids under a prefix of its own; stops the server.
-    async fn evaluate<T: Send + 'static>(
-        url: Option<String>,
-        token: Option<String>,
-        embed: &EmbedArgs,
-        grounding: Option<atlas_service::GroundingModel>,
-        kind: &str,
-        work: impl FnOnce(&atlas_agent::HttpCaller, &str) -> std::result::Result<T, String>
-        + Send
-        + 'static,
-    ) -> Result<T> {
-        let server = EvalServer::start(url, embed, grounding).await?;
-        let base = server.base.clone();
-        let prefix = format!("{kind}-{}.", std::process::id());
-        let done = tokio::task::spawn_blocking(move || {
-            work(&atlas_agent::HttpCaller::new(&base, token), &prefix)
-        })
-        .await?
-        .map_err(|e| anyhow::anyhow!("evaluation stopped: {e}"))?;
-        server.stop().await?;
-        Ok(done)
-    }
-
-    async fn stop(self) -> Result<()> {
-        if let Some((stop, task)) = self.running {
-            let _ = stop.send(());
-            task.await??;
-        }
-        Ok(())
-    }
-}
-
+/// `atlas eval droidtask`, printed.
 pub(crate) async fn eval_droidtask(
     dir: PathBuf,
-    url: Option<String>,
-    token: Option<String>,
+    target: Target,
     json: Option<PathBuf>,
     only: Vec<String>,
-    fitting: Option<atlas_agent::loao::Fitting>,
+    fitting: Option<atlas_eval::loao::Fitting>,
     fit_out: Option<PathBuf>,
-    embed: &EmbedArgs,
 ) -> Result<ExitCode> {
     let started = std::time::Instant::now();
-    let apps = droidtask_apps(&dir, &only)?;
-    let (report, apps) =
-        EvalServer::evaluate(url, token, embed, None, "eval", move |caller, prefix| {
-            atlas_agent::droidtask_eval::evaluate(caller, &apps, prefix)
-                .map(|r| (r, apps))
-                .map_err(|e| e.to_string())
-        })
-        .await?;
-    let line = |name: &str, s: &atlas_agent::droidtask_eval::Scores| {
+    let apps = atlas_eval::server::droidtask_apps(&dir, &only)?;
+    let (report, held_out) = atlas_eval::server::droidtask(&target, apps, fitting).await?;
+    let line = |name: &str, s: &atlas_eval::droidtask::Scores| {
         println!(
             "{name:<12} tasks {:>3}  steps {:>4}  accuracy {:.3}  completion {:.3}  tap {:.3}  input {:.3}  finish {:.3}  unsure {:.3}  precision when sure {:.3}",
             s.tasks,
@@ -615,7 +455,6 @@ pub(crate) async fn eval_droidtask(
         line(&app.app, &app.scores);
     }
     line("total", &report.total);
-    let held_out = fitting.map(|f| atlas_agent::loao::leave_one_app_out(&report, &apps, f));
     if let Some(held_out) = &held_out {
         println!("leave-one-app-out (each app answered by a model fitted on the others):");
         for app in &held_out.apps {

@@ -280,9 +280,9 @@ pub(crate) async fn import_recordings(
                 summary.push((app_id, serde_json::json!("nothing (already imported)")));
                 continue;
             }
-            let mut total = atlas_agent::teach::Taught::default();
+            let mut total = atlas_eval::teach::Taught::default();
             for recording in &recordings {
-                let t = atlas_agent::teach::teach_recording(&caller, &app_id, recording, &format!("import-{}", recording.name))?;
+                let t = atlas_eval::teach::teach_recording(&caller, &app_id, recording, &format!("import-{}", recording.name))?;
                 total.screens += t.screens;
                 total.steps += t.steps;
                 total.intents += t.intents;

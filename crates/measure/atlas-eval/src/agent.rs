@@ -25,10 +25,10 @@ use atlas_model::Widget;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::caller::ToolCaller;
-use crate::graph::GraphLink;
-use crate::guard::Guard;
-use crate::phone::{AgentConfig, Chooser, Ending, PhoneAgent, RunReport, Unattended};
+use atlas_agent::ToolCaller;
+use atlas_agent::graph::GraphLink;
+use atlas_agent::guard::Guard;
+use atlas_agent::phone::{AgentConfig, Chooser, Ending, PhoneAgent, RunReport, Unattended};
 
 /// What the person did on one screen of a demonstration.
 #[derive(Debug, Clone, PartialEq)]

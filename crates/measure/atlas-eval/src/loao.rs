@@ -13,7 +13,7 @@ use atlas_rank::{
 };
 use serde::Serialize;
 
-use crate::droidtask_eval::{Answer, AppScores, Report, Scores, StepResult, TaskResult, score};
+use crate::droidtask::{Answer, AppScores, Report, Scores, StepResult, TaskResult, score};
 
 /// How the models are fitted.
 #[derive(Debug, Clone, Copy)]

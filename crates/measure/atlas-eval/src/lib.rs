@@ -1,0 +1,15 @@
+//! The evaluations: how good the graph's answers are on DroidTask (`atlas eval droidtask`), how
+//! the phone agent fares with them (`atlas eval agent`), the leave-one-app-out fitting of the
+//! grounding model, and teaching recordings through the tool interfaces.
+//!
+//! Key design decision: **an evaluation measures what the server answers.** It starts a real
+//! server on loopback (or talks to one at a URL) and goes through HTTP as an agent would
+//! ([`server::EvalServer`]); the agent it runs is the runtime `atlas agent run` uses, on a
+//! simulated phone through the device trait. Living apart from the runtime, the evaluations may
+//! depend on the simulator, the dataset readers and the ranker; the agent and the service do not.
+
+pub mod agent;
+pub mod droidtask;
+pub mod loao;
+pub mod server;
+pub mod teach;

@@ -1,0 +1,181 @@
+//! The server an evaluation talks to, and the runs `atlas eval droidtask` and `atlas eval agent`
+//! make against it.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+use atlas_agent::HttpCaller;
+use atlas_config::EmbedConfig;
+use atlas_import::droidtask::App;
+use atlas_service::GroundingModel;
+
+use crate::agent::AgentEval;
+use crate::droidtask::Report;
+use crate::loao::{Fitting, LeaveOneAppOut};
+
+/// The server an evaluation talks to: the one at `url`, or a fresh one on loopback over a
+/// temporary folder, so the evaluation goes through HTTP exactly as an agent would.
+pub struct EvalServer {
+    base: String,
+    running: Option<(
+        tokio::sync::oneshot::Sender<()>,
+        tokio::task::JoinHandle<std::io::Result<()>>,
+    )>,
+    _scratch: tempfile::TempDir,
+}
+
+/// Where an evaluation's answers come from.
+#[derive(Clone, Default)]
+pub struct Target {
+    /// A running server; a fresh one on a temporary folder when `None`.
+    pub url: Option<String>,
+    /// The running server's token.
+    pub token: Option<String>,
+    /// The fresh server's embedder.
+    pub embed: EmbedConfig,
+}
+
+impl EvalServer {
+    async fn start(target: &Target, grounding: Option<GroundingModel>) -> Result<EvalServer> {
+        let scratch = tempfile::Builder::new().prefix("atlas-eval-").tempdir()?;
+        if let Some(base) = &target.url {
+            return Ok(EvalServer {
+                base: base.clone(),
+                running: None,
+                _scratch: scratch,
+            });
+        }
+        let config = atlas_config::Config {
+            embed: target.embed.clone(),
+            ..atlas_config::Config::folder(&scratch.path().join("data"))
+        };
+        let services = atlas_config::open(&config).await?;
+        if let Some(model) = grounding {
+            services.atlas.use_grounding_model(model)?;
+        }
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        let base = format!("http://{}", listener.local_addr()?);
+        let state = atlas_server::AppState {
+            atlas: services.atlas,
+            tools: services.tools,
+            token: None,
+            kb: services.kb,
+            biz: services.biz,
+            chat: None,
+            access: Default::default(),
+        };
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let task = tokio::spawn(atlas_server::serve(listener, state, async {
+            let _ = stopped.await;
+        }));
+        Ok(EvalServer {
+            base,
+            running: Some((stop, task)),
+            _scratch: scratch,
+        })
+    }
+
+    /// Runs `work` against the server (the one at `target.url`, or a fresh one) through an HTTP
+    /// caller, on a blocking thread, with app ids under a prefix of its own; stops the server.
+    pub async fn evaluate<T: Send + 'static>(
+        target: &Target,
+        grounding: Option<GroundingModel>,
+        kind: &str,
+        work: impl FnOnce(&HttpCaller, &str) -> std::result::Result<T, String> + Send + 'static,
+    ) -> Result<T> {
+        let server = EvalServer::start(target, grounding).await?;
+        let base = server.base.clone();
+        let token = target.token.clone();
+        let prefix = format!("{kind}-{}.", std::process::id());
+        let done =
+            tokio::task::spawn_blocking(move || work(&HttpCaller::new(&base, token), &prefix))
+                .await?
+                .map_err(|e| anyhow::anyhow!("evaluation stopped: {e}"))?;
+        server.stop().await?;
+        Ok(done)
+    }
+
+    async fn stop(self) -> Result<()> {
+        if let Some((stop, task)) = self.running {
+            let _ = stop.send(());
+            task.await??;
+        }
+        Ok(())
+    }
+}
+
+/// The apps of a DroidTask folder, or only those named.
+pub fn droidtask_apps(dir: &Path, only: &[String]) -> Result<Vec<App>> {
+    let mut apps = atlas_import::droidtask::read_all(dir)?;
+    if !only.is_empty() {
+        apps.retain(|a| only.contains(&a.name));
+    }
+    Ok(apps)
+}
+
+/// `atlas eval droidtask`: every app's tasks asked of the server, and (with `fitting`) each app
+/// answered by a model fitted on the others.
+pub async fn droidtask(
+    target: &Target,
+    apps: Vec<App>,
+    fitting: Option<Fitting>,
+) -> Result<(Report, Option<LeaveOneAppOut>)> {
+    let (report, apps) = EvalServer::evaluate(target, None, "eval", move |caller, prefix| {
+        crate::droidtask::evaluate(caller, &apps, prefix)
+            .map(|r| (r, apps))
+            .map_err(|e| e.to_string())
+    })
+    .await?;
+    let held_out = fitting.map(|f| crate::loao::leave_one_app_out(&report, &apps, f));
+    Ok((report, held_out))
+}
+
+/// `atlas eval agent`: the phone agent on `apps`' demonstrated tasks, against the server, or
+/// (`leave_one_app_out`) each app against a fresh server whose grounding model was fitted on the
+/// explained answers of every other app of `dir`.
+pub async fn agent(
+    target: &Target,
+    dir: PathBuf,
+    apps: Vec<App>,
+    fast_path: f64,
+    leave_one_app_out: bool,
+) -> Result<AgentEval> {
+    if !leave_one_app_out {
+        return EvalServer::evaluate(target, None, "agent", move |caller, prefix| {
+            crate::agent::evaluate(&dir, &apps, caller, prefix, fast_path)
+        })
+        .await;
+    }
+    // The explained answers of every app (the held-out one's included: fitting skips it), from
+    // which each app's model is fitted on the others, as `eval droidtask` fits them.
+    let fresh = Target {
+        url: None,
+        token: None,
+        embed: target.embed.clone(),
+    };
+    let every_app = droidtask_apps(&dir, &[])?;
+    let answered = EvalServer::evaluate(&fresh, None, "eval", move |caller, prefix| {
+        crate::droidtask::evaluate(caller, &every_app, prefix).map_err(|e| e.to_string())
+    })
+    .await?;
+    let mut runs = Vec::new();
+    let mut skipped = Vec::new();
+    for app in apps {
+        let train: Vec<_> = answered
+            .tasks
+            .iter()
+            .filter(|t| t.app != app.name)
+            .collect();
+        let model = crate::loao::fit_model(&train, Default::default());
+        eprintln!("{}: {}", app.name, model.note);
+        let dir = dir.clone();
+        let (app_runs, left_out) =
+            EvalServer::evaluate(&fresh, Some(model), "agent", move |caller, prefix| {
+                crate::agent::evaluate_app(&dir, &app, caller, prefix, fast_path)
+            })
+            .await?;
+        runs.extend(app_runs);
+        skipped.extend(left_out);
+    }
+    Ok(AgentEval::from_runs(runs, skipped))
+}
