@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 use atlas_rank::{Decision, Model};
 
 use super::doubt::Doubt;
-use super::features::{Candidate, FEATURES, Proposal};
+use super::features::{Candidate, FEATURES, Feature, Proposal};
 use crate::memory::Recall;
 
 /// The models fitted by `atlas eval droidtask --leave-one-app-out --fit-out` on the development
@@ -30,19 +30,12 @@ pub(crate) fn model(e5: bool) -> Option<&'static Model> {
     MODELS.get_or_init(|| [read(SHIPPED), read(SHIPPED_E5)])[e5 as usize].as_ref()
 }
 
-fn feature(c: &Candidate, name: &str) -> f64 {
-    FEATURES
-        .iter()
-        .position(|f| *f == name)
-        .map_or(0.0, |i| c.x[i])
-}
-
 /// The answer the model gives for these candidates, and its decision (for explaining).
 pub(crate) fn choose(
     model: Option<&Model>,
     candidates: &[Candidate],
 ) -> (Result<Recall, Doubt>, Option<Decision>) {
-    let xs: Vec<Vec<f64>> = candidates.iter().map(|c| c.x.clone()).collect();
+    let xs: Vec<Vec<f64>> = candidates.iter().map(|c| c.x.to_vec()).collect();
     let Some(decision) = model.and_then(|m| m.decide(&xs)) else {
         return (Err(Doubt::NothingSays), None);
     };
@@ -60,8 +53,10 @@ fn why_unsure(candidates: &[Candidate], decision: &Decision) -> Doubt {
     let label = best.proposal.label().to_string();
     let says_something = candidates
         .iter()
-        .any(|c| feature(c, "route") > 0.0 || feature(c, "own") > 0.0);
-    let anything_anywhere = candidates.iter().any(|c| feature(c, "finish_left") > 0.0);
+        .any(|c| c.x.get(Feature::Route) > 0.0 || c.x.get(Feature::Own) > 0.0);
+    let anything_anywhere = candidates
+        .iter()
+        .any(|c| c.x.get(Feature::FinishLeft) > 0.0);
     if !says_something {
         return if anything_anywhere {
             Doubt::NoWay
@@ -74,10 +69,10 @@ fn why_unsure(candidates: &[Candidate], decision: &Decision) -> Doubt {
     if matches!(best.proposal, Proposal::Finish) {
         return Doubt::NotDone;
     }
-    if feature(best, "same_label") > 0.0 {
+    if best.x.get(Feature::SameLabel) > 0.0 {
         return Doubt::SameLabel(label);
     }
-    if feature(best, "coincidence") > 0.0 {
+    if best.x.get(Feature::Coincidence) > 0.0 {
         return Doubt::Coincidence(label);
     }
     if let Some(second) = decision

@@ -8,7 +8,7 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
-use atlas_model::{Action, Widget};
+use atlas_model::{Action, TraceStep, Widget};
 
 use super::facts::{
     actionable, has_unasked_side_effect, is_cancel, is_choice, is_commit, is_input, is_row,
@@ -30,63 +30,156 @@ const MAX_ROUTE_STEPS: usize = 12;
 /// Two ways whose scores differ by less than this say about as much.
 const CLOSE: f64 = 0.15;
 
-/// The features of every candidate, in order. A model is fitted and shipped against these names.
-pub const FEATURES: &[&str] = &[
+/// Declares the features: the [`Feature`] enum, and [`FEATURES`], their names in the same order
+/// (what a model is fitted and shipped against).
+macro_rules! features {
+    ($($(#[doc = $doc:literal])* $feature:ident = $name:literal,)*) => {
+        /// A feature of a candidate. Set by value, never by name, so a misspelt feature does
+        /// not compile instead of failing when an agent asks.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub(crate) enum Feature {
+            $($(#[doc = $doc])* $feature,)*
+        }
+
+        /// The features of every candidate, in order. A model is fitted and shipped against
+        /// these names.
+        pub const FEATURES: &[&str] = &[$($name,)*];
+    };
+}
+
+features! {
     // What the action says of the instruction.
-    "route",        // share of what remains said by the way through this action to its goal
-    "own",          // share of the instruction the action's own label says
-    "goal_fit",     // share of the goal's own words the instruction asks for
-    "meaning",      // how alike in meaning the action's label and the open part are
-    "goal_meaning", // ...the goal's label and the open part
-    "here",         // the goal is on this page
-    "near",         // 1 / (1 + steps of the way to the goal)
-    "top_route",    // the best way of all starts with this action
-    "margin",       // this way's score minus the best other way's
-    "first_said",   // the way says the earliest word of the instruction among close ways
-    "later_only",   // the way says only words of parts after the one now open
-    "one_word",     // the way says a single word of the instruction
-    "coincidence",  // ...and its goal is mostly about something else
-    "same_label",   // another widget shows the same words
+    /// Share of what remains said by the way through this action to its goal.
+    Route = "route",
+    /// Share of the instruction the action's own label says.
+    Own = "own",
+    /// Share of the goal's own words the instruction asks for.
+    GoalFit = "goal_fit",
+    /// How alike in meaning the action's label and the open part are.
+    Meaning = "meaning",
+    /// How alike in meaning the goal's label and the open part are.
+    GoalMeaning = "goal_meaning",
+    /// The goal is on this page.
+    Here = "here",
+    /// 1 / (1 + steps of the way to the goal).
+    Near = "near",
+    /// The best way of all starts with this action.
+    TopRoute = "top_route",
+    /// This way's score minus the best other way's.
+    Margin = "margin",
+    /// The way says the earliest word of the instruction among close ways.
+    FirstSaid = "first_said",
+    /// The way says only words of parts after the one now open.
+    LaterOnly = "later_only",
+    /// The way says a single word of the instruction.
+    OneWord = "one_word",
+    /// The way says a single word and its goal is mostly about something else.
+    Coincidence = "coincidence",
+    /// Another widget shows the same words.
+    SameLabel = "same_label",
     // What the widget is.
-    "commit",       // OK, Save, Done, 确定…
-    "cancel",       // Cancel, Back, 取消…
-    "row",          // a list row (a name with lines under it)
-    "choice",       // a checkbox, radio button or switch
-    "field_tap",    // tapping a text field rather than typing in it
-    "checked",      // checked or selected as last seen: choosing it again changes nothing
-    "presence",     // the share of this page's screens that showed the widget
-    "input",        // typing a value
-    "fill",         // the field and value the form's order and the last step point to
-    "fill_opened",  // the one field of the page the last step opened
-    "value_quoted", // the value typed was quoted in the instruction
+    /// OK, Save, Done, 确定….
+    Commit = "commit",
+    /// Cancel, Back, 取消….
+    Cancel = "cancel",
+    /// A list row (a name with lines under it).
+    Row = "row",
+    /// A checkbox, radio button or switch.
+    Choice = "choice",
+    /// Tapping a text field rather than typing in it.
+    FieldTap = "field_tap",
+    /// Checked or selected as last seen: choosing it again changes nothing.
+    Checked = "checked",
+    /// The share of this page's screens that showed the widget.
+    Presence = "presence",
+    /// Typing a value.
+    Input = "input",
+    /// The field and value the form's order and the last step point to.
+    Fill = "fill",
+    /// The one field of the page the last step opened.
+    FillOpened = "fill_opened",
+    /// The value typed was quoted in the instruction.
+    ValueQuoted = "value_quoted",
     // What the session did.
-    "used",            // this label was tapped before in this task
-    "typed_label",     // the label only shows what the task typed
-    "side_effect",     // calls, deletes or sends though the instruction does not ask it
-    "revisit",         // the way leads back to a page this task left
-    "commit_too_soon", // a commit while this page still says part of the task
-    "commit_unfilled", // a commit while values the instruction gives are still to be used
-    "unnamed_row",     // a list row the instruction does not name while it names another here
-    "sibling",         // right after a choice here, another option saying one word
+    /// This label was tapped before in this task.
+    Used = "used",
+    /// The label only shows what the task typed.
+    TypedLabel = "typed_label",
+    /// Calls, deletes or sends though the instruction does not ask it.
+    SideEffect = "side_effect",
+    /// The way leads back to a page this task left.
+    Revisit = "revisit",
+    /// A commit while this page still says part of the task.
+    CommitTooSoon = "commit_too_soon",
+    /// A commit while values the instruction gives are still to be used.
+    CommitUnfilled = "commit_unfilled",
+    /// A list row the instruction does not name while it names another here.
+    UnnamedRow = "unnamed_row",
+    /// Right after a choice here, another option saying one word.
+    Sibling = "sibling",
     // What the app's remembered tasks did.
-    "usual_exit",     // the way remembered tasks left this page after a choice on it
-    "confirmation",   // the usual confirmation after a choice, or the app's closing label
-    "commit_closing", // the page's one commit when nothing else is left to do
-    "allow",          // the one permission grant of a dialog just opened
+    /// The way remembered tasks left this page after a choice on it.
+    UsualExit = "usual_exit",
+    /// The usual confirmation after a choice, or the app's closing label.
+    Confirmation = "confirmation",
+    /// The page's one commit when nothing else is left to do.
+    CommitClosing = "commit_closing",
+    /// The one permission grant of a dialog just opened.
+    Allow = "allow",
     // "The task is done".
-    "finish",
-    "finish_first",     // ...before any step
-    "finish_left",      // the best share any label says of what remains
-    "finish_toggled",   // the last step toggled a widget saying this much of the instruction
-    "finish_closed",    // the last step committed or closed a page
-    "finish_opened",    // the last step opened this page
-    "finish_small",     // ...and it is a dialog
-    "finish_elsewhere", // the last step did not end on this page
-    "finish_only_verb", // only the instruction's opening act is left unsaid
-    "finish_here_left", // something on this page still says a little of the task
-    "finish_remaining", // the share of the instruction not yet said
-    "finish_values",    // values the instruction gives that nobody typed
-];
+    /// The task is done.
+    Finish = "finish",
+    /// The task is done before any step.
+    FinishFirst = "finish_first",
+    /// The best share any label says of what remains.
+    FinishLeft = "finish_left",
+    /// The last step toggled a widget saying this much of the instruction.
+    FinishToggled = "finish_toggled",
+    /// The last step committed or closed a page.
+    FinishClosed = "finish_closed",
+    /// The last step opened this page.
+    FinishOpened = "finish_opened",
+    /// The last step opened this page, and it is a dialog.
+    FinishSmall = "finish_small",
+    /// The last step did not end on this page.
+    FinishElsewhere = "finish_elsewhere",
+    /// Only the instruction's opening act is left unsaid.
+    FinishOnlyVerb = "finish_only_verb",
+    /// Something on this page still says a little of the task.
+    FinishHereLeft = "finish_here_left",
+    /// The share of the instruction not yet said.
+    FinishRemaining = "finish_remaining",
+    /// Values the instruction gives that nobody typed.
+    FinishValues = "finish_values",
+}
+
+/// How many features a candidate has.
+const COUNT: usize = FEATURES.len();
+
+/// A candidate's features, by [`Feature`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Values([f64; COUNT]);
+
+impl Default for Values {
+    fn default() -> Values {
+        Values([0.0; COUNT])
+    }
+}
+
+impl Values {
+    pub(crate) fn set(&mut self, feature: Feature, value: f64) {
+        self.0[feature as usize] = value;
+    }
+
+    pub(crate) fn get(&self, feature: Feature) -> f64 {
+        self.0[feature as usize]
+    }
+
+    /// In [`FEATURES`]' order, as a model reads them.
+    pub(crate) fn to_vec(self) -> Vec<f64> {
+        self.0.to_vec()
+    }
+}
 
 /// What a candidate proposes.
 #[derive(Debug, Clone, PartialEq)]
@@ -125,17 +218,11 @@ impl Proposal {
 
 pub(crate) struct Candidate {
     pub(crate) proposal: Proposal,
-    pub(crate) x: Vec<f64>,
+    pub(crate) x: Values,
     /// The label of the widget acted on, and of the goal the way leads to: what "meaning" and
     /// "goal_meaning" compare with the instruction once embedded.
     pub(crate) label: Option<String>,
     pub(crate) goal: Option<String>,
-}
-
-impl Candidate {
-    pub(crate) fn set(&mut self, name: &str, value: f64) {
-        set(&mut self.x, name, value);
-    }
 }
 
 /// A widget anywhere in the app that says part of the instruction.
@@ -156,23 +243,14 @@ struct Route<'a> {
     earliest: usize,
 }
 
-fn set(x: &mut [f64], name: &str, value: f64) {
-    let i = FEATURES
-        .iter()
-        .position(|f| *f == name)
-        .unwrap_or_else(|| panic!("unknown feature {name}"));
-    x[i] = value;
-}
-
 fn flag(b: bool) -> f64 {
     b as u8 as f64
 }
 
 /// Every candidate of this step with its features.
 pub(crate) fn candidates(r: &Reading) -> Vec<Candidate> {
-    let app = r.app;
     let here = r.current_page;
-    let Some(page) = app.page(here) else {
+    let Some(page) = r.app.page(here) else {
         return Vec::new();
     };
     let used: HashSet<&str> = r
@@ -181,14 +259,7 @@ pub(crate) fn candidates(r: &Reading) -> Vec<Candidate> {
         .map(|s| s.action.widget_text.trim())
         .filter(|t| !t.is_empty())
         .collect();
-    let typed_only = |label: &str| {
-        let own = label_words(stable_part(label));
-        let mut named = own
-            .iter()
-            .filter(|x| !x.chars().all(|c| c.is_ascii_digit()));
-        named.clone().next().is_some() && named.all(|x| r.typed.contains(x))
-    };
-
+    let typed_only = |label: &str| only_typed(r, label);
     let goals = goals(r, &used, &typed_only);
     let best_share = goals.first().map_or(0.0, |g| g.share);
     let here_labels: HashSet<&str> = goals
@@ -196,28 +267,79 @@ pub(crate) fn candidates(r: &Reading) -> Vec<Candidate> {
         .filter(|g| g.page == here)
         .map(|g| stable_part(&g.widget.text))
         .collect();
-
     let routes = routes(r, &goals, &here_labels);
+    let (actions, action_routes) = actions_and_routes(r, page, &routes);
+    let step = Step::read(r, page, &action_routes, best_share);
 
-    // The actions of this step: each widget here, and each way's first step not shown as one.
+    let mut out: Vec<Candidate> = Vec::new();
+    for (i, (action, to)) in actions.iter().enumerate() {
+        let mut x = Values::default();
+        let label = stable_part(&action.widget_text);
+        let widget = page
+            .widgets
+            .iter()
+            .find(|w| same_widget(action, &widget_action(w)));
+        let route = action_routes[i];
+        x.set(Feature::Own, r.own_share(&action.widget_text));
+        if let Some(route) = route {
+            way_features(&mut x, r, &step, &action_routes, i, route, to);
+        }
+        x.set(
+            Feature::SameLabel,
+            flag(!label.is_empty() && same_label_count(page, label) > 1),
+        );
+        widget_features(&mut x, page, action, widget);
+        session_features(&mut x, r, &step, action, &used, &typed_only, &here_labels);
+        habit_features(&mut x, &step, action);
+        out.push(Candidate {
+            proposal: Proposal::Act {
+                action: action.clone(),
+                expected_page: to.clone(),
+            },
+            x,
+            label: Some(label.to_string()).filter(|l| !l.is_empty()),
+            goal: route.map(|r| stable_part(&r.goal.widget.text).to_string()),
+        });
+    }
+
+    out.extend(typing_candidates(r, page, &step.fill, &step.fill_opened));
+    out.push(finish(
+        r,
+        step.moment,
+        best_share,
+        goals
+            .iter()
+            .any(|g| g.page == here && g.share >= LITTLE / 2.0),
+        step.unused,
+    ));
+    out
+}
+
+/// Whether every named word of a label is one the task typed (the label only shows it).
+fn only_typed(r: &Reading, label: &str) -> bool {
+    let own = label_words(stable_part(label));
+    let mut named = own
+        .iter()
+        .filter(|x| !x.chars().all(|c| c.is_ascii_digit()));
+    named.clone().next().is_some() && named.all(|x| r.typed.contains(x))
+}
+
+/// The actions of this step: each widget here, and each way's first step not shown as one; with
+/// the best way through each action.
+fn actions_and_routes<'g>(
+    r: &Reading,
+    page: &atlas_model::Page,
+    routes: &'g [Route<'g>],
+) -> (Vec<(Action, String)>, Vec<Option<&'g Route<'g>>>) {
+    let (app, here) = (r.app, r.current_page);
     let mut actions: Vec<(Action, String)> = page
         .widgets
         .iter()
         .filter(|w| actionable(w))
-        .map(|w| {
-            (
-                Action {
-                    action_type: "click".into(),
-                    widget_id: w.id.clone(),
-                    widget_text: w.text.clone(),
-                    ..Default::default()
-                },
-                here.to_string(),
-            )
-        })
+        .map(|w| (widget_action(w), here.to_string()))
         .collect();
     let mut first_steps: HashMap<usize, usize> = HashMap::new();
-    for route in &routes {
+    for route in routes {
         let Some(t) = route.first else { continue };
         let transition = &app.transitions()[t];
         let at = actions
@@ -236,7 +358,7 @@ pub(crate) fn candidates(r: &Reading) -> Vec<Candidate> {
         };
         first_steps.insert(t, at);
     }
-    let route_of_action = |i: usize| -> Option<&Route> {
+    let route_of_action = |i: usize| -> Option<&'g Route<'g>> {
         routes
             .iter()
             .filter(|route| match route.first {
@@ -250,56 +372,102 @@ pub(crate) fn candidates(r: &Reading) -> Vec<Candidate> {
                 })
             })
     };
-    let action_routes: Vec<Option<&Route>> = (0..actions.len()).map(route_of_action).collect();
-    let top = action_routes
-        .iter()
-        .flatten()
-        .map(|r| r.score)
-        .fold(0.0f64, f64::max);
-    let earliest_close = action_routes
-        .iter()
-        .flatten()
-        .filter(|route| top - route.score < CLOSE)
-        .map(|route| route.earliest)
-        .min()
-        .unwrap_or(usize::MAX);
+    let action_routes = (0..actions.len()).map(route_of_action).collect();
+    (actions, action_routes)
+}
 
-    // Context the app's habits and the last step give.
-    let last = r.taken.last();
-    let arrived = last.is_some_and(|s| s.to_page == here);
-    let opened_now = last.is_some_and(|s| s.from_page != here)
-        && !r.taken[..r.taken.len().saturating_sub(1)]
+/// What this step's context says, the same for every candidate: the best ways, the last step,
+/// the app's habits on this page, and the values still to be used.
+struct Step<'a> {
+    /// The best way's score, and the earliest word of the instruction among ways close to it.
+    top: f64,
+    earliest_close: usize,
+    moment: Moment,
+    acted_here: bool,
+    chose_last_here: bool,
+    exit: Option<&'a TraceStep>,
+    confirmation: Option<&'a Widget>,
+    commit_one: Option<&'a Widget>,
+    allow: Option<&'a Widget>,
+    named_row_here: bool,
+    visited: HashSet<&'a str>,
+    nothing_left: bool,
+    fill: Option<Recall>,
+    fill_opened: Option<Recall>,
+    /// Values the instruction gives that no step typed or tapped.
+    unused: usize,
+}
+
+impl<'a> Step<'a> {
+    fn read(
+        r: &Reading<'a>,
+        page: &'a atlas_model::Page,
+        action_routes: &[Option<&Route>],
+        best_share: f64,
+    ) -> Step<'a> {
+        let (app, here) = (r.app, r.current_page);
+        let top = action_routes
             .iter()
-            .any(|s| s.from_page == here);
-    let small = is_small(page);
-    let acted_here = r.taken.iter().any(|s| s.from_page == here);
-    let chose_last_here = last.is_some_and(|s| s.from_page == here && s.to_page == here);
-    let closing = closing_labels(app);
-    let just_closed = last.is_some_and(|s| {
-        closing.contains_key(s.action.widget_text.as_str()) || is_commit(&s.action.widget_text)
-    });
-    let exit = usual_exit(app, here).filter(|_| chose_last_here && small);
-    let confirmation = usual_confirmation(app, here)
-        .filter(|_| chose_last_here && small)
-        .or_else(|| closing_widget(app, here, &closing));
-    let commit_one = commit_widget(app, here);
-    let allow = allow_widget(app, here).filter(|_| opened_now);
-    let named_row_here = page
-        .widgets
-        .iter()
-        .any(|w| actionable(w) && is_row(&w.text) && !r.says(&w.text).is_empty());
-    let visited: HashSet<&str> = r.taken.iter().map(|s| s.from_page.as_str()).collect();
-    let nothing_left = best_share < LITTLE;
-    let fill = fill_in(app, r.intent, r.taken, here);
-    let fill_opened = if opened_now && nothing_left {
-        type_value(app, r.intent, r.taken, here)
-    } else {
-        None
-    };
+            .flatten()
+            .map(|r| r.score)
+            .fold(0.0f64, f64::max);
+        let earliest_close = action_routes
+            .iter()
+            .flatten()
+            .filter(|route| top - route.score < CLOSE)
+            .map(|route| route.earliest)
+            .min()
+            .unwrap_or(usize::MAX);
+        let last = r.taken.last();
+        let arrived = last.is_some_and(|s| s.to_page == here);
+        let opened_now = last.is_some_and(|s| s.from_page != here)
+            && !r.taken[..r.taken.len().saturating_sub(1)]
+                .iter()
+                .any(|s| s.from_page == here);
+        let small = is_small(page);
+        let chose_last_here = last.is_some_and(|s| s.from_page == here && s.to_page == here);
+        let closing = closing_labels(app);
+        let just_closed = last.is_some_and(|s| {
+            closing.contains_key(s.action.widget_text.as_str()) || is_commit(&s.action.widget_text)
+        });
+        let nothing_left = best_share < LITTLE;
+        Step {
+            top,
+            earliest_close,
+            moment: Moment {
+                arrived,
+                opened_now,
+                small,
+                just_closed,
+            },
+            acted_here: r.taken.iter().any(|s| s.from_page == here),
+            chose_last_here,
+            exit: usual_exit(app, here).filter(|_| chose_last_here && small),
+            confirmation: usual_confirmation(app, here)
+                .filter(|_| chose_last_here && small)
+                .or_else(|| closing_widget(app, here, &closing)),
+            commit_one: commit_widget(app, here),
+            allow: allow_widget(app, here).filter(|_| opened_now),
+            named_row_here: page
+                .widgets
+                .iter()
+                .any(|w| actionable(w) && is_row(&w.text) && !r.says(&w.text).is_empty()),
+            visited: r.taken.iter().map(|s| s.from_page.as_str()).collect(),
+            nothing_left,
+            fill: fill_in(app, r.intent, r.taken, here),
+            fill_opened: if opened_now && nothing_left {
+                type_value(app, r.intent, r.taken, here)
+            } else {
+                None
+            },
+            unused: unused_values(r),
+        }
+    }
+}
 
-    // A value the instruction gives that no step typed or tapped is still to be used.
-    let unused = r
-        .template
+/// How many values the instruction gives that no step typed or tapped yet.
+fn unused_values(r: &Reading) -> usize {
+    r.template
         .values
         .iter()
         .filter(|v| {
@@ -310,172 +478,129 @@ pub(crate) fn candidates(r: &Reading) -> Vec<Candidate> {
                     || s.action.widget_text.to_lowercase().contains(&v)
             })
         })
-        .count();
+        .count()
+}
 
-    let mut out: Vec<Candidate> = Vec::new();
-    for (i, (action, to)) in actions.iter().enumerate() {
-        let mut x = vec![0.0; FEATURES.len()];
-        let label = stable_part(&action.widget_text);
-        let widget = page
-            .widgets
-            .iter()
-            .find(|w| same_widget(action, &widget_action(w)));
-        let route = action_routes[i];
-        set(&mut x, "own", r.own_share(&action.widget_text));
-        if let Some(route) = route {
-            set(&mut x, "route", route.score.min(2.0));
-            set(&mut x, "goal_fit", r.fit(&route.goal.widget.text));
-            set(&mut x, "here", flag(route.first.is_none()));
-            set(&mut x, "near", 1.0 / (1.0 + route.steps as f64));
-            set(&mut x, "top_route", flag(route.score >= top && top > 0.0));
-            let other = action_routes
-                .iter()
-                .enumerate()
-                .filter(|(j, _)| *j != i)
-                .filter_map(|(_, o)| o.map(|o| o.score))
-                .fold(0.0f64, f64::max);
-            set(&mut x, "margin", (route.score - other).clamp(-1.0, 1.0));
-            set(
-                &mut x,
-                "first_said",
-                flag(top - route.score < CLOSE && route.earliest == earliest_close),
-            );
-            set(
-                &mut x,
-                "later_only",
-                flag(!route.said.is_empty() && route.said.iter().all(|w| !r.now_or_before(w))),
-            );
-            let one = route.said.len() == 1;
-            set(&mut x, "one_word", flag(one));
-            let goal_words = label_words(stable_part(&route.goal.widget.text));
-            let mostly_other =
-                goal_words.iter().filter(|w| r.asked.contains(*w)).count() * 2 < goal_words.len();
-            set(
-                &mut x,
-                "coincidence",
-                flag(one && mostly_other && !r.taken.is_empty()),
-            );
-            set(
-                &mut x,
-                "sibling",
-                flag(
-                    one && chose_last_here
-                        && route.first.is_none()
-                        && !goal_words.iter().all(|w| r.remaining.contains(w)),
-                ),
-            );
-            set(
-                &mut x,
-                "revisit",
-                flag(route.first.is_some() && visited.contains(to.as_str())),
-            );
-        }
-        set(
-            &mut x,
-            "same_label",
-            flag(!label.is_empty() && same_label_count(page, label) > 1),
-        );
-        set(&mut x, "commit", flag(is_commit(&action.widget_text)));
-        set(
-            &mut x,
-            "cancel",
-            flag(action.action_type == "back" || is_cancel(&action.widget_text)),
-        );
-        set(&mut x, "row", flag(is_row(&action.widget_text)));
-        set(&mut x, "choice", flag(widget.is_some_and(is_choice)));
-        set(&mut x, "field_tap", flag(widget.is_some_and(is_input)));
-        set(
-            &mut x,
-            "checked",
-            flag(widget.is_some_and(|w| w.checked == Some(true))),
-        );
-        set(
-            &mut x,
-            "presence",
-            widget.map_or(1.0, |w| presence(page, w)),
-        );
-        set(
-            &mut x,
-            "used",
-            flag(used.contains(action.widget_text.trim())),
-        );
-        set(&mut x, "typed_label", flag(typed_only(&action.widget_text)));
-        set(
-            &mut x,
-            "side_effect",
-            flag(has_unasked_side_effect(&action.widget_text, &r.asked)),
-        );
-        set(
-            &mut x,
-            "commit_too_soon",
-            flag(is_commit(&action.widget_text) && !here_labels.is_empty()),
-        );
-        set(
-            &mut x,
-            "commit_unfilled",
-            flag(is_commit(&action.widget_text) && unused > 0),
-        );
-        set(
-            &mut x,
-            "unnamed_row",
-            flag(
-                is_row(&action.widget_text)
-                    && r.says(&action.widget_text).is_empty()
-                    && named_row_here,
-            ),
-        );
-        set(
-            &mut x,
-            "usual_exit",
-            flag(exit.is_some_and(|e| same_widget(action, &e.action))),
-        );
-        set(
-            &mut x,
-            "confirmation",
-            flag(confirmation.is_some_and(|w| same_widget(action, &widget_action(w)))),
-        );
-        set(
-            &mut x,
-            "commit_closing",
-            flag(
-                nothing_left
-                    && unused == 0
-                    && acted_here
-                    && commit_one.is_some_and(|w| same_widget(action, &widget_action(w))),
-            ),
-        );
-        set(
-            &mut x,
-            "allow",
-            flag(allow.is_some_and(|w| same_widget(action, &widget_action(w)))),
-        );
-        out.push(Candidate {
-            proposal: Proposal::Act {
-                action: action.clone(),
-                expected_page: to.clone(),
-            },
-            x,
-            label: Some(label.to_string()).filter(|l| !l.is_empty()),
-            goal: route.map(|r| stable_part(&r.goal.widget.text).to_string()),
-        });
-    }
+/// What the way through action `i` says of the instruction, against the other actions' ways.
+fn way_features(
+    x: &mut Values,
+    r: &Reading,
+    step: &Step,
+    action_routes: &[Option<&Route>],
+    i: usize,
+    route: &Route,
+    to: &str,
+) {
+    let top = step.top;
+    x.set(Feature::Route, route.score.min(2.0));
+    x.set(Feature::GoalFit, r.fit(&route.goal.widget.text));
+    x.set(Feature::Here, flag(route.first.is_none()));
+    x.set(Feature::Near, 1.0 / (1.0 + route.steps as f64));
+    x.set(Feature::TopRoute, flag(route.score >= top && top > 0.0));
+    let other = action_routes
+        .iter()
+        .enumerate()
+        .filter(|(j, _)| *j != i)
+        .filter_map(|(_, o)| o.map(|o| o.score))
+        .fold(0.0f64, f64::max);
+    x.set(Feature::Margin, (route.score - other).clamp(-1.0, 1.0));
+    x.set(
+        Feature::FirstSaid,
+        flag(top - route.score < CLOSE && route.earliest == step.earliest_close),
+    );
+    x.set(
+        Feature::LaterOnly,
+        flag(!route.said.is_empty() && route.said.iter().all(|w| !r.now_or_before(w))),
+    );
+    let one = route.said.len() == 1;
+    x.set(Feature::OneWord, flag(one));
+    let goal_words = label_words(stable_part(&route.goal.widget.text));
+    let mostly_other =
+        goal_words.iter().filter(|w| r.asked.contains(*w)).count() * 2 < goal_words.len();
+    x.set(
+        Feature::Coincidence,
+        flag(one && mostly_other && !r.taken.is_empty()),
+    );
+    x.set(
+        Feature::Sibling,
+        flag(
+            one && step.chose_last_here
+                && route.first.is_none()
+                && !goal_words.iter().all(|w| r.remaining.contains(w)),
+        ),
+    );
+    x.set(
+        Feature::Revisit,
+        flag(route.first.is_some() && step.visited.contains(to)),
+    );
+}
 
-    out.extend(typing_candidates(r, page, &fill, &fill_opened));
-    out.push(finish(
-        r,
-        Moment {
-            arrived,
-            opened_now,
-            small,
-            just_closed,
-        },
-        best_share,
-        goals
-            .iter()
-            .any(|g| g.page == here && g.share >= LITTLE / 2.0),
-        unused,
-    ));
-    out
+/// What the widget acted on is.
+fn widget_features(
+    x: &mut Values,
+    page: &atlas_model::Page,
+    action: &Action,
+    widget: Option<&Widget>,
+) {
+    x.set(Feature::Commit, flag(is_commit(&action.widget_text)));
+    x.set(
+        Feature::Cancel,
+        flag(action.action_type == "back" || is_cancel(&action.widget_text)),
+    );
+    x.set(Feature::Row, flag(is_row(&action.widget_text)));
+    x.set(Feature::Choice, flag(widget.is_some_and(is_choice)));
+    x.set(Feature::FieldTap, flag(widget.is_some_and(is_input)));
+    x.set(
+        Feature::Checked,
+        flag(widget.is_some_and(|w| w.checked == Some(true))),
+    );
+    x.set(Feature::Presence, widget.map_or(1.0, |w| presence(page, w)));
+}
+
+/// What the session did, seen from this action.
+fn session_features(
+    x: &mut Values,
+    r: &Reading,
+    step: &Step,
+    action: &Action,
+    used: &HashSet<&str>,
+    typed_only: &dyn Fn(&str) -> bool,
+    here_labels: &HashSet<&str>,
+) {
+    let text = &action.widget_text;
+    x.set(Feature::Used, flag(used.contains(text.trim())));
+    x.set(Feature::TypedLabel, flag(typed_only(text)));
+    x.set(
+        Feature::SideEffect,
+        flag(has_unasked_side_effect(text, &r.asked)),
+    );
+    x.set(
+        Feature::CommitTooSoon,
+        flag(is_commit(text) && !here_labels.is_empty()),
+    );
+    x.set(
+        Feature::CommitUnfilled,
+        flag(is_commit(text) && step.unused > 0),
+    );
+    x.set(
+        Feature::UnnamedRow,
+        flag(is_row(text) && r.says(text).is_empty() && step.named_row_here),
+    );
+}
+
+/// What the app's remembered tasks did on this page, seen from this action.
+fn habit_features(x: &mut Values, step: &Step, action: &Action) {
+    let is = |w: Option<&Widget>| w.is_some_and(|w| same_widget(action, &widget_action(w)));
+    x.set(
+        Feature::UsualExit,
+        flag(step.exit.is_some_and(|e| same_widget(action, &e.action))),
+    );
+    x.set(Feature::Confirmation, flag(is(step.confirmation)));
+    x.set(
+        Feature::CommitClosing,
+        flag(step.nothing_left && step.unused == 0 && step.acted_here && is(step.commit_one)),
+    );
+    x.set(Feature::Allow, flag(is(step.allow)));
 }
 
 /// Typing: each field of `page` with the instruction's next value for it, and whether the
@@ -497,16 +622,15 @@ fn typing_candidates(
             continue;
         };
         let same = |recall: &Option<Recall>| matches!(recall, Some(Recall::Act { action: a, .. }) if *a == action);
-        let mut x = vec![0.0; FEATURES.len()];
-        set(&mut x, "input", 1.0);
-        set(&mut x, "presence", presence(page, field));
-        set(&mut x, "own", r.own_share(&field.text));
-        set(&mut x, "fill", flag(same(fill)));
-        set(&mut x, "fill_opened", flag(same(fill_opened)));
-        set(&mut x, "value_quoted", flag(quoted));
-        set(
-            &mut x,
-            "same_label",
+        let mut x = Values::default();
+        x.set(Feature::Input, 1.0);
+        x.set(Feature::Presence, presence(page, field));
+        x.set(Feature::Own, r.own_share(&field.text));
+        x.set(Feature::Fill, flag(same(fill)));
+        x.set(Feature::FillOpened, flag(same(fill_opened)));
+        x.set(Feature::ValueQuoted, flag(quoted));
+        x.set(
+            Feature::SameLabel,
             flag(same_label_count(page, stable_part(&field.text)) > 1),
         );
         out.push(Candidate {
@@ -611,6 +735,7 @@ fn routes<'g>(r: &Reading, goals: &'g [Goal<'g>], here_labels: &HashSet<&str>) -
 }
 
 /// What the last step says about where the session stands on this page.
+#[derive(Clone, Copy)]
 struct Moment {
     /// The last step ended here.
     arrived: bool,
@@ -638,39 +763,37 @@ fn finish(
     } = moment;
     let here = r.current_page;
     let last = r.taken.last();
-    let mut x = vec![0.0; FEATURES.len()];
-    set(&mut x, "finish", 1.0);
-    set(&mut x, "finish_first", flag(r.taken.is_empty()));
-    set(&mut x, "finish_left", best_share.min(2.0));
+    let mut x = Values::default();
+    x.set(Feature::Finish, 1.0);
+    x.set(Feature::FinishFirst, flag(r.taken.is_empty()));
+    x.set(Feature::FinishLeft, best_share.min(2.0));
     if let Some(last) = last {
         let toggled = last.from_page == here && last.action.action_type != "input";
         if toggled {
-            set(
-                &mut x,
-                "finish_toggled",
+            x.set(
+                Feature::FinishToggled,
                 r.asked_share(&last.action.widget_text),
             );
         }
-        set(&mut x, "finish_closed", flag(just_closed));
-        set(&mut x, "finish_opened", flag(opened_now));
-        set(&mut x, "finish_small", flag(opened_now && small));
-        set(&mut x, "finish_elsewhere", flag(!arrived));
+        x.set(Feature::FinishClosed, flag(just_closed));
+        x.set(Feature::FinishOpened, flag(opened_now));
+        x.set(Feature::FinishSmall, flag(opened_now && small));
+        x.set(Feature::FinishElsewhere, flag(!arrived));
     }
     let only_verb =
         !r.taken.is_empty() && r.remaining.iter().all(|w| r.verb.contains(w)) && best_share < 0.3;
-    set(&mut x, "finish_only_verb", flag(only_verb));
-    set(&mut x, "finish_here_left", flag(here_left));
+    x.set(Feature::FinishOnlyVerb, flag(only_verb));
+    x.set(Feature::FinishHereLeft, flag(here_left));
     let total = r.weighted_mass(&r.asked);
-    set(
-        &mut x,
-        "finish_remaining",
+    x.set(
+        Feature::FinishRemaining,
         if total > 0.0 {
             r.remaining_mass / total
         } else {
             0.0
         },
     );
-    set(&mut x, "finish_values", unused as f64);
+    x.set(Feature::FinishValues, unused as f64);
     Candidate {
         proposal: Proposal::Finish,
         x,

@@ -36,6 +36,7 @@ use atlas_model::TraceStep;
 pub use choose::{SHIPPED, SHIPPED_E5};
 pub(crate) use doubt::Doubt;
 pub use features::FEATURES;
+use features::Feature;
 pub(crate) use features::Proposal;
 pub use meaning::Meaning;
 
@@ -117,8 +118,8 @@ pub(crate) fn conclude(
                 .map_or(0.0, |t| meaning.similarity(t, &open_part))
         };
         let (label, goal) = (of(&c.label), of(&c.goal));
-        c.set("meaning", label);
-        c.set("goal_meaning", goal);
+        c.x.set(Feature::Meaning, label);
+        c.x.set(Feature::GoalMeaning, goal);
     }
     let model = chosen.or_else(|| choose::model(meaning.is_e5()));
     let (answer, decision) = choose::choose(model, &candidates);
@@ -130,7 +131,7 @@ pub(crate) fn conclude(
         .map(|(c, probability)| Considered {
             proposal: c.proposal,
             probability,
-            features: explain.then_some(c.x),
+            features: explain.then(|| c.x.to_vec()),
         })
         .collect();
     if !explain {
