@@ -6,6 +6,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
+use atlas_bench::synth::AppShape;
+use atlas_bench::{ingest, query, startup};
 use atlas_text::{Embedder, HashEmbedder};
 use clap::{Args, ValueEnum};
 
@@ -59,370 +61,422 @@ pub(crate) struct BenchArgs {
     seconds: Option<u64>,
 }
 
+/// What `--json` writes: each benchmark's figures under its name.
+type Report = serde_json::Map<String, serde_json::Value>;
+
 pub(crate) async fn bench(args: BenchArgs) -> Result<ExitCode> {
-    use atlas_bench::{ingest, query, startup, synth::AppShape};
     let scratch = atlas_bench::scratch(args.dir.as_deref())?;
     let run = |w: BenchWhich| args.which == BenchWhich::All || args.which == w;
-    let mut report = serde_json::Map::new();
+    let mut report = Report::new();
     if run(BenchWhich::Query) {
-        let shape = if args.quick {
-            AppShape {
-                pages: 1_000,
-                transitions: 10_000,
-                intents: 200,
-            }
-        } else {
-            AppShape {
-                pages: 10_000,
-                transitions: 100_000,
-                intents: 1_000,
-            }
-        };
-        let config = query::QueryConfig {
-            shape,
-            queries: if args.quick { 500 } else { 5_000 },
-            python: Some(args.python.clone()),
-        };
-        eprintln!(
-            "bench query: {} pages, {} transitions, {} queries",
-            shape.pages, shape.transitions, config.queries
-        );
-        let r = query::run(&config, scratch.path()).await?;
-        println!(
-            "query_path       p50 {:>8.1} µs  p99 {:>8.1} µs  ({} pages, {} transitions, {:.1} steps on average, {} failures)",
-            r.query_path.p50_us,
-            r.query_path.p99_us,
-            r.pages,
-            r.transitions,
-            r.mean_path_steps,
-            r.failures
-        );
-        println!(
-            "get_next_action  p50 {:>8.1} µs  p99 {:>8.1} µs",
-            r.get_next_action.p50_us, r.get_next_action.p99_us
-        );
-        println!(
-            "planner          p50 {:>8.1} µs  p99 {:>8.1} µs  (remembered routes: {} hits, {} misses)",
-            r.planner.p50_us, r.planner.p99_us, r.route_cache_hits, r.route_cache_misses
-        );
-        println!(
-            "planner, afresh  p50 {:>8.1} µs  p99 {:>8.1} µs",
-            r.planner_fresh.p50_us, r.planner_fresh.p99_us
-        );
-        match (&r.networkx, r.speedup(), r.weighted_speedup()) {
-            (
-                Some(nx),
-                Some([path, next, planner, fresh]),
-                Some([w_path, w_next, w_planner, w_fresh]),
-            ) => {
-                println!(
-                    "networkx {} shortest_path p50 {:>8.1} µs  p99 {:>8.1} µs; weighted p50 {:.1} µs  p99 {:.1} µs (same page pairs)",
-                    nx.version,
-                    nx.unweighted.p50_us,
-                    nx.unweighted.p99_us,
-                    nx.weighted.p50_us,
-                    nx.weighted.p99_us
-                );
-                println!(
-                    "speed-up over networkx unweighted at p50: query_path {path:.0}x, get_next_action {next:.0}x, planner with remembered routes {planner:.0}x, planner afresh {fresh:.1}x (goal: p50 <= 100 µs and >= 50x)"
-                );
-                println!(
-                    "speed-up over networkx weighted (Atlas's costs) at p50: query_path {w_path:.0}x, get_next_action {w_next:.0}x, planner with remembered routes {w_planner:.0}x, planner afresh {w_fresh:.1}x"
-                );
-            }
-            _ => println!(
-                "networkx reference unavailable: {}",
-                r.networkx_error.clone().unwrap_or_default()
-            ),
-        }
-        report.insert("query".into(), serde_json::to_value(&r)?);
+        query(&args, &scratch, &mut report).await?;
     }
     if run(BenchWhich::Ingest) {
-        let config = ingest::IngestConfig {
-            clients: args.clients.unwrap_or(if args.quick { 16 } else { 64 }),
-            duration: Duration::from_secs(args.seconds.unwrap_or(if args.quick { 2 } else { 10 })),
-        };
-        eprintln!(
-            "bench ingest: {} clients for {} s, then SQLite for as long",
-            config.clients,
-            config.duration.as_secs()
-        );
-        let r = ingest::run(&config, scratch.path()).await?;
-        println!(
-            "report_transition {:>9.0}/s durable over HTTP ({} clients, {} acknowledged, {} errors, p50 {:.0} µs, p99 {:.0} µs, verified {})",
-            r.per_second,
-            r.clients,
-            r.acknowledged,
-            r.errors,
-            r.latency.p50_us,
-            r.latency.p99_us,
-            r.verified
-        );
-        println!(
-            "sqlite, the same reports (WAL, synchronous=FULL, a commit per report) {:>9.0}/s; ratio {:.1}x (goal: >= 50,000/s and >= 10x)",
-            r.sqlite_per_second,
-            r.ratio()
-        );
-        println!(
-            "sqlite, the same reports, a commit per {} (as the group commit batches) {:>9.0}/s; ratio {:.1}x",
-            r.sqlite_batch,
-            r.sqlite_batched_per_second,
-            r.batched_ratio()
-        );
-        println!(
-            "report_transition {:>9.0}/s durable in-process ({} tasks, no HTTP)",
-            r.in_process_per_second, r.clients
-        );
-        println!(
-            "GET /healthz      {:>9.0}/s from the same clients: this machine's HTTP ceiling with no work behind it",
-            r.http_ceiling_per_second
-        );
-        if !r.verified {
-            bail!("acknowledged reports are missing from the graph");
-        }
-        report.insert("ingest".into(), serde_json::to_value(&r)?);
+        ingest(&args, &scratch, &mut report).await?;
     }
     if run(BenchWhich::Kb) {
-        let config = atlas_bench::kb::KbBenchConfig {
-            segments: if args.quick { 5_000 } else { 100_000 },
-            queries: if args.quick { 300 } else { 2_000 },
-        };
-        eprintln!(
-            "bench kb: {} segments, {} queries",
-            config.segments, config.queries
-        );
-        let r = atlas_bench::kb::run(&config, scratch.path())?;
-        println!(
-            "kb retrieve      p50 {:>8.1} µs  p99 {:>8.1} µs  ({} segments, hybrid, top 4; built in {:.1} s; {} of {} queries answered)",
-            r.retrieve.p50_us,
-            r.retrieve.p99_us,
-            r.segments,
-            r.build_seconds,
-            r.answered,
-            r.queries
-        );
-        println!(
-            "sqlite fts5      p50 {:>8.1} µs  p99 {:>8.1} µs  (trigram, bm25, limit 4); ratio {:.1}x (goal: p50 <= 5 ms)",
-            r.sqlite_fts5.p50_us,
-            r.sqlite_fts5.p99_us,
-            r.ratio()
-        );
-        report.insert("kb".into(), serde_json::to_value(&r)?);
-        let load = atlas_bench::kb_load::KbLoadConfig {
-            document_bytes: if args.quick { 1 << 20 } else { 10 << 20 },
-            max_seconds: if args.quick { 5.0 } else { 20.0 },
-        };
-        let mut embedders: Vec<Arc<dyn Embedder>> = vec![Arc::new(HashEmbedder::default())];
-        if let Some(dir) = atlas_embed_e5::find_installed(&args.python) {
-            let e5 = atlas_embed_e5::E5Embedder::open(&dir, atlas_embed_e5::DEFAULT_THRESHOLD)
-                .map_err(|e| anyhow::anyhow!("{e}"))?;
-            embedders.push(Arc::new(e5));
-        }
-        let mut loads = Vec::new();
-        for embedder in embedders {
-            let r = atlas_bench::kb_load::run(&load, embedder, scratch.path())?;
-            println!(
-                "kb retrieve while a {} MB document ({} segments) indexes, {}: p50 {:.1} ms  p99 {:.1} ms over {} queries; idle p99 {:.1} ms; ratio {:.1}x (goal: p99 < 50 ms built-in, < 100 ms e5)",
-                r.document_bytes >> 20,
-                r.document_segments,
-                r.embedder,
-                r.loaded.p50_us / 1000.0,
-                r.loaded.p99_us / 1000.0,
-                r.loaded_queries,
-                r.idle.p99_us / 1000.0,
-                r.ratio()
-            );
-            match r.stop_ms {
-                Some(ms) => println!(
-                    "  indexing stopped after {:.1} s: stop() to the add's end {ms:.0} ms",
-                    r.indexing_seconds
-                ),
-                None => println!("  indexed in {:.1} s", r.indexing_seconds),
-            }
-            loads.push(r);
-        }
-        report.insert("kb_load".into(), serde_json::to_value(&loads)?);
+        kb(&args, &scratch, &mut report).await?;
     }
     if run(BenchWhich::Startup) {
-        let config = if args.quick {
-            startup::StartupConfig {
-                apps: 10,
-                transitions: 20_000,
-                fan_out: 10,
-            }
-        } else {
-            startup::StartupConfig {
-                apps: 100,
-                transitions: 1_000_000,
-                fan_out: 20,
-            }
-        };
-        eprintln!(
-            "bench startup: building {} apps with {} transitions in all",
-            config.apps, config.transitions
-        );
-        let exe = std::env::current_exe()?;
-        let child = || {
-            let mut c = std::process::Command::new(&exe);
-            c.arg("bench-open").env("ATLAS_LOG", "warn");
-            c
-        };
-        let r = startup::run(
-            &config,
-            scratch.path(),
-            child,
-            if args.quick { 1 } else { 3 },
-        )
-        .await?;
-        println!(
-            "start-up {:>8.0} ms for {} apps, {} pages, {} transitions (built in {:.0} s); reading+parsing the graph files as JSON {:.0} ms ({:.1}x)",
-            r.open_ms,
-            r.apps,
-            r.pages,
-            r.transitions,
-            r.build_seconds,
-            r.reference_parse_ms,
-            r.open_ms / r.reference_parse_ms.max(0.001)
-        );
-        println!(
-            "memory   {:>8.0} bytes resident per transition after start-up, {:.0} at peak",
-            r.rss_bytes_per_transition, r.peak_bytes_per_transition
-        );
-        report.insert("startup".into(), serde_json::to_value(&r)?);
+        startup(&args, &scratch, &mut report).await?;
     }
     if run(BenchWhich::Device) {
-        let (renders, taps) = if args.quick { (5, 20) } else { (50, 200) };
-        eprintln!("bench device: {renders} screenshots, {taps} taps per path");
-        let r =
-            tokio::task::spawn_blocking(move || atlas_bench::device::run(renders, taps)).await??;
-        println!(
-            "render   {:>8.1} ms p50, {:.1} p99 for a {}x{} screenshot of {} views{}; a blank PNG of that size {:.1} ms ({:.1}x)",
-            r.render_ms.p50_us,
-            r.render_ms.p99_us,
-            r.width,
-            r.height,
-            r.views,
-            if r.font {
-                ""
-            } else {
-                " (no CJK font: boxes only)"
-            },
-            r.reference_blank_png_ms.p50_us,
-            r.render_ms.p50_us / r.reference_blank_png_ms.p50_us.max(0.001)
-        );
-        for p in &r.paths {
-            println!(
-                "actions  {:>8.0} taps/s through {}; a no-op by the same path {:.0}/s ({:.2}x)",
-                p.taps_per_second,
-                p.path,
-                p.reference_noops_per_second,
-                p.taps_per_second / p.reference_noops_per_second.max(0.001)
-            );
-        }
-        report.insert("device".into(), serde_json::to_value(&r)?);
+        device(&args, &scratch, &mut report).await?;
     }
     if run(BenchWhich::Explore) {
-        let scratch = tempfile::Builder::new()
-            .prefix("atlas-bench-explore-")
-            .tempdir_in(args.dir.clone().unwrap_or_else(std::env::temp_dir))?;
-        if let Some(r) = crate::explore::bench(scratch.path()).await? {
-            for run in &r.runs {
-                println!("explore  {}", run.summary().replace('\n', "\n         "));
-            }
-            println!("explore  two tabs {:.2}x as fast as one", r.speed_up);
-            report.insert("explore".into(), serde_json::to_value(&r)?);
-        }
+        explore(&args, &scratch, &mut report).await?;
     }
     if run(BenchWhich::Viewer) {
-        let pages = if args.quick { 3_000 } else { 10_000 };
-        let dir = tempfile::Builder::new()
-            .prefix("atlas-bench-viewer-")
-            .tempdir_in(scratch.path())?;
-        if let Some(r) = atlas_bench::viewer::run(dir.path(), pages, &args.python).await? {
-            let line = |name: &str, d: &atlas_bench::viewer::Drawing| {
-                let first = if d.first_render_ms > 0 {
-                    format!("first render {:>5} ms, ", d.first_render_ms)
-                } else {
-                    String::new()
-                };
-                println!(
-                    "viewer {name}: {:>5} pages, {first}frame {:>6.1} ms (p95 {:.1}), script {:.2} ms a frame",
-                    d.pages, d.frames.mean_ms, d.frames.p95_ms, d.frames.render_ms
-                )
-            };
-            line("demo (reference)    ", &r.demo);
-            line("large app           ", &r.large);
-            line("its neighbourhood   ", &r.neighbourhood);
-            println!(
-                "viewer large / demo: first render {:.1}x, frame time {:.1}x, script {:.1}x",
-                r.first_render_ratio, r.frame_time_ratio, r.render_ratio
-            );
-            report.insert("viewer".into(), serde_json::to_value(&r)?);
-        }
+        viewer(&args, &scratch, &mut report).await?;
     }
     if run(BenchWhich::Postgres) {
-        match &args.pg {
-            None if args.which == BenchWhich::Postgres => {
-                anyhow::bail!("give the PostgreSQL server to benchmark on: --pg postgres://…")
-            }
-            None => println!("postgres (skipped: no --pg server)"),
-            Some(url) => {
-                let config = atlas_bench::replicas::ReplicaConfig {
-                    url: url.clone(),
-                    clients: args.clients.unwrap_or(16),
-                    duration: Duration::from_secs(args.seconds.unwrap_or(if args.quick {
-                        2
-                    } else {
-                        10
-                    })),
-                    startup_transitions: if args.quick { 20_000 } else { 1_000_000 },
-                };
-                let r = atlas_bench::replicas::run(&config, scratch.path()).await?;
-                let line = |t: &atlas_bench::replicas::Throughput, name: &str| {
-                    println!(
-                        "postgres {name}: {:>7.0} reports/s ({} clients, p50 {:.2} ms, p99 {:.2} ms)",
-                        t.per_second,
-                        r.clients,
-                        t.latency.p50_us / 1000.0,
-                        t.latency.p99_us / 1000.0
-                    )
-                };
-                line(&r.folder, "folder store    ");
-                line(&r.postgres_1, "1 replica       ");
-                line(&r.postgres_3, "3 replicas      ");
-                if let Some(ceiling) = r.pgbench_one_row_commits_per_second {
-                    println!(
-                        "postgres pgbench one-row commits: {ceiling:>7.0}/s; 1 replica {:.2}x, 3 replicas {:.2}x of it",
-                        r.postgres_1.per_second / ceiling,
-                        r.postgres_3.per_second / ceiling
-                    );
-                }
-                println!(
-                    "postgres every acknowledged report counted once on every replica: {}",
-                    r.verified
-                );
-                println!(
-                    "postgres follow delay p50 {:.1} ms, p99 {:.1} ms",
-                    r.follow_delay.p50_us / 1000.0,
-                    r.follow_delay.p99_us / 1000.0
-                );
-                println!(
-                    "postgres query_path p50 {:.1} µs on a replica, {:.1} µs on the folder store ({:.2}x)",
-                    r.query_path_postgres.p50_us,
-                    r.query_path_folder.p50_us,
-                    r.query_path_postgres.p50_us / r.query_path_folder.p50_us.max(0.001)
-                );
-                println!(
-                    "postgres a replica on {} transitions ({} pages) ready in {:.1} s",
-                    r.startup_transitions, r.startup_pages, r.startup_seconds
-                );
-                report.insert("postgres".into(), serde_json::to_value(&r)?);
-            }
-        }
+        postgres(&args, &scratch, &mut report).await?;
     }
     if let Some(path) = &args.json {
         std::fs::write(path, serde_json::to_string_pretty(&report)?)
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Planning: `query_path` and `get_next_action` on a generated app, against NetworkX.
+async fn query(args: &BenchArgs, scratch: &tempfile::TempDir, report: &mut Report) -> Result<()> {
+    let shape = if args.quick {
+        AppShape {
+            pages: 1_000,
+            transitions: 10_000,
+            intents: 200,
+        }
+    } else {
+        AppShape {
+            pages: 10_000,
+            transitions: 100_000,
+            intents: 1_000,
+        }
+    };
+    let config = query::QueryConfig {
+        shape,
+        queries: if args.quick { 500 } else { 5_000 },
+        python: Some(args.python.clone()),
+    };
+    eprintln!(
+        "bench query: {} pages, {} transitions, {} queries",
+        shape.pages, shape.transitions, config.queries
+    );
+    let r = query::run(&config, scratch.path()).await?;
+    println!(
+        "query_path       p50 {:>8.1} µs  p99 {:>8.1} µs  ({} pages, {} transitions, {:.1} steps on average, {} failures)",
+        r.query_path.p50_us,
+        r.query_path.p99_us,
+        r.pages,
+        r.transitions,
+        r.mean_path_steps,
+        r.failures
+    );
+    println!(
+        "get_next_action  p50 {:>8.1} µs  p99 {:>8.1} µs",
+        r.get_next_action.p50_us, r.get_next_action.p99_us
+    );
+    println!(
+        "planner          p50 {:>8.1} µs  p99 {:>8.1} µs  (remembered routes: {} hits, {} misses)",
+        r.planner.p50_us, r.planner.p99_us, r.route_cache_hits, r.route_cache_misses
+    );
+    println!(
+        "planner, afresh  p50 {:>8.1} µs  p99 {:>8.1} µs",
+        r.planner_fresh.p50_us, r.planner_fresh.p99_us
+    );
+    match (&r.networkx, r.speedup(), r.weighted_speedup()) {
+        (
+            Some(nx),
+            Some([path, next, planner, fresh]),
+            Some([w_path, w_next, w_planner, w_fresh]),
+        ) => {
+            println!(
+                "networkx {} shortest_path p50 {:>8.1} µs  p99 {:>8.1} µs; weighted p50 {:.1} µs  p99 {:.1} µs (same page pairs)",
+                nx.version,
+                nx.unweighted.p50_us,
+                nx.unweighted.p99_us,
+                nx.weighted.p50_us,
+                nx.weighted.p99_us
+            );
+            println!(
+                "speed-up over networkx unweighted at p50: query_path {path:.0}x, get_next_action {next:.0}x, planner with remembered routes {planner:.0}x, planner afresh {fresh:.1}x (goal: p50 <= 100 µs and >= 50x)"
+            );
+            println!(
+                "speed-up over networkx weighted (Atlas's costs) at p50: query_path {w_path:.0}x, get_next_action {w_next:.0}x, planner with remembered routes {w_planner:.0}x, planner afresh {w_fresh:.1}x"
+            );
+        }
+        _ => println!(
+            "networkx reference unavailable: {}",
+            r.networkx_error.clone().unwrap_or_default()
+        ),
+    }
+    report.insert("query".into(), serde_json::to_value(&r)?);
+    Ok(())
+}
+
+/// Durable reports over HTTP and in process, against SQLite and `/healthz`.
+async fn ingest(args: &BenchArgs, scratch: &tempfile::TempDir, report: &mut Report) -> Result<()> {
+    let config = ingest::IngestConfig {
+        clients: args.clients.unwrap_or(if args.quick { 16 } else { 64 }),
+        duration: Duration::from_secs(args.seconds.unwrap_or(if args.quick { 2 } else { 10 })),
+    };
+    eprintln!(
+        "bench ingest: {} clients for {} s, then SQLite for as long",
+        config.clients,
+        config.duration.as_secs()
+    );
+    let r = ingest::run(&config, scratch.path()).await?;
+    println!(
+        "report_transition {:>9.0}/s durable over HTTP ({} clients, {} acknowledged, {} errors, p50 {:.0} µs, p99 {:.0} µs, verified {})",
+        r.per_second,
+        r.clients,
+        r.acknowledged,
+        r.errors,
+        r.latency.p50_us,
+        r.latency.p99_us,
+        r.verified
+    );
+    println!(
+        "sqlite, the same reports (WAL, synchronous=FULL, a commit per report) {:>9.0}/s; ratio {:.1}x (goal: >= 50,000/s and >= 10x)",
+        r.sqlite_per_second,
+        r.ratio()
+    );
+    println!(
+        "sqlite, the same reports, a commit per {} (as the group commit batches) {:>9.0}/s; ratio {:.1}x",
+        r.sqlite_batch,
+        r.sqlite_batched_per_second,
+        r.batched_ratio()
+    );
+    println!(
+        "report_transition {:>9.0}/s durable in-process ({} tasks, no HTTP)",
+        r.in_process_per_second, r.clients
+    );
+    println!(
+        "GET /healthz      {:>9.0}/s from the same clients: this machine's HTTP ceiling with no work behind it",
+        r.http_ceiling_per_second
+    );
+    if !r.verified {
+        bail!("acknowledged reports are missing from the graph");
+    }
+    report.insert("ingest".into(), serde_json::to_value(&r)?);
+    Ok(())
+}
+
+/// Knowledge-base retrieval against SQLite's FTS5, and loading large documents.
+async fn kb(args: &BenchArgs, scratch: &tempfile::TempDir, report: &mut Report) -> Result<()> {
+    let config = atlas_bench::kb::KbBenchConfig {
+        segments: if args.quick { 5_000 } else { 100_000 },
+        queries: if args.quick { 300 } else { 2_000 },
+    };
+    eprintln!(
+        "bench kb: {} segments, {} queries",
+        config.segments, config.queries
+    );
+    let r = atlas_bench::kb::run(&config, scratch.path())?;
+    println!(
+        "kb retrieve      p50 {:>8.1} µs  p99 {:>8.1} µs  ({} segments, hybrid, top 4; built in {:.1} s; {} of {} queries answered)",
+        r.retrieve.p50_us, r.retrieve.p99_us, r.segments, r.build_seconds, r.answered, r.queries
+    );
+    println!(
+        "sqlite fts5      p50 {:>8.1} µs  p99 {:>8.1} µs  (trigram, bm25, limit 4); ratio {:.1}x (goal: p50 <= 5 ms)",
+        r.sqlite_fts5.p50_us,
+        r.sqlite_fts5.p99_us,
+        r.ratio()
+    );
+    report.insert("kb".into(), serde_json::to_value(&r)?);
+    let load = atlas_bench::kb_load::KbLoadConfig {
+        document_bytes: if args.quick { 1 << 20 } else { 10 << 20 },
+        max_seconds: if args.quick { 5.0 } else { 20.0 },
+    };
+    let mut embedders: Vec<Arc<dyn Embedder>> = vec![Arc::new(HashEmbedder::default())];
+    if let Some(dir) = atlas_embed_e5::find_installed(&args.python) {
+        let e5 = atlas_embed_e5::E5Embedder::open(&dir, atlas_embed_e5::DEFAULT_THRESHOLD)
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        embedders.push(Arc::new(e5));
+    }
+    let mut loads = Vec::new();
+    for embedder in embedders {
+        let r = atlas_bench::kb_load::run(&load, embedder, scratch.path())?;
+        println!(
+            "kb retrieve while a {} MB document ({} segments) indexes, {}: p50 {:.1} ms  p99 {:.1} ms over {} queries; idle p99 {:.1} ms; ratio {:.1}x (goal: p99 < 50 ms built-in, < 100 ms e5)",
+            r.document_bytes >> 20,
+            r.document_segments,
+            r.embedder,
+            r.loaded.p50_us / 1000.0,
+            r.loaded.p99_us / 1000.0,
+            r.loaded_queries,
+            r.idle.p99_us / 1000.0,
+            r.ratio()
+        );
+        match r.stop_ms {
+            Some(ms) => println!(
+                "  indexing stopped after {:.1} s: stop() to the add's end {ms:.0} ms",
+                r.indexing_seconds
+            ),
+            None => println!("  indexed in {:.1} s", r.indexing_seconds),
+        }
+        loads.push(r);
+    }
+    report.insert("kb_load".into(), serde_json::to_value(&loads)?);
+    Ok(())
+}
+
+/// Opening a large graph, against parsing the same files.
+async fn startup(args: &BenchArgs, scratch: &tempfile::TempDir, report: &mut Report) -> Result<()> {
+    let config = if args.quick {
+        startup::StartupConfig {
+            apps: 10,
+            transitions: 20_000,
+            fan_out: 10,
+        }
+    } else {
+        startup::StartupConfig {
+            apps: 100,
+            transitions: 1_000_000,
+            fan_out: 20,
+        }
+    };
+    eprintln!(
+        "bench startup: building {} apps with {} transitions in all",
+        config.apps, config.transitions
+    );
+    let exe = std::env::current_exe()?;
+    let child = || {
+        let mut c = std::process::Command::new(&exe);
+        c.arg("bench-open").env("ATLAS_LOG", "warn");
+        c
+    };
+    let r = startup::run(
+        &config,
+        scratch.path(),
+        child,
+        if args.quick { 1 } else { 3 },
+    )
+    .await?;
+    println!(
+        "start-up {:>8.0} ms for {} apps, {} pages, {} transitions (built in {:.0} s); reading+parsing the graph files as JSON {:.0} ms ({:.1}x)",
+        r.open_ms,
+        r.apps,
+        r.pages,
+        r.transitions,
+        r.build_seconds,
+        r.reference_parse_ms,
+        r.open_ms / r.reference_parse_ms.max(0.001)
+    );
+    println!(
+        "memory   {:>8.0} bytes resident per transition after start-up, {:.0} at peak",
+        r.rss_bytes_per_transition, r.peak_bytes_per_transition
+    );
+    report.insert("startup".into(), serde_json::to_value(&r)?);
+    Ok(())
+}
+
+/// The simulated phone through adb: screenshots and actions per second.
+async fn device(args: &BenchArgs, _scratch: &tempfile::TempDir, report: &mut Report) -> Result<()> {
+    let (renders, taps) = if args.quick { (5, 20) } else { (50, 200) };
+    eprintln!("bench device: {renders} screenshots, {taps} taps per path");
+    let r = tokio::task::spawn_blocking(move || atlas_bench::device::run(renders, taps)).await??;
+    println!(
+        "render   {:>8.1} ms p50, {:.1} p99 for a {}x{} screenshot of {} views{}; a blank PNG of that size {:.1} ms ({:.1}x)",
+        r.render_ms.p50_us,
+        r.render_ms.p99_us,
+        r.width,
+        r.height,
+        r.views,
+        if r.font {
+            ""
+        } else {
+            " (no CJK font: boxes only)"
+        },
+        r.reference_blank_png_ms.p50_us,
+        r.render_ms.p50_us / r.reference_blank_png_ms.p50_us.max(0.001)
+    );
+    for p in &r.paths {
+        println!(
+            "actions  {:>8.0} taps/s through {}; a no-op by the same path {:.0}/s ({:.2}x)",
+            p.taps_per_second,
+            p.path,
+            p.reference_noops_per_second,
+            p.taps_per_second / p.reference_noops_per_second.max(0.001)
+        );
+    }
+    report.insert("device".into(), serde_json::to_value(&r)?);
+    Ok(())
+}
+
+/// The web explorer on the demo site.
+async fn explore(
+    args: &BenchArgs,
+    _scratch: &tempfile::TempDir,
+    report: &mut Report,
+) -> Result<()> {
+    let scratch = tempfile::Builder::new()
+        .prefix("atlas-bench-explore-")
+        .tempdir_in(args.dir.clone().unwrap_or_else(std::env::temp_dir))?;
+    if let Some(r) = crate::explore::bench(scratch.path()).await? {
+        for run in &r.runs {
+            println!("explore  {}", run.summary().replace('\n', "\n         "));
+        }
+        println!("explore  two tabs {:.2}x as fast as one", r.speed_up);
+        report.insert("explore".into(), serde_json::to_value(&r)?);
+    }
+    Ok(())
+}
+
+/// The viewer in headless Chromium.
+async fn viewer(args: &BenchArgs, scratch: &tempfile::TempDir, report: &mut Report) -> Result<()> {
+    let pages = if args.quick { 3_000 } else { 10_000 };
+    let dir = tempfile::Builder::new()
+        .prefix("atlas-bench-viewer-")
+        .tempdir_in(scratch.path())?;
+    if let Some(r) = atlas_bench::viewer::run(dir.path(), pages, &args.python).await? {
+        let line = |name: &str, d: &atlas_bench::viewer::Drawing| {
+            let first = if d.first_render_ms > 0 {
+                format!("first render {:>5} ms, ", d.first_render_ms)
+            } else {
+                String::new()
+            };
+            println!(
+                "viewer {name}: {:>5} pages, {first}frame {:>6.1} ms (p95 {:.1}), script {:.2} ms a frame",
+                d.pages, d.frames.mean_ms, d.frames.p95_ms, d.frames.render_ms
+            )
+        };
+        line("demo (reference)    ", &r.demo);
+        line("large app           ", &r.large);
+        line("its neighbourhood   ", &r.neighbourhood);
+        println!(
+            "viewer large / demo: first render {:.1}x, frame time {:.1}x, script {:.1}x",
+            r.first_render_ratio, r.frame_time_ratio, r.render_ratio
+        );
+        report.insert("viewer".into(), serde_json::to_value(&r)?);
+    }
+    Ok(())
+}
+
+/// Atlas on PostgreSQL: replicas, follow delay, a replica's start.
+async fn postgres(
+    args: &BenchArgs,
+    scratch: &tempfile::TempDir,
+    report: &mut Report,
+) -> Result<()> {
+    match &args.pg {
+        None if args.which == BenchWhich::Postgres => {
+            anyhow::bail!("give the PostgreSQL server to benchmark on: --pg postgres://…")
+        }
+        None => println!("postgres (skipped: no --pg server)"),
+        Some(url) => {
+            let config = atlas_bench::replicas::ReplicaConfig {
+                url: url.clone(),
+                clients: args.clients.unwrap_or(16),
+                duration: Duration::from_secs(args.seconds.unwrap_or(if args.quick {
+                    2
+                } else {
+                    10
+                })),
+                startup_transitions: if args.quick { 20_000 } else { 1_000_000 },
+            };
+            let r = atlas_bench::replicas::run(&config, scratch.path()).await?;
+            let line = |t: &atlas_bench::replicas::Throughput, name: &str| {
+                println!(
+                    "postgres {name}: {:>7.0} reports/s ({} clients, p50 {:.2} ms, p99 {:.2} ms)",
+                    t.per_second,
+                    r.clients,
+                    t.latency.p50_us / 1000.0,
+                    t.latency.p99_us / 1000.0
+                )
+            };
+            line(&r.folder, "folder store    ");
+            line(&r.postgres_1, "1 replica       ");
+            line(&r.postgres_3, "3 replicas      ");
+            if let Some(ceiling) = r.pgbench_one_row_commits_per_second {
+                println!(
+                    "postgres pgbench one-row commits: {ceiling:>7.0}/s; 1 replica {:.2}x, 3 replicas {:.2}x of it",
+                    r.postgres_1.per_second / ceiling,
+                    r.postgres_3.per_second / ceiling
+                );
+            }
+            println!(
+                "postgres every acknowledged report counted once on every replica: {}",
+                r.verified
+            );
+            println!(
+                "postgres follow delay p50 {:.1} ms, p99 {:.1} ms",
+                r.follow_delay.p50_us / 1000.0,
+                r.follow_delay.p99_us / 1000.0
+            );
+            println!(
+                "postgres query_path p50 {:.1} µs on a replica, {:.1} µs on the folder store ({:.2}x)",
+                r.query_path_postgres.p50_us,
+                r.query_path_folder.p50_us,
+                r.query_path_postgres.p50_us / r.query_path_folder.p50_us.max(0.001)
+            );
+            println!(
+                "postgres a replica on {} transitions ({} pages) ready in {:.1} s",
+                r.startup_transitions, r.startup_pages, r.startup_seconds
+            );
+            report.insert("postgres".into(), serde_json::to_value(&r)?);
+        }
+    }
+    Ok(())
 }
