@@ -9,7 +9,7 @@ use serde_json::json;
 
 use crate::ExploreError;
 use crate::explorer::{ExploreReport, State};
-use crate::snapshot::Snapshot;
+use crate::snapshot::{Field, Snapshot};
 use crate::tasks::{self, Place};
 
 fn write(path: &Path, text: &str) -> Result<(), ExploreError> {
@@ -172,115 +172,150 @@ if __name__ == "__main__":
     )
 }
 
+/// A test idea (seed 001 §3.4) before it is numbered and dated.
+struct Idea {
+    name: String,
+    description: String,
+    kind: &'static str,
+    target: String,
+    /// (input, expected) pairs.
+    cases: Vec<(String, String)>,
+    priority: u8,
+}
+
 /// `test_ideas/idea_NNN.json`: boundary and injection ideas for the fields the page has,
 /// permission ideas for pages behind a sign-in, performance ideas for heavy pages, accessibility
 /// ideas for what lacks a text alternative or a label.
 pub fn write_test_ideas(state: &State, snap: &Snapshot) -> Result<(), ExploreError> {
     let now = atlas_model::now_rfc3339();
-    let mut ideas = Vec::new();
-    let mut idea = |name: String,
-                    description: String,
-                    kind: &str,
-                    target: &str,
-                    cases: Vec<(String, String)>,
-                    priority: u8| {
-        ideas.push(json!({
-            "id": format!("idea_{:03}", ideas.len() + 1),
-            "name": name,
-            "description": description,
-            "type": kind,
-            "target_selector": target,
-            "test_cases": cases.into_iter().map(|(i, e)| json!({"input": i, "expected": e})).collect::<Vec<_>>(),
-            "priority": priority,
+    let mut ideas: Vec<Idea> = snap
+        .forms
+        .iter()
+        .flat_map(|form| &form.fields)
+        .flat_map(field_ideas)
+        .collect();
+    ideas.extend(page_ideas(state, snap));
+    for (k, idea) in ideas.into_iter().enumerate() {
+        let value = json!({
+            "id": format!("idea_{:03}", k + 1),
+            "name": idea.name,
+            "description": idea.description,
+            "type": idea.kind,
+            "target_selector": idea.target,
+            "test_cases": idea.cases.into_iter().map(|(i, e)| json!({"input": i, "expected": e})).collect::<Vec<_>>(),
+            "priority": idea.priority,
             "created_at": now,
-        }));
-    };
-    for form in &snap.forms {
-        for field in &form.fields {
-            let label = if field.label.is_empty() {
-                &field.name
-            } else {
-                &field.label
-            };
-            let mut cases = Vec::new();
-            if field.required {
-                cases.push((String::new(), "refused: the field is required".to_string()));
-            }
-            if let Some(max) = field.maxlength {
-                cases.push((
-                    "x".repeat(max as usize),
-                    "accepted: exactly the maximum length".into(),
-                ));
-                cases.push((
-                    "x".repeat(max as usize + 1),
-                    format!("refused or cut to {max} characters"),
-                ));
-            }
-            if let Some(min) = field.min.as_deref().filter(|m| !m.is_empty()) {
-                cases.push((
-                    format!("below {min}"),
-                    format!("refused: under the minimum {min}"),
-                ));
-            }
-            if let Some(max) = field.max.as_deref().filter(|m| !m.is_empty()) {
-                cases.push((
-                    format!("above {max}"),
-                    format!("refused: over the maximum {max}"),
-                ));
-            }
-            match field.kind.as_str() {
-                "email" => cases.push((
-                    "not-an-email".into(),
-                    "refused: not an e-mail address".into(),
-                )),
-                "number" => cases.push(("abc".into(), "refused: not a number".into())),
-                "date" => cases.push(("2026-02-30".into(), "refused: no such date".into())),
-                _ => {}
-            }
-            if !cases.is_empty() {
-                idea(
-                    format!("Boundaries of \"{label}\""),
-                    format!(
-                        "Values at and past the limits of the {} field \"{label}\"",
-                        field.kind
-                    ),
-                    "boundary",
-                    &field.selector,
-                    cases,
-                    7,
-                );
-            }
-            if matches!(
-                field.kind.as_str(),
-                "text" | "search" | "textarea" | "email" | "url"
-            ) {
-                idea(
-                    format!("Injection into \"{label}\""),
-                    format!(
-                        "Markup, SQL and path text typed into \"{label}\" must be shown as text and never run"
-                    ),
-                    "injection",
-                    &field.selector,
-                    vec![
-                        (
-                            "<script>alert(1)</script>".into(),
-                            "shown as text, no dialog".into(),
-                        ),
-                        (
-                            "' OR '1'='1".into(),
-                            "treated as text; no other user's data".into(),
-                        ),
-                        ("../../etc/passwd".into(), "treated as text".into()),
-                        (
-                            "测试".repeat(500),
-                            "accepted or refused cleanly, the page intact".into(),
-                        ),
-                    ],
-                    8,
-                );
-            }
-        }
+        });
+        let bytes = serde_json::to_vec_pretty(&value).map_err(std::io::Error::other)?;
+        atlas_store::files::write_atomic(
+            &state
+                .dir
+                .join("test_ideas")
+                .join(format!("idea_{:03}.json", k + 1)),
+            &bytes,
+            false,
+        )?;
     }
+    Ok(())
+}
+
+/// A field's boundary idea (when it has limits) and injection idea (when it takes free text).
+fn field_ideas(field: &Field) -> Vec<Idea> {
+    let label = if field.label.is_empty() {
+        &field.name
+    } else {
+        &field.label
+    };
+    let mut ideas = Vec::new();
+    let cases = boundary_cases(field);
+    if !cases.is_empty() {
+        ideas.push(Idea {
+            name: format!("Boundaries of \"{label}\""),
+            description: format!(
+                "Values at and past the limits of the {} field \"{label}\"",
+                field.kind
+            ),
+            kind: "boundary",
+            target: field.selector.clone(),
+            cases,
+            priority: 7,
+        });
+    }
+    if matches!(
+        field.kind.as_str(),
+        "text" | "search" | "textarea" | "email" | "url"
+    ) {
+        ideas.push(Idea {
+            name: format!("Injection into \"{label}\""),
+            description: format!(
+                "Markup, SQL and path text typed into \"{label}\" must be shown as text and never run"
+            ),
+            kind: "injection",
+            target: field.selector.clone(),
+            cases: vec![
+                (
+                    "<script>alert(1)</script>".into(),
+                    "shown as text, no dialog".into(),
+                ),
+                (
+                    "' OR '1'='1".into(),
+                    "treated as text; no other user's data".into(),
+                ),
+                ("../../etc/passwd".into(), "treated as text".into()),
+                (
+                    "测试".repeat(500),
+                    "accepted or refused cleanly, the page intact".into(),
+                ),
+            ],
+            priority: 8,
+        });
+    }
+    ideas
+}
+
+/// Values at and past a field's limits: required, length, range, and its type's malformed value.
+fn boundary_cases(field: &Field) -> Vec<(String, String)> {
+    let mut cases = Vec::new();
+    if field.required {
+        cases.push((String::new(), "refused: the field is required".to_string()));
+    }
+    if let Some(max) = field.maxlength {
+        cases.push((
+            "x".repeat(max as usize),
+            "accepted: exactly the maximum length".into(),
+        ));
+        cases.push((
+            "x".repeat(max as usize + 1),
+            format!("refused or cut to {max} characters"),
+        ));
+    }
+    if let Some(min) = field.min.as_deref().filter(|m| !m.is_empty()) {
+        cases.push((
+            format!("below {min}"),
+            format!("refused: under the minimum {min}"),
+        ));
+    }
+    if let Some(max) = field.max.as_deref().filter(|m| !m.is_empty()) {
+        cases.push((
+            format!("above {max}"),
+            format!("refused: over the maximum {max}"),
+        ));
+    }
+    match field.kind.as_str() {
+        "email" => cases.push((
+            "not-an-email".into(),
+            "refused: not an e-mail address".into(),
+        )),
+        "number" => cases.push(("abc".into(), "refused: not a number".into())),
+        "date" => cases.push(("2026-02-30".into(), "refused: no such date".into())),
+        _ => {}
+    }
+    cases
+}
+
+/// The page's own ideas: access without signing in, weight, and what a screen reader misses.
+fn page_ideas(state: &State, snap: &Snapshot) -> Vec<Idea> {
+    let mut ideas = Vec::new();
     let behind_login = state.path.iter().any(|s| {
         s.parameters["fields"]
             .as_array()
@@ -297,69 +332,58 @@ pub fn write_test_ideas(state: &State, snap: &Snapshot) -> Result<(), ExploreErr
     .iter()
     .any(|w| state.url.to_lowercase().contains(w));
     if behind_login || sensitive {
-        idea(
-            format!("Access to \"{}\" without signing in", state.name),
-            format!("Open {} in a fresh session", state.url),
-            "permission",
-            "html",
-            vec![(
+        ideas.push(Idea {
+            name: format!("Access to \"{}\" without signing in", state.name),
+            description: format!("Open {} in a fresh session", state.url),
+            kind: "permission",
+            target: "html".into(),
+            cases: vec![(
                 state.url.clone(),
                 "redirected to sign in, or refused".into(),
             )],
-            9,
-        );
+            priority: 9,
+        });
     }
     if snap.element_count > 1500 || snap.scroll_height > snap.viewport_height.saturating_mul(5) {
-        idea(
-            format!("Weight of \"{}\"", state.name),
-            format!(
+        ideas.push(Idea {
+            name: format!("Weight of \"{}\"", state.name),
+            description: format!(
                 "{} elements, {} px tall: time to first paint and to interactive",
                 snap.element_count, snap.scroll_height
             ),
-            "performance",
-            "html",
-            vec![(
+            kind: "performance",
+            target: "html".into(),
+            cases: vec![(
                 state.url.clone(),
                 "interactive within 2 s on a mid-range laptop".into(),
             )],
-            5,
-        );
+            priority: 5,
+        });
     }
     for selector in &snap.images_without_alt {
-        idea(
-            "Image without a text alternative".into(),
-            "A screen reader cannot tell what it shows".into(),
-            "accessibility",
-            selector,
-            vec![(
+        ideas.push(Idea {
+            name: "Image without a text alternative".into(),
+            description: "A screen reader cannot tell what it shows".into(),
+            kind: "accessibility",
+            target: selector.clone(),
+            cases: vec![(
                 "read with a screen reader".into(),
                 "an alt text is read".into(),
             )],
-            4,
-        );
+            priority: 4,
+        });
     }
     for selector in &snap.unlabelled_fields {
-        idea(
-            "Field without a label".into(),
-            "A screen reader cannot tell what to type".into(),
-            "accessibility",
-            selector,
-            vec![("focus the field".into(), "its purpose is announced".into())],
-            4,
-        );
+        ideas.push(Idea {
+            name: "Field without a label".into(),
+            description: "A screen reader cannot tell what to type".into(),
+            kind: "accessibility",
+            target: selector.clone(),
+            cases: vec![("focus the field".into(), "its purpose is announced".into())],
+            priority: 4,
+        });
     }
-    for (k, value) in ideas.iter().enumerate() {
-        let bytes = serde_json::to_vec_pretty(value).map_err(std::io::Error::other)?;
-        atlas_store::files::write_atomic(
-            &state
-                .dir
-                .join("test_ideas")
-                .join(format!("idea_{:03}.json", k + 1)),
-            &bytes,
-            false,
-        )?;
-    }
-    Ok(())
+    ideas
 }
 
 /// `reports/test_report.md` for each state and `reports/site_report.md` in the root state's.
