@@ -176,6 +176,22 @@ impl RunReport {
     }
 }
 
+/// What a step sees before anyone decides.
+struct Screen {
+    shot: atlas_device::Screenshot,
+    size: (u32, u32),
+    app_name: String,
+    package: String,
+}
+
+/// What the graph said of the screen: the page it took it for, with the widgets, and what it
+/// would do.
+#[derive(Default)]
+struct Seen {
+    at_page: Option<(String, Vec<atlas_model::Widget>)>,
+    suggestion: Option<crate::graph::Suggestion>,
+}
+
 /// The agent of one task on one device.
 pub struct PhoneAgent<'a> {
     device: &'a dyn Device,
@@ -281,51 +297,21 @@ impl<'a> PhoneAgent<'a> {
     ) -> Result<(StepReport, Option<(Ending, String)>), String> {
         let started = Instant::now();
         let mut device_time = Duration::ZERO;
-        let mut graph_time = Duration::ZERO;
-        let t = Instant::now();
-        let shot = self.device.screenshot().map_err(|e| e.to_string())?;
-        let (width, height) = (shot.width, shot.height);
-        let (app_name, package) = match self.device.current_app() {
-            Ok(a) => (
-                a.name.clone().unwrap_or_else(|| a.package.clone()),
-                a.package,
-            ),
-            Err(_) => ("System Home".to_string(), String::new()),
-        };
-        device_time += t.elapsed();
-        let app_names = [app_name.as_str(), package.as_str()];
-
+        let screen = self.look(&mut device_time)?;
         // The graph first: where we are, what happened last step, and what it would do now.
-        let mut at_page = None;
-        let mut suggestion = None;
-        if let Some(graph) = &mut self.graph {
-            let t = Instant::now();
-            let widgets = self.device.hierarchy().unwrap_or_default();
-            device_time += t.elapsed();
-            let t = Instant::now();
-            match graph.arrive(&package, &widgets, task) {
-                Ok(page) if !page.is_empty() => {
-                    suggestion =
-                        Some(graph.suggest(&package, &page, task, &widgets, (width, height)));
-                    at_page = Some((page, widgets));
-                }
-                Ok(_) => {}
-                Err(e) => tracing::warn!("the graph did not answer: {e}"),
-            }
-            graph_time += t.elapsed();
-        }
-        let fast = suggestion.as_ref().and_then(|s| {
+        let (seen, graph_time) = self.consult_graph(&screen, task, &mut device_time);
+        let fast = seen.suggestion.as_ref().and_then(|s| {
             let threshold = self.graph.as_ref().map_or(f64::INFINITY, |g| g.fast_path);
             (s.confidence >= threshold)
                 .then(|| s.action.clone())
                 .flatten()
         });
 
-        let mut info = json!({"current_app": app_name});
+        let mut info = json!({"current_app": screen.app_name});
         if let Some(o) = observation.take() {
             info["last_observation"] = json!(o);
         }
-        if let Some(s) = &suggestion
+        if let Some(s) = &seen.suggestion
             && !s.hint.is_null()
         {
             info["atlas_hint"] = s.hint.clone();
@@ -337,7 +323,7 @@ impl<'a> PhoneAgent<'a> {
         };
         let mut report = StepReport {
             step,
-            app: app_name.clone(),
+            app: screen.app_name.clone(),
             chosen_by: Chooser::Model,
             reply: String::new(),
             proposed: None,
@@ -346,8 +332,8 @@ impl<'a> PhoneAgent<'a> {
             ok: false,
             observation: None,
             model: None,
-            graph: at_page.as_ref().map(|(page, _)| {
-                let s = suggestion.as_ref();
+            graph: seen.at_page.as_ref().map(|(page, _)| {
+                let s = seen.suggestion.as_ref();
                 json!({"page": page, "suggested": s.map(|s| &s.raw), "resolved": s.and_then(|s| s.action.as_ref()).map(|(a, _)| a.to_dict()), "confidence": s.map(|s| s.confidence), "basis": s.map(|s| &s.basis)})
             }),
             step_ms: 0.0,
@@ -363,45 +349,129 @@ impl<'a> PhoneAgent<'a> {
                 messages.push(json!({"role": "assistant", "content": format!("<answer>{}</answer>", action.to_grammar())}));
                 (action, focus)
             }
-            None => {
-                let image = base64::engine::general_purpose::STANDARD.encode(&shot.png);
-                messages.push(json!({"role": "user", "content": [
-                    {"type": "text", "text": text},
-                    {"type": "image_url", "image_url": {"url": format!("data:image/png;base64,{image}")}},
-                ]}));
-                let body = json!({"messages": messages, "stream": true, "temperature": 0, "max_tokens": 3000});
-                let completion = self
-                    .config
-                    .model
-                    .complete(&body, &mut |_| {})
-                    .map_err(|e| e.to_string())?;
-                // The screenshot has been seen: only its text stays in the context.
-                if let Some(last) = messages.last_mut() {
-                    *last = json!({"role": "user", "content": text});
+            None => match self.ask_model(&text, &screen, messages, &mut report)? {
+                Ok(action) => (action, None),
+                Err(told) => {
+                    report.observation = Some(told.clone());
+                    *observation = Some(told);
+                    return Ok((self.finish_timing(report, started, device_time), None));
                 }
-                messages.push(json!({"role": "assistant", "content": completion.content}));
-                report.reply = completion.content.clone();
-                report.model = Some(ModelCall {
-                    first_token_ms: completion.first_token_ms,
-                    total_ms: completion.total_ms,
-                    prompt_tokens: completion.prompt_tokens,
-                    completion_tokens: completion.completion_tokens,
-                    attempts: completion.attempts,
-                });
-                match parse_reply(&completion.content) {
-                    Ok(action) => (action, None),
-                    Err(e) => {
-                        let told = format!(
-                            "Your last reply had no well-formed action ({e}). Answer with exactly one do(...) or finish(...) inside <answer>."
-                        );
-                        report.observation = Some(told.clone());
-                        *observation = Some(told);
-                        return Ok((self.finish_timing(report, started, device_time), None));
-                    }
-                }
-            }
+            },
         };
+        let (end, told) = self.act(
+            proposed,
+            focus,
+            &screen,
+            &seen,
+            &mut report,
+            &mut device_time,
+        );
+        *observation = told;
+        Ok((self.finish_timing(report, started, device_time), end))
+    }
+
+    /// The screen as the step starts: its screenshot and the app in front.
+    fn look(&self, device_time: &mut Duration) -> Result<Screen, String> {
+        let t = Instant::now();
+        let shot = self.device.screenshot().map_err(|e| e.to_string())?;
+        let (app_name, package) = match self.device.current_app() {
+            Ok(a) => (
+                a.name.clone().unwrap_or_else(|| a.package.clone()),
+                a.package,
+            ),
+            Err(_) => ("System Home".to_string(), String::new()),
+        };
+        *device_time += t.elapsed();
+        Ok(Screen {
+            size: (shot.width, shot.height),
+            shot,
+            app_name,
+            package,
+        })
+    }
+
+    /// The page the graph takes the screen for (telling it what the last step did) and what it
+    /// would do now; and the time the graph took.
+    fn consult_graph(
+        &mut self,
+        screen: &Screen,
+        task: &str,
+        device_time: &mut Duration,
+    ) -> (Seen, Duration) {
+        let mut seen = Seen::default();
+        let Some(graph) = &mut self.graph else {
+            return (seen, Duration::ZERO);
+        };
+        let t = Instant::now();
+        let widgets = self.device.hierarchy().unwrap_or_default();
+        *device_time += t.elapsed();
+        let t = Instant::now();
+        match graph.arrive(&screen.package, &widgets, task) {
+            Ok(page) if !page.is_empty() => {
+                seen.suggestion =
+                    Some(graph.suggest(&screen.package, &page, task, &widgets, screen.size));
+                seen.at_page = Some((page, widgets));
+            }
+            Ok(_) => {}
+            Err(e) => tracing::warn!("the graph did not answer: {e}"),
+        }
+        (seen, t.elapsed())
+    }
+
+    /// Asks the model with the screenshot: its action, or (inner `Err`) what to tell it when its
+    /// reply had none.
+    fn ask_model(
+        &self,
+        text: &str,
+        screen: &Screen,
+        messages: &mut Vec<Value>,
+        report: &mut StepReport,
+    ) -> Result<Result<Action, String>, String> {
+        let image = base64::engine::general_purpose::STANDARD.encode(&screen.shot.png);
+        messages.push(json!({"role": "user", "content": [
+            {"type": "text", "text": text},
+            {"type": "image_url", "image_url": {"url": format!("data:image/png;base64,{image}")}},
+        ]}));
+        let body =
+            json!({"messages": messages, "stream": true, "temperature": 0, "max_tokens": 3000});
+        let completion = self
+            .config
+            .model
+            .complete(&body, &mut |_| {})
+            .map_err(|e| e.to_string())?;
+        // The screenshot has been seen: only its text stays in the context.
+        if let Some(last) = messages.last_mut() {
+            *last = json!({"role": "user", "content": text});
+        }
+        messages.push(json!({"role": "assistant", "content": completion.content}));
+        report.reply = completion.content.clone();
+        report.model = Some(ModelCall {
+            first_token_ms: completion.first_token_ms,
+            total_ms: completion.total_ms,
+            prompt_tokens: completion.prompt_tokens,
+            completion_tokens: completion.completion_tokens,
+            attempts: completion.attempts,
+        });
+        Ok(parse_reply(&completion.content).map_err(|e| {
+            format!(
+                "Your last reply had no well-formed action ({e}). Answer with exactly one do(...) or finish(...) inside <answer>."
+            )
+        }))
+    }
+
+    /// Has the guard review the proposed action, executes what it allows and tells the graph:
+    /// `Some(ending)` when the run ends with it, and what to tell the model next.
+    fn act(
+        &mut self,
+        proposed: Action,
+        focus: Option<Point>,
+        screen: &Screen,
+        seen: &Seen,
+        report: &mut StepReport,
+        device_time: &mut Duration,
+    ) -> (Option<(Ending, String)>, Option<String>) {
         report.proposed = Some(proposed.to_dict());
+        let app_names = [screen.app_name.as_str(), screen.package.as_str()];
         let reviewed = self.guard.review(proposed.clone(), &app_names);
         if reviewed.action != proposed {
             report.chosen_by = Chooser::Guard;
@@ -417,16 +487,16 @@ impl<'a> PhoneAgent<'a> {
             Some(point) => self.device.tap(point).map_err(|e| e.to_string()),
             None => Ok(()),
         };
-        let executed = focused.and_then(|_| self.execute(&action, (width, height)));
-        device_time += t.elapsed();
+        let executed = focused.and_then(|_| self.execute(&action, screen.size));
+        *device_time += t.elapsed();
         if report.chosen_by == Chooser::Graph
             && let (Some(graph), Some((page, _)), Some(s)) =
-                (&mut self.graph, &at_page, &suggestion)
+                (&mut self.graph, &seen.at_page, &seen.suggestion)
         {
             graph.took(page, s.raw.clone());
         }
-        if let (Some(graph), Some((page, widgets))) = (&mut self.graph, &at_page) {
-            graph.executed(page, &action, focus, widgets, (width, height));
+        if let (Some(graph), Some((page, widgets))) = (&mut self.graph, &seen.at_page) {
+            graph.executed(page, &action, focus, widgets, screen.size);
         }
         let (ok, result, end) = match executed {
             Ok(Done::Continue(result)) => (true, result, None),
@@ -443,8 +513,7 @@ impl<'a> PhoneAgent<'a> {
             .or(reviewed.observation)
             .or((!result.is_empty()).then_some(result));
         report.observation = told.clone();
-        *observation = told;
-        Ok((self.finish_timing(report, started, device_time), end))
+        (end, told)
     }
 
     fn finish_timing(
