@@ -143,9 +143,44 @@ fn transition(
 /// Generates an app of the given shape (at least one page; the transition count is met exactly
 /// once it is at least twice the page count, since the tree and its back edges come first).
 pub fn synthetic_app(app_id: &str, shape: AppShape, seed: u64) -> SyntheticApp {
-    let mut rng = Rng::new(seed);
     let now = now_rfc3339();
-    let pages: Vec<Page> = (0..shape.pages.max(1))
+    let pages = synthetic_pages(app_id, shape.pages.max(1), &now);
+    let mut links = Links {
+        app_id,
+        now: &now,
+        rng: Rng::new(seed),
+        transitions: Vec::with_capacity(shape.transitions),
+        seen: std::collections::HashSet::new(),
+    };
+    links.menu_tree(&pages);
+    links.cross_links(&pages, shape.transitions);
+    let Links {
+        mut rng,
+        transitions,
+        ..
+    } = links;
+    let (intents, registered) = synthetic_intents(app_id, &pages, shape.intents, &mut rng, &now);
+    let app = App {
+        app_id: app_id.to_string(),
+        home_page: Some(pages[0].page_id.clone()),
+        created_at: now.clone(),
+        updated_at: now,
+    };
+    SyntheticApp {
+        data: AppData {
+            app,
+            pages,
+            transitions,
+            intents,
+            traces: vec![],
+        },
+        intents: registered,
+    }
+}
+
+/// `count` pages, the first the home page.
+fn synthetic_pages(app_id: &str, count: usize, now: &str) -> Vec<Page> {
+    (0..count)
         .map(|i| {
             let name = page_name(i);
             Page {
@@ -164,20 +199,42 @@ pub fn synthetic_app(app_id: &str, shape: AppShape, seed: u64) -> SyntheticApp {
                 ordinal: i as u32,
                 url: String::new(),
                 fingerprint: String::new(),
-                created_at: now.clone(),
-                updated_at: now.clone(),
+                created_at: now.to_string(),
+                updated_at: now.to_string(),
                 visited_count: 0,
             }
         })
-        .collect();
-    let mut transitions = Vec::with_capacity(shape.transitions);
-    let mut seen = std::collections::HashSet::new();
-    let mut push = |t: Transition, list: &mut Vec<Transition>| {
-        if seen.insert(t.transition_id.clone()) {
-            list.push(t);
+        .collect()
+}
+
+/// The transitions of a generated app as they are drawn, each once.
+struct Links<'a> {
+    app_id: &'a str,
+    now: &'a str,
+    rng: Rng,
+    transitions: Vec<Transition>,
+    seen: std::collections::HashSet<String>,
+}
+
+impl Links<'_> {
+    fn push(&mut self, from: &Page, to: &Page, action: Action, ok: u64, fail: u64) {
+        let t = transition(
+            self.app_id,
+            &from.page_id,
+            &to.page_id,
+            action,
+            ok,
+            fail,
+            self.now,
+        );
+        if self.seen.insert(t.transition_id.clone()) {
+            self.transitions.push(t);
         }
-    };
-    let stats = |rng: &mut Rng| -> (u64, u64) {
+    }
+
+    /// Successes and failures of an action: most reliable, a fifth shaky.
+    fn stats(&mut self) -> (u64, u64) {
+        let rng = &mut self.rng;
         let tries = 1 + rng.below(40) as u64;
         let rate = if rng.unit() < 0.8 {
             0.9 + 0.1 * rng.unit()
@@ -186,93 +243,72 @@ pub fn synthetic_app(app_id: &str, shape: AppShape, seed: u64) -> SyntheticApp {
         };
         let ok = (tries as f64 * rate).round() as u64;
         (ok, tries - ok)
-    };
-    // The menu tree: shallow pages are opened from more places, as in a real app.
-    for i in 1..pages.len() {
-        let parent = ((i as f64) * rng.unit().powi(3)) as usize;
-        let (ok, fail) = stats(&mut rng);
-        let open = Action {
-            action_type: "click".into(),
-            widget_text: pages[i].page_name.clone(),
-            ..Default::default()
-        };
-        push(
-            transition(
-                app_id,
-                &pages[parent].page_id,
-                &pages[i].page_id,
-                open,
-                ok,
-                fail,
-                &now,
-            ),
-            &mut transitions,
-        );
-        let back = Action {
-            action_type: "back".into(),
-            ..Default::default()
-        };
-        push(
-            transition(
-                app_id,
-                &pages[i].page_id,
-                &pages[parent].page_id,
-                back,
-                ok + fail,
-                0,
-                &now,
-            ),
-            &mut transitions,
-        );
     }
-    let mut attempts = 0;
-    while transitions.len() < shape.transitions
-        && pages.len() > 1
-        && attempts < shape.transitions * 4
-    {
-        attempts += 1;
-        let from = rng.below(pages.len());
-        // Hubs: a quarter of the links lead to the first 1% of pages.
-        let to = if rng.unit() < 0.25 {
-            rng.below(pages.len() / 100 + 1)
-        } else {
-            rng.below(pages.len())
-        };
-        if from == to {
-            continue;
+
+    /// The menu tree with its back edges: shallow pages are opened from more places, as in a
+    /// real app.
+    fn menu_tree(&mut self, pages: &[Page]) {
+        for i in 1..pages.len() {
+            let parent = ((i as f64) * self.rng.unit().powi(3)) as usize;
+            let (ok, fail) = self.stats();
+            let open = Action {
+                action_type: "click".into(),
+                widget_text: pages[i].page_name.clone(),
+                ..Default::default()
+            };
+            self.push(&pages[parent], &pages[i], open, ok, fail);
+            let back = Action {
+                action_type: "back".into(),
+                ..Default::default()
+            };
+            self.push(&pages[i], &pages[parent], back, ok + fail, 0);
         }
-        let (ok, fail) = stats(&mut rng);
-        let action = Action {
-            action_type: if rng.unit() < 0.9 {
-                "click".into()
-            } else {
-                "swipe".into()
-            },
-            widget_text: pages[to].page_name.clone(),
-            ..Default::default()
-        };
-        push(
-            transition(
-                app_id,
-                &pages[from].page_id,
-                &pages[to].page_id,
-                action,
-                ok,
-                fail,
-                &now,
-            ),
-            &mut transitions,
-        );
     }
+
+    /// Links across the tree until there are `total` transitions, a quarter to hubs.
+    fn cross_links(&mut self, pages: &[Page], total: usize) {
+        let mut attempts = 0;
+        while self.transitions.len() < total && pages.len() > 1 && attempts < total * 4 {
+            attempts += 1;
+            let from = self.rng.below(pages.len());
+            // Hubs: a quarter of the links lead to the first 1% of pages.
+            let to = if self.rng.unit() < 0.25 {
+                self.rng.below(pages.len() / 100 + 1)
+            } else {
+                self.rng.below(pages.len())
+            };
+            if from == to {
+                continue;
+            }
+            let (ok, fail) = self.stats();
+            let action = Action {
+                action_type: if self.rng.unit() < 0.9 {
+                    "click".into()
+                } else {
+                    "swipe".into()
+                },
+                widget_text: pages[to].page_name.clone(),
+                ..Default::default()
+            };
+            self.push(&pages[from], &pages[to], action, ok, fail);
+        }
+    }
+}
+
+/// Up to `count` intents "打开<page>" on pages other than home, and (text, target) of each.
+fn synthetic_intents(
+    app_id: &str,
+    pages: &[Page],
+    count: usize,
+    rng: &mut Rng,
+    now: &str,
+) -> (Vec<Intent>, Vec<(String, String)>) {
     let mut intents = Vec::new();
-    let mut registered = Vec::new();
-    for _ in 0..shape.intents.min(pages.len().saturating_sub(1)) {
+    let mut registered: Vec<(String, String)> = Vec::new();
+    for _ in 0..count.min(pages.len().saturating_sub(1)) {
         let target = &pages[1 + rng.below(pages.len() - 1)];
         let text = format!("打开{}", target.page_name);
-        if registered
-            .iter()
-            .any(|(t, _): &(String, String)| *t == text)
-        {
+        if registered.iter().any(|(t, _)| *t == text) {
             continue;
         }
         intents.push(Intent {
@@ -281,26 +317,11 @@ pub fn synthetic_app(app_id: &str, shape: AppShape, seed: u64) -> SyntheticApp {
             intent_text: text.clone(),
             target_page: Some(target.page_id.clone()),
             keywords: vec![target.page_name.clone()],
-            created_at: now.clone(),
+            created_at: now.to_string(),
         });
         registered.push((text, target.page_id.clone()));
     }
-    let app = App {
-        app_id: app_id.to_string(),
-        home_page: Some(pages[0].page_id.clone()),
-        created_at: now.clone(),
-        updated_at: now,
-    };
-    SyntheticApp {
-        data: AppData {
-            app,
-            pages,
-            transitions,
-            intents,
-            traces: vec![],
-        },
-        intents: registered,
-    }
+    (intents, registered)
 }
 
 #[cfg(test)]
