@@ -611,6 +611,21 @@ impl Shared {
             );
         };
         *at = Some(to);
+        let to_name = self
+            .record_transition(&state.page_id, &task, to, new)
+            .await?;
+        self.finish(index, task, true, format!("led to {to_name}"))
+    }
+
+    /// Tells Atlas what the task did: the transition from the state's page to state `to`'s,
+    /// and (when `to` was seen before) the visit to its page. Answers `to`'s name.
+    async fn record_transition(
+        &self,
+        from_page: &str,
+        task: &Task,
+        to: usize,
+        new: bool,
+    ) -> Result<String, ExploreError> {
         let t = Instant::now();
         let (to_page, to_name) = {
             let f = self.frontier.lock();
@@ -634,27 +649,9 @@ impl Shared {
                 .await
                 .map(|_| ())
         };
-        let label = task.parameters["label"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string();
         let transition = self.atlas.report_transition(ReportTransitionRequest {
-            from_page: state.page_id.clone(),
-            action: ReportedAction {
-                action_type: match task.action.as_str() {
-                    "type" => "input".into(),
-                    other => other.into(),
-                },
-                widget: Some(task.selector.clone()),
-                widget_text: (!label.is_empty()).then_some(label),
-                widget_xpath: None,
-                input_text: task.parameters["fields"].as_array().map(|f| {
-                    f.iter()
-                        .filter_map(|v| v["value"].as_str().filter(|v| !v.is_empty()))
-                        .collect::<Vec<_>>()
-                        .join(" ")
-                }),
-            },
+            from_page: from_page.to_string(),
+            action: reported_action(task),
             to_page,
             success: true,
             latency_ms: None,
@@ -668,7 +665,30 @@ impl Shared {
         reported?;
         self.frontier.lock().transitions += 1;
         *self.atlas_time.lock() += t.elapsed();
-        self.finish(index, task, true, format!("led to {to_name}"))
+        Ok(to_name)
+    }
+}
+
+/// A task's action as Atlas takes it: the element by its selector, its label, the values typed.
+fn reported_action(task: &Task) -> ReportedAction {
+    let label = task.parameters["label"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    ReportedAction {
+        action_type: match task.action.as_str() {
+            "type" => "input".into(),
+            other => other.into(),
+        },
+        widget: Some(task.selector.clone()),
+        widget_text: (!label.is_empty()).then_some(label),
+        widget_xpath: None,
+        input_text: task.parameters["fields"].as_array().map(|f| {
+            f.iter()
+                .filter_map(|v| v["value"].as_str().filter(|v| !v.is_empty()))
+                .collect::<Vec<_>>()
+                .join(" ")
+        }),
     }
 }
 
