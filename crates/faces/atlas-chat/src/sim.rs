@@ -151,6 +151,38 @@ async fn complete(State(script): State<Arc<Script>>, Json(request): Json<Value>)
         )
             .into_response();
     };
+    let (step, turn) = scripted_step(&script, &messages, user_at);
+    let content = step
+        .get("content")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    let calls = tool_calls(&step, turn);
+    let finish = if calls.is_empty() {
+        "stop"
+    } else {
+        "tool_calls"
+    };
+    let model = request.get("model").cloned().unwrap_or(json!("atlas-sim"));
+    if request.get("stream").and_then(Value::as_bool) != Some(true) {
+        let mut message = json!({ "role": "assistant", "content": if content.is_empty() { Value::Null } else { json!(content) } });
+        if !calls.is_empty() {
+            message["tool_calls"] = Value::Array(calls);
+        }
+        return Json(json!({
+            "id": "chatcmpl-sim",
+            "object": "chat.completion",
+            "model": model,
+            "choices": [{ "index": 0, "message": message, "finish_reason": finish }],
+        }))
+        .into_response();
+    }
+    let body = streamed(&model, &content, &calls, finish);
+    ([(header::CONTENT_TYPE, "text/event-stream")], body).into_response()
+}
+
+/// The script's step for this request (its tool results filled in) and the turn it is.
+fn scripted_step(script: &Script, messages: &[Value], user_at: usize) -> (Value, usize) {
     // A session conversation is chosen by the first user message (an agent's task) and counts
     // its turns over the whole session; others by the latest user message.
     let first_user = messages
@@ -195,13 +227,14 @@ async fn complete(State(script): State<Arc<Script>>, Json(request): Json<Value>)
         Some(step) => fill(step, &last_tool),
         None => json!({ "content": "（脚本没有更多回复 / the script has no more turns）" }),
     };
-    let content = step
-        .get("content")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string();
+    (step, turn)
+}
+
+/// The step's tool calls as the API gives them (with the step's quirks: arguments as an object,
+/// no ids).
+fn tool_calls(step: &Value, turn: usize) -> Vec<Value> {
     let quirk = step.get("quirk").and_then(Value::as_str).unwrap_or("");
-    let calls: Vec<Value> = step
+    step
         .get("tool_calls")
         .and_then(Value::as_array)
         .into_iter()
@@ -221,26 +254,12 @@ async fn complete(State(script): State<Arc<Script>>, Json(request): Json<Value>)
             }
             call
         })
-        .collect();
-    let finish = if calls.is_empty() {
-        "stop"
-    } else {
-        "tool_calls"
-    };
-    let model = request.get("model").cloned().unwrap_or(json!("atlas-sim"));
-    if request.get("stream").and_then(Value::as_bool) != Some(true) {
-        let mut message = json!({ "role": "assistant", "content": if content.is_empty() { Value::Null } else { json!(content) } });
-        if !calls.is_empty() {
-            message["tool_calls"] = Value::Array(calls);
-        }
-        return Json(json!({
-            "id": "chatcmpl-sim",
-            "object": "chat.completion",
-            "model": model,
-            "choices": [{ "index": 0, "message": message, "finish_reason": finish }],
-        }))
-        .into_response();
-    }
+        .collect()
+}
+
+/// A streamed answer: the content four characters a chunk, each tool call's arguments in two
+/// halves, then the finish and `[DONE]`.
+fn streamed(model: &Value, content: &str, calls: &[Value], finish: &str) -> String {
     let chunk = |delta: Value, finish: Value| {
         format!(
             "data: {}\n\n",
@@ -284,5 +303,5 @@ async fn complete(State(script): State<Arc<Script>>, Json(request): Json<Value>)
     }
     body += &chunk(json!({}), json!(finish));
     body += "data: [DONE]\n\n";
-    ([(header::CONTENT_TYPE, "text/event-stream")], body).into_response()
+    body
 }
