@@ -101,6 +101,18 @@ else
   skipped=$((skipped + 1))
 fi
 
+echo "== cargo clippy (workspace, warnings as errors)"
+if cargo clippy --version >/dev/null 2>&1; then
+  if ! cargo clippy --workspace --all-targets --locked -- -D warnings >/tmp/atlas-clippy.log 2>&1; then
+    grep -E "^(warning|error)" -A12 /tmp/atlas-clippy.log | head -n 80
+    echo "clippy found problems: run cargo clippy --workspace --all-targets" >&2
+    exit 1
+  fi
+else
+  echo "(clippy is not installed: skipped)"
+  skipped=$((skipped + 1))
+fi
+
 echo "== cargo test (workspace)"
 cargo test --workspace --locked 2>&1 | tee /tmp/atlas-cargo-test.log | grep -E "^(test result|running|error|warning: unused)|FAILED|panicked" || true
 if grep -qE "FAILED|error(\[|:)" /tmp/atlas-cargo-test.log || ! grep -q "test result" /tmp/atlas-cargo-test.log; then

@@ -159,7 +159,7 @@ impl Frontier {
 
 /// What a tab does next.
 enum Next {
-    Task(usize, Task),
+    Task(usize, Box<Task>),
     /// Nothing to take now (another tab's task may still find states).
     Empty,
     /// A budget is spent.
@@ -279,7 +279,7 @@ impl Shared {
             Place::Processing,
         )?;
         f.actions += 1;
-        Ok(Next::Task(state, task))
+        Ok(Next::Task(state, Box::new(task)))
     }
 
     fn finish(
@@ -1057,7 +1057,7 @@ async fn run(shared: &Arc<Shared>, browser: &Browser) -> Result<(), ExploreError
                     }
                 };
                 busy.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                let done = shared.run_task(&tab, &mut at, state, task).await;
+                let done = shared.run_task(&tab, &mut at, state, *task).await;
                 busy.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
                 done?;
             }

@@ -41,10 +41,10 @@ fn same_step(a: &Action, b: &Action) -> bool {
 /// remembered value the asked instruction has no counterpart for.
 fn adapt(step: &Action, map: &[(&str, &str)], labels_here: &[&str]) -> Option<Action> {
     let mut action = step.clone();
-    if !action.input_text.is_empty() {
-        if let Some(text) = substitute(&action.input_text, map) {
-            action.input_text = text;
-        }
+    if !action.input_text.is_empty()
+        && let Some(text) = substitute(&action.input_text, map)
+    {
+        action.input_text = text;
     }
     // A value the asked instruction shares with the remembered one changes nothing.
     let changed = substitute(&action.widget_text, map)

@@ -28,15 +28,15 @@ impl<V: GraphView> Navigator<'_, V> {
                 .graph()
                 .app_of_page(&req.current_page)
                 .ok_or_else(|| AtlasError::PageNotFound(req.current_page.clone()))?;
-            if let Some(given) = req.app_id.as_deref().filter(|a| !a.is_empty()) {
-                if given != app.app_id() {
-                    // Looked up within the app named, the page is not there.
-                    return Err(AtlasError::NotFound(format!(
-                        "current_page {} is not a page of {given} (it is one of {})",
-                        req.current_page,
-                        app.app_id()
-                    )));
-                }
+            if let Some(given) = req.app_id.as_deref().filter(|a| !a.is_empty())
+                && given != app.app_id()
+            {
+                // Looked up within the app named, the page is not there.
+                return Err(AtlasError::NotFound(format!(
+                    "current_page {} is not a page of {given} (it is one of {})",
+                    req.current_page,
+                    app.app_id()
+                )));
             }
             (
                 app.app_id().to_string(),

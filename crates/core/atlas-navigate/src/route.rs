@@ -101,6 +101,9 @@ impl QueryPathResponse {
     }
 }
 
+/// The best pages (name, score) an intent might mean, when none was taken.
+type Candidates = Vec<(String, f64)>;
+
 /// The page an intent leads to, and how sure the match is.
 pub(crate) struct Target {
     pub(crate) page_id: String,
@@ -197,7 +200,7 @@ impl<V: GraphView> Navigator<'_, V> {
         &self,
         app_id: &str,
         intent: &str,
-    ) -> Result<(Option<Target>, Vec<(String, f64)>)> {
+    ) -> Result<(Option<Target>, Candidates)> {
         let leads_somewhere = |d: &crate::index::Doc| d.target_page.is_some();
         let normalized = crate::index::normalize(intent);
         if let Some(doc) = self

@@ -179,20 +179,19 @@ fn derivatives(
 fn solve(mut a: Vec<Vec<f64>>, b: &[f64]) -> Option<Vec<f64>> {
     let n = b.len();
     for j in 0..n {
-        let mut diagonal = a[j][j];
-        for k in 0..j {
-            diagonal -= a[j][k] * a[j][k];
-        }
+        let diagonal = a[j][j] - a[j][..j].iter().map(|x| x * x).sum::<f64>();
         if diagonal <= 0.0 {
             return None;
         }
         let diagonal = diagonal.sqrt();
         a[j][j] = diagonal;
         for i in j + 1..n {
-            let mut v = a[i][j];
-            for k in 0..j {
-                v -= a[i][k] * a[j][k];
-            }
+            let v = a[i][j]
+                - a[i][..j]
+                    .iter()
+                    .zip(&a[j][..j])
+                    .map(|(x, y)| x * y)
+                    .sum::<f64>();
             a[i][j] = v / diagonal;
         }
     }

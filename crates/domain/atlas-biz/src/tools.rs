@@ -39,6 +39,9 @@ fn matches_loosely(wanted: &str, value: Option<&str>) -> bool {
     wanted.is_empty() || value.is_some_and(|v| v.to_lowercase().contains(&wanted))
 }
 
+/// Neighbours with the relation that joins them.
+type Related<'a> = Vec<(Node, &'a Relation)>;
+
 impl BizSnapshot {
     pub fn build(graph: BusinessGraph, embedder: Arc<dyn Embedder>) -> Result<Self, BizError> {
         let index = SearchIndex::build(&graph, embedder.as_ref())?;
@@ -228,7 +231,7 @@ impl BizSnapshot {
             }
         }
         let tables = self.resources_of_process(&steps);
-        let mut summary = format!("{}", b.name);
+        let mut summary = b.name.to_string();
         if !b.aliases.is_empty() {
             summary += &format!("（也叫{}）", b.aliases.join("、"));
         }
@@ -490,7 +493,7 @@ impl BizSnapshot {
     // ---- §5.3 data resource ----
 
     /// Who touches a resource: (implementation, relation) pairs and (step, relation) pairs.
-    fn users_of(&self, d: Node) -> (Vec<(Node, &Relation)>, Vec<(Node, &Relation)>) {
+    fn users_of(&self, d: Node) -> (Related<'_>, Related<'_>) {
         let mut by_impl = self.graph.related(d, RelationType::Accesses, false);
         let mut by_step = self.graph.related(d, RelationType::Uses, false);
         by_impl.truncate(MAX_LIST);

@@ -1,6 +1,5 @@
 //! Seed 000's interfaces over the GUI graph, and the agent's reply parser.
 
-use std::future::Future;
 use std::sync::Arc;
 
 use atlas_model::{AtlasError, Result};
@@ -12,18 +11,16 @@ use crate::{Tool, ToolContext, ToolGroup, tool};
 /// Runs a synchronous interface. With a remote embedder it may wait on the network, so it runs on
 /// tokio's blocking pool instead of stalling a worker that serves other connections; with a local
 /// one it takes microseconds and runs in place, where a hop to another thread would cost more.
-fn sync_call<R: Send + 'static>(
+async fn sync_call<R: Send + 'static>(
     atlas: Arc<Atlas>,
     f: impl FnOnce(&Atlas) -> Result<R> + Send + 'static,
-) -> impl Future<Output = Result<R>> + Send {
-    async move {
-        if atlas.embedder().is_remote() {
-            tokio::task::spawn_blocking(move || f(&atlas))
-                .await
-                .map_err(|e| AtlasError::Graph(format!("interface failed: {e}")))?
-        } else {
-            f(&atlas)
-        }
+) -> Result<R> {
+    if atlas.embedder().is_remote() {
+        tokio::task::spawn_blocking(move || f(&atlas))
+            .await
+            .map_err(|e| AtlasError::Graph(format!("interface failed: {e}")))?
+    } else {
+        f(&atlas)
     }
 }
 

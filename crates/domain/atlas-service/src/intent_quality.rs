@@ -107,7 +107,7 @@ pub fn measure(
             continue;
         }
         let top3 = top1 || pages.iter().take(3).any(|p| p == expected);
-        let english = query.chars().all(|c| c.is_ascii());
+        let english = query.is_ascii();
         quality.all.add(top1, top3);
         if english {
             quality.english.add(top1, top3);

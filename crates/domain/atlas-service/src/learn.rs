@@ -280,14 +280,14 @@ impl Atlas {
                     added,
                     &now,
                 )?;
-                if let Some(app_id) = req.app_id.as_deref().filter(|a| !a.is_empty()) {
-                    if app_id != t.app_id {
-                        // Looked up within the app named, the page is not there.
-                        return Err(AtlasError::NotFound(format!(
-                            "from_page {} is not a page of {app_id} (it is one of {})",
-                            req.from_page, t.app_id
-                        )));
-                    }
+                if let Some(app_id) = req.app_id.as_deref().filter(|a| !a.is_empty())
+                    && app_id != t.app_id
+                {
+                    // Looked up within the app named, the page is not there.
+                    return Err(AtlasError::NotFound(format!(
+                        "from_page {} is not a page of {app_id} (it is one of {})",
+                        req.from_page, t.app_id
+                    )));
                 }
                 if !req.success && !reason.is_empty() {
                     t.last_failure_reason = reason.clone();
@@ -407,10 +407,10 @@ impl Atlas {
                         req.app_id
                     ))
                 })?;
-                if let Some(page) = &req.target_page {
-                    if app.page(page).is_none() {
-                        return Err(AtlasError::PageNotFound(page.clone()));
-                    }
+                if let Some(page) = &req.target_page
+                    && app.page(page).is_none()
+                {
+                    return Err(AtlasError::PageNotFound(page.clone()));
                 }
                 let existing = app.intent(&id).cloned();
                 let existed = existing.is_some();

@@ -212,7 +212,7 @@ fn usual_widgets(page: &Page) -> Vec<Widget> {
     let screens = page.visited_count.max(1);
     page.widgets
         .iter()
-        .filter(|w| w.seen == 0 || u64::from(w.seen) * 2 >= u64::from(screens))
+        .filter(|w| w.seen == 0 || u64::from(w.seen) * 2 >= screens)
         .cloned()
         .collect()
 }

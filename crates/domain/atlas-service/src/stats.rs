@@ -180,10 +180,10 @@ impl Atlas {
     pub fn get_graph_stats(&self, req: GraphStatsRequest) -> Result<GraphStatsResponse> {
         let filter = req.app_id.as_deref().filter(|a| !a.is_empty());
         let state = self.state.read();
-        if let Some(app) = filter {
-            if state.graph.app(app).is_none() {
-                return Err(AtlasError::NotFound(format!("app not found: {app}")));
-            }
+        if let Some(app) = filter
+            && state.graph.app(app).is_none()
+        {
+            return Err(AtlasError::NotFound(format!("app not found: {app}")));
         }
         let mut by_app: Vec<AppStats> = state
             .graph

@@ -818,7 +818,8 @@ async fn a_replica_uses_what_another_replica_learned() {
     let (a, b) = (store.open_atlas(), store.open_atlas());
     let tools = registry();
     let (list, dialog) = notes_app(&a, &tools).await;
-    let settled = |what: &'static str, b: Arc<Atlas>, done: Box<dyn Fn(&Arc<Atlas>) -> bool>| async move {
+    type Done = Box<dyn Fn(&Arc<Atlas>) -> bool>;
+    let settled = |what: &'static str, b: Arc<Atlas>, done: Done| async move {
         let started = std::time::Instant::now();
         while !done(&b) {
             assert!(started.elapsed().as_secs() < 20, "{what}: B did not follow");

@@ -1148,7 +1148,7 @@ fn model_sim_playing(script: &Path) -> (Child, String) {
     let port = free_port();
     let addr = format!("127.0.0.1:{port}");
     let script = script.to_str().unwrap();
-    let child = Command::new(env!("CARGO_BIN_EXE_atlas"))
+    let mut child = Command::new(env!("CARGO_BIN_EXE_atlas"))
         .args(["model-sim", script, "--addr", &addr])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -1166,6 +1166,8 @@ fn model_sim_playing(script: &Path) -> (Child, String) {
         }
         std::thread::sleep(Duration::from_millis(50));
     }
+    let _ = child.kill();
+    let _ = child.wait();
     panic!("model-sim did not start");
 }
 

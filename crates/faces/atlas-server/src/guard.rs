@@ -56,12 +56,12 @@ impl Access {
         if !changes {
             return Ok(());
         }
-        if let Some(origin) = header(headers, header::ORIGIN.as_str()) {
-            if !self.origin_allowed(origin, host) {
-                return Err(Refusal::Forbidden(format!(
-                    "requests from pages of {origin} are not allowed (start the server with --allow-origin to allow them)"
-                )));
-            }
+        if let Some(origin) = header(headers, header::ORIGIN.as_str())
+            && !self.origin_allowed(origin, host)
+        {
+            return Err(Refusal::Forbidden(format!(
+                "requests from pages of {origin} are not allowed (start the server with --allow-origin to allow them)"
+            )));
         }
         // A request with no body has no content type to check (and a method the route does not
         // take then gets the router's 405, not a 415).

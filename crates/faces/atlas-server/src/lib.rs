@@ -194,10 +194,10 @@ async fn refuse_oversize(request: Request, next: Next) -> Response {
 }
 
 async fn require_token(State(state): State<AppState>, request: Request, next: Next) -> Response {
-    if let Some(token) = &state.token {
-        if bearer(request.headers()) != Some(token.as_ref()) {
-            return error_response(&AtlasError::Unauthorized);
-        }
+    if let Some(token) = &state.token
+        && bearer(request.headers()) != Some(token.as_ref())
+    {
+        return error_response(&AtlasError::Unauthorized);
     }
     next.run(request).await
 }

@@ -49,11 +49,11 @@ impl Components {
 fn rewrite_refs(value: &mut Value, names: &std::collections::HashMap<String, String>) {
     match value {
         Value::Object(map) => {
-            if let Some(Value::String(r)) = map.get_mut("$ref") {
-                if let Some(name) = r.strip_prefix("#/$defs/") {
-                    let name = names.get(name).map_or(name, String::as_str);
-                    *r = format!("#/components/schemas/{name}");
-                }
+            if let Some(Value::String(r)) = map.get_mut("$ref")
+                && let Some(name) = r.strip_prefix("#/$defs/")
+            {
+                let name = names.get(name).map_or(name, String::as_str);
+                *r = format!("#/components/schemas/{name}");
             }
             map.values_mut().for_each(|v| rewrite_refs(v, names));
         }

@@ -75,31 +75,30 @@ pub fn teach_recording(
     }
     let intent = recording.task.as_deref();
     for (i, step) in recording.steps.iter().enumerate() {
-        if let Some(next) = taught.pages.get(i + 1) {
-            if reported_action(step).is_some() {
-                report_step(
-                    caller,
-                    app_id,
-                    &taught.pages[i],
-                    step,
-                    next,
-                    session,
-                    intent,
-                )?;
-                taught.steps += 1;
-            }
+        if let Some(next) = taught.pages.get(i + 1)
+            && reported_action(step).is_some()
+        {
+            report_step(
+                caller,
+                app_id,
+                &taught.pages[i],
+                step,
+                next,
+                session,
+                intent,
+            )?;
+            taught.steps += 1;
         }
     }
     if let (Some(intent), Some(last), Some(final_step)) =
         (intent, taught.pages.last(), recording.steps.last())
+        && final_step.action == RecordedAction::Finish
     {
-        if final_step.action == RecordedAction::Finish {
-            caller.call(
-                "register_intent",
-                json!({ "app_id": app_id, "intent_text": intent, "target_page": last }),
-            )?;
-            taught.intents += 1;
-        }
+        caller.call(
+            "register_intent",
+            json!({ "app_id": app_id, "intent_text": intent, "target_page": last }),
+        )?;
+        taught.intents += 1;
     }
     Ok(taught)
 }

@@ -31,7 +31,9 @@ fn corrupt(path: &Path, message: impl ToString) -> StoreError {
 /// next. 1.0 is the first version, so the chain is empty; a folder from a newer Atlas is refused
 /// rather than misread.
 pub(crate) fn migrate(path: &Path, found: &str) -> Result<(), StoreError> {
-    const STEPS: &[(&str, fn(&Path) -> Result<(), StoreError>)] = &[];
+    /// A step: the version it rewrites from, and the rewrite.
+    type Step = (&'static str, fn(&Path) -> Result<(), StoreError>);
+    const STEPS: &[Step] = &[];
     let mut version = found.to_string();
     while version != FORMAT_VERSION {
         let parse = |v: &str| {

@@ -73,8 +73,11 @@ fn hash_bytes(bytes: &[u8]) -> u64 {
     h.finish()
 }
 
+/// Each page's depth from the root and the (parent, label) it was first reached by.
+pub(crate) type Tree = HashMap<String, (u32, Option<(String, String)>)>;
+
 /// Breadth-first depth, parent and source action of each page from the app's root page.
-pub(crate) fn bfs(data: &AppData, root: &str) -> HashMap<String, (u32, Option<(String, String)>)> {
+pub(crate) fn bfs(data: &AppData, root: &str) -> Tree {
     let mut out = HashMap::new();
     let mut adjacency: HashMap<&str, Vec<&Transition>> = HashMap::new();
     for t in &data.transitions {
@@ -119,11 +122,7 @@ pub(crate) fn page_url(page: &Page) -> String {
 pub use atlas_store::SCREENSHOT;
 
 /// `has_screenshot`: the page's folder holds [`SCREENSHOT`].
-pub(crate) fn build_meta(
-    page: &Page,
-    tree: &HashMap<String, (u32, Option<(String, String)>)>,
-    has_screenshot: bool,
-) -> Meta {
+pub(crate) fn build_meta(page: &Page, tree: &Tree, has_screenshot: bool) -> Meta {
     let (depth, parent) = match tree.get(&page.page_id) {
         Some((d, p)) => (Some(*d), p.clone()),
         None => (None, None),
@@ -155,12 +154,7 @@ pub(crate) fn build_meta(
     }
 }
 
-pub(crate) fn build_index(
-    dir: &str,
-    data: &AppData,
-    tree: &HashMap<String, (u32, Option<(String, String)>)>,
-    created_at: String,
-) -> Index {
+pub(crate) fn build_index(dir: &str, data: &AppData, tree: &Tree, created_at: String) -> Index {
     let nodes: BTreeMap<String, IndexNode> = data
         .pages
         .iter()

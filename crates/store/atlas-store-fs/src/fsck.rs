@@ -79,7 +79,7 @@ struct AppCheck<'a> {
     dir: &'a str,
     repair: bool,
     data: AppData,
-    tree: HashMap<String, (u32, Option<(String, String)>)>,
+    tree: crate::fold::Tree,
 }
 
 /// Records a problem, or what repairing it did.

@@ -150,11 +150,10 @@ pub(crate) fn fill_in(
     // The field just tapped is about to be typed in.
     if let Some(last) =
         last.filter(|s| s.from_page == current_page && s.action.action_type != "input")
+        && let Some(field) = inputs.iter().find(|w| same_widget(&last.action, w))
     {
-        if let Some(field) = inputs.iter().find(|w| same_widget(&last.action, w)) {
-            return next_value(&template, taken, field, false)
-                .map(|v| typing(field, v, current_page, 0.8));
-        }
+        return next_value(&template, taken, field, false)
+            .map(|v| typing(field, v, current_page, 0.8));
     }
     // A field showing a value the instruction names holds what is to be replaced: the value
     // named after it goes in.

@@ -304,15 +304,15 @@ fn said_so_far(
     // Once the task has moved, the page it reached says where it is: its title and section
     // headings name the place, and an instruction's words for that place ("in the list view")
     // are satisfied by being there, not by tapping something else.
-    if !taken.is_empty() {
-        if let Some(page) = app.page(current_page) {
-            said.extend(
-                page.widgets
-                    .iter()
-                    .filter(|w| !actionable(w))
-                    .flat_map(|w| label_words(&w.text)),
-            );
-        }
+    if !taken.is_empty()
+        && let Some(page) = app.page(current_page)
+    {
+        said.extend(
+            page.widgets
+                .iter()
+                .filter(|w| !actionable(w))
+                .flat_map(|w| label_words(&w.text)),
+        );
     }
     // What the session typed is said, and so is all the instruction says up to the last value
     // typed: instructions give their parts in order.
