@@ -179,19 +179,18 @@ fn derivatives(
 fn solve(mut a: Vec<Vec<f64>>, b: &[f64]) -> Option<Vec<f64>> {
     let n = b.len();
     for j in 0..n {
-        let diagonal = a[j][j] - a[j][..j].iter().map(|x| x * x).sum::<f64>();
+        // Subtracted term by term, in order, as the fitted models were computed.
+        let diagonal = a[j][..j].iter().fold(a[j][j], |d, x| d - x * x);
         if diagonal <= 0.0 {
             return None;
         }
         let diagonal = diagonal.sqrt();
         a[j][j] = diagonal;
         for i in j + 1..n {
-            let v = a[i][j]
-                - a[i][..j]
-                    .iter()
-                    .zip(&a[j][..j])
-                    .map(|(x, y)| x * y)
-                    .sum::<f64>();
+            let v = a[i][..j]
+                .iter()
+                .zip(&a[j][..j])
+                .fold(a[i][j], |v, (x, y)| v - x * y);
             a[i][j] = v / diagonal;
         }
     }
