@@ -85,7 +85,7 @@ pub fn graph_embedder(config: &EmbedConfig) -> Result<Arc<dyn Embedder>> {
                         .threshold
                         .unwrap_or(atlas_embed_bert::DEFAULT_THRESHOLD),
                 )
-                .map_err(|e| anyhow::anyhow!("{e}"))?,
+                ?,
             )
         }
     })
@@ -127,7 +127,6 @@ fn open_e5(config: &EmbedConfig) -> Result<Option<Arc<dyn Embedder>>> {
     let threshold = config
         .threshold
         .unwrap_or(atlas_embed_e5::DEFAULT_THRESHOLD);
-    let e5 =
-        atlas_embed_e5::E5Embedder::open(&dir, threshold).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let e5 = atlas_embed_e5::E5Embedder::open(&dir, threshold)?;
     Ok(Some(Arc::new(atlas_text::Memoized::new(e5))))
 }

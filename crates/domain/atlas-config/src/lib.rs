@@ -58,21 +58,15 @@ impl StoreAddress {
 /// Opens the store at `address`.
 pub fn open_store(address: &StoreAddress, pg: &PgOptions) -> Result<Arc<dyn Store>> {
     Ok(match address {
-        StoreAddress::Folder(dir) => {
-            Arc::new(atlas_store_fs::FsStore::open(dir).map_err(|e| anyhow::anyhow!("{e}"))?)
-        }
-        StoreAddress::Postgres(url) => {
-            atlas_store_pg::PgStore::connect(url, pg.clone()).map_err(|e| anyhow::anyhow!("{e}"))?
-        }
+        StoreAddress::Folder(dir) => Arc::new(atlas_store_fs::FsStore::open(dir)?),
+        StoreAddress::Postgres(url) => atlas_store_pg::PgStore::connect(url, pg.clone())?,
     })
 }
 
 /// The files a database keeps (the knowledge bases' under `kb/`, the business graph's under
 /// `biz/`).
 fn database_files(url: &str, pg: &PgOptions) -> Result<Arc<dyn Files>> {
-    Ok(atlas_store_pg::PgStore::connect(url, pg.clone())
-        .map_err(|e| anyhow::anyhow!("{e}"))?
-        .files())
+    Ok(atlas_store_pg::PgStore::connect(url, pg.clone())?.files())
 }
 
 /// The knowledge bases' (`scope` "kb") or the business graph's ("biz") files when `address`
@@ -125,7 +119,7 @@ pub fn open_graph(
     policy: CheckpointPolicy,
 ) -> Result<Arc<Atlas>> {
     let store = open_store(address, pg)?;
-    Atlas::open(store, embedder, policy).map_err(|e| anyhow::anyhow!("{e}"))
+    Ok(Atlas::open(store, embedder, policy)?)
 }
 
 /// [`open_graph`] with the built-in embedder, for commands that read, check or export.
@@ -230,24 +224,16 @@ pub async fn open(config: &Config) -> Result<Services> {
     let (store, shared_files, shared_changes) = match &config.store {
         StoreAddress::Folder(_) => (open_store(&config.store, &config.pg)?, None, None),
         StoreAddress::Postgres(url) => {
-            let pg = atlas_store_pg::PgStore::connect(url, config.pg.clone())
-                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            let pg = atlas_store_pg::PgStore::connect(url, config.pg.clone())?;
             let (files, changes) = (pg.files(), pg.follow_files());
             (pg as Arc<dyn Store>, Some(files), Some(changes))
         }
     };
-    let atlas = Atlas::open(store, embedder.clone(), config.checkpoint)
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let atlas = Atlas::open(store, embedder.clone(), config.checkpoint)?;
     if let Some(path) = &config.grounding_model {
-        atlas
-            .use_grounding_model(read_grounding_model(path)?)
-            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        atlas.use_grounding_model(read_grounding_model(path)?)?;
     }
-    if config.demo
-        && atlas_service::demo_graph(&atlas)
-            .await
-            .map_err(|e| anyhow::anyhow!("{e}"))?
-    {
+    if config.demo && atlas_service::demo_graph(&atlas).await? {
         tracing::info!("loaded the demo app {}", atlas_service::DEMO_APP_ID);
     }
     atlas.start_checkpointer();
@@ -267,12 +253,12 @@ pub async fn open(config: &Config) -> Result<Services> {
         follow_files(changes, &kb, &biz);
     }
     if config.demo {
-        let demo_kb = atlas_kb::demo::install(&kb).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let demo_kb = atlas_kb::demo::install(&kb)?;
         eprintln!(
             "demo knowledge base: dataset {} key {}",
             demo_kb.id, demo_kb.api_key
         );
-        if let Some(report) = atlas_biz::demo::install(&biz).map_err(|e| anyhow::anyhow!("{e}"))? {
+        if let Some(report) = atlas_biz::demo::install(&biz)? {
             eprintln!(
                 "demo business graph: {} processes, {} implementations, {} tables",
                 report.businesses, report.implementations, report.data_resources
@@ -358,8 +344,7 @@ fn store_and_files(
             Arc::new(atlas_store::files::Folder::new(dir)),
         ),
         StoreAddress::Postgres(url) => {
-            let store = atlas_store_pg::PgStore::connect(url, pg.clone())
-                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            let store = atlas_store_pg::PgStore::connect(url, pg.clone())?;
             let files = store.files();
             (store, files)
         }
@@ -402,23 +387,18 @@ pub fn migrate(from: &StoreAddress, to: &StoreAddress, pg: &PgOptions) -> Result
     }
     let mut names = Vec::new();
     for scope in FILE_SCOPES {
-        if !to_files
-            .list(scope)
-            .map_err(|e| anyhow::anyhow!("{e}"))?
-            .is_empty()
-        {
+        if !to_files.list(scope)?.is_empty() {
             bail!(
                 "{} already holds {scope} files: migrate into an empty store",
                 target.describe()
             );
         }
-        names.extend(from_files.list(scope).map_err(|e| anyhow::anyhow!("{e}"))?);
+        names.extend(from_files.list(scope)?);
     }
     let mut copied = write_apps(target.as_ref(), &apps)?;
     for name in names {
         let bytes = from_files
-            .read(&name)
-            .map_err(|e| anyhow::anyhow!("{e}"))?
+            .read(&name)?
             .with_context(|| format!("{name} went away while it was copied"))?;
         to_files
             .write(&name, &bytes)
@@ -456,12 +436,8 @@ pub fn write_apps(target: &dyn Store, apps: &[atlas_store::AppData]) -> Result<M
         copied.traces += app.traces.len();
     }
     if target.wants_checkpoints() {
-        let cut = target
-            .begin_checkpoint()
-            .map_err(|e| anyhow::anyhow!("{e}"))?;
-        target
-            .finish_checkpoint(cut, apps)
-            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        let cut = target.begin_checkpoint()?;
+        target.finish_checkpoint(cut, apps)?;
     }
     Ok(copied)
 }

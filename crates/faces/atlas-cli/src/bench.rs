@@ -251,8 +251,7 @@ async fn kb(args: &BenchArgs, scratch: &tempfile::TempDir, report: &mut Report) 
     };
     let mut embedders: Vec<Arc<dyn Embedder>> = vec![Arc::new(HashEmbedder::default())];
     if let Some(dir) = atlas_embed_e5::find_installed(&args.python) {
-        let e5 = atlas_embed_e5::E5Embedder::open(&dir, atlas_embed_e5::DEFAULT_THRESHOLD)
-            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        let e5 = atlas_embed_e5::E5Embedder::open(&dir, atlas_embed_e5::DEFAULT_THRESHOLD)?;
         embedders.push(Arc::new(e5));
     }
     let mut loads = Vec::new();

@@ -64,13 +64,11 @@ pub(crate) fn biz_command(what: BizCommand) -> Result<ExitCode> {
                 "apoc" => atlas_biz::import::from_apoc_jsonl(&texts[0].1),
                 other => anyhow::bail!("--format must be json, apoc or csv, not {other}"),
             };
-            let (graph, skipped) = parsed.map_err(|e| anyhow::anyhow!("{e}"))?;
+            let (graph, skipped) = parsed?;
             // The index this process builds is dropped at exit (a server indexes the graph with
             // its own embedder when it opens it), so the cheapest embedder does.
             let store = open_biz(&data, Arc::new(HashEmbedder::default()))?;
-            let report = store
-                .replace(graph, skipped)
-                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            let report = store.replace(graph, skipped)?;
             print_json(&report)?;
         }
         BizCommand::Export { data } => {

@@ -42,7 +42,7 @@ pub(crate) enum DeviceCommand {
 pub(crate) fn device(what: DeviceCommand) -> Result<ExitCode> {
     match what {
         DeviceCommand::List => {
-            let listed = atlas_device_adb::Adb::list().map_err(|e| anyhow::anyhow!("{e}"))?;
+            let listed = atlas_device_adb::Adb::list()?;
             for d in &listed {
                 println!(
                     "adb  {:<24} {:<14} {}",

@@ -233,14 +233,11 @@ pub(crate) fn eval_biz(
         }
         None => atlas_biz::quality::DEMO_LABELLED.to_string(),
     };
-    let labelled =
-        atlas_biz::quality::read_labelled(&labelled).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let labelled = atlas_biz::quality::read_labelled(&labelled)?;
     let embedder = embedder(embed)?;
     let embedder_name = embedder.name();
-    let store =
-        atlas_biz::BizStore::in_memory(data, embedder).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let quality = atlas_biz::quality::measure(&store.current(), &labelled)
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let store = atlas_biz::BizStore::in_memory(data, embedder)?;
+    let quality = atlas_biz::quality::measure(&store.current(), &labelled)?;
     println!("business graph search, embedder {embedder_name}:");
     println!(
         "{:<24} {:>7} {:>6} {:>6}",
@@ -302,30 +299,24 @@ pub(crate) fn eval_kb(
         .tempdir()?;
     let embedder = embedder(embed)?;
     let embedder_name = embedder.name();
-    let kb = atlas_kb::KnowledgeBase::open(scratch.path(), embedder)
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
-    let dataset = kb
-        .create_dataset("eval", "")
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let kb = atlas_kb::KnowledgeBase::open(scratch.path(), embedder)?;
+    let dataset = kb.create_dataset("eval", "")?;
     kb.add_document(
         &dataset.id,
         "table.csv",
         table.as_bytes(),
         Some(atlas_kb::split::SourceKind::QaCsv),
         Default::default(),
-    )
-    .map_err(|e| anyhow::anyhow!("{e}"))?;
+    )?;
     let mut results = Vec::new();
     for (set, text) in sets {
-        let labelled =
-            atlas_kb::quality::read_labelled(&text).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let labelled = atlas_kb::quality::read_labelled(&text)?;
         for method in [
             atlas_kb::SearchMethod::Keyword,
             atlas_kb::SearchMethod::Semantic,
             atlas_kb::SearchMethod::Hybrid,
         ] {
-            let q = atlas_kb::quality::measure(&kb, &dataset.id, &labelled, method)
-                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            let q = atlas_kb::quality::measure(&kb, &dataset.id, &labelled, method)?;
             println!(
                 "{set:<12} {:<9} queries {:>4}  top-1 {:.3}  top-3 {:.3}",
                 q.method, q.queries, q.top1, q.top3

@@ -77,7 +77,7 @@ impl Progress for Shown {
 /// The run's options, every argument checked: called before the data folder is opened, so bad
 /// input changes nothing.
 pub fn options(args: &ExploreArgs) -> Result<ExploreOptions> {
-    atlas_explore::start_address(&args.url).map_err(|e| anyhow::anyhow!("{e}"))?;
+    atlas_explore::start_address(&args.url)?;
     let chromium = match args
         .chromium
         .clone()
@@ -127,13 +127,12 @@ pub(crate) async fn command(
              data folder, then `atlas migrate --from DIR --to postgres://…`"
         );
     };
-    let store = Arc::new(FsStore::open(&folder).map_err(|e| anyhow::anyhow!("{e}"))?);
+    let store = Arc::new(FsStore::open(&folder)?);
     let atlas = Atlas::open(
         store.clone(),
         crate::args::embedder(&embed)?,
         atlas_service::CheckpointPolicy::default(),
-    )
-    .map_err(|e| anyhow::anyhow!("{e}"))?;
+    )?;
     // index.json, graph.json and statistics.json follow the exploration as it goes.
     atlas.start_checkpointer();
     run(options, args.json, atlas, store).await
@@ -157,11 +156,11 @@ async fn run(
     let shown = Arc::new(Shown { bar, quiet: false });
     let exploring = atlas_explore::explore(atlas.clone(), store, options, shown.clone());
     let report = tokio::select! {
-        report = exploring => report.map_err(|e| anyhow::anyhow!("{e}"))?,
+        report = exploring => report?,
         _ = tokio::signal::ctrl_c() => {
             // Everything acknowledged is in the journal and every task file is whole: the next
             // run puts the tasks under way back in the queue.
-            atlas.checkpoint().map_err(|e| anyhow::anyhow!("{e}"))?;
+            atlas.checkpoint()?;
             eprintln!("stopped; run the same command again to resume");
             return Ok(ExitCode::from(130));
         }
@@ -244,13 +243,12 @@ pub async fn bench(scratch: &std::path::Path) -> Result<Option<ExploreBench>> {
     let mut runs = Vec::new();
     for tabs in [1, 2] {
         let data = scratch.join(format!("explore-{tabs}-tabs"));
-        let store = Arc::new(FsStore::open(&data).map_err(|e| anyhow::anyhow!("{e}"))?);
+        let store = Arc::new(FsStore::open(&data)?);
         let atlas = Atlas::open(
             store.clone(),
             Arc::new(atlas_text::HashEmbedder::default()),
             atlas_service::CheckpointPolicy::default(),
-        )
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
+        )?;
         let options = ExploreOptions {
             start: start.clone(),
             app_id: None,
@@ -274,8 +272,7 @@ pub async fn bench(scratch: &std::path::Path) -> Result<Option<ExploreBench>> {
                 quiet: true,
             }),
         )
-        .await
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
+        .await?;
         runs.push(report);
     }
     site.abort();

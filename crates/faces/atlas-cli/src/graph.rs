@@ -70,10 +70,9 @@ pub(crate) fn fsck(data: DataArgs, repair: bool) -> Result<ExitCode> {
         store.clone(),
         Arc::new(HashEmbedder::default()),
         CheckpointPolicy::default(),
-    )
-    .map_err(|e| anyhow::anyhow!("{e}"))?;
-    atlas.checkpoint().map_err(|e| anyhow::anyhow!("{e}"))?;
-    let report = store.check(repair).map_err(|e| anyhow::anyhow!("{e}"))?;
+    )?;
+    atlas.checkpoint()?;
+    let report = store.check(repair)?;
     for line in &report.repaired {
         println!("repaired: {line}");
     }
@@ -98,11 +97,7 @@ pub(crate) fn fsck(data: DataArgs, repair: bool) -> Result<ExitCode> {
 
 pub(crate) fn stats(data: DataArgs, app: Option<String>) -> Result<ExitCode> {
     let atlas = open_existing(&data)?;
-    print_json(
-        &atlas
-            .get_graph_stats(atlas_service::GraphStatsRequest { app_id: app })
-            .map_err(|e| anyhow::anyhow!("{e}"))?,
-    )?;
+    print_json(&atlas.get_graph_stats(atlas_service::GraphStatsRequest { app_id: app })?)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -114,14 +109,12 @@ pub(crate) fn path(
     max_steps: Option<i64>,
 ) -> Result<ExitCode> {
     let atlas = open_existing(&data)?;
-    let r = atlas
-        .query_path(atlas_service::QueryPathRequest {
-            app_id: app,
-            intent,
-            current_page: from,
-            max_steps,
-        })
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let r = atlas.query_path(atlas_service::QueryPathRequest {
+        app_id: app,
+        intent,
+        current_page: from,
+        max_steps,
+    })?;
     print_json(&r)?;
     Ok(if r.success {
         ExitCode::SUCCESS
@@ -132,15 +125,13 @@ pub(crate) fn path(
 
 pub(crate) fn next(data: DataArgs, page: String, intent: String) -> Result<ExitCode> {
     let atlas = open_existing(&data)?;
-    let r = atlas
-        .get_next_action(atlas_service::NextActionRequest {
-            current_page: page,
-            intent,
-            app_id: None,
-            session_id: None,
-            explain: false,
-        })
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let r = atlas.get_next_action(atlas_service::NextActionRequest {
+        current_page: page,
+        intent,
+        app_id: None,
+        session_id: None,
+        explain: false,
+    })?;
     print_json(&r)?;
     Ok(if r.error.is_none() {
         ExitCode::SUCCESS
@@ -151,7 +142,7 @@ pub(crate) fn next(data: DataArgs, page: String, intent: String) -> Result<ExitC
 
 pub(crate) fn export(data: DataArgs, app: String, out: Option<PathBuf>) -> Result<ExitCode> {
     let atlas = open_existing(&data)?;
-    let graph = atlas.export_app(&app).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let graph = atlas.export_app(&app)?;
     let text = serde_json::to_string_pretty(&graph)?;
     match out {
         Some(path) => std::fs::write(&path, text)
@@ -171,11 +162,8 @@ pub(crate) async fn import(what: ImportCommand) -> Result<ExitCode> {
                 Err(e) => bail!("{} is not an exported app graph: {e}", file.display()),
             };
             let atlas = open_default(&data)?;
-            let summary = atlas
-                .import_app(graph)
-                .await
-                .map_err(|e| anyhow::anyhow!("{e}"))?;
-            atlas.checkpoint().map_err(|e| anyhow::anyhow!("{e}"))?;
+            let summary = atlas.import_app(graph).await?;
+            atlas.checkpoint()?;
             print_json(&summary)?;
             Ok(ExitCode::SUCCESS)
         }
@@ -222,11 +210,8 @@ pub(crate) async fn import(what: ImportCommand) -> Result<ExitCode> {
             };
             let generated = atlas_bench::synth::synthetic_app(&app, shape, seed);
             let atlas = open_default(&data)?;
-            let summary = atlas
-                .import_app(generated.data)
-                .await
-                .map_err(|e| anyhow::anyhow!("{e}"))?;
-            atlas.checkpoint().map_err(|e| anyhow::anyhow!("{e}"))?;
+            let summary = atlas.import_app(generated.data).await?;
+            atlas.checkpoint()?;
             print_json(&summary)?;
             Ok(ExitCode::SUCCESS)
         }
@@ -292,13 +277,11 @@ pub(crate) async fn import_recordings(
         Ok(summary)
     })
     .await??;
-    atlas.checkpoint().map_err(|e| anyhow::anyhow!("{e}"))?;
+    atlas.checkpoint()?;
     for (app_id, added) in &summary {
-        let stats = atlas
-            .get_graph_stats(atlas_service::GraphStatsRequest {
-                app_id: Some(app_id.clone()),
-            })
-            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        let stats = atlas.get_graph_stats(atlas_service::GraphStatsRequest {
+            app_id: Some(app_id.clone()),
+        })?;
         println!(
             "{app_id}: added {added}; now {} pages, {} transitions, {} intents",
             stats.pages, stats.transitions, stats.intents

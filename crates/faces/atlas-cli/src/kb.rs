@@ -66,7 +66,6 @@ pub(crate) enum KbCommand {
 }
 
 pub(crate) fn kb_command(what: KbCommand) -> Result<ExitCode> {
-    let kb_error = |e: atlas_kb::KbError| anyhow::anyhow!("{e}");
     let lexical = || -> Arc<dyn Embedder> { Arc::new(HashEmbedder::default()) };
     match what {
         KbCommand::Create {
@@ -75,7 +74,7 @@ pub(crate) fn kb_command(what: KbCommand) -> Result<ExitCode> {
             description,
         } => {
             let kb = open_kb(&data, lexical())?;
-            let dataset = kb.create_dataset(&name, &description).map_err(kb_error)?;
+            let dataset = kb.create_dataset(&name, &description)?;
             print_json(&serde_json::json!({ "id": dataset.id, "api_key": dataset.api_key }))?;
         }
         KbCommand::Add {
@@ -101,15 +100,12 @@ pub(crate) fn kb_command(what: KbCommand) -> Result<ExitCode> {
                 },
                 None => Default::default(),
             };
-            print_json(
-                &kb.add_document(&id, &name, &bytes, None, metadata)
-                    .map_err(kb_error)?,
-            )?;
+            print_json(&kb.add_document(&id, &name, &bytes, None, metadata)?)?;
         }
         KbCommand::List { data, id } => {
             let kb = read_kb(&data, lexical())?;
             match id {
-                Some(id) => print_json(&kb.documents(&id).map_err(kb_error)?)?,
+                Some(id) => print_json(&kb.documents(&id)?)?,
                 None => print_json(&kb.datasets())?,
             }
         }
@@ -128,17 +124,15 @@ pub(crate) fn kb_command(what: KbCommand) -> Result<ExitCode> {
                 "semantic" => atlas_kb::SearchMethod::Semantic,
                 other => anyhow::bail!("--method is hybrid, keyword or semantic, not {other}"),
             };
-            let hits = kb
-                .search(
-                    &id,
-                    &query,
-                    &atlas_kb::SearchOptions {
-                        method,
-                        top_k,
-                        ..Default::default()
-                    },
-                )
-                .map_err(kb_error)?;
+            let hits = kb.search(
+                &id,
+                &query,
+                &atlas_kb::SearchOptions {
+                    method,
+                    top_k,
+                    ..Default::default()
+                },
+            )?;
             let hits: Vec<serde_json::Value> = hits
                 .iter()
                 .map(|h| serde_json::json!({ "score": h.score, "content": h.segment.content, "question": h.segment.question, "document": h.document_name, "segment_id": h.segment.id }))
@@ -148,8 +142,8 @@ pub(crate) fn kb_command(what: KbCommand) -> Result<ExitCode> {
         KbCommand::Delete { data, id, document } => {
             let kb = open_kb(&data, lexical())?;
             match &document {
-                Some(doc) => kb.delete_document(&id, doc).map_err(kb_error)?,
-                None => kb.delete_dataset(&id).map_err(kb_error)?,
+                Some(doc) => kb.delete_document(&id, doc)?,
+                None => kb.delete_dataset(&id)?,
             }
             print_json(&serde_json::json!({ "deleted": document.unwrap_or(id) }))?;
         }

@@ -120,11 +120,8 @@ pub async fn run(config: &IngestConfig, scratch: &Path) -> Result<IngestReport> 
     let data_dir = scratch.join("ingest-data");
     let services = atlas_config::open(&atlas_config::Config::folder(&data_dir)).await?;
     let atlas = services.atlas.clone();
-    atlas
-        .import_app(generated.data)
-        .await
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
-    atlas.checkpoint().map_err(|e| anyhow::anyhow!("{e}"))?;
+    atlas.import_app(generated.data).await?;
+    atlas.checkpoint()?;
     let before = total_reports(&atlas, app_id);
 
     let (addr, stop) = crate::serve(&services).await?;
@@ -210,10 +207,7 @@ async fn in_process(
                     let request: atlas_service::ReportTransitionRequest =
                         serde_json::from_str(&reports[i % reports.len()].body)?;
                     i += 1;
-                    atlas
-                        .report_transition(request)
-                        .await
-                        .map_err(|e| anyhow::anyhow!("{e}"))?;
+                    atlas.report_transition(request).await?;
                     done += 1;
                 }
                 anyhow::Ok(done)

@@ -9,7 +9,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
-use anyhow::{Result, anyhow};
+use anyhow::Result;
 use atlas_kb::{KnowledgeBase, SearchOptions};
 use atlas_text::HashEmbedder;
 use serde::Serialize;
@@ -153,9 +153,8 @@ pub fn run(config: &KbBenchConfig, scratch: &Path) -> Result<KbBenchReport> {
     let mut rng = Rng::new(0x6b62);
     let questions: Vec<String> = (0..config.segments).map(|_| sentence(&mut rng)).collect();
     let started = Instant::now();
-    let kb = KnowledgeBase::open(&scratch.join("kb-bench"), Arc::new(HashEmbedder::default()))
-        .map_err(|e| anyhow!("{e}"))?;
-    let dataset = kb.create_dataset("bench", "").map_err(|e| anyhow!("{e}"))?;
+    let kb = KnowledgeBase::open(&scratch.join("kb-bench"), Arc::new(HashEmbedder::default()))?;
+    let dataset = kb.create_dataset("bench", "")?;
     // One document per 20,000 pairs: a table a shop would upload.
     for (n, chunk) in questions.chunks(20_000).enumerate() {
         let mut table = String::from("question,answer\n");
@@ -171,24 +170,20 @@ pub fn run(config: &KbBenchConfig, scratch: &Path) -> Result<KbBenchReport> {
             table.as_bytes(),
             None,
             Default::default(),
-        )
-        .map_err(|e| anyhow!("{e}"))?;
+        )?;
     }
     let build_seconds = started.elapsed().as_secs_f64();
 
     let queries: Vec<String> = (0..config.queries).map(|_| sentence(&mut rng)).collect();
     let options = SearchOptions::default();
     for q in queries.iter().take(50) {
-        kb.search(&dataset.id, q, &options)
-            .map_err(|e| anyhow!("{e}"))?;
+        kb.search(&dataset.id, q, &options)?;
     }
     let mut samples = Vec::with_capacity(queries.len());
     let mut answered = 0;
     for q in &queries {
         let t = Instant::now();
-        let hits = kb
-            .search(&dataset.id, q, &options)
-            .map_err(|e| anyhow!("{e}"))?;
+        let hits = kb.search(&dataset.id, q, &options)?;
         samples.push(t.elapsed().as_nanos() as u64);
         answered += (!hits.is_empty()) as usize;
     }

@@ -98,22 +98,20 @@ pub fn run(
     scratch: &Path,
 ) -> Result<KbLoadReport> {
     let name = embedder.name();
-    let kb = Arc::new(
-        KnowledgeBase::open(&scratch.join(format!("kb-load-{name}")), embedder)
-            .map_err(|e| anyhow!("{e}"))?,
-    );
-    let demo = atlas_kb::demo::install(&kb).map_err(|e| anyhow!("{e}"))?;
+    let kb = Arc::new(KnowledgeBase::open(
+        &scratch.join(format!("kb-load-{name}")),
+        embedder,
+    )?);
+    let demo = atlas_kb::demo::install(&kb)?;
     let queries: Vec<String> =
-        atlas_kb::quality::read_labelled(atlas_kb::quality::DEMO_PARAPHRASES)
-            .map_err(|e| anyhow!("{e}"))?
+        atlas_kb::quality::read_labelled(atlas_kb::quality::DEMO_PARAPHRASES)?
             .into_iter()
             .map(|(q, _)| q)
             .collect();
     let options = SearchOptions::default();
     let ask = |q: &str| -> Result<u64> {
         let t = Instant::now();
-        kb.search(&demo.id, q, &options)
-            .map_err(|e| anyhow!("{e}"))?;
+        kb.search(&demo.id, q, &options)?;
         Ok(t.elapsed().as_nanos() as u64)
     };
     for q in &queries {
@@ -124,12 +122,10 @@ pub fn run(
         idle.push(ask(q)?);
     }
 
-    let target = kb.create_dataset("large", "").map_err(|e| anyhow!("{e}"))?;
+    let target = kb.create_dataset("large", "")?;
     let text = document(config.document_bytes);
     let document_segments =
-        atlas_kb::split::split(text.as_bytes(), atlas_kb::split::SourceKind::Text)
-            .map_err(|e| anyhow!("{e}"))?
-            .len();
+        atlas_kb::split::split(text.as_bytes(), atlas_kb::split::SourceKind::Text)?.len();
     let started = Instant::now();
     let adding = {
         let kb = kb.clone();
@@ -166,10 +162,7 @@ pub fn run(
         }
         stop_ms = Some(asked.elapsed().as_secs_f64() * 1000.0);
     } else {
-        adding
-            .join()
-            .map_err(|_| anyhow!("the add panicked"))?
-            .map_err(|e| anyhow!("{e}"))?;
+        adding.join().map_err(|_| anyhow!("the add panicked"))??;
     }
     Ok(KbLoadReport {
         embedder: name,

@@ -109,10 +109,7 @@ pub async fn run(config: &QueryConfig, scratch: &Path) -> Result<QueryReport> {
         .collect();
     let (page_count, transition_count) =
         (generated.data.pages.len(), generated.data.transitions.len());
-    atlas
-        .import_app(generated.data)
-        .await
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    atlas.import_app(generated.data).await?;
     if generated.intents.is_empty() {
         bail!("the generated app has no intents");
     }

@@ -111,16 +111,11 @@ pub async fn run(config: &ReplicaConfig, scratch: &Path) -> Result<ReplicaReport
 
     // The folder store, the reference.
     let folder = atlas_config::open(&Config::folder(&scratch.join("folder"))).await?;
-    folder
-        .atlas
-        .import_app(generated.data.clone())
-        .await
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    folder.atlas.import_app(generated.data.clone()).await?;
     let folder_throughput = throughput(std::slice::from_ref(&folder), config, &reports).await?;
 
     // One database, three replicas.
-    let url = atlas_store_pg::create_database(&config.url, &format!("atlas_bench_{run_id}"))
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let url = atlas_store_pg::create_database(&config.url, &format!("atlas_bench_{run_id}"))?;
     let mut replicas = Vec::new();
     for i in 0..3 {
         let data = scratch.join(format!("replica-{i}"));
@@ -128,11 +123,7 @@ pub async fn run(config: &ReplicaConfig, scratch: &Path) -> Result<ReplicaReport
             atlas_config::open(&replica_config(StoreAddress::Postgres(url.clone()), &data)).await?,
         );
     }
-    replicas[0]
-        .atlas
-        .import_app(generated.data.clone())
-        .await
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    replicas[0].atlas.import_app(generated.data.clone()).await?;
     let before = total_reports(&replicas[0], app_id);
     for replica in &replicas[1..] {
         wait_until(|| total_reports(replica, app_id) == before && before > 0)?;
@@ -197,8 +188,7 @@ async fn follow_delay(writer: &Services, follower: &Services, app_id: &str) -> R
                 page_name: format!("跟随页{i}"),
                 ..Default::default()
             })
-            .await
-            .map_err(|e| anyhow::anyhow!("{e}"))?;
+            .await?;
         let acknowledged = Instant::now();
         let id = added.page_id;
         wait_until(|| follower.atlas.read(|g| g.page(&id).is_some()))?;
@@ -292,8 +282,7 @@ fn pg_binary(name: &str) -> Option<std::path::PathBuf> {
 /// A database of `transitions` (written straight through the store, as `atlas migrate` does),
 /// then a replica opened on it: its pages and the seconds it took to be ready.
 async fn startup(url: &str, transitions: usize, run_id: u32) -> Result<(usize, f64)> {
-    let url = atlas_store_pg::create_database(url, &format!("atlas_bench_startup_{run_id}"))
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let url = atlas_store_pg::create_database(url, &format!("atlas_bench_startup_{run_id}"))?;
     let app = synthetic_app(
         "bench.startup",
         AppShape {

@@ -77,16 +77,13 @@ pub async fn build(config: &StartupConfig, data: &Path) -> Result<(usize, usize)
     };
     for i in 0..apps {
         let generated = synthetic_app(&format!("com.bench.app{i:03}"), shape, 1000 + i as u64);
-        atlas
-            .import_app(generated.data)
-            .await
-            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        atlas.import_app(generated.data).await?;
         // Fold as we go so the journal never holds the whole million.
         if i % 10 == 9 {
-            atlas.checkpoint().map_err(|e| anyhow::anyhow!("{e}"))?;
+            atlas.checkpoint()?;
         }
     }
-    atlas.checkpoint().map_err(|e| anyhow::anyhow!("{e}"))?;
+    atlas.checkpoint()?;
     Ok(atlas.read(|g| (g.page_count(), g.transition_count())))
 }
 

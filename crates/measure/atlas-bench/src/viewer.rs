@@ -73,8 +73,7 @@ pub async fn run(
     large
         .atlas
         .import_app(synthetic_app("synthetic.app", AppShape::of_pages(pages), 1).data)
-        .await
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
+        .await?;
     let (demo_addr, _stop_demo) = crate::serve(&demo).await?;
     let (large_addr, _stop_large) = crate::serve(&large).await?;
     let script = scratch.join("viewer_page.py");
