@@ -184,11 +184,10 @@ struct Screen {
     package: String,
 }
 
-/// What the graph said of the screen: the page it took it for, with the widgets, and what it
-/// would do.
+/// What the graph said of the screen: the page it took it for, and what it would do.
 #[derive(Default)]
 struct Seen {
-    at_page: Option<(String, Vec<atlas_model::Widget>)>,
+    at_page: Option<String>,
     suggestion: Option<crate::graph::Suggestion>,
 }
 
@@ -332,7 +331,7 @@ impl<'a> PhoneAgent<'a> {
             ok: false,
             observation: None,
             model: None,
-            graph: seen.at_page.as_ref().map(|(page, _)| {
+            graph: seen.at_page.as_ref().map(|page| {
                 let s = seen.suggestion.as_ref();
                 json!({"page": page, "suggested": s.map(|s| &s.raw), "resolved": s.and_then(|s| s.action.as_ref()).map(|(a, _)| a.to_dict()), "confidence": s.map(|s| s.confidence), "basis": s.map(|s| &s.basis)})
             }),
@@ -406,11 +405,10 @@ impl<'a> PhoneAgent<'a> {
         let widgets = self.device.hierarchy().unwrap_or_default();
         *device_time += t.elapsed();
         let t = Instant::now();
-        match graph.arrive(&screen.package, &widgets, task) {
-            Ok(page) if !page.is_empty() => {
-                seen.suggestion =
-                    Some(graph.suggest(&screen.package, &page, task, &widgets, screen.size));
-                seen.at_page = Some((page, widgets));
+        match graph.observe(&screen.package, &widgets, task, screen.size) {
+            Ok((page, suggestion)) if !page.is_empty() => {
+                seen.suggestion = Some(suggestion);
+                seen.at_page = Some(page);
             }
             Ok(_) => {}
             Err(e) => tracing::warn!("the graph did not answer: {e}"),
@@ -489,14 +487,8 @@ impl<'a> PhoneAgent<'a> {
         };
         let executed = focused.and_then(|_| self.execute(&action, screen.size));
         *device_time += t.elapsed();
-        if report.chosen_by == Chooser::Graph
-            && let (Some(graph), Some((page, _)), Some(s)) =
-                (&mut self.graph, &seen.at_page, &seen.suggestion)
-        {
-            graph.took(page, s.raw.clone());
-        }
-        if let (Some(graph), Some((page, widgets))) = (&mut self.graph, &seen.at_page) {
-            graph.executed(page, &action, focus, widgets, screen.size);
+        if let (Some(graph), Some(_)) = (&mut self.graph, &seen.at_page) {
+            graph.executed(&action, focus, report.chosen_by == Chooser::Graph);
         }
         let (ok, result, end) = match executed {
             Ok(Done::Continue(result)) => (true, result, None),

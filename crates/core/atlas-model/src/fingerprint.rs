@@ -43,6 +43,19 @@ pub fn ui_fingerprint(widgets: &[Widget]) -> String {
         .collect()
 }
 
+/// The name a screen's page gets when nothing known matches it: its title (at most 40
+/// characters) and the start of its structural fingerprint, so two screens of one title but
+/// different structure get different pages.
+pub fn screen_page_name(title: &str, widgets: &[Widget]) -> String {
+    format!(
+        "{} {}",
+        title.chars().take(40).collect::<String>(),
+        &ui_fingerprint(widgets)[..6]
+    )
+    .trim()
+    .to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

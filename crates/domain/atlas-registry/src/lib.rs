@@ -18,6 +18,7 @@ mod input;
 mod knowledge;
 mod navigation;
 mod schema;
+mod screen;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -37,6 +38,10 @@ pub use business::biz_error;
 pub use input::{MAX_SAFE_INTEGER, parse_input, parse_json_input};
 pub use knowledge::{KnowledgeRecord, KnowledgeRecords, RetrieveKnowledgeRequest, kb_error};
 pub use navigation::{ParseReplyRequest, ParseReplyResponse};
+pub use screen::{
+    Carry, DEFAULT_FAST_PATH, Executed, ObserveScreenRequest, ObserveScreenResponse, ReportedStep,
+    Taken,
+};
 
 use input::{control_free, refuse_control_characters};
 use schema::{input_schema_of, schema_of};

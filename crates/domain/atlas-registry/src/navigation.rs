@@ -6,12 +6,13 @@ use atlas_model::{AtlasError, Result};
 use atlas_service::*;
 use schemars::JsonSchema;
 
+use crate::screen::ObserveScreenRequest;
 use crate::{Tool, ToolContext, ToolGroup, tool};
 
 /// Runs a synchronous interface. With a remote embedder it may wait on the network, so it runs on
 /// tokio's blocking pool instead of stalling a worker that serves other connections; with a local
 /// one it takes microseconds and runs in place, where a hop to another thread would cost more.
-async fn sync_call<R: Send + 'static>(
+pub(crate) async fn sync_call<R: Send + 'static>(
     atlas: Arc<Atlas>,
     f: impl FnOnce(&Atlas) -> Result<R> + Send + 'static,
 ) -> Result<R> {
@@ -48,14 +49,7 @@ pub(crate) fn tools() -> Vec<Tool> {
             "match_current_page",
             "根据页面标题和UI结构匹配图谱中的页面，并记住该页面这次显示的控件。Recognise the current page from its title and widgets, and remember what this screen of it shows.",
             true,
-            |c: ToolContext, r: MatchPageRequest| async move {
-                let atlas = c.atlas.clone();
-                let (response, screen) = sync_call(c.atlas, move |a| a.recognise_page(r)).await?;
-                if let (Some(page), Some(widgets)) = (&response.page, screen) {
-                    atlas.remember_screen(&page.page_id, widgets).await?;
-                }
-                Ok(response)
-            },
+            |c: ToolContext, r: MatchPageRequest| match_page(c.atlas, r),
         ),
         tool(
             ToolGroup::Navigation,
@@ -156,7 +150,27 @@ pub(crate) fn tools() -> Vec<Tool> {
         false,
         |_: ToolContext, r: ParseReplyRequest| async move { parse_agent_reply(r) },
     ));
+    tools.push(tool(
+        ToolGroup::Navigation,
+        "observe_screen",
+        "手机智能体的一步：发送当前屏幕（dump 或控件）、任务、会话和上一步执行的动作；Atlas 识别页面（新页面则添加）、上报上一步，并给出在本屏解析好的下一步动作、置信度和给模型的提示。A phone agent's step: the screen, the task, the session and what was executed on the last screen; answers the screen's page (added when new), reports the last step, and gives the graph's next action resolved on this screen with its confidence and a hint for the model. Send the answer's `carry` back with the next screen.",
+        true,
+        |c: ToolContext, r: ObserveScreenRequest| crate::screen::observe_screen(c.atlas, r),
+    ));
     tools
+}
+
+/// `match_current_page`: recognises the page (off the async workers with a remote embedder)
+/// and remembers what this screen of it shows.
+pub(crate) async fn match_page(
+    atlas: Arc<Atlas>,
+    req: MatchPageRequest,
+) -> Result<MatchPageResponse> {
+    let (response, screen) = sync_call(atlas.clone(), move |a| a.recognise_page(req)).await?;
+    if let (Some(page), Some(widgets)) = (&response.page, screen) {
+        atlas.remember_screen(&page.page_id, widgets).await?;
+    }
+    Ok(response)
 }
 
 /// A phone model's reply to read.

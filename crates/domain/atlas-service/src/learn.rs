@@ -19,7 +19,7 @@ pub const MAX_BATCH_TRANSITIONS: usize = 100_000;
 /// Most steps remembered per session trace.
 const MAX_TRACE_STEPS: usize = 500;
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct ReportedAction {
     /// click, input, swipe, back, ...
     #[serde(rename = "type")]
@@ -36,7 +36,7 @@ pub struct ReportedAction {
     pub input_text: Option<String>,
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct ReportTransitionRequest {
     pub from_page: String,
     pub action: ReportedAction,
@@ -76,7 +76,7 @@ pub struct ReportTransitionResponse {
 
 /// Beyond the seed: how an agent's session for an intent ended. Only sessions not said to have
 /// failed are replayed as task memory, so an agent that gave up is not copied by the next one.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct EndSessionRequest {
     pub app_id: String,
     pub session_id: String,

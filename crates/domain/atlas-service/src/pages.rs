@@ -38,7 +38,7 @@ pub struct UiHierarchy {
 
 impl UiHierarchy {
     /// The hierarchy with its dump read into widgets.
-    fn expanded(mut self) -> Result<UiHierarchy> {
+    pub fn expanded(mut self) -> Result<UiHierarchy> {
         let Some(dump) = self.dump.take() else {
             return Ok(self);
         };
@@ -65,7 +65,7 @@ impl UiHierarchy {
     }
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct MatchPageRequest {
     pub app_id: String,
     #[serde(default)]
@@ -113,7 +113,7 @@ pub struct MatchPageResponse {
     pub candidates: Vec<Candidate>,
 }
 
-#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 pub struct AddPageRequest {
     pub app_id: String,
     pub page_name: String,

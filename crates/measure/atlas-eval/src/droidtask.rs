@@ -11,10 +11,9 @@ use atlas_import::state_html::Element;
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use atlas_agent::graph::page_for_screen;
-use atlas_agent::{CallError, ToolCaller};
+use atlas_client::{CallError, ToolCaller};
 
-use crate::teach::{report_step, teach_recording};
+use crate::teach::{page_for_screen, report_step, teach_recording};
 
 /// What the graph answered for one step, in the step's own terms.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

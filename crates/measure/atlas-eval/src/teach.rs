@@ -1,10 +1,50 @@
 //! What a recording teaches: each step sent through the tool interfaces a live agent uses, so an
 //! import or an evaluation can learn nothing an agent could not have told Atlas.
 
-use atlas_agent::graph::page_for_screen;
-use atlas_agent::{CallError, ToolCaller};
+use atlas_client::{CallError, GraphClient, ToolCaller};
 use atlas_import::recording::{RecordedAction, RecordedStep, Recording};
+use atlas_model::{Widget, screen_page_name};
+use atlas_service::{AddPageRequest, MatchPageRequest, UiHierarchy};
 use serde_json::{Value, json};
+
+/// The page a screen is: `match_current_page` on its widgets, and when nothing matches (and
+/// `add` allows), a new page named as `observe_screen` names one.
+pub fn page_for_screen(
+    caller: &dyn ToolCaller,
+    app_id: &str,
+    title: &str,
+    widgets: &[Widget],
+    add: bool,
+) -> Result<Option<String>, CallError> {
+    let client = GraphClient::new(caller);
+    let ui = UiHierarchy {
+        widgets: widgets.to_vec(),
+        ..Default::default()
+    };
+    let matched = client.match_current_page(&MatchPageRequest {
+        app_id: app_id.to_string(),
+        ui_hierarchy: Some(ui.clone()),
+        page_title: None,
+        page_screenshot: None,
+    });
+    match matched {
+        Ok(m) if m.matched => return Ok(m.page.map(|p| p.page_id)),
+        Ok(_) => {}
+        // A new app has no pages yet: that is "nothing matches", not a failure.
+        Err(e) if e.code == "NOT_FOUND" || e.code == "PAGE_NOT_FOUND" => {}
+        Err(e) => return Err(e),
+    }
+    if !add {
+        return Ok(None);
+    }
+    let added = client.add_page(&AddPageRequest {
+        app_id: app_id.to_string(),
+        page_name: screen_page_name(title, widgets),
+        ui_hierarchy: Some(ui),
+        ..Default::default()
+    })?;
+    Ok(Some(added.page_id))
+}
 
 /// The action of a step as `report_transition` takes it: the widget by its label (its id only
 /// when it has none, since ids such as list indices shift as lists change), and the text typed.

@@ -1,0 +1,550 @@
+//! `observe_screen`: the graph in a phone agent's loop as one interface. An agent sends each
+//! screen it sees (its dump or widgets), the task, its session, and what it executed on the last
+//! screen; Atlas takes the screen for a page (adding it when new), reports the last step, and
+//! answers the graph's next action resolved on this screen, with its confidence and a hint for
+//! the model.
+//!
+//! `atlas agent run` and the Open-AutoGLM plugin (`clients/python/atlas_autoglm`) both drive the
+//! graph through it, so neither reads dumps, names pages, resolves widgets or decides what a step
+//! taught on its own.
+//!
+//! Key design decision: **the interface keeps no state.** What one screen leaves for the next
+//! (its page and widgets, the field typing goes to, the graph's last action, whether every step
+//! could be replayed) comes back to the agent as [`Carry`], which it sends with the next screen
+//! unchanged. Any replica can answer any step, and a restarted server loses nothing of a run.
+
+use std::sync::Arc;
+
+use atlas_action::Action;
+use atlas_model::{AtlasError, Result, Widget, screen_page_name, validate_text};
+use atlas_service::{
+    AddPageRequest, Atlas, MatchPageRequest, NextAction, NextActionRequest, NextActionResponse,
+    ReportTransitionRequest, ReportedAction, UiHierarchy,
+};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::navigation::{match_page, sync_call};
+
+/// The confidence at which the graph's action is taken without the model, unless asked otherwise.
+pub const DEFAULT_FAST_PATH: f64 = 0.95;
+
+/// A screen a phone agent sees, and what it did on the last one.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct ObserveScreenRequest {
+    /// The app's id in the graph (an Android package, a HarmonyOS bundle).
+    pub app_id: String,
+    /// The task, in the user's words: the intent the steps are reported under.
+    pub task: String,
+    /// The agent's run: its steps make one remembered session.
+    pub session_id: String,
+    /// The screen: its dump (`uiautomator dump` XML, `dumpLayout` JSON) or its widgets.
+    pub ui_hierarchy: UiHierarchy,
+    /// The screen's width in pixels (relative coordinates 0..999 are scaled by it).
+    #[schemars(range(min = 1, max = 100_000))]
+    pub screen_width: u32,
+    /// The screen's height in pixels.
+    #[schemars(range(min = 1, max = 100_000))]
+    pub screen_height: u32,
+    /// What was executed on the last screen; none on a run's first screen.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub executed: Option<Executed>,
+    /// The `carry` of the last answer, unchanged; none on a run's first screen.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub carry: Option<Carry>,
+    /// Take the graph's action without the model at or above this confidence (default 0.95).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0, max = 2.0))]
+    pub fast_path: Option<f64>,
+}
+
+/// An action executed on the last screen.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct Executed {
+    /// The action in its dict form, as `parse_agent_reply` gives it:
+    /// `{"_metadata": "do", "action": "Tap", "element": [500, 300]}`.
+    pub action: Value,
+    /// The point (in pixels) tapped first to focus a field before typing, when the graph's
+    /// answer asked for it (`focus`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub focus: Option<[u32; 2]>,
+    /// Whether it was the graph's action (`action` of the last answer, taken as it was).
+    #[serde(default)]
+    pub by_graph: bool,
+}
+
+/// What one screen leaves for the next: send it back with the next screen as it came.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+pub struct Carry {
+    /// The page the screen was taken for (empty when none).
+    #[serde(default)]
+    pub page_id: String,
+    /// The screen's widgets, to tell what a tap on it hit and whether the next screen changed.
+    #[serde(default)]
+    pub widgets: Vec<Widget>,
+    /// The text field typing goes to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub focused: Option<Widget>,
+    /// The graph's action on the screen, as it gave it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suggested: Option<NextAction>,
+    /// The graph's last action the agent took, the page it was taken on, and whether the screen
+    /// has left that page since.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub taken: Option<Taken>,
+    /// Some step of the run has been reported.
+    #[serde(default)]
+    pub reported: bool,
+    /// Every step so far is one the graph could replay (none was a knowledge lookup, a swipe,
+    /// typing into no known field): a finished run is then remembered as the task's way. Say
+    /// `finished` to `end_session` only when this holds.
+    #[serde(default = "yes")]
+    pub replayable: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// The graph's action an agent took.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct Taken {
+    /// The page it was taken on.
+    pub page_id: String,
+    /// The action as the graph gave it.
+    pub action: NextAction,
+    /// The screen has left that page since.
+    #[serde(default)]
+    pub moved: bool,
+}
+
+/// The screen's page and the graph's next action on it.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct ObserveScreenResponse {
+    /// The page the screen was taken for (matched, or added as new); empty when none.
+    pub page_id: String,
+    /// The graph's next action resolved on this screen, in its dict form; `null` when it has
+    /// none or it names no single widget here.
+    pub action: Option<Value>,
+    /// For typing: the point (in pixels) to tap first, the field the text goes to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub focus: Option<[u32; 2]>,
+    /// The graph's calibrated confidence (0 when an action just taken here changed nothing).
+    pub confidence: f64,
+    /// `action` is there and `confidence` reaches the fast path: take it without the model.
+    pub sure: bool,
+    /// What the answer rests on (`memory`, `labels`, `path`), or why there is none.
+    pub basis: String,
+    /// For the model, when it is asked: `{"suggested": …, "confidence": …}`.
+    pub hint: Value,
+    /// The step reported for `executed`, when one was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reported: Option<ReportedStep>,
+    /// Send back with the next screen.
+    pub carry: Carry,
+}
+
+/// A step reported to the graph.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct ReportedStep {
+    /// Where it started.
+    pub from_page: String,
+    /// Where it led.
+    pub to_page: String,
+    /// False when the screen stayed exactly as it was.
+    pub success: bool,
+}
+
+/// What the last step did, waiting for the screen it led to.
+struct Pending {
+    page: String,
+    action: ReportedAction,
+    before: Vec<Widget>,
+    /// A tap into a text field: it readies typing, and may leave the screen as it was.
+    focus: bool,
+}
+
+/// `observe_screen`: see the module's documentation.
+pub(crate) async fn observe_screen(
+    atlas: Arc<Atlas>,
+    req: ObserveScreenRequest,
+) -> Result<ObserveScreenResponse> {
+    validate_text("app_id", &req.app_id, true)?;
+    validate_text("task", &req.task, true)?;
+    validate_text("session_id", &req.session_id, true)?;
+    let size = (req.screen_width, req.screen_height);
+    if size.0 == 0 || size.1 == 0 {
+        return Err(AtlasError::invalid(
+            "screen_width",
+            "the screen's width and height must be at least 1",
+        ));
+    }
+    let fast_path = req.fast_path.unwrap_or(DEFAULT_FAST_PATH);
+    let ui = req.ui_hierarchy.expanded()?;
+    let widgets = ui.widgets;
+    let mut carry = req.carry.unwrap_or(Carry {
+        replayable: true,
+        ..Default::default()
+    });
+    let pending = match &req.executed {
+        Some(executed) if !carry.page_id.is_empty() => executed_step(&mut carry, executed, size)?,
+        _ => None,
+    };
+    let page = page_for_screen(&atlas, &req.app_id, &widgets).await?;
+    if let Some(taken) = &mut carry.taken {
+        taken.moved = taken.page_id != page;
+    }
+    let mut reported = None;
+    if let Some(step) = pending.filter(|_| !page.is_empty()) {
+        // A step after which the screen is exactly as it was did nothing: reported as failed,
+        // it counts against its edge and is not replayed as part of the task's way.
+        let did_nothing = !step.focus && step.before == widgets;
+        atlas
+            .report_transition(ReportTransitionRequest {
+                from_page: step.page.clone(),
+                action: step.action,
+                to_page: page.clone(),
+                success: !did_nothing,
+                latency_ms: None,
+                reason: did_nothing.then(|| "the screen did not change".to_string()),
+                app_id: Some(req.app_id.clone()),
+                intent: Some(req.task.clone()),
+                session_id: Some(req.session_id.clone()),
+            })
+            .await?;
+        carry.reported = true;
+        reported = Some(ReportedStep {
+            from_page: step.page,
+            to_page: page.clone(),
+            success: !did_nothing,
+        });
+    }
+    let mut answer = if page.is_empty() {
+        Suggestion::none()
+    } else {
+        let asked = NextActionRequest {
+            current_page: page.clone(),
+            intent: req.task.clone(),
+            app_id: Some(req.app_id.clone()),
+            session_id: Some(req.session_id.clone()),
+            explain: false,
+        };
+        match sync_call(atlas.clone(), move |a| a.get_next_action(asked)).await {
+            Ok(answer) => suggest(&answer, &carry, &page, &widgets, size),
+            Err(_) => Suggestion::none(),
+        }
+    };
+    carry.page_id = page.clone();
+    carry.widgets = widgets;
+    carry.suggested = answer.raw.take();
+    Ok(ObserveScreenResponse {
+        page_id: page,
+        sure: answer.action.is_some() && answer.confidence >= fast_path,
+        action: answer.action.as_ref().map(Action::to_dict),
+        focus: answer.focus,
+        confidence: answer.confidence,
+        basis: answer.basis,
+        hint: answer.hint,
+        reported,
+        carry,
+    })
+}
+
+/// The page a screen is: `match_current_page` on its widgets, and when nothing matches, a new
+/// page named by its title and structural fingerprint.
+async fn page_for_screen(atlas: &Arc<Atlas>, app_id: &str, widgets: &[Widget]) -> Result<String> {
+    let ui = UiHierarchy {
+        widgets: widgets.to_vec(),
+        ..Default::default()
+    };
+    let matched = match_page(
+        atlas.clone(),
+        MatchPageRequest {
+            app_id: app_id.to_string(),
+            ui_hierarchy: Some(ui.clone()),
+            page_title: None,
+            page_screenshot: None,
+        },
+    )
+    .await;
+    match matched {
+        Ok(m) if m.matched => return Ok(m.page.map(|p| p.page_id).unwrap_or_default()),
+        Ok(_) => {}
+        // A new app has no pages yet: that is "nothing matches", not a failure.
+        Err(AtlasError::NotFound(_) | AtlasError::PageNotFound(_)) => {}
+        Err(e) => return Err(e),
+    }
+    let title = widgets
+        .iter()
+        .map(|w| w.text.trim())
+        .find(|t| !t.is_empty())
+        .unwrap_or("screen");
+    let name = screen_page_name(title, widgets);
+    let added = atlas
+        .add_page(AddPageRequest {
+            app_id: app_id.to_string(),
+            page_name: name,
+            ui_hierarchy: Some(ui),
+            ..Default::default()
+        })
+        .await?;
+    Ok(added.page_id)
+}
+
+/// What the executed action on the carried screen reports, if anything; notes the field typing
+/// goes to, and a step the graph could not replay.
+fn executed_step(
+    carry: &mut Carry,
+    executed: &Executed,
+    size: (u32, u32),
+) -> Result<Option<Pending>> {
+    let action = Action::from_dict(&executed.action).ok_or_else(|| {
+        AtlasError::invalid(
+            "executed.action",
+            "not an action of the grammar in its dict form (as parse_agent_reply gives it)",
+        )
+    })?;
+    if executed.by_graph
+        && let Some(suggested) = &carry.suggested
+    {
+        carry.taken = Some(Taken {
+            page_id: carry.page_id.clone(),
+            action: suggested.clone(),
+            moved: false,
+        });
+    }
+    let widgets = &carry.widgets;
+    if let Some([x, y]) = executed.focus {
+        carry.focused = widget_at(widgets, (i64::from(x), i64::from(y))).cloned();
+    }
+    let mut focus_tap = false;
+    let reported = match &action {
+        Action::Back => Some(reported_action("back", None, None, None)),
+        Action::Tap { element, .. } => to_pixels(*element, size)
+            .and_then(|p| widget_at(widgets, p))
+            .map(|w| {
+                if w.is_text_field() {
+                    carry.focused = Some(w.clone());
+                    focus_tap = true;
+                }
+                reported_action("click", Some(&w.id), Some(&w.text), None)
+            }),
+        Action::Type { text } | Action::TypeName { text } => carry
+            .focused
+            .as_ref()
+            .map(|w| reported_action("input", Some(&w.id), Some(label(w)), Some(text))),
+        _ => None,
+    };
+    let invisible = matches!(
+        action,
+        Action::Type { .. }
+            | Action::TypeName { .. }
+            | Action::Swipe { .. }
+            | Action::LongPress { .. }
+            | Action::DoubleTap { .. }
+            | Action::GetKnowledgeData { .. }
+    );
+    if invisible && reported.is_none() {
+        carry.replayable = false;
+    }
+    Ok(reported.map(|action| Pending {
+        page: carry.page_id.clone(),
+        action,
+        before: widgets.clone(),
+        focus: focus_tap,
+    }))
+}
+
+fn reported_action(
+    kind: &str,
+    widget: Option<&str>,
+    text: Option<&str>,
+    input: Option<&str>,
+) -> ReportedAction {
+    ReportedAction {
+        action_type: kind.to_string(),
+        widget: widget.map(str::to_string),
+        widget_text: text.map(str::to_string),
+        widget_xpath: None,
+        input_text: input.map(str::to_string),
+    }
+}
+
+/// What the graph's answer comes to on this screen.
+struct Suggestion {
+    action: Option<Action>,
+    focus: Option<[u32; 2]>,
+    confidence: f64,
+    hint: Value,
+    raw: Option<NextAction>,
+    basis: String,
+}
+
+impl Suggestion {
+    fn none() -> Suggestion {
+        Suggestion {
+            action: None,
+            focus: None,
+            confidence: 0.0,
+            hint: Value::Null,
+            raw: None,
+            basis: String::new(),
+        }
+    }
+}
+
+/// The graph's answer resolved on the screen's widgets.
+fn suggest(
+    answer: &NextActionResponse,
+    carry: &Carry,
+    page: &str,
+    widgets: &[Widget],
+    size: (u32, u32),
+) -> Suggestion {
+    let action = answer.action.as_ref();
+    // Only a confidence the graph states counts: an answer without one is never sure.
+    let confidence = action
+        .map(|a| a.confidence)
+        .or(answer.confidence)
+        .unwrap_or(0.0);
+    let suggested = match action {
+        Some(a) => Value::String(a.description.clone()),
+        None if answer.is_complete => Value::from("finish"),
+        None => Value::from("unknown"),
+    };
+    let hint = serde_json::json!({
+        "suggested": suggested,
+        "confidence": (confidence * 1000.0).round() / 1000.0,
+    });
+    // An action that changed nothing here is not repeated without asking: the screen may need
+    // something the graph does not know (a toggle's state, a field's content).
+    let repeated = carry.taken.as_ref().is_some_and(|t| {
+        !t.moved && t.page_id == page && action.is_some_and(|a| same_action(&t.action, a))
+    });
+    let confidence = if repeated { 0.0 } else { confidence };
+    // A finish ends the run, so no later step can undo a wrong one: the graph finishes a task
+    // only where a remembered session of it ended, never on a guess from labels or a path's
+    // target page.
+    let remembered = answer.basis == Some(atlas_service::Basis::Memory);
+    let resolved = match action {
+        None => (answer.is_complete && remembered).then(|| {
+            (
+                Action::Finish {
+                    message: "done (a remembered session of this task finished here)".into(),
+                },
+                None,
+            )
+        }),
+        Some(a) => resolve(a, widgets, size),
+    };
+    let basis = match (&answer.basis, &answer.error) {
+        (Some(basis), _) => serde_json::to_value(basis)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default(),
+        (None, Some(error)) => error.clone(),
+        (None, None) => String::new(),
+    };
+    let (action, focus) = resolved.map_or((None, None), |(a, f)| (Some(a), f));
+    Suggestion {
+        action,
+        focus,
+        confidence,
+        hint,
+        raw: answer.action.clone(),
+        basis,
+    }
+}
+
+/// Whether two of the graph's actions are the same answer (confidences as given, to three
+/// places, so a round trip through JSON changes nothing).
+fn same_action(a: &NextAction, b: &NextAction) -> bool {
+    a.action_type == b.action_type
+        && a.widget_id == b.widget_id
+        && a.widget_text == b.widget_text
+        && a.widget_xpath == b.widget_xpath
+        && a.input_text == b.input_text
+        && a.expected_page == b.expected_page
+        && a.description == b.description
+        && format!("{:.3}", a.confidence) == format!("{:.3}", b.confidence)
+}
+
+/// A relative point (0..999) in pixels; `None` beyond 999.
+fn to_pixels([x, y]: [u16; 2], (width, height): (u32, u32)) -> Option<(i64, i64)> {
+    let scale = |v: u16, size: u32| (u64::from(v) * u64::from(size) / 1000) as i64;
+    (x <= 999 && y <= 999).then(|| (scale(x, width), scale(y, height)))
+}
+
+/// A pixel as a relative point (0..999).
+fn to_relative([x, y]: [u32; 2], (width, height): (u32, u32)) -> [u16; 2] {
+    let scale = |v: u32, size: u32| (u64::from(v) * 1000 / u64::from(size.max(1))).min(999);
+    [scale(x, width) as u16, scale(y, height) as u16]
+}
+
+/// The smallest widget under a point.
+fn widget_at(widgets: &[Widget], (x, y): (i64, i64)) -> Option<&Widget> {
+    widgets
+        .iter()
+        .filter_map(|w| w.rect().map(|r| (w, r)))
+        .filter(|(_, [l, t, r, b])| x >= *l && x < *r && y >= *t && y < *b)
+        .min_by_key(|(_, [l, t, r, b])| (r - l) * (b - t))
+        .map(|(w, _)| w)
+}
+
+/// What names a field: its text, else its id (a field's text is what it holds).
+fn label(w: &Widget) -> &str {
+    if w.text.is_empty() { &w.id } else { &w.text }
+}
+
+/// The graph's action as the grammar's, on the widget it names (by id, else by text), and the
+/// point to tap first when it types.
+fn resolve(
+    action: &NextAction,
+    widgets: &[Widget],
+    size: (u32, u32),
+) -> Option<(Action, Option<[u32; 2]>)> {
+    let kind = action.action_type.as_str();
+    if kind == "back" {
+        return Some((Action::Back, None));
+    }
+    let id = action.widget_id.as_str();
+    let text = action.widget_text.trim();
+    // The widget the action names must be one: ids repeat down a list (every row's title has
+    // the same id) and texts repeat across a screen (two "OK"s), so each narrows the other, and
+    // what stays ambiguous is not guessed.
+    let placed: Vec<&Widget> = widgets.iter().filter(|w| w.rect().is_some()).collect();
+    let same_text = |w: &&Widget| !text.is_empty() && w.text.trim() == text;
+    let with_id: Vec<&Widget> = placed
+        .iter()
+        .copied()
+        .filter(|w| !id.is_empty() && w.id == id)
+        .collect();
+    let pool = if with_id.is_empty() { placed } else { with_id };
+    let chosen: Vec<&Widget> = match pool.as_slice() {
+        [one] if text.is_empty() || same_text(one) || !id.is_empty() => vec![*one],
+        _ => pool.iter().copied().filter(same_text).collect(),
+    };
+    let [widget] = chosen.as_slice() else {
+        return None;
+    };
+    let [l, t, r, b] = widget.rect()?;
+    let centre = [((l + r) / 2).max(0) as u32, ((t + b) / 2).max(0) as u32];
+    let element = to_relative(centre, size);
+    match kind {
+        "input" => Some((
+            Action::Type {
+                text: action.input_text.clone(),
+            },
+            Some(centre),
+        )),
+        "long_click" | "long_press" => Some((Action::LongPress { element }, None)),
+        _ => Some((
+            Action::Tap {
+                element,
+                message: None,
+            },
+            None,
+        )),
+    }
+}
