@@ -75,11 +75,12 @@ class AtlasPhoneAgent(PhoneAgent):
         size = (shot.width, shot.height)
         app = device.get_current_app(device_id)
 
-        page, widgets, action, focus, hint = None, [], None, None, None
+        page, action, focus, hint = None, None, None, None
         try:
-            xml, widgets = self.link.screen(device_id)
-            page = self.link.arrive(xml, widgets, self._task)
-            action, focus, _, hint = self.link.suggest(page, self._task, widgets, size)
+            seen = self.link.observe(self.link.dump(device_id), self._task, size)
+            page, hint = seen["page_id"] or None, seen["hint"]
+            if page and seen["sure"]:
+                action, focus = seen["action"], seen.get("focus")
         except (AtlasError, OSError) as e:
             print(f"Atlas did not answer: {e}")
 
@@ -127,7 +128,8 @@ class AtlasPhoneAgent(PhoneAgent):
             self._observation = f"The action failed: {e}"
             self.steps.append({"chosen_by": chosen, "action": action, "finished": False})
             return StepResult(False, False, action, thinking, self._observation)
-        self.link.executed(page, action, widgets, size, focus)
+        if page:
+            self.link.executed(action, focus, by_graph=chosen == "graph")
         finished = action.get("_metadata") == "finish" or result.should_finish
         self._observation = result.message
         self.steps.append({"chosen_by": chosen, "action": action, "finished": finished and result.success})

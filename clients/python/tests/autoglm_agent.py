@@ -26,7 +26,9 @@ from phone_agent.agent import AgentConfig  # noqa: E402
 from phone_agent.model import ModelConfig  # noqa: E402
 
 from atlas_autoglm import AtlasPhoneAgent, KnowledgeBase  # noqa: E402
-from atlas_autoglm.link import AtlasLink, _centre  # noqa: E402
+import xml.etree.ElementTree as ET  # noqa: E402
+
+from atlas_autoglm.link import AtlasLink  # noqa: E402
 
 ATLAS = os.environ.get("ATLAS_BIN", "target/debug/atlas")
 APP = "com.meituan.app"
@@ -90,11 +92,14 @@ def main():
         check("connected" in adb("connect", serial), "adb connects to the simulator")
 
         def relative(label):
-            """Where a person would tap `label` on the current screen, in 0..999, and taps it."""
-            _, widgets = AtlasLink.screen(serial)
-            w = next(w for w in widgets if w["text"] == label and not w["field"]) if label != "field" \
-                else next(w for w in widgets if w["field"])
-            x, y = _centre(w)
+            """Where a person would tap `label` (or the text field) on the current screen, in
+            0..999, and taps it."""
+            nodes = list(ET.fromstring(AtlasLink.dump(serial)).iter("node"))
+            field = lambda n: "EditText" in n.get("class", "")
+            node = next(n for n in nodes if field(n)) if label == "field" else \
+                next(n for n in nodes if label in (n.get("text"), n.get("content-desc")) and not field(n))
+            l, t, r, b = (int(v) for v in node.get("bounds").replace("][", ",").strip("[]").split(","))
+            x, y = (l + r) // 2, (t + b) // 2
             adb("-s", serial, "shell", "input", "tap", str(x), str(y))
             return [x * 1000 // 1080, y * 1000 // 2400]
 
@@ -180,10 +185,8 @@ def main():
         # task rests on anything but a remembered session.
         home()
         link = AtlasLink(atlas, APP)
-        xml, widgets = AtlasLink.screen(serial)
-        page = link.arrive(xml, widgets, "回答顾客的问题")
-        answer = link.call("get_next_action", app_id=APP, intent="回答顾客的问题", current_page=page,
-                           session_id=link.session)
+        answer = link.observe(AtlasLink.dump(serial), "回答顾客的问题", (1080, 2400))
+        check(answer["page_id"], answer)
         check(answer.get("basis") != "memory", answer)
         print("phone-agent with Atlas: 3 model calls, then 0 on the replay; the knowledge base's answer typed and sent")
         print(f"{CHECKS} atlas_autoglm checks passed")
