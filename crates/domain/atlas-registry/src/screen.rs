@@ -488,8 +488,14 @@ fn widget_at(widgets: &[Widget], (x, y): (i64, i64)) -> Option<&Widget> {
         .iter()
         .filter_map(|w| w.rect().map(|r| (w, r)))
         .filter(|(_, [l, t, r, b])| x >= *l && x < *r && y >= *t && y < *b)
-        .min_by_key(|(_, [l, t, r, b])| (r - l) * (b - t))
+        // In u128: a client's bounds may be anything an i64 holds.
+        .min_by_key(|(_, [l, t, r, b])| span(*l, *r) * span(*t, *b))
         .map(|(w, _)| w)
+}
+
+/// The length from `a` to `b > a`, whatever i64s they are.
+fn span(a: i64, b: i64) -> u128 {
+    (i128::from(b) - i128::from(a)) as u128
 }
 
 /// What names a field: its text, else its id (a field's text is what it holds).
@@ -529,7 +535,10 @@ fn resolve(
         return None;
     };
     let [l, t, r, b] = widget.rect()?;
-    let centre = [((l + r) / 2).max(0) as u32, ((t + b) / 2).max(0) as u32];
+    let middle = |a: i64, b: i64| {
+        ((i128::from(a) + i128::from(b)) / 2).clamp(0, i128::from(u32::MAX)) as u32
+    };
+    let centre = [middle(l, r), middle(t, b)];
     let element = to_relative(centre, size);
     match kind {
         "input" => Some((

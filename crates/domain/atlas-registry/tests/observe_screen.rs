@@ -1,0 +1,160 @@
+//! `observe_screen` through the registry on a real folder store: a run's screens become pages,
+//! its steps transitions, a finished run is replayed from memory, and a hostile carry or action
+//! gets a clear error or a harmless answer, never a panic.
+
+use std::sync::Arc;
+
+use atlas_registry::registry;
+use atlas_service::{Atlas, CheckpointPolicy};
+use atlas_store_fs::FsStore;
+use atlas_text::HashEmbedder;
+use serde_json::{Value, json};
+
+fn open(dir: &std::path::Path) -> Arc<Atlas> {
+    let store = Arc::new(FsStore::open(dir).expect("open store"));
+    Atlas::open(
+        store,
+        Arc::new(HashEmbedder::default()),
+        CheckpointPolicy::default(),
+    )
+    .expect("open atlas")
+}
+
+fn widget(id: &str, text: &str, kind: &str, bounds: &str) -> Value {
+    json!({"id": id, "text": text, "type": kind, "bounds": bounds})
+}
+
+/// A list with a Settings button, and the settings screen it opens.
+fn list() -> Vec<Value> {
+    vec![
+        widget("title", "Notes", "TextView", "[0,0][1080,200]"),
+        widget("settings", "Settings", "Button", "[800,0][1080,200]"),
+        widget("row", "Shopping", "TextView", "[0,300][1080,500]"),
+    ]
+}
+
+fn settings() -> Vec<Value> {
+    vec![
+        widget("title", "Settings", "TextView", "[0,0][1080,200]"),
+        widget("dark", "Dark mode", "Switch", "[0,300][1080,500]"),
+    ]
+}
+
+async fn observe(atlas: &Arc<Atlas>, body: Value) -> Result<Value, atlas_model::AtlasError> {
+    registry()
+        .get("observe_screen")
+        .expect("the tool is registered")
+        .call(atlas.clone(), body)
+        .await
+}
+
+fn screen(widgets: Vec<Value>, session: &str, executed: Value, carry: &Value) -> Value {
+    json!({
+        "app_id": "notes", "task": "open the settings", "session_id": session,
+        "ui_hierarchy": {"widgets": widgets}, "screen_width": 1080, "screen_height": 2400,
+        "executed": executed, "carry": carry,
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_is_reported_and_a_finished_one_is_replayed() {
+    let dir = tempfile::tempdir().unwrap();
+    let atlas = open(dir.path());
+    let tools = registry();
+
+    // The first screen of a new app: a page is added; nothing to report yet.
+    let first = observe(&atlas, screen(list(), "s1", Value::Null, &Value::Null))
+        .await
+        .unwrap();
+    let list_page = first["page_id"].as_str().unwrap().to_string();
+    assert!(!list_page.is_empty(), "{first}");
+    assert!(first.get("reported").is_none(), "{first}");
+    assert_eq!(first["carry"]["replayable"], true);
+
+    // The agent taps Settings ([800,0][1080,200] → centre 940,100 → relative 870,41).
+    let tap = json!({"action": {"_metadata": "do", "action": "Tap", "element": [870, 41]}});
+    let second = observe(&atlas, screen(settings(), "s1", tap, &first["carry"]))
+        .await
+        .unwrap();
+    let settings_page = second["page_id"].as_str().unwrap().to_string();
+    assert_ne!(settings_page, list_page, "{second}");
+    assert_eq!(
+        second["reported"],
+        json!({"from_page": list_page, "to_page": settings_page, "success": true})
+    );
+    assert_eq!(second["carry"]["reported"], true);
+    let finished = tools
+        .get("end_session")
+        .unwrap()
+        .call(
+            atlas.clone(),
+            json!({"app_id": "notes", "session_id": "s1", "intent": "open the settings", "finished": true}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(finished["updated"], true, "{finished}");
+
+    // Another run of the same task: the graph remembers the way, resolved on this screen.
+    let again = observe(&atlas, screen(list(), "s2", Value::Null, &Value::Null))
+        .await
+        .unwrap();
+    assert_eq!(again["page_id"], list_page.as_str());
+    assert_eq!(again["basis"], "memory", "{again}");
+    assert_eq!(
+        again["action"],
+        json!({"_metadata": "do", "action": "Tap", "element": [870, 41]}),
+        "{again}"
+    );
+    assert_eq!(again["sure"], true, "{again}");
+    // Taken, and the screen did not change: the step is reported failed, and the same action
+    // is not offered as sure on the same screen again.
+    let taken = json!({"action": again["action"], "by_graph": true});
+    let stuck = observe(&atlas, screen(list(), "s2", taken, &again["carry"]))
+        .await
+        .unwrap();
+    assert_eq!(stuck["reported"]["success"], false, "{stuck}");
+    assert_eq!(stuck["confidence"], 0.0, "{stuck}");
+    assert_eq!(stuck["sure"], false, "{stuck}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hostile_screens_and_carries_get_errors_or_harmless_answers() {
+    let dir = tempfile::tempdir().unwrap();
+    let atlas = open(dir.path());
+    let first = observe(&atlas, screen(list(), "s", Value::Null, &Value::Null))
+        .await
+        .unwrap();
+    // Not an action of the grammar: a clear INVALID_PARAMETER, nothing reported.
+    let nonsense = json!({"action": {"_metadata": "do", "action": "rm -rf /"}});
+    let refused = observe(&atlas, screen(settings(), "s", nonsense, &first["carry"]))
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code().as_str(), "INVALID_PARAMETER", "{refused}");
+    // Bounds at the ends of what an i64 holds, on the screen and in the carry: no overflow.
+    let huge = vec![
+        widget(
+            "a",
+            "Far",
+            "Button",
+            "[-9223372036854775808,-9223372036854775808][9223372036854775807,9223372036854775807]",
+        ),
+        widget(
+            "b",
+            "Big",
+            "EditText",
+            "[4611686018427387904,0][9223372036854775807,10]",
+        ),
+    ];
+    let mut carry = first["carry"].clone();
+    carry["widgets"] = json!(huge.clone());
+    let tap = json!({"action": {"_metadata": "do", "action": "Tap", "element": [999, 0]}, "focus": [4294967295u64, 4294967295u64]});
+    let answer = observe(&atlas, screen(huge, "s", tap, &carry))
+        .await
+        .unwrap();
+    assert!(answer["page_id"].is_string(), "{answer}");
+    // A screen of no size is refused by its schema.
+    let mut flat = screen(list(), "s", Value::Null, &Value::Null);
+    flat["screen_width"] = json!(0);
+    let refused = observe(&atlas, flat).await.unwrap_err();
+    assert_eq!(refused.code().as_str(), "INVALID_PARAMETER", "{refused}");
+}
