@@ -12,8 +12,7 @@ use std::time::{Duration, Instant};
 use atlas_config::testing::TestStore;
 use serde_json::{Value, json};
 
-mod common;
-use common::{Server, agent};
+use crate::common::{Server, agent};
 
 fn cluster() -> Option<String> {
     match std::env::var("ATLAS_TEST_PGDATA") {

@@ -7,8 +7,7 @@ use std::process::Command;
 
 use serde_json::{Value, json};
 
-mod common;
-use common::{Server, agent};
+use crate::common::{Server, agent};
 
 /// Status, headers (lower-case names) and body of a GET, with an optional bearer key.
 fn get(server: &Server, path: &str, key: Option<&str>) -> (u16, Vec<(String, String)>, String) {

@@ -11,8 +11,7 @@ use std::time::{Duration, Instant};
 use atlas_config::testing::TestStore;
 use serde_json::{Value, json};
 
-mod common;
-use common::{Server, agent, fsck};
+use crate::common::{Server, agent, fsck};
 
 fn atlas(args: &[&str]) -> (bool, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_atlas"))

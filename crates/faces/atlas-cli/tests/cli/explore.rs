@@ -10,8 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-mod common;
-use common::{free_port, fsck};
+use crate::common::{free_port, fsck};
 
 struct KillOnDrop(Child);
 

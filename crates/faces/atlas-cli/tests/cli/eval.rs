@@ -1,0 +1,172 @@
+//! `atlas eval` and `atlas import` on the real binary.
+
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::{Value, json};
+
+use crate::common::*;
+
+/// A DroidTask folder with one app: an exploration and two demonstrations of one template.
+fn tiny_droidtask(root: &Path) {
+    let list = "<p id=0>Notes</p>\n <button id=1 text='New note'></button>\n <button id=2 text='Settings'></button>\n <button id=3>go back</button>";
+    let dialog = |label: &str| {
+        format!(
+            "<input id=0 >{label}</input>\n <button id=1>OK</button>\n <button id=2>Cancel</button>\n <button id=3>go back</button>"
+        )
+    };
+    let record = |choice: i64, input: &str, state: &str| {
+        format!(
+            "- Choice: {choice}\n  Input: {input}\n  State: {}\n  new_state_str: x\n",
+            serde_json::to_string(state).unwrap()
+        )
+    };
+    std::fs::create_dir_all(root.join("raw_utgs")).unwrap();
+    std::fs::create_dir_all(root.join("user_tasks/notes")).unwrap();
+    std::fs::write(
+        root.join("raw_utgs/notes.yaml"),
+        format!(
+            "records:\n{}{}{}",
+            record(1, "'null'", list),
+            record(2, "'null'", &dialog("Label")),
+            record(2, "'null'", list)
+        ),
+    )
+    .unwrap();
+    for (n, name) in [(1, "alpha"), (2, "beta")] {
+        let task = format!(
+            "records:\n{}{}{}{}step_num: 4\ntask_name: create a note named '{name}'\n",
+            record(1, "'null'", list),
+            record(0, name, &dialog("Label")),
+            record(1, "'null'", &dialog(name)),
+            record(-1, "'null'", list)
+        );
+        std::fs::write(root.join(format!("user_tasks/notes/task{n}.yaml")), task).unwrap();
+    }
+}
+
+#[test]
+fn eval_droidtask_scores_leave_one_task_out_over_http_and_import_teaches_the_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let bench = dir.path().join("droidtask");
+    tiny_droidtask(&bench);
+    let report = dir.path().join("eval.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_atlas"))
+        .args(["eval", "droidtask"])
+        .arg(&bench)
+        .arg("--json")
+        .arg(&report)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.lines().any(|l| l.starts_with("total")), "{stdout}");
+    let report: Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    // Each task is taught by the other one (the same template, another value): all 8 steps right.
+    assert_eq!(report["total"]["tasks"], 2);
+    assert_eq!(report["total"]["all"]["steps"], 8);
+    assert_eq!(
+        report["total"]["all"]["correct"],
+        8,
+        "{}",
+        serde_json::to_string_pretty(&report["tasks"]).unwrap()
+    );
+    assert_eq!(report["total"]["completed"], 2);
+    assert_eq!(
+        report["tasks"][1]["steps"][1]["answer"],
+        json!({ "kind": "input", "element": 0, "text": "beta" })
+    );
+
+    let data = dir.path().join("data");
+    let out = Command::new(env!("CARGO_BIN_EXE_atlas"))
+        .args(["import", "droidtask", "--data"])
+        .arg(&data)
+        .arg(&bench)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("droidtask.notes")
+            && stdout.contains("2 pages")
+            && stdout.contains("2 intents"),
+        "{stdout}"
+    );
+    // Importing again adds nothing new.
+    let again = Command::new(env!("CARGO_BIN_EXE_atlas"))
+        .args(["import", "droidtask", "--data"])
+        .arg(&data)
+        .arg(&bench)
+        .output()
+        .unwrap();
+    let again = String::from_utf8_lossy(&again.stdout);
+    assert!(
+        again.contains("already imported")
+            && again.contains("2 pages")
+            && again.contains("2 intents"),
+        "{again}"
+    );
+    assert!(fsck(&data).0);
+}
+
+#[test]
+fn eval_agent_runs_demonstrated_tasks_on_the_simulated_phone_in_three_conditions() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../../shared/data/droidtask-dev");
+    if !root.join("user_tasks/applauncher").is_dir() {
+        eprintln!("no DroidTask folder: skipped");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let json_path = dir.path().join("agent.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_atlas"))
+        .args(["eval", "agent"])
+        .arg(&root)
+        .args(["--apps", "applauncher", "--embedder", "hash", "--json"])
+        .arg(&json_path)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{said}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
+    let condition = |name: &str| report["conditions"][name].clone();
+    let model_only = condition("model_only");
+    let tasks = model_only["tasks"].as_u64().unwrap();
+    assert!(tasks >= 3, "{report}");
+    // The ideal model through the agent, the in-process backend and the simulator does every
+    // linked task, with no graph.
+    assert_eq!(model_only["succeeded"], tasks, "{said}");
+    assert_eq!(model_only["fast_path_steps"], 0);
+    assert!(model_only["model_calls"].as_u64().unwrap() >= tasks * 2);
+    for name in ["graph_new_task", "graph_repeat"] {
+        let c = condition(name);
+        assert_eq!(c["tasks"], tasks, "{name}");
+        for key in [
+            "succeeded",
+            "model_calls",
+            "fast_path_steps",
+            "wrong_fast_path_steps",
+        ] {
+            assert!(c[key].is_u64(), "{name}.{key}: {c}");
+        }
+    }
+    // The same task again costs fewer model calls than without the graph.
+    assert!(
+        condition("graph_repeat")["model_calls"].as_u64().unwrap()
+            < model_only["model_calls"].as_u64().unwrap(),
+        "{said}"
+    );
+    assert_eq!(report["runs"].as_array().unwrap().len() as u64, tasks * 3);
+}

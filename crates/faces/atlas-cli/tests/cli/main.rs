@@ -1,0 +1,17 @@
+//! The tests that need the `atlas` binary, as one test binary by subject (each test binary is
+//! one more link on two cores): each starts the real binary (a server on loopback, a simulated
+//! phone, a real browser, a real PostgreSQL where the machine has one) on folders of its own.
+
+mod common;
+
+mod api;
+mod business;
+mod dify;
+mod eval;
+mod explore;
+mod hostile_clients;
+mod pg_restart;
+mod phone;
+mod postgres;
+mod requests;
+mod viewer;
