@@ -144,6 +144,7 @@ pub fn router(state: AppState) -> Router {
     chat::PAGE_FILES
         .iter()
         .chain(&viewer::PAGE_FILES)
+        .chain(&SHARED_PAGE_FILES)
         .fold(router, |router, &(path, content_type, body)| {
             router.route(
                 path,
@@ -153,6 +154,14 @@ pub fn router(state: AppState) -> Router {
         .layer(middleware::from_fn_with_state(access, guard::guard))
         .layer(middleware::from_fn(security_headers))
 }
+
+/// What the viewer and the chat page share (the token, the element builder, the event reader),
+/// loaded by both before their own scripts.
+const SHARED_PAGE_FILES: [(&str, &str, &str); 1] = [(
+    "/shared/atlas.js",
+    "text/javascript; charset=utf-8",
+    include_str!("shared_page/atlas.js"),
+)];
 
 async fn security_headers(request: Request, next: Next) -> Response {
     let mut response = next.run(request).await;

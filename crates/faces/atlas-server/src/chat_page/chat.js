@@ -12,26 +12,14 @@ const sendButton = document.getElementById("send");
 
 let messages = [];
 const entities = new Map();
-let token = sessionStorage.getItem("atlas-token") || "";
+const el = Atlas.el;
 
-function el(tag, attrs = {}, text) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
-
-async function post(path, body) {
-  const headers = { "Content-Type": "application/json" };
-  if (token) headers.Authorization = "Bearer " + token;
-  let response = await fetch(path, { method: "POST", headers, body: JSON.stringify(body) });
-  if (response.status === 401) {
-    token = prompt("这个 Atlas 需要令牌 / This Atlas needs a token") || "";
-    sessionStorage.setItem("atlas-token", token);
-    headers.Authorization = "Bearer " + token;
-    response = await fetch(path, { method: "POST", headers, body: JSON.stringify(body) });
-  }
-  return response;
+function post(path, body) {
+  return Atlas.request(path, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  });
 }
 
 const ID_FIELDS = { process_id: "business", impl_id: "implementation", resource_id: "data_resource" };
@@ -137,22 +125,9 @@ async function ask(question) {
       const data = await response.json().catch(() => ({}));
       throw new Error((data.error && data.error.message) || response.statusText);
     }
-    const reader = response.body.getReader();
-    const decoder = new TextDecoder();
-    let buffer = "";
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      buffer += decoder.decode(value, { stream: true });
-      let end;
-      while ((end = buffer.indexOf("\n\n")) >= 0) {
-        const block = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const data = block.split("\n").filter((l) => l.startsWith("data:")).map((l) => l.slice(5).trim()).join("\n");
-        if (data) handle(JSON.parse(data));
-      }
+    await Atlas.readEvents(response, handle, () => {
       conversationEl.scrollTop = conversationEl.scrollHeight;
-    }
+    });
   } catch (e) {
     messages.pop();
     reply.appendChild(el("div", { class: "error" }, "出错了 / failed: " + e.message));

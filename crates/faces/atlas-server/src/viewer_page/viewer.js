@@ -79,22 +79,7 @@ function translatePage() {
 
 // ---- the API -------------------------------------------------------------------------------
 
-let token = sessionStorage.getItem("atlas-token") || "";
-
-async function request(path, options = {}) {
-  const send = () => {
-    const headers = { ...(options.headers || {}) };
-    if (token) headers.Authorization = "Bearer " + token;
-    return fetch(path, { ...options, headers });
-  };
-  let response = await send();
-  if (response.status === 401) {
-    token = prompt(t("tokenPrompt")) || "";
-    sessionStorage.setItem("atlas-token", token);
-    response = await send();
-  }
-  return response;
-}
+const request = (path, options = {}) => Atlas.request(path, options, t("tokenPrompt"));
 
 async function call(tool, body) {
   const response = await request("/api/v1/" + tool, {
@@ -120,7 +105,7 @@ async function getJson(path) {
 // Images behind the token cannot be plain <img src>: they are fetched and shown as blobs.
 const imageUrls = new Map();
 async function imageUrl(path) {
-  if (!token) return path;
+  if (!Atlas.hasToken()) return path;
   if (!imageUrls.has(path)) {
     imageUrls.set(path, request(path).then((r) => (r.ok ? r.blob() : Promise.reject(new Error(r.status)))).then((b) => URL.createObjectURL(b)));
   }
@@ -129,17 +114,7 @@ async function imageUrl(path) {
 
 // ---- helpers -------------------------------------------------------------------------------
 
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === "onclick") node.addEventListener("click", v);
-    else if (v !== undefined && v !== null && v !== false) node.setAttribute(k, v === true ? "" : v);
-  }
-  for (const child of children.flat()) {
-    if (child !== null && child !== undefined) node.append(child instanceof Node ? child : String(child));
-  }
-  return node;
-}
+const el = Atlas.el;
 
 // Replaces a node's children, leaving out the absent ones (replaceChildren would write "null").
 function fill(node, ...children) {
@@ -680,22 +655,10 @@ async function connectLive() {
       const response = await request("/api/v1/events" + scope, { signal: controller.signal, headers: { Accept: "text/event-stream" } });
       if (!response.ok || !response.body) throw new Error("HTTP " + response.status);
       indicator.textContent = t("live", viewer.liveEvents);
-      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-      let buffer = "";
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        buffer += value;
-        let end;
-        while ((end = buffer.indexOf("\n\n")) >= 0) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const data = block.split("\n").filter((l) => l.startsWith("data:")).map((l) => l.slice(5).trim()).join("\n");
-          if (data) {
-            try { onEvent(JSON.parse(data)); } catch (_) { /* a comment or a keep-alive */ }
-          }
-        }
-      }
+      // An event the page cannot show is passed over, not a reason to drop the stream.
+      await Atlas.readEvents(response, (event) => {
+        try { onEvent(event); } catch (_) { /* passed over */ }
+      });
     } catch (_) {
       if (controller.signal.aborted) return;
     }
