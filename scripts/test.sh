@@ -155,18 +155,27 @@ run_checks() {
   fi
   rm -f "$out"
 }
-export ATLAS_URL="http://127.0.0.1:$port"
-run_checks python3 clients/python/tests/seed_example.py
-echo "== seed 002's knowledge client against the demo dataset"
-PHONE_AGENT_KNOWLEDGE_BASE_URL="http://127.0.0.1:$port" PHONE_AGENT_KNOWLEDGE_DATASET_ID=6f1d7d1e-6b0a-4d1e-9f1e-000000000001 \
-  PHONE_AGENT_KNOWLEDGE_AUTH_TOKEN=dataset-demo-key run_checks python3 clients/python/tests/seed002_knowledge.py
-echo "== Dify's knowledge API as its Python SDK's KnowledgeBaseClient calls it"
-run_checks python3 clients/python/tests/dify_admin.py
-echo "== the official MCP client against /mcp (both eras) and atlas mcp (stdio)"
-ATLAS_BIN="${CARGO_TARGET_DIR:-target}/debug/atlas" run_checks timeout 300 python3 clients/python/tests/mcp_client.py
-echo "== the chat page in headless Chromium, against atlas model-sim"
-run_checks timeout 300 python3 clients/python/tests/chat_page.py
-echo "== the viewer in headless Chromium, on the demo and on a generated 10,000-page app"
+# The Python clients are a package: installed editable (pytest, the rest of the tests' needs
+# above), their tests under pytest against this server (and the large app's), each test counted.
+pymod pytest
+python3 -m pip install --quiet -e clients/python 2>/dev/null \
+  || python3 -m pip install --quiet --break-system-packages -e clients/python 2>/dev/null \
+  || echo "warning: could not install clients/python (its tests import it from the folder)" >&2
+run_pytest() {
+  local out status=0
+  out=$(mktemp)
+  "$@" -q -p no:cacheprovider 2>&1 | tee "$out" || status=${PIPESTATUS[0]}
+  local summary n_passed n_failed
+  summary=$(grep -E "^(=+ )?[0-9]+ (passed|failed)" "$out" | tail -n 1)
+  n_passed=$(echo "$summary" | grep -oE "[0-9]+ passed" | grep -oE "[0-9]+" || true)
+  n_failed=$(echo "$summary" | grep -oE "[0-9]+ (failed|error)" | grep -oE "^[0-9]+" || true)
+  py_passed=$((py_passed + ${n_passed:-0}))
+  if [ "$status" -ne 0 ] || [ -z "$n_passed" ]; then
+    py_failed=$((py_failed + ${n_failed:-1}))
+  fi
+  rm -f "$out"
+}
+echo "== the Python clients' tests (pytest): seed 000's example, seed 002's knowledge client, Dify's SDK calls, the official MCP client, the chat page and the viewer in headless Chromium"
 big_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 "${CARGO_TARGET_DIR:-target}/debug/atlas" import synthetic --data "$data/big-data" --pages 10000 >/dev/null 2>"$data/big-import.log"
 "${CARGO_TARGET_DIR:-target}/debug/atlas" serve --data "$data/big-data" --addr "127.0.0.1:$big_port" --embedder hash 2>"$data/big.log" &
@@ -175,12 +184,13 @@ for _ in $(seq 1 600); do
   python3 -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:$big_port/healthz')" 2>/dev/null && break
   sleep 0.1
 done
-ATLAS_BIG_URL="http://127.0.0.1:$big_port" run_checks timeout 600 python3 clients/python/tests/viewer_page.py
+ATLAS_URL="http://127.0.0.1:$port" ATLAS_BIG_URL="http://127.0.0.1:$big_port" ATLAS_BIN="${CARGO_TARGET_DIR:-target}/debug/atlas" \
+  run_pytest timeout 1200 python3 -m pytest clients/python/tests --ignore=clients/python/tests/test_autoglm_agent.py
 kill -TERM $big_server; wait $big_server || true
 rm -rf "$data/big-data"
 echo "== Open-AutoGLM's phone-agent (PyPI, unchanged) with atlas_autoglm, on the simulated phone through adb"
 # phone-agent wants Python >= 3.12: the first one found (pyenv's included) gets a virtual
-# environment in the build folder, kept between runs.
+# environment in the build folder, kept between runs, with the package and its phone-agent extra.
 py312=""
 for p in python3.13 python3.12 "$HOME"/.pyenv/versions/3.1[2-9]*/bin/python3; do
   if command -v "$p" >/dev/null 2>&1 && "$p" -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null; then
@@ -190,9 +200,10 @@ done
 venv="${CARGO_TARGET_DIR:-target}/autoglm-venv"
 if [ -n "$py312" ] && need adb; then
   [ -x "$venv/bin/python" ] || "$py312" -m venv "$venv"
-  "$venv/bin/python" -c "import phone_agent" 2>/dev/null || "$venv/bin/python" -m pip install --quiet phone-agent \
-    || echo "warning: could not install phone-agent" >&2
-  ATLAS_BIN="${CARGO_TARGET_DIR:-target}/debug/atlas" run_checks timeout 300 "$venv/bin/python" clients/python/tests/autoglm_agent.py
+  "$venv/bin/python" -c "import phone_agent, pytest, atlas_autoglm" 2>/dev/null \
+    || "$venv/bin/python" -m pip install --quiet -e "clients/python[phone-agent]" pytest \
+    || echo "warning: could not install clients/python[phone-agent]" >&2
+  ATLAS_BIN="${CARGO_TARGET_DIR:-target}/debug/atlas" run_pytest timeout 600 "$venv/bin/python" -m pytest clients/python/tests/test_autoglm_agent.py
 else
   echo "(no Python >= 3.12 or no adb: skipped)"
   skipped=$((skipped + 1))

@@ -1,34 +1,17 @@
 """The official MCP Python SDK against Atlas: streamable HTTP at /mcp in the handshake era
 (initialize + Mcp-Session-Id), the stateless 2026-07-28 era and auto negotiation, and stdio
 (`atlas mcp`). Every era lists the same tools and calls them the same way.
-
-Usage: ATLAS_URL=http://127.0.0.1:7700 ATLAS_BIN=target/debug/atlas python3 mcp_client.py
-Prints one line per check and exits non-zero on the first failure.
 """
 
 import asyncio
 import json
-import os
-import sys
 import tempfile
 
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-URL = os.environ.get("ATLAS_URL", "http://127.0.0.1:7700").rstrip("/") + "/mcp"
-BIN = os.environ.get("ATLAS_BIN", "target/debug/atlas")
-checks = 0
 
-
-def check(condition, what):
-    global checks
-    if not condition:
-        print(f"FAILED: {what}", file=sys.stderr)
-        sys.exit(1)
-    checks += 1
-
-
-async def exercise(server, mode, label):
+async def exercise(server, mode, label, check):
     async with Client(server, mode=mode) as client:
         names = {t.name for t in (await client.list_tools()).tools}
         for name in ["query_path", "search_businesses", "get_path_between_entities", "retrieve_knowledge"]:
@@ -47,15 +30,16 @@ async def exercise(server, mode, label):
     print(f"ok: MCP {label}")
 
 
-async def main():
-    await exercise(URL, "legacy", "HTTP, initialize + session")
-    await exercise(URL, "2026-07-28", "HTTP, stateless 2026-07-28")
-    await exercise(URL, "auto", "HTTP, auto negotiation")
-    with tempfile.TemporaryDirectory() as data:
-        params = StdioServerParameters(command=BIN, args=["mcp", "--demo", "--data", data])
-        await exercise(params, "legacy", "stdio, initialize")
-        await exercise(params, "auto", "stdio, auto negotiation")
-    print(f"{checks} MCP checks passed")
+def test_the_official_client_uses_every_era_and_stdio(atlas_url, atlas_bin, check):
+    url = atlas_url + "/mcp"
 
+    async def run():
+        await exercise(url, "legacy", "HTTP, initialize + session", check)
+        await exercise(url, "2026-07-28", "HTTP, stateless 2026-07-28", check)
+        await exercise(url, "auto", "HTTP, auto negotiation", check)
+        with tempfile.TemporaryDirectory() as data:
+            params = StdioServerParameters(command=atlas_bin, args=["mcp", "--demo", "--data", data])
+            await exercise(params, "legacy", "stdio, initialize", check)
+            await exercise(params, "auto", "stdio, auto negotiation", check)
 
-asyncio.run(main())
+    asyncio.run(run())

@@ -3,46 +3,20 @@
 call search, then context, then answer; the page must show each tool call folded with its JSON,
 the answer, the entities found, and a neighbourhood when one is clicked. A second question relies
 on the conversation the page kept.
-
-Usage: ATLAS_URL=http://127.0.0.1:7700 python3 chat_page.py (needs chromium, chromedriver, selenium)
 """
 
-import os
-import sys
-import tempfile
-
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-URL = os.environ.get("ATLAS_URL", "http://127.0.0.1:7700").rstrip("/")
-checks = 0
 
-
-def check(condition, what):
-    global checks
-    if not condition:
-        print(f"FAILED: {what}", file=sys.stderr)
-        sys.exit(1)
-    checks += 1
-
-
-options = webdriver.ChromeOptions()
-options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-for flag in ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-             "--disable-background-networking", "--disable-component-update", "--disable-sync",
-             "--disable-dev-shm-usage", f"--user-data-dir={tempfile.mkdtemp()}"]:
-    options.add_argument(flag)
-options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-driver = webdriver.Chrome(service=Service(os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")), options=options)
-try:
+def test_the_chat_page_shows_tool_calls_answers_and_neighbourhoods(atlas_url, chromium, check):
+    driver = chromium
     wait = WebDriverWait(driver, 30)
-    driver.get(URL + "/chat")
+    driver.get(atlas_url + "/chat")
     check("业务图谱" in driver.title, "the page title is Chinese")
     # Everything the page loads comes from Atlas itself.
     sources = [e.get_attribute("src") or e.get_attribute("href") for e in driver.find_elements(By.CSS_SELECTOR, "script, link")]
-    check(all(s.startswith(URL) or s.startswith("data:") for s in sources), f"no outside resources: {sources}")
+    check(all(s.startswith(atlas_url) or s.startswith("data:") for s in sources), f"no outside resources: {sources}")
 
     def ask(question, n):
         driver.find_element(By.ID, "question").send_keys(question)
@@ -81,6 +55,3 @@ try:
     # refusal and no other error.
     severe = [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
     check(not severe, f"no console errors: {severe}")
-finally:
-    driver.quit()
-print(f"{checks} chat page checks passed")

@@ -3,12 +3,10 @@ with a Bearer header, records[0].segment.content), against `atlas serve --demo`.
 
 The environment names the server as the seed's agent would be configured:
 PHONE_AGENT_KNOWLEDGE_BASE_URL, PHONE_AGENT_KNOWLEDGE_DATASET_ID, PHONE_AGENT_KNOWLEDGE_AUTH_TOKEN.
-Prints one line per check and exits non-zero on the first failure.
 """
 
 import json
 import os
-import sys
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
@@ -74,22 +72,16 @@ def get_knowledge_data(query):
     return (True, result_text)
 
 
-checks = 0
 
-
-def check(name, ok, detail=""):
-    global checks
-    print(("ok   " if ok else "FAIL ") + name + (f": {detail}" if detail and not ok else ""))
-    if not ok:
-        sys.exit(1)
-    checks += 1
-
-
-ok, text = get_knowledge_data("退货运费是谁出的")
-check("a customer's question gets the shop's answer", ok and "运费" in text and "承担" in text, text)
-ok, text = get_knowledge_data("发票开错了怎么办")
-check("another phrasing, another answer", ok and "重开" in text or "作废" in text, text)
-os.environ["PHONE_AGENT_KNOWLEDGE_AUTH_TOKEN"] = "dataset-wrong-key"
-ok, text = get_knowledge_data("怎么退款")
-check("a wrong key is refused with HTTP 401", not ok and text.endswith("401"), text)
-print(f"{checks} knowledge client checks passed")
+def test_the_seeds_knowledge_client_gets_the_shops_answers(atlas_url, demo_dataset, monkeypatch, check):
+    dataset, key = demo_dataset
+    monkeypatch.setenv("PHONE_AGENT_KNOWLEDGE_BASE_URL", atlas_url)
+    monkeypatch.setenv("PHONE_AGENT_KNOWLEDGE_DATASET_ID", dataset)
+    monkeypatch.setenv("PHONE_AGENT_KNOWLEDGE_AUTH_TOKEN", key)
+    ok, text = get_knowledge_data("退货运费是谁出的")
+    check(ok and "运费" in text and "承担" in text, "a customer's question gets the shop's answer: " + text)
+    ok, text = get_knowledge_data("发票开错了怎么办")
+    check(ok and "重开" in text or "作废" in text, "another phrasing, another answer: " + text)
+    monkeypatch.setenv("PHONE_AGENT_KNOWLEDGE_AUTH_TOKEN", "dataset-wrong-key")
+    ok, text = get_knowledge_data("怎么退款")
+    check(not ok and text.endswith("401"), "a wrong key is refused with HTTP 401: " + text)
