@@ -1,24 +1,13 @@
-//! `observe_screen` through the registry on a real folder store: a run's screens become pages,
+//! `observe_screen` through the registry on a real folder store (`TestStore`): a run's screens become pages,
 //! its steps transitions, a finished run is replayed from memory, and a hostile carry or action
 //! gets a clear error or a harmless answer, never a panic.
 
 use std::sync::Arc;
 
+use atlas_config::testing::TestStore;
 use atlas_registry::registry;
-use atlas_service::{Atlas, CheckpointPolicy};
-use atlas_store_fs::FsStore;
-use atlas_text::HashEmbedder;
+use atlas_service::Atlas;
 use serde_json::{Value, json};
-
-fn open(dir: &std::path::Path) -> Arc<Atlas> {
-    let store = Arc::new(FsStore::open(dir).expect("open store"));
-    Atlas::open(
-        store,
-        Arc::new(HashEmbedder::default()),
-        CheckpointPolicy::default(),
-    )
-    .expect("open atlas")
-}
 
 fn widget(id: &str, text: &str, kind: &str, bounds: &str) -> Value {
     json!({"id": id, "text": text, "type": kind, "bounds": bounds})
@@ -58,8 +47,8 @@ fn screen(widgets: Vec<Value>, session: &str, executed: Value, carry: &Value) ->
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_run_is_reported_and_a_finished_one_is_replayed() {
-    let dir = tempfile::tempdir().unwrap();
-    let atlas = open(dir.path());
+    let store = TestStore::folder();
+    let atlas = store.open_atlas();
     let tools = registry();
 
     // The first screen of a new app: a page is added; nothing to report yet.
@@ -119,8 +108,8 @@ async fn a_run_is_reported_and_a_finished_one_is_replayed() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hostile_screens_and_carries_get_errors_or_harmless_answers() {
-    let dir = tempfile::tempdir().unwrap();
-    let atlas = open(dir.path());
+    let store = TestStore::folder();
+    let atlas = store.open_atlas();
     let first = observe(&atlas, screen(list(), "s", Value::Null, &Value::Null))
         .await
         .unwrap();
