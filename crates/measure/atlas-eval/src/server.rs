@@ -47,6 +47,12 @@ impl EvalServer {
         }
         let config = atlas_config::Config {
             embed: target.embed.clone(),
+            // A scratch folder removed when the evaluation ends: nothing to fold into readable
+            // files, and no checkpoint left running into a folder already gone.
+            checkpoint: atlas_service::CheckpointPolicy {
+                interval: std::time::Duration::from_secs(24 * 3600),
+                max_records: u64::MAX,
+            },
             ..atlas_config::Config::folder(&scratch.path().join("data"))
         };
         let services = atlas_config::open(&config).await?;
