@@ -11,7 +11,9 @@ use serde_json::Value;
 /// A tool's refusal, as seed 000's error body gives it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CallError {
+    /// Seed 000's error code (`PAGE_NOT_FOUND`, …), or `TRANSPORT` when Atlas was not reached.
     pub code: String,
+    /// What went wrong, in words.
     pub message: String,
 }
 
@@ -25,6 +27,7 @@ impl std::error::Error for CallError {}
 
 /// Anything that runs Atlas's tools by name.
 pub trait ToolCaller {
+    /// Runs `tool` with `input`: its answer, or its refusal.
     fn call(&self, tool: &str, input: Value) -> Result<Value, CallError>;
 }
 
@@ -36,6 +39,7 @@ pub struct HttpCaller {
 }
 
 impl HttpCaller {
+    /// The API at `base` (`http://127.0.0.1:7700`), with `token` when the server wants one.
     pub fn new(base: &str, token: Option<String>) -> HttpCaller {
         let agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
@@ -96,6 +100,7 @@ pub struct ServiceCaller {
 }
 
 impl ServiceCaller {
+    /// The service `atlas`, its futures run on `runtime`.
     pub fn new(atlas: Arc<Atlas>, runtime: tokio::runtime::Handle) -> ServiceCaller {
         ServiceCaller {
             atlas,

@@ -11,6 +11,8 @@
 //! is then the cosine of the sparse feature vectors, computed over the texts sharing a feature,
 //! and no dense vector is stored.
 
+#![deny(missing_docs)]
+
 use std::collections::HashMap;
 
 use atlas_text::{EmbedError, Embedder, cosine, features};
@@ -58,7 +60,9 @@ pub type Vectors = (Option<Vec<f32>>, Option<Vec<f32>>);
 
 /// What a search scores.
 pub struct Scored {
+    /// The entry's index in the searched list.
     pub entry: usize,
+    /// Its fused score, between 0 and 1.
     pub score: f64,
 }
 

@@ -2,6 +2,7 @@
 
 use crate::tokenize::features;
 
+/// Why an embedder could not embed: its model failed, or its service answered an error.
 #[derive(Debug, thiserror::Error)]
 #[error("embedding failed: {0}")]
 pub struct EmbedError(pub String);
@@ -13,6 +14,7 @@ pub struct EmbedError(pub String);
 pub trait Embedder: Send + Sync {
     /// A short name for logs and stats, e.g. `hash-512` or `openai:text-embedding-3-small`.
     fn name(&self) -> String;
+    /// One vector per text, in order, all of the embedder's dimension.
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError>;
     /// Embeds texts that will be searched rather than searched with (a knowledge base's answers).
     /// Asymmetric models (e5's "query: " and "passage: ") encode the two sides differently;
@@ -62,10 +64,12 @@ pub struct HashEmbedder {
 }
 
 impl HashEmbedder {
+    /// A hashing embedder of `dims` dimensions.
     pub fn new(dims: usize) -> HashEmbedder {
         HashEmbedder { dims: dims.max(16) }
     }
 
+    /// The vector of one text: its features hashed into the dimensions, normalised.
     pub fn embed_one(&self, text: &str) -> Vec<f32> {
         let mut v = vec![0f32; self.dims];
         for f in features(text) {

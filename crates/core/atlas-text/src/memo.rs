@@ -18,6 +18,7 @@ pub struct Memoized<E> {
 }
 
 impl<E: Embedder> Memoized<E> {
+    /// `inner`, remembering what it embeds.
     pub fn new(inner: E) -> Memoized<E> {
         Memoized {
             inner,

@@ -10,7 +10,9 @@ pub const VALUE: &str = "⟨v⟩";
 /// An instruction split into its template words and its values, in order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Template {
+    /// The words of the text outside its values, lower-cased, in order.
     pub words: Vec<String>,
+    /// The values the text gives (quoted texts and bare numbers), in order.
     pub values: Vec<String>,
     /// Whether each value was quoted (a name to type) rather than a bare number (often an option).
     pub quoted: Vec<bool>,
@@ -94,6 +96,7 @@ enum Segment {
 }
 
 impl Template {
+    /// The template of a text: its words and the values it gives.
     pub fn of(text: &str) -> Template {
         let mut template = Template {
             words: Vec::new(),

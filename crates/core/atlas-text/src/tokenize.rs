@@ -41,7 +41,9 @@ fn is_cjk(c: char) -> bool {
 /// A weighted feature of a text.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Feature {
+    /// The feature: a jieba word, a stemmed English word, or a CJK bigram or unigram.
     pub token: String,
+    /// How much it counts: 1 for a word, 0.6 for a CJK bigram, 0.3 for a unigram.
     pub weight: f32,
 }
 

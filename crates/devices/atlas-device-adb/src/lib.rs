@@ -12,6 +12,8 @@
 //! ([`parse_devices`], [`parse_focused_app`], [`parse_screen_size`]), so each is tested on
 //! recorded outputs, and the backend on a device or the simulator only has to run commands.
 
+#![deny(missing_docs)]
+
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
@@ -50,9 +52,11 @@ pub struct Program {
 /// A device as `adb devices -l` lists it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Listed {
+    /// The device's serial, as adb names it.
     pub serial: String,
     /// `device` when ready; `offline`, `unauthorized`, `no permissions`…
     pub state: String,
+    /// The device's model, when adb says it.
     pub model: Option<String>,
 }
 
@@ -215,6 +219,7 @@ impl Adb {
         Adb::with_program(atlas_device::tool_program("ATLAS_ADB", "adb"), serial)
     }
 
+    /// The phone `serial` (or the only one) through the adb at `program`.
     pub fn with_program(program: PathBuf, serial: Option<String>) -> Adb {
         Adb::with_transport(Box::new(Program { program, serial }))
     }

@@ -12,6 +12,8 @@
 //! Key design decision: as for adb, **everything read from hdc is parsed by pure functions**, so
 //! a device's different wording is a test away from being handled.
 
+#![deny(missing_docs)]
+
 use std::path::PathBuf;
 use std::sync::Mutex;
 
@@ -28,6 +30,7 @@ const SWIPE_VELOCITY: u32 = 600;
 /// A device as `hdc list targets -v` lists it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Target {
+    /// The device's connect key, as hdc names it.
     pub key: String,
     /// `Connected`, `Offline`, `Unauthorized`…
     pub state: String,
@@ -116,6 +119,7 @@ impl Hdc {
         Hdc::with_program(atlas_device::tool_program("ATLAS_HDC", "hdc"), key)
     }
 
+    /// The phone `key` (or the only one) through the hdc at `program`.
     pub fn with_program(program: PathBuf, key: Option<String>) -> Hdc {
         Hdc {
             program,

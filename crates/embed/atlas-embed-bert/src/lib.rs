@@ -10,6 +10,8 @@
 //! embedded in one padded batch with an attention mask: a text gets the same vector alone or
 //! beside longer ones.
 
+#![deny(missing_docs)]
+
 use std::path::{Path, PathBuf};
 
 use atlas_text::{EmbedError, Embedder};
@@ -30,6 +32,7 @@ pub enum Pooling {
     Cls,
 }
 
+/// A BERT-family sentence model (safetensors and tokenizer.json) run with candle.
 pub struct BertEmbedder {
     model: BertModel,
     tokenizer: Tokenizer,
@@ -114,10 +117,12 @@ impl BertEmbedder {
         })
     }
 
+    /// The vectors' dimension.
     pub fn dim(&self) -> usize {
         self.dim
     }
 
+    /// How the token vectors become one (the model folder's pooling).
     pub fn pooling(&self) -> Pooling {
         self.pooling
     }

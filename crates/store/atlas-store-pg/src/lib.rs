@@ -13,6 +13,8 @@
 //! (and from plain threads in the benchmarks) without the service knowing that PostgreSQL is
 //! asynchronous.
 
+#![deny(missing_docs)]
+
 mod connect;
 mod files;
 mod follow;
