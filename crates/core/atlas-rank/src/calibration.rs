@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::{FitOptions, Group, Ranker};
 
+/// Platt scaling of a step's best and runner-up probabilities (see the module's documentation).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Calibration {
     /// a, b, c.
@@ -56,6 +57,7 @@ impl Calibration {
         }
     }
 
+    /// The calibrated chance that the best candidate is right.
     pub fn apply(&self, best: f64, second: f64) -> f64 {
         let z = evidence(best, second);
         let s: f64 = self.weights.iter().zip(&z).map(|(w, x)| w * x).sum();

@@ -15,6 +15,8 @@
 //! a few hundred labelled steps fit a few dozen weights without overfitting, and a weight can be
 //! read and argued with.
 
+#![deny(missing_docs)]
+
 mod calibration;
 mod logit;
 mod model;
@@ -27,7 +29,9 @@ pub use model::{Decision, Model, ModelError, best_two};
 /// none of them was: such a step still teaches calibration that a top choice there is wrong).
 #[derive(Debug, Clone)]
 pub struct Group {
+    /// Each candidate's feature vector.
     pub candidates: Vec<Vec<f64>>,
+    /// The right candidate's index, if any was right.
     pub right: Option<usize>,
 }
 

@@ -11,6 +11,7 @@ pub struct FitOptions {
     /// The L2 penalty on standardised weights, per step learned from. It keeps weights of
     /// features that rarely fire from growing without bound on a few hundred steps.
     pub l2: f64,
+    /// Newton steps at most.
     pub max_iterations: usize,
 }
 
@@ -26,6 +27,7 @@ impl Default for FitOptions {
 /// One weight per feature, on the features' own scale.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Ranker {
+    /// One per feature, in the features' order.
     pub weights: Vec<f64>,
 }
 

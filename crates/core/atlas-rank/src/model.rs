@@ -5,23 +5,36 @@ use serde::{Deserialize, Serialize};
 
 use crate::{Calibration, Ranker};
 
+/// Why a model cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum ModelError {
+    /// It was fitted on other features than the ones computed.
     #[error("the model's features {found:?} are not the ones computed {expected:?}")]
     Features {
+        /// The features computed, in order.
         expected: Vec<String>,
+        /// The model's.
         found: Vec<String>,
     },
+    /// Its weights do not match its features.
     #[error("the model has {weights} weights for {features} features")]
-    Shape { weights: usize, features: usize },
+    Shape {
+        /// How many weights it has.
+        weights: usize,
+        /// How many features it names.
+        features: usize,
+    },
+    /// Its JSON cannot be read.
     #[error("cannot read the model: {0}")]
     Parse(String),
 }
 
+/// A fitted ranker with its calibration and threshold: what decides a step.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Model {
     /// Feature names, in the order of every candidate's vector.
     pub features: Vec<String>,
+    /// The weights.
     pub ranker: Ranker,
     /// Maps the ranker's best and runner-up probabilities to the chance the best is right, fitted
     /// on steps the ranker was not fitted on.
@@ -42,8 +55,9 @@ pub struct Decision {
     pub second: Option<usize>,
     /// Calibrated probability that `best` is right.
     pub confidence: f64,
-    /// The ranker's own probabilities of `best` and `second`.
+    /// The ranker's own probability of `best`.
     pub raw: f64,
+    /// The ranker's own probability of `second` (0 without one).
     pub raw_second: f64,
     /// Whether `confidence` reaches the model's threshold.
     pub sure: bool,
@@ -67,6 +81,7 @@ impl Model {
         Ok(model)
     }
 
+    /// Whether the model was fitted on `expected`, the features computed, and its weights fit.
     pub fn check(&self, expected: &[&str]) -> Result<(), ModelError> {
         if self
             .features

@@ -12,7 +12,9 @@ use crate::DeviceError;
 /// Which kind of phone a package is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Platform {
+    /// An Android package.
     Android,
+    /// A HarmonyOS bundle.
     HarmonyOs,
 }
 

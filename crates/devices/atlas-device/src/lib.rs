@@ -12,6 +12,8 @@
 //! blocking pool. A synchronous trait keeps implementations free of a runtime and usable from a
 //! plain test.
 
+#![deny(missing_docs)]
+
 mod apps;
 
 pub use apps::{AppCatalog, Platform};
@@ -20,7 +22,9 @@ use atlas_model::Widget;
 /// A point on the screen, in pixels from the top-left corner.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Point {
+    /// Pixels from the left.
     pub x: u32,
+    /// Pixels from the top.
     pub y: u32,
 }
 
@@ -50,8 +54,11 @@ impl Point {
 /// A screenshot: PNG bytes and the screen's size in pixels.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Screenshot {
+    /// The PNG's bytes.
     pub png: Vec<u8>,
+    /// The screen's width in pixels.
     pub width: u32,
+    /// The screen's height in pixels.
     pub height: u32,
 }
 
@@ -94,9 +101,13 @@ pub struct CurrentApp {
 /// The keys an agent presses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Key {
+    /// Back.
     Back,
+    /// Home.
     Home,
+    /// Enter: sends what was typed.
     Enter,
+    /// Delete: removes the character before the cursor.
     Delete,
 }
 
@@ -105,12 +116,20 @@ pub enum Key {
 pub enum DeviceError {
     /// The device is not connected, or not ready (`unauthorized`, `offline`).
     #[error("device {device} is not available: {reason}")]
-    Unavailable { device: String, reason: String },
+    Unavailable {
+        /// The device's name.
+        device: String,
+        /// What it said.
+        reason: String,
+    },
     /// A command the device was sent failed or answered what cannot be read.
     #[error("device {device}: `{command}` failed: {message}")]
     Command {
+        /// The device's name.
         device: String,
+        /// The command, as sent.
         command: String,
+        /// What went wrong.
         message: String,
     },
     /// The call asks for something impossible (a point off the screen, an unknown app).
@@ -170,14 +189,21 @@ pub fn command_line(program: &std::path::Path, args: &[String]) -> String {
 pub trait Device: Send + Sync {
     /// A name for messages: the serial, the connect key, the simulator's address.
     fn name(&self) -> String;
+    /// The screen as a PNG, with its size.
     fn screenshot(&self) -> Result<Screenshot, DeviceError>;
+    /// The app in front.
     fn current_app(&self) -> Result<CurrentApp, DeviceError>;
     /// The screen's widgets, read by the uiautomator or dumpLayout reader Atlas learns from.
     fn hierarchy(&self) -> Result<Vec<Widget>, DeviceError>;
+    /// Taps a point.
     fn tap(&self, at: Point) -> Result<(), DeviceError>;
+    /// Taps a point twice.
     fn double_tap(&self, at: Point) -> Result<(), DeviceError>;
+    /// Presses a point for `millis`.
     fn long_press(&self, at: Point, millis: u32) -> Result<(), DeviceError>;
+    /// Swipes from one point to another in `millis`.
     fn swipe(&self, from: Point, to: Point, millis: u32) -> Result<(), DeviceError>;
+    /// Presses a key.
     fn key(&self, key: Key) -> Result<(), DeviceError>;
     /// Starts an app by package (bundle) name, or by a name the device's [`AppCatalog`] knows.
     fn launch(&self, app: &str) -> Result<(), DeviceError>;

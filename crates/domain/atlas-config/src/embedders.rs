@@ -27,9 +27,13 @@ pub enum EmbedderKind {
 /// Everything that picks and configures an embedder.
 #[derive(Debug, Clone, Default)]
 pub struct EmbedConfig {
+    /// Which embedder.
     pub kind: EmbedderKind,
+    /// An OpenAI-compatible endpoint's base URL (`openai`).
     pub url: Option<String>,
+    /// The endpoint's model (`openai`).
     pub model: String,
+    /// The endpoint's key (`openai`).
     pub key: Option<String>,
     /// Cosine above which an intent matches; each model has its default.
     pub threshold: Option<f32>,

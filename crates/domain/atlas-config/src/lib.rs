@@ -10,6 +10,8 @@
 //! a benchmark, a test harness) drifts from the real one, and then measures or tests something
 //! users never run.
 
+#![deny(missing_docs)]
+
 mod embedders;
 #[cfg(feature = "testing")]
 pub mod testing;
@@ -140,11 +142,14 @@ pub struct Config {
     pub data: PathBuf,
     /// Where the graph (and, in a database, the knowledge bases and business graph) is stored.
     pub store: StoreAddress,
+    /// The pool and timeouts of a PostgreSQL store.
     pub pg: PgOptions,
+    /// The graph's embedder.
     pub embed: EmbedConfig,
     /// The knowledge bases' embedder: e5 when installed and the graph's is lexical (`true`),
     /// or always the graph's.
     pub kb_embedder_auto: bool,
+    /// How often the journal is folded into the readable files.
     pub checkpoint: CheckpointPolicy,
     /// Install the demo app, knowledge base and business graph when they are not there yet.
     pub demo: bool,
@@ -170,9 +175,13 @@ impl Config {
 
 /// The services of one process, opened.
 pub struct Services {
+    /// The GUI graph.
     pub atlas: Arc<Atlas>,
+    /// The knowledge bases.
     pub kb: Arc<atlas_kb::KnowledgeBase>,
+    /// The business graph.
     pub biz: Arc<atlas_biz::BizStore>,
+    /// Every tool, over all three.
     pub tools: Arc<ToolRegistry>,
 }
 
@@ -320,10 +329,15 @@ fn follow_files(
 /// What [`migrate`] copied.
 #[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct Migrated {
+    /// Apps copied.
     pub apps: usize,
+    /// Pages copied.
     pub pages: usize,
+    /// Intents copied.
     pub intents: usize,
+    /// Transitions copied.
     pub transitions: usize,
+    /// Remembered sessions copied.
     pub traces: usize,
     /// The knowledge bases' and the business graph's files.
     pub files: usize,

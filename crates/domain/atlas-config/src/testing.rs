@@ -30,11 +30,14 @@ pub fn test_server() -> Option<String> {
 
 /// One test's store.
 pub enum TestStore {
+    /// A temporary folder, removed with it.
     Folder(tempfile::TempDir),
+    /// A database of the test server, by its URL.
     Postgres(String),
 }
 
 impl TestStore {
+    /// A new, empty temporary folder.
     pub fn folder() -> TestStore {
         TestStore::Folder(tempfile::tempdir().expect("a temporary folder"))
     }
@@ -56,6 +59,7 @@ impl TestStore {
         Some(TestStore::Postgres(url))
     }
 
+    /// Where the store is, as a process is told it.
     pub fn address(&self) -> StoreAddress {
         match self {
             TestStore::Folder(dir) => StoreAddress::Folder(dir.path().to_path_buf()),
@@ -63,6 +67,7 @@ impl TestStore {
         }
     }
 
+    /// The store, opened.
     pub fn open(&self) -> Arc<dyn Store> {
         open_store(&self.address(), &PgOptions::default()).expect("open the test store")
     }

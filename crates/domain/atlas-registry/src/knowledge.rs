@@ -42,18 +42,27 @@ pub struct RetrieveKnowledgeRequest {
 }
 
 #[derive(Debug, Clone, Serialize, JsonSchema)]
+/// A segment that answers the query.
 pub struct KnowledgeRecord {
+    /// The segment's text (a question/answer segment's answer).
     pub content: String,
+    /// A question/answer segment's question.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub question: Option<String>,
+    /// Its fused score, between 0 and 1.
     pub score: f64,
+    /// The document it is from.
     pub document_id: String,
+    /// That document's name.
     pub document_name: String,
+    /// The segment's id.
     pub segment_id: String,
 }
 
 #[derive(Debug, Clone, Serialize, JsonSchema)]
+/// retrieve_knowledge's answer.
 pub struct KnowledgeRecords {
+    /// The best segments, best first.
     pub records: Vec<KnowledgeRecord>,
 }
 

@@ -13,6 +13,8 @@
 //! time limit: a tool that could walk or embed for long answers an error instead of holding a
 //! connection or a model's turn.
 
+#![deny(missing_docs)]
+
 mod business;
 mod input;
 mod knowledge;
@@ -46,7 +48,9 @@ pub use screen::{
 use input::{control_free, refuse_control_characters};
 use schema::{input_schema_of, schema_of};
 
+/// A tool's answer to come, as a JSON value.
 pub type ToolFuture = Pin<Box<dyn Future<Output = Result<Value>> + Send>>;
+/// A tool's answer to come, serialized.
 pub type JsonFuture = Pin<Box<dyn Future<Output = Result<Vec<u8>>> + Send>>;
 /// A request body as it arrived (bytes of any owner).
 pub type Body = Box<dyn AsRef<[u8]> + Send>;
@@ -60,8 +64,11 @@ pub const TOOL_TIME_LIMIT: Duration = Duration::from_secs(20);
 /// process serves them.
 #[derive(Clone)]
 pub struct ToolContext {
+    /// The GUI graph.
     pub atlas: Arc<Atlas>,
+    /// The business graph, when this process serves one.
     pub biz: Option<Arc<BizStore>>,
+    /// The knowledge bases, when this process serves them.
     pub kb: Option<Arc<KnowledgeBase>>,
     /// The caller proved the server token (a server started with `--token` lets no other caller
     /// reach a tool). It opens every knowledge base; any other caller opens one with its key.
@@ -93,8 +100,11 @@ pub enum ToolGroup {
 /// One named interface.
 #[derive(Clone)]
 pub struct Tool {
+    /// Its name: the route's last segment, the MCP tool's and the function's name.
     pub name: &'static str,
+    /// Its domain.
     pub group: ToolGroup,
+    /// What it does, in Chinese and English, for people and models.
     pub description: &'static str,
     /// JSON Schema of the input object.
     pub input_schema: Value,
@@ -193,10 +203,12 @@ pub struct ToolRegistry {
 }
 
 impl ToolRegistry {
+    /// The tool of that name.
     pub fn get(&self, name: &str) -> Option<&Tool> {
         self.tools.iter().find(|t| t.name == name)
     }
 
+    /// Every tool, in the order the faces list them.
     pub fn iter(&self) -> impl Iterator<Item = &Tool> {
         self.tools.iter()
     }

@@ -176,6 +176,7 @@ pub(crate) async fn match_page(
 /// A phone model's reply to read.
 #[derive(Debug, serde::Deserialize, JsonSchema)]
 pub struct ParseReplyRequest {
+    /// The model's reply, whole.
     pub reply: String,
 }
 

@@ -25,7 +25,9 @@ pub const SYSTEM_PROMPT: &str = "你是业务图谱助手，通过调用工具�
 pub struct ChatConfig {
     /// The OpenAI-compatible base URL, e.g. http://127.0.0.1:4000/v1 (LiteLLM).
     pub base_url: String,
+    /// The model to ask.
     pub model: String,
+    /// Sent as `Authorization: Bearer …` when given.
     pub api_key: Option<String>,
     /// Model calls per question before the loop gives up.
     pub max_rounds: usize,
@@ -35,29 +37,45 @@ pub struct ChatConfig {
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ChatEvent {
+    /// The model calls a tool.
     ToolCall {
+        /// The call's id, to pair it with its result.
         id: String,
+        /// The tool.
         name: String,
+        /// Its arguments, as the model wrote them.
         arguments: Value,
     },
+    /// A tool's answer, or its error, as the model is told.
     ToolResult {
+        /// The call's id.
         id: String,
+        /// The tool.
         name: String,
+        /// What it answered.
         result: Value,
+        /// Whether it refused.
         is_error: bool,
     },
+    /// A piece of the answer as it streams.
     Delta {
+        /// The text added.
         content: String,
     },
     /// The answer, the whole conversation to send back with the next question, and the
     /// entity in focus.
     Done {
+        /// The whole answer.
         content: String,
+        /// The conversation so far.
         messages: Vec<Value>,
+        /// The entity the answer is about, when one is.
         #[serde(skip_serializing_if = "Option::is_none")]
         focus: Option<Value>,
     },
+    /// The loop stopped: the model could not be reached, or it went round too often.
     Error {
+        /// Why.
         message: String,
     },
 }

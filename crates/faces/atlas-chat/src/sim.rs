@@ -40,6 +40,7 @@ pub struct Script {
 }
 
 impl Script {
+    /// Reads a script (`{"conversations": [...]}`), or says why it cannot.
     pub fn parse(text: &str) -> Result<Script, String> {
         let value: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
         let conversations = value
