@@ -25,6 +25,7 @@ use serde::Deserialize;
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RuleSet {
+    /// The rule set's name, for reports.
     pub name: String,
     /// The tasks the rules apply to: any entry whose texts the task contains (all of `all`, one
     /// of `any`). No entry: every task.
@@ -143,6 +144,7 @@ impl RuleSet {
 /// What the guard made of a proposed action.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Reviewed {
+    /// The action to run (the proposed one, or what a rule put in its place).
     pub action: Action,
     /// The rules that fired, in order.
     pub rules: Vec<String>,

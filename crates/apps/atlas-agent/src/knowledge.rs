@@ -10,8 +10,11 @@ use serde_json::{Value, json};
 pub struct KnowledgeConfig {
     /// e.g. http://127.0.0.1:7700 (the route is `{base}/v1/datasets/{dataset}/retrieve`).
     pub base_url: String,
+    /// The dataset to search.
     pub dataset_id: String,
+    /// The dataset's key (or the server token), sent as a bearer token.
     pub token: Option<String>,
+    /// How long a lookup may take.
     pub timeout: Duration,
 }
 

@@ -37,6 +37,7 @@ pub trait Person: Send + Sync {
 
 /// Nobody at the phone: sensitive taps go ahead only if `yes`; nobody can take over.
 pub struct Unattended {
+    /// Confirm every sensitive tap (`--yes`).
     pub yes: bool,
 }
 
@@ -51,10 +52,13 @@ impl Person for Unattended {
 
 /// What the agent needs besides the device and the model.
 pub struct AgentConfig {
+    /// The model asked where the graph is unsure.
     pub model: Box<dyn Model>,
+    /// Steps at most.
     pub max_steps: usize,
     /// `zh` or `en`: the system prompt's language.
     pub lang: String,
+    /// The knowledge base GET_KNOWLEDGE_DATA asks, when one is configured.
     pub knowledge: Option<KnowledgeConfig>,
     /// Set from outside (Ctrl-C) to stop after the current step.
     pub stop: Arc<AtomicBool>,
@@ -64,27 +68,37 @@ pub struct AgentConfig {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Chooser {
+    /// The model's reply.
     Model,
     /// The graph was sure enough (the fast path): the model was not asked.
     Graph,
+    /// A guard rule replaced what was proposed.
     Guard,
 }
 
 /// The model call of a step.
 #[derive(Debug, Clone, Serialize)]
 pub struct ModelCall {
+    /// From the request to the first piece of the answer.
     pub first_token_ms: f64,
+    /// From the request to the last piece.
     pub total_ms: f64,
+    /// Tokens of the request, when the endpoint says.
     pub prompt_tokens: Option<u64>,
+    /// Tokens of the reply, when the endpoint says.
     pub completion_tokens: Option<u64>,
+    /// Calls made, retries included.
     pub attempts: u32,
 }
 
 /// One step of a run.
 #[derive(Debug, Clone, Serialize)]
 pub struct StepReport {
+    /// The step's number, from 1.
     pub step: usize,
+    /// The app in front when the step began.
     pub app: String,
+    /// Who chose the action.
     pub chosen_by: Chooser,
     /// The model's reply as it came.
     pub reply: String,
@@ -92,14 +106,20 @@ pub struct StepReport {
     pub proposed: Option<Value>,
     /// What ran.
     pub action: Option<Value>,
+    /// The guard rules that fired.
     pub rules: Vec<String>,
+    /// Whether the action ran without an error.
     pub ok: bool,
+    /// What the model is told next.
     pub observation: Option<String>,
+    /// The model call, when the model was asked.
     pub model: Option<ModelCall>,
     /// The page the graph matched the screen to, and what it would have done there.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub graph: Option<Value>,
+    /// The whole step.
     pub step_ms: f64,
+    /// The device's share.
     pub device_ms: f64,
     /// Everything but the model and the device: the agent's own cost.
     pub agent_ms: f64,
@@ -114,6 +134,7 @@ pub struct StepReport {
 pub enum Ending {
     /// The model said `finish`.
     Finished,
+    /// It ran out of steps.
     MaxSteps,
     /// Stopped from outside (Ctrl-C).
     Stopped,
@@ -126,16 +147,27 @@ pub enum Ending {
 /// A run, step by step, with its totals.
 #[derive(Debug, Clone, Serialize)]
 pub struct RunReport {
+    /// The task.
     pub task: String,
+    /// The device's name.
     pub device: String,
+    /// The model's name.
     pub model: String,
+    /// How the run ended.
     pub ending: Ending,
+    /// The model's last message, or why the run stopped.
     pub message: String,
+    /// The guard's rule sets in force.
     pub guard: Vec<String>,
+    /// Every step.
     pub steps: Vec<StepReport>,
+    /// Calls to the model.
     pub model_calls: usize,
+    /// Tokens of every request.
     pub prompt_tokens: u64,
+    /// Tokens of every reply.
     pub completion_tokens: u64,
+    /// The whole run.
     pub total_ms: f64,
 }
 
@@ -204,6 +236,7 @@ pub struct PhoneAgent<'a> {
 const MAX_WAIT_SECONDS: f64 = 30.0;
 
 impl<'a> PhoneAgent<'a> {
+    /// An agent for `device`, asking `person` what only a person may decide, within `guard`.
     pub fn new(
         device: &'a dyn Device,
         config: &'a AgentConfig,

@@ -11,6 +11,8 @@
 //! blocking thread, the agent between device commands that block anyway; a blocking client keeps
 //! the streaming reader a simple loop over lines.
 
+#![deny(missing_docs)]
+
 use std::io::{BufRead, BufReader};
 use std::time::{Duration, Instant};
 
@@ -21,7 +23,9 @@ use serde_json::{Value, json};
 pub struct ModelConfig {
     /// The OpenAI-compatible base URL, e.g. http://127.0.0.1:4000/v1.
     pub base_url: String,
+    /// The model to ask.
     pub model: String,
+    /// Sent as `Authorization: Bearer …` when given.
     pub api_key: Option<String>,
     /// The whole call, first byte to last.
     pub timeout: Duration,
@@ -32,6 +36,7 @@ pub struct ModelConfig {
 }
 
 impl ModelConfig {
+    /// A model at `base_url` with the usual patience: 120 s a call, 3 retries from 0.5 s.
     pub fn new(base_url: &str, model: &str, api_key: Option<String>) -> ModelConfig {
         ModelConfig {
             base_url: base_url.trim_end_matches('/').to_string(),
@@ -48,20 +53,28 @@ impl ModelConfig {
 /// (a JSON string from OpenAI, an object from some providers).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolCall {
+    /// The call's id, when the endpoint gave one.
     pub id: Option<String>,
+    /// The tool's name.
     pub name: String,
+    /// Its arguments as sent.
     pub arguments: Value,
 }
 
 /// A model's reply and what it cost.
 #[derive(Debug, Clone, Default)]
 pub struct Completion {
+    /// The reply's text.
     pub content: String,
+    /// The tools it calls, in order.
     pub calls: Vec<ToolCall>,
     /// From sending the request to the first piece of the answer.
     pub first_token_ms: f64,
+    /// From sending the request to the last piece.
     pub total_ms: f64,
+    /// Tokens of the request, when the endpoint says.
     pub prompt_tokens: Option<u64>,
+    /// Tokens of the reply, when the endpoint says.
     pub completion_tokens: Option<u64>,
     /// Calls made, retries included.
     pub attempts: u32,
@@ -70,32 +83,49 @@ pub struct Completion {
 /// Why a model call failed.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ModelError {
+    /// 401 or 403: the key is wrong or missing.
     #[error("the model at {url} refused the key ({status}): {message}. Check --model-key")]
     Unauthorized {
+        /// The endpoint.
         url: String,
+        /// Its HTTP status.
         status: u16,
+        /// What it said.
         message: String,
     },
+    /// 404: the model's name or the address is wrong.
     #[error(
         "the model at {url} does not know the model or the address ({status}): {message}. Check --model and --model-url"
     )]
     NotFound {
+        /// The endpoint.
         url: String,
+        /// Its HTTP status.
         status: u16,
+        /// What it said.
         message: String,
     },
+    /// Another answer that retrying would not change.
     #[error("the model at {url} answered {status}: {message}")]
     Rejected {
+        /// The endpoint.
         url: String,
+        /// Its HTTP status.
         status: u16,
+        /// What it said.
         message: String,
     },
+    /// No answer after every retry (no connection, 429, 5xx, a timeout).
     #[error("the model at {url} failed {attempts} times, last: {message}")]
     Unavailable {
+        /// The endpoint.
         url: String,
+        /// Calls made.
         attempts: u32,
+        /// The last failure.
         message: String,
     },
+    /// An answer that is not what an OpenAI-compatible endpoint sends.
     #[error("the model's answer could not be read: {0}")]
     Unreadable(String),
 }
@@ -105,6 +135,7 @@ pub enum ModelError {
 pub trait Model: Send + Sync {
     /// The model's name, for reports.
     fn name(&self) -> String;
+    /// Sends a chat-completions `body`, streaming pieces of the answer to `on_delta`.
     fn complete(
         &self,
         body: &Value,

@@ -10,17 +10,24 @@
 /// A literal argument value.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {
+    /// A string, quoted with `'`, `"` or `“”`.
     Str(String),
+    /// A number.
     Num(f64),
+    /// A list, `[…]`.
     List(Vec<Value>),
+    /// `True` or `False`.
     Bool(bool),
+    /// `None`.
     None,
 }
 
 /// One call: its name (`do`, `finish`) and its keyword arguments in order.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Call {
+    /// `do` or `finish`, as written.
     pub name: String,
+    /// Its keyword arguments, in order.
     pub arguments: Vec<(String, Value)>,
 }
 

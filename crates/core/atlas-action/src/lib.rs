@@ -14,6 +14,8 @@
 //! neither run code nor panic, whatever the model sends; the scanner is fuzzed (`tests/fuzz.rs`)
 //! and its corpus of real-world messes kept (`corpus/`).
 
+#![deny(missing_docs)]
+
 pub mod call;
 
 use call::{Call, Value, calls};
@@ -26,51 +28,79 @@ pub type Relative = [u16; 2];
 /// One action of the grammar.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Action {
+    /// `Launch`: start an app.
     Launch {
+        /// Its package, or a name the app catalog knows.
         app: String,
     },
-    /// `message` marks a sensitive tap (a payment, a deletion) that wants confirmation.
+    /// `Tap`; `message` marks a sensitive tap (a payment, a deletion) that wants confirmation.
     Tap {
+        /// Where, in 0..999 of the screen.
         element: Relative,
+        /// Why a person should confirm it, when they should.
         message: Option<String>,
     },
+    /// `Type`: text into the focused field.
     Type {
+        /// The text.
         text: String,
     },
-    /// Typing a person's name (the grammar keeps it apart from other text).
+    /// `Type_Name`: typing a person's name (the grammar keeps it apart from other text).
     TypeName {
+        /// The name.
         text: String,
     },
+    /// `Swipe` from one point to another.
     Swipe {
+        /// Where it starts, in 0..999.
         start: Relative,
+        /// Where it ends, in 0..999.
         end: Relative,
     },
+    /// `Long Press`.
     LongPress {
+        /// Where, in 0..999.
         element: Relative,
     },
+    /// `Double Tap`.
     DoubleTap {
+        /// Where, in 0..999.
         element: Relative,
     },
+    /// `Back`: the Back key.
     Back,
+    /// `Home`: the Home key.
     Home,
-    /// `duration` as the model wrote it (`"2 seconds"`).
+    /// `Wait`.
     Wait {
+        /// As the model wrote it (`"2 seconds"`).
         duration: String,
     },
+    /// `Take_over`: a person takes the phone (a sign-in, a captcha) and hands it back.
     TakeOver {
+        /// What the person is asked to do.
         message: String,
     },
+    /// `Interact`: the model asks the person to choose.
     Interact,
+    /// `Note`: the model records what it saw.
     Note {
+        /// The note.
         message: String,
     },
+    /// `Call_API`: the model asks for a summary or a comment of what it noted.
     CallApi {
+        /// What to do.
         instruction: String,
     },
+    /// `GET_KNOWLEDGE_DATA` (seed 002): look up a knowledge base and type its answer.
     GetKnowledgeData {
+        /// The question.
         query: String,
     },
+    /// `finish`: the task is done.
     Finish {
+        /// What the model says of it.
         message: String,
     },
 }

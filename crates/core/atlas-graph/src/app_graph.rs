@@ -8,11 +8,20 @@ use petgraph::graph::{DiGraph, EdgeIndex, NodeIndex};
 use crate::plan::edge_cost;
 use crate::route_cache::{CacheStats, RouteCache};
 
+/// Why a change cannot be made to the graph.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum GraphError {
+    /// No app of that id.
     UnknownApp(String),
+    /// No page of that id.
     UnknownPage(String),
-    CrossApp { from_app: String, to_app: String },
+    /// A transition from a page of one app to a page of another.
+    CrossApp {
+        /// The app of the page it starts from.
+        from_app: String,
+        /// The app of the page it leads to.
+        to_app: String,
+    },
 }
 
 impl std::fmt::Display for GraphError {
@@ -40,6 +49,7 @@ pub(crate) struct EdgeData {
 /// One app's graph.
 #[derive(Debug, Clone)]
 pub struct AppGraph {
+    /// The app itself: its id, home page and times.
     pub app: App,
     pub(crate) graph: DiGraph<usize, EdgeData>,
     pages: Vec<Page>,
@@ -52,6 +62,7 @@ pub struct AppGraph {
 }
 
 impl AppGraph {
+    /// An app with no pages yet.
     pub fn new(app: App) -> AppGraph {
         AppGraph {
             app,
@@ -66,42 +77,51 @@ impl AppGraph {
         }
     }
 
+    /// The app's id.
     pub fn app_id(&self) -> &str {
         &self.app.app_id
     }
 
+    /// Every page, in the order they were added (a page's index is stable).
     pub fn pages(&self) -> &[Page] {
         &self.pages
     }
 
+    /// Every transition, in the order they were added (a plan's steps index them).
     pub fn transitions(&self) -> &[Transition] {
         &self.transitions
     }
 
+    /// Every registered intent.
     pub fn intents(&self) -> impl Iterator<Item = &Intent> {
         self.intents.values()
     }
 
+    /// Every remembered session.
     pub fn traces(&self) -> impl Iterator<Item = &Trace> {
         self.traces.values()
     }
 
+    /// The page of that id.
     pub fn page(&self, page_id: &str) -> Option<&Page> {
         self.page_index
             .get(page_id)
             .map(|ix| &self.pages[self.graph[*ix]])
     }
 
+    /// The transition of that id.
     pub fn transition(&self, transition_id: &str) -> Option<&Transition> {
         self.transition_index
             .get(transition_id)
             .map(|ix| &self.transitions[self.graph[*ix].transition])
     }
 
+    /// The intent of that id.
     pub fn intent(&self, intent_id: &str) -> Option<&Intent> {
         self.intents.get(intent_id)
     }
 
+    /// The remembered session of that id.
     pub fn trace(&self, trace_id: &str) -> Option<&Trace> {
         self.traces.get(trace_id)
     }
@@ -195,12 +215,14 @@ impl AppGraph {
         Ok(true)
     }
 
+    /// Adds or replaces an intent; true when it is new.
     pub fn upsert_intent(&mut self, intent: Intent) -> bool {
         self.intents
             .insert(intent.intent_id.clone(), intent)
             .is_none()
     }
 
+    /// Adds or replaces a remembered session; true when it is new.
     pub fn upsert_trace(&mut self, trace: Trace) -> bool {
         self.traces.insert(trace.trace_id.clone(), trace).is_none()
     }
@@ -271,30 +293,37 @@ pub struct Graph {
 }
 
 impl Graph {
+    /// A graph of no apps.
     pub fn new() -> Graph {
         Graph::default()
     }
 
+    /// A number that grows with every change.
     pub fn version(&self) -> u64 {
         self.version
     }
 
+    /// Every app.
     pub fn apps(&self) -> impl Iterator<Item = &AppGraph> {
         self.apps.values()
     }
 
+    /// The app of that id.
     pub fn app(&self, app_id: &str) -> Option<&AppGraph> {
         self.apps.get(app_id)
     }
 
+    /// The app a page belongs to.
     pub fn app_of_page(&self, page_id: &str) -> Option<&AppGraph> {
         self.page_app.get(page_id).and_then(|a| self.apps.get(a))
     }
 
+    /// A page of any app, by id.
     pub fn page(&self, page_id: &str) -> Option<&Page> {
         self.app_of_page(page_id).and_then(|a| a.page(page_id))
     }
 
+    /// Adds an app, or replaces its record (its pages stay); true when it is new.
     pub fn upsert_app(&mut self, app: App) -> bool {
         self.version += 1;
         match self.apps.get_mut(&app.app_id) {
@@ -316,6 +345,7 @@ impl Graph {
             .ok_or_else(|| GraphError::UnknownApp(app_id.to_string()))
     }
 
+    /// Adds or replaces a page in its app; true when it is new.
     pub fn upsert_page(&mut self, page: Page) -> Result<bool, GraphError> {
         let page_id = page.page_id.clone();
         let app_id = page.app_id.clone();
@@ -324,6 +354,7 @@ impl Graph {
         Ok(created)
     }
 
+    /// Adds or replaces a transition between two pages of one app; true when it is new.
     pub fn upsert_transition(&mut self, transition: Transition) -> Result<bool, GraphError> {
         let from_app = self
             .page_app
@@ -341,20 +372,24 @@ impl Graph {
         self.app_mut(&from_app)?.upsert_transition(transition)
     }
 
+    /// Adds or replaces an intent in its app; true when it is new.
     pub fn upsert_intent(&mut self, intent: Intent) -> Result<bool, GraphError> {
         let app_id = intent.app_id.clone();
         Ok(self.app_mut(&app_id)?.upsert_intent(intent))
     }
 
+    /// Adds or replaces a remembered session in its app; true when it is new.
     pub fn upsert_trace(&mut self, trace: Trace) -> Result<bool, GraphError> {
         let app_id = trace.app_id.clone();
         Ok(self.app_mut(&app_id)?.upsert_trace(trace))
     }
 
+    /// Pages of every app.
     pub fn page_count(&self) -> usize {
         self.apps.values().map(|a| a.pages.len()).sum()
     }
 
+    /// Transitions of every app.
     pub fn transition_count(&self) -> usize {
         self.apps.values().map(|a| a.transitions.len()).sum()
     }

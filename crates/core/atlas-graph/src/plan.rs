@@ -20,7 +20,9 @@ pub(crate) fn edge_cost(t: &Transition) -> f64 {
 /// A route: the transitions to take, in order (indices into [`AppGraph::transitions`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Plan {
+    /// The transitions to take, in order.
     pub steps: Vec<usize>,
+    /// The route's planning cost (the sum of its edges' costs).
     pub cost: f64,
 }
 
@@ -34,12 +36,16 @@ impl Plan {
     }
 }
 
+/// Why no route was planned.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PlanError {
+    /// No page of that id in the app.
     UnknownPage(String),
+    /// No route leads there.
     NoPath,
     /// A path exists but even the shortest one is longer than allowed.
     TooManySteps {
+        /// The shortest route's steps.
         shortest: usize,
     },
 }

@@ -83,8 +83,11 @@ impl std::fmt::Debug for RouteCache {
 /// How often remembered routes answered.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct CacheStats {
+    /// Questions answered from a remembered route tree.
     pub hits: u64,
+    /// Questions that built a tree first.
     pub misses: u64,
+    /// Route trees remembered now.
     pub trees: usize,
 }
 

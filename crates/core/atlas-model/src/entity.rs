@@ -7,11 +7,14 @@ use serde::{Deserialize, Serialize};
 /// An app or website whose interface Atlas knows.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct App {
+    /// The app's id (an Android package, a HarmonyOS bundle, a site's host).
     pub app_id: String,
     /// The page an agent starts from when it gives no `current_page`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub home_page: Option<String>,
+    /// When it was first seen (RFC 3339).
     pub created_at: String,
+    /// When it last changed (RFC 3339).
     pub updated_at: String,
 }
 
@@ -19,16 +22,23 @@ pub struct App {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum PageType {
+    /// The app's start.
     Home,
+    /// A list of items.
     List,
+    /// One item's page.
     Detail,
+    /// A page to fill in.
     Form,
+    /// A search page.
     Search,
+    /// Anything else.
     #[default]
     Other,
 }
 
 impl PageType {
+    /// The type a name means (case aside; empty is `other`); `None` for no type of the seed.
     pub fn parse(s: &str) -> Option<PageType> {
         Some(match s.trim().to_ascii_lowercase().as_str() {
             "home" => PageType::Home,
@@ -41,6 +51,7 @@ impl PageType {
         })
     }
 
+    /// Its name in the seed.
     pub fn as_str(self) -> &'static str {
         match self {
             PageType::Home => "home",
@@ -56,12 +67,16 @@ impl PageType {
 /// One widget of a `ui_hierarchy`, as seed 000 gives it.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 pub struct Widget {
+    /// Its resource id, without the package (`title`).
     #[serde(default)]
     pub id: String,
+    /// What it shows (its text, else its description).
     #[serde(default)]
     pub text: String,
+    /// Its class's simple name (`Button`, `EditText`).
     #[serde(default, rename = "type")]
     pub widget_type: String,
+    /// Where it is: `[left,top][right,bottom]` in pixels.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub bounds: String,
     /// Beyond the seed: whether the widget is checked or selected (a checkbox, a radio button, a
@@ -105,11 +120,16 @@ fn is_zero(n: &u32) -> bool {
 /// A page (screen, state) of an app.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Page {
+    /// Its id, derived from the app and the name.
     pub page_id: String,
+    /// The app it belongs to.
     pub app_id: String,
+    /// Its name, unique within the app.
     pub page_name: String,
+    /// Its kind.
     #[serde(default)]
     pub page_type: PageType,
+    /// What it is for, in words.
     #[serde(default)]
     pub description: String,
     /// Intents this page completes, as given by `add_page`.
@@ -118,18 +138,23 @@ pub struct Page {
     /// The widgets last seen on this page, kept for structural matching.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub widgets: Vec<Widget>,
+    /// A free-text description of its layout.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub page_structure: String,
     /// Order of creation within the app; names the page's folder (`{ordinal:02}_{name}`).
     pub ordinal: u32,
+    /// A web page's address.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub url: String,
     /// A web page's DOM fingerprint (seed 001 §6), as the client that saw it computed it; a
     /// screen's is derived from its widgets.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub fingerprint: String,
+    /// When it was added (RFC 3339).
     pub created_at: String,
+    /// When it last changed (RFC 3339).
     pub updated_at: String,
+    /// How many screens were taken for it.
     #[serde(default)]
     pub visited_count: u64,
 }
@@ -139,12 +164,16 @@ pub struct Page {
 pub struct Action {
     /// click, input, swipe, back, long_click, ...
     pub action_type: String,
+    /// The widget's id, when known.
     #[serde(default)]
     pub widget_id: String,
+    /// The widget's text, when it has one.
     #[serde(default)]
     pub widget_text: String,
+    /// The widget's XPath, when the agent gave one.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub widget_xpath: String,
+    /// The text typed (input actions).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub input_text: String,
 }
@@ -192,21 +221,32 @@ impl Action {
 /// An edge of the graph with the statistics that agents report.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Transition {
+    /// Its id, derived from the pages and the action.
     pub transition_id: String,
+    /// The app it belongs to.
     pub app_id: String,
+    /// Where the action starts.
     pub from_page: String,
+    /// Where it led.
     pub to_page: String,
+    /// The action.
     pub action: Action,
+    /// Reports that it worked.
     pub success_count: u64,
+    /// Reports that it failed.
     pub fail_count: u64,
     /// Sum of reported latencies and how many there were, so the average stays exact.
     #[serde(default)]
     pub latency_total_ms: f64,
+    /// How many latencies were reported.
     #[serde(default)]
     pub latency_samples: u64,
+    /// Why it last failed, as reported.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub last_failure_reason: String,
+    /// When it was first reported (RFC 3339).
     pub created_at: String,
+    /// When it last changed (RFC 3339).
     pub updated_at: String,
 }
 
@@ -227,6 +267,7 @@ impl Transition {
         }
     }
 
+    /// The mean reported latency (0 when none was).
     pub fn avg_latency_ms(&self) -> f64 {
         if self.latency_samples == 0 {
             0.0
@@ -239,23 +280,34 @@ impl Transition {
 /// An intent registered for an app.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Intent {
+    /// Its id, derived from the app and the text.
     pub intent_id: String,
+    /// The app it belongs to.
     pub app_id: String,
+    /// What a user says, e.g. 点外卖.
     pub intent_text: String,
+    /// The page that serves it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target_page: Option<String>,
+    /// Words that also name it.
     #[serde(default)]
     pub keywords: Vec<String>,
+    /// When it was registered (RFC 3339).
     pub created_at: String,
 }
 
 /// One reported step of an agent's session.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TraceStep {
+    /// Where the step started.
     pub from_page: String,
+    /// Where it led.
     pub to_page: String,
+    /// What was done.
     pub action: Action,
+    /// Whether it worked.
     pub success: bool,
+    /// How long it took, as reported.
     #[serde(default)]
     pub latency_ms: u64,
 }
@@ -263,17 +315,24 @@ pub struct TraceStep {
 /// What one agent session did for one intent: task memory, reused when the same intent returns.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Trace {
+    /// Its id, derived from the app, the session and the intent.
     pub trace_id: String,
+    /// The app it belongs to.
     pub app_id: String,
+    /// The agent's session.
     pub session_id: String,
+    /// The intent the steps were for.
     pub intent: String,
+    /// The reported steps, in order.
     pub steps: Vec<TraceStep>,
     /// How the session ended, when its agent said (`end_session`): `true` when the agent
     /// finished the task, `false` when it gave up, ran out of steps or was stopped. `None` for
     /// agents that never say (seed 000's interface has no end of session).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub finished: Option<bool>,
+    /// When its first step was reported (RFC 3339).
     pub created_at: String,
+    /// When its last step was (RFC 3339).
     pub updated_at: String,
 }
 

@@ -5,22 +5,34 @@ use serde_json::Value;
 /// Seed 000 §5's error codes, plus the two the transport needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorCode {
+    /// `INVALID_PARAMETER`: the request is malformed.
     InvalidParameter,
+    /// `PAGE_NOT_FOUND`.
     PageNotFound,
+    /// `INTENT_NOT_FOUND`.
     IntentNotFound,
+    /// `PATH_NOT_FOUND`.
     PathNotFound,
+    /// `GRAPH_ERROR`: a fault of the graph or its store.
     GraphError,
+    /// `VECTOR_STORE_ERROR`: the embedder failed.
     VectorStoreError,
+    /// `PAYLOAD_TOO_LARGE`.
     PayloadTooLarge,
+    /// `UNAUTHORIZED`: the token is missing or wrong.
     Unauthorized,
+    /// `NOT_FOUND`: no app, dataset, entity or route of that name.
     NotFound,
+    /// `FORBIDDEN`: a request from where the server takes none.
     Forbidden,
+    /// `UNSUPPORTED_MEDIA_TYPE`.
     UnsupportedMediaType,
     /// The store cannot take writes now (its database went away); try again.
     ServiceUnavailable,
 }
 
 impl ErrorCode {
+    /// The code as seed 000 writes it (`PAGE_NOT_FOUND`).
     pub fn as_str(self) -> &'static str {
         match self {
             ErrorCode::InvalidParameter => "INVALID_PARAMETER",
@@ -55,31 +67,49 @@ impl ErrorCode {
     }
 }
 
+/// Every error of the service, each answered with its seed code and HTTP status.
 #[derive(Debug, thiserror::Error)]
 pub enum AtlasError {
+    /// The request is malformed.
     #[error("{message}")]
-    InvalidParameter { message: String, details: Value },
+    InvalidParameter {
+        /// What is wrong.
+        message: String,
+        /// The field at fault (`{"field": …}`), or more.
+        details: Value,
+    },
+    /// No page of that id.
     #[error("page not found: {0}")]
     PageNotFound(String),
+    /// No intent of that id.
     #[error("intent not found: {0}")]
     IntentNotFound(String),
+    /// No way there.
     #[error("{0}")]
     PathNotFound(String),
     /// A fault in the graph or its store: ours, not the caller's.
     #[error("graph error: {0}")]
     Graph(String),
+    /// The embedder failed.
     #[error("vector store error: {0}")]
     VectorStore(String),
+    /// A body over the size limit.
     #[error("request body is larger than {limit} bytes")]
-    PayloadTooLarge { limit: usize },
+    PayloadTooLarge {
+        /// The most the route takes, in bytes.
+        limit: usize,
+    },
+    /// The bearer token is missing or wrong.
     #[error("missing or wrong bearer token")]
     Unauthorized,
+    /// No app, dataset, entity or route of that name.
     #[error("{0}")]
     NotFound(String),
     /// A request from where this server does not take requests (a web page of another origin,
     /// a host name it does not answer to).
     #[error("{0}")]
     Forbidden(String),
+    /// A body of a type the route does not take.
     #[error("{0}")]
     UnsupportedMediaType(String),
     /// The store cannot be reached now: nothing was written, and the request can be retried.
@@ -87,6 +117,7 @@ pub enum AtlasError {
     Unavailable(String),
 }
 
+/// A result whose error is an [`AtlasError`].
 pub type Result<T, E = AtlasError> = std::result::Result<T, E>;
 
 impl AtlasError {
@@ -98,6 +129,7 @@ impl AtlasError {
         }
     }
 
+    /// The seed's code of this error.
     pub fn code(&self) -> ErrorCode {
         match self {
             AtlasError::InvalidParameter { .. } => ErrorCode::InvalidParameter,
@@ -115,6 +147,7 @@ impl AtlasError {
         }
     }
 
+    /// The error body's `details`: the field at fault, or `{}`.
     pub fn details(&self) -> Value {
         match self {
             AtlasError::InvalidParameter { details, .. } => details.clone(),

@@ -9,16 +9,25 @@ use atlas_text::{Embedder, HashEmbedder, cosine, features, words};
 /// What a document points at.
 #[derive(Debug, Clone, PartialEq)]
 pub enum DocKind {
-    Intent { intent_id: String },
+    /// A registered intent.
+    Intent {
+        /// The intent's id.
+        intent_id: String,
+    },
+    /// A page.
     Page,
 }
 
+/// A page or an intent, as the index keeps it.
 #[derive(Debug, Clone)]
 pub struct Doc {
+    /// A page or an intent.
     pub kind: DocKind,
     /// The page the document leads to, if known.
     pub target_page: Option<String>,
+    /// The page's name and description, or the intent's text.
     pub text: String,
+    /// An intent's keywords, or the intents a page serves.
     pub keywords: Vec<String>,
     /// `text` and `keywords` normalised once here rather than on every comparison.
     normalized: String,
@@ -40,7 +49,9 @@ pub struct Doc {
 /// A document and how well it matches a query (0..1).
 #[derive(Debug, Clone)]
 pub struct Hit<'a> {
+    /// The document.
     pub doc: &'a Doc,
+    /// How well it matches (0..1).
     pub score: f32,
 }
 
@@ -110,6 +121,7 @@ impl AppDocs {
     }
 }
 
+/// Every app's pages and intents, searchable by words and by meaning.
 #[derive(Default)]
 pub struct TextIndex {
     /// app_id → its documents.
@@ -133,11 +145,13 @@ pub struct Query {
     vector: Vec<f32>,
 }
 
+/// A text as exact comparisons see it: trimmed and lower-cased.
 pub fn normalize(text: &str) -> String {
     text.trim().to_lowercase()
 }
 
 impl Query {
+    /// The query of `text`, embedded as the index's documents are.
     pub fn new(text: &str, embedder: &dyn Embedder) -> Result<Query> {
         Ok(Query::with_vector(text, embed_one(embedder, text)?))
     }
@@ -156,6 +170,7 @@ impl Query {
         Query::with_vector(text, HashEmbedder::default().embed_one(text))
     }
 
+    /// How alike two queries are (0..1).
     pub fn similarity_to(&self, other: &Query) -> f32 {
         if self.normalized == other.normalized {
             1.0
@@ -317,7 +332,9 @@ fn vectors(
 /// `Atlas::embed_ahead`), and asks the real one only for what is missing: a model spends
 /// milliseconds on a text, and no reader should wait for that.
 pub struct Prepared<'a> {
+    /// The embedder for what was not prepared.
     pub inner: &'a dyn Embedder,
+    /// Vectors computed ahead, by text.
     pub ready: &'a HashMap<String, Vec<f32>>,
 }
 
@@ -357,6 +374,7 @@ impl Embedder for Prepared<'_> {
 }
 
 impl TextIndex {
+    /// Indexes (or indexes again) a page's texts.
     pub fn index_page(&mut self, page: &Page, embedder: &dyn Embedder) -> Result<()> {
         let texts = DocTexts::of_page(&page.page_name, &page.description, &page.intents);
         let key = page_key(&page.page_id);
@@ -381,6 +399,7 @@ impl TextIndex {
         Ok(())
     }
 
+    /// Indexes (or indexes again) an intent's texts.
     pub fn index_intent(&mut self, intent: &Intent, embedder: &dyn Embedder) -> Result<()> {
         let texts = DocTexts::of_intent(&intent.intent_text, &intent.keywords);
         let key = intent_key(&intent.intent_id);

@@ -180,6 +180,7 @@ fn recalled_answer(recalled: crate::memory::Recall, basis: Basis) -> NextActionR
     }
 }
 
+/// `get_next_action`'s input.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct NextActionRequest {
     /// Current page id.
@@ -200,15 +201,24 @@ pub struct NextActionRequest {
     pub explain: bool,
 }
 
+/// An action to take.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct NextAction {
+    /// click, input, back, …
     pub action_type: String,
+    /// The widget's id, when known.
     pub widget_id: String,
+    /// The widget's text.
     pub widget_text: String,
+    /// The widget's XPath, when known.
     pub widget_xpath: String,
+    /// The text to type (input actions).
     pub input_text: String,
+    /// How sure the answer is.
     pub confidence: f64,
+    /// The page it should lead to.
     pub expected_page: String,
+    /// The action in words.
     pub description: String,
 }
 
@@ -232,12 +242,17 @@ impl NextAction {
     }
 }
 
+/// `get_next_action`'s answer.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 pub struct NextActionResponse {
+    /// The action, when there is one to take.
     pub action: Option<NextAction>,
+    /// The intent is served where the agent is.
     pub is_complete: bool,
+    /// Steps left to the intent's page, this one included, when known.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub remaining_steps: Option<usize>,
+    /// Why there is no action, when there is none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     /// What the answer rests on, so an agent can weigh it: `memory` (remembered sessions of the
@@ -263,6 +278,7 @@ pub struct NextActionResponse {
 pub struct CandidateAction {
     /// `null` for "the task is done".
     pub action: Option<NextAction>,
+    /// The candidate is "the task is done".
     pub is_complete: bool,
     /// Its share of the model's probability among this step's candidates.
     pub probability: f64,
@@ -300,10 +316,14 @@ fn candidate_answer(c: crate::ground::Considered) -> CandidateAction {
     }
 }
 
+/// What an answer rests on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Basis {
+    /// Remembered sessions of the same task.
     Memory,
+    /// The app's widget labels read against the intent.
     Labels,
+    /// A registered intent's page and the planned way there.
     Path,
 }

@@ -20,9 +20,13 @@ use crate::sync::SyncSession;
 
 /// The commands of adb's messages (their ASCII names, little-endian).
 pub const CNXN: u32 = 0x4e58_4e43;
+/// OPEN: a stream to a service (`shell:…`, `sync:`).
 pub const OPEN: u32 = 0x4e45_504f;
+/// OKAY: a stream is ready, or took a write.
 pub const OKAY: u32 = 0x5941_4b4f;
+/// CLSE: a stream ends.
 pub const CLSE: u32 = 0x4553_4c43;
+/// WRTE: data on a stream.
 pub const WRTE: u32 = 0x4554_5257;
 /// The protocol version the simulator speaks (checksums still sent, for older hosts).
 const VERSION: u32 = 0x0100_0000;
@@ -34,9 +38,13 @@ const BANNER: &[u8] =
 /// One adb message.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Message {
+    /// The command (`CNXN`, `OPEN`, …).
     pub command: u32,
+    /// The first argument (the sender's stream id, a version).
     pub arg0: u32,
+    /// The second argument (the receiver's stream id, a payload size).
     pub arg1: u32,
+    /// The payload.
     pub data: Vec<u8>,
 }
 
@@ -50,6 +58,8 @@ impl Message {
         }
     }
 
+    /// The message as it goes on the wire: a 24-byte header (little-endian words, the payload's
+    /// checksum and the command's complement) and the payload.
     pub fn encode(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(24 + self.data.len());
         let checksum: u32 = self.data.iter().map(|b| u32::from(*b)).sum();

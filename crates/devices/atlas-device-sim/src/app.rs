@@ -13,6 +13,7 @@ pub use atlas_import::droidbot::View;
 /// One recorded screen.
 #[derive(Debug, Clone, Deserialize)]
 pub struct Screen {
+    /// The recording's id of the screen (DroidBot's `state_str`).
     pub state_str: String,
     /// What people call the screen (a graph's page name), when known.
     #[serde(default)]
@@ -20,10 +21,13 @@ pub struct Screen {
     /// `package/activity` of the app in front.
     #[serde(default)]
     pub foreground_activity: String,
+    /// The screen's width in pixels.
     #[serde(default)]
     pub width: u32,
+    /// The screen's height in pixels.
     #[serde(default)]
     pub height: u32,
+    /// The screen's views, as the recording dumped them.
     #[serde(default)]
     pub views: Vec<View>,
 }
@@ -42,8 +46,11 @@ pub enum Trigger {
 /// A recorded app, ready to replay.
 #[derive(Clone)]
 pub struct RecordedApp {
+    /// The app's package.
     pub package: String,
+    /// Every recorded screen, by `state_str`.
     pub screens: HashMap<String, Screen>,
+    /// Where each trigger on each screen leads (screen, trigger) → screen.
     pub transitions: HashMap<(String, Trigger), String>,
     /// The first screen after a start of the app.
     pub launch: String,

@@ -21,6 +21,8 @@ const ADB_KEYBOARD: &str = "com.android.adbkeyboard/.AdbIME";
 const LATIN_IME: &str = "com.android.inputmethod.latin/.LatinIME";
 const DEFAULT_DUMP: &str = "/sdcard/window_dump.xml";
 
+/// A simulated phone: a recorded app on the screen, its files, its input method, and the shell
+/// commands Android's adb sends answered as Android does.
 pub struct Phone {
     app: RecordedApp,
     /// The screen shown (a recorded `state_str`).
@@ -88,10 +90,12 @@ impl Phone {
         self.log = Some(log);
     }
 
+    /// The screen shown (its `state_str`).
     pub fn current(&self) -> &str {
         &self.current
     }
 
+    /// The shown screen's size in pixels.
     pub fn screen_size(&self) -> (u32, u32) {
         let screen = &self.app.screens[&self.current];
         (screen.width.max(1), screen.height.max(1))
@@ -258,18 +262,22 @@ impl Phone {
         self.storage.free()
     }
 
+    /// A file's bytes.
     pub fn file(&self, path: &str) -> Option<&[u8]> {
         self.storage.get(path)
     }
 
+    /// Whether the path is a folder.
     pub fn is_dir(&self, path: &str) -> bool {
         self.storage.is_dir(path)
     }
 
+    /// A folder's entries, with their sizes.
     pub fn list(&self, folder: &str) -> Vec<(String, usize)> {
         self.storage.list(folder)
     }
 
+    /// When the phone started, in seconds since 1970.
     pub fn booted_at(&self) -> u32 {
         self.booted_at
     }

@@ -12,6 +12,7 @@ pub const CAPACITY: usize = 256 * 1024 * 1024;
 /// Folders every Android phone has, even when empty.
 const FOLDERS: [&str; 5] = ["/", "/sdcard", "/data", "/data/local", "/data/local/tmp"];
 
+/// The phone's files, in memory, within a capacity.
 #[derive(Default)]
 pub struct Storage {
     files: BTreeMap<String, Vec<u8>>,
@@ -20,6 +21,7 @@ pub struct Storage {
 }
 
 impl Storage {
+    /// A file's bytes.
     pub fn get(&self, path: &str) -> Option<&[u8]> {
         self.files.get(&normalise(path)).map(Vec::as_slice)
     }

@@ -27,32 +27,46 @@ struct StateFile {
 /// with the event files below: the simulator replays the same files.
 #[derive(Debug, Deserialize, Clone, Default)]
 pub struct View {
+    /// The view's text.
     #[serde(default)]
     pub text: Option<String>,
+    /// Its content description.
     #[serde(default)]
     pub content_description: Option<String>,
+    /// Its resource id (`com.app:id/title`).
     #[serde(default)]
     pub resource_id: Option<String>,
+    /// Its class (`android.widget.Button`).
     #[serde(default)]
     pub class: Option<String>,
+    /// Its bounds: [[left, top], [right, bottom]] in pixels.
     #[serde(default)]
     pub bounds: Option<[[i64; 2]; 2]>,
+    /// It takes taps.
     #[serde(default)]
     pub clickable: bool,
+    /// It can be checked.
     #[serde(default)]
     pub checkable: bool,
+    /// It is checked.
     #[serde(default)]
     pub checked: bool,
+    /// It is selected.
     #[serde(default)]
     pub selected: bool,
+    /// It takes text.
     #[serde(default)]
     pub editable: bool,
+    /// It takes long presses.
     #[serde(default)]
     pub long_clickable: bool,
+    /// It scrolls.
     #[serde(default)]
     pub scrollable: bool,
+    /// Whether it is visible, when the dump says.
     #[serde(default)]
     pub visible: Option<bool>,
+    /// The package it belongs to.
     #[serde(default)]
     pub package: Option<String>,
 }
@@ -60,11 +74,15 @@ pub struct View {
 /// One `events/*.json` file: the event and the screens it started and stopped on.
 #[derive(Debug, Deserialize)]
 pub struct EventFile {
+    /// The file's tag (its time).
     #[serde(default)]
     pub tag: String,
+    /// The event.
     pub event: Event,
+    /// The screen it started on (`state_str`).
     #[serde(default)]
     pub start_state: Option<String>,
+    /// The screen it ended on.
     #[serde(default)]
     pub stop_state: Option<String>,
 }
@@ -72,11 +90,15 @@ pub struct EventFile {
 /// What DroidBot did: `click`/`touch` or `set_text` on a view, a `key`, an `intent`, ...
 #[derive(Debug, Deserialize)]
 pub struct Event {
+    /// `click`, `touch`, `set_text`, `key`, `intent`, …
     pub event_type: String,
+    /// The view acted on, if any.
     #[serde(default)]
     pub view: Option<View>,
+    /// The text set, for `set_text`.
     #[serde(default)]
     pub text: Option<String>,
+    /// The key's name, for `key` (`BACK`).
     #[serde(default)]
     pub name: Option<String>,
 }

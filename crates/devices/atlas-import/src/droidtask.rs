@@ -33,7 +33,9 @@ struct RawRecord {
 /// What was done on a screen.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StepAction {
+    /// A tap on the screen's element at this index.
     Tap(usize),
+    /// This text typed into the element at this index.
     Input(usize, String),
     /// The task is done on this screen.
     Finish,
@@ -42,7 +44,9 @@ pub enum StepAction {
 /// One screen and what was done on it.
 #[derive(Debug, Clone)]
 pub struct Step {
+    /// The screen's elements, as its State HTML lists them.
     pub screen: Vec<Element>,
+    /// What was done on it.
     pub action: StepAction,
     /// DroidTask's content hash of the screen (`new_state_str`).
     pub content_hash: String,
@@ -67,6 +71,7 @@ pub struct Trace {
     pub name: String,
     /// The instruction, for a task.
     pub task: Option<String>,
+    /// Its steps, in order.
     pub steps: Vec<Step>,
 }
 
@@ -82,6 +87,7 @@ impl Trace {
 }
 
 impl Step {
+    /// The step as a recording's: the screen's widgets and the action on one of them.
     pub fn recorded(&self) -> RecordedStep {
         let position = |index: &usize| {
             self.screen
@@ -109,8 +115,11 @@ impl Step {
 /// One app's recordings.
 #[derive(Debug, Clone)]
 pub struct App {
+    /// The app's folder name (`calendar`).
     pub name: String,
+    /// Its random exploration.
     pub exploration: Trace,
+    /// Its demonstrated tasks.
     pub tasks: Vec<Trace>,
 }
 

@@ -6,6 +6,8 @@
 //! which sends them through the same interfaces a live agent uses. So an import can never learn
 //! anything a real agent could not have told Atlas, and one teaching path serves every format.
 
+#![deny(missing_docs)]
+
 pub mod droidbot;
 pub mod droidtask;
 pub mod recording;
@@ -14,12 +16,25 @@ pub mod utg;
 
 use std::path::Path;
 
+/// Why a recording cannot be read.
 #[derive(Debug, thiserror::Error)]
 pub enum ImportError {
+    /// A file cannot be read.
     #[error("cannot read {path}: {message}")]
-    Io { path: String, message: String },
+    Io {
+        /// The file.
+        path: String,
+        /// Why.
+        message: String,
+    },
+    /// A file is not in the format it should be.
     #[error("{path}: {message}")]
-    Format { path: String, message: String },
+    Format {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
 }
 
 impl ImportError {

@@ -26,7 +26,9 @@ pub enum RecordedAction {
 pub struct RecordedStep {
     /// A short name a person would give the screen (its first text).
     pub title: String,
+    /// The screen's widgets.
     pub widgets: Vec<Widget>,
+    /// What was done on it.
     pub action: RecordedAction,
 }
 
@@ -43,8 +45,10 @@ impl RecordedStep {
 /// A recorded run: an exploration, or a person doing one task.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Recording {
+    /// The run's name.
     pub name: String,
     /// The instruction, for a task.
     pub task: Option<String>,
+    /// Its steps, in order.
     pub steps: Vec<RecordedStep>,
 }

@@ -15,6 +15,7 @@ pub struct Element {
     pub text_attr: Option<String>,
     /// What stands between the tags.
     pub content: String,
+    /// A checkbox's state, when it has one.
     pub checked: Option<bool>,
 }
 
@@ -27,6 +28,7 @@ impl Element {
         }
     }
 
+    /// Whether it is a text field.
     pub fn is_input(&self) -> bool {
         self.tag == "input"
     }
@@ -48,10 +50,13 @@ impl Element {
     }
 }
 
+/// A screen's HTML that cannot be read.
 #[derive(Debug, thiserror::Error, PartialEq)]
 #[error("unreadable screen HTML at byte {at}: {what}")]
 pub struct HtmlError {
+    /// Where, in bytes.
     pub at: usize,
+    /// What was expected there.
     pub what: String,
 }
 

@@ -33,17 +33,24 @@ use atlas_agent::phone::{AgentConfig, Chooser, Ending, PhoneAgent, RunReport, Un
 /// What the person did on one screen of a demonstration.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Truth {
+    /// A tap inside these bounds.
     Tap([[i64; 2]; 2]),
+    /// This text typed into the view with these bounds.
     Type([[i64; 2]; 2], String),
+    /// The Back key.
     Back,
+    /// The task is done.
     Finish,
 }
 
 /// One demonstrated task: its screens (DroidBot state ids) and what was done on each.
 #[derive(Debug, Clone)]
 pub struct GroundTruth {
+    /// The task file's stem.
     pub name: String,
+    /// The task, in the person's words.
     pub instruction: String,
+    /// Each step: the screens it may start on, and what the person did there.
     pub steps: Vec<(Vec<String>, Truth)>,
 }
 
@@ -297,13 +304,21 @@ impl Device for Observed<'_> {
 /// One run of one task.
 #[derive(Debug, Clone, Serialize)]
 pub struct TaskRun {
+    /// The app.
     pub app: String,
+    /// The task.
     pub task: String,
+    /// `model_only`, `graph_new_task` or `graph_repeat`.
     pub condition: String,
+    /// The run finished on the task's last screen.
     pub succeeded: bool,
+    /// Steps taken.
     pub steps: usize,
+    /// Calls to the model.
     pub model_calls: usize,
+    /// Steps the graph took without the model.
     pub fast_path_steps: usize,
+    /// Of those, steps the ground truth does otherwise.
     pub wrong_fast_path_steps: usize,
     /// Each wrong fast-path step: what the graph did, and what the ground truth does there.
     pub wrong: Vec<String>,
@@ -312,11 +327,13 @@ pub struct TaskRun {
     /// Each step: the recorded screen it started on, who chose the action, the action, and the
     /// page the graph took the screen for.
     pub trail: Vec<String>,
+    /// The agent's own time per step (the model and the device not included).
     pub agent_ms_per_step: f64,
     /// The part of it spent asking the graph.
     pub graph_ms_per_step: f64,
     /// Each step's own time, in order.
     pub agent_ms: Vec<f64>,
+    /// How the run ended.
     pub ending: Ending,
 }
 
@@ -478,7 +495,9 @@ fn graph_answers(
 /// One answer of the graph and whether it was right.
 #[derive(Debug, Clone, Serialize)]
 pub struct GraphAnswer {
+    /// Its confidence.
     pub confidence: f64,
+    /// What it rested on.
     pub basis: String,
     /// None where the screen is none the task's recording has a step for (the run is off its
     /// way, after a detour): nothing says what is right there.
@@ -518,10 +537,15 @@ fn inside(b: &[[i64; 2]; 2], element: &[u16; 2], (w, h): (u32, u32)) -> bool {
 /// A condition's totals.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct ConditionTotals {
+    /// Tasks run.
     pub tasks: usize,
+    /// Tasks finished.
     pub succeeded: usize,
+    /// Calls to the model.
     pub model_calls: usize,
+    /// Steps the graph took without the model.
     pub fast_path_steps: usize,
+    /// Of those, steps the ground truth does otherwise.
     pub wrong_fast_path_steps: usize,
     /// Tasks `model_only` completed that this condition did not.
     pub lost: usize,
@@ -544,22 +568,28 @@ pub type Conditions = std::collections::BTreeMap<String, ConditionTotals>;
 /// The whole evaluation: per condition, and every run.
 #[derive(Debug, Clone, Serialize)]
 pub struct AgentEval {
+    /// Every task, per condition.
     pub conditions: Conditions,
     /// The same over the tasks the model alone completes: where the ideal model cannot finish
     /// a task (its recorded screens do not replay), no condition can, and its calls say nothing
     /// about what the graph saves.
     pub solvable: Conditions,
+    /// Tasks left out, and why.
     pub skipped: Vec<String>,
+    /// The agent's own mean time per step.
     pub agent_ms_per_step: f64,
+    /// The part of it spent asking the graph.
     pub graph_ms_per_step: f64,
     /// The median step's own time, and the median of the steps after a task's first: the
     /// first asks the graph about a task it has not seen, which embeds the instruction.
     pub agent_ms_p50: f64,
+    /// The median of the steps after a task's first.
     pub agent_ms_p50_after_first: f64,
     /// On tasks new to the graph: of all steps, the share the graph answered with a confidence
     /// of at least each threshold, and how many of those answers were right (on the screens
     /// the task's recording has a step for) — what `--fast-path` trades.
     pub new_task_curve: Vec<crate::loao::CurvePoint>,
+    /// Every run.
     pub runs: Vec<TaskRun>,
 }
 

@@ -19,18 +19,25 @@ use crate::teach::{page_for_screen, report_step, teach_recording};
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum Answer {
+    /// A tap on the screen's element at this index.
     Tap {
+        /// The element's index.
         element: usize,
     },
+    /// Typing into the element at this index.
     Input {
+        /// The element's index.
         element: usize,
+        /// The text typed.
         text: String,
     },
+    /// The task is done.
     Finish,
     /// No action and not complete.
     Unsure,
     /// An action naming nothing on this screen.
     Unresolved {
+        /// The widget the answer named.
         widget: String,
     },
 }
@@ -38,8 +45,11 @@ pub enum Answer {
 /// Counts for one kind of step, or all.
 #[derive(Debug, Clone, Copy, Default, Serialize)]
 pub struct Tally {
+    /// Steps scored.
     pub steps: usize,
+    /// Steps answered right.
     pub correct: usize,
+    /// Steps the graph was sure enough to answer.
     pub answered: usize,
 }
 
@@ -50,6 +60,7 @@ impl Tally {
         self.answered += answered as usize;
     }
 
+    /// Correct among all steps.
     pub fn accuracy(&self) -> f64 {
         ratio(self.correct, self.steps)
     }
@@ -59,6 +70,7 @@ impl Tally {
         ratio(self.correct, self.answered)
     }
 
+    /// The share of steps left unanswered.
     pub fn unsure_share(&self) -> f64 {
         ratio(self.steps - self.answered, self.steps)
     }
@@ -74,10 +86,14 @@ fn ratio(a: usize, b: usize) -> f64 {
     if b == 0 { 0.0 } else { a as f64 / b as f64 }
 }
 
+/// One step of a task, as the graph answered it.
 #[derive(Debug, Clone, Serialize)]
 pub struct StepResult {
+    /// The step's index in its task, from 0.
     pub step: usize,
+    /// What the person did, in words.
     pub expected: String,
+    /// What the graph answered.
     pub answer: Answer,
     /// What the answer rested on (`memory`, `labels`, `path`), as the response said.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -88,10 +104,12 @@ pub struct StepResult {
     /// Why the graph was unsure, as it told the agent (`error`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub why_unsure: Option<String>,
+    /// Whether the answer was the person's action.
     pub correct: bool,
     /// When unsure: the model's best candidate all the same, and whether it was right.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub guess: Option<Answer>,
+    /// Whether that guess was right.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub guess_correct: Option<bool>,
     /// Where the right candidate stood in the model's order (0 = first), if among the candidates.
@@ -109,8 +127,11 @@ pub struct StepResult {
 /// One candidate answer of a step, as the evaluation scores it.
 #[derive(Debug, Clone)]
 pub struct Considered {
+    /// The candidate.
     pub answer: Answer,
+    /// Its features, in the grounding model's order.
     pub features: Vec<f64>,
+    /// Whether it was the person's action.
     pub correct: bool,
 }
 
@@ -135,26 +156,40 @@ fn considered(screen: &[Element], expected: &StepAction, response: &Value) -> Ve
         .collect()
 }
 
+/// One task, step by step.
 #[derive(Debug, Clone, Serialize)]
 pub struct TaskResult {
+    /// The app.
     pub app: String,
+    /// The task file's stem (`task3`).
     pub task: String,
+    /// The task, in the person's words.
     pub instruction: String,
+    /// Every step of it answered right.
     pub completed: bool,
+    /// Each step scored.
     pub steps: Vec<StepResult>,
 }
 
+/// AutoDroid's scores of a set of tasks.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Scores {
+    /// Every step.
     pub all: Tally,
+    /// Taps.
     pub tap: Tally,
+    /// Typing.
     pub input: Tally,
+    /// The last step, "the task is done".
     pub finish: Tally,
+    /// Tasks scored.
     pub tasks: usize,
+    /// Tasks completed (every step right).
     pub completed: usize,
 }
 
 impl Scores {
+    /// The share of tasks completed.
     pub fn completion(&self) -> f64 {
         ratio(self.completed, self.tasks)
     }
@@ -169,27 +204,38 @@ impl Scores {
     }
 }
 
+/// One app's scores.
 #[derive(Debug, Clone, Serialize)]
 pub struct AppScores {
+    /// The app.
     pub app: String,
+    /// Its scores.
     pub scores: Scores,
 }
 
+/// `atlas eval droidtask`'s report.
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
+    /// Every app together.
     pub total: Scores,
+    /// Each app.
     pub apps: Vec<AppScores>,
+    /// Each task.
     pub tasks: Vec<TaskResult>,
+    /// Which screens became the same page, each app with everything taught.
     pub identity: Vec<Identity>,
 }
 
 /// Which screens became the same page, for one app with everything taught.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Identity {
+    /// The app.
     pub app: String,
+    /// Screens taught.
     pub screens: usize,
     /// Distinct content hashes (DroidTask's `new_state_str`).
     pub content_states: usize,
+    /// Pages they became.
     pub pages: usize,
     /// Pages holding screens whose actionable labels differ (a merge that may be wrong).
     pub pages_with_differing_actions: usize,

@@ -20,6 +20,7 @@ use crate::droidtask::{Answer, AppScores, Report, Scores, StepResult, TaskResult
 pub struct Fitting {
     /// The precision when sure the threshold is chosen to keep, on apps held out of the fit.
     pub precision: f64,
+    /// How the ranker is fitted.
     pub options: FitOptions,
 }
 
@@ -35,13 +36,16 @@ impl Default for Fitting {
 /// The held-out figures, and the model fitted on every app (to ship).
 #[derive(Debug, Clone, Serialize)]
 pub struct LeaveOneAppOut {
+    /// Every app together, each answered by the model fitted without it.
     pub total: Scores,
+    /// Each app.
     pub apps: Vec<AppScores>,
     /// Each app's steps as answered by the model fitted without it.
     pub tasks: Vec<TaskResult>,
     /// Calibrated confidence and correctness of every labelled answer, held out: the
     /// precision/coverage curve.
     pub curve: Vec<CurvePoint>,
+    /// The model fitted on every app.
     #[serde(skip)]
     pub model: Model,
 }
@@ -49,8 +53,11 @@ pub struct LeaveOneAppOut {
 /// Answering at or above `threshold` keeps `precision` and answers `coverage` of all steps.
 #[derive(Debug, Clone, Serialize)]
 pub struct CurvePoint {
+    /// The calibrated confidence answered at or above.
     pub threshold: f64,
+    /// The share of all steps answered.
     pub coverage: f64,
+    /// The share of those answered right.
     pub precision: f64,
 }
 

@@ -90,8 +90,11 @@ pub fn report_step(
 /// What teaching a recording added.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Taught {
+    /// Screens taken for a page.
     pub screens: usize,
+    /// Steps reported.
     pub steps: usize,
+    /// Intents registered.
     pub intents: usize,
     /// The page each screen of the recording was taken for, in order.
     pub pages: Vec<String>,

@@ -11,8 +11,10 @@ use std::path::Path;
 pub enum LockFailure {
     /// Another process holds it; `holder` is " (pid N)" when it wrote its pid, else empty.
     Held {
+        /// Who holds it.
         holder: String,
     },
+    /// The lock file could not be made.
     Io(std::io::Error),
 }
 
@@ -78,6 +80,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8], durable: bool) -> std::io::Result
 pub trait Files: Send + Sync {
     /// The file's bytes, or `None` when there is no such file.
     fn read(&self, name: &str) -> Result<Option<Vec<u8>>, crate::StoreError>;
+    /// Replaces the file `name` with `bytes`, at once and durably.
     fn write(&self, name: &str, bytes: &[u8]) -> Result<(), crate::StoreError>;
     /// Removes the file `name` and every file under `name/`.
     fn remove(&self, name: &str) -> Result<(), crate::StoreError>;
@@ -92,6 +95,7 @@ pub struct Folder {
 }
 
 impl Folder {
+    /// The files under `root`.
     pub fn new(root: &Path) -> Folder {
         Folder {
             root: root.to_path_buf(),
@@ -180,6 +184,7 @@ pub struct Scoped {
 }
 
 impl Scoped {
+    /// `inner`'s files under `prefix/`.
     pub fn new(inner: std::sync::Arc<dyn Files>, prefix: &str) -> Scoped {
         Scoped {
             inner,

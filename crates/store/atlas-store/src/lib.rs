@@ -10,6 +10,8 @@
 //! nothing, so a crash at any point of a checkpoint—files half folded, journal not yet
 //! trimmed—recovers to exactly the acknowledged state by loading the files and replaying the journal.
 
+#![deny(missing_docs)]
+
 pub mod files;
 
 use atlas_model::{App, Intent, Page, Trace, Transition};
@@ -19,16 +21,23 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", content = "data", rename_all = "snake_case")]
 pub enum Record {
+    /// An app, whole.
     App(App),
+    /// A page, whole.
     Page(Page),
+    /// A transition, whole.
     Transition(Transition),
+    /// An intent, whole.
     Intent(Intent),
+    /// A remembered session, whole.
     Trace(Trace),
     /// A transition whose counters this change added to: `transition` as the writer now sees it
     /// (what a store with one writer keeps) and `added`, what the change added (what a store with
     /// several writers adds to the counters it holds).
     Counted {
+        /// The transition as the writer now sees it.
         transition: Transition,
+        /// What the change added to its counters.
         added: Counts,
     },
 }
@@ -36,9 +45,13 @@ pub enum Record {
 /// What one change added to a transition's counters.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct Counts {
+    /// Successes added.
     pub success: u64,
+    /// Failures added.
     pub fail: u64,
+    /// Latency added, in milliseconds.
     pub latency_total_ms: f64,
+    /// Latency samples added.
     pub latency_samples: u64,
 }
 
@@ -61,6 +74,7 @@ impl Counts {
         t.latency_samples += self.latency_samples;
     }
 
+    /// These counts and `more` together.
     pub fn add(&mut self, more: Counts) {
         self.success += more.success;
         self.fail += more.fail;
@@ -80,6 +94,7 @@ impl Counts {
 }
 
 impl Record {
+    /// The app the record is about.
     pub fn app_id(&self) -> &str {
         match self {
             Record::App(a) => &a.app_id,
@@ -103,43 +118,71 @@ impl Record {
 /// Everything Atlas knows about one app, as the store holds it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AppData {
+    /// The app.
     pub app: App,
+    /// Its pages.
     #[serde(default)]
     pub pages: Vec<Page>,
+    /// Its registered intents.
     #[serde(default)]
     pub intents: Vec<Intent>,
+    /// Its transitions.
     #[serde(default)]
     pub transitions: Vec<Transition>,
+    /// Its remembered sessions.
     #[serde(default)]
     pub traces: Vec<Trace>,
 }
 
+/// Why the store could not do what was asked.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum StoreError {
+    /// A file or the database failed.
     #[error("{0}")]
     Io(String),
     /// The store cannot be reached now (a database that went away); the write was not made and
     /// can be tried again.
     #[error("store unavailable: {0}")]
     Unavailable(String),
+    /// Another process writes the data folder.
     #[error("data folder {path} is in use by another atlas process{holder}")]
-    Locked { path: String, holder: String },
+    Locked {
+        /// The folder.
+        path: String,
+        /// Which process holds it, as its lock file says.
+        holder: String,
+    },
+    /// A file that cannot be read as what it should be.
     #[error("corrupt file {path}: {message}")]
-    Corrupt { path: String, message: String },
+    Corrupt {
+        /// The file.
+        path: String,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// A folder of a newer format than this build reads.
     #[error(
         "{path} was written by a newer Atlas (format {found}, this one reads up to {supported})"
     )]
     TooNew {
+        /// The folder's format file.
         path: String,
+        /// Its format version.
         found: String,
+        /// The newest this build reads.
         supported: String,
     },
+    /// A write larger than the store takes.
     #[error("{what} would be {size} bytes, over the {limit}-byte limit")]
     TooLarge {
+        /// What was written.
         what: String,
+        /// Its size in bytes.
         size: usize,
+        /// The most the store takes.
         limit: usize,
     },
+    /// The journal failed before: nothing more is written until the process restarts.
     #[error("the journal failed earlier and the store is read-only until restart: {0}")]
     Failed(String),
 }
@@ -157,6 +200,7 @@ pub type CommitSender = tokio::sync::oneshot::Sender<Result<(), StoreError>>;
 pub struct Commit(tokio::sync::oneshot::Receiver<Result<(), StoreError>>);
 
 impl Commit {
+    /// A commit to resolve, and its sender for the writer.
     pub fn new() -> (CommitSender, Commit) {
         let (tx, rx) = tokio::sync::oneshot::channel();
         (tx, Commit(rx))
@@ -227,14 +271,20 @@ impl Followed {
 /// What `fsck` found.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct CheckReport {
+    /// Apps checked.
     pub apps: usize,
+    /// Pages checked.
     pub pages: usize,
+    /// Transitions checked.
     pub transitions: usize,
+    /// What is wrong and was not repaired.
     pub problems: Vec<String>,
+    /// What was repaired, and how.
     pub repaired: Vec<String>,
 }
 
 impl CheckReport {
+    /// Nothing is left wrong.
     pub fn is_clean(&self) -> bool {
         self.problems.is_empty()
     }
@@ -244,7 +294,9 @@ impl CheckReport {
 /// in order, for the caller to apply on top (its indexed upserts make that linear).
 #[derive(Debug, Default)]
 pub struct Loaded {
+    /// Every app as its files hold it.
     pub apps: Vec<AppData>,
+    /// The records written since, in order.
     pub journal: Vec<Record>,
 }
 

@@ -15,6 +15,8 @@ use parking_lot::Mutex;
 /// Vectors kept at most; past it the cache starts again (labels of one app fit many times over).
 const MAX_KEPT: usize = 200_000;
 
+/// What labels mean next to an instruction: their embeddings' cosines, from e5 or the hashing
+/// embedder, kept once computed.
 pub struct Meaning {
     embedder: Arc<dyn Embedder>,
     /// Where the embedder's cosines start to mean something: below its match threshold by the
