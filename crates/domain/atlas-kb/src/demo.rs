@@ -5,7 +5,9 @@
 use crate::split::SourceKind;
 use crate::{Dataset, KbError, KnowledgeBase};
 
+/// The demo dataset's id.
 pub const DEMO_DATASET_ID: &str = "6f1d7d1e-6b0a-4d1e-9f1e-000000000001";
+/// The demo dataset's key.
 pub const DEMO_API_KEY: &str = "dataset-demo-key";
 /// The questions and answers (shipped in the repository, `demo/customer_service.csv`).
 pub const DEMO_TABLE: &str = include_str!("../demo/customer_service.csv");

@@ -15,8 +15,11 @@ use crate::{DatasetSummary, KbError, KnowledgeBase, Snapshot, error, model, spli
 /// content is the question searched and the answer what a hit returns.
 #[derive(Debug, Clone, Default)]
 pub struct SegmentInput {
+    /// The text, or the question of a pair.
     pub content: String,
+    /// The answer of a question/answer pair.
     pub answer: Option<String>,
+    /// Keywords given by hand (else the segment's own words).
     pub keywords: Option<Vec<String>>,
 }
 
@@ -154,6 +157,7 @@ impl KnowledgeBase {
         })
     }
 
+    /// Removes a segment from its document (a document keeps at least one).
     pub fn delete_segment(
         &self,
         dataset: &str,

@@ -1,53 +1,84 @@
 //! What can go wrong, as the types Dify's error codes are mapped from (in one place: [`KbError::code`]).
 
+/// Why a knowledge-base call failed.
 #[derive(Debug, thiserror::Error)]
 pub enum KbError {
+    /// The request is malformed (`invalid_param`).
     #[error("{0}")]
     InvalidParam(String),
+    /// No dataset of that id.
     #[error("Dataset not found.")]
     DatasetNotFound,
+    /// No document of that id.
     #[error("Document not found.")]
     DocumentNotFound,
+    /// No segment of that id.
     #[error("Segment not found.")]
     SegmentNotFound,
+    /// No metadata field of that id.
     #[error("Metadata field not found.")]
     MetadataFieldNotFound,
+    /// No tag of that id.
     #[error("Tag not found.")]
     TagNotFound,
     /// A request for a route the server does not have.
     #[error("{0}")]
     RouteNotFound(String),
+    /// A method the route does not take.
     #[error("{0}")]
     MethodNotAllowed(String),
     /// What was to be made exists already (a name taken).
     #[error("{0}")]
     Conflict(String),
+    /// The key is missing or wrong.
     #[error("Invalid Authorization header or API key.")]
     Unauthorized,
+    /// Over a size limit.
     #[error("{what} is {size} bytes, over the limit of {limit}")]
     TooLarge {
+        /// What is too large.
         what: String,
+        /// Its size in bytes.
         size: usize,
+        /// The most taken.
         limit: usize,
     },
     #[error(
         "the knowledge base in {path} is open for writing by another process{holder}; while `atlas serve` runs, change it through the server's /v1/datasets routes"
     )]
-    Locked { path: String, holder: String },
+    /// Another process writes the knowledge base.
+    Locked {
+        /// The folder.
+        path: String,
+        /// Which process holds it.
+        holder: String,
+    },
+    /// Opened for reading only.
     #[error("this knowledge base was opened read-only")]
     ReadOnly,
+    /// The files or the database failed.
     #[error("storage: {0}")]
     Io(String),
+    /// The embedder failed.
     #[error("embedding: {0}")]
     Embed(String),
     #[error(
         "the document has {count} segments, over the limit of {limit}: split it into several documents"
     )]
-    TooManySegments { count: usize, limit: usize },
+    /// A document of more segments than one takes.
+    TooManySegments {
+        /// The document's segments.
+        count: usize,
+        /// The most one document takes.
+        limit: usize,
+    },
+    /// The server is stopping: the document was not added.
     #[error("the server is stopping; the document was not added, send it again once it is back")]
     Stopping,
+    /// A request from where the server takes none.
     #[error("{0}")]
     Forbidden(String),
+    /// A body of a type the route does not take.
     #[error("{0}")]
     UnsupportedMediaType(String),
 }

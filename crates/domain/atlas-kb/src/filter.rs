@@ -11,10 +11,13 @@ use serde_json::Value;
 use crate::error::{KbError, invalid};
 use crate::model::Document;
 
+/// Dify's `metadata_filtering_conditions`: documents whose metadata pass every (or any) condition.
 #[derive(Debug, Clone, Deserialize)]
 pub struct MetadataFilter {
+    /// `and` (every condition) or `or` (any).
     #[serde(default = "and")]
     pub logical_operator: String,
+    /// The conditions.
     #[serde(default)]
     pub conditions: Vec<Condition>,
 }
@@ -23,10 +26,14 @@ fn and() -> String {
     "and".into()
 }
 
+/// One condition on a metadata field.
 #[derive(Debug, Clone, Deserialize)]
 pub struct Condition {
+    /// The metadata field.
     pub name: String,
+    /// Dify's operator: `is`, `contains`, `>`, `before`, `empty`, …
     pub comparison_operator: String,
+    /// What the field is compared with (none for `empty`).
     #[serde(default)]
     pub value: Option<Value>,
 }
@@ -75,6 +82,7 @@ impl MetadataFilter {
         Ok(())
     }
 
+    /// Whether the document's metadata pass.
     pub fn admits(&self, doc: &Document) -> bool {
         if self.conditions.is_empty() {
             return true;

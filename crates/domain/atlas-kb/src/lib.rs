@@ -8,6 +8,8 @@
 //! small next to their readers (a customer-service table, a manual), so rebuilding one dataset's
 //! index per write costs less than an incremental index would cost every search.
 
+#![deny(missing_docs)]
+
 pub mod demo;
 mod edit;
 mod error;
@@ -46,7 +48,9 @@ pub use atlas_search::DENSE_SEMANTIC_WEIGHT;
 /// How one search runs; [`Default`] is Dify's defaults with hybrid search.
 #[derive(Debug, Clone)]
 pub struct SearchOptions {
+    /// Keyword, semantic or hybrid.
     pub method: SearchMethod,
+    /// Records at most.
     pub top_k: usize,
     /// Hits below this score are dropped (Dify's `score_threshold` when enabled).
     pub score_threshold: Option<f64>,
@@ -54,6 +58,7 @@ pub struct SearchOptions {
     /// [`DENSE_SEMANTIC_WEIGHT`] with a dense embedder and 0.5 with a lexical one, whose vectors
     /// only restate the words.
     pub semantic_weight: Option<f64>,
+    /// Only documents whose metadata pass it.
     pub filter: Option<MetadataFilter>,
 }
 
@@ -72,42 +77,61 @@ impl Default for SearchOptions {
 /// One search result.
 #[derive(Debug, Clone)]
 pub struct Hit {
+    /// The segment.
     pub segment: Segment,
+    /// Its document.
     pub document_id: String,
+    /// The document's name.
     pub document_name: String,
+    /// What the document was made from.
     pub document_kind: String,
+    /// The document's metadata.
     pub document_metadata: serde_json::Map<String, serde_json::Value>,
+    /// Its fused score, between 0 and 1.
     pub score: f64,
     /// How many searches have returned this segment, this one included.
     pub hit_count: u64,
+    /// The document's creation, in Unix seconds.
     pub created_at: i64,
 }
 
 /// A dataset as listed.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct DatasetSummary {
+    /// Its id.
     pub id: String,
+    /// Its name.
     pub name: String,
+    /// What it holds.
     pub description: String,
+    /// Its documents.
     pub document_count: usize,
+    /// Its segments.
     pub segment_count: usize,
     /// Characters in all segments (Dify's `word_count`).
     pub word_count: usize,
+    /// Unix seconds.
     pub created_at: i64,
 }
 
 /// A document as listed or just added.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct DocumentSummary {
+    /// Its id.
     pub id: String,
+    /// Its name.
     pub name: String,
+    /// What it was made from.
     pub kind: String,
+    /// Its segments.
     pub segment_count: usize,
     /// Characters in its segments (Dify's `word_count`).
     pub word_count: usize,
     /// Searches that returned one of its segments (Dify's `hit_count`).
     pub hit_count: u64,
+    /// Its metadata.
     pub metadata: serde_json::Map<String, serde_json::Value>,
+    /// Unix seconds.
     pub created_at: i64,
 }
 
@@ -192,6 +216,8 @@ impl HitCounts {
     }
 }
 
+/// The knowledge bases of one folder or database: datasets, their documents and segments,
+/// searchable.
 pub struct KnowledgeBase {
     /// Where the datasets are kept (the folder, or the shared database).
     files: Arc<dyn Files>,
@@ -449,14 +475,17 @@ impl KnowledgeBase {
         list
     }
 
+    /// A dataset as listed.
     pub fn dataset_summary(&self, id: &str) -> Result<DatasetSummary, KbError> {
         Ok(self.snapshot(id)?.summary())
     }
 
+    /// A dataset, whole.
     pub fn dataset(&self, id: &str) -> Result<Dataset, KbError> {
         Ok(self.snapshot(id)?.dataset.clone())
     }
 
+    /// Deletes a dataset and its documents.
     pub fn delete_dataset(&self, id: &str) -> Result<(), KbError> {
         let _writing = self.write_turn()?;
         self.snapshot(id)?;
@@ -498,6 +527,7 @@ impl KnowledgeBase {
         ))
     }
 
+    /// A dataset's documents, as listed.
     pub fn documents(&self, dataset: &str) -> Result<Vec<DocumentSummary>, KbError> {
         let snapshot = self.snapshot(dataset)?;
         Ok(snapshot
@@ -645,6 +675,7 @@ impl KnowledgeBase {
         )
     }
 
+    /// Deletes a document.
     pub fn delete_document(&self, dataset: &str, document: &str) -> Result<(), KbError> {
         let _writing = self.write_turn()?;
         let old = self.snapshot(dataset)?;

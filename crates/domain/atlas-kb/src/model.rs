@@ -2,10 +2,14 @@
 
 use serde::{Deserialize, Serialize};
 
+/// A dataset: its documents' common settings and key.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Dataset {
+    /// Its id (a UUID).
     pub id: String,
+    /// Its name.
     pub name: String,
+    /// What it holds.
     #[serde(default)]
     pub description: String,
     /// The Bearer token that may read this dataset (Dify's "dataset-…" keys).
@@ -23,28 +27,37 @@ pub struct Dataset {
 /// A metadata field a dataset declares.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MetadataField {
+    /// Its id.
     pub id: String,
+    /// Its name.
     pub name: String,
     /// `string`, `number` or `time`.
     #[serde(rename = "type")]
     pub kind: String,
 }
 
+/// A document, split into segments.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Document {
+    /// Its id (a UUID).
     pub id: String,
+    /// Its name (a file name, for an uploaded file).
     pub name: String,
     /// What it was made from: text, markdown, qa_csv or qa_json.
     pub kind: String,
     /// Free-form metadata, filterable by `metadata_filtering_conditions`.
     #[serde(default)]
     pub metadata: serde_json::Map<String, serde_json::Value>,
+    /// Unix seconds.
     pub created_at: i64,
+    /// Its segments, in order.
     pub segments: Vec<Segment>,
 }
 
+/// What a search returns: a passage, or a question/answer pair.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Segment {
+    /// Its id (a UUID).
     pub id: String,
     /// 1-based, within its document.
     pub position: usize,
@@ -53,7 +66,9 @@ pub struct Segment {
     /// What is searched when it differs from `content` (the question of a pair).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub question: Option<String>,
+    /// Its keywords.
     pub keywords: Vec<String>,
+    /// Its characters (Dify's `word_count`).
     pub word_count: usize,
 }
 

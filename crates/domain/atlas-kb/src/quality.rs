@@ -12,11 +12,16 @@ pub const DEMO_PARAPHRASES: &str = include_str!("../demo/paraphrases.csv");
 /// that a choice is not fitted to one set's phrasings rather than being a blind test.
 pub const DEMO_HELD_OUT: &str = include_str!("../demo/heldout.csv");
 
+/// How well one search method answered a labelled set.
 #[derive(Debug, Clone, Serialize)]
 pub struct Quality {
+    /// The search method measured.
     pub method: String,
+    /// Queries asked.
     pub queries: usize,
+    /// The share whose right answer came first.
     pub top1: f64,
+    /// The share whose right answer was among the first three.
     pub top3: f64,
     /// Queries whose right answer was not first: (query, expected question, first question found).
     pub misses: Vec<(String, String, String)>,

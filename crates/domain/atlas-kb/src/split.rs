@@ -20,9 +20,13 @@ pub const MAX_FILE_BYTES: usize = 10 * 1024 * 1024;
 /// What a file holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SourceKind {
+    /// Plain text, split into paragraphs.
     Text,
+    /// Markdown, split by headings.
     Markdown,
+    /// A question,answer table.
     QaCsv,
+    /// A JSON list of questions and answers.
     QaJson,
 }
 
@@ -53,6 +57,7 @@ impl SourceKind {
         .find(|k| k.as_str() == name)
     }
 
+    /// Its name (`text`, `markdown`, `qa_csv`, `qa_json`).
     pub fn as_str(self) -> &'static str {
         match self {
             SourceKind::Text => "text",

@@ -5,9 +5,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::{KbError, KnowledgeBase, error, model, store};
 
+/// A knowledge tag, bound to datasets.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Tag {
+    /// Its id.
     pub id: String,
+    /// Its name.
     pub name: String,
 }
 
@@ -35,6 +38,7 @@ impl KnowledgeBase {
             .collect()
     }
 
+    /// A new tag.
     pub fn create_tag(&self, name: &str) -> Result<Tag, KbError> {
         let name = valid_name(name)?;
         self.edit_tags(|tags| {
@@ -50,6 +54,7 @@ impl KnowledgeBase {
         })
     }
 
+    /// Renames a tag.
     pub fn rename_tag(&self, id: &str, name: &str) -> Result<Tag, KbError> {
         let name = valid_name(name)?;
         self.edit_tags(|tags| {
@@ -106,6 +111,7 @@ impl KnowledgeBase {
         })
     }
 
+    /// Unbinds a tag from a dataset.
     pub fn unbind_tag(&self, dataset: &str, id: &str) -> Result<(), KbError> {
         self.edit_dataset(dataset, |d, _| {
             d.tag_ids.retain(|t| t != id);
