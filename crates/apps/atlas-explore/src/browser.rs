@@ -63,6 +63,7 @@ pub fn find_chromium() -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
+/// Chromium, with its network guard.
 pub struct Browser {
     inner: chromiumoxide::Browser,
     driver: tokio::task::JoinHandle<()>,
@@ -133,6 +134,7 @@ impl Browser {
         })
     }
 
+    /// Stops the guard and the browser.
     pub async fn close(mut self) {
         if let Ok(guard) = Arc::try_unwrap(self.guard) {
             guard.stop();
@@ -156,6 +158,7 @@ async fn limited<T>(
         .map_err(|_| ExploreError::Browser(format!("{what}: no answer in {STEP_LIMIT:?}")))?
 }
 
+/// A tab of the browser.
 pub struct Tab {
     page: chromiumoxide::Page,
     /// Its main frame's id (a page target's id), as the guard knows the tab.
@@ -193,6 +196,7 @@ impl Tab {
         self.guard.allow_sign_in(&self.frame, action);
     }
 
+    /// Ends what [`Tab::allow_sign_in`] allowed.
     pub fn end_sign_in(&self) {
         self.guard.end_sign_in(&self.frame);
     }
@@ -310,6 +314,7 @@ impl Tab {
         Ok(())
     }
 
+    /// Reads the page (in an isolated world, bounded; see `snapshot.js`).
     pub async fn snapshot(&self) -> Result<Snapshot, ExploreError> {
         limited("read the page", async {
             let value = self.evaluate(SNAPSHOT_JS).await?;
@@ -321,6 +326,7 @@ impl Tab {
         .await
     }
 
+    /// The page as a PNG.
     pub async fn screenshot(&self) -> Result<Vec<u8>, ExploreError> {
         limited("screenshot", async {
             let params = ScreenshotParams::builder()
@@ -417,6 +423,7 @@ impl Tab {
         Ok(sent)
     }
 
+    /// Scrolls one screen down (true once the page ran the scroll).
     pub async fn scroll(&self) -> Result<bool, ExploreError> {
         let found = self
             .run(
@@ -428,6 +435,7 @@ impl Tab {
         Ok(found)
     }
 
+    /// Closes the tab.
     pub async fn close(self) {
         let _ = self.page.close().await;
     }

@@ -17,9 +17,13 @@ use axum::routing::{get, post};
 /// What happened to the site that an explorer must not do.
 #[derive(Debug, Default)]
 pub struct Counters {
+    /// Notes deleted.
     pub deleted: AtomicUsize,
+    /// Sign-outs.
     pub logouts: AtomicUsize,
+    /// Entries created.
     pub entries: AtomicUsize,
+    /// Sign-ins.
     pub logins: AtomicUsize,
 }
 

@@ -18,15 +18,22 @@ use crate::safety;
 use crate::snapshot::{Identity, Snapshot, normalize_url};
 use crate::tasks::{self, Place, Task};
 
+/// How to explore a site.
 #[derive(Debug, Clone)]
 pub struct ExploreOptions {
+    /// The address exploring starts from.
     pub start: String,
     /// The app id the site is kept under (default: its host and port).
     pub app_id: Option<String>,
+    /// States at most.
     pub max_states: usize,
+    /// Actions from the start at most.
     pub max_depth: u32,
+    /// Actions at most.
     pub max_actions: usize,
+    /// Seconds at most.
     pub max_seconds: u64,
+    /// `--allow-destructive`: the guard and the destructive words are lifted (never where credentials go).
     pub allow_destructive: bool,
     /// Browser tabs working at once.
     pub tabs: usize,
@@ -38,33 +45,46 @@ pub struct ExploreOptions {
     /// States of one template (layout) expanded at most this many times: the rest of a wiki's
     /// thousand alike pages are recorded, not explored.
     pub max_similar: usize,
+    /// The Chromium to run.
     pub chromium: PathBuf,
 }
 
 /// What a run did, and where its time went.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct ExploreReport {
+    /// The app the site is kept under.
     pub app_id: String,
+    /// Tabs that worked.
     pub tabs: usize,
+    /// States known.
     pub states: usize,
+    /// States found by this run.
     pub new_states: usize,
+    /// Transitions reported.
     pub transitions: usize,
+    /// Actions taken.
     pub actions: usize,
+    /// Actions that failed.
     pub failed_actions: usize,
     /// Destructive tasks recorded and left undone.
     pub destructive_recorded: usize,
+    /// Tasks left in the queue.
     pub pending_tasks: usize,
     /// Tasks a stopped run had under way, put back in the queue.
     pub resumed_tasks: usize,
+    /// The run, in seconds.
     pub seconds: f64,
     /// Time in the browser (navigation, reading, acting, screenshots) and in Atlas (the
     /// service's writes, the folder's files, fingerprints), summed over the tabs.
     pub browser_seconds: f64,
+    /// Atlas's share.
     pub atlas_seconds: f64,
+    /// What ended the run (a budget, or the queue ran dry).
     pub stopped_by: String,
 }
 
 impl ExploreReport {
+    /// New states found a minute.
     pub fn new_states_per_minute(&self) -> f64 {
         self.new_states as f64 * 60.0 / self.seconds.max(1e-9)
     }
@@ -100,15 +120,20 @@ impl ExploreReport {
 
 /// Told of progress: states known, tasks waiting, actions done.
 pub trait Progress: Send + Sync {
+    /// The counts now.
     fn update(&self, states: usize, queued: usize, actions: usize);
+    /// A new state was found.
     fn state(&self, name: &str, url: &str);
 }
 
 /// One step of the way from the root to a state.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Step {
+    /// click, type, navigate or scroll.
     pub action: String,
+    /// The element acted on.
     pub selector: String,
+    /// The action's parameters (a label, the values typed).
     #[serde(default)]
     pub parameters: serde_json::Value,
 }
@@ -116,19 +141,28 @@ pub struct Step {
 /// A state as the explorer keeps it (`.atlas/explore.json` of the site's folder).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct State {
+    /// Its page in the graph.
     pub page_id: String,
+    /// Its page's name.
     pub name: String,
+    /// Its page's folder.
     pub dir: PathBuf,
+    /// Its DOM fingerprint (seed 001 §6).
     pub fingerprint: String,
     /// What near-duplicates share ([`Identity`]'s key), and the link targets they mostly
     /// share.
     #[serde(default)]
     pub key: String,
+    /// The link targets it shows, sorted.
     #[serde(default)]
     pub links: Vec<String>,
+    /// Its layout, for grouping alike pages.
     pub template: String,
+    /// Its address.
     pub url: String,
+    /// Actions from the start.
     pub depth: u32,
+    /// The way to it from the start.
     pub path: Vec<Step>,
     /// Its tasks were queued (not a template seen too often, not at the depth limit).
     pub expanded: bool,

@@ -39,7 +39,9 @@ pub struct Refused {
     pub frame: String,
     /// Which document of that frame made it: the frame's navigations let through before it.
     pub document: u64,
+    /// Its method.
     pub method: String,
+    /// Its address.
     pub url: String,
 }
 
@@ -49,6 +51,7 @@ pub struct Refused {
 pub struct Policy {
     /// `scheme://host:port` of the start URL (url's ASCII serialisation of an origin).
     pub start_origin: String,
+    /// The user and password for the start origin's sign-in and HTTP authentication.
     pub credentials: Option<(String, String)>,
     /// `--allow-destructive`: every request goes.
     pub allow_writes: bool,
@@ -72,6 +75,7 @@ struct Inner {
     alive: AtomicBool,
 }
 
+/// The network guard over every tab of one browser (see the module's documentation).
 pub struct Guard {
     inner: Arc<Inner>,
     task: tokio::task::JoinHandle<()>,
@@ -189,6 +193,7 @@ impl Guard {
         }
     }
 
+    /// Ends what [`Guard::allow_sign_in`] allowed the frame.
     pub fn end_sign_in(&self, frame: &str) {
         self.inner.decisions.lock().sign_in.remove(frame);
     }
@@ -226,6 +231,7 @@ impl Guard {
         mine
     }
 
+    /// Stops the guard's connection.
     pub fn stop(self) {
         self.task.abort();
     }

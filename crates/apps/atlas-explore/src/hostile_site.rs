@@ -26,6 +26,7 @@ use crate::demo_site::html_escape;
 
 /// The user and password the start origin accepts (give them to `--credentials`).
 pub const USER: &str = "ann";
+/// Its password.
 pub const PASSWORD: &str = "pw-Hostile9";
 
 /// What the two origins saw.
@@ -50,6 +51,7 @@ pub struct Counters {
 }
 
 impl Counters {
+    /// The counters, by name, as JSON.
     pub fn to_json(&self) -> serde_json::Value {
         let n = |c: &AtomicUsize| c.load(Ordering::SeqCst);
         serde_json::json!({

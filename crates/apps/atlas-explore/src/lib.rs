@@ -20,6 +20,8 @@
 //!   task and left undone unless allowed ([`safety`]). Page text never becomes code: the
 //!   navigation scripts carry their steps in literals a real encoder writes ([`artifacts`]).
 
+#![deny(missing_docs)]
+
 pub mod artifacts;
 pub mod browser;
 pub mod demo_site;
@@ -32,14 +34,19 @@ pub mod tasks;
 
 pub use explorer::{ExploreOptions, ExploreReport, Progress, State, Step, explore, start_address};
 
+/// Why exploring failed.
 #[derive(Debug, thiserror::Error)]
 pub enum ExploreError {
+    /// The browser failed, or a page could not be read.
     #[error("browser: {0}")]
     Browser(String),
+    /// Atlas refused a write.
     #[error("{0}")]
     Atlas(#[from] atlas_model::AtlasError),
+    /// A file could not be written.
     #[error("{0}")]
     Io(#[from] std::io::Error),
+    /// The options or the site make no sense (an address that is not one).
     #[error("{0}")]
     Invalid(String),
 }

@@ -144,6 +144,7 @@ fn address_words(href: &str) -> String {
     }
 }
 
+/// Whether a link's text, attributes or address say it deletes, pays, orders or signs out.
 pub fn link_is_destructive(link: &Link) -> bool {
     says_destructive(&link.text)
         || says_destructive(&link.attrs)
@@ -166,6 +167,7 @@ pub fn is_sign_in(form: &Form, start_origin: &str) -> bool {
         && crate::guard::origin_of(&form.action) == start_origin
 }
 
+/// Whether a form's words say it deletes, pays, orders, signs out or creates content.
 pub fn form_is_destructive(form: &Form, start_origin: &str) -> bool {
     let words = format!(
         "{} {} {} {}",

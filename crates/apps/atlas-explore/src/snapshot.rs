@@ -15,31 +15,44 @@ use url::Url;
 /// The script that reads a page (run in the page; returns this module's [`Snapshot`] as JSON).
 pub const SNAPSHOT_JS: &str = include_str!("snapshot.js");
 
+/// What the reader saw of a page.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Snapshot {
+    /// The page's address.
     pub url: String,
+    /// Its title.
     pub title: String,
+    /// Its h1 and h2 headings.
     #[serde(default)]
     pub headings: Vec<String>,
     /// Selectors of the selected tabs, current items, open panels.
     #[serde(default)]
     pub selected: Vec<String>,
+    /// Its forms.
     #[serde(default)]
     pub forms: Vec<Form>,
+    /// Its links.
     #[serde(default)]
     pub links: Vec<Link>,
+    /// Its buttons.
     #[serde(default)]
     pub buttons: Vec<Button>,
+    /// Its element structure, for the fingerprint.
     #[serde(default)]
     pub structure: String,
+    /// Its height, in pixels.
     #[serde(default)]
     pub scroll_height: u64,
+    /// The window's height.
     #[serde(default)]
     pub viewport_height: u64,
+    /// Its elements.
     #[serde(default)]
     pub element_count: u64,
+    /// Selectors of images without a text alternative.
     #[serde(default)]
     pub images_without_alt: Vec<String>,
+    /// Selectors of fields without a label.
     #[serde(default)]
     pub unlabelled_fields: Vec<String>,
     /// The start of the page's text, for the summary.
@@ -47,58 +60,90 @@ pub struct Snapshot {
     pub text: String,
 }
 
+/// A form.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Form {
+    /// Its selector.
     pub selector: String,
+    /// GET or POST.
     pub method: String,
+    /// Where it sends.
     pub action: String,
+    /// Its id attribute.
     #[serde(default)]
     pub id: String,
+    /// Its name attribute.
     #[serde(default)]
     pub name: String,
+    /// Its class attribute.
     #[serde(default)]
     pub classes: String,
+    /// Its fields.
     pub fields: Vec<Field>,
+    /// Its submit button, if any.
     pub submit: Option<Submit>,
 }
 
+/// A form's field.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Field {
+    /// Its selector.
     pub selector: String,
+    /// Its name.
     pub name: String,
+    /// Its type (`text`, `password`, `email`, …).
     #[serde(rename = "type")]
     pub kind: String,
+    /// It must be filled.
     #[serde(default)]
     pub required: bool,
+    /// Its longest value.
     pub maxlength: Option<u64>,
+    /// Its least value.
     pub min: Option<String>,
+    /// Its greatest value.
     pub max: Option<String>,
+    /// The pattern its value must match.
     pub pattern: Option<String>,
+    /// Its label.
     #[serde(default)]
     pub label: String,
 }
 
+/// A form's submit button.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Submit {
+    /// Its selector.
     pub selector: String,
+    /// Its text.
     pub text: String,
 }
 
+/// A link.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Link {
+    /// Its selector.
     pub selector: String,
+    /// Where it leads.
     pub href: String,
+    /// Its text.
     pub text: String,
+    /// It is in a navigation bar.
     #[serde(default)]
     pub in_nav: bool,
+    /// Its attributes that say what it does (title, aria-label, class).
     #[serde(default)]
     pub attrs: String,
 }
 
+/// A button outside a form's submit.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Button {
+    /// Its selector.
     pub selector: String,
+    /// Its text.
     pub text: String,
+    /// Its attributes that say what it does.
     #[serde(default)]
     pub attrs: String,
     /// The method of the form it sends (by its `form` attribute), if any.
@@ -302,7 +347,9 @@ impl Snapshot {
 /// What a page is known by (see [`Snapshot::identity`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Identity {
+    /// Its DOM fingerprint.
     pub fingerprint: String,
+    /// What near-duplicates share: the path, the title and the headings.
     pub key: String,
     /// Sorted, without repeats.
     pub links: Vec<String>,

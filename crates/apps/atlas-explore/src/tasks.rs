@@ -12,18 +12,24 @@ use serde::{Deserialize, Serialize};
 /// One candidate action of a state.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Task {
+    /// Its id.
     pub id: String,
+    /// The element it acts on.
     pub selector: String,
     /// click, type, navigate or scroll.
     pub action: String,
+    /// The action's parameters.
     #[serde(default)]
     pub parameters: serde_json::Value,
     /// 1..10, higher first.
     pub priority: u8,
+    /// Why it is a candidate.
     #[serde(default)]
     pub reason: String,
+    /// It would delete, pay, order, sign out or create content.
     #[serde(default)]
     pub is_destructive: bool,
+    /// When it was queued (RFC 3339).
     pub created_at: String,
     /// pending, processing, completed or failed.
     pub status: String,
@@ -35,8 +41,11 @@ pub struct Task {
 /// Where a task file is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Place {
+    /// `todos/`: waiting.
     Todos,
+    /// `processing/`: a tab is on it.
     Processing,
+    /// `completed/`: done or failed.
     Completed,
 }
 
