@@ -217,10 +217,9 @@ struct Screen {
 }
 
 /// What the graph said of the screen: the page it took it for, and what it would do.
-#[derive(Default)]
 struct Seen {
-    at_page: Option<String>,
-    suggestion: Option<crate::graph::Suggestion>,
+    page: String,
+    suggestion: crate::graph::Suggestion,
 }
 
 /// The agent of one task on one device.
@@ -332,7 +331,7 @@ impl<'a> PhoneAgent<'a> {
         let screen = self.look(&mut device_time)?;
         // The graph first: where we are, what happened last step, and what it would do now.
         let (seen, graph_time) = self.consult_graph(&screen, task, &mut device_time);
-        let fast = seen.suggestion.as_ref().and_then(|s| {
+        let fast = seen.as_ref().map(|s| &s.suggestion).and_then(|s| {
             let threshold = self.graph.as_ref().map_or(f64::INFINITY, |g| g.fast_path);
             (s.confidence >= threshold)
                 .then(|| s.action.clone())
@@ -343,7 +342,7 @@ impl<'a> PhoneAgent<'a> {
         if let Some(o) = observation.take() {
             info["last_observation"] = json!(o);
         }
-        if let Some(s) = &seen.suggestion
+        if let Some(s) = seen.as_ref().map(|s| &s.suggestion)
             && !s.hint.is_null()
         {
             info["atlas_hint"] = s.hint.clone();
@@ -364,9 +363,8 @@ impl<'a> PhoneAgent<'a> {
             ok: false,
             observation: None,
             model: None,
-            graph: seen.at_page.as_ref().map(|page| {
-                let s = seen.suggestion.as_ref();
-                json!({"page": page, "suggested": s.map(|s| &s.raw), "resolved": s.and_then(|s| s.action.as_ref()).map(|(a, _)| a.to_dict()), "confidence": s.map(|s| s.confidence), "basis": s.map(|s| &s.basis)})
+            graph: seen.as_ref().map(|Seen { page, suggestion: s }| {
+                json!({"page": page, "suggested": &s.raw, "resolved": s.action.as_ref().map(|(a, _)| a.to_dict()), "confidence": s.confidence, "basis": &s.basis})
             }),
             step_ms: 0.0,
             device_ms: 0.0,
@@ -394,7 +392,7 @@ impl<'a> PhoneAgent<'a> {
             proposed,
             focus,
             &screen,
-            &seen,
+            seen.as_ref(),
             &mut report,
             &mut device_time,
         );
@@ -429,23 +427,22 @@ impl<'a> PhoneAgent<'a> {
         screen: &Screen,
         task: &str,
         device_time: &mut Duration,
-    ) -> (Seen, Duration) {
-        let mut seen = Seen::default();
+    ) -> (Option<Seen>, Duration) {
         let Some(graph) = &mut self.graph else {
-            return (seen, Duration::ZERO);
+            return (None, Duration::ZERO);
         };
         let t = Instant::now();
         let widgets = self.device.hierarchy().unwrap_or_default();
         *device_time += t.elapsed();
         let t = Instant::now();
-        match graph.observe(&screen.package, &widgets, task, screen.size) {
-            Ok((page, suggestion)) if !page.is_empty() => {
-                seen.suggestion = Some(suggestion);
-                seen.at_page = Some(page);
+        let seen = match graph.observe(&screen.package, &widgets, task, screen.size) {
+            Ok((page, suggestion)) if !page.is_empty() => Some(Seen { page, suggestion }),
+            Ok(_) => None,
+            Err(e) => {
+                tracing::warn!("the graph did not answer: {e}");
+                None
             }
-            Ok(_) => {}
-            Err(e) => tracing::warn!("the graph did not answer: {e}"),
-        }
+        };
         (seen, t.elapsed())
     }
 
@@ -497,7 +494,7 @@ impl<'a> PhoneAgent<'a> {
         proposed: Action,
         focus: Option<Point>,
         screen: &Screen,
-        seen: &Seen,
+        seen: Option<&Seen>,
         report: &mut StepReport,
         device_time: &mut Duration,
     ) -> (Option<(Ending, String)>, Option<String>) {
@@ -520,7 +517,7 @@ impl<'a> PhoneAgent<'a> {
         };
         let executed = focused.and_then(|_| self.execute(&action, screen.size));
         *device_time += t.elapsed();
-        if let (Some(graph), Some(_)) = (&mut self.graph, &seen.at_page) {
+        if let (Some(graph), Some(_)) = (&mut self.graph, seen) {
             graph.executed(&action, focus, report.chosen_by == Chooser::Graph);
         }
         let (ok, result, end) = match executed {

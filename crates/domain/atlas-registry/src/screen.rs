@@ -75,13 +75,12 @@ pub struct Executed {
 }
 
 /// What one screen leaves for the next: send it back with the next screen as it came.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
 pub struct Carry {
     /// The page the screen was taken for (empty when none).
-    #[serde(default)]
     pub page_id: String,
     /// The screen's widgets, to tell what a tap on it hit and whether the next screen changed.
-    #[serde(default)]
     pub widgets: Vec<Widget>,
     /// The text field typing goes to.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -94,17 +93,26 @@ pub struct Carry {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub taken: Option<Taken>,
     /// Some step of the run has been reported.
-    #[serde(default)]
     pub reported: bool,
     /// Every step so far is one the graph could replay (none was a knowledge lookup, a swipe,
     /// typing into no known field): a finished run is then remembered as the task's way. Say
     /// `finished` to `end_session` only when this holds.
-    #[serde(default = "yes")]
     pub replayable: bool,
 }
 
-fn yes() -> bool {
-    true
+/// A run's first screen: nothing seen yet, and nothing yet that could not be replayed.
+impl Default for Carry {
+    fn default() -> Carry {
+        Carry {
+            page_id: String::new(),
+            widgets: Vec::new(),
+            focused: None,
+            suggested: None,
+            taken: None,
+            reported: false,
+            replayable: true,
+        }
+    }
 }
 
 /// The graph's action an agent took.
@@ -183,10 +191,7 @@ pub(crate) async fn observe_screen(
     let fast_path = req.fast_path.unwrap_or(DEFAULT_FAST_PATH);
     let ui = req.ui_hierarchy.expanded()?;
     let widgets = ui.widgets;
-    let mut carry = req.carry.unwrap_or(Carry {
-        replayable: true,
-        ..Default::default()
-    });
+    let mut carry = req.carry.unwrap_or_default();
     let pending = match &req.executed {
         Some(executed) if !carry.page_id.is_empty() => executed_step(&mut carry, executed, size)?,
         _ => None,
