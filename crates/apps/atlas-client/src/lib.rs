@@ -10,8 +10,6 @@
 //! registry in process) is the caller's only difference, and the types are the registry's own,
 //! so a field renamed there is a compile error here. Async code calls it from its blocking pool.
 
-#![deny(missing_docs)]
-
 mod caller;
 
 use serde::Serialize;

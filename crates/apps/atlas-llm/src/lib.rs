@@ -11,8 +11,6 @@
 //! blocking thread, the agent between device commands that block anyway; a blocking client keeps
 //! the streaming reader a simple loop over lines.
 
-#![deny(missing_docs)]
-
 use std::io::{BufRead, BufReader};
 use std::time::{Duration, Instant};
 

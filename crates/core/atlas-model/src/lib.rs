@@ -11,8 +11,6 @@
 //! lands on the same entity, and two agents that never talked agree on ids. The crate has no I/O so
 //! every other crate can depend on it.
 
-#![deny(missing_docs)]
-
 mod entity;
 mod error;
 mod fingerprint;

@@ -13,8 +13,6 @@
 //! durable state, so readers never hold its lock while a model runs; an evaluation or a test can
 //! hand it a plain [`Snapshot`] and get the answers the server would give.
 
-#![deny(missing_docs)]
-
 mod ground;
 mod index;
 mod memory;

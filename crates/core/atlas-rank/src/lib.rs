@@ -15,8 +15,6 @@
 //! a few hundred labelled steps fit a few dozen weights without overfitting, and a weight can be
 //! read and argued with.
 
-#![deny(missing_docs)]
-
 mod calibration;
 mod logit;
 mod model;

@@ -11,8 +11,6 @@
 //! is then the cosine of the sparse feature vectors, computed over the texts sharing a feature,
 //! and no dense vector is stored.
 
-#![deny(missing_docs)]
-
 use std::collections::HashMap;
 
 use atlas_text::{EmbedError, Embedder, cosine, features};

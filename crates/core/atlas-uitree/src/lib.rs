@@ -10,8 +10,6 @@
 //! dataset readers stay out of both: the same dump gives the same widgets on every path, and no
 //! phone backend pulls in a benchmark's file formats to read a screen.
 
-#![deny(missing_docs)]
-
 use atlas_model::Widget;
 
 /// A dump that is not what its format says.

@@ -12,8 +12,6 @@
 //! ([`parse_devices`], [`parse_focused_app`], [`parse_screen_size`]), so each is tested on
 //! recorded outputs, and the backend on a device or the simulator only has to run commands.
 
-#![deny(missing_docs)]
-
 use std::path::PathBuf;
 use std::sync::OnceLock;
 

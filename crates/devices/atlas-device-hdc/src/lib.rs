@@ -12,8 +12,6 @@
 //! Key design decision: as for adb, **everything read from hdc is parsed by pure functions**, so
 //! a device's different wording is a test away from being handled.
 
-#![deny(missing_docs)]
-
 use std::path::PathBuf;
 use std::sync::Mutex;
 

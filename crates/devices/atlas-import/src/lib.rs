@@ -6,8 +6,6 @@
 //! which sends them through the same interfaces a live agent uses. So an import can never learn
 //! anything a real agent could not have told Atlas, and one teaching path serves every format.
 
-#![deny(missing_docs)]
-
 pub mod droidbot;
 pub mod droidtask;
 pub mod recording;

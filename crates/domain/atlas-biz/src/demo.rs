@@ -6,6 +6,8 @@ use crate::error::BizError;
 use crate::model::BusinessData;
 use crate::store::{BizStore, ImportReport};
 
+/// The demo business graph (an operator's monthly card: processes, APIs, tables), in the import
+/// format.
 pub const DEMO_GRAPH: &str = include_str!("../demo/graph.json");
 
 /// The demo graph as data.

@@ -1,5 +1,6 @@
 //! What can go wrong with a business graph. The service maps these to seed 000's error codes.
 
+/// What can go wrong with a business graph or a tool call.
 #[derive(Debug, thiserror::Error)]
 pub enum BizError {
     /// Input that cannot be a business graph or a tool call: the message says what and where.
@@ -7,14 +8,26 @@ pub enum BizError {
     Invalid(String),
     /// No entity of this type with this id.
     #[error("no {kind} with id {id:?}")]
-    NotFound { kind: &'static str, id: String },
+    NotFound {
+        /// The type asked for.
+        kind: &'static str,
+        /// The id asked for.
+        id: String,
+    },
     /// Another process (a running server) holds the folder.
     #[error(
         "{path} is in use by another atlas process{holder}; change the business graph through that server's HTTP API"
     )]
-    Locked { path: String, holder: String },
+    Locked {
+        /// The folder.
+        path: String,
+        /// Who holds it, as its lock file says (" (pid N)"), or empty.
+        holder: String,
+    },
+    /// Reading or writing the data folder failed.
     #[error("storage: {0}")]
     Io(String),
+    /// The embedder failed to embed a search text or a query.
     #[error("embedding: {0}")]
     Embed(String),
 }

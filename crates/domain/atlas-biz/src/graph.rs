@@ -13,10 +13,13 @@ use crate::search_text;
 /// A node: its type and its position in that type's list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Node {
+    /// Its type.
     pub kind: EntityType,
+    /// Its position in its type's list.
     pub at: usize,
 }
 
+/// A business graph ready for the tools: entities by id, relations walkable in both directions.
 #[derive(Debug)]
 pub struct BusinessGraph {
     data: BusinessData,
@@ -138,10 +141,12 @@ impl BusinessGraph {
         }
     }
 
+    /// The graph's entities and relations as imported.
     pub fn data(&self) -> &BusinessData {
         &self.data
     }
 
+    /// The node of an entity, by type and id.
     pub fn node(&self, kind: EntityType, id: &str) -> Option<Node> {
         self.by_id.get(&(kind, id.to_string())).copied()
     }
@@ -154,6 +159,7 @@ impl BusinessGraph {
         })
     }
 
+    /// A node's id.
     pub fn id_of(&self, node: Node) -> &str {
         match node.kind {
             EntityType::Business => &self.data.businesses[node.at].process_id,
@@ -163,6 +169,7 @@ impl BusinessGraph {
         }
     }
 
+    /// A node's name.
     pub fn name_of(&self, node: Node) -> &str {
         match node.kind {
             EntityType::Business => &self.data.businesses[node.at].name,
@@ -172,6 +179,7 @@ impl BusinessGraph {
         }
     }
 
+    /// A node's search text (empty for a step, which is never searched).
     pub fn search_text_of(&self, node: Node) -> &str {
         match node.kind {
             EntityType::Business => &self.data.businesses[node.at].search_text,
@@ -181,6 +189,7 @@ impl BusinessGraph {
         }
     }
 
+    /// A relation by its index in the graph's list.
     pub fn relation(&self, index: usize) -> &Relation {
         &self.data.relations[index]
     }

@@ -18,6 +18,9 @@ use serde::{Deserialize, Serialize};
     schemars::JsonSchema,
 )]
 #[serde(rename_all = "snake_case")]
+// Variants undocumented on purpose: a doc comment on a variant turns the JSON Schema's `enum`
+// into a `oneOf` of constants, which function-calling models take less well.
+#[allow(missing_docs)]
 pub enum EntityType {
     Business,
     Step,
@@ -26,6 +29,7 @@ pub enum EntityType {
 }
 
 impl EntityType {
+    /// Its name as tool answers and the import format spell it.
     pub fn as_str(self) -> &'static str {
         match self {
             EntityType::Business => "business",
@@ -39,8 +43,11 @@ impl EntityType {
 /// A business process (业务流程).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Business {
+    /// The process's id.
     pub process_id: String,
+    /// Its name as the graph gives it.
     pub name: String,
+    /// Its description, when the graph has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// Other names people use ("开卡", "办卡" for 开通月卡).
@@ -54,15 +61,20 @@ pub struct Business {
 /// One step of a process.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Step {
+    /// The step's id.
     pub step_id: String,
     /// Its process; may be left empty when a HAS_STEP relation says it.
     #[serde(default)]
     pub process_id: String,
+    /// Its name as the graph gives it.
     pub name: String,
+    /// Its description, when the graph has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// What kind of step it is (a user action, a system check…), when the graph says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub step_type: Option<String>,
+    /// Its position in its process, when the graph gives one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub order_no: Option<i64>,
 }
@@ -70,19 +82,26 @@ pub struct Step {
 /// An implementation: an API, a service method, a job.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Implementation {
+    /// The implementation's id.
     pub impl_id: String,
+    /// Its name as the graph gives it.
     pub name: String,
+    /// The system it belongs to (a service, an application), when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub system: Option<String>,
+    /// Its address: an HTTP path, an RPC method, a job's name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub uri: Option<String>,
     /// http_api, rpc, job, mq_consumer… as the source says.
     #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
+    /// Its description, when the graph has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// Where its code lives (a class, a file), when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub code_ref: Option<String>,
+    /// What search matches by meaning; generated from its fields when not given.
     #[serde(default)]
     pub search_text: String,
 }
@@ -90,7 +109,9 @@ pub struct Implementation {
 /// A column or field of a data resource.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Field {
+    /// The field's name.
     pub name: String,
+    /// Its description, when the graph has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
 }
@@ -98,18 +119,26 @@ pub struct Field {
 /// A data resource: a table, a cache, a topic.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct DataResource {
+    /// The data resource's id.
     pub resource_id: String,
+    /// Its name as the graph gives it.
     pub name: String,
+    /// The database it lives in, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub db: Option<String>,
+    /// Its table name, when it is a table.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub table: Option<String>,
+    /// Its description, when the graph has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// Other names people use for it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub aliases: Vec<String>,
+    /// Its columns or fields.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub fields: Vec<Field>,
+    /// What search matches by meaning; generated from its fields when not given.
     #[serde(default)]
     pub search_text: String,
 }
@@ -146,6 +175,7 @@ impl RelationType {
         }
     }
 
+    /// Its name as tool answers and the import format spell it.
     pub fn as_str(self) -> &'static str {
         match self {
             RelationType::HasStep => "HAS_STEP",
@@ -161,9 +191,12 @@ impl RelationType {
 /// A directed relation between two entities by id.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Relation {
+    /// How the relation connects its ends.
     #[serde(rename = "type")]
     pub kind: RelationType,
+    /// The id of the entity the relation leaves.
     pub from: String,
+    /// The id of the entity the relation reaches.
     pub to: String,
     /// read, write, read_write… (ACCESSES and USES).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -176,14 +209,19 @@ pub struct Relation {
 /// A whole business graph as it is imported and stored (`DATA/business/graph.json`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct BusinessData {
+    /// The processes.
     #[serde(default)]
     pub businesses: Vec<Business>,
+    /// The steps of every process.
     #[serde(default)]
     pub steps: Vec<Step>,
+    /// The implementations.
     #[serde(default)]
     pub implementations: Vec<Implementation>,
+    /// The data resources.
     #[serde(default)]
     pub data_resources: Vec<DataResource>,
+    /// The relations between them.
     #[serde(default)]
     pub relations: Vec<Relation>,
 }

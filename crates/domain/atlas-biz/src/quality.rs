@@ -14,20 +14,29 @@ pub const DEMO_LABELLED: &str = include_str!("../demo/labelled.csv");
 /// One labelled question.
 #[derive(Debug, Clone)]
 pub struct Labelled {
+    /// The search tool an LLM would call for it.
     pub tool: String,
+    /// The question as a person asks it.
     pub query: String,
+    /// The id of the entity it should find.
     pub expected: String,
 }
 
+/// Hit rates over a set of labelled questions.
 #[derive(Debug, Clone, Serialize)]
 pub struct Score {
+    /// How many questions.
     pub queries: usize,
+    /// The share whose entity came first.
     pub top1: f64,
+    /// The share whose entity came in the first three.
     pub top3: f64,
 }
 
+/// Search quality on a labelled set: the total, per tool, and the questions missed.
 #[derive(Debug, Clone, Serialize)]
 pub struct Quality {
+    /// Over all questions.
     pub total: Score,
     /// Per search tool.
     pub by_tool: Vec<(String, Score)>,

@@ -119,6 +119,9 @@ pub struct ResourceRequest {
 /// The kinds a walk may start or end at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
+// Variants undocumented on purpose: a doc comment on a variant turns the JSON Schema's `enum`
+// into a `oneOf` of constants, which function-calling models take less well.
+#[allow(missing_docs)]
 pub enum EndType {
     Business,
     Implementation,
@@ -160,9 +163,13 @@ impl NeighborsRequest {
 /// get_path_between_entities
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 pub struct PathRequest {
+    /// The type of the entity the path starts at.
     pub start_type: EndType,
+    /// The id of the entity the path starts at.
     pub start_id: String,
+    /// The type of the entity the path ends at.
     pub end_type: EndType,
+    /// The id of the entity the path ends at.
     pub end_id: String,
     /// 最大允许路径长度，默认 6
     #[schemars(range(min = 1, max = 10))]

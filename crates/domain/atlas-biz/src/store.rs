@@ -22,10 +22,15 @@ const GRAPH_FILE: &str = "graph.json";
 /// What an import replaced the graph with.
 #[derive(Debug, Clone, Serialize)]
 pub struct ImportReport {
+    /// Processes imported.
     pub businesses: usize,
+    /// Steps imported.
     pub steps: usize,
+    /// Implementations imported.
     pub implementations: usize,
+    /// Data resources imported.
     pub data_resources: usize,
+    /// Relations imported.
     pub relations: usize,
     /// Source records that were not part of a business graph (other labels in a Neo4j export).
     pub skipped: usize,
@@ -125,6 +130,7 @@ impl BizStore {
         self.current.read().clone()
     }
 
+    /// Whether the folder has no business graph yet (nothing imported).
     pub fn is_empty(&self) -> bool {
         let snapshot = self.current();
         let data = snapshot.graph().data();

@@ -43,6 +43,8 @@ fn matches_loosely(wanted: &str, value: Option<&str>) -> bool {
 type Related<'a> = Vec<(Node, &'a Relation)>;
 
 impl BizSnapshot {
+    /// Builds the tools over a graph: fills in search texts and embeds every searchable entity
+    /// once.
     pub fn build(graph: BusinessGraph, embedder: Arc<dyn Embedder>) -> Result<Self, BizError> {
         let index = SearchIndex::build(&graph, embedder.as_ref())?;
         Ok(BizSnapshot {
@@ -52,6 +54,7 @@ impl BizSnapshot {
         })
     }
 
+    /// The graph the tools answer from.
     pub fn graph(&self) -> &BusinessGraph {
         &self.graph
     }
@@ -67,6 +70,7 @@ impl BizSnapshot {
             .search(self.embedder.as_ref(), kind, query, admits, limit)
     }
 
+    /// search_businesses: processes by meaning and by name, best first.
     pub fn search_businesses(
         &self,
         r: &SearchBusinessesRequest,
@@ -76,6 +80,7 @@ impl BizSnapshot {
         Ok(self.candidates(found, |n| self.process_info(n)))
     }
 
+    /// search_implementations: APIs, methods and jobs by meaning, by name and by URI, best first.
     pub fn search_implementations(
         &self,
         r: &SearchImplementationsRequest,
@@ -92,6 +97,8 @@ impl BizSnapshot {
         Ok(self.candidates(found, |n| self.implementation_info(n)))
     }
 
+    /// search_data_resources: tables and other data by meaning, by name and by table or field name,
+    /// best first.
     pub fn search_data_resources(
         &self,
         r: &SearchDataResourcesRequest,
@@ -212,6 +219,7 @@ impl BizSnapshot {
 
     // ---- §5.1 business ----
 
+    /// summarize_business: a process in a few sentences with its key steps and systems.
     pub fn summarize_business(&self, r: &ProcessRequest) -> Result<BusinessSummary, BizError> {
         let p = self.graph.require(EntityType::Business, &r.process_id)?;
         let data = self.graph.data();
@@ -296,6 +304,8 @@ impl BizSnapshot {
         out
     }
 
+    /// get_business_context_for_chat: a process with its steps, implementations and data, for an
+    /// LLM.
     pub fn get_business_context_for_chat(
         &self,
         r: &ProcessRequest,
@@ -389,6 +399,8 @@ impl BizSnapshot {
 
     // ---- §5.2 implementation ----
 
+    /// summarize_implementation: an implementation in a few sentences with the processes that use
+    /// it.
     pub fn summarize_implementation(
         &self,
         r: &ImplementationRequest,
@@ -446,6 +458,8 @@ impl BizSnapshot {
         })
     }
 
+    /// get_implementation_context_for_chat: an implementation with its uses, calls and data, for an
+    /// LLM.
     pub fn get_implementation_context_for_chat(
         &self,
         r: &ImplementationRequest,
@@ -501,6 +515,7 @@ impl BizSnapshot {
         (by_impl, by_step)
     }
 
+    /// summarize_data_resource: a data resource in a few sentences with its fields and uses.
     pub fn summarize_data_resource(
         &self,
         r: &ResourceRequest,
@@ -558,6 +573,8 @@ impl BizSnapshot {
         })
     }
 
+    /// get_resource_context_for_chat: a data resource with the processes, steps and implementations
+    /// that reach it, for an LLM.
     pub fn get_resource_context_for_chat(
         &self,
         r: &ResourceRequest,
@@ -670,6 +687,8 @@ impl BizSnapshot {
         }
     }
 
+    /// get_neighbors: the entities within a few relations of one, grouped by type, and the
+    /// relations among them.
     pub fn get_neighbors(&self, r: &NeighborsRequest) -> Result<Neighbors, BizError> {
         let depth = r.check()?;
         let start = self.graph.require(r.node_type.into(), &r.node_id)?;
@@ -725,6 +744,8 @@ impl BizSnapshot {
         })
     }
 
+    /// get_path_between_entities: a shortest path between two entities, relations walked either
+    /// way.
     pub fn get_path_between_entities(&self, r: &PathRequest) -> Result<EntityPath, BizError> {
         let max_hops = r.check()?;
         let from = self.graph.require(r.start_type.into(), &r.start_id)?;

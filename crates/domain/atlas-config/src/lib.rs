@@ -10,8 +10,6 @@
 //! a benchmark, a test harness) drifts from the real one, and then measures or tests something
 //! users never run.
 
-#![deny(missing_docs)]
-
 mod embedders;
 #[cfg(feature = "testing")]
 pub mod testing;

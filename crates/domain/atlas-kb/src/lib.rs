@@ -8,8 +8,6 @@
 //! small next to their readers (a customer-service table, a manual), so rebuilding one dataset's
 //! index per write costs less than an incremental index would cost every search.
 
-#![deny(missing_docs)]
-
 pub mod demo;
 mod edit;
 mod error;

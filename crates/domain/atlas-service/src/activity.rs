@@ -31,15 +31,23 @@ pub const KEPT_PER_APP: usize = 10_000;
 pub struct RecentReport {
     /// When this server learned of it (RFC 3339).
     pub at: String,
+    /// The app.
     pub app_id: String,
+    /// The transition's id.
     pub transition_id: String,
+    /// The page the step started on (its id).
     pub from_page: String,
+    /// The page the step led to (its id).
     pub to_page: String,
+    /// click, input, swipe, back…
     pub action_type: String,
+    /// The widget's text or label.
     pub widget_text: String,
     /// Reports it stands for (1 for a report made here).
     pub reports: u64,
+    /// Reports of the step that worked.
     pub succeeded: u64,
+    /// Reports of the step that failed.
     pub failed: u64,
     /// Mean latency reported, when any was.
     pub latency_ms: Option<f64>,

@@ -11,6 +11,7 @@ use crate::{
     UiHierarchy,
 };
 
+/// The demo graph's app (a food-delivery app's pages, actions and intents).
 pub const DEMO_APP_ID: &str = "com.meituan.app";
 
 const DEMO_JSON: &str = include_str!("../demo/meituan.json");

@@ -15,8 +15,11 @@ pub const DEMO_PARAPHRASES: &str = include_str!("../demo/paraphrases.csv");
 /// Hits among some of the queries.
 #[derive(Debug, Clone, Copy, Default, serde::Serialize)]
 pub struct Hits {
+    /// Labelled queries asked.
     pub queries: usize,
+    /// Queries whose intent came first.
     pub top1: usize,
+    /// Queries whose intent came in the first three.
     pub top3: usize,
 }
 
@@ -27,21 +30,27 @@ impl Hits {
         self.top3 += top3 as usize;
     }
 
+    /// The share of queries whose intent came first.
     pub fn top1_rate(&self) -> f64 {
         self.top1 as f64 / self.queries.max(1) as f64
     }
 
+    /// The share of queries whose intent came in the first three.
     pub fn top3_rate(&self) -> f64 {
         self.top3 as f64 / self.queries.max(1) as f64
     }
 }
 
+/// Intent search quality on a labelled set, overall and by language.
 #[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct IntentQuality {
+    /// Over all queries.
     pub all: Hits,
     /// Requests the app cannot serve: `top1` counts those that found no page, as they should.
     pub unservable: Hits,
+    /// Over the Chinese queries.
     pub chinese: Hits,
+    /// Over the English queries.
     pub english: Hits,
     /// (query, expected page, page found or "")
     pub misses: Vec<(String, String, String)>,

@@ -53,7 +53,9 @@ use state::State;
 /// many records it folds early.
 #[derive(Debug, Clone, Copy)]
 pub struct CheckpointPolicy {
+    /// How long after a change a checkpoint is written at the latest.
     pub interval: Duration,
+    /// How many journal records trigger a checkpoint at the latest.
     pub max_records: u64,
 }
 
@@ -189,6 +191,7 @@ impl Atlas {
         })
     }
 
+    /// The embedder the graph's texts are embedded with.
     pub fn embedder(&self) -> &dyn Embedder {
         self.embedder.as_ref()
     }

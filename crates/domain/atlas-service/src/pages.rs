@@ -18,6 +18,8 @@ const MAX_WIDGETS: usize = 500;
 /// A match below this is reported as candidates only.
 const MATCH_THRESHOLD: f64 = 0.75;
 
+/// What a screen shows, as seed 000 §1.3 sends it: key widgets and a description, or the device's
+/// own dump.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
 pub struct UiHierarchy {
     /// The visible key widgets.
@@ -65,11 +67,15 @@ impl UiHierarchy {
     }
 }
 
+/// Seed 000 §1.3 `match_current_page`: a screen to recognise.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct MatchPageRequest {
+    /// The app (its package or bundle name).
     pub app_id: String,
+    /// What the screen shows.
     #[serde(default)]
     pub ui_hierarchy: Option<UiHierarchy>,
+    /// The screen's title, when the agent knows it.
     #[serde(default)]
     pub page_title: Option<String>,
     /// Reserved by seed 000 for later use; accepted and ignored.
@@ -77,55 +83,84 @@ pub struct MatchPageRequest {
     pub page_screenshot: Option<String>,
 }
 
+/// The page a screen was recognised as.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct MatchedPage {
+    /// The page's id.
     pub page_id: String,
+    /// The page's name.
     pub page_name: String,
+    /// home, list, detail, form, search or other.
     pub page_type: String,
+    /// What the page is, in words.
     pub description: String,
+    /// How sure the match is, 0..1.
     pub confidence: f64,
 }
 
+/// An action available on a page: the widget, where it leads and how well it works.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct PageAction {
+    /// click, input, swipe, back…
     pub action_type: String,
+    /// The widget's id, when it has one.
     pub widget_id: String,
+    /// The widget's text or label.
     pub widget_text: String,
+    /// The page it leads to (its id).
     pub target_page_id: String,
+    /// The page it leads to (its name).
     pub target_page_name: String,
+    /// Its success rate, 0..1.
     pub success_rate: f64,
+    /// Its mean latency in milliseconds.
     pub avg_latency_ms: f64,
+    /// What the action does, in words.
     pub description: String,
 }
 
+/// A page a screen may be, when no page matched surely.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct Candidate {
+    /// The page's id.
     pub page_id: String,
+    /// The page's name.
     pub page_name: String,
+    /// How sure the match is, 0..1.
     pub confidence: f64,
 }
 
+/// What `match_current_page` answers: the page, its actions, or candidates when unsure.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct MatchPageResponse {
+    /// Whether a page matched surely.
     pub matched: bool,
+    /// The page matched, when one was.
     pub page: Option<MatchedPage>,
+    /// The matched page's actions, by success rate.
     pub available_actions: Vec<PageAction>,
+    /// The pages it may be, most likely first, when none matched surely.
     pub candidates: Vec<Candidate>,
 }
 
+/// Seed 000 §2.2 `add_page`: a page of an app, its screen and the intents it completes.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 pub struct AddPageRequest {
+    /// The app (its package or bundle name).
     pub app_id: String,
+    /// The page's name.
     pub page_name: String,
     /// home, list, detail, form, search or other (default).
     #[serde(default)]
     pub page_type: Option<String>,
+    /// What the page is, in words.
     #[serde(default)]
     pub description: Option<String>,
     /// Intents this page completes; each is registered with this page as its target.
     #[serde(default)]
     #[schemars(extend("items" = { "type": "string", "minLength": 1, "pattern": atlas_model::NON_BLANK_TEXT }))]
     pub intents: Vec<String>,
+    /// What the screen shows.
     #[serde(default)]
     pub ui_hierarchy: Option<UiHierarchy>,
     /// Beyond the seed: the address of a web page (kept as the page's `url`, meta.json's).
@@ -138,23 +173,34 @@ pub struct AddPageRequest {
     pub dom_fingerprint: Option<String>,
 }
 
+/// What `add_page` answers.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct AddPageResponse {
+    /// Whether the call succeeded.
     pub success: bool,
+    /// The page's id.
     pub page_id: String,
+    /// What was done, in words.
     pub message: String,
 }
 
+/// Seed 000 §3.1 `get_available_actions`: the actions of a page.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct AvailableActionsRequest {
+    /// The page's id.
     pub page_id: String,
 }
 
+/// What `get_available_actions` answers: a page's actions by success rate.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct AvailableActionsResponse {
+    /// The page's id.
     pub page_id: String,
+    /// The page's name.
     pub page_name: String,
+    /// The page's actions, by success rate.
     pub actions: Vec<PageAction>,
+    /// How many actions the page has.
     pub total_count: usize,
 }
 

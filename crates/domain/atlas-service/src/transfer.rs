@@ -7,12 +7,18 @@ use serde::Serialize;
 use crate::Atlas;
 use atlas_navigate::{DocTexts, intent_key, page_key};
 
+/// What an import added for one app.
 #[derive(Debug, Clone, Serialize)]
 pub struct ImportSummary {
+    /// The app (its package or bundle name).
     pub app_id: String,
+    /// Pages added or updated.
     pub pages: usize,
+    /// Intents registered.
     pub intents: usize,
+    /// Transitions added or updated.
     pub transitions: usize,
+    /// Traces remembered.
     pub traces: usize,
 }
 

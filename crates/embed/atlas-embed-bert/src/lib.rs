@@ -10,8 +10,6 @@
 //! embedded in one padded batch with an attention mask: a text gets the same vector alone or
 //! beside longer ones.
 
-#![deny(missing_docs)]
-
 use std::path::{Path, PathBuf};
 
 use atlas_text::{EmbedError, Embedder};

@@ -8,8 +8,6 @@
 //! taken per text: nothing in the engine's header promises that concurrent calls on one model
 //! are safe, and a query must not wait behind a large document's embedding.
 
-#![deny(missing_docs)]
-
 use std::ffi::{CString, c_char, c_int, c_void};
 use std::path::{Path, PathBuf};
 

@@ -5,8 +5,6 @@
 //! built-in embedder costs microseconds; this remote one says so through `is_remote()`, and the
 //! server moves such calls off its event loop. `ureq` keeps the dependency small.
 
-#![deny(missing_docs)]
-
 use std::time::Duration;
 
 use atlas_text::{EmbedError, Embedder};

@@ -22,24 +22,36 @@ use serde::Serialize;
 
 use crate::Percentiles;
 
+/// What `atlas bench device` measured: screenshots rendered and taps sent by each path, against
+/// references.
 #[derive(Debug, Clone, Serialize)]
 pub struct DeviceReport {
+    /// The screen's width in pixels.
     pub width: u32,
+    /// The screen's height in pixels.
     pub height: u32,
     /// Views on the rendered screen, and whether a CJK font wrote their text.
     pub views: usize,
+    /// Whether a CJK font wrote the screen's text.
     pub font: bool,
+    /// Rendering one screenshot (PNG), in milliseconds.
     pub render_ms: Percentiles,
+    /// Encoding a blank PNG of the same size: the reference.
     pub reference_blank_png_ms: Percentiles,
+    /// Taps per second by each path (adb, HTTP…).
     pub paths: Vec<ActionRate>,
 }
 
 /// Taps per second by one path, against a no-op command by the same path.
 #[derive(Debug, Clone, Serialize)]
 pub struct ActionRate {
+    /// The path the taps took.
     pub path: String,
+    /// Taps sent.
     pub taps: usize,
+    /// Taps per second.
     pub taps_per_second: f64,
+    /// No-op commands per second by the same path: the reference.
     pub reference_noops_per_second: f64,
 }
 

@@ -13,19 +13,28 @@ use serde::Serialize;
 use crate::Percentiles;
 use crate::synth::{AppShape, Rng, synthetic_app};
 
+/// How `atlas bench ingest` loads the server.
 #[derive(Debug, Clone)]
 pub struct IngestConfig {
+    /// Concurrent clients.
     pub clients: usize,
+    /// How long the load runs.
     pub duration: Duration,
 }
 
+/// What `atlas bench ingest` measured: durable reports per second over HTTP and in process, against
+/// SQLite and `/healthz`.
 #[derive(Debug, Clone, Serialize)]
 pub struct IngestReport {
+    /// Concurrent HTTP clients.
     pub clients: usize,
+    /// How long it ran, in seconds.
     pub seconds: f64,
     /// Reports answered with success (each durable before its answer).
     pub acknowledged: u64,
+    /// Reports answered with an error.
     pub errors: u64,
+    /// Acknowledged reports per second over HTTP.
     pub per_second: f64,
     /// Round-trip latency of one report as a client sees it.
     pub latency: Percentiles,
@@ -34,10 +43,12 @@ pub struct IngestReport {
     pub verified: bool,
     /// SQLite fed the same reports, one upsert per transaction.
     pub sqlite_per_second: f64,
+    /// Rows SQLite holds at the end (one per transition).
     pub sqlite_rows: u64,
     /// SQLite fed the same reports, one transaction per `sqlite_batch` of them (as many as
     /// there are clients): what Atlas's group commit does for reports that arrive together.
     pub sqlite_batched_per_second: f64,
+    /// Reports per SQLite transaction in the batched run.
     pub sqlite_batch: usize,
     /// The same reports from as many tasks calling the service in-process (no HTTP): what the
     /// service and its journal sustain on their own.
@@ -48,6 +59,7 @@ pub struct IngestReport {
 }
 
 impl IngestReport {
+    /// Durable reports over HTTP ÷ SQLite committing each report.
     pub fn ratio(&self) -> f64 {
         self.per_second / self.sqlite_per_second.max(f64::MIN_POSITIVE)
     }
@@ -105,6 +117,7 @@ pub(crate) fn total_reports(atlas: &Atlas, app_id: &str) -> u64 {
     })
 }
 
+/// Runs the benchmark in `scratch`: HTTP clients, then in process, then SQLite and `/healthz` with the same load.
 pub async fn run(config: &IngestConfig, scratch: &Path) -> Result<IngestReport> {
     let app_id = "bench.ingest";
     let generated = synthetic_app(

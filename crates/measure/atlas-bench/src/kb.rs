@@ -124,16 +124,23 @@ fn sentence(rng: &mut Rng) -> String {
     s
 }
 
+/// The size of `atlas bench kb`'s knowledge base and how many questions it asks.
 #[derive(Debug, Clone)]
 pub struct KbBenchConfig {
+    /// Segments to generate.
     pub segments: usize,
+    /// Questions to ask.
     pub queries: usize,
 }
 
+/// What `atlas bench kb` measured: retrieval latency against SQLite FTS5 on the same segments.
 #[derive(Debug, Clone, Serialize)]
 pub struct KbBenchReport {
+    /// Segments in the knowledge base.
     pub segments: usize,
+    /// Questions asked.
     pub queries: usize,
+    /// Building the data, in seconds.
     pub build_seconds: f64,
     /// `KnowledgeBase::search`, hybrid, top 4, built-in embedder.
     pub retrieve: Percentiles,
@@ -144,11 +151,13 @@ pub struct KbBenchReport {
 }
 
 impl KbBenchReport {
+    /// How many times faster than SQLite FTS5, by median.
     pub fn ratio(&self) -> f64 {
         self.sqlite_fts5.p50_us / self.retrieve.p50_us.max(0.001)
     }
 }
 
+/// Runs the benchmark in `scratch`: builds the knowledge base and SQLite's, then asks both.
 pub fn run(config: &KbBenchConfig, scratch: &Path) -> Result<KbBenchReport> {
     let mut rng = Rng::new(0x6b62);
     let questions: Vec<String> = (0..config.segments).map(|_| sentence(&mut rng)).collect();

@@ -18,6 +18,7 @@ use serde::Serialize;
 use crate::Percentiles;
 use crate::synth::Rng;
 
+/// How `atlas bench kb-load` loads the knowledge base while it is asked.
 #[derive(Debug, Clone)]
 pub struct KbLoadConfig {
     /// The size of the document added during the measurement.
@@ -26,24 +27,32 @@ pub struct KbLoadConfig {
     pub max_seconds: f64,
 }
 
+/// What `atlas bench kb-load` measured: retrieval latency idle and while a large document is
+/// indexed.
 #[derive(Debug, Clone, Serialize)]
 pub struct KbLoadReport {
+    /// The embedder used.
     pub embedder: String,
+    /// The size of the document added, in bytes.
     pub document_bytes: usize,
+    /// Segments the document was split into.
     pub document_segments: usize,
     /// Retrieve on the demo dataset, nothing else running.
     pub idle: Percentiles,
     /// The same queries while the document is split and embedded.
     pub loaded: Percentiles,
+    /// Questions answered while the document was indexed.
     pub loaded_queries: usize,
     /// Whether the document was indexed completely within `max_seconds` (else it was stopped).
     pub indexed: bool,
+    /// How long indexing ran, in seconds.
     pub indexing_seconds: f64,
     /// From `stop()` to the add returning, when it had to be stopped.
     pub stop_ms: Option<f64>,
 }
 
 impl KbLoadReport {
+    /// The 99th percentile while indexing ÷ idle: what the indexing costs a question.
     pub fn ratio(&self) -> f64 {
         self.loaded.p99_us / self.idle.p99_us.max(0.001)
     }
@@ -92,6 +101,7 @@ fn document(bytes: usize) -> String {
     }
 }
 
+/// Runs the benchmark in `scratch`: questions idle, then while the document is added.
 pub fn run(
     config: &KbLoadConfig,
     embedder: Arc<dyn Embedder>,

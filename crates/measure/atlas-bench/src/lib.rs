@@ -54,8 +54,11 @@ pub async fn serve(
 /// Latency percentiles in microseconds.
 #[derive(Debug, Clone, Copy, Serialize, serde::Deserialize)]
 pub struct Percentiles {
+    /// The median.
     pub p50_us: f64,
+    /// The 99th percentile.
     pub p99_us: f64,
+    /// The mean.
     pub mean_us: f64,
 }
 

@@ -15,16 +15,21 @@ use crate::synth::{AppShape, Rng, synthetic_app};
 
 const NETWORKX_SCRIPT: &str = include_str!("../python/networkx_reference.py");
 
+/// The app `atlas bench query` generates and how many questions it asks.
 #[derive(Debug, Clone)]
 pub struct QueryConfig {
+    /// The generated app's size.
     pub shape: AppShape,
+    /// Questions to ask of each.
     pub queries: usize,
     /// The Python that has NetworkX; `None` skips the reference.
     pub python: Option<String>,
 }
 
+/// NetworkX's shortest paths on the same graph and page pairs: the reference.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct NetworkxReport {
+    /// NetworkX's version.
     pub version: String,
     /// `nx.shortest_path(G, s, t)`: unweighted, bidirectional BFS.
     pub unweighted: Percentiles,
@@ -32,12 +37,19 @@ pub struct NetworkxReport {
     pub weighted: Percentiles,
 }
 
+/// What `atlas bench query` measured: path and next-action latency, the planner alone, and
+/// NetworkX.
 #[derive(Debug, Clone, Serialize)]
 pub struct QueryReport {
+    /// Pages of the generated app.
     pub pages: usize,
+    /// Transitions of the generated app.
     pub transitions: usize,
+    /// Questions asked of each.
     pub queries: usize,
+    /// `query_path` answered by the service.
     pub query_path: Percentiles,
+    /// `get_next_action` answered by the service.
     pub get_next_action: Percentiles,
     /// The planner alone on the same page pairs, searching afresh every time (bidirectional
     /// Dijkstra, no remembered routes): what a one-off destination costs.
@@ -46,10 +58,13 @@ pub struct QueryReport {
     pub planner: Percentiles,
     /// How the remembered routes fared over the whole run.
     pub route_cache_hits: u64,
+    /// Routes the planner had to build.
     pub route_cache_misses: u64,
     /// Queries that found no path (should be none: every generated page is reachable).
     pub failures: usize,
+    /// The mean length of the paths found, in steps.
     pub mean_path_steps: f64,
+    /// NetworkX on the same graph, when Python with NetworkX is there.
     pub networkx: Option<NetworkxReport>,
     /// Why the reference is missing, when it is.
     pub networkx_error: Option<String>,
@@ -85,6 +100,7 @@ fn timed<T>(f: impl FnOnce() -> T) -> (T, u64) {
     (value, started.elapsed().as_nanos() as u64)
 }
 
+/// Runs the benchmark in `scratch`: generates the app, asks the service and the planner, then NetworkX.
 pub async fn run(config: &QueryConfig, scratch: &Path) -> Result<QueryReport> {
     let app_id = "bench.query";
     let generated = synthetic_app(app_id, config.shape, 42);

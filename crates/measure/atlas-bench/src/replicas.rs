@@ -16,30 +16,45 @@ use crate::Percentiles;
 use crate::ingest::{Route, drive_clients, reports_on};
 use crate::synth::{AppShape, synthetic_app};
 
+/// How `atlas bench postgres` loads the replicas.
 #[derive(Debug, Clone)]
 pub struct ReplicaConfig {
     /// A PostgreSQL server to create the benchmark's databases on (`postgres://…`).
     pub url: String,
+    /// Concurrent HTTP clients.
     pub clients: usize,
+    /// How long the load runs.
     pub duration: Duration,
     /// Transitions in the database a replica starts on.
     pub startup_transitions: usize,
 }
 
+/// Reports acknowledged by a number of replicas over the configured time.
 #[derive(Debug, Clone, Serialize)]
 pub struct Throughput {
+    /// Replicas the clients were spread over.
     pub replicas: usize,
+    /// Reports acknowledged (durable).
     pub acknowledged: u64,
+    /// Reports answered with an error.
     pub errors: u64,
+    /// Acknowledged reports per second.
     pub per_second: f64,
+    /// Round-trip latency of one report.
     pub latency: Percentiles,
 }
 
+/// What `atlas bench postgres` measured: the folder, one and three PostgreSQL replicas, pgbench,
+/// following and start-up.
 #[derive(Debug, Clone, Serialize)]
 pub struct ReplicaReport {
+    /// Concurrent HTTP clients.
     pub clients: usize,
+    /// One server on the folder store.
     pub folder: Throughput,
+    /// One replica on PostgreSQL.
     pub postgres_1: Throughput,
+    /// Three replicas on one PostgreSQL database.
     pub postgres_3: Throughput,
     /// `pgbench`: one `UPDATE … SET n = n + 1` per transaction, the same number of clients.
     pub pgbench_one_row_commits_per_second: Option<f64>,
@@ -47,9 +62,13 @@ pub struct ReplicaReport {
     pub verified: bool,
     /// From a write acknowledged on one replica to the other replica answering with it.
     pub follow_delay: Percentiles,
+    /// `query_path` on the folder store.
     pub query_path_folder: Percentiles,
+    /// `query_path` on a PostgreSQL replica.
     pub query_path_postgres: Percentiles,
+    /// Transitions in the database a replica starts on.
     pub startup_transitions: usize,
+    /// Pages in that database.
     pub startup_pages: usize,
     /// From connecting to answering, on a database of `startup_transitions`.
     pub startup_seconds: f64,
@@ -95,6 +114,7 @@ async fn throughput(
     })
 }
 
+/// Runs the benchmark: the folder, one replica and three, each loaded by the same clients, then pgbench, following and start-up.
 pub async fn run(config: &ReplicaConfig, scratch: &Path) -> Result<ReplicaReport> {
     let app_id = "bench.replicas";
     let generated = synthetic_app(

@@ -11,9 +11,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::synth::{AppShape, synthetic_app};
 
+/// The size of the folder `atlas bench startup` builds.
 #[derive(Debug, Clone)]
 pub struct StartupConfig {
+    /// Apps to generate.
     pub apps: usize,
+    /// Transitions in all.
     pub transitions: usize,
     /// Transitions per page in each generated app.
     pub fan_out: usize,
@@ -22,28 +25,43 @@ pub struct StartupConfig {
 /// What the child process measures about itself while opening the folder.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct OpenMeasurement {
+    /// Opening the folder until it answers, in milliseconds.
     pub open_ms: f64,
+    /// Pages opened.
     pub pages: usize,
+    /// Transitions opened.
     pub transitions: usize,
-    /// Resident memory before and after opening, and the peak, in bytes.
+    /// Resident memory before opening, in bytes.
     pub rss_before: u64,
+    /// Resident memory after opening, in bytes.
     pub rss_after: u64,
+    /// Peak resident memory, in bytes.
     pub rss_peak: u64,
 }
 
+/// What `atlas bench startup` measured: opening the folder in fresh processes, memory, and parsing
+/// the same files as untyped JSON.
 #[derive(Debug, Clone, Serialize)]
 pub struct StartupReport {
+    /// Apps generated.
     pub apps: usize,
+    /// Pages in the folder.
     pub pages: usize,
+    /// Transitions in the folder.
     pub transitions: usize,
+    /// Building the data, in seconds.
     pub build_seconds: f64,
     /// Median of the runs.
     pub open_ms: f64,
+    /// Each run's measurement.
     pub runs: Vec<OpenMeasurement>,
+    /// Resident memory after opening, per transition.
     pub rss_bytes_per_transition: f64,
+    /// Peak memory while opening, per transition.
     pub peak_bytes_per_transition: f64,
     /// Reading every graph file of the folder and parsing it into untyped JSON, in this process.
     pub reference_parse_ms: f64,
+    /// The graph files' total size, in bytes.
     pub graph_file_bytes: u64,
 }
 

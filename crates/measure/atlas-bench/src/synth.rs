@@ -11,10 +11,12 @@ use atlas_store::AppData;
 pub struct Rng(u64);
 
 impl Rng {
+    /// A generator from a seed.
     pub fn new(seed: u64) -> Rng {
         Rng(seed)
     }
 
+    /// The next 64 random bits.
     pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
@@ -92,8 +94,11 @@ fn page_name(i: usize) -> String {
 /// Size of a generated app.
 #[derive(Debug, Clone, Copy)]
 pub struct AppShape {
+    /// Pages, the first the home page.
     pub pages: usize,
+    /// Transitions in all.
     pub transitions: usize,
+    /// Intents registered on pages other than home.
     pub intents: usize,
 }
 
@@ -111,7 +116,9 @@ impl AppShape {
 
 /// One generated app: its graph, and the (intent, target page) pairs registered in it.
 pub struct SyntheticApp {
+    /// Its graph.
     pub data: AppData,
+    /// The intents registered: (text, target page).
     pub intents: Vec<(String, String)>,
 }
 

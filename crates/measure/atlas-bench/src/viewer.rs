@@ -12,11 +12,15 @@ use crate::synth::{AppShape, synthetic_app};
 /// The browser test, which prints its figures as a JSON line.
 const SCRIPT: &str = include_str!("../../../../clients/python/tests/viewer_page.py");
 
+/// Frame times while the viewer's graph is panned and zoomed.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Frames {
+    /// Frames drawn.
     pub frames: u64,
+    /// The mean frame time, in milliseconds.
     #[serde(rename = "meanMs")]
     pub mean_ms: f64,
+    /// The 95th percentile frame time, in milliseconds.
     #[serde(rename = "p95Ms")]
     pub p95_ms: f64,
     /// The script's share of a frame (sigma's `render()`), without the raster.
@@ -24,26 +28,38 @@ pub struct Frames {
     pub render_ms: f64,
 }
 
+/// One graph drawn by the viewer: its size, fetch and first render times, and frames.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Drawing {
+    /// Pages drawn.
     pub pages: u64,
+    /// Transitions drawn.
     #[serde(default)]
     pub transitions: u64,
+    /// Fetching the graph, in milliseconds.
     #[serde(default)]
     pub fetch_ms: u64,
+    /// From the fetch to the first drawn frame, in milliseconds.
     #[serde(default)]
     pub first_render_ms: u64,
+    /// Frame times while panning and zooming.
     pub frames: Frames,
 }
 
 /// What the browser test measured.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ViewerReport {
+    /// The demo app.
     pub demo: Drawing,
+    /// A generated app of the configured size.
     pub large: Drawing,
+    /// A neighbourhood of the large app around one page.
     pub neighbourhood: Drawing,
+    /// The large app's first render ÷ the demo's.
     pub first_render_ratio: f64,
+    /// The large app's mean frame time ÷ the demo's.
     pub frame_time_ratio: f64,
+    /// The large app's script time per frame ÷ the demo's.
     pub render_ratio: f64,
 }
 

@@ -8,8 +8,6 @@
 //! simulated phone through the device trait. Living apart from the runtime, the evaluations may
 //! depend on the simulator, the dataset readers and the ranker; the agent and the service do not.
 
-#![deny(missing_docs)]
-
 pub mod agent;
 pub mod droidtask;
 pub mod loao;

@@ -21,8 +21,6 @@
 //! Start-up reads `graph.json` of each app and replays the journal; since records are whole
 //! entities, replay is idempotent and any crash point recovers.
 
-#![deny(missing_docs)]
-
 mod files;
 mod fold;
 mod fsck;

@@ -13,8 +13,6 @@
 //! (and from plain threads in the benchmarks) without the service knowing that PostgreSQL is
 //! asynchronous.
 
-#![deny(missing_docs)]
-
 mod connect;
 mod files;
 mod follow;
