@@ -96,7 +96,7 @@ trap stop_pg EXIT
 # One build, made once: incremental compilation only adds gigabytes of caches that a fresh
 # machine never reuses. The free space is printed so a full disk is told apart from a failure.
 export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
-echo "free disk space for the build: $(df -h "${CARGO_TARGET_DIR:-target}/.." 2>/dev/null | awk 'NR==2 {print $4}')"
+echo "free disk space for the build: $(df -h . 2>/dev/null | awk 'NR==2 {print $4}')"
 
 echo "== cargo fmt --check"
 if cargo fmt --version >/dev/null 2>&1; then

@@ -556,7 +556,7 @@ impl<'a> PhoneAgent<'a> {
         let device = self.device;
         let point = |p: &Relative| {
             Point::from_relative(u32::from(p[0]), u32::from(p[1]), width, height)
-                .map_err(|e| e.to_string())
+                .ok_or_else(|| format!("relative coordinates are 0..999, got [{}, {}]", p[0], p[1]))
         };
         let fail = |e: atlas_device::DeviceError| e.to_string();
         match action {

@@ -3,7 +3,6 @@
 //! §3.4), and reports.
 
 use std::fmt::Write as _;
-use std::path::Path;
 
 use serde_json::json;
 
@@ -12,8 +11,9 @@ use crate::explorer::{ExploreReport, State};
 use crate::snapshot::{Field, Snapshot};
 use crate::tasks::{self, Place};
 
-fn write(path: &Path, text: &str) -> Result<(), ExploreError> {
-    atlas_store::files::write_atomic(path, text.as_bytes(), false)?;
+/// A state's file, whole or absent (cheap to write again, so not waited on to be durable).
+fn write(state: &State, name: &str, bytes: &[u8]) -> Result<(), ExploreError> {
+    state.files.get()?.write_soon(name, bytes)?;
     Ok(())
 }
 
@@ -166,10 +166,7 @@ if __name__ == "__main__":
         fingerprint = python_str(&state.fingerprint),
         password = python_str(crate::safety::TEST_PASSWORD),
     );
-    write(
-        &state.dir.join("scripts").join(format!("nav_{slug}.py")),
-        &script,
-    )
+    write(state, &format!("scripts/nav_{slug}.py"), script.as_bytes())
 }
 
 /// A test idea (seed 001 §3.4) before it is numbered and dated.
@@ -207,14 +204,7 @@ pub fn write_test_ideas(state: &State, snap: &Snapshot) -> Result<(), ExploreErr
             "created_at": now,
         });
         let bytes = serde_json::to_vec_pretty(&value).map_err(std::io::Error::other)?;
-        atlas_store::files::write_atomic(
-            &state
-                .dir
-                .join("test_ideas")
-                .join(format!("idea_{:03}.json", k + 1)),
-            &bytes,
-            false,
-        )?;
+        write(state, &format!("test_ideas/idea_{:03}.json", k + 1), &bytes)?;
     }
     Ok(())
 }
@@ -396,8 +386,8 @@ pub fn write_reports(states: &[State], report: &ExploreReport) -> Result<(), Exp
         "| state | depth | address | done | pending | destructive, not done |\n|---|---:|---|---:|---:|---:|"
     );
     for state in states {
-        let done = tasks::read(&state.dir, Place::Completed)?;
-        let pending = tasks::read(&state.dir, Place::Todos)?;
+        let done = tasks::read(state.files.get()?, Place::Completed)?;
+        let pending = tasks::read(state.files.get()?, Place::Todos)?;
         let destructive: Vec<_> = pending.iter().filter(|t| t.is_destructive).collect();
         let _ = writeln!(
             site,
@@ -456,10 +446,10 @@ pub fn write_reports(states: &[State], report: &ExploreReport) -> Result<(), Exp
                 }
             );
         }
-        write(&state.dir.join("reports").join("test_report.md"), &text)?;
+        write(state, "reports/test_report.md", text.as_bytes())?;
     }
     if let Some(root) = states.first() {
-        write(&root.dir.join("reports").join("site_report.md"), &site)?;
+        write(root, "reports/site_report.md", site.as_bytes())?;
     }
     Ok(())
 }

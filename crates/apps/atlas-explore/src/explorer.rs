@@ -5,9 +5,10 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use atlas_client::{CallError, GraphClient, ToolCaller};
 use atlas_model::Widget;
-use atlas_service::{AddPageRequest, Atlas, ReportTransitionRequest, ReportedAction, UiHierarchy};
-use atlas_store_fs::FsStore;
+use atlas_service::{AddPageRequest, ReportTransitionRequest, ReportedAction, UiHierarchy};
+use atlas_store::files::{Artifacts, Files};
 use parking_lot::Mutex;
 use serde::{Deserialize, Serialize};
 
@@ -145,8 +146,10 @@ pub struct State {
     pub page_id: String,
     /// Its page's name.
     pub name: String,
-    /// Its page's folder.
-    pub dir: PathBuf,
+    /// Its page's files (the folder of seed 001 on a data folder), found when the state is made
+    /// or read again; not saved with it.
+    #[serde(skip)]
+    pub files: PageFiles,
     /// Its DOM fingerprint (seed 001 §6).
     pub fingerprint: String,
     /// What near-duplicates share ([`Identity`]'s key), and the link targets they mostly
@@ -167,6 +170,37 @@ pub struct State {
     /// Its tasks were queued (not a template seen too often, not at the depth limit).
     pub expanded: bool,
 }
+
+/// A state's files ([`Artifacts::page_files`]).
+#[derive(Clone, Default)]
+pub struct PageFiles(Option<Arc<dyn Files>>);
+
+impl PageFiles {
+    /// A state's files.
+    pub fn new(files: Arc<dyn Files>) -> PageFiles {
+        PageFiles(Some(files))
+    }
+
+    /// The files, once they were found.
+    pub fn get(&self) -> Result<&dyn Files, ExploreError> {
+        self.0
+            .as_deref()
+            .ok_or_else(|| ExploreError::Invalid("a state without its page's files".into()))
+    }
+}
+
+impl std::fmt::Debug for PageFiles {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "PageFiles"
+        } else {
+            "PageFiles(none yet)"
+        })
+    }
+}
+
+/// The graph, as every client reaches it: its tools by name.
+pub type Graph = Arc<dyn ToolCaller + Send + Sync>;
 
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct Saved {
@@ -212,8 +246,8 @@ struct Frontier {
 }
 
 struct Shared {
-    atlas: Arc<Atlas>,
-    store: Arc<FsStore>,
+    graph: Graph,
+    artifacts: Arc<dyn Artifacts>,
     options: ExploreOptions,
     app_id: String,
     /// The start URL's origin: the only one credentials go to.
@@ -228,12 +262,20 @@ struct Shared {
     progress: Arc<dyn Progress>,
 }
 
+/// Where the frontier is kept among the app's files.
+const SAVED: &str = ".atlas/explore.json";
+
 impl Shared {
-    fn saved_path(&self) -> PathBuf {
-        self.store
-            .app_folder(&self.app_id)
-            .join(".atlas")
-            .join("explore.json")
+    /// Calls the graph's tools from the blocking pool (a client may wait on the network).
+    async fn graph<R: Send + 'static>(
+        &self,
+        call: impl FnOnce(GraphClient<'_>) -> Result<R, CallError> + Send + 'static,
+    ) -> Result<R, ExploreError> {
+        let graph = self.graph.clone();
+        tokio::task::spawn_blocking(move || call(GraphClient::new(&*graph)))
+            .await
+            .map_err(|e| ExploreError::Invalid(e.to_string()))?
+            .map_err(ExploreError::Graph)
     }
 
     /// What a sign-in's password field gets: the credentials' password, else a test value.
@@ -256,12 +298,10 @@ impl Shared {
     }
 
     fn persist(&self, frontier: &Frontier) -> Result<(), ExploreError> {
-        let path = self.saved_path();
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)?;
-        }
         let bytes = serde_json::to_vec_pretty(&frontier.saved).map_err(std::io::Error::other)?;
-        atlas_store::files::write_atomic(&path, &bytes, true)?;
+        self.artifacts
+            .app_files(&self.app_id)?
+            .write(SAVED, &bytes)?;
         Ok(())
     }
 
@@ -307,7 +347,7 @@ impl Shared {
         let (state, mut task) = f.queue.swap_remove(i);
         task.status = "processing".into();
         tasks::move_task(
-            &f.saved.states[state].dir,
+            f.saved.states[state].files.get()?,
             &task,
             Place::Todos,
             Place::Processing,
@@ -324,10 +364,10 @@ impl Shared {
         outcome: String,
     ) -> Result<(), ExploreError> {
         let t = Instant::now();
-        let dir = self.frontier.lock().saved.states[state].dir.clone();
+        let files = self.frontier.lock().saved.states[state].files.clone();
         task.status = if ok { "completed" } else { "failed" }.into();
         task.outcome = Some(outcome);
-        tasks::move_task(&dir, &task, Place::Processing, Place::Completed)?;
+        tasks::move_task(files.get()?, &task, Place::Processing, Place::Completed)?;
         let mut f = self.frontier.lock();
         if !ok {
             f.failed += 1;
@@ -387,41 +427,24 @@ impl Shared {
             }
         }
         intents.truncate(4);
-        let added = self
-            .atlas
-            .add_page(AddPageRequest {
-                app_id: self.app_id.clone(),
-                page_name: name.clone(),
-                page_type: Some(page_type(snap, parent.is_none()).into()),
-                description: Some(summary(snap)),
-                intents,
-                ui_hierarchy: Some(UiHierarchy {
-                    widgets: widgets(snap),
-                    ..Default::default()
-                }),
-                url: Some(snap.url.clone()),
-                dom_fingerprint: Some(identity.fingerprint.clone()),
-            })
-            .await?;
-        let page = self
-            .atlas
-            .read(|g| {
-                g.app(&self.app_id)
-                    .and_then(|a| a.page(&added.page_id))
-                    .cloned()
-            })
-            .ok_or_else(|| ExploreError::Invalid("the page just added is gone".into()))?;
-        let dir = self
-            .store
-            .make_page_dir(&page)
-            .map_err(|e| ExploreError::Invalid(e.to_string()))?;
-        atlas_store::files::write_atomic(
-            &dir.join(atlas_store_fs::SCREENSHOT),
-            &screenshot,
-            false,
-        )?;
+        let request = AddPageRequest {
+            app_id: self.app_id.clone(),
+            page_name: name.clone(),
+            page_type: Some(page_type(snap, parent.is_none()).into()),
+            description: Some(summary(snap)),
+            intents,
+            ui_hierarchy: Some(UiHierarchy {
+                widgets: widgets(snap),
+                ..Default::default()
+            }),
+            url: Some(snap.url.clone()),
+            dom_fingerprint: Some(identity.fingerprint.clone()),
+        };
+        let added = self.graph(move |g| g.add_page(&request)).await?;
+        let files = self.artifacts.page_files(&self.app_id, &added.page_id)?;
+        files.write_soon(atlas_store::SCREENSHOT, &screenshot)?;
         let dom = serde_json::to_vec_pretty(snap).map_err(std::io::Error::other)?;
-        atlas_store::files::write_atomic(&dir.join("dom.json"), &dom, false)?;
+        files.write_soon("dom.json", &dom)?;
         let template = snap.template();
         let mut f = self.frontier.lock();
         let alike = f
@@ -432,9 +455,9 @@ impl Shared {
             .count();
         let expanded = alike < self.options.max_similar && depth < self.options.max_depth;
         let state = State {
-            page_id: page.page_id.clone(),
+            page_id: added.page_id.clone(),
             name: name.clone(),
-            dir: dir.clone(),
+            files: PageFiles::new(files.clone()),
             fingerprint: identity.fingerprint,
             key: identity.key,
             links: identity.links,
@@ -449,7 +472,7 @@ impl Shared {
         if expanded {
             let found = candidate_tasks(snap, self, &mut f.saved.next_task);
             for task in &found {
-                tasks::add(&dir, task)?;
+                tasks::add(&*files, task)?;
             }
             let index = f.saved.states.len();
             f.queue.extend(found.into_iter().map(|t| (index, t)));
@@ -544,7 +567,7 @@ impl Shared {
             outcome: None,
             ..task.clone()
         };
-        tasks::add(&f.saved.states[index].dir, &candidate)?;
+        tasks::add(f.saved.states[index].files.get()?, &candidate)?;
         f.queue.push((index, candidate));
         self.persist(&f)
     }
@@ -674,16 +697,14 @@ impl Shared {
             if new {
                 return Ok(());
             }
-            self.atlas
-                .add_page(AddPageRequest {
-                    app_id: self.app_id.clone(),
-                    page_name: to_name.clone(),
-                    ..Default::default()
-                })
-                .await
-                .map(|_| ())
+            let request = AddPageRequest {
+                app_id: self.app_id.clone(),
+                page_name: to_name.clone(),
+                ..Default::default()
+            };
+            self.graph(move |g| g.add_page(&request)).await.map(|_| ())
         };
-        let transition = self.atlas.report_transition(ReportTransitionRequest {
+        let request = ReportTransitionRequest {
             from_page: from_page.to_string(),
             action: reported_action(task),
             to_page,
@@ -693,7 +714,8 @@ impl Shared {
             app_id: Some(self.app_id.clone()),
             intent: None,
             session_id: None,
-        });
+        };
+        let transition = self.graph(move |g| g.report_transition(&request));
         let (visited, reported) = tokio::join!(visit, transition);
         visited?;
         reported?;
@@ -967,11 +989,12 @@ pub fn start_address(raw: &str) -> Result<url::Url, ExploreError> {
     Ok(start)
 }
 
-/// Explores the site from `options.start` into the data folder `store` (through `atlas`),
-/// resuming a stopped exploration of the same site.
+/// Explores the site from `options.start` into the graph (pages and transitions through its
+/// tools) and the pages' files (`artifacts`), resuming a stopped exploration of the same site.
+/// The caller checkpoints the graph afterwards if its store wants it.
 pub async fn explore(
-    atlas: Arc<Atlas>,
-    store: Arc<FsStore>,
+    graph: Graph,
+    artifacts: Arc<dyn Artifacts>,
     options: ExploreOptions,
     progress: Arc<dyn Progress>,
 ) -> Result<ExploreReport, ExploreError> {
@@ -987,8 +1010,8 @@ pub async fn explore(
     let mut origins = vec![start_origin.clone()];
     origins.extend(options.origins.iter().map(|o| origin_of(o)));
     let shared = Arc::new(Shared {
-        atlas,
-        store,
+        graph,
+        artifacts,
         app_id: app_id.clone(),
         start_origin: start_origin.clone(),
         origins,
@@ -1028,19 +1051,22 @@ pub async fn explore(
 
 /// Reads a stopped run's states and puts its unfinished tasks back in the queue.
 fn resume(shared: &Shared) -> Result<usize, ExploreError> {
-    let path = shared.saved_path();
-    let Ok(bytes) = std::fs::read(&path) else {
+    let Some(bytes) = shared.artifacts.app_files(&shared.app_id)?.read(SAVED)? else {
         return Ok(0);
     };
-    let saved: Saved = serde_json::from_slice(&bytes)
-        .map_err(|e| ExploreError::Invalid(format!("{}: {e}", path.display())))?;
+    let mut saved: Saved = serde_json::from_slice(&bytes)
+        .map_err(|e| ExploreError::Invalid(format!("{SAVED} of {}: {e}", shared.app_id)))?;
     let mut f = shared.frontier.lock();
     let mut resumed = 0;
-    for (i, state) in saved.states.iter().enumerate() {
-        resumed += tasks::recover(&state.dir)?;
-        for task in tasks::read(&state.dir, Place::Todos)? {
+    for (i, state) in saved.states.iter_mut().enumerate() {
+        let files = shared
+            .artifacts
+            .page_files(&shared.app_id, &state.page_id)?;
+        resumed += tasks::recover(&*files)?;
+        for task in tasks::read(&*files, Place::Todos)? {
             f.queue.push((i, task));
         }
+        state.files = PageFiles::new(files);
     }
     f.saved = saved;
     Ok(resumed)
@@ -1116,7 +1142,6 @@ async fn run(shared: &Arc<Shared>, browser: &Browser) -> Result<(), ExploreError
 
 fn finish_run(shared: &Shared, resumed: usize) -> Result<ExploreReport, ExploreError> {
     let t = Instant::now();
-    shared.atlas.checkpoint()?;
     let f = shared.frontier.lock();
     let destructive = f.queue.iter().filter(|(_, t)| t.is_destructive).count();
     let mut report = ExploreReport {

@@ -7,13 +7,14 @@
 //! report ([`artifacts`]).
 //!
 //! Key design decisions:
-//! - **Pages and transitions go through the service** ([`atlas_service::Atlas`]), like every
-//!   other writer: they are journaled before they count, the folder's meta.json, links, index and
-//!   graph files are written by the store's checkpoints, and `atlas serve` answers over an
-//!   explored site as over any app. The explorer writes only what the service does not know
-//!   (screenshots, tasks, scripts, ideas, reports), into the page's folder.
-//! - **The queue is the files** ([`tasks`]): a task moves todos → processing → completed by
-//!   atomic renames, so a killed exploration resumes exactly where it stopped.
+//! - **Pages and transitions go through the graph's tools** ([`atlas_client`]), as every other
+//!   client's do (the phone agent's among them): checked, journaled before they count, and
+//!   served by `atlas serve` like any app's. What the graph does not hold (screenshots, DOM
+//!   snapshots, tasks, scripts, ideas, reports) goes to the page's own files through the store's
+//!   [`atlas_store::files::Artifacts`]: the page's folder of seed 001 on a data folder, the files
+//!   table on PostgreSQL, so `--store postgres://` explores as a folder does.
+//! - **The queue is the files** ([`tasks`]): a task moves todos → processing → completed, by
+//!   atomic renames in a folder, so a killed exploration resumes exactly where it stopped.
 //! - **Safety before coverage**: the network guard ([`guard`]) lets no request but GET and HEAD
 //!   leave the browser (the sign-in excepted) and gives credentials to the start origin alone;
 //!   on top of it, what would delete, pay, order, sign out or create content is recorded as a
@@ -30,7 +31,9 @@ pub mod safety;
 pub mod snapshot;
 pub mod tasks;
 
-pub use explorer::{ExploreOptions, ExploreReport, Progress, State, Step, explore, start_address};
+pub use explorer::{
+    ExploreOptions, ExploreReport, Graph, PageFiles, Progress, State, Step, explore, start_address,
+};
 
 /// Why exploring failed.
 #[derive(Debug, thiserror::Error)]
@@ -41,9 +44,15 @@ pub enum ExploreError {
     /// Atlas refused a write.
     #[error("{0}")]
     Atlas(#[from] atlas_model::AtlasError),
+    /// The graph's tools refused a call, or could not be reached.
+    #[error("{0}")]
+    Graph(atlas_client::CallError),
     /// A file could not be written.
     #[error("{0}")]
     Io(#[from] std::io::Error),
+    /// The store refused a page's file.
+    #[error("{0}")]
+    Store(#[from] atlas_store::StoreError),
     /// The options or the site make no sense (an address that is not one).
     #[error("{0}")]
     Invalid(String),

@@ -1,12 +1,16 @@
 //! The exploration queue as files (seed 001 §3.3): each candidate action of a state is a task
-//! file in the state's `todos/`; taking it renames it into `processing/`, finishing it into
-//! `completed/`. A rename is atomic, so after a crash or Ctrl-C every task is in exactly one
-//! place, and the tasks left in `processing/` (the ones under way) go back to `todos/` on restart:
-//! the exploration resumes where it stopped, nothing done twice, nothing lost.
+//! file in the state's `todos/`; taking it moves it into `processing/`, finishing it into
+//! `completed/`. The files are the page's own ([`atlas_store::files::Artifacts`]): in its folder
+//! on a data folder, where a move is a rename and so atomic, or in a database's files table. A
+//! crash leaves every task in one place, or (where a move is a copy and a removal) in two, which
+//! [`recover`] settles for the place further on; the tasks left in `processing/` (the ones under
+//! way) go back to `todos/` on restart: the exploration resumes where it stopped, nothing done
+//! twice, nothing lost.
 
-use std::fs;
-use std::path::{Path, PathBuf};
+use std::collections::HashSet;
 
+use atlas_store::StoreError;
+use atlas_store::files::Files;
 use serde::{Deserialize, Serialize};
 
 /// One candidate action of a state.
@@ -59,64 +63,75 @@ impl Place {
     }
 }
 
-fn path(state_dir: &Path, place: Place, id: &str) -> PathBuf {
-    state_dir.join(place.dir()).join(format!("{id}.json"))
+fn name(place: Place, id: &str) -> String {
+    format!("{}/{id}.json", place.dir())
 }
 
-/// Whole or absent, never half (temporary file and rename); not fsynced: a power cut may bring
-/// a task back to an earlier place, and a task done again is harmless where one lost is not.
-fn write(path: &Path, task: &Task) -> std::io::Result<()> {
-    let bytes = serde_json::to_vec_pretty(task).map_err(std::io::Error::other)?;
-    atlas_store::files::write_atomic(path, &bytes, false)
+/// Whole or absent, never half; not made durable at once: a power cut may bring a task back to
+/// an earlier place, and a task done again is harmless where one lost is not.
+fn write(files: &dyn Files, name: &str, task: &Task) -> Result<(), StoreError> {
+    let bytes = serde_json::to_vec_pretty(task).map_err(|e| StoreError::Io(e.to_string()))?;
+    files.write_soon(name, &bytes)
 }
 
 /// Writes a new task into `todos/`.
-pub fn add(state_dir: &Path, task: &Task) -> std::io::Result<()> {
-    fs::create_dir_all(state_dir.join("todos"))?;
-    write(&path(state_dir, Place::Todos, &task.id), task)
+pub fn add(files: &dyn Files, task: &Task) -> Result<(), StoreError> {
+    write(files, &name(Place::Todos, &task.id), task)
 }
 
 /// Moves a task from `from` to `to` with its new status: the new content is written in place
-/// first, then the file renamed, so the file is whole wherever a crash finds it.
-pub fn move_task(state_dir: &Path, task: &Task, from: Place, to: Place) -> std::io::Result<()> {
-    let old = path(state_dir, from, &task.id);
-    write(&old, task)?;
-    fs::create_dir_all(state_dir.join(to.dir()))?;
-    fs::rename(&old, path(state_dir, to, &task.id))
+/// first, then the file moved, so the file is whole wherever a crash finds it.
+pub fn move_task(files: &dyn Files, task: &Task, from: Place, to: Place) -> Result<(), StoreError> {
+    let old = name(from, &task.id);
+    write(files, &old, task)?;
+    files.rename(&old, &name(to, &task.id))
 }
 
-/// The tasks of a state in one place.
-pub fn read(state_dir: &Path, place: Place) -> std::io::Result<Vec<Task>> {
+/// The tasks of a state in one place, by id.
+pub fn read(files: &dyn Files, place: Place) -> Result<Vec<Task>, StoreError> {
     let mut tasks = Vec::new();
-    let Ok(entries) = fs::read_dir(state_dir.join(place.dir())) else {
-        return Ok(tasks);
-    };
-    for entry in entries.flatten() {
-        let name = entry.file_name().to_string_lossy().to_string();
-        if !name.ends_with(".json") {
+    for file in files.list(place.dir())? {
+        if !file.ends_with(".json") {
             continue;
         }
-        let bytes = fs::read(entry.path())?;
+        let Some(bytes) = files.read(&file)? else {
+            continue;
+        };
         match serde_json::from_slice::<Task>(&bytes) {
             Ok(task) => tasks.push(task),
-            Err(e) => tracing::warn!("{}: not a task ({e}); left alone", entry.path().display()),
+            Err(e) => tracing::warn!("{file}: not a task ({e}); left alone"),
         }
     }
     tasks.sort_by(|a, b| a.id.cmp(&b.id));
     Ok(tasks)
 }
 
-/// Puts the tasks a stopped run left under way back into `todos/`; returns how many.
-pub fn recover(state_dir: &Path) -> std::io::Result<usize> {
-    let stuck = read(state_dir, Place::Processing)?;
-    for task in &stuck {
-        let back = Task {
+/// Settles what a stopped run left: a task found in two places keeps the one further on, and
+/// the tasks under way go back into `todos/`. Returns how many went back.
+pub fn recover(files: &dyn Files) -> Result<usize, StoreError> {
+    let completed: HashSet<String> = read(files, Place::Completed)?
+        .into_iter()
+        .map(|t| t.id)
+        .collect();
+    let mut back = 0;
+    for task in read(files, Place::Processing)? {
+        if completed.contains(&task.id) {
+            files.remove(&name(Place::Processing, &task.id))?;
+            continue;
+        }
+        let pending = Task {
             status: "pending".into(),
-            ..task.clone()
+            ..task
         };
-        move_task(state_dir, &back, Place::Processing, Place::Todos)?;
+        move_task(files, &pending, Place::Processing, Place::Todos)?;
+        back += 1;
     }
-    Ok(stuck.len())
+    for task in read(files, Place::Todos)? {
+        if completed.contains(&task.id) {
+            files.remove(&name(Place::Todos, &task.id))?;
+        }
+    }
+    Ok(back)
 }
 
 #[cfg(test)]
@@ -138,16 +153,64 @@ mod tests {
             status: "pending".into(),
             outcome: None,
         };
-        add(dir.path(), &task).unwrap();
+        let files = atlas_store::files::Folder::new(dir.path());
+        let files: &dyn Files = &files;
+        add(files, &task).unwrap();
         let taken = Task {
             status: "processing".into(),
             ..task.clone()
         };
-        move_task(dir.path(), &taken, Place::Todos, Place::Processing).unwrap();
-        assert!(read(dir.path(), Place::Todos).unwrap().is_empty());
-        assert_eq!(recover(dir.path()).unwrap(), 1);
-        let back = read(dir.path(), Place::Todos).unwrap();
+        move_task(files, &taken, Place::Todos, Place::Processing).unwrap();
+        assert!(read(files, Place::Todos).unwrap().is_empty());
+        assert_eq!(recover(files).unwrap(), 1);
+        let back = read(files, Place::Todos).unwrap();
         assert_eq!(back, vec![task]);
-        assert!(read(dir.path(), Place::Processing).unwrap().is_empty());
+        assert!(read(files, Place::Processing).unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_task_a_crash_left_in_two_places_keeps_the_one_further_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let files = atlas_store::files::Folder::new(dir.path());
+        let files: &dyn Files = &files;
+        let task = |id: &str, status: &str| Task {
+            id: id.into(),
+            selector: "#go".into(),
+            action: "click".into(),
+            parameters: serde_json::json!({}),
+            priority: 5,
+            reason: String::new(),
+            is_destructive: false,
+            created_at: "2026-01-31T16:10:00Z".into(),
+            status: status.into(),
+            outcome: None,
+        };
+        // A move that copied and did not get to remove: done, and also still under way or waiting.
+        for (place, status) in [
+            (Place::Processing, "processing"),
+            (Place::Completed, "completed"),
+        ] {
+            write(files, &name(place, "task_001"), &task("task_001", status)).unwrap();
+        }
+        for (place, status) in [(Place::Todos, "pending"), (Place::Completed, "failed")] {
+            write(files, &name(place, "task_002"), &task("task_002", status)).unwrap();
+        }
+        write(
+            files,
+            &name(Place::Processing, "task_003"),
+            &task("task_003", "processing"),
+        )
+        .unwrap();
+        assert_eq!(recover(files).unwrap(), 1, "only task_003 was under way");
+        let ids = |place| -> Vec<String> {
+            read(files, place)
+                .unwrap()
+                .into_iter()
+                .map(|t| t.id)
+                .collect()
+        };
+        assert_eq!(ids(Place::Completed), ["task_001", "task_002"]);
+        assert_eq!(ids(Place::Todos), ["task_003"]);
+        assert!(ids(Place::Processing).is_empty());
     }
 }

@@ -15,6 +15,7 @@ mod entity;
 mod error;
 mod fingerprint;
 mod ids;
+mod point;
 
 pub use entity::{Action, App, Intent, Page, PageType, Trace, TraceStep, Transition, Widget};
 pub use error::{AtlasError, ErrorCode, Result};
@@ -23,6 +24,7 @@ pub use ids::{
     MAX_TEXT_LEN, NON_BLANK_TEXT, REQUIRED_TEXT_PATTERN, intent_id, page_id, sanitize_node_id,
     transition_id, validate_text,
 };
+pub use point::Point;
 
 /// The current time as RFC 3339 with second precision and `Z`, the format every Atlas file uses.
 pub fn now_rfc3339() -> String {

@@ -15,39 +15,8 @@
 mod apps;
 
 pub use apps::{AppCatalog, Platform};
+pub use atlas_model::Point;
 use atlas_model::Widget;
-
-/// A point on the screen, in pixels from the top-left corner.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Point {
-    /// Pixels from the left.
-    pub x: u32,
-    /// Pixels from the top.
-    pub y: u32,
-}
-
-impl Point {
-    /// The pixel a relative coordinate names: Open-AutoGLM's models answer 0..999 on each axis,
-    /// the fraction of the screen (x/1000 of the width).
-    pub fn from_relative(x: u32, y: u32, width: u32, height: u32) -> Result<Point, DeviceError> {
-        if x > 999 || y > 999 {
-            return Err(DeviceError::Invalid(format!(
-                "relative coordinates are 0..999, got [{x}, {y}]"
-            )));
-        }
-        Ok(Point {
-            x: (u64::from(x) * u64::from(width) / 1000) as u32,
-            y: (u64::from(y) * u64::from(height) / 1000) as u32,
-        })
-    }
-
-    /// The point in relative coordinates (0..999 on each axis): what a model would write for it.
-    pub fn relative(self, width: u32, height: u32) -> [u16; 2] {
-        let scale =
-            |v: u32, size: u32| (u64::from(v) * 1000 / u64::from(size.max(1))).min(999) as u16;
-        [scale(self.x, width), scale(self.y, height)]
-    }
-}
 
 /// A screenshot: PNG bytes and the screen's size in pixels.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -218,17 +187,6 @@ pub trait Device: Send + Sync {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn relative_coordinates_name_the_fraction_of_the_screen() {
-        assert_eq!(Point { x: 540, y: 1200 }.relative(1080, 2400), [500, 500]);
-        assert_eq!(Point { x: 1079, y: 2399 }.relative(1080, 2400), [999, 999]);
-        assert_eq!(
-            Point::from_relative(500, 999, 1080, 2400).unwrap(),
-            Point { x: 540, y: 2397 }
-        );
-        assert!(Point::from_relative(1000, 0, 1080, 2400).is_err());
-    }
 
     #[test]
     fn a_png_header_gives_the_size_and_anything_else_is_refused() {

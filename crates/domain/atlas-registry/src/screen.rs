@@ -16,7 +16,7 @@
 use std::sync::Arc;
 
 use atlas_action::Action;
-use atlas_model::{AtlasError, Result, Widget, screen_page_name, validate_text};
+use atlas_model::{AtlasError, Point, Result, Widget, screen_page_name, validate_text};
 use atlas_service::{
     AddPageRequest, Atlas, MatchPageRequest, NextAction, NextActionRequest, NextActionResponse,
     ReportTransitionRequest, ReportedAction, UiHierarchy,
@@ -326,15 +326,17 @@ fn executed_step(
     let mut focus_tap = false;
     let reported = match &action {
         Action::Back => Some(reported_action("back", None, None, None)),
-        Action::Tap { element, .. } => to_pixels(*element, size)
-            .and_then(|p| widget_at(widgets, p))
-            .map(|w| {
-                if w.is_text_field() {
-                    carry.focused = Some(w.clone());
-                    focus_tap = true;
-                }
-                reported_action("click", Some(&w.id), Some(&w.text), None)
-            }),
+        Action::Tap { element, .. } => {
+            Point::from_relative(element[0].into(), element[1].into(), size.0, size.1)
+                .and_then(|p| widget_at(widgets, (p.x.into(), p.y.into())))
+                .map(|w| {
+                    if w.is_text_field() {
+                        carry.focused = Some(w.clone());
+                        focus_tap = true;
+                    }
+                    reported_action("click", Some(&w.id), Some(&w.text), None)
+                })
+        }
         Action::Type { text } | Action::TypeName { text } => carry
             .focused
             .as_ref()
@@ -475,18 +477,6 @@ fn same_action(a: &NextAction, b: &NextAction) -> bool {
         && format!("{:.3}", a.confidence) == format!("{:.3}", b.confidence)
 }
 
-/// A relative point (0..999) in pixels; `None` beyond 999.
-fn to_pixels([x, y]: [u16; 2], (width, height): (u32, u32)) -> Option<(i64, i64)> {
-    let scale = |v: u16, size: u32| (u64::from(v) * u64::from(size) / 1000) as i64;
-    (x <= 999 && y <= 999).then(|| (scale(x, width), scale(y, height)))
-}
-
-/// A pixel as a relative point (0..999).
-fn to_relative([x, y]: [u32; 2], (width, height): (u32, u32)) -> [u16; 2] {
-    let scale = |v: u32, size: u32| (u64::from(v) * 1000 / u64::from(size.max(1))).min(999);
-    [scale(x, width) as u16, scale(y, height) as u16]
-}
-
 /// The smallest widget under a point.
 fn widget_at(widgets: &[Widget], (x, y): (i64, i64)) -> Option<&Widget> {
     widgets
@@ -544,7 +534,11 @@ fn resolve(
         ((i128::from(a) + i128::from(b)) / 2).clamp(0, i128::from(u32::MAX)) as u32
     };
     let centre = [middle(l, r), middle(t, b)];
-    let element = to_relative(centre, size);
+    let element = Point {
+        x: centre[0],
+        y: centre[1],
+    }
+    .relative(size.0, size.1);
     match kind {
         "input" => Some((
             Action::Type {

@@ -11,6 +11,7 @@
 //! the disk at all.
 
 pub mod activity;
+mod artifacts;
 mod demo;
 pub mod events;
 pub mod intent_quality;

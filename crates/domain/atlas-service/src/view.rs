@@ -364,7 +364,14 @@ impl Atlas {
             }
         }
         let folder = self.store.page_folder(page);
-        let screenshot = screenshot_url(folder.as_deref(), &page.app_id, &page.page_id);
+        let screenshot = match &folder {
+            Some(folder) => screenshot_url(Some(folder), &page.app_id, &page.page_id),
+            None => self
+                .stored_screenshot(page)
+                .ok()
+                .flatten()
+                .map(|_| screenshot_path(&page.app_id, &page.page_id)),
+        };
         Ok(PageDetailsResponse {
             app_id: page.app_id.clone(),
             page_id: page.page_id.clone(),
@@ -407,7 +414,7 @@ impl Atlas {
             .page_folder(&page)
             .map(|f| f.join(atlas_store::SCREENSHOT))
         else {
-            return Ok(None);
+            return self.stored_screenshot(&page);
         };
         match read_png(&path) {
             Ok(Some(bytes)) if bytes.len() as u64 > MAX_SCREENSHOT_BYTES => Err(AtlasError::Graph(
@@ -418,6 +425,24 @@ impl Atlas {
                 "cannot read the page's screenshot: {}",
                 e.kind()
             ))),
+        }
+    }
+}
+
+impl Atlas {
+    /// A page's screenshot from a store without folders (a database's files), when it is a PNG
+    /// within the limit.
+    fn stored_screenshot(&self, page: &atlas_model::Page) -> Result<Option<Vec<u8>>> {
+        let bytes = self
+            .store
+            .page_files(page)
+            .and_then(|files| files.read(atlas_store::SCREENSHOT))
+            .map_err(crate::store_error)?;
+        match bytes.filter(|b| b.starts_with(PNG_SIGNATURE)) {
+            Some(b) if b.len() as u64 > MAX_SCREENSHOT_BYTES => Err(AtlasError::Graph(
+                "the page's screenshot is larger than 5 MB".into(),
+            )),
+            png => Ok(png),
         }
     }
 }

@@ -6,8 +6,10 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
+use atlas_client::ServiceCaller;
 use atlas_explore::{ExploreOptions, Progress};
 use atlas_service::Atlas;
+use atlas_store::files::Artifacts;
 use atlas_store_fs::FsStore;
 use clap::Args;
 
@@ -121,28 +123,28 @@ pub(crate) async fn command(
     args: ExploreArgs,
 ) -> Result<ExitCode> {
     let options = options(&args)?;
-    let atlas_config::StoreAddress::Folder(folder) = data.address() else {
-        bail!(
-            "the explorer writes screenshots and scripts into seed 001's folder: explore into a \
-             data folder, then `atlas migrate --from DIR --to postgres://…`"
-        );
-    };
-    let store = Arc::new(FsStore::open(&folder)?);
-    let atlas = Atlas::open(
-        store.clone(),
+    let atlas = atlas_config::open_graph(
+        &data.address(),
+        &data.pg(),
         crate::args::embedder(&embed)?,
         atlas_service::CheckpointPolicy::default(),
     )?;
     // index.json, graph.json and statistics.json follow the exploration as it goes.
     atlas.start_checkpointer();
-    run(options, args.json, atlas, store).await
+    run(options, args.json, atlas).await
+}
+
+/// The explorer's ways to the graph in this process: its tools through the registry, as any
+/// client's, and the pages' files through the service, which names their folders.
+fn explorer_links(atlas: &Arc<Atlas>) -> (atlas_explore::Graph, Arc<dyn Artifacts>) {
+    let caller = ServiceCaller::new(atlas.clone(), tokio::runtime::Handle::current());
+    (Arc::new(caller), atlas.clone())
 }
 
 async fn run(
     options: ExploreOptions,
     json: Option<PathBuf>,
     atlas: Arc<Atlas>,
-    store: Arc<FsStore>,
 ) -> Result<ExitCode> {
     let bar = std::io::stderr().is_terminal().then(|| {
         let bar = indicatif::ProgressBar::new_spinner();
@@ -154,7 +156,8 @@ async fn run(
         bar
     });
     let shown = Arc::new(Shown { bar, quiet: false });
-    let exploring = atlas_explore::explore(atlas.clone(), store, options, shown.clone());
+    let (graph, artifacts) = explorer_links(&atlas);
+    let exploring = atlas_explore::explore(graph, artifacts, options, shown.clone());
     let report = tokio::select! {
         report = exploring => report?,
         _ = tokio::signal::ctrl_c() => {
@@ -165,6 +168,7 @@ async fn run(
             return Ok(ExitCode::from(130));
         }
     };
+    atlas.checkpoint()?;
     if let Some(bar) = &shown.bar {
         bar.finish_and_clear();
     }
@@ -243,12 +247,12 @@ pub async fn bench(scratch: &std::path::Path) -> Result<Option<ExploreBench>> {
     let mut runs = Vec::new();
     for tabs in [1, 2] {
         let data = scratch.join(format!("explore-{tabs}-tabs"));
-        let store = Arc::new(FsStore::open(&data)?);
         let atlas = Atlas::open(
-            store.clone(),
+            Arc::new(FsStore::open(&data)?),
             Arc::new(atlas_text::HashEmbedder::default()),
             atlas_service::CheckpointPolicy::default(),
         )?;
+        let (graph, artifacts) = explorer_links(&atlas);
         let options = ExploreOptions {
             start: start.clone(),
             app_id: None,
@@ -264,8 +268,8 @@ pub async fn bench(scratch: &std::path::Path) -> Result<Option<ExploreBench>> {
             chromium: chromium.clone(),
         };
         let report = atlas_explore::explore(
-            atlas,
-            store,
+            graph,
+            artifacts,
             options,
             Arc::new(Shown {
                 bar: None,
@@ -273,6 +277,7 @@ pub async fn bench(scratch: &std::path::Path) -> Result<Option<ExploreBench>> {
             }),
         )
         .await?;
+        atlas.checkpoint()?;
         runs.push(report);
     }
     site.abort();

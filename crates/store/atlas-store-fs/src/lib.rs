@@ -30,7 +30,9 @@ mod lock;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
+use atlas_store::files::{Files, Folder};
 use atlas_store::{AppData, CheckReport, Commit, Cut, Loaded, Record, Store, StoreError};
 use parking_lot::Mutex;
 
@@ -236,5 +238,13 @@ impl Store for FsStore {
 
     fn page_folder(&self, page: &atlas_model::Page) -> Option<PathBuf> {
         Some(self.page_dir(page))
+    }
+
+    fn page_files(&self, page: &atlas_model::Page) -> Result<Arc<dyn Files>, StoreError> {
+        Ok(Arc::new(Folder::new(&self.make_page_dir(page)?)))
+    }
+
+    fn app_files(&self, app_id: &str) -> Result<Arc<dyn Files>, StoreError> {
+        Ok(Arc::new(Folder::new(&self.app_folder(app_id))))
     }
 }

@@ -25,6 +25,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use atlas_store::files::{Files, Scoped};
 use atlas_store::{AppData, CheckReport, Commit, Cut, Loaded, Record, Store, StoreError};
 use parking_lot::Mutex;
 
@@ -106,6 +107,8 @@ impl Shared {
 
 /// The PostgreSQL store.
 pub struct PgStore {
+    /// Itself, for the files it hands out (they keep the store alive).
+    me: std::sync::Weak<PgStore>,
     runtime: Option<tokio::runtime::Runtime>,
     shared: Arc<Shared>,
     writer: tokio::sync::mpsc::UnboundedSender<write::Append>,
@@ -161,13 +164,14 @@ impl PgStore {
             closed: AtomicBool::new(false),
         });
         let (writer, queue) = tokio::sync::mpsc::unbounded_channel();
-        let store = PgStore {
+        let store = Arc::new_cyclic(|me| PgStore {
+            me: me.clone(),
             describe: redacted(&config),
             shared: shared.clone(),
             writer,
             loaded_at: Mutex::new(None),
             runtime: Some(runtime),
-        };
+        });
         store.block_on(async move {
             let mut client = shared.pool.get().await.map_err(pool_error)?;
             schema::migrate(&mut client).await
@@ -177,7 +181,7 @@ impl PgStore {
             store.spawn(write::run(store.shared.clone(), queue.clone()));
         }
         store.spawn(write::notify(store.shared.clone()));
-        Ok(Arc::new(store))
+        Ok(store)
     }
 
     fn runtime(&self) -> &tokio::runtime::Runtime {
@@ -315,5 +319,30 @@ impl Store for PgStore {
 
     fn available(&self) -> bool {
         self.shared.reachable.load(Ordering::Relaxed)
+    }
+
+    fn page_files(&self, page: &atlas_model::Page) -> Result<Arc<dyn Files>, StoreError> {
+        let app = app_key(&page.app_id);
+        self.scoped_files(&format!("apps/{app}/pages/{}", page.page_id))
+    }
+
+    fn app_files(&self, app_id: &str) -> Result<Arc<dyn Files>, StoreError> {
+        self.scoped_files(&format!("apps/{}/app", app_key(app_id)))
+    }
+}
+
+/// An app's name among the files: a digest, since an app id may hold any character.
+fn app_key(app_id: &str) -> String {
+    atlas_model::page_id(app_id, "")
+}
+
+impl PgStore {
+    /// The database's files under `scope/`.
+    fn scoped_files(&self, scope: &str) -> Result<Arc<dyn Files>, StoreError> {
+        let store = self
+            .me
+            .upgrade()
+            .ok_or_else(|| StoreError::Unavailable("the store is stopping".into()))?;
+        Ok(Arc::new(Scoped::new(store.files(), scope)))
     }
 }

@@ -5,6 +5,7 @@
 use std::fs::{self, File, OpenOptions};
 use std::io::{Read, Seek, Write};
 use std::path::Path;
+use std::sync::Arc;
 
 /// Why [`lock_folder`] did not get the lock.
 #[derive(Debug)]
@@ -86,6 +87,34 @@ pub trait Files: Send + Sync {
     fn remove(&self, name: &str) -> Result<(), crate::StoreError>;
     /// Every file under `prefix/` (all files for ""), by full name, in no particular order.
     fn list(&self, prefix: &str) -> Result<Vec<String>, crate::StoreError>;
+    /// Replaces the file `name` with `bytes` whole or not at all, without waiting for it to be
+    /// durable: for what is cheap to redo (an explorer's task file, a screenshot), where a
+    /// crash may bring back an older version but never half of one.
+    fn write_soon(&self, name: &str, bytes: &[u8]) -> Result<(), crate::StoreError> {
+        self.write(name, bytes)
+    }
+    /// Moves the file `from` to `to` (replacing it), durable as [`Files::write_soon`]. A store
+    /// that cannot move at once may leave the file under both names after a crash, never under
+    /// neither: readers of moved files (an explorer's task queue) settle duplicates.
+    fn rename(&self, from: &str, to: &str) -> Result<(), crate::StoreError> {
+        let bytes = self
+            .read(from)?
+            .ok_or_else(|| crate::StoreError::Io(format!("no file {from:?} to move")))?;
+        self.write(to, &bytes)?;
+        self.remove(from)
+    }
+}
+
+/// Where the files an explorer keeps beside the graph live (seed 001 §2.2): each page's
+/// screenshot, DOM snapshot, task queue, navigation scripts, test ideas and reports, and each
+/// app's own (the exploration's frontier). A data folder keeps them in the page's folder for
+/// people to open; a database in its files table. Implemented by the service, which knows each
+/// page's name and number that its folder is named by.
+pub trait Artifacts: Send + Sync {
+    /// The files of a page, named relative to it (`screenshot.png`, `todos/task_001.json`).
+    fn page_files(&self, app_id: &str, page_id: &str) -> Result<Arc<dyn Files>, crate::StoreError>;
+    /// The files of an app, named relative to it (`.atlas/explore.json`).
+    fn app_files(&self, app_id: &str) -> Result<Arc<dyn Files>, crate::StoreError>;
 }
 
 /// [`Files`] in a folder: each name a path under it, written through [`write_atomic`] with the
@@ -144,6 +173,18 @@ impl Files for Folder {
             sync_dir(parent)?;
         }
         Ok(())
+    }
+
+    fn write_soon(&self, name: &str, bytes: &[u8]) -> Result<(), crate::StoreError> {
+        let path = self.path(name)?;
+        fs::create_dir_all(path.parent().expect("a file in a folder"))?;
+        Ok(write_atomic(&path, bytes, false)?)
+    }
+
+    fn rename(&self, from: &str, to: &str) -> Result<(), crate::StoreError> {
+        let (from, to) = (self.path(from)?, self.path(to)?);
+        fs::create_dir_all(to.parent().expect("a file in a folder"))?;
+        Ok(fs::rename(from, to)?)
     }
 
     fn list(&self, prefix: &str) -> Result<Vec<String>, crate::StoreError> {
@@ -212,6 +253,14 @@ impl Files for Scoped {
 
     fn remove(&self, name: &str) -> Result<(), crate::StoreError> {
         self.inner.remove(&self.full(name))
+    }
+
+    fn write_soon(&self, name: &str, bytes: &[u8]) -> Result<(), crate::StoreError> {
+        self.inner.write_soon(&self.full(name), bytes)
+    }
+
+    fn rename(&self, from: &str, to: &str) -> Result<(), crate::StoreError> {
+        self.inner.rename(&self.full(from), &self.full(to))
     }
 
     fn list(&self, prefix: &str) -> Result<Vec<String>, crate::StoreError> {

@@ -381,4 +381,13 @@ pub trait Store: Send + Sync {
     fn page_folder(&self, _page: &atlas_model::Page) -> Option<std::path::PathBuf> {
         None
     }
+    /// The files `page` keeps beside the graph (see [`files::Artifacts`]), named relative to
+    /// it: in its folder for a data folder, in the files table for a database.
+    fn page_files(
+        &self,
+        page: &atlas_model::Page,
+    ) -> Result<std::sync::Arc<dyn files::Files>, StoreError>;
+    /// The files an app keeps beside the graph (the exploration's frontier), named relative to
+    /// it.
+    fn app_files(&self, app_id: &str) -> Result<std::sync::Arc<dyn files::Files>, StoreError>;
 }

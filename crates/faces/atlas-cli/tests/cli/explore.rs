@@ -684,3 +684,83 @@ fn a_hostile_site_on_two_origins_gets_no_secret_no_write_and_no_code_and_ends_no
     assert_eq!(stats["other_authorization"], 0, "{stats}");
     assert_eq!(stats["other_secrets"], 0, "{stats}");
 }
+
+/// `--store postgres://`: the pages and transitions go to the database through the graph's
+/// tools, the pages' own files (screenshot, DOM, tasks, scripts, reports) to its files table and
+/// nothing to the data folder; a second run resumes from the database without a duplicate, and
+/// a server on the database serves a page's screenshot.
+#[test]
+fn the_demo_site_explored_into_postgresql_keeps_every_file_of_its_pages_in_the_database() {
+    let Some(chromium) = chromium() else { return };
+    let Some(atlas_config::testing::TestStore::Postgres(url)) =
+        atlas_config::testing::TestStore::postgres()
+    else {
+        return;
+    };
+    let (_site, base) = demo_site();
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let port = base.rsplit(':').next().unwrap().to_string();
+    let app = format!("127.0.0.1:{port}");
+    let run = |max_states: &str, name: &str| -> Value {
+        let report = dir.path().join(name);
+        let out = atlas()
+            .args(["explore", &format!("{base}/"), "--store", &url, "--data"])
+            .arg(&data)
+            .arg("--chromium")
+            .arg(&chromium)
+            .args(["--max-seconds", "300", "--max-states", max_states, "--json"])
+            .arg(&report)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap()
+    };
+    let first = run("3", "first.json");
+    assert_eq!(first["states"], 3, "{first}");
+    assert_eq!(first["new_states"], 3, "{first}");
+    assert!(first["transitions"].as_u64().unwrap() >= 2, "{first}");
+    assert!(
+        !data.join("apps").exists(),
+        "the pages' files went to the data folder, not the database"
+    );
+    let second = run("6", "second.json");
+    assert_eq!(second["states"], 6, "{second}");
+    assert_eq!(
+        second["new_states"], 3,
+        "the first run's states were found again: {second}"
+    );
+
+    let served = dir.path().join("served");
+    let server = crate::common::Server::start(&served, &["--store", &url]);
+    let (status, graph) = server.call("get_app_graph", serde_json::json!({"app_id": app}));
+    assert_eq!(status, 200, "{graph}");
+    assert_eq!(graph["total_pages"], 6, "no page twice: {graph}");
+    let home = graph["home_page"].as_str().unwrap().to_string();
+    let (status, page) = server.call(
+        "get_page_details",
+        serde_json::json!({"app_id": app, "page_id": home}),
+    );
+    assert_eq!(status, 200, "{page}");
+    assert!(page["folder"].is_null(), "{page}");
+    let shot = page["screenshot"]
+        .as_str()
+        .expect("a screenshot from the database");
+    let mut resp = crate::common::agent()
+        .get(&format!("{}{shot}", server.url))
+        .call()
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+    let png = resp
+        .body_mut()
+        .with_config()
+        .limit(8 << 20)
+        .read_to_vec()
+        .unwrap();
+    assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"), "{} bytes", png.len());
+    server.stop();
+}
