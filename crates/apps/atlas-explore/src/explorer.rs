@@ -146,8 +146,11 @@ pub struct State {
     pub page_id: String,
     /// Its page's name.
     pub name: String,
-    /// Its page's files (the folder of seed 001 on a data folder), found when the state is made
-    /// or read again; not saved with it.
+    /// Its page's folder on a data folder, for people to open (none in a database).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dir: Option<PathBuf>,
+    /// Its page's files (in its folder, or a database's files table), found when the state is
+    /// made or read again; not saved with it.
     #[serde(skip)]
     pub files: PageFiles,
     /// Its DOM fingerprint (seed 001 §6).
@@ -457,6 +460,7 @@ impl Shared {
         let state = State {
             page_id: added.page_id.clone(),
             name: name.clone(),
+            dir: self.artifacts.page_folder(&self.app_id, &added.page_id),
             files: PageFiles::new(files.clone()),
             fingerprint: identity.fingerprint,
             key: identity.key,

@@ -147,6 +147,7 @@ fn hostile_page_text_never_becomes_code_in_a_navigation_script() {
         let state = State {
             page_id: format!("p{i}"),
             name: texts[6].clone(),
+            dir: Some(state_dir.clone()),
             files: atlas_explore::PageFiles::new(std::sync::Arc::new(
                 atlas_store::files::Folder::new(&state_dir),
             )),

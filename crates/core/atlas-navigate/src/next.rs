@@ -316,14 +316,16 @@ fn candidate_answer(c: crate::ground::Considered) -> CandidateAction {
     }
 }
 
-/// What an answer rests on.
+/// What an answer rests on: `memory` (remembered sessions of the same task), `labels` (the
+/// app's widget labels read against the intent), `path` (a registered intent's page and the
+/// planned way there).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
+// Each value is told in the enum's doc: a doc comment on a variant would turn the JSON
+// Schema's `enum` into a `oneOf` of constants.
+#[allow(missing_docs)]
 pub enum Basis {
-    /// Remembered sessions of the same task.
     Memory,
-    /// The app's widget labels read against the intent.
     Labels,
-    /// A registered intent's page and the planned way there.
     Path,
 }

@@ -19,4 +19,9 @@ impl Artifacts for Atlas {
     fn app_files(&self, app_id: &str) -> Result<Arc<dyn Files>, StoreError> {
         self.store.app_files(app_id)
     }
+
+    fn page_folder(&self, app_id: &str, page_id: &str) -> Option<std::path::PathBuf> {
+        let page = self.read(|g| g.app(app_id).and_then(|a| a.page(page_id)).cloned())?;
+        self.store.page_folder(&page)
+    }
 }

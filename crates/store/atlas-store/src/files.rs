@@ -115,6 +115,11 @@ pub trait Artifacts: Send + Sync {
     fn page_files(&self, app_id: &str, page_id: &str) -> Result<Arc<dyn Files>, crate::StoreError>;
     /// The files of an app, named relative to it (`.atlas/explore.json`).
     fn app_files(&self, app_id: &str) -> Result<Arc<dyn Files>, crate::StoreError>;
+    /// Where a page's files are on this machine, for people to open: its folder on a data
+    /// folder, none in a database.
+    fn page_folder(&self, _app_id: &str, _page_id: &str) -> Option<std::path::PathBuf> {
+        None
+    }
 }
 
 /// [`Files`] in a folder: each name a path under it, written through [`write_atomic`] with the
