@@ -103,6 +103,24 @@ impl Server {
         self.post(name, body.to_string().as_bytes())
     }
 
+    /// GET `path`: the status, the content type and the body.
+    pub fn get_bytes(&self, path: &str) -> (u16, String, Vec<u8>) {
+        let mut r = agent().get(&format!("{}{path}", self.url)).call().unwrap();
+        let content_type = r
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_string();
+        let body = r
+            .body_mut()
+            .with_config()
+            .limit(16 << 20)
+            .read_to_vec()
+            .unwrap();
+        (r.status().as_u16(), content_type, body)
+    }
+
     pub fn stop(mut self) {
         unsafe_terminate(&self.child);
         let status = self.child.wait().unwrap();
@@ -281,4 +299,17 @@ pub fn model_sim_playing(script: &Path) -> (Child, String) {
     let _ = child.kill();
     let _ = child.wait();
     panic!("model-sim did not start");
+}
+
+/// Runs `command`, which writes a JSON report to `report`, and reads the report once the
+/// command succeeded (else fails with what it printed).
+pub fn report_of(command: &mut Command, report: &Path) -> Value {
+    let out = command.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&std::fs::read(report).unwrap()).unwrap()
 }

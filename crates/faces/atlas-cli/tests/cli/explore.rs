@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::common::{free_port, fsck};
+use crate::common::{free_port, fsck, report_of};
 
 struct KillOnDrop(Child);
 
@@ -177,16 +177,10 @@ fn the_demo_site_is_explored_safely_and_a_killed_exploration_resumes_without_dup
 
     // The same command again finishes the exploration.
     let report_path = dir.path().join("report.json");
-    let out = explore(&["--json", report_path.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
+    let report = report_of(
+        &mut explore(&["--json", report_path.to_str().unwrap()]),
+        &report_path,
     );
-    let report: Value = serde_json::from_slice(&std::fs::read(&report_path).unwrap()).unwrap();
     assert_eq!(report["stopped_by"], "nothing left to explore", "{report}");
     let found = states(&app_dir);
     let mut prints: Vec<&str> = found
@@ -431,25 +425,20 @@ fn a_real_wiki_open_to_anonymous_editing_is_explored_without_changing_it() {
     }
     let data = dir.path().join("data");
     let report_path = dir.path().join("report.json");
-    let out = explore_command(&base, &data, &chromium)
-        .args([
-            "--max-states",
-            "25",
-            "--max-seconds",
-            "300",
-            "--tabs",
-            "2",
-            "--json",
-        ])
-        .arg(&report_path)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let report = report_of(
+        explore_command(&base, &data, &chromium)
+            .args([
+                "--max-states",
+                "25",
+                "--max-seconds",
+                "300",
+                "--tabs",
+                "2",
+                "--json",
+            ])
+            .arg(&report_path),
+        &report_path,
     );
-    let report: Value = serde_json::from_slice(&std::fs::read(&report_path).unwrap()).unwrap();
     assert_eq!(report["states"], 25, "{report}");
     // Edit, rename, delete and save forms were there, recorded and not sent: not one revision of
     // the wiki was created, changed or removed.
@@ -704,21 +693,15 @@ fn the_demo_site_explored_into_postgresql_keeps_every_file_of_its_pages_in_the_d
     let app = format!("127.0.0.1:{port}");
     let run = |max_states: &str, name: &str| -> Value {
         let report = dir.path().join(name);
-        let out = atlas()
+        let mut explore = atlas();
+        explore
             .args(["explore", &format!("{base}/"), "--store", &url, "--data"])
             .arg(&data)
             .arg("--chromium")
             .arg(&chromium)
             .args(["--max-seconds", "300", "--max-states", max_states, "--json"])
-            .arg(&report)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap()
+            .arg(&report);
+        report_of(&mut explore, &report)
     };
     let first = run("3", "first.json");
     assert_eq!(first["states"], 3, "{first}");
@@ -750,17 +733,8 @@ fn the_demo_site_explored_into_postgresql_keeps_every_file_of_its_pages_in_the_d
     let shot = page["screenshot"]
         .as_str()
         .expect("a screenshot from the database");
-    let mut resp = crate::common::agent()
-        .get(&format!("{}{shot}", server.url))
-        .call()
-        .unwrap();
-    assert_eq!(resp.status(), 200);
-    let png = resp
-        .body_mut()
-        .with_config()
-        .limit(8 << 20)
-        .read_to_vec()
-        .unwrap();
+    let (status, kind, png) = server.get_bytes(shot);
+    assert_eq!((status, kind.as_str()), (200, "image/png"));
     assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"), "{} bytes", png.len());
     server.stop();
 }

@@ -483,28 +483,23 @@ fn a_task_done_once_is_replayed_from_the_graph() {
     let run = |extra: &[&str]| -> Value {
         shell(&["monkey", "-p", "com.meituan.app", "1"]);
         let report = dir.path().join("report.json");
-        let out = Command::new(env!("CARGO_BIN_EXE_atlas"))
-            .args([
-                "agent",
-                "run",
-                task,
-                "--device",
-                &format!("sim:{serial}"),
-                "--atlas",
-                &server.url,
-            ])
-            .args(["--model-url", &format!("{model_url}/v1"), "--report"])
-            .arg(&report)
-            .args(extra)
-            .stdin(Stdio::null())
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap()
+        report_of(
+            Command::new(env!("CARGO_BIN_EXE_atlas"))
+                .args([
+                    "agent",
+                    "run",
+                    task,
+                    "--device",
+                    &format!("sim:{serial}"),
+                    "--atlas",
+                    &server.url,
+                ])
+                .args(["--model-url", &format!("{model_url}/v1"), "--report"])
+                .arg(&report)
+                .args(extra)
+                .stdin(Stdio::null()),
+            &report,
+        )
     };
     // First run: the graph is never trusted (threshold above 1), every step is the model's.
     let first = run(&["--fast-path", "1.01"]);

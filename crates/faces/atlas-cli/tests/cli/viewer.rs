@@ -105,33 +105,12 @@ fn learning_is_streamed_live_and_a_slow_viewer_is_dropped_not_waited_for() {
     server.stop();
 }
 
-/// GET `path`: the status, the content type and the body.
-fn get_bytes(server: &Server, path: &str) -> (u16, String, Vec<u8>) {
-    let mut r = agent()
-        .get(&format!("{}{path}", server.url))
-        .call()
-        .unwrap();
-    let content_type = r
-        .headers()
-        .get("content-type")
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or_default()
-        .to_string();
-    let body = r
-        .body_mut()
-        .with_config()
-        .limit(16 << 20)
-        .read_to_vec()
-        .unwrap();
-    (r.status().as_u16(), content_type, body)
-}
-
 #[test]
 fn the_viewer_is_served_from_the_binary_and_its_tools_tell_pages_screenshots_and_recent_reports() {
     let tmp = tempfile::tempdir().unwrap();
     let server = Server::start(&tmp.path().join("data"), &[]);
     // The page, its script, styles and the bundled drawing library, all from this origin.
-    let (status, content_type, html) = get_bytes(&server, "/");
+    let (status, content_type, html) = server.get_bytes("/");
     let html = String::from_utf8(html).unwrap();
     assert_eq!(status, 200);
     assert!(content_type.starts_with("text/html"), "{content_type}");
@@ -142,7 +121,7 @@ fn the_viewer_is_served_from_the_binary_and_its_tools_tell_pages_screenshots_and
         ("/viewer/graph-lib.js", "AtlasGraphLib"),
         ("/viewer/viewer.css", "#graph"),
     ] {
-        let (status, _, body) = get_bytes(&server, path);
+        let (status, _, body) = server.get_bytes(path);
         assert_eq!(status, 200, "{path}");
         assert!(String::from_utf8_lossy(&body).contains(needle), "{path}");
     }
@@ -213,7 +192,7 @@ fn the_viewer_is_served_from_the_binary_and_its_tools_tell_pages_screenshots_and
         json!({ "app_id": "com.example.view", "page_id": home }),
     );
     let url = details["screenshot"].as_str().unwrap().to_string();
-    let (status, content_type, body) = get_bytes(&server, &url);
+    let (status, content_type, body) = server.get_bytes(&url);
     assert_eq!((status, content_type.as_str()), (200, "image/png"));
     assert_eq!(body, png);
     let (_, graph) = server.call("get_app_graph", json!({ "app_id": "com.example.view" }));
@@ -227,16 +206,13 @@ fn the_viewer_is_served_from_the_binary_and_its_tools_tell_pages_screenshots_and
     assert_eq!(drawn[0]["page_id"], json!(home));
 
     // No screenshot, an unknown page, a page of another app: the seed's 404s.
-    let (status, _, body) = get_bytes(
-        &server,
-        &format!("/api/v1/apps/com.example.view/pages/{settings}/screenshot"),
-    );
+    let (status, _, body) = server.get_bytes(&format!(
+        "/api/v1/apps/com.example.view/pages/{settings}/screenshot"
+    ));
     let body: Value = serde_json::from_slice(&body).unwrap();
     assert_error(&(status, body), 404, "NOT_FOUND");
-    let (status, _, _) = get_bytes(
-        &server,
-        "/api/v1/apps/com.example.view/pages/nosuchpage/screenshot",
-    );
+    let (status, _, _) =
+        server.get_bytes("/api/v1/apps/com.example.view/pages/nosuchpage/screenshot");
     assert_eq!(status, 404);
     let resp = server.call(
         "get_page_details",
