@@ -390,6 +390,15 @@ pub(crate) async fn eval_agent(
             p.threshold, p.coverage, p.precision
         );
     }
+    let asked: usize = report.new_task_no_offer.values().sum();
+    println!(
+        "graph_new_task: why the graph offered nothing to take, on the {asked} steps the model decided:"
+    );
+    let mut causes: Vec<_> = report.new_task_no_offer.iter().collect();
+    causes.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    for (why, n) in causes {
+        println!("  {n:>4}  {why}");
+    }
     show(
         "the tasks the model alone completes (lost = completed by the model alone, not here):",
         &report.solvable,

@@ -324,6 +324,9 @@ pub struct TaskRun {
     pub wrong: Vec<String>,
     /// Every answer the graph gave with an action, taken or not.
     pub answers: Vec<GraphAnswer>,
+    /// Each step the model decided although the graph was asked: why the graph offered no
+    /// action the agent could take ([`why_no_offer`]).
+    pub no_offer: Vec<String>,
     /// Each step: the recorded screen it started on, who chose the action, the action, and the
     /// page the graph took the screen for.
     pub trail: Vec<String>,
@@ -375,6 +378,7 @@ pub fn run_task(
         &person,
         Guard::new(Vec::new(), &task.instruction),
     );
+    let fast_path = graph.as_ref().map(|g| g.fast_path);
     if let Some(graph) = graph {
         agent = agent.with_graph(graph);
     }
@@ -394,6 +398,9 @@ pub fn run_task(
     let truths = truths(task, &screens, report.steps.len());
     let wrong = wrong_fast_steps(&report, &truths, (w, h));
     let answers = graph_answers(&report, &truths, (w, h));
+    let no_offer = fast_path.map_or_else(Vec::new, |threshold| {
+        no_offers(&report, &truths, (w, h), threshold)
+    });
     let trail = report
         .steps
         .iter()
@@ -425,6 +432,7 @@ pub fn run_task(
         wrong_fast_path_steps: wrong.len(),
         wrong,
         answers,
+        no_offer,
         trail,
         agent_ms_per_step: report.steps.iter().map(|s| s.agent_ms).sum::<f64>()
             / report.steps.len().max(1) as f64,
@@ -490,6 +498,70 @@ fn graph_answers(
             })
         })
         .collect()
+}
+
+/// Why the graph offered nothing the agent could take on each step the model decided.
+fn no_offers(
+    report: &RunReport,
+    truths: &[Option<&Truth>],
+    size: (u32, u32),
+    fast_path: f64,
+) -> Vec<String> {
+    report
+        .steps
+        .iter()
+        .zip(truths)
+        .filter(|(step, _)| step.chosen_by == Chooser::Model)
+        .filter_map(|(step, truth)| {
+            let graph = step.graph.as_ref()?;
+            Some(why_no_offer(graph, *truth, size, fast_path))
+        })
+        .collect()
+}
+
+/// Why one step got no action the agent could take, as `observe_screen` answered it: the
+/// screen taken for no page; the graph's doubt (its code: `no_way`, `same_label`, `unlikely`…)
+/// or no way to a page that serves the task; an action that names no single widget on the
+/// screen; a finish the graph guessed (only a remembered one is taken); or an action below the
+/// fast path, which the ground truth says was right, wrong, or cannot tell (off the recording).
+pub fn why_no_offer(
+    graph: &Value,
+    truth: Option<&Truth>,
+    size: (u32, u32),
+    fast_path: f64,
+) -> String {
+    let resolved = graph.get("resolved").and_then(Action::from_dict);
+    if graph["page"].as_str().unwrap_or_default().is_empty() {
+        return "no page for the screen".into();
+    }
+    if let Some(action) = resolved {
+        let confidence = graph["confidence"].as_f64().unwrap_or(0.0);
+        let verdict = match truth {
+            None => "off the recording",
+            Some(_) if is_right(truth, Some(action), size) => "right",
+            Some(_) => "wrong",
+        };
+        return if confidence >= fast_path {
+            format!("offered at the fast path but not taken, {verdict}")
+        } else {
+            format!("below the fast path, {verdict}")
+        };
+    }
+    if !graph["suggested"].is_null() {
+        return "an action naming no single widget on the screen".into();
+    }
+    let basis = graph["basis"].as_str().unwrap_or_default();
+    match basis
+        .strip_prefix("不确定(")
+        .and_then(|r| r.split_once(')'))
+    {
+        Some((code, _)) => format!("unsure: {code}"),
+        None if matches!(basis, "memory" | "labels" | "path") => {
+            "a finish not remembered (never taken)".into()
+        }
+        None if basis.is_empty() => "no answer".into(),
+        None => format!("no way: {basis}"),
+    }
 }
 
 /// One answer of the graph and whether it was right.
@@ -589,6 +661,9 @@ pub struct AgentEval {
     /// of at least each threshold, and how many of those answers were right (on the screens
     /// the task's recording has a step for) — what `--fast-path` trades.
     pub new_task_curve: Vec<crate::loao::CurvePoint>,
+    /// On tasks new to the graph, the steps the model decided, by why the graph offered no
+    /// action the agent could take.
+    pub new_task_no_offer: std::collections::BTreeMap<String, usize>,
     /// Every run.
     pub runs: Vec<TaskRun>,
 }
@@ -727,6 +802,10 @@ impl AgentEval {
             })
             .collect();
         let new_task_curve = crate::loao::curve(&scored, new_task.iter().map(|r| r.steps).sum());
+        let mut new_task_no_offer = std::collections::BTreeMap::new();
+        for why in new_task.iter().flat_map(|r| &r.no_offer) {
+            *new_task_no_offer.entry(why.clone()).or_default() += 1;
+        }
         AgentEval {
             conditions,
             solvable,
@@ -736,7 +815,55 @@ impl AgentEval {
             agent_ms_p50,
             agent_ms_p50_after_first,
             new_task_curve,
+            new_task_no_offer,
             runs,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_step_without_an_offer_is_told_by_its_cause() {
+        let size = (1000, 2000);
+        let tap = Truth::Tap([[100, 100], [300, 200]]);
+        let why = |graph: Value, truth: Option<&Truth>| why_no_offer(&graph, truth, size, 0.95);
+        assert_eq!(why(json!({"page": ""}), None), "no page for the screen");
+        let unsure = json!({"page": "p", "suggested": null, "resolved": null,
+            "basis": "不确定(same_label): 多个控件显示相同文字“OK”"});
+        assert_eq!(why(unsure, Some(&tap)), "unsure: same_label");
+        let no_way = json!({"page": "p", "suggested": null, "basis": "未找到匹配的意图"});
+        assert_eq!(why(no_way, None), "no way: 未找到匹配的意图");
+        let unresolved =
+            json!({"page": "p", "suggested": {"action_type": "click"}, "resolved": null});
+        assert_eq!(
+            why(unresolved, Some(&tap)),
+            "an action naming no single widget on the screen"
+        );
+        // A tap at (200, 150) in pixels is (200, 75) in relative coordinates on 1000 × 2000.
+        let low = |at: [u32; 2], confidence: f64| {
+            json!({"page": "p", "suggested": {"action_type": "click"}, "confidence": confidence,
+                "resolved": Action::Tap { element: [at[0] as u16, at[1] as u16], message: None }.to_dict()})
+        };
+        assert_eq!(
+            why(low([200, 75], 0.5), Some(&tap)),
+            "below the fast path, right"
+        );
+        assert_eq!(
+            why(low([900, 900], 0.5), Some(&tap)),
+            "below the fast path, wrong"
+        );
+        assert_eq!(
+            why(low([200, 75], 0.5), None),
+            "below the fast path, off the recording"
+        );
+        let finish = json!({"page": "p", "suggested": null, "resolved": null, "basis": "path"});
+        assert_eq!(
+            why(finish, Some(&Truth::Finish)),
+            "a finish not remembered (never taken)"
+        );
     }
 }
