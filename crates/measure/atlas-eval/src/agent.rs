@@ -557,7 +557,12 @@ pub fn why_no_offer(
     {
         Some((code, _)) => format!("unsure: {code}"),
         None if matches!(basis, "memory" | "labels" | "path") => {
-            "a finish not remembered (never taken)".into()
+            let verdict = match truth {
+                None => "off the recording",
+                Some(Truth::Finish) => "right",
+                Some(_) => "wrong",
+            };
+            format!("a finish not remembered (never taken), {verdict}")
         }
         None if basis.is_empty() => "no answer".into(),
         None => format!("no way: {basis}"),
@@ -862,8 +867,12 @@ mod tests {
         );
         let finish = json!({"page": "p", "suggested": null, "resolved": null, "basis": "path"});
         assert_eq!(
-            why(finish, Some(&Truth::Finish)),
-            "a finish not remembered (never taken)"
+            why(finish.clone(), Some(&Truth::Finish)),
+            "a finish not remembered (never taken), right"
+        );
+        assert_eq!(
+            why(finish, Some(&tap)),
+            "a finish not remembered (never taken), wrong"
         );
     }
 }
