@@ -11,7 +11,7 @@ use crate::Atlas;
 impl Artifacts for Atlas {
     fn page_files(&self, app_id: &str, page_id: &str) -> Result<Arc<dyn Files>, StoreError> {
         let page = self
-            .read(|g| g.app(app_id).and_then(|a| a.page(page_id)).cloned())
+            .page(app_id, page_id)
             .ok_or_else(|| StoreError::Io(format!("no page {page_id} in app {app_id:?}")))?;
         self.store.page_files(&page)
     }
@@ -21,7 +21,6 @@ impl Artifacts for Atlas {
     }
 
     fn page_folder(&self, app_id: &str, page_id: &str) -> Option<std::path::PathBuf> {
-        let page = self.read(|g| g.app(app_id).and_then(|a| a.page(page_id)).cloned())?;
-        self.store.page_folder(&page)
+        self.store.page_folder(&self.page(app_id, page_id)?)
     }
 }

@@ -202,6 +202,11 @@ impl Atlas {
         f(&self.state.read().graph)
     }
 
+    /// A page of an app as it stands now.
+    pub(crate) fn page(&self, app_id: &str, page_id: &str) -> Option<atlas_model::Page> {
+        self.read(|g| g.app(app_id).and_then(|a| a.page(page_id)).cloned())
+    }
+
     /// Builds records from the current state, applies them to memory and enqueues them in the
     /// journal, all under the write lock (so read-modify-write is atomic and journal order equals
     /// memory order); then waits, outside the lock, until they are durable.

@@ -407,29 +407,17 @@ impl Atlas {
     /// folders.
     pub fn page_screenshot(&self, app_id: &str, page_id: &str) -> Result<Option<Vec<u8>>> {
         let page = self
-            .read(|g| g.app(app_id).and_then(|a| a.page(page_id)).cloned())
+            .page(app_id, page_id)
             .ok_or_else(|| AtlasError::PageNotFound(page_id.to_string()))?;
-        let Some(path) = self
-            .store
-            .page_folder(&page)
-            .map(|f| f.join(atlas_store::SCREENSHOT))
-        else {
+        let Some(folder) = self.store.page_folder(&page) else {
             return self.stored_screenshot(&page);
         };
-        match read_png(&path) {
-            Ok(Some(bytes)) if bytes.len() as u64 > MAX_SCREENSHOT_BYTES => Err(AtlasError::Graph(
-                "the page's screenshot is larger than 5 MB".into(),
-            )),
-            Ok(bytes) => Ok(bytes),
-            Err(e) => Err(AtlasError::Graph(format!(
-                "cannot read the page's screenshot: {}",
-                e.kind()
-            ))),
-        }
+        let png = read_png(&folder.join(atlas_store::SCREENSHOT)).map_err(|e| {
+            AtlasError::Graph(format!("cannot read the page's screenshot: {}", e.kind()))
+        })?;
+        within_limit(png)
     }
-}
 
-impl Atlas {
     /// A page's screenshot from a store without folders (a database's files), when it is a PNG
     /// within the limit.
     fn stored_screenshot(&self, page: &atlas_model::Page) -> Result<Option<Vec<u8>>> {
@@ -438,12 +426,17 @@ impl Atlas {
             .page_files(page)
             .and_then(|files| files.read(atlas_store::SCREENSHOT))
             .map_err(crate::store_error)?;
-        match bytes.filter(|b| b.starts_with(PNG_SIGNATURE)) {
-            Some(b) if b.len() as u64 > MAX_SCREENSHOT_BYTES => Err(AtlasError::Graph(
-                "the page's screenshot is larger than 5 MB".into(),
-            )),
-            png => Ok(png),
-        }
+        within_limit(bytes.filter(|b| b.starts_with(PNG_SIGNATURE)))
+    }
+}
+
+/// A screenshot as it is served: none, or its bytes within the limit; a larger one is an error.
+fn within_limit(png: Option<Vec<u8>>) -> Result<Option<Vec<u8>>> {
+    match png {
+        Some(bytes) if bytes.len() as u64 > MAX_SCREENSHOT_BYTES => Err(AtlasError::Graph(
+            "the page's screenshot is larger than 5 MB".into(),
+        )),
+        png => Ok(png),
     }
 }
 
