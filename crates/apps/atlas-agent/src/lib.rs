@@ -10,7 +10,6 @@
 //! model traits a real phone and a real model use.
 
 pub mod graph;
-pub mod guard;
 pub mod knowledge;
 pub mod phone;
 

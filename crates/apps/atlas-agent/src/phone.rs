@@ -5,7 +5,7 @@
 //! Each step captures the screenshot and the current app, builds the messages (the seed's
 //! system prompt, the task, the screen info with the last observation, the screenshot as an
 //! image part; screenshots of earlier steps are dropped from the context, their text kept), asks
-//! the model, parses its reply ([`atlas_action`]), reviews the action ([`crate::guard`]) and
+//! the model, parses its reply ([`atlas_action`]), reviews the action ([`atlas_guard`]) and
 //! executes it on the [`Device`]. A reply without a well-formed action is not the end: the model
 //! is told why and asked again. Every step goes into the [`RunReport`].
 
@@ -21,7 +21,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::graph::GraphLink;
-use crate::guard::Guard;
+use atlas_guard::Guard;
 use crate::knowledge::KnowledgeConfig;
 
 const SYSTEM_ZH: &str = include_str!("../prompts/system_zh.txt");

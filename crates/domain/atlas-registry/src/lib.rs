@@ -14,6 +14,7 @@
 //! connection or a model's turn.
 
 mod business;
+mod guard;
 mod input;
 mod knowledge;
 mod navigation;
@@ -35,6 +36,10 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 pub use business::biz_error;
+pub use guard::{
+    GuardedRun, RecordOutcomeRequest, RecordOutcomeResponse, ReviewActionRequest,
+    ReviewActionResponse,
+};
 pub use input::{MAX_SAFE_INTEGER, parse_input, parse_json_input};
 pub use knowledge::{KnowledgeRecord, KnowledgeRecords, RetrieveKnowledgeRequest, kb_error};
 pub use navigation::{ParseReplyRequest, ParseReplyResponse};

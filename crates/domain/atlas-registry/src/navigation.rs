@@ -152,6 +152,24 @@ pub(crate) fn tools() -> Vec<Tool> {
     ));
     tools.push(tool(
         ToolGroup::Navigation,
+        "review_action",
+        "执行前按守卫规则审查模型提出的动作（内置 QQ 智能客服闸门及随请求发送的规则文件），返回要执行的动作、给模型的观察和守卫记忆。Review a model's proposed action under the guard's rules (the shipped QQ customer-service gate and the rule files sent) before it runs: the action to run, what to tell the model, and the guard's memory to send back next time.",
+        false,
+        |_: ToolContext, r: crate::guard::ReviewActionRequest| async move {
+            crate::guard::review_action(r)
+        },
+    ));
+    tools.push(tool(
+        ToolGroup::Navigation,
+        "record_outcome",
+        "动作执行后把结果交给守卫规则（例如知识库查询成功后才允许结束），返回给模型的观察和守卫记忆。Tell the guard's rules how an action went (a knowledge lookup's success opens the QQ gate's finish): what to tell the model, and the guard's memory to send back next time.",
+        false,
+        |_: ToolContext, r: crate::guard::RecordOutcomeRequest| async move {
+            crate::guard::record_outcome(r)
+        },
+    ));
+    tools.push(tool(
+        ToolGroup::Navigation,
         "observe_screen",
         "手机智能体的一步：发送当前屏幕（dump 或控件）、任务、会话和上一步执行的动作；Atlas 识别页面（新页面则添加）、上报上一步，并给出在本屏解析好的下一步动作、置信度和给模型的提示。A phone agent's step: the screen, the task, the session and what was executed on the last screen; answers the screen's page (added when new), reports the last step, and gives the graph's next action resolved on this screen with its confidence and a hint for the model. Send the answer's `carry` back with the next screen.",
         true,

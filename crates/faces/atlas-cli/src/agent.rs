@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use anyhow::{Context, Result, bail};
 use atlas_agent::HttpCaller;
 use atlas_agent::graph::GraphLink;
-use atlas_agent::guard::{Guard, RuleSet};
+use atlas_guard::{Guard, RuleSet};
 use atlas_agent::knowledge::KnowledgeConfig;
 use atlas_agent::phone::{AgentConfig, Ending, Person, PhoneAgent, Unattended};
 use atlas_device::{AppCatalog, CurrentApp, Device, DeviceError, Key, Point, Screenshot};

@@ -27,7 +27,7 @@ use serde_json::Value;
 
 use atlas_agent::ToolCaller;
 use atlas_agent::graph::GraphLink;
-use atlas_agent::guard::Guard;
+use atlas_guard::Guard;
 use atlas_agent::phone::{AgentConfig, Chooser, Ending, PhoneAgent, RunReport, Unattended};
 
 /// What the person did on one screen of a demonstration.

@@ -14,12 +14,18 @@
 //! same grammar the model's replies are, with its placeholders filled, when the file is read; an
 //! unknown action name or key is an error naming the rule. A flow like seed 002's QQ gate
 //! (`rules/qq_customer_service.yaml`) is then a file a tester reads and changes, not a code path.
+//!
+//! What a guard remembers between steps is plain data ([`GuardMemory`]), so the server can
+//! review actions for agents in any language without keeping their state: `atlas agent` runs a
+//! [`Guard`] in process, and the Open-AutoGLM plugin has the server's `review_action` and
+//! `record_outcome` tools run the same code, carrying the memory from one call to the next.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use atlas_action::{Action, parse_reply};
-use serde::Deserialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 /// A rule set as its file says it.
 #[derive(Debug, Clone, Deserialize)]
@@ -152,26 +158,44 @@ pub struct Reviewed {
     pub observation: Option<String>,
 }
 
+/// What a guard remembers of a run: the values its rules set, and the actions that succeeded.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct GuardMemory {
+    /// Values the rules remembered (`remember`), by name.
+    pub values: BTreeMap<String, String>,
+    /// The names of the actions that succeeded so far (for `done` and `not_done`).
+    pub done: BTreeSet<String>,
+}
+
 /// The guard of one task run.
 #[derive(Debug, Clone)]
 pub struct Guard {
     /// Shared, so a step can read the rules while it changes what the guard remembers.
     rules: Arc<[RuleSet]>,
-    memory: BTreeMap<String, String>,
-    done: BTreeSet<String>,
+    memory: GuardMemory,
 }
 
 impl Guard {
     /// The rule sets that apply to `task` (decided once, as the seed does on the first step).
     pub fn new(rule_sets: Vec<RuleSet>, task: &str) -> Guard {
+        Guard::resume(rule_sets, task, GuardMemory::default())
+    }
+
+    /// A guard that goes on from what an earlier one remembered of the same run.
+    pub fn resume(rule_sets: Vec<RuleSet>, task: &str, memory: GuardMemory) -> Guard {
         Guard {
             rules: rule_sets
                 .into_iter()
                 .filter(|r| r.applies_to(task))
                 .collect(),
-            memory: BTreeMap::new(),
-            done: BTreeSet::new(),
+            memory,
         }
+    }
+
+    /// What the guard remembers now, to [`resume`](Guard::resume) from.
+    pub fn memory(&self) -> &GuardMemory {
+        &self.memory
     }
 
     /// The names of the rule sets in force.
@@ -203,7 +227,7 @@ impl Guard {
     /// After an action ran: remembers its outcome; an observation when a rule says.
     pub fn record(&mut self, action: &Action, success: bool, result: &str) -> Option<String> {
         if success {
-            self.done.insert(action.name().to_string());
+            self.memory.done.insert(action.name().to_string());
         }
         let mut observation = None;
         for rule in Arc::clone(&self.rules).iter().flat_map(|r| r.after.iter()) {
@@ -218,23 +242,23 @@ impl Guard {
     fn holds(&self, c: &Condition, action: &Action, app: &[&str], success: Option<bool>) -> bool {
         let text = action_text(action);
         (c.action.is_empty() || c.action.iter().any(|a| a == action.name()))
-            && c.set.iter().all(|k| self.memory.contains_key(k))
-            && c.unset.iter().all(|k| !self.memory.contains_key(k))
+            && c.set.iter().all(|k| self.memory.values.contains_key(k))
+            && c.unset.iter().all(|k| !self.memory.values.contains_key(k))
             && c.app.as_ref().is_none_or(|a| app.contains(&a.as_str()))
             && c.app_not
                 .as_ref()
                 .is_none_or(|a| !app.contains(&a.as_str()))
             && (c.text_contains_any.is_empty()
                 || text.is_some_and(|t| c.text_contains_any.iter().any(|w| t.contains(w.as_str()))))
-            && c.done.iter().all(|a| self.done.contains(a))
-            && c.not_done.iter().all(|a| !self.done.contains(a))
+            && c.done.iter().all(|a| self.memory.done.contains(a))
+            && c.not_done.iter().all(|a| !self.memory.done.contains(a))
             && c.outcome
                 .is_none_or(|o| success == Some(o == Outcome::Success))
     }
 
     /// The placeholders a rule may use: the action's arguments, the result, the memory.
     fn values(&self, action: &Action, result: Option<&str>) -> BTreeMap<String, String> {
-        let mut values = self.memory.clone();
+        let mut values = self.memory.values.clone();
         if let serde_json::Value::Object(args) = action.to_dict() {
             for (k, v) in args {
                 if let serde_json::Value::String(s) = v {
@@ -257,10 +281,10 @@ impl Guard {
         let lookup = |k: &str| values.get(k).cloned();
         for (key, template) in &rule.remember {
             let value = fill(template, &lookup, false);
-            self.memory.insert(key.clone(), value);
+            self.memory.values.insert(key.clone(), value);
         }
         for key in &rule.forget {
-            self.memory.remove(key);
+            self.memory.values.remove(key);
         }
         if let Some(text) = &rule.observe {
             *observation = Some(fill(text, &lookup, false));
@@ -465,6 +489,49 @@ mod tests {
                 },
                 0
             )
+        );
+    }
+
+    #[test]
+    fn a_guard_resumed_from_its_memory_as_json_decides_as_the_one_that_went_on() {
+        let question = Action::Type {
+            text: "怎么退货？".into(),
+        };
+        let lookup = Action::GetKnowledgeData { query: "q".into() };
+        let finish = Action::Finish {
+            message: "好".into(),
+        };
+        let mut whole = guard();
+        whole.review(question.clone(), QQ);
+        whole.record(&lookup, true, "r");
+        let mut parts = guard();
+        parts.review(question, QQ);
+        let carried = serde_json::to_string(parts.memory()).unwrap();
+        let mut parts = Guard::resume(
+            vec![RuleSet::qq_customer_service()],
+            TASK,
+            serde_json::from_str(&carried).unwrap(),
+        );
+        parts.record(&lookup, true, "r");
+        let carried = serde_json::to_string(parts.memory()).unwrap();
+        let mut parts = Guard::resume(
+            vec![RuleSet::qq_customer_service()],
+            TASK,
+            serde_json::from_str(&carried).unwrap(),
+        );
+        assert_eq!(parts.memory(), whole.memory());
+        assert_eq!(parts.review(finish.clone(), QQ), whole.review(finish, QQ));
+        // A fresh guard still blocks the finish: the memory is what opened the gate.
+        assert_ne!(
+            guard()
+                .review(
+                    Action::Finish {
+                        message: "好".into()
+                    },
+                    QQ
+                )
+                .rules,
+            Vec::<String>::new()
         );
     }
 
