@@ -2,12 +2,13 @@
 
 import json
 import os
+import subprocess
 import time
 import urllib.error
 import urllib.request
 
 from phone_agent.actions.handler import ActionHandler, ActionResult
-from phone_agent.device_factory import get_device_factory
+from phone_agent.device_factory import DeviceType, get_device_factory
 
 
 class KnowledgeBase:
@@ -48,18 +49,33 @@ class KnowledgeBase:
 
 
 class AtlasActionHandler(ActionHandler):
-    """phone-agent's ActionHandler plus ``do(action="GET_KNOWLEDGE_DATA", query="...")``."""
+    """phone-agent's ActionHandler plus ``do(action="GET_KNOWLEDGE_DATA", query="...")``.
+
+    Extended through its public ``execute`` only: the lookup is answered here, every other action
+    by phone-agent as it is.
+    """
 
     def __init__(self, *args, knowledge=None, **kwargs):
         super().__init__(*args, **kwargs)
         self.knowledge = knowledge if knowledge is not None else KnowledgeBase.from_env()
 
-    def _get_handler(self, action_name):
-        if action_name == "GET_KNOWLEDGE_DATA":
-            return self._handle_knowledge
-        return super()._get_handler(action_name)
+    def execute(self, action, screen_width, screen_height):
+        if action.get("_metadata") == "do" and action.get("action") == "GET_KNOWLEDGE_DATA":
+            return self.look_up(action)
+        return super().execute(action, screen_width, screen_height)
 
-    def _handle_knowledge(self, action, width, height):
+    def press_enter(self):
+        """Sends what was typed: the Enter key, on an Android or a HarmonyOS device."""
+        if get_device_factory().device_type == DeviceType.HDC:
+            command = ["hdc"] + (["-t", self.device_id] if self.device_id else []) + \
+                ["shell", "uitest", "uiInput", "keyEvent", "2054"]
+        else:
+            command = ["adb"] + (["-s", self.device_id] if self.device_id else []) + \
+                ["shell", "input", "keyevent", "KEYCODE_ENTER"]
+        subprocess.run(command, capture_output=True, timeout=30, check=False)
+
+    def look_up(self, action):
+        """``GET_KNOWLEDGE_DATA``: the knowledge base's answer typed into the focused field and sent."""
         query = (action.get("query") or action.get("text") or "").strip()
         if not query:
             return ActionResult(False, False, "GET_KNOWLEDGE_DATA needs query=\"...\"")
@@ -80,6 +96,6 @@ class AtlasActionHandler(ActionHandler):
             device.type_text(answer, self.device_id)
         finally:
             device.restore_keyboard(ime, self.device_id)
-        self._send_keyevent("KEYCODE_ENTER")
+        self.press_enter()
         time.sleep(0.1)
         return ActionResult(True, False, f"Sent the knowledge base's answer: {answer}")

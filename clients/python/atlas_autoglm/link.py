@@ -4,6 +4,11 @@ Each screen goes to Atlas's ``observe_screen`` with what was executed on the las
 ``atlas agent`` sends it: Atlas reads the dump, takes the screen for a page (adding it when new),
 reports the step, and answers its next action resolved on this screen. The answer's ``carry``
 goes back with the next screen; nothing about screens is decided here.
+
+Every action goes to Atlas's ``review_action`` before it runs and its outcome to
+``record_outcome`` after: the guard's rules (the shipped QQ customer-service gate and the rule
+files given) are evaluated by Atlas, by the code ``atlas agent run`` uses, and the guard's
+``memory`` comes back with each answer, to be sent with the next call.
 """
 
 import json
@@ -20,19 +25,21 @@ class AtlasError(RuntimeError):
 class AtlasLink:
     """One run's link to the graph of ``app_id`` in the Atlas at ``url``."""
 
-    def __init__(self, url, app_id, fast_path=0.95, token=None, session=None, timeout=30.0):
+    def __init__(self, url, app_id, fast_path=0.95, token=None, session=None, timeout=30.0, rules=()):
         self.url = url.rstrip("/")
         self.app_id = app_id
         self.fast_path = fast_path
         self.token = token
         self.timeout = timeout
+        self.rules = list(rules)
         self.reset(session)
 
     def reset(self, session=None):
-        """A new run: a new session, nothing carried."""
+        """A new run: a new session, nothing carried, a guard that remembers nothing."""
         self.session = session or f"autoglm-{uuid.uuid4().hex[:12]}"
         self._carry = None
         self._executed = None
+        self._guard = None
 
     def call(self, name, **body):
         data = json.dumps({k: v for k, v in body.items() if v is not None}).encode("utf-8")
@@ -87,11 +94,28 @@ class AtlasLink:
         graph typed into a field; ``by_graph`` when it was the graph's own action)."""
         self._executed = {"action": action, "focus": list(focus) if focus else None, "by_graph": by_graph}
 
-    def end(self, task, finished):
-        """Says how the run ended: only a finished run whose every step the graph saw is
-        replayed to the next agent."""
+    def review(self, task, action, app):
+        """The guard's review of an action before it runs, in the app named ``app`` (a list of
+        its names): ``action`` (the one to run), ``changed``, ``fired`` (the rules),
+        ``observation`` (for the model, or ``None``)."""
+        answer = self.call("review_action", task=task, action=action, app=list(app), rules=self.rules,
+                           memory=self._guard)
+        self._guard = answer["memory"]
+        answer.setdefault("observation", None)
+        return answer
+
+    def outcome(self, task, action, success, result=""):
+        """Tells the guard how an action went; what its rules say to tell the model, or ``None``."""
+        answer = self.call("record_outcome", task=task, action=action, success=bool(success),
+                           result=result or "", rules=self.rules, memory=self._guard)
+        self._guard = answer["memory"]
+        return answer.get("observation")
+
+    def end(self, task, finished, message=None):
+        """Says how the run ended (with the model's finish message): only a finished run whose
+        every step the graph saw is replayed to the next agent, its message with it."""
         carry = self._carry or {}
         if not carry.get("reported"):
             return
         self.call("end_session", app_id=self.app_id, session_id=self.session, intent=task,
-                  finished=bool(finished and carry.get("replayable", True)))
+                  finished=bool(finished and carry.get("replayable", True)), message=message)

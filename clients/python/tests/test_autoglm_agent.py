@@ -2,11 +2,16 @@
 `atlas serve --demo`, the demo app played by `atlas device sim` and driven through Debian's adb,
 the model being `atlas model-sim`.
 
-1. A task the graph was never told: the model does every step, each step is reported.
-2. The same task again: the graph replays it, its finish included, with no model call.
+1. A task the graph was never told: the model does every step, each step is reported, and a
+   widget the demo graph knows by its text alone (`我的`) stays one edge though the plugin reads
+   its id off the dump.
+2. The same task again: the graph replays it, its finish included (with the model's own words),
+   with no model call.
 3. GET_KNOWLEDGE_DATA: the knowledge base's answer is typed into the field and sent (read back
    from the simulator's action log); a reply that does not parse is told to the model, not
    turned into a finish; the run is not offered as memory (the lookup cannot be replayed).
+4. The guard's rules, evaluated by Atlas: the QQ customer-service gate blocks a finish before the
+   knowledge lookup, as `atlas agent run` does, and a rule file given to the agent applies too.
 
 Run with a Python >= 3.12 that has phone-agent installed (pip install -e 'clients/python[phone-agent,test]').
 """
@@ -86,6 +91,9 @@ def test_phone_agent_asks_its_model_only_where_the_graph_is_unsure(atlas_bin, de
                     answer(f"<think>先进入我的</think><answer>do(action=\"Tap\", element={mine})</answer>"),
                     answer(f"打开订单：do(action='Tap', element={orders})"),
                     answer("<answer>finish(message=\"找到了\")</answer>")]},
+                {"match": "QQ 智能客服", "session": True, "turns": [
+                    answer("<answer>finish(message=\"已回复\")</answer>"),
+                    answer("<answer>finish(message=\"已回复\")</answer>")]},
                 {"match": "回答顾客", "session": True, "turns": [
                     answer(f"<answer>do(action=\"Tap\", element={search})</answer>"),
                     answer(f"do(action=\"Tap\", element={field}"),
@@ -97,12 +105,24 @@ def test_phone_agent_asks_its_model_only_where_the_graph_is_unsure(atlas_bin, de
                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         wait_for(f"http://127.0.0.1:{model_port}/v1/models")
 
-        def agent(fast_path):
+        def agent(fast_path, max_steps=8, rules=()):
             return AtlasPhoneAgent(
                 ModelConfig(base_url=f"http://127.0.0.1:{model_port}/v1", model_name="sim", api_key="x"),
-                AgentConfig(device_id=serial, max_steps=8, lang="cn", verbose=False),
-                atlas_url=atlas, app_id=APP, fast_path=fast_path,
+                AgentConfig(device_id=serial, max_steps=max_steps, lang="cn", verbose=False),
+                atlas_url=atlas, app_id=APP, fast_path=fast_path, rules=rules,
                 knowledge=KnowledgeBase(atlas, dataset, key))
+
+        link = AtlasLink(atlas, APP)
+
+        def edges_named(label):
+            """The home page's edges on the widget labelled `label`."""
+            home()
+            page = link.observe(AtlasLink.dump(serial), "看看", (1080, 2400))["page_id"]
+            actions = link.call("get_available_actions", page_id=page)["actions"]
+            return [a for a in actions if a["widget_text"] == label]
+
+        demo_edges = edges_named("我的")
+        check(len(demo_edges) == 1 and not demo_edges[0]["widget_id"], demo_edges)
 
         def taps(since):
             with open(log, encoding="utf-8") as f:
@@ -122,12 +142,15 @@ def test_phone_agent_asks_its_model_only_where_the_graph_is_unsure(atlas_bin, de
         check((first.model_calls, first.graph_steps) == (3, 0), first.steps)
         first_taps = taps(before)
         check(len(first_taps) == 2, first_taps)
+        mine_edges = edges_named("我的")
+        check(len(mine_edges) == 1, f"one widget, one edge: {mine_edges}")
 
         # 2. The same task again: replayed from the graph, finish included, no model call.
         home()
         before = lines()
         second = agent(0.95)
         said = second.run(task)
+        check(said == "找到了", f"the replayed finish ends with the model's words, not {said!r}")
         check(second.model_calls == 0, second.steps)
         check([s["chosen_by"] for s in second.steps] == ["graph"] * 3, second.steps)
         check(taps(before) == first_taps, "the same screens as the first run")
@@ -154,6 +177,21 @@ def test_phone_agent_asks_its_model_only_where_the_graph_is_unsure(atlas_bin, de
         answer = link.observe(AtlasLink.dump(serial), "回答顾客的问题", (1080, 2400))
         check(answer["page_id"], answer)
         check(answer.get("basis") != "memory", answer)
+
+        # 4. The guard: the QQ gate holds the finish (twice), and the rule file given fires too.
+        rules = os.path.join(work, "rules.yaml")
+        with open(rules, "w", encoding="utf-8") as f:
+            f.write("name: tester\nbefore:\n  - name: a finish is noted\n    if: { action: [Wait] }\n")
+        home()
+        gated = agent(0.95, max_steps=2, rules=[rules])
+        said = gated.run("QQ 智能客服回复联系人11的问题")
+        check(said == "Max steps reached", said)
+        check(gated.model_calls == 2, gated.steps)
+        check([s["chosen_by"] for s in gated.steps] == ["guard", "guard"], gated.steps)
+        check([s["action"]["action"] for s in gated.steps] == ["Wait", "Wait"], gated.steps)
+        check("no finish before the knowledge lookup succeeded" in gated.steps[0]["rules"], gated.steps)
+        check("a finish is noted" in gated.steps[0]["rules"], gated.steps)
+        check(gated.step_count == 2 and len(gated.context) == 5, gated.context)
     finally:
         adb("disconnect", f"127.0.0.1:{sim_port}")
         for child in children:

@@ -116,9 +116,10 @@ impl<'a> GraphLink<'a> {
         Ok((answer.page_id, suggestion))
     }
 
-    /// Says how the run ended, so that only a finished task is replayed to the next agent (and
-    /// only one whose every step the graph saw).
-    pub fn end(&self, task: &str, finished: bool) -> Result<(), String> {
+    /// Says how the run ended (`finished` with its message, or not), so that only a finished task
+    /// is replayed to the next agent (and only one whose every step the graph saw), ending with
+    /// the same message.
+    pub fn end(&self, task: &str, finished: Option<&str>) -> Result<(), String> {
         let (Some(app), Some(carry)) = (&self.app, &self.carry) else {
             return Ok(());
         };
@@ -129,7 +130,8 @@ impl<'a> GraphLink<'a> {
             app_id: app.clone(),
             session_id: self.session.clone(),
             intent: task.to_string(),
-            finished: finished && carry.replayable,
+            finished: finished.is_some() && carry.replayable,
+            message: finished.map(str::to_string),
         };
         self.client
             .end_session(&ended)

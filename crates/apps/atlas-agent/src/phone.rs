@@ -310,7 +310,10 @@ impl<'a> PhoneAgent<'a> {
             }
         }
         if let Some(graph) = &self.graph
-            && let Err(e) = graph.end(task, report.ending == Ending::Finished)
+            && let Err(e) = graph.end(
+                task,
+                (report.ending == Ending::Finished).then_some(report.message.as_str()),
+            )
         {
             tracing::warn!("the graph did not take the run's end: {e}");
         }

@@ -187,6 +187,19 @@ impl Action {
         }
     }
 
+    /// Whether two actions name the same widget: the same id when both know one, else the same
+    /// text. One agent may report a widget's id and text (read off the dump) where another, or
+    /// a hand-made graph, names it by its text alone: that is one widget, not two.
+    pub fn same_widget(&self, other: &Action) -> bool {
+        let (id, other_id) = (self.widget_id.trim(), other.widget_id.trim());
+        let (text, other_text) = (self.widget_text.trim(), other.widget_text.trim());
+        match (id.is_empty(), other_id.is_empty()) {
+            (false, false) => id.eq_ignore_ascii_case(other_id),
+            (true, true) => text.eq_ignore_ascii_case(other_text),
+            _ => !text.is_empty() && text.eq_ignore_ascii_case(other_text),
+        }
+    }
+
     /// A short human-readable label: `点击'外卖'`, `输入'laundry'`, `back`.
     pub fn label(&self) -> String {
         let target = if self.widget_text.is_empty() {
@@ -328,6 +341,10 @@ pub struct Trace {
     /// agents that never say (seed 000's interface has no end of session).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub finished: Option<bool>,
+    /// The agent's own words when it finished (its model's `finish(message=…)`), given to the
+    /// next agent the session is replayed to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finish_message: Option<String>,
     /// When its first step was reported (RFC 3339).
     pub created_at: String,
     /// When its last step was (RFC 3339).

@@ -24,17 +24,18 @@ pub(crate) enum Recall {
         remaining: usize,
         confidence: f64,
     },
-    /// The remembered sessions ended here.
-    Done { confidence: f64 },
+    /// The remembered sessions ended here, the first one's agent with these words (the asked
+    /// instruction's values in place of its own), when it said.
+    Done {
+        confidence: f64,
+        message: Option<String>,
+    },
 }
 
-/// Whether two actions are the same step: type, widget (by id, else text) and typed text.
+/// Whether two actions are the same step: type, widget (see [`Action::same_widget`]) and typed
+/// text.
 fn same_step(a: &Action, b: &Action) -> bool {
-    a.action_type == b.action_type
-        && a.widget_key()
-            .trim()
-            .eq_ignore_ascii_case(b.widget_key().trim())
-        && a.input_text == b.input_text
+    a.action_type == b.action_type && a.same_widget(b) && a.input_text == b.input_text
 }
 
 /// The remembered step with the asked instruction's values in place. `None` when the step uses a
@@ -202,8 +203,15 @@ fn continue_trace(
     match trace.steps.get(position) {
         None => {
             let ended = trace.steps.last().map(|s| s.to_page.as_str());
+            let message = trace
+                .finish_message
+                .as_ref()
+                .map(|m| substitute(m, map).unwrap_or_else(|| m.clone()));
             (ended == Some(current_page) || (trace.steps.is_empty() && taken.is_empty()))
-                .then_some(Recall::Done { confidence })
+                .then_some(Recall::Done {
+                    confidence,
+                    message,
+                })
         }
         Some(next) if next.from_page == current_page => {
             let action = adapt(&next.action, map, labels_here)?;

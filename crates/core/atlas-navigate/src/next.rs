@@ -146,8 +146,12 @@ impl<V: GraphView> Navigator<'_, V> {
 /// What remembered tasks or the app's labels said, as an answer.
 fn recalled_answer(recalled: crate::memory::Recall, basis: Basis) -> NextActionResponse {
     match recalled {
-        crate::memory::Recall::Done { confidence } => NextActionResponse {
+        crate::memory::Recall::Done {
+            confidence,
+            message,
+        } => NextActionResponse {
             is_complete: true,
+            finish_message: message,
             remaining_steps: Some(0),
             basis: Some(basis),
             confidence: Some(round3(confidence)),
@@ -271,6 +275,10 @@ pub struct NextActionResponse {
     /// of them with their features when `explain` was asked).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub candidates: Vec<CandidateAction>,
+    /// Beyond the seed, for a remembered session's end: the words its agent finished with (as
+    /// `end_session` was told them), the asked task's values in place of the remembered ones.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finish_message: Option<String>,
 }
 
 /// A candidate answer the labels offered.

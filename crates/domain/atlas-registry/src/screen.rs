@@ -415,14 +415,28 @@ fn suggest(
         .map(|a| a.confidence)
         .or(answer.confidence)
         .unwrap_or(0.0);
-    let suggested = match action {
-        Some(a) => Value::String(a.description.clone()),
-        None if answer.is_complete => Value::from("finish"),
-        None => Value::from("unknown"),
+    // A finish ends the run, so no later step can undo a wrong one: the graph finishes a task,
+    // or tells the model it may, only where a remembered session of it ended, never on a guess
+    // from labels or a path's target page (a search page looks done before anything was found).
+    let remembered = answer.basis == Some(atlas_service::Basis::Memory);
+    let finish = (action.is_none() && answer.is_complete && remembered).then(|| Action::Finish {
+        message: answer
+            .finish_message
+            .clone()
+            .unwrap_or_else(|| "done (a remembered session of this task finished here)".into()),
+    });
+    // The model is told what the graph would do, with how sure it is; where the graph knows
+    // nothing it says nothing (a confidence for "unknown" would only mislead).
+    let suggested = match (action, &finish) {
+        (Some(a), _) => Some(Value::String(a.description.clone())),
+        (None, Some(_)) => Some(Value::from("finish")),
+        (None, None) => None,
     };
-    let hint = serde_json::json!({
-        "suggested": suggested,
-        "confidence": (confidence * 1000.0).round() / 1000.0,
+    let hint = suggested.map_or(Value::Null, |suggested| {
+        serde_json::json!({
+            "suggested": suggested,
+            "confidence": (confidence * 1000.0).round() / 1000.0,
+        })
     });
     // An action that changed nothing here is not repeated without asking: the screen may need
     // something the graph does not know (a toggle's state, a field's content).
@@ -430,19 +444,8 @@ fn suggest(
         !t.moved && t.page_id == page && action.is_some_and(|a| same_action(&t.action, a))
     });
     let confidence = if repeated { 0.0 } else { confidence };
-    // A finish ends the run, so no later step can undo a wrong one: the graph finishes a task
-    // only where a remembered session of it ended, never on a guess from labels or a path's
-    // target page.
-    let remembered = answer.basis == Some(atlas_service::Basis::Memory);
     let resolved = match action {
-        None => (answer.is_complete && remembered).then(|| {
-            (
-                Action::Finish {
-                    message: "done (a remembered session of this task finished here)".into(),
-                },
-                None,
-            )
-        }),
+        None => finish.map(|f| (f, None)),
         Some(a) => resolve(a, widgets, size),
     };
     let basis = match (&answer.basis, &answer.error) {

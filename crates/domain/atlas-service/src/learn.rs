@@ -108,6 +108,10 @@ pub struct EndSessionRequest {
     pub intent: String,
     /// Whether the agent finished the task (`false`: it gave up, ran out of steps, was stopped).
     pub finished: bool,
+    /// Beyond the seed: the agent's finish message (its model's `finish(message=…)`), which an
+    /// agent the session is replayed to finishes with.
+    #[serde(default)]
+    pub message: Option<String>,
 }
 
 /// What `end_session` answers.
@@ -249,7 +253,20 @@ fn next_transition(
         ));
     }
     let id = transition_id(from, &action, to);
-    let existing = from_app.transition(&id).cloned();
+    // The same step named another way (its widget's id and text where the edge knows only the
+    // text, or the other way round) counts on the edge there is: one widget, one edge.
+    let existing = from_app.transition(&id).cloned().or_else(|| {
+        from_app
+            .outgoing(from)
+            .filter(|t| {
+                t.to_page == to
+                    && t.action.action_type == action.action_type
+                    && t.action.input_text == action.input_text
+                    && t.action.same_widget(&action)
+            })
+            .max_by_key(|t| (t.success_count, std::cmp::Reverse(t.transition_id.clone())))
+            .cloned()
+    });
     let updated = existing.is_some();
     let mut t = existing.unwrap_or_else(|| Transition {
         transition_id: id,
@@ -367,6 +384,7 @@ impl Atlas {
                         intent: intent.to_string(),
                         steps: vec![],
                         finished: None,
+                        finish_message: None,
                         created_at: now.clone(),
                         updated_at: now.clone(),
                     });
@@ -403,6 +421,9 @@ impl Atlas {
         validate_text("app_id", &req.app_id, true)?;
         validate_text("session_id", &req.session_id, true)?;
         validate_text("intent", &req.intent, true)?;
+        if let Some(message) = &req.message {
+            validate_text("message", message, false)?;
+        }
         let trace_id = trace_id(&req.app_id, &req.session_id, &req.intent);
         let now = atlas_model::now_rfc3339();
         self.commit_with(|state| {
@@ -419,6 +440,12 @@ impl Atlas {
                 return Ok((vec![], response));
             };
             trace.finished = Some(req.finished);
+            trace.finish_message = req
+                .message
+                .as_deref()
+                .map(str::trim)
+                .filter(|m| req.finished && !m.is_empty())
+                .map(str::to_string);
             trace.updated_at = now.clone();
             let response = EndSessionResponse {
                 success: true,

@@ -428,7 +428,7 @@ async fn only_finished_sessions_are_replayed_and_their_failed_steps_are_not(stor
         task,
     )
     .await;
-    call(&atlas, &tools, "end_session", serde_json::json!({ "app_id": "notes", "session_id": "done", "intent": task, "finished": true })).await;
+    call(&atlas, &tools, "end_session", serde_json::json!({ "app_id": "notes", "session_id": "done", "intent": task, "finished": true, "message": "设置已打开" })).await;
     let first = next(&atlas, &tools, &list, task, "again").await;
     assert_eq!(
         (
@@ -438,11 +438,13 @@ async fn only_finished_sessions_are_replayed_and_their_failed_steps_are_not(stor
         (Some("memory"), Some("Settings")),
         "{first}"
     );
+    // This agent reads the widget's id off its dump as well: the same widget, the same step of
+    // the remembered way, and the same edge.
     step(
         &atlas,
         &tools,
         &list,
-        serde_json::json!({ "type": "click", "widget_text": "Settings" }),
+        serde_json::json!({ "type": "click", "widget": "btn_settings", "widget_text": "Settings" }),
         &settings,
         "again",
         task,
@@ -455,6 +457,16 @@ async fn only_finished_sessions_are_replayed_and_their_failed_steps_are_not(stor
         "{end}"
     );
     assert!(end["confidence"].as_f64().is_some_and(|c| c > 0.9), "{end}");
+    assert_eq!(end["finish_message"], "设置已打开", "the agent's own words: {end}");
+    let actions = call(&atlas, &tools, "get_available_actions", serde_json::json!({ "page_id": list })).await;
+    let to_settings: Vec<_> = actions["actions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["target_page_id"] == settings.as_str())
+        .collect();
+    assert_eq!(to_settings.len(), 1, "one widget, one edge: {actions}");
+    assert_eq!(to_settings[0]["widget_text"], "Settings");
 
     // A session with no steps has nothing to mark; bad input changes nothing.
     let none = call(&atlas, &tools, "end_session", serde_json::json!({ "app_id": "notes", "session_id": "empty", "intent": task, "finished": true })).await;

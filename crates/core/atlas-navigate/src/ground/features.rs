@@ -211,7 +211,10 @@ impl Proposal {
                 remaining: 1,
                 confidence,
             },
-            Proposal::Finish => Recall::Done { confidence },
+            Proposal::Finish => Recall::Done {
+                confidence,
+                message: None,
+            },
         }
     }
 }
