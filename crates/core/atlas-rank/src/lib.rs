@@ -53,9 +53,68 @@ pub fn threshold_for_precision(confidences: &[f64], precision: f64) -> Option<f6
     best
 }
 
+/// The lowest calibrated confidence `t` at which the answers of *each* group (one app's steps,
+/// answered by models fitted without that app) are right at least `precision` of the time,
+/// counted, at `t` and at every higher threshold; a group that answers fewer than `min_answers`
+/// steps at a threshold says nothing there. `None` when no threshold holds.
+///
+/// Why by group: a new app shifts the calibration, and steps pooled across apps let the apps the
+/// model reads well hide the ones it reads badly. The threshold where the worst app still holds
+/// is the one an app nobody fitted is likelier to hold at too.
+pub fn threshold_holding_in_each_group(
+    groups: &[Vec<(f64, bool)>],
+    precision: f64,
+    min_answers: usize,
+) -> Option<f64> {
+    let mut thresholds: Vec<f64> = groups.iter().flatten().map(|(c, _)| *c).collect();
+    thresholds.sort_by(|a, b| b.total_cmp(a));
+    thresholds.dedup();
+    let holds = |t: f64| {
+        groups.iter().all(|g| {
+            let above: Vec<bool> = g.iter().filter(|(c, _)| *c >= t).map(|(_, r)| *r).collect();
+            let right = above.iter().filter(|r| **r).count();
+            above.len() < min_answers || right as f64 >= precision * above.len() as f64
+        })
+    };
+    // From the top down: the last threshold before the first that fails.
+    let mut lowest = None;
+    for t in thresholds {
+        if !holds(t) {
+            break;
+        }
+        lowest = Some(t);
+    }
+    lowest
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_threshold_by_group_holds_in_the_worst_group() {
+        // One app read well, one badly below 0.9: pooled the bad one would hide.
+        let good: Vec<(f64, bool)> = (70..90).map(|i| (f64::from(i) / 100.0, true)).collect();
+        let bad = vec![
+            (0.95, true),
+            (0.93, true),
+            (0.91, true),
+            (0.88, false),
+            (0.86, true),
+            (0.8, false),
+        ];
+        let groups = [good.clone(), bad.clone()];
+        assert_eq!(threshold_holding_in_each_group(&groups, 0.95, 3), Some(0.89));
+        // A group too small to say anything does not hold the threshold up.
+        assert_eq!(
+            threshold_holding_in_each_group(&[good, bad], 0.95, 10),
+            Some(0.7)
+        );
+        assert_eq!(
+            threshold_holding_in_each_group(&[vec![(0.9, false); 5]], 0.95, 1),
+            None
+        );
+    }
 
     #[test]
     fn the_threshold_keeps_expected_precision_above_it() {

@@ -103,6 +103,11 @@ pub(crate) enum EvalCommand {
         /// With --leave-one-app-out: the precision when sure the threshold keeps on held-out apps.
         #[arg(long, default_value_t = 0.95)]
         precision: f64,
+        /// With --leave-one-app-out: how the threshold keeps it: `pooled` (the precision expected
+        /// from all held-out answers' calibrated confidences) or `by-app:N` (counted, in every
+        /// app that answers at least N steps above it).
+        #[arg(long, default_value = "pooled", value_parser = parse_threshold_rule)]
+        threshold: atlas_eval::loao::ThresholdRule,
         /// The embedder of the fresh server (ignored with --url).
         #[command(flatten)]
         embed: EmbedArgs,
@@ -133,10 +138,12 @@ pub(crate) async fn run(what: EvalCommand) -> Result<ExitCode> {
             leave_one_app_out,
             fit_out,
             precision,
+            threshold,
             embed,
         } => {
             let fitting = leave_one_app_out.then_some(atlas_eval::loao::Fitting {
                 precision,
+                threshold,
                 ..Default::default()
             });
             let target = Target {
@@ -493,4 +500,17 @@ pub(crate) async fn eval_droidtask(
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `pooled` or `by-app:N`.
+fn parse_threshold_rule(text: &str) -> std::result::Result<atlas_eval::loao::ThresholdRule, String> {
+    use atlas_eval::loao::ThresholdRule;
+    match text.split_once(':') {
+        None if text == "pooled" => Ok(ThresholdRule::Pooled),
+        Some(("by-app", n)) => n
+            .parse()
+            .map(|min_answers| ThresholdRule::ByApp { min_answers })
+            .map_err(|_| format!("by-app:N wants a number of answers, got {n:?}")),
+        _ => Err(format!("`pooled` or `by-app:N`, got {text:?}")),
+    }
 }

@@ -10,6 +10,7 @@
 use atlas_import::droidtask::{App, Step};
 use atlas_rank::{
     Calibration, FitOptions, Group, Model, Ranker, best_two, threshold_for_precision,
+    threshold_holding_in_each_group,
 };
 use serde::Serialize;
 
@@ -22,6 +23,8 @@ pub struct Fitting {
     pub precision: f64,
     /// How the ranker is fitted.
     pub options: FitOptions,
+    /// How the threshold is chosen from the held-out answers.
+    pub threshold: ThresholdRule,
 }
 
 impl Default for Fitting {
@@ -29,9 +32,26 @@ impl Default for Fitting {
         Fitting {
             precision: 0.95,
             options: FitOptions::default(),
+            threshold: ThresholdRule::default(),
         }
     }
 }
+
+/// How the threshold is chosen from the answers of rankers fitted without each app.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ThresholdRule {
+    /// All apps' answers pooled; the precision expected from their calibrated confidences.
+    #[default]
+    Pooled,
+    /// Each app's answers on their own, counted: the threshold at which every app that answers
+    /// at least `min_answers` steps keeps the precision (see
+    /// [`atlas_rank::threshold_holding_in_each_group`]).
+    ByApp {
+        /// Answers below which an app says nothing at a threshold.
+        min_answers: usize,
+    },
+}
+
 
 /// The held-out figures, and the model fitted on every app (to ship).
 #[derive(Debug, Clone, Serialize)]
@@ -95,19 +115,35 @@ pub fn fit_model(train: &[&TaskResult], fitting: Fitting) -> Model {
     let mut apps: Vec<&str> = train.iter().map(|t| t.app.as_str()).collect();
     apps.sort();
     apps.dedup();
-    let mut held_out_scores = Vec::new();
+    let mut by_app = Vec::new();
     for app in &apps {
         let inner: Vec<&TaskResult> = train.iter().copied().filter(|t| t.app != *app).collect();
         let ranker = Ranker::fit(&groups(inner.iter().copied()), dims, fitting.options);
         let held: Vec<&TaskResult> = train.iter().copied().filter(|t| t.app == *app).collect();
-        held_out_scores.extend(top_scores(&ranker, &held));
+        by_app.push(top_scores(&ranker, &held));
     }
+    let held_out_scores: Vec<(f64, f64, bool)> = by_app.iter().flatten().copied().collect();
     let calibration = Calibration::fit(&held_out_scores);
-    let calibrated: Vec<f64> = held_out_scores
-        .iter()
-        .map(|(best, second, _)| calibration.apply(*best, *second))
-        .collect();
-    let threshold = threshold_for_precision(&calibrated, fitting.precision).unwrap_or(2.0);
+    let calibrated = |scores: &[(f64, f64, bool)]| -> Vec<(f64, bool)> {
+        scores
+            .iter()
+            .map(|(best, second, right)| (calibration.apply(*best, *second), *right))
+            .collect()
+    };
+    let threshold = match fitting.threshold {
+        ThresholdRule::Pooled => {
+            let pooled: Vec<f64> = calibrated(&held_out_scores)
+                .into_iter()
+                .map(|(c, _)| c)
+                .collect();
+            threshold_for_precision(&pooled, fitting.precision)
+        }
+        ThresholdRule::ByApp { min_answers } => {
+            let groups: Vec<Vec<(f64, bool)>> = by_app.iter().map(|s| calibrated(s)).collect();
+            threshold_holding_in_each_group(&groups, fitting.precision, min_answers)
+        }
+    }
+    .unwrap_or(2.0);
     Model {
         features: atlas_service::GROUND_FEATURES
             .iter()
