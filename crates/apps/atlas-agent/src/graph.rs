@@ -12,8 +12,8 @@ use atlas_action::Action;
 use atlas_client::{GraphClient, ToolCaller};
 use atlas_device::Point;
 use atlas_model::Widget;
-use atlas_registry::{Carry, Executed, ObserveScreenRequest};
-use atlas_service::{EndSessionRequest, UiHierarchy};
+use atlas_registry::{Carry, Executed, ObserveScreenRequest, ScreenMap};
+use atlas_service::{EndSessionRequest, PathStep, UiHierarchy};
 use serde_json::Value;
 
 /// The agent's link to the graph for one run.
@@ -30,6 +30,10 @@ pub struct GraphLink<'a> {
     executed: Option<Executed>,
     /// The app the run's screens were sent under.
     app: Option<String>,
+    /// Ask for the map around screens the graph is not sure of (the agent has a planner).
+    pub want_map: bool,
+    /// The rest of a route the planner chose, to send with the next screen.
+    follow: Vec<PathStep>,
 }
 
 /// What the graph says about the next step.
@@ -42,8 +46,14 @@ pub struct Suggestion {
     pub hint: Value,
     /// The graph's action as it gave it.
     pub raw: Value,
-    /// What the answer rests on (`memory`, `labels`, `path`), or why there is none.
+    /// What the answer rests on (`memory`, `labels`, `path`, `plan`), or why there is none.
     pub basis: String,
+    /// The action is the next step of the route being walked: take it without the model.
+    pub walking: bool,
+    /// The screen was not the page the route being walked expected: the route was dropped.
+    pub deviated: bool,
+    /// With [`GraphLink::want_map`], where the graph is not sure: the routes for a planner.
+    pub map: Option<ScreenMap>,
 }
 
 impl<'a> GraphLink<'a> {
@@ -62,7 +72,15 @@ impl<'a> GraphLink<'a> {
             carry: None,
             executed: None,
             app: None,
+            want_map: false,
+            follow: Vec::new(),
         }
+    }
+
+    /// Walks the rest of a route the planner chose (its steps after the one taken on this
+    /// screen) on the next screens.
+    pub fn follow(&mut self, steps: Vec<PathStep>) {
+        self.follow = steps;
     }
 
     fn app(&self, package: &str) -> String {
@@ -92,6 +110,8 @@ impl<'a> GraphLink<'a> {
             executed: self.executed.clone(),
             carry: self.carry.clone(),
             fast_path: Some(self.fast_path),
+            map: self.want_map,
+            follow: std::mem::take(&mut self.follow),
         };
         let answer = self
             .client
@@ -111,7 +131,10 @@ impl<'a> GraphLink<'a> {
             confidence: answer.confidence,
             hint: answer.hint,
             raw,
+            walking: answer.sure && answer.basis == "plan",
             basis: answer.basis,
+            deviated: answer.deviated,
+            map: answer.map,
         };
         Ok((answer.page_id, suggestion))
     }

@@ -12,5 +12,6 @@
 pub mod graph;
 pub mod knowledge;
 pub mod phone;
+pub mod plan;
 
 pub use atlas_client::{CallError, HttpCaller, ServiceCaller, ToolCaller};

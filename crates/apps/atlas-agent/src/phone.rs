@@ -21,8 +21,8 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::graph::GraphLink;
-use atlas_guard::Guard;
 use crate::knowledge::KnowledgeConfig;
+use atlas_guard::Guard;
 
 const SYSTEM_ZH: &str = include_str!("../prompts/system_zh.txt");
 const SYSTEM_EN: &str = include_str!("../prompts/system_en.txt");
@@ -54,6 +54,9 @@ impl Person for Unattended {
 pub struct AgentConfig {
     /// The model asked where the graph is unsure.
     pub model: Box<dyn Model>,
+    /// The model that chooses a route over the graph's map on a screen the graph is not sure
+    /// of ([`crate::plan`]); no planning when `None`.
+    pub planner: Option<Box<dyn Model>>,
     /// Steps at most.
     pub max_steps: usize,
     /// `zh` or `en`: the system prompt's language.
@@ -74,6 +77,9 @@ pub enum Chooser {
     Graph,
     /// A guard rule replaced what was proposed.
     Guard,
+    /// A step of a route the planner chose over the graph's map (its first, or one walked
+    /// after it without asking).
+    Plan,
 }
 
 /// The model call of a step.
@@ -114,6 +120,9 @@ pub struct StepReport {
     pub observation: Option<String>,
     /// The model call, when the model was asked.
     pub model: Option<ModelCall>,
+    /// The planner's call, when it was asked, and its reply.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub planner: Option<(ModelCall, String)>,
     /// The page the graph matched the screen to, and what it would have done there.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub graph: Option<Value>,
@@ -161,8 +170,10 @@ pub struct RunReport {
     pub guard: Vec<String>,
     /// Every step.
     pub steps: Vec<StepReport>,
-    /// Calls to the model.
+    /// Calls to the model, the planner's included.
     pub model_calls: usize,
+    /// Of those, calls to the planner.
+    pub plan_calls: usize,
     /// Tokens of every request.
     pub prompt_tokens: u64,
     /// Tokens of every reply.
@@ -229,6 +240,10 @@ pub struct PhoneAgent<'a> {
     person: &'a dyn Person,
     guard: Guard,
     graph: Option<GraphLink<'a>>,
+    /// The pages the planner was asked on this run: once a page.
+    planned_on: std::collections::HashSet<String>,
+    /// The last step was a planned route's.
+    on_route: bool,
 }
 
 /// How long a `Wait` may be (a model asking for an hour is not obeyed).
@@ -248,11 +263,14 @@ impl<'a> PhoneAgent<'a> {
             person,
             guard,
             graph: None,
+            planned_on: Default::default(),
+            on_route: false,
         }
     }
 
     /// Matches screens, reports steps and takes the graph's sure actions (see [`crate::graph`]).
-    pub fn with_graph(mut self, graph: GraphLink<'a>) -> PhoneAgent<'a> {
+    pub fn with_graph(mut self, mut graph: GraphLink<'a>) -> PhoneAgent<'a> {
+        graph.want_map = self.config.planner.is_some();
         self.graph = Some(graph);
         self
     }
@@ -269,6 +287,7 @@ impl<'a> PhoneAgent<'a> {
             guard: self.guard.active().into_iter().map(String::from).collect(),
             steps: Vec::new(),
             model_calls: 0,
+            plan_calls: 0,
             prompt_tokens: 0,
             completion_tokens: 0,
             total_ms: 0.0,
@@ -297,7 +316,9 @@ impl<'a> PhoneAgent<'a> {
                     break;
                 }
             };
-            if let Some(call) = &step_report.model {
+            let planner = step_report.planner.as_ref().map(|(call, _)| call);
+            report.plan_calls += usize::from(planner.is_some());
+            for call in step_report.model.iter().chain(planner) {
                 report.model_calls += 1;
                 report.prompt_tokens += call.prompt_tokens.unwrap_or(0);
                 report.completion_tokens += call.completion_tokens.unwrap_or(0);
@@ -334,9 +355,10 @@ impl<'a> PhoneAgent<'a> {
         let screen = self.look(&mut device_time)?;
         // The graph first: where we are, what happened last step, and what it would do now.
         let (seen, graph_time) = self.consult_graph(&screen, task, &mut device_time);
+        let walking = seen.as_ref().is_some_and(|s| s.suggestion.walking);
         let fast = seen.as_ref().map(|s| &s.suggestion).and_then(|s| {
             let threshold = self.graph.as_ref().map_or(f64::INFINITY, |g| g.fast_path);
-            (s.confidence >= threshold)
+            (s.walking || s.confidence >= threshold)
                 .then(|| s.action.clone())
                 .flatten()
         });
@@ -366,6 +388,7 @@ impl<'a> PhoneAgent<'a> {
             ok: false,
             observation: None,
             model: None,
+            planner: None,
             graph: seen.as_ref().map(|Seen { page, suggestion: s }| {
                 json!({"page": page, "suggested": &s.raw, "resolved": s.action.as_ref().map(|(a, _)| a.to_dict()), "confidence": s.confidence, "basis": &s.basis})
             }),
@@ -374,10 +397,25 @@ impl<'a> PhoneAgent<'a> {
             agent_ms: 0.0,
             graph_ms: graph_time.as_secs_f64() * 1000.0,
         };
+        let fast = match fast {
+            Some(taken) => {
+                report.chosen_by = if walking {
+                    Chooser::Plan
+                } else {
+                    Chooser::Graph
+                };
+                Some(taken)
+            }
+            // A route that just ended (or left its way) hands the next step to the model: to go
+            // on or to finish is the model's call.
+            None if self.on_route => None,
+            None => self.plan(seen.as_ref(), &mut report),
+        };
+        self.on_route = report.chosen_by == Chooser::Plan;
         let (proposed, focus) = match fast {
             Some((action, focus)) => {
-                // The graph is sure: the model is not asked, but its context says what was done.
-                report.chosen_by = Chooser::Graph;
+                // The graph (or a planned route) decides: the model is not asked, but its
+                // context says what was done.
                 messages.push(json!({"role": "user", "content": text}));
                 messages.push(json!({"role": "assistant", "content": format!("<answer>{}</answer>", action.to_grammar())}));
                 (action, focus)
@@ -401,6 +439,36 @@ impl<'a> PhoneAgent<'a> {
         );
         *observation = told;
         Ok((self.finish_timing(report, started, device_time), end))
+    }
+
+    /// Asks the planner to choose a route over the map of a screen the graph is not sure of
+    /// (once a page a run): the route's first step to take now, the rest sent to the graph to
+    /// walk. A planner that fails or chooses nothing leaves the step to the model.
+    fn plan(
+        &mut self,
+        seen: Option<&Seen>,
+        report: &mut StepReport,
+    ) -> Option<(Action, Option<Point>)> {
+        let planner = self.config.planner.as_deref()?;
+        let seen = seen?;
+        let map = seen.suggestion.map.as_ref()?;
+        if !self.planned_on.insert(seen.page.clone()) {
+            return None;
+        }
+        let answer = match crate::plan::ask(planner, map) {
+            Ok(answer) => answer,
+            Err(e) => {
+                tracing::warn!("the planner did not answer: {e}");
+                return None;
+            }
+        };
+        report.planner = Some((answer.call, answer.reply));
+        let planned = answer.planned?;
+        report.chosen_by = Chooser::Plan;
+        if let Some(graph) = &mut self.graph {
+            graph.follow(planned.rest);
+        }
+        Some((planned.first, planned.focus))
     }
 
     /// The screen as the step starts: its screenshot and the app in front.

@@ -229,11 +229,21 @@ impl AppGraph {
 
     /// Outgoing transitions of a page.
     pub fn outgoing<'a>(&'a self, page_id: &str) -> impl Iterator<Item = &'a Transition> + 'a {
+        self.outgoing_indexed(page_id).map(|(_, t)| t)
+    }
+
+    /// Outgoing transitions of a page, each with its index in [`AppGraph::transitions`] (what a
+    /// [`crate::Plan`]'s steps are).
+    pub fn outgoing_indexed<'a>(
+        &'a self,
+        page_id: &str,
+    ) -> impl Iterator<Item = (usize, &'a Transition)> + 'a {
         let node = self.node(page_id);
         node.into_iter().flat_map(move |n| {
-            self.graph
-                .edges(n)
-                .map(move |e| &self.transitions[e.weight().transition])
+            self.graph.edges(n).map(move |e| {
+                let i = e.weight().transition;
+                (i, &self.transitions[i])
+            })
         })
     }
 

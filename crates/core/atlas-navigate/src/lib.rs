@@ -15,6 +15,7 @@
 
 mod ground;
 mod index;
+mod map;
 mod memory;
 mod next;
 mod rag;
@@ -29,6 +30,7 @@ pub use ground::{FEATURES, Meaning, SHIPPED as SHIPPED_MODEL, SHIPPED_E5 as SHIP
 pub use index::{
     Doc, DocKind, DocTexts, Hit, Prepared, Query, TextIndex, intent_key, normalize, page_key,
 };
+pub use map::{MAX_ROUTE_STEPS, MAX_ROUTES, MapRoute};
 pub use next::{Basis, CandidateAction, NextAction, NextActionRequest, NextActionResponse};
 pub use rag::{
     FailedCase, HistoricalCases, RagContext, RagContextRequest, RagContextResponse,

@@ -207,11 +207,12 @@ fn continue_trace(
                 .finish_message
                 .as_ref()
                 .map(|m| substitute(m, map).unwrap_or_else(|| m.clone()));
-            (ended == Some(current_page) || (trace.steps.is_empty() && taken.is_empty()))
-                .then_some(Recall::Done {
+            (ended == Some(current_page) || (trace.steps.is_empty() && taken.is_empty())).then_some(
+                Recall::Done {
                     confidence,
                     message,
-                })
+                },
+            )
         }
         Some(next) if next.from_page == current_page => {
             let action = adapt(&next.action, map, labels_here)?;

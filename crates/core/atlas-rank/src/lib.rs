@@ -104,7 +104,10 @@ mod tests {
             (0.8, false),
         ];
         let groups = [good.clone(), bad.clone()];
-        assert_eq!(threshold_holding_in_each_group(&groups, 0.95, 3), Some(0.89));
+        assert_eq!(
+            threshold_holding_in_each_group(&groups, 0.95, 3),
+            Some(0.89)
+        );
         // A group too small to say anything does not hold the threshold up.
         assert_eq!(
             threshold_holding_in_each_group(&[good, bad], 0.95, 10),

@@ -135,7 +135,7 @@ impl View {
     }
 
     /// The widget an agent would send, if a person could see or use this view.
-    fn widget(&self) -> Option<Widget> {
+    pub fn widget(&self) -> Option<Widget> {
         if self.visible == Some(false) {
             return None;
         }

@@ -123,7 +123,10 @@ fn guard_of(run: GuardedRun) -> Result<Guard> {
     if run.rules.len() > MAX_RULE_FILES {
         return Err(AtlasError::invalid(
             "rules",
-            format!("at most {MAX_RULE_FILES} rule files, got {}", run.rules.len()),
+            format!(
+                "at most {MAX_RULE_FILES} rule files, got {}",
+                run.rules.len()
+            ),
         ));
     }
     let mut sets = vec![RuleSet::qq_customer_service()];
@@ -137,7 +140,11 @@ fn guard_of(run: GuardedRun) -> Result<Guard> {
         }
         sets.push(RuleSet::parse(text).map_err(|e| AtlasError::invalid(&field, e))?);
     }
-    Ok(Guard::resume(sets, &run.task, run.memory.unwrap_or_default()))
+    Ok(Guard::resume(
+        sets,
+        &run.task,
+        run.memory.unwrap_or_default(),
+    ))
 }
 
 fn action_of(dict: &Value) -> Result<Action> {

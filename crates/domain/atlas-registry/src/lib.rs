@@ -18,6 +18,7 @@ mod guard;
 mod input;
 mod knowledge;
 mod navigation;
+mod plan;
 mod schema;
 mod screen;
 
@@ -43,6 +44,7 @@ pub use guard::{
 pub use input::{MAX_SAFE_INTEGER, parse_input, parse_json_input};
 pub use knowledge::{KnowledgeRecord, KnowledgeRecords, RetrieveKnowledgeRequest, kb_error};
 pub use navigation::{ParseReplyRequest, ParseReplyResponse};
+pub use plan::{PLANNER_SYSTEM, PlanChoice, ScreenMap, ScreenRoute, parse_plan_reply};
 pub use screen::{
     Carry, DEFAULT_FAST_PATH, Executed, ObserveScreenRequest, ObserveScreenResponse, ReportedStep,
     Taken,

@@ -8,6 +8,11 @@
 //! graph through it, so neither reads dumps, names pages, resolves widgets or decides what a step
 //! taught on its own.
 //!
+//! With `map`, a screen where the graph is not sure also gets the map around it for a planning
+//! model ([`crate::plan`]); the route the planner chose comes back as `follow`, and the screens
+//! after walk it one step a screen, each checked to be the page the step starts from (a screen
+//! that is not drops the rest of the route, and the agent asks its model again).
+//!
 //! Key design decision: **the interface keeps no state.** What one screen leaves for the next
 //! (its page and widgets, the field typing goes to, the graph's last action, whether every step
 //! could be replayed) comes back to the agent as [`Carry`], which it sends with the next screen
@@ -18,14 +23,15 @@ use std::sync::Arc;
 use atlas_action::Action;
 use atlas_model::{AtlasError, Point, Result, Widget, screen_page_name, validate_text};
 use atlas_service::{
-    AddPageRequest, Atlas, MatchPageRequest, NextAction, NextActionRequest, NextActionResponse,
-    ReportTransitionRequest, ReportedAction, UiHierarchy,
+    AddPageRequest, Atlas, MAX_ROUTE_STEPS, MatchPageRequest, NextAction, NextActionRequest,
+    NextActionResponse, PathStep, ReportTransitionRequest, ReportedAction, UiHierarchy,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::navigation::{match_page, sync_call};
+use crate::plan::{ScreenMap, ScreenRoute};
 
 /// The confidence at which the graph's action is taken without the model, unless asked otherwise.
 pub const DEFAULT_FAST_PATH: f64 = 0.95;
@@ -57,6 +63,16 @@ pub struct ObserveScreenRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0.0, max = 2.0))]
     pub fast_path: Option<f64>,
+    /// Where the graph is not sure of this screen (and no route is being walked), answer the
+    /// map around it for a planning model (`map`).
+    #[serde(default)]
+    pub map: bool,
+    /// The steps of a route a planner chose (from the last answer's `map`) still to take after
+    /// the one executed on the last screen: walked one a screen while each screen is the page
+    /// its step starts from.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = 8))]
+    pub follow: Vec<PathStep>,
 }
 
 /// An action executed on the last screen.
@@ -98,6 +114,9 @@ pub struct Carry {
     /// typing into no known field): a finished run is then remembered as the task's way. Say
     /// `finished` to `end_session` only when this holds.
     pub replayable: bool,
+    /// The steps of the route being walked, still to take.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub plan: Vec<PathStep>,
 }
 
 /// A run's first screen: nothing seen yet, and nothing yet that could not be replayed.
@@ -111,6 +130,7 @@ impl Default for Carry {
             taken: None,
             reported: false,
             replayable: true,
+            plan: Vec::new(),
         }
     }
 }
@@ -142,13 +162,22 @@ pub struct ObserveScreenResponse {
     pub confidence: f64,
     /// `action` is there and `confidence` reaches the fast path: take it without the model.
     pub sure: bool,
-    /// What the answer rests on (`memory`, `labels`, `path`), or why there is none.
+    /// What the answer rests on (`memory`, `labels`, `path`, `plan`: the next step of the route
+    /// being walked, to take without the model), or why there is none.
     pub basis: String,
     /// For the model, when it is asked: `{"suggested": …, "confidence": …}`.
     pub hint: Value,
     /// The step reported for `executed`, when one was.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reported: Option<ReportedStep>,
+    /// The screen is not the page the route being walked expected: the rest of the route was
+    /// dropped.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub deviated: bool,
+    /// With `map`, where the graph is not sure: the routes from here for a planner; none when
+    /// the graph knows no route whose words are like the task's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub map: Option<ScreenMap>,
     /// Send back with the next screen.
     pub carry: Carry,
 }
@@ -189,6 +218,12 @@ pub(crate) async fn observe_screen(
         ));
     }
     let fast_path = req.fast_path.unwrap_or(DEFAULT_FAST_PATH);
+    if req.follow.len() > MAX_ROUTE_STEPS {
+        return Err(AtlasError::invalid(
+            "follow",
+            format!("a route has at most {MAX_ROUTE_STEPS} steps"),
+        ));
+    }
     let ui = req.ui_hierarchy.expanded()?;
     let widgets = ui.widgets;
     let mut carry = req.carry.unwrap_or_default();
@@ -225,7 +260,13 @@ pub(crate) async fn observe_screen(
             success: !did_nothing,
         });
     }
-    let mut answer = if page.is_empty() {
+    if !req.follow.is_empty() {
+        carry.plan = req.follow.clone();
+    }
+    let (walked, deviated) = walk_plan(&mut carry, &page, &widgets, size);
+    let mut answer = if let Some(step) = walked {
+        step
+    } else if page.is_empty() {
         Suggestion::none()
     } else {
         let asked = NextActionRequest {
@@ -240,19 +281,129 @@ pub(crate) async fn observe_screen(
             Err(_) => Suggestion::none(),
         }
     };
+    let walking = answer.basis == PLAN_BASIS;
+    let sure = answer.action.is_some() && (walking || answer.confidence >= fast_path);
+    // Where the graph reads the task as done, the model is asked whether to finish: no routes.
+    let map = if req.map && !sure && !answer.done && !page.is_empty() && carry.plan.is_empty() {
+        screen_map(&atlas, &req.app_id, &page, &req.task, &widgets, size).await
+    } else {
+        None
+    };
     carry.page_id = page.clone();
     carry.widgets = widgets;
     carry.suggested = answer.raw.take();
     Ok(ObserveScreenResponse {
         page_id: page,
-        sure: answer.action.is_some() && answer.confidence >= fast_path,
+        sure,
         action: answer.action.as_ref().map(Action::to_dict),
         focus: answer.focus,
         confidence: answer.confidence,
         basis: answer.basis,
         hint: answer.hint,
         reported,
+        deviated,
+        map,
         carry,
+    })
+}
+
+/// The basis of an answer that is the next step of the route being walked.
+const PLAN_BASIS: &str = "plan";
+/// Routes on a map, and steps in a route.
+const MAP_ROUTES: usize = 5;
+const MAP_STEPS: usize = 6;
+
+/// The next step of the route being walked, resolved on this screen, when the screen is the page
+/// it starts from; otherwise the rest of the route is dropped (`true`: it deviated).
+fn walk_plan(
+    carry: &mut Carry,
+    page: &str,
+    widgets: &[Widget],
+    size: (u32, u32),
+) -> (Option<Suggestion>, bool) {
+    let Some(next) = carry.plan.first() else {
+        return (None, false);
+    };
+    let resolved = (next.from_page == page)
+        .then(|| resolve(&step_action(next), widgets, size))
+        .flatten();
+    let Some((action, focus)) = resolved else {
+        carry.plan.clear();
+        return (None, true);
+    };
+    let confidence = next.confidence;
+    carry.plan.remove(0);
+    let walked = Suggestion {
+        action: Some(action),
+        done: false,
+        focus,
+        confidence,
+        hint: Value::Null,
+        raw: None,
+        basis: PLAN_BASIS.to_string(),
+    };
+    (Some(walked), false)
+}
+
+/// A route's step as the graph's action.
+fn step_action(step: &PathStep) -> NextAction {
+    NextAction {
+        action_type: step.action_type.clone(),
+        widget_id: step.widget_id.clone(),
+        widget_text: step.widget_text.clone(),
+        widget_xpath: step.widget_xpath.clone(),
+        input_text: step.input_text.clone(),
+        confidence: step.confidence,
+        expected_page: step.expected_page.clone(),
+        description: step.description.clone(),
+    }
+}
+
+/// The map around the screen for a planner: the routes from its page most like the task whose
+/// first step names one widget here, renumbered; `None` when there are none.
+async fn screen_map(
+    atlas: &Arc<Atlas>,
+    app_id: &str,
+    page: &str,
+    task: &str,
+    widgets: &[Widget],
+    size: (u32, u32),
+) -> Option<ScreenMap> {
+    let (app, at, asked) = (app_id.to_string(), page.to_string(), task.to_string());
+    let mut routes = sync_call(atlas.clone(), move |a| {
+        a.map(&app, &at, &asked, MAP_ROUTES, MAP_STEPS)
+    })
+    .await
+    .ok()?;
+    let mut listed = Vec::new();
+    routes.retain_mut(|route| {
+        let Some((first, focus)) = route
+            .steps
+            .first()
+            .and_then(|s| resolve(&step_action(s), widgets, size))
+        else {
+            return false;
+        };
+        route.route = listed.len() + 1;
+        listed.push(ScreenRoute {
+            route: route.route,
+            target_page_name: route.target_page_name.clone(),
+            relevance: route.relevance,
+            steps: route.steps.clone(),
+            first: first.to_dict(),
+            focus,
+        });
+        true
+    });
+    if listed.is_empty() {
+        return None;
+    }
+    let page_name = atlas
+        .read(|g| g.page(page).map(|p| p.page_name.clone()))
+        .unwrap_or_default();
+    Some(ScreenMap {
+        prompt: crate::plan::prompt(task, &page_name, &routes),
+        routes: listed,
     })
 }
 
@@ -381,6 +532,8 @@ fn reported_action(
 /// What the graph's answer comes to on this screen.
 struct Suggestion {
     action: Option<Action>,
+    /// The graph's answer is that the task is done here (taken only when remembered).
+    done: bool,
     focus: Option<[u32; 2]>,
     confidence: f64,
     hint: Value,
@@ -392,6 +545,7 @@ impl Suggestion {
     fn none() -> Suggestion {
         Suggestion {
             action: None,
+            done: false,
             focus: None,
             confidence: 0.0,
             hint: Value::Null,
@@ -459,6 +613,7 @@ fn suggest(
     let (action, focus) = resolved.map_or((None, None), |(a, f)| (Some(a), f));
     Suggestion {
         action,
+        done: answer.action.is_none() && answer.is_complete,
         focus,
         confidence,
         hint,

@@ -102,7 +102,10 @@ async fn the_qq_gate_holds_a_finish_until_a_lookup_succeeded_with_its_memory_car
     )
     .await
     .unwrap();
-    assert_eq!((&other["changed"], &other["active"]), (&json!(false), &json!([])));
+    assert_eq!(
+        (&other["changed"], &other["active"]),
+        (&json!(false), &json!([]))
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -147,3 +147,113 @@ async fn hostile_screens_and_carries_get_errors_or_harmless_answers() {
     let refused = observe(&atlas, flat).await.unwrap_err();
     assert_eq!(refused.code().as_str(), "INVALID_PARAMETER", "{refused}");
 }
+
+/// The display settings the Dark mode switch opens.
+fn display() -> Vec<Value> {
+    vec![
+        widget("title", "Display", "TextView", "[0,0][1080,200]"),
+        widget("theme", "Theme", "Button", "[0,300][1080,500]"),
+    ]
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_planned_route_is_walked_screen_by_screen_and_dropped_when_the_screen_deviates() {
+    let store = TestStore::folder();
+    let atlas = store.open_atlas();
+    // One run teaches the way: the list, Settings, then Dark mode.
+    let first = observe(&atlas, screen(list(), "s1", Value::Null, &Value::Null))
+        .await
+        .unwrap();
+    let tap =
+        |x: u16, y: u16| json!({"action": {"_metadata": "do", "action": "Tap", "element": [x, y]}});
+    let second = observe(
+        &atlas,
+        screen(settings(), "s1", tap(870, 41), &first["carry"]),
+    )
+    .await
+    .unwrap();
+    let third = observe(
+        &atlas,
+        screen(display(), "s1", tap(500, 166), &second["carry"]),
+    )
+    .await
+    .unwrap();
+    let display_page = third["page_id"].as_str().unwrap().to_string();
+
+    // Another task, never done: where the graph is not sure, the map around the screen.
+    let task = "switch on the dark mode";
+    let ask = |widgets: Vec<Value>, session: &str, executed: Value, carry: &Value| {
+        let mut body = screen(widgets, session, executed, carry);
+        body["task"] = json!(task);
+        body["map"] = json!(true);
+        body["fast_path"] = json!(2.0);
+        body
+    };
+    let start = observe(&atlas, ask(list(), "s2", Value::Null, &Value::Null))
+        .await
+        .unwrap();
+    assert_eq!(start["sure"], false, "{start}");
+    let map = &start["map"];
+    let routes = map["routes"].as_array().expect("a map");
+    // The route to Settings only begins the one through Dark mode: one route.
+    assert_eq!(routes.len(), 1, "{map}");
+    let route = &routes[0];
+    assert_eq!(route["route"], 1);
+    assert_eq!(route["steps"].as_array().unwrap().len(), 2, "{route}");
+    assert_eq!(route["steps"][1]["widget_text"], "Dark mode", "{route}");
+    assert_eq!(route["first"], tap(870, 41)["action"], "{route}");
+    let prompt = map["prompt"].as_str().unwrap();
+    assert!(
+        prompt.contains(task) && prompt.contains("route 1") && prompt.contains("Routes as JSON: "),
+        "{prompt}"
+    );
+
+    // The planner took route 1: its first step runs, the rest is sent to be walked.
+    let mut walk = ask(
+        settings(),
+        "s2",
+        json!({"action": route["first"]}),
+        &start["carry"],
+    );
+    walk["follow"] = json!([route["steps"][1]]);
+    let walked = observe(&atlas, walk).await.unwrap();
+    assert_eq!(
+        (&walked["basis"], &walked["sure"]),
+        (&json!("plan"), &json!(true)),
+        "{walked}"
+    );
+    assert_eq!(walked["action"], tap(500, 166)["action"], "{walked}");
+    assert!(walked.get("map").is_none(), "{walked}");
+    let end = observe(
+        &atlas,
+        ask(
+            display(),
+            "s2",
+            json!({"action": walked["action"]}),
+            &walked["carry"],
+        ),
+    )
+    .await
+    .unwrap();
+    assert_eq!(end["page_id"], display_page.as_str());
+    assert_ne!(end["basis"], "plan", "the route has ended: {end}");
+    assert!(end.get("deviated").is_none(), "{end}");
+
+    // A screen that is not the page the route expects drops the rest of it.
+    let mut astray = ask(
+        list(),
+        "s3",
+        json!({"action": route["first"]}),
+        &start["carry"],
+    );
+    astray["follow"] = json!([route["steps"][1]]);
+    let dropped = observe(&atlas, astray).await.unwrap();
+    assert_eq!(dropped["deviated"], true, "{dropped}");
+    assert_ne!(dropped["basis"], "plan", "{dropped}");
+    assert!(dropped["carry"].get("plan").is_none(), "{dropped}");
+    // A route longer than a route can be is refused.
+    let mut long = ask(settings(), "s4", Value::Null, &Value::Null);
+    long["follow"] = json!(vec![route["steps"][1].clone(); 9]);
+    let refused = observe(&atlas, long).await.unwrap_err();
+    assert_eq!(refused.code().as_str(), "INVALID_PARAMETER", "{refused}");
+}

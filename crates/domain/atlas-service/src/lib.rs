@@ -35,10 +35,10 @@ use parking_lot::{Mutex, RwLock};
 
 pub use atlas_navigate::{
     AlternativePath, Basis, CandidateAction, FEATURES as GROUND_FEATURES, FailedCase,
-    GroundingModel, HistoricalCases, NextAction, NextActionRequest, NextActionResponse,
-    PageSummary, PathInfo, PathStep, QueryPathRequest, QueryPathResponse, RagContext,
-    RagContextRequest, RagContextResponse, RecommendedPath, RelevantPage, SuccessfulCase,
-    SuggestedAction,
+    GroundingModel, HistoricalCases, MAX_ROUTE_STEPS, MAX_ROUTES, MapRoute, NextAction,
+    NextActionRequest, NextActionResponse, PageSummary, PathInfo, PathStep, QueryPathRequest,
+    QueryPathResponse, RagContext, RagContextRequest, RagContextResponse, RecommendedPath,
+    RelevantPage, SuccessfulCase, SuggestedAction,
 };
 pub use demo::{DEMO_APP_ID, demo_graph};
 pub use learn::*;

@@ -6,7 +6,7 @@ use std::ops::Deref;
 use atlas_graph::Graph;
 use atlas_model::Result;
 use atlas_navigate::{
-    GraphView, Known, Navigator, NextActionRequest, NextActionResponse, QueryPathRequest,
+    GraphView, Known, MapRoute, Navigator, NextActionRequest, NextActionResponse, QueryPathRequest,
     QueryPathResponse, RagContextRequest, RagContextResponse, TextIndex,
 };
 
@@ -56,6 +56,24 @@ impl Atlas {
     /// Seed 000 §1.2 `get_next_action`.
     pub fn get_next_action(&self, req: NextActionRequest) -> Result<NextActionResponse> {
         self.navigator(&Locked(&self.state)).get_next_action(req)
+    }
+
+    /// The routes from a page most like a task, for a planner (see [`atlas_navigate::MapRoute`]).
+    pub fn map(
+        &self,
+        app_id: &str,
+        current_page: &str,
+        intent: &str,
+        max_routes: usize,
+        max_steps: usize,
+    ) -> Result<Vec<MapRoute>> {
+        self.navigator(&Locked(&self.state)).map(
+            app_id,
+            current_page,
+            intent,
+            max_routes,
+            max_steps,
+        )
     }
 
     /// Seed 000 §1.4 `get_rag_context`.

@@ -457,8 +457,17 @@ async fn only_finished_sessions_are_replayed_and_their_failed_steps_are_not(stor
         "{end}"
     );
     assert!(end["confidence"].as_f64().is_some_and(|c| c > 0.9), "{end}");
-    assert_eq!(end["finish_message"], "设置已打开", "the agent's own words: {end}");
-    let actions = call(&atlas, &tools, "get_available_actions", serde_json::json!({ "page_id": list })).await;
+    assert_eq!(
+        end["finish_message"], "设置已打开",
+        "the agent's own words: {end}"
+    );
+    let actions = call(
+        &atlas,
+        &tools,
+        "get_available_actions",
+        serde_json::json!({ "page_id": list }),
+    )
+    .await;
     let to_settings: Vec<_> = actions["actions"]
         .as_array()
         .unwrap()

@@ -9,10 +9,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use anyhow::{Context, Result, bail};
 use atlas_agent::HttpCaller;
 use atlas_agent::graph::GraphLink;
-use atlas_guard::{Guard, RuleSet};
 use atlas_agent::knowledge::KnowledgeConfig;
 use atlas_agent::phone::{AgentConfig, Ending, Person, PhoneAgent, Unattended};
 use atlas_device::{AppCatalog, CurrentApp, Device, DeviceError, Key, Point, Screenshot};
+use atlas_guard::{Guard, RuleSet};
 use atlas_model::Widget;
 use clap::{Args, Subcommand};
 
@@ -81,6 +81,10 @@ pub struct RunArgs {
     /// The session the steps are reported under (default: one per run).
     #[arg(long)]
     session: Option<String>,
+    /// With --atlas: a planner that chooses a route over the graph's map where the graph is not
+    /// sure, walked without asking the model while each screen is the page the route expects.
+    #[command(flatten)]
+    planner: crate::args::PlannerArgs,
 }
 
 /// The longest reply read: far beyond any model's answer, and a bound on what a pipe can make
@@ -150,8 +154,14 @@ fn run_task(args: RunArgs, stop: Arc<AtomicBool>) -> Result<ExitCode> {
     let mut model =
         atlas_llm::ModelConfig::new(&args.model_url, &args.model, args.model_key.clone());
     model.retries = 3;
+    let planner = args
+        .atlas
+        .as_ref()
+        .and_then(|_| args.planner.config(&args.model))
+        .map(|c| Box::new(c) as Box<dyn atlas_llm::Model>);
     let config = AgentConfig {
         model: Box::new(model),
+        planner,
         max_steps: args.max_steps.max(1),
         lang: args.lang.clone(),
         knowledge: KnowledgeConfig::from_env(),

@@ -242,6 +242,33 @@ pub(crate) fn open_default(data: &DataArgs) -> Result<Arc<Atlas>> {
     atlas_config::open_graph_plain(&data.address(), &data.pg())
 }
 
+/// The planner of a phone agent (`atlas agent run`, `atlas eval agent`): an OpenAI-compatible
+/// model that chooses a route over the graph's map where the graph is not sure.
+#[derive(Args, Clone, Default)]
+pub(crate) struct PlannerArgs {
+    /// The planner's OpenAI-compatible endpoint; no planning without one. A text-only model
+    /// does: the planner reads routes in words, never a screenshot.
+    #[arg(long, env = "ATLAS_PLANNER_URL")]
+    pub(crate) planner_url: Option<String>,
+    /// The planner's model (default: the screen model's).
+    #[arg(long, env = "ATLAS_PLANNER_MODEL")]
+    pub(crate) planner_model: Option<String>,
+    /// The planner's API key, sent to the planner's endpoint only.
+    #[arg(long, env = "ATLAS_PLANNER_KEY")]
+    pub(crate) planner_key: Option<String>,
+}
+
+impl PlannerArgs {
+    /// The planner, when an endpoint is given; `model` names it unless `--planner-model` does.
+    pub(crate) fn config(&self, model: &str) -> Option<atlas_llm::ModelConfig> {
+        let url = self.planner_url.as_deref()?;
+        let name = self.planner_model.as_deref().unwrap_or(model);
+        let mut config = atlas_llm::ModelConfig::new(url, name, self.planner_key.clone());
+        config.retries = 3;
+        Some(config)
+    }
+}
+
 pub(crate) fn print_json(value: &impl serde::Serialize) -> Result<()> {
     println!("{}", serde_json::to_string_pretty(value)?);
     Ok(())

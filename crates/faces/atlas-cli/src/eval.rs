@@ -75,6 +75,14 @@ pub(crate) enum EvalCommand {
         url: Option<String>,
         #[arg(long, env = "ATLAS_TOKEN")]
         token: Option<String>,
+        /// Plan over the graph's map with the ideal planner: a scripted model that chooses only
+        /// among the routes a plan request lists (the one whose steps the recording does next,
+        /// as many as match), never an action the request did not offer.
+        #[arg(long, conflicts_with = "planner_url")]
+        plan: bool,
+        /// Or plan with a real model.
+        #[command(flatten)]
+        planner: PlannerArgs,
         #[command(flatten)]
         embed: EmbedArgs,
     },
@@ -161,14 +169,31 @@ pub(crate) async fn run(what: EvalCommand) -> Result<ExitCode> {
             leave_one_app_out,
             url,
             token,
+            plan,
+            planner,
             embed,
         } => {
+            // The screen model is the ideal one: a real planner is named by --planner-model.
+            let planning = match (planner.config("planner"), plan) {
+                (Some(config), _) => atlas_eval::agent::Planning::Model(config),
+                (None, true) => atlas_eval::agent::Planning::Ideal,
+                (None, false) => atlas_eval::agent::Planning::Off,
+            };
             let target = Target {
                 url,
                 token,
                 embed: embed.config(),
             };
-            eval_agent(dir, apps, json, target, fast_path, leave_one_app_out).await
+            eval_agent(
+                dir,
+                apps,
+                json,
+                target,
+                fast_path,
+                leave_one_app_out,
+                planning,
+            )
+            .await
         }
     }
 }
@@ -349,11 +374,14 @@ pub(crate) async fn eval_agent(
     target: Target,
     fast_path: f64,
     leave_one_app_out: bool,
+    planning: atlas_eval::agent::Planning,
 ) -> Result<ExitCode> {
     let started = std::time::Instant::now();
     let apps = atlas_eval::server::droidtask_apps(&dir, &only)?;
+    let planned = !matches!(planning, atlas_eval::agent::Planning::Off);
     let report =
-        atlas_eval::server::agent(&target, dir, apps, fast_path, leave_one_app_out).await?;
+        atlas_eval::server::agent(&target, dir, apps, fast_path, leave_one_app_out, planning)
+            .await?;
     if leave_one_app_out {
         println!(
             "leave-one-app-out: each app's tasks answered by a grounding model fitted on the other apps"
@@ -371,6 +399,12 @@ pub(crate) async fn eval_agent(
                 c.fast_path_steps,
                 c.wrong_fast_path_steps
             );
+            if planned && name != "model_only" {
+                println!(
+                    "  {:<15} of the model calls {:>4} to the planner; planned steps {:>4}  wrong planned steps {:>3}",
+                    "", c.plan_calls, c.plan_steps, c.wrong_plan_steps
+                );
+            }
         }
         if let (Some(base), Some(new), Some(repeat)) = (
             conditions.get("model_only"),
@@ -503,7 +537,9 @@ pub(crate) async fn eval_droidtask(
 }
 
 /// `pooled` or `by-app:N`.
-fn parse_threshold_rule(text: &str) -> std::result::Result<atlas_eval::loao::ThresholdRule, String> {
+fn parse_threshold_rule(
+    text: &str,
+) -> std::result::Result<atlas_eval::loao::ThresholdRule, String> {
     use atlas_eval::loao::ThresholdRule;
     match text.split_once(':') {
         None if text == "pooled" => Ok(ThresholdRule::Pooled),

@@ -27,8 +27,8 @@ use serde_json::Value;
 
 use atlas_agent::ToolCaller;
 use atlas_agent::graph::GraphLink;
-use atlas_guard::Guard;
 use atlas_agent::phone::{AgentConfig, Chooser, Ending, PhoneAgent, RunReport, Unattended};
+use atlas_guard::Guard;
 
 /// What the person did on one screen of a demonstration.
 #[derive(Debug, Clone, PartialEq)]
@@ -157,7 +157,7 @@ pub fn read_ground_truth(dir: &Path) -> Result<(Vec<GroundTruth>, Vec<String>), 
 }
 
 /// Where on the ground truth a screen is: the first step at or after `from` shown on it.
-fn step_at(task: &GroundTruth, screen: &str, from: usize) -> Option<usize> {
+pub(crate) fn step_at(task: &GroundTruth, screen: &str, from: usize) -> Option<usize> {
     (from..task.steps.len()).find(|&i| task.steps[i].0.iter().any(|s| s == screen))
 }
 
@@ -166,8 +166,22 @@ fn step_at(task: &GroundTruth, screen: &str, from: usize) -> Option<usize> {
 struct IdealModel {
     phone: Arc<Mutex<Phone>>,
     task: GroundTruth,
-    /// Progress through the steps, and the input step whose field it already tapped.
-    state: Mutex<(usize, Option<usize>, usize)>,
+    /// Progress through the steps, the input step whose field it already tapped, and its
+    /// calls (shared with the ideal planner, which plans from the same progress).
+    state: Arc<Mutex<(usize, Option<usize>, usize)>>,
+}
+
+/// Who plans over the graph's map on a screen the graph is not sure of.
+#[derive(Debug, Clone, Default)]
+pub enum Planning {
+    /// Nobody: the agent asks its model.
+    #[default]
+    Off,
+    /// The ideal planner ([`crate::planner`]): it chooses only among the routes listed, the
+    /// one the recording walks next.
+    Ideal,
+    /// A model (an OpenAI-compatible endpoint).
+    Model(atlas_llm::ModelConfig),
 }
 
 impl Model for IdealModel {
@@ -320,7 +334,13 @@ pub struct TaskRun {
     pub fast_path_steps: usize,
     /// Of those, steps the ground truth does otherwise.
     pub wrong_fast_path_steps: usize,
-    /// Each wrong fast-path step: what the graph did, and what the ground truth does there.
+    /// Calls to the planner (counted in `model_calls` too).
+    pub plan_calls: usize,
+    /// Steps of routes the planner chose, taken without the screen model.
+    pub plan_steps: usize,
+    /// Of those, steps the ground truth does otherwise.
+    pub wrong_plan_steps: usize,
+    /// Each wrong fast-path or planned step: what was done, and what the ground truth does there.
     pub wrong: Vec<String>,
     /// Every answer the graph gave with an action, taken or not.
     pub answers: Vec<GraphAnswer>,
@@ -340,13 +360,15 @@ pub struct TaskRun {
     pub ending: Ending,
 }
 
-/// Runs `task` on a fresh phone of `app`; with the graph when `graph` is given.
+/// Runs `task` on a fresh phone of `app`; with the graph when `graph` is given (and then with
+/// `planning`'s planner).
 pub fn run_task(
     app: &RecordedApp,
     app_name: &str,
     task: &GroundTruth,
     condition: &str,
     graph: Option<GraphLink<'_>>,
+    planning: &Planning,
 ) -> Result<TaskRun, String> {
     let start = task
         .steps
@@ -360,12 +382,24 @@ pub fn run_task(
         phone: phone.clone(),
         screens: Mutex::new(Vec::new()),
     };
+    let progress = Arc::new(Mutex::new((0, None, 0)));
+    let planner: Option<Box<dyn Model>> = match (planning, &graph) {
+        (_, None) | (Planning::Off, _) => None,
+        (Planning::Ideal, Some(_)) => Some(Box::new(crate::planner::IdealPlanner {
+            phone: phone.clone(),
+            app: app.clone(),
+            task: task.clone(),
+            progress: progress.clone(),
+        })),
+        (Planning::Model(config), Some(_)) => Some(Box::new(config.clone())),
+    };
     let config = AgentConfig {
         model: Box::new(IdealModel {
             phone: phone.clone(),
             task: task.clone(),
-            state: Mutex::new((0, None, 0)),
+            state: progress,
         }),
+        planner,
         max_steps: task.steps.len() * 3 + 5,
         lang: "en".into(),
         knowledge: None,
@@ -396,7 +430,8 @@ pub fn run_task(
         .unwrap_or_else(|e| e.into_inner())
         .screen_size();
     let truths = truths(task, &screens, report.steps.len());
-    let wrong = wrong_fast_steps(&report, &truths, (w, h));
+    let wrong = wrong_steps(&report, &truths, (w, h), Chooser::Graph);
+    let wrong_planned = wrong_steps(&report, &truths, (w, h), Chooser::Plan);
     let answers = graph_answers(&report, &truths, (w, h));
     let no_offer = fast_path.map_or_else(Vec::new, |threshold| {
         no_offers(&report, &truths, (w, h), threshold)
@@ -430,7 +465,14 @@ pub fn run_task(
             .filter(|s| s.chosen_by == Chooser::Graph)
             .count(),
         wrong_fast_path_steps: wrong.len(),
-        wrong,
+        plan_calls: report.plan_calls,
+        plan_steps: report
+            .steps
+            .iter()
+            .filter(|s| s.chosen_by == Chooser::Plan)
+            .count(),
+        wrong_plan_steps: wrong_planned.len(),
+        wrong: wrong.into_iter().chain(wrong_planned).collect(),
         answers,
         no_offer,
         trail,
@@ -581,15 +623,17 @@ pub struct GraphAnswer {
     pub right: Option<bool>,
 }
 
-/// Fast-path steps that did not do what the ground truth does on their screen.
-fn wrong_fast_steps(
+/// Steps `by` chose (the fast path, or a planned route) that did not do what the ground truth
+/// does on their screen.
+fn wrong_steps(
     report: &RunReport,
     truths: &[Option<&Truth>],
     size: (u32, u32),
+    by: Chooser,
 ) -> Vec<String> {
     let mut wrong = Vec::new();
     for (k, (step, truth)) in report.steps.iter().zip(truths).enumerate() {
-        if step.chosen_by != Chooser::Graph {
+        if step.chosen_by != by {
             continue;
         }
         let action = step.action.as_ref().and_then(Action::from_dict);
@@ -626,6 +670,12 @@ pub struct ConditionTotals {
     pub wrong_fast_path_steps: usize,
     /// Tasks `model_only` completed that this condition did not.
     pub lost: usize,
+    /// Calls to the planner (counted in `model_calls` too).
+    pub plan_calls: usize,
+    /// Steps of routes the planner chose.
+    pub plan_steps: usize,
+    /// Of those, steps the ground truth does otherwise.
+    pub wrong_plan_steps: usize,
 }
 
 impl ConditionTotals {
@@ -636,6 +686,9 @@ impl ConditionTotals {
         self.fast_path_steps += run.fast_path_steps;
         self.wrong_fast_path_steps += run.wrong_fast_path_steps;
         self.lost += usize::from(lost);
+        self.plan_calls += run.plan_calls;
+        self.plan_steps += run.plan_steps;
+        self.wrong_plan_steps += run.wrong_plan_steps;
     }
 }
 
@@ -681,11 +734,12 @@ pub fn evaluate(
     caller: &dyn ToolCaller,
     prefix: &str,
     fast_path: f64,
+    planning: &Planning,
 ) -> Result<AgentEval, String> {
     let mut runs = Vec::new();
     let mut skipped = Vec::new();
     for app in apps {
-        let (app_runs, left_out) = evaluate_app(root, app, caller, prefix, fast_path)?;
+        let (app_runs, left_out) = evaluate_app(root, app, caller, prefix, fast_path, planning)?;
         runs.extend(app_runs);
         skipped.extend(left_out);
     }
@@ -699,6 +753,7 @@ pub fn evaluate_app(
     caller: &dyn ToolCaller,
     prefix: &str,
     fast_path: f64,
+    planning: &Planning,
 ) -> Result<(Vec<TaskRun>, Vec<String>), String> {
     let mut runs = Vec::new();
     let dir = root.join("user_tasks").join(&app.name);
@@ -709,7 +764,14 @@ pub fn evaluate_app(
         .map(|t| format!("{}/{t}", app.name))
         .collect();
     for truth in &truths {
-        runs.push(run_task(&recorded, &app.name, truth, "model_only", None)?);
+        runs.push(run_task(
+            &recorded,
+            &app.name,
+            truth,
+            "model_only",
+            None,
+            &Planning::Off,
+        )?);
         let app_id = format!("{prefix}{}.{}", app.name, truth.name);
         crate::teach::teach_recording(caller, &app_id, &app.exploration.recording(), "exploration")
             .map_err(|e| e.to_string())?;
@@ -731,6 +793,7 @@ pub fn evaluate_app(
             truth,
             "graph_new_task",
             Some(link("new", fast_path)),
+            planning,
         )?;
         // One successful run with the graph, then the same task again.
         if !new.succeeded {
@@ -740,6 +803,7 @@ pub fn evaluate_app(
                 truth,
                 "learning",
                 Some(link("learn", f64::INFINITY)),
+                &Planning::Off,
             )?;
         }
         runs.push(new);
@@ -749,6 +813,7 @@ pub fn evaluate_app(
             truth,
             "graph_repeat",
             Some(link("repeat", fast_path)),
+            planning,
         )?);
     }
     Ok((runs, skipped))

@@ -11,5 +11,6 @@
 pub mod agent;
 pub mod droidtask;
 pub mod loao;
+mod planner;
 pub mod server;
 pub mod teach;

@@ -52,7 +52,6 @@ pub enum ThresholdRule {
     },
 }
 
-
 /// The held-out figures, and the model fitted on every app (to ship).
 #[derive(Debug, Clone, Serialize)]
 pub struct LeaveOneAppOut {

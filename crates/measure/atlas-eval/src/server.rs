@@ -9,7 +9,7 @@ use atlas_config::EmbedConfig;
 use atlas_import::droidtask::App;
 use atlas_service::GroundingModel;
 
-use crate::agent::AgentEval;
+use crate::agent::{AgentEval, Planning};
 use crate::droidtask::Report;
 use crate::loao::{Fitting, LeaveOneAppOut};
 
@@ -145,10 +145,11 @@ pub async fn agent(
     apps: Vec<App>,
     fast_path: f64,
     leave_one_app_out: bool,
+    planning: Planning,
 ) -> Result<AgentEval> {
     if !leave_one_app_out {
         return EvalServer::evaluate(target, None, "agent", move |caller, prefix| {
-            crate::agent::evaluate(&dir, &apps, caller, prefix, fast_path)
+            crate::agent::evaluate(&dir, &apps, caller, prefix, fast_path, &planning)
         })
         .await;
     }
@@ -175,9 +176,10 @@ pub async fn agent(
         let model = crate::loao::fit_model(&train, Default::default());
         eprintln!("{}: {}", app.name, model.note);
         let dir = dir.clone();
+        let planning = planning.clone();
         let (app_runs, left_out) =
             EvalServer::evaluate(&fresh, Some(model), "agent", move |caller, prefix| {
-                crate::agent::evaluate_app(&dir, &app, caller, prefix, fast_path)
+                crate::agent::evaluate_app(&dir, &app, caller, prefix, fast_path, &planning)
             })
             .await?;
         runs.extend(app_runs);

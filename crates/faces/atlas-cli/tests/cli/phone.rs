@@ -540,3 +540,107 @@ fn a_task_done_once_is_replayed_from_the_graph() {
     adb(&["disconnect", &serial]);
     server.stop();
 }
+
+#[test]
+fn a_planner_chooses_a_route_over_the_map_and_the_agent_walks_it_without_the_screen_model() {
+    if !adb_installed() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let server = Server::start(&data, &["--demo"]);
+    let log = dir.path().join("phone.jsonl");
+    let (_sim, serial) = phone_sim(&data, "com.meituan.app", &log);
+    assert!(adb(&["connect", &serial]).contains("connected"));
+    let home = || {
+        adb(&[
+            "-s",
+            &serial,
+            "shell",
+            "monkey",
+            "-p",
+            "com.meituan.app",
+            "1",
+        ])
+    };
+    home();
+    adb(&[
+        "-s",
+        &serial,
+        "shell",
+        "uiautomator",
+        "dump",
+        "/sdcard/ui.xml",
+    ]);
+    let dump = adb(&["-s", &serial, "exec-out", "cat", "/sdcard/ui.xml"]);
+    // A task nobody did: the map from the home screen, as the agent will be shown it.
+    let task = "查看我的全部订单";
+    let (status, seen) = server.call(
+        "observe_screen",
+        json!({"app_id": "com.meituan.app", "task": task, "session_id": "look",
+               "ui_hierarchy": {"dump": dump}, "screen_width": 1080, "screen_height": 2400,
+               "fast_path": 1.01, "map": true}),
+    );
+    assert_eq!(status, 200, "{seen}");
+    let routes = seen["map"]["routes"].as_array().expect("a map").clone();
+    let route = routes
+        .iter()
+        .find(|r| r["target_page_name"] == "订单列表")
+        .unwrap_or_else(|| panic!("no route to the orders: {routes:?}"));
+    let steps = route["steps"].as_array().unwrap().len();
+    // The planner takes that route; the screen model finishes where it ends (a session's turn
+    // is its step: the walked steps are in its context too, so they have turns it never plays).
+    let script = dir.path().join("model.json");
+    let mut turns = vec![json!({"content": "（未用 / unused）"}); steps];
+    turns.push(json!({"content": "<answer>finish(message=\"订单都在这里\")</answer>"}));
+    std::fs::write(
+        &script,
+        json!({"conversations": [
+            {"match": "Routes as JSON", "turns": [{"content": format!("<think>订单在这条路线上</think>route {}", route["route"])}]},
+            {"match": task, "session": true, "turns": turns},
+        ]})
+        .to_string(),
+    )
+    .unwrap();
+    let (model, model_url) = model_sim_playing(&script);
+    let _model = KillOnDrop(model);
+    home();
+    let report = dir.path().join("report.json");
+    let run = report_of(
+        Command::new(env!("CARGO_BIN_EXE_atlas"))
+            .args(["agent", "run", task, "--device", &format!("sim:{serial}")])
+            .args(["--atlas", &server.url, "--fast-path", "1.01"])
+            .args(["--model-url", &format!("{model_url}/v1")])
+            .args([
+                "--planner-url",
+                &format!("{model_url}/v1"),
+                "--planner-model",
+                "planner",
+            ])
+            .arg("--report")
+            .arg(&report)
+            .stdin(Stdio::null()),
+        &report,
+    );
+    assert_eq!(run["ending"], "finished", "{run}");
+    assert_eq!(run["message"], "订单都在这里");
+    let chosen: Vec<&str> = run["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["chosen_by"].as_str().unwrap())
+        .collect();
+    let mut expected = vec!["plan"; steps];
+    expected.push("model");
+    assert_eq!(chosen, expected, "{run}");
+    // One call to choose the route, one to finish: every step between walked on the map.
+    assert_eq!(
+        (run["model_calls"].as_u64(), run["plan_calls"].as_u64()),
+        (Some(2), Some(1)),
+        "{run}"
+    );
+    let last = run["steps"].as_array().unwrap().last().unwrap().clone();
+    assert!(last["graph"]["page"].is_string(), "{last}");
+    adb(&["disconnect", &serial]);
+    server.stop();
+}

@@ -1,0 +1,187 @@
+//! The ideal planner of `atlas eval agent --plan`: a scripted model that answers a plan request
+//! only by choosing among the routes the request lists. It takes the listed route whose steps the
+//! recording does next, as many of them as match, and never answers with an action the request
+//! did not offer; `none` when no listed route begins with the recording's next step.
+//!
+//! It knows the recording as the ideal screen model does: a route's step matches when, on the
+//! recorded screen of that step, the widget the step names (by id, else by text; one widget, or
+//! it does not match) is where the person tapped or typed, or both are Back.
+
+use std::sync::{Arc, Mutex};
+
+use atlas_device_sim::{Phone, RecordedApp};
+use atlas_llm::{Completion, Model, ModelError};
+use atlas_model::Widget;
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::agent::{GroundTruth, Truth, step_at};
+
+/// A route as the request lists it.
+#[derive(Debug, Deserialize)]
+struct Listed {
+    route: usize,
+    steps: Vec<ListedStep>,
+}
+
+#[derive(Debug, Deserialize)]
+struct ListedStep {
+    action_type: String,
+    #[serde(default)]
+    widget_id: String,
+    #[serde(default)]
+    widget_text: String,
+    #[serde(default)]
+    input_text: String,
+}
+
+/// See the module's documentation.
+pub(crate) struct IdealPlanner {
+    pub(crate) phone: Arc<Mutex<Phone>>,
+    pub(crate) app: RecordedApp,
+    pub(crate) task: GroundTruth,
+    /// The ideal screen model's progress through the task's steps (shared with it).
+    pub(crate) progress: Arc<Mutex<(usize, Option<usize>, usize)>>,
+}
+
+impl Model for IdealPlanner {
+    fn name(&self) -> String {
+        "ideal planner (ground truth)".into()
+    }
+
+    fn complete(
+        &self,
+        request: &Value,
+        on_delta: &mut dyn FnMut(&str),
+    ) -> Result<Completion, ModelError> {
+        let prompt = request["messages"]
+            .as_array()
+            .and_then(|m| m.last())
+            .and_then(|m| m["content"].as_str())
+            .unwrap_or_default();
+        let content = self.choose(&listed_routes(prompt));
+        if std::env::var_os("ATLAS_DEBUG_PLAN").is_some() {
+            eprintln!("PLAN {prompt}\n=> {content}");
+        }
+        on_delta(&content);
+        Ok(Completion {
+            content,
+            attempts: 1,
+            ..Completion::default()
+        })
+    }
+}
+
+impl IdealPlanner {
+    fn choose(&self, routes: &[Listed]) -> String {
+        let screen = self
+            .phone
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .current()
+            .to_string();
+        let from = self.progress.lock().unwrap_or_else(|e| e.into_inner()).0;
+        let Some(at) = step_at(&self.task, &screen, from) else {
+            return "none".into();
+        };
+        let best = routes
+            .iter()
+            .map(|r| (self.matching(r, at, &screen), r))
+            .filter(|(k, _)| *k > 0)
+            // The most steps matched; the first listed among equals.
+            .max_by(|a, b| a.0.cmp(&b.0).then(b.1.route.cmp(&a.1.route)));
+        match best {
+            Some((k, r)) if k == r.steps.len() => format!("route {}", r.route),
+            Some((k, r)) => format!("route {} steps {k}", r.route),
+            None => "none".into(),
+        }
+    }
+
+    /// How many of the route's first steps the recording does next, from step `at` on `screen`.
+    fn matching(&self, route: &Listed, at: usize, screen: &str) -> usize {
+        let mut matched = 0;
+        for (j, step) in route.steps.iter().enumerate() {
+            let Some((screens, truth)) = self.task.steps.get(at + j) else {
+                break;
+            };
+            let shown = if j == 0 {
+                Some(screen)
+            } else {
+                screens
+                    .iter()
+                    .map(String::as_str)
+                    .find(|s| self.app.screens.contains_key(*s))
+            };
+            let Some(recorded) = shown.and_then(|s| self.app.screens.get(s)) else {
+                break;
+            };
+            let widgets: Vec<Widget> = recorded.views.iter().filter_map(|v| v.widget()).collect();
+            if std::env::var_os("ATLAS_DEBUG_PLAN").is_some() {
+                eprintln!(
+                    "  step {j} truth {truth:?} widget {:?} on {}",
+                    the_widget(step, &widgets),
+                    &recorded.state_str[..8]
+                );
+            }
+            if !does(step, truth, &widgets) {
+                break;
+            }
+            matched += 1;
+        }
+        matched
+    }
+}
+
+/// The routes a plan request lists (its `Routes as JSON:` line).
+fn listed_routes(prompt: &str) -> Vec<Listed> {
+    prompt
+        .lines()
+        .find_map(|l| l.strip_prefix("Routes as JSON: "))
+        .and_then(|json| serde_json::from_str(json).ok())
+        .unwrap_or_default()
+}
+
+/// Whether a route's step does what the person did.
+fn does(step: &ListedStep, truth: &Truth, widgets: &[Widget]) -> bool {
+    let inside = |b: &[[i64; 2]; 2]| {
+        the_widget(step, widgets)
+            .is_some_and(|[x, y]| x >= b[0][0] && x < b[1][0] && y >= b[0][1] && y < b[1][1])
+    };
+    match truth {
+        Truth::Back => step.action_type == "back",
+        Truth::Finish => false,
+        Truth::Type(b, text) => {
+            step.action_type == "input" && step.input_text == *text && inside(b)
+        }
+        Truth::Tap(b) => !matches!(step.action_type.as_str(), "back" | "input") && inside(b),
+    }
+}
+
+/// The centre of the one widget a step names, as `observe_screen` resolves it: by id (ids repeat
+/// down a list, so the text narrows them), by text otherwise; two candidates are none.
+fn the_widget(step: &ListedStep, widgets: &[Widget]) -> Option<[i64; 2]> {
+    let (id, text) = (step.widget_id.as_str(), step.widget_text.trim());
+    let placed: Vec<(&Widget, [i64; 4])> = widgets
+        .iter()
+        .filter_map(|w| w.rect().map(|r| (w, r)))
+        .collect();
+    let same_text = |w: &Widget| !text.is_empty() && w.text.trim() == text;
+    let with_id: Vec<(&Widget, [i64; 4])> = placed
+        .iter()
+        .copied()
+        .filter(|(w, _)| !id.is_empty() && w.id == id)
+        .collect();
+    let pool = if with_id.is_empty() { placed } else { with_id };
+    let chosen: Vec<[i64; 4]> = match pool.as_slice() {
+        [(w, r)] if text.is_empty() || !id.is_empty() || same_text(w) => vec![*r],
+        _ => pool
+            .iter()
+            .filter(|(w, _)| same_text(w))
+            .map(|(_, r)| *r)
+            .collect(),
+    };
+    match chosen.as_slice() {
+        [[l, t, r, b]] => Some([(l + r) / 2, (t + b) / 2]),
+        _ => None,
+    }
+}
