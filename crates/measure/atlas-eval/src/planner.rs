@@ -60,9 +60,6 @@ impl Model for IdealPlanner {
             .and_then(|m| m["content"].as_str())
             .unwrap_or_default();
         let content = self.choose(&listed_routes(prompt));
-        if std::env::var_os("ATLAS_DEBUG_PLAN").is_some() {
-            eprintln!("PLAN {prompt}\n=> {content}");
-        }
         on_delta(&content);
         Ok(Completion {
             content,
@@ -116,13 +113,6 @@ impl IdealPlanner {
                 break;
             };
             let widgets: Vec<Widget> = recorded.views.iter().filter_map(|v| v.widget()).collect();
-            if std::env::var_os("ATLAS_DEBUG_PLAN").is_some() {
-                eprintln!(
-                    "  step {j} truth {truth:?} widget {:?} on {}",
-                    the_widget(step, &widgets),
-                    &recorded.state_str[..8]
-                );
-            }
             if !does(step, truth, &widgets) {
                 break;
             }
@@ -183,5 +173,95 @@ fn the_widget(step: &ListedStep, widgets: &[Widget]) -> Option<[i64; 2]> {
     match chosen.as_slice() {
         [[l, t, r, b]] => Some([(l + r) / 2, (t + b) / 2]),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    use atlas_device_sim::app::Screen;
+    use serde_json::json;
+
+    fn screen(id: &str, views: Value) -> Screen {
+        serde_json::from_value(
+            json!({"state_str": id, "width": 1080, "height": 2400, "views": views}),
+        )
+        .unwrap()
+    }
+
+    fn button(text: &str, bounds: [[i64; 2]; 2]) -> Value {
+        json!({"text": text, "class": "android.widget.Button", "bounds": bounds, "clickable": true})
+    }
+
+    /// Settings on the list, then Dark mode on the settings, then done.
+    fn planner() -> IdealPlanner {
+        let list = screen(
+            "list",
+            json!([
+                button("Settings", [[800, 0], [1080, 200]]),
+                button("Other", [[0, 300], [1080, 500]])
+            ]),
+        );
+        let settings = screen(
+            "settings",
+            json!([button("Dark mode", [[0, 300], [1080, 500]])]),
+        );
+        let app = RecordedApp {
+            package: "notes".into(),
+            screens: HashMap::from([("list".into(), list), ("settings".into(), settings)]),
+            transitions: HashMap::new(),
+            launch: "list".into(),
+            home: None,
+        };
+        let task = GroundTruth {
+            name: "task1".into(),
+            instruction: "turn on dark mode".into(),
+            steps: vec![
+                (vec!["list".into()], Truth::Tap([[800, 0], [1080, 200]])),
+                (vec!["settings".into()], Truth::Tap([[0, 300], [1080, 500]])),
+                (vec!["settings".into()], Truth::Finish),
+            ],
+        };
+        IdealPlanner {
+            phone: Arc::new(Mutex::new(Phone::new(app.clone(), Some("list")).unwrap())),
+            app,
+            task,
+            progress: Arc::new(Mutex::new((0, None, 0))),
+        }
+    }
+
+    fn ask(planner: &IdealPlanner, routes: Value) -> String {
+        let prompt = format!("Task / 任务: x\nRoutes as JSON: {routes}\nAnswer with one line.");
+        let request = json!({"messages": [{"role": "system", "content": "plan"}, {"role": "user", "content": prompt}]});
+        planner.complete(&request, &mut |_| {}).unwrap().content
+    }
+
+    fn click(text: &str) -> Value {
+        json!({"action_type": "click", "widget_id": "", "widget_text": text, "input_text": ""})
+    }
+
+    #[test]
+    fn the_ideal_planner_takes_the_listed_route_the_recording_walks_as_far_as_it_matches() {
+        let p = planner();
+        let routes = json!([
+            {"route": 1, "steps": [click("Other")]},
+            {"route": 2, "steps": [click("Settings"), click("Dark mode"), click("Theme")]},
+            {"route": 3, "steps": [click("Settings")]},
+        ]);
+        // Route 2's first two steps are the recording's next two; its third is not (the task
+        // ends there).
+        assert_eq!(ask(&p, routes), "route 2 steps 2");
+        let whole = json!([{"route": 4, "steps": [click("Settings"), click("Dark mode")]}]);
+        assert_eq!(ask(&p, whole), "route 4");
+        // Nothing listed begins with the next step, or nothing is listed at all: none.
+        assert_eq!(
+            ask(&p, json!([{"route": 1, "steps": [click("Other")]}])),
+            "none"
+        );
+        assert_eq!(ask(&p, json!([])), "none");
+        let back = json!([{"route": 1, "steps": [{"action_type": "back"}]}]);
+        assert_eq!(ask(&p, back), "none");
     }
 }
