@@ -42,17 +42,17 @@ pub struct MapRoute {
 }
 
 impl<V: GraphView> Navigator<'_, V> {
-    /// The routes from `current_page` of `app_id` (each the fewest steps to a page, at most
-    /// `max_steps`, over transitions that have worked) most like `intent`, at most `max_routes`;
-    /// a route that only begins another listed one is left out (the planner may take part of a
-    /// route).
+    /// The routes from `current_page` of `app_id` (each the fewest steps to a page, from
+    /// `steps.start()` to `steps.end()`, over transitions that have worked) most like `intent`,
+    /// at most `max_routes`; a route that only begins another listed one is left out (the
+    /// planner may take part of a route).
     pub fn map(
         &self,
         app_id: &str,
         current_page: &str,
         intent: &str,
         max_routes: usize,
-        max_steps: usize,
+        steps: std::ops::RangeInclusive<usize>,
     ) -> Result<Vec<MapRoute>> {
         validate_text("intent", intent, true)?;
         let state = self.view.read();
@@ -64,8 +64,9 @@ impl<V: GraphView> Navigator<'_, V> {
             return Err(AtlasError::PageNotFound(current_page.to_string()));
         }
         let task = Query::words_only(intent);
-        let mut scored: Vec<(f64, Vec<usize>)> = ways(app, current_page, max_steps)
+        let mut scored: Vec<(f64, Vec<usize>)> = ways(app, current_page, *steps.end())
             .into_iter()
+            .filter(|way| way.len() >= *steps.start())
             .filter_map(|way| {
                 let relevance =
                     f64::from(task.similarity_to(&Query::words_only(&words(app, &way))));

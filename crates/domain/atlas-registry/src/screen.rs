@@ -309,9 +309,10 @@ pub(crate) async fn observe_screen(
 
 /// The basis of an answer that is the next step of the route being walked.
 const PLAN_BASIS: &str = "plan";
-/// Routes on a map, and steps in a route.
+/// Routes on a map, and steps in a route: at least two, since a planner's call for one step costs
+/// what asking the screen model costs, and the screen model sees the screen.
 const MAP_ROUTES: usize = 5;
-const MAP_STEPS: usize = 6;
+const MAP_STEPS: std::ops::RangeInclusive<usize> = 2..=6;
 
 /// The next step of the route being walked, resolved on this screen, when the screen is the page
 /// it starts from; otherwise the rest of the route is dropped (`true`: it deviated).

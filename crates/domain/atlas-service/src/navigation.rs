@@ -65,15 +65,10 @@ impl Atlas {
         current_page: &str,
         intent: &str,
         max_routes: usize,
-        max_steps: usize,
+        steps: std::ops::RangeInclusive<usize>,
     ) -> Result<Vec<MapRoute>> {
-        self.navigator(&Locked(&self.state)).map(
-            app_id,
-            current_page,
-            intent,
-            max_routes,
-            max_steps,
-        )
+        self.navigator(&Locked(&self.state))
+            .map(app_id, current_page, intent, max_routes, steps)
     }
 
     /// Seed 000 §1.4 `get_rag_context`.
