@@ -431,6 +431,17 @@ pub(crate) async fn eval_agent(
             p.threshold, p.coverage, p.precision
         );
     }
+    let same = &report.same_screens;
+    println!(
+        "graph_new_task beside eval droidtask on the same {} ground-truth steps (eval droidtask's first guess right on {:.3}, a right finish on {:.3}):",
+        same.steps, same.droidtask_first_guess_right, same.droidtask_right_finish
+    );
+    for (agent, asked) in same.agent.iter().zip(&same.droidtask) {
+        println!(
+            "  ≥ {:.2}: the agent offered {:.3} (precision {:.3}); eval droidtask answered {:.3} (precision {:.3})",
+            agent.threshold, agent.coverage, agent.precision, asked.coverage, asked.precision
+        );
+    }
     let asked: usize = report.new_task_no_offer.values().sum();
     println!(
         "graph_new_task: why the graph offered nothing to take, on the {asked} steps the model decided:"

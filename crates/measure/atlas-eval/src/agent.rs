@@ -350,6 +350,8 @@ pub struct TaskRun {
     /// Each step: the recorded screen it started on, who chose the action, the action, and the
     /// page the graph took the screen for.
     pub trail: Vec<String>,
+    /// What the graph offered on each ground-truth step the run stood on.
+    pub offers: Vec<Offer>,
     /// The agent's own time per step (the model and the device not included).
     pub agent_ms_per_step: f64,
     /// The part of it spent asking the graph.
@@ -429,7 +431,9 @@ pub fn run_task(
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .screen_size();
-    let truths = truths(task, &screens, report.steps.len());
+    let indices = truth_steps(task, &screens, report.steps.len());
+    let truths: Vec<Option<&Truth>> = indices.iter().map(|i| i.map(|i| &task.steps[i].1)).collect();
+    let offers = offers(&report, &indices, task, (w, h));
     let wrong = wrong_steps(&report, &truths, (w, h), Chooser::Graph);
     let wrong_planned = wrong_steps(&report, &truths, (w, h), Chooser::Plan);
     let answers = graph_answers(&report, &truths, (w, h));
@@ -476,6 +480,7 @@ pub fn run_task(
         answers,
         no_offer,
         trail,
+        offers,
         agent_ms_per_step: report.steps.iter().map(|s| s.agent_ms).sum::<f64>()
             / report.steps.len().max(1) as f64,
         graph_ms_per_step: report.steps.iter().map(|s| s.graph_ms).sum::<f64>()
@@ -503,8 +508,9 @@ fn is_right(truth: Option<&Truth>, action: Option<Action>, (w, h): (u32, u32)) -
     }
 }
 
-/// The ground truth's step for each step of a run (none where the run is off its screens).
-fn truths<'t>(task: &'t GroundTruth, screens: &[String], steps: usize) -> Vec<Option<&'t Truth>> {
+/// The index of the ground truth's step for each step of a run (none where the run is off its
+/// screens).
+fn truth_steps(task: &GroundTruth, screens: &[String], steps: usize) -> Vec<Option<usize>> {
     let mut from = 0;
     screens
         .iter()
@@ -514,9 +520,51 @@ fn truths<'t>(task: &'t GroundTruth, screens: &[String], steps: usize) -> Vec<Op
             if let Some(i) = at {
                 from = i;
             }
-            at.map(|i| &task.steps[i].1)
+            at
         })
         .collect()
+}
+
+/// What the graph offered on each ground-truth step of a run (the first time the run stood on
+/// it): the agent's side of the same-screens comparison ([`crate::same_screens`]).
+fn offers(
+    report: &RunReport,
+    steps: &[Option<usize>],
+    task: &GroundTruth,
+    size: (u32, u32),
+) -> Vec<Offer> {
+    let mut seen = std::collections::HashSet::new();
+    report
+        .steps
+        .iter()
+        .zip(steps)
+        .filter_map(|(step, at)| {
+            let at = (*at).filter(|i| seen.insert(*i))?;
+            let graph = step.graph.as_ref();
+            let resolved = graph
+                .and_then(|g| g.get("resolved"))
+                .and_then(Action::from_dict);
+            Some(Offer {
+                step: at,
+                confidence: resolved
+                    .as_ref()
+                    .map(|_| graph.and_then(|g| g["confidence"].as_f64()).unwrap_or(0.0)),
+                right: is_right(Some(&task.steps[at].1), resolved, size),
+            })
+        })
+        .collect()
+}
+
+/// What the graph offered the agent on one ground-truth step.
+#[derive(Debug, Clone, Serialize)]
+pub struct Offer {
+    /// The step's index in the task's recording.
+    pub step: usize,
+    /// The confidence of the action it offered, resolved on the screen; none when it offered
+    /// none.
+    pub confidence: Option<f64>,
+    /// The offered action is the ground truth's.
+    pub right: bool,
 }
 
 /// What the graph answered on each step that it answered, taken or not: the curve of coverage
@@ -722,6 +770,9 @@ pub struct AgentEval {
     /// On tasks new to the graph, the steps the model decided, by why the graph offered no
     /// action the agent could take.
     pub new_task_no_offer: std::collections::BTreeMap<String, usize>,
+    /// On the ground-truth steps the new-task runs stood on: the agent's offers beside
+    /// `eval droidtask`'s answers on the same steps.
+    pub same_screens: crate::same_screens::SameScreens,
     /// Every run.
     pub runs: Vec<TaskRun>,
 }
@@ -886,6 +937,7 @@ impl AgentEval {
             agent_ms_p50_after_first,
             new_task_curve,
             new_task_no_offer,
+            same_screens: Default::default(),
             runs,
         }
     }

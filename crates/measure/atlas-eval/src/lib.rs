@@ -12,5 +12,6 @@ pub mod agent;
 pub mod droidtask;
 pub mod loao;
 mod planner;
+pub mod same_screens;
 pub mod server;
 pub mod teach;

@@ -148,10 +148,15 @@ pub async fn agent(
     planning: Planning,
 ) -> Result<AgentEval> {
     if !leave_one_app_out {
-        return EvalServer::evaluate(target, None, "agent", move |caller, prefix| {
+        let asked = apps.clone();
+        let mut report = EvalServer::evaluate(target, None, "agent", move |caller, prefix| {
             crate::agent::evaluate(&dir, &apps, caller, prefix, fast_path, &planning)
         })
-        .await;
+        .await?;
+        // The same steps as `eval droidtask` asks them, for the same-screens comparison.
+        let (answered, _) = droidtask(target, asked, None).await?;
+        report.same_screens = crate::same_screens::compare(&report.runs, &answered.tasks);
+        return Ok(report);
     }
     // The explained answers of every app (the held-out one's included: fitting skips it), from
     // which each app's model is fitted on the others, as `eval droidtask` fits them.
@@ -161,10 +166,13 @@ pub async fn agent(
         embed: target.embed.clone(),
     };
     let every_app = droidtask_apps(&dir, &[])?;
+    let all_apps = every_app.clone();
     let answered = EvalServer::evaluate(&fresh, None, "eval", move |caller, prefix| {
         crate::droidtask::evaluate(caller, &every_app, prefix).map_err(|e| e.to_string())
     })
     .await?;
+    // The same steps as `eval droidtask --leave-one-app-out` answers them.
+    let held_out = crate::loao::leave_one_app_out(&answered, &all_apps, Fitting::default());
     let mut runs = Vec::new();
     let mut skipped = Vec::new();
     for app in apps {
@@ -185,5 +193,7 @@ pub async fn agent(
         runs.extend(app_runs);
         skipped.extend(left_out);
     }
-    Ok(AgentEval::from_runs(runs, skipped))
+    let mut report = AgentEval::from_runs(runs, skipped);
+    report.same_screens = crate::same_screens::compare(&report.runs, &held_out.tasks);
+    Ok(report)
 }
