@@ -442,6 +442,25 @@ pub(crate) async fn eval_agent(
             agent.threshold, agent.coverage, agent.precision, asked.coverage, asked.precision
         );
     }
+    println!(
+        "fleet: each app's tasks in turn on one graph taught only by the runs before (first half, then second half of the tasks):"
+    );
+    for h in &report.fleet {
+        println!(
+            "  {:<12} {:<6} tasks {:>3}  succeeded {:>3}  model calls {:>4} of model_only's {:>4}  fast-path steps {:>3} (wrong {:>2})  offered on {:.3} of {:>3} steps, precision {:.3}",
+            h.app,
+            h.half,
+            h.tasks,
+            h.succeeded,
+            h.model_calls,
+            h.model_only_calls,
+            h.fast_path_steps,
+            h.wrong_fast_path_steps,
+            h.offered,
+            h.steps,
+            h.precision
+        );
+    }
     let asked: usize = report.new_task_no_offer.values().sum();
     println!(
         "graph_new_task: why the graph offered nothing to take, on the {asked} steps the model decided:"

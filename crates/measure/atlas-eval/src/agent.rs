@@ -432,7 +432,10 @@ pub fn run_task(
         .unwrap_or_else(|e| e.into_inner())
         .screen_size();
     let indices = truth_steps(task, &screens, report.steps.len());
-    let truths: Vec<Option<&Truth>> = indices.iter().map(|i| i.map(|i| &task.steps[i].1)).collect();
+    let truths: Vec<Option<&Truth>> = indices
+        .iter()
+        .map(|i| i.map(|i| &task.steps[i].1))
+        .collect();
     let offers = offers(&report, &indices, task, (w, h));
     let wrong = wrong_steps(&report, &truths, (w, h), Chooser::Graph);
     let wrong_planned = wrong_steps(&report, &truths, (w, h), Chooser::Plan);
@@ -773,6 +776,8 @@ pub struct AgentEval {
     /// On the ground-truth steps the new-task runs stood on: the agent's offers beside
     /// `eval droidtask`'s answers on the same steps.
     pub same_screens: crate::same_screens::SameScreens,
+    /// The fleet condition, each app's first and second half of tasks ([`crate::fleet`]).
+    pub fleet: Vec<crate::fleet::FleetHalf>,
     /// Every run.
     pub runs: Vec<TaskRun>,
 }
@@ -867,8 +872,34 @@ pub fn evaluate_app(
             planning,
         )?);
     }
+    // A fleet on the app: the tasks one after another on one graph that nothing was taught but
+    // what the agents before reported, from the same dumps they see.
+    let fleet = format!("{prefix}{}.fleet", app.name);
+    let half = truths.len().div_ceil(2);
+    for (k, truth) in truths.iter().enumerate() {
+        let condition = if k < half {
+            FLEET_FIRST_HALF
+        } else {
+            FLEET_SECOND_HALF
+        };
+        let session = format!("fleet-{}", truth.name);
+        let link = GraphLink::new(caller, Some(fleet.clone()), fast_path, &session);
+        runs.push(run_task(
+            &recorded,
+            &app.name,
+            truth,
+            condition,
+            Some(link),
+            planning,
+        )?);
+    }
     Ok((runs, skipped))
 }
+
+/// The fleet condition's first half of an app's tasks, and its second.
+pub const FLEET_FIRST_HALF: &str = "fleet_first_half";
+/// See [`FLEET_FIRST_HALF`].
+pub const FLEET_SECOND_HALF: &str = "fleet_second_half";
 
 impl AgentEval {
     /// Totals, times and the graph's curve over `runs` (of any apps, however they were run).
@@ -938,6 +969,7 @@ impl AgentEval {
             new_task_curve,
             new_task_no_offer,
             same_screens: Default::default(),
+            fleet: crate::fleet::halves(&runs),
             runs,
         }
     }

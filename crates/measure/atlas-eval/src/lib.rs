@@ -10,6 +10,7 @@
 
 pub mod agent;
 pub mod droidtask;
+pub mod fleet;
 pub mod loao;
 mod planner;
 pub mod same_screens;

@@ -168,5 +168,23 @@ fn eval_agent_runs_demonstrated_tasks_on_the_simulated_phone_in_three_conditions
             < model_only["model_calls"].as_u64().unwrap(),
         "{said}"
     );
-    assert_eq!(report["runs"].as_array().unwrap().len() as u64, tasks * 3);
+    // Each task once more in the fleet: in order, on a graph taught only by the runs before.
+    assert_eq!(report["runs"].as_array().unwrap().len() as u64, tasks * 4);
+    let fleet = report["fleet"].as_array().unwrap();
+    let all: Vec<&Value> = fleet.iter().filter(|h| h["app"] == "all").collect();
+    assert_eq!(all.len(), 2, "{fleet:?}");
+    assert_eq!(
+        all[0]["tasks"].as_u64().unwrap() + all[1]["tasks"].as_u64().unwrap(),
+        tasks
+    );
+    for h in all {
+        assert!(h["model_calls"].is_u64() && h["offered"].is_f64(), "{h}");
+    }
+    // The agent's offers beside eval droidtask's answers on the same steps.
+    let same = &report["same_screens"];
+    assert!(same["steps"].as_u64().unwrap() > 0, "{same}");
+    assert_eq!(
+        same["agent"].as_array().unwrap().len(),
+        same["droidtask"].as_array().unwrap().len()
+    );
 }
