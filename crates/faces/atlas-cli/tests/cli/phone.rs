@@ -432,17 +432,24 @@ fn the_agent_answers_a_qq_customer_question_from_the_knowledge_base_through_the_
     server.stop();
 }
 
+/// `atlas serve --demo` and the demo app's simulated phone on its folder, connected through adb:
+/// the server, the phone, its serial and its action log.
+fn demo_phone(dir: &Path) -> (Server, KillOnDrop, String, std::path::PathBuf) {
+    let data = dir.join("data");
+    let server = Server::start(&data, &["--demo"]);
+    let log = dir.join("phone.jsonl");
+    let (sim, serial) = phone_sim(&data, "com.meituan.app", &log);
+    assert!(adb(&["connect", &serial]).contains("connected"));
+    (server, sim, serial, log)
+}
+
 #[test]
 fn a_task_done_once_is_replayed_from_the_graph() {
     if !adb_installed() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let data = dir.path().join("data");
-    let server = Server::start(&data, &["--demo"]);
-    let log = dir.path().join("phone.jsonl");
-    let (_sim, serial) = phone_sim(&data, "com.meituan.app", &log);
-    assert!(adb(&["connect", &serial]).contains("connected"));
+    let (server, _sim, serial, log) = demo_phone(dir.path());
     let shell = |args: &[&str]| {
         let mut all = vec!["-s", serial.as_str(), "shell"];
         all.extend_from_slice(args);
@@ -547,11 +554,7 @@ fn a_planner_chooses_a_route_over_the_map_and_the_agent_walks_it_without_the_scr
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let data = dir.path().join("data");
-    let server = Server::start(&data, &["--demo"]);
-    let log = dir.path().join("phone.jsonl");
-    let (_sim, serial) = phone_sim(&data, "com.meituan.app", &log);
-    assert!(adb(&["connect", &serial]).contains("connected"));
+    let (server, _sim, serial, _log) = demo_phone(dir.path());
     let home = || {
         adb(&[
             "-s",
