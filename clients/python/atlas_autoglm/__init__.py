@@ -8,7 +8,10 @@
   is matched to a page of the graph, each executed step reported (with the task as intent and the
   run as session), the run's end said, and where the graph is sure of the next step (at least
   ``fast_path``) it is taken without asking the model. The last action's result is told to the
-  model, and a reply that does not parse is told too instead of ending the task.
+  model, and a reply that does not parse is told too instead of ending the task. Every action
+  goes through the guard's rules, evaluated by Atlas (``review_action``, ``record_outcome``: the
+  shipped QQ gate and the rule files of ``rules=``), and the run's end carries the model's finish
+  message, which a replay of the run finishes with.
 
 Only the standard library and phone-agent itself are used; Atlas is reached over its HTTP API.
 """
