@@ -44,7 +44,7 @@ pub struct RunArgs {
     model_url: String,
     #[arg(long, env = "PHONE_AGENT_MODEL", default_value = "autoglm-phone-9b")]
     model: String,
-    #[arg(long, env = "PHONE_AGENT_API_KEY")]
+    #[arg(long, env = "PHONE_AGENT_API_KEY", hide_env_values = true)]
     model_key: Option<String>,
     #[arg(long, default_value_t = 30)]
     max_steps: usize,
@@ -70,7 +70,7 @@ pub struct RunArgs {
     /// reported, and the graph's action taken without the model when it is sure enough.
     #[arg(long, env = "ATLAS_URL")]
     atlas: Option<String>,
-    #[arg(long, env = "ATLAS_TOKEN")]
+    #[arg(long, env = "ATLAS_TOKEN", hide_env_values = true)]
     atlas_token: Option<String>,
     /// The app's id in the graph (default: the current app's package).
     #[arg(long)]

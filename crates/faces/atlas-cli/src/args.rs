@@ -100,7 +100,7 @@ pub(crate) struct EmbedArgs {
         default_value = "text-embedding-3-small"
     )]
     pub(crate) embed_model: String,
-    #[arg(long, env = "ATLAS_EMBED_KEY")]
+    #[arg(long, env = "ATLAS_EMBED_KEY", hide_env_values = true)]
     pub(crate) embed_key: Option<String>,
     /// Cosine above which an intent matches (models differ: default 0.5, 0.9 for e5, 0.6 for bert).
     #[arg(long, env = "ATLAS_EMBED_THRESHOLD")]
@@ -254,7 +254,7 @@ pub(crate) struct PlannerArgs {
     #[arg(long, env = "ATLAS_PLANNER_MODEL")]
     pub(crate) planner_model: Option<String>,
     /// The planner's API key, sent to the planner's endpoint only.
-    #[arg(long, env = "ATLAS_PLANNER_KEY")]
+    #[arg(long, env = "ATLAS_PLANNER_KEY", hide_env_values = true)]
     pub(crate) planner_key: Option<String>,
 }
 

@@ -73,7 +73,7 @@ pub(crate) enum EvalCommand {
         /// Against this running server instead of a fresh one on a temporary folder.
         #[arg(long)]
         url: Option<String>,
-        #[arg(long, env = "ATLAS_TOKEN")]
+        #[arg(long, env = "ATLAS_TOKEN", hide_env_values = true)]
         token: Option<String>,
         /// Plan over the graph's map with the ideal planner: a scripted model that chooses only
         /// among the routes a plan request lists (the one whose steps the recording does next,
@@ -92,7 +92,7 @@ pub(crate) enum EvalCommand {
         /// Evaluate against this running server instead of a fresh one on a temporary folder.
         #[arg(long)]
         url: Option<String>,
-        #[arg(long, env = "ATLAS_TOKEN")]
+        #[arg(long, env = "ATLAS_TOKEN", hide_env_values = true)]
         token: Option<String>,
         /// Write the full report (every step's answer) as JSON.
         #[arg(long)]

@@ -18,7 +18,7 @@ pub(crate) struct ServeArgs {
     #[arg(long, env = "ATLAS_ADDR", default_value = "127.0.0.1:7700")]
     pub(crate) addr: String,
     /// Require `Authorization: Bearer TOKEN` on every route.
-    #[arg(long, env = "ATLAS_TOKEN")]
+    #[arg(long, env = "ATLAS_TOKEN", hide_env_values = true)]
     pub(crate) token: Option<String>,
     /// The OpenAI-compatible endpoint the chat (/chat, POST /api/v1/chat) calls, e.g.
     /// http://127.0.0.1:4000/v1 for LiteLLM, or an `atlas model-sim`.
@@ -26,7 +26,7 @@ pub(crate) struct ServeArgs {
     pub(crate) llm_url: Option<String>,
     #[arg(long, env = "ATLAS_LLM_MODEL", default_value = "gpt-4o-mini")]
     pub(crate) llm_model: String,
-    #[arg(long, env = "ATLAS_LLM_KEY")]
+    #[arg(long, env = "ATLAS_LLM_KEY", hide_env_values = true)]
     pub(crate) llm_key: Option<String>,
     /// An origin (`https://dash.example.com`, or `*`) whose web pages may change things
     /// (POST, PUT, DELETE); pages of this server and of this machine always may. Repeatable.

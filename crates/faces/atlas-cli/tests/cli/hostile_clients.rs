@@ -389,3 +389,31 @@ fn bodies_past_the_limit_get_each_face_s_own_error_and_sizes_are_capped() {
         assert!(!Path::new(&data).exists(), "{pages} wrote the data folder");
     }
 }
+
+#[test]
+fn help_never_prints_a_key_or_token_given_in_the_environment() {
+    let secret = "sk-not-for-your-terminal";
+    for command in [
+        &["agent", "run", "--help"][..],
+        &["serve", "--help"],
+        &["eval", "agent", "--help"],
+        &["eval", "droidtask", "--help"],
+    ] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_atlas"))
+            .args(command)
+            .env("ATLAS_PLANNER_KEY", secret)
+            .env("PHONE_AGENT_API_KEY", secret)
+            .env("ATLAS_TOKEN", secret)
+            .env("ATLAS_EMBED_KEY", secret)
+            .env("ATLAS_LLM_KEY", secret)
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{command:?}");
+        assert!(said.contains("--"), "{command:?}: {said}");
+        assert!(
+            !said.contains(secret),
+            "{command:?} printed a secret: {said}"
+        );
+    }
+}
