@@ -617,7 +617,9 @@ impl<'a> PhoneAgent<'a> {
     ) -> StepReport {
         report.step_ms = started.elapsed().as_secs_f64() * 1000.0;
         report.device_ms = device.as_secs_f64() * 1000.0;
-        let model = report.model.as_ref().map_or(0.0, |m| m.total_ms);
+        // The planner is a model too: its call is not the agent's own time.
+        let model = report.model.as_ref().map_or(0.0, |m| m.total_ms)
+            + report.planner.as_ref().map_or(0.0, |(p, _)| p.total_ms);
         report.agent_ms = (report.step_ms - report.device_ms - model).max(0.0);
         report
     }
