@@ -138,6 +138,19 @@ impl RuleSet {
         RuleSet::parse(QQ_CUSTOMER_SERVICE).expect("the shipped rules read")
     }
 
+    /// The rule sets in force beside rule files (their YAML texts): the shipped QQ gate first,
+    /// then each file, as `atlas agent run` and the server's guard tools both apply them. An
+    /// error names the file by its place among `files`.
+    pub fn with_shipped<'a>(
+        files: impl IntoIterator<Item = &'a str>,
+    ) -> Result<Vec<RuleSet>, (usize, String)> {
+        let mut sets = vec![RuleSet::qq_customer_service()];
+        for (i, text) in files.into_iter().enumerate() {
+            sets.push(RuleSet::parse(text).map_err(|e| (i, e))?);
+        }
+        Ok(sets)
+    }
+
     fn applies_to(&self, task: &str) -> bool {
         self.when_task.is_empty()
             || self.when_task.iter().any(|m| {

@@ -109,6 +109,36 @@ impl Widget {
         let t = self.widget_type.to_ascii_lowercase();
         t.contains("input") || t.contains("edit") || t.contains("textarea")
     }
+
+    /// The one placed widget of a screen that an action naming `id` and `text` means, and its box.
+    /// Ids repeat down a list (every row's title has the same id) and texts repeat across a
+    /// screen (two "OK"s), so each narrows the other, and what stays ambiguous is none.
+    pub fn named<'a>(
+        widgets: &'a [Widget],
+        id: &str,
+        text: &str,
+    ) -> Option<(&'a Widget, [i64; 4])> {
+        let text = text.trim();
+        let placed: Vec<(&Widget, [i64; 4])> = widgets
+            .iter()
+            .filter_map(|w| w.rect().map(|r| (w, r)))
+            .collect();
+        let same_text = |w: &Widget| !text.is_empty() && w.text.trim() == text;
+        let with_id: Vec<(&Widget, [i64; 4])> = placed
+            .iter()
+            .copied()
+            .filter(|(w, _)| !id.is_empty() && w.id == id)
+            .collect();
+        let pool = if with_id.is_empty() { placed } else { with_id };
+        match pool.as_slice() {
+            [one] if text.is_empty() || !id.is_empty() || same_text(one.0) => Some(*one),
+            _ => {
+                let mut chosen = pool.into_iter().filter(|(w, _)| same_text(w));
+                let one = chosen.next()?;
+                chosen.next().is_none().then_some(one)
+            }
+        }
+    }
 }
 
 fn is_zero(n: &u32) -> bool {

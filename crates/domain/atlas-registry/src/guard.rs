@@ -129,17 +129,18 @@ fn guard_of(run: GuardedRun) -> Result<Guard> {
             ),
         ));
     }
-    let mut sets = vec![RuleSet::qq_customer_service()];
-    for (i, text) in run.rules.iter().enumerate() {
-        let field = format!("rules[{i}]");
-        if text.len() > MAX_RULE_BYTES {
-            return Err(AtlasError::invalid(
-                &field,
-                format!("a rule file may hold at most {MAX_RULE_BYTES} bytes"),
-            ));
-        }
-        sets.push(RuleSet::parse(text).map_err(|e| AtlasError::invalid(&field, e))?);
+    if let Some(i) = run
+        .rules
+        .iter()
+        .position(|text| text.len() > MAX_RULE_BYTES)
+    {
+        return Err(AtlasError::invalid(
+            &format!("rules[{i}]"),
+            format!("a rule file may hold at most {MAX_RULE_BYTES} bytes"),
+        ));
     }
+    let sets = RuleSet::with_shipped(run.rules.iter().map(String::as_str))
+        .map_err(|(i, e)| AtlasError::invalid(&format!("rules[{i}]"), e))?;
     Ok(Guard::resume(
         sets,
         &run.task,

@@ -668,27 +668,8 @@ fn resolve(
     if kind == "back" {
         return Some((Action::Back, None));
     }
-    let id = action.widget_id.as_str();
-    let text = action.widget_text.trim();
-    // The widget the action names must be one: ids repeat down a list (every row's title has
-    // the same id) and texts repeat across a screen (two "OK"s), so each narrows the other, and
-    // what stays ambiguous is not guessed.
-    let placed: Vec<&Widget> = widgets.iter().filter(|w| w.rect().is_some()).collect();
-    let same_text = |w: &&Widget| !text.is_empty() && w.text.trim() == text;
-    let with_id: Vec<&Widget> = placed
-        .iter()
-        .copied()
-        .filter(|w| !id.is_empty() && w.id == id)
-        .collect();
-    let pool = if with_id.is_empty() { placed } else { with_id };
-    let chosen: Vec<&Widget> = match pool.as_slice() {
-        [one] if text.is_empty() || same_text(one) || !id.is_empty() => vec![*one],
-        _ => pool.iter().copied().filter(same_text).collect(),
-    };
-    let [widget] = chosen.as_slice() else {
-        return None;
-    };
-    let [l, t, r, b] = widget.rect()?;
+    // The widget the action names must be one; what stays ambiguous is not guessed.
+    let (_, [l, t, r, b]) = Widget::named(widgets, &action.widget_id, &action.widget_text)?;
     let middle = |a: i64, b: i64| {
         ((i128::from(a) + i128::from(b)) / 2).clamp(0, i128::from(u32::MAX)) as u32
     };

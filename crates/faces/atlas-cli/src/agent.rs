@@ -144,13 +144,15 @@ fn run_task(args: RunArgs, stop: Arc<AtomicBool>) -> Result<ExitCode> {
     } else {
         device
     };
-    let mut rule_sets = vec![RuleSet::qq_customer_service()];
-    for path in &args.rules {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read {}", path.display()))?;
-        rule_sets
-            .push(RuleSet::parse(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?);
-    }
+    let texts = args
+        .rules
+        .iter()
+        .map(|path| {
+            std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))
+        })
+        .collect::<Result<Vec<String>>>()?;
+    let rule_sets = RuleSet::with_shipped(texts.iter().map(String::as_str))
+        .map_err(|(i, e)| anyhow::anyhow!("{}: {e}", args.rules[i].display()))?;
     let mut model =
         atlas_llm::ModelConfig::new(&args.model_url, &args.model, args.model_key.clone());
     model.retries = 3;

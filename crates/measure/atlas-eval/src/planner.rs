@@ -147,33 +147,11 @@ fn does(step: &ListedStep, truth: &Truth, widgets: &[Widget]) -> bool {
     }
 }
 
-/// The centre of the one widget a step names, as `observe_screen` resolves it: by id (ids repeat
-/// down a list, so the text narrows them), by text otherwise; two candidates are none.
+/// The centre of the one widget a step names, as `observe_screen` resolves it
+/// ([`Widget::named`]).
 fn the_widget(step: &ListedStep, widgets: &[Widget]) -> Option<[i64; 2]> {
-    let (id, text) = (step.widget_id.as_str(), step.widget_text.trim());
-    let placed: Vec<(&Widget, [i64; 4])> = widgets
-        .iter()
-        .filter_map(|w| w.rect().map(|r| (w, r)))
-        .collect();
-    let same_text = |w: &Widget| !text.is_empty() && w.text.trim() == text;
-    let with_id: Vec<(&Widget, [i64; 4])> = placed
-        .iter()
-        .copied()
-        .filter(|(w, _)| !id.is_empty() && w.id == id)
-        .collect();
-    let pool = if with_id.is_empty() { placed } else { with_id };
-    let chosen: Vec<[i64; 4]> = match pool.as_slice() {
-        [(w, r)] if text.is_empty() || !id.is_empty() || same_text(w) => vec![*r],
-        _ => pool
-            .iter()
-            .filter(|(w, _)| same_text(w))
-            .map(|(_, r)| *r)
-            .collect(),
-    };
-    match chosen.as_slice() {
-        [[l, t, r, b]] => Some([(l + r) / 2, (t + b) / 2]),
-        _ => None,
-    }
+    let (_, [l, t, r, b]) = Widget::named(widgets, &step.widget_id, &step.widget_text)?;
+    Some([(l + r) / 2, (t + b) / 2])
 }
 
 #[cfg(test)]
