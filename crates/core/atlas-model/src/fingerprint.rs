@@ -21,13 +21,60 @@ pub fn ui_features(widgets: &[Widget]) -> BTreeSet<String> {
     for w in widgets {
         let kind = w.widget_type.to_ascii_lowercase();
         features.insert(format!("w:{kind}:{}", w.id));
-        let editable =
-            kind.contains("input") || kind.contains("edit") || kind.contains("textfield");
-        if !editable && is_stable_label(&w.text) {
+        if !is_editable(&kind) && is_stable_label(&w.text) {
             features.insert(format!("t:{}", w.text.trim()));
         }
     }
     features
+}
+
+/// The lines of a widget list's stable labels (not what text fields hold): what a person sees,
+/// and what two renderings of one screen have in common. Lines, because one renderer joins a
+/// row's texts in one element (DroidTask's `Theme<br>Dark`) where another keeps each apart.
+pub fn label_lines(widgets: &[Widget]) -> BTreeSet<String> {
+    widgets
+        .iter()
+        .filter(|w| !is_editable(&w.widget_type.to_ascii_lowercase()))
+        .flat_map(|w| w.text.split("<br>").flat_map(str::lines))
+        .filter(|line| is_stable_label(line))
+        .map(|line| line.trim().to_string())
+        .collect()
+}
+
+/// Whether two screens' [`ui_features`] may come from one rendering. Renderers either number a
+/// screen's elements (DroidTask's and AutoDroid's HTML, set-of-marks prompts) or name them
+/// (uiautomator's resource ids, HarmonyOS ids, a web page's): two dumps that share no widget
+/// identity and name their widgets in those two different ways are two renderings of a screen,
+/// compared on their [`label_lines`] instead. Two screens of one renderer that share no widget
+/// are simply unlike.
+pub fn one_rendering(a: &BTreeSet<String>, b: &BTreeSet<String>) -> bool {
+    let ids = |s: &BTreeSet<String>| -> Vec<String> {
+        s.iter()
+            .filter_map(|f| f.strip_prefix("w:"))
+            .filter_map(|kind_id| kind_id.split_once(':').map(|(_, id)| id.to_string()))
+            .filter(|id| !id.is_empty())
+            .collect()
+    };
+    let numbered = |ids: &[String]| ids.iter().all(|id| id.chars().all(|c| c.is_ascii_digit()));
+    let (ia, ib) = (ids(a), ids(b));
+    ia.is_empty()
+        || ib.is_empty()
+        || numbered(&ia) == numbered(&ib)
+        || a.iter().any(|f| f.starts_with("w:") && b.contains(f))
+}
+
+/// Jaccard similarity of two sets: 0 when both are empty.
+pub fn jaccard(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {
+    let union = a.union(b).count();
+    if union == 0 {
+        0.0
+    } else {
+        a.intersection(b).count() as f64 / union as f64
+    }
+}
+
+fn is_editable(kind: &str) -> bool {
+    kind.contains("input") || kind.contains("edit") || kind.contains("textfield")
 }
 
 /// A 16-hex-digit hash of [`ui_features`]: two screens with the same structure and labels share it.
@@ -88,5 +135,35 @@ mod tests {
             w("q", "", "input"),
         ];
         assert_ne!(ui_fingerprint(&a), ui_fingerprint(&c));
+    }
+
+    #[test]
+    fn numbered_and_named_widgets_are_two_renderings_compared_on_their_label_lines() {
+        let html = [
+            w("0", "Customize colors", "p"),
+            w("1", "Theme<br>Dark", "button"),
+            w("2", "go back", "button"),
+        ];
+        let dump = [
+            w("com.app:id/title", "Customize colors", "TextView"),
+            w("com.app:id/theme", "Theme", "TextView"),
+            w("", "Dark", "TextView"),
+            w("com.app:id/query", "Dark", "EditText"),
+        ];
+        let other_dump = [w("com.app:id/list", "Files", "ListView")];
+        let (h, d) = (ui_features(&html), ui_features(&dump));
+        assert!(!one_rendering(&h, &d));
+        // Two screens of one renderer with nothing in common are unlike, not two renderings.
+        assert!(one_rendering(&d, &ui_features(&other_dump)));
+        assert!(one_rendering(&h, &ui_features(&[w("0", "Files", "p")])));
+        assert_eq!(
+            label_lines(&html).into_iter().collect::<Vec<_>>(),
+            ["Customize colors", "Dark", "Theme", "go back"]
+        );
+        // What a field holds is no label.
+        assert_eq!(
+            label_lines(&dump).into_iter().collect::<Vec<_>>(),
+            ["Customize colors", "Dark", "Theme"]
+        );
     }
 }

@@ -19,7 +19,10 @@ mod point;
 
 pub use entity::{Action, App, Intent, Page, PageType, Trace, TraceStep, Transition, Widget};
 pub use error::{AtlasError, ErrorCode, Result};
-pub use fingerprint::{is_stable_label, screen_page_name, ui_features, ui_fingerprint};
+pub use fingerprint::{
+    is_stable_label, jaccard, label_lines, one_rendering, screen_page_name, ui_features,
+    ui_fingerprint,
+};
 pub use ids::{
     MAX_TEXT_LEN, NON_BLANK_TEXT, REQUIRED_TEXT_PATTERN, intent_id, page_id, sanitize_node_id,
     transition_id, validate_text,

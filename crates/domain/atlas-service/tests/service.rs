@@ -15,6 +15,7 @@ atlas_config::on_every_store!(
     only_finished_sessions_are_replayed_and_their_failed_steps_are_not,
     an_unknown_task_is_grounded_in_labels_or_left_unsure,
     device_dumps_are_read_into_widgets_and_match_their_page,
+    a_screen_in_another_rendering_is_matched_by_what_it_shows,
     a_choice_in_a_dialog_is_committed_and_digit_groups_are_not_goals,
     values_go_into_the_fields_the_instruction_and_the_last_step_name,
     paraphrased_intents_are_measured_on_the_labelled_set
@@ -561,6 +562,102 @@ async fn device_dumps_are_read_into_widgets_and_match_their_page(store: TestStor
             .unwrap()
             .pages,
         1
+    );
+}
+
+async fn a_screen_in_another_rendering_is_matched_by_what_it_shows(store: TestStore) {
+    let atlas = store.open_atlas();
+    let tools = registry();
+    // Taught from DroidTask-style HTML: elements numbered, a row's texts joined, a Back key.
+    let html = |rows: &[&str]| {
+        let mut widgets: Vec<_> = rows
+            .iter()
+            .enumerate()
+            .map(|(i, text)| serde_json::json!({ "id": i.to_string(), "text": text, "type": "button" }))
+            .collect();
+        widgets.push(serde_json::json!({ "id": rows.len().to_string(), "text": "go back", "type": "button" }));
+        serde_json::Value::from(widgets)
+    };
+    let colors = page(
+        &atlas,
+        &tools,
+        "launcher",
+        "Customize colors",
+        html(&[
+            "Customize colors",
+            "Theme<br>Dark",
+            "Text color",
+            "Background color",
+            "Primary color",
+            "App icon color",
+        ]),
+    )
+    .await;
+    let settings = page(
+        &atlas,
+        &tools,
+        "launcher",
+        "Settings",
+        html(&[
+            "Settings",
+            "COLOR CUSTOMIZATION",
+            "Customize colors",
+            "GENERAL",
+            "Language",
+        ]),
+    )
+    .await;
+    // The phone's own dump of the colours screen: resource ids and classes, the row's texts
+    // apart, an unlabelled icon, no Back key.
+    let dump = |texts: &[&str]| {
+        let mut widgets =
+            vec![serde_json::json!({ "id": "navigate_up", "text": "", "type": "ImageButton" })];
+        widgets.extend(texts.iter().enumerate().map(|(i, text)| {
+            serde_json::json!({ "id": format!("com.launcher:id/row_{i}"), "text": text, "type": "TextView" })
+        }));
+        serde_json::json!({ "app_id": "launcher", "ui_hierarchy": { "widgets": widgets } })
+    };
+    let phone = dump(&[
+        "Customize colors",
+        "Theme",
+        "Dark",
+        "Text color",
+        "Background color",
+        "Primary color",
+        "App icon color",
+    ]);
+    let matched = call(&atlas, &tools, "match_current_page", phone.clone()).await;
+    assert_eq!(matched["page"]["page_id"], colors.as_str(), "{matched}");
+    let other = call(
+        &atlas,
+        &tools,
+        "match_current_page",
+        dump(&[
+            "Settings",
+            "COLOR CUSTOMIZATION",
+            "Customize colors",
+            "GENERAL",
+            "Language",
+            "About",
+        ]),
+    )
+    .await;
+    assert_eq!(other["page"]["page_id"], settings.as_str(), "{other}");
+    // A screen that shares a label or two with a page is not that page in any rendering.
+    let unlike = call(
+        &atlas,
+        &tools,
+        "match_current_page",
+        dump(&["Settings", "Wallpaper", "Sounds", "Display", "Battery"]),
+    )
+    .await;
+    assert_eq!(unlike["matched"], false, "{unlike}");
+    // Matching the dump left the page in its own rendering: its HTML screen is as sure as before.
+    let again = call(&atlas, &tools, "match_current_page", serde_json::json!({ "app_id": "launcher", "ui_hierarchy": { "widgets": html(&["Customize colors", "Theme<br>Dark", "Text color", "Background color", "Primary color", "App icon color"]) } })).await;
+    assert_eq!(again["page"]["page_id"], colors.as_str(), "{again}");
+    assert!(
+        again["page"]["confidence"].as_f64().unwrap() >= 0.95,
+        "{again}"
     );
 }
 
