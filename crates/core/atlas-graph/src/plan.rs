@@ -390,6 +390,8 @@ mod tests {
             created_at: String::new(),
             updated_at: String::new(),
             visited_count: 0,
+            other_renderings: Vec::new(),
+            other_rendering_visits: 0,
         }
     }
 

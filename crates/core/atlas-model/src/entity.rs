@@ -141,6 +141,10 @@ impl Widget {
     }
 }
 
+fn is_zero_u64(n: &u64) -> bool {
+    *n == 0
+}
+
 fn is_zero(n: &u32) -> bool {
     *n == 0
 }
@@ -185,7 +189,19 @@ pub struct Page {
     /// How many screens were taken for it.
     #[serde(default)]
     pub visited_count: u64,
+    /// The structural fingerprints of screens in another rendering that were taken for it (the
+    /// latest [`MAX_OTHER_RENDERINGS`]): such a screen is this page again the next time, though
+    /// the page does not compare on its rendering.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub other_renderings: Vec<String>,
+    /// Of [`Page::visited_count`], the screens in another rendering: they say nothing of which
+    /// of the page's own widgets it usually shows.
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub other_rendering_visits: u64,
 }
+
+/// The most screens in other renderings a page remembers.
+pub const MAX_OTHER_RENDERINGS: usize = 32;
 
 /// What an agent did on a page.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize, JsonSchema)]

@@ -17,7 +17,9 @@ mod fingerprint;
 mod ids;
 mod point;
 
-pub use entity::{Action, App, Intent, Page, PageType, Trace, TraceStep, Transition, Widget};
+pub use entity::{
+    Action, App, Intent, MAX_OTHER_RENDERINGS, Page, PageType, Trace, TraceStep, Transition, Widget,
+};
 pub use error::{AtlasError, ErrorCode, Result};
 pub use fingerprint::{
     is_stable_label, jaccard, label_lines, one_rendering, screen_page_name, ui_features,

@@ -1,8 +1,8 @@
 //! Seed 000 §1.3, §2.2, §3.1: recognising the current page, adding pages, listing a page's actions.
 
 use atlas_model::{
-    App, AtlasError, Intent, Page, PageType, Result, Widget, jaccard, label_lines, one_rendering,
-    page_id, ui_features, validate_text,
+    App, AtlasError, Intent, MAX_OTHER_RENDERINGS, Page, PageType, Result, Widget, jaccard,
+    label_lines, one_rendering, page_id, ui_features, ui_fingerprint, validate_text,
 };
 use atlas_store::Record;
 use schemars::JsonSchema;
@@ -226,30 +226,31 @@ fn same_widget(a: &Widget, b: &Widget) -> bool {
 }
 
 /// Adds one screen of `page` to what the page is known to show (the caller counts the visit).
-/// A screen in another rendering than the page's (see [`one_rendering`]) only counts the
-/// labels both show: its kinds and ids are another renderer's words, which would leave the page
-/// half in one vocabulary and half in the other, like neither.
+/// A screen in another rendering than the page's (see [`one_rendering`]) is remembered by its
+/// fingerprint and counted apart: its kinds and ids are another renderer's words, which would
+/// leave the page half in one vocabulary and half in the other, like neither.
 fn merge_screen(page: &mut Page, screen: &[Widget]) {
-    let same_rendering = one_rendering(&ui_features(&page.widgets), &ui_features(screen));
+    if !one_rendering(&ui_features(&page.widgets), &ui_features(screen)) {
+        let fingerprint = ui_fingerprint(screen);
+        page.other_renderings.retain(|f| *f != fingerprint);
+        page.other_renderings.push(fingerprint);
+        let over = page
+            .other_renderings
+            .len()
+            .saturating_sub(MAX_OTHER_RENDERINGS);
+        page.other_renderings.drain(..over);
+        page.other_rendering_visits += 1;
+        return;
+    }
     let mut counted = vec![false; page.widgets.len()];
     for w in screen {
         // Two widgets of one screen with the same label stay two (an instruction cannot tell
         // them apart, and grounding must know it).
-        let same = |known: &Widget| {
-            if same_rendering {
-                same_widget(known, w)
-            } else {
-                !w.text.trim().is_empty() && known.text.trim() == w.text.trim()
-            }
-        };
-        match (0..page.widgets.len()).find(|&i| !counted[i] && same(&page.widgets[i])) {
+        match (0..page.widgets.len()).find(|&i| !counted[i] && same_widget(&page.widgets[i], w)) {
             Some(i) => {
                 counted[i] = true;
                 let known = &mut page.widgets[i];
                 known.seen = known.seen.max(1) + 1;
-                if !same_rendering {
-                    continue;
-                }
                 known.id = w.id.clone();
                 known.bounds = w.bounds.clone();
                 // A field shows what it holds now.
@@ -260,7 +261,7 @@ fn merge_screen(page: &mut Page, screen: &[Widget]) {
                     known.checked = w.checked;
                 }
             }
-            None if same_rendering && page.widgets.len() < MAX_WIDGETS => {
+            None if page.widgets.len() < MAX_WIDGETS => {
                 page.widgets.push(Widget {
                     seen: 1,
                     ..w.clone()
@@ -276,7 +277,10 @@ fn merge_screen(page: &mut Page, screen: &[Widget]) {
 /// screen of a list happened to show do not make the page look unlike its next screen. Pages
 /// stored before counts were kept count every widget as usual.
 fn usual_widgets(page: &Page) -> Vec<Widget> {
-    let screens = page.visited_count.max(1);
+    let screens = page
+        .visited_count
+        .saturating_sub(page.other_rendering_visits)
+        .max(1);
     page.widgets
         .iter()
         .filter(|w| w.seen == 0 || u64::from(w.seen) * 2 >= screens)
@@ -416,7 +420,7 @@ impl Atlas {
         let query = Query::words_only(&semantic_text.join(" "));
         let title_query = title.map(Query::words_only);
 
-        let scored: Vec<(f64, String, String)> = {
+        let scored: Vec<(f64, String, String, bool)> = {
             let state = self.state.read();
             let Some(app) = state.graph.app(&req.app_id) else {
                 return Ok((
@@ -429,7 +433,7 @@ impl Atlas {
                     None,
                 ));
             };
-            let mut scored: Vec<(f64, String, String)> = app
+            let mut scored: Vec<(f64, String, String, bool)> = app
                 .pages()
                 .iter()
                 .map(|page| {
@@ -471,28 +475,52 @@ impl Atlas {
                         (None, Some(s)) => 0.85 * s + 0.15 * semantic,
                         (None, None) => 0.7 * semantic,
                     };
-                    (score, page.page_id.clone(), page.page_name.clone())
+                    (
+                        score,
+                        page.page_id.clone(),
+                        page.page_name.clone(),
+                        same_rendering,
+                    )
                 })
                 .collect();
             scored.sort_by(|a, b| b.0.partial_cmp(&a.0).unwrap_or(std::cmp::Ordering::Equal));
             scored
         };
-        let best = scored.first().cloned();
-        let runner_up = scored.get(1).map(|s| s.0).unwrap_or(0.0);
-        let sure = best
-            .as_ref()
-            .is_some_and(|b| b.0 >= MATCH_THRESHOLD && b.0 - runner_up >= 0.05);
+        // The screen's own rendering first: its pages compare on more (kinds and ids), so one
+        // that matches is the page, before any page of another rendering is considered.
+        let clear_lead = |same: bool| {
+            let mut tier = scored.iter().filter(|s| s.3 == same);
+            let best = tier.next()?;
+            let runner_up = tier.next().map_or(0.0, |s| s.0);
+            (best.0 >= MATCH_THRESHOLD && best.0 - runner_up >= 0.05)
+                .then(|| (best.0, best.1.clone()))
+        };
+        // A screen in another rendering that was taken for a page before is that page again.
+        let remembered = (!ui.widgets.is_empty())
+            .then(|| ui_fingerprint(&ui.widgets))
+            .and_then(|fingerprint| {
+                let state = self.state.read();
+                let app = state.graph.app(&req.app_id)?;
+                app.pages()
+                    .iter()
+                    .find(|p| p.other_renderings.contains(&fingerprint))
+                    .map(|p| p.page_id.clone())
+            })
+            .and_then(|id| scored.iter().find(|s| s.1 == id).map(|s| (s.0, id)));
+        let best = remembered
+            .or_else(|| clear_lead(true))
+            .or_else(|| clear_lead(false));
         let candidates = scored
             .iter()
             .filter(|s| s.0 >= 0.2)
             .take(5)
-            .map(|(score, id, name)| Candidate {
+            .map(|(score, id, name, _)| Candidate {
                 page_id: id.clone(),
                 page_name: name.clone(),
                 confidence: round3(score.min(1.0)),
             })
             .collect();
-        if !sure {
+        let Some((score, page_id)) = best else {
             return Ok((
                 MatchPageResponse {
                     matched: false,
@@ -502,8 +530,7 @@ impl Atlas {
                 },
                 None,
             ));
-        }
-        let (score, page_id, _) = best.expect("sure implies a best page");
+        };
         let page = self
             .read(|g| g.page(&page_id).cloned())
             .ok_or_else(|| AtlasError::PageNotFound(page_id.clone()))?;
@@ -594,6 +621,8 @@ impl Atlas {
                     created_at: now.clone(),
                     updated_at: now.clone(),
                     visited_count: 0,
+                    other_renderings: Vec::new(),
+                    other_rendering_visits: 0,
                 });
                 if let Some(url) = req.url.as_ref().filter(|u| !u.is_empty()) {
                     page.url = url.clone();

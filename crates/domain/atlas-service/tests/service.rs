@@ -643,6 +643,23 @@ async fn a_screen_in_another_rendering_is_matched_by_what_it_shows(store: TestSt
     )
     .await;
     assert_eq!(other["page"]["page_id"], settings.as_str(), "{other}");
+    // A page of the phone's own rendering much like it (the screen with a Save button) does not
+    // take the screen from its page: a screen taken for a page is that page again.
+    let mut edited = phone["ui_hierarchy"]["widgets"].as_array().unwrap().clone();
+    edited.push(
+        serde_json::json!({ "id": "com.launcher:id/save", "text": "Save", "type": "Button" }),
+    );
+    let edited = page(
+        &atlas,
+        &tools,
+        "launcher",
+        "Customize colors, edited",
+        edited.into(),
+    )
+    .await;
+    let matched = call(&atlas, &tools, "match_current_page", phone.clone()).await;
+    assert_eq!(matched["page"]["page_id"], colors.as_str(), "{matched}");
+    assert_ne!(colors, edited);
     // A screen that shares a label or two with a page is not that page in any rendering.
     let unlike = call(
         &atlas,

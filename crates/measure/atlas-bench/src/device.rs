@@ -74,6 +74,8 @@ fn busy_app(rows: usize) -> AppData {
         created_at: now.clone(),
         updated_at: now.clone(),
         visited_count: 0,
+        other_renderings: Vec::new(),
+        other_rendering_visits: 0,
     };
     let widgets: Vec<Widget> = (0..rows)
         .map(|i| Widget {

@@ -209,6 +209,8 @@ fn synthetic_pages(app_id: &str, count: usize, now: &str) -> Vec<Page> {
                 created_at: now.to_string(),
                 updated_at: now.to_string(),
                 visited_count: 0,
+                other_renderings: Vec::new(),
+                other_rendering_visits: 0,
             }
         })
         .collect()
