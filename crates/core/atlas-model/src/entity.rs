@@ -113,17 +113,48 @@ impl Widget {
     /// The one placed widget of a screen that an action naming `id` and `text` means, and its box.
     /// Ids repeat down a list (every row's title has the same id) and texts repeat across a
     /// screen (two "OK"s), so each narrows the other, and what stays ambiguous is none.
+    /// Renderings differ in how they show a label, so where no widget shows it whole, a label of
+    /// several lines (one renderer joins a row's texts, `Theme<br>Dark`, where another keeps them
+    /// apart) names the widget showing its first line, and a long label cut short (at 20
+    /// characters or more, with or without an ellipsis) the widget whose text begins with it.
     pub fn named<'a>(
         widgets: &'a [Widget],
         id: &str,
         text: &str,
     ) -> Option<(&'a Widget, [i64; 4])> {
         let text = text.trim();
+        let first_line = text
+            .split("<br>")
+            .next()
+            .and_then(|t| t.lines().next())
+            .map(str::trim)
+            .filter(|line| !line.is_empty() && *line != text);
+        let cut = text.trim_end_matches(['…', '.']).trim_end();
+        Self::named_by(widgets, id, text, |shown| shown == text)
+            .or_else(|| {
+                let line = first_line?;
+                Self::named_by(widgets, id, text, |shown| shown == line)
+            })
+            .or_else(|| {
+                (cut.chars().count() >= 20).then_some(())?;
+                Self::named_by(widgets, id, text, |shown| {
+                    shown.len() > cut.len() && shown.starts_with(cut)
+                })
+            })
+    }
+
+    /// [`Widget::named`] with what counts as showing the label.
+    fn named_by<'a>(
+        widgets: &'a [Widget],
+        id: &str,
+        text: &str,
+        shows: impl Fn(&str) -> bool,
+    ) -> Option<(&'a Widget, [i64; 4])> {
         let placed: Vec<(&Widget, [i64; 4])> = widgets
             .iter()
             .filter_map(|w| w.rect().map(|r| (w, r)))
             .collect();
-        let same_text = |w: &Widget| !text.is_empty() && w.text.trim() == text;
+        let same_text = |w: &Widget| !text.is_empty() && shows(w.text.trim());
         let with_id: Vec<(&Widget, [i64; 4])> = placed
             .iter()
             .copied()
@@ -426,5 +457,58 @@ mod widget_tests {
         assert_eq!(rect("0,300,1080,450"), Some([0, 300, 1080, 450]));
         assert_eq!(rect("[5,5][5,9]"), None);
         assert_eq!(rect(""), None);
+    }
+
+    #[test]
+    fn a_label_of_several_lines_names_the_widget_showing_its_first_line() {
+        let w = |id: &str, text: &str, bounds: &str| Widget {
+            id: id.into(),
+            text: text.into(),
+            bounds: bounds.into(),
+            ..Default::default()
+        };
+        let screen = [
+            w("com.app:id/title", "Theme", "[0,100][500,150]"),
+            w("com.app:id/value", "Dark", "[0,150][500,200]"),
+            w("com.app:id/title", "Text color", "[0,200][500,250]"),
+        ];
+        let (theme, _) = Widget::named(&screen, "4", "Theme<br>Dark").unwrap();
+        assert_eq!(theme.text, "Theme");
+        // The whole label first: a widget showing it is the one meant.
+        let whole = [
+            w("", "Theme", "[0,0][10,10]"),
+            w("", "Theme\nDark", "[0,10][10,20]"),
+        ];
+        assert_eq!(
+            Widget::named(&whole, "", "Theme\nDark").unwrap().0.text,
+            "Theme\nDark"
+        );
+        // Nothing showing the first line, or two showing it: none.
+        assert!(Widget::named(&screen, "", "Background<br>White").is_none());
+        let twice = [
+            w("", "Theme", "[0,0][10,10]"),
+            w("", "Theme", "[0,10][10,20]"),
+        ];
+        assert!(Widget::named(&twice, "", "Theme<br>Dark").is_none());
+        // A long label cut short names the one widget whose text begins with it; a short one
+        // does not stand for a longer text.
+        let long = [
+            w(
+                "",
+                "Prevent phone from sleeping while the app is in foreground",
+                "[0,0][10,10]",
+            ),
+            w("", "Theme color", "[0,10][10,20]"),
+        ];
+        let cut = "Prevent phone from sleeping while the app is in fo";
+        assert_eq!(Widget::named(&long, "6", cut).unwrap().0.text, long[0].text);
+        assert_eq!(
+            Widget::named(&long, "", "Prevent phone from sleeping…")
+                .unwrap()
+                .0
+                .text,
+            long[0].text
+        );
+        assert!(Widget::named(&long, "", "Theme").is_none());
     }
 }
