@@ -297,7 +297,11 @@ impl Phone {
         }
         let from = self.current.clone();
         // The view tapped: one with a recorded tap here first, else the smallest under the point.
-        let mut under: Vec<&View> = self.views().iter().filter(|v| v.contains(x, y)).collect();
+        let mut under: Vec<&View> = self
+            .views()
+            .iter()
+            .filter(|v| v.is_shown() && v.contains(x, y))
+            .collect();
         under.sort_by_key(|v| v.area());
         let recorded = under.iter().find_map(|v| {
             let bounds = v.bounds?;
@@ -440,7 +444,7 @@ impl Phone {
         let mut xml = String::from(
             "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"0\">",
         );
-        for (i, view) in self.views().iter().enumerate() {
+        for (i, view) in self.views().iter().filter(|v| v.is_shown()).enumerate() {
             let Some([[l, t], [r, b]]) = view.bounds else {
                 continue;
             };

@@ -73,7 +73,10 @@ pub fn screen_png(
             }
         }
     };
-    let mut ordered: Vec<&View> = views.iter().filter(|v| v.bounds.is_some()).collect();
+    let mut ordered: Vec<&View> = views
+        .iter()
+        .filter(|v| v.is_shown() && v.bounds.is_some())
+        .collect();
     // Larger views first, so smaller ones are drawn over them.
     ordered.sort_by_key(|v| std::cmp::Reverse(v.area()));
     for view in ordered {
@@ -96,7 +99,7 @@ pub fn screen_png(
         }
     }
     if let Some(glyphs) = glyphs {
-        for view in views {
+        for view in views.iter().filter(|v| v.is_shown()) {
             let Some(bounds) = view.bounds else { continue };
             let text = typed
                 .get(&bounds)

@@ -53,3 +53,48 @@ fn the_backend_drives_the_phone_in_process() {
         .to_string();
     assert!(off.contains("sim-notes"), "{off}");
 }
+
+/// What the phone's dump shows is what a person sees: DroidBot recorded the views of a pager's
+/// other pages too, marked not visible, and `uiautomator dump` leaves such views out.
+#[test]
+fn views_off_the_screen_are_not_in_the_dump() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../../shared/data/droidtask-dev/user_tasks/clock");
+    if !dir.join("states").is_dir() {
+        eprintln!("no DroidTask folder: skipped");
+        return;
+    }
+    let app = RecordedApp::read(&dir).unwrap();
+    // A screen with a labelled view recorded as not visible, whose label no shown view has.
+    let (screen, hidden) = app
+        .screens
+        .values()
+        .find_map(|s| {
+            let shown: Vec<&str> = s
+                .views
+                .iter()
+                .filter(|v| v.is_shown())
+                .filter_map(|v| v.text.as_deref())
+                .collect();
+            s.views
+                .iter()
+                .filter(|v| !v.is_shown())
+                .filter_map(|v| v.text.clone())
+                .find(|t| !t.is_empty() && !shown.contains(&t.as_str()))
+                .map(|t| (s.state_str.clone(), t))
+        })
+        .expect("the clock's pager keeps its other tabs' views");
+    let shown_count = app.screens[&screen]
+        .views
+        .iter()
+        .filter(|v| v.is_shown() && v.bounds.is_some())
+        .count();
+    let phone = Arc::new(Mutex::new(Phone::new(app, Some(&screen)).unwrap()));
+    let device = atlas_device_sim::device::in_process(phone, "sim-clock");
+    let widgets = device.hierarchy().unwrap();
+    assert!(!widgets.is_empty() && widgets.len() <= shown_count);
+    assert!(
+        widgets.iter().all(|w| w.text != hidden),
+        "{hidden:?} is off the screen"
+    );
+}

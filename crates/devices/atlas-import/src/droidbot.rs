@@ -134,9 +134,15 @@ impl View {
             .unwrap_or_default()
     }
 
+    /// Whether a person sees the view: DroidBot also dumps the views Android keeps off the
+    /// screen (a pager's other pages), marked not visible, which `uiautomator dump` leaves out.
+    pub fn is_shown(&self) -> bool {
+        self.visible != Some(false)
+    }
+
     /// The widget an agent would send, if a person could see or use this view.
     pub fn widget(&self) -> Option<Widget> {
-        if self.visible == Some(false) {
+        if !self.is_shown() {
             return None;
         }
         let actionable = self.clickable || self.checkable || self.editable || self.long_clickable;
