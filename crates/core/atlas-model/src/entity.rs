@@ -123,6 +123,28 @@ impl Widget {
         text: &str,
     ) -> Option<(&'a Widget, [i64; 4])> {
         let text = text.trim();
+        let placed: Vec<(&Widget, [i64; 4])> = widgets
+            .iter()
+            .filter_map(|w| w.rect().map(|r| (w, r)))
+            .collect();
+        let with_id: Vec<(&Widget, [i64; 4])> = placed
+            .iter()
+            .copied()
+            .filter(|(w, _)| !id.is_empty() && w.id == id)
+            .collect();
+        let pool = if with_id.is_empty() { placed } else { with_id };
+        // The one widget of the pool showing the label, as `shows` reads a widget's text.
+        let pick = |shows: &dyn Fn(&str) -> bool| {
+            let same_text = |w: &Widget| !text.is_empty() && shows(w.text.trim());
+            match pool.as_slice() {
+                [one] if text.is_empty() || !id.is_empty() || same_text(one.0) => Some(*one),
+                _ => {
+                    let mut chosen = pool.iter().filter(|(w, _)| same_text(w));
+                    let one = chosen.next()?;
+                    chosen.next().is_none().then_some(*one)
+                }
+            }
+        };
         let first_line = text
             .split("<br>")
             .next()
@@ -130,45 +152,15 @@ impl Widget {
             .map(str::trim)
             .filter(|line| !line.is_empty() && *line != text);
         let cut = text.trim_end_matches(['…', '.']).trim_end();
-        Self::named_by(widgets, id, text, |shown| shown == text)
+        pick(&|shown| shown == text)
             .or_else(|| {
                 let line = first_line?;
-                Self::named_by(widgets, id, text, |shown| shown == line)
+                pick(&|shown| shown == line)
             })
             .or_else(|| {
                 (cut.chars().count() >= 20).then_some(())?;
-                Self::named_by(widgets, id, text, |shown| {
-                    shown.len() > cut.len() && shown.starts_with(cut)
-                })
+                pick(&|shown| shown.len() > cut.len() && shown.starts_with(cut))
             })
-    }
-
-    /// [`Widget::named`] with what counts as showing the label.
-    fn named_by<'a>(
-        widgets: &'a [Widget],
-        id: &str,
-        text: &str,
-        shows: impl Fn(&str) -> bool,
-    ) -> Option<(&'a Widget, [i64; 4])> {
-        let placed: Vec<(&Widget, [i64; 4])> = widgets
-            .iter()
-            .filter_map(|w| w.rect().map(|r| (w, r)))
-            .collect();
-        let same_text = |w: &Widget| !text.is_empty() && shows(w.text.trim());
-        let with_id: Vec<(&Widget, [i64; 4])> = placed
-            .iter()
-            .copied()
-            .filter(|(w, _)| !id.is_empty() && w.id == id)
-            .collect();
-        let pool = if with_id.is_empty() { placed } else { with_id };
-        match pool.as_slice() {
-            [one] if text.is_empty() || !id.is_empty() || same_text(one.0) => Some(*one),
-            _ => {
-                let mut chosen = pool.into_iter().filter(|(w, _)| same_text(w));
-                let one = chosen.next()?;
-                chosen.next().is_none().then_some(one)
-            }
-        }
     }
 }
 

@@ -48,14 +48,14 @@ pub fn label_lines(widgets: &[Widget]) -> BTreeSet<String> {
 /// compared on their [`label_lines`] instead. Two screens of one renderer that share no widget
 /// are simply unlike.
 pub fn one_rendering(a: &BTreeSet<String>, b: &BTreeSet<String>) -> bool {
-    let ids = |s: &BTreeSet<String>| -> Vec<String> {
+    fn ids(s: &BTreeSet<String>) -> Vec<&str> {
         s.iter()
             .filter_map(|f| f.strip_prefix("w:"))
-            .filter_map(|kind_id| kind_id.split_once(':').map(|(_, id)| id.to_string()))
+            .filter_map(|kind_id| kind_id.split_once(':').map(|(_, id)| id))
             .filter(|id| !id.is_empty())
             .collect()
-    };
-    let numbered = |ids: &[String]| ids.iter().all(|id| id.chars().all(|c| c.is_ascii_digit()));
+    }
+    let numbered = |ids: &[&str]| ids.iter().all(|id| id.chars().all(|c| c.is_ascii_digit()));
     let (ia, ib) = (ids(a), ids(b));
     ia.is_empty()
         || ib.is_empty()
@@ -79,8 +79,13 @@ fn is_editable(kind: &str) -> bool {
 
 /// A 16-hex-digit hash of [`ui_features`]: two screens with the same structure and labels share it.
 pub fn ui_fingerprint(widgets: &[Widget]) -> String {
+    features_fingerprint(&ui_features(widgets))
+}
+
+/// [`ui_fingerprint`] of features already taken.
+pub fn features_fingerprint(features: &BTreeSet<String>) -> String {
     let mut hasher = Sha256::new();
-    for f in ui_features(widgets) {
+    for f in features {
         hasher.update(f.as_bytes());
         hasher.update([0u8]);
     }

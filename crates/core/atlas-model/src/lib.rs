@@ -22,8 +22,8 @@ pub use entity::{
 };
 pub use error::{AtlasError, ErrorCode, Result};
 pub use fingerprint::{
-    is_stable_label, jaccard, label_lines, one_rendering, screen_page_name, ui_features,
-    ui_fingerprint,
+    features_fingerprint, is_stable_label, jaccard, label_lines, one_rendering, screen_page_name,
+    ui_features, ui_fingerprint,
 };
 pub use ids::{
     MAX_TEXT_LEN, NON_BLANK_TEXT, REQUIRED_TEXT_PATTERN, intent_id, page_id, sanitize_node_id,

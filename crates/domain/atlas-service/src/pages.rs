@@ -1,8 +1,8 @@
 //! Seed 000 §1.3, §2.2, §3.1: recognising the current page, adding pages, listing a page's actions.
 
 use atlas_model::{
-    App, AtlasError, Intent, MAX_OTHER_RENDERINGS, Page, PageType, Result, Widget, jaccard,
-    label_lines, one_rendering, page_id, ui_features, ui_fingerprint, validate_text,
+    App, AtlasError, Intent, MAX_OTHER_RENDERINGS, Page, PageType, Result, Widget,
+    features_fingerprint, jaccard, label_lines, one_rendering, page_id, ui_features, validate_text,
 };
 use atlas_store::Record;
 use schemars::JsonSchema;
@@ -230,8 +230,9 @@ fn same_widget(a: &Widget, b: &Widget) -> bool {
 /// fingerprint and counted apart: its kinds and ids are another renderer's words, which would
 /// leave the page half in one vocabulary and half in the other, like neither.
 fn merge_screen(page: &mut Page, screen: &[Widget]) {
-    if !one_rendering(&ui_features(&page.widgets), &ui_features(screen)) {
-        let fingerprint = ui_fingerprint(screen);
+    let features = ui_features(screen);
+    if !one_rendering(&ui_features(&page.widgets), &features) {
+        let fingerprint = features_fingerprint(&features);
         page.other_renderings.retain(|f| *f != fingerprint);
         page.other_renderings.push(fingerprint);
         let over = page
@@ -420,7 +421,7 @@ impl Atlas {
         let query = Query::words_only(&semantic_text.join(" "));
         let title_query = title.map(Query::words_only);
 
-        let scored: Vec<(f64, String, String, bool)> = {
+        let (scored, remembered) = {
             let state = self.state.read();
             let Some(app) = state.graph.app(&req.app_id) else {
                 return Ok((
@@ -484,7 +485,19 @@ impl Atlas {
                 })
                 .collect();
             scored.sort_by(|a, b| b.0.partial_cmp(&a.0).unwrap_or(std::cmp::Ordering::Equal));
-            scored
+            // A screen in another rendering that was taken for a page before is that page again.
+            let fingerprint = (!ui.widgets.is_empty()).then(|| features_fingerprint(&features));
+            let remembered = fingerprint.and_then(|fingerprint| {
+                let page = app
+                    .pages()
+                    .iter()
+                    .find(|p| p.other_renderings.contains(&fingerprint))?;
+                scored
+                    .iter()
+                    .find(|s| s.1 == page.page_id)
+                    .map(|s| (s.0, s.1.clone()))
+            });
+            (scored, remembered)
         };
         // The screen's own rendering first: its pages compare on more (kinds and ids), so one
         // that matches is the page, before any page of another rendering is considered.
@@ -495,18 +508,6 @@ impl Atlas {
             (best.0 >= MATCH_THRESHOLD && best.0 - runner_up >= 0.05)
                 .then(|| (best.0, best.1.clone()))
         };
-        // A screen in another rendering that was taken for a page before is that page again.
-        let remembered = (!ui.widgets.is_empty())
-            .then(|| ui_fingerprint(&ui.widgets))
-            .and_then(|fingerprint| {
-                let state = self.state.read();
-                let app = state.graph.app(&req.app_id)?;
-                app.pages()
-                    .iter()
-                    .find(|p| p.other_renderings.contains(&fingerprint))
-                    .map(|p| p.page_id.clone())
-            })
-            .and_then(|id| scored.iter().find(|s| s.1 == id).map(|s| (s.0, id)));
         let best = remembered
             .or_else(|| clear_lead(true))
             .or_else(|| clear_lead(false));
