@@ -42,25 +42,29 @@ pub fn label_lines(widgets: &[Widget]) -> BTreeSet<String> {
 }
 
 /// Whether two screens' [`ui_features`] may come from one rendering. Renderers either number a
-/// screen's elements (DroidTask's and AutoDroid's HTML, set-of-marks prompts) or name them
-/// (uiautomator's resource ids, HarmonyOS ids, a web page's): two dumps that share no widget
-/// identity and name their widgets in those two different ways are two renderings of a screen,
-/// compared on their [`label_lines`] instead. Two screens of one renderer that share no widget
-/// are simply unlike.
+/// screen's elements (DroidTask's and AutoDroid's HTML, set-of-marks prompts) or do not: they
+/// name them (uiautomator's resource ids, HarmonyOS ids, a web page's) or leave them unnamed (a
+/// dialog's plain list rows). A numbering renderer numbers every element, so a screen numbered
+/// and one not, sharing no widget identity, are two renderings of a screen, compared on their
+/// [`label_lines`] instead. Two screens of one renderer that share no widget are simply unlike.
 pub fn one_rendering(a: &BTreeSet<String>, b: &BTreeSet<String>) -> bool {
-    fn ids(s: &BTreeSet<String>) -> Vec<&str> {
-        s.iter()
+    /// Whether a screen's widgets are numbered; none for a screen without widgets, which any
+    /// renderer may have drawn.
+    fn numbered(s: &BTreeSet<String>) -> Option<bool> {
+        let ids: Vec<&str> = s
+            .iter()
             .filter_map(|f| f.strip_prefix("w:"))
             .filter_map(|kind_id| kind_id.split_once(':').map(|(_, id)| id))
-            .filter(|id| !id.is_empty())
-            .collect()
+            .collect();
+        let mut named = ids.iter().filter(|id| !id.is_empty()).peekable();
+        (!ids.is_empty()).then(|| {
+            named.peek().is_some() && named.all(|id| id.chars().all(|c| c.is_ascii_digit()))
+        })
     }
-    let numbered = |ids: &[&str]| ids.iter().all(|id| id.chars().all(|c| c.is_ascii_digit()));
-    let (ia, ib) = (ids(a), ids(b));
-    ia.is_empty()
-        || ib.is_empty()
-        || numbered(&ia) == numbered(&ib)
-        || a.iter().any(|f| f.starts_with("w:") && b.contains(f))
+    match (numbered(a), numbered(b)) {
+        (Some(x), Some(y)) => x == y || a.iter().any(|f| f.starts_with("w:") && b.contains(f)),
+        _ => true,
+    }
 }
 
 /// Jaccard similarity of two sets: 0 when both are empty.
@@ -161,6 +165,14 @@ mod tests {
         // Two screens of one renderer with nothing in common are unlike, not two renderings.
         assert!(one_rendering(&d, &ui_features(&other_dump)));
         assert!(one_rendering(&h, &ui_features(&[w("0", "Files", "p")])));
+        // A dialog whose rows no renderer named is not numbered either: another rendering.
+        let unnamed = [w("", "Left", "RadioButton"), w("", "Center", "RadioButton")];
+        assert!(!one_rendering(&h, &ui_features(&unnamed)));
+        assert!(one_rendering(&d, &ui_features(&unnamed)));
+        assert!(one_rendering(
+            &ui_features(&unnamed),
+            &ui_features(&unnamed[..1])
+        ));
         assert_eq!(
             label_lines(&html).into_iter().collect::<Vec<_>>(),
             ["Customize colors", "Dark", "Theme", "go back"]

@@ -289,6 +289,36 @@ fn usual_widgets(page: &Page) -> Vec<Widget> {
         .collect()
 }
 
+/// The best-scored page of one tier (pages of the screen's own rendering, or of another) when it
+/// matches and leads the runner-up clearly — or when the runner-up is its twin: two pages showing
+/// mostly the same lines (a list with one row more, the same screen recorded twice) cannot be
+/// told apart by a lead, and either serves better than a new page that knows nothing.
+fn clear_lead(
+    app: &atlas_graph::AppGraph,
+    scored: &[(f64, String, String, bool)],
+    same_rendering: bool,
+) -> Option<(f64, String)> {
+    let mut tier = scored.iter().filter(|s| s.3 == same_rendering);
+    let best = tier.next()?;
+    if best.0 < MATCH_THRESHOLD {
+        return None;
+    }
+    let leads = match tier.next() {
+        None => true,
+        Some(runner_up) => best.0 - runner_up.0 >= 0.05 || twins(app, &best.1, &runner_up.1),
+    };
+    leads.then(|| (best.0, best.1.clone()))
+}
+
+/// Two pages whose usual label lines are alike enough that either would be taken for the other.
+fn twins(app: &atlas_graph::AppGraph, a: &str, b: &str) -> bool {
+    let lines = |id: &str| app.page(id).map(|p| label_lines(&usual_widgets(p)));
+    match (lines(a), lines(b)) {
+        (Some(a), Some(b)) => jaccard(&a, &b) >= MATCH_THRESHOLD,
+        _ => false,
+    }
+}
+
 fn validate_widgets(ui: &UiHierarchy) -> Result<()> {
     if ui.widgets.len() > MAX_WIDGETS * 4 {
         return Err(AtlasError::invalid(
@@ -421,7 +451,7 @@ impl Atlas {
         let query = Query::words_only(&semantic_text.join(" "));
         let title_query = title.map(Query::words_only);
 
-        let (scored, remembered) = {
+        let (scored, best) = {
             let state = self.state.read();
             let Some(app) = state.graph.app(&req.app_id) else {
                 return Ok((
@@ -497,20 +527,13 @@ impl Atlas {
                     .find(|s| s.1 == page.page_id)
                     .map(|s| (s.0, s.1.clone()))
             });
-            (scored, remembered)
+            // The screen's own rendering first: its pages compare on more (kinds and ids), so one
+            // that matches is the page, before any page of another rendering is considered.
+            let best = remembered
+                .or_else(|| clear_lead(app, &scored, true))
+                .or_else(|| clear_lead(app, &scored, false));
+            (scored, best)
         };
-        // The screen's own rendering first: its pages compare on more (kinds and ids), so one
-        // that matches is the page, before any page of another rendering is considered.
-        let clear_lead = |same: bool| {
-            let mut tier = scored.iter().filter(|s| s.3 == same);
-            let best = tier.next()?;
-            let runner_up = tier.next().map_or(0.0, |s| s.0);
-            (best.0 >= MATCH_THRESHOLD && best.0 - runner_up >= 0.05)
-                .then(|| (best.0, best.1.clone()))
-        };
-        let best = remembered
-            .or_else(|| clear_lead(true))
-            .or_else(|| clear_lead(false));
         let candidates = scored
             .iter()
             .filter(|s| s.0 >= 0.2)

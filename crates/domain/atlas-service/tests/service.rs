@@ -669,6 +669,73 @@ async fn a_screen_in_another_rendering_is_matched_by_what_it_shows(store: TestSt
     )
     .await;
     assert_eq!(unlike["matched"], false, "{unlike}");
+    // Two pages of a list, one row apart, are twins: the screen showing all three rows is the
+    // page that has them, though its lead over the other is small.
+    let three = page(
+        &atlas,
+        &tools,
+        "launcher",
+        "Contacts",
+        html(&[
+            "Search",
+            "Sort by",
+            "Filter",
+            "More options",
+            "Alice",
+            "Bob",
+            "Jack",
+            "A<br>B<br>J",
+            "Create new contact",
+        ]),
+    )
+    .await;
+    page(
+        &atlas,
+        &tools,
+        "launcher",
+        "Contacts, two",
+        html(&[
+            "Search",
+            "Sort by",
+            "Filter",
+            "More options",
+            "Alice",
+            "Jack",
+            "A<br>J",
+            "Create new contact",
+        ]),
+    )
+    .await;
+    let list = dump(&[
+        "Search",
+        "Sort by",
+        "Filter",
+        "More options",
+        "Alice",
+        "Bob",
+        "Jack",
+        "A B J",
+        "Create new contact",
+    ]);
+    let matched = call(&atlas, &tools, "match_current_page", list).await;
+    assert_eq!(matched["page"]["page_id"], three.as_str(), "{matched}");
+    // A dialog whose rows nobody named is not numbered either: it is the numbered page's screen
+    // in another rendering.
+    let alignment = page(
+        &atlas,
+        &tools,
+        "launcher",
+        "Alignment",
+        html(&["Left", "Center", "Right"]),
+    )
+    .await;
+    let rows: Vec<_> = ["Left", "Center", "Right"]
+        .iter()
+        .map(|text| serde_json::json!({ "id": "", "text": text, "type": "RadioButton" }))
+        .collect();
+    let dialog = serde_json::json!({ "app_id": "launcher", "ui_hierarchy": { "widgets": rows } });
+    let matched = call(&atlas, &tools, "match_current_page", dialog).await;
+    assert_eq!(matched["page"]["page_id"], alignment.as_str(), "{matched}");
     // Matching the dump left the page in its own rendering: its HTML screen is as sure as before.
     let again = call(&atlas, &tools, "match_current_page", serde_json::json!({ "app_id": "launcher", "ui_hierarchy": { "widgets": html(&["Customize colors", "Theme<br>Dark", "Text color", "Background color", "Primary color", "App icon color"]) } })).await;
     assert_eq!(again["page"]["page_id"], colors.as_str(), "{again}");
