@@ -97,9 +97,10 @@ impl<V: GraphView> Navigator<'_, V> {
             }
         }
         let target = resolved?.filter(|t| t.score >= NEXT_ACTION_SURE);
+        let (intent, current_page) = (req.intent.clone(), req.current_page.clone());
         let path = self.route(
             QueryPathRequest {
-                app_id,
+                app_id: app_id.clone(),
                 intent: req.intent,
                 current_page: Some(req.current_page),
                 max_steps: Some(MAX_STEPS_LIMIT as i64),
@@ -107,7 +108,22 @@ impl<V: GraphView> Navigator<'_, V> {
             false,
             target,
         )?;
-        let Some(info) = path.path.filter(|_| path.success) else {
+        // Standing on the page a resembling intent ends on says where the task ends, not that it
+        // is done: a task that acts there (a setting changed, a dialog answered) ends on the page
+        // it first reached to act. Where the labels were unsure, the way's end is the end only
+        // once the session has taken a step from this page.
+        let acted_here = || {
+            let state = self.view.read();
+            state.graph().app(&app_id).is_some_and(|app| {
+                crate::memory::session_steps(app, session, &intent)
+                    .iter()
+                    .any(|s| s.from_page == current_page)
+            })
+        };
+        let info = path.path.filter(|info| {
+            path.success && (!info.steps.is_empty() || doubt.is_none() || acted_here())
+        });
+        let Some(info) = info else {
             // Why the labels could not tell says more than "no registered intent matched".
             let error = doubt.map_or(path.message, |d| d.message());
             return Ok(NextActionResponse {

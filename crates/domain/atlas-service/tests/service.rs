@@ -519,6 +519,24 @@ async fn an_unknown_task_is_grounded_in_labels_or_left_unsure(store: TestStore) 
         twice["action"].is_null() && twice["is_complete"] == false,
         "{twice}"
     );
+    // A task like one that ends on this page (a registered intent worded a little otherwise):
+    // standing here says where it ends, not that it is done. Once the session has acted here,
+    // the way's end is the end.
+    let task = "change max reminder duration to 1 minute";
+    call(&atlas, &tools, "register_intent", serde_json::json!({ "app_id": "notes", "intent_text": "change the max reminder duration to 1 minute", "target_page": settings })).await;
+    let arrived = next(&atlas, &tools, &settings, task, "s5").await;
+    assert!(
+        arrived["action"].is_null() && arrived["is_complete"] == false,
+        "{arrived}"
+    );
+    let font = serde_json::json!({ "type": "click", "widget_text": "Font size<br>100%" });
+    step(&atlas, &tools, &settings, font, &settings, "s5", task).await;
+    let acted = next(&atlas, &tools, &settings, task, "s5").await;
+    assert_eq!(
+        (acted["is_complete"].as_bool(), acted["basis"].as_str()),
+        (Some(true), Some("path")),
+        "{acted}"
+    );
 }
 
 async fn device_dumps_are_read_into_widgets_and_match_their_page(store: TestStore) {
