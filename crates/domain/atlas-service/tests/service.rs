@@ -688,9 +688,8 @@ async fn a_screen_in_another_rendering_is_matched_by_what_it_shows(store: TestSt
     .await;
     assert_eq!(unlike["matched"], false, "{unlike}");
     // Two pages of a list, one row apart, are twins: the screen showing all three rows is the
-    // page that has them, though its lead over the other is small.
-    // The list's rows as one renderer or the other shows them; the fast scroller's letters are
-    // one element's lines, or one text.
+    // page that has them, though its lead over the other is small. (The fast scroller's letters
+    // are one element's lines in one rendering, one text in the other.)
     let contacts = |names: &[&'static str], letters: &'static str| -> Vec<&'static str> {
         let mut rows = vec!["Search", "Sort by", "Filter", "More options"];
         rows.extend(names);
