@@ -370,7 +370,9 @@ impl Device for Adb {
 
     fn launch(&self, app: &str) -> Result<(), DeviceError> {
         let package = &self.catalog.resolve(app, Platform::Android)?;
-        let output = self.run_text(&[
+        // Over the shell protocol (`shell_v2`) monkey's "aborted" is an exit status of its own
+        // and words on stderr; over the plain shell, words on stdout.
+        let output = match self.run_text(&[
             "shell",
             "monkey",
             "-p",
@@ -378,7 +380,13 @@ impl Device for Adb {
             "-c",
             "android.intent.category.LAUNCHER",
             "1",
-        ])?;
+        ]) {
+            Ok(output) => output,
+            Err(DeviceError::Command { message, .. }) if message.contains("monkey aborted") => {
+                message
+            }
+            Err(e) => return Err(e),
+        };
         if output.contains("No activities found") || output.contains("monkey aborted") {
             return Err(DeviceError::Invalid(format!(
                 "{} has no app {package} to launch",

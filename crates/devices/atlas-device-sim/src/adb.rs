@@ -6,9 +6,12 @@
 //! with `CNXN`, the device answers `CNXN` with its banner; no `AUTH` is asked on loopback. Each
 //! adb command is a stream: `OPEN(host id, 0, "shell:input tap 1 2")`, answered `OKAY(our id, host
 //! id)`, the output as `WRTE`s (each acknowledged by the host's `OKAY`), then `CLSE`. The banner
-//! names no features, so the host uses the plain `shell:` and `exec:` services and version 1 of
-//! `sync:` for push and pull ([`crate::sync`]); anything else (an interactive shell, port
-//! forwarding) is refused with `CLSE`.
+//! offers the `shell_v2` feature, so a host runs `adb shell CMD` as `shell,v2,raw:CMD`: the
+//! output comes in packets (a byte for the stream — 1 stdout, 2 stderr, 3 the exit status —
+//! and a little-endian length), and `adb shell false` exits 1 as on a phone. The plain `shell:`
+//! and `exec:` services (older hosts, `exec-out`) deliver stdout and stderr together without a
+//! status; `sync:` version 1 serves push and pull ([`crate::sync`]); anything else (an
+//! interactive shell, port forwarding) is refused with `CLSE`.
 
 use std::collections::{HashMap, VecDeque};
 use std::io::{self, Read, Write};
@@ -33,7 +36,11 @@ const VERSION: u32 = 0x0100_0000;
 /// The largest payload either side sends.
 const MAX_PAYLOAD: usize = 256 * 1024;
 const BANNER: &[u8] =
-    b"device::ro.product.name=atlas_sim;ro.product.model=Atlas_Simulator;ro.product.device=atlas_sim;\0";
+    b"device::ro.product.name=atlas_sim;ro.product.model=Atlas_Simulator;ro.product.device=atlas_sim;features=shell_v2;\0";
+/// The shell protocol's packet kinds the simulator sends.
+const SHELL_STDOUT: u8 = 1;
+const SHELL_STDERR: u8 = 2;
+const SHELL_EXIT: u8 = 3;
 
 /// One adb message.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -203,19 +210,35 @@ impl Connection {
             self.syncs.insert(id, (host_id, SyncSession::default()));
             return self.send(Message::new(OKAY, id, host_id, &[]));
         }
-        let command = service
-            .strip_prefix("shell:")
-            .or_else(|| service.strip_prefix("exec:"))
-            .filter(|c| !c.trim().is_empty());
-        let Some(command) = command else {
+        let Some((command, v2)) = shell_command(service) else {
             // Not served here (an interactive shell, port forwarding...): the host reports the
             // stream as closed.
             return self.send(Message::new(CLSE, 0, host_id, &[]));
         };
-        let output = phone.lock().unwrap_or_else(|e| e.into_inner()).run(command);
+        let output = phone
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .execute(command);
         let id = self.new_id();
         self.send(Message::new(OKAY, id, host_id, &[]))?;
-        if self.write_all(id, host_id, &output)? {
+        let written = if v2 {
+            let mut bytes = Vec::new();
+            // Packets small enough that each goes in one write.
+            let room = self.max_payload - 5;
+            for (kind, data) in [
+                (SHELL_STDOUT, &output.stdout),
+                (SHELL_STDERR, &output.stderr),
+            ] {
+                for piece in data.chunks(room) {
+                    bytes.extend(shell_packet(kind, piece));
+                }
+            }
+            bytes.extend(shell_packet(SHELL_EXIT, &[output.code]));
+            self.write_packets(id, host_id, &bytes, room + 5)?
+        } else {
+            self.write_all(id, host_id, &output.merged())?
+        };
+        if written {
             self.send(Message::new(CLSE, id, host_id, &[]))?;
         }
         Ok(())
@@ -240,6 +263,33 @@ impl Connection {
         } else {
             self.send(Message::new(CLSE, id, host_id, &[]))
         }
+    }
+
+    /// Writes shell packets on stream `id`, whole packets to a write where they fit in `room`.
+    fn write_packets(
+        &mut self,
+        id: u32,
+        host_id: u32,
+        bytes: &[u8],
+        room: usize,
+    ) -> io::Result<bool> {
+        let mut start = 0;
+        while start < bytes.len() {
+            let mut end = start;
+            while end < bytes.len() {
+                let len = u32::from_le_bytes(bytes[end + 1..end + 5].try_into().expect("4 bytes"));
+                let next = end + 5 + len as usize;
+                if next - start > room && end > start {
+                    break;
+                }
+                end = next;
+            }
+            if !self.write_all(id, host_id, &bytes[start..end])? {
+                return Ok(false);
+            }
+            start = end;
+        }
+        Ok(true)
     }
 
     /// Writes `bytes` on stream `id` in pieces the host accepts, each acknowledged before the
@@ -270,6 +320,28 @@ impl Connection {
             }
         }
     }
+}
+
+/// The command a shell service runs, and whether it speaks the shell protocol (`shell,v2,…:`):
+/// `shell:CMD`, `shell,v2,raw:CMD`, `exec:CMD`. None for an interactive shell (no command).
+fn shell_command(service: &str) -> Option<(&str, bool)> {
+    let (name, command) = service.split_once(':')?;
+    let mut args = name.split(',');
+    let v2 = match args.next()? {
+        "shell" => args.any(|a| a == "v2"),
+        "exec" => false,
+        _ => return None,
+    };
+    Some((command, v2)).filter(|(c, _)| !c.trim().is_empty())
+}
+
+/// One packet of the shell protocol.
+fn shell_packet(kind: u8, data: &[u8]) -> Vec<u8> {
+    let mut packet = Vec::with_capacity(5 + data.len());
+    packet.push(kind);
+    packet.extend((data.len() as u32).to_le_bytes());
+    packet.extend_from_slice(data);
+    packet
 }
 
 #[cfg(test)]

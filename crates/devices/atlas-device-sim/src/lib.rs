@@ -17,6 +17,7 @@ pub mod device;
 pub mod graph_app;
 pub mod phone;
 pub mod render;
+pub mod shell;
 pub mod storage;
 pub mod sync;
 

@@ -1,7 +1,10 @@
 //! The simulated phone: a current screen of a recorded app, and the shell commands an agent's
-//! adb sends, answered as Android answers them (`wm size`, `dumpsys window`, `uiautomator dump`,
-//! `screencap [-p] [FILE]`, `input`, `monkey`, `settings`, `ime`, `am broadcast` for ADB Keyboard,
-//! and `cat`, `ls`, `rm`, `echo`, `true`, `getprop` around them). Files live in [`Storage`].
+//! adb sends, answered as Android answers them, exit status included (`wm size|density`,
+//! `dumpsys window|display|activity`, `uiautomator dump [FILE|/dev/tty]`, `screencap [-p]
+//! [FILE]`, `input [SOURCE] tap|swipe|keyevent|text`, `monkey`, `am start|force-stop|broadcast`
+//! (ADB Keyboard), `pm list packages`, `settings get|put`, `ime`, `logcat`, and `cat`, `ls`,
+//! `mkdir`, `rm`, `echo`, `true`, `false`, `exit`, `getprop` around them; 127 for the rest).
+//! Command lines are read by [`crate::shell`]. Files live in [`Storage`].
 //!
 //! A tap inside a view follows the transition recorded for that view; where none was recorded the
 //! screen stays, as a real app that ignores a tap. Typing shows in the focused field, and follows a
@@ -15,11 +18,55 @@ use base64::Engine;
 use serde_json::json;
 
 use crate::app::{RecordedApp, Trigger, View};
+use crate::shell::Output;
 use crate::storage::Storage;
 
 const ADB_KEYBOARD: &str = "com.android.adbkeyboard/.AdbIME";
 const LATIN_IME: &str = "com.android.inputmethod.latin/.LatinIME";
 const DEFAULT_DUMP: &str = "/sdcard/window_dump.xml";
+/// Android's key codes by name (`KEYCODE_` left off) for the names the phone knows.
+const KEY_CODES: [(&str, &str); 16] = [
+    ("ENTER", "66"),
+    ("MENU", "82"),
+    ("TAB", "61"),
+    ("ESCAPE", "111"),
+    ("SEARCH", "84"),
+    ("POWER", "26"),
+    ("WAKEUP", "224"),
+    ("SLEEP", "223"),
+    ("VOLUME_UP", "24"),
+    ("VOLUME_DOWN", "25"),
+    ("VOLUME_MUTE", "164"),
+    ("APP_SWITCH", "187"),
+    ("SPACE", "62"),
+    ("CAMERA", "27"),
+    ("DPAD_CENTER", "23"),
+    ("NOTIFICATION", "83"),
+];
+/// The screen density `wm density` and `dumpsys display` report (a common phone's).
+const DENSITY: u32 = 440;
+/// The input sources `input` may name before its command.
+const INPUT_SOURCES: [&str; 10] = [
+    "touchscreen",
+    "touchpad",
+    "touchnavigation",
+    "keyboard",
+    "mouse",
+    "trackball",
+    "dpad",
+    "gamepad",
+    "stylus",
+    "joystick",
+];
+/// The system properties agents read to name the device.
+const PROPERTIES: [(&str, &str); 6] = [
+    ("ro.build.version.release", "14"),
+    ("ro.build.version.sdk", "34"),
+    ("ro.product.device", "atlas_sim"),
+    ("ro.product.manufacturer", "Atlas"),
+    ("ro.product.model", "Atlas_Simulator"),
+    ("ro.product.name", "atlas_sim"),
+];
 
 /// A simulated phone: a recorded app on the screen, its files, its input method, and the shell
 /// commands Android's adb sends answered as Android does.
@@ -30,6 +77,8 @@ pub struct Phone {
     /// Screens left by taps, for Back where no Back was recorded.
     history: Vec<String>,
     ime: String,
+    /// What `settings put` stored, by namespace and key.
+    settings: HashMap<(String, String), String>,
     /// The text field last tapped, by its bounds, and what was typed into it on this screen.
     focused: Option<[[i64; 2]; 2]>,
     typed: HashMap<[[i64; 2]; 2], String>,
@@ -74,6 +123,7 @@ impl Phone {
             current,
             history: Vec::new(),
             ime: LATIN_IME.to_string(),
+            settings: HashMap::new(),
             focused: None,
             typed: HashMap::new(),
             storage: Storage::default(),
@@ -120,36 +170,69 @@ impl Phone {
         }
     }
 
-    /// Runs one shell command; its output as the shell would print it.
-    pub fn run(&mut self, command: &str) -> Vec<u8> {
-        let words = split(command);
-        let words: Vec<&str> = words.iter().map(String::as_str).collect();
-        match words.as_slice() {
-            ["wm", "size"] => {
+    /// Runs a command line; its output as the plain `shell:` service delivers it (stdout and
+    /// stderr together, no status).
+    pub fn run(&mut self, line: &str) -> Vec<u8> {
+        self.execute(line).merged()
+    }
+
+    /// Runs a command line as `/system/bin/sh` does ([`crate::shell`]): stdout, stderr and the
+    /// exit status.
+    pub fn execute(&mut self, line: &str) -> Output {
+        crate::shell::run_line(line, &mut |words, _| self.command(words))
+    }
+
+    /// One command of the phone's (none of them reads what a pipe feeds it; the shell's text
+    /// filters do).
+    fn command(&mut self, words: &[&str]) -> Output {
+        match words {
+            ["wm", "size", ..] => {
                 let (w, h) = self.screen_size();
-                format!("Physical size: {w}x{h}\n").into_bytes()
+                Output::ok(format!("Physical size: {w}x{h}\n"))
             }
-            ["dumpsys", "window", ..] => self.dumpsys_window().into_bytes(),
-            ["uiautomator", "dump", rest @ ..] => {
-                let path = rest.first().copied().unwrap_or(DEFAULT_DUMP).to_string();
-                let xml = self.hierarchy_xml();
-                if !self.storage.put(&path, xml.into_bytes()) {
-                    return b"ERROR: could not write the dump: no space left on the phone\n"
-                        .to_vec();
+            ["wm", "density", ..] => Output::ok(format!("Physical density: {DENSITY}\n")),
+            ["dumpsys", "window", ..] => Output::ok(self.dumpsys_window()),
+            ["dumpsys", "display", ..] => Output::ok(self.dumpsys_display()),
+            ["dumpsys", "activity", "activities" | "top" | "a", ..] => {
+                Output::ok(self.dumpsys_activities())
+            }
+            ["uiautomator", "dump", rest @ ..] => self.dump(rest),
+            ["cat", paths @ ..] if !paths.is_empty() => {
+                let mut out = Output::default();
+                for path in paths {
+                    match self.storage.get(path) {
+                        Some(bytes) => out.stdout.extend_from_slice(bytes),
+                        None => {
+                            out.stderr.extend(
+                                format!("cat: {path}: No such file or directory\n").into_bytes(),
+                            );
+                            out.code = 1;
+                        }
+                    }
                 }
-                self.record(json!({"action": "dump", "screen": self.current}));
-                format!("UI hierchary dumped to: {path}\n").into_bytes()
+                out
             }
-            ["cat", path] => match self.storage.get(path) {
-                Some(bytes) => bytes.to_vec(),
-                None => format!("cat: {path}: No such file or directory\n").into_bytes(),
-            },
             ["rm", paths @ ..] => {
-                let mut out = Vec::new();
+                let mut out = Output::default();
                 let force = paths.iter().any(|p| p.starts_with('-') && p.contains('f'));
                 for path in paths.iter().filter(|p| !p.starts_with('-')) {
                     if !self.storage.remove(path) && !force {
-                        out.extend(format!("rm: {path}: No such file or directory\n").into_bytes());
+                        out.stderr.extend(
+                            format!("rm: {path}: No such file or directory\n").into_bytes(),
+                        );
+                        out.code = 1;
+                    }
+                }
+                out
+            }
+            ["mkdir", paths @ ..] => {
+                let parents = paths.iter().any(|p| p.starts_with('-') && p.contains('p'));
+                let mut out = Output::default();
+                for path in paths.iter().filter(|p| !p.starts_with('-')) {
+                    if let Err(why) = self.storage.make_dir(path, parents) {
+                        out.stderr
+                            .extend(format!("mkdir: '{path}': {why}\n").into_bytes());
+                        out.code = 1;
                     }
                 }
                 out
@@ -160,13 +243,15 @@ impl Phone {
                 match rest.iter().find(|w| !w.starts_with('-')) {
                     Some(path) => {
                         if self.storage.put(path, png) {
-                            Vec::new()
+                            Output::ok("")
                         } else {
-                            format!("Error opening file: {path} (No space left on device)\n")
-                                .into_bytes()
+                            Output::fail(
+                                1,
+                                format!("Error opening file: {path} (No space left on device)\n"),
+                            )
                         }
                     }
-                    None => png,
+                    None => Output::ok(png),
                 }
             }
             ["ls", folder @ ..] => {
@@ -175,29 +260,46 @@ impl Phone {
                     .find(|w| !w.starts_with('-'))
                     .unwrap_or(&"/sdcard");
                 if !self.storage.is_dir(folder) {
-                    return format!("ls: {folder}: No such file or directory\n").into_bytes();
+                    return Output::fail(1, format!("ls: {folder}: No such file or directory\n"));
                 }
-                let names: Vec<String> = self
-                    .storage
-                    .list(folder)
-                    .into_iter()
-                    .map(|(n, _)| n)
-                    .collect();
-                names
-                    .iter()
-                    .map(|n| format!("{n}\n"))
-                    .collect::<String>()
-                    .into_bytes()
+                Output::ok(
+                    self.storage
+                        .entries(folder)
+                        .iter()
+                        .map(|n| format!("{n}\n"))
+                        .collect::<String>(),
+                )
             }
-            ["true"] => Vec::new(),
-            ["echo", text @ ..] => format!("{}\n", text.join(" ")).into_bytes(),
-            ["getprop", name] => format!("{}\n", property(name)).into_bytes(),
-            ["ime", "list", ..] => format!("{ADB_KEYBOARD}\n{LATIN_IME}\n").into_bytes(),
+            ["true"] => Output::ok(""),
+            ["false"] => Output::fail(1, ""),
+            ["exit", code @ ..] => Output {
+                code: code.first().and_then(|c| c.parse().ok()).unwrap_or(0),
+                ..Output::default()
+            },
+            ["echo", text @ ..] => Output::ok(format!("{}\n", text.join(" "))),
+            ["getprop"] => Output::ok(
+                PROPERTIES
+                    .iter()
+                    .map(|(name, value)| format!("[{name}]: [{value}]\n"))
+                    .collect::<String>(),
+            ),
+            ["getprop", name, ..] => Output::ok(format!("{}\n", property(name))),
+            ["ime", "list", ..] => Output::ok(format!("{ADB_KEYBOARD}\n{LATIN_IME}\n")),
+            ["ime", "set", ime] => {
+                self.ime = ime.to_string();
+                Output::ok(format!("Input method {ime} selected for user #0\n"))
+            }
+            // `input [SOURCE] COMMAND …`: the source (touchscreen, keyboard…) changes nothing here.
+            ["input", source, rest @ ..] if INPUT_SOURCES.contains(source) => {
+                let mut words = vec!["input"];
+                words.extend(rest);
+                self.command(&words)
+            }
             ["input", "tap", x, y] => match (x.parse(), y.parse()) {
                 (Ok(x), Ok(y)) => self.tap(x, y),
                 _ => usage("input tap X Y"),
             },
-            ["input", "swipe", x1, y1, x2, y2, rest @ ..] => {
+            ["input", "swipe" | "draganddrop", x1, y1, x2, y2, rest @ ..] => {
                 let numbers: Vec<Option<i64>> =
                     [x1, y1, x2, y2].iter().map(|v| v.parse().ok()).collect();
                 let millis: i64 = rest.first().and_then(|m| m.parse().ok()).unwrap_or(300);
@@ -209,32 +311,95 @@ impl Phone {
                             "swipe"
                         };
                         self.record(json!({"action": action, "from": [x1, y1], "to": [x2, y2], "ms": millis, "screen": self.current}));
-                        Vec::new()
+                        Output::ok("")
                     }
                     _ => usage("input swipe X1 Y1 X2 Y2 [MS]"),
                 }
             }
-            ["input", "keyevent", key] => self.key(key),
+            ["input", "keyevent", keys @ ..] if !keys.is_empty() => {
+                let mut out = Output::default();
+                for key in keys.iter().filter(|k| !k.starts_with("--")) {
+                    let one = self.key(key);
+                    out.stderr.extend(one.stderr);
+                    out.code = out.code.max(one.code);
+                }
+                out
+            }
+            // Android's `input text` reads `%s` as a space.
             ["input", "text", text @ ..] => {
-                let text = text.join(" ");
+                let text = text.join(" ").replace("%s", " ");
                 self.type_text(&text);
-                Vec::new()
+                Output::ok("")
             }
             ["monkey", "-p", package, ..] => self.launch(package),
-            ["settings", "get", "secure", "default_input_method"] => {
-                format!("{}\n", self.ime).into_bytes()
-            }
-            ["ime", "set", ime] => {
-                self.ime = ime.to_string();
-                format!("Input method {ime} selected for user #0\n").into_bytes()
-            }
+            ["am", "start" | "start-activity", args @ ..] => self.start_activity(args),
+            ["am", "force-stop" | "kill", package, ..] => self.force_stop(package),
             ["am", "broadcast", "-a", action, rest @ ..] => self.broadcast(action, rest),
-            _ => format!(
-                "/system/bin/sh: {}: inaccessible or not found\n",
-                words.first().unwrap_or(&"")
-            )
-            .into_bytes(),
+            ["pm", "list", "packages", args @ ..] => self.list_packages(args),
+            ["settings", "get", namespace, key] => Output::ok(format!(
+                "{}\n",
+                match (*namespace, *key) {
+                    ("secure", "default_input_method") => self.ime.clone(),
+                    _ => self
+                        .settings
+                        .get(&(namespace.to_string(), key.to_string()))
+                        .cloned()
+                        .unwrap_or_else(|| "null".into()),
+                }
+            )),
+            ["settings", "put", namespace, key, value @ ..] => {
+                let value = value.join(" ");
+                if (*namespace, *key) == ("secure", "default_input_method") {
+                    self.ime = value;
+                } else {
+                    self.settings
+                        .insert((namespace.to_string(), key.to_string()), value);
+                }
+                Output::ok("")
+            }
+            ["logcat", args @ ..] => {
+                // A phone's log is the app's business; what the simulator has is its start. A
+                // log without `-d` would stream forever: it ends at once here.
+                if args.contains(&"-c") {
+                    return Output::ok("");
+                }
+                Output::ok(format!(
+                    "--------- beginning of main\n01-01 00:00:00.000  1000  1000 I atlas_sim: {} started\n",
+                    self.app.package
+                ))
+            }
+            [name, ..] => Output::fail(
+                127,
+                format!("/system/bin/sh: {name}: inaccessible or not found\n"),
+            ),
+            [] => Output::ok(""),
         }
+    }
+
+    /// `uiautomator dump [FILE]`: written to the file, or printed where the file is the
+    /// terminal (`/dev/tty`, `/dev/stdout`).
+    fn dump(&mut self, args: &[&str]) -> Output {
+        let path = args
+            .iter()
+            .find(|a| !a.starts_with('-'))
+            .copied()
+            .unwrap_or(DEFAULT_DUMP)
+            .to_string();
+        let xml = self.hierarchy_xml();
+        self.record(json!({"action": "dump", "screen": self.current}));
+        if matches!(
+            path.as_str(),
+            "/dev/tty" | "/dev/stdout" | "/proc/self/fd/1"
+        ) {
+            return Output::ok(format!("{xml}UI hierchary dumped to: {path}\n"));
+        }
+        if !self.storage.put(&path, xml.into_bytes()) {
+            return Output::fail(
+                1,
+                "ERROR: could not write the dump: no space left on the phone\n",
+            );
+        }
+        Output::ok(format!("UI hierchary dumped to: {path}\n"))
     }
 
     /// The current screen as a PNG, logged as a screenshot taken.
@@ -282,6 +447,20 @@ impl Phone {
         self.booted_at
     }
 
+    fn dumpsys_display(&self) -> String {
+        let (w, h) = self.screen_size();
+        format!(
+            "DISPLAY MANAGER (dumpsys display)\n  mDefaultViewport=DisplayViewport{{valid=true, type=INTERNAL, orientation=0, logicalFrame=Rect(0, 0 - {w}, {h}), physicalFrame=Rect(0, 0 - {w}, {h}), deviceWidth={w}, deviceHeight={h}}}\n  mBaseDisplayInfo=DisplayInfo{{\"Built-in Screen\", real {w} x {h}, density {DENSITY}}}\n"
+        )
+    }
+
+    fn dumpsys_activities(&self) -> String {
+        let activity = &self.app.screens[&self.current].foreground_activity;
+        format!(
+            "ACTIVITY MANAGER ACTIVITIES (dumpsys activity activities)\n  mResumedActivity: ActivityRecord{{b1e55ed u0 {activity} t1}}\n  topResumedActivity=ActivityRecord{{b1e55ed u0 {activity} t1}}\n"
+        )
+    }
+
     fn dumpsys_window(&self) -> String {
         let activity = &self.app.screens[&self.current].foreground_activity;
         format!(
@@ -289,11 +468,11 @@ impl Phone {
         )
     }
 
-    fn tap(&mut self, x: i64, y: i64) -> Vec<u8> {
+    fn tap(&mut self, x: i64, y: i64) -> Output {
         let (w, h) = self.screen_size();
         if x < 0 || y < 0 || x >= i64::from(w) || y >= i64::from(h) {
             self.record(json!({"action": "tap", "at": [x, y], "error": "off the screen"}));
-            return format!("Error: ({x}, {y}) is off the {w}x{h} screen\n").into_bytes();
+            return Output::fail(1, format!("Error: ({x}, {y}) is off the {w}x{h} screen\n"));
         }
         let from = self.current.clone();
         // The view tapped: one with a recorded tap here first, else the smallest under the point.
@@ -326,13 +505,26 @@ impl Phone {
         {
             self.focused = Some(field);
         }
-        Vec::new()
+        Output::ok("")
     }
 
-    fn key(&mut self, key: &str) -> Vec<u8> {
+    /// One key of `input keyevent`, by name (`BACK`, `KEYCODE_BACK`) or code (`4`).
+    fn key(&mut self, key: &str) -> Output {
         let from = self.current.clone();
-        match key {
-            "KEYCODE_BACK" | "4" => {
+        let name = key.strip_prefix("KEYCODE_").unwrap_or(key);
+        let name = match name {
+            "3" => "HOME",
+            "4" => "BACK",
+            "66" => "ENTER",
+            "67" => "DEL",
+            "82" => "MENU",
+            other => KEY_CODES
+                .iter()
+                .find(|(_, code)| *code == other)
+                .map_or(other, |(name, _)| name),
+        };
+        match name {
+            "BACK" => {
                 let recorded = self
                     .app
                     .transitions
@@ -344,32 +536,36 @@ impl Phone {
                     self.typed.clear();
                 }
             }
-            "KEYCODE_HOME" | "3" => {
+            "HOME" => {
                 if let Some(home) = self.app.home.clone() {
                     self.go(home);
                 }
             }
-            "KEYCODE_DEL" | "67" => {
+            "DEL" => {
                 if let Some(field) = self.focused
                     && let Some(text) = self.typed.get_mut(&field)
                 {
                     text.pop();
                 }
             }
-            "KEYCODE_ENTER" | "66" => {}
+            // Keys a recorded app has no answer to: the screen stays, as an app that ignores them.
+            "ENTER" | "MENU" | "TAB" | "ESCAPE" | "SEARCH" | "POWER" | "WAKEUP" | "SLEEP"
+            | "VOLUME_UP" | "VOLUME_DOWN" | "VOLUME_MUTE" | "APP_SWITCH" | "DPAD_UP"
+            | "DPAD_DOWN" | "DPAD_LEFT" | "DPAD_RIGHT" | "DPAD_CENTER" | "SPACE" | "MOVE_HOME"
+            | "MOVE_END" | "PAGE_UP" | "PAGE_DOWN" | "CAMERA" | "NOTIFICATION" => {}
             other => {
                 self.record(json!({"action": "key", "key": other, "error": "unknown key"}));
-                return format!("Error: unknown key {other}\n").into_bytes();
+                return Output::fail(1, format!("Error: Unknown keycode: {key}\n"));
             }
         }
         self.record(json!({"action": "key", "key": key, "screen": from, "to": self.current}));
-        Vec::new()
+        Output::ok("")
     }
 
-    fn launch(&mut self, package: &str) -> Vec<u8> {
+    fn launch(&mut self, package: &str) -> Output {
         if package != self.app.package {
             self.record(json!({"action": "launch", "package": package, "error": "no such app"}));
-            return b"** No activities found to run, monkey aborted.\n".to_vec();
+            return Output::fail(252, "** No activities found to run, monkey aborted.\n");
         }
         let from = self.current.clone();
         self.history.clear();
@@ -379,14 +575,83 @@ impl Phone {
         self.record(
             json!({"action": "launch", "package": package, "screen": from, "to": self.current}),
         );
-        b"  bash arg: -p\n  bash arg: 1\nEvents injected: 1\n".to_vec()
+        Output::ok("  bash arg: -p\n  bash arg: 1\nEvents injected: 1\n")
     }
 
-    fn broadcast(&mut self, action: &str, rest: &[&str]) -> Vec<u8> {
-        let done = format!(
-            "Broadcasting: Intent {{ act={action} flg=0x400000 }}\nBroadcast completed: result=0\n"
+    /// `am start [-W] [-S] -n PKG/ACTIVITY …`: the app's launch screen; other intents (a
+    /// browser's `-a VIEW -d URL`) start nothing the simulator has.
+    fn start_activity(&mut self, args: &[&str]) -> Output {
+        let component = args
+            .windows(2)
+            .find(|w| w[0] == "-n")
+            .map(|w| w[1])
+            .or_else(|| {
+                args.iter()
+                    .copied()
+                    .find(|a| a.contains('/') && !a.starts_with('-'))
+            });
+        let Some(component) = component else {
+            return Output::fail(1, "Error: Activity not started, unable to resolve Intent\n");
+        };
+        let package = component.split('/').next().unwrap_or_default();
+        if package != self.app.package {
+            self.record(json!({"action": "launch", "package": package, "error": "no such app"}));
+            return Output::fail(
+                1,
+                format!("Error type 3\nError: Activity class {{{component}}} does not exist.\n"),
+            );
+        }
+        let launched = self.launch(package);
+        if launched.code != 0 {
+            return launched;
+        }
+        Output::ok(format!("Starting: Intent {{ cmp={component} }}\n"))
+    }
+
+    /// `am force-stop PKG`: the app is gone from the screen; the next launch starts it afresh.
+    fn force_stop(&mut self, package: &str) -> Output {
+        if package == self.app.package {
+            let from = self.current.clone();
+            if let Some(home) = self.app.home.clone() {
+                self.go(home);
+            }
+            self.history.clear();
+            self.record(json!({"action": "force_stop", "package": package, "screen": from, "to": self.current}));
+        }
+        Output::ok("")
+    }
+
+    /// `pm list packages [-f] [-3] [FILTER]`: the recorded app and the input methods.
+    fn list_packages(&self, args: &[&str]) -> Output {
+        let with_path = args.contains(&"-f");
+        let filter = args.iter().find(|a| !a.starts_with('-'));
+        let mut packages = vec![self.app.package.as_str(), "com.android.adbkeyboard"];
+        if !args.contains(&"-3") {
+            packages.extend([
+                "android",
+                "com.android.settings",
+                "com.android.inputmethod.latin",
+            ]);
+        }
+        Output::ok(
+            packages
+                .iter()
+                .filter(|p| filter.is_none_or(|f| p.contains(f)))
+                .map(|p| {
+                    if with_path {
+                        format!("package:/data/app/{p}-1/base.apk={p}\n")
+                    } else {
+                        format!("package:{p}\n")
+                    }
+                })
+                .collect::<String>(),
         )
-        .into_bytes();
+    }
+
+    fn broadcast(&mut self, action: &str, rest: &[&str]) -> Output {
+        let done = Output::ok(format!(
+            "Broadcasting: Intent {{ act={action} flg=0x400000 }}\nBroadcast completed: result=0\n"
+        ));
         // ADB Keyboard acts only while it is the input method, as on a phone.
         if self.ime != ADB_KEYBOARD {
             self.record(json!({"action": "broadcast", "intent": action, "ignored": "ADB Keyboard is not the input method"}));
@@ -399,7 +664,7 @@ impl Phone {
                         let text = String::from_utf8_lossy(&bytes).into_owned();
                         self.type_text(&text);
                     }
-                    Err(e) => return format!("Error: bad base64: {e}\n").into_bytes(),
+                    Err(e) => return Output::fail(1, format!("Error: bad base64: {e}\n")),
                 }
             }
             ("ADB_INPUT_TEXT", ["--es", "msg", text @ ..]) => {
@@ -475,20 +740,16 @@ impl Phone {
     }
 }
 
-/// The system properties agents read to name the device.
+/// A system property's value; empty for one the phone does not have, as `getprop` prints it.
 fn property(name: &str) -> &'static str {
-    match name {
-        "ro.product.model" => "Atlas_Simulator",
-        "ro.product.manufacturer" => "Atlas",
-        "ro.product.name" | "ro.product.device" => "atlas_sim",
-        "ro.build.version.release" => "14",
-        "ro.build.version.sdk" => "34",
-        _ => "",
-    }
+    PROPERTIES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map_or("", |(_, v)| v)
 }
 
-fn usage(what: &str) -> Vec<u8> {
-    format!("Error: usage: {what}\n").into_bytes()
+fn usage(what: &str) -> Output {
+    Output::fail(1, format!("Error: usage: {what}\n"))
 }
 
 fn escape(text: &str) -> String {
@@ -497,48 +758,4 @@ fn escape(text: &str) -> String {
         .replace('>', "&gt;")
         .replace('"', "&quot;")
         .replace('\'', "&apos;")
-}
-
-/// A shell command's words: spaces separate them; single and double quotes group.
-fn split(command: &str) -> Vec<String> {
-    let mut words = Vec::new();
-    let mut word = String::new();
-    let mut quote: Option<char> = None;
-    let mut started = false;
-    for c in command.chars() {
-        match (quote, c) {
-            (Some(q), c) if c == q => quote = None,
-            (Some(_), c) => word.push(c),
-            (None, '\'' | '"') => {
-                quote = Some(c);
-                started = true;
-            }
-            (None, c) if c.is_whitespace() => {
-                if started || !word.is_empty() {
-                    words.push(std::mem::take(&mut word));
-                    started = false;
-                }
-            }
-            (None, c) => word.push(c),
-        }
-    }
-    if started || !word.is_empty() {
-        words.push(word);
-    }
-    words
-}
-
-#[cfg(test)]
-mod tests {
-    use super::split;
-
-    #[test]
-    fn shell_words_split_at_spaces_and_group_in_quotes() {
-        assert_eq!(split("input tap 10 20"), ["input", "tap", "10", "20"]);
-        assert_eq!(
-            split("input text 'a b' \"c\""),
-            ["input", "text", "a b", "c"]
-        );
-        assert_eq!(split("ime set ''"), ["ime", "set", ""]);
-    }
 }

@@ -4,7 +4,7 @@
 //! Paths are absolute and compared after normalising slashes, and `/storage/emulated/0` is the
 //! same folder as `/sdcard`, as on a phone.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// All the phone's files together may hold this much: pushes past it fail as a full phone's do.
 pub const CAPACITY: usize = 256 * 1024 * 1024;
@@ -16,6 +16,8 @@ const FOLDERS: [&str; 5] = ["/", "/sdcard", "/data", "/data/local", "/data/local
 #[derive(Default)]
 pub struct Storage {
     files: BTreeMap<String, Vec<u8>>,
+    /// Folders made (`mkdir`), beside the standard ones and those holding files.
+    made: BTreeSet<String>,
     /// The files' bytes, together.
     used: usize,
 }
@@ -55,13 +57,56 @@ impl Storage {
         }
     }
 
-    /// A folder: a standard one, or one that holds a file.
+    /// A folder: a standard one, one made, or one that holds a file or folder.
     pub fn is_dir(&self, path: &str) -> bool {
         let path = normalise(path);
+        let inside = |f: &String| {
+            f.len() > path.len() && f.starts_with(&path) && f[path.len()..].starts_with('/')
+        };
         FOLDERS.contains(&path.as_str())
-            || self.files.keys().any(|f| {
-                f.len() > path.len() && f.starts_with(&path) && f[path.len()..].starts_with('/')
-            })
+            || self.made.contains(&path)
+            || self.files.keys().any(inside)
+            || self.made.iter().any(inside)
+    }
+
+    /// Makes a folder (`mkdir`; with `parents`, `mkdir -p`, those above it too and no error
+    /// when it is there). The error is `mkdir`'s words.
+    pub fn make_dir(&mut self, path: &str, parents: bool) -> Result<(), &'static str> {
+        let path = normalise(path);
+        if self.files.contains_key(&path) {
+            return Err("File exists");
+        }
+        if self.is_dir(&path) {
+            return if parents { Ok(()) } else { Err("File exists") };
+        }
+        let parent = path
+            .rsplit_once('/')
+            .map_or("/", |(p, _)| if p.is_empty() { "/" } else { p });
+        if !parents && !self.is_dir(parent) {
+            return Err("No such file or directory");
+        }
+        self.made.insert(path);
+        Ok(())
+    }
+
+    /// The names directly in a folder, files and folders, sorted as `ls` lists them.
+    pub fn entries(&self, folder: &str) -> Vec<String> {
+        let folder = normalise(folder);
+        let prefix = if folder == "/" {
+            folder
+        } else {
+            format!("{folder}/")
+        };
+        let mut names: BTreeSet<String> = BTreeSet::new();
+        let standard = FOLDERS.iter().map(|f| f.to_string());
+        for path in self.files.keys().chain(&self.made).cloned().chain(standard) {
+            if let Some(rest) = path.strip_prefix(&prefix)
+                && let Some(name) = rest.split('/').next().filter(|n| !n.is_empty())
+            {
+                names.insert(name.to_string());
+            }
+        }
+        names.into_iter().collect()
     }
 
     /// The files directly in a folder, by name, with their sizes.
@@ -112,6 +157,16 @@ mod tests {
         assert_eq!(storage.list("/sdcard"), [("shot.png".to_string(), 3)]);
         assert!(storage.remove("/sdcard/shot.png") && !storage.remove("/sdcard/shot.png"));
         assert_eq!(storage.get("/sdcard/shot.png"), None);
+        // Folders made are folders, listed beside files.
+        assert_eq!(
+            storage.make_dir("/sdcard/a/b", false),
+            Err("No such file or directory")
+        );
+        assert_eq!(storage.make_dir("/sdcard/a/b", true), Ok(()));
+        assert!(storage.is_dir("/sdcard/a") && storage.is_dir("/sdcard/a/b"));
+        assert_eq!(storage.make_dir("/sdcard/a", false), Err("File exists"));
+        assert!(storage.put("/sdcard/z.txt", vec![1]));
+        assert_eq!(storage.entries("/sdcard"), ["a", "z.txt"]);
     }
 
     #[test]

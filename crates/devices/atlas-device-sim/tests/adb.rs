@@ -352,3 +352,148 @@ fn dark_pixels(png: &[u8], width: usize, (l, t, r, b): (i64, i64, i64, i64)) -> 
     }
     dark
 }
+
+/// What `adb -s SERIAL shell LINE` printed on stdout and its exit status.
+fn shell(serial: &str, line: &str) -> (String, Option<i32>) {
+    let out = Command::new("adb")
+        .args(["-s", serial, "shell", line])
+        .output()
+        .unwrap();
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        out.status.code(),
+    )
+}
+
+/// Serves a phone on the recording's launch screen (or `start`) to Debian's adb; its serial.
+fn serve(dir: &Path, start: Option<&str>) -> (String, Arc<Mutex<Phone>>) {
+    let app = RecordedApp::read(dir).unwrap();
+    let phone = Arc::new(Mutex::new(Phone::new(app, start).unwrap()));
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let serial = listener.local_addr().unwrap().to_string();
+    {
+        let phone = phone.clone();
+        std::thread::spawn(move || atlas_device_sim::adb::serve(listener, phone));
+    }
+    assert!(adb(&["connect", &serial]).contains("connected"));
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !adb(&["devices"]).contains(&format!("{serial}\tdevice")) {
+        assert!(Instant::now() < deadline, "the simulator never came online");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    (serial, phone)
+}
+
+/// The commands DroidBot (`droidbot/adapter/adb.py`), Open-AutoGLM and common test scripts send,
+/// through Debian's adb, answered as a phone answers them — exit statuses included.
+#[test]
+fn common_adb_clients_commands_are_answered_as_a_phone_answers() {
+    let Some(dir) = recording() else {
+        eprintln!("no DroidTask folder: skipped");
+        return;
+    };
+    if !adb_installed() {
+        eprintln!("adb is not installed: skipped");
+        return;
+    }
+    let (serial, phone) = serve(&dir, None);
+    let package = RecordedApp::read(&dir).unwrap().package;
+    let (w, h) = phone.lock().unwrap().screen_size();
+    let ok = |line: &str| ok_on(&serial, line);
+    // Exit statuses reach the host (the shell protocol), as on a phone.
+    assert_eq!(shell(&serial, "false").1, Some(1));
+    assert_eq!(shell(&serial, "nosuchcommand").1, Some(127));
+    assert_eq!(shell(&serial, "exit 3").1, Some(3));
+    // Commands joined and piped.
+    assert_eq!(ok("echo a && echo b; false || echo c"), "a\nb\nc\n");
+    let focus = ok("dumpsys window windows | grep -E 'mCurrentFocus|mFocusedApp'");
+    assert_eq!(focus.lines().count(), 2, "{focus}");
+    assert!(focus.contains(&package), "{focus}");
+    // What DroidBot reads of the display, in the forms its regular expressions expect.
+    let display = ok("dumpsys display");
+    let size = format!("deviceWidth={w}, deviceHeight={h}");
+    assert!(
+        display
+            .lines()
+            .any(|l| l.contains("DisplayViewport{valid=true, ")
+                && l.contains("orientation=0, ")
+                && l.contains(&size)),
+        "{display}"
+    );
+    assert_eq!(ok("wm density"), "Physical density: 440\n");
+    assert!(
+        ok("pm list packages -f")
+            .lines()
+            .any(|l| l == format!("package:/data/app/{package}-1/base.apk={package}"))
+    );
+    assert!(ok("pm list packages").contains(&format!("package:{package}\n")));
+    assert_eq!(
+        ok("settings get secure enabled_accessibility_services"),
+        "null\n"
+    );
+    ok("settings put secure enabled_accessibility_services a/.B");
+    assert_eq!(
+        ok("settings get secure enabled_accessibility_services"),
+        "a/.B\n"
+    );
+    assert!(ok("dumpsys activity activities").contains(&format!(
+        "mResumedActivity: ActivityRecord{{b1e55ed u0 {package}/"
+    )));
+    // Starting and stopping the app.
+    let launch = phone.lock().unwrap().current().to_string();
+    let activity = ok("dumpsys activity top | grep mResumedActivity");
+    let component = activity
+        .split_whitespace()
+        .find(|w| w.contains('/'))
+        .unwrap()
+        .to_string();
+    ok(&format!("am force-stop {package}"));
+    assert!(ok(&format!("am start -n {component}")).contains("Starting: Intent"));
+    assert_eq!(phone.lock().unwrap().current(), launch);
+    assert_eq!(
+        shell(&serial, "am start -n com.example.nothing/.Main").1,
+        Some(1)
+    );
+    // Keys by name and by code; a swipe from the touchscreen; files and folders.
+    for key in ["BACK", "HOME", "MENU", "KEYCODE_MENU", "82", "ENTER"] {
+        ok(&format!("input keyevent {key}"));
+    }
+    assert_eq!(shell(&serial, "input keyevent NOSUCHKEY").1, Some(1));
+    ok("input touchscreen swipe 100 800 100 300 200");
+    ok("mkdir /sdcard/atlas && mkdir -p /sdcard/atlas/a/b");
+    assert!(ok("ls /sdcard").lines().any(|l| l == "atlas"));
+    assert_eq!(shell(&serial, "mkdir /sdcard/atlas").1, Some(1));
+    assert!(ok("logcat -d").starts_with("--------- beginning of main"));
+    // The screen's dump straight to the terminal.
+    let xml = ok("uiautomator dump /dev/tty");
+    assert!(
+        xml.starts_with("<?xml") && xml.contains("</hierarchy>"),
+        "{xml}"
+    );
+    adb(&["disconnect", &serial]);
+
+    // Typing through `input text`, `%s` a space as Android reads it, into a field just tapped.
+    let events = std::fs::read_dir(dir.join("events")).unwrap();
+    let typing = events
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .filter_map(|text| serde_json::from_str::<EventFile>(&text).ok())
+        .find(|e| e.event["event_type"] == "set_text")
+        .expect("the notes recording types somewhere");
+    let (serial, _) = serve(&dir, Some(&typing.start_state));
+    let b = &typing.event["view"]["bounds"];
+    let (x, y) = (
+        (b[0][0].as_i64().unwrap() + b[1][0].as_i64().unwrap()) / 2,
+        (b[0][1].as_i64().unwrap() + b[1][1].as_i64().unwrap()) / 2,
+    );
+    ok_on(&serial, &format!("input tap {x} {y}"));
+    ok_on(&serial, "input text hello%sworld");
+    let xml = ok_on(&serial, "uiautomator dump /dev/tty");
+    assert!(xml.contains("text=\"hello world\""), "{xml}");
+    adb(&["disconnect", &serial]);
+}
+
+fn ok_on(serial: &str, line: &str) -> String {
+    let (out, code) = shell(serial, line);
+    assert_eq!(code, Some(0), "`{line}` failed: {out}");
+    out
+}
