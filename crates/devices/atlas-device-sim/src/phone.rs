@@ -135,6 +135,23 @@ impl Phone {
         })
     }
 
+    /// The app back on its launch screen, or on `start`, as a fresh phone would show it: nothing
+    /// typed, no way back; files and settings stay. Fails (and changes nothing) for a screen the
+    /// recording does not have.
+    pub fn reset(&mut self, start: Option<&str>) -> Result<(), String> {
+        let current = match start {
+            Some(s) if self.app.screens.contains_key(s) => s.to_string(),
+            Some(s) => return Err(format!("no screen {s}")),
+            None => self.app.launch.clone(),
+        };
+        self.record(json!({"action": "reset", "screen": self.current, "to": current}));
+        self.current = current;
+        self.history.clear();
+        self.focused = None;
+        self.typed.clear();
+        Ok(())
+    }
+
     /// Logs every action to `log` as JSON lines.
     pub fn log_to(&mut self, log: Box<dyn Write + Send>) {
         self.log = Some(log);

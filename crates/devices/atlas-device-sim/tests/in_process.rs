@@ -98,3 +98,54 @@ fn views_off_the_screen_are_not_in_the_dump() {
         "{hidden:?} is off the screen"
     );
 }
+
+/// Every field a DroidTask app's recording types into shows what is typed after a tap on it,
+/// in every app (a toolbar's search field, a dialog's text field, a note's body).
+#[test]
+fn typing_after_a_tap_shows_in_the_field_in_every_app() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../../shared/data/droidtask-dev/user_tasks");
+    if !root.is_dir() {
+        eprintln!("no DroidTask folder: skipped");
+        return;
+    }
+    let mut apps = 0;
+    let mut missing = Vec::new();
+    for entry in std::fs::read_dir(&root).unwrap() {
+        let dir = entry.unwrap().path();
+        let Ok(app) = RecordedApp::read(&dir) else {
+            continue;
+        };
+        let fields: Vec<(String, [[i64; 2]; 2])> = app
+            .transitions
+            .keys()
+            .filter_map(|(from, trigger)| match trigger {
+                atlas_device_sim::app::Trigger::Type(field, _) => Some((from.clone(), *field)),
+                _ => None,
+            })
+            .collect();
+        if fields.is_empty() {
+            continue;
+        }
+        apps += 1;
+        let mut phone = Phone::new(app, None).unwrap();
+        for (screen, field) in fields {
+            phone.reset(Some(&screen)).unwrap();
+            let (x, y) = (
+                (field[0][0] + field[1][0]) / 2,
+                (field[0][1] + field[1][1]) / 2,
+            );
+            phone.run(&format!("input tap {x} {y}"));
+            if phone.current() != screen {
+                continue;
+            }
+            phone.run("input text zq%sxw");
+            let xml = String::from_utf8(phone.run("uiautomator dump /dev/tty")).unwrap();
+            if !xml.contains("zq xw") && phone.current() == screen {
+                missing.push(format!("{}: {screen} {field:?}", dir.display()));
+            }
+        }
+    }
+    assert!(apps >= 2, "only {apps} apps type anywhere");
+    assert!(missing.is_empty(), "typed text not shown: {missing:#?}");
+}
