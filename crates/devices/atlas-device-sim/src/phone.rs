@@ -86,6 +86,8 @@ pub struct Phone {
     /// When the phone started (seconds since 1970): the time its files carry.
     booted_at: u32,
     log: Option<Box<dyn Write + Send>>,
+    /// Which phone this is in a log several phones share.
+    label: Option<String>,
     glyphs: Option<crate::render::Glyphs>,
 }
 
@@ -131,6 +133,7 @@ impl Phone {
                 .duration_since(UNIX_EPOCH)
                 .map_or(0, |d| d.as_secs() as u32),
             log: None,
+            label: None,
             glyphs: crate::render::Glyphs::find(),
         })
     }
@@ -150,6 +153,11 @@ impl Phone {
         self.focused = None;
         self.typed.clear();
         Ok(())
+    }
+
+    /// Names the phone in its log lines (`phone`), where several phones share one log.
+    pub fn set_label(&mut self, label: &str) {
+        self.label = Some(label.to_string());
     }
 
     /// Logs every action to `log` as JSON lines.
@@ -172,9 +180,13 @@ impl Phone {
         &self.app.screens[&self.current].views
     }
 
-    fn record(&mut self, action: serde_json::Value) {
+    fn record(&mut self, mut action: serde_json::Value) {
+        if let (Some(label), Some(fields)) = (&self.label, action.as_object_mut()) {
+            fields.insert("phone".into(), label.clone().into());
+        }
         if let Some(log) = &mut self.log {
-            let _ = writeln!(log, "{action}");
+            // One write a line, so phones sharing a log (appending) never interleave within one.
+            let _ = log.write_all(format!("{action}\n").as_bytes());
             let _ = log.flush();
         }
     }

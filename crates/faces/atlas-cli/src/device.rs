@@ -14,26 +14,34 @@ use crate::args::*;
 pub(crate) enum DeviceCommand {
     /// The devices adb and hdc know, with their state (`device`, `offline`, `unauthorized`…).
     List,
-    /// A simulated phone replaying a DroidBot/DroidTask recording (`states/`, `events/`) or an
-    /// app of a data folder's graph, served with adb's device protocol: `adb connect ADDR`, then
-    /// any adb command.
+    /// Simulated phones replaying DroidBot/DroidTask recordings (`states/`, `events/`) or an
+    /// app of a data folder's graph, served with adb's device protocol: `adb connect ADDR`,
+    /// then any adb command. Several sources, or `--phones N`, serve several phones from one
+    /// process, each on its own port (its own serial) with its own state.
     Sim {
-        /// The recording's folder, e.g. ../shared/data/droidtask-dev/user_tasks/notes.
+        /// The recordings' folders, e.g. ../shared/data/droidtask-dev/user_tasks/notes (each
+        /// gives `--phones` phones).
         #[arg(required_unless_present = "app", conflicts_with = "app")]
-        source: Option<PathBuf>,
+        source: Vec<PathBuf>,
         /// Play this app of the graph in `--data` instead (read without locking the folder, so
         /// `atlas serve` may run on it meanwhile).
         #[arg(long)]
         app: Option<String>,
         #[command(flatten)]
         data: DataArgs,
+        /// The first phone's address; the others take the ports after it (port 0: each any
+        /// free port). Every phone's address is printed on stderr.
         #[arg(long, default_value = "127.0.0.1:5555")]
         listen: String,
+        /// Phones for each source.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=64))]
+        phones: u16,
         /// Start on this screen (a recorded `state_str`, a page id or a page name) instead of
         /// the app's launch screen.
         #[arg(long)]
         start: Option<String>,
-        /// Append every action received to this file, one JSON line each.
+        /// Append every action received to this file, one JSON line each (with the phone's
+        /// address as `phone` when there are several).
         #[arg(long)]
         log: Option<PathBuf>,
     },
@@ -72,38 +80,77 @@ pub(crate) fn device(what: DeviceCommand) -> Result<ExitCode> {
             app,
             data,
             listen,
+            phones,
             start,
             log,
         } => {
-            let app = match (source, app) {
-                (Some(source), _) => atlas_device_sim::RecordedApp::read(&source),
-                (None, Some(app_id)) => graph_app(&data.data, &app_id),
-                (None, None) => unreachable!("clap requires a source or --app"),
+            let apps = match app {
+                Some(app_id) => vec![graph_app(&data.data, &app_id)],
+                None => source
+                    .iter()
+                    .map(|s| atlas_device_sim::RecordedApp::read(s))
+                    .collect(),
             }
+            .into_iter()
+            .collect::<Result<Vec<_>, String>>()
             .map_err(|e| anyhow::anyhow!(e))?;
-            let (screens, transitions, package) = (
-                app.screens.len(),
-                app.transitions.len(),
-                app.package.clone(),
-            );
-            let mut phone = atlas_device_sim::Phone::new(app, start.as_deref())
-                .map_err(|e| anyhow::anyhow!(e))?;
-            if let Some(path) = &log {
-                let file = std::fs::OpenOptions::new()
-                    .create(true)
-                    .append(true)
-                    .open(path)
-                    .with_context(|| format!("cannot open {}", path.display()))?;
-                phone.log_to(Box::new(file));
+            let first: std::net::SocketAddr = listen
+                .parse()
+                .with_context(|| format!("--listen {listen} is not an address and port"))?;
+            let count = apps.len() * usize::from(phones);
+            let several = count > 1;
+            let mut served = Vec::new();
+            for (k, app) in apps
+                .iter()
+                .flat_map(|app| std::iter::repeat_n(app, usize::from(phones)))
+                .enumerate()
+            {
+                let mut addr = first;
+                if first.port() != 0 {
+                    let port = usize::from(first.port()) + k;
+                    addr.set_port(
+                        u16::try_from(port)
+                            .context("too many phones for the ports after --listen")?,
+                    );
+                }
+                let listener = std::net::TcpListener::bind(addr)
+                    .with_context(|| format!("cannot listen on {addr}"))?;
+                let addr = listener.local_addr()?;
+                let mut phone = atlas_device_sim::Phone::new(app.clone(), start.as_deref())
+                    .map_err(|e| anyhow::anyhow!(e))?;
+                if several {
+                    phone.set_label(&addr.to_string());
+                }
+                if let Some(path) = &log {
+                    let file = std::fs::OpenOptions::new()
+                        .create(true)
+                        .append(true)
+                        .open(path)
+                        .with_context(|| format!("cannot open {}", path.display()))?;
+                    phone.log_to(Box::new(file));
+                }
+                eprintln!(
+                    "simulated phone {} ({} screens, {} transitions) on {addr}: adb connect {addr}",
+                    app.package,
+                    app.screens.len(),
+                    app.transitions.len(),
+                );
+                served.push((listener, phone));
             }
-            let listener = std::net::TcpListener::bind(&listen)
-                .with_context(|| format!("cannot listen on {listen}"))?;
-            eprintln!(
-                "simulated phone {package} ({screens} screens, {transitions} transitions) on {}: adb connect {}",
-                listener.local_addr()?,
-                listener.local_addr()?
-            );
-            atlas_device_sim::adb::serve(listener, Arc::new(std::sync::Mutex::new(phone)))?;
+            // Each phone its own thread: an adb client drives them in parallel.
+            let threads: Vec<_> = served
+                .into_iter()
+                .map(|(listener, phone)| {
+                    let phone = Arc::new(std::sync::Mutex::new(phone));
+                    std::thread::spawn(move || atlas_device_sim::adb::serve(listener, phone))
+                })
+                .collect();
+            for thread in threads {
+                match thread.join() {
+                    Ok(result) => result?,
+                    Err(_) => anyhow::bail!("a simulated phone stopped unexpectedly"),
+                }
+            }
             Ok(ExitCode::SUCCESS)
         }
     }

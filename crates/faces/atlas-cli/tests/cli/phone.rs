@@ -647,3 +647,129 @@ fn a_planner_chooses_a_route_over_the_map_and_the_agent_walks_it_without_the_scr
     adb(&["disconnect", &serial]);
     server.stop();
 }
+
+/// Several phones from one `atlas device sim`: two recordings, two phones each, every one its
+/// own serial and its own state, driven by adb in parallel.
+#[test]
+fn one_simulator_serves_several_phones_each_its_own() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../../shared/data/droidtask-dev/user_tasks");
+    if !root.join("notes/states").is_dir() {
+        eprintln!("no DroidTask folder: skipped");
+        return;
+    }
+    if !adb_installed() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("actions.jsonl");
+    let mut sim = KillOnDrop(
+        Command::new(env!("CARGO_BIN_EXE_atlas"))
+            .args(["device", "sim"])
+            .arg(root.join("notes"))
+            .arg(root.join("clock"))
+            .args(["--phones", "2", "--listen", "127.0.0.1:0", "--log"])
+            .arg(&log)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let mut phones = Vec::new();
+    {
+        use std::io::BufRead;
+        let mut lines = std::io::BufReader::new(sim.0.stderr.as_mut().unwrap()).lines();
+        for _ in 0..4 {
+            let line = lines.next().unwrap().unwrap();
+            let addr = line
+                .rsplit("adb connect ")
+                .next()
+                .unwrap()
+                .trim()
+                .to_string();
+            phones.push((line, addr));
+        }
+    }
+    let packages: Vec<&str> = phones
+        .iter()
+        .map(|(line, _)| line.split_whitespace().nth(2).unwrap())
+        .collect();
+    assert_eq!(packages[0], packages[1]);
+    assert_eq!(packages[2], packages[3]);
+    assert_ne!(packages[0], packages[2]);
+    for (_, addr) in &phones {
+        assert!(adb(&["connect", addr]).contains("connected"));
+    }
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !phones
+        .iter()
+        .all(|(_, addr)| adb(&["devices"]).contains(&format!("{addr}\tdevice")))
+    {
+        assert!(Instant::now() < deadline, "not every phone came online");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // In parallel: each phone answers its own commands.
+    let answers: Vec<String> = std::thread::scope(|scope| {
+        let handles: Vec<_> = phones
+            .iter()
+            .map(|(_, addr)| {
+                scope.spawn(move || {
+                    let mut said = String::new();
+                    for i in 0..5 {
+                        said += &adb(&[
+                            "-s",
+                            addr,
+                            "shell",
+                            &format!("echo {i} && dumpsys window | grep mFocusedApp"),
+                        ]);
+                    }
+                    said
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for ((_, _), (answer, package)) in phones.iter().zip(answers.iter().zip(&packages)) {
+        assert_eq!(answer.lines().count(), 10, "{answer}");
+        assert!(answer.contains(package), "{answer}");
+    }
+    // A tap on one phone moves that phone only.
+    let app = atlas_device_sim::RecordedApp::read(&root.join("notes")).unwrap();
+    let bounds = app
+        .transitions
+        .keys()
+        .find_map(|(from, trigger)| match trigger {
+            atlas_device_sim::app::Trigger::Tap(b) if *from == app.launch => Some(*b),
+            _ => None,
+        })
+        .expect("a recorded tap on the launch screen");
+    let (x, y) = (
+        (bounds[0][0] + bounds[1][0]) / 2,
+        (bounds[0][1] + bounds[1][1]) / 2,
+    );
+    let dump = |addr: &str| adb(&["-s", addr, "shell", "uiautomator dump /dev/tty"]);
+    let (a, b) = (&phones[0].1, &phones[1].1);
+    assert_eq!(dump(a), dump(b));
+    adb(&[
+        "-s",
+        a,
+        "shell",
+        "input",
+        "tap",
+        &x.to_string(),
+        &y.to_string(),
+    ]);
+    assert_ne!(dump(a), dump(b), "the tap moved both phones, or neither");
+    // The shared log names the phone of each action.
+    let text = std::fs::read_to_string(&log).unwrap();
+    let taps: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|l| l["action"] == "tap")
+        .collect();
+    assert_eq!(taps.len(), 1, "{text}");
+    assert_eq!(taps[0]["phone"], a.as_str());
+    for (_, addr) in &phones {
+        adb(&["disconnect", addr]);
+    }
+}
