@@ -10,6 +10,8 @@ use clap::Subcommand;
 
 use crate::args::*;
 
+// Parsed once per run: the size of its largest variant does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 pub(crate) enum DeviceCommand {
     /// The devices adb and hdc know, with their state (`device`, `offline`, `unauthorized`…).
