@@ -59,13 +59,14 @@ const INPUT_SOURCES: [&str; 10] = [
     "joystick",
 ];
 /// The system properties agents read to name the device.
-const PROPERTIES: [(&str, &str); 6] = [
+const PROPERTIES: [(&str, &str); 7] = [
     ("ro.build.version.release", "14"),
     ("ro.build.version.sdk", "34"),
     ("ro.product.device", "atlas_sim"),
     ("ro.product.manufacturer", "Atlas"),
     ("ro.product.model", "Atlas_Simulator"),
     ("ro.product.name", "atlas_sim"),
+    ("ro.sf.lcd_density", "440"),
 ];
 
 /// A simulated phone: a recorded app on the screen, its files, its input method, and the shell
@@ -224,6 +225,29 @@ impl Phone {
             ["dumpsys", "display", ..] => Output::ok(self.dumpsys_display()),
             ["dumpsys", "activity", "activities" | "top" | "a", ..] => {
                 Output::ok(self.dumpsys_activities())
+            }
+            ["dumpsys", "activity", "services" | "s", ..] => {
+                Output::ok("ACTIVITY MANAGER SERVICES (dumpsys activity services)\n  (nothing)\n")
+            }
+            ["dumpsys", "input", ..] => {
+                Output::ok("INPUT MANAGER (dumpsys input)\n  SurfaceOrientation: 0\n")
+            }
+            // Android's answer for a service the phone does not run (it exits 0).
+            ["dumpsys", service, ..] => Output::ok(format!("Can't find service: {service}\n")),
+            ["pm", "path", package] => {
+                if self.installed().contains(package) {
+                    Output::ok(format!("package:/data/app/{package}-1/base.apk\n"))
+                } else {
+                    Output::fail(1, "")
+                }
+            }
+            ["ps", ..] => Output::ok(format!(
+                "USER           PID  PPID     VSZ    RSS WCHAN            ADDR S NAME\nroot             1     0   12345   1234 0                   0 S init\nu0_a123       4242   321 1234567 123456 0                  0 S {}\n",
+                self.app.package
+            )),
+            // The framework's restart needs root, which a production phone does not give.
+            ["stop" | "start" | "reboot", ..] => {
+                Output::fail(1, format!("{}: must be root\n", words[0]))
             }
             ["uiautomator", "dump", rest @ ..] => self.dump(rest),
             ["cat", paths @ ..] if !paths.is_empty() => {
@@ -483,10 +507,13 @@ impl Phone {
         )
     }
 
+    /// The activity stack as `dumpsys activity activities` prints it: the task, its one
+    /// activity (`* Hist #0`, which DroidBot reads), the resumed one.
     fn dumpsys_activities(&self) -> String {
         let activity = &self.app.screens[&self.current].foreground_activity;
+        let record = format!("ActivityRecord{{b1e55ed u0 {activity} t1}}");
         format!(
-            "ACTIVITY MANAGER ACTIVITIES (dumpsys activity activities)\n  mResumedActivity: ActivityRecord{{b1e55ed u0 {activity} t1}}\n  topResumedActivity=ActivityRecord{{b1e55ed u0 {activity} t1}}\n"
+            "ACTIVITY MANAGER ACTIVITIES (dumpsys activity activities)\nDisplay #0 (activities from top to bottom):\n  Task id #1\n    * Hist #0: {record}\n  mResumedActivity: {record}\n  topResumedActivity={record}\n"
         )
     }
 
@@ -648,6 +675,18 @@ impl Phone {
             self.record(json!({"action": "force_stop", "package": package, "screen": from, "to": self.current}));
         }
         Output::ok("")
+    }
+
+    /// The packages on the phone: the recorded app and ADB Keyboard (installed by the user),
+    /// then the system's.
+    fn installed(&self) -> Vec<&str> {
+        vec![
+            self.app.package.as_str(),
+            "com.android.adbkeyboard",
+            "android",
+            "com.android.settings",
+            "com.android.inputmethod.latin",
+        ]
     }
 
     /// `pm list packages [-f] [-3] [FILTER]`: the recorded app and the input methods.

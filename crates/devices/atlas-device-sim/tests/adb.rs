@@ -439,6 +439,27 @@ fn common_adb_clients_commands_are_answered_as_a_phone_answers() {
     assert!(ok("dumpsys activity activities").contains(&format!(
         "mResumedActivity: ActivityRecord{{b1e55ed u0 {package}/"
     )));
+    // DroidBot's reading of the activity stack (`device.py`): a task line, then `* Hist #N:`.
+    let stack = ok("dumpsys activity activities");
+    assert!(stack.lines().any(|l| l.trim() == "Task id #1"), "{stack}");
+    assert!(
+        stack
+            .lines()
+            .any(|l| l.trim().starts_with("* Hist #0: ActivityRecord{")
+                && l.contains(&format!(" {package}/"))
+                && l.trim_end().ends_with(" t1}")),
+        "{stack}"
+    );
+    assert_eq!(
+        ok(&format!("pm path {package}")),
+        format!("package:/data/app/{package}-1/base.apk\n")
+    );
+    assert_eq!(shell(&serial, "pm path com.example.nothing").1, Some(1));
+    assert!(ok("dumpsys activity services").starts_with("ACTIVITY MANAGER SERVICES"));
+    assert!(ok("dumpsys input").contains("SurfaceOrientation: 0"));
+    assert_eq!(ok("getprop ro.sf.lcd_density"), "440\n");
+    assert!(ok("ps").contains(&package));
+    ok("settings put secure accessibility_enabled 1");
     // Starting and stopping the app.
     let launch = phone.lock().unwrap().current().to_string();
     let activity = ok("dumpsys activity top | grep mResumedActivity");
