@@ -28,6 +28,19 @@ fn adb_installed() -> bool {
     ok
 }
 
+/// The notes recording when it and Debian's adb are both here (else the test is skipped).
+fn ready() -> Option<PathBuf> {
+    let Some(dir) = recording() else {
+        eprintln!("no DroidTask folder: skipped");
+        return None;
+    };
+    if !adb_installed() {
+        eprintln!("adb is not installed: skipped");
+        return None;
+    }
+    Some(dir)
+}
+
 fn adb(args: &[&str]) -> String {
     let out = Command::new("adb").args(args).output().unwrap();
     String::from_utf8_lossy(&out.stdout).into_owned()
@@ -42,14 +55,7 @@ struct EventFile {
 
 #[test]
 fn adb_and_the_adb_backend_drive_a_recorded_app() {
-    let Some(dir) = recording() else {
-        eprintln!("no DroidTask folder: skipped");
-        return;
-    };
-    if !adb_installed() {
-        eprintln!("adb is not installed: skipped");
-        return;
-    }
+    let Some(dir) = ready() else { return };
     let app = RecordedApp::read(&dir).unwrap();
     let package = app.package.clone();
     let log = Arc::new(Mutex::new(Vec::<u8>::new()));
@@ -63,22 +69,8 @@ fn adb_and_the_adb_backend_drive_a_recorded_app() {
             Ok(())
         }
     }
-    let mut phone = Phone::new(app, None).unwrap();
-    phone.log_to(Box::new(Shared(log.clone())));
-    let phone = Arc::new(Mutex::new(phone));
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let serial = listener.local_addr().unwrap().to_string();
-    {
-        let phone = phone.clone();
-        std::thread::spawn(move || atlas_device_sim::adb::serve(listener, phone));
-    }
-    let connected = adb(&["connect", &serial]);
-    assert!(connected.contains("connected"), "{connected}");
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !adb(&["devices"]).contains(&format!("{serial}\tdevice")) {
-        assert!(Instant::now() < deadline, "the simulator never came online");
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    let (serial, phone) = serve(&dir, None);
+    phone.lock().unwrap().log_to(Box::new(Shared(log.clone())));
 
     // A demonstrated run's taps, by coordinates through `adb shell input tap`, reach the
     // recorded screens.
@@ -388,14 +380,7 @@ fn serve(dir: &Path, start: Option<&str>) -> (String, Arc<Mutex<Phone>>) {
 /// through Debian's adb, answered as a phone answers them — exit statuses included.
 #[test]
 fn common_adb_clients_commands_are_answered_as_a_phone_answers() {
-    let Some(dir) = recording() else {
-        eprintln!("no DroidTask folder: skipped");
-        return;
-    };
-    if !adb_installed() {
-        eprintln!("adb is not installed: skipped");
-        return;
-    }
+    let Some(dir) = ready() else { return };
     let (serial, phone) = serve(&dir, None);
     let package = RecordedApp::read(&dir).unwrap().package;
     let (w, h) = phone.lock().unwrap().screen_size();
