@@ -222,19 +222,17 @@ impl Connection {
         let id = self.new_id();
         self.send(Message::new(OKAY, id, host_id, &[]))?;
         let written = if v2 {
-            let mut bytes = Vec::new();
             // Packets small enough that each goes in one write.
             let room = self.max_payload - 5;
+            let mut packets = Vec::new();
             for (kind, data) in [
                 (SHELL_STDOUT, &output.stdout),
                 (SHELL_STDERR, &output.stderr),
             ] {
-                for piece in data.chunks(room) {
-                    bytes.extend(shell_packet(kind, piece));
-                }
+                packets.extend(data.chunks(room).map(|piece| shell_packet(kind, piece)));
             }
-            bytes.extend(shell_packet(SHELL_EXIT, &[output.code]));
-            self.write_packets(id, host_id, &bytes, room + 5)?
+            packets.push(shell_packet(SHELL_EXIT, &[output.code]));
+            self.write_packets(id, host_id, &packets)?
         } else {
             self.write_all(id, host_id, &output.merged())?
         };
@@ -265,31 +263,19 @@ impl Connection {
         }
     }
 
-    /// Writes shell packets on stream `id`, whole packets to a write where they fit in `room`.
-    fn write_packets(
-        &mut self,
-        id: u32,
-        host_id: u32,
-        bytes: &[u8],
-        room: usize,
-    ) -> io::Result<bool> {
-        let mut start = 0;
-        while start < bytes.len() {
-            let mut end = start;
-            while end < bytes.len() {
-                let len = u32::from_le_bytes(bytes[end + 1..end + 5].try_into().expect("4 bytes"));
-                let next = end + 5 + len as usize;
-                if next - start > room && end > start {
-                    break;
+    /// Writes shell packets on stream `id`, as many whole packets to a write as fit in one.
+    fn write_packets(&mut self, id: u32, host_id: u32, packets: &[Vec<u8>]) -> io::Result<bool> {
+        let mut batch = Vec::new();
+        for packet in packets {
+            if !batch.is_empty() && batch.len() + packet.len() > self.max_payload {
+                if !self.write_all(id, host_id, &batch)? {
+                    return Ok(false);
                 }
-                end = next;
+                batch.clear();
             }
-            if !self.write_all(id, host_id, &bytes[start..end])? {
-                return Ok(false);
-            }
-            start = end;
+            batch.extend_from_slice(packet);
         }
-        Ok(true)
+        self.write_all(id, host_id, &batch)
     }
 
     /// Writes `bytes` on stream `id` in pieces the host accepts, each acknowledged before the

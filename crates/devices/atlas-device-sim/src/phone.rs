@@ -24,8 +24,13 @@ use crate::storage::Storage;
 const ADB_KEYBOARD: &str = "com.android.adbkeyboard/.AdbIME";
 const LATIN_IME: &str = "com.android.inputmethod.latin/.LatinIME";
 const DEFAULT_DUMP: &str = "/sdcard/window_dump.xml";
-/// Android's key codes by name (`KEYCODE_` left off) for the names the phone knows.
-const KEY_CODES: [(&str, &str); 16] = [
+/// The keys the phone knows, by name (`KEYCODE_` left off) and Android's code. Back, Home and Del
+/// act; the others a recorded app has no answer to, so the screen stays, as an app that ignores
+/// them.
+const KEY_CODES: [(&str, &str); 27] = [
+    ("HOME", "3"),
+    ("BACK", "4"),
+    ("DEL", "67"),
     ("ENTER", "66"),
     ("MENU", "82"),
     ("TAB", "61"),
@@ -40,8 +45,16 @@ const KEY_CODES: [(&str, &str); 16] = [
     ("APP_SWITCH", "187"),
     ("SPACE", "62"),
     ("CAMERA", "27"),
-    ("DPAD_CENTER", "23"),
     ("NOTIFICATION", "83"),
+    ("DPAD_UP", "19"),
+    ("DPAD_DOWN", "20"),
+    ("DPAD_LEFT", "21"),
+    ("DPAD_RIGHT", "22"),
+    ("DPAD_CENTER", "23"),
+    ("MOVE_HOME", "122"),
+    ("MOVE_END", "123"),
+    ("PAGE_UP", "92"),
+    ("PAGE_DOWN", "93"),
 ];
 /// The screen density `wm density` and `dumpsys display` report (a common phone's).
 const DENSITY: u32 = 440;
@@ -568,16 +581,12 @@ impl Phone {
     fn key(&mut self, key: &str) -> Output {
         let from = self.current.clone();
         let name = key.strip_prefix("KEYCODE_").unwrap_or(key);
-        let name = match name {
-            "3" => "HOME",
-            "4" => "BACK",
-            "66" => "ENTER",
-            "67" => "DEL",
-            "82" => "MENU",
-            other => KEY_CODES
-                .iter()
-                .find(|(_, code)| *code == other)
-                .map_or(other, |(name, _)| name),
+        let Some(&(name, _)) = KEY_CODES
+            .iter()
+            .find(|(n, code)| *n == name || *code == name)
+        else {
+            self.record(json!({"action": "key", "key": name, "error": "unknown key"}));
+            return Output::fail(1, format!("Error: Unknown keycode: {key}\n"));
         };
         match name {
             "BACK" => {
@@ -604,15 +613,7 @@ impl Phone {
                     text.pop();
                 }
             }
-            // Keys a recorded app has no answer to: the screen stays, as an app that ignores them.
-            "ENTER" | "MENU" | "TAB" | "ESCAPE" | "SEARCH" | "POWER" | "WAKEUP" | "SLEEP"
-            | "VOLUME_UP" | "VOLUME_DOWN" | "VOLUME_MUTE" | "APP_SWITCH" | "DPAD_UP"
-            | "DPAD_DOWN" | "DPAD_LEFT" | "DPAD_RIGHT" | "DPAD_CENTER" | "SPACE" | "MOVE_HOME"
-            | "MOVE_END" | "PAGE_UP" | "PAGE_DOWN" | "CAMERA" | "NOTIFICATION" => {}
-            other => {
-                self.record(json!({"action": "key", "key": other, "error": "unknown key"}));
-                return Output::fail(1, format!("Error: Unknown keycode: {key}\n"));
-            }
+            _ => {}
         }
         self.record(json!({"action": "key", "key": key, "screen": from, "to": self.current}));
         Output::ok("")
@@ -657,10 +658,8 @@ impl Phone {
                 format!("Error type 3\nError: Activity class {{{component}}} does not exist.\n"),
             );
         }
-        let launched = self.launch(package);
-        if launched.code != 0 {
-            return launched;
-        }
+        // The package is the app's: the launch cannot fail.
+        self.launch(package);
         Output::ok(format!("Starting: Intent {{ cmp={component} }}\n"))
     }
 
@@ -689,17 +688,14 @@ impl Phone {
         ]
     }
 
-    /// `pm list packages [-f] [-3] [FILTER]`: the recorded app and the input methods.
+    /// `pm list packages [-f] [-3] [FILTER]`: what [`Phone::installed`] has (`-3`: what the user
+    /// installed).
     fn list_packages(&self, args: &[&str]) -> Output {
         let with_path = args.contains(&"-f");
         let filter = args.iter().find(|a| !a.starts_with('-'));
-        let mut packages = vec![self.app.package.as_str(), "com.android.adbkeyboard"];
-        if !args.contains(&"-3") {
-            packages.extend([
-                "android",
-                "com.android.settings",
-                "com.android.inputmethod.latin",
-            ]);
+        let mut packages = self.installed();
+        if args.contains(&"-3") {
+            packages.truncate(2);
         }
         Output::ok(
             packages

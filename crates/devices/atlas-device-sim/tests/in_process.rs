@@ -1,20 +1,34 @@
 //! The simulated phone driven in-process through Atlas's ADB backend (no adb program): the
 //! same commands as over the wire, on the DroidTask `notes` recording.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use atlas_device::{Device, DeviceError, Key, Point};
 use atlas_device_sim::{Phone, RecordedApp};
 
+/// The DroidTask apps' recordings folder, or `app`'s recording in it; none (the test is skipped)
+/// where the data is not here.
+fn droidtask(app: &str) -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../../shared/data/droidtask-dev/user_tasks")
+        .join(app);
+    let here = if app.is_empty() {
+        dir.is_dir()
+    } else {
+        dir.join("states").is_dir()
+    };
+    if !here {
+        eprintln!("no DroidTask folder: skipped");
+    }
+    here.then_some(dir)
+}
+
 #[test]
 fn the_backend_drives_the_phone_in_process() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../../shared/data/droidtask-dev/user_tasks/notes");
-    if !dir.join("states").is_dir() {
-        eprintln!("no DroidTask folder: skipped");
+    let Some(dir) = droidtask("notes") else {
         return;
-    }
+    };
     let app = RecordedApp::read(&dir).unwrap();
     let package = app.package.clone();
     // The first recorded tap from the launch screen, and where it leads.
@@ -58,12 +72,9 @@ fn the_backend_drives_the_phone_in_process() {
 /// other pages too, marked not visible, and `uiautomator dump` leaves such views out.
 #[test]
 fn views_off_the_screen_are_not_in_the_dump() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../../shared/data/droidtask-dev/user_tasks/clock");
-    if !dir.join("states").is_dir() {
-        eprintln!("no DroidTask folder: skipped");
+    let Some(dir) = droidtask("clock") else {
         return;
-    }
+    };
     let app = RecordedApp::read(&dir).unwrap();
     // A screen with a labelled view recorded as not visible, whose label no shown view has.
     let (screen, hidden) = app
@@ -103,12 +114,9 @@ fn views_off_the_screen_are_not_in_the_dump() {
 /// in every app (a toolbar's search field, a dialog's text field, a note's body).
 #[test]
 fn typing_after_a_tap_shows_in_the_field_in_every_app() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../../shared/data/droidtask-dev/user_tasks");
-    if !root.is_dir() {
-        eprintln!("no DroidTask folder: skipped");
+    let Some(root) = droidtask("") else {
         return;
-    }
+    };
     let mut apps = 0;
     let mut missing = Vec::new();
     for entry in std::fs::read_dir(&root).unwrap() {
