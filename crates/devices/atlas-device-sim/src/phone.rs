@@ -4,6 +4,8 @@
 //! [FILE]`, `input [SOURCE] tap|swipe|keyevent|text`, `monkey`, `am start|force-stop|broadcast`
 //! (ADB Keyboard), `pm list packages`, `settings get|put`, `ime`, `logcat`, and `cat`, `ls`,
 //! `mkdir`, `rm`, `echo`, `true`, `false`, `exit`, `getprop` around them; 127 for the rest).
+//! One command is the simulator's own, for test runners: `atlas-sim screen` prints the recorded
+//! screen shown (its `state_str`), `atlas-sim reset [SCREEN]` starts the app afresh (on SCREEN).
 //! Command lines are read by [`crate::shell`]. Files live in [`Storage`].
 //!
 //! A tap inside a view follows the transition recorded for that view; where none was recorded the
@@ -263,6 +265,13 @@ impl Phone {
                 Output::fail(1, format!("{}: must be root\n", words[0]))
             }
             ["uiautomator", "dump", rest @ ..] => self.dump(rest),
+            ["atlas-sim", "screen"] => Output::ok(format!("{}\n", self.current)),
+            ["atlas-sim", "reset", start @ ..] if start.len() <= 1 => {
+                match self.reset(start.first().copied()) {
+                    Ok(()) => Output::ok(""),
+                    Err(e) => Output::fail(1, format!("atlas-sim: {e}\n")),
+                }
+            }
             ["cat", paths @ ..] if !paths.is_empty() => {
                 let mut out = Output::default();
                 for path in paths {

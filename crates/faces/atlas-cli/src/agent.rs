@@ -35,56 +35,109 @@ pub struct RunArgs {
     /// through adb).
     #[arg(long)]
     device: String,
+    /// Write the run report here as JSON (a readable summary goes to standard error).
+    #[arg(long)]
+    report: Option<PathBuf>,
+    /// Look and ask, but do nothing to the phone: each action is printed instead.
+    #[arg(long)]
+    dry_run: bool,
+    /// The app's id in the graph (default: the current app's package).
+    #[arg(long)]
+    app_id: Option<String>,
+    /// The session the steps are reported under (default: one per run).
+    #[arg(long)]
+    session: Option<String>,
+    #[command(flatten)]
+    options: AgentOptions,
+}
+
+/// The options of an agent's runs, shared by `atlas agent run` and `atlas test run` under the
+/// same names and defaults.
+#[derive(Args)]
+pub struct AgentOptions {
     /// The OpenAI-compatible endpoint of the model.
     #[arg(
         long,
         env = "PHONE_AGENT_BASE_URL",
         default_value = "http://localhost:8000/v1"
     )]
-    model_url: String,
+    pub model_url: String,
     #[arg(long, env = "PHONE_AGENT_MODEL", default_value = "autoglm-phone-9b")]
-    model: String,
+    pub model: String,
     #[arg(long, env = "PHONE_AGENT_API_KEY", hide_env_values = true)]
-    model_key: Option<String>,
+    pub model_key: Option<String>,
     #[arg(long, default_value_t = 30)]
-    max_steps: usize,
+    pub max_steps: usize,
     /// The system prompt's language.
     #[arg(long, default_value = "zh", value_parser = ["zh", "en"])]
-    lang: String,
+    pub lang: String,
     /// Guard rules (YAML), beside the built-in QQ customer-service gate; repeatable.
     #[arg(long)]
-    rules: Vec<PathBuf>,
+    pub rules: Vec<PathBuf>,
     /// More app names for Launch (name, Android package, HarmonyOS bundle; tab-separated).
     #[arg(long)]
-    apps: Option<PathBuf>,
-    /// Write the run report here as JSON (a readable summary goes to standard error).
-    #[arg(long)]
-    report: Option<PathBuf>,
+    pub apps: Option<PathBuf>,
     /// Confirm sensitive taps without asking.
     #[arg(long)]
-    yes: bool,
-    /// Look and ask, but do nothing to the phone: each action is printed instead.
-    #[arg(long)]
-    dry_run: bool,
+    pub yes: bool,
     /// An Atlas server whose graph the agent uses: screens matched to pages, every step
     /// reported, and the graph's action taken without the model when it is sure enough.
     #[arg(long, env = "ATLAS_URL")]
-    atlas: Option<String>,
+    pub atlas: Option<String>,
     #[arg(long, env = "ATLAS_TOKEN", hide_env_values = true)]
-    atlas_token: Option<String>,
-    /// The app's id in the graph (default: the current app's package).
-    #[arg(long)]
-    app_id: Option<String>,
+    pub atlas_token: Option<String>,
     /// The graph's calibrated confidence at which its action is taken without asking the model.
     #[arg(long, default_value_t = 0.95)]
-    fast_path: f64,
-    /// The session the steps are reported under (default: one per run).
-    #[arg(long)]
-    session: Option<String>,
-    /// With --atlas: a planner that chooses a route over the graph's map where the graph is not
+    pub fast_path: f64,
+    /// With a graph: a planner that chooses a route over the graph's map where the graph is not
     /// sure, walked without asking the model while each screen is the page the route expects.
     #[command(flatten)]
-    planner: crate::args::PlannerArgs,
+    pub planner: crate::args::PlannerArgs,
+}
+
+impl AgentOptions {
+    /// The screen model, retrying transient failures.
+    pub fn model(&self) -> atlas_llm::ModelConfig {
+        let mut model = atlas_llm::ModelConfig::new(&self.model_url, &self.model, self.model_key.clone());
+        model.retries = 3;
+        model
+    }
+
+    /// The app catalog: the built-in names and `--apps`.
+    pub fn catalog(&self) -> Result<AppCatalog> {
+        let mut catalog = AppCatalog::builtin();
+        if let Some(path) = &self.apps {
+            catalog.add_file(path)?;
+        }
+        Ok(catalog)
+    }
+
+    /// The guard's rule sets: the shipped gate and each `--rules` file.
+    pub fn rule_sets(&self) -> Result<Vec<RuleSet>> {
+        let texts = self
+            .rules
+            .iter()
+            .map(|path| {
+                std::fs::read_to_string(path)
+                    .with_context(|| format!("cannot read {}", path.display()))
+            })
+            .collect::<Result<Vec<String>>>()?;
+        RuleSet::with_shipped(texts.iter().map(String::as_str))
+            .map_err(|(i, e)| anyhow::anyhow!("{}: {e}", self.rules[i].display()))
+    }
+}
+
+/// Ctrl-C sets the flag: runs stop after the step under way.
+pub fn stop_on_ctrl_c() -> Arc<AtomicBool> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            eprintln!("stopping after this step (Ctrl-C)");
+            flag.store(true, Ordering::SeqCst);
+        }
+    });
+    stop
 }
 
 /// The longest reply read: far beyond any model's answer, and a bound on what a pipe can make
@@ -94,14 +147,7 @@ const MAX_REPLY: u64 = 1 << 20;
 pub async fn run(command: AgentCommand) -> Result<ExitCode> {
     match command {
         AgentCommand::Run(args) => {
-            let stop = Arc::new(AtomicBool::new(false));
-            let flag = stop.clone();
-            tokio::spawn(async move {
-                if tokio::signal::ctrl_c().await.is_ok() {
-                    eprintln!("stopping after this step (Ctrl-C)");
-                    flag.store(true, Ordering::SeqCst);
-                }
-            });
+            let stop = stop_on_ctrl_c();
             tokio::task::spawn_blocking(move || run_task(*args, stop)).await?
         }
         AgentCommand::Parse => {
@@ -134,51 +180,37 @@ pub async fn run(command: AgentCommand) -> Result<ExitCode> {
 }
 
 fn run_task(args: RunArgs, stop: Arc<AtomicBool>) -> Result<ExitCode> {
-    let mut catalog = AppCatalog::builtin();
-    if let Some(path) = &args.apps {
-        catalog.add_file(path)?;
-    }
-    let device = open_device(&args.device, catalog)?;
+    let options = &args.options;
+    let device = open_device(&args.device, options.catalog()?)?;
     let device: Box<dyn Device> = if args.dry_run {
         Box::new(DryRun(device))
     } else {
         device
     };
-    let texts = args
-        .rules
-        .iter()
-        .map(|path| {
-            std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))
-        })
-        .collect::<Result<Vec<String>>>()?;
-    let rule_sets = RuleSet::with_shipped(texts.iter().map(String::as_str))
-        .map_err(|(i, e)| anyhow::anyhow!("{}: {e}", args.rules[i].display()))?;
-    let mut model =
-        atlas_llm::ModelConfig::new(&args.model_url, &args.model, args.model_key.clone());
-    model.retries = 3;
-    let planner = args
+    let rule_sets = options.rule_sets()?;
+    let planner = options
         .atlas
         .as_ref()
-        .and_then(|_| args.planner.config(&args.model))
+        .and_then(|_| options.planner.config(&options.model))
         .map(|c| Box::new(c) as Box<dyn atlas_llm::Model>);
     let config = AgentConfig {
-        model: Box::new(model),
+        model: Box::new(options.model()),
         planner,
-        max_steps: args.max_steps.max(1),
-        lang: args.lang.clone(),
+        max_steps: options.max_steps.max(1),
+        lang: options.lang.clone(),
         knowledge: KnowledgeConfig::from_env(),
         stop,
     };
-    let person: Box<dyn Person> = if std::io::stdin().is_terminal() && !args.yes {
+    let person: Box<dyn Person> = if std::io::stdin().is_terminal() && !options.yes {
         Box::new(Terminal)
     } else {
-        Box::new(Unattended { yes: args.yes })
+        Box::new(Unattended { yes: options.yes })
     };
     let guard = Guard::new(rule_sets, &args.task);
-    let caller = args
+    let caller = options
         .atlas
         .as_deref()
-        .map(|url| HttpCaller::new(url, args.atlas_token.clone()));
+        .map(|url| HttpCaller::new(url, options.atlas_token.clone()));
     let session = args
         .session
         .clone()
@@ -188,7 +220,7 @@ fn run_task(args: RunArgs, stop: Arc<AtomicBool>) -> Result<ExitCode> {
         agent = agent.with_graph(GraphLink::new(
             caller,
             args.app_id.clone(),
-            args.fast_path,
+            options.fast_path,
             &session,
         ));
     }

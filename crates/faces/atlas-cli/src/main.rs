@@ -13,6 +13,7 @@ mod explore;
 mod graph;
 mod kb;
 mod serve;
+mod test;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -28,6 +29,7 @@ use device::DeviceCommand;
 use eval::EvalCommand;
 use graph::ImportCommand;
 use kb::KbCommand;
+use test::TestCommand;
 
 #[derive(Parser)]
 #[command(
@@ -45,13 +47,9 @@ enum Command {
     /// Serve the HTTP API.
     Serve(serve::ServeArgs),
     /// A scripted OpenAI-compatible chat model: plays back the turns of a script, tool calls
-    /// included, to test prompts and the chat page offline (see README).
-    ModelSim {
-        /// The script (JSON; the format is in the README).
-        script: PathBuf,
-        #[arg(long, default_value = "127.0.0.1:7701")]
-        addr: String,
-    },
+    /// included, to test prompts and the chat page offline; or, with `--droidtask DIR`,
+    /// DroidTask's ideal phone-agent model for every recorded app of DIR (see README).
+    ModelSim(serve::ModelSimArgs),
     /// Serve every tool over MCP on stdin/stdout (for MCP clients that start a command).
     Mcp {
         #[command(flatten)]
@@ -149,6 +147,12 @@ enum Command {
         #[command(subcommand)]
         what: agent::AgentCommand,
     },
+    /// Test suites: agent tests on a fleet of phones sharing one graph, with JUnit, HTML and
+    /// JSON reports.
+    Test {
+        #[command(subcommand)]
+        what: TestCommand,
+    },
     /// Phones: the ones adb sees, and a simulated one that replays a recorded app.
     Device {
         #[command(subcommand)]
@@ -178,7 +182,7 @@ enum Command {
 
 async fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
-        Command::ModelSim { script, addr } => serve::model_sim(script, addr).await,
+        Command::ModelSim(args) => serve::model_sim(args).await,
         Command::Serve(args) => serve::serve(args).await,
         Command::Mcp { services } => serve::mcp(services).await,
         Command::Fsck { data, repair } => graph::fsck(data, repair),
@@ -201,6 +205,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Device { what } => device::device(what),
         Command::Agent { what } => agent::run(what).await,
+        Command::Test { what } => test::run(what).await,
         Command::Explore { data, embed, args } => explore::command(data, embed, args).await,
         Command::DemoSite {
             addr,

@@ -61,16 +61,49 @@ pub(crate) async fn shutdown_signal() {
     tokio::select! { _ = ctrl_c => {}, _ = term => {} }
 }
 
-pub(crate) async fn model_sim(script: PathBuf, addr: String) -> Result<ExitCode> {
-    let text = std::fs::read_to_string(&script)
-        .with_context(|| format!("cannot read {}", script.display()))?;
-    let script = atlas_chat::sim::Script::parse(&text)
-        .map_err(|e| anyhow::anyhow!("{}: {e}", script.display()))?;
-    let listener = tokio::net::TcpListener::bind(&addr)
+/// `atlas model-sim`'s arguments.
+#[derive(Args)]
+pub(crate) struct ModelSimArgs {
+    /// The script (JSON; the format is in the README).
+    #[arg(required_unless_present = "droidtask", conflicts_with = "droidtask")]
+    script: Option<PathBuf>,
+    /// Play DroidTask's ideal model instead: it recognises the recorded screen in each
+    /// screenshot and answers the demonstrated action (DIR: DroidTask's folder, its
+    /// `user_tasks`, or one recording).
+    #[arg(long, value_name = "DIR")]
+    droidtask: Option<PathBuf>,
+    /// With --droidtask: wait this long before each answer, as a hosted model would.
+    #[arg(long, default_value_t = 0)]
+    delay_ms: u64,
+    #[arg(long, default_value = "127.0.0.1:7701")]
+    addr: String,
+}
+
+pub(crate) async fn model_sim(args: ModelSimArgs) -> Result<ExitCode> {
+    let router = match (&args.script, &args.droidtask) {
+        (_, Some(dir)) => {
+            let server = atlas_eval::ideal_server::IdealServer::read(
+                dir,
+                Duration::from_millis(args.delay_ms),
+            )
+            .map_err(|e| anyhow::anyhow!(e))?;
+            eprintln!("DroidTask's ideal model for {} tasks", server.tasks());
+            server.router()
+        }
+        (Some(script), None) => {
+            let text = std::fs::read_to_string(script)
+                .with_context(|| format!("cannot read {}", script.display()))?;
+            let script = atlas_chat::sim::Script::parse(&text)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", script.display()))?;
+            atlas_chat::sim::router(script)
+        }
+        (None, None) => anyhow::bail!("a script or --droidtask DIR"),
+    };
+    let listener = tokio::net::TcpListener::bind(&args.addr)
         .await
-        .with_context(|| format!("cannot listen on {addr}"))?;
+        .with_context(|| format!("cannot listen on {}", args.addr))?;
     eprintln!("atlas model-sim on http://{}/v1", listener.local_addr()?);
-    axum::serve(listener, atlas_chat::sim::router(script))
+    axum::serve(listener, router)
         .with_graceful_shutdown(shutdown_signal())
         .await?;
     Ok(ExitCode::SUCCESS)

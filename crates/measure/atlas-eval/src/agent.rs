@@ -166,9 +166,8 @@ pub(crate) fn step_at(task: &GroundTruth, screen: &str, from: usize) -> Option<u
 struct IdealModel {
     phone: Arc<Mutex<Phone>>,
     task: GroundTruth,
-    /// Progress through the steps, the input step whose field it already tapped, and its
-    /// calls (shared with the ideal planner, which plans from the same progress).
-    state: Arc<Mutex<(usize, Option<usize>, usize)>>,
+    /// Its progress through the task (shared with the ideal planner, which plans from it).
+    state: Arc<Mutex<IdealProgress>>,
 }
 
 /// Who plans over the graph's map on a screen the graph is not sure of.
@@ -184,6 +183,85 @@ pub enum Planning {
     Model(atlas_llm::ModelConfig),
 }
 
+/// How far the ideal model is through a task: the step it expects next, the input step whose
+/// field it already tapped, and its calls so far.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct IdealProgress {
+    /// The first ground-truth step it may be on.
+    pub from: usize,
+    /// The input step whose field it tapped (its text is typed next).
+    pub tapped: Option<usize>,
+    /// Answers given.
+    pub calls: usize,
+}
+
+/// The ideal model's reply on `screen` (a `w`×`h` recorded screen) for `task`: the ground
+/// truth's action there in the AutoGLM grammar (a tap at the widget's centre, a tap on the field
+/// then its text for an input, Back, finish at the end; Back on a screen off the task), written
+/// as real models write answers — bare, in tags, or in prose, by turns.
+pub fn ideal_reply(
+    task: &GroundTruth,
+    screen: &str,
+    (w, h): (u32, u32),
+    progress: &mut IdealProgress,
+) -> String {
+    let IdealProgress {
+        from,
+        tapped,
+        calls,
+    } = *progress;
+    let centre = |b: &[[i64; 2]; 2]| {
+        let x = ((b[0][0] + b[1][0]) / 2).max(0) as u32;
+        let y = ((b[0][1] + b[1][1]) / 2).max(0) as u32;
+        Point { x, y }.relative(w, h)
+    };
+    let here = step_at(task, screen, from);
+    let (action, at) = match here {
+        None => (Action::Back, from),
+        Some(i) => match &task.steps[i].1 {
+            Truth::Finish => (
+                Action::Finish {
+                    message: "done".into(),
+                },
+                i,
+            ),
+            Truth::Back => (Action::Back, i + 1),
+            Truth::Tap(b) => (
+                Action::Tap {
+                    element: centre(b),
+                    message: None,
+                },
+                i + 1,
+            ),
+            Truth::Type(b, _) if tapped != Some(i) => (
+                Action::Tap {
+                    element: centre(b),
+                    message: None,
+                },
+                i,
+            ),
+            Truth::Type(_, text) => (Action::Type { text: text.clone() }, i + 1),
+        },
+    };
+    let next_tapped = match (&action, here) {
+        (Action::Tap { .. }, Some(i)) if matches!(task.steps[i].1, Truth::Type(..)) => Some(i),
+        _ => tapped,
+    };
+    *progress = IdealProgress {
+        from: at,
+        tapped: next_tapped,
+        calls: calls + 1,
+    };
+    let written = action.to_grammar();
+    match calls % 3 {
+        0 => format!(
+            "<think>The screen matches the task's next step.</think><answer>{written}</answer>"
+        ),
+        1 => written,
+        _ => format!("I will do this next: {written}\nThat should move the task along."),
+    }
+}
+
 impl Model for IdealModel {
     fn name(&self) -> String {
         "ideal (ground truth)".into()
@@ -194,60 +272,12 @@ impl Model for IdealModel {
         _: &Value,
         on_delta: &mut dyn FnMut(&str),
     ) -> Result<Completion, ModelError> {
-        let (screen, (w, h)) = {
+        let (screen, size) = {
             let phone = self.phone.lock().unwrap_or_else(|e| e.into_inner());
             (phone.current().to_string(), phone.screen_size())
         };
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        let (from, tapped, calls) = *state;
-        let centre = |b: &[[i64; 2]; 2]| {
-            let x = ((b[0][0] + b[1][0]) / 2).max(0) as u32;
-            let y = ((b[0][1] + b[1][1]) / 2).max(0) as u32;
-            Point { x, y }.relative(w, h)
-        };
-        let (action, at) = match step_at(&self.task, &screen, from) {
-            None => (Action::Back, from),
-            Some(i) => match &self.task.steps[i].1 {
-                Truth::Finish => (
-                    Action::Finish {
-                        message: "done".into(),
-                    },
-                    i,
-                ),
-                Truth::Back => (Action::Back, i + 1),
-                Truth::Tap(b) => (
-                    Action::Tap {
-                        element: centre(b),
-                        message: None,
-                    },
-                    i + 1,
-                ),
-                Truth::Type(b, _) if tapped != Some(i) => (
-                    Action::Tap {
-                        element: centre(b),
-                        message: None,
-                    },
-                    i,
-                ),
-                Truth::Type(_, text) => (Action::Type { text: text.clone() }, i + 1),
-            },
-        };
-        let next_tapped = match (&action, step_at(&self.task, &screen, from)) {
-            (Action::Tap { .. }, Some(i)) if matches!(self.task.steps[i].1, Truth::Type(..)) => {
-                Some(i)
-            }
-            _ => tapped,
-        };
-        *state = (at, next_tapped, calls + 1);
-        // Real models wrap their answers: some bare, some in tags, some in prose.
-        let written = action.to_grammar();
-        let content = match calls % 3 {
-            0 => format!(
-                "<think>The screen matches the task's next step.</think><answer>{written}</answer>"
-            ),
-            1 => written,
-            _ => format!("I will do this next: {written}\nThat should move the task along."),
-        };
+        let content = ideal_reply(&self.task, &screen, size, &mut state);
         on_delta(&content);
         Ok(Completion {
             content,
@@ -384,7 +414,7 @@ pub fn run_task(
         phone: phone.clone(),
         screens: Mutex::new(Vec::new()),
     };
-    let progress = Arc::new(Mutex::new((0, None, 0)));
+    let progress = Arc::new(Mutex::new(IdealProgress::default()));
     let planner: Option<Box<dyn Model>> = match (planning, &graph) {
         (_, None) | (Planning::Off, _) => None,
         (Planning::Ideal, Some(_)) => Some(Box::new(crate::planner::IdealPlanner {

@@ -1,6 +1,7 @@
 //! The evaluations: how good the graph's answers are on DroidTask (`atlas eval droidtask`), how
 //! the phone agent fares with them (`atlas eval agent`), the leave-one-app-out fitting of the
-//! grounding model, and teaching recordings through the tool interfaces.
+//! grounding model, teaching recordings through the tool interfaces, and DroidTask's ideal
+//! model served over HTTP ([`ideal_server`]) for test runs.
 //!
 //! Key design decision: **an evaluation measures what the server answers.** It starts a real
 //! server on loopback (or talks to one at a URL) and goes through HTTP as an agent would
@@ -11,6 +12,7 @@
 pub mod agent;
 pub mod droidtask;
 pub mod fleet;
+pub mod ideal_server;
 pub mod loao;
 mod planner;
 pub mod same_screens;

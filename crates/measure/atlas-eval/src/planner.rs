@@ -41,7 +41,7 @@ pub(crate) struct IdealPlanner {
     pub(crate) app: RecordedApp,
     pub(crate) task: GroundTruth,
     /// The ideal screen model's progress through the task's steps (shared with it).
-    pub(crate) progress: Arc<Mutex<(usize, Option<usize>, usize)>>,
+    pub(crate) progress: Arc<Mutex<crate::agent::IdealProgress>>,
 }
 
 impl Model for IdealPlanner {
@@ -77,7 +77,7 @@ impl IdealPlanner {
             .unwrap_or_else(|e| e.into_inner())
             .current()
             .to_string();
-        let from = self.progress.lock().unwrap_or_else(|e| e.into_inner()).0;
+        let from = self.progress.lock().unwrap_or_else(|e| e.into_inner()).from;
         let Some(at) = step_at(&self.task, &screen, from) else {
             return "none".into();
         };
@@ -206,7 +206,7 @@ mod tests {
             phone: Arc::new(Mutex::new(Phone::new(app.clone(), Some("list")).unwrap())),
             app,
             task,
-            progress: Arc::new(Mutex::new((0, None, 0))),
+            progress: Arc::new(Mutex::new(Default::default())),
         }
     }
 

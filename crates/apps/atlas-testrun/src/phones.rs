@@ -1,0 +1,438 @@
+//! The phones a run uses: `adb:SERIAL`, `hdc:KEY`, `sim:ADDR` (an `atlas device sim` reached
+//! through adb) and `simulate:SOURCE[*N]` (N phones the runner starts in its own process).
+//!
+//! Each is a [`TestPhone`]: a [`Device`] for the agent, plus what a runner needs around a test —
+//! the app started afresh before it (on the test's start screen), the simulator's recorded
+//! screen after it, and whether the phone is still there when a test ends in an error.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use atlas_device::{AppCatalog, Device, DeviceError};
+use atlas_device_adb::Adb;
+use atlas_device_hdc::Hdc;
+use atlas_device_sim::{Phone, RecordedApp};
+
+/// One `--devices` entry.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DeviceSpec {
+    /// A phone adb knows.
+    Adb(String),
+    /// A HarmonyOS device hdc knows.
+    Hdc(String),
+    /// A running simulator, at this address, connected through adb.
+    Sim(String),
+    /// Phones this process simulates.
+    Simulate {
+        /// What they have installed.
+        source: SimSource,
+        /// How many.
+        count: usize,
+    },
+}
+
+/// What simulated phones have installed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SimSource {
+    /// A recording, or a folder of recordings (each an app).
+    Folder(PathBuf),
+    /// An app of a data folder's graph (`APP@DATA`).
+    Graph {
+        /// The app's id.
+        app: String,
+        /// The data folder.
+        data: PathBuf,
+    },
+}
+
+/// The most phones one `simulate:` entry may start.
+pub const MAX_SIMULATED: usize = 64;
+
+impl DeviceSpec {
+    /// Reads one entry, or says what entries look like.
+    pub fn parse(spec: &str) -> Result<DeviceSpec, String> {
+        let spec = spec.trim();
+        let (kind, rest) = spec.split_once(':').unwrap_or((spec, ""));
+        let needs = |what: &str| {
+            if rest.is_empty() {
+                Err(format!("{spec:?}: {kind}: needs {what}"))
+            } else {
+                Ok(rest.to_string())
+            }
+        };
+        Ok(match kind {
+            "adb" => DeviceSpec::Adb(needs("a serial")?),
+            "hdc" => DeviceSpec::Hdc(needs("a connect key")?),
+            "sim" => DeviceSpec::Sim(needs("the simulator's address, e.g. sim:127.0.0.1:5555")?),
+            "simulate" => {
+                let rest = needs("a recording, a folder of recordings or APP@DATA")?;
+                let (source, count) = match rest.rsplit_once('*') {
+                    Some((source, n)) => (
+                        source,
+                        n.parse::<usize>()
+                            .ok()
+                            .filter(|n| (1..=MAX_SIMULATED).contains(n))
+                            .ok_or_else(|| {
+                                format!("{spec:?}: *N must be a count from 1 to {MAX_SIMULATED}")
+                            })?,
+                    ),
+                    None => (rest.as_str(), 1),
+                };
+                let source = match source.split_once('@') {
+                    Some((app, data)) if !app.is_empty() && !data.is_empty() => SimSource::Graph {
+                        app: app.to_string(),
+                        data: PathBuf::from(data),
+                    },
+                    _ => SimSource::Folder(PathBuf::from(source)),
+                };
+                DeviceSpec::Simulate { source, count }
+            }
+            _ => {
+                return Err(format!(
+                    "{spec:?}: expected adb:SERIAL, hdc:KEY, sim:ADDR or simulate:SOURCE[*N]"
+                ));
+            }
+        })
+    }
+}
+
+/// A phone as a test runner uses it.
+pub trait TestPhone: Send {
+    /// Its name in reports: the serial, the address, `sim-1`.
+    fn name(&self) -> String;
+    /// The app started afresh for a test (on `start` where given).
+    fn prepare(&mut self, app: &str, start: Option<&str>) -> Result<(), DeviceError>;
+    /// The device the agent drives (the prepared app's, on a simulated phone).
+    fn device(&self) -> &dyn Device;
+    /// The recorded screen shown, on a simulator.
+    fn screen(&self) -> Option<String>;
+    /// Whether the phone still answers.
+    fn alive(&self) -> bool {
+        self.device().current_app().is_ok()
+    }
+}
+
+/// The phones of `specs`. `graph_app` reads an app of a data folder's graph (`APP@DATA`);
+/// `catalog` names apps for Launch.
+pub fn open(
+    specs: &[DeviceSpec],
+    catalog: &AppCatalog,
+    graph_app: &dyn Fn(&str, &Path) -> Result<RecordedApp, String>,
+) -> Result<Vec<Box<dyn TestPhone>>, String> {
+    let mut phones: Vec<Box<dyn TestPhone>> = Vec::new();
+    let mut simulated = 0;
+    for spec in specs {
+        match spec {
+            DeviceSpec::Adb(serial) => phones.push(Box::new(Remote::adb(serial, catalog, false))),
+            DeviceSpec::Sim(addr) => {
+                connect(addr)?;
+                phones.push(Box::new(Remote::adb(addr, catalog, true)));
+            }
+            DeviceSpec::Hdc(key) => phones.push(Box::new(Remote {
+                name: key.clone(),
+                device: Box::new(Hdc::new(Some(key.clone())).with_catalog(catalog.clone())),
+                kind: Kind::Hdc,
+                catalog: catalog.clone(),
+            })),
+            DeviceSpec::Simulate { source, count } => {
+                let apps = match source {
+                    SimSource::Folder(dir) => recordings(dir)?,
+                    SimSource::Graph { app, data } => vec![(app.clone(), graph_app(app, data)?)],
+                };
+                let apps = Arc::new(apps);
+                for _ in 0..*count {
+                    simulated += 1;
+                    phones.push(Box::new(Simulated::new(
+                        format!("sim-{simulated}"),
+                        apps.clone(),
+                        catalog,
+                    )?));
+                }
+            }
+        }
+    }
+    if phones.is_empty() {
+        return Err("no devices".into());
+    }
+    Ok(phones)
+}
+
+/// The recordings under `dir`: itself when it is one (`states/`), else its sub-folders that
+/// are (DroidTask's `user_tasks`, or the DroidTask folder holding it), by folder name.
+pub fn recordings(dir: &Path) -> Result<Vec<(String, RecordedApp)>, String> {
+    let name = |p: &Path| {
+        p.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    };
+    if dir.join("states").is_dir() {
+        return Ok(vec![(name(dir), RecordedApp::read(dir)?)]);
+    }
+    let root = if dir.join("user_tasks").is_dir() {
+        dir.join("user_tasks")
+    } else {
+        dir.to_path_buf()
+    };
+    let mut folders: Vec<PathBuf> = std::fs::read_dir(&root)
+        .map_err(|e| format!("{}: {e}", root.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("states").is_dir())
+        .collect();
+    folders.sort();
+    if folders.is_empty() {
+        return Err(format!(
+            "{}: no recordings (folders with states/)",
+            dir.display()
+        ));
+    }
+    folders
+        .iter()
+        .map(|p| Ok((name(p), RecordedApp::read(p)?)))
+        .collect()
+}
+
+fn adb_program() -> PathBuf {
+    atlas_device::tool_program("ATLAS_ADB", "adb")
+}
+
+/// `adb connect ADDR`, as `atlas agent run --device sim:ADDR` does.
+fn connect(addr: &str) -> Result<(), String> {
+    let args = vec!["connect".to_string(), addr.to_string()];
+    let out = atlas_device::run_tool(&adb_program(), &args, addr).map_err(|e| e.to_string())?;
+    let said = String::from_utf8_lossy(&out.stdout);
+    if said.contains("connected") {
+        Ok(())
+    } else {
+        Err(format!(
+            "adb could not connect to the simulator at {addr}: {}",
+            said.trim()
+        ))
+    }
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    Adb,
+    Sim,
+    Hdc,
+}
+
+/// A phone reached through its tool (adb or hdc).
+struct Remote {
+    name: String,
+    device: Box<dyn Device>,
+    kind: Kind,
+    catalog: AppCatalog,
+}
+
+impl Remote {
+    fn adb(serial: &str, catalog: &AppCatalog, simulator: bool) -> Remote {
+        Remote {
+            name: serial.to_string(),
+            device: Box::new(Adb::new(Some(serial.to_string())).with_catalog(catalog.clone())),
+            kind: if simulator { Kind::Sim } else { Kind::Adb },
+            catalog: catalog.clone(),
+        }
+    }
+
+    /// Runs a shell command on the phone through its tool; an exit status other than 0 is an
+    /// error with what the phone said.
+    fn shell(&self, command: &[&str]) -> Result<String, DeviceError> {
+        let (program, flag) = match self.kind {
+            Kind::Hdc => (atlas_device::tool_program("ATLAS_HDC", "hdc"), "-t"),
+            _ => (adb_program(), "-s"),
+        };
+        let mut words = vec!["shell"];
+        words.extend_from_slice(command);
+        let args = atlas_device::tool_arguments((flag, Some(&self.name)), &words);
+        let out = atlas_device::run_tool(&program, &args, &self.name)?;
+        let said = String::from_utf8_lossy(&out.stdout).into_owned();
+        if out.status.success() {
+            Ok(said)
+        } else {
+            Err(DeviceError::Command {
+                device: self.name.clone(),
+                command: atlas_device::command_line(&program, &args),
+                message: format!(
+                    "{} {}",
+                    said.trim(),
+                    String::from_utf8_lossy(&out.stderr).trim()
+                ),
+            })
+        }
+    }
+}
+
+impl TestPhone for Remote {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn prepare(&mut self, app: &str, start: Option<&str>) -> Result<(), DeviceError> {
+        match (self.kind, start) {
+            (Kind::Sim, Some(screen)) => self.shell(&["atlas-sim", "reset", screen]).map(drop),
+            (Kind::Adb, Some(activity)) => self.shell(&["am", "start", "-S", "-n", activity]).map(drop),
+            (Kind::Hdc, Some(ability)) => {
+                let (bundle, ability) = ability.split_once('/').ok_or_else(|| {
+                    DeviceError::Invalid(format!("start {ability:?}: expected BUNDLE/ABILITY"))
+                })?;
+                self.shell(&["aa", "start", "-b", bundle, "-a", ability]).map(drop)
+            }
+            (kind, None) => {
+                // A fresh start: the app stopped first, so no screen of an earlier test is left.
+                let platform = if kind == Kind::Hdc {
+                    atlas_device::Platform::HarmonyOs
+                } else {
+                    atlas_device::Platform::Android
+                };
+                let package = self.catalog.resolve(app, platform)?;
+                let stop: &[&str] = if kind == Kind::Hdc {
+                    &["aa", "force-stop", &package]
+                } else {
+                    &["am", "force-stop", &package]
+                };
+                self.shell(stop)?;
+                self.device.launch(&package)
+            }
+        }
+    }
+
+    fn device(&self) -> &dyn Device {
+        self.device.as_ref()
+    }
+
+    fn screen(&self) -> Option<String> {
+        (self.kind == Kind::Sim)
+            .then(|| self.shell(&["atlas-sim", "screen"]).ok())
+            .flatten()
+            .map(|s| s.trim().to_string())
+    }
+}
+
+/// A phone simulated in this process, with every app of its source installed: a test runs on
+/// the phone's copy of its app, started afresh.
+struct Simulated {
+    name: String,
+    apps: Arc<Vec<(String, RecordedApp)>>,
+    /// Each app's screen state, made when a test first uses the app (the first app's at once).
+    running: HashMap<usize, (Arc<Mutex<Phone>>, Adb)>,
+    /// The app in front: a key of `running`.
+    current: usize,
+    catalog: AppCatalog,
+}
+
+impl Simulated {
+    fn new(
+        name: String,
+        apps: Arc<Vec<(String, RecordedApp)>>,
+        catalog: &AppCatalog,
+    ) -> Result<Simulated, String> {
+        let mut catalog = catalog.clone();
+        for (folder, app) in apps.iter() {
+            catalog.add(folder, Some(app.package.clone()), None);
+        }
+        let mut phone = Simulated {
+            name,
+            apps,
+            running: HashMap::new(),
+            current: 0,
+            catalog,
+        };
+        phone.start(0).map_err(|e| e.to_string())?;
+        Ok(phone)
+    }
+
+    /// App `index`'s phone, made on its first use.
+    fn start(&mut self, index: usize) -> Result<&Mutex<Phone>, DeviceError> {
+        if let std::collections::hash_map::Entry::Vacant(e) = self.running.entry(index) {
+            let phone =
+                Phone::new(self.apps[index].1.clone(), None).map_err(DeviceError::Invalid)?;
+            let phone = Arc::new(Mutex::new(phone));
+            let device = atlas_device_sim::device::in_process(phone.clone(), &self.name)
+                .with_catalog(self.catalog.clone());
+            e.insert((phone, device));
+        }
+        Ok(&self.running[&index].0)
+    }
+}
+
+impl TestPhone for Simulated {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn prepare(&mut self, app: &str, start: Option<&str>) -> Result<(), DeviceError> {
+        let index = self
+            .apps
+            .iter()
+            .position(|(folder, recorded)| folder == app || recorded.package == app)
+            .ok_or_else(|| {
+                let names: Vec<&str> = self.apps.iter().map(|(f, _)| f.as_str()).collect();
+                DeviceError::Invalid(format!(
+                    "{} has no app {app:?} (it has: {})",
+                    self.name,
+                    names.join(", ")
+                ))
+            })?;
+        self.start(index)?
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .reset(start)
+            .map_err(|e| DeviceError::Invalid(format!("start: {e}")))?;
+        self.current = index;
+        Ok(())
+    }
+
+    fn device(&self) -> &dyn Device {
+        &self.running[&self.current].1
+    }
+
+    fn screen(&self) -> Option<String> {
+        let (phone, _) = self.running.get(&self.current)?;
+        Some(
+            phone
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .current()
+                .to_string(),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn device_entries_read_as_the_contract_writes_them() {
+        assert_eq!(
+            DeviceSpec::parse("adb:emulator-5554"),
+            Ok(DeviceSpec::Adb("emulator-5554".into()))
+        );
+        assert_eq!(
+            DeviceSpec::parse("sim:127.0.0.1:5555"),
+            Ok(DeviceSpec::Sim("127.0.0.1:5555".into()))
+        );
+        assert_eq!(
+            DeviceSpec::parse("simulate:data/user_tasks*4"),
+            Ok(DeviceSpec::Simulate {
+                source: SimSource::Folder("data/user_tasks".into()),
+                count: 4
+            })
+        );
+        assert_eq!(
+            DeviceSpec::parse("simulate:com.x@/tmp/data"),
+            Ok(DeviceSpec::Simulate {
+                source: SimSource::Graph {
+                    app: "com.x".into(),
+                    data: "/tmp/data".into()
+                },
+                count: 1
+            })
+        );
+        for bad in ["adb:", "usb:1", "simulate:x*0", "simulate:x*many", "simulate:x*65"] {
+            assert!(DeviceSpec::parse(bad).is_err(), "{bad}");
+        }
+    }
+}

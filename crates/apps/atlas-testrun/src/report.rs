@@ -1,0 +1,413 @@
+//! What a run reports: JSON (the contract's shape), JUnit XML (what CI servers read: each
+//! test's time, its steps, model calls and graph steps as properties, the failure's message),
+//! and one self-contained HTML page (every step with its screenshot, its action and who chose
+//! it), which opens anywhere because nothing in it is fetched.
+
+use std::fmt::Write as _;
+
+use atlas_agent::phone::Ending;
+use base64::Engine;
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::suite::Test;
+
+/// How a test ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// The run ended as the test expects.
+    Passed,
+    /// It ended otherwise.
+    Failed,
+    /// It could not run to its end (the model, the phone, a stop).
+    Error,
+}
+
+/// A run of a test lost with its phone.
+#[derive(Debug, Clone, Serialize)]
+pub struct LostAttempt {
+    /// The phone.
+    pub device: String,
+    /// What failed.
+    pub message: String,
+    /// How long it ran.
+    pub seconds: f64,
+}
+
+/// One step, for the HTML page.
+#[derive(Debug, Clone, Default)]
+pub struct StepShot {
+    /// From 1.
+    pub step: usize,
+    /// `model`, `graph`, `plan` or `guard`.
+    pub chosen_by: String,
+    /// What ran, in the seed's dict form.
+    pub action: String,
+    /// The model's reply.
+    pub reply: String,
+    /// The page the graph took the screen for.
+    pub page: Option<String>,
+    /// Guard rules that fired.
+    pub rules: Vec<String>,
+    /// Whether the action ran.
+    pub ok: bool,
+    /// The screen as the step began.
+    pub png: Option<Vec<u8>>,
+}
+
+/// One test's result.
+#[derive(Debug, Clone, Serialize)]
+pub struct TestResult {
+    /// The test.
+    pub name: String,
+    /// Its app.
+    pub app: String,
+    /// Its tags.
+    pub tags: Vec<String>,
+    /// How it ended.
+    pub status: Status,
+    /// Why (the failure), or the model's last words.
+    pub message: String,
+    /// Steps taken.
+    pub steps: usize,
+    /// Calls to the model (the planner's included).
+    pub model_calls: usize,
+    /// Steps the graph (or a planned route) took without the model.
+    pub graph_steps: usize,
+    /// The test's time, the phone's start included.
+    pub seconds: f64,
+    /// The phone it ran on (the last, where it was lost before).
+    pub device: String,
+    /// How the agent's run ended.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ending: Option<Ending>,
+    /// The page (or recorded screen) it ended on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end_page: Option<String>,
+    /// Runs lost with their phones before this one.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub lost: Vec<LostAttempt>,
+    /// Each step (the HTML report's).
+    #[serde(skip)]
+    pub trail: Vec<StepShot>,
+    /// The screen at the end.
+    #[serde(skip)]
+    pub end_png: Option<Vec<u8>>,
+}
+
+impl TestResult {
+    /// A test that did not run, and why.
+    pub fn not_run(test: &Test, why: &str, lost: Vec<LostAttempt>) -> TestResult {
+        TestResult {
+            name: test.name.clone(),
+            app: test.app.clone(),
+            tags: test.tags.clone(),
+            status: Status::Error,
+            message: why.to_string(),
+            steps: 0,
+            model_calls: 0,
+            graph_steps: 0,
+            seconds: 0.0,
+            device: String::new(),
+            ending: None,
+            end_page: None,
+            lost,
+            trail: Vec::new(),
+            end_png: None,
+        }
+    }
+}
+
+/// A suite's results.
+#[derive(Debug, Clone)]
+pub struct SuiteReport {
+    /// The suite.
+    pub name: String,
+    /// Each test, in the suite's order.
+    pub tests: Vec<TestResult>,
+    /// The run's wall time.
+    pub seconds: f64,
+    /// When it ended.
+    pub ended: chrono::DateTime<chrono::Utc>,
+}
+
+impl SuiteReport {
+    /// The report of `tests`.
+    pub fn new(name: &str, tests: Vec<TestResult>, seconds: f64) -> SuiteReport {
+        SuiteReport {
+            name: name.to_string(),
+            tests,
+            seconds,
+            ended: chrono::Utc::now(),
+        }
+    }
+
+    fn count(&self, status: Status) -> usize {
+        self.tests.iter().filter(|t| t.status == status).count()
+    }
+
+    /// Whether every test passed.
+    pub fn passed(&self) -> bool {
+        self.count(Status::Passed) == self.tests.len()
+    }
+
+    /// Model calls over every test.
+    pub fn model_calls(&self) -> usize {
+        self.tests.iter().map(|t| t.model_calls).sum()
+    }
+
+    /// `{"tests": [...], "summary": {passed, failed, errors, model_calls, seconds, …}}`.
+    pub fn json(&self) -> Value {
+        json!({
+            "suite": self.name,
+            "tests": self.tests,
+            "summary": {
+                "tests": self.tests.len(),
+                "passed": self.count(Status::Passed),
+                "failed": self.count(Status::Failed),
+                "errors": self.count(Status::Error),
+                "model_calls": self.model_calls(),
+                "graph_steps": self.tests.iter().map(|t| t.graph_steps).sum::<usize>(),
+                "steps": self.tests.iter().map(|t| t.steps).sum::<usize>(),
+                "seconds": round(self.seconds),
+            }
+        })
+    }
+
+    /// A line for a person: `12 tests: 11 passed, 1 failed, 0 errors; 40 model calls; 31.2 s`.
+    pub fn summary(&self) -> String {
+        format!(
+            "{} tests: {} passed, {} failed, {} errors; {} model calls, {} graph steps; {:.1} s",
+            self.tests.len(),
+            self.count(Status::Passed),
+            self.count(Status::Failed),
+            self.count(Status::Error),
+            self.model_calls(),
+            self.tests.iter().map(|t| t.graph_steps).sum::<usize>(),
+            self.seconds
+        )
+    }
+
+    /// JUnit XML: one `<testsuite>`; each test a `<testcase>` (classname: its app) with its
+    /// numbers as properties and a `<failure>` or `<error>` with the message; a run lost with
+    /// its phone as a `<rerunError>`, as Maven Surefire writes reruns.
+    pub fn junit(&self) -> String {
+        let mut xml = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+        let _ = writeln!(
+            xml,
+            "<testsuites name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" time=\"{:.3}\">",
+            esc(&self.name),
+            self.tests.len(),
+            self.count(Status::Failed),
+            self.count(Status::Error),
+            self.seconds
+        );
+        let _ = writeln!(
+            xml,
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"0\" time=\"{:.3}\" timestamp=\"{}\">",
+            esc(&self.name),
+            self.tests.len(),
+            self.count(Status::Failed),
+            self.count(Status::Error),
+            self.seconds,
+            self.ended.format("%Y-%m-%dT%H:%M:%S")
+        );
+        for t in &self.tests {
+            let _ = writeln!(
+                xml,
+                "    <testcase name=\"{}\" classname=\"{}\" time=\"{:.3}\">",
+                esc(&t.name),
+                esc(&t.app),
+                t.seconds
+            );
+            xml.push_str("      <properties>\n");
+            for (name, value) in [
+                ("steps", t.steps.to_string()),
+                ("model_calls", t.model_calls.to_string()),
+                ("graph_steps", t.graph_steps.to_string()),
+                ("device", t.device.clone()),
+                ("tags", t.tags.join(",")),
+            ] {
+                let _ = writeln!(
+                    xml,
+                    "        <property name=\"{name}\" value=\"{}\"/>",
+                    esc(&value)
+                );
+            }
+            xml.push_str("      </properties>\n");
+            match t.status {
+                Status::Passed => {}
+                Status::Failed => {
+                    let _ = writeln!(
+                        xml,
+                        "      <failure message=\"{}\" type=\"unmet\">{}</failure>",
+                        esc(&t.message),
+                        esc(&trail_text(t))
+                    );
+                }
+                Status::Error => {
+                    let _ = writeln!(
+                        xml,
+                        "      <error message=\"{}\" type=\"error\">{}</error>",
+                        esc(&t.message),
+                        esc(&trail_text(t))
+                    );
+                }
+            }
+            for lost in &t.lost {
+                let _ = writeln!(
+                    xml,
+                    "      <rerunError message=\"{}\" type=\"device_lost\"/>",
+                    esc(&format!("{}: {}", lost.device, lost.message))
+                );
+            }
+            let _ = writeln!(
+                xml,
+                "      <system-out>{}</system-out>",
+                esc(&trail_text(t))
+            );
+            xml.push_str("    </testcase>\n");
+        }
+        xml.push_str("  </testsuite>\n</testsuites>\n");
+        xml
+    }
+
+    /// One HTML page holding everything, screenshots included (as data URIs).
+    pub fn html(&self) -> String {
+        let mut page = String::new();
+        let _ = write!(
+            page,
+            "<!DOCTYPE html>\n<html lang=\"zh\"><head><meta charset=\"utf-8\"><title>{name} — Atlas test run</title>\n<style>{STYLE}</style></head><body>\n<h1>{name}</h1>\n<p class=\"summary\">{summary}</p>\n<table><thead><tr><th>test</th><th>app</th><th>status</th><th>steps</th><th>model calls</th><th>graph steps</th><th>seconds</th><th>device</th></tr></thead><tbody>\n",
+            name = esc(&self.name),
+            summary = esc(&self.summary()),
+        );
+        for (i, t) in self.tests.iter().enumerate() {
+            let _ = writeln!(
+                page,
+                "<tr class=\"{status:?}\"><td><a href=\"#t{i}\">{}</a></td><td>{}</td><td>{status:?}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.1}</td><td>{}</td></tr>",
+                esc(&t.name),
+                esc(&t.app),
+                t.steps,
+                t.model_calls,
+                t.graph_steps,
+                t.seconds,
+                esc(&t.device),
+                status = t.status,
+            );
+        }
+        page.push_str("</tbody></table>\n");
+        for (i, t) in self.tests.iter().enumerate() {
+            let _ = writeln!(
+                page,
+                "<section id=\"t{i}\" class=\"test {status:?}\"><h2>{} <span class=\"badge\">{status:?}</span></h2>\n<p>{}</p>",
+                esc(&t.name),
+                esc(&t.message),
+                status = t.status,
+            );
+            for lost in &t.lost {
+                let _ = writeln!(
+                    page,
+                    "<p class=\"lost\">lost with {}: {}</p>",
+                    esc(&lost.device),
+                    esc(&lost.message)
+                );
+            }
+            page.push_str("<div class=\"steps\">\n");
+            for s in &t.trail {
+                let _ = writeln!(
+                    page,
+                    "<figure class=\"step by-{by}\">{img}<figcaption><b>{n}.</b> <span class=\"by\">{by}</span> <code>{action}</code>{page}{rules}</figcaption></figure>",
+                    img = image(s.png.as_deref(), &format!("step {}", s.step)),
+                    n = s.step,
+                    by = esc(&s.chosen_by),
+                    action = esc(&s.action),
+                    page = s
+                        .page
+                        .as_ref()
+                        .filter(|p| !p.is_empty())
+                        .map_or(String::new(), |p| format!("<br>page {}", esc(p))),
+                    rules = if s.rules.is_empty() {
+                        String::new()
+                    } else {
+                        format!("<br>guard: {}", esc(&s.rules.join("; ")))
+                    },
+                );
+            }
+            if t.end_png.is_some() {
+                let _ = writeln!(
+                    page,
+                    "<figure class=\"step end\">{}<figcaption>end{}</figcaption></figure>",
+                    image(t.end_png.as_deref(), "end"),
+                    t.end_page
+                        .as_ref()
+                        .map_or(String::new(), |p| format!(": {}", esc(p)))
+                );
+            }
+            page.push_str("</div></section>\n");
+        }
+        page.push_str("</body></html>\n");
+        page
+    }
+}
+
+fn round(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+fn trail_text(t: &TestResult) -> String {
+    t.trail
+        .iter()
+        .map(|s| format!("{}. [{}] {}\n", s.step, s.chosen_by, s.action))
+        .collect()
+}
+
+fn image(png: Option<&[u8]>, alt: &str) -> String {
+    match png {
+        Some(png) if !png.is_empty() => format!(
+            "<img alt=\"{alt}\" src=\"data:image/png;base64,{}\">",
+            base64::engine::general_purpose::STANDARD.encode(png)
+        ),
+        _ => String::new(),
+    }
+}
+
+/// Escapes text for XML and HTML alike (attributes included); characters XML 1.0 cannot hold
+/// are dropped.
+fn esc(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            '\t' | '\n' | '\r' => out.push(c),
+            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+const STYLE: &str = "body{font-family:system-ui,'Noto Sans CJK SC','WenQuanYi Micro Hei',sans-serif;margin:2em;color:#222}
+table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.25em .6em;text-align:left}
+tr.Passed td:nth-child(3),.Passed .badge{color:#080}tr.Failed td:nth-child(3),.Failed .badge{color:#b00}
+tr.Error td:nth-child(3),.Error .badge{color:#a60}.steps{display:flex;flex-wrap:wrap;gap:1em}
+figure.step{margin:0;width:200px}figure.step img{width:200px;border:1px solid #999}
+.by-graph .by,.by-plan .by{color:#06c;font-weight:bold}.by-model .by{color:#666}.lost{color:#a60}
+code{word-break:break-all;font-size:.85em}";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_is_escaped_for_xml_and_html() {
+        assert_eq!(
+            esc("a<b>&\"c'\u{1}d 中文"),
+            "a&lt;b&gt;&amp;&quot;c&#39;d 中文"
+        );
+    }
+}

@@ -1,0 +1,304 @@
+//! `atlas model-sim --droidtask DIR`: DroidTask's ideal model over HTTP, an OpenAI-compatible
+//! chat endpoint, so a suite of DroidTask tasks runs end to end through the interface a real
+//! model uses (`atlas test run`, `atlas bench fleet`).
+//!
+//! It plays the model a vision model would be: it knows the task from the conversation's first
+//! user message (the agent writes the task first), recognises the recorded screen from the
+//! screenshot it is shown, and answers the ground truth's action there ([`ideal_reply`]).
+//!
+//! Key design decision: **the screen is recognised from the picture, not told.** The simulated
+//! phone renders a screen the same way every time, so the server renders the task's recorded
+//! screens itself and compares; a screenshot it does not know (a field with text typed in it,
+//! which the recording never showed) is taken for the conversation's last screen, where typing
+//! leaves the phone. Nothing but the request goes from the agent to the model, as with a real
+//! model. Conversations are told apart by their first user message (task and first screen): two
+//! runs of one task at the same moment would share their progress, so a suite holds a task once.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use atlas_device_sim::RecordedApp;
+use atlas_device_sim::render::{Glyphs, screen_png};
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use base64::Engine;
+use serde_json::{Value, json};
+
+use crate::agent::{GroundTruth, IdealProgress, ideal_reply, read_ground_truth};
+
+/// One recorded app and its demonstrated tasks.
+struct AppTasks {
+    app: RecordedApp,
+    tasks: Vec<GroundTruth>,
+}
+
+/// A conversation's progress: the ideal model's, the last screen recognised, and how many
+/// messages the conversation had at its last call (fewer now: a new run of the task).
+#[derive(Default)]
+struct Conversation {
+    progress: IdealProgress,
+    screen: Option<String>,
+    messages: usize,
+}
+
+/// The ideal model of every recorded app of a DroidTask folder.
+pub struct IdealServer {
+    apps: Vec<AppTasks>,
+    glyphs: Option<Glyphs>,
+    /// Each recorded screen's rendering, by its PNG bytes' hash (filled as tasks are asked).
+    renderings: Mutex<HashMap<u64, Vec<String>>>,
+    rendered: Mutex<std::collections::HashSet<(usize, String)>>,
+    conversations: Mutex<HashMap<String, Conversation>>,
+    delay: Duration,
+    calls: std::sync::atomic::AtomicUsize,
+}
+
+impl IdealServer {
+    /// Reads `dir` (DroidTask's layout: `user_tasks/<app>/` with `states/`, `events/` and
+    /// `taskN.yaml`; or that `user_tasks` folder itself); each answer waits `delay` first, as a
+    /// hosted model would.
+    pub fn read(dir: &Path, delay: Duration) -> Result<IdealServer, String> {
+        let apps = recordings(dir)?
+            .iter()
+            .map(|folder| {
+                Ok(AppTasks {
+                    app: RecordedApp::read(folder)?,
+                    tasks: read_ground_truth(folder)?.0,
+                })
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        if apps.iter().all(|a| a.tasks.is_empty()) {
+            return Err(format!("{}: no demonstrated tasks", dir.display()));
+        }
+        Ok(IdealServer {
+            apps,
+            glyphs: Glyphs::find(),
+            renderings: Mutex::default(),
+            rendered: Mutex::default(),
+            conversations: Mutex::default(),
+            delay,
+            calls: Default::default(),
+        })
+    }
+
+    /// Tasks known, over every app.
+    pub fn tasks(&self) -> usize {
+        self.apps.iter().map(|a| a.tasks.len()).sum()
+    }
+
+    /// The router: `POST /v1/chat/completions` (and without `/v1`), `GET /v1/models`.
+    pub fn router(self) -> Router {
+        Router::new()
+            .route("/v1/chat/completions", post(complete))
+            .route("/chat/completions", post(complete))
+            .route("/v1/models", get(models))
+            .with_state(Arc::new(self))
+    }
+
+    /// The task whose instruction opens `first` (the longest, where one opens another).
+    fn task_of(&self, first: &str) -> Option<(usize, &GroundTruth)> {
+        self.apps
+            .iter()
+            .enumerate()
+            .flat_map(|(i, a)| a.tasks.iter().map(move |t| (i, t)))
+            .filter(|(_, t)| !t.instruction.is_empty() && first.starts_with(&t.instruction))
+            .max_by_key(|(_, t)| t.instruction.len())
+    }
+
+    /// The recorded screens of `task` whose rendering is exactly `png`.
+    fn recognise(&self, app: usize, task: &GroundTruth, png: &[u8]) -> Option<String> {
+        let recording = &self.apps[app].app;
+        for screen in task.steps.iter().flat_map(|(screens, _)| screens) {
+            if !self
+                .rendered
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert((app, screen.clone()))
+            {
+                continue;
+            }
+            let Some(recorded) = recording.screens.get(screen) else {
+                continue;
+            };
+            let picture = screen_png(
+                recorded.width.max(1),
+                recorded.height.max(1),
+                &recorded.views,
+                &HashMap::new(),
+                self.glyphs.as_ref(),
+            );
+            self.renderings
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .entry(hash(&picture))
+                .or_default()
+                .push(screen.clone());
+        }
+        let renderings = self.renderings.lock().unwrap_or_else(|e| e.into_inner());
+        let same = renderings.get(&hash(png))?;
+        // Two screens may look alike: the task's own first.
+        same.iter()
+            .find(|s| task.steps.iter().any(|(screens, _)| screens.contains(s)))
+            .cloned()
+    }
+
+    fn answer(&self, messages: &[Value]) -> Result<String, String> {
+        let first = messages
+            .iter()
+            .find(|m| m["role"] == "user")
+            .map(text_of)
+            .ok_or("no user message")?;
+        let (app, task) = self
+            .task_of(&first)
+            .ok_or("the first user message opens with no DroidTask task this server knows")?;
+        let png = messages
+            .iter()
+            .rev()
+            .find(|m| m["role"] == "user")
+            .and_then(image_of)
+            .ok_or("the last user message has no PNG screenshot (data:image/png;base64,…)")?;
+        let seen = self.recognise(app, task, &png);
+        let key = format!("{app}\u{0}{first}");
+        let mut conversations = self.conversations.lock().unwrap_or_else(|e| e.into_inner());
+        let conversation = conversations.entry(key).or_default();
+        if messages.len() <= conversation.messages {
+            *conversation = Conversation::default();
+        }
+        conversation.messages = messages.len();
+        if seen.is_some() {
+            conversation.screen = seen;
+        }
+        // Off the task's screens (or never recognised): Back, as the in-process model answers.
+        let screen = conversation.screen.clone().unwrap_or_default();
+        let size = self.apps[app]
+            .app
+            .screens
+            .get(&screen)
+            .map_or((1080, 1920), |s| (s.width.max(1), s.height.max(1)));
+        Ok(ideal_reply(task, &screen, size, &mut conversation.progress))
+    }
+}
+
+/// The recordings of `dir`: its `user_tasks/*`, or its own sub-folders with states, or itself.
+fn recordings(dir: &Path) -> Result<Vec<std::path::PathBuf>, String> {
+    if dir.join("states").is_dir() {
+        return Ok(vec![dir.to_path_buf()]);
+    }
+    let root = if dir.join("user_tasks").is_dir() {
+        dir.join("user_tasks")
+    } else {
+        dir.to_path_buf()
+    };
+    let mut found: Vec<_> = std::fs::read_dir(&root)
+        .map_err(|e| format!("{}: {e}", root.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("states").is_dir())
+        .collect();
+    found.sort();
+    if found.is_empty() {
+        return Err(format!("{}: no recordings (folders with states/)", dir.display()));
+    }
+    Ok(found)
+}
+
+fn hash(bytes: &[u8]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    bytes.hash(&mut hasher);
+    hasher.finish()
+}
+
+fn text_of(message: &Value) -> String {
+    match &message["content"] {
+        Value::String(s) => s.clone(),
+        Value::Array(parts) => parts.iter().filter_map(|p| p["text"].as_str()).collect(),
+        _ => String::new(),
+    }
+}
+
+fn image_of(message: &Value) -> Option<Vec<u8>> {
+    message["content"].as_array()?.iter().find_map(|part| {
+        let url = part["image_url"]["url"].as_str()?;
+        let data = url.strip_prefix("data:image/png;base64,")?;
+        base64::engine::general_purpose::STANDARD.decode(data).ok()
+    })
+}
+
+async fn models() -> Json<Value> {
+    Json(json!({"object": "list", "data": [{"id": "droidtask-ideal", "object": "model", "owned_by": "atlas"}]}))
+}
+
+async fn complete(State(server): State<Arc<IdealServer>>, Json(request): Json<Value>) -> Response {
+    tokio::time::sleep(server.delay).await;
+    let messages = request["messages"].as_array().cloned().unwrap_or_default();
+    let answered = {
+        let server = server.clone();
+        tokio::task::spawn_blocking(move || server.answer(&messages)).await
+    };
+    let content = match answered {
+        Ok(Ok(content)) => content,
+        Ok(Err(message)) => {
+            return (
+                StatusCode::BAD_REQUEST,
+                Json(json!({"error": {"message": message, "type": "invalid_request_error"}})),
+            )
+                .into_response();
+        }
+        Err(e) => {
+            return (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                Json(json!({"error": {"message": e.to_string(), "type": "server_error"}})),
+            )
+                .into_response();
+        }
+    };
+    let n = server
+        .calls
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let model = request["model"].as_str().unwrap_or("droidtask-ideal");
+    if request["stream"].as_bool() == Some(true) {
+        let chunk = json!({"id": format!("ideal-{n}"), "object": "chat.completion.chunk", "model": model,
+            "choices": [{"index": 0, "delta": {"role": "assistant", "content": content}, "finish_reason": null}]});
+        let end = json!({"id": format!("ideal-{n}"), "object": "chat.completion.chunk", "model": model,
+            "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]});
+        let body = format!("data: {chunk}\n\ndata: {end}\n\ndata: [DONE]\n\n");
+        return ([(axum::http::header::CONTENT_TYPE, "text/event-stream")], body).into_response();
+    }
+    Json(json!({"id": format!("ideal-{n}"), "object": "chat.completion", "model": model,
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}}))
+    .into_response()
+}
+
+/// A suite (for `atlas test run`) of every demonstrated task of `dir`: each starts on its
+/// recorded first screen and passes when the model finishes on its recorded last screen; its
+/// app is the recording's folder name (what `simulate:` phones know it by).
+pub fn droidtask_suite(dir: &Path, name: &str) -> Result<Value, String> {
+    let mut tests = Vec::new();
+    for folder in recordings(dir)? {
+        let app = folder
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        for task in read_ground_truth(&folder)?.0 {
+            let (Some(first), Some(last)) = (task.steps.first(), task.steps.last()) else {
+                continue;
+            };
+            tests.push(json!({
+                "name": format!("{app}/{}", task.name),
+                "task": task.instruction,
+                "app": app,
+                "start": first.0.first(),
+                "expect": {"page": last.0, "finish": true},
+                "max_steps": task.steps.len() * 3 + 5,
+                "tags": [app],
+            }));
+        }
+    }
+    Ok(json!({"name": name, "tests": tests}))
+}
