@@ -3,7 +3,9 @@
 //! and one self-contained HTML page (every step with its screenshot, its action and who chose
 //! it), which opens anywhere because nothing in it is fetched.
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
+use std::hash::{Hash, Hasher};
 
 use atlas_agent::phone::Ending;
 use base64::Engine;
@@ -276,6 +278,7 @@ impl SuiteReport {
     /// One HTML page holding everything, screenshots included (as data URIs).
     pub fn html(&self) -> String {
         let mut page = String::new();
+        let mut seen = HashMap::new();
         let _ = write!(
             page,
             "<!DOCTYPE html>\n<html lang=\"zh\"><head><meta charset=\"utf-8\"><title>{name} — Atlas test run</title>\n<style>{STYLE}</style></head><body>\n<h1>{name}</h1>\n<p class=\"summary\">{summary}</p>\n<table><thead><tr><th>test</th><th>app</th><th>status</th><th>steps</th><th>model calls</th><th>graph steps</th><th>seconds</th><th>device</th></tr></thead><tbody>\n",
@@ -318,7 +321,7 @@ impl SuiteReport {
                 let _ = writeln!(
                     page,
                     "<figure class=\"step by-{by}\">{img}<figcaption><b>{n}.</b> <span class=\"by\">{by}</span> <code>{action}</code>{page}{rules}</figcaption></figure>",
-                    img = image(s.png.as_deref(), &format!("step {}", s.step)),
+                    img = image(s.png.as_deref(), &format!("step {}", s.step), &mut seen),
                     n = s.step,
                     by = esc(&s.chosen_by),
                     action = esc(&s.action),
@@ -338,7 +341,7 @@ impl SuiteReport {
                 let _ = writeln!(
                     page,
                     "<figure class=\"step end\">{}<figcaption>end{}</figcaption></figure>",
-                    image(t.end_png.as_deref(), "end"),
+                    image(t.end_png.as_deref(), "end", &mut seen),
                     t.end_page
                         .as_ref()
                         .map_or(String::new(), |p| format!(": {}", esc(p)))
@@ -362,14 +365,74 @@ fn trail_text(t: &TestResult) -> String {
         .collect()
 }
 
-fn image(png: Option<&[u8]>, alt: &str) -> String {
-    match png {
-        Some(png) if !png.is_empty() => format!(
-            "<img alt=\"{alt}\" src=\"data:image/png;base64,{}\">",
-            base64::engine::general_purpose::STANDARD.encode(png)
-        ),
-        _ => String::new(),
+/// An `<img>` of a screenshot, shrunk; `seen` keeps each picture's encoding, as suites show the
+/// same screens over and over.
+fn image(png: Option<&[u8]>, alt: &str, seen: &mut HashMap<u64, String>) -> String {
+    let Some(png) = png.filter(|p| !p.is_empty()) else {
+        return String::new();
+    };
+    let key = {
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        png.hash(&mut hasher);
+        hasher.finish()
+    };
+    let data = seen.entry(key).or_insert_with(|| {
+        let small = thumbnail(png, THUMBNAIL_WIDTH);
+        base64::engine::general_purpose::STANDARD.encode(small.as_deref().unwrap_or(png))
+    });
+    format!("<img alt=\"{alt}\" src=\"data:image/png;base64,{data}\">")
+}
+
+/// The widest screenshot the HTML page holds: a phone's text stays legible, and a suite of
+/// hundreds of steps stays a page a browser opens at once (full-size shots made it ~70 MB).
+pub const THUMBNAIL_WIDTH: u32 = 360;
+
+/// `png` shrunk by a whole factor to at most `width` pixels wide (each pixel the mean of its
+/// block); `None` when it is already that small or is not a PNG this can read.
+pub fn thumbnail(png: &[u8], width: u32) -> Option<Vec<u8>> {
+    let mut decoder = png::Decoder::new(std::io::Cursor::new(png));
+    decoder.set_transformations(png::Transformations::normalize_to_color8());
+    let mut reader = decoder.read_info().ok()?;
+    let mut pixels = vec![0; reader.output_buffer_size()?];
+    let frame = reader.next_frame(&mut pixels).ok()?;
+    let channels = match frame.color_type {
+        png::ColorType::Rgb => 3,
+        png::ColorType::Rgba => 4,
+        png::ColorType::Grayscale => 1,
+        png::ColorType::GrayscaleAlpha => 2,
+        png::ColorType::Indexed => return None,
+    };
+    let (w, h) = (frame.width as usize, frame.height as usize);
+    let k = (frame.width.div_ceil(width.max(1))) as usize;
+    if k <= 1 {
+        return None;
     }
+    let (sw, sh) = (w / k, h / k);
+    let mut small = vec![0u8; sw * sh * 3];
+    for y in 0..sh {
+        for x in 0..sw {
+            let mut sum = [0u32; 3];
+            for dy in 0..k {
+                for dx in 0..k {
+                    let at = ((y * k + dy) * w + x * k + dx) * channels;
+                    let px = &pixels[at..at + channels];
+                    for (c, total) in sum.iter_mut().enumerate() {
+                        *total += u32::from(if channels < 3 { px[0] } else { px[c] });
+                    }
+                }
+            }
+            let out = (y * sw + x) * 3;
+            for c in 0..3 {
+                small[out + c] = (sum[c] / (k * k) as u32) as u8;
+            }
+        }
+    }
+    let mut bytes = Vec::new();
+    let mut encoder = png::Encoder::new(&mut bytes, sw as u32, sh as u32);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    encoder.write_header().ok()?.write_image_data(&small).ok()?;
+    Some(bytes)
 }
 
 /// Escapes text for XML and HTML alike (attributes included); characters XML 1.0 cannot hold
@@ -402,6 +465,31 @@ code{word-break:break-all;font-size:.85em}";
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_screenshot_is_shrunk_to_the_page_width_and_keeps_its_colours() {
+        let (w, h) = (1080u32, 1920u32);
+        let mut rgb = vec![255u8; (w * h * 3) as usize];
+        // The top half red.
+        for p in rgb[..(w * h * 3 / 2) as usize].chunks_mut(3) {
+            p.copy_from_slice(&[200, 0, 0]);
+        }
+        let mut big = Vec::new();
+        let mut encoder = png::Encoder::new(&mut big, w, h);
+        encoder.set_color(png::ColorType::Rgb);
+        encoder.set_depth(png::BitDepth::Eight);
+        encoder.write_header().unwrap().write_image_data(&rgb).unwrap();
+        let small = thumbnail(&big, THUMBNAIL_WIDTH).unwrap();
+        let decoder = png::Decoder::new(std::io::Cursor::new(&small));
+        let mut reader = decoder.read_info().unwrap();
+        let mut pixels = vec![0; reader.output_buffer_size().unwrap()];
+        let frame = reader.next_frame(&mut pixels).unwrap();
+        assert_eq!((frame.width, frame.height), (360, 640));
+        assert_eq!(&pixels[..3], &[200, 0, 0]);
+        assert_eq!(&pixels[pixels.len() - 3..], &[255, 255, 255]);
+        assert!(thumbnail(&small, THUMBNAIL_WIDTH).is_none(), "already small");
+        assert!(thumbnail(b"not a png", THUMBNAIL_WIDTH).is_none());
+    }
 
     #[test]
     fn text_is_escaped_for_xml_and_html() {

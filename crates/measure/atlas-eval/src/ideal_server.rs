@@ -8,9 +8,9 @@
 //!
 //! Key design decision: **the screen is recognised from the picture, not told.** The simulated
 //! phone renders a screen the same way every time, so the server renders the task's recorded
-//! screens itself and compares; a screenshot it does not know (a field with text typed in it,
-//! which the recording never showed) is taken for the conversation's last screen, where typing
-//! leaves the phone. Nothing but the request goes from the agent to the model, as with a real
+//! screens itself and compares; a screenshot it does not know is a screen off the task (answered
+//! with Back, as the in-process model answers), or, right after typing, the last screen with the
+//! text in its field, which the recording never showed. Nothing but the request goes from the agent to the model, as with a real
 //! model. Conversations are told apart by their first user message (task and first screen): two
 //! runs of one task at the same moment would share their progress, so a suite holds a task once.
 
@@ -29,7 +29,7 @@ use axum::{Json, Router};
 use base64::Engine;
 use serde_json::{Value, json};
 
-use crate::agent::{GroundTruth, IdealProgress, ideal_reply, read_ground_truth};
+use crate::agent::{GroundTruth, IdealProgress, ideal_reply, read_ground_truth, step_at};
 
 /// One recorded app and its demonstrated tasks.
 struct AppTasks {
@@ -111,7 +111,7 @@ impl IdealServer {
     }
 
     /// The recorded screens of `task` whose rendering is exactly `png`.
-    fn recognise(&self, app: usize, task: &GroundTruth, png: &[u8]) -> Option<String> {
+    fn recognise(&self, app: usize, task: &GroundTruth, png: &[u8]) -> Vec<String> {
         let recording = &self.apps[app].app;
         for screen in task.steps.iter().flat_map(|(screens, _)| screens) {
             if !self
@@ -140,11 +140,13 @@ impl IdealServer {
                 .push(screen.clone());
         }
         let renderings = self.renderings.lock().unwrap_or_else(|e| e.into_inner());
-        let same = renderings.get(&hash(png))?;
-        // Two screens may look alike: the task's own first.
-        same.iter()
-            .find(|s| task.steps.iter().any(|(screens, _)| screens.contains(s)))
+        renderings
+            .get(&hash(png))
+            .into_iter()
+            .flatten()
+            .filter(|s| task.steps.iter().any(|(screens, _)| screens.contains(s)))
             .cloned()
+            .collect()
     }
 
     fn answer(&self, messages: &[Value]) -> Result<String, String> {
@@ -170,17 +172,30 @@ impl IdealServer {
             *conversation = Conversation::default();
         }
         conversation.messages = messages.len();
-        if seen.is_some() {
-            conversation.screen = seen;
+        // Screens that look the same are told apart as a model would: by where the task is.
+        let from = conversation.progress.from;
+        let seen = seen
+            .into_iter()
+            .min_by_key(|s| step_at(task, s, from).unwrap_or(usize::MAX));
+        // A picture it does not know is the last screen with text typed in, right after typing;
+        // otherwise a screen off the task, where it answers Back as the in-process model does.
+        let typed_last = messages
+            .iter()
+            .rev()
+            .find(|m| m["role"] == "assistant")
+            .is_some_and(|m| text_of(m).contains("action=\"Type\""));
+        if seen.is_some() || !typed_last {
+            conversation.screen = seen.clone();
         }
-        // Off the task's screens (or never recognised): Back, as the in-process model answers.
         let screen = conversation.screen.clone().unwrap_or_default();
         let size = self.apps[app]
             .app
             .screens
             .get(&screen)
             .map_or((1080, 1920), |s| (s.width.max(1), s.height.max(1)));
-        Ok(ideal_reply(task, &screen, size, &mut conversation.progress))
+        let reply = ideal_reply(task, &screen, size, &mut conversation.progress);
+        tracing::debug!(task = %task.name, recognised = ?seen, messages = messages.len(), %reply, "ideal answer");
+        Ok(reply)
     }
 }
 
