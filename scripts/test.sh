@@ -29,6 +29,8 @@ pymod jsonschema
 pymod networkx
 # The official MCP SDK, the real client of Atlas's MCP server (stdio and /mcp).
 pymod mcp
+# A JUnit parser, as CI servers read `atlas test run --junit`.
+pymod junitparser
 # The chat page is tested in headless Chromium (Debian's), driven by selenium.
 if ! need chromium || ! need chromedriver; then
   echo "installing chromium and chromium-driver"

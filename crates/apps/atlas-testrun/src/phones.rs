@@ -272,12 +272,15 @@ impl TestPhone for Remote {
     fn prepare(&mut self, app: &str, start: Option<&str>) -> Result<(), DeviceError> {
         match (self.kind, start) {
             (Kind::Sim, Some(screen)) => self.shell(&["atlas-sim", "reset", screen]).map(drop),
-            (Kind::Adb, Some(activity)) => self.shell(&["am", "start", "-S", "-n", activity]).map(drop),
+            (Kind::Adb, Some(activity)) => {
+                self.shell(&["am", "start", "-S", "-n", activity]).map(drop)
+            }
             (Kind::Hdc, Some(ability)) => {
                 let (bundle, ability) = ability.split_once('/').ok_or_else(|| {
                     DeviceError::Invalid(format!("start {ability:?}: expected BUNDLE/ABILITY"))
                 })?;
-                self.shell(&["aa", "start", "-b", bundle, "-a", ability]).map(drop)
+                self.shell(&["aa", "start", "-b", bundle, "-a", ability])
+                    .map(drop)
             }
             (kind, None) => {
                 // A fresh start: the app stopped first, so no screen of an earlier test is left.
@@ -431,7 +434,13 @@ mod tests {
                 count: 1
             })
         );
-        for bad in ["adb:", "usb:1", "simulate:x*0", "simulate:x*many", "simulate:x*65"] {
+        for bad in [
+            "adb:",
+            "usb:1",
+            "simulate:x*0",
+            "simulate:x*many",
+            "simulate:x*65",
+        ] {
             assert!(DeviceSpec::parse(bad).is_err(), "{bad}");
         }
     }

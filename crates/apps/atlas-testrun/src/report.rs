@@ -478,7 +478,11 @@ mod tests {
         let mut encoder = png::Encoder::new(&mut big, w, h);
         encoder.set_color(png::ColorType::Rgb);
         encoder.set_depth(png::BitDepth::Eight);
-        encoder.write_header().unwrap().write_image_data(&rgb).unwrap();
+        encoder
+            .write_header()
+            .unwrap()
+            .write_image_data(&rgb)
+            .unwrap();
         let small = thumbnail(&big, THUMBNAIL_WIDTH).unwrap();
         let decoder = png::Decoder::new(std::io::Cursor::new(&small));
         let mut reader = decoder.read_info().unwrap();
@@ -487,7 +491,10 @@ mod tests {
         assert_eq!((frame.width, frame.height), (360, 640));
         assert_eq!(&pixels[..3], &[200, 0, 0]);
         assert_eq!(&pixels[pixels.len() - 3..], &[255, 255, 255]);
-        assert!(thumbnail(&small, THUMBNAIL_WIDTH).is_none(), "already small");
+        assert!(
+            thumbnail(&small, THUMBNAIL_WIDTH).is_none(),
+            "already small"
+        );
         assert!(thumbnail(b"not a png", THUMBNAIL_WIDTH).is_none());
     }
 

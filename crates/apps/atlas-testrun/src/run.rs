@@ -96,7 +96,8 @@ pub fn run_suite(
                     };
                     let test = &suite.tests[index];
                     progress.started(&phone.name(), &test.name);
-                    let mut result = run_test(&suite.name, test, phone.as_mut(), config, graph, progress);
+                    let mut result =
+                        run_test(&suite.name, test, phone.as_mut(), config, graph, progress);
                     result.lost = lost;
                     let gone = result.status == Status::Error && !phone.alive();
                     let mut q = queue.lock().unwrap_or_else(|e| e.into_inner());
@@ -236,14 +237,22 @@ fn run_test(
         chrono::Utc::now().format("%Y%m%dT%H%M%S%.3f")
     );
     let graph_caller: Option<&dyn ToolCaller> = graph.map(|g| g as &dyn ToolCaller);
-    let mut agent = PhoneAgent::new(&recorder, &agent_config, &person, Guard::new(rules, &test.task));
+    let mut agent = PhoneAgent::new(
+        &recorder,
+        &agent_config,
+        &person,
+        Guard::new(rules, &test.task),
+    );
     if let Some(caller) = graph_caller {
         agent = agent.with_graph(GraphLink::new(caller, None, config.fast_path, &session));
     }
     let report = agent.run(&test.task);
     let end = EndScreen::take(phone, graph_caller);
     judge(&mut result, test, &report, &end);
-    let mut shots = recorder.shots.into_inner().unwrap_or_else(|e| e.into_inner());
+    let mut shots = recorder
+        .shots
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner());
     result.trail = report
         .steps
         .iter()
@@ -251,9 +260,16 @@ fn run_test(
         .map(|(i, s)| StepShot {
             step: s.step,
             chosen_by: chooser(s.chosen_by).into(),
-            action: s.action.as_ref().map_or_else(String::new, |a| a.to_string()),
+            action: s
+                .action
+                .as_ref()
+                .map_or_else(String::new, |a| a.to_string()),
             reply: s.reply.clone(),
-            page: s.graph.as_ref().and_then(|g| g["page"].as_str()).map(String::from),
+            page: s
+                .graph
+                .as_ref()
+                .and_then(|g| g["page"].as_str())
+                .map(String::from),
             rules: s.rules.clone(),
             ok: s.ok,
             png: shots.get_mut(i).map(std::mem::take),

@@ -232,7 +232,10 @@ mod tests {
         )
         .unwrap();
         assert_eq!(suite.tests[0].app, "notes");
-        assert_eq!(suite.tests[0].expect.page.as_ref().unwrap().names(), ["p1", "p2"]);
+        assert_eq!(
+            suite.tests[0].expect.page.as_ref().unwrap().names(),
+            ["p1", "p2"]
+        );
         assert_eq!(
             suite.tests[0].expect.finish,
             Some(Finish::Saying("保存".into()))
@@ -242,10 +245,22 @@ mod tests {
         for (text, said) in [
             ("name: s\ntests: []\n", "no tests"),
             ("name: s\ntests:\n  - {name: a, task: t}\n", "no app"),
-            ("name: s\napp: x\ntests:\n  - {name: a, task: t}\n  - {name: a, task: u}\n", "twice"),
-            ("name: s\napp: x\ntests:\n  - {name: a, task: t, max_steps: 0}\n", "max_steps"),
-            ("name: s\napp: x\ntests:\n  - {name: a, task: t, expect: {screen: x}}\n", "unknown field"),
-            ("name: s\napp: x\ntests:\n  - {name: a, task: t, rules: nowhere.yaml}\n", "nowhere.yaml"),
+            (
+                "name: s\napp: x\ntests:\n  - {name: a, task: t}\n  - {name: a, task: u}\n",
+                "twice",
+            ),
+            (
+                "name: s\napp: x\ntests:\n  - {name: a, task: t, max_steps: 0}\n",
+                "max_steps",
+            ),
+            (
+                "name: s\napp: x\ntests:\n  - {name: a, task: t, expect: {screen: x}}\n",
+                "unknown field",
+            ),
+            (
+                "name: s\napp: x\ntests:\n  - {name: a, task: t, rules: nowhere.yaml}\n",
+                "nowhere.yaml",
+            ),
         ] {
             let error = Suite::parse(text, Path::new("/nonexistent")).unwrap_err();
             assert!(error.contains(said), "{text}: {error}");

@@ -98,7 +98,8 @@ pub struct AgentOptions {
 impl AgentOptions {
     /// The screen model, retrying transient failures.
     pub fn model(&self) -> atlas_llm::ModelConfig {
-        let mut model = atlas_llm::ModelConfig::new(&self.model_url, &self.model, self.model_key.clone());
+        let mut model =
+            atlas_llm::ModelConfig::new(&self.model_url, &self.model, self.model_key.clone());
         model.retries = 3;
         model
     }

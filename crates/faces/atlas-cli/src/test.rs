@@ -85,7 +85,11 @@ async fn run_suite(args: TestRunArgs) -> Result<ExitCode> {
         suite
             .tests
             .retain(|t| t.tags.iter().any(|tag| args.tag.contains(tag)));
-        anyhow::ensure!(!suite.tests.is_empty(), "no test has the tags {:?}", args.tag);
+        anyhow::ensure!(
+            !suite.tests.is_empty(),
+            "no test has the tags {:?}",
+            args.tag
+        );
     }
     let specs = args
         .devices
@@ -142,7 +146,9 @@ async fn run_suite(args: TestRunArgs) -> Result<ExitCode> {
             &suite,
             phones,
             &config,
-            caller.as_ref().map(|c| c as &(dyn atlas_agent::ToolCaller + Sync)),
+            caller
+                .as_ref()
+                .map(|c| c as &(dyn atlas_agent::ToolCaller + Sync)),
             &bar,
         );
         bar.finish();
@@ -159,7 +165,8 @@ async fn run_suite(args: TestRunArgs) -> Result<ExitCode> {
         (&html, report.html()),
     ] {
         if let Some(path) = path {
-            std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))?;
+            std::fs::write(path, text)
+                .with_context(|| format!("cannot write {}", path.display()))?;
         }
     }
     eprintln!("{}", report.summary());

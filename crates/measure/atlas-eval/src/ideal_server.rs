@@ -216,7 +216,10 @@ fn recordings(dir: &Path) -> Result<Vec<std::path::PathBuf>, String> {
         .collect();
     found.sort();
     if found.is_empty() {
-        return Err(format!("{}: no recordings (folders with states/)", dir.display()));
+        return Err(format!(
+            "{}: no recordings (folders with states/)",
+            dir.display()
+        ));
     }
     Ok(found)
 }
@@ -245,7 +248,9 @@ fn image_of(message: &Value) -> Option<Vec<u8>> {
 }
 
 async fn models() -> Json<Value> {
-    Json(json!({"object": "list", "data": [{"id": "droidtask-ideal", "object": "model", "owned_by": "atlas"}]}))
+    Json(
+        json!({"object": "list", "data": [{"id": "droidtask-ideal", "object": "model", "owned_by": "atlas"}]}),
+    )
 }
 
 async fn complete(State(server): State<Arc<IdealServer>>, Json(request): Json<Value>) -> Response {
@@ -282,7 +287,11 @@ async fn complete(State(server): State<Arc<IdealServer>>, Json(request): Json<Va
         let end = json!({"id": format!("ideal-{n}"), "object": "chat.completion.chunk", "model": model,
             "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]});
         let body = format!("data: {chunk}\n\ndata: {end}\n\ndata: [DONE]\n\n");
-        return ([(axum::http::header::CONTENT_TYPE, "text/event-stream")], body).into_response();
+        return (
+            [(axum::http::header::CONTENT_TYPE, "text/event-stream")],
+            body,
+        )
+            .into_response();
     }
     Json(json!({"id": format!("ideal-{n}"), "object": "chat.completion", "model": model,
         "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],

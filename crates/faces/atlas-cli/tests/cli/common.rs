@@ -275,11 +275,17 @@ pub fn model_sim() -> (Child, String) {
 
 /// `atlas model-sim` on a free port with a script.
 pub fn model_sim_playing(script: &Path) -> (Child, String) {
+    model_sim_with(&[script.to_str().unwrap()])
+}
+
+/// `atlas model-sim ARGS…` on a free port: the process and its base URL once it answers.
+pub fn model_sim_with(args: &[&str]) -> (Child, String) {
     let port = free_port();
     let addr = format!("127.0.0.1:{port}");
-    let script = script.to_str().unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_atlas"))
-        .args(["model-sim", script, "--addr", &addr])
+        .arg("model-sim")
+        .args(args)
+        .args(["--addr", &addr])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()

@@ -14,4 +14,5 @@ mod pg_restart;
 mod phone;
 mod postgres;
 mod requests;
+mod testrun;
 mod viewer;

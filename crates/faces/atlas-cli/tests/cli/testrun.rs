@@ -1,0 +1,347 @@
+//! `atlas test run`: DroidTask's `notes` tasks as a suite on simulated phones, DroidTask's ideal
+//! model served over HTTP by `atlas model-sim --droidtask`, the reports read by a JUnit parser
+//! from PyPI and the HTML page opened in headless Chromium; and a phone killed mid-suite.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::common::*;
+
+/// DroidTask's `notes` recording, or none (skipped) where the data is not here.
+fn notes() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../../shared/data/droidtask-dev/user_tasks/notes");
+    let here = dir.join("states").is_dir();
+    if !here {
+        eprintln!("no DroidTask folder: skipped");
+    }
+    here.then_some(dir)
+}
+
+struct Killed(Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// `atlas test droidtask-suite DIR`, keeping the tests `keep` names (all when empty).
+fn droidtask_suite(dir: &Path, keep: &[&str]) -> serde_yaml::Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_atlas"))
+        .args(["test", "droidtask-suite"])
+        .arg(dir)
+        .args(["--name", "notes"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut suite: serde_yaml::Value = serde_yaml::from_slice(&out.stdout).unwrap();
+    if !keep.is_empty() {
+        let tests = suite["tests"].as_sequence_mut().unwrap();
+        tests.retain(|t| keep.contains(&t["name"].as_str().unwrap()));
+        assert_eq!(tests.len(), keep.len());
+    }
+    suite
+}
+
+fn write_suite(dir: &Path, suite: &serde_yaml::Value) -> PathBuf {
+    let path = dir.join("suite.yaml");
+    std::fs::write(&path, serde_yaml::to_string(suite).unwrap()).unwrap();
+    path
+}
+
+fn read_json(path: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+/// Whether the Python module is here; under CI its absence fails (scripts/test.sh installs it).
+fn python_has(module: &str) -> bool {
+    let here = Command::new("python3")
+        .args(["-c", &format!("import {module}")])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !here {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "python3 module {module} is missing, and scripts/test.sh installs it"
+        );
+        eprintln!("no {module}: skipped");
+    }
+    here
+}
+
+#[test]
+fn a_suite_on_four_simulated_phones_reports_junit_html_and_json() {
+    let Some(notes) = notes() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let mut suite = droidtask_suite(&notes, &[]);
+    let tests = suite["tests"].as_sequence_mut().unwrap();
+    let total = tests.len();
+    assert!(total >= 10, "{total} notes tasks");
+    // One test that must fail: a text the notes app never shows.
+    let mut impossible = tests[0].clone();
+    impossible["name"] = "notes/impossible".into();
+    impossible["expect"]["text"] = "这段文字不会出现 & <never>".into();
+    tests.push(impossible);
+    let suite_path = write_suite(dir.path(), &suite);
+    let (model, model_url) = model_sim_with(&["--droidtask", notes.to_str().unwrap()]);
+    let _model = Killed(model);
+    let (json, junit, html) = (
+        dir.path().join("r.json"),
+        dir.path().join("r.xml"),
+        dir.path().join("r.html"),
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_atlas"))
+        .args(["test", "run"])
+        .arg(&suite_path)
+        .arg("--devices")
+        .arg(format!("simulate:{}*4", notes.display()))
+        .args(["--model-url", &format!("{model_url}/v1"), "--lang", "en"])
+        .arg("--data")
+        .arg(dir.path().join("data"))
+        .arg("--json")
+        .arg(&json)
+        .arg("--junit")
+        .arg(&junit)
+        .arg("--html")
+        .arg(&html)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    // A failed test fails the run.
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    let report = read_json(&json);
+    let summary = &report["summary"];
+    let results = report["tests"].as_array().unwrap();
+    assert_eq!(results.len(), total + 1);
+    assert_eq!(summary["errors"], 0, "{summary}");
+    assert_eq!(
+        summary["passed"].as_u64().unwrap() + summary["failed"].as_u64().unwrap(),
+        total as u64 + 1,
+        "{summary}"
+    );
+    // DroidTask's ideal model completes most notes tasks (12 of 14 in process).
+    assert!(
+        summary["passed"].as_u64().unwrap() as usize >= total - 3,
+        "{summary}"
+    );
+    let failed = results
+        .iter()
+        .find(|t| t["name"] == "notes/impossible")
+        .unwrap();
+    assert_eq!(failed["status"], "failed");
+    assert!(
+        failed["message"]
+            .as_str()
+            .unwrap()
+            .contains("does not show"),
+        "{failed}"
+    );
+    let phones: std::collections::HashSet<&str> = results
+        .iter()
+        .filter_map(|t| t["device"].as_str())
+        .collect();
+    assert_eq!(
+        phones.len(),
+        4,
+        "the tests spread over the four phones: {phones:?}"
+    );
+    for t in results {
+        for field in [
+            "name",
+            "status",
+            "steps",
+            "model_calls",
+            "graph_steps",
+            "seconds",
+            "device",
+        ] {
+            assert!(!t[field].is_null(), "{field} in {t}");
+        }
+    }
+    let calls: u64 = results
+        .iter()
+        .map(|t| t["model_calls"].as_u64().unwrap())
+        .sum();
+    assert_eq!(summary["model_calls"], calls);
+    // The graph learned from the run: its data folder has the app's pages.
+    assert!(
+        std::fs::read_dir(dir.path().join("data")).unwrap().count() > 0,
+        "the graph was written"
+    );
+
+    // The JUnit XML, read by a parser CI servers use.
+    if python_has("junitparser") {
+        let read = Command::new("python3")
+            .arg("-c")
+            .arg(
+                "import json,sys\nfrom junitparser import JUnitXml, Failure\nx = JUnitXml.fromfile(sys.argv[1])\nout = []\nfor suite in x:\n    for case in suite:\n        props = {p.name: p.value for p in case.properties()} if hasattr(case, 'properties') else {}\n        out.append({'name': case.name, 'time': case.time, 'failed': any(isinstance(r, Failure) for r in case.result), 'message': [r.message for r in case.result], 'props': props})\nprint(json.dumps(out))",
+            )
+            .arg(&junit)
+            .output()
+            .unwrap();
+        assert!(
+            read.status.success(),
+            "{}",
+            String::from_utf8_lossy(&read.stderr)
+        );
+        let cases: Value = serde_json::from_slice(&read.stdout).unwrap();
+        let cases = cases.as_array().unwrap();
+        assert_eq!(cases.len(), total + 1);
+        let bad = cases
+            .iter()
+            .find(|c| c["name"] == "notes/impossible")
+            .unwrap();
+        assert_eq!(bad["failed"], true, "{bad}");
+        assert!(
+            bad["message"][0]
+                .as_str()
+                .unwrap()
+                .contains("这段文字不会出现 & <never>"),
+            "{bad}"
+        );
+        for case in cases {
+            assert!(case["time"].as_f64().unwrap() > 0.0, "{case}");
+        }
+    }
+
+    // The HTML page in a real browser: the tests, their steps and screenshots, nothing fetched.
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(
+        !page.contains("http://") && !page.contains("https://"),
+        "the page fetches nothing"
+    );
+    let Some(chromium) = atlas_explore::browser::find_chromium() else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "chromium is missing (scripts/test.sh installs it)"
+        );
+        return;
+    };
+    let profile = tempfile::tempdir().unwrap();
+    let dom = Command::new(chromium)
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--dump-dom"])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .arg(format!("file://{}", html.display()))
+        .output()
+        .unwrap();
+    let dom = String::from_utf8_lossy(&dom.stdout);
+    assert!(
+        dom.contains("notes/impossible"),
+        "the browser shows the tests"
+    );
+    assert!(
+        dom.contains("这段文字不会出现 &amp; &lt;never&gt;"),
+        "escaped Chinese text"
+    );
+    let steps: u64 = results.iter().map(|t| t["steps"].as_u64().unwrap()).sum();
+    let images = dom.matches("<img").count() as u64;
+    assert!(images >= steps, "{images} screenshots for {steps} steps");
+    assert!(dom.contains("data:image/png;base64,"));
+}
+
+#[test]
+fn a_phone_killed_mid_suite_loses_its_test_to_another_phone() {
+    let Some(notes) = notes() else { return };
+    let adb_here = Command::new("adb")
+        .arg("version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !adb_here {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "adb is missing (scripts/test.sh installs it)"
+        );
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // Tasks the ideal model completes; a hosted model's pace, so the kill lands mid-test.
+    let keep = [
+        "notes/task1",
+        "notes/task3",
+        "notes/task4",
+        "notes/task5",
+        "notes/task6",
+        "notes/task9",
+    ];
+    let suite_path = write_suite(dir.path(), &droidtask_suite(&notes, &keep));
+    let (model, model_url) =
+        model_sim_with(&["--droidtask", notes.to_str().unwrap(), "--delay-ms", "300"]);
+    let _model = Killed(model);
+    let phone = |port: u16| {
+        let addr = format!("127.0.0.1:{port}");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_atlas"))
+            .args(["device", "sim"])
+            .arg(&notes)
+            .args(["--listen", &addr])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut said = String::new();
+        use std::io::BufRead;
+        let mut lines = std::io::BufReader::new(child.stderr.take().unwrap());
+        while !said.contains("simulated phone") {
+            said.clear();
+            assert!(
+                lines.read_line(&mut said).unwrap() > 0,
+                "the simulator did not start"
+            );
+        }
+        (Killed(child), addr)
+    };
+    let (keeps, a) = phone(free_port());
+    let (mut doomed, b) = phone(free_port());
+    let json = dir.path().join("r.json");
+    let mut run = Killed(
+        Command::new(env!("CARGO_BIN_EXE_atlas"))
+            .args(["test", "run"])
+            .arg(&suite_path)
+            .args(["--devices", &format!("sim:{a},sim:{b}")])
+            .args(["--model-url", &format!("{model_url}/v1"), "--lang", "en"])
+            .arg("--json")
+            .arg(&json)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    // Each test takes a few model calls of 300 ms: at 1.5 s both phones are mid-test.
+    std::thread::sleep(Duration::from_millis(1500));
+    let _ = doomed.0.kill();
+    let _ = doomed.0.wait();
+    let status = run.0.wait().unwrap();
+    drop(keeps);
+    let report = read_json(&json);
+    let results = report["tests"].as_array().unwrap();
+    assert_eq!(results.len(), keep.len());
+    let lost: Vec<&Value> = results
+        .iter()
+        .filter(|t| t["lost"].as_array().is_some_and(|l| !l.is_empty()))
+        .collect();
+    assert_eq!(
+        lost.len(),
+        1,
+        "one test was under way on the killed phone: {report}"
+    );
+    assert_eq!(lost[0]["lost"][0]["device"], b.as_str());
+    assert_eq!(
+        lost[0]["device"],
+        a.as_str(),
+        "it ran again on the other phone"
+    );
+    assert_eq!(lost[0]["status"], "passed", "{}", lost[0]);
+    // After the kill every test ran on the phone left, and none was lost to the fleet.
+    assert_eq!(report["summary"]["passed"], keep.len() as u64, "{report}");
+    assert!(status.success());
+}
