@@ -140,14 +140,9 @@ pub fn open(
                     SimSource::Folder(dir) => recordings(dir)?,
                     SimSource::Graph { app, data } => vec![(app.clone(), graph_app(app, data)?)],
                 };
-                let apps = Arc::new(apps);
-                for _ in 0..*count {
+                for phone in simulated_from(&Arc::new(apps), *count, catalog, simulated)? {
                     simulated += 1;
-                    phones.push(Box::new(Simulated::new(
-                        format!("sim-{simulated}"),
-                        apps.clone(),
-                        catalog,
-                    )?));
+                    phones.push(phone);
                 }
             }
         }
@@ -156,6 +151,33 @@ pub fn open(
         return Err("no devices".into());
     }
     Ok(phones)
+}
+
+/// `count` phones simulated in this process, each with every app of `apps` installed.
+pub fn simulated(
+    apps: &Arc<Vec<(String, RecordedApp)>>,
+    count: usize,
+    catalog: &AppCatalog,
+) -> Result<Vec<Box<dyn TestPhone>>, String> {
+    simulated_from(apps, count, catalog, 0)
+}
+
+/// Phones `sim-(after+1)` to `sim-(after+count)`.
+fn simulated_from(
+    apps: &Arc<Vec<(String, RecordedApp)>>,
+    count: usize,
+    catalog: &AppCatalog,
+    after: usize,
+) -> Result<Vec<Box<dyn TestPhone>>, String> {
+    if apps.is_empty() {
+        return Err("no apps to install".into());
+    }
+    (1..=count)
+        .map(|k| {
+            Simulated::new(format!("sim-{}", after + k), apps.clone(), catalog)
+                .map(|p| Box::new(p) as Box<dyn TestPhone>)
+        })
+        .collect()
 }
 
 /// The recordings under `dir`: itself when it is one (`states/`), else its sub-folders that

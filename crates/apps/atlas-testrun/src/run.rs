@@ -90,10 +90,7 @@ pub fn run_suite(
         for mut phone in phones {
             let (queue, changed, results) = (&queue, &changed, &results);
             scope.spawn(move || {
-                loop {
-                    let Some((index, lost)) = next(queue, changed, config) else {
-                        break;
-                    };
+                while let Some((index, lost)) = next(queue, changed, config) {
                     let test = &suite.tests[index];
                     progress.started(&phone.name(), &test.name);
                     let mut result =

@@ -30,6 +30,10 @@ pub(crate) enum BenchWhich {
     /// folder store and pgbench's one-row commits, the follow delay, query_path on a replica,
     /// and a replica's start on a large database.
     Postgres,
+    /// A fleet: DroidTask's tasks as one suite (`atlas test run`) on 1, 2, 4 and 8 simulated
+    /// phones, DroidTask's ideal model over HTTP answering after `--delay-ms`: wall time against
+    /// one phone, model calls of a first and a second run (needs --droidtask).
+    Fleet,
 }
 
 #[derive(Args)]
@@ -59,6 +63,15 @@ pub(crate) struct BenchArgs {
     /// Seconds each ingest run lasts.
     #[arg(long)]
     seconds: Option<u64>,
+    /// DroidTask's folder, for `fleet` (`all` skips that benchmark without one).
+    #[arg(long, env = "ATLAS_DROIDTASK")]
+    droidtask: Option<PathBuf>,
+    /// For `fleet`: how long the model takes to answer, as a hosted model would.
+    #[arg(long, default_value_t = 300)]
+    delay_ms: u64,
+    /// For `fleet`: the fleet sizes (comma-separated).
+    #[arg(long, value_delimiter = ',', default_values_t = [1, 2, 4, 8])]
+    phones: Vec<usize>,
 }
 
 /// What `--json` writes: each benchmark's figures under its name.
@@ -91,6 +104,9 @@ pub(crate) async fn bench(args: BenchArgs) -> Result<ExitCode> {
     }
     if run(BenchWhich::Postgres) {
         postgres(&args, &scratch, &mut report).await?;
+    }
+    if run(BenchWhich::Fleet) {
+        fleet(&args, &scratch, &mut report).await?;
     }
     if let Some(path) = &args.json {
         std::fs::write(path, serde_json::to_string_pretty(&report)?)
@@ -477,5 +493,161 @@ async fn postgres(
             report.insert("postgres".into(), serde_json::to_value(&r)?);
         }
     }
+    Ok(())
+}
+
+/// A fleet of simulated phones on one suite: each size runs the suite twice on a fresh graph.
+async fn fleet(args: &BenchArgs, scratch: &tempfile::TempDir, report: &mut Report) -> Result<()> {
+    let Some(droidtask) = &args.droidtask else {
+        if args.which == BenchWhich::Fleet {
+            bail!("bench fleet needs --droidtask DIR (DroidTask's folder)");
+        }
+        eprintln!("bench fleet: skipped (no --droidtask)");
+        return Ok(());
+    };
+    let suite = atlas_eval::ideal_server::droidtask_suite(droidtask, "fleet")
+        .map_err(|e| anyhow::anyhow!(e))?;
+    let mut suite = atlas_testrun::Suite::parse(&serde_yaml::to_string(&suite)?, droidtask)
+        .map_err(|e| anyhow::anyhow!(e))?;
+    if args.quick {
+        suite.tests.truncate(12);
+    }
+    let sizes: Vec<usize> = if args.quick {
+        vec![1, 2]
+    } else {
+        args.phones.iter().copied().filter(|n| *n > 0).collect()
+    };
+    let delay = Duration::from_millis(args.delay_ms);
+    let model = atlas_eval::ideal_server::IdealServer::read(droidtask, delay)
+        .map_err(|e| anyhow::anyhow!(e))?;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let model_url = format!("http://{}/v1", listener.local_addr()?);
+    tokio::spawn(async move { axum::serve(listener, model.router()).await });
+    let apps =
+        Arc::new(atlas_testrun::phones::recordings(droidtask).map_err(|e| anyhow::anyhow!(e))?);
+    eprintln!(
+        "bench fleet: {} tests, the model answering after {} ms, on {:?} phones",
+        suite.tests.len(),
+        args.delay_ms,
+        sizes
+    );
+    println!(
+        "phones  run     wall s  ÷ one phone  passed  model calls  graph steps  second-run calls over first-run passes"
+    );
+    let mut rows = Vec::new();
+    let mut one_phone: Option<(f64, Vec<bool>)> = None;
+    for n in sizes {
+        let data = scratch.path().join(format!("fleet-{n}"));
+        let (base, stop, task) =
+            crate::test::serve_graph(&data, "127.0.0.1:0", atlas_config::EmbedConfig::default())
+                .await?;
+        let runs = {
+            let (suite, apps, model_url, base) =
+                (suite.clone(), apps.clone(), model_url.clone(), base.clone());
+            tokio::task::spawn_blocking(move || -> Result<Vec<atlas_testrun::SuiteReport>> {
+                let caller = atlas_agent::HttpCaller::new(&base, None);
+                let mut config = atlas_testrun::RunConfig {
+                    model: atlas_llm::ModelConfig::new(&model_url, "droidtask-ideal", None),
+                    planner: None,
+                    max_steps: 30,
+                    lang: "en".into(),
+                    rules: atlas_guard::RuleSet::with_shipped([])
+                        .map_err(|(_, e)| anyhow::anyhow!(e))?,
+                    fast_path: 0.95,
+                    knowledge_base: None,
+                    yes: true,
+                    max_attempts: 2,
+                    stop: Default::default(),
+                };
+                config.model.retries = 3;
+                let mut reports = Vec::new();
+                for _ in 0..2 {
+                    let phones = atlas_testrun::phones::simulated(
+                        &apps,
+                        n,
+                        &atlas_device::AppCatalog::builtin(),
+                    )
+                    .map_err(|e| anyhow::anyhow!(e))?;
+                    reports.push(atlas_testrun::run_suite(
+                        &suite,
+                        phones,
+                        &config,
+                        Some(&caller),
+                        &atlas_testrun::Quiet,
+                    ));
+                }
+                Ok(reports)
+            })
+            .await??
+        };
+        let _ = stop.send(());
+        task.await??;
+        let (first, second) = (&runs[0], &runs[1]);
+        let passed: Vec<bool> = first
+            .tests
+            .iter()
+            .map(|t| t.status == atlas_testrun::Status::Passed)
+            .collect();
+        let (base_seconds, base_passed) = one_phone
+            .get_or_insert_with(|| (first.seconds, passed.clone()))
+            .clone();
+        // The regression figure: on the tests the first run passed, the second run's calls.
+        let (mut again, mut before) = (0, 0);
+        for (i, p) in passed.iter().enumerate() {
+            if *p {
+                again += second.tests[i].model_calls;
+                before += first.tests[i].model_calls;
+            }
+        }
+        let lost = base_passed
+            .iter()
+            .zip(&passed)
+            .filter(|(was, is)| **was && !**is)
+            .count();
+        let lost_second = passed
+            .iter()
+            .zip(&second.tests)
+            .filter(|(was, t)| **was && t.status != atlas_testrun::Status::Passed)
+            .count();
+        for (k, r) in runs.iter().enumerate() {
+            println!(
+                "{n:>6}  {:<6} {:>7.1}  {:>11.2}  {:>6}  {:>11}  {:>11}  {}",
+                if k == 0 { "first" } else { "second" },
+                r.seconds,
+                base_seconds / r.seconds.max(1e-9),
+                r.tests
+                    .iter()
+                    .filter(|t| t.status == atlas_testrun::Status::Passed)
+                    .count(),
+                r.model_calls(),
+                r.tests.iter().map(|t| t.graph_steps).sum::<usize>(),
+                if k == 1 {
+                    format!(
+                        "{again} of {before} ({:.1}%)",
+                        100.0 * again as f64 / before.max(1) as f64
+                    )
+                } else {
+                    String::new()
+                },
+            );
+        }
+        rows.push(serde_json::json!({
+            "phones": n,
+            "first": runs[0].json()["summary"],
+            "second": runs[1].json()["summary"],
+            "speedup_vs_one_phone": base_seconds / first.seconds.max(1e-9),
+            "second_run_calls_over_first_passes": again,
+            "first_run_calls_of_those": before,
+            "lost_against_one_phone": lost,
+            "lost_in_second_run": lost_second,
+        }));
+        println!(
+            "        tests passed on one phone but not on {n}: {lost}; passed in the first run but not the second: {lost_second}"
+        );
+    }
+    report.insert(
+        "fleet".into(),
+        serde_json::json!({"tests": suite.tests.len(), "delay_ms": args.delay_ms, "sizes": rows}),
+    );
     Ok(())
 }

@@ -116,7 +116,7 @@ async fn run_suite(args: TestRunArgs) -> Result<ExitCode> {
     let (base, token, served) = match (&options.atlas, &args.data) {
         (Some(url), _) => (Some(url.clone()), options.atlas_token.clone(), None),
         (None, Some(data)) => {
-            let served = serve_graph(data, &args.addr, &args.embed).await?;
+            let served = serve_graph(data, &args.addr, args.embed.config()).await?;
             eprintln!("graph served on {} (the viewer: {}/)", served.0, served.0);
             (Some(served.0.clone()), None, Some(served))
         }
@@ -177,20 +177,24 @@ async fn run_suite(args: TestRunArgs) -> Result<ExitCode> {
     })
 }
 
-type Served = (
+pub(crate) type Served = (
     String,
     tokio::sync::oneshot::Sender<()>,
     tokio::task::JoinHandle<std::io::Result<()>>,
 );
 
 /// The data folder's graph served on `addr` (the API the agents use, and the viewer).
-async fn serve_graph(data: &std::path::Path, addr: &str, embed: &EmbedArgs) -> Result<Served> {
+pub(crate) async fn serve_graph(
+    data: &std::path::Path,
+    addr: &str,
+    embed: atlas_config::EmbedConfig,
+) -> Result<Served> {
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .with_context(|| format!("cannot listen on {addr}"))?;
     let base = format!("http://{}", listener.local_addr()?);
     let config = atlas_config::Config {
-        embed: embed.config(),
+        embed,
         ..atlas_config::Config::folder(data)
     };
     let services = atlas_config::open(&config).await?;
