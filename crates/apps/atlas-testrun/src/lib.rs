@@ -12,7 +12,9 @@
 //! - [`phones`]: `adb:`, `hdc:`, `sim:` and `simulate:` devices.
 //! - [`run`]: the queue the phones take tests from, a lost phone's test run again elsewhere.
 //! - [`report`]: JSON, JUnit XML, HTML.
+//! - [`board`]: the run told live to an Atlas server, for the viewer's runs page.
 
+pub mod board;
 pub mod phones;
 pub mod report;
 pub mod run;

@@ -53,8 +53,8 @@ pub struct RunConfig {
 pub trait Progress: Sync {
     /// A test started on a phone.
     fn started(&self, _device: &str, _test: &str) {}
-    /// A test's step began.
-    fn step(&self, _device: &str, _test: &str, _step: usize) {}
+    /// A test's step began on this screen (a PNG).
+    fn step(&self, _device: &str, _test: &str, _step: usize, _screen: &[u8]) {}
     /// A test ended (or was lost, with the phone, and goes back in the queue).
     fn ended(&self, _result: &TestResult, _lost: bool) {}
 }
@@ -416,7 +416,7 @@ impl Device for Recorder<'_> {
             shots.push(shot.png.clone());
             shots.len()
         };
-        self.progress.step(&self.device, &self.test, step);
+        self.progress.step(&self.device, &self.test, step, &shot.png);
         Ok(shot)
     }
     fn current_app(&self) -> Result<CurrentApp, DeviceError> {

@@ -19,6 +19,7 @@ mod input;
 mod knowledge;
 mod navigation;
 mod plan;
+mod runs;
 mod schema;
 mod screen;
 
@@ -224,5 +225,6 @@ pub fn registry() -> ToolRegistry {
     let mut tools = navigation::tools();
     tools.extend(business::tools());
     tools.push(knowledge::tool());
+    tools.extend(runs::tools());
     ToolRegistry { tools }
 }

@@ -11,6 +11,7 @@
 //! the disk at all.
 
 pub mod activity;
+pub mod test_runs;
 mod artifacts;
 mod demo;
 pub mod events;
@@ -87,6 +88,8 @@ pub struct Atlas {
     events: tokio::sync::broadcast::Sender<serde_json::Value>,
     /// The reports of the last hour, for viewers.
     activity: activity::Activity,
+    /// Test runs as their runners report them, for the viewer's runs page.
+    test_runs: test_runs::TestRuns,
 }
 
 /// A store's error as the service answers it: 503 for a store that cannot be reached now.
@@ -130,6 +133,7 @@ impl Atlas {
             nudge: Mutex::new(None),
             events: tokio::sync::broadcast::channel(events::BUFFERED).0,
             activity: Default::default(),
+            test_runs: Default::default(),
         });
         if replayed > 0 {
             atlas.checkpoint()?;
@@ -358,6 +362,11 @@ impl Atlas {
                 tracing::warn!("a followed change did not apply: {e}");
             }
         }
+    }
+
+    /// The test runs reported to this process (`report_test_run`, `get_test_runs`).
+    pub fn test_runs(&self) -> &test_runs::TestRuns {
+        &self.test_runs
     }
 
     /// What the graph learns from now on, as JSON events (`{"type": "report" | "transition" |

@@ -141,16 +141,20 @@ async fn run_suite(args: TestRunArgs) -> Result<ExitCode> {
             phones.len()
         );
         let caller = base.as_deref().map(|b| HttpCaller::new(b, token.clone()));
+        let graph = caller
+            .as_ref()
+            .map(|c| c as &(dyn atlas_agent::ToolCaller + Sync));
         let bar = Bar::new(suite.tests.len());
-        let report = atlas_testrun::run_suite(
-            &suite,
-            phones,
-            &config,
-            caller
-                .as_ref()
-                .map(|c| c as &(dyn atlas_agent::ToolCaller + Sync)),
-            &bar,
-        );
+        let names: Vec<String> = phones.iter().map(|p| p.name()).collect();
+        let board = graph.map(|g| atlas_testrun::board::Board::start(g, &suite, &names));
+        if let (Some(base), Some(board)) = (&base, &board) {
+            eprintln!("live: {base}/runs?run={}", board.run_id());
+        }
+        let both = Both(&bar, board.as_ref().map(|b| b as &dyn Progress));
+        let report = atlas_testrun::run_suite(&suite, phones, &config, graph, &both);
+        if let Some(board) = &board {
+            board.end();
+        }
         bar.finish();
         anyhow::Ok(report)
     })
@@ -276,7 +280,7 @@ impl Progress for Bar {
         self.show();
     }
 
-    fn step(&self, device: &str, test: &str, step: usize) {
+    fn step(&self, device: &str, test: &str, step: usize, _: &[u8]) {
         self.doing
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -320,6 +324,32 @@ impl Progress for Bar {
                 self.show();
             }
             None => eprintln!("{line}"),
+        }
+    }
+}
+
+/// Two listeners to a run: the terminal and, with a graph, the live board.
+struct Both<'a>(&'a dyn Progress, Option<&'a dyn Progress>);
+
+impl Progress for Both<'_> {
+    fn started(&self, device: &str, test: &str) {
+        self.0.started(device, test);
+        if let Some(p) = self.1 {
+            p.started(device, test);
+        }
+    }
+
+    fn step(&self, device: &str, test: &str, step: usize, screen: &[u8]) {
+        self.0.step(device, test, step, screen);
+        if let Some(p) = self.1 {
+            p.step(device, test, step, screen);
+        }
+    }
+
+    fn ended(&self, result: &TestResult, lost: bool) {
+        self.0.ended(result, lost);
+        if let Some(p) = self.1 {
+            p.ended(result, lost);
         }
     }
 }

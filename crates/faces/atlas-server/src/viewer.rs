@@ -1,7 +1,8 @@
 //! The viewer at `GET /`: apps, an app's graph, a page, paths asked for, and live learning,
 //! drawn in the browser from the tools (`get_graph_stats`, `get_app_graph`, `get_page_details`,
 //! `query_path`, `get_next_action`) and `GET /api/v1/events`; plus the one route the tools cannot
-//! serve, a page's screenshot as an image.
+//! serve, a page's screenshot as an image. And the runs page at `GET /runs`, drawn from
+//! `get_test_runs`.
 //!
 //! The page's files ship inside the binary: its own script and styles, readable as written, and
 //! the graph drawing library (sigma.js with graphology, WebGL) bundled from npm by
@@ -15,7 +16,7 @@ use axum::response::{IntoResponse, Response};
 use crate::{AppState, error_response};
 
 /// The viewer's files, served as they ship: (path, content type, body).
-pub(crate) const PAGE_FILES: [(&str, &str, &str); 4] = [
+pub(crate) const PAGE_FILES: [(&str, &str, &str); 7] = [
     (
         "/",
         "text/html; charset=utf-8",
@@ -35,6 +36,22 @@ pub(crate) const PAGE_FILES: [(&str, &str, &str); 4] = [
         "/viewer/graph-lib.js",
         "text/javascript; charset=utf-8",
         include_str!("viewer_page/graph-lib.js"),
+    ),
+    // The runs page: test runs as `atlas test run` reports them (`get_test_runs`), live.
+    (
+        "/runs",
+        "text/html; charset=utf-8",
+        include_str!("runs_page/index.html"),
+    ),
+    (
+        "/runs/runs.js",
+        "text/javascript; charset=utf-8",
+        include_str!("runs_page/runs.js"),
+    ),
+    (
+        "/runs/runs.css",
+        "text/css; charset=utf-8",
+        include_str!("runs_page/runs.css"),
     ),
 ];
 

@@ -10,7 +10,7 @@ const { Graph, Sigma, createNodeImageProgram, EdgeArrowProgram } = window.AtlasG
 
 const WORDS = {
   zh: {
-    skip: "跳到内容", title: "Atlas 图谱浏览器", chat: "业务图谱对话", apps: "应用", app: "应用",
+    skip: "跳到内容", title: "Atlas 图谱浏览器", chat: "业务图谱对话", testRuns: "测试运行", apps: "应用", app: "应用",
     pages: "页面", transitions: "转换", intents: "意图", reports: "上报", lastHour: "近一小时上报",
     successRate: "平均成功率", updated: "最近更新", knowledge: "知识库", business: "业务图谱",
     askChat: "在对话页提问 →", searchLabel: "按名称找页面", searchPlaceholder: "按名称找页面（按 / 聚焦）",
@@ -36,7 +36,7 @@ const WORDS = {
     nearOnly: "（所选页面两步以内的页面）", focusOn: "只看所选页面的邻域", focusOff: "显示整个应用", pickFirst: "请先选择一个页面",
   },
   en: {
-    skip: "Skip to content", title: "Atlas graph viewer", chat: "Business graph chat", apps: "Apps", app: "App",
+    skip: "Skip to content", title: "Atlas graph viewer", chat: "Business graph chat", testRuns: "Test runs", apps: "Apps", app: "App",
     pages: "Pages", transitions: "Transitions", intents: "Intents", reports: "Reports", lastHour: "Reports, last hour",
     successRate: "Mean success rate", updated: "Last updated", knowledge: "Knowledge bases", business: "Business graph",
     askChat: "Ask on the chat page →", searchLabel: "Find a page by name", searchPlaceholder: "Find a page by name (press /)",

@@ -1,0 +1,606 @@
+//! Test runs as their runner reports them (`atlas test run` → `report_test_run`), for the
+//! viewer's live runs page (`get_test_runs`): each phone's test and step, each test's result and
+//! the model calls the graph saved, a test's steps with their screenshots.
+//!
+//! Kept in memory only, the last [`MAX_RUNS`] runs: what a run proves is in the runner's own
+//! reports (`--json`, `--junit`, `--html`), written where the test engineer asked; this board is
+//! for watching, and after a restart it starts empty, as [`crate::activity`] does.
+
+use std::collections::VecDeque;
+
+use atlas_model::{AtlasError, Result};
+use base64::Engine;
+use parking_lot::Mutex;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// Runs remembered (the oldest goes first).
+pub const MAX_RUNS: usize = 20;
+/// Tests a run may have.
+pub const MAX_TESTS: usize = 5_000;
+/// Steps kept of one test.
+pub const MAX_STEPS: usize = 500;
+/// The largest screenshot taken, as base64 text (a runner sends shrunk ones).
+pub const MAX_SCREENSHOT: usize = 512 * 1024;
+/// The longest text field (a message, an action).
+const MAX_TEXT: usize = 4_000;
+
+/// What happened in a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TestRunEvent {
+    /// A run began: `suite`, `tests`, `devices`.
+    RunStarted,
+    /// `test` began on `device`.
+    TestStarted,
+    /// A `step` of `test` on `device` began (its screenshot) or was done (its action).
+    Step,
+    /// `test` ended on `device` with `result`.
+    TestEnded,
+    /// The run is over.
+    RunEnded,
+}
+
+/// One step of a test.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+pub struct TestStep {
+    /// From 1.
+    pub step: usize,
+    /// model, graph, plan or guard (empty while the step is under way).
+    #[serde(default)]
+    pub chosen_by: String,
+    /// What ran, in the seed's dict form.
+    #[serde(default)]
+    pub action: String,
+    /// The page the graph took the screen for.
+    #[serde(default)]
+    pub page: Option<String>,
+    /// The screen as the step began: a PNG, base64.
+    #[serde(default)]
+    pub screenshot: Option<String>,
+}
+
+/// How a test ended.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+pub struct TestOutcome {
+    /// passed, failed, error, or lost (with its phone: it runs again elsewhere).
+    pub status: String,
+    /// Why, or the model's last words.
+    #[serde(default)]
+    pub message: String,
+    /// Steps taken.
+    #[serde(default)]
+    pub steps: usize,
+    /// Calls to the model.
+    #[serde(default)]
+    pub model_calls: usize,
+    /// Steps the graph took without the model: model calls saved.
+    #[serde(default)]
+    pub graph_steps: usize,
+    /// The test's time.
+    #[serde(default)]
+    pub seconds: f64,
+    /// Each step, without screenshots (the `step` events brought them).
+    #[serde(default)]
+    pub trail: Vec<TestStep>,
+}
+
+/// `report_test_run`'s input.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReportTestRunRequest {
+    /// The run (the runner's id for it).
+    pub run_id: String,
+    /// What happened.
+    pub event: TestRunEvent,
+    /// run_started: the suite's name.
+    #[serde(default)]
+    pub suite: Option<String>,
+    /// run_started: the tests, in the suite's order.
+    #[serde(default)]
+    pub tests: Vec<String>,
+    /// run_started: the phones.
+    #[serde(default)]
+    pub devices: Vec<String>,
+    /// The phone the event is on.
+    #[serde(default)]
+    pub device: Option<String>,
+    /// The test the event is of.
+    #[serde(default)]
+    pub test: Option<String>,
+    /// step: the step.
+    #[serde(default)]
+    pub step: Option<TestStep>,
+    /// test_ended: the result.
+    #[serde(default)]
+    pub result: Option<TestOutcome>,
+}
+
+/// `report_test_run`'s answer.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ReportTestRunResponse {
+    /// The run's tests still to end.
+    pub remaining: usize,
+}
+
+/// `get_test_runs`'s input.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TestRunsRequest {
+    /// One run (all, newest first, without steps, when absent).
+    #[serde(default)]
+    pub run_id: Option<String>,
+    /// With `run_id`: this test's steps, screenshots included.
+    #[serde(default)]
+    pub test: Option<String>,
+}
+
+/// What a phone is doing.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct DeviceNow {
+    /// The phone.
+    pub device: String,
+    /// Its test, while one runs.
+    pub test: Option<String>,
+    /// The step under way.
+    pub step: Option<usize>,
+}
+
+/// A test of a run.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct TestView {
+    /// Its name.
+    pub name: String,
+    /// pending, running, passed, failed, error (lost runs are counted in `lost`).
+    pub status: String,
+    /// The phone it ran (or runs) on.
+    pub device: Option<String>,
+    /// Its result, once ended.
+    pub result: Option<TestOutcome>,
+    /// Runs lost with their phones.
+    pub lost: usize,
+    /// Its steps, when asked for (`test`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<TestStep>,
+}
+
+/// A run's counts.
+#[derive(Debug, Clone, Default, Serialize, JsonSchema)]
+pub struct RunSummary {
+    /// Tests.
+    pub tests: usize,
+    /// Passed.
+    pub passed: usize,
+    /// Failed.
+    pub failed: usize,
+    /// Ended in an error.
+    pub errors: usize,
+    /// Running now.
+    pub running: usize,
+    /// Calls to the model so far.
+    pub model_calls: usize,
+    /// Steps the graph took without the model so far: the calls it saved.
+    pub graph_steps: usize,
+}
+
+/// A run.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct TestRunView {
+    /// Its id.
+    pub run_id: String,
+    /// The suite.
+    pub suite: String,
+    /// When it began (RFC 3339).
+    pub started_at: String,
+    /// When it ended.
+    pub ended_at: Option<String>,
+    /// Its counts.
+    pub summary: RunSummary,
+    /// Each phone, what it does now.
+    pub devices: Vec<DeviceNow>,
+    /// Each test (with one run asked for).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tests: Vec<TestView>,
+}
+
+/// `get_test_runs`'s answer.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct TestRunsResponse {
+    /// Newest first.
+    pub runs: Vec<TestRunView>,
+}
+
+struct Run {
+    view: TestRunView,
+    tests: Vec<(TestView, Vec<TestStep>)>,
+}
+
+/// The runs reported to this process.
+#[derive(Default)]
+pub struct TestRuns {
+    runs: Mutex<VecDeque<Run>>,
+}
+
+fn text(field: &str, value: &str) -> Result<()> {
+    if value.chars().count() > MAX_TEXT {
+        return Err(AtlasError::invalid(
+            field,
+            format!("{field} is over {MAX_TEXT} characters"),
+        ));
+    }
+    Ok(())
+}
+
+fn check(request: &ReportTestRunRequest) -> Result<()> {
+    let id = request.run_id.trim();
+    if id.is_empty() || id.chars().count() > 200 {
+        return Err(AtlasError::invalid(
+            "run_id",
+            "run_id must be 1 to 200 characters",
+        ));
+    }
+    if request.tests.len() > MAX_TESTS || request.devices.len() > MAX_TESTS {
+        return Err(AtlasError::invalid(
+            "tests",
+            format!("a run has at most {MAX_TESTS} tests and phones"),
+        ));
+    }
+    for (field, value) in [
+        ("suite", request.suite.as_deref()),
+        ("device", request.device.as_deref()),
+        ("test", request.test.as_deref()),
+    ] {
+        text(field, value.unwrap_or_default())?;
+    }
+    for name in request.tests.iter().chain(&request.devices) {
+        text("tests", name)?;
+    }
+    let steps = request
+        .step
+        .iter()
+        .chain(request.result.iter().flat_map(|r| r.trail.iter()));
+    for step in steps {
+        text("step.action", &step.action)?;
+        text("step.chosen_by", &step.chosen_by)?;
+        text("step.page", step.page.as_deref().unwrap_or_default())?;
+        if let Some(shot) = &step.screenshot {
+            if shot.len() > MAX_SCREENSHOT {
+                return Err(AtlasError::invalid(
+                    "step.screenshot",
+                    format!("a screenshot is at most {MAX_SCREENSHOT} base64 characters"),
+                ));
+            }
+            let png = base64::engine::general_purpose::STANDARD
+                .decode(shot)
+                .map_err(|e| AtlasError::invalid("step.screenshot", format!("not base64: {e}")))?;
+            if !png.starts_with(b"\x89PNG\r\n\x1a\n") {
+                return Err(AtlasError::invalid(
+                    "step.screenshot",
+                    "the screenshot is not a PNG",
+                ));
+            }
+        }
+    }
+    if let Some(result) = &request.result {
+        text("result.message", &result.message)?;
+        if !matches!(
+            result.status.as_str(),
+            "passed" | "failed" | "error" | "lost"
+        ) {
+            return Err(AtlasError::invalid(
+                "result.status",
+                "status is passed, failed, error or lost",
+            ));
+        }
+        if !result.seconds.is_finite() || result.seconds < 0.0 {
+            return Err(AtlasError::invalid(
+                "result.seconds",
+                "seconds is a finite number ≥ 0",
+            ));
+        }
+    }
+    Ok(())
+}
+
+impl TestRuns {
+    /// Takes one event of a run; an event naming a run, a test or a phone the run does not have
+    /// is refused, and changes nothing.
+    pub fn report(&self, request: ReportTestRunRequest) -> Result<ReportTestRunResponse> {
+        check(&request)?;
+        let now = chrono::Utc::now().to_rfc3339();
+        let mut runs = self.runs.lock();
+        if request.event == TestRunEvent::RunStarted {
+            runs.retain(|r| r.view.run_id != request.run_id);
+            if runs.len() >= MAX_RUNS {
+                runs.pop_back();
+            }
+            let tests: Vec<(TestView, Vec<TestStep>)> = request
+                .tests
+                .iter()
+                .map(|name| {
+                    (
+                        TestView {
+                            name: name.clone(),
+                            status: "pending".into(),
+                            device: None,
+                            result: None,
+                            lost: 0,
+                            steps: Vec::new(),
+                        },
+                        Vec::new(),
+                    )
+                })
+                .collect();
+            runs.push_front(Run {
+                view: TestRunView {
+                    run_id: request.run_id.clone(),
+                    suite: request.suite.clone().unwrap_or_default(),
+                    started_at: now,
+                    ended_at: None,
+                    summary: RunSummary {
+                        tests: tests.len(),
+                        ..Default::default()
+                    },
+                    devices: request
+                        .devices
+                        .iter()
+                        .map(|d| DeviceNow {
+                            device: d.clone(),
+                            test: None,
+                            step: None,
+                        })
+                        .collect(),
+                    tests: Vec::new(),
+                },
+                tests,
+            });
+            return Ok(ReportTestRunResponse {
+                remaining: runs[0].tests.len(),
+            });
+        }
+        let run = runs
+            .iter_mut()
+            .find(|r| r.view.run_id == request.run_id)
+            .ok_or_else(|| {
+                AtlasError::NotFound(format!(
+                    "no run {} (report run_started first)",
+                    request.run_id
+                ))
+            })?;
+        if request.event == TestRunEvent::RunEnded {
+            run.view.ended_at = Some(now);
+            for device in &mut run.view.devices {
+                device.test = None;
+                device.step = None;
+            }
+            return Ok(ReportTestRunResponse {
+                remaining: remaining(run),
+            });
+        }
+        let device_name = request
+            .device
+            .clone()
+            .ok_or_else(|| AtlasError::invalid("device", "the event's phone is missing"))?;
+        let test_name = request
+            .test
+            .clone()
+            .ok_or_else(|| AtlasError::invalid("test", "the event's test is missing"))?;
+        let device = run
+            .view
+            .devices
+            .iter()
+            .position(|d| d.device == device_name)
+            .ok_or_else(|| AtlasError::NotFound(format!("no phone {device_name} in the run")))?;
+        let test = run
+            .tests
+            .iter()
+            .position(|(t, _)| t.name == test_name)
+            .ok_or_else(|| AtlasError::NotFound(format!("no test {test_name} in the run")))?;
+        let (view, steps) = &mut run.tests[test];
+        let now_on = &mut run.view.devices[device];
+        match request.event {
+            TestRunEvent::TestStarted => {
+                view.status = "running".into();
+                view.device = Some(device_name);
+                steps.clear();
+                now_on.test = Some(test_name);
+                now_on.step = None;
+            }
+            TestRunEvent::Step => {
+                let step = request
+                    .step
+                    .ok_or_else(|| AtlasError::invalid("step", "a step event carries its step"))?;
+                now_on.test = Some(test_name);
+                now_on.step = Some(step.step);
+                keep(steps, step);
+            }
+            TestRunEvent::TestEnded => {
+                let mut result = request
+                    .result
+                    .ok_or_else(|| AtlasError::invalid("result", "test_ended carries its result"))?;
+                for step in std::mem::take(&mut result.trail) {
+                    keep(steps, step);
+                }
+                if result.status == "lost" {
+                    view.lost += 1;
+                    view.status = "pending".into();
+                } else {
+                    view.status = result.status.clone();
+                }
+                view.result = Some(result);
+                now_on.test = None;
+                now_on.step = None;
+            }
+            TestRunEvent::RunStarted | TestRunEvent::RunEnded => {}
+        }
+        Ok(ReportTestRunResponse {
+            remaining: remaining(run),
+        })
+    }
+
+    /// The runs, newest first (without their tests), or one run with its tests, and one test's
+    /// steps.
+    pub fn get(&self, request: TestRunsRequest) -> Result<TestRunsResponse> {
+        let runs = self.runs.lock();
+        let Some(run_id) = &request.run_id else {
+            return Ok(TestRunsResponse {
+                runs: runs.iter().map(|r| view_of(r, false, None)).collect(),
+            });
+        };
+        let run = runs
+            .iter()
+            .find(|r| &r.view.run_id == run_id)
+            .ok_or_else(|| AtlasError::NotFound(format!("no run {run_id}")))?;
+        if let Some(test) = &request.test
+            && !run.tests.iter().any(|(t, _)| &t.name == test)
+        {
+            return Err(AtlasError::NotFound(format!("no test {test} in the run")));
+        }
+        Ok(TestRunsResponse {
+            runs: vec![view_of(run, true, request.test.as_deref())],
+        })
+    }
+}
+
+/// A step into a test's steps: merged with its earlier report, or added while there is room.
+fn keep(steps: &mut Vec<TestStep>, step: TestStep) {
+    if let Some(kept) = steps.iter_mut().find(|s| s.step == step.step) {
+        merge(kept, step);
+    } else if steps.len() < MAX_STEPS {
+        steps.push(step);
+    }
+}
+
+/// A step's later report fills in what the earlier lacked (the action after the screenshot).
+fn merge(kept: &mut TestStep, new: TestStep) {
+    if !new.chosen_by.is_empty() {
+        kept.chosen_by = new.chosen_by;
+    }
+    if !new.action.is_empty() {
+        kept.action = new.action;
+    }
+    if new.page.is_some() {
+        kept.page = new.page;
+    }
+    if new.screenshot.is_some() {
+        kept.screenshot = new.screenshot;
+    }
+}
+
+fn remaining(run: &Run) -> usize {
+    run.tests
+        .iter()
+        .filter(|(t, _)| matches!(t.status.as_str(), "pending" | "running"))
+        .count()
+}
+
+fn view_of(run: &Run, with_tests: bool, steps_of: Option<&str>) -> TestRunView {
+    let mut view = run.view.clone();
+    let mut summary = RunSummary {
+        tests: run.tests.len(),
+        ..Default::default()
+    };
+    for (t, _) in &run.tests {
+        match t.status.as_str() {
+            "passed" => summary.passed += 1,
+            "failed" => summary.failed += 1,
+            "error" => summary.errors += 1,
+            "running" => summary.running += 1,
+            _ => {}
+        }
+        if let Some(r) = &t.result {
+            summary.model_calls += r.model_calls;
+            summary.graph_steps += r.graph_steps;
+        }
+    }
+    view.summary = summary;
+    if with_tests {
+        view.tests = run
+            .tests
+            .iter()
+            .map(|(t, steps)| {
+                let mut t = t.clone();
+                if steps_of == Some(t.name.as_str()) {
+                    t.steps = steps.clone();
+                }
+                t
+            })
+            .collect();
+    }
+    view
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(kind: TestRunEvent) -> ReportTestRunRequest {
+        ReportTestRunRequest {
+            run_id: "r1".into(),
+            event: kind,
+            suite: None,
+            tests: Vec::new(),
+            devices: Vec::new(),
+            device: Some("sim-1".into()),
+            test: Some("登录".into()),
+            step: None,
+            result: None,
+        }
+    }
+
+    #[test]
+    fn a_run_is_followed_from_its_start_to_its_end_and_bad_events_change_nothing() {
+        let runs = TestRuns::default();
+        assert!(runs.report(event(TestRunEvent::TestStarted)).is_err(), "no run yet");
+        let mut start = event(TestRunEvent::RunStarted);
+        start.suite = Some("冒烟".into());
+        start.tests = vec!["登录".into(), "搜索".into()];
+        start.devices = vec!["sim-1".into(), "sim-2".into()];
+        assert_eq!(runs.report(start).unwrap().remaining, 2);
+        runs.report(event(TestRunEvent::TestStarted)).unwrap();
+        let mut step = event(TestRunEvent::Step);
+        step.step = Some(TestStep {
+            step: 1,
+            screenshot: Some(base64::engine::general_purpose::STANDARD.encode(b"\x89PNG\r\n\x1a\nrest")),
+            ..Default::default()
+        });
+        runs.report(step.clone()).unwrap();
+        let one = runs.get(TestRunsRequest { run_id: Some("r1".into()), test: None }).unwrap();
+        assert_eq!(one.runs[0].devices[0].test.as_deref(), Some("登录"));
+        assert_eq!(one.runs[0].devices[0].step, Some(1));
+        assert_eq!(one.runs[0].summary.running, 1);
+        // Refused, and nothing changed: a phone or a test the run lacks, a screenshot not a PNG.
+        let mut stranger = step.clone();
+        stranger.device = Some("sim-9".into());
+        assert!(runs.report(stranger).is_err());
+        let mut not_png = step.clone();
+        not_png.step.as_mut().unwrap().screenshot = Some("aGVsbG8=".into());
+        assert!(runs.report(not_png).is_err());
+        let mut ended = event(TestRunEvent::TestEnded);
+        ended.result = Some(TestOutcome {
+            status: "passed".into(),
+            steps: 1,
+            model_calls: 0,
+            graph_steps: 1,
+            seconds: 0.5,
+            trail: vec![TestStep {
+                step: 1,
+                chosen_by: "graph".into(),
+                action: "{\"action\":\"Tap\"}".into(),
+                ..Default::default()
+            }],
+            ..Default::default()
+        });
+        assert_eq!(runs.report(ended).unwrap().remaining, 1);
+        let run = runs
+            .get(TestRunsRequest { run_id: Some("r1".into()), test: Some("登录".into()) })
+            .unwrap();
+        let test = &run.runs[0].tests[0];
+        assert_eq!(test.status, "passed");
+        assert_eq!(test.steps[0].chosen_by, "graph");
+        assert!(test.steps[0].screenshot.is_some(), "the step's screenshot kept");
+        assert_eq!(run.runs[0].summary.graph_steps, 1);
+        assert_eq!(run.runs[0].devices[0].test, None);
+        assert!(runs.get(TestRunsRequest { run_id: Some("r2".into()), test: None }).is_err());
+    }
+}
