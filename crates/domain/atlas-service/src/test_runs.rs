@@ -159,8 +159,7 @@ pub struct TestView {
     pub result: Option<TestOutcome>,
     /// Runs lost with their phones.
     pub lost: usize,
-    /// Its steps, when asked for (`test`).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    /// Its steps, when asked for (`test`; empty otherwise).
     pub steps: Vec<TestStep>,
 }
 
@@ -198,8 +197,7 @@ pub struct TestRunView {
     pub summary: RunSummary,
     /// Each phone, what it does now.
     pub devices: Vec<DeviceNow>,
-    /// Each test (with one run asked for).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    /// Each test (with one run asked for; empty otherwise).
     pub tests: Vec<TestView>,
 }
 
