@@ -34,6 +34,10 @@ pub struct GraphLink<'a> {
     pub want_map: bool,
     /// The rest of a route the planner chose, to send with the next screen.
     follow: Vec<PathStep>,
+    /// A screen the graph did not take (a step into another app, a refused hierarchy): the
+    /// step that led there was never reported, so the run, finished or not, is not one to
+    /// replay.
+    lost_sight: bool,
 }
 
 /// What the graph says about the next step.
@@ -74,6 +78,7 @@ impl<'a> GraphLink<'a> {
             app: None,
             want_map: false,
             follow: Vec::new(),
+            lost_sight: false,
         }
     }
 
@@ -113,10 +118,16 @@ impl<'a> GraphLink<'a> {
             map: self.want_map,
             follow: std::mem::take(&mut self.follow),
         };
-        let answer = self
-            .client
-            .observe_screen(&request)
-            .map_err(|e| e.to_string())?;
+        let answer = match self.client.observe_screen(&request) {
+            Ok(answer) => answer,
+            Err(e) => {
+                // What ran on the last screen is lost with it; the next screen starts afresh.
+                self.lost_sight = true;
+                self.executed = None;
+                self.carry = None;
+                return Err(e.to_string());
+            }
+        };
         self.app = Some(app);
         self.executed = None;
         let raw = serde_json::to_value(&answer.carry.suggested).unwrap_or(Value::Null);
@@ -140,20 +151,24 @@ impl<'a> GraphLink<'a> {
     }
 
     /// Says how the run ended (`finished` with its message, or not), so that only a finished task
-    /// is replayed to the next agent (and only one whose every step the graph saw), ending with
-    /// the same message.
+    /// is replayed to the next agent (and only one whose every step the graph saw — none after a
+    /// screen it did not take), ending with the same message.
     pub fn end(&self, task: &str, finished: Option<&str>) -> Result<(), String> {
-        let (Some(app), Some(carry)) = (&self.app, &self.carry) else {
+        let Some(app) = &self.app else {
             return Ok(());
         };
-        if !carry.reported {
+        // A run that lost sight of a screen reported steps before; it is told unfinished, since
+        // a session nobody ends counts as one that went well.
+        let reported = self.lost_sight || self.carry.as_ref().is_some_and(|c| c.reported);
+        if !reported {
             return Ok(());
         }
+        let replayable = !self.lost_sight && self.carry.as_ref().is_some_and(|c| c.replayable);
         let ended = EndSessionRequest {
             app_id: app.clone(),
             session_id: self.session.clone(),
             intent: task.to_string(),
-            finished: finished.is_some() && carry.replayable,
+            finished: finished.is_some() && replayable,
             message: finished.map(str::to_string),
         };
         self.client

@@ -50,6 +50,8 @@ pub struct StepShot {
     pub reply: String,
     /// The page the graph took the screen for.
     pub page: Option<String>,
+    /// Why the graph answered as it did (its `basis`), when it was asked.
+    pub basis: Option<String>,
     /// Guard rules that fired.
     pub rules: Vec<String>,
     /// Whether the action ran.
@@ -329,7 +331,7 @@ impl SuiteReport {
                         .page
                         .as_ref()
                         .filter(|p| !p.is_empty())
-                        .map_or(String::new(), |p| format!("<br>page {}", esc(p))),
+                        .map_or(String::new(), |p| format!("<br>page {}{}", esc(p), s.basis.as_ref().filter(|b| !b.is_empty()).map_or(String::new(), |b| format!(" ({})", esc(b))))),
                     rules = if s.rules.is_empty() {
                         String::new()
                     } else {

@@ -267,6 +267,11 @@ fn run_test(
                 .as_ref()
                 .and_then(|g| g["page"].as_str())
                 .map(String::from),
+            basis: s
+                .graph
+                .as_ref()
+                .and_then(|g| g["basis"].as_str())
+                .map(String::from),
             rules: s.rules.clone(),
             ok: s.ok,
             png: shots.get_mut(i).map(std::mem::take),
