@@ -26,7 +26,11 @@ pub struct Board<'a> {
 
 impl<'a> Board<'a> {
     /// Tells the server a run of `suite` on `phones` begins.
-    pub fn start(caller: &'a (dyn ToolCaller + Sync), suite: &Suite, phones: &[String]) -> Board<'a> {
+    pub fn start(
+        caller: &'a (dyn ToolCaller + Sync),
+        suite: &Suite,
+        phones: &[String],
+    ) -> Board<'a> {
         let board = Board {
             caller,
             run_id: format!(

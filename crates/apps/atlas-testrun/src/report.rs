@@ -327,11 +327,17 @@ impl SuiteReport {
                     n = s.step,
                     by = esc(&s.chosen_by),
                     action = esc(&s.action),
-                    page = s
-                        .page
-                        .as_ref()
-                        .filter(|p| !p.is_empty())
-                        .map_or(String::new(), |p| format!("<br>page {}{}", esc(p), s.basis.as_ref().filter(|b| !b.is_empty()).map_or(String::new(), |b| format!(" ({})", esc(b))))),
+                    page = s.page.as_ref().filter(|p| !p.is_empty()).map_or(
+                        String::new(),
+                        |p| format!(
+                            "<br>page {}{}",
+                            esc(p),
+                            s.basis
+                                .as_ref()
+                                .filter(|b| !b.is_empty())
+                                .map_or(String::new(), |b| format!(" ({})", esc(b)))
+                        )
+                    ),
                     rules = if s.rules.is_empty() {
                         String::new()
                     } else {

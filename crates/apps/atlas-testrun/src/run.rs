@@ -421,7 +421,8 @@ impl Device for Recorder<'_> {
             shots.push(shot.png.clone());
             shots.len()
         };
-        self.progress.step(&self.device, &self.test, step, &shot.png);
+        self.progress
+            .step(&self.device, &self.test, step, &shot.png);
         Ok(shot)
     }
     fn current_app(&self) -> Result<CurrentApp, DeviceError> {

@@ -14,9 +14,7 @@ pub(crate) fn tools() -> Vec<Tool> {
             "report_test_run",
             "上报测试运行的进展（开始、每台设备的用例与步骤、结果）。A test run's progress as its runner reports it: the run's start (suite, tests, phones), each test's start, steps (screenshots, actions, who chose them) and result, the run's end. Kept in memory for the viewer's runs page.",
             false,
-            |c: ToolContext, r: ReportTestRunRequest| async move {
-                c.atlas.test_runs().report(r)
-            },
+            |c: ToolContext, r: ReportTestRunRequest| async move { c.atlas.test_runs().report(r) },
         ),
         tool(
             ToolGroup::Navigation,

@@ -11,7 +11,6 @@
 //! the disk at all.
 
 pub mod activity;
-pub mod test_runs;
 mod artifacts;
 mod demo;
 pub mod events;
@@ -21,6 +20,7 @@ mod navigation;
 mod pages;
 mod state;
 mod stats;
+pub mod test_runs;
 mod transfer;
 mod view;
 

@@ -413,9 +413,9 @@ impl TestRuns {
                 keep(steps, step);
             }
             TestRunEvent::TestEnded => {
-                let mut result = request
-                    .result
-                    .ok_or_else(|| AtlasError::invalid("result", "test_ended carries its result"))?;
+                let mut result = request.result.ok_or_else(|| {
+                    AtlasError::invalid("result", "test_ended carries its result")
+                })?;
                 for step in std::mem::take(&mut result.trail) {
                     keep(steps, step);
                 }
@@ -549,7 +549,10 @@ mod tests {
     #[test]
     fn a_run_is_followed_from_its_start_to_its_end_and_bad_events_change_nothing() {
         let runs = TestRuns::default();
-        assert!(runs.report(event(TestRunEvent::TestStarted)).is_err(), "no run yet");
+        assert!(
+            runs.report(event(TestRunEvent::TestStarted)).is_err(),
+            "no run yet"
+        );
         let mut start = event(TestRunEvent::RunStarted);
         start.suite = Some("冒烟".into());
         start.tests = vec!["登录".into(), "搜索".into()];
@@ -559,11 +562,18 @@ mod tests {
         let mut step = event(TestRunEvent::Step);
         step.step = Some(TestStep {
             step: 1,
-            screenshot: Some(base64::engine::general_purpose::STANDARD.encode(b"\x89PNG\r\n\x1a\nrest")),
+            screenshot: Some(
+                base64::engine::general_purpose::STANDARD.encode(b"\x89PNG\r\n\x1a\nrest"),
+            ),
             ..Default::default()
         });
         runs.report(step.clone()).unwrap();
-        let one = runs.get(TestRunsRequest { run_id: Some("r1".into()), test: None }).unwrap();
+        let one = runs
+            .get(TestRunsRequest {
+                run_id: Some("r1".into()),
+                test: None,
+            })
+            .unwrap();
         assert_eq!(one.runs[0].devices[0].test.as_deref(), Some("登录"));
         assert_eq!(one.runs[0].devices[0].step, Some(1));
         assert_eq!(one.runs[0].summary.running, 1);
@@ -591,14 +601,26 @@ mod tests {
         });
         assert_eq!(runs.report(ended).unwrap().remaining, 1);
         let run = runs
-            .get(TestRunsRequest { run_id: Some("r1".into()), test: Some("登录".into()) })
+            .get(TestRunsRequest {
+                run_id: Some("r1".into()),
+                test: Some("登录".into()),
+            })
             .unwrap();
         let test = &run.runs[0].tests[0];
         assert_eq!(test.status, "passed");
         assert_eq!(test.steps[0].chosen_by, "graph");
-        assert!(test.steps[0].screenshot.is_some(), "the step's screenshot kept");
+        assert!(
+            test.steps[0].screenshot.is_some(),
+            "the step's screenshot kept"
+        );
         assert_eq!(run.runs[0].summary.graph_steps, 1);
         assert_eq!(run.runs[0].devices[0].test, None);
-        assert!(runs.get(TestRunsRequest { run_id: Some("r2".into()), test: None }).is_err());
+        assert!(
+            runs.get(TestRunsRequest {
+                run_id: Some("r2".into()),
+                test: None
+            })
+            .is_err()
+        );
     }
 }
