@@ -459,3 +459,75 @@ impl Device for Recorder<'_> {
         self.inner.wait(millis)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::suite::{Expect, OneOrMany};
+
+    fn test_expecting(expect: Expect) -> Test {
+        Test {
+            name: "t".into(),
+            task: "task".into(),
+            app: "notes".into(),
+            start: None,
+            expect,
+            max_steps: None,
+            tags: Vec::new(),
+            rules: Vec::new(),
+            knowledge: None,
+        }
+    }
+
+    fn end(page: Option<(&str, &str)>, screen: Option<&str>, texts: &[&str]) -> EndScreen {
+        EndScreen {
+            widgets: Ok(texts
+                .iter()
+                .map(|t| Widget {
+                    text: t.to_string(),
+                    ..Default::default()
+                })
+                .collect()),
+            screen: screen.map(String::from),
+            page: page.map(|(id, name)| (id.to_string(), name.to_string())),
+            png: None,
+        }
+    }
+
+    #[test]
+    fn the_end_is_judged_by_the_finish_the_page_and_the_text_expected() {
+        let here = end(Some(("p1", "笔记列表")), Some("s1"), &["购物清单", "OK"]);
+        let finished = Ending::Finished;
+        let plain = test_expecting(Expect::default());
+        assert_eq!(unmet(&plain, finished, "done", &here), None);
+        assert!(unmet(&plain, Ending::MaxSteps, "no finish within 3 steps", &here).is_some());
+        let no_finish = test_expecting(Expect {
+            finish: Some(Finish::Yes(false)),
+            text: Some("购物".into()),
+            ..Default::default()
+        });
+        assert_eq!(unmet(&no_finish, Ending::MaxSteps, "", &here), None);
+        let saying = test_expecting(Expect {
+            finish: Some(Finish::Saying("saved".into())),
+            ..Default::default()
+        });
+        assert!(unmet(&saying, finished, "done", &here).unwrap().contains("saved"));
+        for (page, passes) in [
+            (OneOrMany::One("笔记列表".into()), true),
+            (OneOrMany::One("p1".into()), true),
+            (OneOrMany::Many(vec!["x".into(), "s1".into()]), true),
+            (OneOrMany::One("设置".into()), false),
+        ] {
+            let t = test_expecting(Expect {
+                page: Some(page.clone()),
+                ..Default::default()
+            });
+            assert_eq!(unmet(&t, finished, "done", &here).is_none(), passes, "{page:?}");
+        }
+        let text = test_expecting(Expect {
+            text: Some("已保存".into()),
+            ..Default::default()
+        });
+        assert!(unmet(&text, finished, "done", &here).unwrap().contains("已保存"));
+    }
+}
