@@ -122,8 +122,18 @@ async fn run_suite(args: TestRunArgs) -> Result<ExitCode> {
         }
         (None, None) => (None, None, None),
     };
+    // A test's `knowledge` dataset is asked where PHONE_AGENT_KNOWLEDGE_BASE_URL says (with its
+    // token), else at the graph's server (with its token).
+    let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+    let knowledge_base = match var("PHONE_AGENT_KNOWLEDGE_BASE_URL") {
+        Some(url) => Some((
+            url,
+            var("PHONE_AGENT_KNOWLEDGE_AUTH_TOKEN").or_else(|| var("PHONE_AGENT_KNOWLEDGE_TOKEN")),
+        )),
+        None => base.clone().map(|b| (b, token.clone())),
+    };
     let config = RunConfig {
-        knowledge_base: base.clone().map(|b| (b, token.clone())),
+        knowledge_base,
         ..config
     };
     let json = args.json.clone();
