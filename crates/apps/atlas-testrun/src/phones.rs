@@ -12,6 +12,7 @@ use std::sync::{Arc, Mutex};
 use atlas_device::{AppCatalog, Device, DeviceError};
 use atlas_device_adb::Adb;
 use atlas_device_hdc::Hdc;
+use atlas_device_sim::app::recording_folders;
 use atlas_device_sim::{Phone, RecordedApp};
 
 /// One `--devices` entry.
@@ -180,37 +181,17 @@ fn simulated_from(
         .collect()
 }
 
-/// The recordings under `dir`: itself when it is one (`states/`), else its sub-folders that
-/// are (DroidTask's `user_tasks`, or the DroidTask folder holding it), by folder name.
+/// The recordings under `dir` (see [`recording_folders`]), each by its folder's name.
 pub fn recordings(dir: &Path) -> Result<Vec<(String, RecordedApp)>, String> {
-    let name = |p: &Path| {
-        p.file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default()
-    };
-    if dir.join("states").is_dir() {
-        return Ok(vec![(name(dir), RecordedApp::read(dir)?)]);
-    }
-    let root = if dir.join("user_tasks").is_dir() {
-        dir.join("user_tasks")
-    } else {
-        dir.to_path_buf()
-    };
-    let mut folders: Vec<PathBuf> = std::fs::read_dir(&root)
-        .map_err(|e| format!("{}: {e}", root.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.join("states").is_dir())
-        .collect();
-    folders.sort();
-    if folders.is_empty() {
-        return Err(format!(
-            "{}: no recordings (folders with states/)",
-            dir.display()
-        ));
-    }
-    folders
+    recording_folders(dir)?
         .iter()
-        .map(|p| Ok((name(p), RecordedApp::read(p)?)))
+        .map(|p| {
+            let name = p
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            Ok((name, RecordedApp::read(p)?))
+        })
         .collect()
 }
 

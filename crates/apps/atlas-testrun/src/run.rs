@@ -15,7 +15,7 @@ use atlas_agent::graph::GraphLink;
 use atlas_agent::knowledge::KnowledgeConfig;
 use atlas_agent::phone::{AgentConfig, Chooser, Ending, PhoneAgent, RunReport, Unattended};
 use atlas_client::{GraphClient, ToolCaller};
-use atlas_device::{CurrentApp, Device, DeviceError, Key, Point, Screenshot};
+use atlas_device::{DeviceError, Screenshot, Watched};
 use atlas_guard::{Guard, RuleSet};
 use atlas_model::Widget;
 use atlas_service::{MatchPageRequest, UiHierarchy};
@@ -200,12 +200,20 @@ fn run_test(
         result.seconds = started.elapsed().as_secs_f64();
         return result;
     }
-    let recorder = Recorder {
+    // Each step's screenshot (the agent takes one as a step begins), for the report and the
+    // progress.
+    let shots: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
+    let recorder = Watched {
         inner: phone.device(),
-        shots: Mutex::new(Vec::new()),
-        progress,
-        device: device_name.clone(),
-        test: test.name.clone(),
+        on_screenshot: Box::new(|shot: &Screenshot| {
+            let step = {
+                let mut shots = shots.lock().unwrap_or_else(|e| e.into_inner());
+                shots.push(shot.png.clone());
+                shots.len()
+            };
+            progress.step(&device_name, &test.name, step, &shot.png);
+        }),
+        skip_waits: false,
     };
     let knowledge = match (&test.knowledge, &config.knowledge_base) {
         (Some(dataset), Some((base, token))) => Some(KnowledgeConfig {
@@ -246,10 +254,8 @@ fn run_test(
     let report = agent.run(&test.task);
     let end = EndScreen::take(phone, graph_caller);
     judge(&mut result, test, &report, &end);
-    let mut shots = recorder
-        .shots
-        .into_inner()
-        .unwrap_or_else(|e| e.into_inner());
+    drop(recorder);
+    let mut shots = shots.into_inner().unwrap_or_else(|e| e.into_inner());
     result.trail = report
         .steps
         .iter()
@@ -400,66 +406,6 @@ fn unmet(test: &Test, ending: Ending, said: &str, end: &EndScreen) -> Option<Str
     None
 }
 
-/// The phone as the agent drives it, keeping each step's screenshot (the agent takes one as a
-/// step begins) for the report, and telling the progress.
-struct Recorder<'a> {
-    inner: &'a dyn Device,
-    shots: Mutex<Vec<Vec<u8>>>,
-    progress: &'a dyn Progress,
-    device: String,
-    test: String,
-}
-
-impl Device for Recorder<'_> {
-    fn name(&self) -> String {
-        self.inner.name()
-    }
-    fn screenshot(&self) -> Result<Screenshot, DeviceError> {
-        let shot = self.inner.screenshot()?;
-        let step = {
-            let mut shots = self.shots.lock().unwrap_or_else(|e| e.into_inner());
-            shots.push(shot.png.clone());
-            shots.len()
-        };
-        self.progress
-            .step(&self.device, &self.test, step, &shot.png);
-        Ok(shot)
-    }
-    fn current_app(&self) -> Result<CurrentApp, DeviceError> {
-        self.inner.current_app()
-    }
-    fn hierarchy(&self) -> Result<Vec<Widget>, DeviceError> {
-        self.inner.hierarchy()
-    }
-    fn tap(&self, at: Point) -> Result<(), DeviceError> {
-        self.inner.tap(at)
-    }
-    fn double_tap(&self, at: Point) -> Result<(), DeviceError> {
-        self.inner.double_tap(at)
-    }
-    fn long_press(&self, at: Point, millis: u32) -> Result<(), DeviceError> {
-        self.inner.long_press(at, millis)
-    }
-    fn swipe(&self, from: Point, to: Point, millis: u32) -> Result<(), DeviceError> {
-        self.inner.swipe(from, to, millis)
-    }
-    fn key(&self, key: Key) -> Result<(), DeviceError> {
-        self.inner.key(key)
-    }
-    fn launch(&self, app: &str) -> Result<(), DeviceError> {
-        self.inner.launch(app)
-    }
-    fn type_text(&self, text: &str) -> Result<(), DeviceError> {
-        self.inner.type_text(text)
-    }
-    fn clear_text(&self) -> Result<(), DeviceError> {
-        self.inner.clear_text()
-    }
-    fn wait(&self, millis: u32) {
-        self.inner.wait(millis)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -511,7 +457,11 @@ mod tests {
             finish: Some(Finish::Saying("saved".into())),
             ..Default::default()
         });
-        assert!(unmet(&saying, finished, "done", &here).unwrap().contains("saved"));
+        assert!(
+            unmet(&saying, finished, "done", &here)
+                .unwrap()
+                .contains("saved")
+        );
         for (page, passes) in [
             (OneOrMany::One("笔记列表".into()), true),
             (OneOrMany::One("p1".into()), true),
@@ -522,12 +472,20 @@ mod tests {
                 page: Some(page.clone()),
                 ..Default::default()
             });
-            assert_eq!(unmet(&t, finished, "done", &here).is_none(), passes, "{page:?}");
+            assert_eq!(
+                unmet(&t, finished, "done", &here).is_none(),
+                passes,
+                "{page:?}"
+            );
         }
         let text = test_expecting(Expect {
             text: Some("已保存".into()),
             ..Default::default()
         });
-        assert!(unmet(&text, finished, "done", &here).unwrap().contains("已保存"));
+        assert!(
+            unmet(&text, finished, "done", &here)
+                .unwrap()
+                .contains("已保存")
+        );
     }
 }

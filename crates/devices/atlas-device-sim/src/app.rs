@@ -58,6 +58,32 @@ pub struct RecordedApp {
     pub home: Option<String>,
 }
 
+/// The recordings under `dir`: itself when it is one (`states/`), else its sub-folders that
+/// are (DroidTask's `user_tasks`, or the DroidTask folder holding it), in name order.
+pub fn recording_folders(dir: &Path) -> Result<Vec<std::path::PathBuf>, String> {
+    if dir.join("states").is_dir() {
+        return Ok(vec![dir.to_path_buf()]);
+    }
+    let root = if dir.join("user_tasks").is_dir() {
+        dir.join("user_tasks")
+    } else {
+        dir.to_path_buf()
+    };
+    let mut found: Vec<_> = std::fs::read_dir(&root)
+        .map_err(|e| format!("{}: {e}", root.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("states").is_dir())
+        .collect();
+    found.sort();
+    if found.is_empty() {
+        return Err(format!(
+            "{}: no recordings (folders with states/)",
+            dir.display()
+        ));
+    }
+    Ok(found)
+}
+
 impl RecordedApp {
     /// Reads a DroidBot output folder (`states/`, `events/`).
     pub fn read(dir: &Path) -> Result<RecordedApp, String> {

@@ -184,6 +184,65 @@ pub trait Device: Send + Sync {
     }
 }
 
+/// A device that tells `on_screenshot` of every screenshot taken through it (an agent takes one
+/// as each step begins), for runners and evaluations that follow a run step by step; everything
+/// else goes to `inner` unchanged, waits too unless `skip_waits` (a simulated phone never needs
+/// them).
+pub struct Watched<'a> {
+    /// The device driven.
+    pub inner: &'a dyn Device,
+    /// Called with each screenshot, before the agent sees it.
+    pub on_screenshot: Box<dyn Fn(&Screenshot) + Send + Sync + 'a>,
+    /// Waits return at once.
+    pub skip_waits: bool,
+}
+
+impl Device for Watched<'_> {
+    fn name(&self) -> String {
+        self.inner.name()
+    }
+    fn screenshot(&self) -> Result<Screenshot, DeviceError> {
+        let shot = self.inner.screenshot()?;
+        (self.on_screenshot)(&shot);
+        Ok(shot)
+    }
+    fn current_app(&self) -> Result<CurrentApp, DeviceError> {
+        self.inner.current_app()
+    }
+    fn hierarchy(&self) -> Result<Vec<Widget>, DeviceError> {
+        self.inner.hierarchy()
+    }
+    fn tap(&self, at: Point) -> Result<(), DeviceError> {
+        self.inner.tap(at)
+    }
+    fn double_tap(&self, at: Point) -> Result<(), DeviceError> {
+        self.inner.double_tap(at)
+    }
+    fn long_press(&self, at: Point, millis: u32) -> Result<(), DeviceError> {
+        self.inner.long_press(at, millis)
+    }
+    fn swipe(&self, from: Point, to: Point, millis: u32) -> Result<(), DeviceError> {
+        self.inner.swipe(from, to, millis)
+    }
+    fn key(&self, key: Key) -> Result<(), DeviceError> {
+        self.inner.key(key)
+    }
+    fn launch(&self, app: &str) -> Result<(), DeviceError> {
+        self.inner.launch(app)
+    }
+    fn type_text(&self, text: &str) -> Result<(), DeviceError> {
+        self.inner.type_text(text)
+    }
+    fn clear_text(&self) -> Result<(), DeviceError> {
+        self.inner.clear_text()
+    }
+    fn wait(&self, millis: u32) {
+        if !self.skip_waits {
+            self.inner.wait(millis)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

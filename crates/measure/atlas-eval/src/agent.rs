@@ -17,11 +17,10 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
 use atlas_action::Action;
-use atlas_device::{CurrentApp, Device, DeviceError, Key, Point, Screenshot};
+use atlas_device::{Point, Watched};
 use atlas_device_sim::{Phone, RecordedApp};
 use atlas_import::droidbot::{Event, EventFile};
 use atlas_llm::{Completion, Model, ModelError};
-use atlas_model::Widget;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -287,64 +286,6 @@ impl Model for IdealModel {
     }
 }
 
-/// A device that notes the screen at the start of each step (when the agent takes its
-/// screenshot), so each step of a report can be checked against the ground truth.
-struct Observed<'a> {
-    inner: &'a dyn Device,
-    phone: Arc<Mutex<Phone>>,
-    screens: Mutex<Vec<String>>,
-}
-
-impl Device for Observed<'_> {
-    fn name(&self) -> String {
-        self.inner.name()
-    }
-    fn screenshot(&self) -> Result<Screenshot, DeviceError> {
-        let screen = self
-            .phone
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .current()
-            .to_string();
-        self.screens
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(screen);
-        self.inner.screenshot()
-    }
-    fn current_app(&self) -> Result<CurrentApp, DeviceError> {
-        self.inner.current_app()
-    }
-    fn hierarchy(&self) -> Result<Vec<Widget>, DeviceError> {
-        self.inner.hierarchy()
-    }
-    fn tap(&self, at: Point) -> Result<(), DeviceError> {
-        self.inner.tap(at)
-    }
-    fn double_tap(&self, at: Point) -> Result<(), DeviceError> {
-        self.inner.double_tap(at)
-    }
-    fn long_press(&self, at: Point, millis: u32) -> Result<(), DeviceError> {
-        self.inner.long_press(at, millis)
-    }
-    fn swipe(&self, from: Point, to: Point, millis: u32) -> Result<(), DeviceError> {
-        self.inner.swipe(from, to, millis)
-    }
-    fn key(&self, key: Key) -> Result<(), DeviceError> {
-        self.inner.key(key)
-    }
-    fn launch(&self, app: &str) -> Result<(), DeviceError> {
-        self.inner.launch(app)
-    }
-    fn type_text(&self, text: &str) -> Result<(), DeviceError> {
-        self.inner.type_text(text)
-    }
-    fn clear_text(&self) -> Result<(), DeviceError> {
-        self.inner.clear_text()
-    }
-    fn wait(&self, _: u32) {}
-}
-
 /// One run of one task.
 #[derive(Debug, Clone, Serialize)]
 pub struct TaskRun {
@@ -409,10 +350,23 @@ pub fn run_task(
         .ok_or("a task without screens")?;
     let phone = Arc::new(Mutex::new(Phone::new(app.clone(), Some(start))?));
     let device = atlas_device_sim::device::in_process(phone.clone(), &format!("sim-{app_name}"));
-    let observed = Observed {
+    // The recorded screen at the start of each step (when the agent takes its screenshot), so
+    // each step of a report can be checked against the ground truth.
+    let screens: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    let observed = Watched {
         inner: &device,
-        phone: phone.clone(),
-        screens: Mutex::new(Vec::new()),
+        on_screenshot: Box::new(|_| {
+            let screen = phone
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .current()
+                .to_string();
+            screens
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(screen);
+        }),
+        skip_waits: true,
     };
     let progress = Arc::new(Mutex::new(IdealProgress::default()));
     let planner: Option<Box<dyn Model>> = match (planning, &graph) {
@@ -456,7 +410,8 @@ pub fn run_task(
         .to_string();
     let final_states = &task.steps.last().expect("steps").0;
     let succeeded = report.ending == Ending::Finished && final_states.contains(&last_screen);
-    let screens = observed.screens.into_inner().unwrap_or_default();
+    drop(observed);
+    let screens = screens.into_inner().unwrap_or_default();
     let (w, h) = phone
         .lock()
         .unwrap_or_else(|e| e.into_inner())

@@ -63,7 +63,7 @@ impl IdealServer {
     /// `taskN.yaml`; or that `user_tasks` folder itself); each answer waits `delay` first, as a
     /// hosted model would.
     pub fn read(dir: &Path, delay: Duration) -> Result<IdealServer, String> {
-        let apps = recordings(dir)?
+        let apps = atlas_device_sim::app::recording_folders(dir)?
             .iter()
             .map(|folder| {
                 Ok(AppTasks {
@@ -199,31 +199,6 @@ impl IdealServer {
     }
 }
 
-/// The recordings of `dir`: its `user_tasks/*`, or its own sub-folders with states, or itself.
-fn recordings(dir: &Path) -> Result<Vec<std::path::PathBuf>, String> {
-    if dir.join("states").is_dir() {
-        return Ok(vec![dir.to_path_buf()]);
-    }
-    let root = if dir.join("user_tasks").is_dir() {
-        dir.join("user_tasks")
-    } else {
-        dir.to_path_buf()
-    };
-    let mut found: Vec<_> = std::fs::read_dir(&root)
-        .map_err(|e| format!("{}: {e}", root.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.join("states").is_dir())
-        .collect();
-    found.sort();
-    if found.is_empty() {
-        return Err(format!(
-            "{}: no recordings (folders with states/)",
-            dir.display()
-        ));
-    }
-    Ok(found)
-}
-
 fn hash(bytes: &[u8]) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
@@ -304,7 +279,7 @@ async fn complete(State(server): State<Arc<IdealServer>>, Json(request): Json<Va
 /// app is the recording's folder name (what `simulate:` phones know it by).
 pub fn droidtask_suite(dir: &Path, name: &str) -> Result<Value, String> {
     let mut tests = Vec::new();
-    for folder in recordings(dir)? {
+    for folder in atlas_device_sim::app::recording_folders(dir)? {
         let app = folder
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
