@@ -88,8 +88,19 @@ impl<'a> GraphLink<'a> {
         self.follow = steps;
     }
 
+    /// The app a screen of `package` is sent under. As Android keeps another app's screen that an
+    /// app opens (a permission dialog, a file picker, the dialer) in the opening app's task, a
+    /// screen reached by a step taken in the run's app stays that app's; only a Launch or the
+    /// Home key leaves it. So a task that passes through another app's screen is one session of
+    /// one app, reported whole and replayable.
     fn app(&self, package: &str) -> String {
-        self.app_id.clone().unwrap_or_else(|| package.to_string())
+        if let Some(fixed) = &self.app_id {
+            return fixed.clone();
+        }
+        match (&self.app, &self.executed) {
+            (Some(current), Some(step)) if !leaves_app(&step.action) => current.clone(),
+            _ => package.to_string(),
+        }
     }
 
     /// Sends the screen (with the step that led here): its page, empty when none, and what the
@@ -187,4 +198,9 @@ impl<'a> GraphLink<'a> {
             by_graph,
         });
     }
+}
+
+/// Whether an action (in its dict form) leaves the app the run is in: a Launch, or Home.
+fn leaves_app(action: &Value) -> bool {
+    matches!(action["action"].as_str(), Some("Launch" | "Home"))
 }

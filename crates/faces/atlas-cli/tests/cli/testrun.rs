@@ -347,10 +347,11 @@ fn a_phone_killed_mid_suite_loses_its_test_to_another_phone() {
 }
 
 #[test]
-fn a_run_that_left_its_app_is_not_replayed_as_finished_where_the_graph_lost_sight() {
-    // applauncher/task1 ends by opening another app (the clock), a screen the graph does not
-    // take as the launcher's: the run's last step was never reported. Run twice on one graph,
-    // the second run must not finish where the first was last seen (one step short).
+fn a_task_that_opens_another_app_is_remembered_whole_and_replayed() {
+    // applauncher/task1 ends by opening another app (the clock): a screen of another package
+    // reached by a tap in the launcher. Run twice on one graph, the second run replays the whole
+    // task from memory — it neither stops where the launcher was last seen (a step short, as
+    // when the step into the clock went unreported) nor asks the model again.
     let Some(notes) = notes() else { return };
     let launcher = notes.with_file_name("applauncher");
     let dir = tempfile::tempdir().unwrap();
@@ -383,4 +384,5 @@ fn a_run_that_left_its_app_is_not_replayed_as_finished_where_the_graph_lost_sigh
     assert_eq!(first["tests"][0]["model_calls"], 4, "{first}");
     let second = run(2);
     assert_eq!(second["tests"][0]["status"], "passed", "{second}");
+    assert_eq!(second["tests"][0]["model_calls"], 0, "{second}");
 }
