@@ -38,6 +38,9 @@ pub struct RunConfig {
     pub rules: Vec<RuleSet>,
     /// The graph's calibrated confidence at which its action is taken without the model.
     pub fast_path: f64,
+    /// The app's id in the graph for every test (default: each screen's app, as `atlas agent
+    /// run` takes it).
+    pub app_id: Option<String>,
     /// Where a test's `knowledge` (a dataset id) is asked: a Dify-compatible base URL and its
     /// token.
     pub knowledge_base: Option<(String, Option<String>)>,
@@ -249,7 +252,12 @@ fn run_test(
         Guard::new(rules, &test.task),
     );
     if let Some(caller) = graph_caller {
-        agent = agent.with_graph(GraphLink::new(caller, None, config.fast_path, &session));
+        agent = agent.with_graph(GraphLink::new(
+            caller,
+            config.app_id.clone(),
+            config.fast_path,
+            &session,
+        ));
     }
     let report = agent.run(&test.task);
     let end = EndScreen::take(phone, graph_caller);

@@ -554,6 +554,7 @@ async fn fleet(args: &BenchArgs, scratch: &tempfile::TempDir, report: &mut Repor
                     rules: atlas_guard::RuleSet::with_shipped([])
                         .map_err(|(_, e)| anyhow::anyhow!(e))?,
                     fast_path: 0.95,
+                    app_id: None,
                     knowledge_base: None,
                     yes: true,
                     max_attempts: 2,

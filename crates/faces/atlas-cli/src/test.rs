@@ -63,6 +63,9 @@ pub struct TestRunArgs {
     /// Runs of a test lost with their phone before it counts as an error.
     #[arg(long, default_value_t = 2)]
     attempts: usize,
+    /// The app's id in the graph for every test (default: each screen's app's package).
+    #[arg(long)]
+    app_id: Option<String>,
     #[command(flatten)]
     options: AgentOptions,
 }
@@ -107,6 +110,7 @@ async fn run_suite(args: TestRunArgs) -> Result<ExitCode> {
         lang: options.lang.clone(),
         rules: options.rule_sets()?,
         fast_path: options.fast_path,
+        app_id: args.app_id.clone(),
         knowledge_base: None,
         yes: options.yes,
         max_attempts: args.attempts.max(1),
