@@ -18,15 +18,16 @@ pub const MAX_STEPS: usize = 500;
 #[derive(Debug, thiserror::Error)]
 pub enum SuiteError {
     /// The file cannot be read.
-    #[error("cannot read {path}: {source}")]
+    #[error("cannot read {}", path.display())]
     Read {
         /// The file.
         path: PathBuf,
         /// Why.
+        #[source]
         source: std::io::Error,
     },
     /// The file is not a suite.
-    #[error("{path}: {message}")]
+    #[error("{}: {message}", path.display())]
     Invalid {
         /// The file.
         path: PathBuf,
