@@ -282,7 +282,8 @@ fn a_phone_killed_mid_suite_loses_its_test_to_another_phone() {
         let mut child = Command::new(env!("CARGO_BIN_EXE_atlas"))
             .args(["device", "sim"])
             .arg(&notes)
-            .args(["--listen", &addr])
+            .args(["--listen", &addr, "--log"])
+            .arg(dir.path().join(format!("{port}.log")))
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
@@ -300,7 +301,9 @@ fn a_phone_killed_mid_suite_loses_its_test_to_another_phone() {
         (Killed(child), addr)
     };
     let (keeps, a) = phone(free_port());
-    let (mut doomed, b) = phone(free_port());
+    let doomed_port = free_port();
+    let (mut doomed, b) = phone(doomed_port);
+    let doomed_log = dir.path().join(format!("{doomed_port}.log"));
     let json = dir.path().join("r.json");
     let mut run = Killed(
         Command::new(env!("CARGO_BIN_EXE_atlas"))
@@ -316,8 +319,16 @@ fn a_phone_killed_mid_suite_loses_its_test_to_another_phone() {
             .spawn()
             .unwrap(),
     );
-    // Each test takes a few model calls of 300 ms: at 1.5 s both phones are mid-test.
-    std::thread::sleep(Duration::from_millis(1500));
+    // The phone is killed once its test has begun (its log shows a tap): mid-test, since each
+    // test takes a few model calls of 300 ms.
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    while !std::fs::read_to_string(&doomed_log).is_ok_and(|l| l.contains("\"tap\"")) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the phone never began a test"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
     let _ = doomed.0.kill();
     let _ = doomed.0.wait();
     let status = run.0.wait().unwrap();
