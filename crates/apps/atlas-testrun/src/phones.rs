@@ -127,13 +127,13 @@ pub fn open(
         match spec {
             DeviceSpec::Adb(serial) => phones.push(Box::new(Remote::adb(serial, catalog, false))),
             DeviceSpec::Sim(addr) => {
-                connect(addr)?;
+                Adb::connect(addr).map_err(|e| e.to_string())?;
                 phones.push(Box::new(Remote::adb(addr, catalog, true)));
             }
             DeviceSpec::Hdc(key) => phones.push(Box::new(Remote {
                 name: key.clone(),
-                device: Box::new(Hdc::new(Some(key.clone())).with_catalog(catalog.clone())),
-                kind: Kind::Hdc,
+                backend: Backend::Hdc(Hdc::new(Some(key.clone())).with_catalog(catalog.clone())),
+                simulator: false,
                 catalog: catalog.clone(),
             })),
             DeviceSpec::Simulate { source, count } => {
@@ -195,37 +195,18 @@ pub fn recordings(dir: &Path) -> Result<Vec<(String, RecordedApp)>, String> {
         .collect()
 }
 
-fn adb_program() -> PathBuf {
-    atlas_device::tool_program("ATLAS_ADB", "adb")
-}
-
-/// `adb connect ADDR`, as `atlas agent run --device sim:ADDR` does.
-fn connect(addr: &str) -> Result<(), String> {
-    let args = vec!["connect".to_string(), addr.to_string()];
-    let out = atlas_device::run_tool(&adb_program(), &args, addr).map_err(|e| e.to_string())?;
-    let said = String::from_utf8_lossy(&out.stdout);
-    if said.contains("connected") {
-        Ok(())
-    } else {
-        Err(format!(
-            "adb could not connect to the simulator at {addr}: {}",
-            said.trim()
-        ))
-    }
-}
-
-#[derive(Clone, Copy, PartialEq)]
-enum Kind {
-    Adb,
-    Sim,
-    Hdc,
+/// The tool a phone is reached through.
+enum Backend {
+    Adb(Adb),
+    Hdc(Hdc),
 }
 
 /// A phone reached through its tool (adb or hdc).
 struct Remote {
     name: String,
-    device: Box<dyn Device>,
-    kind: Kind,
+    backend: Backend,
+    /// An `atlas device sim` (answers `atlas-sim`).
+    simulator: bool,
     catalog: AppCatalog,
 }
 
@@ -233,36 +214,16 @@ impl Remote {
     fn adb(serial: &str, catalog: &AppCatalog, simulator: bool) -> Remote {
         Remote {
             name: serial.to_string(),
-            device: Box::new(Adb::new(Some(serial.to_string())).with_catalog(catalog.clone())),
-            kind: if simulator { Kind::Sim } else { Kind::Adb },
+            backend: Backend::Adb(Adb::new(Some(serial.to_string())).with_catalog(catalog.clone())),
+            simulator,
             catalog: catalog.clone(),
         }
     }
 
-    /// Runs a shell command on the phone through its tool; an exit status other than 0 is an
-    /// error with what the phone said.
     fn shell(&self, command: &[&str]) -> Result<String, DeviceError> {
-        let (program, flag) = match self.kind {
-            Kind::Hdc => (atlas_device::tool_program("ATLAS_HDC", "hdc"), "-t"),
-            _ => (adb_program(), "-s"),
-        };
-        let mut words = vec!["shell"];
-        words.extend_from_slice(command);
-        let args = atlas_device::tool_arguments((flag, Some(&self.name)), &words);
-        let out = atlas_device::run_tool(&program, &args, &self.name)?;
-        let said = String::from_utf8_lossy(&out.stdout).into_owned();
-        if out.status.success() {
-            Ok(said)
-        } else {
-            Err(DeviceError::Command {
-                device: self.name.clone(),
-                command: atlas_device::command_line(&program, &args),
-                message: format!(
-                    "{} {}",
-                    said.trim(),
-                    String::from_utf8_lossy(&out.stderr).trim()
-                ),
-            })
+        match &self.backend {
+            Backend::Adb(adb) => adb.shell(command),
+            Backend::Hdc(hdc) => hdc.shell(command),
         }
     }
 }
@@ -273,43 +234,41 @@ impl TestPhone for Remote {
     }
 
     fn prepare(&mut self, app: &str, start: Option<&str>) -> Result<(), DeviceError> {
-        match (self.kind, start) {
-            (Kind::Sim, Some(screen)) => self.shell(&["atlas-sim", "reset", screen]).map(drop),
-            (Kind::Adb, Some(activity)) => {
-                self.shell(&["am", "start", "-S", "-n", activity]).map(drop)
-            }
-            (Kind::Hdc, Some(ability)) => {
+        let harmony = matches!(self.backend, Backend::Hdc(_));
+        match start {
+            Some(screen) if self.simulator => self.shell(&["atlas-sim", "reset", screen]).map(drop),
+            Some(ability) if harmony => {
                 let (bundle, ability) = ability.split_once('/').ok_or_else(|| {
                     DeviceError::Invalid(format!("start {ability:?}: expected BUNDLE/ABILITY"))
                 })?;
                 self.shell(&["aa", "start", "-b", bundle, "-a", ability])
                     .map(drop)
             }
-            (kind, None) => {
+            Some(activity) => self.shell(&["am", "start", "-S", "-n", activity]).map(drop),
+            None => {
                 // A fresh start: the app stopped first, so no screen of an earlier test is left.
-                let platform = if kind == Kind::Hdc {
+                let platform = if harmony {
                     atlas_device::Platform::HarmonyOs
                 } else {
                     atlas_device::Platform::Android
                 };
                 let package = self.catalog.resolve(app, platform)?;
-                let stop: &[&str] = if kind == Kind::Hdc {
-                    &["aa", "force-stop", &package]
-                } else {
-                    &["am", "force-stop", &package]
-                };
-                self.shell(stop)?;
-                self.device.launch(&package)
+                let stop = if harmony { "aa" } else { "am" };
+                self.shell(&[stop, "force-stop", &package])?;
+                self.device().launch(&package)
             }
         }
     }
 
     fn device(&self) -> &dyn Device {
-        self.device.as_ref()
+        match &self.backend {
+            Backend::Adb(adb) => adb,
+            Backend::Hdc(hdc) => hdc,
+        }
     }
 
     fn screen(&self) -> Option<String> {
-        (self.kind == Kind::Sim)
+        self.simulator
             .then(|| self.shell(&["atlas-sim", "screen"]).ok())
             .flatten()
             .map(|s| s.trim().to_string())

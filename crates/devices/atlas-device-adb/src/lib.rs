@@ -246,6 +246,33 @@ impl Adb {
         .list()
     }
 
+    /// `adb connect ADDRESS`: a device on TCP (an `atlas device sim`) added to adb's list; an
+    /// error with adb's words when it did not connect.
+    pub fn connect(address: &str) -> Result<(), DeviceError> {
+        let program = Program {
+            program: atlas_device::tool_program("ATLAS_ADB", "adb"),
+            serial: None,
+        };
+        let said = program.execute(vec!["connect".into(), address.into()])?;
+        let said = String::from_utf8_lossy(&said);
+        if said.contains("connected") {
+            Ok(())
+        } else {
+            Err(DeviceError::Unavailable {
+                device: address.to_string(),
+                reason: format!("adb could not connect: {}", said.trim()),
+            })
+        }
+    }
+
+    /// Runs a command on the phone's shell; its standard output, or an error when it exits
+    /// with a failure (adb carries the status over `shell_v2`).
+    pub fn shell(&self, command: &[&str]) -> Result<String, DeviceError> {
+        let mut args = vec!["shell"];
+        args.extend_from_slice(command);
+        self.run_text(&args)
+    }
+
     fn run(&self, args: &[&str]) -> Result<Vec<u8>, DeviceError> {
         self.transport.run(args)
     }

@@ -144,6 +144,14 @@ impl Hdc {
         atlas_device::tool_arguments(("-t", self.key.as_deref()), args)
     }
 
+    /// Runs a command on the device's shell; its standard output, or an error when hdc says it
+    /// failed.
+    pub fn shell(&self, command: &[&str]) -> Result<String, DeviceError> {
+        let mut args = vec!["shell"];
+        args.extend_from_slice(command);
+        self.run(&args)
+    }
+
     fn run(&self, args: &[&str]) -> Result<String, DeviceError> {
         let output = self.execute(self.arguments(args))?;
         Ok(String::from_utf8_lossy(&output).into_owned())

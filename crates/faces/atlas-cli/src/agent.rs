@@ -249,18 +249,7 @@ fn open_device(spec: &str, catalog: AppCatalog) -> Result<Box<dyn Device>> {
             let Some(address) = id else {
                 bail!("--device sim:ADDR needs the simulator's address, e.g. sim:127.0.0.1:5555");
             };
-            let adb = atlas_device::tool_program("ATLAS_ADB", "adb");
-            let said = std::process::Command::new(&adb)
-                .args(["connect", &address])
-                .output()
-                .with_context(|| format!("cannot run {}", adb.display()))?;
-            let said = String::from_utf8_lossy(&said.stdout);
-            if !said.contains("connected") {
-                bail!(
-                    "adb could not connect to the simulator at {address}: {}",
-                    said.trim()
-                );
-            }
+            atlas_device_adb::Adb::connect(&address)?;
             Box::new(atlas_device_adb::Adb::new(Some(address)).with_catalog(catalog))
         }
         other => bail!("--device {other}:…: expected adb:SERIAL, hdc:KEY or sim:ADDR"),
