@@ -46,16 +46,12 @@ pub struct StepShot {
     pub chosen_by: String,
     /// What ran, in the seed's dict form.
     pub action: String,
-    /// The model's reply.
-    pub reply: String,
     /// The page the graph took the screen for.
     pub page: Option<String>,
     /// Why the graph answered as it did (its `basis`), when it was asked.
     pub basis: Option<String>,
     /// Guard rules that fired.
     pub rules: Vec<String>,
-    /// Whether the action ran.
-    pub ok: bool,
     /// The screen as the step began.
     pub png: Option<Vec<u8>>,
 }

@@ -275,7 +275,6 @@ fn run_test(
                 .action
                 .as_ref()
                 .map_or_else(String::new, |a| a.to_string()),
-            reply: s.reply.clone(),
             page: s
                 .graph
                 .as_ref()
@@ -287,7 +286,6 @@ fn run_test(
                 .and_then(|g| g["basis"].as_str())
                 .map(String::from),
             rules: s.rules.clone(),
-            ok: s.ok,
             png: shots.get_mut(i).map(std::mem::take),
         })
         .collect();
