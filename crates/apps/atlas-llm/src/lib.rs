@@ -155,6 +155,19 @@ impl Model for ModelConfig {
     }
 }
 
+/// A chat message's text: its `content` string, or its text parts joined (an image part has
+/// none), as a server reads what it was sent.
+pub fn message_text(message: &Value) -> String {
+    match message.get("content") {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(parts)) => parts
+            .iter()
+            .filter_map(|p| p.get("text").and_then(Value::as_str))
+            .collect(),
+        _ => String::new(),
+    }
+}
+
 /// Calls the model with a chat-completions body (`model` filled in when missing); `on_delta`
 /// sees each piece of text as it arrives.
 pub fn complete(

@@ -82,17 +82,6 @@ async fn requests(State(script): State<Arc<Script>>) -> Json<Value> {
     Json(Value::Array(script.requests.lock().await.clone()))
 }
 
-fn text_of(message: &Value) -> String {
-    match message.get("content") {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(parts)) => parts
-            .iter()
-            .filter_map(|p| p.get("text").and_then(Value::as_str))
-            .collect(),
-        _ => String::new(),
-    }
-}
-
 fn lookup<'a>(mut at: &'a Value, path: &str) -> Option<&'a Value> {
     for key in path.split('.') {
         at = match key.parse::<usize>() {
@@ -201,7 +190,7 @@ fn scripted_step(script: &Script, messages: &[Value], user_at: usize) -> (Value,
         .iter()
         .rev()
         .find(|m| m.get("role").and_then(Value::as_str) == Some("tool"))
-        .map(|m| serde_json::from_str(&text_of(m)).unwrap_or(Value::Null))
+        .map(|m| serde_json::from_str(&atlas_llm::message_text(m)).unwrap_or(Value::Null))
         .unwrap_or(Value::Null);
     let conversation = script
         .conversations
@@ -209,7 +198,7 @@ fn scripted_step(script: &Script, messages: &[Value], user_at: usize) -> (Value,
         .find(|c| {
             c.get("match")
                 .and_then(Value::as_str)
-                .is_some_and(|m| text_of(&messages[anchor(c)]).contains(m))
+                .is_some_and(|m| atlas_llm::message_text(&messages[anchor(c)]).contains(m))
         })
         .or_else(|| {
             script

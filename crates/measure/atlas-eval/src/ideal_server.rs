@@ -153,7 +153,7 @@ impl IdealServer {
         let first = messages
             .iter()
             .find(|m| m["role"] == "user")
-            .map(text_of)
+            .map(atlas_llm::message_text)
             .ok_or("no user message")?;
         let (app, task) = self
             .task_of(&first)
@@ -183,7 +183,7 @@ impl IdealServer {
             .iter()
             .rev()
             .find(|m| m["role"] == "assistant")
-            .is_some_and(|m| text_of(m).contains("action=\"Type\""));
+            .is_some_and(|m| atlas_llm::message_text(m).contains("action=\"Type\""));
         if seen.is_some() || !typed_last {
             conversation.screen = seen.clone();
         }
@@ -204,14 +204,6 @@ fn hash(bytes: &[u8]) -> u64 {
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     bytes.hash(&mut hasher);
     hasher.finish()
-}
-
-fn text_of(message: &Value) -> String {
-    match &message["content"] {
-        Value::String(s) => s.clone(),
-        Value::Array(parts) => parts.iter().filter_map(|p| p["text"].as_str()).collect(),
-        _ => String::new(),
-    }
 }
 
 fn image_of(message: &Value) -> Option<Vec<u8>> {
