@@ -3,7 +3,6 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use atlas_agent::HttpCaller;
@@ -216,15 +215,12 @@ pub(crate) async fn serve_graph(
         ..atlas_config::Config::folder(data)
     };
     let services = atlas_config::open(&config).await?;
-    let state = atlas_server::AppState {
-        atlas: services.atlas.clone(),
-        tools: services.tools.clone(),
-        token: None,
-        kb: services.kb.clone(),
-        biz: services.biz.clone(),
-        chat: None,
-        access: Arc::new(atlas_server::Access::default()),
-    };
+    let state = atlas_server::AppState::local(
+        services.atlas.clone(),
+        services.tools.clone(),
+        services.kb.clone(),
+        services.biz.clone(),
+    );
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let task = tokio::spawn(async move {
         let served = atlas_server::serve(listener, state, async {

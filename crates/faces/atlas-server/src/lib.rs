@@ -71,6 +71,25 @@ pub struct AppState {
 }
 
 impl AppState {
+    /// A server for this machine's own programs (an evaluation, a benchmark, a test runner's
+    /// graph): no token, no chat, the default access rules.
+    pub fn local(
+        atlas: Arc<Atlas>,
+        tools: Arc<ToolRegistry>,
+        kb: Arc<atlas_kb::KnowledgeBase>,
+        biz: Arc<atlas_biz::BizStore>,
+    ) -> AppState {
+        AppState {
+            atlas,
+            tools,
+            token: None,
+            kb,
+            biz,
+            chat: None,
+            access: Default::default(),
+        }
+    }
+
     /// What the tools work on.
     pub fn context(&self) -> ToolContext {
         ToolContext {

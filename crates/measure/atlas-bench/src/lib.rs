@@ -35,15 +35,12 @@ pub async fn serve(
 ) -> anyhow::Result<(std::net::SocketAddr, tokio::sync::oneshot::Sender<()>)> {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let addr = listener.local_addr()?;
-    let state = atlas_server::AppState {
-        atlas: services.atlas.clone(),
-        tools: services.tools.clone(),
-        token: None,
-        kb: services.kb.clone(),
-        biz: services.biz.clone(),
-        chat: None,
-        access: Default::default(),
-    };
+    let state = atlas_server::AppState::local(
+        services.atlas.clone(),
+        services.tools.clone(),
+        services.kb.clone(),
+        services.biz.clone(),
+    );
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     tokio::spawn(atlas_server::serve(listener, state, async {
         let _ = stopped.await;

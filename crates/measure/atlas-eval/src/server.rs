@@ -61,15 +61,12 @@ impl EvalServer {
         }
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
         let base = format!("http://{}", listener.local_addr()?);
-        let state = atlas_server::AppState {
-            atlas: services.atlas,
-            tools: services.tools,
-            token: None,
-            kb: services.kb,
-            biz: services.biz,
-            chat: None,
-            access: Default::default(),
-        };
+        let state = atlas_server::AppState::local(
+            services.atlas,
+            services.tools,
+            services.kb,
+            services.biz,
+        );
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let task = tokio::spawn(atlas_server::serve(listener, state, async {
             let _ = stopped.await;
