@@ -319,3 +319,35 @@ pub fn report_of(command: &mut Command, report: &Path) -> Value {
     );
     serde_json::from_slice(&std::fs::read(report).unwrap()).unwrap()
 }
+
+/// Whether `command` runs and succeeds (a tool, a Python module, is here); under CI its absence
+/// fails, since scripts/test.sh installs `what`, elsewhere the test is skipped.
+pub fn required(command: &mut Command, what: &str) -> bool {
+    let here = command.output().is_ok_and(|o| o.status.success());
+    if !here {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "{what} is not installed, and scripts/test.sh installs it"
+        );
+        eprintln!("{what} is not installed: skipped");
+    }
+    here
+}
+
+/// Whether Debian's `adb` is here (see [`required`]).
+pub fn adb_installed() -> bool {
+    required(Command::new("adb").arg("version"), "adb")
+}
+
+/// Debian's Chromium, or none; under CI its absence fails (scripts/test.sh installs it).
+pub fn chromium() -> Option<std::path::PathBuf> {
+    let found = atlas_explore::browser::find_chromium();
+    if found.is_none() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "chromium is not installed (scripts/test.sh installs it)"
+        );
+        eprintln!("skipped: no chromium");
+    }
+    found
+}

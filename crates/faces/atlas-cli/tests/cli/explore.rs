@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::common::{free_port, fsck, report_of};
+use crate::common::{chromium, free_port, fsck, report_of, required};
 
 struct KillOnDrop(Child);
 
@@ -34,19 +34,6 @@ fn atlas() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_atlas"));
     c.process_group(0);
     c
-}
-
-/// Debian's Chromium, or none; under CI its absence fails (scripts/test.sh installs it).
-fn chromium() -> Option<PathBuf> {
-    let found = atlas_explore::browser::find_chromium();
-    if found.is_none() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "chromium is not installed (scripts/test.sh installs it)"
-        );
-        eprintln!("skipped: no chromium");
-    }
-    found
 }
 
 fn get(url: &str) -> Value {
@@ -336,16 +323,10 @@ fn the_demo_site_is_explored_safely_and_a_killed_exploration_resumes_without_dup
         .unwrap();
     let scripts = files_in(&PathBuf::from(account["dir"].as_str().unwrap()).join("scripts"));
     let python = std::env::var("ATLAS_PLAYWRIGHT_PYTHON").unwrap_or_else(|_| "python3".into());
-    let has_playwright = Command::new(&python)
-        .args(["-c", "import playwright"])
-        .status()
-        .is_ok_and(|s| s.success());
-    if !has_playwright {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "playwright is not installed (scripts/test.sh installs it)"
-        );
-        eprintln!("skipped the script replay: no playwright for {python}");
+    if !required(
+        Command::new(&python).args(["-c", "import playwright"]),
+        &format!("playwright (for {python})"),
+    ) {
         return;
     }
     let out = Command::new(&python)

@@ -19,22 +19,6 @@ impl Drop for KillOnDrop {
     }
 }
 
-/// Whether Debian's `adb` is here; under CI its absence fails (scripts/test.sh installs it).
-fn adb_installed() -> bool {
-    let here = Command::new("adb")
-        .arg("version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !here {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "adb is not installed, and scripts/test.sh installs it"
-        );
-        eprintln!("adb is not installed: skipped");
-    }
-    here
-}
-
 /// Runs `adb` with these arguments; its standard output.
 fn adb(args: &[&str]) -> String {
     let out = Command::new("adb").args(args).output().unwrap();

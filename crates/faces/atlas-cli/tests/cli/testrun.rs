@@ -62,22 +62,6 @@ fn read_json(path: &Path) -> Value {
     serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
 }
 
-/// Whether the Python module is here; under CI its absence fails (scripts/test.sh installs it).
-fn python_has(module: &str) -> bool {
-    let here = Command::new("python3")
-        .args(["-c", &format!("import {module}")])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !here {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "python3 module {module} is missing, and scripts/test.sh installs it"
-        );
-        eprintln!("no {module}: skipped");
-    }
-    here
-}
-
 #[test]
 fn a_suite_on_four_simulated_phones_reports_junit_html_and_json() {
     let Some(notes) = notes() else { return };
@@ -180,7 +164,10 @@ fn a_suite_on_four_simulated_phones_reports_junit_html_and_json() {
     );
 
     // The JUnit XML, read by a parser CI servers use.
-    if python_has("junitparser") {
+    if required(
+        Command::new("python3").args(["-c", "import junitparser"]),
+        "python3 module junitparser",
+    ) {
         let read = Command::new("python3")
             .arg("-c")
             .arg(
@@ -220,13 +207,7 @@ fn a_suite_on_four_simulated_phones_reports_junit_html_and_json() {
         !page.contains("http://") && !page.contains("https://"),
         "the page fetches nothing"
     );
-    let Some(chromium) = atlas_explore::browser::find_chromium() else {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "chromium is missing (scripts/test.sh installs it)"
-        );
-        return;
-    };
+    let Some(chromium) = chromium() else { return };
     let profile = tempfile::tempdir().unwrap();
     let dom = Command::new(chromium)
         .args(["--headless", "--no-sandbox", "--disable-gpu", "--dump-dom"])
@@ -252,15 +233,7 @@ fn a_suite_on_four_simulated_phones_reports_junit_html_and_json() {
 #[test]
 fn a_phone_killed_mid_suite_loses_its_test_to_another_phone() {
     let Some(notes) = notes() else { return };
-    let adb_here = Command::new("adb")
-        .arg("version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !adb_here {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "adb is missing (scripts/test.sh installs it)"
-        );
+    if !adb_installed() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
