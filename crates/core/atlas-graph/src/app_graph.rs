@@ -3,10 +3,10 @@
 use std::collections::{HashMap, VecDeque};
 
 use atlas_model::{App, Intent, Page, Trace, Transition};
-use petgraph::graph::{DiGraph, EdgeIndex, NodeIndex};
 
+use crate::links::Links;
 use crate::plan::edge_cost;
-use crate::route_cache::{CacheStats, RouteCache};
+use crate::route_cache::{CacheStats, RouteCache, TreeWanted};
 
 /// Why a change cannot be made to the graph.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,23 +39,17 @@ impl std::fmt::Display for GraphError {
     }
 }
 
-/// Edge weight: which transition, and its current planning cost.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct EdgeData {
-    pub(crate) transition: usize,
-    pub(crate) cost: f64,
-}
-
 /// One app's graph.
 #[derive(Debug, Clone)]
 pub struct AppGraph {
     /// The app itself: its id, home page and times.
     pub app: App,
-    pub(crate) graph: DiGraph<usize, EdgeData>,
+    /// The planner's view: page `i` is `pages[i]`, link `j` is `transitions[j]`.
+    pub(crate) links: Links,
     pages: Vec<Page>,
-    page_index: HashMap<String, NodeIndex>,
+    page_index: HashMap<String, u32>,
     transitions: Vec<Transition>,
-    transition_index: HashMap<String, EdgeIndex>,
+    transition_index: HashMap<String, u32>,
     intents: HashMap<String, Intent>,
     traces: HashMap<String, Trace>,
     pub(crate) routes: RouteCache,
@@ -66,7 +60,7 @@ impl AppGraph {
     pub fn new(app: App) -> AppGraph {
         AppGraph {
             app,
-            graph: DiGraph::new(),
+            links: Links::default(),
             pages: Vec::new(),
             page_index: HashMap::new(),
             transitions: Vec::new(),
@@ -106,14 +100,14 @@ impl AppGraph {
     pub fn page(&self, page_id: &str) -> Option<&Page> {
         self.page_index
             .get(page_id)
-            .map(|ix| &self.pages[self.graph[*ix]])
+            .map(|ix| &self.pages[*ix as usize])
     }
 
     /// The transition of that id.
     pub fn transition(&self, transition_id: &str) -> Option<&Transition> {
         self.transition_index
             .get(transition_id)
-            .map(|ix| &self.transitions[self.graph[*ix].transition])
+            .map(|ix| &self.transitions[*ix as usize])
     }
 
     /// The intent of that id.
@@ -126,12 +120,12 @@ impl AppGraph {
         self.traces.get(trace_id)
     }
 
-    pub(crate) fn node(&self, page_id: &str) -> Option<NodeIndex> {
+    pub(crate) fn node(&self, page_id: &str) -> Option<u32> {
         self.page_index.get(page_id).copied()
     }
 
-    pub(crate) fn page_at(&self, node: NodeIndex) -> &Page {
-        &self.pages[self.graph[node]]
+    pub(crate) fn page_at(&self, node: u32) -> &Page {
+        &self.pages[node as usize]
     }
 
     pub(crate) fn transition_at(&self, index: usize) -> &Transition {
@@ -141,6 +135,12 @@ impl AppGraph {
     /// How often remembered routes answered planning questions.
     pub fn route_cache_stats(&self) -> CacheStats {
         self.routes.stats()
+    }
+
+    /// Builds the route trees asked for since the last call (see
+    /// [`Graph::defer_route_trees`]); returns how many.
+    pub fn build_wanted_trees(&self) -> usize {
+        self.routes.build_wanted(&self.links)
     }
 
     /// The page an agent starts from: the app's home page, else its first page.
@@ -160,12 +160,10 @@ impl AppGraph {
     /// Inserts or replaces a page; returns whether it was new.
     pub fn upsert_page(&mut self, page: Page) -> bool {
         if let Some(ix) = self.page_index.get(&page.page_id) {
-            let slot = self.graph[*ix];
-            self.pages[slot] = page;
+            self.pages[*ix as usize] = page;
             return false;
         }
-        let slot = self.pages.len();
-        let ix = self.graph.add_node(slot);
+        let ix = self.links.add_node();
         self.page_index.insert(page.page_id.clone(), ix);
         self.pages.push(page);
         true
@@ -179,18 +177,11 @@ impl AppGraph {
             .get(&transition.transition_id)
             .copied()
         {
-            let data = &mut self.graph[ix];
-            let (old, slot) = (data.cost, data.transition);
-            data.cost = cost;
+            let old = self.links.set_cost(ix, cost);
             if old != cost {
-                let from = self
-                    .graph
-                    .edge_endpoints(ix)
-                    .map(|(f, _)| f)
-                    .unwrap_or_default();
-                self.routes.edge_changed(ix, slot, from, old, cost);
+                self.routes.edge_changed(&self.links, ix, old, cost);
             }
-            self.transitions[slot] = transition;
+            self.transitions[ix as usize] = transition;
             return Ok(false);
         }
         let from = self
@@ -199,15 +190,7 @@ impl AppGraph {
         let to = self
             .node(&transition.to_page)
             .ok_or_else(|| GraphError::UnknownPage(transition.to_page.clone()))?;
-        let slot = self.transitions.len();
-        let ix = self.graph.add_edge(
-            from,
-            to,
-            EdgeData {
-                transition: slot,
-                cost,
-            },
-        );
+        let ix = self.links.add_edge(from, to, cost);
         self.transition_index
             .insert(transition.transition_id.clone(), ix);
         self.transitions.push(transition);
@@ -240,8 +223,8 @@ impl AppGraph {
     ) -> impl Iterator<Item = (usize, &'a Transition)> + 'a {
         let node = self.node(page_id);
         node.into_iter().flat_map(move |n| {
-            self.graph.edges(n).map(move |e| {
-                let i = e.weight().transition;
+            self.links.outgoing(n).map(move |l| {
+                let i = l.edge as usize;
                 (i, &self.transitions[i])
             })
         })
@@ -253,15 +236,15 @@ impl AppGraph {
         let Some(start) = self.node(from) else {
             return dist;
         };
-        let mut seen = vec![false; self.graph.node_count()];
+        let mut seen = vec![false; self.links.node_count()];
         let mut queue = VecDeque::from([(start, 0u32)]);
-        seen[start.index()] = true;
+        seen[start as usize] = true;
         while let Some((node, d)) = queue.pop_front() {
             dist.insert(self.page_at(node).page_id.as_str(), d);
-            for next in self.graph.neighbors(node) {
-                if !seen[next.index()] {
-                    seen[next.index()] = true;
-                    queue.push_back((next, d + 1));
+            for next in self.links.outgoing(node) {
+                if !seen[next.node as usize] {
+                    seen[next.node as usize] = true;
+                    queue.push_back((next.node, d + 1));
                 }
             }
         }
@@ -279,13 +262,12 @@ impl AppGraph {
         tree.insert(self.page_at(start).page_id.clone(), (0, None));
         while let Some(node) = queue.pop_front() {
             let depth = tree[&self.page_at(node).page_id].0;
-            for edge in self.graph.edges(node) {
-                use petgraph::visit::EdgeRef;
-                let next = self.page_at(edge.target()).page_id.clone();
+            for link in self.links.outgoing(node) {
+                let next = self.page_at(link.node).page_id.clone();
                 if let std::collections::hash_map::Entry::Vacant(e) = tree.entry(next) {
-                    let t = &self.transitions[edge.weight().transition];
+                    let t = &self.transitions[link.edge as usize];
                     e.insert((depth + 1, Some((t.from_page.clone(), t.action.label()))));
-                    queue.push_back(edge.target());
+                    queue.push_back(link.node);
                 }
             }
         }
@@ -300,12 +282,30 @@ pub struct Graph {
     page_app: HashMap<String, String>,
     /// Bumped on every change; lets readers cache derived values.
     version: u64,
+    /// Who builds the route trees of big apps, when not their askers.
+    trees_wanted: Option<TreeWanted>,
 }
 
 impl Graph {
     /// A graph of no apps.
     pub fn new() -> Graph {
         Graph::default()
+    }
+
+    /// From now on, a route tree of an app bigger than [`crate::ASKER_BUILDS_UP_TO`] transitions
+    /// is not built by the question that wants it: `wanted` is called, and whoever it wakes calls
+    /// [`Graph::build_wanted_trees`] (under a read lock, off any request's path). Until then the
+    /// planner searches directly, so no request waits for a tree.
+    pub fn defer_route_trees(&mut self, wanted: TreeWanted) {
+        for app in self.apps.values_mut() {
+            app.routes.defer(wanted.clone());
+        }
+        self.trees_wanted = Some(wanted);
+    }
+
+    /// Builds every app's wanted route trees; returns how many.
+    pub fn build_wanted_trees(&self) -> usize {
+        self.apps.values().map(AppGraph::build_wanted_trees).sum()
     }
 
     /// A number that grows with every change.
@@ -342,7 +342,11 @@ impl Graph {
                 false
             }
             None => {
-                self.apps.insert(app.app_id.clone(), AppGraph::new(app));
+                let mut graph = AppGraph::new(app);
+                if let Some(wanted) = &self.trees_wanted {
+                    graph.routes.defer(wanted.clone());
+                }
+                self.apps.insert(graph.app.app_id.clone(), graph);
                 true
             }
         }

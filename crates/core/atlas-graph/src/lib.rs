@@ -2,19 +2,23 @@
 //! "from here to there" into the steps an agent should take.
 //!
 //! Key design decision: **the graph is a cache of the store, rebuilt at start-up, and the planner
-//! reads only it.** Each app is one petgraph `DiGraph` whose node and edge indices line up with
-//! plain vectors of [`Page`]s and [`Transition`]s, and whose edge weights hold the planning cost
-//! precomputed from the success statistics, so a query touches no hash map and no disk while it
-//! searches. Pages and transitions are never removed, which keeps those indices stable.
+//! reads only it.** Each app keeps, beside plain vectors of [`Page`]s and [`Transition`]s, every
+//! page's outgoing and incoming links in one array each (`links.rs`), numbered like those vectors
+//! and holding the planning cost precomputed from the success statistics, so a query touches no
+//! hash map and no disk while it searches. Pages and transitions are never removed, which keeps
+//! those numbers stable.
 //!
 //! Path cost is `-ln(smoothed success rate) + STEP_COST` per step: the most reliable route wins,
 //! but among equally reliable routes the shorter one does, and one failing edge weighs like several
 //! extra steps.
 
 mod app_graph;
+mod links;
 mod plan;
 mod route_cache;
+#[cfg(test)]
+mod testing;
 
 pub use app_graph::{AppGraph, Graph, GraphError};
 pub use plan::{Plan, PlanError, STEP_COST};
-pub use route_cache::{CacheStats, TOLERANCE};
+pub use route_cache::{ASKER_BUILDS_UP_TO, CacheStats, TOLERANCE, TreeWanted};

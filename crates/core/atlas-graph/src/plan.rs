@@ -4,10 +4,10 @@ use std::cmp::Ordering;
 use std::collections::{BinaryHeap, VecDeque};
 
 use atlas_model::Transition;
-use petgraph::graph::NodeIndex;
-use petgraph::visit::EdgeRef;
 
 use crate::AppGraph;
+use crate::links::Direction;
+use crate::route_cache::Tree;
 
 /// What one step costs regardless of reliability: ln(1/0.78), so a perfectly reliable extra step
 /// weighs about as much as a 22% risk of failure.
@@ -53,7 +53,7 @@ pub enum PlanError {
 #[derive(PartialEq)]
 pub(crate) struct Queued {
     pub(crate) cost: f64,
-    pub(crate) node: NodeIndex,
+    pub(crate) node: u32,
 }
 
 impl Eq for Queued {}
@@ -75,11 +75,11 @@ impl PartialOrd for Queued {
 }
 
 /// The transitions from the search's start to `to`, following each node's recorded predecessor.
-fn walk_back(via: &[Option<(NodeIndex, usize)>], to: NodeIndex) -> Vec<usize> {
+fn walk_back(via: &[Option<(u32, u32)>], to: u32) -> Vec<usize> {
     let mut steps = Vec::new();
     let mut at = to;
-    while let Some((prev, transition)) = via[at.index()] {
-        steps.push(transition);
+    while let Some((prev, transition)) = via[at as usize] {
+        steps.push(transition as usize);
         at = prev;
     }
     steps.reverse();
@@ -92,7 +92,7 @@ fn walk_back(via: &[Option<(NodeIndex, usize)>], to: NodeIndex) -> Vec<usize> {
 struct Side {
     dist: Vec<f64>,
     /// The neighbouring node towards this side's origin, and the transition between them.
-    via: Vec<Option<(NodeIndex, usize)>>,
+    via: Vec<Option<(u32, u32)>>,
     stamp: Vec<u32>,
     heap: BinaryHeap<Queued>,
 }
@@ -107,28 +107,41 @@ impl Side {
         self.heap.clear();
     }
 
-    fn dist(&self, n: NodeIndex, generation: u32) -> f64 {
-        if self.stamp[n.index()] == generation {
-            self.dist[n.index()]
+    fn dist(&self, n: u32, generation: u32) -> f64 {
+        if self.stamp[n as usize] == generation {
+            self.dist[n as usize]
         } else {
             f64::INFINITY
         }
     }
 
-    fn via(&self, n: NodeIndex, generation: u32) -> Option<(NodeIndex, usize)> {
-        if self.stamp[n.index()] == generation {
-            self.via[n.index()]
+    fn via(&self, n: u32, generation: u32) -> Option<(u32, u32)> {
+        if self.stamp[n as usize] == generation {
+            self.via[n as usize]
         } else {
             None
         }
     }
 
-    fn set(&mut self, n: NodeIndex, dist: f64, via: Option<(NodeIndex, usize)>, generation: u32) {
-        self.stamp[n.index()] = generation;
-        self.dist[n.index()] = dist;
-        self.via[n.index()] = via;
+    fn set(&mut self, n: u32, dist: f64, via: Option<(u32, u32)>, generation: u32) {
+        self.set_queued(n, dist, via, generation, dist);
+    }
+
+    /// Records `dist` and queues the node by `priority` (its distance plus an estimate of what
+    /// remains, in a guided search).
+    fn set_queued(
+        &mut self,
+        n: u32,
+        dist: f64,
+        via: Option<(u32, u32)>,
+        generation: u32,
+        priority: f64,
+    ) {
+        self.stamp[n as usize] = generation;
+        self.dist[n as usize] = dist;
+        self.via[n as usize] = via;
         self.heap.push(Queued {
-            cost: dist,
+            cost: priority,
             node: n,
         });
     }
@@ -146,6 +159,25 @@ struct Scratch {
     backward: Side,
 }
 
+impl Scratch {
+    /// A fresh generation for a search over `nodes` pages: both sides empty.
+    fn start(&mut self, nodes: usize) -> u32 {
+        self.generation = self.generation.wrapping_add(1);
+        if self.generation == 0 {
+            // Stamps wrapped around: forget them all once every four billion queries.
+            self.forward
+                .stamp
+                .iter_mut()
+                .chain(self.backward.stamp.iter_mut())
+                .for_each(|s| *s = 0);
+            self.generation = 1;
+        }
+        self.forward.reset(nodes);
+        self.backward.reset(nodes);
+        self.generation
+    }
+}
+
 thread_local! {
     static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
 }
@@ -154,7 +186,7 @@ impl AppGraph {
     /// The cheapest route from `from` to `to` that avoids `banned` transitions: Dijkstra from both
     /// ends at once, stopping when the two frontiers together cannot beat the best meeting found,
     /// so a query explores two small balls instead of one large one.
-    fn cheapest(&self, from: NodeIndex, to: NodeIndex, banned: &[usize]) -> Option<Plan> {
+    pub(crate) fn cheapest(&self, from: u32, to: u32, banned: &[usize]) -> Option<Plan> {
         if from == to {
             return Some(Plan {
                 steps: Vec::new(),
@@ -163,34 +195,19 @@ impl AppGraph {
         }
         SCRATCH.with(|cell| {
             let mut scratch = cell.borrow_mut();
+            let g = scratch.start(self.links.node_count());
             let Scratch {
-                generation,
-                forward,
-                backward,
+                forward, backward, ..
             } = &mut *scratch;
-            *generation = generation.wrapping_add(1);
-            if *generation == 0 {
-                // Stamps wrapped around: forget them all once every four billion queries.
-                forward
-                    .stamp
-                    .iter_mut()
-                    .chain(backward.stamp.iter_mut())
-                    .for_each(|s| *s = 0);
-                *generation = 1;
-            }
-            let g = *generation;
-            let n = self.graph.node_count();
-            forward.reset(n);
-            backward.reset(n);
             forward.set(from, 0.0, None, g);
             backward.set(to, 0.0, None, g);
             let (mut best, mut meeting) = (f64::INFINITY, None);
             while forward.top() + backward.top() < best {
                 let outgoing = forward.top() <= backward.top();
                 let (this, other, direction) = if outgoing {
-                    (&mut *forward, &*backward, petgraph::Direction::Outgoing)
+                    (&mut *forward, &*backward, Direction::Forward)
                 } else {
-                    (&mut *backward, &*forward, petgraph::Direction::Incoming)
+                    (&mut *backward, &*forward, Direction::Backward)
                 };
                 let Some(Queued { cost, node }) = this.heap.pop() else {
                     break;
@@ -198,19 +215,14 @@ impl AppGraph {
                 if cost > this.dist(node, g) {
                     continue;
                 }
-                for edge in self.graph.edges_directed(node, direction) {
-                    let data = edge.weight();
-                    if banned.contains(&data.transition) {
+                for link in self.links.of(node, direction) {
+                    if banned.contains(&(link.edge as usize)) {
                         continue;
                     }
-                    let next = if outgoing {
-                        edge.target()
-                    } else {
-                        edge.source()
-                    };
-                    let candidate = cost + data.cost;
+                    let next = link.node;
+                    let candidate = cost + link.cost;
                     if candidate < this.dist(next, g) {
-                        this.set(next, candidate, Some((node, data.transition)), g);
+                        this.set(next, candidate, Some((node, link.edge)), g);
                         let through = candidate + other.dist(next, g);
                         if through < best {
                             best = through;
@@ -224,48 +236,103 @@ impl AppGraph {
             let mut steps = Vec::new();
             let mut at = meeting;
             while let Some((prev, transition)) = forward.via(at, g) {
-                steps.push(transition);
+                steps.push(transition as usize);
                 at = prev;
             }
             steps.reverse();
             let mut at = meeting;
             while let Some((next, transition)) = backward.via(at, g) {
-                steps.push(transition);
+                steps.push(transition as usize);
                 at = next;
             }
             Some(Plan { steps, cost: best })
         })
     }
 
+    /// The cheapest route from `from` to `to` that avoids `banned`, by A* guided by a remembered
+    /// tree: into `to` (`Backward`: search forward, each page's estimate its cost to `to`) or out
+    /// of `from` (`Forward`: search backward, each page's estimate its cost from `from`). Avoiding
+    /// a step never makes a route cheaper than the tree's, so the estimate never overshoots (by
+    /// more than the tree's tolerance) and the search stays close to the best route.
+    pub(crate) fn guided(
+        &self,
+        from: u32,
+        to: u32,
+        banned: usize,
+        tree_direction: Direction,
+        tree: &Tree,
+    ) -> Option<Plan> {
+        let (origin, target, direction) = match tree_direction {
+            Direction::Backward => (from, to, Direction::Forward),
+            Direction::Forward => (to, from, Direction::Backward),
+        };
+        SCRATCH.with(|cell| {
+            let mut scratch = cell.borrow_mut();
+            let g = scratch.start(self.links.node_count());
+            let side = &mut scratch.forward;
+            side.set_queued(origin, 0.0, None, g, tree.cost(origin));
+            while let Some(Queued { cost, node }) = side.heap.pop() {
+                let dist = side.dist(node, g);
+                if cost > dist + tree.cost(node) {
+                    continue;
+                }
+                if node == target {
+                    let mut steps = Vec::new();
+                    let mut at = target;
+                    while let Some((prev, transition)) = side.via(at, g) {
+                        steps.push(transition as usize);
+                        at = prev;
+                    }
+                    if direction == Direction::Forward {
+                        steps.reverse();
+                    }
+                    return Some(Plan { steps, cost: dist });
+                }
+                for link in self.links.of(node, direction) {
+                    let estimate = tree.cost(link.node);
+                    if link.edge as usize == banned || estimate.is_infinite() {
+                        continue;
+                    }
+                    let candidate = dist + link.cost;
+                    if candidate < side.dist(link.node, g) {
+                        side.set_queued(
+                            link.node,
+                            candidate,
+                            Some((node, link.edge)),
+                            g,
+                            candidate + estimate,
+                        );
+                    }
+                }
+            }
+            None
+        })
+    }
+
     /// The route with the fewest steps (breadth-first), preferring cheaper edges between the same
     /// pages.
-    fn fewest_steps(&self, from: NodeIndex, to: NodeIndex) -> Option<Plan> {
-        let n = self.graph.node_count();
-        let mut via: Vec<Option<(NodeIndex, usize)>> = vec![None; n];
+    fn fewest_steps(&self, from: u32, to: u32) -> Option<Plan> {
+        let n = self.links.node_count();
+        let mut via: Vec<Option<(u32, u32)>> = vec![None; n];
         let mut seen = vec![false; n];
-        seen[from.index()] = true;
+        seen[from as usize] = true;
         let mut queue = VecDeque::from([from]);
         while let Some(node) = queue.pop_front() {
             if node == to {
                 break;
             }
-            let mut edges: Vec<_> = self.graph.edges(node).collect();
-            edges.sort_by(|a, b| {
-                a.weight()
-                    .cost
-                    .partial_cmp(&b.weight().cost)
-                    .unwrap_or(Ordering::Equal)
-            });
-            for edge in edges {
-                let next = edge.target();
-                if !seen[next.index()] {
-                    seen[next.index()] = true;
-                    via[next.index()] = Some((node, edge.weight().transition));
+            let mut links: Vec<_> = self.links.outgoing(node).collect();
+            links.sort_by(|a, b| a.cost.partial_cmp(&b.cost).unwrap_or(Ordering::Equal));
+            for link in links {
+                let next = link.node;
+                if !seen[next as usize] {
+                    seen[next as usize] = true;
+                    via[next as usize] = Some((node, link.edge));
                     queue.push_back(next);
                 }
             }
         }
-        if !seen[to.index()] {
+        if !seen[to as usize] {
             return None;
         }
         let steps = walk_back(&via, to);
@@ -285,7 +352,11 @@ impl AppGraph {
         let goal = self
             .node(to)
             .ok_or_else(|| PlanError::UnknownPage(to.to_string()))?;
-        if let Some(remembered) = self.routes.plan(self, start, goal, max_steps) {
+        let home_start = self.home_page().is_some_and(|h| h.page_id == from);
+        if let Some(remembered) =
+            self.routes
+                .plan(&self.links, (start, goal), max_steps, home_start)
+        {
             return Ok(remembered);
         }
         self.plan_between(start, goal, max_steps)
@@ -302,12 +373,7 @@ impl AppGraph {
         self.plan_between(start, goal, max_steps)
     }
 
-    fn plan_between(
-        &self,
-        start: NodeIndex,
-        goal: NodeIndex,
-        max_steps: usize,
-    ) -> Result<Plan, PlanError> {
+    fn plan_between(&self, start: u32, goal: u32, max_steps: usize) -> Result<Plan, PlanError> {
         let best = self.cheapest(start, goal, &[]).ok_or(PlanError::NoPath)?;
         if best.steps.len() <= max_steps {
             return Ok(best);
@@ -335,13 +401,18 @@ impl AppGraph {
         let (Some(start), Some(goal)) = (self.node(from), self.node(to)) else {
             return Vec::new();
         };
-        let key = (start.index() as u32, goal.index() as u32, k, max_steps);
+        let key = (start, goal, k, max_steps);
         if let Some(remembered) = self.routes.alternatives(key, main) {
             return remembered.as_ref().clone();
         }
+        let guide = self.routes.guide(start, goal);
         let mut found: Vec<Plan> = Vec::new();
         for banned in &main.steps {
-            if let Some(plan) = self.cheapest(start, goal, &[*banned])
+            let avoiding = match &guide {
+                Some((direction, tree)) => self.guided(start, goal, *banned, *direction, tree),
+                None => self.cheapest(start, goal, &[*banned]),
+            };
+            if let Some(plan) = avoiding
                 && plan.steps.len() <= max_steps
                 && plan.steps != main.steps
                 && !found.iter().any(|p| p.steps == plan.steps)
@@ -362,71 +433,13 @@ impl AppGraph {
             .last()
             .map(|s| self.transition_at(*s).to_page.as_str())
     }
-
-    /// The pages of the graph as petgraph nodes, for callers that need raw traversal.
-    pub fn node_of(&self, page_id: &str) -> Option<NodeIndex> {
-        self.node(page_id)
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use atlas_model::{Action, App, Page, PageType};
-
-    pub(super) fn page(app: &str, name: &str, ordinal: u32) -> Page {
-        Page {
-            page_id: atlas_model::page_id(app, name),
-            app_id: app.into(),
-            page_name: name.into(),
-            page_type: PageType::Other,
-            description: String::new(),
-            intents: vec![],
-            widgets: vec![],
-            page_structure: String::new(),
-            ordinal,
-            url: String::new(),
-            fingerprint: String::new(),
-            created_at: String::new(),
-            updated_at: String::new(),
-            visited_count: 0,
-            other_renderings: Vec::new(),
-            other_rendering_visits: 0,
-        }
-    }
-
-    pub(super) fn edge(
-        app: &str,
-        from: &str,
-        to: &str,
-        text: &str,
-        ok: u64,
-        fail: u64,
-    ) -> Transition {
-        let action = Action {
-            action_type: "click".into(),
-            widget_text: text.into(),
-            ..Default::default()
-        };
-        let (f, t) = (
-            atlas_model::page_id(app, from),
-            atlas_model::page_id(app, to),
-        );
-        Transition {
-            transition_id: atlas_model::transition_id(&f, &action, &t),
-            app_id: app.into(),
-            from_page: f,
-            to_page: t,
-            action,
-            success_count: ok,
-            fail_count: fail,
-            latency_total_ms: 0.0,
-            latency_samples: 0,
-            last_failure_reason: String::new(),
-            created_at: String::new(),
-            updated_at: String::new(),
-        }
-    }
+    use crate::testing::{edge, page};
+    use atlas_model::App;
 
     fn graph() -> AppGraph {
         let app = App {
@@ -525,42 +538,7 @@ mod tests {
 #[cfg(test)]
 mod bidirectional_tests {
     use super::*;
-    use atlas_model::App;
-
-    /// A deterministic pseudo-random graph with varied reliabilities.
-    fn random_graph(pages: usize, edges: usize, seed: u64) -> AppGraph {
-        let mut state = seed;
-        let mut next = move |n: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state % n
-        };
-        let app = App {
-            app_id: "r".into(),
-            home_page: None,
-            created_at: String::new(),
-            updated_at: String::new(),
-        };
-        let mut g = AppGraph::new(app);
-        for i in 0..pages {
-            g.upsert_page(super::tests::page("r", &format!("p{i}"), i as u32));
-        }
-        for e in 0..edges {
-            let (f, t) = (next(pages as u64), next(pages as u64));
-            let (ok, fail) = (next(30), next(10));
-            g.upsert_transition(super::tests::edge(
-                "r",
-                &format!("p{f}"),
-                &format!("p{t}"),
-                &format!("w{e}"),
-                ok,
-                fail,
-            ))
-            .unwrap();
-        }
-        g
-    }
+    use crate::testing::{random_graph, reference_dijkstra, walk};
 
     #[test]
     fn bidirectional_search_finds_what_plain_dijkstra_finds() {
@@ -574,10 +552,8 @@ mod bidirectional_tests {
                 (250, 250),
                 (7, 8),
             ] {
-                let (from, to) = (NodeIndex::new(s), NodeIndex::new(t));
-                let reference =
-                    petgraph::algo::dijkstra(&g.graph, from, Some(to), |e| e.weight().cost);
-                match (g.cheapest(from, to, &[]), reference.get(&to)) {
+                let reference = reference_dijkstra(&g, s, false)[t];
+                match (g.cheapest(s as u32, t as u32, &[]), reference.as_ref()) {
                     (Some(plan), Some(cost)) => {
                         assert!(
                             (plan.cost - cost).abs() < 1e-9,
@@ -596,20 +572,6 @@ mod bidirectional_tests {
                 }
             }
         }
-    }
-
-    /// Walks a plan's steps from `from`, checking they connect, and returns where it ends and
-    /// what it costs now.
-    fn walk(g: &AppGraph, from: usize, plan: &Plan) -> (String, f64) {
-        let mut at = g.pages()[from].page_id.clone();
-        let mut sum = 0.0;
-        for step in &plan.steps {
-            let tr = &g.transitions()[*step];
-            assert_eq!(tr.from_page, at);
-            at = tr.to_page.clone();
-            sum += edge_cost(tr);
-        }
-        (at, sum)
     }
 
     #[test]
@@ -633,7 +595,7 @@ mod bidirectional_tests {
         for round in 0..300 {
             for &(s, t) in &pairs {
                 let (from, to) = (g.pages()[s].page_id.clone(), g.pages()[t].page_id.clone());
-                let fresh = g.cheapest(NodeIndex::new(s), NodeIndex::new(t), &[]);
+                let fresh = g.cheapest(s as u32, t as u32, &[]);
                 match (g.plan(&from, &to, 1000), fresh) {
                     (Ok(plan), Some(best)) => {
                         let (end, cost) = walk(&g, s, &plan);

@@ -121,6 +121,12 @@ impl Atlas {
         for record in loaded.journal {
             state.apply(record, embedder.as_ref())?;
         }
+        let (tree_wanted, trees_wanted) = std::sync::mpsc::channel();
+        state
+            .graph
+            .defer_route_trees(atlas_graph::TreeWanted(Arc::new(move || {
+                let _ = tree_wanted.send(());
+            })));
         let atlas = Arc::new(Atlas {
             state: RwLock::new(state),
             store,
@@ -139,6 +145,7 @@ impl Atlas {
             atlas.checkpoint()?;
         }
         atlas.start_following();
+        atlas.start_building_route_trees(trees_wanted);
         tracing::info!(
             "opened {} ({} apps, {} pages, {} transitions; {replayed} journal records replayed) in {} ms",
             atlas.store.describe(),
@@ -302,6 +309,25 @@ impl Atlas {
 
     /// For a store other processes write too: applies what they (and this one) committed, on a
     /// thread of its own, as the store reports it; it stops when the service is dropped.
+    /// Builds the route trees big apps' questions wish for (see
+    /// [`atlas_graph::Graph::defer_route_trees`]) on a thread of its own, so no request waits for
+    /// a tree; a writer waits at most for one tree's build. The thread ends with the service (the
+    /// graph holds the channel's only sender).
+    fn start_building_route_trees(self: &Arc<Self>, wanted: std::sync::mpsc::Receiver<()>) {
+        let weak = Arc::downgrade(self);
+        std::thread::Builder::new()
+            .name("atlas-route-trees".into())
+            .spawn(move || {
+                while wanted.recv().is_ok() {
+                    while wanted.try_recv().is_ok() {}
+                    let Some(atlas) = weak.upgrade() else { return };
+                    let built = atlas.state.read().graph.build_wanted_trees();
+                    tracing::debug!("built {built} route trees");
+                }
+            })
+            .expect("spawn route tree builder");
+    }
+
     fn start_following(self: &Arc<Self>) {
         let Some(changes) = self.store.follow() else {
             return;

@@ -253,3 +253,55 @@ fn networkx_reference(
     serde_json::from_slice(&output.stdout)
         .context("the NetworkX script's output is not its JSON report")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The service's tree builder at work: in an app too big for its askers to build trees, a
+    /// destination asked twice gets its tree from the builder thread, and later questions about
+    /// it are answered from the tree.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_big_apps_route_trees_are_built_by_the_service_off_the_request_path() {
+        let shape = AppShape {
+            pages: 2_000,
+            transitions: atlas_graph::ASKER_BUILDS_UP_TO + 4_000,
+            intents: 10,
+        };
+        let generated = synthetic_app("bench.trees", shape, 3);
+        let (from, goal) = (
+            generated.data.pages[17].page_id.clone(),
+            generated.data.pages[1_234].page_id.clone(),
+        );
+        let scratch = tempfile::tempdir().unwrap();
+        let atlas = crate::open_folder(scratch.path()).unwrap();
+        atlas.import_app(generated.data).await.unwrap();
+        let plan = |from: &str| {
+            atlas.read(|g| {
+                let app = g.app("bench.trees").unwrap();
+                (
+                    app.plan(from, &goal, 50).unwrap().cost,
+                    app.route_cache_stats(),
+                )
+            })
+        };
+        let (first, _) = plan(&from);
+        let (second, stats) = plan(&from);
+        assert_eq!(first, second);
+        assert_eq!(stats.misses, 2, "{stats:?}");
+        let deadline = Instant::now() + std::time::Duration::from_secs(20);
+        while plan(&from).1.trees == 0 {
+            assert!(Instant::now() < deadline, "no tree was built");
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        let other = generated_page(&atlas, 999);
+        let (cost, stats) = plan(&other);
+        let fresh = atlas.read(|g| g.app("bench.trees").unwrap().plan_fresh(&other, &goal, 50));
+        assert_eq!(cost, fresh.unwrap().cost);
+        assert!(stats.hits >= 1 && stats.wanted == 0, "{stats:?}");
+    }
+
+    fn generated_page(atlas: &atlas_service::Atlas, slot: usize) -> String {
+        atlas.read(|g| g.app("bench.trees").unwrap().pages()[slot].page_id.clone())
+    }
+}
