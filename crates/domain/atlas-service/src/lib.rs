@@ -307,8 +307,6 @@ impl Atlas {
         self.store.available()
     }
 
-    /// For a store other processes write too: applies what they (and this one) committed, on a
-    /// thread of its own, as the store reports it; it stops when the service is dropped.
     /// Builds the route trees big apps' questions wish for (see
     /// [`atlas_graph::Graph::defer_route_trees`]) on a thread of its own, so no request waits for
     /// a tree; a writer waits at most for one tree's build. The thread ends with the service (the
@@ -328,6 +326,8 @@ impl Atlas {
             .expect("spawn route tree builder");
     }
 
+    /// For a store other processes write too: applies what they (and this one) committed, on a
+    /// thread of its own, as the store reports it; it stops when the service is dropped.
     fn start_following(self: &Arc<Self>) {
         let Some(changes) = self.store.follow() else {
             return;

@@ -137,7 +137,8 @@ pub async fn run(config: &IngestConfig, scratch: &Path) -> Result<IngestReport> 
     atlas.checkpoint()?;
     let before = total_reports(&atlas, app_id);
 
-    let (addr, stop) = crate::serve(&services).await?;
+    let server = crate::serve(&services).await?;
+    let addr = server.addr;
 
     let clients = config.clients.max(1);
     let duration = config.duration;
@@ -160,7 +161,7 @@ pub async fn run(config: &IngestConfig, scratch: &Path) -> Result<IngestReport> 
         }
     })
     .await??;
-    drop(stop);
+    server.stop().await;
 
     let in_memory = total_reports(&atlas, app_id) == before + acknowledged;
     let (in_process_count, in_process_seconds) =
@@ -170,7 +171,7 @@ pub async fn run(config: &IngestConfig, scratch: &Path) -> Result<IngestReport> 
     drop(atlas);
     drop(services);
     // Reopen from disk: what was acknowledged must be there.
-    let reopened = crate::open_folder(&data_dir)?;
+    let reopened = crate::reopen_folder(&data_dir)?;
     let on_disk = total_reports(&reopened, app_id) == before + acknowledged_all;
     drop(reopened);
 

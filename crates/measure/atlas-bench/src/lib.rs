@@ -28,11 +28,44 @@ pub fn open_folder(data: &std::path::Path) -> anyhow::Result<std::sync::Arc<atla
     )
 }
 
-/// Serves `services` on a loopback port, as `atlas serve` does; the server stops when the
-/// sender is dropped.
-pub async fn serve(
-    services: &atlas_config::Services,
-) -> anyhow::Result<(std::net::SocketAddr, tokio::sync::oneshot::Sender<()>)> {
+/// Opens a folder this process has just let go of. The service's last reference may still be
+/// dropping on one of the service's own threads (a checkpoint was running when the benchmark
+/// dropped its own), and the folder stays locked until that finishes: waits up to ten seconds.
+pub fn reopen_folder(
+    data: &std::path::Path,
+) -> anyhow::Result<std::sync::Arc<atlas_service::Atlas>> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let ours = format!("(pid {})", std::process::id());
+    loop {
+        match open_folder(data) {
+            Err(e) if format!("{e:#}").contains(&ours) && std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            opened => return opened,
+        }
+    }
+}
+
+/// A server `serve` started: where it listens, and how to stop it.
+pub struct Serving {
+    /// Its loopback address.
+    pub addr: std::net::SocketAddr,
+    stop: tokio::sync::oneshot::Sender<()>,
+    task: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+impl Serving {
+    /// Stops the server and waits until it has let go of the services (its last connection
+    /// closed), so the data folder can be opened again; at most ten seconds.
+    pub async fn stop(self) {
+        let _ = self.stop.send(());
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(10), self.task).await;
+    }
+}
+
+/// Serves `services` on a loopback port, as `atlas serve` does, until [`Serving::stop`] (or
+/// until the `Serving` is dropped, without waiting).
+pub async fn serve(services: &atlas_config::Services) -> anyhow::Result<Serving> {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let addr = listener.local_addr()?;
     let state = atlas_server::AppState::local(
@@ -42,10 +75,10 @@ pub async fn serve(
         services.biz.clone(),
     );
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(atlas_server::serve(listener, state, async {
+    let task = tokio::spawn(atlas_server::serve(listener, state, async {
         let _ = stopped.await;
     }));
-    Ok((addr, stop))
+    Ok(Serving { addr, stop, task })
 }
 
 /// Latency percentiles in microseconds.

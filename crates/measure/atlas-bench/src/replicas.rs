@@ -92,19 +92,19 @@ async fn throughput(
     config: &ReplicaConfig,
     reports: &Arc<Vec<crate::ingest::Report>>,
 ) -> Result<Throughput> {
-    let mut addrs = Vec::new();
-    let mut stops = Vec::new();
+    let mut servers = Vec::new();
     for services in replicas {
-        let (addr, stop) = crate::serve(services).await?;
-        addrs.push(addr);
-        stops.push(stop);
+        servers.push(crate::serve(services).await?);
     }
+    let addrs: Vec<_> = servers.iter().map(|s| s.addr).collect();
     let (clients, duration, reports) = (config.clients, config.duration, reports.clone());
     let (acknowledged, errors, mut latencies, seconds) = tokio::task::spawn_blocking(move || {
         drive_clients(&addrs, clients, duration, reports, Route::Report)
     })
     .await??;
-    drop(stops);
+    for server in servers {
+        server.stop().await;
+    }
     Ok(Throughput {
         replicas: replicas.len(),
         acknowledged,

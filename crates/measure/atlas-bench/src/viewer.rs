@@ -90,8 +90,9 @@ pub async fn run(
         .atlas
         .import_app(synthetic_app("synthetic.app", AppShape::of_pages(pages), 1).data)
         .await?;
-    let (demo_addr, _stop_demo) = crate::serve(&demo).await?;
-    let (large_addr, _stop_large) = crate::serve(&large).await?;
+    let demo_server = crate::serve(&demo).await?;
+    let large_server = crate::serve(&large).await?;
+    let (demo_addr, large_addr) = (demo_server.addr, large_server.addr);
     let script = scratch.join("viewer_page.py");
     std::fs::write(&script, SCRIPT)?;
     let output = tokio::process::Command::new(python)
