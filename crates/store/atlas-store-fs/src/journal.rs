@@ -1,8 +1,16 @@
 //! The write-ahead journal: numbered segment files of JSON lines, one line per atomic append,
 //! written by one thread that fsyncs each batch once (group commit).
+//!
+//! Key design decision: **a segment is zero-filled ahead of its writes**, a few megabytes at a
+//! time, so a group commit overwrites bytes the file already has instead of growing it. Growing
+//! a file changes its size, and `fdatasync` must then commit the filesystem's own journal as
+//! well as the data (on ext4 this doubles its cost); overwriting needs the data flushed alone —
+//! what SQLite's reused write-ahead log gets too. JSON escapes every NUL, so a line that begins
+//! with one is the untouched rest of the segment: reading stops there.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader};
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, mpsc};
@@ -15,6 +23,10 @@ use crate::layout::{Layout, atomic_write};
 
 /// Most appends folded into one fsync; bounds the latency one slow batch adds.
 const MAX_BATCH: usize = 8192;
+/// How far ahead of its writes a segment is zero-filled: as far as it holds records already,
+/// within these bounds, so a size change (a commit of the filesystem's journal) comes every few
+/// thousand reports instead of every group commit, and a quiet folder's segment stays small.
+const ZEROED_AHEAD: std::ops::RangeInclusive<u64> = (256 << 10)..=(8 << 20);
 
 enum Command {
     Append(Vec<u8>, CommitSender),
@@ -52,14 +64,54 @@ fn list_segments(dir: &Path) -> Result<Vec<u64>, StoreError> {
     Ok(segments)
 }
 
-fn open_segment(dir: &Path, n: u64) -> std::io::Result<File> {
-    let file = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(segment_path(dir, n))?;
-    // Make the new file's directory entry durable too.
-    File::open(dir)?.sync_all()?;
-    Ok(file)
+/// The segment being written: its file, where its records end, and how far it is zero-filled.
+struct Segment {
+    file: File,
+    number: u64,
+    end: u64,
+    zeroed: u64,
+}
+
+impl Segment {
+    /// A new, empty segment, zero-filled ahead and durable with its directory entry.
+    fn create(dir: &Path, number: u64) -> std::io::Result<Segment> {
+        let file = OpenOptions::new()
+            .create_new(true)
+            .read(true)
+            .write(true)
+            .open(segment_path(dir, number))?;
+        let mut segment = Segment {
+            file,
+            number,
+            end: 0,
+            zeroed: 0,
+        };
+        segment.zero_ahead(1)?;
+        segment.file.sync_all()?;
+        File::open(dir)?.sync_all()?;
+        Ok(segment)
+    }
+
+    /// Zero-fills the segment far enough ahead for `more` bytes of records.
+    fn zero_ahead(&mut self, more: u64) -> std::io::Result<()> {
+        if self.end + more <= self.zeroed {
+            return Ok(());
+        }
+        let ahead = self.end.clamp(*ZEROED_AHEAD.start(), *ZEROED_AHEAD.end());
+        let target = self.end + more + ahead;
+        let zeros = vec![0u8; (target - self.zeroed) as usize];
+        self.file.write_all_at(&zeros, self.zeroed)?;
+        self.zeroed = target;
+        Ok(())
+    }
+
+    /// Writes `bytes` after the records and makes them durable.
+    fn write_durably(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        self.zero_ahead(bytes.len() as u64)?;
+        self.file.write_all_at(bytes, self.end)?;
+        self.end += bytes.len() as u64;
+        self.file.sync_data()
+    }
 }
 
 impl Journal {
@@ -72,14 +124,14 @@ impl Journal {
             .map(|n| n + 1)
             .unwrap_or(0)
             .max(folded_before);
-        let file = open_segment(&dir, first_live)?;
+        let segment = Segment::create(&dir, first_live)?;
         let (sender, receiver) = mpsc::channel();
         let failed = Arc::new(AtomicBool::new(false));
         let writer = {
             let (dir, failed, layout) = (dir.clone(), failed.clone(), layout.clone());
             std::thread::Builder::new()
                 .name("atlas-journal".into())
-                .spawn(move || write_loop(receiver, file, first_live, dir, failed, layout))?
+                .spawn(move || write_loop(receiver, segment, dir, failed, layout))?
         };
         Ok(Journal {
             dir,
@@ -184,6 +236,10 @@ pub(crate) fn read_segments(
             if line.is_empty() {
                 continue;
             }
+            if line[0] == 0 {
+                // The zero-filled rest of the segment: no record was written there.
+                break;
+            }
             match serde_json::from_slice::<Vec<Record>>(&line) {
                 Ok(records) => apply(records),
                 Err(e) => {
@@ -230,8 +286,7 @@ fn read_checkpoint(path: &Path) -> Result<u64, StoreError> {
 
 fn write_loop(
     receiver: mpsc::Receiver<Command>,
-    mut file: File,
-    mut segment: u64,
+    mut segment: Segment,
     dir: PathBuf,
     failed: Arc<AtomicBool>,
     layout: Layout,
@@ -253,12 +308,11 @@ fn write_loop(
                     waiters.push(waiter);
                 }
                 Command::Rotate(reply) => {
-                    flush(&mut file, &mut buffer, &mut waiters, &failed, &layout);
-                    let next = segment + 1;
-                    match open_segment(&dir, next) {
-                        Ok(f) => {
-                            file = f;
-                            segment = next;
+                    flush(&mut segment, &mut buffer, &mut waiters, &failed, &layout);
+                    let next = segment.number + 1;
+                    match Segment::create(&dir, next) {
+                        Ok(new) => {
+                            segment = new;
                             let _ = reply.send(Ok(next));
                         }
                         Err(e) => {
@@ -268,12 +322,12 @@ fn write_loop(
                 }
             }
         }
-        flush(&mut file, &mut buffer, &mut waiters, &failed, &layout);
+        flush(&mut segment, &mut buffer, &mut waiters, &failed, &layout);
     }
 }
 
 fn flush(
-    file: &mut File,
+    segment: &mut Segment,
     buffer: &mut Vec<u8>,
     waiters: &mut Vec<CommitSender>,
     failed: &AtomicBool,
@@ -282,7 +336,7 @@ fn flush(
     if buffer.is_empty() {
         return;
     }
-    let result = file.write_all(buffer).and_then(|()| file.sync_data());
+    let result = segment.write_durably(buffer);
     buffer.clear();
     let outcome = match result {
         Ok(()) => Ok(()),
@@ -296,5 +350,71 @@ fn flush(
     };
     for waiter in waiters.drain(..) {
         let _ = waiter.send(outcome.clone());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use atlas_model::App;
+
+    fn app(n: usize) -> Record {
+        Record::App(App {
+            app_id: format!("app.{n}"),
+            home_page: None,
+            created_at: String::new(),
+            updated_at: String::new(),
+        })
+    }
+
+    fn read_back(dir: &Path) -> (Vec<String>, usize) {
+        let (mut ids, mut unreadable) = (Vec::new(), 0);
+        read_segments(
+            dir,
+            0..u64::MAX,
+            |_, _, _| unreadable += 1,
+            |records| {
+                ids.extend(records.into_iter().map(|r| r.app_id().to_string()));
+            },
+        )
+        .unwrap();
+        (ids, unreadable)
+    }
+
+    #[test]
+    fn segments_are_zero_filled_ahead_and_read_back_to_their_last_record() {
+        let root = tempfile::tempdir().unwrap();
+        let layout = Layout::new(root.path());
+        let dir = layout.journal_dir();
+        fs::create_dir_all(&dir).unwrap();
+        let journal = Journal::open(dir.clone(), layout).unwrap();
+        for n in 0..500 {
+            journal.append(&[app(n)]).wait_blocking().unwrap();
+        }
+        let second = journal.rotate().unwrap();
+        journal.append(&[app(500)]).wait_blocking().unwrap();
+        drop(journal);
+
+        let first = fs::read(segment_path(&dir, second - 1)).unwrap();
+        let end = first.iter().rposition(|b| *b == b'\n').unwrap() + 1;
+        assert!(
+            first.len() > end
+                && first.len() >= *ZEROED_AHEAD.start() as usize
+                && first[end..].iter().all(|b| *b == 0),
+            "{} bytes of records, {} in the file",
+            end,
+            first.len()
+        );
+        let (ids, unreadable) = read_back(&dir);
+        assert_eq!(ids.len(), 501);
+        assert_eq!((ids[0].as_str(), ids[500].as_str()), ("app.0", "app.500"));
+        assert_eq!(unreadable, 0, "the zero-filled rest is not a torn record");
+
+        // A write torn by a crash ends its segment; the records before it stay.
+        let mut torn = first.clone();
+        torn[end..end + 10].copy_from_slice(b"[{\"App\":{\"");
+        fs::write(segment_path(&dir, second - 1), &torn).unwrap();
+        let (ids, unreadable) = read_back(&dir);
+        assert_eq!((ids.len(), unreadable), (501, 1));
     }
 }
