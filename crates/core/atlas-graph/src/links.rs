@@ -32,6 +32,9 @@ pub(crate) struct Links {
     ends: Vec<[u32; 2]>,
     /// For each link: its cost (also kept in both its lists, where searches read it).
     costs: Vec<f64>,
+    /// For each link: where it sits in its source's outgoing and its target's incoming list, so
+    /// a report changes its cost without searching a hub's thousands of links.
+    places: Vec<[u32; 2]>,
 }
 
 /// Which way a search walks links.
@@ -66,6 +69,10 @@ impl Links {
         let edge = self.ends.len() as u32;
         self.ends.push([from, to]);
         self.costs.push(cost);
+        self.places.push([
+            self.outgoing[from as usize].len() as u32,
+            self.incoming[to as usize].len() as u32,
+        ]);
         self.outgoing[from as usize].push(Link {
             node: to,
             edge,
@@ -82,13 +89,9 @@ impl Links {
     /// Sets a link's cost; returns the cost it had.
     pub(crate) fn set_cost(&mut self, edge: u32, cost: f64) -> f64 {
         let [from, to] = self.ends[edge as usize];
-        for link in self.outgoing[from as usize]
-            .iter_mut()
-            .chain(self.incoming[to as usize].iter_mut())
-            .filter(|l| l.edge == edge)
-        {
-            link.cost = cost;
-        }
+        let [out, into] = self.places[edge as usize];
+        self.outgoing[from as usize][out as usize].cost = cost;
+        self.incoming[to as usize][into as usize].cost = cost;
         std::mem::replace(&mut self.costs[edge as usize], cost)
     }
 

@@ -46,7 +46,9 @@ impl State {
 
     /// Applies one whole-entity record (a live write or a replayed one).
     pub(crate) fn apply(&mut self, record: Record, embedder: &dyn Embedder) -> Result<()> {
-        self.dirty.insert(record.app_id().to_string());
+        if !self.dirty.contains(record.app_id()) {
+            self.dirty.insert(record.app_id().to_string());
+        }
         match record.into_whole() {
             Record::App(app) => {
                 self.graph.upsert_app(app);

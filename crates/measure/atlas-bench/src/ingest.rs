@@ -68,6 +68,17 @@ impl IngestReport {
     pub fn batched_ratio(&self) -> f64 {
         self.per_second / self.sqlite_batched_per_second.max(f64::MIN_POSITIVE)
     }
+
+    /// In process (no HTTP) against SQLite with the same batching: the store's own speed.
+    pub fn in_process_ratio(&self) -> f64 {
+        self.in_process_per_second / self.sqlite_batched_per_second.max(f64::MIN_POSITIVE)
+    }
+
+    /// Over HTTP against `GET /healthz` from the same clients: what the work behind a report
+    /// leaves of what this HTTP stack can answer.
+    pub fn ceiling_ratio(&self) -> f64 {
+        self.per_second / self.http_ceiling_per_second.max(f64::MIN_POSITIVE)
+    }
 }
 
 /// `n` reports on random transitions of `app` (a fixed seed: runs compare), 90% successful.

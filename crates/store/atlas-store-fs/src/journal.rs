@@ -99,9 +99,12 @@ impl Segment {
         }
         let ahead = self.end.clamp(*ZEROED_AHEAD.start(), *ZEROED_AHEAD.end());
         let target = self.end + more + ahead;
-        let zeros = vec![0u8; (target - self.zeroed) as usize];
-        self.file.write_all_at(&zeros, self.zeroed)?;
-        self.zeroed = target;
+        const ZEROS: [u8; 64 << 10] = [0; 64 << 10];
+        while self.zeroed < target {
+            let chunk = ZEROS.len().min((target - self.zeroed) as usize);
+            self.file.write_all_at(&ZEROS[..chunk], self.zeroed)?;
+            self.zeroed += chunk as u64;
+        }
         Ok(())
     }
 
