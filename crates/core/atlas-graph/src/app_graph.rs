@@ -4,6 +4,7 @@ use std::collections::{HashMap, VecDeque};
 
 use atlas_model::{App, Intent, Page, Trace, Transition};
 
+use crate::id_index::IdIndex;
 use crate::links::Links;
 use crate::plan::edge_cost;
 use crate::route_cache::{CacheStats, RouteCache, TreeWanted};
@@ -47,9 +48,9 @@ pub struct AppGraph {
     /// The planner's view: page `i` is `pages[i]`, link `j` is `transitions[j]`.
     pub(crate) links: Links,
     pages: Vec<Page>,
-    page_index: HashMap<String, u32>,
+    page_index: IdIndex,
     transitions: Vec<Transition>,
-    transition_index: HashMap<String, u32>,
+    transition_index: IdIndex,
     intents: HashMap<String, Intent>,
     traces: HashMap<String, Trace>,
     pub(crate) routes: RouteCache,
@@ -62,9 +63,9 @@ impl AppGraph {
             app,
             links: Links::default(),
             pages: Vec::new(),
-            page_index: HashMap::new(),
+            page_index: IdIndex::default(),
             transitions: Vec::new(),
-            transition_index: HashMap::new(),
+            transition_index: IdIndex::default(),
             intents: HashMap::new(),
             traces: HashMap::new(),
             routes: RouteCache::default(),
@@ -98,16 +99,13 @@ impl AppGraph {
 
     /// The page of that id.
     pub fn page(&self, page_id: &str) -> Option<&Page> {
-        self.page_index
-            .get(page_id)
-            .map(|ix| &self.pages[*ix as usize])
+        self.node(page_id).map(|ix| &self.pages[ix as usize])
     }
 
     /// The transition of that id.
     pub fn transition(&self, transition_id: &str) -> Option<&Transition> {
-        self.transition_index
-            .get(transition_id)
-            .map(|ix| &self.transitions[*ix as usize])
+        self.transition_slot(transition_id)
+            .map(|ix| &self.transitions[ix as usize])
     }
 
     /// The intent of that id.
@@ -121,7 +119,14 @@ impl AppGraph {
     }
 
     pub(crate) fn node(&self, page_id: &str) -> Option<u32> {
-        self.page_index.get(page_id).copied()
+        self.page_index
+            .get(page_id, |slot| &self.pages[slot as usize].page_id)
+    }
+
+    fn transition_slot(&self, transition_id: &str) -> Option<u32> {
+        self.transition_index.get(transition_id, |slot| {
+            &self.transitions[slot as usize].transition_id
+        })
     }
 
     pub(crate) fn page_at(&self, node: u32) -> &Page {
@@ -159,24 +164,24 @@ impl AppGraph {
 
     /// Inserts or replaces a page; returns whether it was new.
     pub fn upsert_page(&mut self, page: Page) -> bool {
-        if let Some(ix) = self.page_index.get(&page.page_id) {
-            self.pages[*ix as usize] = page;
+        if let Some(ix) = self.node(&page.page_id) {
+            self.pages[ix as usize] = page;
             return false;
         }
         let ix = self.links.add_node();
-        self.page_index.insert(page.page_id.clone(), ix);
         self.pages.push(page);
+        let pages = &self.pages;
+        self.page_index
+            .insert(&pages[ix as usize].page_id, ix, |slot| {
+                &pages[slot as usize].page_id
+            });
         true
     }
 
     /// Inserts or replaces a transition between two pages of this app; returns whether it was new.
     pub fn upsert_transition(&mut self, transition: Transition) -> Result<bool, GraphError> {
         let cost = edge_cost(&transition);
-        if let Some(ix) = self
-            .transition_index
-            .get(&transition.transition_id)
-            .copied()
-        {
+        if let Some(ix) = self.transition_slot(&transition.transition_id) {
             let old = self.links.set_cost(ix, cost);
             if old != cost {
                 self.routes.edge_changed(&self.links, ix, old, cost);
@@ -191,9 +196,12 @@ impl AppGraph {
             .node(&transition.to_page)
             .ok_or_else(|| GraphError::UnknownPage(transition.to_page.clone()))?;
         let ix = self.links.add_edge(from, to, cost);
-        self.transition_index
-            .insert(transition.transition_id.clone(), ix);
         self.transitions.push(transition);
+        let transitions = &self.transitions;
+        self.transition_index
+            .insert(&transitions[ix as usize].transition_id, ix, |slot| {
+                &transitions[slot as usize].transition_id
+            });
         self.routes.edge_added();
         Ok(true)
     }

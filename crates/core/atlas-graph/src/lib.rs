@@ -13,6 +13,7 @@
 //! extra steps.
 
 mod app_graph;
+mod id_index;
 mod links;
 mod plan;
 mod route_cache;

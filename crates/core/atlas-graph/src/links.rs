@@ -30,8 +30,6 @@ pub(crate) struct Links {
     incoming: Vec<Vec<Link>>,
     /// For each link: the page it leaves and the page it enters.
     ends: Vec<[u32; 2]>,
-    /// For each link: its cost (also kept in both its lists, where searches read it).
-    costs: Vec<f64>,
     /// For each link: where it sits in its source's outgoing and its target's incoming list, so
     /// a report changes its cost without searching a hub's thousands of links.
     places: Vec<[u32; 2]>,
@@ -68,7 +66,6 @@ impl Links {
     pub(crate) fn add_edge(&mut self, from: u32, to: u32, cost: f64) -> u32 {
         let edge = self.ends.len() as u32;
         self.ends.push([from, to]);
-        self.costs.push(cost);
         self.places.push([
             self.outgoing[from as usize].len() as u32,
             self.incoming[to as usize].len() as u32,
@@ -90,9 +87,8 @@ impl Links {
     pub(crate) fn set_cost(&mut self, edge: u32, cost: f64) -> f64 {
         let [from, to] = self.ends[edge as usize];
         let [out, into] = self.places[edge as usize];
-        self.outgoing[from as usize][out as usize].cost = cost;
         self.incoming[to as usize][into as usize].cost = cost;
-        std::mem::replace(&mut self.costs[edge as usize], cost)
+        std::mem::replace(&mut self.outgoing[from as usize][out as usize].cost, cost)
     }
 
     /// The pages a link joins: `[from, to]`.
@@ -102,7 +98,9 @@ impl Links {
 
     /// A link's cost.
     pub(crate) fn cost(&self, edge: u32) -> f64 {
-        self.costs[edge as usize]
+        let [from, _] = self.ends[edge as usize];
+        let [out, _] = self.places[edge as usize];
+        self.outgoing[from as usize][out as usize].cost
     }
 
     /// A page's links in `direction`, newest first.
