@@ -142,9 +142,9 @@ impl AppGraph {
         self.routes.stats()
     }
 
-    /// Builds the route trees asked for since the last call (see
-    /// [`Graph::defer_route_trees`]); returns how many.
-    pub fn build_wanted_trees(&self) -> usize {
+    /// Builds the oldest route tree wished for (see [`Graph::defer_route_trees`]); false when
+    /// none is.
+    pub fn build_wanted_tree(&self) -> bool {
         self.routes.build_wanted(&self.links)
     }
 
@@ -302,7 +302,7 @@ impl Graph {
 
     /// From now on, a route tree of an app bigger than [`crate::ASKER_BUILDS_UP_TO`] transitions
     /// is not built by the question that wants it: `wanted` is called, and whoever it wakes calls
-    /// [`Graph::build_wanted_trees`] (under a read lock, off any request's path). Until then the
+    /// [`Graph::build_wanted_tree`] (under a read lock, off any request's path). Until then the
     /// planner searches directly, so no request waits for a tree.
     pub fn defer_route_trees(&mut self, wanted: TreeWanted) {
         for app in self.apps.values_mut() {
@@ -311,9 +311,10 @@ impl Graph {
         self.trees_wanted = Some(wanted);
     }
 
-    /// Builds every app's wanted route trees; returns how many.
-    pub fn build_wanted_trees(&self) -> usize {
-        self.apps.values().map(AppGraph::build_wanted_trees).sum()
+    /// Builds one route tree some app wishes for; false when none does. One at a time, so
+    /// whoever calls it under a read lock can let writers in between trees.
+    pub fn build_wanted_tree(&self) -> bool {
+        self.apps.values().any(AppGraph::build_wanted_tree)
     }
 
     /// A number that grows with every change.

@@ -22,7 +22,7 @@
 //! service's tree builder), the asker only asks for it and searches directly meanwhile, so no
 //! request waits for a tree.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex};
 
 use crate::links::{Direction, Links};
@@ -94,7 +94,7 @@ struct Inner {
     bytes: usize,
     asked: HashSet<Root>,
     /// Trees the graph's owner should build, oldest wish first.
-    wanted: Vec<Root>,
+    wanted: VecDeque<Root>,
     alternatives: HashMap<(u32, u32, usize, usize), Remembered>,
     drift: f64,
     hits: u64,
@@ -286,7 +286,7 @@ impl RouteCache {
                     let before = inner.wanted.len();
                     for root in again {
                         if !inner.wanted.contains(&root) {
-                            inner.wanted.push(root);
+                            inner.wanted.push_back(root);
                         }
                     }
                     let wake = (inner.wanted.len() > before).then(|| wake.clone());
@@ -304,14 +304,18 @@ impl RouteCache {
         Some((build_now, tree))
     }
 
-    /// Builds the trees wished for since the last call; returns how many.
-    pub(crate) fn build_wanted(&self, links: &Links) -> usize {
-        let wanted = std::mem::take(&mut self.lock().wanted);
-        for root in &wanted {
-            let tree = Arc::new(build(links, *root));
-            self.lock().remember(*root, tree);
-        }
-        wanted.len()
+    /// Builds the oldest tree wished for; false when none is.
+    pub(crate) fn build_wanted(&self, links: &Links) -> bool {
+        let root = {
+            let mut inner = self.lock();
+            let Some(root) = inner.wanted.pop_front() else {
+                return false;
+            };
+            root
+        };
+        let tree = Arc::new(build(links, root));
+        self.lock().remember(root, tree);
+        true
     }
 
     /// The cheapest route by a remembered tree, if there is one and the route fits in
@@ -524,7 +528,8 @@ mod tests {
         let stats = g.route_cache_stats();
         assert_eq!((stats.trees, stats.wanted, stats.hits), (0, 1, 0));
         assert_eq!(woken.load(Ordering::SeqCst), 1, "woken once for one tree");
-        assert_eq!(g.build_wanted_trees(), 1);
+        assert!(g.build_wanted_tree());
+        assert!(!g.build_wanted_tree(), "one tree was wanted");
         let other = page_id(&g, 77);
         assert_eq!(
             g.plan(&other, &goal, 100).unwrap().cost,

@@ -309,7 +309,7 @@ impl Atlas {
 
     /// Builds the route trees big apps' questions wish for (see
     /// [`atlas_graph::Graph::defer_route_trees`]) on a thread of its own, so no request waits for
-    /// a tree; a writer waits at most for one tree's build. The thread ends with the service (the
+    /// a tree; a writer waits for one tree's build at most. The thread ends with the service (the
     /// graph holds the channel's only sender).
     fn start_building_route_trees(self: &Arc<Self>, wanted: std::sync::mpsc::Receiver<()>) {
         let weak = Arc::downgrade(self);
@@ -319,8 +319,8 @@ impl Atlas {
                 while wanted.recv().is_ok() {
                     while wanted.try_recv().is_ok() {}
                     let Some(atlas) = weak.upgrade() else { return };
-                    let built = atlas.state.read().graph.build_wanted_trees();
-                    tracing::debug!("built {built} route trees");
+                    // One tree per read lock: a writer waits for one tree's build at most.
+                    while atlas.state.read().graph.build_wanted_tree() {}
                 }
             })
             .expect("spawn route tree builder");
