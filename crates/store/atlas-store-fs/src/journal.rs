@@ -99,7 +99,7 @@ impl Segment {
         }
         let ahead = self.end.clamp(*ZEROED_AHEAD.start(), *ZEROED_AHEAD.end());
         let target = self.end + more + ahead;
-        const ZEROS: [u8; 64 << 10] = [0; 64 << 10];
+        static ZEROS: [u8; 64 << 10] = [0; 64 << 10];
         while self.zeroed < target {
             let chunk = ZEROS.len().min((target - self.zeroed) as usize);
             self.file.write_all_at(&ZEROS[..chunk], self.zeroed)?;
