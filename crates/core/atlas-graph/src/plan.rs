@@ -438,17 +438,10 @@ impl AppGraph {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::{edge, page};
-    use atlas_model::App;
+    use crate::testing::{edge, empty_app, page};
 
     fn graph() -> AppGraph {
-        let app = App {
-            app_id: "a".into(),
-            home_page: None,
-            created_at: String::new(),
-            updated_at: String::new(),
-        };
-        let mut g = AppGraph::new(app);
+        let mut g = empty_app("a");
         for (i, n) in ["home", "mid", "target", "shortcut"].iter().enumerate() {
             g.upsert_page(page("a", n, i as u32));
         }

@@ -6,6 +6,16 @@ use atlas_model::{Action, App, Page, PageType, Transition};
 use crate::AppGraph;
 use crate::plan::{Plan, edge_cost};
 
+/// An app of that id with no pages yet.
+pub(crate) fn empty_app(app_id: &str) -> AppGraph {
+    AppGraph::new(App {
+        app_id: app_id.into(),
+        home_page: None,
+        created_at: String::new(),
+        updated_at: String::new(),
+    })
+}
+
 /// A page named `name` with nothing on it.
 pub(crate) fn page(app: &str, name: &str, ordinal: u32) -> Page {
     Page {
@@ -64,13 +74,7 @@ pub(crate) fn random_graph(pages: usize, edges: usize, seed: u64) -> AppGraph {
         state ^= state << 17;
         state % n
     };
-    let app = App {
-        app_id: "r".into(),
-        home_page: None,
-        created_at: String::new(),
-        updated_at: String::new(),
-    };
-    let mut g = AppGraph::new(app);
+    let mut g = empty_app("r");
     for i in 0..pages {
         g.upsert_page(page("r", &format!("p{i}"), i as u32));
     }
