@@ -149,6 +149,16 @@ impl Side {
     fn top(&self) -> f64 {
         self.heap.peek().map_or(f64::INFINITY, |q| q.cost)
     }
+
+    /// The transitions met walking from `at` back to this side's origin, in the order met.
+    fn walk(&self, mut at: u32, generation: u32) -> Vec<usize> {
+        let mut steps = Vec::new();
+        while let Some((prev, transition)) = self.via(at, generation) {
+            steps.push(transition as usize);
+            at = prev;
+        }
+        steps
+    }
 }
 
 /// Both sides of a bidirectional search, kept per thread and reused across queries.
@@ -233,18 +243,9 @@ impl AppGraph {
             }
             let meeting = meeting?;
             // Forward half: walk back to the start; backward half: walk on to the goal.
-            let mut steps = Vec::new();
-            let mut at = meeting;
-            while let Some((prev, transition)) = forward.via(at, g) {
-                steps.push(transition as usize);
-                at = prev;
-            }
+            let mut steps = forward.walk(meeting, g);
             steps.reverse();
-            let mut at = meeting;
-            while let Some((next, transition)) = backward.via(at, g) {
-                steps.push(transition as usize);
-                at = next;
-            }
+            steps.extend(backward.walk(meeting, g));
             Some(Plan { steps, cost: best })
         })
     }
@@ -277,12 +278,7 @@ impl AppGraph {
                     continue;
                 }
                 if node == target {
-                    let mut steps = Vec::new();
-                    let mut at = target;
-                    while let Some((prev, transition)) = side.via(at, g) {
-                        steps.push(transition as usize);
-                        at = prev;
-                    }
+                    let mut steps = side.walk(target, g);
                     if direction == Direction::Forward {
                         steps.reverse();
                     }
