@@ -234,19 +234,26 @@ pub(crate) fn read_segments(
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
             Err(e) => return Err(e.into()),
         };
-        for (number, line) in BufReader::new(file).split(b'\n').enumerate() {
-            let line = line?;
+        let mut reader = BufReader::new(file);
+        let mut line = Vec::new();
+        for number in 1.. {
+            // A NUL where a line would begin is the zero-filled rest of the segment: no record
+            // was written there, and it is not read (megabytes of it, at every start-up).
+            if reader.fill_buf()?.first().is_none_or(|b| *b == 0) {
+                break;
+            }
+            line.clear();
+            reader.read_until(b'\n', &mut line)?;
+            if line.last() == Some(&b'\n') {
+                line.pop();
+            }
             if line.is_empty() {
                 continue;
-            }
-            if line[0] == 0 {
-                // The zero-filled rest of the segment: no record was written there.
-                break;
             }
             match serde_json::from_slice::<Vec<Record>>(&line) {
                 Ok(records) => apply(records),
                 Err(e) => {
-                    unreadable(&path, number + 1, &e);
+                    unreadable(&path, number, &e);
                     break;
                 }
             }
