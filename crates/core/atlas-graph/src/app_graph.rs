@@ -8,6 +8,7 @@ use crate::id_index::IdIndex;
 use crate::links::Links;
 use crate::plan::edge_cost;
 use crate::route_cache::{CacheStats, RouteCache, TreeWanted};
+use crate::transitions::{IdsFull, TransitionRef, TransitionTable};
 
 /// Why a change cannot be made to the graph.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -16,6 +17,8 @@ pub enum GraphError {
     UnknownApp(String),
     /// No page of that id.
     UnknownPage(String),
+    /// An app whose transitions' ids fill the 4 GiB one app keeps them in.
+    TooManyTransitions(String),
     /// A transition from a page of one app to a page of another.
     CrossApp {
         /// The app of the page it starts from.
@@ -30,6 +33,9 @@ impl std::fmt::Display for GraphError {
         match self {
             GraphError::UnknownApp(a) => write!(f, "unknown app {a}"),
             GraphError::UnknownPage(p) => write!(f, "unknown page {p}"),
+            GraphError::TooManyTransitions(a) => {
+                write!(f, "app {a} holds as many transitions as one app can")
+            }
             GraphError::CrossApp { from_app, to_app } => {
                 write!(
                     f,
@@ -45,11 +51,11 @@ impl std::fmt::Display for GraphError {
 pub struct AppGraph {
     /// The app itself: its id, home page and times.
     pub app: App,
-    /// The planner's view: page `i` is `pages[i]`, link `j` is `transitions[j]`.
+    /// The planner's view: page `i` is `pages[i]`, link `j` is transition `j`.
     pub(crate) links: Links,
     pages: Vec<Page>,
     page_index: IdIndex,
-    transitions: Vec<Transition>,
+    pub(crate) transitions: TransitionTable,
     transition_index: IdIndex,
     intents: HashMap<String, Intent>,
     traces: HashMap<String, Trace>,
@@ -64,7 +70,7 @@ impl AppGraph {
             links: Links::default(),
             pages: Vec::new(),
             page_index: IdIndex::default(),
-            transitions: Vec::new(),
+            transitions: TransitionTable::default(),
             transition_index: IdIndex::default(),
             intents: HashMap::new(),
             traces: HashMap::new(),
@@ -82,9 +88,21 @@ impl AppGraph {
         &self.pages
     }
 
-    /// Every transition, in the order they were added (a plan's steps index them).
-    pub fn transitions(&self) -> &[Transition] {
-        &self.transitions
+    /// Every transition, in the order they were added (a plan's steps are their slots).
+    pub fn transitions(&self) -> impl ExactSizeIterator<Item = TransitionRef<'_>> + '_ {
+        (0..self.transitions.len() as u32).map(|slot| TransitionRef::new(self, slot))
+    }
+
+    /// How many transitions it has.
+    pub fn transition_count(&self) -> usize {
+        self.transitions.len()
+    }
+
+    /// The transition in `slot` (a plan's step); panics on a slot the app does not have, as
+    /// indexing a slice would.
+    pub fn transition_at(&self, slot: usize) -> TransitionRef<'_> {
+        assert!(slot < self.transitions.len(), "no transition in slot {slot}");
+        TransitionRef::new(self, slot as u32)
     }
 
     /// Every registered intent.
@@ -103,9 +121,9 @@ impl AppGraph {
     }
 
     /// The transition of that id.
-    pub fn transition(&self, transition_id: &str) -> Option<&Transition> {
+    pub fn transition(&self, transition_id: &str) -> Option<TransitionRef<'_>> {
         self.transition_slot(transition_id)
-            .map(|ix| &self.transitions[ix as usize])
+            .map(|slot| TransitionRef::new(self, slot))
     }
 
     /// The intent of that id.
@@ -124,17 +142,12 @@ impl AppGraph {
     }
 
     fn transition_slot(&self, transition_id: &str) -> Option<u32> {
-        self.transition_index.get(transition_id, |slot| {
-            &self.transitions[slot as usize].transition_id
-        })
+        self.transition_index
+            .get(transition_id, |slot| self.transitions.id(slot))
     }
 
     pub(crate) fn page_at(&self, node: u32) -> &Page {
         &self.pages[node as usize]
-    }
-
-    pub(crate) fn transition_at(&self, index: usize) -> &Transition {
-        &self.transitions[index]
     }
 
     /// How often remembered routes answered planning questions.
@@ -172,21 +185,21 @@ impl AppGraph {
         self.pages.push(page);
         let pages = &self.pages;
         self.page_index
-            .insert(&pages[ix as usize].page_id, ix, |slot| {
-                &pages[slot as usize].page_id
+            .insert(pages[ix as usize].page_id.as_str(), ix, |slot| {
+                pages[slot as usize].page_id.as_str()
             });
         true
     }
 
     /// Inserts or replaces a transition between two pages of this app; returns whether it was new.
     pub fn upsert_transition(&mut self, transition: Transition) -> Result<bool, GraphError> {
-        let cost = edge_cost(&transition);
+        let cost = edge_cost(transition.counts());
         if let Some(ix) = self.transition_slot(&transition.transition_id) {
             let old = self.links.set_cost(ix, cost);
             if old != cost {
                 self.routes.edge_changed(&self.links, ix, old, cost);
             }
-            self.transitions[ix as usize] = transition;
+            self.transitions.replace(ix, &transition);
             return Ok(false);
         }
         let from = self
@@ -195,12 +208,16 @@ impl AppGraph {
         let to = self
             .node(&transition.to_page)
             .ok_or_else(|| GraphError::UnknownPage(transition.to_page.clone()))?;
-        let ix = self.links.add_edge(from, to, cost);
-        self.transitions.push(transition);
+        let ix = self
+            .transitions
+            .push(&transition)
+            .map_err(|IdsFull| GraphError::TooManyTransitions(self.app.app_id.clone()))?;
+        let edge = self.links.add_edge(from, to, cost);
+        debug_assert_eq!(ix, edge, "a transition's slot is its link's number");
         let transitions = &self.transitions;
         self.transition_index
-            .insert(&transitions[ix as usize].transition_id, ix, |slot| {
-                &transitions[slot as usize].transition_id
+            .insert(transition.transition_id.as_str(), ix, |slot| {
+                transitions.id(slot)
             });
         self.routes.edge_added();
         Ok(true)
@@ -218,24 +235,38 @@ impl AppGraph {
         self.traces.insert(trace.trace_id.clone(), trace).is_none()
     }
 
-    /// Outgoing transitions of a page.
-    pub fn outgoing<'a>(&'a self, page_id: &str) -> impl Iterator<Item = &'a Transition> + 'a {
-        self.outgoing_indexed(page_id).map(|(_, t)| t)
-    }
-
-    /// Outgoing transitions of a page, each with its index in [`AppGraph::transitions`] (what a
-    /// [`crate::Plan`]'s steps are).
-    pub fn outgoing_indexed<'a>(
-        &'a self,
-        page_id: &str,
-    ) -> impl Iterator<Item = (usize, &'a Transition)> + 'a {
+    /// Outgoing transitions of a page, newest first.
+    pub fn outgoing<'a>(&'a self, page_id: &str) -> impl Iterator<Item = TransitionRef<'a>> + 'a {
         let node = self.node(page_id);
         node.into_iter().flat_map(move |n| {
-            self.links.outgoing(n).map(move |l| {
-                let i = l.edge as usize;
-                (i, &self.transitions[i])
-            })
+            self.links
+                .outgoing(n)
+                .map(move |l| TransitionRef::new(self, l.edge))
         })
+    }
+
+    /// Incoming transitions of a page, newest first.
+    pub fn incoming<'a>(&'a self, page_id: &str) -> impl Iterator<Item = TransitionRef<'a>> + 'a {
+        let node = self.node(page_id);
+        node.into_iter().flat_map(move |n| {
+            self.links
+                .of(n, crate::links::Direction::Backward)
+                .map(move |l| TransitionRef::new(self, l.edge))
+        })
+    }
+
+    /// Room for `pages` more pages and `transitions` more transitions, made at once (an app
+    /// loaded whole knows its size, and growing by doubling would leave up to half unused).
+    pub fn reserve(&mut self, pages: usize, transitions: usize) {
+        self.pages.reserve_exact(pages);
+        let page_list = &self.pages;
+        self.page_index
+            .reserve(pages, |slot| page_list[slot as usize].page_id.as_str());
+        self.transitions.reserve(transitions);
+        let table = &self.transitions;
+        self.transition_index
+            .reserve(transitions, |slot| table.id(slot));
+        self.links.reserve(pages, transitions);
     }
 
     /// Fewest steps from `from` to every page it reaches (breadth-first).
@@ -273,8 +304,11 @@ impl AppGraph {
             for link in self.links.outgoing(node) {
                 let next = self.page_at(link.node).page_id.clone();
                 if let std::collections::hash_map::Entry::Vacant(e) = tree.entry(next) {
-                    let t = &self.transitions[link.edge as usize];
-                    e.insert((depth + 1, Some((t.from_page.clone(), t.action.label()))));
+                    let t = TransitionRef::new(self, link.edge);
+                    e.insert((
+                        depth + 1,
+                        Some((t.from_page().to_string(), t.action().label())),
+                    ));
                     queue.push_back(link.node);
                 }
             }
@@ -368,6 +402,14 @@ impl Graph {
             .ok_or_else(|| GraphError::UnknownApp(app_id.to_string()))
     }
 
+    /// Room in an app for `pages` more pages and `transitions` more transitions, made at once
+    /// (see [`AppGraph::reserve`]); nothing for an app it does not have.
+    pub fn reserve(&mut self, app_id: &str, pages: usize, transitions: usize) {
+        if let Some(app) = self.apps.get_mut(app_id) {
+            app.reserve(pages, transitions);
+        }
+    }
+
     /// Adds or replaces a page in its app; true when it is new.
     pub fn upsert_page(&mut self, page: Page) -> Result<bool, GraphError> {
         let page_id = page.page_id.clone();
@@ -414,6 +456,6 @@ impl Graph {
 
     /// Transitions of every app.
     pub fn transition_count(&self) -> usize {
-        self.apps.values().map(|a| a.transitions.len()).sum()
+        self.apps.values().map(|a| a.transition_count()).sum()
     }
 }

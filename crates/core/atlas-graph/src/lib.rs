@@ -2,7 +2,8 @@
 //! "from here to there" into the steps an agent should take.
 //!
 //! Key design decision: **the graph is a cache of the store, rebuilt at start-up, and the planner
-//! reads only it.** Each app keeps, beside plain vectors of [`Page`]s and [`Transition`]s, every
+//! reads only it.** Each app keeps, beside its [`Page`]s and its transitions (compact rows, see
+//! `transitions.rs`, read through [`TransitionRef`]), every
 //! page's outgoing and incoming links in one array each (`links.rs`), numbered like those vectors
 //! and holding the planning cost precomputed from the success statistics, so a query touches no
 //! hash map and no disk while it searches. Pages and transitions are never removed, which keeps
@@ -14,12 +15,15 @@
 
 mod app_graph;
 mod id_index;
+mod intern;
 mod links;
 mod plan;
 mod route_cache;
 #[cfg(test)]
 mod testing;
+mod transitions;
 
 pub use app_graph::{AppGraph, Graph, GraphError};
 pub use plan::{Plan, PlanError, STEP_COST};
 pub use route_cache::{ASKER_BUILDS_UP_TO, CacheStats, TOLERANCE, TreeWanted};
+pub use transitions::TransitionRef;

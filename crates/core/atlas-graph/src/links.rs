@@ -6,7 +6,7 @@
 //! threaded through one big edge array, so a search pays a cache miss for every edge it looks at
 //! and a second one for the edge's weight. Here a search reads one contiguous slice per page it
 //! settles. A page's number is its slot in [`crate::AppGraph::pages`] and a link's number is its
-//! transition's slot in [`crate::AppGraph::transitions`]; nothing is ever removed, so both stay
+//! transition's slot (see [`crate::AppGraph::transition_at`]); nothing is ever removed, so both stay
 //! valid for the life of the graph.
 //!
 //! Links are visited newest first, the order petgraph visited them in, so routes between pages
@@ -60,6 +60,14 @@ impl Links {
         self.outgoing.push(Vec::new());
         self.incoming.push(Vec::new());
         (self.outgoing.len() - 1) as u32
+    }
+
+    /// Room for `pages` more pages and `links` more links, made at once.
+    pub(crate) fn reserve(&mut self, pages: usize, links: usize) {
+        self.outgoing.reserve_exact(pages);
+        self.incoming.reserve_exact(pages);
+        self.ends.reserve_exact(links);
+        self.places.reserve_exact(links);
     }
 
     /// A new link between two existing pages; returns its number.

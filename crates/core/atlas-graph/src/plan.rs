@@ -3,7 +3,7 @@
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, VecDeque};
 
-use atlas_model::Transition;
+use atlas_model::Counts;
 
 use crate::AppGraph;
 use crate::links::Direction;
@@ -13,8 +13,8 @@ use crate::route_cache::Tree;
 /// weighs about as much as a 22% risk of failure.
 pub const STEP_COST: f64 = 0.25;
 
-pub(crate) fn edge_cost(t: &Transition) -> f64 {
-    -t.smoothed_success_rate().ln() + STEP_COST
+pub(crate) fn edge_cost(counts: Counts) -> f64 {
+    -counts.smoothed_success_rate().ln() + STEP_COST
 }
 
 /// A route: the transitions to take, in order (indices into [`AppGraph::transitions`]).
@@ -31,7 +31,7 @@ impl Plan {
     pub fn reliability(&self, graph: &AppGraph) -> f64 {
         self.steps
             .iter()
-            .map(|s| graph.transitions()[*s].smoothed_success_rate())
+            .map(|s| graph.transition_at(*s).smoothed_success_rate())
             .product()
     }
 }
@@ -334,7 +334,7 @@ impl AppGraph {
         let steps = walk_back(&via, to);
         let cost = steps
             .iter()
-            .map(|s| edge_cost(self.transition_at(*s)))
+            .map(|s| edge_cost(self.transition_at(*s).counts()))
             .sum();
         Some(Plan { steps, cost })
     }
@@ -427,7 +427,7 @@ impl AppGraph {
     pub fn plan_target(&self, plan: &Plan) -> Option<&str> {
         plan.steps
             .last()
-            .map(|s| self.transition_at(*s).to_page.as_str())
+            .map(|s| self.transition_at(*s).to_page())
     }
 }
 
@@ -600,8 +600,8 @@ mod bidirectional_tests {
                 }
             }
             // A report on a random edge: mostly successes, sometimes a failure.
-            let ix = rand(g.transitions().len() as u64) as usize;
-            let mut tr = g.transitions()[ix].clone();
+            let ix = rand(g.transition_count() as u64) as usize;
+            let mut tr = g.transition_at(ix).to_transition();
             if rand(4) == 0 {
                 tr.fail_count += 1
             } else {

@@ -101,9 +101,9 @@ pub(crate) fn reference_dijkstra(g: &AppGraph, from: usize, backward: bool) -> V
     let nodes: Vec<_> = g.pages().iter().map(|_| reference.add_node(())).collect();
     let slot = |id: &str| g.pages().iter().position(|p| p.page_id == id).unwrap();
     for t in g.transitions() {
-        let (a, b) = (slot(&t.from_page), slot(&t.to_page));
+        let (a, b) = (slot(t.from_page()), slot(t.to_page()));
         let (a, b) = if backward { (b, a) } else { (a, b) };
-        reference.add_edge(nodes[a], nodes[b], edge_cost(t));
+        reference.add_edge(nodes[a], nodes[b], edge_cost(t.counts()));
     }
     let costs = petgraph::algo::dijkstra(&reference, nodes[from], None, |e| *e.weight());
     nodes.iter().map(|n| costs.get(n).copied()).collect()
@@ -115,10 +115,10 @@ pub(crate) fn walk(g: &AppGraph, from: usize, plan: &Plan) -> (String, f64) {
     let mut at = g.pages()[from].page_id.clone();
     let mut sum = 0.0;
     for step in &plan.steps {
-        let tr = &g.transitions()[*step];
-        assert_eq!(tr.from_page, at);
-        at = tr.to_page.clone();
-        sum += edge_cost(tr);
+        let tr = g.transition_at(*step);
+        assert_eq!(tr.from_page(), at);
+        at = tr.to_page().to_string();
+        sum += edge_cost(tr.counts());
     }
     (at, sum)
 }

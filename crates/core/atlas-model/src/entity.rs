@@ -331,29 +331,24 @@ pub struct Transition {
 }
 
 impl Transition {
-    /// Laplace-smoothed success rate: an edge seen once is not yet certain, and an edge never
-    /// reported (a hand-made or imported one) reads as 0.5 plus the evidence for it.
+    /// Its counters, apart from it.
+    pub fn counts(&self) -> crate::Counts {
+        crate::Counts::of(self)
+    }
+
+    /// Laplace-smoothed success rate (see [`crate::Counts::smoothed_success_rate`]).
     pub fn smoothed_success_rate(&self) -> f64 {
-        (self.success_count as f64 + 1.0) / ((self.success_count + self.fail_count) as f64 + 2.0)
+        self.counts().smoothed_success_rate()
     }
 
     /// The raw rate seed 000 reports; an edge with no reports counts as working.
     pub fn success_rate(&self) -> f64 {
-        let total = self.success_count + self.fail_count;
-        if total == 0 {
-            1.0
-        } else {
-            self.success_count as f64 / total as f64
-        }
+        self.counts().success_rate()
     }
 
     /// The mean reported latency (0 when none was).
     pub fn avg_latency_ms(&self) -> f64 {
-        if self.latency_samples == 0 {
-            0.0
-        } else {
-            self.latency_total_ms / self.latency_samples as f64
-        }
+        self.counts().avg_latency_ms()
     }
 }
 

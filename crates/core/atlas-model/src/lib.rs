@@ -11,12 +11,15 @@
 //! lands on the same entity, and two agents that never talked agree on ids. The crate has no I/O so
 //! every other crate can depend on it.
 
+mod counts;
 mod entity;
 mod error;
 mod fingerprint;
 mod ids;
 mod point;
+mod time;
 
+pub use counts::Counts;
 pub use entity::{
     Action, App, Intent, MAX_OTHER_RENDERINGS, Page, PageType, Trace, TraceStep, Transition, Widget,
 };
@@ -30,6 +33,7 @@ pub use ids::{
     transition_id, validate_text,
 };
 pub use point::Point;
+pub use time::{rfc3339_of_seconds, seconds_of_rfc3339};
 
 /// The current time as RFC 3339 with second precision and `Z`, the format every Atlas file uses.
 pub fn now_rfc3339() -> String {

@@ -89,7 +89,7 @@ impl<V: GraphView> Navigator<'_, V> {
             .into_iter()
             .enumerate()
             .map(|(i, (relevance, way))| {
-                let last = &app.transitions()[*way.last().expect("a way has a step")];
+                let last = app.transition_at(*way.last().expect("a way has a step"));
                 let (steps, _) = describe_steps(
                     app,
                     &Plan {
@@ -99,9 +99,9 @@ impl<V: GraphView> Navigator<'_, V> {
                 );
                 MapRoute {
                     route: i + 1,
-                    target_page: last.to_page.clone(),
+                    target_page: last.to_page().to_string(),
                     target_page_name: app
-                        .page(&last.to_page)
+                        .page(last.to_page())
                         .map(|p| p.page_name.clone())
                         .unwrap_or_default(),
                     relevance: round3(relevance),
@@ -125,15 +125,15 @@ fn ways(app: &AppGraph, from: &str, max_steps: usize) -> Vec<Vec<usize>> {
         if way.len() >= max_steps {
             continue;
         }
-        for (i, t) in app.outgoing_indexed(page) {
-            if t.success_count == 0 || reached.contains_key(t.to_page.as_str()) {
+        for t in app.outgoing(page) {
+            if t.success_count() == 0 || reached.contains_key(t.to_page()) {
                 continue;
             }
             let mut next = way.clone();
-            next.push(i);
-            reached.insert(t.to_page.as_str(), next.clone());
+            next.push(t.slot());
+            reached.insert(t.to_page(), next.clone());
             order.push(next);
-            queue.push_back(t.to_page.as_str());
+            queue.push_back(t.to_page());
         }
     }
     order
@@ -143,8 +143,8 @@ fn ways(app: &AppGraph, from: &str, max_steps: usize) -> Vec<Vec<usize>> {
 fn words(app: &AppGraph, way: &[usize]) -> String {
     let mut words: Vec<&str> = Vec::new();
     for i in way {
-        let t = &app.transitions()[*i];
-        for w in [&t.action.widget_text, &t.action.input_text] {
+        let action = app.transition_at(*i).action();
+        for w in [&action.widget_text, &action.input_text] {
             if !w.trim().is_empty() {
                 words.push(w.trim());
             }
@@ -152,7 +152,7 @@ fn words(app: &AppGraph, way: &[usize]) -> String {
     }
     if let Some(last) = way
         .last()
-        .and_then(|i| app.page(&app.transitions()[*i].to_page))
+        .and_then(|i| app.page(app.transition_at(*i).to_page()))
     {
         words.push(&last.page_name);
     }

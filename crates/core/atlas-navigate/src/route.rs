@@ -156,8 +156,8 @@ pub(crate) fn summary(app: &AppGraph, page_id: &str) -> Option<PageSummary> {
 }
 
 /// Confidence of one step: its smoothed success rate, discounted while evidence is thin.
-fn step_confidence(t: &atlas_model::Transition) -> f64 {
-    let evidence = (t.success_count + t.fail_count) as f64;
+fn step_confidence(t: atlas_graph::TransitionRef<'_>) -> f64 {
+    let evidence = (t.success_count() + t.fail_count()) as f64;
     t.smoothed_success_rate() * (0.6 + 0.4 * (evidence / (evidence + 3.0)))
 }
 
@@ -174,29 +174,30 @@ fn describe_first_steps(app: &AppGraph, plan: &Plan, count: usize) -> (Vec<PathS
         .take(count)
         .enumerate()
         .map(|(i, ix)| {
-            let t = &app.transitions()[*ix];
+            let t = app.transition_at(*ix);
+            let action = t.action();
             let to = app
-                .page(&t.to_page)
+                .page(t.to_page())
                 .map(|p| p.page_name.clone())
                 .unwrap_or_default();
-            total_ms += if t.latency_samples > 0 {
+            total_ms += if t.counts().latency_samples > 0 {
                 t.avg_latency_ms()
             } else {
                 DEFAULT_STEP_MS
             };
             PathStep {
                 step: i + 1,
-                from_page: t.from_page.clone(),
-                action_type: t.action.action_type.clone(),
-                widget_id: t.action.widget_id.clone(),
-                widget_text: t.action.widget_text.clone(),
-                widget_xpath: t.action.widget_xpath.clone(),
-                input_text: t.action.input_text.clone(),
-                expected_page: t.to_page.clone(),
+                from_page: t.from_page().to_string(),
+                action_type: action.action_type.clone(),
+                widget_id: action.widget_id.clone(),
+                widget_text: action.widget_text.clone(),
+                widget_xpath: action.widget_xpath.clone(),
+                input_text: action.input_text.clone(),
+                expected_page: t.to_page().to_string(),
                 expected_page_name: to.clone(),
                 confidence: round3(step_confidence(t)),
                 success_rate: round3(t.success_rate()),
-                description: format!("{}，进入{}", t.action.label(), to),
+                description: format!("{}，进入{}", action.label(), to),
             }
         })
         .collect();
@@ -207,7 +208,7 @@ fn plan_confidence(app: &AppGraph, plan: &Plan, target_score: f64) -> f64 {
     let steps: f64 = plan
         .steps
         .iter()
-        .map(|s| step_confidence(&app.transitions()[*s]))
+        .map(|s| step_confidence(app.transition_at(*s)))
         .product();
     round3(steps * target_score)
 }

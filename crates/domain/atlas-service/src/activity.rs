@@ -190,7 +190,7 @@ pub(crate) fn as_reports(graph: &Graph, records: Vec<Record>) -> Vec<Record> {
                 let held = graph
                     .app(&t.app_id)
                     .and_then(|app| app.transition(&t.transition_id))
-                    .map(Counts::of)
+                    .map(|held| held.counts())
                     .unwrap_or_default();
                 let now = Counts::of(&t);
                 if now.success + now.fail > held.success + held.fail {

@@ -255,18 +255,19 @@ fn next_transition(
     let id = transition_id(from, &action, to);
     // The same step named another way (its widget's id and text where the edge knows only the
     // text, or the other way round) counts on the edge there is: one widget, one edge.
-    let existing = from_app.transition(&id).cloned().or_else(|| {
+    let existing = from_app.transition(&id).or_else(|| {
         from_app
             .outgoing(from)
             .filter(|t| {
-                t.to_page == to
-                    && t.action.action_type == action.action_type
-                    && t.action.input_text == action.input_text
-                    && t.action.same_widget(&action)
+                let known = t.action();
+                t.to_page() == to
+                    && known.action_type == action.action_type
+                    && known.input_text == action.input_text
+                    && known.same_widget(&action)
             })
-            .max_by_key(|t| (t.success_count, std::cmp::Reverse(t.transition_id.clone())))
-            .cloned()
+            .max_by_key(|t| (t.success_count(), std::cmp::Reverse(t.transition_id())))
     });
+    let existing = existing.map(|t| t.to_transition());
     let updated = existing.is_some();
     let mut t = existing.unwrap_or_else(|| Transition {
         transition_id: id,

@@ -349,20 +349,20 @@ impl Atlas {
                 .outgoing(page_id)
                 .map(|t| {
                     let target = app
-                        .page(&t.to_page)
+                        .page(t.to_page())
                         .map(|p| p.page_name.clone())
                         .unwrap_or_default();
                     let action = PageAction {
-                        action_type: t.action.action_type.clone(),
-                        widget_id: t.action.widget_id.clone(),
-                        widget_text: t.action.widget_text.clone(),
-                        target_page_id: t.to_page.clone(),
+                        action_type: t.action().action_type.clone(),
+                        widget_id: t.action().widget_id.clone(),
+                        widget_text: t.action().widget_text.clone(),
+                        target_page_id: t.to_page().to_string(),
                         target_page_name: target.clone(),
                         success_rate: round3(t.success_rate()),
                         avg_latency_ms: round3(t.avg_latency_ms()),
-                        description: format!("{}，进入{}", t.action.label(), target),
+                        description: format!("{}，进入{}", t.action().label(), target),
                     };
-                    (t.success_count + t.fail_count, action)
+                    (t.success_count() + t.fail_count(), action)
                 })
                 .collect();
             actions.sort_by(|(na, a), (nb, b)| {

@@ -21,12 +21,16 @@ fn graph_error(e: GraphError) -> AtlasError {
         GraphError::UnknownPage(p) => AtlasError::PageNotFound(p),
         GraphError::UnknownApp(a) => AtlasError::NotFound(format!("app not found: {a}")),
         GraphError::CrossApp { .. } => AtlasError::invalid("to_page", e.to_string()),
+        GraphError::TooManyTransitions(_) => AtlasError::Graph(e.to_string()),
     }
 }
 
 impl State {
     pub(crate) fn load_app(&mut self, data: AppData, embedder: &dyn Embedder) -> Result<()> {
+        let app_id = data.app.app_id.clone();
         self.graph.upsert_app(data.app);
+        self.graph
+            .reserve(&app_id, data.pages.len(), data.transitions.len());
         for page in data.pages {
             self.text.index_page(&page, embedder)?;
             self.graph.upsert_page(page).map_err(graph_error)?;
@@ -89,7 +93,7 @@ pub(crate) fn app_data(app: &atlas_graph::AppGraph) -> AppData {
         app: app.app.clone(),
         pages: app.pages().to_vec(),
         intents: app.intents().cloned().collect(),
-        transitions: app.transitions().to_vec(),
+        transitions: app.transitions().map(|t| t.to_transition()).collect(),
         traces: app.traces().cloned().collect(),
     }
 }

@@ -120,29 +120,25 @@ fn app_stats(app: &AppGraph) -> AppStats {
     let (sum, n) = path_lengths(app);
     let rates: Vec<f64> = app
         .transitions()
-        .iter()
-        .filter(|t| t.success_count + t.fail_count > 0)
+        .filter(|t| t.success_count() + t.fail_count() > 0)
         .map(|t| t.success_rate())
         .collect();
     let last = app
         .transitions()
-        .iter()
-        .map(|t| t.updated_at.as_str())
-        .chain(app.pages().iter().map(|p| p.updated_at.as_str()))
-        .chain([app.app.updated_at.as_str()])
+        .map(|t| t.updated_at())
+        .chain(app.pages().iter().map(|p| p.updated_at.clone()))
+        .chain([app.app.updated_at.clone()])
         .max()
-        .unwrap_or_default()
-        .to_string();
+        .unwrap_or_default();
     AppStats {
         app_id: app.app_id().to_string(),
         pages: app.pages().len(),
-        transitions: app.transitions().len(),
+        transitions: app.transition_count(),
         intents: app.intents().count(),
         traces: app.traces().count(),
         reports: app
             .transitions()
-            .iter()
-            .map(|t| t.success_count + t.fail_count)
+            .map(|t| t.success_count() + t.fail_count())
             .sum(),
         reports_last_hour: 0,
         avg_path_length: if n == 0 { 0.0 } else { round3(sum / n as f64) },

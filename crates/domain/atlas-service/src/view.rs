@@ -4,7 +4,8 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
-use atlas_model::{AtlasError, PageType, Result, Transition, Widget, validate_text};
+use atlas_graph::TransitionRef;
+use atlas_model::{AtlasError, PageType, Result, Widget, validate_text};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -97,15 +98,15 @@ pub struct AppGraphResponse {
 }
 
 impl ViewTransition {
-    fn of(t: &Transition) -> ViewTransition {
+    fn of(t: TransitionRef<'_>) -> ViewTransition {
         ViewTransition {
-            transition_id: t.transition_id.clone(),
-            from_page: t.from_page.clone(),
-            to_page: t.to_page.clone(),
-            action_type: t.action.action_type.clone(),
-            widget_text: t.action.widget_text.clone(),
-            success_count: t.success_count,
-            fail_count: t.fail_count,
+            transition_id: t.transition_id().to_string(),
+            from_page: t.from_page().to_string(),
+            to_page: t.to_page().to_string(),
+            action_type: t.action().action_type.clone(),
+            widget_text: t.action().widget_text.clone(),
+            success_count: t.success_count(),
+            fail_count: t.fail_count(),
             success_rate: round3(t.success_rate()),
             avg_latency_ms: round3(t.avg_latency_ms()),
         }
@@ -240,9 +241,10 @@ impl Atlas {
         let mut forward: HashMap<&str, Vec<&str>> = HashMap::new();
         let mut both: HashMap<&str, Vec<&str>> = HashMap::new();
         for t in app.transitions() {
-            forward.entry(&t.from_page).or_default().push(&t.to_page);
-            both.entry(&t.from_page).or_default().push(&t.to_page);
-            both.entry(&t.to_page).or_default().push(&t.from_page);
+            let (from, to) = (t.from_page(), t.to_page());
+            forward.entry(from).or_default().push(to);
+            both.entry(from).or_default().push(to);
+            both.entry(to).or_default().push(from);
         }
         let home = app.home_page().map(|p| p.page_id.as_str());
         let depth = home
@@ -292,10 +294,7 @@ impl Atlas {
             truncated,
             transitions: app
                 .transitions()
-                .iter()
-                .filter(|t| {
-                    kept.contains(t.from_page.as_str()) && kept.contains(t.to_page.as_str())
-                })
+                .filter(|t| kept.contains(t.from_page()) && kept.contains(t.to_page()))
                 .map(ViewTransition::of)
                 .collect(),
             pages: pages
@@ -336,12 +335,12 @@ impl Atlas {
                 .map(|p| p.page_name.clone())
                 .unwrap_or_default()
         };
-        let steps = |mut list: Vec<&Transition>, other: fn(&Transition) -> &str| {
-            list.sort_by_key(|t| std::cmp::Reverse(t.success_count + t.fail_count));
+        let steps = |mut list: Vec<TransitionRef<'_>>, other: fn(&TransitionRef<'_>) -> String| {
+            list.sort_by_key(|t| std::cmp::Reverse(t.success_count() + t.fail_count()));
             list.into_iter()
                 .map(|t| PageStep {
                     transition: ViewTransition::of(t),
-                    other_page_name: name_of(other(t)),
+                    other_page_name: name_of(&other(&t)),
                 })
                 .collect::<Vec<_>>()
         };
@@ -387,14 +386,12 @@ impl Atlas {
                     .copied()
             }),
             intents,
-            actions: steps(app.outgoing(&page.page_id).collect(), |t| &t.to_page),
-            incoming: steps(
-                app.transitions()
-                    .iter()
-                    .filter(|t| t.to_page == page.page_id)
-                    .collect(),
-                |t| &t.from_page,
-            ),
+            actions: steps(app.outgoing(&page.page_id).collect(), |t| {
+                t.to_page().to_string()
+            }),
+            incoming: steps(app.incoming(&page.page_id).collect(), |t| {
+                t.from_page().to_string()
+            }),
             recent_reports: self.activity.on_page(&page.app_id, &page.page_id, 20),
             folder: folder.map(|f| f.display().to_string()),
             screenshot,

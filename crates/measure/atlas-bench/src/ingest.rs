@@ -120,8 +120,7 @@ pub(crate) fn total_reports(atlas: &Atlas, app_id: &str) -> u64 {
         g.app(app_id)
             .map(|a| {
                 a.transitions()
-                    .iter()
-                    .map(|t| t.success_count + t.fail_count)
+                    .map(|t| t.success_count() + t.fail_count())
                     .sum()
             })
             .unwrap_or(0)

@@ -12,6 +12,7 @@
 
 pub mod files;
 
+pub use atlas_model::Counts;
 use atlas_model::{App, Intent, Page, Trace, Transition};
 use serde::{Deserialize, Serialize};
 
@@ -38,57 +39,6 @@ pub enum Record {
         /// What the change added to its counters.
         added: Counts,
     },
-}
-
-/// What one change added to a transition's counters.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
-pub struct Counts {
-    /// Successes added.
-    pub success: u64,
-    /// Failures added.
-    pub fail: u64,
-    /// Latency added, in milliseconds.
-    pub latency_total_ms: f64,
-    /// Latency samples added.
-    pub latency_samples: u64,
-}
-
-impl Counts {
-    /// A transition's counters as they stand.
-    pub fn of(t: &Transition) -> Counts {
-        Counts {
-            success: t.success_count,
-            fail: t.fail_count,
-            latency_total_ms: t.latency_total_ms,
-            latency_samples: t.latency_samples,
-        }
-    }
-
-    /// Adds these counts to a transition's counters.
-    pub fn add_to(&self, t: &mut Transition) {
-        t.success_count += self.success;
-        t.fail_count += self.fail;
-        t.latency_total_ms += self.latency_total_ms;
-        t.latency_samples += self.latency_samples;
-    }
-
-    /// These counts and `more` together.
-    pub fn add(&mut self, more: Counts) {
-        self.success += more.success;
-        self.fail += more.fail;
-        self.latency_total_ms += more.latency_total_ms;
-        self.latency_samples += more.latency_samples;
-    }
-
-    /// What was added to `earlier` counters to make these (none where they did not grow).
-    pub fn since(&self, earlier: &Counts) -> Counts {
-        Counts {
-            success: self.success.saturating_sub(earlier.success),
-            fail: self.fail.saturating_sub(earlier.fail),
-            latency_total_ms: (self.latency_total_ms - earlier.latency_total_ms).max(0.0),
-            latency_samples: self.latency_samples.saturating_sub(earlier.latency_samples),
-        }
-    }
 }
 
 impl Record {

@@ -344,18 +344,18 @@ fn actions_and_routes<'g>(
     let mut first_steps: HashMap<usize, usize> = HashMap::new();
     for route in routes {
         let Some(t) = route.first else { continue };
-        let transition = &app.transitions()[t];
+        let transition = app.transition_at(t);
         let at = actions
             .iter()
-            .position(|(a, _)| same_widget(a, &transition.action));
+            .position(|(a, _)| same_widget(a, transition.action()));
         let at = match at {
             Some(at) => {
                 // The way's first step leads on; the action says where.
-                actions[at].1 = transition.to_page.clone();
+                actions[at].1 = transition.to_page().to_string();
                 at
             }
             None => {
-                actions.push((transition.action.clone(), transition.to_page.clone()));
+                actions.push((transition.action().clone(), transition.to_page().to_string()));
                 actions.len() - 1
             }
         };
@@ -714,7 +714,7 @@ fn routes<'g>(r: &Reading, goals: &'g [Goal<'g>], here_labels: &HashSet<&str>) -
                 continue;
             };
             for s in &plan.steps {
-                said.extend(r.says(&app.transitions()[*s].action.widget_text));
+                said.extend(r.says(&app.transition_at(*s).action().widget_text));
             }
             (Some(step), plan.steps.len())
         };

@@ -1,0 +1,341 @@
+//! An app's transitions, kept compactly: what one costs in memory decides how big a graph one
+//! server holds.
+//!
+//! A [`Transition`] as the model has it is eleven strings and four numbers — some 600 bytes with
+//! its allocations. Here a transition is a row of 56 bytes and its id's bytes in one shared text:
+//! its pages are the link's ends (`links.rs` holds them anyway), its app is the app, its action a
+//! number in the app's table of distinct actions (`intern.rs`), its times seconds (written the one
+//! way Atlas writes times; any other writing is kept aside as given), and a failure's reason sits
+//! beside the rows, since most transitions have none. [`TransitionRef`] reads a row as the
+//! transition it stands for, and [`TransitionRef::to_transition`] makes the model's value again,
+//! field for field what was stored.
+
+use atlas_model::{Action, Counts, Transition, rfc3339_of_seconds, seconds_of_rfc3339};
+use std::collections::HashMap;
+
+use crate::intern::Interner;
+
+/// A time kept as text, not seconds (see [`TransitionTable::odd_times`]).
+const ODD_TIME: i64 = i64::MIN;
+
+/// The two times of a transition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Which {
+    Created,
+    Updated,
+}
+
+#[derive(Debug, Clone)]
+struct Row {
+    action: u32,
+    counts: Counts,
+    created: i64,
+    updated: i64,
+}
+
+/// Every transition of one app but its ends.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct TransitionTable {
+    rows: Vec<Row>,
+    /// Every transition's id, one after another; `id_ends[i]` is where the `i`-th ends.
+    ids: String,
+    id_ends: Vec<u32>,
+    actions: Interner<Action>,
+    /// The last failure's reason, of the transitions that have one.
+    reasons: HashMap<u32, Box<str>>,
+    /// Times not written as Atlas writes them (an import's `+08:00`), kept as given.
+    odd_times: HashMap<(u32, Which), Box<str>>,
+}
+
+/// Why a transition was not added.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct IdsFull;
+
+impl TransitionTable {
+    /// Transitions.
+    pub(crate) fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// Room for `more` transitions, made at once.
+    pub(crate) fn reserve(&mut self, more: usize) {
+        self.rows.reserve_exact(more);
+        self.id_ends.reserve_exact(more);
+    }
+
+    /// Adds a transition; returns its slot.
+    pub(crate) fn push(&mut self, t: &Transition) -> Result<u32, IdsFull> {
+        let end = u32::try_from(self.ids.len() + t.transition_id.len()).map_err(|_| IdsFull)?;
+        let slot = self.rows.len() as u32;
+        self.ids.push_str(&t.transition_id);
+        self.id_ends.push(end);
+        let row = Row {
+            action: self.actions.acquire(&t.action),
+            counts: Counts::of(t),
+            created: self.time(slot, Which::Created, &t.created_at),
+            updated: self.time(slot, Which::Updated, &t.updated_at),
+        };
+        self.rows.push(row);
+        self.set_reason(slot, &t.last_failure_reason);
+        Ok(slot)
+    }
+
+    /// Replaces what the transition at `slot` holds (its id and ends stay).
+    pub(crate) fn replace(&mut self, slot: u32, t: &Transition) {
+        let action = if *self.action(slot) == t.action {
+            self.rows[slot as usize].action
+        } else {
+            self.actions.release(self.rows[slot as usize].action);
+            self.actions.acquire(&t.action)
+        };
+        let created = self.time(slot, Which::Created, &t.created_at);
+        let updated = self.time(slot, Which::Updated, &t.updated_at);
+        self.rows[slot as usize] = Row {
+            action,
+            counts: Counts::of(t),
+            created,
+            updated,
+        };
+        self.set_reason(slot, &t.last_failure_reason);
+    }
+
+    fn time(&mut self, slot: u32, which: Which, text: &str) -> i64 {
+        match seconds_of_rfc3339(text) {
+            Some(seconds) => {
+                self.odd_times.remove(&(slot, which));
+                seconds
+            }
+            None => {
+                self.odd_times.insert((slot, which), text.into());
+                ODD_TIME
+            }
+        }
+    }
+
+    fn set_reason(&mut self, slot: u32, reason: &str) {
+        if reason.is_empty() {
+            self.reasons.remove(&slot);
+        } else if self.reason(slot) != reason {
+            self.reasons.insert(slot, reason.into());
+        }
+    }
+
+    /// The id of the transition at `slot`.
+    pub(crate) fn id(&self, slot: u32) -> &str {
+        let end = self.id_ends[slot as usize] as usize;
+        let start = match slot {
+            0 => 0,
+            _ => self.id_ends[slot as usize - 1] as usize,
+        };
+        &self.ids[start..end]
+    }
+
+    pub(crate) fn action(&self, slot: u32) -> &Action {
+        self.actions.get(self.rows[slot as usize].action)
+    }
+
+    pub(crate) fn counts(&self, slot: u32) -> Counts {
+        self.rows[slot as usize].counts
+    }
+
+    pub(crate) fn reason(&self, slot: u32) -> &str {
+        self.reasons.get(&slot).map_or("", |r| r)
+    }
+
+    fn time_text(&self, slot: u32, which: Which) -> String {
+        let row = &self.rows[slot as usize];
+        let seconds = match which {
+            Which::Created => row.created,
+            Which::Updated => row.updated,
+        };
+        if seconds == ODD_TIME {
+            self.odd_times
+                .get(&(slot, which))
+                .map_or_else(String::new, |t| t.to_string())
+        } else {
+            rfc3339_of_seconds(seconds)
+        }
+    }
+}
+
+/// One transition of an app, read where the app keeps it.
+#[derive(Clone, Copy)]
+pub struct TransitionRef<'a> {
+    app: &'a crate::AppGraph,
+    slot: u32,
+}
+
+impl std::fmt::Debug for TransitionRef<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.to_transition().fmt(f)
+    }
+}
+
+impl<'a> TransitionRef<'a> {
+    pub(crate) fn new(app: &'a crate::AppGraph, slot: u32) -> TransitionRef<'a> {
+        TransitionRef { app, slot }
+    }
+
+    fn table(&self) -> &'a TransitionTable {
+        &self.app.transitions
+    }
+
+    /// Its slot in the app: what a [`crate::Plan`]'s steps are.
+    pub fn slot(&self) -> usize {
+        self.slot as usize
+    }
+
+    /// Its id.
+    pub fn transition_id(&self) -> &'a str {
+        self.table().id(self.slot)
+    }
+
+    /// The app it belongs to.
+    pub fn app_id(&self) -> &'a str {
+        self.app.app_id()
+    }
+
+    /// The page it starts from.
+    pub fn from_page(&self) -> &'a str {
+        let [from, _] = self.app.links.ends(self.slot);
+        &self.app.page_at(from).page_id
+    }
+
+    /// The page it leads to.
+    pub fn to_page(&self) -> &'a str {
+        let [_, to] = self.app.links.ends(self.slot);
+        &self.app.page_at(to).page_id
+    }
+
+    /// Its action.
+    pub fn action(&self) -> &'a Action {
+        self.table().action(self.slot)
+    }
+
+    /// Its counters.
+    pub fn counts(&self) -> Counts {
+        self.table().counts(self.slot)
+    }
+
+    /// Reports that it worked.
+    pub fn success_count(&self) -> u64 {
+        self.counts().success
+    }
+
+    /// Reports that it failed.
+    pub fn fail_count(&self) -> u64 {
+        self.counts().fail
+    }
+
+    /// Laplace-smoothed success rate (see [`Counts::smoothed_success_rate`]).
+    pub fn smoothed_success_rate(&self) -> f64 {
+        self.counts().smoothed_success_rate()
+    }
+
+    /// The raw success rate seed 000 reports.
+    pub fn success_rate(&self) -> f64 {
+        self.counts().success_rate()
+    }
+
+    /// The mean reported latency (0 when none was).
+    pub fn avg_latency_ms(&self) -> f64 {
+        self.counts().avg_latency_ms()
+    }
+
+    /// Why it last failed, as reported.
+    pub fn last_failure_reason(&self) -> &'a str {
+        self.table().reason(self.slot)
+    }
+
+    /// When it was first reported.
+    pub fn created_at(&self) -> String {
+        self.table().time_text(self.slot, Which::Created)
+    }
+
+    /// When it last changed.
+    pub fn updated_at(&self) -> String {
+        self.table().time_text(self.slot, Which::Updated)
+    }
+
+    /// The transition as the model has it, field for field what was stored.
+    pub fn to_transition(&self) -> Transition {
+        let counts = self.counts();
+        Transition {
+            transition_id: self.transition_id().to_string(),
+            app_id: self.app_id().to_string(),
+            from_page: self.from_page().to_string(),
+            to_page: self.to_page().to_string(),
+            action: self.action().clone(),
+            success_count: counts.success,
+            fail_count: counts.fail,
+            latency_total_ms: counts.latency_total_ms,
+            latency_samples: counts.latency_samples,
+            last_failure_reason: self.last_failure_reason().to_string(),
+            created_at: self.created_at(),
+            updated_at: self.updated_at(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::testing::{edge, empty_app, page};
+
+    #[test]
+    fn a_transition_reads_back_field_for_field_as_it_was_stored() {
+        let mut g = empty_app("a");
+        for (i, name) in ["首页", "外卖", "订单"].iter().enumerate() {
+            g.upsert_page(page("a", name, i as u32));
+        }
+        let mut plain = edge("a", "首页", "外卖", "外卖", 3, 1);
+        plain.created_at = "2026-11-26T08:00:00Z".into();
+        plain.updated_at = "2026-11-26T09:30:15Z".into();
+        plain.latency_total_ms = 1234.5;
+        plain.latency_samples = 4;
+        // Another writing of a time, a reason, an input and an XPath: all kept as given.
+        let mut odd = edge("a", "外卖", "订单", "下单", 0, 2);
+        odd.created_at = "2026-11-26T16:00:00+08:00".into();
+        odd.updated_at = "yesterday".into();
+        odd.last_failure_reason = "找不到控件 'submit'".into();
+        odd.action.input_text = "laundry".into();
+        odd.action.widget_xpath = "//button[2]".into();
+        // The same action from another page shares the first one's entry.
+        let mut again = edge("a", "订单", "外卖", "外卖", 1, 0);
+        again.created_at = "1999-12-31T23:59:59Z".into();
+        again.updated_at = again.created_at.clone();
+        for t in [&plain, &odd, &again] {
+            assert!(g.upsert_transition(t.clone()).unwrap());
+        }
+        for t in [&plain, &odd, &again] {
+            let stored = g.transition(&t.transition_id).unwrap();
+            assert_eq!(&stored.to_transition(), t);
+            assert_eq!(stored.from_page(), t.from_page);
+            assert_eq!(stored.to_page(), t.to_page);
+        }
+        assert_eq!(g.transitions.actions.len(), 2);
+
+        // A report changes the counters, the reason, a time and the action's text.
+        let mut changed = odd.clone();
+        changed.success_count += 1;
+        changed.last_failure_reason.clear();
+        changed.updated_at = "2026-11-27T00:00:00Z".into();
+        changed.action.widget_xpath = "//button[3]".into();
+        assert!(!g.upsert_transition(changed.clone()).unwrap());
+        assert_eq!(
+            g.transition(&odd.transition_id).unwrap().to_transition(),
+            changed
+        );
+        assert_eq!(g.transitions.actions.len(), 2, "the old action was let go");
+        assert!(g.transitions.odd_times.len() == 1 && g.transitions.reasons.is_empty());
+        let slots: Vec<usize> = g.transitions().map(|t| t.slot()).collect();
+        assert_eq!(slots, vec![0, 1, 2]);
+        let into_takeout: Vec<&str> = g
+            .incoming(&plain.to_page)
+            .map(|t| t.transition_id())
+            .collect();
+        assert_eq!(
+            into_takeout,
+            vec![again.transition_id.as_str(), plain.transition_id.as_str()]
+        );
+    }
+}
