@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use atlas_model::{AtlasError, Intent, Page, Result};
-use atlas_text::{Embedder, HashEmbedder, cosine, features, words};
+use atlas_text::{Embedder, HashEmbedder, Vector, cosine, features, words};
 
 /// What a document points at.
 #[derive(Debug, Clone, PartialEq)]
@@ -33,14 +33,14 @@ pub struct Doc {
     normalized: String,
     normalized_keywords: Vec<String>,
     /// The whole document's vector (text and keywords together).
-    vector: Vec<f32>,
+    vector: Vector,
     /// With a model embedder, a vector for each part on its own (a page's name, its description,
     /// each intent it lists; an intent's text, each keyword): a short request is like one part
     /// far more than like all of them run together, and the best part is the document's score.
-    facets: Vec<Vec<f32>>,
+    facets: Vec<Vector>,
     /// A page's name and description hashed by words, when the graph's embedder is not that
     /// hashing already (see [`TextIndex::screen_similarity`]).
-    words_vector: Option<Vec<f32>>,
+    words_vector: Option<Vector>,
     /// The texts the vectors were made of: a document indexed again with the same texts (a page
     /// revisited, its statistics updated) keeps its vectors instead of embedding anew.
     embedded: DocTexts,
@@ -186,8 +186,8 @@ impl Doc {
         target_page: Option<String>,
         text: String,
         keywords: Vec<String>,
-        vector: Vec<f32>,
-        facets: Vec<Vec<f32>>,
+        vector: Vector,
+        facets: Vec<Vector>,
     ) -> Doc {
         let normalized = normalize(&text);
         let normalized_keywords = keywords.iter().map(|k| normalize(k)).collect();
@@ -214,8 +214,8 @@ impl Doc {
         let semantic = self
             .facets
             .iter()
-            .map(|f| cosine(f, &query.vector))
-            .fold(cosine(&self.vector, &query.vector), f32::max)
+            .map(|f| f.cosine(&query.vector))
+            .fold(self.vector.cosine(&query.vector), f32::max)
             .max(0.0);
         let keyword_hit = self
             .normalized_keywords
@@ -306,11 +306,11 @@ fn vectors(
     texts: &DocTexts,
     previous: Option<&Doc>,
     embedder: &dyn Embedder,
-) -> Result<(Vec<f32>, Vec<Vec<f32>>)> {
+) -> Result<(Vector, Vec<Vector>)> {
     if let Some(doc) = previous.filter(|d| d.embedded == *texts) {
         return Ok((doc.vector.clone(), doc.facets.clone()));
     }
-    let vector = embed_one(embedder, &texts.whole)?;
+    let vector = Vector::from(embed_one(embedder, &texts.whole)?);
     if !facets_wanted(embedder, &texts.parts) {
         return Ok((vector, vec![]));
     }
@@ -325,7 +325,7 @@ fn vectors(
             parts.len()
         )));
     }
-    Ok((vector, facets))
+    Ok((vector, facets.into_iter().map(Vector::from).collect()))
 }
 
 /// An embedder that answers from vectors computed before the write lock was taken (see
@@ -388,7 +388,9 @@ impl TextIndex {
             facets,
         );
         if embedder.name() != HashEmbedder::default().name() {
-            doc.words_vector = Some(HashEmbedder::default().embed_one(&texts.whole));
+            doc.words_vector = Some(Vector::from(
+                HashEmbedder::default().embed_one(&texts.whole),
+            ));
         }
         doc.embedded = texts;
         self.lexical = embedder.is_lexical();
@@ -518,10 +520,10 @@ impl TextIndex {
     /// "Preferences"; a list and its item's details) are different places to an agent. A model
     /// embedder finds most screens of one app alike and would merge them.
     pub fn screen_similarity(&self, doc: &Doc, screen: &Query) -> f32 {
-        cosine(
-            doc.words_vector.as_ref().unwrap_or(&doc.vector),
-            &screen.vector,
-        )
-        .max(0.0)
+        doc.words_vector
+            .as_ref()
+            .unwrap_or(&doc.vector)
+            .cosine(&screen.vector)
+            .max(0.0)
     }
 }

@@ -12,11 +12,13 @@ mod embed;
 mod memo;
 mod template;
 mod tokenize;
+mod vector;
 
 pub use embed::{EmbedError, Embedder, HashEmbedder, cosine};
 pub use memo::Memoized;
 pub use template::{Template, VALUE, substitute};
 pub use tokenize::{Feature, features, words};
+pub use vector::Vector;
 
 /// Whether `text` holds control characters other than newline and tab (NUL, escapes, …): no
 /// query or label means them, and they break logs, terminals and the files text ends up in.
