@@ -108,17 +108,26 @@ impl Atlas {
         policy: CheckpointPolicy,
     ) -> Result<Arc<Atlas>> {
         let started = Instant::now();
-        let loaded = store.load().map_err(store_error)?;
         let mut state = State {
             graph: Graph::new(),
             text: TextIndex::default(),
             dirty: HashSet::new(),
         };
-        for app in loaded.apps {
-            state.load_app(app, embedder.as_ref())?;
+        let mut failed = None;
+        let journal = store
+            .load_each(&mut |app| {
+                if failed.is_none()
+                    && let Err(e) = state.load_app(app, embedder.as_ref())
+                {
+                    failed = Some(e);
+                }
+            })
+            .map_err(store_error)?;
+        if let Some(e) = failed {
+            return Err(e);
         }
-        let replayed = loaded.journal.len();
-        for record in loaded.journal {
+        let replayed = journal.len();
+        for record in journal {
             state.apply(record, embedder.as_ref())?;
         }
         let (tree_wanted, trees_wanted) = std::sync::mpsc::channel();

@@ -154,25 +154,30 @@ impl FsStore {
 
 impl Store for FsStore {
     fn load(&self) -> Result<Loaded, StoreError> {
+        let mut apps = Vec::new();
+        let journal = self.load_each(&mut |app| apps.push(app))?;
+        Ok(Loaded { apps, journal })
+    }
+
+    fn load_each(&self, each: &mut dyn FnMut(AppData)) -> Result<Vec<Record>, StoreError> {
         let started = std::time::Instant::now();
         let mut dirs: Vec<String> = self.app_dirs.lock().values().cloned().collect();
         dirs.sort();
-        let mut apps = Vec::with_capacity(dirs.len());
+        let apps = dirs.len();
         for dir in dirs {
-            apps.push(files::read_graph(&self.layout.apps_dir().join(&dir))?);
+            each(files::read_graph(&self.layout.apps_dir().join(&dir))?);
         }
         let mut journal = Vec::new();
         self.journal.replay(|records| journal.extend(records))?;
         self.layout.log_root(
             "performance.log",
             &format!(
-                "load apps={} journal_records={} ms={}",
-                apps.len(),
+                "load apps={apps} journal_records={} ms={}",
                 journal.len(),
                 started.elapsed().as_millis()
             ),
         );
-        Ok(Loaded { apps, journal })
+        Ok(journal)
     }
 
     fn append(&self, records: Vec<Record>) -> Commit {

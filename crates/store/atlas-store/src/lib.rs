@@ -298,6 +298,15 @@ pub const SCREENSHOT: &str = "screenshot.png";
 pub trait Store: Send + Sync {
     /// Everything durable: the folded files and the journal to replay on top of them.
     fn load(&self) -> Result<Loaded, StoreError>;
+    /// What [`Store::load`] gives, each app handed to `each` as soon as it is read and the
+    /// journal returned: a store that can read one app at a time holds no more than one app's
+    /// data besides the caller's, which keeps start-up's peak, and the freed memory it leaves
+    /// behind, to one app's size rather than the whole graph's.
+    fn load_each(&self, each: &mut dyn FnMut(AppData)) -> Result<Vec<Record>, StoreError> {
+        let loaded = self.load()?;
+        loaded.apps.into_iter().for_each(&mut *each);
+        Ok(loaded.journal)
+    }
     /// Appends records as one atomic unit; the [`Commit`] resolves once they are durable.
     /// Callers append in the order they changed their state.
     fn append(&self, records: Vec<Record>) -> Commit;
