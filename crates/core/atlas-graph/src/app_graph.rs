@@ -101,7 +101,10 @@ impl AppGraph {
     /// The transition in `slot` (a plan's step); panics on a slot the app does not have, as
     /// indexing a slice would.
     pub fn transition_at(&self, slot: usize) -> TransitionRef<'_> {
-        assert!(slot < self.transitions.len(), "no transition in slot {slot}");
+        assert!(
+            slot < self.transitions.len(),
+            "no transition in slot {slot}"
+        );
         TransitionRef::new(self, slot as u32)
     }
 
@@ -407,6 +410,13 @@ impl Graph {
     pub fn reserve(&mut self, app_id: &str, pages: usize, transitions: usize) {
         if let Some(app) = self.apps.get_mut(app_id) {
             app.reserve(pages, transitions);
+        }
+    }
+
+    /// Gives back the room an app's growth left unused, once it is loaded whole.
+    pub fn shrink_to_fit(&mut self, app_id: &str) {
+        if let Some(app) = self.apps.get_mut(app_id) {
+            app.links.shrink_to_fit();
         }
     }
 

@@ -38,9 +38,10 @@ impl IdIndex {
         key_of: impl Fn(u32) -> &'a K,
     ) {
         let hasher = &self.hasher;
-        self.table.insert_unique(hasher.hash_one(key), slot, |slot| {
-            hasher.hash_one(key_of(*slot))
-        });
+        self.table
+            .insert_unique(hasher.hash_one(key), slot, |slot| {
+                hasher.hash_one(key_of(*slot))
+            });
     }
 
     /// Forgets `slot`, whose key is `key`.

@@ -70,6 +70,14 @@ impl Links {
         self.places.reserve_exact(links);
     }
 
+    /// Gives back what growing one link at a time left unused in each page's lists (up to half
+    /// of each, doubling as they grow).
+    pub(crate) fn shrink_to_fit(&mut self) {
+        for list in self.outgoing.iter_mut().chain(self.incoming.iter_mut()) {
+            list.shrink_to_fit();
+        }
+    }
+
     /// A new link between two existing pages; returns its number.
     pub(crate) fn add_edge(&mut self, from: u32, to: u32, cost: f64) -> u32 {
         let edge = self.ends.len() as u32;

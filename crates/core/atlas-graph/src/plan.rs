@@ -425,9 +425,7 @@ impl AppGraph {
 
     /// The page a plan ends on (its last step's target), if it has steps.
     pub fn plan_target(&self, plan: &Plan) -> Option<&str> {
-        plan.steps
-            .last()
-            .map(|s| self.transition_at(*s).to_page())
+        plan.steps.last().map(|s| self.transition_at(*s).to_page())
     }
 }
 

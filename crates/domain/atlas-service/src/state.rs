@@ -45,6 +45,7 @@ impl State {
         for t in data.traces {
             self.graph.upsert_trace(t).map_err(graph_error)?;
         }
+        self.graph.shrink_to_fit(&app_id);
         Ok(())
     }
 

@@ -355,7 +355,10 @@ fn actions_and_routes<'g>(
                 at
             }
             None => {
-                actions.push((transition.action().clone(), transition.to_page().to_string()));
+                actions.push((
+                    transition.action().clone(),
+                    transition.to_page().to_string(),
+                ));
                 actions.len() - 1
             }
         };
