@@ -2,21 +2,28 @@
 //! server holds.
 //!
 //! A [`Transition`] as the model has it is eleven strings and four numbers — some 600 bytes with
-//! its allocations. Here a transition is a row of 56 bytes and its id's bytes in one shared text:
+//! its allocations. Here a transition is a row of 32 bytes and its id's bytes in one shared text:
 //! its pages are the link's ends (`links.rs` holds them anyway), its app is the app, its action a
-//! number in the app's table of distinct actions (`intern.rs`), its times seconds (written the one
-//! way Atlas writes times; any other writing is kept aside as given), and a failure's reason sits
-//! beside the rows, since most transitions have none. [`TransitionRef`] reads a row as the
-//! transition it stands for, and [`TransitionRef::to_transition`] makes the model's value again,
-//! field for field what was stored.
+//! number in the app's table of distinct actions (`intern.rs`), its times seconds and its counters
+//! 32-bit numbers (a time written another way than Atlas writes times, or a count past four
+//! billion, is kept aside whole), and a failure's reason sits beside the rows, since most
+//! transitions have none. [`TransitionRef`] reads a row as the transition it stands for, and
+//! [`TransitionRef::to_transition`] makes the model's value again, field for field what was
+//! stored.
 
 use atlas_model::{Action, Counts, Transition, rfc3339_of_seconds, seconds_of_rfc3339};
 use std::collections::HashMap;
 
 use crate::intern::Interner;
 
-/// A time kept as text, not seconds (see [`TransitionTable::odd_times`]).
-const ODD_TIME: i64 = i64::MIN;
+/// Times are kept as seconds since 2000-01-01 in 32 bits (until 2136); this one means the time
+/// is kept as text (see [`TransitionTable::odd_times`]).
+const ODD_TIME: u32 = u32::MAX;
+const TIME_BASE: i64 = 946_684_800;
+
+/// Counters are kept in 32 bits; a row whose `success` is this keeps them in
+/// [`TransitionTable::big_counts`] (an edge reported four billion times, or an import's).
+const BIG_COUNTS: u32 = u32::MAX;
 
 /// The two times of a transition.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -25,12 +32,16 @@ enum Which {
     Updated,
 }
 
+/// 32 bytes: most transitions fit, and the few that do not keep the rest aside.
 #[derive(Debug, Clone)]
 struct Row {
     action: u32,
-    counts: Counts,
-    created: i64,
-    updated: i64,
+    created: u32,
+    updated: u32,
+    success: u32,
+    fail: u32,
+    latency_samples: u32,
+    latency_total_ms: f64,
 }
 
 /// Every transition of one app but its ends.
@@ -43,8 +54,11 @@ pub(crate) struct TransitionTable {
     actions: Interner<Action>,
     /// The last failure's reason, of the transitions that have one.
     reasons: HashMap<u32, Box<str>>,
-    /// Times not written as Atlas writes them (an import's `+08:00`), kept as given.
+    /// Times not written as Atlas writes them (an import's `+08:00`) or out of the rows' range,
+    /// kept as given.
     odd_times: HashMap<(u32, Which), Box<str>>,
+    /// The counters of rows whose counts do not fit 32 bits: success, fail, latency samples.
+    big_counts: HashMap<u32, [u64; 3]>,
 }
 
 /// Why a transition was not added.
@@ -71,11 +85,15 @@ impl TransitionTable {
         self.id_ends.push(end);
         let row = Row {
             action: self.actions.acquire(&t.action),
-            counts: Counts::of(t),
             created: self.time(slot, Which::Created, &t.created_at),
             updated: self.time(slot, Which::Updated, &t.updated_at),
+            success: 0,
+            fail: 0,
+            latency_samples: 0,
+            latency_total_ms: 0.0,
         };
         self.rows.push(row);
+        self.set_counts(slot, Counts::of(t));
         self.set_reason(slot, &t.last_failure_reason);
         Ok(slot)
     }
@@ -90,19 +108,44 @@ impl TransitionTable {
         };
         let created = self.time(slot, Which::Created, &t.created_at);
         let updated = self.time(slot, Which::Updated, &t.updated_at);
-        self.rows[slot as usize] = Row {
-            action,
-            counts: Counts::of(t),
-            created,
-            updated,
-        };
+        let row = &mut self.rows[slot as usize];
+        (row.action, row.created, row.updated) = (action, created, updated);
+        self.set_counts(slot, Counts::of(t));
         self.set_reason(slot, &t.last_failure_reason);
     }
 
-    fn time(&mut self, slot: u32, which: Which, text: &str) -> i64 {
-        match seconds_of_rfc3339(text) {
+    fn set_counts(&mut self, slot: u32, counts: Counts) {
+        let small = |n: u64| u32::try_from(n).ok().filter(|n| *n != BIG_COUNTS);
+        let row = &mut self.rows[slot as usize];
+        row.latency_total_ms = counts.latency_total_ms;
+        match (
+            small(counts.success),
+            small(counts.fail),
+            small(counts.latency_samples),
+        ) {
+            (Some(success), Some(fail), Some(samples)) => {
+                (row.success, row.fail, row.latency_samples) = (success, fail, samples);
+                if !self.big_counts.is_empty() {
+                    self.big_counts.remove(&slot);
+                }
+            }
+            _ => {
+                row.success = BIG_COUNTS;
+                self.big_counts
+                    .insert(slot, [counts.success, counts.fail, counts.latency_samples]);
+            }
+        }
+    }
+
+    fn time(&mut self, slot: u32, which: Which, text: &str) -> u32 {
+        let compact = seconds_of_rfc3339(text)
+            .and_then(|s| u32::try_from(s - TIME_BASE).ok())
+            .filter(|s| *s != ODD_TIME);
+        match compact {
             Some(seconds) => {
-                self.odd_times.remove(&(slot, which));
+                if !self.odd_times.is_empty() {
+                    self.odd_times.remove(&(slot, which));
+                }
                 seconds
             }
             None => {
@@ -114,7 +157,9 @@ impl TransitionTable {
 
     fn set_reason(&mut self, slot: u32, reason: &str) {
         if reason.is_empty() {
-            self.reasons.remove(&slot);
+            if !self.reasons.is_empty() {
+                self.reasons.remove(&slot);
+            }
         } else if self.reason(slot) != reason {
             self.reasons.insert(slot, reason.into());
         }
@@ -135,7 +180,17 @@ impl TransitionTable {
     }
 
     pub(crate) fn counts(&self, slot: u32) -> Counts {
-        self.rows[slot as usize].counts
+        let row = &self.rows[slot as usize];
+        let [success, fail, latency_samples] = match row.success {
+            BIG_COUNTS => self.big_counts.get(&slot).copied().unwrap_or_default(),
+            _ => [row.success, row.fail, row.latency_samples].map(u64::from),
+        };
+        Counts {
+            success,
+            fail,
+            latency_total_ms: row.latency_total_ms,
+            latency_samples,
+        }
     }
 
     pub(crate) fn reason(&self, slot: u32) -> &str {
@@ -153,7 +208,7 @@ impl TransitionTable {
                 .get(&(slot, which))
                 .map_or_else(String::new, |t| t.to_string())
         } else {
-            rfc3339_of_seconds(seconds)
+            rfc3339_of_seconds(TIME_BASE + i64::from(seconds))
         }
     }
 }
@@ -301,18 +356,24 @@ mod tests {
         odd.action.widget_xpath = "//button[2]".into();
         // The same action from another page shares the first one's entry.
         let mut again = edge("a", "订单", "外卖", "外卖", 1, 0);
-        again.created_at = "1999-12-31T23:59:59Z".into();
-        again.updated_at = again.created_at.clone();
-        for t in [&plain, &odd, &again] {
+        again.created_at = "2000-01-01T00:00:00Z".into();
+        again.updated_at = "2136-02-07T06:28:14Z".into();
+        // Times and counts past what a row holds are kept aside whole.
+        let mut big = edge("a", "订单", "首页", "返回", u64::from(u32::MAX), 3);
+        big.created_at = "1999-12-31T23:59:59Z".into();
+        big.updated_at = "2200-01-01T00:00:00Z".into();
+        big.latency_samples = 1 << 40;
+        for t in [&plain, &odd, &again, &big] {
             assert!(g.upsert_transition(t.clone()).unwrap());
         }
-        for t in [&plain, &odd, &again] {
+        assert_eq!(g.transitions.big_counts.len(), 1);
+        for t in [&plain, &odd, &again, &big] {
             let stored = g.transition(&t.transition_id).unwrap();
             assert_eq!(&stored.to_transition(), t);
             assert_eq!(stored.from_page(), t.from_page);
             assert_eq!(stored.to_page(), t.to_page);
         }
-        assert_eq!(g.transitions.actions.len(), 2);
+        assert_eq!(g.transitions.actions.len(), 3);
 
         // A report changes the counters, the reason, a time and the action's text.
         let mut changed = odd.clone();
@@ -325,10 +386,21 @@ mod tests {
             g.transition(&odd.transition_id).unwrap().to_transition(),
             changed
         );
-        assert_eq!(g.transitions.actions.len(), 2, "the old action was let go");
-        assert!(g.transitions.odd_times.len() == 1 && g.transitions.reasons.is_empty());
+        assert_eq!(g.transitions.actions.len(), 3, "the old action was let go");
+        assert_eq!(g.transitions.odd_times.len(), 3);
+        assert!(g.transitions.reasons.is_empty());
+        // Counts that fit again go back into the row.
+        let mut small = big.clone();
+        small.latency_samples = 7;
+        small.success_count = 9;
+        g.upsert_transition(small.clone()).unwrap();
+        assert!(g.transitions.big_counts.is_empty());
+        assert_eq!(
+            g.transition(&big.transition_id).unwrap().to_transition(),
+            small
+        );
         let slots: Vec<usize> = g.transitions().map(|t| t.slot()).collect();
-        assert_eq!(slots, vec![0, 1, 2]);
+        assert_eq!(slots, vec![0, 1, 2, 3]);
         let into_takeout: Vec<&str> = g
             .incoming(&plain.to_page)
             .map(|t| t.transition_id())
