@@ -195,14 +195,14 @@ impl AppGraph {
     }
 
     /// Inserts or replaces a transition between two pages of this app; returns whether it was new.
-    pub fn upsert_transition(&mut self, transition: Transition) -> Result<bool, GraphError> {
+    pub fn upsert_transition(&mut self, transition: &Transition) -> Result<bool, GraphError> {
         let cost = edge_cost(transition.counts());
         if let Some(ix) = self.transition_slot(&transition.transition_id) {
             let old = self.links.set_cost(ix, cost);
             if old != cost {
                 self.routes.edge_changed(&self.links, ix, old, cost);
             }
-            self.transitions.replace(ix, &transition);
+            self.transitions.replace(ix, transition);
             return Ok(false);
         }
         let from = self
@@ -213,7 +213,7 @@ impl AppGraph {
             .ok_or_else(|| GraphError::UnknownPage(transition.to_page.clone()))?;
         let ix = self
             .transitions
-            .push(&transition)
+            .push(transition)
             .map_err(|IdsFull| GraphError::TooManyTransitions(self.app.app_id.clone()))?;
         let edge = self.links.add_edge(from, to, cost);
         debug_assert_eq!(ix, edge, "a transition's slot is its link's number");
@@ -430,7 +430,7 @@ impl Graph {
     }
 
     /// Adds or replaces a transition between two pages of one app; true when it is new.
-    pub fn upsert_transition(&mut self, transition: Transition) -> Result<bool, GraphError> {
+    pub fn upsert_transition(&mut self, transition: &Transition) -> Result<bool, GraphError> {
         let from_app = self
             .page_app
             .get(&transition.from_page)

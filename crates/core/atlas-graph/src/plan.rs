@@ -439,12 +439,12 @@ mod tests {
         for (i, n) in ["home", "mid", "target", "shortcut"].iter().enumerate() {
             g.upsert_page(page("a", n, i as u32));
         }
-        g.upsert_transition(edge("a", "home", "mid", "m", 50, 0))
+        g.upsert_transition(&edge("a", "home", "mid", "m", 50, 0))
             .unwrap();
-        g.upsert_transition(edge("a", "mid", "target", "t", 50, 0))
+        g.upsert_transition(&edge("a", "mid", "target", "t", 50, 0))
             .unwrap();
         // Shorter but unreliable.
-        g.upsert_transition(edge("a", "home", "target", "direct", 1, 9))
+        g.upsert_transition(&edge("a", "home", "target", "direct", 1, 9))
             .unwrap();
         g
     }
@@ -483,7 +483,7 @@ mod tests {
             assert_eq!(g.plan(&h, &t, 10).unwrap().steps.len(), 2);
         }
         assert!(g.route_cache_stats().hits >= 1);
-        g.upsert_transition(edge("a", "home", "target", "direct", 400, 9))
+        g.upsert_transition(&edge("a", "home", "target", "direct", 400, 9))
             .unwrap();
         assert_eq!(
             g.plan(&h, &t, 10).unwrap().steps.len(),
@@ -495,7 +495,7 @@ mod tests {
         for _ in 0..3 {
             g.plan(&h, &t, 10).unwrap();
         }
-        g.upsert_transition(edge("a", "mid", "target", "t", 50, 400))
+        g.upsert_transition(&edge("a", "mid", "target", "t", 50, 400))
             .unwrap();
         assert_eq!(
             g.plan(&h, &t, 10).unwrap().steps.len(),
@@ -605,7 +605,7 @@ mod bidirectional_tests {
             } else {
                 tr.success_count += 1
             }
-            g.upsert_transition(tr).unwrap();
+            g.upsert_transition(&tr).unwrap();
         }
         let stats = g.route_cache_stats();
         assert!(stats.hits > 100, "the cache answered: {stats:?}");

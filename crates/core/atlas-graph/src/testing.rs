@@ -81,7 +81,7 @@ pub(crate) fn random_graph(pages: usize, edges: usize, seed: u64) -> AppGraph {
     for e in 0..edges {
         let (f, t) = (next(pages as u64), next(pages as u64));
         let (ok, fail) = (next(30), next(10));
-        g.upsert_transition(edge(
+        g.upsert_transition(&edge(
             "r",
             &format!("p{f}"),
             &format!("p{t}"),

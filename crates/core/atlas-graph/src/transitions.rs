@@ -364,7 +364,7 @@ mod tests {
         big.updated_at = "2200-01-01T00:00:00Z".into();
         big.latency_samples = 1 << 40;
         for t in [&plain, &odd, &again, &big] {
-            assert!(g.upsert_transition(t.clone()).unwrap());
+            assert!(g.upsert_transition(t).unwrap());
         }
         assert_eq!(g.transitions.big_counts.len(), 1);
         for t in [&plain, &odd, &again, &big] {
@@ -381,7 +381,7 @@ mod tests {
         changed.last_failure_reason.clear();
         changed.updated_at = "2026-11-27T00:00:00Z".into();
         changed.action.widget_xpath = "//button[3]".into();
-        assert!(!g.upsert_transition(changed.clone()).unwrap());
+        assert!(!g.upsert_transition(&changed).unwrap());
         assert_eq!(
             g.transition(&odd.transition_id).unwrap().to_transition(),
             changed
@@ -393,7 +393,7 @@ mod tests {
         let mut small = big.clone();
         small.latency_samples = 7;
         small.success_count = 9;
-        g.upsert_transition(small.clone()).unwrap();
+        g.upsert_transition(&small).unwrap();
         assert!(g.transitions.big_counts.is_empty());
         assert_eq!(
             g.transition(&big.transition_id).unwrap().to_transition(),

@@ -128,7 +128,7 @@ impl Atlas {
         }
         let replayed = journal.len();
         for record in journal {
-            state.apply(record, embedder.as_ref())?;
+            state.apply(&record, embedder.as_ref())?;
         }
         let (tree_wanted, trees_wanted) = std::sync::mpsc::channel();
         state
@@ -255,7 +255,7 @@ impl Atlas {
                 return Ok(value);
             }
             for record in &records {
-                state.apply(record.clone(), &embedder)?;
+                state.apply(record, &embedder)?;
             }
             let learned = events::of(&records, self.events.receiver_count() > 0);
             (
@@ -393,7 +393,7 @@ impl Atlas {
         self.activity
             .remember(activity::Activity::reports_of(&records));
         for record in records {
-            if let Err(e) = state.apply(record, &embedder) {
+            if let Err(e) = state.apply(&record, &embedder) {
                 tracing::warn!("a followed change did not apply: {e}");
             }
         }

@@ -39,7 +39,7 @@ impl State {
             self.text.index_intent(&intent, embedder)?;
             self.graph.upsert_intent(intent).map_err(graph_error)?;
         }
-        for t in data.transitions {
+        for t in &data.transitions {
             self.graph.upsert_transition(t).map_err(graph_error)?;
         }
         for t in data.traces {
@@ -49,30 +49,32 @@ impl State {
         Ok(())
     }
 
-    /// Applies one whole-entity record (a live write or a replayed one).
-    pub(crate) fn apply(&mut self, record: Record, embedder: &dyn Embedder) -> Result<()> {
+    /// Applies one whole-entity record (a live write or a replayed one). By reference: a live
+    /// write's records go on to the store, and a transition is read into its row, not kept.
+    pub(crate) fn apply(&mut self, record: &Record, embedder: &dyn Embedder) -> Result<()> {
         if !self.dirty.contains(record.app_id()) {
             self.dirty.insert(record.app_id().to_string());
         }
-        match record.into_whole() {
+        match record {
             Record::App(app) => {
-                self.graph.upsert_app(app);
+                self.graph.upsert_app(app.clone());
             }
             Record::Page(page) => {
-                self.text.index_page(&page, embedder)?;
-                self.graph.upsert_page(page).map_err(graph_error)?;
+                self.text.index_page(page, embedder)?;
+                self.graph.upsert_page(page.clone()).map_err(graph_error)?;
             }
             Record::Intent(intent) => {
-                self.text.index_intent(&intent, embedder)?;
-                self.graph.upsert_intent(intent).map_err(graph_error)?;
+                self.text.index_intent(intent, embedder)?;
+                self.graph
+                    .upsert_intent(intent.clone())
+                    .map_err(graph_error)?;
             }
-            Record::Transition(t) => {
+            Record::Transition(t) | Record::Counted { transition: t, .. } => {
                 self.graph.upsert_transition(t).map_err(graph_error)?;
             }
             Record::Trace(t) => {
-                self.graph.upsert_trace(t).map_err(graph_error)?;
+                self.graph.upsert_trace(t.clone()).map_err(graph_error)?;
             }
-            Record::Counted { .. } => unreachable!("into_whole"),
         }
         Ok(())
     }
