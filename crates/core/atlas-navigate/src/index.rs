@@ -41,9 +41,10 @@ pub struct Doc {
     /// A page's name and description hashed by words, when the graph's embedder is not that
     /// hashing already (see [`TextIndex::screen_similarity`]).
     words_vector: Option<Vector>,
-    /// The texts the vectors were made of: a document indexed again with the same texts (a page
-    /// revisited, its statistics updated) keeps its vectors instead of embedding anew.
-    embedded: DocTexts,
+    /// A fingerprint of the texts the vectors were made of ([`DocTexts::fingerprint`]): a
+    /// document indexed again with the same texts (a page revisited, its statistics updated)
+    /// keeps its vectors instead of embedding anew. Eight bytes, not a third copy of the texts.
+    embedded: u64,
 }
 
 /// A document and how well it matches a query (0..1).
@@ -201,7 +202,7 @@ impl Doc {
             vector,
             facets,
             words_vector: None,
-            embedded: DocTexts::default(),
+            embedded: 0,
         }
     }
 
@@ -285,6 +286,16 @@ impl DocTexts {
         DocTexts { whole, parts }
     }
 
+    /// A 64-bit hash of the texts (SipHash, fixed keys): equal texts, equal fingerprints; two
+    /// different texts share one once in 2^64.
+    pub fn fingerprint(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut hasher = std::hash::DefaultHasher::new();
+        self.whole.hash(&mut hasher);
+        self.parts.hash(&mut hasher);
+        hasher.finish()
+    }
+
     /// Every text an embedder is asked for, to embed them before a write lock is taken.
     pub fn all(&self, embedder: &dyn Embedder) -> Vec<String> {
         let mut texts = vec![self.whole.clone()];
@@ -307,7 +318,7 @@ fn vectors(
     previous: Option<&Doc>,
     embedder: &dyn Embedder,
 ) -> Result<(Vector, Vec<Vector>)> {
-    if let Some(doc) = previous.filter(|d| d.embedded == *texts) {
+    if let Some(doc) = previous.filter(|d| d.embedded == texts.fingerprint()) {
         return Ok((doc.vector.clone(), doc.facets.clone()));
     }
     let vector = Vector::from(embed_one(embedder, &texts.whole)?);
@@ -392,7 +403,7 @@ impl TextIndex {
                 HashEmbedder::default().embed_one(&texts.whole),
             ));
         }
-        doc.embedded = texts;
+        doc.embedded = texts.fingerprint();
         self.lexical = embedder.is_lexical();
         self.apps
             .entry(page.app_id.clone())
@@ -416,7 +427,7 @@ impl TextIndex {
             vector,
             facets,
         );
-        doc.embedded = texts;
+        doc.embedded = texts.fingerprint();
         self.lexical = embedder.is_lexical();
         self.apps
             .entry(intent.app_id.clone())
@@ -427,7 +438,8 @@ impl TextIndex {
 
     /// Whether the document under `key` already has the vectors of `texts`.
     pub fn is_embedded(&self, app_id: &str, key: &str, texts: &DocTexts) -> bool {
-        self.doc(app_id, key).is_some_and(|d| d.embedded == *texts)
+        self.doc(app_id, key)
+            .is_some_and(|d| d.embedded == texts.fingerprint())
     }
 
     fn doc(&self, app_id: &str, key: &str) -> Option<&Doc> {
