@@ -31,7 +31,7 @@ impl Plan {
     pub fn reliability(&self, graph: &AppGraph) -> f64 {
         self.steps
             .iter()
-            .map(|s| graph.transition_at(*s).smoothed_success_rate())
+            .map(|s| graph.transition_at(*s).counts().smoothed_success_rate())
             .product()
     }
 }

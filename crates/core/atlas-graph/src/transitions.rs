@@ -267,7 +267,7 @@ impl<'a> TransitionRef<'a> {
         self.table().action(self.slot)
     }
 
-    /// Its counters.
+    /// Its counters, and through them its rates.
     pub fn counts(&self) -> Counts {
         self.table().counts(self.slot)
     }
@@ -280,21 +280,6 @@ impl<'a> TransitionRef<'a> {
     /// Reports that it failed.
     pub fn fail_count(&self) -> u64 {
         self.counts().fail
-    }
-
-    /// Laplace-smoothed success rate (see [`Counts::smoothed_success_rate`]).
-    pub fn smoothed_success_rate(&self) -> f64 {
-        self.counts().smoothed_success_rate()
-    }
-
-    /// The raw success rate seed 000 reports.
-    pub fn success_rate(&self) -> f64 {
-        self.counts().success_rate()
-    }
-
-    /// The mean reported latency (0 when none was).
-    pub fn avg_latency_ms(&self) -> f64 {
-        self.counts().avg_latency_ms()
     }
 
     /// Why it last failed, as reported.

@@ -157,8 +157,9 @@ pub(crate) fn summary(app: &AppGraph, page_id: &str) -> Option<PageSummary> {
 
 /// Confidence of one step: its smoothed success rate, discounted while evidence is thin.
 fn step_confidence(t: atlas_graph::TransitionRef<'_>) -> f64 {
-    let evidence = (t.success_count() + t.fail_count()) as f64;
-    t.smoothed_success_rate() * (0.6 + 0.4 * (evidence / (evidence + 3.0)))
+    let counts = t.counts();
+    let evidence = (counts.success + counts.fail) as f64;
+    counts.smoothed_success_rate() * (0.6 + 0.4 * (evidence / (evidence + 3.0)))
 }
 
 pub(crate) fn describe_steps(app: &AppGraph, plan: &Plan) -> (Vec<PathStep>, u64) {
@@ -181,7 +182,7 @@ fn describe_first_steps(app: &AppGraph, plan: &Plan, count: usize) -> (Vec<PathS
                 .map(|p| p.page_name.clone())
                 .unwrap_or_default();
             total_ms += if t.counts().latency_samples > 0 {
-                t.avg_latency_ms()
+                t.counts().avg_latency_ms()
             } else {
                 DEFAULT_STEP_MS
             };
@@ -196,7 +197,7 @@ fn describe_first_steps(app: &AppGraph, plan: &Plan, count: usize) -> (Vec<PathS
                 expected_page: t.to_page().to_string(),
                 expected_page_name: to.clone(),
                 confidence: round3(step_confidence(t)),
-                success_rate: round3(t.success_rate()),
+                success_rate: round3(t.counts().success_rate()),
                 description: format!("{}，进入{}", action.label(), to),
             }
         })

@@ -358,8 +358,8 @@ impl Atlas {
                         widget_text: t.action().widget_text.clone(),
                         target_page_id: t.to_page().to_string(),
                         target_page_name: target.clone(),
-                        success_rate: round3(t.success_rate()),
-                        avg_latency_ms: round3(t.avg_latency_ms()),
+                        success_rate: round3(t.counts().success_rate()),
+                        avg_latency_ms: round3(t.counts().avg_latency_ms()),
                         description: format!("{}，进入{}", t.action().label(), target),
                     };
                     (t.success_count() + t.fail_count(), action)

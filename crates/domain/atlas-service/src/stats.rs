@@ -121,7 +121,7 @@ fn app_stats(app: &AppGraph) -> AppStats {
     let rates: Vec<f64> = app
         .transitions()
         .filter(|t| t.success_count() + t.fail_count() > 0)
-        .map(|t| t.success_rate())
+        .map(|t| t.counts().success_rate())
         .collect();
     let last = app
         .transitions()

@@ -107,8 +107,8 @@ impl ViewTransition {
             widget_text: t.action().widget_text.clone(),
             success_count: t.success_count(),
             fail_count: t.fail_count(),
-            success_rate: round3(t.success_rate()),
-            avg_latency_ms: round3(t.avg_latency_ms()),
+            success_rate: round3(t.counts().success_rate()),
+            avg_latency_ms: round3(t.counts().avg_latency_ms()),
         }
     }
 }
