@@ -5,7 +5,7 @@ use std::collections::{HashMap, VecDeque};
 use atlas_model::{App, Intent, Page, Trace, Transition};
 
 use crate::id_index::IdIndex;
-use crate::links::Links;
+use crate::links::{Direction, Links};
 use crate::plan::edge_cost;
 use crate::route_cache::{CacheStats, RouteCache, TreeWanted};
 use crate::transitions::{IdsFull, TransitionRef, TransitionTable};
@@ -240,22 +240,31 @@ impl AppGraph {
 
     /// Outgoing transitions of a page, newest first.
     pub fn outgoing<'a>(&'a self, page_id: &str) -> impl Iterator<Item = TransitionRef<'a>> + 'a {
-        let node = self.node(page_id);
-        node.into_iter().flat_map(move |n| {
-            self.links
-                .outgoing(n)
-                .map(move |l| TransitionRef::new(self, l.edge))
-        })
+        self.linked(page_id, Direction::Forward)
     }
 
     /// Incoming transitions of a page, newest first.
     pub fn incoming<'a>(&'a self, page_id: &str) -> impl Iterator<Item = TransitionRef<'a>> + 'a {
+        self.linked(page_id, Direction::Backward)
+    }
+
+    fn linked<'a>(
+        &'a self,
+        page_id: &str,
+        direction: Direction,
+    ) -> impl Iterator<Item = TransitionRef<'a>> + 'a {
         let node = self.node(page_id);
         node.into_iter().flat_map(move |n| {
             self.links
-                .of(n, crate::links::Direction::Backward)
+                .of(n, direction)
                 .map(move |l| TransitionRef::new(self, l.edge))
         })
+    }
+
+    /// The latest of its transitions' `updated_at`, compared as text (as a file's reader would);
+    /// none without transitions. Each time is written out once at most, not once a transition.
+    pub fn latest_transition_update(&self) -> Option<String> {
+        self.transitions.latest_update()
     }
 
     /// Room for `pages` more pages and `transitions` more transitions, made at once (an app

@@ -197,6 +197,24 @@ impl TransitionTable {
         self.reasons.get(&slot).map_or("", |r| r)
     }
 
+    /// The greatest `updated_at` as text. Times kept as seconds compare as their text does (the
+    /// text is fixed-width, years 2000 to 2136), so only the greatest of them is written out.
+    pub(crate) fn latest_update(&self) -> Option<String> {
+        let latest = self
+            .rows
+            .iter()
+            .map(|row| row.updated)
+            .filter(|seconds| *seconds != ODD_TIME)
+            .max()
+            .map(|seconds| rfc3339_of_seconds(TIME_BASE + i64::from(seconds)));
+        let odd = self
+            .odd_times
+            .iter()
+            .filter(|((_, which), _)| *which == Which::Updated)
+            .map(|(_, text)| text.to_string());
+        latest.into_iter().chain(odd).max()
+    }
+
     fn time_text(&self, slot: u32, which: Which) -> String {
         let row = &self.rows[slot as usize];
         let seconds = match which {
@@ -386,6 +404,10 @@ mod tests {
         );
         let slots: Vec<usize> = g.transitions().map(|t| t.slot()).collect();
         assert_eq!(slots, vec![0, 1, 2, 3]);
+        // The latest update, found without writing out every time, is the latest of them all.
+        let every = g.transitions().map(|t| t.to_transition().updated_at).max();
+        assert_eq!(g.latest_transition_update(), every);
+        assert_eq!(every.as_deref(), Some("2200-01-01T00:00:00Z"));
         let into_takeout: Vec<&str> = g
             .incoming(&plain.to_page)
             .map(|t| t.transition_id())

@@ -124,8 +124,8 @@ fn app_stats(app: &AppGraph) -> AppStats {
         .map(|t| t.counts().success_rate())
         .collect();
     let last = app
-        .transitions()
-        .map(|t| t.updated_at())
+        .latest_transition_update()
+        .into_iter()
         .chain(app.pages().iter().map(|p| p.updated_at.clone()))
         .chain([app.app.updated_at.clone()])
         .max()

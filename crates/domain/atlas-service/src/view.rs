@@ -335,12 +335,13 @@ impl Atlas {
                 .map(|p| p.page_name.clone())
                 .unwrap_or_default()
         };
-        let steps = |mut list: Vec<TransitionRef<'_>>, other: fn(&TransitionRef<'_>) -> String| {
+        let steps = |mut list: Vec<TransitionRef<'_>>,
+                     other: for<'t> fn(&TransitionRef<'t>) -> &'t str| {
             list.sort_by_key(|t| std::cmp::Reverse(t.success_count() + t.fail_count()));
             list.into_iter()
                 .map(|t| PageStep {
                     transition: ViewTransition::of(t),
-                    other_page_name: name_of(&other(&t)),
+                    other_page_name: name_of(other(&t)),
                 })
                 .collect::<Vec<_>>()
         };
@@ -386,12 +387,8 @@ impl Atlas {
                     .copied()
             }),
             intents,
-            actions: steps(app.outgoing(&page.page_id).collect(), |t| {
-                t.to_page().to_string()
-            }),
-            incoming: steps(app.incoming(&page.page_id).collect(), |t| {
-                t.from_page().to_string()
-            }),
+            actions: steps(app.outgoing(&page.page_id).collect(), |t| t.to_page()),
+            incoming: steps(app.incoming(&page.page_id).collect(), |t| t.from_page()),
             recent_reports: self.activity.on_page(&page.app_id, &page.page_id, 20),
             folder: folder.map(|f| f.display().to_string()),
             screenshot,
