@@ -53,12 +53,12 @@ pub struct AppGraph {
     pub app: App,
     /// The planner's view: page `i` is `pages[i]`, link `j` is transition `j`.
     pub(crate) links: Links,
-    pages: Vec<Page>,
-    page_index: IdIndex,
+    pub(crate) pages: Vec<Page>,
+    pub(crate) page_index: IdIndex,
     pub(crate) transitions: TransitionTable,
-    transition_index: IdIndex,
-    intents: HashMap<String, Intent>,
-    traces: HashMap<String, Trace>,
+    pub(crate) transition_index: IdIndex,
+    pub(crate) intents: HashMap<String, Intent>,
+    pub(crate) traces: HashMap<String, Trace>,
     pub(crate) routes: RouteCache,
 }
 
@@ -427,6 +427,26 @@ impl Graph {
         if let Some(app) = self.apps.get_mut(app_id) {
             app.links.shrink_to_fit();
         }
+    }
+
+    /// Adds an app read whole (from an image, see [`AppGraph::read_image`]); false, changing
+    /// nothing, when the graph has that app or one of its pages already.
+    pub fn insert_app_graph(&mut self, mut graph: AppGraph) -> bool {
+        if self.apps.contains_key(graph.app_id())
+            || graph.pages.iter().any(|p| self.page_app.contains_key(&p.page_id))
+        {
+            return false;
+        }
+        self.version += 1;
+        if let Some(wanted) = &self.trees_wanted {
+            graph.routes.defer(wanted.clone());
+        }
+        let app_id = graph.app_id().to_string();
+        for page in &graph.pages {
+            self.page_app.insert(page.page_id.clone(), app_id.clone());
+        }
+        self.apps.insert(app_id, graph);
+        true
     }
 
     /// Adds or replaces a page in its app; true when it is new.

@@ -59,6 +59,35 @@ impl<T: Hash + Eq + Clone + Default> Interner<T> {
         &self.values[slot as usize]
     }
 
+    /// Every value by its number, a released number's value empty (for an image).
+    pub(crate) fn values(&self) -> &[T] {
+        &self.values
+    }
+
+    /// The interner of `values` whose holders are `holders` (numbers with none are free): an
+    /// image's values, counted again from the rows that hold them.
+    pub(crate) fn rebuild(mut values: Vec<T>, holders: Vec<u32>) -> Interner<T> {
+        debug_assert_eq!(values.len(), holders.len());
+        let mut index = IdIndex::default();
+        let mut free = Vec::new();
+        index.reserve(values.len(), |s| &values[s as usize]);
+        for (slot, held) in holders.iter().enumerate() {
+            if *held == 0 {
+                values[slot] = T::default();
+                free.push(slot as u32);
+            } else {
+                index.insert(&values[slot], slot as u32, |s| &values[s as usize]);
+            }
+        }
+        free.reverse();
+        Interner {
+            values,
+            holders,
+            free,
+            index,
+        }
+    }
+
     /// Distinct values held.
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {

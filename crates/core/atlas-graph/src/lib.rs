@@ -15,6 +15,7 @@
 
 mod app_graph;
 mod id_index;
+mod image;
 mod intern;
 mod links;
 mod plan;

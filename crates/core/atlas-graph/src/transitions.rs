@@ -11,6 +11,7 @@
 //! [`TransitionRef::to_transition`] makes the model's value again, field for field what was
 //! stored.
 
+use atlas_model::image::{ImageError, ImageReader, ImageWriter};
 use atlas_model::{Action, Counts, Transition, rfc3339_of_seconds, seconds_of_rfc3339};
 use std::collections::HashMap;
 
@@ -228,6 +229,146 @@ impl TransitionTable {
         } else {
             rfc3339_of_seconds(TIME_BASE + i64::from(seconds))
         }
+    }
+}
+
+/// The table as an image writes it: rows as they are in memory, ids as one text, the distinct
+/// actions once each, then what is kept aside. Reading it builds no index but the actions'.
+impl TransitionTable {
+    pub(crate) fn write_image(&self, w: &mut ImageWriter) {
+        w.len(self.rows.len());
+        for row in &self.rows {
+            for n in [
+                row.action,
+                row.created,
+                row.updated,
+                row.success,
+                row.fail,
+                row.latency_samples,
+            ] {
+                w.u32(n);
+            }
+            w.f64(row.latency_total_ms);
+        }
+        w.str(&self.ids);
+        w.u32s(&self.id_ends);
+        w.len(self.actions.values().len());
+        for a in self.actions.values() {
+            for text in [
+                &a.action_type,
+                &a.widget_id,
+                &a.widget_text,
+                &a.widget_xpath,
+                &a.input_text,
+            ] {
+                w.str(text);
+            }
+        }
+        let mut reasons: Vec<_> = self.reasons.iter().collect();
+        reasons.sort_unstable_by_key(|(slot, _)| **slot);
+        w.len(reasons.len());
+        for (slot, reason) in reasons {
+            w.u32(*slot);
+            w.str(reason);
+        }
+        let mut odd: Vec<_> = self.odd_times.iter().collect();
+        odd.sort_unstable_by_key(|((slot, which), _)| (*slot, *which == Which::Updated));
+        w.len(odd.len());
+        for ((slot, which), text) in odd {
+            w.u32(*slot);
+            w.u8(u8::from(*which == Which::Updated));
+            w.str(text);
+        }
+        let mut big: Vec<_> = self.big_counts.iter().collect();
+        big.sort_unstable_by_key(|(slot, _)| **slot);
+        w.len(big.len());
+        for (slot, counts) in big {
+            w.u32(*slot);
+            counts.iter().for_each(|c| w.u64(*c));
+        }
+    }
+
+    pub(crate) fn read_image(r: &mut ImageReader) -> Result<TransitionTable, ImageError> {
+        const ROW_BYTES: usize = 6 * 4 + 8;
+        let n = r.len(ROW_BYTES)?;
+        let mut rows = Vec::with_capacity(n);
+        for _ in 0..n {
+            rows.push(Row {
+                action: r.u32()?,
+                created: r.u32()?,
+                updated: r.u32()?,
+                success: r.u32()?,
+                fail: r.u32()?,
+                latency_samples: r.u32()?,
+                latency_total_ms: r.f64()?,
+            });
+        }
+        let ids = r.str()?.to_string();
+        let id_ends = r.u32s()?;
+        if id_ends.len() != n {
+            return Err(ImageError::invalid("ids and rows differ in number"));
+        }
+        let mut start = 0usize;
+        for end in &id_ends {
+            let end = *end as usize;
+            if end < start || end > ids.len() || !ids.is_char_boundary(end) {
+                return Err(ImageError::invalid("an id's end is out of place"));
+            }
+            start = end;
+        }
+        let action_count = r.len(5 * 8)?;
+        let mut actions = Vec::with_capacity(action_count);
+        for _ in 0..action_count {
+            actions.push(Action {
+                action_type: r.str()?.into(),
+                widget_id: r.str()?.into(),
+                widget_text: r.str()?.into(),
+                widget_xpath: r.str()?.into(),
+                input_text: r.str()?.into(),
+            });
+        }
+        let mut holders = vec![0u32; action_count];
+        for row in &rows {
+            let held = holders
+                .get_mut(row.action as usize)
+                .ok_or_else(|| ImageError::invalid("a row's action is not in the table"))?;
+            *held += 1;
+        }
+        let slot = |r: &mut ImageReader| -> Result<u32, ImageError> {
+            let slot = r.u32()?;
+            if slot as usize >= n {
+                return Err(ImageError::invalid("an entry aside names no row"));
+            }
+            Ok(slot)
+        };
+        let mut reasons = HashMap::new();
+        for _ in 0..r.len(12)? {
+            reasons.insert(slot(r)?, r.str()?.into());
+        }
+        let mut odd_times = HashMap::new();
+        for _ in 0..r.len(13)? {
+            let at = slot(r)?;
+            let which = match r.u8()? {
+                0 => Which::Created,
+                1 => Which::Updated,
+                _ => return Err(ImageError::invalid("a time that is neither created nor updated")),
+            };
+            odd_times.insert((at, which), r.str()?.into());
+        }
+        let mut big_counts = HashMap::new();
+        for _ in 0..r.len(28)? {
+            let at = slot(r)?;
+            big_counts.insert(at, [r.u64()?, r.u64()?, r.u64()?]);
+        }
+        Ok(TransitionTable {
+            rows,
+            ids,
+            id_ends,
+            actions: Interner::rebuild(actions, holders),
+            reasons,
+            odd_times,
+            big_counts,
+        })
     }
 }
 

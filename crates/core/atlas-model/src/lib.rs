@@ -16,6 +16,7 @@ mod entity;
 mod error;
 mod fingerprint;
 mod ids;
+pub mod image;
 mod point;
 mod time;
 
