@@ -191,7 +191,7 @@ impl<'a> ImageReader<'a> {
 
     /// A text written with its length.
     pub fn str(&mut self) -> Result<&'a str, ImageError> {
-        std::str::from_utf8(self.bytes()?).map_err(|e| ImageError::invalid(e))
+        std::str::from_utf8(self.bytes()?).map_err(ImageError::invalid)
     }
 
     /// Texts written with their count.
@@ -232,7 +232,7 @@ impl<'a> ImageReader<'a> {
 
     /// A value written as JSON.
     pub fn json<T: serde::de::DeserializeOwned>(&mut self) -> Result<T, ImageError> {
-        serde_json::from_slice(self.bytes()?).map_err(|e| ImageError::invalid(e))
+        serde_json::from_slice(self.bytes()?).map_err(ImageError::invalid)
     }
 }
 

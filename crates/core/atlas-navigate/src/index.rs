@@ -30,21 +30,21 @@ pub struct Doc {
     /// An intent's keywords, or the intents a page serves.
     pub keywords: Vec<String>,
     /// `text` and `keywords` normalised once here rather than on every comparison.
-    normalized: String,
-    normalized_keywords: Vec<String>,
+    pub(crate) normalized: String,
+    pub(crate) normalized_keywords: Vec<String>,
     /// The whole document's vector (text and keywords together).
-    vector: Vector,
+    pub(crate) vector: Vector,
     /// With a model embedder, a vector for each part on its own (a page's name, its description,
     /// each intent it lists; an intent's text, each keyword): a short request is like one part
     /// far more than like all of them run together, and the best part is the document's score.
-    facets: Vec<Vector>,
+    pub(crate) facets: Vec<Vector>,
     /// A page's name and description hashed by words, when the graph's embedder is not that
     /// hashing already (see [`TextIndex::screen_similarity`]).
-    words_vector: Option<Vector>,
+    pub(crate) words_vector: Option<Vector>,
     /// A fingerprint of the texts the vectors were made of ([`DocTexts::fingerprint`]): a
     /// document indexed again with the same texts (a page revisited, its statistics updated)
     /// keeps its vectors instead of embedding anew. Eight bytes, not a third copy of the texts.
-    embedded: u64,
+    pub(crate) embedded: u64,
 }
 
 /// A document and how well it matches a query (0..1).
@@ -59,12 +59,12 @@ pub struct Hit<'a> {
 /// One app's documents. Documents are never removed, so their positions are stable handles.
 #[derive(Default)]
 pub struct AppDocs {
-    docs: Vec<Doc>,
-    by_key: HashMap<String, u32>,
+    pub(crate) docs: Vec<Doc>,
+    pub(crate) by_key: HashMap<String, u32>,
     /// Feature → documents that have it; used when the embedder is lexical.
-    postings: HashMap<String, Vec<u32>>,
+    pub(crate) postings: HashMap<String, Vec<u32>>,
     /// Normalised text → documents, for the exact matches that need no scoring at all.
-    exact: HashMap<String, Vec<u32>>,
+    pub(crate) exact: HashMap<String, Vec<u32>>,
 }
 
 impl AppDocs {
@@ -126,8 +126,8 @@ impl AppDocs {
 #[derive(Default)]
 pub struct TextIndex {
     /// app_id → its documents.
-    apps: HashMap<String, AppDocs>,
-    lexical: bool,
+    pub(crate) apps: HashMap<String, AppDocs>,
+    pub(crate) lexical: bool,
 }
 
 fn embed_one(embedder: &dyn Embedder, text: &str) -> Result<Vec<f32>> {

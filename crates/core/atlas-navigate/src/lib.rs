@@ -15,6 +15,7 @@
 
 mod ground;
 mod index;
+mod index_image;
 mod map;
 mod memory;
 mod next;
