@@ -127,6 +127,11 @@ impl<'a> ImageReader<'a> {
         ImageReader { rest: bytes }
     }
 
+    /// How many bytes are left to read.
+    pub fn rest_len(&self) -> usize {
+        self.rest.len()
+    }
+
     /// Whether everything was read.
     pub fn is_done(&self) -> bool {
         self.rest.is_empty()

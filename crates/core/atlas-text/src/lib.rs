@@ -17,7 +17,7 @@ mod vector;
 pub use embed::{EmbedError, Embedder, HashEmbedder, cosine};
 pub use memo::Memoized;
 pub use template::{Template, VALUE, substitute};
-pub use tokenize::{Feature, features, words};
+pub use tokenize::{Feature, features, load_dictionary, words};
 pub use vector::Vector;
 
 /// Whether `text` holds control characters other than newline and tab (NUL, escapes, …): no

@@ -26,6 +26,12 @@ static JIEBA: LazyLock<Jieba> = LazyLock::new(|| {
     jieba
 });
 
+/// Loads the Chinese dictionary now (a fifth of a second, some 40 MB) rather than in the first
+/// request that segments a text: a server calls it while it opens, on a thread of its own.
+pub fn load_dictionary() {
+    LazyLock::force(&JIEBA);
+}
+
 /// Function words that carry no intent ("我想点外卖" is about 外卖, not 我).
 const STOP_WORDS: &[&str] = &[
     "的", "了", "我", "要", "想", "请", "一下", "帮", "帮我", "吗", "呢", "吧", "把", "和", "在",

@@ -30,7 +30,7 @@ use std::time::{Duration, Instant};
 
 use atlas_graph::Graph;
 use atlas_model::{AtlasError, Result};
-use atlas_store::{Record, Store, StoreError};
+use atlas_store::{AppData, LoadSink, Record, Store, StoreError};
 use atlas_text::Embedder;
 use parking_lot::{Mutex, RwLock};
 
@@ -108,23 +108,52 @@ impl Atlas {
         policy: CheckpointPolicy,
     ) -> Result<Arc<Atlas>> {
         let started = Instant::now();
+        // Beside the loading, on the other core: no request should be the one that loads it.
+        let dictionary = std::thread::Builder::new()
+            .name("atlas-dictionary".into())
+            .spawn(atlas_text::load_dictionary)
+            .ok();
         let mut state = State {
             graph: Graph::new(),
             text: TextIndex::default(),
             dirty: HashSet::new(),
+            unimaged: HashSet::new(),
         };
-        let mut failed = None;
-        let journal = store
-            .load_each(&mut |app| {
-                if failed.is_none()
-                    && let Err(e) = state.load_app(app, embedder.as_ref())
-                {
-                    failed = Some(e);
+        /// Takes each app the store reads into the state: its image when it has one.
+        struct Loader<'a> {
+            state: &'a mut State,
+            embedder: &'a dyn Embedder,
+            failed: Option<AtlasError>,
+        }
+        impl LoadSink for Loader<'_> {
+            fn image(&mut self, image: &[u8]) -> bool {
+                self.failed.is_none() && self.state.load_image(image, self.embedder)
+            }
+            fn app(&mut self, data: AppData) {
+                if self.failed.is_some() {
+                    return;
                 }
-            })
-            .map_err(store_error)?;
-        if let Some(e) = failed {
+                let app_id = data.app.app_id.clone();
+                match self.state.load_app(data, self.embedder) {
+                    Ok(()) => {
+                        self.state.unimaged.insert(app_id);
+                    }
+                    Err(e) => self.failed = Some(e),
+                }
+            }
+        }
+        let mut loader = Loader {
+            state: &mut state,
+            embedder: embedder.as_ref(),
+            failed: None,
+        };
+        let journal = store.load_each(&mut loader).map_err(store_error)?;
+        if let Some(e) = loader.failed {
             return Err(e);
+        }
+        match dictionary {
+            Some(loading) => drop(loading.join()),
+            None => atlas_text::load_dictionary(),
         }
         let replayed = journal.len();
         for record in journal {
@@ -290,24 +319,54 @@ impl Atlas {
     /// journal.
     pub fn checkpoint(&self) -> Result<()> {
         let _serial = self.checkpointing.lock();
-        let (cut, changed) = {
+        let (folding, images) = {
             let mut state = self.state.write();
             if !self.store.wants_checkpoints() {
                 state.dirty.clear();
                 return Ok(());
             }
-            if state.dirty.is_empty() {
+            let keeps_images = self.store.keeps_images();
+            if state.dirty.is_empty() && (!keeps_images || state.unimaged.is_empty()) {
                 return Ok(());
             }
-            let cut = self.store.begin_checkpoint().map_err(store_error)?;
-            let changed = state.take_dirty();
-            (cut, changed)
+            let folding = match state.dirty.is_empty() {
+                true => None,
+                false => Some((
+                    self.store.begin_checkpoint().map_err(store_error)?,
+                    state.take_dirty(),
+                )),
+            };
+            // Images of what is folded now, and of apps read from JSON whose files are current.
+            let mut imaged = std::mem::take(&mut state.unimaged);
+            if !keeps_images {
+                imaged.clear();
+            }
+            if let Some((_, changed)) = &folding {
+                imaged.extend(changed.iter().map(|app| app.app.app_id.clone()));
+            }
+            let images: Vec<(String, Vec<u8>)> = imaged
+                .into_iter()
+                .filter_map(|app_id| {
+                    let image = state.image_of(&app_id, self.embedder.as_ref())?;
+                    Some((app_id, image))
+                })
+                .collect();
+            (folding, images)
         };
-        self.records_since_checkpoint
-            .store(0, std::sync::atomic::Ordering::Relaxed);
-        self.store
-            .finish_checkpoint(cut, &changed)
-            .map_err(store_error)
+        if let Some((cut, changed)) = folding {
+            self.records_since_checkpoint
+                .store(0, std::sync::atomic::Ordering::Relaxed);
+            self.store
+                .finish_checkpoint(cut, &changed)
+                .map_err(store_error)?;
+        }
+        // An image not kept costs the next start-up time, never data: the files are folded.
+        for (app_id, image) in images {
+            if let Err(e) = self.store.keep_image(&app_id, &image) {
+                tracing::warn!("no image of {app_id} for the next start-up: {e}");
+            }
+        }
+        Ok(())
     }
 
     /// Whether the store takes writes now (see [`Store::available`]): `/healthz` says so, for a

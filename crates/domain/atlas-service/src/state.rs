@@ -3,17 +3,23 @@
 
 use std::collections::HashSet;
 
-use atlas_graph::{Graph, GraphError};
+use atlas_graph::{AppGraph, Graph, GraphError};
+use atlas_model::image::{ImageError, ImageReader, ImageWriter};
 use atlas_model::{AtlasError, Result};
 use atlas_store::{AppData, Record};
 use atlas_text::Embedder;
 
 use atlas_navigate::TextIndex;
 
+/// The layout of [`State::image_of`]'s images; an image of another is not read.
+const IMAGE_VERSION: u32 = 1;
+
 pub(crate) struct State {
     pub(crate) graph: Graph,
     pub(crate) text: TextIndex,
     pub(crate) dirty: HashSet<String>,
+    /// Apps read from JSON, not from an image: the next checkpoint writes their images.
+    pub(crate) unimaged: HashSet<String>,
 }
 
 fn graph_error(e: GraphError) -> AtlasError {
@@ -46,6 +52,54 @@ impl State {
             self.graph.upsert_trace(t).map_err(graph_error)?;
         }
         self.graph.shrink_to_fit(&app_id);
+        Ok(())
+    }
+
+    /// One app as an image (see [`State::load_image`]): its graph, then its text documents.
+    pub(crate) fn image_of(&self, app_id: &str, embedder: &dyn Embedder) -> Option<Vec<u8>> {
+        let app = self.graph.app(app_id)?;
+        let mut w = ImageWriter::new();
+        w.u32(IMAGE_VERSION);
+        app.write_image(&mut w);
+        self.text.write_app_image(app_id, embedder, &mut w);
+        Some(w.into_bytes())
+    }
+
+    /// Takes an app from an image [`State::image_of`] made: false, changing nothing, when the
+    /// image is of another version, damaged, or of an app already loaded. Vectors another
+    /// embedder made are not taken: the app's texts are indexed anew from its graph.
+    pub(crate) fn load_image(&mut self, image: &[u8], embedder: &dyn Embedder) -> bool {
+        let mut r = ImageReader::new(image);
+        let graph = match r.u32() {
+            Ok(IMAGE_VERSION) => AppGraph::read_image(&mut r),
+            Ok(other) => Err(ImageError::invalid(format!("image version {other}"))),
+            Err(e) => Err(e),
+        };
+        let graph = match graph {
+            Ok(graph) if self.graph.app(graph.app_id()).is_none() => graph,
+            Ok(_) => return false,
+            Err(e) => {
+                tracing::warn!("an app's image was not used: {e}");
+                return false;
+            }
+        };
+        let app_id = graph.app_id().to_string();
+        if let Err(e) = self.text.read_app_image(&app_id, embedder, &mut r) {
+            tracing::info!("indexing {app_id}'s texts anew: {e}");
+            if self.index_texts(&graph, embedder).is_err() {
+                return false;
+            }
+        }
+        self.graph.insert_app_graph(graph)
+    }
+
+    fn index_texts(&mut self, graph: &AppGraph, embedder: &dyn Embedder) -> Result<()> {
+        for page in graph.pages() {
+            self.text.index_page(page, embedder)?;
+        }
+        for intent in graph.intents() {
+            self.text.index_intent(intent, embedder)?;
+        }
         Ok(())
     }
 

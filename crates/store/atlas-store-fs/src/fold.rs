@@ -364,6 +364,8 @@ pub(crate) fn fold_app(
         chrono::Utc::now().timestamp_nanos_opt().unwrap_or_default()
     );
     let graph = graph_files(data, &generation)?;
+    // The image copies the graph files about to be replaced: it goes first (see `image.rs`).
+    crate::image::forget(app_root)?;
     for (name, bytes) in graph.iter().skip(1) {
         atomic_write(&meta_dir.join(name), bytes, true)?;
     }

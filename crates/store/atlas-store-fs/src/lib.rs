@@ -24,6 +24,7 @@
 mod files;
 mod fold;
 mod fsck;
+mod image;
 mod journal;
 mod layout;
 mod lock;
@@ -33,7 +34,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use atlas_store::files::{Files, Folder};
-use atlas_store::{AppData, CheckReport, Commit, Cut, Loaded, Record, Store, StoreError};
+use atlas_store::{
+    AppData, CheckReport, Commit, Cut, LoadSink, Loaded, Record, Store, StoreError,
+};
 use parking_lot::Mutex;
 
 pub use files::{
@@ -154,25 +157,46 @@ impl FsStore {
 
 impl Store for FsStore {
     fn load(&self) -> Result<Loaded, StoreError> {
-        let mut apps = Vec::new();
-        let journal = self.load_each(&mut |app| apps.push(app))?;
-        Ok(Loaded { apps, journal })
+        /// Data only: a reader that wants entities, not the service's images.
+        struct Collect(Vec<AppData>);
+        impl LoadSink for Collect {
+            fn image(&mut self, _image: &[u8]) -> bool {
+                false
+            }
+            fn app(&mut self, data: AppData) {
+                self.0.push(data);
+            }
+        }
+        let mut apps = Collect(Vec::new());
+        let journal = self.load_each(&mut apps)?;
+        Ok(Loaded {
+            apps: apps.0,
+            journal,
+        })
     }
 
-    fn load_each(&self, each: &mut dyn FnMut(AppData)) -> Result<Vec<Record>, StoreError> {
+    fn load_each(&self, sink: &mut dyn LoadSink) -> Result<Vec<Record>, StoreError> {
         let started = std::time::Instant::now();
         let mut dirs: Vec<String> = self.app_dirs.lock().values().cloned().collect();
         dirs.sort();
         let apps = dirs.len();
+        let mut images = 0usize;
         for dir in dirs {
-            each(files::read_graph(&self.layout.apps_dir().join(&dir))?);
+            let app_root = self.layout.apps_dir().join(&dir);
+            if let Some(image) = image::current(&app_root)
+                && sink.image(&image)
+            {
+                images += 1;
+                continue;
+            }
+            sink.app(files::read_graph(&app_root)?);
         }
         let mut journal = Vec::new();
         self.journal.replay(|records| journal.extend(records))?;
         self.layout.log_root(
             "performance.log",
             &format!(
-                "load apps={apps} journal_records={} ms={}",
+                "load apps={apps} from_images={images} journal_records={} ms={}",
                 journal.len(),
                 started.elapsed().as_millis()
             ),
@@ -213,6 +237,15 @@ impl Store for FsStore {
             ),
         );
         Ok(())
+    }
+
+    fn keeps_images(&self) -> bool {
+        true
+    }
+
+    fn keep_image(&self, app_id: &str, image: &[u8]) -> Result<(), StoreError> {
+        let dir = self.dir_for(app_id);
+        image::keep(&self.layout.apps_dir().join(dir), image)
     }
 
     fn check(&self, repair: bool) -> Result<CheckReport, StoreError> {

@@ -294,6 +294,15 @@ impl Loaded {
 /// A page's screenshot in its folder, as an explorer saves it (seed 001 §2.2).
 pub const SCREENSHOT: &str = "screenshot.png";
 
+/// Where [`Store::load_each`] hands each app it reads.
+pub trait LoadSink {
+    /// An image of one app ([`Store::keep_image`]), current with the app's files: true when the
+    /// sink took it, false to be handed the app's data instead.
+    fn image(&mut self, image: &[u8]) -> bool;
+    /// One app as its files hold it.
+    fn app(&mut self, data: AppData);
+}
+
 /// Durable storage for the graph.
 pub trait Store: Send + Sync {
     /// Everything durable: the folded files and the journal to replay on top of them.
@@ -302,9 +311,15 @@ pub trait Store: Send + Sync {
     /// journal returned: a store that can read one app at a time holds no more than one app's
     /// data besides the caller's, which keeps start-up's peak, and the freed memory it leaves
     /// behind, to one app's size rather than the whole graph's.
-    fn load_each(&self, each: &mut dyn FnMut(AppData)) -> Result<Vec<Record>, StoreError> {
+    ///
+    /// A store that keeps images ([`Store::keep_image`]) offers an app's image first, when the
+    /// app's files are still those the image was made with; the app's data follows only if the
+    /// sink refuses it.
+    fn load_each(&self, sink: &mut dyn LoadSink) -> Result<Vec<Record>, StoreError> {
         let loaded = self.load()?;
-        loaded.apps.into_iter().for_each(&mut *each);
+        for app in loaded.apps {
+            sink.app(app);
+        }
         Ok(loaded.journal)
     }
     /// Appends records as one atomic unit; the [`Commit`] resolves once they are durable.
@@ -315,6 +330,17 @@ pub trait Store: Send + Sync {
     fn begin_checkpoint(&self) -> Result<Cut, StoreError>;
     /// Folds the state of the changed apps into the files and drops the journal before `cut`.
     fn finish_checkpoint(&self, cut: Cut, changed: &[AppData]) -> Result<(), StoreError>;
+    /// Whether the store keeps images of apps for the next start-up ([`Store::keep_image`]).
+    fn keeps_images(&self) -> bool {
+        false
+    }
+    /// Keeps `image`, the caller's own encoding of `app_id` as the last [`Store::finish_checkpoint`]
+    /// folded it, beside the files it was folded into, for [`Store::load_each`] to offer while
+    /// those files stay as they are. An image lost or refused costs time, never data: the files
+    /// stay the truth. Call it before any later checkpoint of the app.
+    fn keep_image(&self, _app_id: &str, _image: &[u8]) -> Result<(), StoreError> {
+        Ok(())
+    }
     /// Checks the files for consistency; with `repair`, rebuilds what can be rebuilt.
     fn check(&self, repair: bool) -> Result<CheckReport, StoreError>;
     /// A line for logs: where and what this store is.
