@@ -433,7 +433,10 @@ impl Graph {
     /// nothing, when the graph has that app or one of its pages already.
     pub fn insert_app_graph(&mut self, mut graph: AppGraph) -> bool {
         if self.apps.contains_key(graph.app_id())
-            || graph.pages.iter().any(|p| self.page_app.contains_key(&p.page_id))
+            || graph
+                .pages
+                .iter()
+                .any(|p| self.page_app.contains_key(&p.page_id))
         {
             return false;
         }

@@ -42,10 +42,14 @@ impl AppGraph {
         let ends = r.u32s()?;
         let table = TransitionTable::read_image(r)?;
         if ends.len() != table.len() * 2 {
-            return Err(ImageError::invalid("links and transitions differ in number"));
+            return Err(ImageError::invalid(
+                "links and transitions differ in number",
+            ));
         }
         if ends.iter().any(|page| *page as usize >= pages.len()) {
-            return Err(ImageError::invalid("a link ends at a page the app does not have"));
+            return Err(ImageError::invalid(
+                "a link ends at a page the app does not have",
+            ));
         }
         let mut graph = AppGraph::new(app);
         graph.reserve(pages.len(), table.len());
@@ -155,7 +159,9 @@ mod tests {
         for from in g.pages().iter().take(10) {
             for to in g.pages().iter().rev().take(10) {
                 assert_eq!(
-                    back.plan(&from.page_id, &to.page_id, 20).ok().map(|p| p.steps),
+                    back.plan(&from.page_id, &to.page_id, 20)
+                        .ok()
+                        .map(|p| p.steps),
                     g.plan(&from.page_id, &to.page_id, 20).ok().map(|p| p.steps)
                 );
             }

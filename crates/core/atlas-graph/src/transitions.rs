@@ -351,7 +351,11 @@ impl TransitionTable {
             let which = match r.u8()? {
                 0 => Which::Created,
                 1 => Which::Updated,
-                _ => return Err(ImageError::invalid("a time that is neither created nor updated")),
+                _ => {
+                    return Err(ImageError::invalid(
+                        "a time that is neither created nor updated",
+                    ));
+                }
             };
             odd_times.insert((at, which), r.str()?.into());
         }

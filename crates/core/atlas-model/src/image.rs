@@ -279,7 +279,10 @@ mod tests {
         w.str("订单列表");
         let bytes = w.into_bytes();
         for cut in 0..bytes.len() {
-            assert!(ImageReader::new(&bytes[..cut]).str().is_err(), "cut at {cut}");
+            assert!(
+                ImageReader::new(&bytes[..cut]).str().is_err(),
+                "cut at {cut}"
+            );
         }
         // A length of 2^60 items is refused before anything is allocated for it.
         let mut forged = ImageWriter::new();

@@ -34,7 +34,9 @@ fn read_vector(r: &mut ImageReader) -> Result<Vector, ImageError> {
             let at = r.u16s()?;
             let values = r.f32s()?;
             let ascending = at.windows(2).all(|w| w[0] < w[1]);
-            if at.len() != values.len() || !ascending || at.last().is_some_and(|i| u32::from(*i) >= dims)
+            if at.len() != values.len()
+                || !ascending
+                || at.last().is_some_and(|i| u32::from(*i) >= dims)
             {
                 return Err(ImageError::invalid("a sparse vector out of shape"));
             }
@@ -215,7 +217,11 @@ mod tests {
     fn indexed() -> TextIndex {
         let e = HashEmbedder::default();
         let mut index = TextIndex::default();
-        for (name, description) in [("订单列表", "全部订单"), ("Settings", "dark mode"), ("首页", "")] {
+        for (name, description) in [
+            ("订单列表", "全部订单"),
+            ("Settings", "dark mode"),
+            ("首页", ""),
+        ] {
             index.index_page(&page(name, description), &e).unwrap();
         }
         let intent = Intent {
@@ -252,7 +258,13 @@ mod tests {
         let mut r = ImageReader::new(&bytes);
         back.read_app_image("a", &e, &mut r).unwrap();
         assert!(r.is_done());
-        for q in ["订单", "settings", "打开设置", "首页推荐", "nothing like it"] {
+        for q in [
+            "订单",
+            "settings",
+            "打开设置",
+            "首页推荐",
+            "nothing like it",
+        ] {
             assert_eq!(ranked(&back, q), ranked(&index, q), "{q}");
         }
         let mut again = ImageWriter::new();
@@ -268,11 +280,17 @@ mod tests {
         let bytes = w.into_bytes();
         let mut back = TextIndex::default();
         let e = HashEmbedder::default();
-        assert!(back.read_app_image("a", &e, &mut ImageReader::new(&bytes)).is_err());
+        assert!(
+            back.read_app_image("a", &e, &mut ImageReader::new(&bytes))
+                .is_err()
+        );
         assert!(ranked(&back, "订单").is_empty());
         for cut in 0..bytes.len() {
             let mut r = ImageReader::new(&bytes[..cut]);
-            assert!(back.read_app_image("a", &HashEmbedder::new(64), &mut r).is_err());
+            assert!(
+                back.read_app_image("a", &HashEmbedder::new(64), &mut r)
+                    .is_err()
+            );
         }
     }
 }

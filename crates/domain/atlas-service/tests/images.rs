@@ -24,7 +24,9 @@ fn open(dir: &Path) -> Arc<Atlas> {
 fn apps_from_images(dir: &Path) -> usize {
     let log = std::fs::read_to_string(dir.join(".atlas/logs/performance.log")).unwrap();
     let line = log.lines().rev().find(|l| l.contains(" load ")).unwrap();
-    let field = line.split_whitespace().find_map(|w| w.strip_prefix("from_images="));
+    let field = line
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix("from_images="));
     field.unwrap().parse().unwrap()
 }
 
@@ -99,7 +101,10 @@ async fn demo_folder(dir: &Path) {
 async fn a_folder_opened_from_its_images_answers_as_from_its_json() {
     let dir = tempfile::tempdir().unwrap();
     demo_folder(dir.path()).await;
-    assert!(image_of(dir.path()).is_file(), "a checkpoint writes the image");
+    assert!(
+        image_of(dir.path()).is_file(),
+        "a checkpoint writes the image"
+    );
 
     let from_images = answers(&open(dir.path()));
     assert_eq!(apps_from_images(dir.path()), 1);
@@ -188,7 +193,11 @@ async fn vectors_of_another_embedder_are_made_anew() {
         answers(&open_with(copy.path(), other.clone()))
     };
     let atlas = open_with(dir.path(), other);
-    assert_eq!(apps_from_images(dir.path()), 1, "the graph still comes from the image");
+    assert_eq!(
+        apps_from_images(dir.path()),
+        1,
+        "the graph still comes from the image"
+    );
     assert_same(&answers(&atlas), &expected);
 }
 

@@ -355,6 +355,13 @@ async fn startup(args: &BenchArgs, scratch: &tempfile::TempDir, report: &mut Rep
         r.open_ms / r.reference_parse_ms.max(0.001)
     );
     println!(
+        "         from {} images ({:.0} MB); with the images removed, from JSON: {:.0} ms ({:.1}x)",
+        r.images.0,
+        r.images.1 as f64 / 1e6,
+        r.from_json_ms,
+        r.from_json_ms / r.reference_parse_ms.max(0.001)
+    );
+    println!(
         "memory   {:>8.0} bytes resident per transition after start-up, {:.0} at peak",
         r.rss_bytes_per_transition, r.peak_bytes_per_transition
     );

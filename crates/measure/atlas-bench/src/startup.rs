@@ -63,6 +63,11 @@ pub struct StartupReport {
     pub reference_parse_ms: f64,
     /// The graph files' total size, in bytes.
     pub graph_file_bytes: u64,
+    /// The apps' images start-up read instead (how many, their bytes in all).
+    pub images: (usize, u64),
+    /// Opening the same folder once more with its images removed, so every app is read from its
+    /// JSON (an upgrade's first start, or a graph edited by hand), in milliseconds.
+    pub from_json_ms: f64,
 }
 
 /// Opens `data` and reports what it cost: the body of the hidden `atlas bench-open` command.
@@ -142,28 +147,14 @@ pub async fn run(
     let (pages, transitions) = build(config, &data).await?;
     let build_seconds = started.elapsed().as_secs_f64();
     let (reference_parse_ms, graph_file_bytes) = reference_parse(&data)?;
+    let images = remove_images(&data, false)?;
     let mut measurements = Vec::new();
     for _ in 0..runs.max(1) {
-        let output = child()
-            .arg(&data)
-            .output()
-            .context("cannot start the measuring process")?;
-        if !output.status.success() {
-            bail!(
-                "the measuring process failed: {}",
-                String::from_utf8_lossy(&output.stderr).trim()
-            );
-        }
-        let m: OpenMeasurement = serde_json::from_slice(&output.stdout)
-            .context("the measuring process did not print its JSON")?;
-        if m.transitions != transitions {
-            bail!(
-                "reopened {} transitions, wrote {transitions}",
-                m.transitions
-            );
-        }
-        measurements.push(m);
+        measurements.push(open_in_child(&child, &data, transitions)?);
     }
+    // The same folder without its images: an upgrade's first start, or JSON edited by hand.
+    remove_images(&data, true)?;
+    let from_json_ms = open_in_child(&child, &data, transitions)?.open_ms;
     let mut times: Vec<f64> = measurements.iter().map(|m| m.open_ms).collect();
     times.sort_by(|a, b| a.total_cmp(b));
     let median = times[times.len() / 2];
@@ -197,5 +188,51 @@ pub async fn run(
         peak_bytes_per_transition: per(peak),
         reference_parse_ms,
         graph_file_bytes,
+        images,
+        from_json_ms,
     })
+}
+
+/// Opens `data` in a fresh process and checks it holds every transition.
+fn open_in_child(
+    child: &impl Fn() -> Command,
+    data: &Path,
+    transitions: usize,
+) -> Result<OpenMeasurement> {
+    let output = child()
+        .arg(data)
+        .output()
+        .context("cannot start the measuring process")?;
+    if !output.status.success() {
+        bail!(
+            "the measuring process failed: {}",
+            String::from_utf8_lossy(&output.stderr).trim()
+        );
+    }
+    let m: OpenMeasurement = serde_json::from_slice(&output.stdout)
+        .context("the measuring process did not print its JSON")?;
+    if m.transitions != transitions {
+        bail!(
+            "reopened {} transitions, wrote {transitions}",
+            m.transitions
+        );
+    }
+    Ok(m)
+}
+
+/// The apps' images (`.atlas/graph.image`) in the folder: how many, and their bytes; removed
+/// when `remove` says so.
+fn remove_images(data: &Path, remove: bool) -> Result<(usize, u64)> {
+    let (mut count, mut bytes) = (0, 0);
+    for app in std::fs::read_dir(data.join("apps"))? {
+        let image = app?.path().join(".atlas").join("graph.image");
+        if let Ok(meta) = std::fs::metadata(&image) {
+            count += 1;
+            bytes += meta.len();
+            if remove {
+                std::fs::remove_file(&image)?;
+            }
+        }
+    }
+    Ok((count, bytes))
 }

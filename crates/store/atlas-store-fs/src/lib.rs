@@ -34,9 +34,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use atlas_store::files::{Files, Folder};
-use atlas_store::{
-    AppData, CheckReport, Commit, Cut, LoadSink, Loaded, Record, Store, StoreError,
-};
+use atlas_store::{AppData, CheckReport, Commit, Cut, LoadSink, Loaded, Record, Store, StoreError};
 use parking_lot::Mutex;
 
 pub use files::{
