@@ -11,15 +11,16 @@
 //! └── apps/{app}/                one seed-001 project memory per app or site
 //!     ├── index.json, config.json
 //!     ├── {NN}_{page name}/      one folder per page: meta.json, links/, scripts/, todos/, ...
-//!     └── .atlas/                graph.json (whole graph + statistics), statistics.json, logs/
+//!     └── .atlas/                graph.json (whole graph + statistics), graph.image (the service's
+//!                                binary copy of it, see `image.rs`), statistics.json, logs/
 //! ```
 //!
 //! Key design decision: **the journal is the truth until a checkpoint folds it.** A write is
 //! acknowledged once its record is fsynced to the journal (records from concurrent writers share
 //! one fsync: group commit). The readable files are rewritten by checkpoints, each file atomically
 //! (temporary file, then rename), and the journal is trimmed only after the files are synced.
-//! Start-up reads `graph.json` of each app and replays the journal; since records are whole
-//! entities, replay is idempotent and any crash point recovers.
+//! Start-up reads each app's image when it is current, else its `graph.json`, and replays the
+//! journal; since records are whole entities, replay is idempotent and any crash point recovers.
 
 mod files;
 mod fold;
