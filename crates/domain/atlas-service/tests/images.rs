@@ -5,7 +5,6 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use atlas_registry::*;
 use atlas_service::*;
 use atlas_store::AppData;
 use atlas_store_fs::FsStore;
