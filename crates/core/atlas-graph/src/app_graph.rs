@@ -463,20 +463,32 @@ impl Graph {
 
     /// Adds or replaces a transition between two pages of one app; true when it is new.
     pub fn upsert_transition(&mut self, transition: &Transition) -> Result<bool, GraphError> {
-        let from_app = self
-            .page_app
-            .get(&transition.from_page)
-            .cloned()
-            .ok_or_else(|| GraphError::UnknownPage(transition.from_page.clone()))?;
-        let to_app = self
-            .page_app
-            .get(&transition.to_page)
-            .cloned()
-            .ok_or_else(|| GraphError::UnknownPage(transition.to_page.clone()))?;
+        let app_of = |page: &String| {
+            self.page_app
+                .get(page)
+                .ok_or_else(|| GraphError::UnknownPage(page.clone()))
+        };
+        let (from_app, to_app) = (app_of(&transition.from_page)?, app_of(&transition.to_page)?);
         if from_app != to_app {
-            return Err(GraphError::CrossApp { from_app, to_app });
+            return Err(GraphError::CrossApp {
+                from_app: from_app.clone(),
+                to_app: to_app.clone(),
+            });
         }
-        self.app_mut(&from_app)?.upsert_transition(transition)
+        self.version += 1;
+        let app = self
+            .apps
+            .get_mut(&transition.app_id)
+            .filter(|app| app.app.app_id == *from_app);
+        match app {
+            Some(app) => app.upsert_transition(transition),
+            // A transition whose app_id is not its pages' app (an import checks this; a
+            // replayed record need not have): its pages' app is the one it joins.
+            None => {
+                let from_app = from_app.clone();
+                self.app_mut(&from_app)?.upsert_transition(transition)
+            }
+        }
     }
 
     /// Adds or replaces an intent in its app; true when it is new.
