@@ -1,7 +1,7 @@
 //! What the planner's tests share: pages and transitions made up, random graphs, and
 //! petgraph's Dijkstra as the reference.
 
-use atlas_model::{Action, App, Page, PageType, Transition};
+use atlas_model::{Action, App, Page, Transition};
 
 use crate::AppGraph;
 use crate::plan::{Plan, edge_cost};
@@ -19,22 +19,8 @@ pub(crate) fn empty_app(app_id: &str) -> AppGraph {
 /// A page named `name` with nothing on it.
 pub(crate) fn page(app: &str, name: &str, ordinal: u32) -> Page {
     Page {
-        page_id: atlas_model::page_id(app, name),
-        app_id: app.into(),
-        page_name: name.into(),
-        page_type: PageType::Other,
-        description: String::new(),
-        intents: vec![],
-        widgets: vec![],
-        page_structure: String::new(),
         ordinal,
-        url: String::new(),
-        fingerprint: String::new(),
-        created_at: String::new(),
-        updated_at: String::new(),
-        visited_count: 0,
-        other_renderings: Vec::new(),
-        other_rendering_visits: 0,
+        ..Page::named(app, name)
     }
 }
 

@@ -223,6 +223,31 @@ pub struct Page {
     pub other_rendering_visits: u64,
 }
 
+impl Page {
+    /// A page of `app_id` named `page_name` with its derived id and nothing else yet (no
+    /// description, widgets or times), to fill in as the caller needs.
+    pub fn named(app_id: &str, page_name: &str) -> Page {
+        Page {
+            page_id: crate::page_id(app_id, page_name),
+            app_id: app_id.into(),
+            page_name: page_name.into(),
+            page_type: PageType::Other,
+            description: String::new(),
+            intents: Vec::new(),
+            widgets: Vec::new(),
+            page_structure: String::new(),
+            ordinal: 0,
+            url: String::new(),
+            fingerprint: String::new(),
+            created_at: String::new(),
+            updated_at: String::new(),
+            visited_count: 0,
+            other_renderings: Vec::new(),
+            other_rendering_visits: 0,
+        }
+    }
+}
+
 /// The most screens in other renderings a page remembers.
 pub const MAX_OTHER_RENDERINGS: usize = 32;
 

@@ -80,31 +80,27 @@ impl ImageWriter {
         }
     }
 
+    fn numbers<T: Copy, const N: usize>(&mut self, v: &[T], to_le: impl Fn(T) -> [u8; N]) {
+        self.len(v.len());
+        self.bytes.reserve(v.len() * N);
+        for x in v {
+            self.bytes.extend_from_slice(&to_le(*x));
+        }
+    }
+
     /// 16-bit numbers, with their count.
     pub fn u16s(&mut self, v: &[u16]) {
-        self.len(v.len());
-        self.bytes.reserve(v.len() * 2);
-        for x in v {
-            self.bytes.extend_from_slice(&x.to_le_bytes());
-        }
+        self.numbers(v, u16::to_le_bytes);
     }
 
     /// 32-bit numbers, with their count.
     pub fn u32s(&mut self, v: &[u32]) {
-        self.len(v.len());
-        self.bytes.reserve(v.len() * 4);
-        for x in v {
-            self.bytes.extend_from_slice(&x.to_le_bytes());
-        }
+        self.numbers(v, u32::to_le_bytes);
     }
 
     /// Floats, with their count.
     pub fn f32s(&mut self, v: &[f32]) {
-        self.len(v.len());
-        self.bytes.reserve(v.len() * 4);
-        for x in v {
-            self.bytes.extend_from_slice(&x.to_le_bytes());
-        }
+        self.numbers(v, f32::to_le_bytes);
     }
 
     /// A value as JSON, with its length: for the few entities whose fields grow with the model
@@ -205,34 +201,31 @@ impl<'a> ImageReader<'a> {
         (0..n).map(|_| self.str().map(String::from)).collect()
     }
 
+    fn numbers<T, const N: usize>(
+        &mut self,
+        from_le: impl Fn([u8; N]) -> T,
+    ) -> Result<Vec<T>, ImageError> {
+        let n = self.len(N)?;
+        let raw = self.take(n * N)?;
+        Ok(raw
+            .chunks_exact(N)
+            .map(|c| from_le(c.try_into().expect("N bytes")))
+            .collect())
+    }
+
     /// 16-bit numbers written with their count.
     pub fn u16s(&mut self) -> Result<Vec<u16>, ImageError> {
-        let n = self.len(2)?;
-        let raw = self.take(n * 2)?;
-        Ok(raw
-            .chunks_exact(2)
-            .map(|c| u16::from_le_bytes([c[0], c[1]]))
-            .collect())
+        self.numbers(u16::from_le_bytes)
     }
 
     /// 32-bit numbers written with their count.
     pub fn u32s(&mut self) -> Result<Vec<u32>, ImageError> {
-        let n = self.len(4)?;
-        let raw = self.take(n * 4)?;
-        Ok(raw
-            .chunks_exact(4)
-            .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
-            .collect())
+        self.numbers(u32::from_le_bytes)
     }
 
     /// Floats written with their count.
     pub fn f32s(&mut self) -> Result<Vec<f32>, ImageError> {
-        let n = self.len(4)?;
-        let raw = self.take(n * 4)?;
-        Ok(raw
-            .chunks_exact(4)
-            .map(|c| f32::from_le_bytes(c.try_into().expect("4 bytes")))
-            .collect())
+        self.numbers(f32::from_le_bytes)
     }
 
     /// A value written as JSON.

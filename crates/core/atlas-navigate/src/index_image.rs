@@ -188,29 +188,16 @@ impl TextIndex {
 #[cfg(test)]
 mod tests {
     use atlas_model::image::{ImageReader, ImageWriter};
-    use atlas_model::{Intent, Page, PageType};
+    use atlas_model::{Intent, Page};
     use atlas_text::HashEmbedder;
 
     use crate::index::{Query, TextIndex};
 
     fn page(name: &str, description: &str) -> Page {
         Page {
-            page_id: atlas_model::page_id("a", name),
-            app_id: "a".into(),
-            page_name: name.into(),
-            page_type: PageType::Other,
             description: description.into(),
             intents: vec!["查看订单".into()],
-            widgets: vec![],
-            page_structure: String::new(),
-            ordinal: 0,
-            url: String::new(),
-            fingerprint: String::new(),
-            created_at: String::new(),
-            updated_at: String::new(),
-            visited_count: 0,
-            other_renderings: Vec::new(),
-            other_rendering_visits: 0,
+            ..Page::named("a", name)
         }
     }
 

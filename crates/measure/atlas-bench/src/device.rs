@@ -16,7 +16,7 @@ use anyhow::{Context, Result, bail};
 use atlas_device::{Device, Point};
 use atlas_device_sim::adb::{CLSE, CNXN, Message, OKAY, OPEN, WRTE};
 use atlas_device_sim::{Phone, RecordedApp};
-use atlas_model::{Action, App, Page, PageType, Transition, Widget};
+use atlas_model::{Action, App, Page, Transition, Widget};
 use atlas_store::AppData;
 use serde::Serialize;
 
@@ -61,21 +61,10 @@ fn busy_app(rows: usize) -> AppData {
     let now = "2026-11-23T00:00:00Z".to_string();
     let page = |id: &str, name: &str, widgets: Vec<Widget>| Page {
         page_id: id.into(),
-        app_id: "com.example.bench".into(),
-        page_name: name.into(),
-        page_type: PageType::Other,
-        description: String::new(),
-        intents: Vec::new(),
         widgets,
-        page_structure: String::new(),
-        ordinal: 0,
-        url: String::new(),
-        fingerprint: String::new(),
         created_at: now.clone(),
         updated_at: now.clone(),
-        visited_count: 0,
-        other_renderings: Vec::new(),
-        other_rendering_visits: 0,
+        ..Page::named("com.example.bench", name)
     };
     let widgets: Vec<Widget> = (0..rows)
         .map(|i| Widget {
