@@ -252,25 +252,30 @@ fn next_transition(
             ),
         ));
     }
-    let id = transition_id(from, &action, to);
-    // The same step named another way (its widget's id and text where the edge knows only the
-    // text, or the other way round) counts on the edge there is: one widget, one edge.
-    let existing = from_app.transition(&id).or_else(|| {
-        from_app
-            .outgoing(from)
-            .filter(|t| {
-                let known = t.action();
-                t.to_page() == to
-                    && known.action_type == action.action_type
-                    && known.input_text == action.input_text
-                    && known.same_widget(&action)
-            })
-            .max_by_key(|t| (t.success_count(), std::cmp::Reverse(t.transition_id())))
-    });
+    // The edge of this very step: found among the page's links rather than by hashing the
+    // step into its id (a SHA-256 every report), since the id is a function of the step.
+    let existing = from_app
+        .outgoing(from)
+        .find(|t| t.to_page() == to && *t.action() == action)
+        .or_else(|| {
+            // The same step named another way (its widget's id and text where the edge knows
+            // only the text, or the other way round) counts on the edge there is: one widget,
+            // one edge.
+            from_app
+                .outgoing(from)
+                .filter(|t| {
+                    let known = t.action();
+                    t.to_page() == to
+                        && known.action_type == action.action_type
+                        && known.input_text == action.input_text
+                        && known.same_widget(&action)
+                })
+                .max_by_key(|t| (t.success_count(), std::cmp::Reverse(t.transition_id())))
+        });
     let existing = existing.map(|t| t.to_transition());
     let updated = existing.is_some();
     let mut t = existing.unwrap_or_else(|| Transition {
-        transition_id: id,
+        transition_id: transition_id(from, &action, to),
         app_id: from_app.app_id().to_string(),
         from_page: from.to_string(),
         to_page: to.to_string(),
