@@ -123,6 +123,7 @@ impl Atlas {
         struct Loader<'a> {
             state: &'a mut State,
             embedder: &'a dyn Embedder,
+            keeps_images: bool,
             failed: Option<AtlasError>,
         }
         impl LoadSink for Loader<'_> {
@@ -135,9 +136,10 @@ impl Atlas {
                 }
                 let app_id = data.app.app_id.clone();
                 match self.state.load_app(data, self.embedder) {
-                    Ok(()) => {
+                    Ok(()) if self.keeps_images => {
                         self.state.unimaged.insert(app_id);
                     }
+                    Ok(()) => {}
                     Err(e) => self.failed = Some(e),
                 }
             }
@@ -145,6 +147,7 @@ impl Atlas {
         let mut loader = Loader {
             state: &mut state,
             embedder: embedder.as_ref(),
+            keeps_images: store.keeps_images(),
             failed: None,
         };
         let journal = store.load_each(&mut loader).map_err(store_error)?;

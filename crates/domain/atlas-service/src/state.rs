@@ -65,8 +65,9 @@ impl State {
         Some(w.into_bytes())
     }
 
-    /// Takes an app from an image [`State::image_of`] made: false, changing nothing, when the
-    /// image is of another version, damaged, or of an app already loaded. Vectors another
+    /// Takes an app from an image [`State::image_of`] made: false, the graph unchanged, when the
+    /// image is of another version, damaged, or of an app already loaded (the caller then loads
+    /// the app's data, which indexes its texts over whatever this left). Vectors another
     /// embedder made are not taken: the app's texts are indexed anew from its graph.
     pub(crate) fn load_image(&mut self, image: &[u8], embedder: &dyn Embedder) -> bool {
         let mut r = ImageReader::new(image);
