@@ -476,19 +476,10 @@ impl Graph {
             });
         }
         self.version += 1;
-        let app = self
-            .apps
-            .get_mut(&transition.app_id)
-            .filter(|app| app.app.app_id == *from_app);
-        match app {
-            Some(app) => app.upsert_transition(transition),
-            // A transition whose app_id is not its pages' app (an import checks this; a
-            // replayed record need not have): its pages' app is the one it joins.
-            None => {
-                let from_app = from_app.clone();
-                self.app_mut(&from_app)?.upsert_transition(transition)
-            }
-        }
+        self.apps
+            .get_mut(from_app)
+            .ok_or_else(|| GraphError::UnknownApp(from_app.clone()))?
+            .upsert_transition(transition)
     }
 
     /// Adds or replaces an intent in its app; true when it is new.

@@ -312,13 +312,15 @@ fn facets_wanted(embedder: &dyn Embedder, parts: &[String]) -> bool {
     !embedder.is_lexical() && parts.len() > 1
 }
 
-/// The vectors of a document made of `texts`: those of `previous` when it was made of the same.
+/// The vectors of a document made of `texts` (whose fingerprint is `embedded`): those of
+/// `previous` when it was made of the same.
 fn vectors(
     texts: &DocTexts,
+    embedded: u64,
     previous: Option<&Doc>,
     embedder: &dyn Embedder,
 ) -> Result<(Vector, Vec<Vector>)> {
-    if let Some(doc) = previous.filter(|d| d.embedded == texts.fingerprint()) {
+    if let Some(doc) = previous.filter(|d| d.embedded == embedded) {
         return Ok((doc.vector.clone(), doc.facets.clone()));
     }
     let vector = Vector::from(embed_one(embedder, &texts.whole)?);
@@ -389,7 +391,8 @@ impl TextIndex {
     pub fn index_page(&mut self, page: &Page, embedder: &dyn Embedder) -> Result<()> {
         let texts = DocTexts::of_page(&page.page_name, &page.description, &page.intents);
         let key = page_key(&page.page_id);
-        let (vector, facets) = vectors(&texts, self.doc(&page.app_id, &key), embedder)?;
+        let embedded = texts.fingerprint();
+        let (vector, facets) = vectors(&texts, embedded, self.doc(&page.app_id, &key), embedder)?;
         let mut doc = Doc::new(
             DocKind::Page,
             Some(page.page_id.clone()),
@@ -403,7 +406,7 @@ impl TextIndex {
                 HashEmbedder::default().embed_one(&texts.whole),
             ));
         }
-        doc.embedded = texts.fingerprint();
+        doc.embedded = embedded;
         self.lexical = embedder.is_lexical();
         self.apps
             .entry(page.app_id.clone())
@@ -416,7 +419,8 @@ impl TextIndex {
     pub fn index_intent(&mut self, intent: &Intent, embedder: &dyn Embedder) -> Result<()> {
         let texts = DocTexts::of_intent(&intent.intent_text, &intent.keywords);
         let key = intent_key(&intent.intent_id);
-        let (vector, facets) = vectors(&texts, self.doc(&intent.app_id, &key), embedder)?;
+        let embedded = texts.fingerprint();
+        let (vector, facets) = vectors(&texts, embedded, self.doc(&intent.app_id, &key), embedder)?;
         let mut doc = Doc::new(
             DocKind::Intent {
                 intent_id: intent.intent_id.clone(),
@@ -427,7 +431,7 @@ impl TextIndex {
             vector,
             facets,
         );
-        doc.embedded = texts.fingerprint();
+        doc.embedded = embedded;
         self.lexical = embedder.is_lexical();
         self.apps
             .entry(intent.app_id.clone())

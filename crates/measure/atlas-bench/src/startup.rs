@@ -147,13 +147,13 @@ pub async fn run(
     let (pages, transitions) = build(config, &data).await?;
     let build_seconds = started.elapsed().as_secs_f64();
     let (reference_parse_ms, graph_file_bytes) = reference_parse(&data)?;
-    let images = remove_images(&data, false)?;
+    let images = images_in(&data, false)?;
     let mut measurements = Vec::new();
     for _ in 0..runs.max(1) {
         measurements.push(open_in_child(&child, &data, transitions)?);
     }
     // The same folder without its images: an upgrade's first start, or JSON edited by hand.
-    remove_images(&data, true)?;
+    images_in(&data, true)?;
     let from_json_ms = open_in_child(&child, &data, transitions)?.open_ms;
     let mut times: Vec<f64> = measurements.iter().map(|m| m.open_ms).collect();
     times.sort_by(|a, b| a.total_cmp(b));
@@ -222,7 +222,7 @@ fn open_in_child(
 
 /// The apps' images (`.atlas/graph.image`) in the folder: how many, and their bytes; removed
 /// when `remove` says so.
-fn remove_images(data: &Path, remove: bool) -> Result<(usize, u64)> {
+fn images_in(data: &Path, remove: bool) -> Result<(usize, u64)> {
     let (mut count, mut bytes) = (0, 0);
     for app in std::fs::read_dir(data.join("apps"))? {
         let image = app?.path().join(".atlas").join("graph.image");

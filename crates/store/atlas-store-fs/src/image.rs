@@ -76,8 +76,9 @@ pub(crate) fn keep(app_root: &Path, image: &[u8]) -> Result<(), StoreError> {
         .map_err(|e| StoreError::Io(format!("cannot write {}: {e}", path.display())))
 }
 
-/// The image's body, when there is one and the graph files are still those it copies.
-pub(crate) fn current(app_root: &Path) -> Option<Vec<u8>> {
+/// The image's bytes and where its body starts, when there is one and the graph files are still
+/// those it copies (the body is handed on where it lies, not copied out of the header's way).
+pub(crate) fn current(app_root: &Path) -> Option<(Vec<u8>, usize)> {
     let bytes = fs::read(image_path(app_root)).ok()?;
     let body = match header_matches(&bytes, &graph_files(app_root).ok()?) {
         Ok(Some(at)) => at,
@@ -87,9 +88,7 @@ pub(crate) fn current(app_root: &Path) -> Option<Vec<u8>> {
             return None;
         }
     };
-    let mut bytes = bytes;
-    bytes.drain(..body);
-    Some(bytes)
+    Some((bytes, body))
 }
 
 /// Where the body starts when the header lists exactly `now`; `None` when it lists other files.

@@ -182,8 +182,8 @@ impl Store for FsStore {
         let mut images = 0usize;
         for dir in dirs {
             let app_root = self.layout.apps_dir().join(&dir);
-            if let Some(image) = image::current(&app_root)
-                && sink.image(&image)
+            if let Some((image, body)) = image::current(&app_root)
+                && sink.image(&image[body..])
             {
                 images += 1;
                 continue;
