@@ -2,7 +2,7 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use atlas_model::{App, Intent, Page, Trace, Transition};
+use atlas_model::{App, Counts, Intent, Page, Trace, Transition};
 
 use crate::id_index::IdIndex;
 use crate::links::{Direction, Links};
@@ -17,6 +17,8 @@ pub enum GraphError {
     UnknownApp(String),
     /// No page of that id.
     UnknownPage(String),
+    /// No transition of that id.
+    UnknownTransition(String),
     /// An app whose transitions' ids fill the 4 GiB one app keeps them in.
     TooManyTransitions(String),
     /// A transition from a page of one app to a page of another.
@@ -33,6 +35,7 @@ impl std::fmt::Display for GraphError {
         match self {
             GraphError::UnknownApp(a) => write!(f, "unknown app {a}"),
             GraphError::UnknownPage(p) => write!(f, "unknown page {p}"),
+            GraphError::UnknownTransition(t) => write!(f, "unknown transition {t}"),
             GraphError::TooManyTransitions(a) => {
                 write!(f, "app {a} holds as many transitions as one app can")
             }
@@ -224,6 +227,27 @@ impl AppGraph {
             });
         self.routes.edge_added();
         Ok(true)
+    }
+
+    /// Adds a report's counters to a transition that exists, in place (see
+    /// [`Graph::add_counts`]); false when the app has no such transition.
+    pub fn add_counts(
+        &mut self,
+        transition_id: &str,
+        added: Counts,
+        reason: Option<&str>,
+        at: i64,
+    ) -> bool {
+        let Some(ix) = self.transition_slot(transition_id) else {
+            return false;
+        };
+        self.transitions.add_counts(ix, added, reason, at);
+        let cost = edge_cost(self.transitions.counts(ix));
+        let old = self.links.set_cost(ix, cost);
+        if old != cost {
+            self.routes.edge_changed(&self.links, ix, old, cost);
+        }
+        true
     }
 
     /// Adds or replaces an intent; true when it is new.
@@ -480,6 +504,27 @@ impl Graph {
             .get_mut(from_app)
             .ok_or_else(|| GraphError::UnknownApp(from_app.clone()))?
             .upsert_transition(transition)
+    }
+
+    /// Adds a report's counters to a transition of `app_id` that exists, in place: what a report
+    /// changes, without the transition made whole and read back. Its `reason`, when given,
+    /// replaces the transition's; `at` (seconds since 1970) becomes its `updated_at`.
+    pub fn add_counts(
+        &mut self,
+        app_id: &str,
+        transition_id: &str,
+        added: Counts,
+        reason: Option<&str>,
+        at: i64,
+    ) -> Result<(), GraphError> {
+        if self
+            .app_mut(app_id)?
+            .add_counts(transition_id, added, reason, at)
+        {
+            Ok(())
+        } else {
+            Err(GraphError::UnknownTransition(transition_id.to_string()))
+        }
     }
 
     /// Adds or replaces an intent in its app; true when it is new.

@@ -115,6 +115,31 @@ impl TransitionTable {
         self.set_reason(slot, &t.last_failure_reason);
     }
 
+    /// Adds a report's counters to the transition at `slot` in place: its reason, when given,
+    /// replaces the one it had, and `at` (seconds since 1970) becomes its `updated_at`.
+    pub(crate) fn add_counts(&mut self, slot: u32, added: Counts, reason: Option<&str>, at: i64) {
+        let mut counts = self.counts(slot);
+        counts.add(added);
+        self.set_counts(slot, counts);
+        if let Some(reason) = reason {
+            self.set_reason(slot, reason);
+        }
+        let compact = u32::try_from(at - TIME_BASE)
+            .ok()
+            .filter(|s| *s != ODD_TIME);
+        match compact {
+            Some(seconds) => {
+                self.rows[slot as usize].updated = seconds;
+                if !self.odd_times.is_empty() {
+                    self.odd_times.remove(&(slot, Which::Updated));
+                }
+            }
+            None => {
+                self.time(slot, Which::Updated, &rfc3339_of_seconds(at));
+            }
+        }
+    }
+
     fn set_counts(&mut self, slot: u32, counts: Counts) {
         let small = |n: u64| u32::try_from(n).ok().filter(|n| *n != BIG_COUNTS);
         let row = &mut self.rows[slot as usize];

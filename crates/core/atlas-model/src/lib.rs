@@ -36,6 +36,13 @@ pub use ids::{
 pub use point::Point;
 pub use time::{rfc3339_of_seconds, seconds_of_rfc3339};
 
+/// The current time in whole seconds since 1970 (UTC): what [`rfc3339_of_seconds`] writes out.
+pub fn unix_seconds_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
+}
+
 /// The current time as RFC 3339 with second precision and `Z`, the format every Atlas file uses.
 pub fn now_rfc3339() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)

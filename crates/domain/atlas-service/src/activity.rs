@@ -14,8 +14,8 @@
 use std::collections::{HashMap, VecDeque};
 use std::time::{Duration, Instant};
 
-use atlas_graph::Graph;
-use atlas_model::Transition;
+use atlas_graph::{Graph, TransitionRef};
+use atlas_model::{Action, Transition};
 use atlas_store::{Counts, Record};
 use parking_lot::Mutex;
 use schemars::JsonSchema;
@@ -54,15 +54,29 @@ pub struct RecentReport {
 }
 
 impl RecentReport {
+    /// A report on an edge the graph holds.
+    pub(crate) fn new(t: &TransitionRef<'_>, added: &Counts, at: &str) -> RecentReport {
+        let ends = [t.app_id(), t.transition_id(), t.from_page(), t.to_page()];
+        RecentReport::with(ends, t.action(), added, at)
+    }
+
+    /// A report on a transition as the model has it.
     pub(crate) fn of(t: &Transition, added: &Counts, at: &str) -> RecentReport {
+        let ends = [&t.app_id, &t.transition_id, &t.from_page, &t.to_page].map(String::as_str);
+        RecentReport::with(ends, &t.action, added, at)
+    }
+
+    /// `[app, transition, from page, to page]`.
+    fn with(ids: [&str; 4], action: &Action, added: &Counts, at: &str) -> RecentReport {
+        let [app_id, transition_id, from_page, to_page] = ids.map(str::to_string);
         RecentReport {
             at: at.to_string(),
-            app_id: t.app_id.clone(),
-            transition_id: t.transition_id.clone(),
-            from_page: t.from_page.clone(),
-            to_page: t.to_page.clone(),
-            action_type: t.action.action_type.clone(),
-            widget_text: t.action.widget_text.clone(),
+            app_id,
+            transition_id,
+            from_page,
+            to_page,
+            action_type: action.action_type.clone(),
+            widget_text: action.widget_text.clone(),
             reports: added.success + added.fail,
             succeeded: added.success,
             failed: added.fail,

@@ -1,14 +1,16 @@
 //! What the graph learns, as events for live viewers: a report on an edge, a new edge, a page,
 //! an intent, an app.
 
+use atlas_graph::Graph;
 use atlas_store::Record;
 use serde_json::{Value, json};
 
 /// Events kept per receiver before a slow one is told it lagged (and dropped by the server).
 pub const BUFFERED: usize = 1024;
 
-/// The events of `records`; none when nobody listens (`wanted` false), so writes pay nothing.
-pub(crate) fn of(records: &[Record], wanted: bool) -> Vec<Value> {
+/// The events of `records`, as `graph` holds their entities once they are applied; none when
+/// nobody listens (`wanted` false), so writes pay nothing.
+pub(crate) fn of(graph: &Graph, records: &[Record], wanted: bool) -> Vec<Value> {
     if !wanted {
         return Vec::new();
     }
@@ -41,6 +43,15 @@ pub(crate) fn of(records: &[Record], wanted: bool) -> Vec<Value> {
                     "widget_text": t.action.widget_text,
                     "success_count": t.success_count, "fail_count": t.fail_count, "at": at
                 }),
+                Record::Added(a) => {
+                    let t = graph.app(&a.app_id)?.transition(&a.transition_id)?;
+                    json!({
+                        "type": "report", "app_id": a.app_id, "transition_id": a.transition_id,
+                        "from_page": t.from_page(), "to_page": t.to_page(),
+                        "widget_text": t.action().widget_text, "success": a.added.success > 0,
+                        "success_count": t.success_count(), "fail_count": t.fail_count(), "at": at
+                    })
+                }
                 Record::Trace(_) => return None,
             })
         })

@@ -1,10 +1,11 @@
 //! Seed 000 §2.1, §2.3, §4.1: learning from what agents report.
 
+use atlas_graph::{AppGraph, TransitionRef};
 use atlas_model::{
     Action, AtlasError, Intent, Result, Trace, TraceStep, Transition, intent_id, transition_id,
     validate_text,
 };
-use atlas_store::{Counts, Record};
+use atlas_store::{Added, Counts, Record};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -208,12 +209,12 @@ pub struct BatchAddTransitionsResponse {
     pub errors: Vec<String>,
 }
 
-fn stats_of(t: &Transition) -> TransitionStats {
+fn stats_of(counts: &Counts) -> TransitionStats {
     TransitionStats {
-        success_count: t.success_count,
-        fail_count: t.fail_count,
-        success_rate: round3(t.success_rate()),
-        avg_latency_ms: round3(t.avg_latency_ms()),
+        success_count: counts.success,
+        fail_count: counts.fail,
+        success_rate: round3(counts.success_rate()),
+        avg_latency_ms: round3(counts.avg_latency_ms()),
     }
 }
 
@@ -225,15 +226,14 @@ fn check_action(action: &Action, field: &str) -> Result<()> {
     validate_text(&format!("{field}input_text"), &action.input_text, false)
 }
 
-/// The transition for (from, action, to) after adding counts, new or existing.
-fn next_transition(
-    state: &State,
+/// The app of a step from `from` by `action` to `to`, and the edge it counts on when the app has
+/// one.
+fn find_edge<'s>(
+    state: &'s State,
     from: &str,
-    action: Action,
+    action: &Action,
     to: &str,
-    added: Counts,
-    now: &str,
-) -> Result<(Transition, bool)> {
+) -> Result<(&'s AppGraph, Option<TransitionRef<'s>>)> {
     let from_app = state
         .graph
         .app_of_page(from)
@@ -256,7 +256,7 @@ fn next_transition(
     // step into its id (a SHA-256 every report), since the id is a function of the step.
     let existing = from_app
         .outgoing(from)
-        .find(|t| t.to_page() == to && *t.action() == action)
+        .find(|t| t.to_page() == to && t.action() == action)
         .or_else(|| {
             // The same step named another way (its widget's id and text where the edge knows
             // only the text, or the other way round) counts on the edge there is: one widget,
@@ -268,15 +268,28 @@ fn next_transition(
                     t.to_page() == to
                         && known.action_type == action.action_type
                         && known.input_text == action.input_text
-                        && known.same_widget(&action)
+                        && known.same_widget(action)
                 })
                 .max_by_key(|t| (t.success_count(), std::cmp::Reverse(t.transition_id())))
         });
+    Ok((from_app, existing))
+}
+
+/// The transition for (from, action, to) after adding counts, new or existing.
+fn next_transition(
+    state: &State,
+    from: &str,
+    action: Action,
+    to: &str,
+    added: Counts,
+    now: &str,
+) -> Result<(Transition, bool)> {
+    let (app, existing) = find_edge(state, from, &action, to)?;
     let existing = existing.map(|t| t.to_transition());
     let updated = existing.is_some();
     let mut t = existing.unwrap_or_else(|| Transition {
         transition_id: transition_id(from, &action, to),
-        app_id: from_app.app_id().to_string(),
+        app_id: app.app_id().to_string(),
         from_page: from.to_string(),
         to_page: to.to_string(),
         action,
@@ -345,47 +358,94 @@ impl Atlas {
                 validate_text(field, v, false)?;
             }
         }
-        let now = atlas_model::now_rfc3339();
+        let at = atlas_model::unix_seconds_now();
+        let now = atlas_model::rfc3339_of_seconds(at);
         let (response, report) = self
             .commit_with(|state| {
                 let added = counts_of(u64::from(req.success), u64::from(!req.success), latency);
-                let (mut t, updated) = next_transition(
-                    state,
-                    &req.from_page,
-                    action.clone(),
-                    &req.to_page,
-                    added,
-                    &now,
-                )?;
+                let (app, edge) = find_edge(state, &req.from_page, &action, &req.to_page)?;
                 if let Some(app_id) = req.app_id.as_deref().filter(|a| !a.is_empty())
-                    && app_id != t.app_id
+                    && app_id != app.app_id()
                 {
                     // Looked up within the app named, the page is not there.
                     return Err(AtlasError::NotFound(format!(
                         "from_page {} is not a page of {app_id} (it is one of {})",
-                        req.from_page, t.app_id
+                        req.from_page,
+                        app.app_id()
                     )));
                 }
-                if !req.success && !reason.is_empty() {
-                    t.last_failure_reason = reason.clone();
-                }
-                let response = ReportTransitionResponse {
-                    success: true,
-                    transition_id: t.transition_id.clone(),
-                    updated,
-                    stats: stats_of(&t),
+                let reason = (!req.success && !reason.is_empty()).then(|| reason.clone());
+                let (counted, response, report) = match edge {
+                    // A known edge: its counters grow in place, and only their growth is written.
+                    Some(edge) if self.store.takes_added() => {
+                        let mut counts = edge.counts();
+                        counts.add(added);
+                        let response = ReportTransitionResponse {
+                            success: true,
+                            transition_id: edge.transition_id().to_string(),
+                            updated: true,
+                            stats: stats_of(&counts),
+                        };
+                        let report = RecentReport::new(&edge, &added, &now);
+                        let record = Record::Added(Added {
+                            app_id: app.app_id().to_string(),
+                            transition_id: edge.transition_id().to_string(),
+                            added,
+                            reason,
+                            at,
+                        });
+                        (record, response, report)
+                    }
+                    edge => {
+                        let updated = edge.is_some();
+                        let mut t = match edge {
+                            Some(edge) => edge.to_transition(),
+                            None => Transition {
+                                transition_id: transition_id(&req.from_page, &action, &req.to_page),
+                                app_id: app.app_id().to_string(),
+                                from_page: req.from_page.clone(),
+                                to_page: req.to_page.clone(),
+                                action: action.clone(),
+                                success_count: 0,
+                                fail_count: 0,
+                                latency_total_ms: 0.0,
+                                latency_samples: 0,
+                                last_failure_reason: String::new(),
+                                created_at: now.clone(),
+                                updated_at: now.clone(),
+                            },
+                        };
+                        added.add_to(&mut t);
+                        t.updated_at = now.clone();
+                        if let Some(reason) = reason {
+                            t.last_failure_reason = reason;
+                        }
+                        let response = ReportTransitionResponse {
+                            success: true,
+                            transition_id: t.transition_id.clone(),
+                            updated,
+                            stats: stats_of(&Counts::of(&t)),
+                        };
+                        let report = RecentReport::of(&t, &added, &now);
+                        (
+                            Record::Counted {
+                                transition: t,
+                                added,
+                            },
+                            response,
+                            report,
+                        )
+                    }
                 };
-                let report = RecentReport::of(&t, &added, &now);
-                let mut records = vec![];
+                let mut records = vec![counted];
                 if let (Some(session), Some(intent)) = (
                     req.session_id.as_deref().filter(|s| !s.is_empty()),
                     req.intent.as_deref().filter(|s| !s.is_empty()),
                 ) {
-                    let trace_id = trace_id(&t.app_id, session, intent);
-                    let app = state.graph.app(&t.app_id).expect("page's app exists");
+                    let trace_id = trace_id(app.app_id(), session, intent);
                     let mut trace = app.trace(&trace_id).cloned().unwrap_or_else(|| Trace {
                         trace_id,
-                        app_id: t.app_id.clone(),
+                        app_id: app.app_id().to_string(),
                         session_id: session.to_string(),
                         intent: intent.to_string(),
                         steps: vec![],
@@ -404,16 +464,7 @@ impl Atlas {
                         });
                     }
                     trace.updated_at = now.clone();
-                    records.push(Record::Counted {
-                        transition: t,
-                        added,
-                    });
                     records.push(Record::Trace(trace));
-                } else {
-                    records.push(Record::Counted {
-                        transition: t,
-                        added,
-                    });
                 }
                 Ok((records, (response, report)))
             })

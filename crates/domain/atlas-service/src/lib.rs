@@ -57,15 +57,18 @@ use state::State;
 pub struct CheckpointPolicy {
     /// How long after a change a checkpoint is written at the latest.
     pub interval: Duration,
-    /// How many journal records trigger a checkpoint at the latest.
-    pub max_records: u64,
+    /// How many bytes of journal (what a restart replays beyond the files) trigger a
+    /// checkpoint at the latest. Bytes, not records: a checkpoint rewrites whole apps, so its
+    /// cost is the graph's size, and a report's record is a hundred bytes where a page's may be
+    /// ten thousand.
+    pub max_journal_bytes: u64,
 }
 
 impl Default for CheckpointPolicy {
     fn default() -> Self {
         CheckpointPolicy {
             interval: Duration::from_secs(30),
-            max_records: 200_000,
+            max_journal_bytes: 64 << 20,
         }
     }
 }
@@ -81,7 +84,6 @@ pub struct Atlas {
     grounding: std::sync::OnceLock<GroundingModel>,
     /// Serialises checkpoints (the periodic one, an early one, the one at shutdown).
     checkpointing: Mutex<()>,
-    records_since_checkpoint: std::sync::atomic::AtomicU64,
     policy: CheckpointPolicy,
     nudge: Mutex<Option<std::sync::mpsc::Sender<()>>>,
     /// What was learned, for live viewers (`GET /api/v1/events`); see [`Atlas::events`].
@@ -175,7 +177,6 @@ impl Atlas {
             grounding: std::sync::OnceLock::new(),
             embedder,
             checkpointing: Mutex::new(()),
-            records_since_checkpoint: Default::default(),
             policy,
             nudge: Mutex::new(None),
             events: tokio::sync::broadcast::channel(events::BUFFERED).0,
@@ -289,7 +290,7 @@ impl Atlas {
             for record in &records {
                 state.apply(record, &embedder)?;
             }
-            let learned = events::of(&records, self.events.receiver_count() > 0);
+            let learned = events::of(&state.graph, &records, self.events.receiver_count() > 0);
             (
                 records.len() as u64,
                 self.store.append(records),
@@ -305,11 +306,7 @@ impl Atlas {
         for event in learned {
             let _ = self.events.send(event);
         }
-        let since = self
-            .records_since_checkpoint
-            .fetch_add(count, std::sync::atomic::Ordering::Relaxed)
-            + count;
-        if since >= self.policy.max_records {
+        if self.store.journal_bytes() >= self.policy.max_journal_bytes {
             // Folding is slow I/O: ask the checkpointer thread rather than block this caller.
             if let Some(nudge) = self.nudge.lock().as_ref() {
                 let _ = nudge.send(());
@@ -357,8 +354,6 @@ impl Atlas {
             (folding, images)
         };
         if let Some((cut, changed)) = folding {
-            self.records_since_checkpoint
-                .store(0, std::sync::atomic::Ordering::Relaxed);
             self.store
                 .finish_checkpoint(cut, &changed)
                 .map_err(store_error)?;
@@ -449,7 +444,7 @@ impl Atlas {
         let mut state = self.state.write();
         // Settled under the write lock: no write of ours can slip between the overlay and this.
         let records = activity::as_reports(&state.graph, round.settle());
-        for event in events::of(&records, self.events.receiver_count() > 0) {
+        for event in events::of(&state.graph, &records, self.events.receiver_count() > 0) {
             let _ = self.events.send(event);
         }
         self.activity
@@ -494,6 +489,8 @@ impl Atlas {
                     if let Err(e) = atlas.checkpoint() {
                         tracing::error!("checkpoint failed: {e}");
                     }
+                    // Nudges sent while it ran asked for the checkpoint just made.
+                    while woken.try_recv().is_ok() {}
                 }
             })
             .expect("spawn checkpointer");

@@ -25,6 +25,9 @@ pub(crate) struct State {
 fn graph_error(e: GraphError) -> AtlasError {
     match e {
         GraphError::UnknownPage(p) => AtlasError::PageNotFound(p),
+        GraphError::UnknownTransition(t) => {
+            AtlasError::NotFound(format!("transition not found: {t}"))
+        }
         GraphError::UnknownApp(a) => AtlasError::NotFound(format!("app not found: {a}")),
         GraphError::CrossApp { .. } => AtlasError::invalid("to_page", e.to_string()),
         GraphError::TooManyTransitions(_) => AtlasError::Graph(e.to_string()),
@@ -129,6 +132,17 @@ impl State {
             }
             Record::Trace(t) => {
                 self.graph.upsert_trace(t.clone()).map_err(graph_error)?;
+            }
+            Record::Added(a) => {
+                self.graph
+                    .add_counts(
+                        &a.app_id,
+                        &a.transition_id,
+                        a.added,
+                        a.reason.as_deref(),
+                        a.at,
+                    )
+                    .map_err(graph_error)?;
             }
         }
         Ok(())

@@ -51,7 +51,7 @@ impl EvalServer {
             // files, and no checkpoint left running into a folder already gone.
             checkpoint: atlas_service::CheckpointPolicy {
                 interval: std::time::Duration::from_secs(24 * 3600),
-                max_records: u64::MAX,
+                max_journal_bytes: u64::MAX,
             },
             ..atlas_config::Config::folder(&scratch.path().join("data"))
         };

@@ -235,6 +235,12 @@ pub(crate) struct GraphFile {
     /// never referenced.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub parts: Vec<String>,
+    /// The journal segment the files cover up to (every one numbered below it is folded in):
+    /// replay takes none of the app's records from before it, so a report's counters
+    /// ([`atlas_store::Record::Added`]) are never added twice. Files without it hold no report
+    /// of a journal of frames, so every record replayed is new to them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub journal_folded_before: Option<u64>,
     #[serde(default)]
     pub pages: Vec<Page>,
     #[serde(default)]
@@ -245,7 +251,9 @@ pub(crate) struct GraphFile {
     pub traces: Vec<Trace>,
 }
 
-pub(crate) fn read_graph(app_root: &Path) -> Result<AppData, StoreError> {
+/// An app as its graph files hold it, and the journal segment they cover up to (see
+/// [`GraphFile::journal_folded_before`]).
+pub(crate) fn read_graph(app_root: &Path) -> Result<(AppData, u64), StoreError> {
     let dir = app_root.join(".atlas");
     let head_path = dir.join("graph.json");
     let read = |path: &Path| -> Result<GraphFile, StoreError> {
@@ -278,5 +286,5 @@ pub(crate) fn read_graph(app_root: &Path) -> Result<AppData, StoreError> {
         data.transitions.extend(p.transitions);
         data.traces.extend(p.traces);
     }
-    Ok(data)
+    Ok((data, head.journal_folded_before.unwrap_or(0)))
 }

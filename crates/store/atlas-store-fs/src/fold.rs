@@ -244,10 +244,15 @@ pub(crate) fn ensure_link(from: &Path, name: &str, to_dir: &str) -> Result<(), S
 
 /// Splits the graph into files under the part budget: the head (`graph.json`, with the app) and as
 /// many generation-named parts as needed.
-fn graph_files(data: &AppData, generation: &str) -> Result<Vec<(String, Vec<u8>)>, StoreError> {
+fn graph_files(
+    data: &AppData,
+    generation: &str,
+    cut: u64,
+) -> Result<Vec<(String, Vec<u8>)>, StoreError> {
     let mut files: Vec<GraphFile> = vec![GraphFile {
         version: FORMAT_VERSION.into(),
         app: Some(data.app.clone()),
+        journal_folded_before: Some(cut),
         ..Default::default()
     }];
     let mut used = 1024usize;
@@ -292,12 +297,14 @@ fn graph_files(data: &AppData, generation: &str) -> Result<Vec<(String, Vec<u8>)
     Ok(out)
 }
 
-/// Folds one app into its folder. Order matters for crash safety: node folders and links first,
-/// then graph parts, then `graph.json` (which the loader trusts), then the index.
+/// Folds one app, as it stood when the journal was cut at segment `cut`, into its folder. Order
+/// matters for crash safety: node folders and links first, then graph parts, then `graph.json`
+/// (which the loader trusts, and which records `cut`), then the index.
 pub(crate) fn fold_app(
     app_root: &Path,
     dir: &str,
     data: &AppData,
+    cut: u64,
     cache: &mut FoldCache,
 ) -> Result<(), StoreError> {
     let meta_dir = app_root.join(".atlas");
@@ -363,7 +370,7 @@ pub(crate) fn fold_app(
         "{}",
         chrono::Utc::now().timestamp_nanos_opt().unwrap_or_default()
     );
-    let graph = graph_files(data, &generation)?;
+    let graph = graph_files(data, &generation, cut)?;
     // The image copies the graph files about to be replaced: it goes first (see `image.rs`).
     crate::image::forget(app_root)?;
     for (name, bytes) in graph.iter().skip(1) {

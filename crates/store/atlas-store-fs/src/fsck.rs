@@ -92,7 +92,7 @@ fn problem(report: &mut CheckReport, fixed: Option<String>, text: String) {
 
 pub(crate) fn check_app(app_root: &Path, dir: &str, repair: bool, report: &mut CheckReport) {
     let data = match files::read_graph(app_root) {
-        Ok(d) => d,
+        Ok((d, _)) => d,
         Err(e) => {
             report
                 .problems

@@ -20,8 +20,9 @@ use atlas_store::StoreError;
 /// The image's name in an app's `.atlas/` folder.
 pub(crate) const IMAGE: &str = "graph.image";
 const MAGIC: &[u8; 8] = b"ATLASIMG";
-/// The header's layout; what follows it is the service's, which versions its own.
-const HEADER_VERSION: u32 = 1;
+/// The header's layout; what follows it is the service's, which versions its own. (Version 1
+/// did not say which journal segment the copied files cover.)
+const HEADER_VERSION: u32 = 2;
 
 /// A graph file as the image saw it: name, size, modification time in nanoseconds.
 type Seen = (String, u64, u64);
@@ -50,9 +51,9 @@ fn graph_files(app_root: &Path) -> std::io::Result<Vec<Seen>> {
     Ok(seen)
 }
 
-/// Writes `image` beside the app's graph files as they are now, durably (a torn image could read
-/// as another graph).
-pub(crate) fn keep(app_root: &Path, image: &[u8]) -> Result<(), StoreError> {
+/// Writes `image` beside the app's graph files as they are now, which cover the journal before
+/// segment `folded_before`, durably (a torn image could read as another graph).
+pub(crate) fn keep(app_root: &Path, image: &[u8], folded_before: u64) -> Result<(), StoreError> {
     let seen = graph_files(app_root)?;
     if !seen.iter().any(|(name, _, _)| name == "graph.json") {
         return Ok(()); // nothing folded to copy
@@ -62,6 +63,7 @@ pub(crate) fn keep(app_root: &Path, image: &[u8]) -> Result<(), StoreError> {
         w.u8(*b);
     }
     w.u32(HEADER_VERSION);
+    w.u64(folded_before);
     w.u32(crc32fast::hash(image));
     w.len(seen.len());
     for (name, size, modified) in &seen {
@@ -76,28 +78,41 @@ pub(crate) fn keep(app_root: &Path, image: &[u8]) -> Result<(), StoreError> {
         .map_err(|e| StoreError::Io(format!("cannot write {}: {e}", path.display())))
 }
 
-/// The image's bytes and where its body starts, when there is one and the graph files are still
-/// those it copies (the body is handed on where it lies, not copied out of the header's way).
-pub(crate) fn current(app_root: &Path) -> Option<(Vec<u8>, usize)> {
+/// A current image: its bytes, where its body starts (the body is handed on where it lies, not
+/// copied out of the header's way) and the journal segment the files it copies cover up to.
+pub(crate) struct Current {
+    pub(crate) bytes: Vec<u8>,
+    pub(crate) body: usize,
+    pub(crate) folded_before: u64,
+}
+
+/// The app's image, when there is one and the graph files are still those it copies.
+pub(crate) fn current(app_root: &Path) -> Option<Current> {
     let bytes = fs::read(image_path(app_root)).ok()?;
-    let body = match header_matches(&bytes, &graph_files(app_root).ok()?) {
-        Ok(Some(at)) => at,
+    let (body, folded_before) = match header_matches(&bytes, &graph_files(app_root).ok()?) {
+        Ok(Some(found)) => found,
         Ok(None) => return None,
         Err(e) => {
             tracing::warn!("{}: {e}; reading the JSON", image_path(app_root).display());
             return None;
         }
     };
-    Some((bytes, body))
+    Some(Current {
+        bytes,
+        body,
+        folded_before,
+    })
 }
 
-/// Where the body starts when the header lists exactly `now`; `None` when it lists other files.
-fn header_matches(bytes: &[u8], now: &[Seen]) -> Result<Option<usize>, ImageError> {
+/// Where the body starts, and the segment the files cover up to, when the header lists exactly
+/// `now`; `None` when it lists other files.
+fn header_matches(bytes: &[u8], now: &[Seen]) -> Result<Option<(usize, u64)>, ImageError> {
     let mut r = ImageReader::new(bytes);
     let magic: Vec<u8> = (0..MAGIC.len()).map(|_| r.u8()).collect::<Result<_, _>>()?;
     if magic != MAGIC || r.u32()? != HEADER_VERSION {
         return Err(ImageError::invalid("not an image of this Atlas"));
     }
+    let folded_before = r.u64()?;
     let checksum = r.u32()?;
     let n = r.len(24)?;
     let mut seen = Vec::with_capacity(n);
@@ -111,7 +126,7 @@ fn header_matches(bytes: &[u8], now: &[Seen]) -> Result<Option<usize>, ImageErro
     if crc32fast::hash(&bytes[body..]) != checksum {
         return Err(ImageError::invalid("its checksum does not match: damaged"));
     }
-    Ok(Some(body))
+    Ok(Some((body, folded_before)))
 }
 
 /// Removes the image, and makes its removal durable, before the graph files it copies change.

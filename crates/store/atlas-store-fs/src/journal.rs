@@ -1,18 +1,19 @@
-//! The write-ahead journal: numbered segment files of JSON lines, one line per atomic append,
-//! written by one thread that fsyncs each batch once (group commit).
+//! The write-ahead journal: numbered segment files of frames (`entry.rs`), one frame per atomic
+//! append, written by one thread that fsyncs each batch once (group commit). Segments of JSON
+//! lines, as Atlas wrote them before its frames, are still read.
 //!
 //! Key design decision: **a segment is zero-filled ahead of its writes**, a few megabytes at a
 //! time, so a group commit overwrites bytes the file already has instead of growing it. Growing
 //! a file changes its size, and `fdatasync` must then commit the filesystem's own journal as
 //! well as the data (on ext4 this doubles its cost); overwriting needs the data flushed alone —
-//! what SQLite's reused write-ahead log gets too. JSON escapes every NUL, so a line that begins
-//! with one is the untouched rest of the segment: reading stops there.
+//! what SQLite's reused write-ahead log gets too. A frame's length is never zero, so a zero
+//! length is the untouched rest of the segment: reading stops there.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, mpsc};
 use std::thread::JoinHandle;
 
@@ -38,6 +39,8 @@ pub(crate) struct Journal {
     layout: Layout,
     sender: Mutex<Option<mpsc::Sender<Command>>>,
     failed: Arc<AtomicBool>,
+    /// Bytes appended since the last rotation (a checkpoint's cut).
+    appended: AtomicU64,
     /// Segments before this number are folded into the files.
     folded_before: u64,
     /// The segment the writer opened at start-up; older ones are replayed.
@@ -45,19 +48,25 @@ pub(crate) struct Journal {
     writer: Mutex<Option<JoinHandle<()>>>,
 }
 
+/// A segment of frames, as this Atlas writes them.
+const FRAMES: &str = "wal";
+/// A segment of JSON lines, as Atlas wrote them before frames.
+const LINES: &str = "jsonl";
+
 fn segment_path(dir: &Path, n: u64) -> PathBuf {
-    dir.join(format!("{n:020}.jsonl"))
+    dir.join(format!("{n:020}.{FRAMES}"))
 }
 
-fn list_segments(dir: &Path) -> Result<Vec<u64>, StoreError> {
+/// The segments in `dir`, in order: each one's number and path.
+fn list_segments(dir: &Path) -> Result<Vec<(u64, PathBuf)>, StoreError> {
     let mut segments = Vec::new();
     for entry in fs::read_dir(dir)? {
         let name = entry?.file_name().to_string_lossy().to_string();
-        if let Some(n) = name
-            .strip_suffix(".jsonl")
-            .and_then(|s| s.parse::<u64>().ok())
-        {
-            segments.push(n);
+        let Some((number, kind)) = name.split_once('.') else {
+            continue;
+        };
+        if let (Ok(n), FRAMES | LINES) = (number.parse::<u64>(), kind) {
+            segments.push((n, dir.join(&name)));
         }
     }
     segments.sort_unstable();
@@ -124,7 +133,7 @@ impl Journal {
         // Never append to a segment that may end in a torn line: always start a fresh one.
         let first_live = segments
             .last()
-            .map(|n| n + 1)
+            .map(|(n, _)| n + 1)
             .unwrap_or(0)
             .max(folded_before);
         let segment = Segment::create(&dir, first_live)?;
@@ -141,6 +150,7 @@ impl Journal {
             layout,
             sender: Mutex::new(Some(sender)),
             failed,
+            appended: AtomicU64::new(0),
             folded_before,
             first_live,
             writer: Mutex::new(Some(writer)),
@@ -151,20 +161,27 @@ impl Journal {
         if self.failed.load(Ordering::Acquire) {
             return Commit::failed("the journal failed earlier; restart atlas".into());
         }
-        let mut line = match serde_json::to_vec(records) {
-            Ok(l) => l,
-            Err(e) => return Commit::failed(e.to_string()),
+        let frame = match crate::entry::frame(records) {
+            Ok(frame) => frame,
+            Err(e) => return Commit::failed(e),
         };
-        line.push(b'\n');
         let (tx, commit) = Commit::new();
+        self.appended
+            .fetch_add(frame.len() as u64, Ordering::Relaxed);
         match self.sender.lock().as_ref() {
-            Some(s) if s.send(Command::Append(line, tx)).is_ok() => commit,
+            Some(s) if s.send(Command::Append(frame, tx)).is_ok() => commit,
             _ => Commit::failed("journal writer stopped".into()),
         }
     }
 
+    /// Bytes appended since the last [`Journal::rotate`].
+    pub(crate) fn appended(&self) -> u64 {
+        self.appended.load(Ordering::Relaxed)
+    }
+
     /// Starts a new segment; returns its number. Everything appended before is in older segments.
     pub(crate) fn rotate(&self) -> Result<u64, StoreError> {
+        self.appended.store(0, Ordering::Relaxed);
         let (tx, rx) = mpsc::sync_channel(1);
         let sent = self
             .sender
@@ -187,25 +204,26 @@ impl Journal {
             &serde_json::to_vec_pretty(&body).expect("json"),
             true,
         )?;
-        for n in list_segments(&self.dir)? {
+        for (n, path) in list_segments(&self.dir)? {
             if n < cut {
-                fs::remove_file(segment_path(&self.dir, n))?;
+                fs::remove_file(path)?;
             }
         }
         Ok(())
     }
 
-    /// Calls `apply` with every record not yet folded into the files, in append order. A torn
-    /// last line (a crash mid-write, never acknowledged) ends its segment.
-    pub(crate) fn replay(&self, apply: impl FnMut(Vec<Record>)) -> Result<(), StoreError> {
+    /// Calls `apply` with every record not yet folded into the files, in append order, with the
+    /// number of the segment it is in. A torn last frame (a crash mid-write, never acknowledged)
+    /// ends its segment.
+    pub(crate) fn replay(&self, apply: impl FnMut(u64, Vec<Record>)) -> Result<(), StoreError> {
         read_segments(
             &self.dir,
             self.folded_before..self.first_live,
-            |path, line, e| {
+            |path, at, e| {
                 self.layout.log_root(
                     "errors.log",
                     &format!(
-                        "journal {} line {line}: unreadable record skipped: {e}",
+                        "journal {} at {at}: unreadable record skipped: {e}",
                         path.display()
                     ),
                 )
@@ -215,49 +233,98 @@ impl Journal {
     }
 }
 
-/// The records of the segments numbered in `range`, in order. A segment ends at its first
-/// unreadable line (`unreadable` is told), and one deleted meanwhile (folded by a checkpoint
-/// of a running writer) is skipped.
+/// The records of the segments numbered in `range`, in order, each with its segment's number. A
+/// segment ends at its first unreadable frame or line (`unreadable` is told where), and one
+/// deleted meanwhile (folded by a checkpoint of a running writer) is skipped.
 pub(crate) fn read_segments(
     dir: &Path,
     range: std::ops::Range<u64>,
-    mut unreadable: impl FnMut(&Path, usize, &serde_json::Error),
-    mut apply: impl FnMut(Vec<Record>),
+    mut unreadable: impl FnMut(&Path, String, &dyn std::fmt::Display),
+    mut apply: impl FnMut(u64, Vec<Record>),
 ) -> Result<(), StoreError> {
-    for n in list_segments(dir)? {
+    for (n, path) in list_segments(dir)? {
         if !range.contains(&n) {
             continue;
         }
-        let path = segment_path(dir, n);
         let file = match File::open(&path) {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
             Err(e) => return Err(e.into()),
         };
+        let size = file.metadata()?.len();
         let mut reader = BufReader::new(file);
-        let mut line = Vec::new();
-        for number in 1.. {
-            // A NUL where a line would begin is the zero-filled rest of the segment: no record
-            // was written there, and it is not read (megabytes of it, at every start-up).
-            if reader.fill_buf()?.first().is_none_or(|b| *b == 0) {
-                break;
-            }
-            line.clear();
-            reader.read_until(b'\n', &mut line)?;
-            if line.last() == Some(&b'\n') {
-                line.pop();
-            }
-            if line.is_empty() {
-                continue;
-            }
-            match serde_json::from_slice::<Vec<Record>>(&line) {
-                Ok(records) => apply(records),
-                Err(e) => {
-                    unreadable(&path, number, &e);
-                    break;
-                }
-            }
+        let mut apply = |records| apply(n, records);
+        let outcome = match path.extension().and_then(|e| e.to_str()) {
+            Some(LINES) => read_lines(&mut reader, &mut apply),
+            _ => read_frames(&mut reader, size, &mut apply),
+        };
+        if let Err((at, e)) = outcome {
+            unreadable(&path, at, &e);
         }
+    }
+    Ok(())
+}
+
+/// A segment's frames, up to the zero-filled rest or the first frame that is torn.
+fn read_frames(
+    reader: &mut BufReader<File>,
+    size: u64,
+    apply: &mut dyn FnMut(Vec<Record>),
+) -> Result<(), (String, String)> {
+    use crate::entry::FRAME_HEAD;
+    let mut at = 0u64;
+    let mut payload = Vec::new();
+    loop {
+        let mut head = [0u8; FRAME_HEAD];
+        if size - at < FRAME_HEAD as u64 || reader.read_exact(&mut head).is_err() {
+            return Ok(());
+        }
+        let (length, checksum) = crate::entry::head(head);
+        if length == 0 {
+            return Ok(()); // the zero-filled rest: no frame was written here
+        }
+        let place = || format!("byte {at}");
+        if u64::from(length) > size - at - FRAME_HEAD as u64 {
+            return Err((place(), format!("a frame of {length} bytes past the end")));
+        }
+        payload.resize(length as usize, 0);
+        reader
+            .read_exact(&mut payload)
+            .map_err(|e| (place(), e.to_string()))?;
+        let records =
+            crate::entry::records(&payload, checksum).map_err(|e| (place(), e.to_string()))?;
+        apply(records);
+        at += FRAME_HEAD as u64 + u64::from(length);
+    }
+}
+
+/// A segment of JSON lines, as Atlas wrote them before frames.
+fn read_lines(
+    reader: &mut BufReader<File>,
+    apply: &mut dyn FnMut(Vec<Record>),
+) -> Result<(), (String, String)> {
+    let mut line = Vec::new();
+    for number in 1.. {
+        let place = || format!("line {number}");
+        // A NUL where a line would begin is the zero-filled rest of the segment: no record
+        // was written there, and it is not read (megabytes of it, at every start-up).
+        let next = reader.fill_buf().map_err(|e| (place(), e.to_string()))?;
+        if next.first().is_none_or(|b| *b == 0) {
+            break;
+        }
+        line.clear();
+        reader
+            .read_until(b'\n', &mut line)
+            .map_err(|e| (place(), e.to_string()))?;
+        if line.last() == Some(&b'\n') {
+            line.pop();
+        }
+        if line.is_empty() {
+            continue;
+        }
+        let records =
+            serde_json::from_slice::<Vec<Record>>(&line).map_err(|e| (place(), e.to_string()))?;
+        apply(records);
     }
     Ok(())
 }
@@ -383,7 +450,7 @@ mod tests {
             dir,
             0..u64::MAX,
             |_, _, _| unreadable += 1,
-            |records| {
+            |_, records| {
                 ids.extend(records.into_iter().map(|r| r.app_id().to_string()));
             },
         )
@@ -406,7 +473,9 @@ mod tests {
         drop(journal);
 
         let first = fs::read(segment_path(&dir, second - 1)).unwrap();
-        let end = first.iter().rposition(|b| *b == b'\n').unwrap() + 1;
+        let end: usize = (0..500)
+            .map(|n| crate::entry::frame(&[app(n)]).unwrap().len())
+            .sum();
         assert!(
             first.len() > end
                 && first.len() >= *ZEROED_AHEAD.start() as usize
@@ -422,9 +491,32 @@ mod tests {
 
         // A write torn by a crash ends its segment; the records before it stay.
         let mut torn = first.clone();
-        torn[end..end + 10].copy_from_slice(b"[{\"App\":{\"");
+        let half = crate::entry::frame(&[app(501)]).unwrap();
+        torn[end..end + half.len() / 2].copy_from_slice(&half[..half.len() / 2]);
         fs::write(segment_path(&dir, second - 1), &torn).unwrap();
         let (ids, unreadable) = read_back(&dir);
         assert_eq!((ids.len(), unreadable), (501, 1));
+    }
+
+    #[test]
+    fn segments_of_json_lines_from_before_frames_are_read() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("journal");
+        fs::create_dir_all(&dir).unwrap();
+        let mut lines = Vec::new();
+        for n in 0..3 {
+            lines.extend(serde_json::to_vec(&vec![app(n)]).unwrap());
+            lines.push(b'\n');
+        }
+        lines.extend([0u8; 64]);
+        fs::write(dir.join(format!("{:020}.jsonl", 4)), &lines).unwrap();
+        fs::write(
+            dir.join(format!("{:020}.wal", 5)),
+            crate::entry::frame(&[app(3)]).unwrap(),
+        )
+        .unwrap();
+        let (ids, unreadable) = read_back(&dir);
+        assert_eq!(ids, ["app.0", "app.1", "app.2", "app.3"]);
+        assert_eq!(unreadable, 0);
     }
 }

@@ -6,7 +6,7 @@
 //! ├── .atlas/
 //! │   ├── lock                   one writer per folder (an OS file lock; holds the owner's pid)
 //! │   ├── checkpoint.json        which journal segments are already folded into the files
-//! │   ├── journal/               append-only segments of records (JSON lines)
+//! │   ├── journal/               append-only segments of records (frames, see `entry.rs`)
 //! │   └── logs/                  operations.log, errors.log, performance.log
 //! └── apps/{app}/                one seed-001 project memory per app or site
 //!     ├── index.json, config.json
@@ -20,8 +20,12 @@
 //! one fsync: group commit). The readable files are rewritten by checkpoints, each file atomically
 //! (temporary file, then rename), and the journal is trimmed only after the files are synced.
 //! Start-up reads each app's image when it is current, else its `graph.json`, and replays the
-//! journal; since records are whole entities, replay is idempotent and any crash point recovers.
+//! journal. Whole entities replay idempotently; a report's counters ([`Record::Added`]) do not,
+//! so each app's `graph.json` (and its image) records the journal segment it covers up to, and
+//! replay skips the app's records from before it: a crash in the middle of a checkpoint, some
+//! apps folded and the journal not yet trimmed, adds no report twice.
 
+mod entry;
 mod files;
 mod fold;
 mod fsck;
@@ -53,6 +57,8 @@ pub struct FsStore {
     app_dirs: Mutex<HashMap<String, String>>,
     /// Hashes of files as last written, so unchanged meta.json files are not rewritten.
     fold_cache: Mutex<fold::FoldCache>,
+    /// app_id → the journal segment its files cover up to (see [`files::GraphFile`]).
+    folded: Mutex<HashMap<String, u64>>,
     _lock: lock::FolderLock,
 }
 
@@ -70,14 +76,16 @@ impl FsStore {
             journal,
             app_dirs: Mutex::new(app_dirs),
             fold_cache: Mutex::new(fold::FoldCache::default()),
+            folded: Mutex::new(HashMap::new()),
             _lock: lock,
         })
     }
 
     /// Everything a data folder holds, read without its writer lock and without writing: for
-    /// readers beside a running `atlas serve` (a simulated phone of an app). Records whole
-    /// entities make this safe against a checkpoint running meanwhile: a record read twice, from
-    /// the files and from the journal, is the same entity, and the newest wins.
+    /// readers beside a running `atlas serve` (a simulated phone of an app). Safe against a
+    /// checkpoint running meanwhile: a whole entity read twice, from the files and from the
+    /// journal, is the same entity, and the newest wins; a report's counters are taken only from
+    /// segments the app's files do not cover.
     pub fn read_snapshot(root: &Path) -> Result<Loaded, StoreError> {
         let layout = Layout::new(root);
         if !root.join("atlas.json").is_file() {
@@ -90,16 +98,21 @@ impl FsStore {
         let folded_before = journal::folded_before(&layout)?;
         let mut dirs: Vec<String> = layout.read_app_dirs()?.into_values().collect();
         dirs.sort();
+        let mut folded = HashMap::new();
         let apps = dirs
             .iter()
-            .map(|dir| files::read_graph(&layout.apps_dir().join(dir)))
-            .collect::<Result<Vec<_>, _>>()?;
+            .map(|dir| {
+                let (data, before) = files::read_graph(&layout.apps_dir().join(dir))?;
+                folded.insert(data.app.app_id.clone(), before);
+                Ok(data)
+            })
+            .collect::<Result<Vec<_>, StoreError>>()?;
         let mut journal = Vec::new();
         journal::read_segments(
             &layout.journal_dir(),
             folded_before..u64::MAX,
             |_, _, _| {},
-            |records| journal.extend(records),
+            |segment, records| journal.extend(not_folded(&folded, segment, records)),
         )?;
         Ok(Loaded { apps, journal })
     }
@@ -154,6 +167,19 @@ impl FsStore {
     }
 }
 
+/// The records of journal segment `segment` that the files of their apps do not cover already.
+fn not_folded(
+    folded: &HashMap<String, u64>,
+    segment: u64,
+    records: Vec<Record>,
+) -> impl Iterator<Item = Record> + '_ {
+    records.into_iter().filter(move |r| {
+        folded
+            .get(r.app_id())
+            .is_none_or(|before| segment >= *before)
+    })
+}
+
 impl Store for FsStore {
     fn load(&self) -> Result<Loaded, StoreError> {
         /// Data only: a reader that wants entities, not the service's images.
@@ -176,22 +202,33 @@ impl Store for FsStore {
 
     fn load_each(&self, sink: &mut dyn LoadSink) -> Result<Vec<Record>, StoreError> {
         let started = std::time::Instant::now();
-        let mut dirs: Vec<String> = self.app_dirs.lock().values().cloned().collect();
+        let mut dirs: Vec<(String, String)> = self
+            .app_dirs
+            .lock()
+            .iter()
+            .map(|(app_id, dir)| (dir.clone(), app_id.clone()))
+            .collect();
         dirs.sort();
         let apps = dirs.len();
         let mut images = 0usize;
-        for dir in dirs {
+        let mut folded = HashMap::new();
+        for (dir, app_id) in dirs {
             let app_root = self.layout.apps_dir().join(&dir);
-            if let Some((image, body)) = image::current(&app_root)
-                && sink.image(&image[body..])
+            if let Some(image) = image::current(&app_root)
+                && sink.image(&image.bytes[image.body..])
             {
+                folded.insert(app_id, image.folded_before);
                 images += 1;
                 continue;
             }
-            sink.app(files::read_graph(&app_root)?);
+            let (data, before) = files::read_graph(&app_root)?;
+            folded.insert(data.app.app_id.clone(), before);
+            sink.app(data);
         }
         let mut journal = Vec::new();
-        self.journal.replay(|records| journal.extend(records))?;
+        self.journal
+            .replay(|segment, records| journal.extend(not_folded(&folded, segment, records)))?;
+        *self.folded.lock() = folded;
         self.layout.log_root(
             "performance.log",
             &format!(
@@ -209,6 +246,14 @@ impl Store for FsStore {
         self.journal.append(&whole)
     }
 
+    fn takes_added(&self) -> bool {
+        true
+    }
+
+    fn journal_bytes(&self) -> u64 {
+        self.journal.appended()
+    }
+
     fn begin_checkpoint(&self) -> Result<Cut, StoreError> {
         self.journal.rotate().map(Cut)
     }
@@ -219,11 +264,12 @@ impl Store for FsStore {
         for app in changed {
             let dir = self.dir_for(&app.app.app_id);
             let app_root = self.layout.apps_dir().join(&dir);
-            if let Err(e) = fold::fold_app(&app_root, &dir, app, &mut cache) {
+            if let Err(e) = fold::fold_app(&app_root, &dir, app, cut.0, &mut cache) {
                 self.layout
                     .log_root("errors.log", &format!("checkpoint of {dir} failed: {e}"));
                 return Err(e);
             }
+            self.folded.lock().insert(app.app.app_id.clone(), cut.0);
         }
         layout::sync_filesystem(self.layout.root())?;
         self.journal.trim_before(cut.0)?;
@@ -244,7 +290,8 @@ impl Store for FsStore {
 
     fn keep_image(&self, app_id: &str, image: &[u8]) -> Result<(), StoreError> {
         let dir = self.dir_for(app_id);
-        image::keep(&self.layout.apps_dir().join(dir), image)
+        let folded_before = self.folded.lock().get(app_id).copied().unwrap_or(0);
+        image::keep(&self.layout.apps_dir().join(dir), image, folded_before)
     }
 
     fn check(&self, repair: bool) -> Result<CheckReport, StoreError> {

@@ -233,6 +233,10 @@ impl Store for PgStore {
     }
 
     fn append(&self, records: Vec<Record>) -> Commit {
+        if records.iter().any(|r| matches!(r, Record::Added(_))) {
+            // It does not take them (`takes_added`): a transition's row holds its JSON whole.
+            return Commit::failed("the database is given a report's transition whole".into());
+        }
         let (tx, commit) = Commit::new();
         let id = self.shared.pending.lock().push(&records);
         if self.writer.send((id, records, tx)).is_err() {

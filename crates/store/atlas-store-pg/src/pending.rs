@@ -28,6 +28,7 @@ pub(crate) fn key_of(record: &Record) -> Key {
         Record::Transition(t) | Record::Counted { transition: t, .. } => {
             ("transition", &t.app_id, &t.transition_id)
         }
+        Record::Added(a) => ("transition", &a.app_id, &a.transition_id),
     };
     (kind, app.clone(), id.clone())
 }

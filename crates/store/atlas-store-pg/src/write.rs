@@ -48,6 +48,8 @@ enum Tally {
 impl Group {
     fn add(&mut self, record: &Record, wseq: u64) -> Result<(), serde_json::Error> {
         let (kind, app_id, id, data) = match record {
+            // Refused by `append`: this store is given reports' transitions whole.
+            Record::Added(_) => return Ok(()),
             Record::App(a) => ("app", &a.app_id, &a.app_id, serde_json::to_value(a)?),
             Record::Page(p) => ("page", &p.app_id, &p.page_id, serde_json::to_value(p)?),
             Record::Intent(i) => ("intent", &i.app_id, &i.intent_id, serde_json::to_value(i)?),

@@ -5,10 +5,14 @@
 //! is the [`Store`] trait; the folder database of seed 001 (`atlas-store-fs`) is one implementation
 //! and a PostgreSQL one can follow without touching the service.
 //!
-//! Key design decision: **records carry whole entities, not deltas.** A report does not log "+1
-//! success", it logs the transition as it now is. Replaying a record twice therefore changes
-//! nothing, so a crash at any point of a checkpoint—files half folded, journal not yet
-//! trimmed—recovers to exactly the acknowledged state by loading the files and replaying the journal.
+//! Key design decision: **records carry whole entities, except a report's counters.** Replaying
+//! a whole entity twice changes nothing, so a crash at any point of a checkpoint—files half
+//! folded, journal not yet trimmed—recovers to exactly the acknowledged state by loading the
+//! files and replaying the journal. A report on a transition that exists is the one write that
+//! comes by the hundred thousand, and it changes three numbers: it is logged as those numbers'
+//! growth ([`Record::Added`]), which a store takes only if it can replay each exactly once
+//! ([`Store::takes_added`]: the folder store marks each app's files with the journal position
+//! they cover and replays only what lies after it).
 
 pub mod files;
 
@@ -39,6 +43,25 @@ pub enum Record {
         /// What the change added to its counters.
         added: Counts,
     },
+    /// Counters added to a transition that exists, and nothing else: a report, as a store that
+    /// replays each record exactly once ([`Store::takes_added`]) takes it.
+    Added(Added),
+}
+
+/// What one report added to a transition that exists (see [`Record::Added`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Added {
+    /// The transition's app.
+    pub app_id: String,
+    /// The transition.
+    pub transition_id: String,
+    /// What the report added to its counters.
+    pub added: Counts,
+    /// The failure's reason, which replaces the transition's; none leaves it as it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// When, in seconds since 1970 (UTC): the transition's `updated_at`.
+    pub at: i64,
 }
 
 impl Record {
@@ -50,6 +73,7 @@ impl Record {
             Record::Transition(t) | Record::Counted { transition: t, .. } => &t.app_id,
             Record::Intent(i) => &i.app_id,
             Record::Trace(t) => &t.app_id,
+            Record::Added(a) => &a.app_id,
         }
     }
 
@@ -60,6 +84,17 @@ impl Record {
             Record::Counted { transition, .. } => Record::Transition(transition),
             other => other,
         }
+    }
+}
+
+impl Added {
+    /// The transition after the report.
+    pub fn apply_to(&self, t: &mut Transition) {
+        self.added.add_to(t);
+        if let Some(reason) = &self.reason {
+            t.last_failure_reason = reason.clone();
+        }
+        t.updated_at = atlas_model::rfc3339_of_seconds(self.at);
     }
 }
 
@@ -284,6 +319,15 @@ impl Loaded {
                 Record::Transition(t) => upsert(&mut data.transitions, t, |t| &t.transition_id),
                 Record::Intent(i) => upsert(&mut data.intents, i, |i| &i.intent_id),
                 Record::Trace(t) => upsert(&mut data.traces, t, |t| &t.trace_id),
+                Record::Added(a) => {
+                    if let Some(t) = data
+                        .transitions
+                        .iter_mut()
+                        .find(|t| t.transition_id == a.transition_id)
+                    {
+                        a.apply_to(t);
+                    }
+                }
                 Record::Counted { .. } => unreachable!("into_whole"),
             }
         }
@@ -325,11 +369,21 @@ pub trait Store: Send + Sync {
     /// Appends records as one atomic unit; the [`Commit`] resolves once they are durable.
     /// Callers append in the order they changed their state.
     fn append(&self, records: Vec<Record>) -> Commit;
+    /// Bytes appended since the last checkpoint began: what a restart would replay beyond the
+    /// files (none for a store whose writes are in their final place).
+    fn journal_bytes(&self) -> u64 {
+        0
+    }
     /// Marks the journal position a checkpoint will cover. The caller must hold its state still
     /// (no appends) while calling this and while copying the state it will fold.
     fn begin_checkpoint(&self) -> Result<Cut, StoreError>;
     /// Folds the state of the changed apps into the files and drops the journal before `cut`.
     fn finish_checkpoint(&self, cut: Cut, changed: &[AppData]) -> Result<(), StoreError>;
+    /// Whether the store takes [`Record::Added`]: it replays each exactly once. A store that
+    /// does not is given the transition whole ([`Record::Counted`]) instead.
+    fn takes_added(&self) -> bool {
+        false
+    }
     /// Whether the store keeps images of apps for the next start-up ([`Store::keep_image`]).
     fn keeps_images(&self) -> bool {
         false
