@@ -267,6 +267,22 @@ impl AppGraph {
         self.linked(page_id, Direction::Forward)
     }
 
+    /// The transitions from one page to another, newest first: found by the pages' numbers,
+    /// with no page id compared along the way.
+    pub fn between<'a>(
+        &'a self,
+        from: &str,
+        to: &str,
+    ) -> impl Iterator<Item = TransitionRef<'a>> + 'a {
+        let ends = self.node(from).zip(self.node(to));
+        ends.into_iter().flat_map(move |(from, to)| {
+            self.links
+                .of(from, Direction::Forward)
+                .filter(move |l| l.node == to)
+                .map(move |l| TransitionRef::new(self, l.edge))
+        })
+    }
+
     /// Incoming transitions of a page, newest first.
     pub fn incoming<'a>(&'a self, page_id: &str) -> impl Iterator<Item = TransitionRef<'a>> + 'a {
         self.linked(page_id, Direction::Backward)

@@ -31,6 +31,13 @@ impl ImageWriter {
         ImageWriter::default()
     }
 
+    /// An image that goes on after `bytes` (a header of the caller's), with room for `capacity`
+    /// bytes in all.
+    pub fn after(mut bytes: Vec<u8>, capacity: usize) -> ImageWriter {
+        bytes.reserve(capacity.saturating_sub(bytes.len()));
+        ImageWriter { bytes }
+    }
+
     /// The bytes written.
     pub fn into_bytes(self) -> Vec<u8> {
         self.bytes

@@ -14,8 +14,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::time::{Duration, Instant};
 
-use atlas_graph::{Graph, TransitionRef};
-use atlas_model::{Action, Transition};
+use atlas_graph::{AppGraph, Graph};
 use atlas_store::{Counts, Record};
 use parking_lot::Mutex;
 use schemars::JsonSchema;
@@ -53,28 +52,28 @@ pub struct RecentReport {
     pub latency_ms: Option<f64>,
 }
 
-impl RecentReport {
-    /// A report on an edge the graph holds.
-    pub(crate) fn new(t: &TransitionRef<'_>, added: &Counts, at: &str) -> RecentReport {
-        let ends = [t.app_id(), t.transition_id(), t.from_page(), t.to_page()];
-        RecentReport::with(ends, t.action(), added, at)
-    }
+/// A report as remembered: when, on which edge, what it added. The edge's pages and action are
+/// read from the graph when someone looks, so a report costs one small allocation, not seven
+/// texts and a formatted time.
+#[derive(Debug, Clone)]
+pub(crate) struct Reported {
+    /// Seconds since 1970 (UTC).
+    pub(crate) at: i64,
+    pub(crate) transition_id: String,
+    pub(crate) added: Counts,
+}
 
-    /// A report on a transition as the model has it.
-    pub(crate) fn of(t: &Transition, added: &Counts, at: &str) -> RecentReport {
-        let ends = [&t.app_id, &t.transition_id, &t.from_page, &t.to_page].map(String::as_str);
-        RecentReport::with(ends, &t.action, added, at)
-    }
-
-    /// `[app, transition, from page, to page]`.
-    fn with(ids: [&str; 4], action: &Action, added: &Counts, at: &str) -> RecentReport {
-        let [app_id, transition_id, from_page, to_page] = ids.map(str::to_string);
-        RecentReport {
-            at: at.to_string(),
-            app_id,
-            transition_id,
-            from_page,
-            to_page,
+impl Reported {
+    /// The report as the API shows it, when the app still has its edge.
+    fn shown(&self, app: &AppGraph) -> Option<RecentReport> {
+        let t = app.transition(&self.transition_id)?;
+        let (added, action) = (&self.added, t.action());
+        Some(RecentReport {
+            at: atlas_model::rfc3339_of_seconds(self.at),
+            app_id: t.app_id().to_string(),
+            transition_id: self.transition_id.clone(),
+            from_page: t.from_page().to_string(),
+            to_page: t.to_page().to_string(),
             action_type: action.action_type.clone(),
             widget_text: action.widget_text.clone(),
             reports: added.success + added.fail,
@@ -82,7 +81,7 @@ impl RecentReport {
             failed: added.fail,
             latency_ms: (added.latency_samples > 0)
                 .then(|| added.latency_total_ms / added.latency_samples as f64),
-        }
+        })
     }
 }
 
@@ -96,7 +95,7 @@ struct AppActivity {
     /// Reports per minute since the process started (minute, count), the oldest first.
     minutes: VecDeque<(u64, u64)>,
     /// The latest reports, the oldest first.
-    latest: VecDeque<(Instant, RecentReport)>,
+    latest: VecDeque<(Instant, Reported)>,
 }
 
 impl AppActivity {
@@ -128,36 +127,41 @@ fn minute_now() -> u64 {
 }
 
 impl Activity {
-    /// The reports among followed `records` (see [`as_reports`]), by app.
-    pub(crate) fn reports_of(records: &[Record]) -> Vec<RecentReport> {
-        let at = atlas_model::now_rfc3339();
+    /// The reports among followed `records` (see [`as_reports`]), with their apps.
+    pub(crate) fn reports_of(records: &[Record]) -> Vec<(String, Reported)> {
+        let at = atlas_model::unix_seconds_now();
         records
             .iter()
             .filter_map(|record| match record {
                 Record::Counted { transition, added } if added.success + added.fail > 0 => {
-                    Some(RecentReport::of(transition, added, &at))
+                    let reported = Reported {
+                        at,
+                        transition_id: transition.transition_id.clone(),
+                        added: *added,
+                    };
+                    Some((transition.app_id.clone(), reported))
                 }
                 _ => None,
             })
             .collect()
     }
 
-    pub(crate) fn remember(&self, reports: Vec<RecentReport>) {
-        if reports.is_empty() {
-            return;
-        }
+    /// Remembers a report on an edge of `app_id`.
+    pub(crate) fn remember(&self, app_id: &str, report: Reported) {
         let (now, minute) = (Instant::now(), minute_now());
         let mut apps = self.apps.lock();
-        for report in reports {
-            let app = apps.entry(report.app_id.clone()).or_default();
-            match app.minutes.back_mut() {
-                Some((m, count)) if *m == minute => *count += report.reports,
-                _ => app.minutes.push_back((minute, report.reports)),
-            }
-            app.latest.push_back((now, report));
-            if app.latest.len() > KEPT_PER_APP {
-                app.latest.pop_front();
-            }
+        let app = match apps.get_mut(app_id) {
+            Some(app) => app,
+            None => apps.entry(app_id.to_string()).or_default(),
+        };
+        let reports = report.added.success + report.added.fail;
+        match app.minutes.back_mut() {
+            Some((m, count)) if *m == minute => *count += reports,
+            _ => app.minutes.push_back((minute, reports)),
+        }
+        app.latest.push_back((now, report));
+        if app.latest.len() > KEPT_PER_APP {
+            app.latest.pop_front();
         }
     }
 
@@ -177,16 +181,16 @@ impl Activity {
             .unwrap_or(0)
     }
 
-    /// The latest reports (newest first, at most `n`) of steps from or to a page.
-    pub(crate) fn on_page(&self, app_id: &str, page_id: &str, n: usize) -> Vec<RecentReport> {
-        self.recent(app_id, |app| {
-            app.latest
+    /// The latest reports (newest first, at most `n`) of steps from or to a page of `app`.
+    pub(crate) fn on_page(&self, app: &AppGraph, page_id: &str, n: usize) -> Vec<RecentReport> {
+        self.recent(app.app_id(), |recent| {
+            recent
+                .latest
                 .iter()
                 .rev()
-                .map(|(_, r)| r)
+                .filter_map(|(_, r)| r.shown(app))
                 .filter(|r| r.from_page == page_id || r.to_page == page_id)
                 .take(n)
-                .cloned()
                 .collect()
         })
         .unwrap_or_default()
@@ -224,38 +228,86 @@ pub(crate) fn as_reports(graph: &Graph, records: Vec<Record>) -> Vec<Record> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use atlas_model::{Action, App, Page, Transition};
 
-    fn report(app: &str, from: &str, n: u64) -> RecentReport {
-        RecentReport {
-            at: String::new(),
-            app_id: app.into(),
+    /// An app whose edges `p → q` and `r → q` are `p-t` and `r-t`.
+    fn app() -> Graph {
+        let mut graph = Graph::default();
+        graph.upsert_app(App {
+            app_id: "a".into(),
+            home_page: None,
+            created_at: String::new(),
+            updated_at: String::new(),
+        });
+        for name in ["p", "q", "r"] {
+            graph
+                .upsert_page(Page {
+                    page_id: name.into(),
+                    ..Page::named("a", name)
+                })
+                .unwrap();
+        }
+        for from in ["p", "r"] {
+            let t = Transition {
+                transition_id: format!("{from}-t"),
+                app_id: "a".into(),
+                from_page: from.into(),
+                to_page: "q".into(),
+                action: Action {
+                    action_type: "click".into(),
+                    ..Action::default()
+                },
+                success_count: 0,
+                fail_count: 0,
+                latency_total_ms: 0.0,
+                latency_samples: 0,
+                last_failure_reason: String::new(),
+                created_at: String::new(),
+                updated_at: String::new(),
+            };
+            graph.upsert_transition(&t).unwrap();
+        }
+        graph
+    }
+
+    fn report(from: &str, n: u64) -> Reported {
+        Reported {
+            at: 0,
             transition_id: format!("{from}-t"),
-            from_page: from.into(),
-            to_page: "q".into(),
-            action_type: "click".into(),
-            widget_text: String::new(),
-            reports: n,
-            succeeded: n,
-            failed: 0,
-            latency_ms: None,
+            added: Counts {
+                success: n,
+                ..Counts::default()
+            },
         }
     }
 
     #[test]
     fn the_hour_counts_every_report_and_keeps_the_latest_by_page() {
+        let graph = app();
         let activity = Activity::default();
         let many = KEPT_PER_APP + 500;
         for i in 0..many {
-            activity.remember(vec![report("a", if i % 2 == 0 { "p" } else { "r" }, 1)]);
+            activity.remember("a", report(if i % 2 == 0 { "p" } else { "r" }, 1));
         }
-        activity.remember(vec![report("a", "p", 5), report("b", "p", 2)]);
+        activity.remember("a", report("p", 5));
+        activity.remember("b", report("p", 2));
         // Past what is kept of the reports themselves, the count is still whole.
         assert_eq!(activity.last_hour("a"), many as u64 + 5);
         assert_eq!(activity.last_hour("b"), 2);
         assert_eq!(activity.last_hour("c"), 0);
-        let latest = activity.on_page("a", "p", 3);
+        let app = graph.app("a").unwrap();
+        let latest = activity.on_page(app, "p", 3);
         assert_eq!(latest.len(), 3);
         assert_eq!(latest[0].reports, 5, "newest first");
-        assert!(activity.on_page("a", "nowhere", 3).is_empty());
+        assert_eq!(
+            (latest[0].from_page.as_str(), latest[0].to_page.as_str()),
+            ("p", "q")
+        );
+        assert_eq!(
+            activity.on_page(app, "q", 100).len(),
+            100,
+            "from or to the page"
+        );
+        assert!(activity.on_page(app, "nowhere", 3).is_empty());
     }
 }

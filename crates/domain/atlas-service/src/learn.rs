@@ -10,7 +10,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::Atlas;
-use crate::activity::RecentReport;
+use crate::activity::Reported;
 use crate::state::State;
 use atlas_navigate::round3;
 use atlas_navigate::{DocTexts, intent_key};
@@ -218,12 +218,30 @@ fn stats_of(counts: &Counts) -> TransitionStats {
     }
 }
 
-fn check_action(action: &Action, field: &str) -> Result<()> {
-    validate_text(&format!("{field}type"), &action.action_type, true)?;
-    validate_text(&format!("{field}widget"), &action.widget_id, false)?;
-    validate_text(&format!("{field}widget_text"), &action.widget_text, false)?;
-    validate_text(&format!("{field}widget_xpath"), &action.widget_xpath, false)?;
-    validate_text(&format!("{field}input_text"), &action.input_text, false)
+/// Checks an action's texts; `nested` names its fields as `action.type`, … (a report's), else
+/// as `type`, … (a batch item's).
+fn check_action(action: &Action, nested: bool) -> Result<()> {
+    let names = match nested {
+        true => [
+            "action.type",
+            "action.widget",
+            "action.widget_text",
+            "action.widget_xpath",
+            "action.input_text",
+        ],
+        false => [
+            "type",
+            "widget",
+            "widget_text",
+            "widget_xpath",
+            "input_text",
+        ],
+    };
+    validate_text(names[0], &action.action_type, true)?;
+    validate_text(names[1], &action.widget_id, false)?;
+    validate_text(names[2], &action.widget_text, false)?;
+    validate_text(names[3], &action.widget_xpath, false)?;
+    validate_text(names[4], &action.input_text, false)
 }
 
 /// The app of a step from `from` by `action` to `to`, and the edge it counts on when the app has
@@ -255,18 +273,17 @@ fn find_edge<'s>(
     // The edge of this very step: found among the page's links rather than by hashing the
     // step into its id (a SHA-256 every report), since the id is a function of the step.
     let existing = from_app
-        .outgoing(from)
-        .find(|t| t.to_page() == to && t.action() == action)
+        .between(from, to)
+        .find(|t| t.action() == action)
         .or_else(|| {
             // The same step named another way (its widget's id and text where the edge knows
             // only the text, or the other way round) counts on the edge there is: one widget,
             // one edge.
             from_app
-                .outgoing(from)
+                .between(from, to)
                 .filter(|t| {
                     let known = t.action();
-                    t.to_page() == to
-                        && known.action_type == action.action_type
+                    known.action_type == action.action_type
                         && known.input_text == action.input_text
                         && known.same_widget(action)
                 })
@@ -336,7 +353,7 @@ impl Atlas {
             widget_xpath: req.action.widget_xpath.unwrap_or_default(),
             input_text: req.action.input_text.unwrap_or_default(),
         };
-        check_action(&action, "action.")?;
+        check_action(&action, true)?;
         let latency = match req.latency_ms {
             None => None,
             Some(ms) if (0..=3_600_000).contains(&ms) => Some(ms as u64),
@@ -359,8 +376,9 @@ impl Atlas {
             }
         }
         let at = atlas_model::unix_seconds_now();
-        let now = atlas_model::rfc3339_of_seconds(at);
-        let (response, report) = self
+        // Written out only where a whole entity is: a known edge's report keeps the number.
+        let now = || atlas_model::rfc3339_of_seconds(at);
+        let (response, app_id, report) = self
             .commit_with(|state| {
                 let added = counts_of(u64::from(req.success), u64::from(!req.success), latency);
                 let (app, edge) = find_edge(state, &req.from_page, &action, &req.to_page)?;
@@ -386,7 +404,11 @@ impl Atlas {
                             updated: true,
                             stats: stats_of(&counts),
                         };
-                        let report = RecentReport::new(&edge, &added, &now);
+                        let report = Reported {
+                            at,
+                            transition_id: edge.transition_id().to_string(),
+                            added,
+                        };
                         let record = Record::Added(Added {
                             app_id: app.app_id().to_string(),
                             transition_id: edge.transition_id().to_string(),
@@ -411,12 +433,12 @@ impl Atlas {
                                 latency_total_ms: 0.0,
                                 latency_samples: 0,
                                 last_failure_reason: String::new(),
-                                created_at: now.clone(),
-                                updated_at: now.clone(),
+                                created_at: now(),
+                                updated_at: now(),
                             },
                         };
                         added.add_to(&mut t);
-                        t.updated_at = now.clone();
+                        t.updated_at = now();
                         if let Some(reason) = reason {
                             t.last_failure_reason = reason;
                         }
@@ -426,7 +448,11 @@ impl Atlas {
                             updated,
                             stats: stats_of(&Counts::of(&t)),
                         };
-                        let report = RecentReport::of(&t, &added, &now);
+                        let report = Reported {
+                            at,
+                            transition_id: t.transition_id.clone(),
+                            added,
+                        };
                         (
                             Record::Counted {
                                 transition: t,
@@ -451,8 +477,8 @@ impl Atlas {
                         steps: vec![],
                         finished: None,
                         finish_message: None,
-                        created_at: now.clone(),
-                        updated_at: now.clone(),
+                        created_at: now(),
+                        updated_at: now(),
                     });
                     if trace.steps.len() < MAX_TRACE_STEPS {
                         trace.steps.push(TraceStep {
@@ -463,13 +489,13 @@ impl Atlas {
                             latency_ms: latency.unwrap_or(0),
                         });
                     }
-                    trace.updated_at = now.clone();
+                    trace.updated_at = now();
                     records.push(Record::Trace(trace));
                 }
-                Ok((records, (response, report)))
+                Ok((records, (response, app.app_id().to_string(), report)))
             })
             .await?;
-        self.activity.remember(vec![report]);
+        self.activity.remember(&app_id, report);
         Ok(response)
     }
 
@@ -607,7 +633,7 @@ impl Atlas {
                 };
                 let checked = validate_text("from_page", &item.from_page, true)
                     .and_then(|()| validate_text("to_page", &item.to_page, true))
-                    .and_then(|()| check_action(&action, ""));
+                    .and_then(|()| check_action(&action, false));
                 let added = counts_of(
                     item.success_count.unwrap_or(0),
                     item.fail_count.unwrap_or(0),

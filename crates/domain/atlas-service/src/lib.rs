@@ -281,7 +281,7 @@ impl Atlas {
             inner: self.embedder.as_ref(),
             ready,
         };
-        let (count, pending, value, learned) = {
+        let (pending, value, learned) = {
             let mut state = self.state.write();
             let (records, value) = build(&state)?;
             if records.is_empty() {
@@ -291,12 +291,7 @@ impl Atlas {
                 state.apply(record, &embedder)?;
             }
             let learned = events::of(&state.graph, &records, self.events.receiver_count() > 0);
-            (
-                records.len() as u64,
-                self.store.append(records),
-                value,
-                learned,
-            )
+            (self.store.append(records), value, learned)
         };
         pending.wait().await.map_err(|e| match e {
             StoreError::Unavailable(_) => AtlasError::Unavailable(format!("write not made: {e}")),
@@ -447,8 +442,9 @@ impl Atlas {
         for event in events::of(&state.graph, &records, self.events.receiver_count() > 0) {
             let _ = self.events.send(event);
         }
-        self.activity
-            .remember(activity::Activity::reports_of(&records));
+        for (app_id, report) in activity::Activity::reports_of(&records) {
+            self.activity.remember(&app_id, report);
+        }
         for record in records {
             if let Err(e) = state.apply(&record, &embedder) {
                 tracing::warn!("a followed change did not apply: {e}");

@@ -389,7 +389,7 @@ impl Atlas {
             intents,
             actions: steps(app.outgoing(&page.page_id).collect(), |t| t.to_page()),
             incoming: steps(app.incoming(&page.page_id).collect(), |t| t.from_page()),
-            recent_reports: self.activity.on_page(&page.app_id, &page.page_id, 20),
+            recent_reports: self.activity.on_page(app, &page.page_id, 20),
             folder: folder.map(|f| f.display().to_string()),
             screenshot,
             created_at: page.created_at.clone(),

@@ -20,7 +20,8 @@ pub(crate) const FRAME_HEAD: usize = 8;
 
 /// `records` as one frame.
 pub(crate) fn frame(records: &[Record]) -> Result<Vec<u8>, String> {
-    let mut w = ImageWriter::new();
+    // The head is filled in once the payload is written, so the payload is never copied.
+    let mut w = ImageWriter::after(vec![0; FRAME_HEAD], 160);
     for record in records {
         match record {
             Record::Added(a) => {
@@ -46,15 +47,15 @@ pub(crate) fn frame(records: &[Record]) -> Result<Vec<u8>, String> {
             }
         }
     }
-    let payload = w.into_bytes();
-    let length = u32::try_from(payload.len())
+    let mut bytes = w.into_bytes();
+    let payload = bytes.len() - FRAME_HEAD;
+    let length = u32::try_from(payload)
         .ok()
         .filter(|n| *n > 0)
-        .ok_or_else(|| format!("a journal frame of {} bytes", payload.len()))?;
-    let mut bytes = Vec::with_capacity(FRAME_HEAD + payload.len());
-    bytes.extend_from_slice(&length.to_le_bytes());
-    bytes.extend_from_slice(&crc32fast::hash(&payload).to_le_bytes());
-    bytes.extend_from_slice(&payload);
+        .ok_or_else(|| format!("a journal frame of {payload} bytes"))?;
+    let checksum = crc32fast::hash(&bytes[FRAME_HEAD..]);
+    bytes[..4].copy_from_slice(&length.to_le_bytes());
+    bytes[4..FRAME_HEAD].copy_from_slice(&checksum.to_le_bytes());
     Ok(bytes)
 }
 
