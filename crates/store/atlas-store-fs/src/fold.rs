@@ -9,8 +9,7 @@ use atlas_model::{Page, Transition, sanitize_node_id};
 use atlas_store::{AppData, StoreError};
 
 use crate::files::{
-    self, Config, FORMAT_VERSION, GRAPH_PART_BUDGET, GraphFile, Index, IndexNode, IndexStatistics,
-    Meta,
+    self, Config, FORMAT_VERSION, GRAPH_PART_BUDGET, Index, IndexNode, IndexStatistics, Meta,
 };
 use crate::layout::{append_log, atomic_write};
 
@@ -30,7 +29,8 @@ pub(crate) const NODE_SUBDIRS: &[&str] = &[
 pub(crate) struct FoldCache {
     made_dirs: HashSet<PathBuf>,
     meta_hash: HashMap<PathBuf, u64>,
-    links: HashSet<PathBuf>,
+    /// Links made, as `{page folder}/{transition id}`.
+    links: HashSet<String>,
 }
 
 impl FoldCache {
@@ -242,56 +242,90 @@ pub(crate) fn ensure_link(from: &Path, name: &str, to_dir: &str) -> Result<(), S
     )
 }
 
-/// Splits the graph into files under the part budget: the head (`graph.json`, with the app) and as
-/// many generation-named parts as needed.
+/// One graph file as it is written: [`crate::files::GraphFile`]'s fields, in its order, borrowing the app's
+/// lists instead of copying them.
+#[derive(serde::Serialize)]
+struct GraphFileOut<'a> {
+    version: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    app: Option<&'a atlas_model::App>,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    parts: &'a [String],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    journal_folded_before: Option<u64>,
+    pages: &'a [Page],
+    intents: &'a [atlas_model::Intent],
+    transitions: &'a [Transition],
+    traces: &'a [atlas_model::Trace],
+}
+
+/// Starts a new file wherever the next of `items` (the graph's `list`-th list) would take the
+/// one being filled (`used` bytes so far) past the part budget; each file starts at a position
+/// (list, index) in the graph's lists taken one after another.
+fn place<T: serde::Serialize>(
+    items: &[T],
+    list: usize,
+    used: &mut usize,
+    starts: &mut Vec<(usize, usize)>,
+) {
+    for (i, item) in items.iter().enumerate() {
+        let size = serde_json::to_vec(item).map(|v| v.len()).unwrap_or(0) + 64;
+        if *used + size > GRAPH_PART_BUDGET && *used > 1024 {
+            starts.push((list, i));
+            *used = 1024;
+        }
+        *used += size;
+    }
+}
+
+/// Splits the graph into files under the part budget: the head (`graph.json`, with the app and
+/// `cut`, the journal segment the files cover up to) and as many generation-named parts as
+/// needed.
 fn graph_files(
     data: &AppData,
     generation: &str,
     cut: u64,
 ) -> Result<Vec<(String, Vec<u8>)>, StoreError> {
-    let mut files: Vec<GraphFile> = vec![GraphFile {
-        version: FORMAT_VERSION.into(),
-        app: Some(data.app.clone()),
-        journal_folded_before: Some(cut),
-        ..Default::default()
-    }];
+    let mut starts = vec![(0, 0)];
     let mut used = 1024usize;
-    macro_rules! place {
-        ($list:ident, $items:expr) => {
-            for item in $items {
-                let size = serde_json::to_vec(item).map(|v| v.len()).unwrap_or(0) + 64;
-                if used + size > GRAPH_PART_BUDGET && used > 1024 {
-                    files.push(GraphFile {
-                        version: FORMAT_VERSION.into(),
-                        ..Default::default()
-                    });
-                    used = 1024;
-                }
-                files
-                    .last_mut()
-                    .expect("non-empty")
-                    .$list
-                    .push(item.clone());
-                used += size;
-            }
-        };
-    }
-    place!(pages, &data.pages);
-    place!(intents, &data.intents);
-    place!(transitions, &data.transitions);
-    place!(traces, &data.traces);
-    let names: Vec<String> = (1..files.len())
+    place(&data.pages, 0, &mut used, &mut starts);
+    place(&data.intents, 1, &mut used, &mut starts);
+    place(&data.transitions, 2, &mut used, &mut starts);
+    place(&data.traces, 3, &mut used, &mut starts);
+    let lens = [
+        data.pages.len(),
+        data.intents.len(),
+        data.transitions.len(),
+        data.traces.len(),
+    ];
+    // Where the position `at` falls within list `list`: past its end, at an index, or before it.
+    let offset = |at: (usize, usize), list: usize| match list.cmp(&at.0) {
+        std::cmp::Ordering::Less => lens[list],
+        std::cmp::Ordering::Equal => at.1,
+        std::cmp::Ordering::Greater => 0,
+    };
+    let names: Vec<String> = (1..starts.len())
         .map(|k| format!("graph.{generation}.{k:03}.json"))
         .collect();
-    files[0].parts = names.clone();
     let mut out = Vec::new();
-    for (k, file) in files.iter().enumerate() {
-        let name = if k == 0 {
-            "graph.json".to_string()
-        } else {
-            names[k - 1].clone()
+    for (k, start) in starts.iter().enumerate() {
+        let end = starts.get(k + 1).copied().unwrap_or((lens.len(), 0));
+        let range = |list: usize| offset(*start, list)..offset(end, list);
+        let file = GraphFileOut {
+            version: FORMAT_VERSION,
+            app: (k == 0).then_some(&data.app),
+            parts: if k == 0 { &names } else { &[] },
+            journal_folded_before: (k == 0).then_some(cut),
+            pages: &data.pages[range(0)],
+            intents: &data.intents[range(1)],
+            transitions: &data.transitions[range(2)],
+            traces: &data.traces[range(3)],
         };
-        let bytes = serde_json::to_vec_pretty(file).map_err(|e| StoreError::Io(e.to_string()))?;
+        let name = match k {
+            0 => "graph.json".to_string(),
+            _ => names[k - 1].clone(),
+        };
+        let bytes = serde_json::to_vec_pretty(&file).map_err(|e| StoreError::Io(e.to_string()))?;
         out.push((name, bytes));
     }
     Ok(out)
@@ -357,13 +391,14 @@ pub(crate) fn fold_app(
         else {
             continue;
         };
-        let from_node = app_root.join(from);
-        let link = from_node.join("links").join(link_name(t));
-        if cache.links.contains(&link) {
+        // Known by its page's folder and its id (which fix its link's name), so a checkpoint
+        // builds no path and no name for the links it made before.
+        let known = format!("{from}/{}", t.transition_id);
+        if cache.links.contains(&known) {
             continue;
         }
-        ensure_link(&from_node, &link_name(t), to)?;
-        cache.links.insert(link);
+        ensure_link(&app_root.join(from), &link_name(t), to)?;
+        cache.links.insert(known);
         links_made += 1;
     }
     let generation = format!(

@@ -163,3 +163,58 @@ fn a_crash_between_folding_an_app_and_trimming_the_journal_adds_no_report_twice(
     let snapshot = FsStore::read_snapshot(root.path()).unwrap().into_apps();
     assert_eq!(snapshot[0].transitions[0].success_count, 6);
 }
+
+#[test]
+fn a_graph_past_the_part_budget_is_split_into_parts_and_read_back_whole() {
+    let root = tempfile::tempdir().unwrap();
+    let mut data = app_data();
+    let template = data.transitions[0].clone();
+    let (from, to) = (template.from_page.clone(), template.to_page.clone());
+    data.transitions = (0..20_000)
+        .map(|i| {
+            let action = Action {
+                action_type: "click".into(),
+                widget_text: format!("{i} {}", "长的标签 long label ".repeat(20)),
+                ..Action::default()
+            };
+            Transition {
+                transition_id: atlas_model::transition_id(&from, &action, &to),
+                action,
+                success_count: i,
+                ..template.clone()
+            }
+        })
+        .collect();
+    let store = FsStore::open(root.path()).unwrap();
+    let cut = store.begin_checkpoint().unwrap();
+    store.finish_checkpoint(cut, &[data.clone()]).unwrap();
+    drop(store);
+    let meta = store_meta(root.path());
+    let parts = fs::read_dir(&meta)
+        .unwrap()
+        .filter(|e| {
+            let name = e
+                .as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .to_string();
+            name.starts_with("graph.") && name.ends_with(".json") && name != "graph.json"
+        })
+        .count();
+    assert!(
+        parts >= 2,
+        "a graph of {} transitions in {} files",
+        data.transitions.len(),
+        parts + 1
+    );
+    let store = FsStore::open(root.path()).unwrap();
+    assert_eq!(store.load().unwrap().into_apps(), vec![data]);
+}
+
+/// The `.atlas` folder of the one app in `root`.
+fn store_meta(root: &Path) -> std::path::PathBuf {
+    let apps = root.join("apps");
+    let app = fs::read_dir(&apps).unwrap().next().unwrap().unwrap().path();
+    app.join(".atlas")
+}
