@@ -303,25 +303,42 @@ fn next_transition(
     now: &str,
 ) -> Result<(Transition, bool)> {
     let (app, existing) = find_edge(state, from, &action, to)?;
-    let existing = existing.map(|t| t.to_transition());
     let updated = existing.is_some();
-    let mut t = existing.unwrap_or_else(|| Transition {
-        transition_id: transition_id(from, &action, to),
-        app_id: app.app_id().to_string(),
-        from_page: from.to_string(),
-        to_page: to.to_string(),
-        action,
-        success_count: 0,
-        fail_count: 0,
-        latency_total_ms: 0.0,
-        latency_samples: 0,
-        last_failure_reason: String::new(),
-        created_at: now.to_string(),
-        updated_at: now.to_string(),
-    });
+    Ok((
+        counted(app, existing, from, action, to, added, now),
+        updated,
+    ))
+}
+
+/// A step's transition whole after adding `added`: its edge's, or a new one of `app`.
+fn counted(
+    app: &AppGraph,
+    edge: Option<TransitionRef<'_>>,
+    from: &str,
+    action: Action,
+    to: &str,
+    added: Counts,
+    now: &str,
+) -> Transition {
+    let mut t = edge
+        .map(|t| t.to_transition())
+        .unwrap_or_else(|| Transition {
+            transition_id: transition_id(from, &action, to),
+            app_id: app.app_id().to_string(),
+            from_page: from.to_string(),
+            to_page: to.to_string(),
+            action,
+            success_count: 0,
+            fail_count: 0,
+            latency_total_ms: 0.0,
+            latency_samples: 0,
+            last_failure_reason: String::new(),
+            created_at: now.to_string(),
+            updated_at: now.to_string(),
+        });
     added.add_to(&mut t);
     t.updated_at = now.to_string();
-    Ok((t, updated))
+    t
 }
 
 /// The counts one reported step adds.
@@ -421,25 +438,8 @@ impl Atlas {
                     }
                     edge => {
                         let updated = edge.is_some();
-                        let mut t = match edge {
-                            Some(edge) => edge.to_transition(),
-                            None => Transition {
-                                transition_id: transition_id(&req.from_page, &action, &req.to_page),
-                                app_id: app.app_id().to_string(),
-                                from_page: req.from_page.clone(),
-                                to_page: req.to_page.clone(),
-                                action: action.clone(),
-                                success_count: 0,
-                                fail_count: 0,
-                                latency_total_ms: 0.0,
-                                latency_samples: 0,
-                                last_failure_reason: String::new(),
-                                created_at: now(),
-                                updated_at: now(),
-                            },
-                        };
-                        added.add_to(&mut t);
-                        t.updated_at = now();
+                        let (from, to) = (&req.from_page, &req.to_page);
+                        let mut t = counted(app, edge, from, action.clone(), to, added, &now());
                         if let Some(reason) = reason {
                             t.last_failure_reason = reason;
                         }
