@@ -324,7 +324,7 @@ impl Action {
 }
 
 /// An edge of the graph with the statistics that agents report.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Transition {
     /// Its id, derived from the pages and the action.
     pub transition_id: String,

@@ -257,13 +257,7 @@ mod tests {
                     action_type: "click".into(),
                     ..Action::default()
                 },
-                success_count: 0,
-                fail_count: 0,
-                latency_total_ms: 0.0,
-                latency_samples: 0,
-                last_failure_reason: String::new(),
-                created_at: String::new(),
-                updated_at: String::new(),
+                ..Transition::default()
             };
             graph.upsert_transition(&t).unwrap();
         }
