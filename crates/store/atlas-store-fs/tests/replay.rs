@@ -125,7 +125,9 @@ fn a_crash_between_folding_an_app_and_trimming_the_journal_adds_no_report_twice(
     let store = FsStore::open(root.path()).unwrap();
     write_whole(&store, &data);
     let cut = store.begin_checkpoint().unwrap();
-    store.finish_checkpoint(cut, std::slice::from_ref(&data)).unwrap();
+    store
+        .finish_checkpoint(cut, std::slice::from_ref(&data))
+        .unwrap();
     for _ in 0..5 {
         store
             .append(vec![report(&data, true)])
