@@ -22,6 +22,13 @@ use crate::intern::Interner;
 const ODD_TIME: u32 = u32::MAX;
 const TIME_BASE: i64 = 946_684_800;
 
+/// Seconds since 1970 as a row keeps them, when they fit.
+fn compact_time(seconds: i64) -> Option<u32> {
+    u32::try_from(seconds - TIME_BASE)
+        .ok()
+        .filter(|s| *s != ODD_TIME)
+}
+
 /// Counters are kept in 32 bits; a row whose `success` is this keeps them in
 /// [`TransitionTable::big_counts`] (an edge reported four billion times, or an import's).
 const BIG_COUNTS: u32 = u32::MAX;
@@ -124,20 +131,7 @@ impl TransitionTable {
         if let Some(reason) = reason {
             self.set_reason(slot, reason);
         }
-        let compact = u32::try_from(at - TIME_BASE)
-            .ok()
-            .filter(|s| *s != ODD_TIME);
-        match compact {
-            Some(seconds) => {
-                self.rows[slot as usize].updated = seconds;
-                if !self.odd_times.is_empty() {
-                    self.odd_times.remove(&(slot, Which::Updated));
-                }
-            }
-            None => {
-                self.time(slot, Which::Updated, &rfc3339_of_seconds(at));
-            }
-        }
+        self.rows[slot as usize].updated = self.time_of_seconds(slot, Which::Updated, at);
     }
 
     fn set_counts(&mut self, slot: u32, counts: Counts) {
@@ -163,22 +157,32 @@ impl TransitionTable {
         }
     }
 
+    /// A time given as text, as a row keeps it: seconds when the text is as Atlas writes times
+    /// and within the rows' range, else [`ODD_TIME`] with the text kept aside.
     fn time(&mut self, slot: u32, which: Which, text: &str) -> u32 {
-        let compact = seconds_of_rfc3339(text)
-            .and_then(|s| u32::try_from(s - TIME_BASE).ok())
-            .filter(|s| *s != ODD_TIME);
-        match compact {
-            Some(seconds) => {
-                if !self.odd_times.is_empty() {
-                    self.odd_times.remove(&(slot, which));
-                }
-                seconds
-            }
+        match seconds_of_rfc3339(text).and_then(compact_time) {
+            Some(seconds) => self.plain_time(slot, which, seconds),
             None => {
                 self.odd_times.insert((slot, which), text.into());
                 ODD_TIME
             }
         }
+    }
+
+    /// A time given in seconds since 1970, as a row keeps it (see [`TransitionTable::time`]).
+    fn time_of_seconds(&mut self, slot: u32, which: Which, seconds: i64) -> u32 {
+        match compact_time(seconds) {
+            Some(compact) => self.plain_time(slot, which, compact),
+            None => self.time(slot, which, &rfc3339_of_seconds(seconds)),
+        }
+    }
+
+    /// A time that fits the row: nothing kept aside for it any more.
+    fn plain_time(&mut self, slot: u32, which: Which, compact: u32) -> u32 {
+        if !self.odd_times.is_empty() {
+            self.odd_times.remove(&(slot, which));
+        }
+        compact
     }
 
     fn set_reason(&mut self, slot: u32, reason: &str) {
@@ -586,5 +590,49 @@ mod tests {
             into_takeout,
             vec![again.transition_id.as_str(), plain.transition_id.as_str()]
         );
+    }
+
+    #[test]
+    fn a_report_adds_to_the_row_in_place_with_its_time_even_one_the_row_cannot_hold() {
+        let mut g = empty_app("a");
+        for (i, name) in ["首页", "外卖"].iter().enumerate() {
+            g.upsert_page(page("a", name, i as u32));
+        }
+        let mut t = edge("a", "首页", "外卖", "外卖", 3, 1);
+        t.updated_at = "yesterday".into();
+        g.upsert_transition(&t).unwrap();
+        let added = atlas_model::Counts {
+            success: 0,
+            fail: 1,
+            latency_total_ms: 250.0,
+            latency_samples: 1,
+        };
+        let seconds = atlas_model::seconds_of_rfc3339("2026-11-27T01:00:00Z").unwrap();
+        assert!(g.add_counts(&t.transition_id, added, Some("超时"), seconds));
+        let mut expected = t.clone();
+        added.add_to(&mut expected);
+        expected.last_failure_reason = "超时".into();
+        expected.updated_at = "2026-11-27T01:00:00Z".into();
+        assert_eq!(
+            g.transition(&t.transition_id).unwrap().to_transition(),
+            expected
+        );
+        let updated_aside = (0, super::Which::Updated);
+        assert!(
+            !g.transitions.odd_times.contains_key(&updated_aside),
+            "the odd time was replaced"
+        );
+
+        // Past 2136 the row cannot hold the time: it is kept aside, and read back as given.
+        let later = atlas_model::seconds_of_rfc3339("2200-01-01T00:00:00Z").unwrap();
+        assert!(g.add_counts(&t.transition_id, added, None, later));
+        let stored = g.transition(&t.transition_id).unwrap().to_transition();
+        assert_eq!(stored.updated_at, "2200-01-01T00:00:00Z");
+        assert_eq!(
+            stored.last_failure_reason, "超时",
+            "no reason given: the old one stays"
+        );
+        assert_eq!(stored.fail_count, 3);
+        assert!(!g.add_counts("no such transition", added, None, later));
     }
 }
