@@ -411,30 +411,22 @@ impl Atlas {
                     )));
                 }
                 let reason = (!req.success && !reason.is_empty()).then(|| reason.clone());
-                let (counted, response, report) = match edge {
+                // The record, its edge's id and counters after the report, and whether the edge
+                // was there before.
+                let (counted, transition_id, counts, updated) = match edge {
                     // A known edge: its counters grow in place, and only their growth is written.
                     Some(edge) if self.store.takes_added() => {
                         let mut counts = edge.counts();
                         counts.add(added);
-                        let response = ReportTransitionResponse {
-                            success: true,
-                            transition_id: edge.transition_id().to_string(),
-                            updated: true,
-                            stats: stats_of(&counts),
-                        };
-                        let report = Reported {
-                            at,
-                            transition_id: edge.transition_id().to_string(),
-                            added,
-                        };
+                        let id = edge.transition_id().to_string();
                         let record = Record::Added(Added {
                             app_id: app.app_id().to_string(),
-                            transition_id: edge.transition_id().to_string(),
+                            transition_id: id.clone(),
                             added,
                             reason,
                             at,
                         });
-                        (record, response, report)
+                        (record, id, counts, true)
                     }
                     edge => {
                         let updated = edge.is_some();
@@ -443,26 +435,24 @@ impl Atlas {
                         if let Some(reason) = reason {
                             t.last_failure_reason = reason;
                         }
-                        let response = ReportTransitionResponse {
-                            success: true,
-                            transition_id: t.transition_id.clone(),
-                            updated,
-                            stats: stats_of(&Counts::of(&t)),
-                        };
-                        let report = Reported {
-                            at,
-                            transition_id: t.transition_id.clone(),
+                        let (id, counts) = (t.transition_id.clone(), Counts::of(&t));
+                        let record = Record::Counted {
+                            transition: t,
                             added,
                         };
-                        (
-                            Record::Counted {
-                                transition: t,
-                                added,
-                            },
-                            response,
-                            report,
-                        )
+                        (record, id, counts, updated)
                     }
+                };
+                let response = ReportTransitionResponse {
+                    success: true,
+                    transition_id: transition_id.clone(),
+                    updated,
+                    stats: stats_of(&counts),
+                };
+                let report = Reported {
+                    at,
+                    transition_id,
+                    added,
                 };
                 let mut records = vec![counted];
                 if let (Some(session), Some(intent)) = (
