@@ -141,6 +141,14 @@ impl Activity {
                     };
                     Some((transition.app_id.clone(), reported))
                 }
+                Record::Added(a) if a.added.success + a.added.fail > 0 => {
+                    let reported = Reported {
+                        at: a.at,
+                        transition_id: a.transition_id.clone(),
+                        added: a.added,
+                    };
+                    Some((a.app_id.clone(), reported))
+                }
                 _ => None,
             })
             .collect()

@@ -1138,6 +1138,96 @@ async fn a_replica_uses_what_another_replica_learned() {
     .await;
 }
 
+/// Two replicas reporting one edge at once, the edge new when the first report arrives (PostgreSQL
+/// only): every report counts once in the database and on each replica, whichever replica made
+/// it, and the failures' reason and time travel with the counts.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_reports_on_two_replicas_count_once_everywhere() {
+    let Some(store) = TestStore::postgres() else {
+        return;
+    };
+    let (a, b) = (store.open_atlas(), store.open_atlas());
+    let (list, dialog) = notes_app(&a, &registry()).await;
+    let counted = |atlas: &Arc<Atlas>| {
+        atlas.read(|g| {
+            g.app("notes")
+                .and_then(|app| {
+                    app.between(&list, &dialog)
+                        .find(|t| t.action().widget_text == "Brand new")
+                })
+                .map(|t| {
+                    (
+                        t.counts(),
+                        t.last_failure_reason().to_string(),
+                        t.updated_at(),
+                    )
+                })
+        })
+    };
+    let started = std::time::Instant::now();
+    while b.read(|g| g.page(&dialog).is_none()) {
+        assert!(
+            started.elapsed().as_secs() < 20,
+            "B did not follow the pages"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+    const CLIENTS: usize = 6;
+    const EACH: usize = 20;
+    let mut clients = Vec::new();
+    for c in 0..2 * CLIENTS {
+        let replica = if c % 2 == 0 { a.clone() } else { b.clone() };
+        let (from, to) = (list.clone(), dialog.clone());
+        clients.push(tokio::spawn(async move {
+            for i in 0..EACH {
+                let request = serde_json::from_value(serde_json::json!({
+                    "from_page": from, "to_page": to,
+                    "action": { "type": "click", "widget_text": "Brand new" },
+                    "success": i % 4 != 0, "latency_ms": 100,
+                    "reason": format!("timed out ({c}/{i})"),
+                }))
+                .unwrap();
+                replica.report_transition(request).await.unwrap();
+            }
+        }));
+    }
+    for client in clients {
+        client.await.unwrap();
+    }
+    let total = (2 * CLIENTS * EACH) as u64;
+    let started = std::time::Instant::now();
+    loop {
+        let (on_a, on_b) = (counted(&a), counted(&b));
+        let done = |c: &Option<(atlas_model::Counts, String, String)>| {
+            c.as_ref()
+                .is_some_and(|(n, _, _)| n.success + n.fail == total)
+        };
+        if done(&on_a) && done(&on_b) {
+            break;
+        }
+        assert!(
+            started.elapsed().as_secs() < 20,
+            "the replicas did not agree: A {on_a:?}, B {on_b:?}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    // The database's own figures, as a replica started now reads them.
+    let c = store.open_atlas();
+    for (name, replica) in [("A", &a), ("B", &b), ("a new replica", &c)] {
+        let (counts, reason, updated_at) = counted(replica).unwrap();
+        assert_eq!(counts.fail, total / 4, "{name}: {counts:?}");
+        assert_eq!(counts.success, total - total / 4, "{name}: {counts:?}");
+        assert_eq!(counts.latency_samples, total, "{name}: {counts:?}");
+        assert_eq!(
+            counts.latency_total_ms,
+            100.0 * total as f64,
+            "{name}: {counts:?}"
+        );
+        assert!(reason.starts_with("timed out ("), "{name}: {reason:?}");
+        assert!(!updated_at.is_empty(), "{name}");
+    }
+}
+
 /// The steps of `query_path` to the notes app's settings from `list`.
 fn steps_to_settings(atlas: &Arc<Atlas>, list: &str) -> Option<usize> {
     atlas

@@ -12,12 +12,19 @@
 //! Each change names an entity; the follower reads the entity as it stands now (a transition's
 //! counters as the database merged them), so applying the same change twice, or an older and a
 //! newer one in one round, leaves the replica with the database's values.
+//!
+//! A report on an edge the database holds is the exception, and the common case: its change
+//! carries what the report added (`added_*`), and the follower adds the other replicas' growth to
+//! its memory without reading the edge back (its own is in memory already). Each transaction's
+//! growth is seen in exactly one round, so each is added once; an edge that is also read whole in
+//! that round takes its row instead, which holds the growth.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 use std::sync::mpsc::Sender;
 use std::time::{Duration, Instant};
 
-use atlas_store::{Followed, Record};
+use atlas_store::{Added, Counts, Followed, Record};
 use futures_util::StreamExt;
 
 use crate::Shared;
@@ -162,7 +169,7 @@ async fn changes_since(shared: &Shared, snapshot: &str) -> Result<Round, String>
         .await
     {
         Ok(tx) => {
-            let mut result = read_changes(&tx, snapshot, &refresh).await;
+            let mut result = read_changes(&tx, snapshot, &refresh, shared.writer).await;
             if let Ok((now, _, _)) = &result
                 && let Err(e) = send_changed_files(shared, &tx, snapshot, now).await
             {
@@ -189,7 +196,7 @@ async fn changes_since(shared: &Shared, snapshot: &str) -> Result<Round, String>
 /// for them (`PgStore::follow_files`).
 async fn send_changed_files(
     shared: &Shared,
-    client: &tokio_postgres::Transaction<'_>,
+    client: &deadpool_postgres::Transaction<'_>,
     from: &str,
     to: &str,
 ) -> Result<(), String> {
@@ -198,11 +205,15 @@ async fn send_changed_files(
     }
     let rows = client
         .query(
-            "SELECT DISTINCT id FROM atlas_changes
+            &cached(
+                client,
+                "SELECT DISTINCT id FROM atlas_changes
              WHERE kind = 'file' AND writer <> $3
                AND tx >= pg_snapshot_xmin($1::text::pg_snapshot)
                AND NOT pg_visible_in_snapshot(tx, $1::text::pg_snapshot)
                AND pg_visible_in_snapshot(tx, $2::text::pg_snapshot)",
+            )
+            .await?,
             &[&from, &to, &shared.writer],
         )
         .await
@@ -222,27 +233,35 @@ fn send_files(shared: &Shared, names: Vec<String>) {
 }
 
 /// The entities changed by transactions committed after `snapshot` (and the `refresh` ones),
-/// as the database holds them now, and the snapshot they were read in.
+/// as the database holds them now, then what the other replicas' reports added to edges not
+/// read whole, and the snapshot they were read in.
 async fn read_changes(
-    client: &tokio_postgres::Transaction<'_>,
+    client: &deadpool_postgres::Transaction<'_>,
     snapshot: &str,
     refresh: &[crate::pending::Key],
+    me: i64,
 ) -> Result<Round, String> {
     let kinds: Vec<&str> = refresh.iter().map(|k| k.0).collect();
     let apps: Vec<&str> = refresh.iter().map(|k| k.1.as_str()).collect();
     let ids: Vec<&str> = refresh.iter().map(|k| k.2.as_str()).collect();
     let now: String = client
-        .query_one("SELECT pg_current_snapshot()::text", &[])
+        .query_one(
+            &cached(client, "SELECT pg_current_snapshot()::text").await?,
+            &[],
+        )
         .await
         .map_err(|e| crate::db_error(e).to_string())?
         .get(0);
     let rows = client
         .query(
-            "WITH k AS (
+            &cached(
+                client,
+                "WITH k AS (
                  SELECT DISTINCT kind, app_id, id FROM atlas_changes
                  WHERE tx >= pg_snapshot_xmin($1::text::pg_snapshot)
                    AND NOT pg_visible_in_snapshot(tx, $1::text::pg_snapshot)
                    AND pg_visible_in_snapshot(tx, $2::text::pg_snapshot)
+                   AND added_success IS NULL
                  UNION SELECT * FROM unnest($3::text[], $4::text[], $5::text[]))
              -- Each changed entity looked up by its key (a lateral join, so a round of a few
              -- changes never scans a table).
@@ -261,6 +280,8 @@ async fn read_changes(
                  FROM atlas_transitions t
                  WHERE k.kind = 'transition' AND t.app_id = k.app_id AND t.transition_id = k.id
              ) x",
+            )
+            .await?,
             &[&snapshot, &now, &kinds, &apps, &ids],
         )
         .await
@@ -279,8 +300,70 @@ async fn read_changes(
         }
     }
     read.sort_by_key(|(r, _)| kind_rank(crate::kind_of(r)));
-    let (records, versions) = read.into_iter().unzip();
+    let (mut records, versions): (Vec<Record>, Vec<_>) = read.into_iter().unzip();
+    // Growth after the whole rows (the overlay pairs rows with versions by position), and
+    // none on an edge read whole: its row holds every growth this snapshot sees.
+    let whole: HashSet<(&str, &str)> = records
+        .iter()
+        .filter_map(|r| match r {
+            Record::Transition(t) => Some((t.app_id.as_str(), t.transition_id.as_str())),
+            _ => None,
+        })
+        .collect();
+    let growth = read_growth(client, snapshot, &now, me).await?;
+    let growth: Vec<Record> = growth
+        .into_iter()
+        .filter(|a| !whole.contains(&(a.app_id.as_str(), a.transition_id.as_str())))
+        .map(Record::Added)
+        .collect();
+    records.extend(growth);
     Ok((now, records, versions))
+}
+
+/// What the other replicas' reports committed between the two snapshots added to edges, in
+/// the order they were made. This replica's own are in its memory already.
+async fn read_growth(
+    client: &deadpool_postgres::Transaction<'_>,
+    from: &str,
+    to: &str,
+    me: i64,
+) -> Result<Vec<Added>, String> {
+    let rows = client
+        .query(
+            &cached(
+                client,
+                "SELECT app_id, id, added_success, added_fail, added_latency, added_samples,
+                    added_at, reason
+             FROM atlas_changes
+             WHERE tx >= pg_snapshot_xmin($1::text::pg_snapshot)
+               AND NOT pg_visible_in_snapshot(tx, $1::text::pg_snapshot)
+               AND pg_visible_in_snapshot(tx, $2::text::pg_snapshot)
+               AND added_success IS NOT NULL AND writer <> $3
+             ORDER BY seq",
+            )
+            .await?,
+            &[&from, &to, &me],
+        )
+        .await
+        .map_err(|e| crate::db_error(e).to_string())?;
+    let count = |row: &tokio_postgres::Row, i: usize| {
+        row.get::<_, Option<i64>>(i).unwrap_or(0).max(0) as u64
+    };
+    Ok(rows
+        .iter()
+        .map(|row| Added {
+            app_id: row.get(0),
+            transition_id: row.get(1),
+            added: Counts {
+                success: count(row, 2),
+                fail: count(row, 3),
+                latency_total_ms: row.get::<_, Option<f64>>(4).unwrap_or(0.0),
+                latency_samples: count(row, 5),
+            },
+            at: row.get::<_, Option<i64>>(6).unwrap_or(0),
+            reason: row.get(7),
+        })
+        .collect())
 }
 
 /// Everything in the database, as one round (without the rows' versions: after a database
@@ -309,4 +392,16 @@ async fn reload(shared: &Shared) -> Result<Round, String> {
     }
     records.sort_by_key(|r| kind_rank(crate::kind_of(r)));
     Ok((snapshot, records, Vec::new()))
+}
+
+/// A statement prepared once per connection: followers ask the same few questions hundreds of
+/// times a second, which parsed and planned anew cost the database more than the answers.
+async fn cached(
+    client: &deadpool_postgres::Transaction<'_>,
+    sql: &str,
+) -> Result<tokio_postgres::Statement, String> {
+    client
+        .prepare_cached(sql)
+        .await
+        .map_err(|e| crate::db_error(e).to_string())
 }

@@ -4,8 +4,9 @@
 //! for what one machine cannot give: a durable, shared truth. A write is acknowledged once its
 //! transaction committed; every replica follows the others' writes through a change feed
 //! (`follow`); and what replicas could race on, a transition's counters, is added up by the
-//! database (`UPDATE … SET n = n + $1`) from the [`Record::Counted`] deltas, never read and
-//! written back by a replica.
+//! database (`UPDATE … SET n = n + $1`) from the reports' deltas ([`Record::Added`],
+//! [`Record::Counted`]), never read and written back by a replica; the other replicas add the
+//! same deltas to their memory from the change feed.
 //!
 //! Key design decision: **the [`Store`] trait stays synchronous and this store brings its own
 //! small tokio runtime.** The service calls the store from its write path and from start-up code
@@ -40,7 +41,7 @@ pub(crate) use read::{kind_of, load_all, record_of};
 /// How a replica connects.
 #[derive(Debug, Clone)]
 pub struct PgOptions {
-    /// Connections in the pool: the writers' lanes take up to eight at once, the follower and
+    /// Connections in the pool: the writers' lanes take up to four at once, the follower and
     /// the notifier one each; fewer connections mean fewer concurrent commits.
     pub pool_size: usize,
     /// A PEM file of certificate authorities to trust besides the system's (a managed
@@ -129,6 +130,14 @@ impl PgStore {
         if config.get_application_name().is_none() {
             config.application_name("atlas");
         }
+        // Atlas's statements are prepared once and take arrays of any length: planning them
+        // for each call's values cost more than running them, and their plan does not depend
+        // on the values.
+        let generic = match config.get_options() {
+            Some(given) => format!("{given} -c plan_cache_mode=force_generic_plan"),
+            None => "-c plan_cache_mode=force_generic_plan".to_string(),
+        };
+        config.options(&generic);
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .thread_name("atlas-pg")
@@ -233,10 +242,6 @@ impl Store for PgStore {
     }
 
     fn append(&self, records: Vec<Record>) -> Commit {
-        if records.iter().any(|r| matches!(r, Record::Added(_))) {
-            // It does not take them (`takes_added`): a transition's row holds its JSON whole.
-            return Commit::failed("the database is given a report's transition whole".into());
-        }
         let (tx, commit) = Commit::new();
         let id = self.shared.pending.lock().push(&records);
         if self.writer.send((id, records, tx)).is_err() {
@@ -253,6 +258,12 @@ impl Store for PgStore {
 
     fn finish_checkpoint(&self, _cut: Cut, _changed: &[AppData]) -> Result<(), StoreError> {
         Ok(())
+    }
+
+    /// A report's growth is added to the edge's row by the database, and carried by its change
+    /// to the other replicas, which add it in turn: each once, whatever the order.
+    fn takes_added(&self) -> bool {
+        true
     }
 
     fn wants_checkpoints(&self) -> bool {

@@ -161,6 +161,8 @@ impl Pending {
         rows.into_iter()
             .zip(versions.iter().copied().chain(std::iter::repeat((0, 0))))
             .map(|(row, (writer, wseq))| match ahead.get(&key_of(&row)) {
+                // Another replica's growth: added to memory, which holds this replica's writes.
+                _ if matches!(row, Record::Added(_)) => row,
                 Some(writes) => writes.iter().fold(row, |row, (id, write)| {
                     let row_is_newer = writer == me && wseq >= *id as i64;
                     lay_over(row, write, row_is_newer)
@@ -194,6 +196,11 @@ fn lay_over(row: Record, write: &Record, row_is_newer: bool) -> Record {
             };
             added.add_to(&mut t);
             Record::Transition(t)
+        }
+        // The row does not hold the growth yet, whoever wrote it last.
+        (Record::Transition(mut base), Record::Added(added)) => {
+            added.apply_to(&mut base);
+            Record::Transition(base)
         }
         (row, _) if row_is_newer => row,
         (_, write) => write.clone().into_whole(),

@@ -55,6 +55,18 @@ const MIGRATIONS: &[&str] = &[
     );
     ALTER TABLE atlas_changes ADD COLUMN writer bigint NOT NULL DEFAULT 0;
     "#,
+    // 3: what a report added to an edge, carried by its change, so that the other replicas add
+    // it to their memory without reading the edge back (`added_success` is null on a change of
+    // a whole entity).
+    r#"
+    ALTER TABLE atlas_changes
+        ADD COLUMN added_success bigint,
+        ADD COLUMN added_fail bigint,
+        ADD COLUMN added_latency double precision,
+        ADD COLUMN added_samples bigint,
+        ADD COLUMN added_at bigint,
+        ADD COLUMN reason text;
+    "#,
 ];
 
 /// The schema version this build writes.
