@@ -303,4 +303,34 @@ mod tests {
         let rows = vec![Record::Transition(edge(5))];
         assert_eq!(success(&pending.overlay(&seen, rows, &[(8, 99)], 7)), 1);
     }
+
+    #[test]
+    fn our_growth_in_flight_is_added_to_a_row_read_whole_and_anothers_growth_passes_through() {
+        let mut pending = Pending::default();
+        pending.track();
+        let growth = |reason: &str| {
+            Record::Added(atlas_store::Added {
+                app_id: "a".into(),
+                transition_id: "t".into(),
+                added: Counts {
+                    success: 1,
+                    ..Default::default()
+                },
+                reason: Some(reason.into()),
+                at: 0,
+            })
+        };
+        let id = pending.push(&[growth("ours")]);
+        pending.began(&[id], 100);
+        let before = Snapshot::parse("100:101:100").unwrap();
+        let held = pending.overlay(&before, vec![Record::Transition(edge(2))], &[], 1);
+        assert_eq!(success(&held), 3);
+        match &held[0] {
+            Record::Transition(t) => assert_eq!(t.last_failure_reason, "ours"),
+            other => panic!("{other:?}"),
+        }
+        // Another replica's growth on the same edge is left for the service to add.
+        let theirs = pending.overlay(&before, vec![growth("theirs")], &[], 1);
+        assert!(matches!(&theirs[0], Record::Added(a) if a.reason.as_deref() == Some("theirs")));
+    }
 }

@@ -114,6 +114,14 @@ impl Group {
                     }
                     None => Tally::Add(*added),
                 };
+                // Growth of this group before it joins its counters; its JSON is newer.
+                let tally = match (self.added.remove(&key), tally) {
+                    (Some(growth), Tally::Add(mut c)) => {
+                        c.add(growth.counts);
+                        Tally::Add(c)
+                    }
+                    (_, tally) => tally,
+                };
                 self.transitions.insert(key, (data, wseq, tally));
                 return Ok(());
             }
@@ -470,3 +478,73 @@ pub(crate) async fn notify(shared: std::sync::Arc<Shared>) {
 
 /// The least time between two notifications of one replica.
 const NOTIFY_GAP: std::time::Duration = std::time::Duration::from_millis(5);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use atlas_store::Added;
+
+    fn edge() -> atlas_model::Transition {
+        atlas_model::Transition {
+            transition_id: "t".into(),
+            app_id: "a".into(),
+            ..Default::default()
+        }
+    }
+
+    fn grown(success: u64, reason: Option<&str>, at: i64) -> Record {
+        Record::Added(Added {
+            app_id: "a".into(),
+            transition_id: "t".into(),
+            added: Counts {
+                success,
+                ..Default::default()
+            },
+            reason: reason.map(str::to_string),
+            at,
+        })
+    }
+
+    fn tally(group: &Group) -> Option<(bool, u64)> {
+        group.transitions.values().next().map(|(_, _, t)| match t {
+            Tally::Set(c) => (true, c.success),
+            Tally::Add(c) => (false, c.success),
+        })
+    }
+
+    #[test]
+    fn a_groups_growth_is_summed_and_joins_a_whole_version_of_its_edge() {
+        // Growth alone: summed, the last reason and the latest time kept.
+        let mut group = Group::default();
+        group.add(&grown(1, Some("first"), 10), 1).unwrap();
+        group.add(&grown(2, None, 12), 2).unwrap();
+        let growth = &group.added[&("a".to_string(), "t".to_string())];
+        assert_eq!((growth.counts.success, growth.at), (3, 12));
+        assert_eq!(growth.reason.as_deref(), Some("first"));
+        assert!(group.transitions.is_empty());
+
+        // A report that writes the edge whole after it: both increments, once, in one row.
+        let counted = Record::Counted {
+            transition: edge(),
+            added: Counts {
+                success: 5,
+                ..Default::default()
+            },
+        };
+        group.add(&counted, 3).unwrap();
+        assert!(group.added.is_empty());
+        assert_eq!(tally(&group), Some((false, 8)));
+
+        // Growth after a whole edge joins its counters; a whole edge set afterwards holds it.
+        group.add(&grown(1, None, 13), 4).unwrap();
+        assert_eq!(tally(&group), Some((false, 9)));
+        let mut group = Group::default();
+        group.add(&grown(4, None, 10), 1).unwrap();
+        group.add(&Record::Transition(edge()), 2).unwrap();
+        assert!(
+            group.added.is_empty(),
+            "the whole edge's counters include it"
+        );
+        assert_eq!(tally(&group), Some((true, 0)));
+    }
+}
