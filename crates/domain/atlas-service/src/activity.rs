@@ -129,27 +129,24 @@ fn minute_now() -> u64 {
 impl Activity {
     /// The reports among followed `records` (see [`as_reports`]), with their apps.
     pub(crate) fn reports_of(records: &[Record]) -> Vec<(String, Reported)> {
-        let at = atlas_model::unix_seconds_now();
+        let now = atlas_model::unix_seconds_now();
         records
             .iter()
-            .filter_map(|record| match record {
-                Record::Counted { transition, added } if added.success + added.fail > 0 => {
-                    let reported = Reported {
-                        at,
-                        transition_id: transition.transition_id.clone(),
-                        added: *added,
-                    };
-                    Some((transition.app_id.clone(), reported))
-                }
-                Record::Added(a) if a.added.success + a.added.fail > 0 => {
-                    let reported = Reported {
-                        at: a.at,
-                        transition_id: a.transition_id.clone(),
-                        added: a.added,
-                    };
-                    Some((a.app_id.clone(), reported))
-                }
-                _ => None,
+            .filter_map(|record| {
+                let (app_id, transition_id, added, at) = match record {
+                    Record::Counted {
+                        transition: t,
+                        added,
+                    } => (&t.app_id, &t.transition_id, *added, now),
+                    Record::Added(a) => (&a.app_id, &a.transition_id, a.added, a.at),
+                    _ => return None,
+                };
+                let reported = Reported {
+                    at,
+                    transition_id: transition_id.clone(),
+                    added,
+                };
+                (added.success + added.fail > 0).then(|| (app_id.clone(), reported))
             })
             .collect()
     }

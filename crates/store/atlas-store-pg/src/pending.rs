@@ -160,14 +160,16 @@ impl Pending {
         }
         rows.into_iter()
             .zip(versions.iter().copied().chain(std::iter::repeat((0, 0))))
-            .map(|(row, (writer, wseq))| match ahead.get(&key_of(&row)) {
+            .map(|(row, (writer, wseq))| match row {
                 // Another replica's growth: added to memory, which holds this replica's writes.
-                _ if matches!(row, Record::Added(_)) => row,
-                Some(writes) => writes.iter().fold(row, |row, (id, write)| {
-                    let row_is_newer = writer == me && wseq >= *id as i64;
-                    lay_over(row, write, row_is_newer)
-                }),
-                None => row,
+                Record::Added(_) => row,
+                _ => match ahead.get(&key_of(&row)) {
+                    Some(writes) => writes.iter().fold(row, |row, (id, write)| {
+                        let row_is_newer = writer == me && wseq >= *id as i64;
+                        lay_over(row, write, row_is_newer)
+                    }),
+                    None => row,
+                },
             })
             .collect()
     }

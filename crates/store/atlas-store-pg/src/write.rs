@@ -112,15 +112,15 @@ impl Group {
                         c.add(*added);
                         Tally::Add(c)
                     }
-                    None => Tally::Add(*added),
-                };
-                // Growth of this group before it joins its counters; its JSON is newer.
-                let tally = match (self.added.remove(&key), tally) {
-                    (Some(growth), Tally::Add(mut c)) => {
-                        c.add(growth.counts);
+                    // Growth of this group before it (only an edge not written whole in the
+                    // group has any) joins its counters; its JSON is newer.
+                    None => {
+                        let mut c = *added;
+                        if let Some(growth) = self.added.remove(&key) {
+                            c.add(growth.counts);
+                        }
                         Tally::Add(c)
                     }
-                    (_, tally) => tally,
                 };
                 self.transitions.insert(key, (data, wseq, tally));
                 return Ok(());
