@@ -351,3 +351,18 @@ pub fn chromium() -> Option<std::path::PathBuf> {
     }
     found
 }
+
+/// The PostgreSQL tests of this binary share one test server, which one of them restarts: each
+/// holds the server shared while it runs, the restart holds it alone (without this, a restart cut
+/// the connections of whichever test ran beside it).
+static TEST_SERVER: std::sync::RwLock<()> = std::sync::RwLock::new(());
+
+/// Held by a test that uses the test server as it is.
+pub fn sharing_the_test_server() -> std::sync::RwLockReadGuard<'static, ()> {
+    TEST_SERVER.read().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Held by a test that stops or restarts the test server.
+pub fn alone_on_the_test_server() -> std::sync::RwLockWriteGuard<'static, ()> {
+    TEST_SERVER.write().unwrap_or_else(|e| e.into_inner())
+}

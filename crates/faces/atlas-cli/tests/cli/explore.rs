@@ -662,6 +662,7 @@ fn a_hostile_site_on_two_origins_gets_no_secret_no_write_and_no_code_and_ends_no
 #[test]
 fn the_demo_site_explored_into_postgresql_keeps_every_file_of_its_pages_in_the_database() {
     let Some(chromium) = chromium() else { return };
+    let _server = crate::common::sharing_the_test_server();
     let Some(atlas_config::testing::TestStore::Postgres(url)) =
         atlas_config::testing::TestStore::postgres()
     else {

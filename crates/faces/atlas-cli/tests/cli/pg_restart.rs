@@ -30,6 +30,7 @@ fn cluster() -> Option<String> {
 #[test]
 fn replicas_recover_from_a_database_restart_without_restarting() {
     let Some(cluster) = cluster() else { return };
+    let _alone = crate::common::alone_on_the_test_server();
     let Some(TestStore::Postgres(url)) = TestStore::postgres() else {
         return;
     };

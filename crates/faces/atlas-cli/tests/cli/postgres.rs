@@ -24,10 +24,12 @@ fn atlas(args: &[&str]) -> (bool, String) {
     )
 }
 
-/// A fresh database on the test server, or `None` (the test is skipped) when there is none.
-fn database() -> Option<String> {
+/// A fresh database on the test server, and the server shared while the test holds it; `None`
+/// (the test is skipped) when there is none.
+fn database() -> Option<(std::sync::RwLockReadGuard<'static, ()>, String)> {
+    let server = crate::common::sharing_the_test_server();
     match TestStore::postgres()? {
-        TestStore::Postgres(url) => Some(url),
+        TestStore::Postgres(url) => Some((server, url)),
         TestStore::Folder(_) => None,
     }
 }
@@ -78,7 +80,9 @@ fn droidtask_dev() -> Option<PathBuf> {
 
 #[test]
 fn migrate_copies_the_demo_and_droidtask_to_postgres_and_back_losslessly() {
-    let Some(url) = database() else { return };
+    let Some((_server, url)) = database() else {
+        return;
+    };
     let scratch = tempfile::tempdir().unwrap();
     let first = scratch.path().join("first");
     let back = scratch.path().join("back");
@@ -175,7 +179,9 @@ fn report(base: &str, from: &str, to: &str, widget: &str) -> Result<u16, ()> {
 
 #[test]
 fn two_replicas_follow_each_other_and_lose_no_acknowledged_report_when_one_is_killed() {
-    let Some(url) = database() else { return };
+    let Some((_server, url)) = database() else {
+        return;
+    };
     let scratch = tempfile::tempdir().unwrap();
     let store = ["--store", url.as_str()];
     let a = Server::start(&scratch.path().join("a"), &store);
@@ -329,7 +335,9 @@ fn send(method: &str, url: &str, token: &str, body: Option<&Value>) -> (u16, Val
 
 #[test]
 fn knowledge_bases_and_the_business_graph_are_shared_by_replicas() {
-    let Some(url) = database() else { return };
+    let Some((_server, url)) = database() else {
+        return;
+    };
     let scratch = tempfile::tempdir().unwrap();
     let args = [
         "--store",
