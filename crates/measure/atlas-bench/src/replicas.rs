@@ -135,7 +135,8 @@ pub async fn run(config: &ReplicaConfig, scratch: &Path) -> Result<ReplicaReport
     let folder_throughput = throughput(std::slice::from_ref(&folder), config, &reports).await?;
 
     // One database, three replicas.
-    let url = atlas_store_pg::create_database(&config.url, &format!("atlas_bench_{run_id}"))?;
+    let scratch_db = ScratchDatabase::create(&config.url, &format!("atlas_bench_{run_id}"))?;
+    let url = scratch_db.url.clone();
     let mut replicas = Vec::new();
     for i in 0..3 {
         let data = scratch.join(format!("replica-{i}"));
@@ -167,7 +168,9 @@ pub async fn run(config: &ReplicaConfig, scratch: &Path) -> Result<ReplicaReport
     drop(replicas);
     drop(folder);
 
-    let pgbench = pgbench(&config.url, config.clients, config.duration).ok();
+    // In the benchmark's own database, so that its table goes with it.
+    let pgbench = pgbench(&url, config.clients, config.duration).ok();
+    drop(scratch_db);
     let (startup_pages, startup_seconds) =
         startup(&config.url, config.startup_transitions, run_id).await?;
     Ok(ReplicaReport {
@@ -184,6 +187,33 @@ pub async fn run(config: &ReplicaConfig, scratch: &Path) -> Result<ReplicaReport
         startup_pages,
         startup_seconds,
     })
+}
+
+/// A database the benchmark created on the server it was given, dropped when the benchmark is
+/// done with it, or fails: a benchmark leaves nothing behind on someone's server.
+struct ScratchDatabase {
+    server: String,
+    name: String,
+    url: String,
+}
+
+impl ScratchDatabase {
+    fn create(server: &str, name: &str) -> Result<ScratchDatabase> {
+        let url = atlas_store_pg::create_database(server, name)?;
+        Ok(ScratchDatabase {
+            server: server.to_string(),
+            name: name.to_string(),
+            url,
+        })
+    }
+}
+
+impl Drop for ScratchDatabase {
+    fn drop(&mut self) {
+        if let Err(e) = atlas_store_pg::drop_database(&self.server, &self.name) {
+            eprintln!("could not drop the benchmark's database {}: {e}", self.name);
+        }
+    }
 }
 
 fn wait_until(mut done: impl FnMut() -> bool) -> Result<()> {
@@ -302,7 +332,8 @@ fn pg_binary(name: &str) -> Option<std::path::PathBuf> {
 /// A database of `transitions` (written straight through the store, as `atlas migrate` does),
 /// then a replica opened on it: its pages and the seconds it took to be ready.
 async fn startup(url: &str, transitions: usize, run_id: u32) -> Result<(usize, f64)> {
-    let url = atlas_store_pg::create_database(url, &format!("atlas_bench_startup_{run_id}"))?;
+    let scratch_db = ScratchDatabase::create(url, &format!("atlas_bench_startup_{run_id}"))?;
+    let url = scratch_db.url.clone();
     let app = synthetic_app(
         "bench.startup",
         AppShape {

@@ -110,9 +110,33 @@ pub(crate) fn rustls_pemfile_certs(
 /// it) and answers the address of the new one: for tests, benchmarks, and `atlas migrate` into a
 /// database that does not exist yet.
 pub fn create_database(url: &str, name: &str) -> Result<String, StoreError> {
+    on_server(url, &format!("CREATE DATABASE \"{}\"", checked(name)?))?;
+    Ok(with_database(url, name))
+}
+
+/// Drops the database `name` of the server of `url`, if it exists, closing its connections:
+/// what a benchmark or a test created goes when it is done.
+pub fn drop_database(url: &str, name: &str) -> Result<(), StoreError> {
+    on_server(
+        url,
+        &format!(
+            "DROP DATABASE IF EXISTS \"{}\" WITH (FORCE)",
+            checked(name)?
+        ),
+    )
+}
+
+/// `name`, if it can stand in a statement unquoted by anything but double quotes.
+fn checked(name: &str) -> Result<&str, StoreError> {
     if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
         return Err(StoreError::Io(format!("bad database name {name:?}")));
     }
+    Ok(name)
+}
+
+/// Runs `sql` on `url`'s database, from a thread of its own (callers may or may not be inside
+/// a runtime).
+fn on_server(url: &str, sql: &str) -> Result<(), StoreError> {
     let config: tokio_postgres::Config = url
         .parse()
         .map_err(|e| StoreError::Io(format!("bad PostgreSQL address: {e}")))?;
@@ -121,20 +145,16 @@ pub fn create_database(url: &str, name: &str) -> Result<String, StoreError> {
         .build()
         .map_err(|e| StoreError::Io(e.to_string()))?;
     let tls = tls(&PgOptions::default())?;
-    let name_owned = name.to_string();
+    let sql = sql.to_string();
     std::thread::spawn(move || {
         runtime.block_on(async move {
             let (client, connection) = config.connect(tls).await.map_err(db_error)?;
             tokio::spawn(connection);
-            client
-                .batch_execute(&format!("CREATE DATABASE \"{name_owned}\""))
-                .await
-                .map_err(db_error)
+            client.batch_execute(&sql).await.map_err(db_error)
         })
     })
     .join()
-    .map_err(|_| StoreError::Io("creating the database panicked".into()))??;
-    Ok(with_database(url, name))
+    .map_err(|_| StoreError::Io("a statement on the server panicked".into()))?
 }
 
 /// `url` with its database replaced by `name`.

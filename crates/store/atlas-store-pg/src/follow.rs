@@ -129,7 +129,13 @@ async fn listen(shared: Arc<Shared>, wake: Arc<tokio::sync::Notify>) {
                             break;
                         }
                         message = messages.next() => match message {
-                            Some(Ok(tokio_postgres::AsyncMessage::Notification(_))) => wake.notify_one(),
+                            Some(Ok(tokio_postgres::AsyncMessage::Notification(n))) => {
+                                // A replica's own writes are in its memory; the periodic look
+                                // settles them (see `pending`) without a round per commit.
+                                if !is_from(n.payload(), shared.writer) {
+                                    wake.notify_one();
+                                }
+                            }
                             Some(Ok(_)) => {}
                             Some(Err(e)) => { tracing::debug!("listener connection: {e}"); break; }
                             None => break,
@@ -144,6 +150,14 @@ async fn listen(shared: Arc<Shared>, wake: Arc<tokio::sync::Notify>) {
         }
         tokio::time::sleep(POLL).await;
     }
+}
+
+/// Whether a notification's payload (`writer:seq`) names `writer`; an older replica's payload
+/// (the sequence number alone) names no one.
+fn is_from(payload: &str, writer: i64) -> bool {
+    payload
+        .split_once(':')
+        .is_some_and(|(from, _)| from.parse() == Ok(writer))
 }
 
 /// The entities changed by transactions committed after `snapshot`, and the snapshot to look
@@ -404,4 +418,19 @@ async fn cached(
         .prepare_cached(sql)
         .await
         .map_err(|e| crate::db_error(e).to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_notification_names_its_writer() {
+        assert!(super::is_from("42:1007", 42));
+        assert!(super::is_from("-42:1", -42));
+        assert!(!super::is_from("43:1007", 42));
+        assert!(
+            !super::is_from("1007", 1007),
+            "an older replica's payload names no one"
+        );
+        assert!(!super::is_from("", 42));
+    }
 }

@@ -30,7 +30,7 @@ use atlas_store::files::{Files, Scoped};
 use atlas_store::{AppData, CheckReport, Commit, Cut, Loaded, Record, Store, StoreError};
 use parking_lot::Mutex;
 
-pub use connect::{create_database, with_database};
+pub use connect::{create_database, drop_database, with_database};
 pub use files::PgFiles;
 pub use schema::SCHEMA_VERSION;
 

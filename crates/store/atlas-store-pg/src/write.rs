@@ -465,8 +465,11 @@ pub(crate) async fn notify(shared: std::sync::Arc<Shared>) {
         let Ok(client) = shared.pool.get().await else {
             continue;
         };
+        // The writer's name first: a replica's own follower skips its notifications.
         let sql = format!(
-            "BEGIN; SET LOCAL synchronous_commit TO off; SELECT pg_notify('atlas_changes', '{seq}'); COMMIT"
+            "BEGIN; SET LOCAL synchronous_commit TO off; \
+             SELECT pg_notify('atlas_changes', '{}:{seq}'); COMMIT",
+            shared.writer
         );
         if let Err(e) = client.batch_execute(&sql).await {
             tracing::debug!("notifying the other replicas: {e}");
