@@ -315,6 +315,38 @@ impl KnowledgeBase {
         })
     }
 
+    /// Shows or hides Dify's built-in metadata fields on dataset `id`'s documents.
+    pub fn set_built_in_fields(&self, id: &str, enabled: bool) -> Result<(), KbError> {
+        self.edit_dataset(id, |dataset, _| {
+            dataset.built_in_field_enabled = enabled;
+            Ok(())
+        })
+    }
+
+    /// Enables, disables, archives or un-archives documents of dataset `id`, all or none: an
+    /// unknown id changes nothing.
+    pub fn set_documents_status(
+        &self,
+        id: &str,
+        documents: &[String],
+        status: DocumentStatus,
+    ) -> Result<(), KbError> {
+        self.edit_dataset(id, |_, held| {
+            if documents.iter().any(|d| !held.iter().any(|h| &h.id == d)) {
+                return Err(KbError::DocumentNotFound);
+            }
+            for doc in held.iter_mut().filter(|h| documents.contains(&h.id)) {
+                match status {
+                    DocumentStatus::Enable => doc.enabled = true,
+                    DocumentStatus::Disable => doc.enabled = false,
+                    DocumentStatus::Archive => doc.archived = true,
+                    DocumentStatus::UnArchive => doc.archived = false,
+                }
+            }
+            Ok(())
+        })
+    }
+
     /// Applies `edit` to one document under the write lock, `prepared` (new or changed
     /// segments) embedded before it; renumbers, writes the document and publishes.
     fn edit_document<T>(
@@ -336,6 +368,9 @@ impl KnowledgeBase {
             .iter_mut()
             .find(|d| d.id == document)
             .ok_or(KbError::DocumentNotFound)?;
+        if doc.archived {
+            return Err(KbError::ArchivedDocument);
+        }
         let value = edit(doc, prepared)?;
         for (i, segment) in doc.segments.iter_mut().enumerate() {
             segment.position = i + 1;
@@ -366,7 +401,11 @@ impl KnowledgeBase {
         let changed: Vec<&Document> = documents
             .iter()
             .zip(&old.documents)
-            .filter(|(new, old)| new.metadata != old.metadata)
+            .filter(|(new, old)| {
+                new.metadata != old.metadata
+                    || new.enabled != old.enabled
+                    || new.archived != old.archived
+            })
             .map(|(new, _)| new)
             .collect();
         for doc in changed {
@@ -389,5 +428,31 @@ impl KnowledgeBase {
         self.datasets
             .write()
             .insert(id.to_string(), Arc::new(snapshot));
+    }
+}
+
+/// What Dify's `documents/status/{action}` does to documents.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DocumentStatus {
+    /// Retrieval may return it.
+    Enable,
+    /// Retrieval never returns it; it stays editable.
+    Disable,
+    /// Retrieval never returns it and it cannot be changed.
+    Archive,
+    /// Back from the archive, with the enabled state it had.
+    UnArchive,
+}
+
+impl DocumentStatus {
+    /// The status of Dify's action name (`enable`, `disable`, `archive`, `un_archive`).
+    pub fn named(action: &str) -> Option<DocumentStatus> {
+        Some(match action {
+            "enable" => DocumentStatus::Enable,
+            "disable" => DocumentStatus::Disable,
+            "archive" => DocumentStatus::Archive,
+            "un_archive" => DocumentStatus::UnArchive,
+            _ => return None,
+        })
     }
 }

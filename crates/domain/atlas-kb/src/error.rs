@@ -81,6 +81,9 @@ pub enum KbError {
     /// A body of a type the route does not take.
     #[error("{0}")]
     UnsupportedMediaType(String),
+    /// The document is archived: un-archive it before changing it.
+    #[error("The archived document is not editable.")]
+    ArchivedDocument,
 }
 
 impl KbError {
@@ -102,6 +105,7 @@ impl KbError {
             KbError::TooManySegments { .. } => ("file_too_large", 413),
             KbError::Stopping => ("service_unavailable", 503),
             KbError::Forbidden(_) => ("forbidden", 403),
+            KbError::ArchivedDocument => ("archived_document_immutable", 403),
             KbError::UnsupportedMediaType(_) => ("unsupported_media_type", 415),
         }
     }

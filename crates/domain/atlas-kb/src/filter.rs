@@ -174,6 +174,8 @@ mod tests {
             kind: "text".into(),
             metadata: metadata.as_object().cloned().unwrap_or_default(),
             created_at: 0,
+            enabled: true,
+            archived: false,
             segments: vec![],
         }
     }

@@ -29,10 +29,11 @@ use parking_lot::{Mutex, RwLock};
 
 pub use atlas_search::SearchMethod;
 use atlas_search::{SegmentIndex, Vectors};
+pub use edit::DocumentStatus;
 pub use edit::{MAX_SEGMENTS_PER_CALL, SegmentInput};
 pub use error::KbError;
 pub use filter::{Condition, MetadataFilter};
-pub use model::{Dataset, Document, MetadataField, Segment};
+pub use model::{BUILT_IN_FIELDS, Dataset, Document, MetadataField, Segment};
 use split::SourceKind;
 pub use tags::Tag;
 
@@ -131,6 +132,10 @@ pub struct DocumentSummary {
     pub metadata: serde_json::Map<String, serde_json::Value>,
     /// Unix seconds.
     pub created_at: i64,
+    /// Whether retrieval may return it.
+    pub enabled: bool,
+    /// Whether it is archived.
+    pub archived: bool,
 }
 
 impl DocumentSummary {
@@ -144,6 +149,8 @@ impl DocumentSummary {
             hit_count: d.segments.iter().map(|s| hits.count(&s.id)).sum(),
             metadata: d.metadata.clone(),
             created_at: d.created_at,
+            enabled: d.enabled,
+            archived: d.archived,
         }
     }
 }
@@ -444,6 +451,7 @@ impl KnowledgeBase {
             created_at: model::now(),
             metadata_fields: Vec::new(),
             tag_ids: Vec::new(),
+            built_in_field_enabled: false,
         };
         store::write_json(self.files.as_ref(), &store::dataset_file(id), &dataset)?;
         let snapshot = build(
@@ -591,16 +599,19 @@ impl KnowledgeBase {
         let _writing = self.write_turn()?;
         let old = self.snapshot(dataset)?;
         let mut documents = old.documents.clone();
-        let id = match replacing {
+        // A replaced document keeps its status.
+        let (id, enabled) = match replacing {
             Some(id) => {
                 let at = documents
                     .iter()
                     .position(|d| d.id == id)
                     .ok_or(KbError::DocumentNotFound)?;
-                documents.remove(at);
-                id.to_string()
+                if documents[at].archived {
+                    return Err(KbError::ArchivedDocument);
+                }
+                (id.to_string(), documents.remove(at).enabled)
             }
-            None => model::new_id(),
+            None => (model::new_id(), true),
         };
         let document = Document {
             id: id.clone(),
@@ -608,6 +619,8 @@ impl KnowledgeBase {
             kind: kind.as_str().to_string(),
             metadata,
             created_at: model::now(),
+            enabled,
+            archived: false,
             segments,
         };
         let summary = DocumentSummary::of(&document, &old.hits);
@@ -724,15 +737,13 @@ impl KnowledgeBase {
             filter.validate()?;
         }
         let snapshot = self.snapshot(id)?;
-        let admitted: Option<Vec<bool>> = options
-            .filter
-            .as_ref()
-            .map(|f| snapshot.documents.iter().map(|d| f.admits(d)).collect());
-        let allowed = |entry: usize| {
-            admitted
-                .as_ref()
-                .is_none_or(|a| a[snapshot.locations[entry].0])
-        };
+        // Disabled and archived documents are never returned.
+        let admitted: Vec<bool> = snapshot
+            .documents
+            .iter()
+            .map(|d| d.retrievable() && options.filter.as_ref().is_none_or(|f| f.admits(d)))
+            .collect();
+        let allowed = |entry: usize| admitted[snapshot.locations[entry].0];
         let semantic_weight = options
             .semantic_weight
             .unwrap_or_else(|| atlas_search::default_semantic_weight(self.embedder.as_ref()));

@@ -22,7 +22,19 @@ pub struct Dataset {
     /// The knowledge tags bound to it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tag_ids: Vec<String>,
+    /// Whether its documents show Dify's built-in metadata ([`BUILT_IN_FIELDS`]) beside their own.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub built_in_field_enabled: bool,
 }
+
+/// Dify's built-in metadata fields, which every document has a value of: name and type.
+pub const BUILT_IN_FIELDS: [(&str, &str); 5] = [
+    ("document_name", "string"),
+    ("uploader", "string"),
+    ("upload_date", "time"),
+    ("last_update_date", "time"),
+    ("source", "string"),
+];
 
 /// A metadata field a dataset declares.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -50,8 +62,29 @@ pub struct Document {
     pub metadata: serde_json::Map<String, serde_json::Value>,
     /// Unix seconds.
     pub created_at: i64,
+    /// Whether retrieval may return it (Dify's document status `enable`/`disable`).
+    #[serde(default = "yes", skip_serializing_if = "is_yes")]
+    pub enabled: bool,
+    /// Archived: kept, never returned, not editable until un-archived.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub archived: bool,
     /// Its segments, in order.
     pub segments: Vec<Segment>,
+}
+
+impl Document {
+    /// Whether retrieval may return its segments.
+    pub fn retrievable(&self) -> bool {
+        self.enabled && !self.archived
+    }
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn is_yes(b: &bool) -> bool {
+    *b
 }
 
 /// What a search returns: a passage, or a question/answer pair.

@@ -96,6 +96,9 @@ fn required_fields(method: &str, path: &str) -> &'static [(&'static str, &'stati
             &[("segment", "object")]
         }
         ("post", "/v1/datasets/{dataset_id}/documents/metadata") => &[("operation_data", "array")],
+        ("patch", "/v1/datasets/{dataset_id}/documents/status/{action}") => {
+            &[("document_ids", "array")]
+        }
         ("post", "/api/v1/chat") => &[("messages", "array")],
         _ => &[],
     }
@@ -387,6 +390,27 @@ const ROUTES: &[Route] = &[
         auth: Auth::Dataset,
     },
     Route {
+        method: "get",
+        path: "/v1/datasets/{dataset_id}/metadata/built-in",
+        summary: "Dify: the built-in metadata fields every document has",
+        body: None,
+        auth: Auth::Dataset,
+    },
+    Route {
+        method: "post",
+        path: "/v1/datasets/{dataset_id}/metadata/built-in/{action}",
+        summary: "Dify: show (enable) or hide (disable) the built-in fields' values on documents",
+        body: None,
+        auth: Auth::Dataset,
+    },
+    Route {
+        method: "patch",
+        path: "/v1/datasets/{dataset_id}/documents/status/{action}",
+        summary: "Dify: enable, disable, archive or un_archive documents {document_ids}",
+        body: JSON,
+        auth: Auth::Dataset,
+    },
+    Route {
         method: "post",
         path: "/v1/datasets/{dataset_id}/documents/metadata",
         summary: "Dify: set documents' metadata values {operation_data}",
@@ -444,11 +468,21 @@ const ROUTES: &[Route] = &[
     },
 ];
 
-/// The `{name}` parameters of a path.
+/// The `{name}` parameters of a path; an action names one of the route's actions.
 fn path_parameters(path: &str) -> Vec<Value> {
     path.split('/')
         .filter_map(|part| part.strip_prefix('{').and_then(|p| p.strip_suffix('}')))
-        .map(|name| json!({ "name": name, "in": "path", "required": true, "schema": { "type": "string" } }))
+        .map(|name| {
+            let mut schema = json!({ "type": "string" });
+            if name == "action" {
+                schema["enum"] = if path.contains("/documents/status/") {
+                    json!(["enable", "disable", "archive", "un_archive"])
+                } else {
+                    json!(["enable", "disable"])
+                };
+            }
+            json!({ "name": name, "in": "path", "required": true, "schema": schema })
+        })
         .collect()
 }
 

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use atlas_kb::{KbError, SegmentInput};
+use atlas_kb::{BUILT_IN_FIELDS, DocumentStatus, KbError, SegmentInput};
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{Path, Query, State};
@@ -212,9 +212,75 @@ pub(super) async fn list_metadata(
                 object["count"] = json!(count);
                 object
             }).collect::<Vec<_>>(),
-            "built_in_field_enabled": false,
+            "built_in_field_enabled": state.kb.dataset(&dataset)?.built_in_field_enabled,
         }))
     }))
+}
+
+/// Dify's built-in metadata fields, which every document has a value of.
+pub(super) async fn built_in_metadata(
+    State(state): State<DifyState>,
+    headers: HeaderMap,
+    Path(dataset): Path<String>,
+) -> Response {
+    answer(state.open_dataset(&headers, &dataset).map(|()| {
+        let fields: Vec<Value> = BUILT_IN_FIELDS
+            .iter()
+            .map(|(name, kind)| json!({ "name": name, "type": kind }))
+            .collect();
+        json!({ "fields": fields })
+    }))
+}
+
+/// `enable` or `disable`: whether the dataset's documents show the built-in fields' values.
+pub(super) async fn switch_built_in_metadata(
+    State(state): State<DifyState>,
+    headers: HeaderMap,
+    Path((dataset, action)): Path<(String, String)>,
+) -> Response {
+    let result = async {
+        state.open_dataset(&headers, &dataset)?;
+        let enabled = match action.as_str() {
+            "enable" => true,
+            "disable" => false,
+            other => {
+                return Err(KbError::InvalidParam(format!(
+                    "the action is enable or disable, not {other:?}"
+                )));
+            }
+        };
+        let kb = state.kb.clone();
+        blocking(move || kb.set_built_in_fields(&dataset, enabled)).await?;
+        Ok(json!({ "result": "success" }))
+    };
+    answer(result.await)
+}
+
+/// `PATCH documents/status/{action}` with `{document_ids}`: `enable`, `disable`, `archive` or
+/// `un_archive` them, all or none.
+pub(super) async fn set_documents_status(
+    State(state): State<DifyState>,
+    headers: HeaderMap,
+    Path((dataset, action)): Path<(String, String)>,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    let result = async {
+        state.open_dataset(&headers, &dataset)?;
+        let status = DocumentStatus::named(&action).ok_or_else(|| {
+            KbError::InvalidParam(format!(
+                "the action is enable, disable, archive or un_archive, not {action:?}"
+            ))
+        })?;
+        let ids = string_list(&json_body(body)?, "document_ids")?
+            .filter(|ids| !ids.is_empty())
+            .ok_or_else(|| {
+                KbError::InvalidParam("document_ids must name at least one document".into())
+            })?;
+        let kb = state.kb.clone();
+        blocking(move || kb.set_documents_status(&dataset, &ids, status)).await?;
+        Ok(json!({ "result": "success" }))
+    };
+    answer(result.await)
 }
 
 pub(super) async fn create_metadata(

@@ -61,7 +61,28 @@ pub(super) fn dataset_object(d: &DatasetSummary, kb: &KnowledgeBase) -> Value {
     })
 }
 
-fn document_object(d: &DocumentSummary, position: usize) -> Value {
+/// A document in Dify's shape; `built_in` adds the built-in metadata fields' values to its own
+/// (when its dataset shows them).
+fn document_object(d: &DocumentSummary, position: usize, built_in: bool) -> Value {
+    let mut metadata = d.metadata.clone();
+    if built_in {
+        for (name, value) in [
+            ("document_name", json!(d.name)),
+            ("uploader", json!("api")),
+            ("upload_date", json!(d.created_at)),
+            ("last_update_date", json!(d.created_at)),
+            ("source", json!("upload_file")),
+        ] {
+            metadata.insert(name.to_string(), value);
+        }
+    }
+    let display_status = if d.archived {
+        "archived"
+    } else if !d.enabled {
+        "disabled"
+    } else {
+        "available"
+    };
     json!({
         "id": d.id,
         "position": position,
@@ -75,17 +96,22 @@ fn document_object(d: &DocumentSummary, position: usize) -> Value {
         "tokens": d.word_count,
         "indexing_status": "completed",
         "error": null,
-        "enabled": true,
+        "enabled": d.enabled,
         "disabled_at": null,
         "disabled_by": null,
-        "archived": false,
-        "display_status": "available",
+        "archived": d.archived,
+        "display_status": display_status,
         "word_count": d.word_count,
         "hit_count": d.hit_count,
         "segment_count": d.segment_count,
         "doc_form": if d.kind.starts_with("qa_") { "qa_model" } else { "text_model" },
-        "doc_metadata": d.metadata,
+        "doc_metadata": metadata,
     })
+}
+
+/// Whether dataset `id` shows the built-in metadata fields on its documents.
+fn shows_built_in(state: &DifyState, id: &str) -> bool {
+    state.kb.dataset(id).is_ok_and(|d| d.built_in_field_enabled)
 }
 
 /// Dify's page: `page` from 1, `limit` 1 to 100 (20 by default).
@@ -210,7 +236,10 @@ pub(super) async fn list_documents(
             .enumerate()
             .filter(|(_, d)| d.name.to_lowercase().contains(&keyword))
             .collect();
-        page(documents, &params, |_, (i, d)| document_object(d, i + 1))
+        let built_in = shows_built_in(&state, &dataset);
+        page(documents, &params, |_, (i, d)| {
+            document_object(d, i + 1, built_in)
+        })
     }))
 }
 
@@ -221,7 +250,11 @@ pub(super) async fn get_document(
 ) -> Response {
     answer(state.open_dataset(&headers, &dataset).and_then(|()| {
         let (position, d) = state.kb.document(&dataset, &document)?;
-        Ok(document_object(&d, position))
+        Ok(document_object(
+            &d,
+            position,
+            shows_built_in(&state, &dataset),
+        ))
     }))
 }
 
@@ -238,11 +271,14 @@ pub(super) async fn delete_document(
 }
 
 /// A document to write: its name, bytes, kind and metadata, from a JSON body or a multipart form.
+#[derive(Default)]
 struct Upload {
     name: Option<String>,
     bytes: Option<Vec<u8>>,
     kind: Option<SourceKind>,
     metadata: Option<Map<String, Value>>,
+    /// Dify's `original_document_id`: the document this upload replaces.
+    original: Option<String>,
 }
 
 /// Reads the fields Atlas adds to Dify's (`kind`, `doc_metadata`) and `name` from a JSON object.
@@ -260,6 +296,16 @@ fn upload_fields(object: &Value, upload: &mut Upload) -> Result<(), KbError> {
             KbError::InvalidParam("kind must be text, markdown, qa_csv or qa_json".into())
         })?);
     }
+    if let Some(original) = object.get("original_document_id").filter(|v| !v.is_null()) {
+        upload.original = Some(
+            original
+                .as_str()
+                .ok_or_else(|| {
+                    KbError::InvalidParam("original_document_id must be a string".into())
+                })?
+                .to_string(),
+        );
+    }
     if let Some(metadata) = object.get("doc_metadata").filter(|v| !v.is_null()) {
         upload.metadata = Some(
             metadata
@@ -273,12 +319,7 @@ fn upload_fields(object: &Value, upload: &mut Upload) -> Result<(), KbError> {
 
 fn text_upload(body: Result<Bytes, BytesRejection>) -> Result<Upload, KbError> {
     let body = json_body(body)?;
-    let mut upload = Upload {
-        name: None,
-        bytes: None,
-        kind: None,
-        metadata: None,
-    };
+    let mut upload = Upload::default();
     upload_fields(&body, &mut upload)?;
     if let Some(text) = body.get("text").filter(|v| !v.is_null()) {
         upload.bytes = Some(
@@ -293,12 +334,7 @@ fn text_upload(body: Result<Bytes, BytesRejection>) -> Result<Upload, KbError> {
 
 /// Dify's form: the file in `file`, settings as a JSON string in `data`.
 async fn file_upload(mut form: Multipart) -> Result<Upload, KbError> {
-    let mut upload = Upload {
-        name: None,
-        bytes: None,
-        kind: None,
-        metadata: None,
-    };
+    let mut upload = Upload::default();
     let mut file_name = None;
     let bad = |e: axum::extract::multipart::MultipartError| {
         if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
@@ -335,8 +371,9 @@ async fn file_upload(mut form: Multipart) -> Result<Upload, KbError> {
     Ok(upload)
 }
 
-/// Adds `upload` to `dataset`, or replaces document `replacing` with it (keeping its name and
-/// metadata when the upload does not give them).
+/// Adds `upload` to `dataset`, or replaces document `replacing` (the route's, or the upload's
+/// `original_document_id`) with it, keeping its name and metadata when the upload does not give
+/// them.
 async fn write(
     state: DifyState,
     headers: HeaderMap,
@@ -348,6 +385,7 @@ async fn write(
         async {
             state.open_dataset(&headers, &dataset)?;
             let upload = upload?;
+            let replacing = replacing.or(upload.original);
             let bytes = upload.bytes.ok_or_else(|| {
                 KbError::InvalidParam("text is required and must be a string".into())
             })?;
@@ -381,7 +419,8 @@ async fn write(
                 }
             };
             let (position, summary) = state.kb.document(&dataset, &summary.id)?;
-            Ok(json!({ "document": document_object(&summary, position), "batch": summary.id }))
+            let built_in = shows_built_in(&state, &dataset);
+            Ok(json!({ "document": document_object(&summary, position, built_in), "batch": summary.id }))
         }
         .await,
     )

@@ -74,6 +74,18 @@ pub(crate) fn routes(state: DifyState) -> Router {
             get(edit::list_metadata).post(edit::create_metadata),
         )
         .route(
+            "/v1/datasets/{dataset_id}/metadata/built-in",
+            get(edit::built_in_metadata),
+        )
+        .route(
+            "/v1/datasets/{dataset_id}/metadata/built-in/{action}",
+            post(edit::switch_built_in_metadata),
+        )
+        .route(
+            "/v1/datasets/{dataset_id}/documents/status/{action}",
+            axum::routing::patch(edit::set_documents_status),
+        )
+        .route(
             "/v1/datasets/{dataset_id}/metadata/{metadata_id}",
             axum::routing::patch(edit::rename_metadata).delete(edit::delete_metadata),
         )

@@ -1,0 +1,165 @@
+"""The rest of Dify's Python SDK (`KnowledgeBaseClient`), as `test_dify_admin.py`: its calls
+written by hand from Dify's SDK and knowledge API documentation (method, path, body and headers
+as the SDK sends them). Here: the built-in metadata fields, documents' status (enable, disable,
+archive, un_archive), a file upload that replaces a document (`original_document_id`),
+`update_document_by_file`, the RAG pipeline calls Atlas does not have, and a server with a token
+on which a dataset's own key does what the SDK asks of it.
+"""
+
+import json
+import os
+import subprocess
+import tempfile
+import urllib.error
+import urllib.parse
+import urllib.request
+import uuid
+
+import pytest
+
+from conftest import _free_port, _wait_for, request_json
+
+
+def multipart(url, key, fields, file_name, file_bytes):
+    """A multipart POST as the SDK's file calls send it: the settings as JSON in `data`, the file
+    in `file`; (status, the answer's JSON)."""
+    boundary = uuid.uuid4().hex
+    parts = []
+    for name, value in fields.items():
+        parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'.encode())
+    parts.append(
+        f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="{file_name}"\r\n'
+        "Content-Type: text/plain\r\n\r\n".encode() + file_bytes + b"\r\n"
+    )
+    parts.append(f"--{boundary}--\r\n".encode())
+    request = urllib.request.Request(url, data=b"".join(parts), method="POST", headers={
+        "Authorization": f"Bearer {key}", "Content-Type": f"multipart/form-data; boundary={boundary}"})
+    try:
+        with urllib.request.urlopen(request, timeout=60) as answer:
+            return answer.status, json.loads(answer.read().decode("utf-8"))
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read().decode("utf-8"))
+
+
+@pytest.fixture(scope="module")
+def token_server(atlas_bin):
+    """`atlas serve` with a server token, on a fresh folder: (its /v1 address, the token)."""
+    work = tempfile.mkdtemp(prefix="atlas-dify-token-")
+    port, token = _free_port(), "server-token-" + uuid.uuid4().hex
+    child = subprocess.Popen(
+        [atlas_bin, "serve", "--data", os.path.join(work, "data"), "--addr", f"127.0.0.1:{port}",
+         "--token", token, "--embedder", "hash", "--kb-embedder", "same"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        _wait_for(f"http://127.0.0.1:{port}/healthz", 600)
+        yield f"http://127.0.0.1:{port}/v1", token
+    finally:
+        child.kill()
+        child.wait()
+
+
+def test_the_rest_of_the_sdk_on_a_server_with_a_token(token_server, check):
+    base, token = token_server
+
+    def call(method, path, key, body=None, params=None):
+        query = "?" + urllib.parse.urlencode(params) if params else ""
+        return request_json(method, base + path + query, body, {"Authorization": f"Bearer {key}"})
+
+    # Creating a dataset takes the server token; the dataset's own key does the rest.
+    status, refused = call("POST", "/datasets", "dataset-not-a-key", {"name": "退换货"})
+    check(status == 401 and refused["code"] == "unauthorized", f"create_dataset without the token: {status}")
+    status, dataset = call("POST", "/datasets", token, {"name": "退换货"})
+    check(status == 200, f"create_dataset: {status} {dataset}")
+    ds, key = dataset["id"], dataset["api_key"]
+    status, tag = call("POST", "/datasets/tags", token, {"name": "售后"})
+    check(status == 200, f"create a tag with the token: {status} {tag}")
+
+    # list_dataset_tags, bind_dataset_tags and get_dataset_tags with the dataset's key.
+    status, tags = call("GET", "/datasets/tags", key)
+    check(status == 200 and [t["name"] for t in tags] == ["售后"], f"list_dataset_tags with a dataset key: {status} {tags}")
+    status, _ = call("POST", "/datasets/tags/binding", key, {"tag_ids": [tag["id"]], "target_id": ds})
+    status, bound = call("GET", f"/datasets/{ds}/tags", key)
+    check(status == 200 and bound["total"] == 1, f"get_dataset_tags with a dataset key: {status} {bound}")
+    status, refused = call("POST", "/datasets/tags", key, {"name": "别的"})
+    check(status == 401, f"a dataset key does not create the server's tags: {status} {refused}")
+
+    # create_document_by_text (two documents), then the built-in metadata fields.
+    docs = {}
+    for name, text in [("退货.txt", "七天无理由退货：签收后七天内可申请。"), ("发票.txt", "电子发票在订单完成后开具。")]:
+        status, created = call("POST", f"/datasets/{ds}/document/create_by_text", key,
+                               {"indexing_technique": "high_quality", "process_rule": {"mode": "automatic"},
+                                "name": name, "text": text})
+        check(status == 200, f"create_document_by_text: {status} {created}")
+        docs[name] = created["document"]["id"]
+    status, built_in = call("GET", f"/datasets/{ds}/metadata/built-in", key)
+    names = [f["name"] for f in built_in.get("fields", [])] if status == 200 else []
+    check(names == ["document_name", "uploader", "upload_date", "last_update_date", "source"],
+          f"get_built_in_metadata: {status} {built_in}")
+    status, result = call("POST", f"/datasets/{ds}/metadata/built-in/enable", key, {})
+    check(status == 200 and result == {"result": "success"}, f"manage_built_in_metadata('enable'): {status} {result}")
+    status, fields = call("GET", f"/datasets/{ds}/metadata", key)
+    check(status == 200 and fields["built_in_field_enabled"] is True, f"get_dataset_metadata after enable: {fields}")
+    status, listed = call("GET", f"/datasets/{ds}/documents", key)
+    check(all(d["doc_metadata"].get("document_name") == d["name"] for d in listed["data"]),
+          f"documents show the built-in values: {listed}")
+    status, result = call("POST", f"/datasets/{ds}/metadata/built-in/disable", key, {})
+    status, fields = call("GET", f"/datasets/{ds}/metadata", key)
+    check(fields["built_in_field_enabled"] is False, f"manage_built_in_metadata('disable'): {fields}")
+    status, refused = call("POST", f"/datasets/{ds}/metadata/built-in/toggle", key, {})
+    check(status == 400 and refused["code"] == "invalid_param", f"an unknown built-in action: {status} {refused}")
+
+    # batch_update_document_status: a disabled document is not retrieved, an enabled one is.
+    def retrieved(query):
+        status, found = call("POST", f"/datasets/{ds}/retrieve", key, {"query": query})
+        check(status == 200, f"retrieve: {status} {found}")
+        return {r["segment"]["document_id"] for r in found["records"]}
+
+    check(docs["退货.txt"] in retrieved("退货"), "the document is retrieved before it is disabled")
+    status, result = call("PATCH", f"/datasets/{ds}/documents/status/disable", key, {"document_ids": [docs["退货.txt"]]})
+    check(status == 200 and result == {"result": "success"}, f"batch_update_document_status('disable'): {status} {result}")
+    check(docs["退货.txt"] not in retrieved("退货"), "a disabled document is not retrieved")
+    status, got = call("GET", f"/datasets/{ds}/documents/{docs['退货.txt']}", key)
+    check(got["enabled"] is False and got["display_status"] == "disabled", f"the document says it is disabled: {got}")
+    status, result = call("PATCH", f"/datasets/{ds}/documents/status/enable", key, {"document_ids": [docs["退货.txt"]]})
+    check(status == 200 and docs["退货.txt"] in retrieved("退货"), "enabled again, it is retrieved")
+    status, refused = call("PATCH", f"/datasets/{ds}/documents/status/disable", key,
+                           {"document_ids": [docs["发票.txt"], "no-such-document"]})
+    check(status == 404, f"an unknown document among them: {status} {refused}")
+    check(docs["发票.txt"] in retrieved("发票"), "and nothing was changed")
+    status, _ = call("PATCH", f"/datasets/{ds}/documents/status/archive", key, {"document_ids": [docs["发票.txt"]]})
+    check(docs["发票.txt"] not in retrieved("发票"), "an archived document is not retrieved")
+    status, refused = call("POST", f"/datasets/{ds}/documents/{docs['发票.txt']}/update_by_text", key,
+                           {"name": "发票.txt", "text": "改"})
+    check(status == 403 and refused["code"] == "archived_document_immutable", f"an archived document is not editable: {status} {refused}")
+    status, _ = call("PATCH", f"/datasets/{ds}/documents/status/un_archive", key, {"document_ids": [docs["发票.txt"]]})
+    check(docs["发票.txt"] in retrieved("发票"), "un-archived, it is retrieved")
+
+    # create_document_by_file with original_document_id replaces that document.
+    settings = {"process_rule": {"mode": "automatic"}, "indexing_technique": "high_quality",
+                "original_document_id": docs["退货.txt"]}
+    status, replaced = multipart(f"{base}/datasets/{ds}/document/create_by_file", key,
+                                 {"data": json.dumps(settings)}, "退货规则.txt", "退货须保持商品完好，十五天内可退。".encode())
+    check(status == 200 and replaced["document"]["id"] == docs["退货.txt"], f"create_document_by_file(original_document_id): {status} {replaced}")
+    status, listed = call("GET", f"/datasets/{ds}/documents", key)
+    check(listed["total"] == 2, f"no new document beside the replaced one: {listed}")
+    status, found = call("POST", f"/datasets/{ds}/retrieve", key, {"query": "十五天"})
+    check(found["records"] and "十五天" in found["records"][0]["segment"]["content"], f"the new text is retrieved: {found}")
+
+    # update_document_by_file: the SDK sends `data` as "{}" when there are no settings.
+    status, updated = multipart(f"{base}/datasets/{ds}/documents/{docs['发票.txt']}/update_by_file", key,
+                                {"data": "{}"}, "发票说明.txt", "纸质发票随货寄出。".encode())
+    check(status == 200 and updated["document"]["id"] == docs["发票.txt"], f"update_document_by_file: {status} {updated}")
+
+    # The RAG pipeline calls: Atlas has no pipelines; each is Dify's 404 in Dify's shape.
+    for method, path, body in [
+        ("GET", f"/datasets/{ds}/pipeline/datasource-plugins", None),
+        ("POST", f"/datasets/{ds}/pipeline/datasource/nodes/n1/run", {"inputs": {}, "datasource_type": "local_file"}),
+        ("POST", f"/datasets/{ds}/pipeline/run", {"inputs": {}, "datasource_type": "local_file",
+                                                  "datasource_info_list": [], "start_node_id": "n1"}),
+    ]:
+        status, answer = call(method, path, key, body)
+        check(status == 404 and answer["code"] == "not_found", f"{method} {path}: {status} {answer}")
+
+    # delete_dataset with its own key.
+    status, _ = call("DELETE", f"/datasets/{ds}", key)
+    check(status == 204, f"delete_dataset: {status}")
