@@ -163,3 +163,61 @@ def test_the_rest_of_the_sdk_on_a_server_with_a_token(token_server, check):
     # delete_dataset with its own key.
     status, _ = call("DELETE", f"/datasets/{ds}", key)
     check(status == 204, f"delete_dataset: {status}")
+
+
+def test_the_server_and_its_openapi_document_agree(token_server, check):
+    """Where schemathesis once found the server and the schema disagreeing: each case against the
+    schema the server serves (at /openapi.json too) and the server's answer."""
+    base, token = token_server
+    root = base[: -len("/v1")]
+    status, document = request_json("GET", root + "/openapi.json", None, {"Authorization": f"Bearer {token}"})
+    status_api, document_api = request_json("GET", root + "/api/v1/openapi.json", None, {"Authorization": f"Bearer {token}"})
+    check(status == 200 and document == document_api, "/openapi.json serves the API's document")
+
+    def body_schema(method, path):
+        return document["paths"][path][method]["requestBody"]["content"]["application/json"]["schema"]
+
+    def call(method, path, body=None):
+        return request_json(method, base + path, body, {"Authorization": f"Bearer {key}"})
+
+    status, dataset = request_json("POST", base + "/datasets", {"name": "契约"}, {"Authorization": f"Bearer {token}"})
+    ds, key = dataset["id"], dataset["api_key"]
+
+    # A document's name may be 255 characters, and the schema says so.
+    create = body_schema("post", "/v1/datasets/{dataset_id}/document/create-by-text")
+    check(create["properties"]["name"]["maxLength"] == 255, f"create-by-text's name: {create}")
+    status, created = call("POST", f"/datasets/{ds}/document/create_by_text", {"name": "名" * 105, "text": "正文：发票七天内开具。"})
+    check(status == 200, f"a 105-character name is taken: {status} {created}")
+    doc = created["document"]["id"]
+    status, refused = call("POST", f"/datasets/{ds}/document/create_by_text", {"name": "名" * 256, "text": "正文"})
+    check(status == 400, f"a 256-character name is refused: {status}")
+
+    # operation_data needs at least one item, on both sides.
+    metadata = body_schema("post", "/v1/datasets/{dataset_id}/documents/metadata")
+    check(metadata["properties"]["operation_data"]["minItems"] == 1, f"operation_data's schema: {metadata}")
+    status, refused = call("POST", f"/datasets/{ds}/documents/metadata", {"operation_data": []})
+    check(status == 400 and refused["code"] == "invalid_param", f"an empty operation_data: {status} {refused}")
+
+    # Segments are objects with content; the schema says it.
+    segments = body_schema("post", "/v1/datasets/{dataset_id}/documents/{document_id}/segments")
+    check(segments["properties"]["segments"]["items"]["required"] == ["content"], f"segments' items: {segments}")
+    status, refused = call("POST", f"/datasets/{ds}/documents/{doc}/segments", {"segments": [None, None]})
+    check(status == 400, f"null segments are refused: {status} {refused}")
+    segment = body_schema("post", "/v1/datasets/{dataset_id}/documents/{document_id}/segments/{segment_id}")
+    check(segment["properties"]["segment"]["required"] == ["content"], f"a segment's schema: {segment}")
+
+    # update-by-text: a name, a text, or both; `{}` is refused and the schema says why.
+    update = body_schema("post", "/v1/datasets/{dataset_id}/documents/{document_id}/update-by-text")
+    check(len(update["anyOf"]) == 2, f"update-by-text's schema: {update}")
+    status, refused = call("POST", f"/datasets/{ds}/documents/{doc}/update-by-text", {})
+    check(status == 400, f"an empty update: {status} {refused}")
+    status, renamed = call("POST", f"/datasets/{ds}/documents/{doc}/update-by-text", {"name": "发票.txt"})
+    check(status == 200 and renamed["document"]["name"] == "发票.txt", f"a name alone renames: {status} {renamed}")
+    status, found = call("POST", f"/datasets/{ds}/retrieve", {"query": "发票"})
+    check(found["records"] and "七天" in found["records"][0]["segment"]["content"], f"and keeps the content: {found}")
+
+    # A metadata field's type is one of three, on both sides.
+    field = body_schema("post", "/v1/datasets/{dataset_id}/metadata")
+    check(field["properties"]["type"]["enum"] == ["string", "number", "time"], f"the type's schema: {field}")
+    status, refused = call("POST", f"/datasets/{ds}/metadata", {"type": "0", "name": "类别"})
+    check(status == 400, f"type \"0\" is refused: {status} {refused}")

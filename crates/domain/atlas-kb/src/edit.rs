@@ -9,7 +9,9 @@
 use std::sync::Arc;
 
 use crate::model::{Dataset, Document, MetadataField, Segment};
-use crate::{DatasetSummary, KbError, KnowledgeBase, Snapshot, error, model, split, store};
+use crate::{
+    DatasetSummary, DocumentSummary, KbError, KnowledgeBase, Snapshot, error, model, split, store,
+};
 
 /// A segment as a client writes it: Dify's `{content, answer?, keywords?}`. With an answer, the
 /// content is the question searched and the answer what a hit returns.
@@ -315,6 +317,28 @@ impl KnowledgeBase {
         })
     }
 
+    /// Renames a document, its content unchanged (Dify's update-by-text with a name alone).
+    pub fn rename_document(
+        &self,
+        id: &str,
+        document: &str,
+        name: &str,
+    ) -> Result<DocumentSummary, KbError> {
+        let name = error::valid_name(name, "a document name", 255)?;
+        self.edit_dataset(id, |_, documents| {
+            let doc = documents
+                .iter_mut()
+                .find(|d| d.id == document)
+                .ok_or(KbError::DocumentNotFound)?;
+            if doc.archived {
+                return Err(KbError::ArchivedDocument);
+            }
+            doc.name = name.to_string();
+            Ok(())
+        })?;
+        self.document(id, document).map(|(_, summary)| summary)
+    }
+
     /// Shows or hides Dify's built-in metadata fields on dataset `id`'s documents.
     pub fn set_built_in_fields(&self, id: &str, enabled: bool) -> Result<(), KbError> {
         self.edit_dataset(id, |dataset, _| {
@@ -402,7 +426,8 @@ impl KnowledgeBase {
             .iter()
             .zip(&old.documents)
             .filter(|(new, old)| {
-                new.metadata != old.metadata
+                new.name != old.name
+                    || new.metadata != old.metadata
                     || new.enabled != old.enabled
                     || new.archived != old.archived
             })

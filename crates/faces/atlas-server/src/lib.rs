@@ -127,6 +127,8 @@ pub fn router(state: AppState) -> Router {
     let atlas = state.atlas.clone();
     let router = Router::new()
         .route("/api/v1/openapi.json", get(openapi_document))
+        // Where OpenAPI tools look first.
+        .route("/openapi.json", get(openapi_document))
         .route("/api/v1/tools", get(tool_list))
         .route("/api/v1/chat", post(chat::chat))
         .route("/api/v1/events", get(events))

@@ -85,7 +85,7 @@ fn required_fields(method: &str, path: &str) -> &'static [(&'static str, &'stati
         ("post", "/v1/datasets/{dataset_id}/retrieve")
         | ("post", "/v1/datasets/{dataset_id}/hit-testing") => &[("query", "string")],
         ("post", "/v1/datasets/{dataset_id}/document/create-by-text") => {
-            &[("name", "string"), ("text", "string")]
+            &[("name", "document name"), ("text", "string")]
         }
         ("post", "/v1/datasets/{dataset_id}/metadata") => &[("type", "string"), ("name", "string")],
         ("patch", "/v1/datasets/{dataset_id}/metadata/{metadata_id}") => &[("name", "string")],
@@ -113,6 +113,8 @@ fn body_schema(method: &str, path: &str) -> Value {
             // A tag's name is a string of at most 50 characters (`atlas_kb::tags`).
             let (kind, longest) = match *kind {
                 "tag name" => ("string", Some(50)),
+                // `atlas_kb`: a document's name is 1 to 255 characters.
+                "document name" => ("string", Some(255)),
                 "string" if *name == "name" => ("string", Some(100)),
                 other => (other, None),
             };
@@ -120,6 +122,11 @@ fn body_schema(method: &str, path: &str) -> Value {
             if kind == "string" {
                 schema["minLength"] = json!(1);
                 schema["pattern"] = json!("\\S");
+            }
+            if *name == "query" {
+                // `atlas_kb`'s query: at most 250 characters, no control characters.
+                schema["maxLength"] = json!(250);
+                schema["pattern"] = json!(atlas_model::REQUIRED_TEXT_PATTERN);
             }
             if let Some(longest) = longest {
                 schema["maxLength"] = json!(longest);
@@ -130,11 +137,78 @@ fn body_schema(method: &str, path: &str) -> Value {
             (name.to_string(), schema)
         })
         .collect();
-    json!({
+    let mut schema = json!({
         "type": "object",
         "required": fields.iter().map(|(name, _)| *name).collect::<Vec<_>>(),
         "properties": properties,
-    })
+    });
+    refine(method, path, &mut schema);
+    schema
+}
+
+/// What a route checks of its body beyond its fields' types, where JSON Schema can say it: the
+/// items of its lists, the values a field takes.
+fn refine(method: &str, path: &str, schema: &mut Value) {
+    let text = json!({ "type": "string", "minLength": 1, "pattern": "\\S" });
+    // A segment as the segment routes take it (`enabled: false` is refused: delete instead); a
+    // null optional field is taken as not given.
+    let segment = json!({
+        "type": "object",
+        "required": ["content"],
+        "properties": {
+            "content": text,
+            "answer": { "type": ["string", "null"] },
+            "keywords": { "type": ["array", "null"], "items": { "type": "string" } },
+            "enabled": { "enum": [true, null] }
+        }
+    });
+    let properties = &mut schema["properties"];
+    match (method, path) {
+        ("post", "/v1/datasets/{dataset_id}/documents/{document_id}/segments") => {
+            properties["segments"]["items"] = segment;
+            properties["segments"]["maxItems"] = json!(atlas_kb::MAX_SEGMENTS_PER_CALL);
+        }
+        ("post", "/v1/datasets/{dataset_id}/documents/{document_id}/segments/{segment_id}") => {
+            properties["segment"] = segment;
+        }
+        ("post", "/v1/datasets/{dataset_id}/metadata") => {
+            properties["type"] = json!({ "enum": ["string", "number", "time"] });
+        }
+        ("post", "/v1/datasets/{dataset_id}/documents/metadata") => {
+            properties["operation_data"]["items"] = json!({
+                "type": "object",
+                "required": ["document_id", "metadata_list"],
+                "properties": {
+                    "document_id": text,
+                    "metadata_list": { "type": "array", "items": {
+                        "type": "object",
+                        "required": ["id"],
+                        "properties": { "id": text, "name": { "type": "string" } }
+                    } }
+                }
+            });
+        }
+        ("patch", "/v1/datasets/{dataset_id}/documents/status/{action}") => {
+            properties["document_ids"]["items"] = text;
+        }
+        ("post", "/v1/datasets/{dataset_id}/documents/{document_id}/update-by-text") => {
+            // A new name, new text, or both (null is not given).
+            let name =
+                json!({ "type": "string", "minLength": 1, "maxLength": 255, "pattern": "\\S" });
+            *schema = json!({
+                "type": "object",
+                "properties": {
+                    "name": { "anyOf": [name, { "type": "null" }] },
+                    "text": { "anyOf": [text, { "type": "null" }] }
+                },
+                "anyOf": [
+                    { "required": ["name"], "properties": { "name": name } },
+                    { "required": ["text"], "properties": { "text": text } }
+                ]
+            });
+        }
+        _ => {}
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -162,6 +236,13 @@ const ROUTES: &[Route] = &[
         method: "get",
         path: "/api/v1/openapi.json",
         summary: "This document",
+        body: None,
+        auth: Auth::Server,
+    },
+    Route {
+        method: "get",
+        path: "/openapi.json",
+        summary: "This document, where OpenAPI tools look first",
         body: None,
         auth: Auth::Server,
     },
@@ -596,7 +677,16 @@ fn operation(route: &Route) -> Value {
         let schema = if content_type == "application/json" {
             body_schema(route.method, route.path)
         } else {
-            json!({ "type": "object" })
+            // Dify's upload form: the document's text in `file` (named after the file, or
+            // "untitled"), its settings as a JSON string in `data`.
+            json!({
+                "type": "object",
+                "required": ["file"],
+                "properties": {
+                    "file": { "type": "string", "minLength": 1, "pattern": "\\S" },
+                    "data": { "type": "string", "contentMediaType": "application/json" }
+                }
+            })
         };
         op["requestBody"] =
             json!({ "required": true, "content": { content_type: { "schema": schema } } });

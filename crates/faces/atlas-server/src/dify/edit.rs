@@ -50,10 +50,14 @@ fn segment_input(object: &Value) -> Result<SegmentInput, KbError> {
     if !object.is_object() {
         return Err(KbError::InvalidParam("a segment is a JSON object".into()));
     }
-    if object.get("enabled") == Some(&Value::Bool(false)) {
-        return Err(KbError::InvalidParam(
-            "disabling a segment is not supported: delete it instead".into(),
-        ));
+    match object.get("enabled") {
+        None | Some(Value::Null) | Some(Value::Bool(true)) => {}
+        Some(Value::Bool(false)) => {
+            return Err(KbError::InvalidParam(
+                "disabling a segment is not supported: delete it instead".into(),
+            ));
+        }
+        Some(_) => return Err(KbError::InvalidParam("enabled must be true".into())),
     }
     let keywords = string_list(object, "keywords")?;
     Ok(SegmentInput {
@@ -345,7 +349,10 @@ pub(super) async fn set_document_metadata(
         let operations = body
             .get("operation_data")
             .and_then(Value::as_array)
-            .ok_or_else(|| KbError::InvalidParam("operation_data must be a list".into()))?;
+            .filter(|list| !list.is_empty())
+            .ok_or_else(|| {
+                KbError::InvalidParam("operation_data must list at least one document".into())
+            })?;
         let mut values = Vec::new();
         for operation in operations {
             let document = required_text(operation, "document_id")?.to_string();

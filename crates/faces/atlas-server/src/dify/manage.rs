@@ -355,6 +355,10 @@ async fn file_upload(mut form: Multipart) -> Result<Upload, KbError> {
             }
             Some("data") => {
                 let text = field.text().await.map_err(bad)?;
+                if text.trim().is_empty() {
+                    // An empty field gives no settings.
+                    continue;
+                }
                 let data: Value = serde_json::from_str(&text)
                     .map_err(|e| KbError::InvalidParam(format!("data is not JSON: {e}")))?;
                 upload_fields(&data, &mut upload)?;
@@ -386,6 +390,14 @@ async fn write(
             state.open_dataset(&headers, &dataset)?;
             let upload = upload?;
             let replacing = replacing.or(upload.original);
+            if let (Some(id), None, Some(name)) =
+                (replacing.clone(), &upload.bytes, upload.name.clone())
+            {
+                // A new name alone: the content stays.
+                let (kb, d) = (state.kb.clone(), dataset.clone());
+                let renamed = blocking(move || kb.rename_document(&d, &id, &name)).await?;
+                return written(&state, &dataset, &renamed.id);
+            }
             let bytes = upload.bytes.ok_or_else(|| {
                 KbError::InvalidParam("text is required and must be a string".into())
             })?;
@@ -418,12 +430,17 @@ async fn write(
                     .await?
                 }
             };
-            let (position, summary) = state.kb.document(&dataset, &summary.id)?;
-            let built_in = shows_built_in(&state, &dataset);
-            Ok(json!({ "document": document_object(&summary, position, built_in), "batch": summary.id }))
+            written(&state, &dataset, &summary.id)
         }
         .await,
     )
+}
+
+/// The answer to a document's write: the document as it now is, and its batch (its id).
+fn written(state: &DifyState, dataset: &str, id: &str) -> Result<Value, KbError> {
+    let (position, summary) = state.kb.document(dataset, id)?;
+    let built_in = shows_built_in(state, dataset);
+    Ok(json!({ "document": document_object(&summary, position, built_in), "batch": summary.id }))
 }
 
 pub(super) async fn create_by_text(
@@ -466,7 +483,16 @@ pub(super) async fn create_by_file(
     Path(dataset): Path<String>,
     form: Result<Multipart, MultipartRejection>,
 ) -> Response {
-    let upload = form_upload(&state, &headers, &dataset, form).await;
+    // A new document is named after its file; a file sent without a name is "untitled" (one
+    // that replaces a document keeps that document's name).
+    let upload = form_upload(&state, &headers, &dataset, form)
+        .await
+        .map(|mut upload| {
+            if upload.original.is_none() {
+                upload.name.get_or_insert_with(|| "untitled".to_string());
+            }
+            upload
+        });
     write(state, headers, dataset, None, upload).await
 }
 
