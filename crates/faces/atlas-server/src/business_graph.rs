@@ -1,6 +1,7 @@
 //! The business graph as a whole: `GET /api/v1/business-graph` answers Atlas's JSON document of
-//! it, `PUT` replaces it with a JSON document or, with `?format=apoc`, the lines of Neo4j's
-//! `apoc.export.json.all`. The replacement is checked whole and on disk before it answers.
+//! it, `PUT` replaces it with a JSON document (`application/json`) or the lines of Neo4j's
+//! `apoc.export.json.all` (`application/x-ndjson`; `?format=apoc` says so whatever the content
+//! type). The replacement is checked whole and on disk before it answers.
 
 use atlas_biz::import;
 use atlas_model::AtlasError;
@@ -8,17 +9,20 @@ use atlas_registry::biz_error;
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::{RawQuery, State};
+use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 
 use crate::{AppState, error_response};
 
-/// The `format` query parameter, once at most; anything else in the query is ignored.
-fn format_of(query: Option<&str>) -> Result<&str, AtlasError> {
+/// The body's format: the `format` query parameter, once at most, when given; else the content
+/// type's (lines for NDJSON, a document for JSON). Anything else in the query is ignored.
+fn format_of<'a>(query: Option<&'a str>, headers: &HeaderMap) -> Result<&'a str, AtlasError> {
     let mut formats = query
         .unwrap_or("")
         .split('&')
         .filter_map(|pair| pair.strip_prefix("format="));
     match (formats.next(), formats.next()) {
+        (None, _) if crate::guard::is_ndjson(headers) => Ok("apoc"),
         (None, _) => Ok("json"),
         (Some(format), None) => Ok(format),
         (Some(_), Some(_)) => Err(AtlasError::invalid("format", "give format once")),
@@ -32,6 +36,7 @@ pub(crate) async fn export(State(state): State<AppState>) -> Response {
 pub(crate) async fn import(
     State(state): State<AppState>,
     RawQuery(query): RawQuery,
+    headers: HeaderMap,
     body: Result<Bytes, axum::extract::rejection::BytesRejection>,
 ) -> Response {
     let Ok(body) = body else {
@@ -39,7 +44,7 @@ pub(crate) async fn import(
             limit: crate::MAX_BODY_BYTES,
         });
     };
-    let format = match format_of(query.as_deref()) {
+    let format = match format_of(query.as_deref(), &headers) {
         Ok(format) => format,
         Err(e) => return error_response(&e),
     };

@@ -69,12 +69,7 @@ impl Access {
             || header(headers, header::CONTENT_LENGTH.as_str()).is_some_and(|n| n.trim() != "0");
         if has_body && matches!(*method, Method::POST | Method::PUT | Method::PATCH) {
             let given = header(headers, header::CONTENT_TYPE.as_str()).unwrap_or("");
-            let essence = given
-                .split(';')
-                .next()
-                .unwrap_or("")
-                .trim()
-                .to_ascii_lowercase();
+            let essence = essence_of(headers);
             let upload = path.ends_with("by-file") || path.ends_with("by_file");
             let accepted = if upload {
                 essence == "multipart/form-data"
@@ -132,6 +127,25 @@ impl Access {
                 .parse::<std::net::IpAddr>()
                 .is_ok_and(|ip| ip.is_loopback())
     }
+}
+
+/// The content type's essence (`application/json; charset=utf-8` → `application/json`).
+fn essence_of(headers: &HeaderMap) -> String {
+    header(headers, header::CONTENT_TYPE.as_str())
+        .unwrap_or("")
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase()
+}
+
+/// Whether the body is JSON lines (`application/x-ndjson` and its other names).
+pub(crate) fn is_ndjson(headers: &HeaderMap) -> bool {
+    matches!(
+        essence_of(headers).as_str(),
+        "application/x-ndjson" | "application/ndjson" | "application/jsonl"
+    )
 }
 
 /// JSON and its line-delimited forms (the business graph takes Neo4j's export lines): none is a

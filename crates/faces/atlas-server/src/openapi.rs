@@ -284,7 +284,7 @@ const ROUTES: &[Route] = &[
     Route {
         method: "put",
         path: "/api/v1/business-graph",
-        summary: "Replace the business graph with Atlas's JSON document, or (?format=apoc, application/x-ndjson) Neo4j's apoc.export.json.all lines",
+        summary: "Replace the business graph with Atlas's JSON document (application/json) or Neo4j's apoc.export.json.all lines (application/x-ndjson)",
         body: JSON,
         auth: Auth::Server,
     },
@@ -609,9 +609,14 @@ fn operation(route: &Route) -> Value {
                 "type": "object", "minProperties": 1, "additionalProperties": false,
                 "properties": { "businesses": list, "steps": list, "implementations": list, "data_resources": list, "relations": list }
             } },
-            "application/x-ndjson": { "schema": { "type": "string" } }
+            // One JSON object a line, each a node or a relationship as apoc.export.json.all
+            // writes them (`{"type": "node", "id", "labels", "properties"}`,
+            // `{"type": "relationship", "label", "start", "end", "properties"}`).
+            "application/x-ndjson": { "schema": {
+                "type": "string",
+                "description": "Neo4j apoc.export.json.all lines: one JSON object a line, a node ({type: node, id, labels, properties}) or a relationship ({type: relationship, label, start: {id}, end: {id}, properties})"
+            } }
         } });
-        op["parameters"] = json!([{ "name": "format", "in": "query", "required": false, "schema": { "type": "string", "enum": ["json", "apoc", "jsonl"] } }]);
         op["responses"]["415"] = json!({ "description": "the body is not JSON", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } });
         return op;
     }

@@ -255,6 +255,16 @@ fn business_graph_tools_chat_and_mcp_on_a_running_server() {
         (report["businesses"].as_u64(), report["skipped"].as_u64()),
         (Some(1), Some(1))
     );
+    // The content type alone says the body is lines.
+    let (status, by_type) = dify_request(
+        &server,
+        "PUT",
+        "/api/v1/business-graph",
+        None,
+        "application/x-ndjson",
+        apoc.as_bytes(),
+    );
+    assert_eq!((status, &by_type), (200, &report));
     server.stop();
     // Restarted without a model: the import is still there, and the chat says what is missing.
     let server = Server::start(data.path(), &["--kb-embedder", "same"]);
