@@ -178,6 +178,12 @@ try:
     expected = call(URL, "get_page_details", {"app_id": APP, "page_id": home})["actions"]
     check(len(actions) == len(expected) and len(actions) > 0, f"clicking a page shows its {len(expected)} actions: {len(actions)}")
     check("外卖" in driver.find_element(By.ID, "page-actions").text, "with their targets")
+    # The page's counts agree with its actions': the uses of its actions are their uses summed.
+    details = call(URL, "get_page_details", {"app_id": APP, "page_id": home})
+    uses = sum(a["success_count"] + a["fail_count"] for a in details["actions"])
+    traffic = driver.find_element(By.ID, "page-traffic").text
+    check(details["departures"] == uses and uses > 0 and str(uses) in traffic,
+          f"the page says its actions' {uses} uses: {traffic} ({details['departures']})")
     readable()
     panel = driver.find_element(By.ID, "page-panel").text
     check("null" not in panel and "[object" not in panel and "undefined" not in panel, f"nothing absent is written out: {panel}")

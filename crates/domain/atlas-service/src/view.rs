@@ -35,6 +35,18 @@ pub struct AppGraphRequest {
     pub max_pages: Option<usize>,
 }
 
+/// The successful uses of the actions that lead to `page`.
+fn arrivals(app: &atlas_graph::AppGraph, page: &str) -> u64 {
+    app.incoming(page).map(|t| t.success_count()).sum()
+}
+
+/// The uses of `page`'s actions, successful or not.
+fn departures(app: &atlas_graph::AppGraph, page: &str) -> u64 {
+    app.outgoing(page)
+        .map(|t| t.success_count() + t.fail_count())
+        .sum()
+}
+
 /// A page as the viewer draws it.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct ViewPage {
@@ -46,8 +58,12 @@ pub struct ViewPage {
     pub page_type: PageType,
     /// Steps from the home page (none: not reachable from it).
     pub depth: Option<u32>,
-    /// How often agents reached the page.
+    /// Screens recognised as this page (`match_current_page`, `add_page`).
     pub visited_count: u64,
+    /// Arrivals by its incoming actions: the successful uses of the actions that lead here.
+    pub arrivals: u64,
+    /// Uses of its actions, successful or not.
+    pub departures: u64,
     /// How many intents it serves.
     pub intents: usize,
     /// Where its screenshot is served, when its folder holds one.
@@ -161,8 +177,12 @@ pub struct PageDetailsResponse {
     pub url: String,
     /// The widgets the page is known to show.
     pub widgets: Vec<Widget>,
-    /// How often agents reached the page.
+    /// Screens recognised as this page (`match_current_page`, `add_page`).
     pub visited_count: u64,
+    /// Arrivals by its incoming actions: the successful uses of the actions that lead here.
+    pub arrivals: u64,
+    /// Uses of its actions, successful or not.
+    pub departures: u64,
     /// Steps from the home page (none: not reachable from it).
     pub depth: Option<u32>,
     /// The intents whose target this page is, and those `add_page` gave it.
@@ -305,6 +325,8 @@ impl Atlas {
                     page_type: p.page_type,
                     depth: depth.get(p.page_id.as_str()).copied(),
                     visited_count: p.visited_count,
+                    arrivals: arrivals(app, &p.page_id),
+                    departures: departures(app, &p.page_id),
                     intents: p.intents.len()
                         + targeted.get(p.page_id.as_str()).copied().unwrap_or(0),
                     screenshot: None,
@@ -381,6 +403,8 @@ impl Atlas {
             url: page.url.clone(),
             widgets: page.widgets.clone(),
             visited_count: page.visited_count,
+            arrivals: arrivals(app, &page.page_id),
+            departures: departures(app, &page.page_id),
             depth: app.home_page().and_then(|h| {
                 app.hop_distances(&h.page_id)
                     .get(page.page_id.as_str())

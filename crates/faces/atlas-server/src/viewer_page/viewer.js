@@ -24,7 +24,7 @@ const WORDS = {
     shown: (n, total, e) => `显示 ${n} / ${total} 个页面，${e} 条转换`,
     truncated: "（只显示离首页最近的页面；选择页面可看其邻域）",
     pickPage: "点击图中的页面，或用上方搜索框找页面。Tab 键可逐个浏览操作。",
-    type: "类型", depth: "离首页步数", visited: "访问次数", folder: "文件夹", screenshot: "截图",
+    type: "类型", depth: "离首页步数", visited: "识别为此页的画面", arrivals: "到达次数", departures: "操作使用次数", folder: "文件夹", screenshot: "截图",
     widgets: "控件", actionsOut: "可用操作", actionsIn: "从这些页面到达", servedIntents: "服务的意图",
     recent: "最近上报", none: "无", unreachable: "首页不可达", success: "成功", failure: "失败",
     uses: "次", ms: "毫秒", seconds: "秒", from: "从", fromHome: "从首页出发（可先在图中选择页面）",
@@ -50,7 +50,7 @@ const WORDS = {
     shown: (n, total, e) => `${n} of ${total} pages, ${e} transitions`,
     truncated: " (the pages nearest the home page; select a page to see its neighbourhood)",
     pickPage: "Click a page in the graph, or find one with the search box. Tab walks through its actions.",
-    type: "Type", depth: "Steps from home", visited: "Visits", folder: "Folder", screenshot: "Screenshot",
+    type: "Type", depth: "Steps from home", visited: "Screens recognised", arrivals: "Arrivals", departures: "Uses of its actions", folder: "Folder", screenshot: "Screenshot",
     widgets: "Widgets", actionsOut: "Actions", actionsIn: "Reached from", servedIntents: "Intents served",
     recent: "Recent reports", none: "none", unreachable: "not reachable from home", success: "succeeded", failure: "failed",
     uses: "uses", ms: "ms", seconds: "s", from: "from", fromHome: "From the home page (select a page to start elsewhere)",
@@ -262,7 +262,7 @@ function layout(pages, transitions) {
       const ys = (parents.get(page.page_id) || []).map((p) => position.get(p)?.y).filter((y) => y !== undefined);
       return ys.length ? ys.reduce((a, b) => a + b, 0) / ys.length : 0;
     };
-    const keyed = layer.map((p) => [weight(p), -p.visited_count, p]);
+    const keyed = layer.map((p) => [weight(p), -(p.arrivals + p.departures), p]);
     keyed.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
     const perColumn = Math.min(rows, keyed.length);
     keyed.forEach(([, , page], i) => {
@@ -279,7 +279,8 @@ function layout(pages, transitions) {
 // overview shows its shape rather than a blot.
 function nodeAttributes(page, home, crowd) {
   const scale = crowd > 2000 ? 0.35 : crowd > 300 ? 0.6 : 1;
-  const size = scale * (page.page_id === home ? 12 : 4 + Math.min(8, Math.log2(1 + page.visited_count)));
+  // Sized by traffic: the uses of the actions that reach it and leave it.
+  const size = scale * (page.page_id === home ? 12 : 4 + Math.min(8, Math.log2(1 + page.arrivals + page.departures) / 2));
   return {
     label: page.page_name,
     size,
@@ -512,7 +513,9 @@ function renderPagePanel(details) {
   fill(panel,
     el("h2", { id: "page-title" }, details.page_name),
     el("p", { class: "muted" },
-      `${t("type")}: ${details.page_type} · ${t("depth")}: ${details.depth ?? t("unreachable")} · ${t("visited")}: ${details.visited_count}`),
+      `${t("type")}: ${details.page_type} · ${t("depth")}: ${details.depth ?? t("unreachable")}`),
+    el("p", { class: "muted", id: "page-traffic" },
+      `${t("arrivals")}: ${details.arrivals} · ${t("departures")}: ${details.departures} · ${t("visited")}: ${details.visited_count}`),
     details.description ? el("p", {}, details.description) : null,
     el("p", { class: "muted" }, el("code", {}, details.page_id)),
     shot,
