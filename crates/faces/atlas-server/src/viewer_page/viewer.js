@@ -14,7 +14,7 @@ const WORDS = {
     pages: "页面", transitions: "转换", intents: "意图", reports: "上报", lastHour: "近一小时上报",
     successRate: "平均成功率", updated: "最近更新", knowledge: "知识库", business: "业务图谱",
     askChat: "在对话页提问 →", searchLabel: "按名称找页面", searchPlaceholder: "按名称找页面（按 / 聚焦）",
-    legendFail: "失败多", legendOk: "成功多", legendUnused: "未使用", legendWidth: "线宽 = 使用次数", legendHome: "首页", legendIntent: "服务意图的页面",
+    legendHigh: "成功 ≥98%", legendGood: "90–98%", legendFlaky: "75–90%", legendLow: "<75%", legendUnused: "未使用", legendWidth: "线宽、页面大小 = 使用次数", legendHome: "首页",
     graphLabel: "应用的页面图：点击页面查看详情", pageTab: "页面", askTab: "问路",
     intentLabel: "意图（中文或英文）", intentPlaceholder: "例如：点外卖", askPath: "查询路径", askNext: "下一步操作",
     noApps: "还没有应用。用 add_page 添加页面，或 atlas serve --demo 载入示例。",
@@ -40,7 +40,7 @@ const WORDS = {
     pages: "Pages", transitions: "Transitions", intents: "Intents", reports: "Reports", lastHour: "Reports, last hour",
     successRate: "Mean success rate", updated: "Last updated", knowledge: "Knowledge bases", business: "Business graph",
     askChat: "Ask on the chat page →", searchLabel: "Find a page by name", searchPlaceholder: "Find a page by name (press /)",
-    legendFail: "mostly failing", legendOk: "mostly succeeding", legendUnused: "unused", legendWidth: "width = uses", legendHome: "home page", legendIntent: "serves intents",
+    legendHigh: "succeeds ≥98%", legendGood: "90–98%", legendFlaky: "75–90%", legendLow: "<75%", legendUnused: "unused", legendWidth: "width, page size = uses", legendHome: "home page",
     graphLabel: "The app's pages: click one for its details", pageTab: "Page", askTab: "Ask",
     intentLabel: "Intent (Chinese or English)", intentPlaceholder: "e.g. order food", askPath: "Find the path", askNext: "Next action",
     noApps: "No apps yet. Add pages with add_page, or start atlas serve --demo.",
@@ -225,16 +225,60 @@ function destroyGraph() {
   graph = null;
 }
 
-// Green for edges that succeed, amber, then red for those that fail, grey for those never used
-// (sigma reads hex and rgb colours, not hsl).
-function edgeColor(success, fail) {
+// Success rates in buckets, for an action and for a page (its actions' uses together): taken
+// almost always, mostly, flaky, failing; grey when never used. Buckets rather than a gradient,
+// because agents' actions mostly succeed: a gradient painted nearly every edge the same green.
+const RATE_BUCKETS = [[0.98, "#2e7d32"], [0.9, "#8bc34a"], [0.75, "#f9a825"], [0, "#c62828"]];
+const UNUSED = "#9aa3b2";
+function rateColor(success, fail) {
   const used = success + fail;
-  if (!used) return "#9aa3b2";
-  const stops = [[198, 40, 40], [214, 140, 0], [46, 125, 50]];
-  const at = (success / used) * 2;
-  const [a, b] = at >= 1 ? [stops[1], stops[2]] : [stops[0], stops[1]];
-  const f = at >= 1 ? at - 1 : at;
-  return "rgb(" + a.map((v, i) => Math.round(v + (b[i] - v) * f)).join(",") + ")";
+  if (!used) return UNUSED;
+  return RATE_BUCKETS.find(([floor]) => success / used >= floor)[1];
+}
+const edgeColor = rateColor;
+
+// A page's colour: its actions' uses together, in the same buckets.
+function pageColor(node) {
+  let success = 0;
+  let fail = 0;
+  graph.forEachOutEdge(node, (_, attributes) => {
+    success += attributes.success;
+    fail += attributes.fail;
+  });
+  return node === viewer.home ? "#1a4fd6" : rateColor(success, fail);
+}
+
+// Where a node's label goes, in viewport pixels: beside the disc, which is drawn a little wider
+// than its size says (clear it by half as much again).
+const labelOrigin = (data, fontSize) => ({ x: data.x + data.size * 1.5 + 4, y: data.y + fontSize / 3 });
+
+// A label beside its node, clear of it, on a halo that keeps it readable over the edges.
+function drawLabel(context, data, settings) {
+  if (!data.label) return;
+  const size = settings.labelSize;
+  context.font = `${settings.labelWeight} ${size}px ${settings.labelFont}`;
+  const { x, y } = labelOrigin(data, size);
+  context.lineWidth = 3;
+  context.strokeStyle = "rgba(250, 251, 253, 0.9)";
+  context.strokeText(data.label, x, y);
+  context.fillStyle = "#1b2333";
+  context.fillText(data.label, x, y);
+}
+
+// A selected or hovered page: its label on a card, where its plain label is (sigma's own card
+// sits elsewhere and would leave the label written twice).
+function drawHover(context, data, settings) {
+  if (!data.label) return;
+  const size = settings.labelSize;
+  context.font = `${settings.labelWeight} ${size}px ${settings.labelFont}`;
+  const { x, y } = labelOrigin(data, size);
+  const width = context.measureText(data.label).width;
+  context.fillStyle = "#ffffff";
+  context.shadowColor = "rgba(0, 0, 0, 0.3)";
+  context.shadowBlur = 6;
+  context.fillRect(x - 4, y - size, width + 8, size + 6);
+  context.shadowBlur = 0;
+  drawLabel(context, data, settings);
 }
 const edgeSize = (success, fail) => 0.6 + Math.min(4, 0.5 * Math.log2(1 + success + fail));
 
@@ -284,7 +328,7 @@ function nodeAttributes(page, home, crowd) {
   return {
     label: page.page_name,
     size,
-    color: page.page_id === home ? "#1a4fd6" : page.intents ? "#e08a00" : "#5b6b8c",
+    color: page.page_id === home ? "#1a4fd6" : UNUSED,
     depth: page.depth,
     pageType: page.page_type,
   };
@@ -330,12 +374,13 @@ function mount(answer) {
     graph.addNode(page.page_id, { ...nodeAttributes(page, answer.home_page, answer.pages.length), ...position.get(page.page_id) });
   }
   for (const tr of answer.transitions) addEdge(tr);
+  viewer.home = answer.home_page;
+  graph.forEachNode((node) => graph.setNodeAttribute(node, "color", pageColor(node)));
   markTree();
   // An app of many transitions draws the way each page is first reached from home (its
   // breadth-first tree), a large app's overview its pages alone; every other edge shows once one
   // of its pages is selected, asked about or reported on.
   viewer.sparse = answer.transitions.length > 3000 ? (answer.pages.length > LARGE_APP ? "pages" : "tree") : null;
-  viewer.home = answer.home_page;
   viewer.totalPages = answer.total_pages;
   viewer.truncated = answer.truncated;
   const focus = document.getElementById("focus");
@@ -351,6 +396,11 @@ function mount(answer) {
     renderEdgeLabels: false,
     labelFont: "system-ui, 'Noto Sans CJK SC', 'WenQuanYi Micro Hei', sans-serif",
     labelRenderedSizeThreshold: answer.pages.length > 500 ? 9 : 4,
+    // One label a 36-pixel cell: every page of a small app is named (the layout keeps them
+    // apart); a large app's overview keeps sigma's 100, so that it names what has room.
+    labelGridCellSize: answer.pages.length > 500 ? 100 : 36,
+    defaultDrawNodeLabel: drawLabel,
+    defaultDrawNodeHover: drawHover,
     // While the camera moves, a large graph is drawn without its edges and labels.
     hideEdgesOnMove: answer.transitions.length > 5000,
     hideLabelsOnMove: answer.pages.length > LARGE_APP,
@@ -690,7 +740,7 @@ function onEvent(event) {
   if (!graph || event.app_id !== viewer.appId) return;
   if (event.type === "page" && !graph.hasNode(event.page_id)) {
     const x = Math.max(...graph.mapNodes((_, a) => a.x)) + 2;
-    graph.addNode(event.page_id, { label: event.page_name, size: 6, color: "#5b6b8c", x, y: (graph.order % 20) - 10 });
+    graph.addNode(event.page_id, { label: event.page_name, size: 6, color: UNUSED, x, y: (graph.order % 20) - 10 });
   } else if (event.type === "report" || event.type === "transition") {
     if (graph.hasEdge(event.transition_id)) {
       graph.mergeEdgeAttributes(event.transition_id, {
@@ -699,6 +749,7 @@ function onEvent(event) {
         size: edgeSize(event.success_count, event.fail_count),
         color: edgeColor(event.success_count, event.fail_count),
       });
+      graph.setNodeAttribute(event.from_page, "color", pageColor(event.from_page));
     } else {
       addEdge({ ...event, success_count: event.success_count || 0, fail_count: event.fail_count || 0 });
     }
@@ -725,6 +776,21 @@ function onEvent(event) {
 viewer.sigma = () => sigma;
 viewer.nodePosition = (id) => (sigma && graph?.hasNode(id) ? sigma.graphToViewport(graph.getNodeAttributes(id)) : null);
 viewer.edge = (id) => (graph?.hasEdge(id) ? graph.getEdgeAttributes(id) : null);
+// The boxes of the labels drawn now, in viewport pixels (the browser tests check that none
+// overlaps another).
+viewer.labelBoxes = () => {
+  if (!sigma) return [];
+  const settings = sigma.getSettings();
+  const context = document.createElement("canvas").getContext("2d");
+  context.font = `${settings.labelWeight} ${settings.labelSize}px ${settings.labelFont}`;
+  return [...sigma.getNodeDisplayedLabels()].map((node) => {
+    const data = sigma.getNodeDisplayData(node);
+    const at = sigma.framedGraphToViewport(data);
+    const { x, y } = labelOrigin({ ...at, size: sigma.scaleSize(data.size) }, settings.labelSize);
+    const label = graph.getNodeAttribute(node, "label");
+    return { node, label, x, y: y - settings.labelSize, width: context.measureText(label).width, height: settings.labelSize };
+  });
+};
 viewer.imageNodes = () => (graph ? graph.filterNodes((_, a) => a.type === "image").length : 0);
 viewer.measureFrames = (ms = 2000) =>
   new Promise((resolve) => {
