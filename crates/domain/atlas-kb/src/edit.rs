@@ -326,14 +326,7 @@ impl KnowledgeBase {
     ) -> Result<DocumentSummary, KbError> {
         let name = error::valid_name(name, "a document name", 255)?;
         self.edit_dataset(id, |_, documents| {
-            let doc = documents
-                .iter_mut()
-                .find(|d| d.id == document)
-                .ok_or(KbError::DocumentNotFound)?;
-            if doc.archived {
-                return Err(KbError::ArchivedDocument);
-            }
-            doc.name = name.to_string();
+            editable(documents, document)?.name = name.to_string();
             Ok(())
         })?;
         self.document(id, document).map(|(_, summary)| summary)
@@ -388,13 +381,7 @@ impl KnowledgeBase {
         let _writing = self.write_turn()?;
         let old = self.snapshot(dataset)?;
         let mut documents = old.documents.clone();
-        let doc = documents
-            .iter_mut()
-            .find(|d| d.id == document)
-            .ok_or(KbError::DocumentNotFound)?;
-        if doc.archived {
-            return Err(KbError::ArchivedDocument);
-        }
+        let doc = editable(&mut documents, document)?;
         let value = edit(doc, prepared)?;
         for (i, segment) in doc.segments.iter_mut().enumerate() {
             segment.position = i + 1;
@@ -454,6 +441,18 @@ impl KnowledgeBase {
             .write()
             .insert(id.to_string(), Arc::new(snapshot));
     }
+}
+
+/// Document `id` among `documents`, to change: not there, or archived, is an error.
+fn editable<'a>(documents: &'a mut [Document], id: &str) -> Result<&'a mut Document, KbError> {
+    let doc = documents
+        .iter_mut()
+        .find(|d| d.id == id)
+        .ok_or(KbError::DocumentNotFound)?;
+    if doc.archived {
+        return Err(KbError::ArchivedDocument);
+    }
+    Ok(doc)
 }
 
 /// What Dify's `documents/status/{action}` does to documents.
