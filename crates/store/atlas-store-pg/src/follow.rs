@@ -29,6 +29,17 @@ use futures_util::StreamExt;
 
 use crate::Shared;
 
+/// The changes committed between two snapshots, `$1` (the last look's) and `$2` (this one's):
+/// visible in the new one, not in the old one (every follower query asks it of `atlas_changes`;
+/// the first condition lets the index on `tx` skip what the old snapshot saw in full).
+macro_rules! committed_in_round {
+    () => {
+        "tx >= pg_snapshot_xmin($1::text::pg_snapshot)
+         AND NOT pg_visible_in_snapshot(tx, $1::text::pg_snapshot)
+         AND pg_visible_in_snapshot(tx, $2::text::pg_snapshot)"
+    };
+}
+
 /// How often a follower looks even without a notification (one lost with a dropped connection).
 const POLL: Duration = Duration::from_millis(500);
 /// The least time between two looks: under a stream of writes one look takes in many commits,
@@ -221,11 +232,11 @@ async fn send_changed_files(
         .query(
             &cached(
                 client,
-                "SELECT DISTINCT id FROM atlas_changes
-             WHERE kind = 'file' AND writer <> $3
-               AND tx >= pg_snapshot_xmin($1::text::pg_snapshot)
-               AND NOT pg_visible_in_snapshot(tx, $1::text::pg_snapshot)
-               AND pg_visible_in_snapshot(tx, $2::text::pg_snapshot)",
+                concat!(
+                    "SELECT DISTINCT id FROM atlas_changes
+                     WHERE kind = 'file' AND writer <> $3 AND ",
+                    committed_in_round!()
+                ),
             )
             .await?,
             &[&from, &to, &shared.writer],
@@ -270,12 +281,12 @@ async fn read_changes(
         .query(
             &cached(
                 client,
-                "WITH k AS (
+                concat!(
+                    "WITH k AS (
                  SELECT DISTINCT kind, app_id, id FROM atlas_changes
-                 WHERE tx >= pg_snapshot_xmin($1::text::pg_snapshot)
-                   AND NOT pg_visible_in_snapshot(tx, $1::text::pg_snapshot)
-                   AND pg_visible_in_snapshot(tx, $2::text::pg_snapshot)
-                   AND added_success IS NULL
+                 WHERE ",
+                    committed_in_round!(),
+                    " AND added_success IS NULL
                  UNION SELECT * FROM unnest($3::text[], $4::text[], $5::text[]))
              -- Each changed entity looked up by its key (a lateral join, so a round of a few
              -- changes never scans a table).
@@ -293,7 +304,8 @@ async fn read_changes(
                         t.latency_samples, t.writer, t.wseq
                  FROM atlas_transitions t
                  WHERE k.kind = 'transition' AND t.app_id = k.app_id AND t.transition_id = k.id
-             ) x",
+             ) x"
+                ),
             )
             .await?,
             &[&snapshot, &now, &kinds, &apps, &ids],
@@ -346,14 +358,13 @@ async fn read_growth(
         .query(
             &cached(
                 client,
-                "SELECT app_id, id, added_success, added_fail, added_latency, added_samples,
-                    added_at, reason
-             FROM atlas_changes
-             WHERE tx >= pg_snapshot_xmin($1::text::pg_snapshot)
-               AND NOT pg_visible_in_snapshot(tx, $1::text::pg_snapshot)
-               AND pg_visible_in_snapshot(tx, $2::text::pg_snapshot)
-               AND added_success IS NOT NULL AND writer <> $3
-             ORDER BY seq",
+                concat!(
+                    "SELECT app_id, id, added_success, added_fail, added_latency,
+                        added_samples, added_at, reason
+                     FROM atlas_changes WHERE ",
+                    committed_in_round!(),
+                    " AND added_success IS NOT NULL AND writer <> $3 ORDER BY seq"
+                ),
             )
             .await?,
             &[&from, &to, &me],
