@@ -444,7 +444,10 @@ impl KnowledgeBase {
 }
 
 /// Document `id` among `documents`, to change: not there, or archived, is an error.
-fn editable<'a>(documents: &'a mut [Document], id: &str) -> Result<&'a mut Document, KbError> {
+pub(crate) fn editable<'a>(
+    documents: &'a mut [Document],
+    id: &str,
+) -> Result<&'a mut Document, KbError> {
     let doc = documents
         .iter_mut()
         .find(|d| d.id == id)

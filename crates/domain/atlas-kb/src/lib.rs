@@ -602,14 +602,9 @@ impl KnowledgeBase {
         // A replaced document keeps its status.
         let (id, enabled) = match replacing {
             Some(id) => {
-                let at = documents
-                    .iter()
-                    .position(|d| d.id == id)
-                    .ok_or(KbError::DocumentNotFound)?;
-                if documents[at].archived {
-                    return Err(KbError::ArchivedDocument);
-                }
-                (id.to_string(), documents.remove(at).enabled)
+                let enabled = edit::editable(&mut documents, id)?.enabled;
+                documents.retain(|d| d.id != id);
+                (id.to_string(), enabled)
             }
             None => (model::new_id(), true),
         };

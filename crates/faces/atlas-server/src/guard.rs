@@ -142,8 +142,13 @@ fn essence_of(headers: &HeaderMap) -> String {
 
 /// Whether the body is JSON lines (`application/x-ndjson` and its other names).
 pub(crate) fn is_ndjson(headers: &HeaderMap) -> bool {
+    is_lines(&essence_of(headers))
+}
+
+/// The names of JSON lines.
+fn is_lines(essence: &str) -> bool {
     matches!(
-        essence_of(headers).as_str(),
+        essence,
         "application/x-ndjson" | "application/ndjson" | "application/jsonl"
     )
 }
@@ -151,10 +156,9 @@ pub(crate) fn is_ndjson(headers: &HeaderMap) -> bool {
 /// JSON and its line-delimited forms (the business graph takes Neo4j's export lines): none is a
 /// type a page may send without asking first.
 fn is_json(essence: &str) -> bool {
-    matches!(
-        essence,
-        "application/json" | "application/x-ndjson" | "application/ndjson" | "application/jsonl"
-    ) || (essence.starts_with("application/") && essence.ends_with("+json"))
+    essence == "application/json"
+        || is_lines(essence)
+        || (essence.starts_with("application/") && essence.ends_with("+json"))
 }
 
 fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
