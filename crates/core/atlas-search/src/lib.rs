@@ -13,6 +13,7 @@
 
 use std::collections::HashMap;
 
+use atlas_progress::{Progress, Quiet};
 use atlas_text::{EmbedError, Embedder, cosine, features};
 
 const K1: f64 = 1.2;
@@ -112,18 +113,20 @@ impl SegmentIndex {
         embedder: &dyn Embedder,
         known: &dyn Fn(usize) -> Option<Vectors>,
     ) -> Result<SegmentIndex, EmbedError> {
-        let vectors = Self::embed(texts, embedder, known, &|| false)?;
+        let vectors = Self::embed(texts, embedder, known, &|| false, &Quiet)?;
         Ok(Self::from_vectors(texts, vectors, embedder.is_lexical()))
     }
 
     /// The vectors [`SegmentIndex::build`] would index `texts` with: `known`'s, and the
     /// embedder's for the rest, in batches; none for a lexical embedder. `stop` is asked between
-    /// batches, so long work can be abandoned (a server shutting down) within one batch.
+    /// batches, so long work can be abandoned (a server shutting down) within one batch, and
+    /// `progress` is told of each batch embedded.
     pub fn embed(
         texts: &[(&str, Option<&str>)],
         embedder: &dyn Embedder,
         known: &dyn Fn(usize) -> Option<Vectors>,
         stop: &dyn Fn() -> bool,
+        progress: &dyn Progress,
     ) -> Result<Vec<Vectors>, EmbedError> {
         let mut vectors: Vec<Vectors> = vec![(None, None); texts.len()];
         if embedder.is_lexical() {
@@ -135,6 +138,9 @@ impl SegmentIndex {
                 Some(v) => *slot = v,
                 None => missing.push(i),
             }
+        }
+        if !missing.is_empty() {
+            progress.stage("embedding segments", Some(missing.len() as u64));
         }
         for batch in missing.chunks(EMBED_BATCH) {
             if stop() {
@@ -155,6 +161,7 @@ impl SegmentIndex {
             for (&i, v) in answered.iter().zip(embedded) {
                 vectors[i].1 = Some(v);
             }
+            progress.advance(batch.len() as u64);
         }
         Ok(vectors)
     }
@@ -327,5 +334,71 @@ impl SegmentIndex {
         }
         out.sort_by(by_score);
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod progress_tests {
+    use super::*;
+    use atlas_progress::Tally;
+    use atlas_text::HashEmbedder;
+
+    /// The hashing embedder taken as a dense model, so texts are embedded.
+    struct Dense(HashEmbedder);
+
+    impl Embedder for Dense {
+        fn name(&self) -> String {
+            "dense".into()
+        }
+        fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+            self.0.embed(texts)
+        }
+        fn match_threshold(&self) -> f32 {
+            0.5
+        }
+    }
+
+    #[test]
+    fn embedding_tells_of_the_texts_it_embeds_and_not_of_those_it_knew() {
+        let texts: Vec<(String, Option<String>)> = (0..10)
+            .map(|i| {
+                (
+                    format!("问题 {i}"),
+                    (i % 2 == 0).then(|| format!("answer {i}")),
+                )
+            })
+            .collect();
+        let texts: Vec<(&str, Option<&str>)> = texts
+            .iter()
+            .map(|(q, a)| (q.as_str(), a.as_deref()))
+            .collect();
+        let tally = Tally::default();
+        let known = |i: usize| (i < 3).then(|| (Some(vec![1.0]), None));
+        let vectors = SegmentIndex::embed(
+            &texts,
+            &Dense(HashEmbedder::default()),
+            &known,
+            &|| false,
+            &tally,
+        )
+        .unwrap();
+        assert_eq!(vectors.len(), 10);
+        let stages = tally.stages();
+        assert_eq!(stages.len(), 1);
+        assert_eq!((stages[0].total, stages[0].done), (Some(7), 7));
+
+        let quiet = Tally::default();
+        SegmentIndex::embed(
+            &texts,
+            &HashEmbedder::default(),
+            &|_| None,
+            &|| false,
+            &quiet,
+        )
+        .unwrap();
+        assert!(
+            quiet.stages().is_empty(),
+            "a lexical embedder embeds nothing"
+        );
     }
 }

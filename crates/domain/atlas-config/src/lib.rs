@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
+use atlas_progress::Progress;
 use atlas_registry::{ToolContext, ToolRegistry};
 use atlas_service::{Atlas, CheckpointPolicy};
 use atlas_store::Store;
@@ -369,8 +370,13 @@ const MIGRATE_CHUNK: usize = 20_000;
 
 /// Copies the whole graph from one store to another that holds none yet (the folder of seed
 /// 001 to PostgreSQL, or back): every entity as it is, counters included, and the knowledge
-/// bases' and the business graph's files.
-pub fn migrate(from: &StoreAddress, to: &StoreAddress, pg: &PgOptions) -> Result<Migrated> {
+/// bases' and the business graph's files, telling `progress` how far it has got.
+pub fn migrate(
+    from: &StoreAddress,
+    to: &StoreAddress,
+    pg: &PgOptions,
+    progress: &dyn Progress,
+) -> Result<Migrated> {
     if from == to {
         bail!("--from and --to name the same store");
     }
@@ -380,6 +386,7 @@ pub fn migrate(from: &StoreAddress, to: &StoreAddress, pg: &PgOptions) -> Result
         bail!("no data folder at {}", dir.display());
     }
     let (source, from_files) = store_and_files(from, pg)?;
+    progress.stage(&format!("reading {}", source.describe()), None);
     let apps = source
         .load()
         .map_err(|e| anyhow::anyhow!("reading {}: {e}", source.describe()))?
@@ -407,7 +414,11 @@ pub fn migrate(from: &StoreAddress, to: &StoreAddress, pg: &PgOptions) -> Result
         }
         names.extend(from_files.list(scope)?);
     }
-    let mut copied = write_apps(target.as_ref(), &apps)?;
+    let mut copied = write_apps(target.as_ref(), &apps, progress)?;
+    progress.stage(
+        "copying knowledge bases and business graph",
+        Some(names.len() as u64),
+    );
     for name in names {
         let bytes = from_files
             .read(&name)?
@@ -416,14 +427,28 @@ pub fn migrate(from: &StoreAddress, to: &StoreAddress, pg: &PgOptions) -> Result
             .write(&name, &bytes)
             .map_err(|e| anyhow::anyhow!("writing {name}: {e}"))?;
         copied.files += 1;
+        progress.advance(1);
     }
     Ok(copied)
 }
 
 /// Writes whole apps into `target` (counters as they are), chunk by chunk, and folds them into
 /// its files if it keeps any.
-pub fn write_apps(target: &dyn Store, apps: &[atlas_store::AppData]) -> Result<Migrated> {
+pub fn write_apps(
+    target: &dyn Store,
+    apps: &[atlas_store::AppData],
+    progress: &dyn Progress,
+) -> Result<Migrated> {
     let mut copied = Migrated::default();
+    // An app's record, then its pages', intents', transitions' and traces'.
+    let records: usize = apps
+        .iter()
+        .map(|a| 1 + a.pages.len() + a.intents.len() + a.transitions.len() + a.traces.len())
+        .sum();
+    progress.stage(
+        &format!("writing {}", target.describe()),
+        Some(records as u64),
+    );
     for app in apps {
         let mut records = vec![atlas_store::Record::App(app.app.clone())];
         records.extend(app.pages.iter().cloned().map(atlas_store::Record::Page));
@@ -440,6 +465,7 @@ pub fn write_apps(target: &dyn Store, apps: &[atlas_store::AppData]) -> Result<M
                 .append(chunk.to_vec())
                 .wait_blocking()
                 .map_err(|e| anyhow::anyhow!("writing {}: {e}", target.describe()))?;
+            progress.advance(chunk.len() as u64);
         }
         copied.apps += 1;
         copied.pages += app.pages.len();
@@ -448,6 +474,7 @@ pub fn write_apps(target: &dyn Store, apps: &[atlas_store::AppData]) -> Result<M
         copied.traces += app.traces.len();
     }
     if target.wants_checkpoints() {
+        progress.stage("folding the journal into the files", None);
         let cut = target.begin_checkpoint()?;
         target.finish_checkpoint(cut, apps)?;
     }

@@ -377,7 +377,7 @@ impl KnowledgeBase {
             return Err(KbError::ReadOnly);
         }
         self.snapshot(dataset)?;
-        let ready = self.embed_segments(&prepared)?;
+        let ready = self.embed_segments(&prepared, &atlas_progress::Quiet)?;
         let _writing = self.write_turn()?;
         let old = self.snapshot(dataset)?;
         let mut documents = old.documents.clone();

@@ -23,6 +23,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use atlas_progress::{Progress, Quiet};
 use atlas_store::files::{Files, Folder};
 use atlas_text::Embedder;
 use parking_lot::{Mutex, RwLock};
@@ -552,7 +553,21 @@ impl KnowledgeBase {
         kind: Option<SourceKind>,
         metadata: serde_json::Map<String, serde_json::Value>,
     ) -> Result<DocumentSummary, KbError> {
-        self.put_document(dataset, None, name, bytes, kind, metadata)
+        self.add_document_with(dataset, name, bytes, kind, metadata, &Quiet)
+    }
+
+    /// [`KnowledgeBase::add_document`], telling `progress` how far it has got: a large document
+    /// takes a model minutes to embed.
+    pub fn add_document_with(
+        &self,
+        dataset: &str,
+        name: &str,
+        bytes: &[u8],
+        kind: Option<SourceKind>,
+        metadata: serde_json::Map<String, serde_json::Value>,
+        progress: &dyn Progress,
+    ) -> Result<DocumentSummary, KbError> {
+        self.put_document(dataset, None, name, bytes, kind, metadata, progress)
     }
 
     /// Replaces document `document` (same id) with new content.
@@ -565,9 +580,10 @@ impl KnowledgeBase {
         kind: Option<SourceKind>,
         metadata: serde_json::Map<String, serde_json::Value>,
     ) -> Result<DocumentSummary, KbError> {
-        self.put_document(dataset, Some(document), name, bytes, kind, metadata)
+        self.put_document(dataset, Some(document), name, bytes, kind, metadata, &Quiet)
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn put_document(
         &self,
         dataset: &str,
@@ -576,6 +592,7 @@ impl KnowledgeBase {
         bytes: &[u8],
         kind: Option<SourceKind>,
         metadata: serde_json::Map<String, serde_json::Value>,
+        progress: &dyn Progress,
     ) -> Result<DocumentSummary, KbError> {
         let name = name.trim();
         if name.is_empty() || name.chars().count() > 255 {
@@ -584,6 +601,7 @@ impl KnowledgeBase {
         let kind = kind.unwrap_or_else(|| SourceKind::of_name(name));
         // Split and embed before taking the write lock: a bad file changes nothing, and a large
         // one blocks nobody (readers and other writes go on while a model embeds it).
+        progress.stage("splitting the document", None);
         let segments = split::split(bytes, kind)?;
         if segments.len() > MAX_DOCUMENT_SEGMENTS {
             return Err(KbError::TooManySegments {
@@ -595,7 +613,8 @@ impl KnowledgeBase {
             return Err(KbError::ReadOnly);
         }
         self.snapshot(dataset)?;
-        let ready = self.embed_segments(&segments)?;
+        let ready = self.embed_segments(&segments, progress)?;
+        progress.stage("indexing the dataset", None);
         let _writing = self.write_turn()?;
         let old = self.snapshot(dataset)?;
         let mut documents = old.documents.clone();
@@ -635,6 +654,7 @@ impl KnowledgeBase {
     fn embed_segments(
         &self,
         segments: &[model::Segment],
+        progress: &dyn Progress,
     ) -> Result<HashMap<String, Vectors>, KbError> {
         let texts: Vec<(&str, Option<&str>)> = segments
             .iter()
@@ -646,14 +666,20 @@ impl KnowledgeBase {
             })
             .collect();
         let stopping = || self.stopping.load(Ordering::Relaxed);
-        let vectors = SegmentIndex::embed(&texts, self.embedder.as_ref(), &|_| None, &stopping)
-            .map_err(|e| {
-                if stopping() {
-                    KbError::Stopping
-                } else {
-                    KbError::Embed(e.to_string())
-                }
-            })?;
+        let vectors = SegmentIndex::embed(
+            &texts,
+            self.embedder.as_ref(),
+            &|_| None,
+            &stopping,
+            progress,
+        )
+        .map_err(|e| {
+            if stopping() {
+                KbError::Stopping
+            } else {
+                KbError::Embed(e.to_string())
+            }
+        })?;
         Ok(segments.iter().map(|s| s.id.clone()).zip(vectors).collect())
     }
 

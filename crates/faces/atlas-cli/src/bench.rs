@@ -11,13 +11,16 @@ use atlas_bench::{ingest, query, startup};
 use atlas_text::{Embedder, HashEmbedder};
 use clap::{Args, ValueEnum};
 
+use crate::progress::Shown;
+use atlas_progress::Progress;
+
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum BenchWhich {
     All,
     Query,
     Ingest,
-    Startup,
     Kb,
+    Startup,
     /// The simulated phone: screenshot render and actions per second through adb.
     Device,
     /// The web explorer on the demo site, one tab and two: states a minute, Atlas's share of the
@@ -79,44 +82,51 @@ type Report = serde_json::Map<String, serde_json::Value>;
 
 pub(crate) async fn bench(args: BenchArgs) -> Result<ExitCode> {
     let scratch = atlas_bench::scratch(args.dir.as_deref())?;
-    let run = |w: BenchWhich| args.which == BenchWhich::All || args.which == w;
+    let chosen: Vec<BenchWhich> = BenchWhich::value_variants()
+        .iter()
+        .copied()
+        .filter(|&w| w != BenchWhich::All && (args.which == BenchWhich::All || args.which == w))
+        .collect();
     let mut report = Report::new();
-    if run(BenchWhich::Query) {
-        query(&args, &scratch, &mut report).await?;
-    }
-    if run(BenchWhich::Ingest) {
-        ingest(&args, &scratch, &mut report).await?;
-    }
-    if run(BenchWhich::Kb) {
-        kb(&args, &scratch, &mut report).await?;
-    }
-    if run(BenchWhich::Startup) {
-        startup(&args, &scratch, &mut report).await?;
-    }
-    if run(BenchWhich::Device) {
-        device(&args, &scratch, &mut report).await?;
-    }
-    if run(BenchWhich::Explore) {
-        explore(&args, &scratch, &mut report).await?;
-    }
-    if run(BenchWhich::Viewer) {
-        viewer(&args, &scratch, &mut report).await?;
-    }
-    if run(BenchWhich::Postgres) {
-        postgres(&args, &scratch, &mut report).await?;
-    }
-    if run(BenchWhich::Fleet) {
-        fleet(&args, &scratch, &mut report).await?;
+    let shown = Shown::start();
+    for (k, &which) in chosen.iter().enumerate() {
+        let name = which
+            .to_possible_value()
+            .map(|v| v.get_name().to_string())
+            .unwrap_or_default();
+        shown.stage(
+            &format!("benchmark {}/{}: {name}", k + 1, chosen.len()),
+            None,
+        );
+        let r = &mut report;
+        match which {
+            BenchWhich::All => {}
+            BenchWhich::Query => query(&args, &scratch, r, &shown).await?,
+            BenchWhich::Ingest => ingest(&args, &scratch, r, &shown).await?,
+            BenchWhich::Kb => kb(&args, &scratch, r, &shown).await?,
+            BenchWhich::Startup => startup(&args, &scratch, r, &shown).await?,
+            BenchWhich::Device => device(&args, &scratch, r, &shown).await?,
+            BenchWhich::Explore => explore(&args, &scratch, r, &shown).await?,
+            BenchWhich::Viewer => viewer(&args, &scratch, r, &shown).await?,
+            BenchWhich::Postgres => postgres(&args, &scratch, r, &shown).await?,
+            BenchWhich::Fleet => fleet(&args, &scratch, r, &shown).await?,
+        }
     }
     if let Some(path) = &args.json {
         std::fs::write(path, serde_json::to_string_pretty(&report)?)
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
+    shown.finish(&format!("{} benchmarks run", chosen.len()));
     Ok(ExitCode::SUCCESS)
 }
 
 /// Planning: `query_path` and `get_next_action` on a generated app, against NetworkX.
-async fn query(args: &BenchArgs, scratch: &tempfile::TempDir, report: &mut Report) -> Result<()> {
+async fn query(
+    args: &BenchArgs,
+    scratch: &tempfile::TempDir,
+    report: &mut Report,
+    shown: &Shown,
+) -> Result<()> {
     let shape = if args.quick {
         AppShape {
             pages: 1_000,
@@ -135,11 +145,12 @@ async fn query(args: &BenchArgs, scratch: &tempfile::TempDir, report: &mut Repor
         queries: if args.quick { 500 } else { 5_000 },
         python: Some(args.python.clone()),
     };
-    eprintln!(
+    shown.note(&format!(
         "bench query: {} pages, {} transitions, {} queries",
         shape.pages, shape.transitions, config.queries
-    );
+    ));
     let r = query::run(&config, scratch.path()).await?;
+    shown.pause();
     println!(
         "query_path       p50 {:>8.1} µs  p99 {:>8.1} µs  ({} pages, {} transitions, {:.1} steps on average, {} failures)",
         r.query_path.p50_us,
@@ -204,17 +215,23 @@ async fn query(args: &BenchArgs, scratch: &tempfile::TempDir, report: &mut Repor
 }
 
 /// Durable reports over HTTP and in process, against SQLite and `/healthz`.
-async fn ingest(args: &BenchArgs, scratch: &tempfile::TempDir, report: &mut Report) -> Result<()> {
+async fn ingest(
+    args: &BenchArgs,
+    scratch: &tempfile::TempDir,
+    report: &mut Report,
+    shown: &Shown,
+) -> Result<()> {
     let config = ingest::IngestConfig {
         clients: args.clients.unwrap_or(if args.quick { 16 } else { 64 }),
         duration: Duration::from_secs(args.seconds.unwrap_or(if args.quick { 2 } else { 10 })),
     };
-    eprintln!(
+    shown.note(&format!(
         "bench ingest: {} clients for {} s, then SQLite for as long",
         config.clients,
         config.duration.as_secs()
-    );
+    ));
     let r = ingest::run(&config, scratch.path()).await?;
+    shown.pause();
     println!(
         "report_transition {:>9.0}/s durable over HTTP ({} clients, {} acknowledged, {} errors, p50 {:.0} µs, p99 {:.0} µs, verified {})",
         r.per_second,
@@ -255,16 +272,22 @@ async fn ingest(args: &BenchArgs, scratch: &tempfile::TempDir, report: &mut Repo
 }
 
 /// Knowledge-base retrieval against SQLite's FTS5, and loading large documents.
-async fn kb(args: &BenchArgs, scratch: &tempfile::TempDir, report: &mut Report) -> Result<()> {
+async fn kb(
+    args: &BenchArgs,
+    scratch: &tempfile::TempDir,
+    report: &mut Report,
+    shown: &Shown,
+) -> Result<()> {
     let config = atlas_bench::kb::KbBenchConfig {
         segments: if args.quick { 5_000 } else { 100_000 },
         queries: if args.quick { 300 } else { 2_000 },
     };
-    eprintln!(
+    shown.note(&format!(
         "bench kb: {} segments, {} queries",
         config.segments, config.queries
-    );
+    ));
     let r = atlas_bench::kb::run(&config, scratch.path())?;
+    shown.pause();
     println!(
         "kb retrieve      p50 {:>8.1} µs  p99 {:>8.1} µs  ({} segments, hybrid, top 4; built in {:.1} s; {} of {} queries answered)",
         r.retrieve.p50_us, r.retrieve.p99_us, r.segments, r.build_seconds, r.answered, r.queries
@@ -313,7 +336,12 @@ async fn kb(args: &BenchArgs, scratch: &tempfile::TempDir, report: &mut Report) 
 }
 
 /// Opening a large graph, against parsing the same files.
-async fn startup(args: &BenchArgs, scratch: &tempfile::TempDir, report: &mut Report) -> Result<()> {
+async fn startup(
+    args: &BenchArgs,
+    scratch: &tempfile::TempDir,
+    report: &mut Report,
+    shown: &Shown,
+) -> Result<()> {
     let config = if args.quick {
         startup::StartupConfig {
             apps: 10,
@@ -327,10 +355,10 @@ async fn startup(args: &BenchArgs, scratch: &tempfile::TempDir, report: &mut Rep
             fan_out: 20,
         }
     };
-    eprintln!(
+    shown.note(&format!(
         "bench startup: building {} apps with {} transitions in all",
         config.apps, config.transitions
-    );
+    ));
     let exe = std::env::current_exe()?;
     let child = || {
         let mut c = std::process::Command::new(&exe);
@@ -344,6 +372,7 @@ async fn startup(args: &BenchArgs, scratch: &tempfile::TempDir, report: &mut Rep
         if args.quick { 1 } else { 3 },
     )
     .await?;
+    shown.pause();
     println!(
         "start-up {:>8.0} ms for {} apps, {} pages, {} transitions (built in {:.0} s); reading+parsing the graph files as JSON {:.0} ms ({:.1}x)",
         r.open_ms,
@@ -370,10 +399,18 @@ async fn startup(args: &BenchArgs, scratch: &tempfile::TempDir, report: &mut Rep
 }
 
 /// The simulated phone through adb: screenshots and actions per second.
-async fn device(args: &BenchArgs, _scratch: &tempfile::TempDir, report: &mut Report) -> Result<()> {
+async fn device(
+    args: &BenchArgs,
+    _scratch: &tempfile::TempDir,
+    report: &mut Report,
+    shown: &Shown,
+) -> Result<()> {
     let (renders, taps) = if args.quick { (5, 20) } else { (50, 200) };
-    eprintln!("bench device: {renders} screenshots, {taps} taps per path");
+    shown.note(&format!(
+        "bench device: {renders} screenshots, {taps} taps per path"
+    ));
     let r = tokio::task::spawn_blocking(move || atlas_bench::device::run(renders, taps)).await??;
+    shown.pause();
     println!(
         "render   {:>8.1} ms p50, {:.1} p99 for a {}x{} screenshot of {} views{}; a blank PNG of that size {:.1} ms ({:.1}x)",
         r.render_ms.p50_us,
@@ -407,12 +444,14 @@ async fn explore(
     args: &BenchArgs,
     _scratch: &tempfile::TempDir,
     report: &mut Report,
+    shown: &Shown,
 ) -> Result<()> {
     let scratch = tempfile::Builder::new()
         .prefix("atlas-bench-explore-")
         .tempdir_in(args.dir.clone().unwrap_or_else(std::env::temp_dir))?;
     if let Some(r) = crate::explore::bench(scratch.path()).await? {
         for run in &r.runs {
+            shown.pause();
             println!("explore  {}", run.summary().replace('\n', "\n         "));
         }
         println!("explore  two tabs {:.2}x as fast as one", r.speed_up);
@@ -422,7 +461,12 @@ async fn explore(
 }
 
 /// The viewer in headless Chromium.
-async fn viewer(args: &BenchArgs, scratch: &tempfile::TempDir, report: &mut Report) -> Result<()> {
+async fn viewer(
+    args: &BenchArgs,
+    scratch: &tempfile::TempDir,
+    report: &mut Report,
+    shown: &Shown,
+) -> Result<()> {
     let pages = if args.quick { 3_000 } else { 10_000 };
     let dir = tempfile::Builder::new()
         .prefix("atlas-bench-viewer-")
@@ -434,6 +478,7 @@ async fn viewer(args: &BenchArgs, scratch: &tempfile::TempDir, report: &mut Repo
             } else {
                 String::new()
             };
+            shown.pause();
             println!(
                 "viewer {name}: {:>5} pages, {first}frame {:>6.1} ms (p95 {:.1}), script {:.2} ms a frame",
                 d.pages, d.frames.mean_ms, d.frames.p95_ms, d.frames.render_ms
@@ -456,12 +501,16 @@ async fn postgres(
     args: &BenchArgs,
     scratch: &tempfile::TempDir,
     report: &mut Report,
+    shown: &Shown,
 ) -> Result<()> {
     match &args.pg {
         None if args.which == BenchWhich::Postgres => {
             anyhow::bail!("give the PostgreSQL server to benchmark on: --pg postgres://…")
         }
-        None => println!("postgres (skipped: no --pg server)"),
+        None => {
+            shown.pause();
+            println!("postgres (skipped: no --pg server)")
+        }
         Some(url) => {
             let config = atlas_bench::replicas::ReplicaConfig {
                 url: url.clone(),
@@ -474,6 +523,7 @@ async fn postgres(
                 startup_transitions: if args.quick { 20_000 } else { 1_000_000 },
             };
             let r = atlas_bench::replicas::run(&config, scratch.path()).await?;
+            shown.pause();
             let line = |t: &atlas_bench::replicas::Throughput, name: &str| {
                 println!(
                     "postgres {name}: {:>7.0} reports/s ({} clients, p50 {:.2} ms, p99 {:.2} ms)",
@@ -519,12 +569,17 @@ async fn postgres(
 }
 
 /// A fleet of simulated phones on one suite: each size runs the suite twice on a fresh graph.
-async fn fleet(args: &BenchArgs, scratch: &tempfile::TempDir, report: &mut Report) -> Result<()> {
+async fn fleet(
+    args: &BenchArgs,
+    scratch: &tempfile::TempDir,
+    report: &mut Report,
+    shown: &Shown,
+) -> Result<()> {
     let Some(droidtask) = &args.droidtask else {
         if args.which == BenchWhich::Fleet {
             bail!("bench fleet needs --droidtask DIR (DroidTask's folder)");
         }
-        eprintln!("bench fleet: skipped (no --droidtask)");
+        shown.note("bench fleet: skipped (no --droidtask)");
         return Ok(());
     };
     let suite = atlas_eval::ideal_server::droidtask_suite(droidtask, "fleet")
@@ -547,12 +602,13 @@ async fn fleet(args: &BenchArgs, scratch: &tempfile::TempDir, report: &mut Repor
     tokio::spawn(async move { axum::serve(listener, model.router()).await });
     let apps =
         Arc::new(atlas_testrun::phones::recordings(droidtask).map_err(|e| anyhow::anyhow!(e))?);
-    eprintln!(
+    shown.note(&format!(
         "bench fleet: {} tests, the model answering after {} ms, on {:?} phones",
         suite.tests.len(),
         args.delay_ms,
         sizes
-    );
+    ));
+    shown.pause();
     println!(
         "phones  run     wall s  ÷ one phone  passed  model calls  graph steps  second-run calls over first-run passes"
     );

@@ -9,6 +9,8 @@ use atlas_service::CheckpointPolicy;
 use clap::Subcommand;
 
 use crate::args::*;
+use crate::progress::Shown;
+use atlas_progress::Progress;
 
 #[derive(Subcommand)]
 pub(crate) enum EvalCommand {
@@ -206,6 +208,8 @@ pub(crate) async fn eval_intents(labelled: Option<PathBuf>, embed: &EmbedArgs) -
         None => atlas_service::intent_quality::DEMO_PARAPHRASES.to_string(),
     };
     let labelled = atlas_service::intent_quality::read_labelled(&text)?;
+    let shown = Shown::start();
+    shown.stage("learning the demo app", None);
     let scratch = tempfile::Builder::new().prefix("atlas-eval-").tempdir()?;
     let embedder = embedder(embed)?;
     let name = embedder.name();
@@ -216,6 +220,7 @@ pub(crate) async fn eval_intents(labelled: Option<PathBuf>, embed: &EmbedArgs) -
         CheckpointPolicy::default(),
     )?;
     atlas_service::demo_graph(&atlas).await?;
+    shown.stage(&format!("asking {} requests", labelled.len()), None);
     let quality =
         atlas_service::intent_quality::measure(&atlas, atlas_service::DEMO_APP_ID, &labelled)?;
     println!("paraphrased intents over the demo app, embedder {name}:");
@@ -242,6 +247,7 @@ pub(crate) async fn eval_intents(labelled: Option<PathBuf>, embed: &EmbedArgs) -
             if found.is_empty() { "nothing" } else { found }
         );
     }
+    shown.finish(&format!("asked {} requests", quality.all.queries));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -251,7 +257,7 @@ pub(crate) fn eval_biz(
     json: Option<PathBuf>,
     embed: &EmbedArgs,
 ) -> Result<ExitCode> {
-    let started = std::time::Instant::now();
+    let shown = Shown::start();
     let data = match &graph {
         Some(p) => atlas_biz::import::from_json(
             &std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?,
@@ -268,7 +274,9 @@ pub(crate) fn eval_biz(
     let labelled = atlas_biz::quality::read_labelled(&labelled)?;
     let embedder = embedder(embed)?;
     let embedder_name = embedder.name();
+    shown.stage("indexing the business graph", None);
     let store = atlas_biz::BizStore::in_memory(data, embedder)?;
+    shown.stage(&format!("asking {} questions", labelled.len()), None);
     let quality = atlas_biz::quality::measure(&store.current(), &labelled)?;
     println!("business graph search, embedder {embedder_name}:");
     println!(
@@ -289,7 +297,7 @@ pub(crate) fn eval_biz(
     for (tool, query, expected, found) in &quality.misses {
         println!("  miss [{tool}] {query}: expected {expected}, first {found}");
     }
-    println!("({:.1} s)", started.elapsed().as_secs_f64());
+    shown.finish(&format!("asked {} questions", t.queries));
     if let Some(path) = json {
         std::fs::write(&path, serde_json::to_vec_pretty(&quality)?)
             .with_context(|| format!("cannot write {}", path.display()))?;
@@ -303,7 +311,7 @@ pub(crate) fn eval_kb(
     json: Option<PathBuf>,
     embed: &EmbedArgs,
 ) -> Result<ExitCode> {
-    let started = std::time::Instant::now();
+    let shown = Shown::start();
     let read = |path: &Option<PathBuf>, default: &str| -> Result<String> {
         match path {
             Some(p) => {
@@ -333,12 +341,13 @@ pub(crate) fn eval_kb(
     let embedder_name = embedder.name();
     let kb = atlas_kb::KnowledgeBase::open(scratch.path(), embedder)?;
     let dataset = kb.create_dataset("eval", "")?;
-    kb.add_document(
+    kb.add_document_with(
         &dataset.id,
         "table.csv",
         table.as_bytes(),
         Some(atlas_kb::split::SourceKind::QaCsv),
         Default::default(),
+        shown.as_ref(),
     )?;
     let mut results = Vec::new();
     for (set, text) in sets {
@@ -348,6 +357,7 @@ pub(crate) fn eval_kb(
             atlas_kb::SearchMethod::Semantic,
             atlas_kb::SearchMethod::Hybrid,
         ] {
+            shown.stage(&format!("asking the {set} ({method:?})"), None);
             let q = atlas_kb::quality::measure(&kb, &dataset.id, &labelled, method)?;
             println!(
                 "{set:<12} {:<9} queries {:>4}  top-1 {:.3}  top-3 {:.3}",
@@ -356,10 +366,11 @@ pub(crate) fn eval_kb(
             results.push(serde_json::json!({ "set": set, "quality": q }));
         }
     }
-    println!(
-        "(embedder {embedder_name}, {:.1} s)",
-        started.elapsed().as_secs_f64()
-    );
+    println!("(embedder {embedder_name})");
+    shown.finish(&format!(
+        "asked {} labelled sets by three methods",
+        results.len() / 3
+    ));
     if let Some(path) = json {
         std::fs::write(&path, serde_json::to_vec_pretty(&results)?)?;
     }
@@ -376,12 +387,19 @@ pub(crate) async fn eval_agent(
     leave_one_app_out: bool,
     planning: atlas_eval::agent::Planning,
 ) -> Result<ExitCode> {
-    let started = std::time::Instant::now();
+    let shown = Shown::start();
     let apps = atlas_eval::server::droidtask_apps(&dir, &only)?;
     let planned = !matches!(planning, atlas_eval::agent::Planning::Off);
-    let report =
-        atlas_eval::server::agent(&target, dir, apps, fast_path, leave_one_app_out, planning)
-            .await?;
+    let report = atlas_eval::server::agent(
+        &target,
+        dir,
+        apps,
+        fast_path,
+        leave_one_app_out,
+        planning,
+        shown.clone(),
+    )
+    .await?;
     if leave_one_app_out {
         println!(
             "leave-one-app-out: each app's tasks answered by a grounding model fitted on the other apps"
@@ -487,7 +505,7 @@ pub(crate) async fn eval_agent(
             report.skipped.join(", ")
         );
     }
-    println!("({:.0} s)", started.elapsed().as_secs_f64());
+    shown.finish(&format!("{} runs of the agent", report.runs.len()));
     if let Some(path) = &json {
         std::fs::write(path, serde_json::to_string_pretty(&report)?)
             .with_context(|| format!("cannot write {}", path.display()))?;
@@ -504,9 +522,10 @@ pub(crate) async fn eval_droidtask(
     fitting: Option<atlas_eval::loao::Fitting>,
     fit_out: Option<PathBuf>,
 ) -> Result<ExitCode> {
-    let started = std::time::Instant::now();
+    let shown = Shown::start();
     let apps = atlas_eval::server::droidtask_apps(&dir, &only)?;
-    let (report, held_out) = atlas_eval::server::droidtask(&target, apps, fitting).await?;
+    let (report, held_out) =
+        atlas_eval::server::droidtask(&target, apps, fitting, shown.clone()).await?;
     let line = |name: &str, s: &atlas_eval::droidtask::Scores| {
         println!(
             "{name:<12} tasks {:>3}  steps {:>4}  accuracy {:.3}  completion {:.3}  tap {:.3}  input {:.3}  finish {:.3}  unsure {:.3}  precision when sure {:.3}",
@@ -554,7 +573,12 @@ pub(crate) async fn eval_droidtask(
             i.app, i.screens, i.content_states, i.pages, i.pages_with_differing_actions
         );
     }
-    println!("({:.1} s)", started.elapsed().as_secs_f64());
+    shown.finish(&format!(
+        "asked {} steps of {} tasks in {} apps",
+        report.total.all.steps,
+        report.total.tasks,
+        report.apps.len()
+    ));
     if let Some(path) = json {
         let mut doc = serde_json::to_value(&report)?;
         if let Some(held_out) = &held_out {

@@ -1,6 +1,5 @@
 //! `atlas explore` and `atlas demo-site`.
 
-use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -146,15 +145,10 @@ async fn run(
     json: Option<PathBuf>,
     atlas: Arc<Atlas>,
 ) -> Result<ExitCode> {
-    let bar = std::io::stderr().is_terminal().then(|| {
-        let bar = indicatif::ProgressBar::new_spinner();
-        bar.set_style(
-            indicatif::ProgressStyle::with_template("{spinner} {elapsed_precise} {msg}")
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
-        );
+    let bar = crate::progress::terminal_bar("{spinner} {elapsed_precise} {msg}");
+    if let Some(bar) = &bar {
         bar.enable_steady_tick(std::time::Duration::from_millis(200));
-        bar
-    });
+    }
     let shown = Arc::new(Shown { bar, quiet: false });
     let (graph, artifacts) = explorer_links(&atlas);
     let exploring = atlas_explore::explore(graph, artifacts, options, shown.clone());

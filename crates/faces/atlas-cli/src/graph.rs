@@ -10,6 +10,8 @@ use atlas_text::HashEmbedder;
 use clap::Subcommand;
 
 use crate::args::*;
+use crate::progress::Shown;
+use atlas_progress::Progress;
 
 #[derive(Subcommand)]
 pub(crate) enum ImportCommand {
@@ -155,17 +157,15 @@ pub(crate) fn export(data: DataArgs, app: String, out: Option<PathBuf>) -> Resul
 pub(crate) async fn import(what: ImportCommand) -> Result<ExitCode> {
     match what {
         ImportCommand::Graph { data, file } => {
+            let shown = Shown::start();
+            shown.stage(&format!("reading {}", file.display()), None);
             let text = std::fs::read_to_string(&file)
                 .with_context(|| format!("cannot read {}", file.display()))?;
             let graph: atlas_store::AppData = match serde_json::from_str(&text) {
                 Ok(g) => g,
                 Err(e) => bail!("{} is not an exported app graph: {e}", file.display()),
             };
-            let atlas = open_default(&data)?;
-            let summary = atlas.import_app(graph).await?;
-            atlas.checkpoint()?;
-            print_json(&summary)?;
-            Ok(ExitCode::SUCCESS)
+            import_app(&data, graph, &shown).await
         }
         ImportCommand::Droidtask { data, dir } => {
             let apps = atlas_import::droidtask::read_all(&dir)?;
@@ -208,14 +208,31 @@ pub(crate) async fn import(what: ImportCommand) -> Result<ExitCode> {
                 intents: intents.unwrap_or(typical.intents),
                 ..typical
             };
+            let shown = Shown::start();
+            shown.stage(&format!("generating {pages} pages"), None);
             let generated = atlas_bench::synth::synthetic_app(&app, shape, seed);
-            let atlas = open_default(&data)?;
-            let summary = atlas.import_app(generated.data).await?;
-            atlas.checkpoint()?;
-            print_json(&summary)?;
-            Ok(ExitCode::SUCCESS)
+            import_app(&data, generated.data, &shown).await
         }
     }
+}
+
+/// Imports one whole app into the data folder and makes it durable.
+async fn import_app(data: &DataArgs, app: atlas_store::AppData, shown: &Shown) -> Result<ExitCode> {
+    let (id, pages, transitions) = (
+        app.app.app_id.clone(),
+        app.pages.len(),
+        app.transitions.len(),
+    );
+    shown.stage(&format!("importing {id}"), None);
+    let atlas = open_default(data)?;
+    let summary = atlas.import_app(app).await?;
+    shown.stage("writing the data folder", None);
+    atlas.checkpoint()?;
+    print_json(&summary)?;
+    shown.finish(&format!(
+        "imported {id}: {pages} pages, {transitions} transitions"
+    ));
+    Ok(ExitCode::SUCCESS)
 }
 
 /// The most pages `atlas import synthetic` makes: its memory grows with them.
@@ -231,17 +248,17 @@ pub(crate) async fn migrate(from: String, to: String, pg_ca: Option<PathBuf>) ->
         atlas_config::StoreAddress::parse(&from),
         atlas_config::StoreAddress::parse(&to),
     );
-    let started = std::time::Instant::now();
-    let copied =
-        tokio::task::spawn_blocking(move || atlas_config::migrate(&from, &to, &pg)).await??;
-    eprintln!(
-        "copied {} apps, {} pages, {} transitions in {:.1} s",
-        copied.apps,
-        copied.pages,
-        copied.transitions,
-        started.elapsed().as_secs_f64()
-    );
+    let shown = Shown::start();
+    let copying = shown.clone();
+    let copied = tokio::task::spawn_blocking(move || {
+        atlas_config::migrate(&from, &to, &pg, copying.as_ref())
+    })
+    .await??;
     print_json(&copied)?;
+    shown.finish(&format!(
+        "copied {} apps, {} pages, {} transitions, {} files",
+        copied.apps, copied.pages, copied.transitions, copied.files
+    ));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -252,8 +269,10 @@ pub(crate) async fn import_recordings(
     data: &DataArgs,
     apps: Vec<(String, Vec<atlas_import::recording::Recording>)>,
 ) -> Result<ExitCode> {
+    let shown = Shown::start();
     let atlas = open_default(data)?;
     let caller = atlas_agent::ServiceCaller::new(atlas.clone(), tokio::runtime::Handle::current());
+    let teaching = shown.clone();
     let present: Vec<bool> = apps
         .iter()
         .map(|(app_id, _)| atlas.read(|g| g.app(app_id).is_some()))
@@ -266,17 +285,20 @@ pub(crate) async fn import_recordings(
                 continue;
             }
             let mut total = atlas_eval::teach::Taught::default();
+            teaching.stage(&format!("teaching {app_id}'s recordings"), Some(recordings.len() as u64));
             for recording in &recordings {
                 let t = atlas_eval::teach::teach_recording(&caller, &app_id, recording, &format!("import-{}", recording.name))?;
                 total.screens += t.screens;
                 total.steps += t.steps;
                 total.intents += t.intents;
+                teaching.advance(1);
             }
             summary.push((app_id, serde_json::json!({ "recordings": recordings.len(), "screens": total.screens, "steps": total.steps, "intents": total.intents })));
         }
         Ok(summary)
     })
     .await??;
+    shown.stage("writing the data folder", None);
     atlas.checkpoint()?;
     for (app_id, added) in &summary {
         let stats = atlas.get_graph_stats(atlas_service::GraphStatsRequest {
@@ -287,5 +309,6 @@ pub(crate) async fn import_recordings(
             stats.pages, stats.transitions, stats.intents
         );
     }
+    shown.finish(&format!("imported {} apps", summary.len()));
     Ok(ExitCode::SUCCESS)
 }

@@ -9,6 +9,8 @@ use atlas_text::{Embedder, HashEmbedder};
 use clap::Subcommand;
 
 use crate::args::*;
+use crate::progress::Shown;
+use atlas_progress::Progress;
 
 #[derive(Subcommand)]
 pub(crate) enum KbCommand {
@@ -85,7 +87,9 @@ pub(crate) fn kb_command(what: KbCommand) -> Result<ExitCode> {
             name,
             metadata,
         } => {
+            let shown = Shown::start();
             let kb = open_kb(&data, embedder(&embed)?)?;
+            shown.stage(&format!("reading {}", file.display()), None);
             let bytes =
                 std::fs::read(&file).with_context(|| format!("cannot read {}", file.display()))?;
             let name = name.unwrap_or_else(|| {
@@ -100,7 +104,12 @@ pub(crate) fn kb_command(what: KbCommand) -> Result<ExitCode> {
                 },
                 None => Default::default(),
             };
-            print_json(&kb.add_document(&id, &name, &bytes, None, metadata)?)?;
+            let added = kb.add_document_with(&id, &name, &bytes, None, metadata, shown.as_ref())?;
+            print_json(&added)?;
+            shown.finish(&format!(
+                "added {} to dataset {id}: {} segments",
+                added.name, added.segment_count
+            ));
         }
         KbCommand::List { data, id } => {
             let kb = read_kb(&data, lexical())?;

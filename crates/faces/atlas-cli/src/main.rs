@@ -12,6 +12,7 @@ mod eval;
 mod explore;
 mod graph;
 mod kb;
+mod progress;
 mod serve;
 mod test;
 

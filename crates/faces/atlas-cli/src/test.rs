@@ -244,17 +244,12 @@ struct Bar {
 
 impl Bar {
     fn new(tests: usize) -> Bar {
-        use std::io::IsTerminal;
-        let bar = std::io::stderr().is_terminal().then(|| {
-            let bar = indicatif::ProgressBar::new(tests as u64);
-            bar.set_style(
-                indicatif::ProgressStyle::with_template(
-                    "{bar:30} {pos}/{len} tests {elapsed_precise} {wide_msg}",
-                )
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-            );
-            bar
-        });
+        let bar = crate::progress::terminal_bar(
+            "{bar:30} {pos}/{len} tests {elapsed_precise} {wide_msg}",
+        );
+        if let Some(bar) = &bar {
+            bar.set_length(tests as u64);
+        }
         Bar {
             bar,
             doing: Default::default(),

@@ -347,8 +347,10 @@ async fn startup(url: &str, transitions: usize, run_id: u32) -> Result<(usize, f
     let pages = app.pages.len();
     let target =
         atlas_config::open_store(&StoreAddress::Postgres(url.clone()), &Default::default())?;
-    tokio::task::spawn_blocking(move || atlas_config::write_apps(target.as_ref(), &[app]))
-        .await??;
+    tokio::task::spawn_blocking(move || {
+        atlas_config::write_apps(target.as_ref(), &[app], &atlas_progress::Quiet)
+    })
+    .await??;
     let started = Instant::now();
     let replica = tokio::task::spawn_blocking(move || {
         atlas_config::open_graph_plain(&StoreAddress::Postgres(url), &Default::default())

@@ -21,6 +21,7 @@ use atlas_device::{Point, Watched};
 use atlas_device_sim::{Phone, RecordedApp};
 use atlas_import::droidbot::{Event, EventFile};
 use atlas_llm::{Completion, Model, ModelError};
+use atlas_progress::Progress;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -776,18 +777,21 @@ pub fn evaluate(
     prefix: &str,
     fast_path: f64,
     planning: &Planning,
+    progress: &dyn Progress,
 ) -> Result<AgentEval, String> {
     let mut runs = Vec::new();
     let mut skipped = Vec::new();
     for app in apps {
-        let (app_runs, left_out) = evaluate_app(root, app, caller, prefix, fast_path, planning)?;
+        let (app_runs, left_out) =
+            evaluate_app(root, app, caller, prefix, fast_path, planning, progress)?;
         runs.extend(app_runs);
         skipped.extend(left_out);
     }
     Ok(AgentEval::from_runs(runs, skipped))
 }
 
-/// One app's runs under every condition, and the tasks left out.
+/// One app's runs under every condition, and the tasks left out; `progress` counts a task
+/// once for its runs with and without the graph, and once in the fleet.
 pub fn evaluate_app(
     root: &Path,
     app: &atlas_import::droidtask::App,
@@ -795,6 +799,7 @@ pub fn evaluate_app(
     prefix: &str,
     fast_path: f64,
     planning: &Planning,
+    progress: &dyn Progress,
 ) -> Result<(Vec<TaskRun>, Vec<String>), String> {
     let mut runs = Vec::new();
     let dir = root.join("user_tasks").join(&app.name);
@@ -804,6 +809,13 @@ pub fn evaluate_app(
         .into_iter()
         .map(|t| format!("{}/{t}", app.name))
         .collect();
+    progress.stage(
+        &format!(
+            "{}: each task without the graph, with it, in a fleet",
+            app.name
+        ),
+        Some(2 * truths.len() as u64),
+    );
     for truth in &truths {
         runs.push(run_task(
             &recorded,
@@ -856,6 +868,7 @@ pub fn evaluate_app(
             Some(link("repeat", fast_path)),
             planning,
         )?);
+        progress.advance(1);
     }
     // A fleet on the app: the tasks one after another on one graph that nothing was taught but
     // what the agents before reported, from the same dumps they see.
@@ -877,6 +890,7 @@ pub fn evaluate_app(
             Some(link),
             planning,
         )?);
+        progress.advance(1);
     }
     Ok((runs, skipped))
 }

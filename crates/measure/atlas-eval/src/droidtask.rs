@@ -8,6 +8,7 @@
 
 use atlas_import::droidtask::{App, Step, StepAction};
 use atlas_import::state_html::Element;
+use atlas_progress::Progress;
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -498,6 +499,7 @@ pub fn evaluate(
     caller: &dyn ToolCaller,
     apps: &[App],
     app_prefix: &str,
+    progress: &dyn Progress,
 ) -> Result<Report, CallError> {
     let mut total = Scores::default();
     let mut per_app = Vec::new();
@@ -510,9 +512,14 @@ pub fn evaluate(
             &format!("{app_prefix}{}.identity", app.name),
         )?);
         let mut results = Vec::new();
+        progress.stage(
+            &format!("{}: each task asked, taught the others", app.name),
+            Some(app.tasks.len() as u64),
+        );
         for held_out in 0..app.tasks.len() {
             let app_id = format!("{app_prefix}{}.{}", app.name, app.tasks[held_out].name);
             results.push(evaluate_task(caller, app, held_out, &app_id)?);
+            progress.advance(1);
         }
         let steps: Vec<&Step> = app.tasks.iter().flat_map(|t| &t.steps).collect();
         let scores = score(&results, &steps);

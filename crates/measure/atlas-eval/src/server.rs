@@ -2,11 +2,13 @@
 //! make against it.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::Result;
 use atlas_agent::HttpCaller;
 use atlas_config::EmbedConfig;
 use atlas_import::droidtask::App;
+use atlas_progress::Progress;
 use atlas_service::GroundingModel;
 
 use crate::agent::{AgentEval, Planning};
@@ -122,14 +124,19 @@ pub async fn droidtask(
     target: &Target,
     apps: Vec<App>,
     fitting: Option<Fitting>,
+    progress: Arc<dyn Progress>,
 ) -> Result<(Report, Option<LeaveOneAppOut>)> {
+    let asking = progress.clone();
     let (report, apps) = EvalServer::evaluate(target, None, "eval", move |caller, prefix| {
-        crate::droidtask::evaluate(caller, &apps, prefix)
+        crate::droidtask::evaluate(caller, &apps, prefix, asking.as_ref())
             .map(|r| (r, apps))
             .map_err(|e| e.to_string())
     })
     .await?;
-    let held_out = fitting.map(|f| crate::loao::leave_one_app_out(&report, &apps, f));
+    let held_out = fitting.map(|f| {
+        progress.stage("fitting each app's model on the other apps", None);
+        crate::loao::leave_one_app_out(&report, &apps, f)
+    });
     Ok((report, held_out))
 }
 
@@ -143,15 +150,25 @@ pub async fn agent(
     fast_path: f64,
     leave_one_app_out: bool,
     planning: Planning,
+    progress: Arc<dyn Progress>,
 ) -> Result<AgentEval> {
     if !leave_one_app_out {
         let asked = apps.clone();
+        let running = progress.clone();
         let mut report = EvalServer::evaluate(target, None, "agent", move |caller, prefix| {
-            crate::agent::evaluate(&dir, &apps, caller, prefix, fast_path, &planning)
+            crate::agent::evaluate(
+                &dir,
+                &apps,
+                caller,
+                prefix,
+                fast_path,
+                &planning,
+                running.as_ref(),
+            )
         })
         .await?;
         // The same steps as `eval droidtask` asks them, for the same-screens comparison.
-        let (answered, _) = droidtask(target, asked, None).await?;
+        let (answered, _) = droidtask(target, asked, None, progress).await?;
         report.same_screens = crate::same_screens::compare(&report.runs, &answered.tasks);
         return Ok(report);
     }
@@ -164,8 +181,10 @@ pub async fn agent(
     };
     let every_app = droidtask_apps(&dir, &[])?;
     let all_apps = every_app.clone();
+    let asking = progress.clone();
     let answered = EvalServer::evaluate(&fresh, None, "eval", move |caller, prefix| {
-        crate::droidtask::evaluate(caller, &every_app, prefix).map_err(|e| e.to_string())
+        crate::droidtask::evaluate(caller, &every_app, prefix, asking.as_ref())
+            .map_err(|e| e.to_string())
     })
     .await?;
     // The same steps as `eval droidtask --leave-one-app-out` answers them.
@@ -179,12 +198,21 @@ pub async fn agent(
             .filter(|t| t.app != app.name)
             .collect();
         let model = crate::loao::fit_model(&train, Default::default());
-        eprintln!("{}: {}", app.name, model.note);
+        progress.note(&format!("{}: {}", app.name, model.note));
         let dir = dir.clone();
         let planning = planning.clone();
+        let running = progress.clone();
         let (app_runs, left_out) =
             EvalServer::evaluate(&fresh, Some(model), "agent", move |caller, prefix| {
-                crate::agent::evaluate_app(&dir, &app, caller, prefix, fast_path, &planning)
+                crate::agent::evaluate_app(
+                    &dir,
+                    &app,
+                    caller,
+                    prefix,
+                    fast_path,
+                    &planning,
+                    running.as_ref(),
+                )
             })
             .await?;
         runs.extend(app_runs);

@@ -97,7 +97,8 @@ fn the_task_under_test_leaves_no_trace_before_its_steps_are_asked() {
         watched: vec!["Deeper", "Hidden switch"],
         seen_before_asking: Mutex::new(Vec::new()),
     };
-    let report = atlas_eval::droidtask::evaluate(&caller, &apps, "t.").unwrap();
+    let report =
+        atlas_eval::droidtask::evaluate(&caller, &apps, "t.", &atlas_progress::Quiet).unwrap();
     assert_eq!(report.total.all.steps, 3);
     let seen = caller.seen_before_asking.into_inner().unwrap();
     // Step 0 is asked on the home screen: neither secret screen may be known yet; step 1 on the

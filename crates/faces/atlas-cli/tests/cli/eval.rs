@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use crate::common::*;
 
 /// A DroidTask folder with one app: an exploration and two demonstrations of one template.
-fn tiny_droidtask(root: &Path) {
+pub(crate) fn tiny_droidtask(root: &Path) {
     let list = "<p id=0>Notes</p>\n <button id=1 text='New note'></button>\n <button id=2 text='Settings'></button>\n <button id=3>go back</button>";
     let dialog = |label: &str| {
         format!(

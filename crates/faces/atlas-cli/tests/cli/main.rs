@@ -13,6 +13,7 @@ mod hostile_clients;
 mod pg_restart;
 mod phone;
 mod postgres;
+mod progress;
 mod requests;
 mod testrun;
 mod viewer;
