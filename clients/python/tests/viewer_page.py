@@ -13,7 +13,7 @@ no error.
 On the large app: it renders whole (10,000 pages), a page is found by name, and the time to
 first render and the frame time while panning and zooming are measured, against the demo's in
 the same browser (the reference). With ATLAS_VIEWER_SHOTS=DIR, each view is saved as a PNG there
-(the README's pictures).
+(the pictures of README.md and docs/viewer.md).
 
 Usage: ATLAS_URL=http://127.0.0.1:7700 [ATLAS_BIG_URL=…] python3 viewer_page.py
 """

@@ -1,4 +1,4 @@
-//! Search quality on the demo graph's labelled questions: the figures the README reports, held
+//! Search quality on the demo graph's labelled questions: the figures docs/evaluations.md reports, held
 //! as floors so a change that loses them fails here.
 
 use std::sync::Arc;

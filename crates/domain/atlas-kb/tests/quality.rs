@@ -1,5 +1,5 @@
 //! Retrieval quality on the demo's labelled sets with the multilingual e5 model: the figures the
-//! README reports, held as floors so a change that loses them fails here.
+//! docs/evaluations.md reports, held as floors so a change that loses them fails here.
 
 use std::sync::Arc;
 

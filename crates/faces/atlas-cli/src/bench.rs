@@ -48,7 +48,7 @@ pub(crate) struct BenchArgs {
     /// `all` skips that benchmark without one.
     #[arg(long, env = "ATLAS_BENCH_PG")]
     pg: Option<String>,
-    /// Small sizes that finish in seconds (CI); the figures in the README use the full sizes.
+    /// Small sizes that finish in seconds (CI); the figures in docs/benchmarks.md use the full sizes.
     #[arg(long)]
     quick: bool,
     /// Where to build the scratch folders (default: the system's temporary folder).

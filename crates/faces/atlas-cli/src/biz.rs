@@ -13,7 +13,7 @@ use crate::args::*;
 #[derive(Subcommand)]
 pub(crate) enum BizCommand {
     /// Replace the business graph with the files given: one Atlas JSON document, the lines of
-    /// Neo4j's apoc.export.json.all (.jsonl), or CSV tables of entities and relations (README).
+    /// Neo4j's apoc.export.json.all (.jsonl), or CSV tables of entities and relations (docs/business-graph.md).
     /// Refused while a server holds the data folder: use PUT /api/v1/business-graph then.
     Import {
         #[command(flatten)]

@@ -56,7 +56,7 @@ pub(crate) enum EvalCommand {
     },
     /// The phone agent on DroidTask's tasks, each on the simulated phone with an ideal scripted
     /// model: model calls and successes without the graph, with the graph on a task new to it,
-    /// and on the same task again (see README).
+    /// and on the same task again (see docs/evaluations.md).
     Agent {
         dir: PathBuf,
         /// Only these apps (comma-separated).
@@ -88,7 +88,7 @@ pub(crate) enum EvalCommand {
         #[command(flatten)]
         embed: EmbedArgs,
     },
-    /// AutoDroid's scoring on a DroidTask folder, leave-one-task-out (see README).
+    /// AutoDroid's scoring on a DroidTask folder, leave-one-task-out (see docs/evaluations.md).
     Droidtask {
         dir: PathBuf,
         /// Evaluate against this running server instead of a fresh one on a temporary folder.

@@ -49,7 +49,7 @@ enum Command {
     Serve(serve::ServeArgs),
     /// A scripted OpenAI-compatible chat model: plays back the turns of a script, tool calls
     /// included, to test prompts and the chat page offline; or, with `--droidtask DIR`,
-    /// DroidTask's ideal phone-agent model for every recorded app of DIR (see README).
+    /// DroidTask's ideal phone-agent model for every recorded app of DIR (see docs/commands.md).
     ModelSim(serve::ModelSimArgs),
     /// Serve every tool over MCP on stdin/stdout (for MCP clients that start a command).
     Mcp {
@@ -121,7 +121,7 @@ enum Command {
         #[command(subcommand)]
         what: ImportCommand,
     },
-    /// Explore a website in headless Chromium into the data folder (seed 001; see README).
+    /// Explore a website in headless Chromium into the data folder (seed 001; see docs/explorer.md).
     Explore {
         #[command(flatten)]
         data: DataArgs,
@@ -132,7 +132,7 @@ enum Command {
     },
     /// Serve the bundled demo website (several pages, a login, a search, a single-page app, a
     /// clock, a "delete account" button) to try `atlas explore` on; with --hostile, a site that
-    /// attacks its explorer, on two origins (see README).
+    /// attacks its explorer, on two origins (see docs/explorer.md).
     DemoSite {
         #[arg(long, default_value = "127.0.0.1:7702")]
         addr: String,
@@ -159,7 +159,7 @@ enum Command {
         #[command(subcommand)]
         what: DeviceCommand,
     },
-    /// Measure speed and memory against references run on the same machine (see README).
+    /// Measure speed and memory against references run on the same machine (see docs/benchmarks.md).
     Bench(BenchArgs),
     /// Knowledge bases (Dify-compatible datasets) in the data folder.
     Kb {

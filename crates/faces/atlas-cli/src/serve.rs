@@ -64,7 +64,7 @@ pub(crate) async fn shutdown_signal() {
 /// `atlas model-sim`'s arguments.
 #[derive(Args)]
 pub(crate) struct ModelSimArgs {
-    /// The script (JSON; the format is in the README).
+    /// The script (JSON; the format is in docs/business-graph.md).
     #[arg(required_unless_present = "droidtask", conflicts_with = "droidtask")]
     script: Option<PathBuf>,
     /// Play DroidTask's ideal model instead: it recognises the recorded screen in each

@@ -10,7 +10,7 @@ use super::features::{Candidate, FEATURES, Feature, Proposal};
 use crate::memory::Recall;
 
 /// The models fitted by `atlas eval droidtask --leave-one-app-out --fit-out` on the development
-/// apps (see the README): weights, calibration and threshold, this one for meanings from the
+/// apps (see docs/evaluations.md): weights, calibration and threshold, this one for meanings from the
 /// built-in embedder and [`SHIPPED_E5`] for meanings from e5.
 pub const SHIPPED: &str = include_str!("model.json");
 /// The shipped model for meanings from e5.

@@ -7,6 +7,7 @@ mod common;
 mod api;
 mod business;
 mod dify;
+mod docs;
 mod eval;
 mod explore;
 mod hostile_clients;
