@@ -129,6 +129,41 @@ def readable():
     check(state("document.documentElement.scrollWidth <= window.innerWidth"), "and nothing wider than the window")
 
 
+# The viewer's success-rate buckets (viewer.js RATE_BUCKETS), to check its colours against the
+# server's counts.
+BUCKETS = [(0.98, "#2e7d32"), (0.9, "#8bc34a"), (0.75, "#f9a825"), (0, "#c62828")]
+UNUSED = "#9aa3b2"
+HOME = "#1a4fd6"
+
+
+def rate_colour(success, used):
+    if not used:
+        return UNUSED
+    return next(colour for floor, colour in BUCKETS if success / used >= floor)
+
+
+def colours_agree(answer):
+    """Whether every drawn page is coloured by its actions' uses as the server counts them
+    (`answer` is get_app_graph's, for the pages drawn); the pages that disagree."""
+    drawn = state("Object.fromEntries(atlasViewer.sigma().getGraph().mapNodes((n, a) => [n, a.color]))")
+    wrong = []
+    for page in answer["pages"]:
+        expected = HOME if page["page_id"] == answer["home_page"] else rate_colour(page["successful_departures"], page["departures"])
+        if drawn.get(page["page_id"]) != expected:
+            wrong.append((page["page_name"], drawn.get(page["page_id"]), expected))
+    return wrong
+
+
+def overlapping(boxes):
+    """The pairs of label boxes that overlap."""
+    pairs = []
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1:]:
+            if a["x"] < b["x"] + b["width"] and b["x"] < a["x"] + a["width"] and a["y"] < b["y"] + b["height"] and b["y"] < a["y"] + a["height"]:
+                pairs.append((a["label"], b["label"]))
+    return pairs
+
+
 def blank(png_bytes):
     """Whether a screenshot of the graph is one colour (nothing drawn)."""
     return len(set(png_bytes[len(png_bytes) // 3: len(png_bytes) // 3 + 4000])) < 8
@@ -159,6 +194,18 @@ try:
     canvas_png = driver.find_element(By.ID, "graph").screenshot_as_png
     check(not blank(canvas_png), "the graph is drawn (the screenshot is not blank)")
     demo_timing = state("atlasViewer.timing")
+    # Every page named beside its node, no label over another; colour by success rate that
+    # separates pages and actions, each page's from its actions' uses as the server counts them.
+    boxes = state("atlasViewer.labelBoxes()")
+    check(len(boxes) == stats["pages"], f"every page of the demo is named: {len(boxes)} of {stats['pages']}")
+    check(not overlapping(boxes), f"no label overlaps another: {overlapping(boxes)[:3]}")
+    answer = call(URL, "get_app_graph", {"app_id": APP})
+    wrong = colours_agree(answer)
+    check(not wrong, f"each page is coloured by its actions' success rate: {wrong[:3]}")
+    node_colours = set(state("atlasViewer.sigma().getGraph().mapNodes((n, a) => a.color)"))
+    edge_colours = set(state("atlasViewer.sigma().getGraph().mapEdges((e, a) => a.color)"))
+    check(len(node_colours) >= 3 and len(edge_colours) >= 4,
+          f"colour separates: {len(node_colours)} page colours, {len(edge_colours)} action colours")
     shot("app.png")
     demo_frames = driver.execute_async_script("atlasViewer.measureFrames(2000).then(arguments[0])")
     demo_frames["renderMs"] = state("atlasViewer.measureRender()")
@@ -300,6 +347,9 @@ try:
         near = state("atlasViewer.nodes")
         expected_near = len(call(BIG_URL, "get_app_graph", {"app_id": "synthetic.app", "center": selected, "radius": 2})["pages"])
         check(near == expected_near, f"the neighbourhood view draws the {expected_near} pages within two steps: {near}")
+        # A page at the neighbourhood's edge keeps its colour: its actions to pages left out count.
+        wrong = colours_agree(call(BIG_URL, "get_app_graph", {"app_id": "synthetic.app", "center": selected, "radius": 2}))
+        check(not wrong, f"the neighbourhood's pages are coloured by all their actions: {wrong[:3]}")
         near_frames = driver.execute_async_script("atlasViewer.measureFrames(2000).then(arguments[0])")
         near_frames["renderMs"] = state("atlasViewer.measureRender()")
         shot("large-neighbourhood.png")

@@ -47,6 +47,11 @@ fn departures(app: &atlas_graph::AppGraph, page: &str) -> u64 {
         .sum()
 }
 
+/// The successful uses of `page`'s actions.
+fn successful_departures(app: &atlas_graph::AppGraph, page: &str) -> u64 {
+    app.outgoing(page).map(|t| t.success_count()).sum()
+}
+
 /// A page as the viewer draws it.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct ViewPage {
@@ -64,6 +69,10 @@ pub struct ViewPage {
     pub arrivals: u64,
     /// Uses of its actions, successful or not.
     pub departures: u64,
+    /// The successful ones among them: with `departures`, the page's success rate, which the
+    /// viewer colours it by (every action of the page counted, also those to pages a
+    /// neighbourhood leaves out).
+    pub successful_departures: u64,
     /// How many intents it serves.
     pub intents: usize,
     /// Where its screenshot is served, when its folder holds one.
@@ -327,6 +336,7 @@ impl Atlas {
                     visited_count: p.visited_count,
                     arrivals: arrivals(app, &p.page_id),
                     departures: departures(app, &p.page_id),
+                    successful_departures: successful_departures(app, &p.page_id),
                     intents: p.intents.len()
                         + targeted.get(p.page_id.as_str()).copied().unwrap_or(0),
                     screenshot: None,

@@ -237,14 +237,10 @@ function rateColor(success, fail) {
 }
 const edgeColor = rateColor;
 
-// A page's colour: its actions' uses together, in the same buckets.
+// A page's colour: its actions' uses together, in the same buckets, as the server counted them
+// (every action of the page, also those to pages a neighbourhood leaves out).
 function pageColor(node) {
-  let success = 0;
-  let fail = 0;
-  graph.forEachOutEdge(node, (_, attributes) => {
-    success += attributes.success;
-    fail += attributes.fail;
-  });
+  const { success = 0, fail = 0 } = graph.getNodeAttributes(node);
   return node === viewer.home ? "#1a4fd6" : rateColor(success, fail);
 }
 
@@ -329,6 +325,8 @@ function nodeAttributes(page, home, crowd) {
     label: page.page_name,
     size,
     color: page.page_id === home ? "#1a4fd6" : UNUSED,
+    success: page.successful_departures,
+    fail: page.departures - page.successful_departures,
     depth: page.depth,
     pageType: page.page_type,
   };
@@ -740,16 +738,25 @@ function onEvent(event) {
   if (!graph || event.app_id !== viewer.appId) return;
   if (event.type === "page" && !graph.hasNode(event.page_id)) {
     const x = Math.max(...graph.mapNodes((_, a) => a.x)) + 2;
-    graph.addNode(event.page_id, { label: event.page_name, size: 6, color: UNUSED, x, y: (graph.order % 20) - 10 });
+    graph.addNode(event.page_id, { label: event.page_name, size: 6, color: UNUSED, success: 0, fail: 0, x, y: (graph.order % 20) - 10 });
   } else if (event.type === "report" || event.type === "transition") {
-    if (graph.hasEdge(event.transition_id)) {
+    // The page's uses grow as its action's did: by the edge's drawn counts, or by the one report.
+    const edge = graph.hasEdge(event.transition_id) ? graph.getEdgeAttributes(event.transition_id) : null;
+    if (event.type === "report" && graph.hasNode(event.from_page)) {
+      const grew = (now, before) => Math.max(0, (now || 0) - before);
+      const page = graph.getNodeAttributes(event.from_page);
+      graph.mergeNodeAttributes(event.from_page, edge
+        ? { success: page.success + grew(event.success_count, edge.success), fail: page.fail + grew(event.fail_count, edge.fail) }
+        : { success: page.success + (event.success ? 1 : 0), fail: page.fail + (event.success ? 0 : 1) });
+      graph.setNodeAttribute(event.from_page, "color", pageColor(event.from_page));
+    }
+    if (edge) {
       graph.mergeEdgeAttributes(event.transition_id, {
         success: event.success_count,
         fail: event.fail_count,
         size: edgeSize(event.success_count, event.fail_count),
         color: edgeColor(event.success_count, event.fail_count),
       });
-      graph.setNodeAttribute(event.from_page, "color", pageColor(event.from_page));
     } else {
       addEdge({ ...event, success_count: event.success_count || 0, fail_count: event.fail_count || 0 });
     }
