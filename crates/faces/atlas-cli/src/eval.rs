@@ -223,6 +223,7 @@ pub(crate) async fn eval_intents(labelled: Option<PathBuf>, embed: &EmbedArgs) -
     shown.stage(&format!("asking {} requests", labelled.len()), None);
     let quality =
         atlas_service::intent_quality::measure(&atlas, atlas_service::DEMO_APP_ID, &labelled)?;
+    shown.pause();
     println!("paraphrased intents over the demo app, embedder {name}:");
     for (set, hits) in [
         ("chinese", quality.chinese),
@@ -278,6 +279,7 @@ pub(crate) fn eval_biz(
     let store = atlas_biz::BizStore::in_memory(data, embedder)?;
     shown.stage(&format!("asking {} questions", labelled.len()), None);
     let quality = atlas_biz::quality::measure(&store.current(), &labelled)?;
+    shown.pause();
     println!("business graph search, embedder {embedder_name}:");
     println!(
         "{:<24} {:>7} {:>6} {:>6}",
@@ -359,6 +361,7 @@ pub(crate) fn eval_kb(
         ] {
             shown.stage(&format!("asking the {set} ({method:?})"), None);
             let q = atlas_kb::quality::measure(&kb, &dataset.id, &labelled, method)?;
+            shown.pause();
             println!(
                 "{set:<12} {:<9} queries {:>4}  top-1 {:.3}  top-3 {:.3}",
                 q.method, q.queries, q.top1, q.top3
@@ -400,6 +403,7 @@ pub(crate) async fn eval_agent(
         shown.clone(),
     )
     .await?;
+    shown.pause();
     if leave_one_app_out {
         println!(
             "leave-one-app-out: each app's tasks answered by a grounding model fitted on the other apps"
@@ -540,6 +544,7 @@ pub(crate) async fn eval_droidtask(
             s.all.precision()
         )
     };
+    shown.pause();
     println!("in-sample (the model this build ships, fitted on the development apps):");
     for app in &report.apps {
         line(&app.app, &app.scores);

@@ -228,6 +228,7 @@ async fn import_app(data: &DataArgs, app: atlas_store::AppData, shown: &Shown) -
     let summary = atlas.import_app(app).await?;
     shown.stage("writing the data folder", None);
     atlas.checkpoint()?;
+    shown.pause();
     print_json(&summary)?;
     shown.finish(&format!(
         "imported {id}: {pages} pages, {transitions} transitions"
@@ -254,6 +255,7 @@ pub(crate) async fn migrate(from: String, to: String, pg_ca: Option<PathBuf>) ->
         atlas_config::migrate(&from, &to, &pg, copying.as_ref())
     })
     .await??;
+    shown.pause();
     print_json(&copied)?;
     shown.finish(&format!(
         "copied {} apps, {} pages, {} transitions, {} files",
@@ -300,6 +302,7 @@ pub(crate) async fn import_recordings(
     .await??;
     shown.stage("writing the data folder", None);
     atlas.checkpoint()?;
+    shown.pause();
     for (app_id, added) in &summary {
         let stats = atlas.get_graph_stats(atlas_service::GraphStatsRequest {
             app_id: Some(app_id.clone()),

@@ -105,6 +105,7 @@ pub(crate) fn kb_command(what: KbCommand) -> Result<ExitCode> {
                 None => Default::default(),
             };
             let added = kb.add_document_with(&id, &name, &bytes, None, metadata, shown.as_ref())?;
+            shown.pause();
             print_json(&added)?;
             shown.finish(&format!(
                 "added {} to dataset {id}: {} segments",

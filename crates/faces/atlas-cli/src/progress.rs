@@ -69,6 +69,17 @@ impl Shown {
     }
 }
 
+/// Work that ends in an error leaves no bar behind for the error to be written through.
+impl Drop for Shown {
+    fn drop(&mut self) {
+        if let Some(bar) = &self.bar
+            && !bar.is_finished()
+        {
+            bar.finish_and_clear();
+        }
+    }
+}
+
 /// "0.4 s", "12.3 s", "2 min 05 s".
 fn seconds(s: f64) -> String {
     if s < 60.0 {
