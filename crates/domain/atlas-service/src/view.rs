@@ -40,16 +40,14 @@ fn arrivals(app: &atlas_graph::AppGraph, page: &str) -> u64 {
     app.incoming(page).map(|t| t.success_count()).sum()
 }
 
-/// The uses of `page`'s actions, successful or not.
-fn departures(app: &atlas_graph::AppGraph, page: &str) -> u64 {
-    app.outgoing(page)
-        .map(|t| t.success_count() + t.fail_count())
-        .sum()
-}
-
-/// The successful uses of `page`'s actions.
-fn successful_departures(app: &atlas_graph::AppGraph, page: &str) -> u64 {
-    app.outgoing(page).map(|t| t.success_count()).sum()
+/// The uses of `page`'s actions: all of them, and the successful ones.
+fn departures(app: &atlas_graph::AppGraph, page: &str) -> (u64, u64) {
+    app.outgoing(page).fold((0, 0), |(all, successful), t| {
+        (
+            all + t.success_count() + t.fail_count(),
+            successful + t.success_count(),
+        )
+    })
 }
 
 /// A page as the viewer draws it.
@@ -328,18 +326,21 @@ impl Atlas {
                 .collect(),
             pages: pages
                 .into_iter()
-                .map(|p| ViewPage {
-                    page_id: p.page_id.clone(),
-                    page_name: p.page_name.clone(),
-                    page_type: p.page_type,
-                    depth: depth.get(p.page_id.as_str()).copied(),
-                    visited_count: p.visited_count,
-                    arrivals: arrivals(app, &p.page_id),
-                    departures: departures(app, &p.page_id),
-                    successful_departures: successful_departures(app, &p.page_id),
-                    intents: p.intents.len()
-                        + targeted.get(p.page_id.as_str()).copied().unwrap_or(0),
-                    screenshot: None,
+                .map(|p| {
+                    let (departures, successful_departures) = departures(app, &p.page_id);
+                    ViewPage {
+                        page_id: p.page_id.clone(),
+                        page_name: p.page_name.clone(),
+                        page_type: p.page_type,
+                        depth: depth.get(p.page_id.as_str()).copied(),
+                        visited_count: p.visited_count,
+                        arrivals: arrivals(app, &p.page_id),
+                        departures,
+                        successful_departures,
+                        intents: p.intents.len()
+                            + targeted.get(p.page_id.as_str()).copied().unwrap_or(0),
+                        screenshot: None,
+                    }
                 })
                 .collect(),
         };
@@ -414,7 +415,7 @@ impl Atlas {
             widgets: page.widgets.clone(),
             visited_count: page.visited_count,
             arrivals: arrivals(app, &page.page_id),
-            departures: departures(app, &page.page_id),
+            departures: departures(app, &page.page_id).0,
             depth: app.home_page().and_then(|h| {
                 app.hop_distances(&h.page_id)
                     .get(page.page_id.as_str())

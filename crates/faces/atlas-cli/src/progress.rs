@@ -59,9 +59,7 @@ impl Shown {
 
     /// Clears the bar and writes `summary` with the time the work took, on standard error.
     pub(crate) fn finish(&self, summary: &str) {
-        if let Some(bar) = &self.bar {
-            bar.finish_and_clear();
-        }
+        self.pause();
         eprintln!(
             "{summary} in {}",
             seconds(self.started.elapsed().as_secs_f64())

@@ -237,12 +237,9 @@ function rateColor(success, fail) {
 }
 const edgeColor = rateColor;
 
-// A page's colour: its actions' uses together, in the same buckets, as the server counted them
-// (every action of the page, also those to pages a neighbourhood leaves out).
-function pageColor(node) {
-  const { success = 0, fail = 0 } = graph.getNodeAttributes(node);
-  return node === viewer.home ? "#1a4fd6" : rateColor(success, fail);
-}
+// A page's colour: blue for home, else its actions' uses together in the same buckets, as the
+// server counted them (every action of the page, also those to pages a neighbourhood leaves out).
+const pageColor = (pageId, home, success, fail) => (pageId === home ? "#1a4fd6" : rateColor(success, fail));
 
 // Where a node's label goes, in viewport pixels: beside the disc, which is drawn a little wider
 // than its size says (clear it by half as much again).
@@ -321,12 +318,13 @@ function nodeAttributes(page, home, crowd) {
   const scale = crowd > 2000 ? 0.35 : crowd > 300 ? 0.6 : 1;
   // Sized by traffic: the uses of the actions that reach it and leave it.
   const size = scale * (page.page_id === home ? 12 : 4 + Math.min(8, Math.log2(1 + page.arrivals + page.departures) / 2));
+  const [success, fail] = [page.successful_departures, page.departures - page.successful_departures];
   return {
     label: page.page_name,
     size,
-    color: page.page_id === home ? "#1a4fd6" : UNUSED,
-    success: page.successful_departures,
-    fail: page.departures - page.successful_departures,
+    color: pageColor(page.page_id, home, success, fail),
+    success,
+    fail,
     depth: page.depth,
     pageType: page.page_type,
   };
@@ -373,7 +371,6 @@ function mount(answer) {
   }
   for (const tr of answer.transitions) addEdge(tr);
   viewer.home = answer.home_page;
-  graph.forEachNode((node) => graph.setNodeAttribute(node, "color", pageColor(node)));
   markTree();
   // An app of many transitions draws the way each page is first reached from home (its
   // breadth-first tree), a large app's overview its pages alone; every other edge shows once one
@@ -745,10 +742,10 @@ function onEvent(event) {
     if (event.type === "report" && graph.hasNode(event.from_page)) {
       const grew = (now, before) => Math.max(0, (now || 0) - before);
       const page = graph.getNodeAttributes(event.from_page);
-      graph.mergeNodeAttributes(event.from_page, edge
-        ? { success: page.success + grew(event.success_count, edge.success), fail: page.fail + grew(event.fail_count, edge.fail) }
-        : { success: page.success + (event.success ? 1 : 0), fail: page.fail + (event.success ? 0 : 1) });
-      graph.setNodeAttribute(event.from_page, "color", pageColor(event.from_page));
+      const [success, fail] = edge
+        ? [page.success + grew(event.success_count, edge.success), page.fail + grew(event.fail_count, edge.fail)]
+        : [page.success + (event.success ? 1 : 0), page.fail + (event.success ? 0 : 1)];
+      graph.mergeNodeAttributes(event.from_page, { success, fail, color: pageColor(event.from_page, viewer.home, success, fail) });
     }
     if (edge) {
       graph.mergeEdgeAttributes(event.transition_id, {
