@@ -110,6 +110,18 @@ impl Pending {
         }
     }
 
+    /// The writes' transaction is being rolled back to be tried again: until the next attempt
+    /// begins they are in no transaction, so ahead of every snapshot. Called while the
+    /// transaction is still open—once it has ended, a follower's snapshot would count it as
+    /// seen, forget the writes though their retry has not committed, and read their edge back
+    /// without them: memory would lose them for good (the follower never adds this replica's
+    /// own growth).
+    pub(crate) fn unbegin(&mut self, ids: &[u64]) {
+        for write in self.writes.iter_mut().filter(|w| ids.contains(&w.id)) {
+            write.xid = None;
+        }
+    }
+
     /// Forgets writes that did not commit; their entities are read again next round.
     pub(crate) fn failed(&mut self, ids: &[u64]) {
         let refresh = &mut self.refresh;
@@ -286,6 +298,27 @@ mod tests {
             success(&pending.overlay(&any, vec![Record::Transition(edge(0))], &[], 1)),
             0
         );
+    }
+
+    #[test]
+    fn a_write_whose_attempt_was_rolled_back_stays_ahead_until_its_retry_commits() {
+        let mut pending = Pending::default();
+        pending.track();
+        let id = pending.push(&[report(1)]);
+        pending.began(&[id], 100);
+        pending.unbegin(&[id]);
+        // Attempt 100 has ended (rolled back); the retry has not begun: the row lacks ours.
+        let between = Snapshot::parse("101:101:").unwrap();
+        let rows = vec![Record::Transition(edge(2))];
+        assert_eq!(success(&pending.overlay(&between, rows, &[], 1)), 3);
+        pending.began(&[id], 102);
+        let running = Snapshot::parse("102:103:102").unwrap();
+        let rows = vec![Record::Transition(edge(2))];
+        assert_eq!(success(&pending.overlay(&running, rows, &[], 1)), 3);
+        let committed = Snapshot::parse("103:103:").unwrap();
+        let rows = vec![Record::Transition(edge(3))];
+        assert_eq!(success(&pending.overlay(&committed, rows, &[], 1)), 3);
+        assert!(pending.writes.is_empty());
     }
 
     #[test]

@@ -236,6 +236,36 @@ async fn commit(shared: &Shared, group: &Group, ids: &[u64]) -> Result<(), Failu
     if let Ok(xid) = xid.parse() {
         shared.pending.lock().began(ids, xid);
     }
+    let seq = match write_group(&tx, group, shared.writer).await {
+        Ok(seq) => seq,
+        Err(e) => {
+            // Forgotten while the transaction is open (see `Pending::unbegin`).
+            shared.pending.lock().unbegin(ids);
+            return Err(e);
+        }
+    };
+    // A failed COMMIT is never tried again: it has ended by the time it answers, and its
+    // outcome may be unknown (a lost connection). The writes fail, and their entities are read
+    // back from the database, whichever way it went.
+    tx.commit()
+        .await
+        .map_err(|e| Failure::Fatal(crate::db_error(e)))?;
+    if let Some(seq) = seq {
+        shared
+            .latest
+            .fetch_max(seq, std::sync::atomic::Ordering::Relaxed);
+        shared.committed.notify_one();
+    }
+    Ok(())
+}
+
+/// Writes a group's entities, transitions, growth and changes in `tx`; answers the newest
+/// change's number.
+async fn write_group(
+    tx: &deadpool_postgres::Transaction<'_>,
+    group: &Group,
+    writer: i64,
+) -> Result<Option<i64>, Failure> {
     if !group.entities.is_empty() {
         let mut kinds = Vec::new();
         let mut apps = Vec::new();
@@ -259,11 +289,8 @@ async fn commit(shared: &Shared, group: &Group, ids: &[u64]) -> Result<(), Failu
              WHERE e.writer <> EXCLUDED.writer OR e.wseq < EXCLUDED.wseq",
         )
         .await?;
-        tx.execute(
-            &statement,
-            &[&kinds, &apps, &ids, &data, &shared.writer, &wseqs],
-        )
-        .await?;
+        tx.execute(&statement, &[&kinds, &apps, &ids, &data, &writer, &wseqs])
+            .await?;
     }
     for setting in [true, false] {
         let rows: Vec<_> = group
@@ -321,20 +348,12 @@ async fn commit(shared: &Shared, group: &Group, ids: &[u64]) -> Result<(), Failu
         tx.execute(
             &statement,
             &[
-                &apps,
-                &ids,
-                &data,
-                &ok,
-                &fail,
-                &latency,
-                &samples,
-                &shared.writer,
-                &wseqs,
+                &apps, &ids, &data, &ok, &fail, &latency, &samples, &writer, &wseqs,
             ],
         )
         .await?;
     }
-    let grown = add_growth(&tx, group, shared.writer).await?;
+    let grown = add_growth(tx, group, writer).await?;
     // The change feed: one row per entity written, and a notification carrying the newest
     // sequence number, delivered by PostgreSQL when (and only if) the transaction commits.
     let mut kinds: Vec<&str> = Vec::new();
@@ -350,8 +369,8 @@ async fn commit(shared: &Shared, group: &Group, ids: &[u64]) -> Result<(), Failu
         apps.push(app);
         ids.push(id);
     }
-    let seq = if kinds.is_empty() {
-        grown
+    if kinds.is_empty() {
+        Ok(grown)
     } else {
         let statement = tx
             .prepare_cached(
@@ -364,16 +383,8 @@ async fn commit(shared: &Shared, group: &Group, ids: &[u64]) -> Result<(), Failu
             .query_one(&statement, &[&kinds, &apps, &ids])
             .await?
             .get(0);
-        seq.max(grown)
-    };
-    tx.commit().await?;
-    if let Some(seq) = seq {
-        shared
-            .latest
-            .fetch_max(seq, std::sync::atomic::Ordering::Relaxed);
-        shared.committed.notify_one();
+        Ok(seq.max(grown))
     }
-    Ok(())
 }
 
 /// Adds what reports added to edges to their rows, and writes each growth as a change the other

@@ -142,15 +142,16 @@ fn reports(server: &Server, app: &str) -> u64 {
     body["by_app"][0]["reports"].as_u64().unwrap_or(0)
 }
 
-fn wait_for(what: &str, mut done: impl FnMut() -> bool) -> Duration {
+/// How long until `done`; an error naming `what` after 20 s (the caller says what it saw).
+fn wait_for(what: &str, mut done: impl FnMut() -> bool) -> Result<Duration, String> {
     let started = Instant::now();
     while started.elapsed() < Duration::from_secs(20) {
         if done() {
-            return started.elapsed();
+            return Ok(started.elapsed());
         }
         std::thread::sleep(Duration::from_millis(5));
     }
-    panic!("{what}: not within 20 s");
+    Err(format!("{what}: not within 20 s"))
 }
 
 /// Four pages in a row on `server`, their ids.
@@ -193,7 +194,8 @@ fn two_replicas_follow_each_other_and_lose_no_acknowledged_report_when_one_is_ki
     let delay = wait_for("B sees A's pages", || {
         let (_, body) = b.call("get_graph_stats", json!({ "app_id": app }));
         body["by_app"][0]["pages"] == 4
-    });
+    })
+    .unwrap();
     eprintln!("B saw A's pages after {delay:?}");
     let (status, body) = b.call(
         "match_current_page",
@@ -292,9 +294,15 @@ fn two_replicas_follow_each_other_and_lose_no_acknowledged_report_when_one_is_ki
         .sum();
 
     // B follows to exactly the database's counts, and a new replica starts from them.
-    wait_for("B holds the database's counts", || {
-        reports(&b, app) == in_database
-    });
+    let mut held = 0;
+    wait_for(
+        &format!("B holds the database's {in_database} reports"),
+        || {
+            held = reports(&b, app);
+            held == in_database
+        },
+    )
+    .unwrap_or_else(|what| panic!("{what}: it holds {held}"));
     let again = Server::start(&scratch.path().join("a2"), &store);
     assert_eq!(reports(&again, app), in_database);
     // A report on the new replica reaches B.
@@ -302,7 +310,8 @@ fn two_replicas_follow_each_other_and_lose_no_acknowledged_report_when_one_is_ki
     assert_eq!(report(&again.url, from, to, widget), Ok(200));
     wait_for("B sees the new replica's report", || {
         reports(&b, app) == in_database + 1
-    });
+    })
+    .unwrap();
     b.stop();
     again.stop();
 }
@@ -382,7 +391,8 @@ fn knowledge_bases_and_the_business_graph_are_shared_by_replicas() {
             && found["records"][0]["segment"]["answer"]
                 .as_str()
                 .is_some_and(|a| a.contains("申请开票"))
-    });
+    })
+    .unwrap();
     eprintln!("B answered from A's new dataset after {delay:?}");
 
     // The business graph imported on A is the one B serves.
@@ -399,7 +409,8 @@ fn knowledge_bases_and_the_business_graph_are_shared_by_replicas() {
     wait_for("B serves A's import", || {
         send("GET", &graph_url(&b), "admin-token", None).1["businesses"][0]["name"]
             == json!(renamed)
-    });
+    })
+    .unwrap();
     a.stop();
     b.stop();
 }
