@@ -9,10 +9,13 @@ pub struct EmbedError(pub String);
 
 /// Turns texts into vectors whose cosine similarity says how alike the texts are.
 ///
-/// Implementations must be deterministic for a given configuration: vectors are recomputed at
-/// start-up rather than stored, so the folder database never holds a model-specific artefact.
+/// Implementations must be deterministic for a given configuration, and their [`Embedder::name`]
+/// must change with anything that changes their vectors: vectors kept on disk (an app's
+/// `graph.image`, a dataset's `vectors.image`) are copies that serve only the embedder of the
+/// same name, and are recomputed from the texts for any other.
 pub trait Embedder: Send + Sync {
-    /// A short name for logs and stats, e.g. `hash-512` or `openai:text-embedding-3-small`.
+    /// A short name for logs and stats, e.g. `hash-512` or `openai:text-embedding-3-small`; also
+    /// what kept vectors are labelled with.
     fn name(&self) -> String;
     /// One vector per text, in order, all of the embedder's dimension.
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError>;

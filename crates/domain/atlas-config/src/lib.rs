@@ -84,15 +84,16 @@ pub fn shared_files(
 }
 
 /// The knowledge bases in `files` (shared by replicas) when given, else in `data/kb/` as that
-/// folder's one writer.
+/// folder's one writer; `progress` is told of the segments opening embeds.
 pub fn open_kb(
     files: Option<Arc<dyn Files>>,
     data: &Path,
     embedder: Arc<dyn Embedder>,
+    progress: &dyn atlas_progress::Progress,
 ) -> Result<atlas_kb::KnowledgeBase> {
     match files {
         Some(files) => atlas_kb::KnowledgeBase::open_shared(files, embedder),
-        None => atlas_kb::KnowledgeBase::open(&data.join("kb"), embedder),
+        None => atlas_kb::KnowledgeBase::open_with(&data.join("kb"), embedder, progress),
     }
     .map_err(|e| anyhow::anyhow!("knowledge base: {e}"))
 }
@@ -199,7 +200,7 @@ impl Services {
     pub fn close(&self) -> Result<()> {
         self.kb
             .flush()
-            .map_err(|e| anyhow::anyhow!("knowledge base hit counts: {e}"))?;
+            .map_err(|e| anyhow::anyhow!("knowledge base hit counts and vectors: {e}"))?;
         self.atlas
             .checkpoint()
             .map_err(|e| anyhow::anyhow!("final checkpoint: {e}"))
@@ -255,7 +256,12 @@ pub async fn open(config: &Config) -> Result<Services> {
             .clone()
             .map(|files| Arc::new(Scoped::new(files, scope)) as Arc<dyn Files>)
     };
-    let kb = Arc::new(open_kb(scoped("kb"), &config.data, kb_embedder.clone())?);
+    let kb = Arc::new(open_kb(
+        scoped("kb"),
+        &config.data,
+        kb_embedder.clone(),
+        &atlas_progress::Quiet,
+    )?);
     let biz = Arc::new(open_biz(scoped("biz"), &config.data, kb_embedder)?);
     if let Some(changes) = shared_changes {
         follow_files(changes, &kb, &biz);

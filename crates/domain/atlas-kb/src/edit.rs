@@ -431,6 +431,10 @@ impl KnowledgeBase {
             locations: old.locations.clone(),
             index: old.index.clone(),
             hits: old.hits.clone(),
+            vectors_kept: old
+                .vectors_kept
+                .load(std::sync::atomic::Ordering::Relaxed)
+                .into(),
         };
         self.publish(id, snapshot);
         Ok(value)

@@ -12,6 +12,7 @@ pub mod demo;
 mod edit;
 mod error;
 mod filter;
+mod kept;
 mod model;
 pub mod quality;
 pub mod split;
@@ -164,6 +165,8 @@ struct Snapshot {
     /// Shared by snapshots that change no segment (a rename, metadata, tags).
     index: Arc<SegmentIndex>,
     hits: Arc<HitCounts>,
+    /// Whether the dataset's vectors file holds this snapshot's vectors (see `kept.rs`).
+    vectors_kept: std::sync::atomic::AtomicBool,
 }
 
 impl Snapshot {
@@ -183,6 +186,30 @@ impl Snapshot {
             created_at: self.dataset.created_at,
         }
     }
+
+    /// Keeps this snapshot's vectors in its dataset's file, once (see `kept.rs`).
+    fn keep_vectors(&self, files: &dyn Files, embedder: &dyn Embedder) -> Result<(), KbError> {
+        if embedder.is_lexical() || self.vectors_kept.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        let segments = self.locations.iter().enumerate().map(|(entry, &(d, s))| {
+            let segment = &self.documents[d].segments[s];
+            let vectors = self.index.vectors(entry).unwrap_or_default();
+            (segment.id.as_str(), texts_of(segment), vectors)
+        });
+        kept::write(files, &self.dataset.id, &embedder.name(), segments)?;
+        self.vectors_kept.store(true, Ordering::Relaxed);
+        Ok(())
+    }
+}
+
+/// What the embedder is given for a segment: the searched text, and the answer apart when the
+/// segment is a question and its answer.
+fn texts_of(segment: &model::Segment) -> kept::Texts<'_> {
+    (
+        segment.searched_text(),
+        segment.question.as_ref().map(|_| segment.content.as_str()),
+    )
 }
 
 /// Hit counts by segment id; counted in memory and written by [`KnowledgeBase::flush`] and with
@@ -241,6 +268,9 @@ pub struct KnowledgeBase {
     stopping: std::sync::atomic::AtomicBool,
     /// The knowledge tags (see `tags.rs`).
     tags: RwLock<Vec<Tag>>,
+    /// Whether each dataset's vectors are kept in a file beside it (a folder's one writer or
+    /// its readers; replicas sharing a database do not, as a file one writes the others follow).
+    keeps_vectors: bool,
 }
 
 /// The most segments one document may have: a 10 MB text at 500 characters a segment fits;
@@ -248,24 +278,22 @@ pub struct KnowledgeBase {
 pub const MAX_DOCUMENT_SEGMENTS: usize = 30_000;
 
 /// A snapshot of `documents`; segments that `previous` already indexed keep their vectors, and
-/// those in `ready` (by segment id, embedded before the write began) take theirs from it.
+/// those in `ready` (by segment id, embedded before the write began) take theirs from it; the
+/// embedder makes the rest, telling `progress`.
 fn build(
     dataset: Dataset,
     documents: Vec<Document>,
     hits: Arc<HitCounts>,
     embedder: &dyn Embedder,
-    previous: Option<&Snapshot>,
-    ready: &HashMap<String, Vectors>,
+    (previous, ready): (Option<&Snapshot>, &HashMap<String, Vectors>),
+    progress: &dyn Progress,
 ) -> Result<Snapshot, KbError> {
     let mut locations = Vec::new();
     let mut texts = Vec::new();
     for (d, doc) in documents.iter().enumerate() {
         for (s, segment) in doc.segments.iter().enumerate() {
             locations.push((d, s));
-            texts.push((
-                segment.searched_text(),
-                segment.question.as_ref().map(|_| segment.content.as_str()),
-            ));
+            texts.push(texts_of(segment));
         }
     }
     let indexed: HashMap<&str, usize> = previous
@@ -285,36 +313,56 @@ fn build(
         }
         previous?.index.vectors(*indexed.get(id)?)
     };
-    let index = Arc::new(
-        SegmentIndex::build(&texts, embedder, &known).map_err(|e| KbError::Embed(e.to_string()))?,
-    );
+    let vectors = SegmentIndex::embed(&texts, embedder, &known, &|| false, progress)
+        .map_err(|e| KbError::Embed(e.to_string()))?;
+    let index = Arc::new(SegmentIndex::from_vectors(
+        &texts,
+        vectors,
+        embedder.is_lexical(),
+    ));
     Ok(Snapshot {
         dataset,
         documents,
         locations,
         index,
         hits,
+        vectors_kept: Default::default(),
     })
 }
 
-/// A dataset as kept, with its hit counts, indexed (segments `previous` had keep their vectors).
+/// A dataset as kept, with its hit counts, indexed: segments `previous` had keep their vectors,
+/// and so do those whose vectors `kept` holds.
 fn indexed(
     stored: store::Stored,
     embedder: &dyn Embedder,
     previous: Option<&Snapshot>,
+    mut kept: kept::Kept,
+    progress: &dyn Progress,
 ) -> Result<Snapshot, KbError> {
     let hits = Arc::new(HitCounts::default());
     for (segment, count) in stored.hits {
         hits.counter(&segment).store(count, Ordering::Relaxed);
     }
-    build(
+    let ready: HashMap<String, Vectors> = stored
+        .documents
+        .iter()
+        .flat_map(|d| &d.segments)
+        .filter_map(|s| Some((s.id.clone(), kept.take(&s.id, texts_of(s))?)))
+        .collect();
+    let segments: usize = stored.documents.iter().map(|d| d.segments.len()).sum();
+    // Every segment served, and no entry left over for a segment no longer there.
+    let served_all = ready.len() == segments && kept.is_empty();
+    let snapshot = build(
         stored.dataset,
         stored.documents,
         hits,
         embedder,
-        previous,
-        &HashMap::new(),
-    )
+        (previous, &ready),
+        progress,
+    )?;
+    // The file holds exactly these vectors: nothing to write until the dataset changes.
+    snapshot.vectors_kept.store(served_all, Ordering::Relaxed);
+    Ok(snapshot)
 }
 
 fn valid_id(id: &str) -> bool {
@@ -326,9 +374,31 @@ impl KnowledgeBase {
     /// dataset found there. Another process holding it (a running `atlas serve`) is
     /// [`KbError::Locked`]: two writers would each miss the other's documents.
     pub fn open(root: &Path, embedder: Arc<dyn Embedder>) -> Result<KnowledgeBase, KbError> {
+        Self::open_with(root, embedder, &Quiet)
+    }
+
+    /// [`KnowledgeBase::open`], telling `progress` of the segments it embeds: those whose
+    /// vectors no file keeps (see `kept.rs`) — all of them the first time a model opens a
+    /// dataset.
+    pub fn open_with(
+        root: &Path,
+        embedder: Arc<dyn Embedder>,
+        progress: &dyn Progress,
+    ) -> Result<KnowledgeBase, KbError> {
         std::fs::create_dir_all(root)?;
         let lock = store::lock(root)?;
-        Self::load(Arc::new(Folder::new(root)), embedder, Some(lock), true)
+        let opened = Self::load(
+            Arc::new(Folder::new(root)),
+            embedder,
+            Some(lock),
+            true,
+            progress,
+        )?;
+        // Kept now, so a process that ends without flushing (killed) still starts fast next.
+        // The file only saves work: one that cannot be written (a full disk) is no reason not to
+        // open, and the next flush tries again.
+        let _ = opened.keep_vectors();
+        Ok(opened)
     }
 
     /// Opens the knowledge base kept in `files` that other processes write too (a database
@@ -338,7 +408,7 @@ impl KnowledgeBase {
         files: Arc<dyn Files>,
         embedder: Arc<dyn Embedder>,
     ) -> Result<KnowledgeBase, KbError> {
-        Self::load(files, embedder, None, true)
+        Self::load(files, embedder, None, true, &Quiet)
     }
 
     /// Opens the knowledge base in `root` for searching only, beside a writer if there is one;
@@ -347,21 +417,30 @@ impl KnowledgeBase {
         root: &Path,
         embedder: Arc<dyn Embedder>,
     ) -> Result<KnowledgeBase, KbError> {
-        Self::load(Arc::new(Folder::new(root)), embedder, None, false)
+        Self::load(Arc::new(Folder::new(root)), embedder, None, false, &Quiet)
     }
 
+    /// `keeps_vectors` follows from the lock: a folder's writer holds one, and its readers are
+    /// not writable; replicas have neither.
     fn load(
         files: Arc<dyn Files>,
         embedder: Arc<dyn Embedder>,
         lock: Option<std::fs::File>,
         writable: bool,
+        progress: &dyn Progress,
     ) -> Result<KnowledgeBase, KbError> {
+        let keeps_vectors = lock.is_some() || !writable;
         let mut datasets = HashMap::new();
         for stored in store::load(files.as_ref())? {
-            let snapshot = indexed(stored, embedder.as_ref(), None)?;
+            let kept = match keeps_vectors && !embedder.is_lexical() {
+                true => kept::Kept::read(files.as_ref(), &stored.dataset.id, &embedder.name()),
+                false => kept::Kept::default(),
+            };
+            let snapshot = indexed(stored, embedder.as_ref(), None, kept, progress)?;
             datasets.insert(snapshot.dataset.id.clone(), Arc::new(snapshot));
         }
         Ok(KnowledgeBase {
+            keeps_vectors,
             tags: RwLock::new(store::load_tags(files.as_ref())?),
             files,
             _lock: lock,
@@ -382,7 +461,13 @@ impl KnowledgeBase {
             return Ok(());
         };
         let previous = self.datasets.read().get(id).cloned();
-        let snapshot = indexed(stored, self.embedder.as_ref(), previous.as_deref())?;
+        let snapshot = indexed(
+            stored,
+            self.embedder.as_ref(),
+            previous.as_deref(),
+            kept::Kept::default(),
+            &Quiet,
+        )?;
         self.datasets
             .write()
             .insert(id.to_string(), Arc::new(snapshot));
@@ -460,8 +545,8 @@ impl KnowledgeBase {
             Vec::new(),
             Arc::default(),
             self.embedder.as_ref(),
-            None,
-            &HashMap::new(),
+            (None, &HashMap::new()),
+            &Quiet,
         )?;
         self.datasets
             .write()
@@ -656,15 +741,7 @@ impl KnowledgeBase {
         segments: &[model::Segment],
         progress: &dyn Progress,
     ) -> Result<HashMap<String, Vectors>, KbError> {
-        let texts: Vec<(&str, Option<&str>)> = segments
-            .iter()
-            .map(|s| {
-                (
-                    s.searched_text(),
-                    s.question.as_ref().map(|_| s.content.as_str()),
-                )
-            })
-            .collect();
+        let texts: Vec<kept::Texts<'_>> = segments.iter().map(texts_of).collect();
         let stopping = || self.stopping.load(Ordering::Relaxed);
         let vectors = SegmentIndex::embed(
             &texts,
@@ -702,8 +779,8 @@ impl KnowledgeBase {
             documents,
             old.hits.clone(),
             self.embedder.as_ref(),
-            Some(old),
-            ready,
+            (Some(old), ready),
+            &Quiet,
         )
     }
 
@@ -810,7 +887,8 @@ impl KnowledgeBase {
         Ok(hits)
     }
 
-    /// Writes the hit counts that changed since the last flush.
+    /// Writes the hit counts that changed since the last flush, and the vectors of datasets
+    /// whose segments changed (see `kept.rs`).
     pub fn flush(&self) -> Result<(), KbError> {
         if !self.writable {
             return Ok(());
@@ -824,6 +902,20 @@ impl KnowledgeBase {
                     &s.hits.snapshot(),
                 )?;
             }
+        }
+        self.keep_vectors()
+    }
+
+    /// Writes the vectors of every dataset whose file does not hold them yet.
+    fn keep_vectors(&self) -> Result<(), KbError> {
+        if !self.keeps_vectors || !self.writable {
+            return Ok(());
+        }
+        // One writer at a time: a dataset deleted meanwhile gets no file after it is gone.
+        let _writing = self.writing.lock();
+        let snapshots: Vec<Arc<Snapshot>> = self.datasets.read().values().cloned().collect();
+        for s in snapshots {
+            s.keep_vectors(self.files.as_ref(), self.embedder.as_ref())?;
         }
         Ok(())
     }

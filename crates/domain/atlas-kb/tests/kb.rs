@@ -331,11 +331,26 @@ fn one_writer_per_folder_and_readers_beside_it() {
 struct Counting {
     inner: HashEmbedder,
     texts: std::sync::atomic::AtomicUsize,
+    name: &'static str,
+}
+
+impl Counting {
+    fn named(name: &'static str) -> Arc<Counting> {
+        Arc::new(Counting {
+            inner: HashEmbedder::default(),
+            texts: Default::default(),
+            name,
+        })
+    }
+
+    fn count(&self) -> usize {
+        self.texts.load(std::sync::atomic::Ordering::Relaxed)
+    }
 }
 
 impl atlas_text::Embedder for Counting {
     fn name(&self) -> String {
-        "counting".into()
+        self.name.into()
     }
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, atlas_text::EmbedError> {
         self.texts
@@ -350,13 +365,10 @@ impl atlas_text::Embedder for Counting {
 #[test]
 fn a_write_embeds_only_the_segments_it_adds() {
     let tmp = tempfile::tempdir().unwrap();
-    let embedder = Arc::new(Counting {
-        inner: HashEmbedder::default(),
-        texts: Default::default(),
-    });
+    let embedder = Counting::named("counting");
     let kb = KnowledgeBase::open(&tmp.path().join("kb"), embedder.clone()).unwrap();
     let dataset = kb.create_dataset("faq", "").unwrap();
-    let count = || embedder.texts.load(std::sync::atomic::Ordering::Relaxed);
+    let count = || embedder.count();
     kb.add_document(
         &dataset.id,
         "a.csv",
@@ -483,4 +495,119 @@ async fn segment_metadata_and_tag_edits_are_searchable_at_once_and_survive_a_reo
     assert_eq!(kb.metadata_fields(&ds.id).unwrap()[0].1, 1);
     assert_eq!(kb.dataset_tags(&ds.id).unwrap(), vec![tag]);
     assert_eq!(kb.dataset_summary(&ds.id).unwrap().name, "售后客服");
+}
+
+/// The contents and scores of a semantic search for `query`.
+fn semantic(kb: &KnowledgeBase, dataset: &str, query: &str) -> Vec<(String, f64)> {
+    let options = SearchOptions {
+        method: SearchMethod::Semantic,
+        top_k: 10,
+        ..Default::default()
+    };
+    let hits = kb.search(dataset, query, &options).unwrap();
+    hits.into_iter()
+        .map(|h| (h.segment.content, h.score))
+        .collect()
+}
+
+#[test]
+fn a_reopen_embeds_only_the_segments_whose_vectors_no_file_keeps() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("kb");
+    let first = Counting::named("counting");
+    let kb = KnowledgeBase::open(&root, first.clone()).unwrap();
+    let dataset = kb.create_dataset("faq", "").unwrap();
+    let id = dataset.id.as_str();
+    kb.add_document(id, "faq.csv", TABLE.as_bytes(), None, Default::default())
+        .unwrap();
+    let manual = "# 保修\n\n电子产品保修一年，人为损坏不在保修范围内。\n";
+    let b = kb
+        .add_document(id, "b.md", manual.as_bytes(), None, Default::default())
+        .unwrap();
+    // Four pairs (a question and an answer each) and one section.
+    assert_eq!(first.count(), 9);
+    let answers = semantic(&kb, id, "包邮吗");
+    kb.flush().unwrap();
+    drop(kb);
+    let file = root.join(id).join("vectors.image");
+    assert!(file.is_file(), "the vectors are kept beside the dataset");
+
+    // Reopened: nothing embedded but the query, the same answers and scores.
+    let reopen = |name: &'static str| {
+        let embedder = Counting::named(name);
+        let kb = KnowledgeBase::open(&root, embedder.clone()).unwrap();
+        (kb, embedder)
+    };
+    let (kb, again) = reopen("counting");
+    assert_eq!(again.count(), 0, "every vector came from the file");
+    assert_eq!(semantic(&kb, id, "包邮吗"), answers);
+    // A document added and the process gone before it flushed: the next opening embeds that
+    // document's segment alone, and keeps it.
+    kb.add_document(
+        id,
+        "c.md",
+        "开发票请在订单页申请。".as_bytes(),
+        None,
+        Default::default(),
+    )
+    .unwrap();
+    drop(kb);
+    let (kb, again) = reopen("counting");
+    assert_eq!(again.count(), 1, "only the unflushed document's segment");
+    drop(kb);
+    let (kb, again) = reopen("counting");
+    assert_eq!(again.count(), 0, "kept when it was embedded at opening");
+    drop(kb);
+
+    // A segment edited on disk (its document file is the truth) is embedded again; the others
+    // are not.
+    let document = root
+        .join(id)
+        .join("documents")
+        .join(format!("{}.json", b.id));
+    let text = std::fs::read_to_string(&document).unwrap();
+    assert!(text.contains("人为损坏"));
+    std::fs::write(&document, text.replace("人为损坏", "进水损坏")).unwrap();
+    let (kb, again) = reopen("counting");
+    assert_eq!(again.count(), 1, "the edited segment alone");
+    drop(kb);
+
+    // Another model, a damaged file, no file: every segment is embedded, and search answers as
+    // from a fresh start.
+    let (kb, other) = reopen("another model");
+    assert_eq!(other.count(), 10, "vectors of another model are not used");
+    drop(kb);
+    let mut bytes = std::fs::read(&file).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0x40;
+    std::fs::write(&file, &bytes).unwrap();
+    let (kb, again) = reopen("another model");
+    assert_eq!(again.count(), 10, "a damaged file is passed over");
+    let damaged = semantic(&kb, id, "包邮吗");
+    drop(kb);
+    std::fs::remove_file(&file).unwrap();
+    let (kb, again) = reopen("another model");
+    assert_eq!(again.count(), 10);
+    assert_eq!(semantic(&kb, id, "包邮吗"), damaged);
+    drop(kb);
+
+    // A reader takes the file and writes none; opening tells its progress what it embeds.
+    let reader = Counting::named("another model");
+    let read_only = KnowledgeBase::open_read_only(&root, reader.clone()).unwrap();
+    assert_eq!(reader.count(), 0);
+    drop(read_only);
+    std::fs::remove_file(&file).unwrap();
+    let reader = Counting::named("another model");
+    KnowledgeBase::open_read_only(&root, reader.clone()).unwrap();
+    assert_eq!(reader.count(), 10);
+    assert!(!file.exists(), "a reader writes nothing");
+    let progress = atlas_progress::Tally::default();
+    KnowledgeBase::open_with(&root, Counting::named("another model"), &progress).unwrap();
+    let embedding = progress
+        .stages()
+        .into_iter()
+        .find(|s| s.what == "embedding segments")
+        .expect("a stage for the segments embedded");
+    // Its six segments (an answer is embedded with its question).
+    assert_eq!((embedding.total, embedding.done), (Some(6), 6));
 }

@@ -194,14 +194,15 @@ pub(crate) fn open_biz(
 }
 
 /// The knowledge bases of `--data` (`DATA/kb/`, as their one writer) or of `--store`'s
-/// database.
+/// database; `progress` is told of the segments opening embeds.
 pub(crate) fn open_kb(
     data: &DataArgs,
     embedder: Arc<dyn Embedder>,
+    progress: &dyn atlas_progress::Progress,
 ) -> Result<Arc<atlas_kb::KnowledgeBase>> {
     let files = atlas_config::shared_files(&data.address(), &data.pg(), "kb")?;
     Ok(Arc::new(atlas_config::open_kb(
-        files, &data.data, embedder,
+        files, &data.data, embedder, progress,
     )?))
 }
 

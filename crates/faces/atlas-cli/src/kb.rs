@@ -75,7 +75,7 @@ pub(crate) fn kb_command(what: KbCommand) -> Result<ExitCode> {
             name,
             description,
         } => {
-            let kb = open_kb(&data, lexical())?;
+            let kb = open_kb(&data, lexical(), &atlas_progress::Quiet)?;
             let dataset = kb.create_dataset(&name, &description)?;
             print_json(&serde_json::json!({ "id": dataset.id, "api_key": dataset.api_key }))?;
         }
@@ -88,7 +88,8 @@ pub(crate) fn kb_command(what: KbCommand) -> Result<ExitCode> {
             metadata,
         } => {
             let shown = Shown::start();
-            let kb = open_kb(&data, embedder(&embed)?)?;
+            shown.stage("opening the knowledge bases", None);
+            let kb = open_kb(&data, embedder(&embed)?, shown.as_ref())?;
             shown.stage(&format!("reading {}", file.display()), None);
             let bytes =
                 std::fs::read(&file).with_context(|| format!("cannot read {}", file.display()))?;
@@ -105,6 +106,8 @@ pub(crate) fn kb_command(what: KbCommand) -> Result<ExitCode> {
                 None => Default::default(),
             };
             let added = kb.add_document_with(&id, &name, &bytes, None, metadata, shown.as_ref())?;
+            // The new segments' vectors kept: the next opening embeds none of them.
+            kb.flush()?;
             shown.pause();
             print_json(&added)?;
             shown.finish(&format!(
@@ -150,7 +153,7 @@ pub(crate) fn kb_command(what: KbCommand) -> Result<ExitCode> {
             print_json(&hits)?;
         }
         KbCommand::Delete { data, id, document } => {
-            let kb = open_kb(&data, lexical())?;
+            let kb = open_kb(&data, lexical(), &atlas_progress::Quiet)?;
             match &document {
                 Some(doc) => kb.delete_document(&id, doc)?,
                 None => kb.delete_dataset(&id)?,

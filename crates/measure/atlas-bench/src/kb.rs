@@ -110,7 +110,7 @@ const TAILS: &[&str] = &[
     "显示异常",
 ];
 
-fn sentence(rng: &mut Rng) -> String {
+pub(crate) fn sentence(rng: &mut Rng) -> String {
     let pick = |rng: &mut Rng, list: &[&'static str]| list[rng.below(list.len())];
     let mut s = String::new();
     s.push_str(pick(rng, OPENINGS));

@@ -11,6 +11,7 @@ pub mod device;
 pub mod ingest;
 pub mod kb;
 pub mod kb_load;
+pub mod kb_open;
 pub mod query;
 pub mod replicas;
 pub mod startup;

@@ -258,24 +258,47 @@ fn a_large_document_and_an_evaluation_show_progress_too() {
     let created = atlas(&["kb", "create", "--data", modelled, "问答"], false);
     assert!(created.ok, "{}", created.stderr);
     let dataset: Value = serde_json::from_str(&created.stdout).unwrap();
-    let e5 = atlas(
-        &[
-            "kb",
-            "add",
-            "--data",
-            modelled,
-            "--embedder",
-            "e5",
-            dataset["id"].as_str().unwrap(),
-            small.to_str().unwrap(),
-        ],
-        true,
-    );
+    let id = dataset["id"].as_str().unwrap();
+    let add_with_e5 = |file: &std::path::Path| {
+        let args = ["kb", "add", "--data", modelled, "--embedder", "e5", id];
+        let mut args = args.to_vec();
+        args.push(file.to_str().unwrap());
+        atlas(&args, true)
+    };
+    let e5 = add_with_e5(&small);
     if e5.ok {
         let added: Value = serde_json::from_str(&e5.stdout).unwrap();
         let n = added["segment_count"].as_u64().unwrap();
         assert!(e5.stderr.contains("embedding segments"), "{:?}", e5.stderr);
         assert!(e5.stderr.contains(&format!("/{n}")), "{:?}", e5.stderr);
+        // The next opening takes those vectors from the file beside the dataset: only the new
+        // document's segments are embedded.
+        let ten = dir.path().join("ten.md");
+        let text: String = (0..10)
+            .map(|i| format!("## 发票 {i}\n\n开票说明 {i}。\n\n"))
+            .collect();
+        std::fs::write(&ten, text).unwrap();
+        let next = add_with_e5(&ten);
+        assert!(next.ok, "{}", next.stderr);
+        let added: Value = serde_json::from_str(&next.stdout).unwrap();
+        let m = added["segment_count"].as_u64().unwrap();
+        assert_ne!(m, n);
+        assert!(next.stderr.contains(&format!("/{m}")), "{:?}", next.stderr);
+        assert!(!next.stderr.contains(&format!("/{n}")), "{:?}", next.stderr);
+        // Without the file, opening embeds them all again, and says so.
+        let kept = std::path::Path::new(modelled)
+            .join("kb")
+            .join(id)
+            .join("vectors.image");
+        std::fs::remove_file(&kept).unwrap();
+        let one = dir.path().join("one.md");
+        std::fs::write(&one, "## 退货\n\n七天无理由退货。\n").unwrap();
+        let reopened = add_with_e5(&one);
+        assert!(reopened.ok, "{}", reopened.stderr);
+        assert!(reopened.stderr.contains("opening the knowledge bases"));
+        let all = format!("/{}", n + m);
+        assert!(reopened.stderr.contains(&all), "{:?}", reopened.stderr);
+        assert!(kept.is_file(), "kept again");
     } else {
         assert!(
             std::env::var_os("ATLAS_REQUIRE_E5").is_none(),
