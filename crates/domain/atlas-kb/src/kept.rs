@@ -1,6 +1,6 @@
 //! A dataset's vectors kept beside its documents (`<dataset>/vectors.image`), so that opening a
 //! knowledge base with a model embeds only the segments that changed since, not every one it
-//! holds (4,000 segments cost e5 about two minutes on two cores, at every start).
+//! holds (4,000 Markdown sections cost e5 four minutes on two cores, at every opening).
 //!
 //! Key design decision: **the documents stay the truth; the file is a cache of what one model
 //! made of them.** Each entry is a segment's id, a digest of the texts the model embedded for it,
