@@ -113,7 +113,18 @@ impl SegmentIndex {
         embedder: &dyn Embedder,
         known: &dyn Fn(usize) -> Option<Vectors>,
     ) -> Result<SegmentIndex, EmbedError> {
-        let vectors = Self::embed(texts, embedder, known, &|| false, &Quiet)?;
+        Self::build_with(texts, embedder, known, &Quiet)
+    }
+
+    /// [`SegmentIndex::build`], telling `progress` of the texts it embeds (a knowledge base
+    /// opened with a model, whose vectors no file keeps).
+    pub fn build_with(
+        texts: &[(&str, Option<&str>)],
+        embedder: &dyn Embedder,
+        known: &dyn Fn(usize) -> Option<Vectors>,
+        progress: &dyn Progress,
+    ) -> Result<SegmentIndex, EmbedError> {
+        let vectors = Self::embed(texts, embedder, known, &|| false, progress)?;
         Ok(Self::from_vectors(texts, vectors, embedder.is_lexical()))
     }
 

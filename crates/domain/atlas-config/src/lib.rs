@@ -89,7 +89,7 @@ pub fn open_kb(
     files: Option<Arc<dyn Files>>,
     data: &Path,
     embedder: Arc<dyn Embedder>,
-    progress: &dyn atlas_progress::Progress,
+    progress: &dyn Progress,
 ) -> Result<atlas_kb::KnowledgeBase> {
     match files {
         Some(files) => atlas_kb::KnowledgeBase::open_shared(files, embedder),

@@ -64,13 +64,10 @@ impl Kept {
         parse(&bytes, embedder).unwrap_or_default()
     }
 
-    /// Takes out the vectors of segment `id` if they were made from `texts`.
+    /// Takes out the entry of segment `id`: its vectors if they were made from `texts`.
     pub(crate) fn take(&mut self, id: &str, texts: Texts<'_>) -> Option<Vectors> {
-        let (made_from, _) = self.by_segment.get(id)?;
-        if *made_from != digest(texts) {
-            return None;
-        }
-        self.by_segment.remove(id).map(|(_, vectors)| vectors)
+        let (made_from, vectors) = self.by_segment.remove(id)?;
+        (made_from == digest(texts)).then_some(vectors)
     }
 
     /// Whether every entry was taken.

@@ -313,13 +313,10 @@ fn build(
         }
         previous?.index.vectors(*indexed.get(id)?)
     };
-    let vectors = SegmentIndex::embed(&texts, embedder, &known, &|| false, progress)
-        .map_err(|e| KbError::Embed(e.to_string()))?;
-    let index = Arc::new(SegmentIndex::from_vectors(
-        &texts,
-        vectors,
-        embedder.is_lexical(),
-    ));
+    let index = Arc::new(
+        SegmentIndex::build_with(&texts, embedder, &known, progress)
+            .map_err(|e| KbError::Embed(e.to_string()))?,
+    );
     Ok(Snapshot {
         dataset,
         documents,

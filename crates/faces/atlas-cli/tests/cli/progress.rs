@@ -191,15 +191,20 @@ fn long_work_shows_its_stages_on_a_terminal_and_a_summary_line_anywhere() {
     );
 }
 
+/// A new dataset named `name` in the data folder `data`; its id.
+fn create_dataset(data: &str, name: &str) -> String {
+    let created = atlas(&["kb", "create", "--data", data, name], false);
+    assert!(created.ok, "{}", created.stderr);
+    let dataset: Value = serde_json::from_str(&created.stdout).unwrap();
+    dataset["id"].as_str().unwrap().to_string()
+}
+
 #[test]
 fn a_large_document_and_an_evaluation_show_progress_too() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
     let data = data.to_str().unwrap();
-    let created = atlas(&["kb", "create", "--data", data, "手册"], false);
-    assert!(created.ok, "{}", created.stderr);
-    let dataset: Value = serde_json::from_str(&created.stdout).unwrap();
-    let id = dataset["id"].as_str().unwrap();
+    let id = &create_dataset(data, "手册");
     let document = dir.path().join("manual.md");
     let text: String = (0..2000)
         .map(|i| {
@@ -255,10 +260,7 @@ fn a_large_document_and_an_evaluation_show_progress_too() {
     std::fs::write(&small, text).unwrap();
     let modelled = dir.path().join("modelled");
     let modelled = modelled.to_str().unwrap();
-    let created = atlas(&["kb", "create", "--data", modelled, "问答"], false);
-    assert!(created.ok, "{}", created.stderr);
-    let dataset: Value = serde_json::from_str(&created.stdout).unwrap();
-    let id = dataset["id"].as_str().unwrap();
+    let id = &create_dataset(modelled, "问答");
     let add_with_e5 = |file: &std::path::Path| {
         let args = ["kb", "add", "--data", modelled, "--embedder", "e5", id];
         let mut args = args.to_vec();
