@@ -8,6 +8,7 @@ use crate::id_index::IdIndex;
 use crate::links::{Direction, Links};
 use crate::plan::edge_cost;
 use crate::route_cache::{CacheStats, RouteCache, TreeWanted};
+use crate::traces::{MAX_TRACES_PER_APP, Traces};
 use crate::transitions::{IdsFull, TransitionRef, TransitionTable};
 
 /// Why a change cannot be made to the graph.
@@ -61,7 +62,7 @@ pub struct AppGraph {
     pub(crate) transitions: TransitionTable,
     pub(crate) transition_index: IdIndex,
     pub(crate) intents: HashMap<String, Intent>,
-    pub(crate) traces: HashMap<String, Trace>,
+    pub(crate) traces: Traces,
     pub(crate) routes: RouteCache,
 }
 
@@ -76,7 +77,7 @@ impl AppGraph {
             transitions: TransitionTable::default(),
             transition_index: IdIndex::default(),
             intents: HashMap::new(),
-            traces: HashMap::new(),
+            traces: Traces::default(),
             routes: RouteCache::default(),
         }
     }
@@ -257,9 +258,22 @@ impl AppGraph {
             .is_none()
     }
 
-    /// Adds or replaces a remembered session; true when it is new.
+    /// Adds or replaces a remembered session; true when it is new. Past
+    /// [`MAX_TRACES_PER_APP`] the oldest are forgotten (see `traces.rs`).
     pub fn upsert_trace(&mut self, trace: Trace) -> bool {
-        self.traces.insert(trace.trace_id.clone(), trace).is_none()
+        self.traces.put(trace, MAX_TRACES_PER_APP)
+    }
+
+    /// Changes a remembered session in place (made by `make` when the app has none of that id),
+    /// within the same bound as [`AppGraph::upsert_trace`].
+    pub fn change_trace(
+        &mut self,
+        trace_id: &str,
+        make: impl FnOnce() -> Trace,
+        change: impl FnOnce(&mut Trace),
+    ) {
+        self.traces
+            .change(trace_id, make, change, MAX_TRACES_PER_APP);
     }
 
     /// Outgoing transitions of a page, newest first.
@@ -553,6 +567,18 @@ impl Graph {
     pub fn upsert_trace(&mut self, trace: Trace) -> Result<bool, GraphError> {
         let app_id = trace.app_id.clone();
         Ok(self.app_mut(&app_id)?.upsert_trace(trace))
+    }
+
+    /// [`AppGraph::change_trace`] in the app of that id.
+    pub fn change_trace(
+        &mut self,
+        app_id: &str,
+        trace_id: &str,
+        make: impl FnOnce() -> Trace,
+        change: impl FnOnce(&mut Trace),
+    ) -> Result<(), GraphError> {
+        self.app_mut(app_id)?.change_trace(trace_id, make, change);
+        Ok(())
     }
 
     /// Pages of every app.

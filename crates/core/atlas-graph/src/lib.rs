@@ -22,9 +22,11 @@ mod plan;
 mod route_cache;
 #[cfg(test)]
 mod testing;
+mod traces;
 mod transitions;
 
 pub use app_graph::{AppGraph, Graph, GraphError};
 pub use plan::{Plan, PlanError, STEP_COST};
 pub use route_cache::{ASKER_BUILDS_UP_TO, CacheStats, TOLERANCE, TreeWanted};
+pub use traces::MAX_TRACES_PER_APP;
 pub use transitions::TransitionRef;

@@ -47,3 +47,21 @@ pub fn unix_seconds_now() -> i64 {
 pub fn now_rfc3339() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
 }
+
+/// How many bytes `value` takes as compact JSON, counted without building the text.
+pub fn json_size<T: serde::Serialize + ?Sized>(value: &T) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 += bytes.len();
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    // Writing to a counter cannot fail, and the entities' serialisations do not.
+    let _ = serde_json::to_writer(&mut count, value);
+    count.0
+}

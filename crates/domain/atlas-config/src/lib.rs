@@ -197,13 +197,21 @@ impl Services {
     }
 
     /// Makes what was acknowledged durable before the process ends.
+    /// Both are tried, whichever fails.
     pub fn close(&self) -> Result<()> {
-        self.kb
+        let kb = self
+            .kb
             .flush()
-            .map_err(|e| anyhow::anyhow!("knowledge base hit counts and vectors: {e}"))?;
-        self.atlas
+            .map_err(|e| anyhow::anyhow!("knowledge base hit counts and vectors: {e}"));
+        let graph = self
+            .atlas
             .checkpoint()
-            .map_err(|e| anyhow::anyhow!("final checkpoint: {e}"))
+            .map_err(|e| anyhow::anyhow!("final checkpoint: {e}"));
+        match (kb, graph) {
+            (Ok(()), Ok(())) => Ok(()),
+            (Err(e), Ok(())) | (Ok(()), Err(e)) => Err(e),
+            (Err(kb), Err(graph)) => Err(anyhow::anyhow!("{graph}; {kb}")),
+        }
     }
 }
 

@@ -52,7 +52,7 @@ pub(crate) fn of(graph: &Graph, records: &[Record], wanted: bool) -> Vec<Value> 
                         "success_count": t.success_count(), "fail_count": t.fail_count(), "at": at
                     })
                 }
-                Record::Trace(_) => return None,
+                Record::Trace(_) | Record::Stepped(_) => return None,
             })
         })
         .collect()

@@ -2,10 +2,10 @@
 
 use atlas_graph::{AppGraph, TransitionRef};
 use atlas_model::{
-    Action, AtlasError, Intent, Result, Trace, TraceStep, Transition, intent_id, transition_id,
+    Action, AtlasError, Intent, Result, TraceStep, Transition, intent_id, transition_id,
     validate_text,
 };
-use atlas_store::{Added, Counts, Record};
+use atlas_store::{Added, Counts, Record, Stepped};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -19,6 +19,9 @@ use atlas_navigate::{DocTexts, intent_key};
 pub const MAX_BATCH_TRANSITIONS: usize = 100_000;
 /// Most steps remembered per session trace.
 const MAX_TRACE_STEPS: usize = 500;
+/// Most bytes a session trace grows to (compact JSON), well under what one entity may take
+/// ([`atlas_store::MAX_ENTITY_BYTES`]) so that a long session never has its reports refused.
+const MAX_TRACE_BYTES: usize = atlas_store::MAX_ENTITY_BYTES / 2;
 
 /// The action of a reported step, as seed 000 §2.1 describes it.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -460,28 +463,36 @@ impl Atlas {
                     req.intent.as_deref().filter(|s| !s.is_empty()),
                 ) {
                     let trace_id = trace_id(app.app_id(), session, intent);
-                    let mut trace = app.trace(&trace_id).cloned().unwrap_or_else(|| Trace {
-                        trace_id,
+                    let trace = app.trace(&trace_id);
+                    let step = TraceStep {
+                        from_page: req.from_page.clone(),
+                        to_page: req.to_page.clone(),
+                        action: action.clone(),
+                        success: req.success,
+                        latency_ms: latency.unwrap_or(0),
+                    };
+                    // A session past its bounds stops growing; its reports still count.
+                    let room = trace.is_none_or(|t| {
+                        t.steps.len() < MAX_TRACE_STEPS
+                            && atlas_model::json_size(t) + atlas_model::json_size(&step)
+                                < MAX_TRACE_BYTES
+                    });
+                    let stepped = Stepped {
                         app_id: app.app_id().to_string(),
+                        trace_id,
                         session_id: session.to_string(),
                         intent: intent.to_string(),
-                        steps: vec![],
-                        finished: None,
-                        finish_message: None,
-                        created_at: now(),
-                        updated_at: now(),
+                        step: room.then_some(step),
+                        at: now(),
+                    };
+                    // Only the step where the store replays it once, else the trace whole.
+                    records.push(if self.store.takes_steps() {
+                        Record::Stepped(stepped)
+                    } else {
+                        let mut whole = trace.cloned().unwrap_or_else(|| stepped.new_trace());
+                        stepped.apply_to(&mut whole);
+                        Record::Trace(whole)
                     });
-                    if trace.steps.len() < MAX_TRACE_STEPS {
-                        trace.steps.push(TraceStep {
-                            from_page: req.from_page.clone(),
-                            to_page: req.to_page.clone(),
-                            action: action.clone(),
-                            success: req.success,
-                            latency_ms: latency.unwrap_or(0),
-                        });
-                    }
-                    trace.updated_at = now();
-                    records.push(Record::Trace(trace));
                 }
                 Ok((records, (response, app.app_id().to_string(), report)))
             })

@@ -73,6 +73,32 @@ impl Default for CheckpointPolicy {
     }
 }
 
+/// The longest the checkpointer waits between attempts while checkpoints fail.
+pub const MAX_CHECKPOINT_BACKOFF: Duration = Duration::from_secs(600);
+
+/// How the checkpoints have gone (`/healthz` shows it): all well, or failing since when and why.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct CheckpointHealth {
+    /// Checkpoints failed in a row.
+    pub failures: u64,
+    /// When the first of them failed (RFC 3339).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failing_since: Option<String>,
+    /// Why the last one failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Bytes of journal written since the last checkpoint began: what the next start replays
+    /// beyond the files, at least.
+    pub journal_bytes: u64,
+}
+
+impl CheckpointHealth {
+    /// Whether the last checkpoint failed.
+    pub fn failing(&self) -> bool {
+        self.failures > 0
+    }
+}
+
 /// The knowledge-graph service.
 pub struct Atlas {
     state: RwLock<State>,
@@ -84,6 +110,8 @@ pub struct Atlas {
     grounding: std::sync::OnceLock<GroundingModel>,
     /// Serialises checkpoints (the periodic one, an early one, the one at shutdown).
     checkpointing: Mutex<()>,
+    /// How the last checkpoints went, for `/healthz` and the checkpointer's back-off.
+    checkpoints: Mutex<CheckpointHealth>,
     policy: CheckpointPolicy,
     nudge: Mutex<Option<std::sync::mpsc::Sender<()>>>,
     /// What was learned, for live viewers (`GET /api/v1/events`); see [`Atlas::events`].
@@ -177,14 +205,22 @@ impl Atlas {
             grounding: std::sync::OnceLock::new(),
             embedder,
             checkpointing: Mutex::new(()),
+            checkpoints: Mutex::new(CheckpointHealth::default()),
             policy,
             nudge: Mutex::new(None),
             events: tokio::sync::broadcast::channel(events::BUFFERED).0,
             activity: Default::default(),
             test_runs: Default::default(),
         });
-        if replayed > 0 {
-            atlas.checkpoint()?;
+        // A checkpoint that fails stops nothing: what was acknowledged is in the journal, the
+        // service answers from memory, and the checkpointer tries again.
+        if replayed > 0
+            && let Err(e) = atlas.checkpoint()
+        {
+            tracing::error!(
+                "the checkpoint after replaying the journal failed ({e}); serving from the \
+                 journal, and trying again"
+            );
         }
         atlas.start_following();
         atlas.start_building_route_trees(trees_wanted);
@@ -287,6 +323,15 @@ impl Atlas {
             if records.is_empty() {
                 return Ok(value);
             }
+            if let Some((kind, size)) = records.iter().find_map(Record::oversized) {
+                return Err(AtlasError::invalid(
+                    kind,
+                    format!(
+                        "the {kind} would take {size} bytes, over the {} bytes one entity may",
+                        atlas_store::MAX_ENTITY_BYTES
+                    ),
+                ));
+            }
             for record in &records {
                 state.apply(record, &embedder)?;
             }
@@ -311,9 +356,34 @@ impl Atlas {
     }
 
     /// Folds every app changed since the last checkpoint into the store's files and trims the
-    /// journal.
+    /// journal. When it fails, nothing acknowledged is lost: the changed apps stay to be folded
+    /// by the next checkpoint, the journal keeps their records, and [`Atlas::checkpoint_health`]
+    /// says so.
     pub fn checkpoint(&self) -> Result<()> {
         let _serial = self.checkpointing.lock();
+        let outcome = self.fold_changes();
+        let mut health = self.checkpoints.lock();
+        match &outcome {
+            Ok(()) => *health = CheckpointHealth::default(),
+            Err(e) => {
+                health.failures += 1;
+                health
+                    .failing_since
+                    .get_or_insert_with(atlas_model::now_rfc3339);
+                health.error = Some(e.to_string());
+            }
+        }
+        outcome
+    }
+
+    /// How the checkpoints have gone: failing ones since when, and why.
+    pub fn checkpoint_health(&self) -> CheckpointHealth {
+        let mut health = self.checkpoints.lock().clone();
+        health.journal_bytes = self.store.journal_bytes();
+        health
+    }
+
+    fn fold_changes(&self) -> Result<()> {
         let (folding, images) = {
             let mut state = self.state.write();
             if !self.store.wants_checkpoints() {
@@ -348,10 +418,15 @@ impl Atlas {
                 .collect();
             (folding, images)
         };
-        if let Some((cut, changed)) = folding {
-            self.store
-                .finish_checkpoint(cut, &changed)
-                .map_err(store_error)?;
+        if let Some((cut, changed)) = folding
+            && let Err(e) = self.store.finish_checkpoint(cut, &changed)
+        {
+            // Folded again next time, the journal's records of the apps not folded yet with them.
+            let mut state = self.state.write();
+            state
+                .dirty
+                .extend(changed.into_iter().map(|app| app.app.app_id));
+            return Err(store_error(e));
         }
         // An image not kept costs the next start-up time, never data: the files are folded.
         for (app_id, image) in images {
@@ -467,6 +542,9 @@ impl Atlas {
     }
 
     /// Starts the periodic checkpointer on its own thread; it stops when the service is dropped.
+    /// After a failure it waits twice as long each time (up to [`MAX_CHECKPOINT_BACKOFF`]) and
+    /// is not nudged early: each attempt starts a journal segment, and a disk that refuses the
+    /// files should not also be filled with empty segments.
     pub fn start_checkpointer(self: &Arc<Self>) {
         let weak = Arc::downgrade(self);
         let interval = self.policy.interval;
@@ -475,15 +553,34 @@ impl Atlas {
         std::thread::Builder::new()
             .name("atlas-checkpoint".into())
             .spawn(move || {
+                let backoff = |failures: u32| {
+                    interval
+                        .saturating_mul(1 << failures.min(16))
+                        .min(MAX_CHECKPOINT_BACKOFF.max(interval))
+                };
+                let mut failures = 0u32;
                 loop {
-                    if let Err(std::sync::mpsc::RecvTimeoutError::Disconnected) =
-                        woken.recv_timeout(interval)
-                    {
-                        return;
+                    let deadline = Instant::now() + backoff(failures);
+                    loop {
+                        let left = deadline.saturating_duration_since(Instant::now());
+                        match woken.recv_timeout(left) {
+                            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => return,
+                            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => break,
+                            Ok(()) if failures == 0 => break,
+                            Ok(()) => {}
+                        }
                     }
                     let Some(atlas) = weak.upgrade() else { return };
-                    if let Err(e) = atlas.checkpoint() {
-                        tracing::error!("checkpoint failed: {e}");
+                    match atlas.checkpoint() {
+                        Ok(()) => failures = 0,
+                        Err(e) => {
+                            failures += 1;
+                            tracing::error!(
+                                "checkpoint failed ({failures} in a row): {e}; every acknowledged \
+                                 write is in the journal; trying again in {} s",
+                                backoff(failures).as_secs()
+                            );
+                        }
                     }
                     // Nudges sent while it ran asked for the checkpoint just made.
                     while woken.try_recv().is_ok() {}

@@ -133,6 +133,16 @@ impl State {
             Record::Trace(t) => {
                 self.graph.upsert_trace(t.clone()).map_err(graph_error)?;
             }
+            Record::Stepped(step) => {
+                self.graph
+                    .change_trace(
+                        &step.app_id,
+                        &step.trace_id,
+                        || step.new_trace(),
+                        |trace| step.apply_to(trace),
+                    )
+                    .map_err(graph_error)?;
+            }
             Record::Added(a) => {
                 self.graph
                     .add_counts(

@@ -172,7 +172,14 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<ExitCode> {
             SHUTDOWN_GRACE.as_secs()
         ),
     }
-    services.close()?;
+    if let Err(e) = services.close() {
+        eprintln!(
+            "atlas stopped, but not cleanly: {e:#}. Every acknowledged write is kept in the \
+             journal of the {} and is replayed at the next start",
+            args.data.describe()
+        );
+        return Ok(ExitCode::FAILURE);
+    }
     eprintln!("atlas stopped cleanly");
     Ok(ExitCode::SUCCESS)
 }

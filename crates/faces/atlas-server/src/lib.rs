@@ -151,20 +151,11 @@ pub fn router(state: AppState) -> Router {
         }))
         .with_state(state)
         .merge(dify)
-        // Open even with a token, for health probes: it says the process answers and whether
-        // its store takes writes (503 while its database is away, for a load balancer to send
-        // writers to another replica), nothing more.
-        .route(
-            "/healthz",
-            get(move || async move {
-                if atlas.store_available() {
-                    (StatusCode::OK, Json(serde_json::json!({ "status": "ok" })))
-                } else {
-                    let body = serde_json::json!({ "status": "unavailable", "reason": "the database cannot be reached" });
-                    (StatusCode::SERVICE_UNAVAILABLE, Json(body))
-                }
-            }),
-        );
+        // Open even with a token, for health probes: it says the process answers, whether its
+        // store takes writes (503 while its database is away, for a load balancer to send
+        // writers to another replica) and whether its checkpoints fail (200 and "degraded":
+        // it serves and keeps every write, in its journal), nothing more.
+        .route("/healthz", get(move || async move { health(&atlas) }));
     // The pages themselves hold no data: they ask for the token when the API wants one.
     chat::PAGE_FILES
         .iter()
@@ -178,6 +169,24 @@ pub fn router(state: AppState) -> Router {
         })
         .layer(middleware::from_fn_with_state(access, guard::guard))
         .layer(middleware::from_fn(security_headers))
+}
+
+/// `GET /healthz`'s answer (see [`router`]).
+fn health(atlas: &Atlas) -> (StatusCode, Json<serde_json::Value>) {
+    if !atlas.store_available() {
+        let body = serde_json::json!({ "status": "unavailable", "reason": "the database cannot be reached" });
+        return (StatusCode::SERVICE_UNAVAILABLE, Json(body));
+    }
+    let checkpoints = atlas.checkpoint_health();
+    if checkpoints.failing() {
+        let body = serde_json::json!({
+            "status": "degraded",
+            "reason": "checkpoints fail: every acknowledged write is kept in the journal, which grows until one succeeds",
+            "checkpoint": checkpoints,
+        });
+        return (StatusCode::OK, Json(body));
+    }
+    (StatusCode::OK, Json(serde_json::json!({ "status": "ok" })))
 }
 
 /// What the viewer and the chat page share (the token, the element builder, the event reader),

@@ -9,7 +9,8 @@ use atlas_model::{Page, Transition, sanitize_node_id};
 use atlas_store::{AppData, StoreError};
 
 use crate::files::{
-    self, Config, FORMAT_VERSION, GRAPH_PART_BUDGET, Index, IndexNode, IndexStatistics, Meta,
+    self, Config, FORMAT_VERSION, GRAPH_PART_BUDGET, Index, IndexNode, IndexStatistics,
+    MAX_JSON_BYTES, Meta,
 };
 use crate::layout::{append_log, atomic_write};
 
@@ -259,24 +260,50 @@ struct GraphFileOut<'a> {
     traces: &'a [atlas_model::Trace],
 }
 
+/// How many bytes `item` takes in a graph file as [`graph_files`] writes it: pretty-printed two
+/// levels deep (the file's object, then one of its lists), so each of its lines but the first is
+/// indented by four more spaces, after a line break and four spaces of its own and before a comma.
+fn written_size<T: serde::Serialize>(item: &T) -> Result<usize, StoreError> {
+    let pretty = serde_json::to_vec_pretty(item).map_err(|e| StoreError::Io(e.to_string()))?;
+    let lines = pretty.iter().filter(|b| **b == b'\n').count();
+    Ok(pretty.len() + 4 * lines + 6)
+}
+
+/// What a graph file takes before its lists' items: its fields, the app's record in the head,
+/// the names of the parts and the lists' brackets, with room to spare.
+const FILE_OVERHEAD: usize = 64 * 1024;
+
 /// Starts a new file wherever the next of `items` (the graph's `list`-th list) would take the
-/// one being filled (`used` bytes so far) past the part budget; each file starts at a position
-/// (list, index) in the graph's lists taken one after another.
+/// one being filled (`used` bytes so far, as written) past the part budget; each file starts at
+/// a position (list, index) in the graph's lists taken one after another. An item over the
+/// budget on its own gets a file of its own; one over the folder's limit is refused here (the
+/// service refuses such entities when they are written, so only a folder edited by hand has one).
 fn place<T: serde::Serialize>(
     items: &[T],
     list: usize,
     used: &mut usize,
     starts: &mut Vec<(usize, usize)>,
-) {
+) -> Result<(), StoreError> {
     for (i, item) in items.iter().enumerate() {
-        let size = serde_json::to_vec(item).map(|v| v.len()).unwrap_or(0) + 64;
-        if *used + size > GRAPH_PART_BUDGET && *used > 1024 {
+        let size = written_size(item)?;
+        if size + FILE_OVERHEAD > MAX_JSON_BYTES {
+            return Err(StoreError::TooLarge {
+                what: format!("one entity of the graph ({})", LISTS[list]),
+                size,
+                limit: MAX_JSON_BYTES - FILE_OVERHEAD,
+            });
+        }
+        if *used + size > GRAPH_PART_BUDGET && *used > FILE_OVERHEAD {
             starts.push((list, i));
-            *used = 1024;
+            *used = FILE_OVERHEAD;
         }
         *used += size;
     }
+    Ok(())
 }
+
+/// The graph file's lists, in the order [`graph_files`] places them.
+const LISTS: [&str; 4] = ["pages", "intents", "transitions", "traces"];
 
 /// Splits the graph into files under the part budget: the head (`graph.json`, with the app and
 /// `cut`, the journal segment the files cover up to) and as many generation-named parts as
@@ -287,11 +314,11 @@ fn graph_files(
     cut: u64,
 ) -> Result<Vec<(String, Vec<u8>)>, StoreError> {
     let mut starts = vec![(0, 0)];
-    let mut used = 1024usize;
-    place(&data.pages, 0, &mut used, &mut starts);
-    place(&data.intents, 1, &mut used, &mut starts);
-    place(&data.transitions, 2, &mut used, &mut starts);
-    place(&data.traces, 3, &mut used, &mut starts);
+    let mut used = FILE_OVERHEAD;
+    place(&data.pages, 0, &mut used, &mut starts)?;
+    place(&data.intents, 1, &mut used, &mut starts)?;
+    place(&data.transitions, 2, &mut used, &mut starts)?;
+    place(&data.traces, 3, &mut used, &mut starts)?;
     let lens = [
         data.pages.len(),
         data.intents.len(),

@@ -250,6 +250,10 @@ impl Store for FsStore {
         true
     }
 
+    fn takes_steps(&self) -> bool {
+        true
+    }
+
     fn journal_bytes(&self) -> u64 {
         self.journal.appended()
     }

@@ -220,3 +220,74 @@ fn store_meta(root: &Path) -> std::path::PathBuf {
     let app = fs::read_dir(&apps).unwrap().next().unwrap().unwrap().path();
     app.join(".atlas")
 }
+
+/// A fleet's sessions, pretty-printed, take about twice what they take as compact JSON: the
+/// graph's files are budgeted by the bytes written, so none passes the folder's limit (one
+/// once did, at 10,564,439 bytes, and no start-up could open the folder after).
+#[test]
+fn a_fleet_of_sessions_is_written_in_files_under_the_folders_limit_and_read_back_whole() {
+    use atlas_model::{Trace, TraceStep};
+    let root = tempfile::tempdir().unwrap();
+    let mut data = app_data();
+    let (from, to) = (
+        data.transitions[0].from_page.clone(),
+        data.transitions[0].to_page.clone(),
+    );
+    data.traces = (0..600)
+        .map(|session| Trace {
+            trace_id: format!("trace-{session:04}"),
+            app_id: APP.into(),
+            session_id: format!("session-{session}"),
+            intent: format!("记一笔账 {}", session % 40),
+            steps: (0..120)
+                .map(|step| TraceStep {
+                    from_page: from.clone(),
+                    to_page: to.clone(),
+                    action: Action {
+                        action_type: "click".into(),
+                        widget_id: format!("com.example:id/button_{step}"),
+                        widget_text: "账单".into(),
+                        ..Action::default()
+                    },
+                    success: step % 7 != 0,
+                    latency_ms: 120,
+                })
+                .collect(),
+            finished: Some(true),
+            finish_message: None,
+            created_at: "2026-11-26T00:00:00Z".into(),
+            updated_at: "2026-11-26T00:00:00Z".into(),
+        })
+        .collect();
+    let compact = serde_json::to_vec(&data.traces).unwrap().len();
+    assert!(
+        compact < atlas_store_fs::MAX_JSON_BYTES * 2,
+        "the sessions are {compact} bytes as compact JSON"
+    );
+    let store = FsStore::open(root.path()).unwrap();
+    let cut = store.begin_checkpoint().unwrap();
+    store.finish_checkpoint(cut, &[data.clone()]).unwrap();
+    drop(store);
+    let mut written = 0;
+    for entry in fs::read_dir(store_meta(root.path())).unwrap() {
+        let entry = entry.unwrap();
+        let name = entry.file_name().to_string_lossy().to_string();
+        if name.starts_with("graph") && name.ends_with(".json") {
+            let size = entry.metadata().unwrap().len() as usize;
+            assert!(
+                size <= atlas_store_fs::MAX_JSON_BYTES,
+                "{name} is {size} bytes"
+            );
+            written += size;
+        }
+    }
+    assert!(
+        written > compact * 3 / 2,
+        "written {written} bytes for {compact} of compact JSON: the test no longer tests what the \
+         pretty form adds"
+    );
+    let store = FsStore::open(root.path()).unwrap();
+    let mut back = store.load().unwrap().into_apps();
+    back[0].traces.sort_by(|a, b| a.trace_id.cmp(&b.trace_id));
+    assert_eq!(back, vec![data]);
+}

@@ -242,6 +242,10 @@ impl Store for PgStore {
     }
 
     fn append(&self, records: Vec<Record>) -> Commit {
+        // Replicas follow whole rows: a trace is written whole (`takes_steps` is false).
+        if records.iter().any(|r| matches!(r, Record::Stepped(_))) {
+            return Commit::failed("a session's step is written with its whole trace".into());
+        }
         let (tx, commit) = Commit::new();
         let id = self.shared.pending.lock().push(&records);
         if self.writer.send((id, records, tx)).is_err() {

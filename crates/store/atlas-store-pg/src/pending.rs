@@ -25,6 +25,7 @@ pub(crate) fn key_of(record: &Record) -> Key {
         Record::Page(p) => ("page", &p.app_id, &p.page_id),
         Record::Intent(i) => ("intent", &i.app_id, &i.intent_id),
         Record::Trace(t) => ("trace", &t.app_id, &t.trace_id),
+        Record::Stepped(s) => ("trace", &s.app_id, &s.trace_id),
         Record::Transition(t) | Record::Counted { transition: t, .. } => {
             ("transition", &t.app_id, &t.transition_id)
         }

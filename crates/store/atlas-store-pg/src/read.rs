@@ -14,7 +14,7 @@ pub(crate) fn kind_of(record: &Record) -> &'static str {
         Record::App(_) => "app",
         Record::Page(_) => "page",
         Record::Intent(_) => "intent",
-        Record::Trace(_) => "trace",
+        Record::Trace(_) | Record::Stepped(_) => "trace",
         Record::Transition(_) | Record::Counted { .. } | Record::Added(_) => "transition",
     }
 }
@@ -137,6 +137,6 @@ fn place(apps: &mut HashMap<String, AppData>, record: Record, orphans: &mut usiz
         Record::Trace(t) => data.traces.push(t),
         Record::Transition(t) | Record::Counted { transition: t, .. } => data.transitions.push(t),
         Record::App(_) => unreachable!("handled above"),
-        Record::Added(_) => unreachable!("rows are read as whole entities"),
+        Record::Added(_) | Record::Stepped(_) => unreachable!("rows are read as whole entities"),
     }
 }

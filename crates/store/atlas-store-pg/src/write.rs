@@ -87,6 +87,7 @@ impl Group {
             Record::Page(p) => ("page", &p.app_id, &p.page_id, serde_json::to_value(p)?),
             Record::Intent(i) => ("intent", &i.app_id, &i.intent_id, serde_json::to_value(i)?),
             Record::Trace(t) => ("trace", &t.app_id, &t.trace_id, serde_json::to_value(t)?),
+            Record::Stepped(_) => unreachable!("the store's append refuses steps"),
             Record::Transition(t) => {
                 let key = (t.app_id.clone(), t.transition_id.clone());
                 // Its counters are what memory held after every growth before it.

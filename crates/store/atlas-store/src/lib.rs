@@ -17,7 +17,7 @@
 pub mod files;
 
 pub use atlas_model::Counts;
-use atlas_model::{App, Intent, Page, Trace, Transition};
+use atlas_model::{App, Intent, Page, Trace, TraceStep, Transition};
 use serde::{Deserialize, Serialize};
 
 /// One durable change: the entity as it is after the change.
@@ -46,6 +46,53 @@ pub enum Record {
     /// Counters added to a transition that exists, and nothing else: a report, as a store that
     /// replays each record exactly once ([`Store::takes_added`]) takes it.
     Added(Added),
+    /// A step added to a remembered session, and nothing else, as a store that replays each
+    /// record exactly once ([`Store::takes_steps`]) takes it: a session of n steps then costs
+    /// the journal n steps, not the n²/2 of writing it whole at each.
+    Stepped(Stepped),
+}
+
+/// A report's step added to its session's trace (see [`Record::Stepped`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Stepped {
+    /// The session's app.
+    pub app_id: String,
+    /// The trace.
+    pub trace_id: String,
+    /// The agent's session, for a trace this step starts.
+    pub session_id: String,
+    /// The intent, for a trace this step starts.
+    pub intent: String,
+    /// The step; none when the trace is full and only its time moves on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step: Option<TraceStep>,
+    /// When (RFC 3339): the trace's `updated_at`, and its `created_at` if this step starts it.
+    pub at: String,
+}
+
+impl Stepped {
+    /// A trace this step starts: no step yet, made at the step's time.
+    pub fn new_trace(&self) -> Trace {
+        Trace {
+            trace_id: self.trace_id.clone(),
+            app_id: self.app_id.clone(),
+            session_id: self.session_id.clone(),
+            intent: self.intent.clone(),
+            steps: vec![],
+            finished: None,
+            finish_message: None,
+            created_at: self.at.clone(),
+            updated_at: self.at.clone(),
+        }
+    }
+
+    /// The trace after the step.
+    pub fn apply_to(&self, trace: &mut Trace) {
+        if let Some(step) = &self.step {
+            trace.steps.push(step.clone());
+        }
+        trace.updated_at.clone_from(&self.at);
+    }
 }
 
 /// What one report added to a transition that exists (see [`Record::Added`]).
@@ -64,7 +111,27 @@ pub struct Added {
     pub at: i64,
 }
 
+/// The most one entity (a page, an intent, a remembered session…) may take as compact JSON. A
+/// store writes an app's graph in files of bounded size (seed 001 §9.2: none over 10 MB); an
+/// entity far below that bound always fits one, and no real screen or session comes near it.
+pub const MAX_ENTITY_BYTES: usize = 1 << 20;
+
 impl Record {
+    /// The entity's kind and size when it takes more than [`MAX_ENTITY_BYTES`]: such a record is
+    /// refused before it is applied or journaled, so no store is ever asked to write it. A
+    /// report's counters are a few numbers and are not measured.
+    pub fn oversized(&self) -> Option<(&'static str, usize)> {
+        let (kind, size) = match self {
+            Record::App(a) => ("app", atlas_model::json_size(a)),
+            Record::Page(p) => ("page", atlas_model::json_size(p)),
+            Record::Intent(i) => ("intent", atlas_model::json_size(i)),
+            Record::Trace(t) => ("session trace", atlas_model::json_size(t)),
+            Record::Transition(t) => ("transition", atlas_model::json_size(t)),
+            Record::Counted { .. } | Record::Added(_) | Record::Stepped(_) => return None,
+        };
+        (size > MAX_ENTITY_BYTES).then_some((kind, size))
+    }
+
     /// The app the record is about.
     pub fn app_id(&self) -> &str {
         match self {
@@ -74,6 +141,7 @@ impl Record {
             Record::Intent(i) => &i.app_id,
             Record::Trace(t) => &t.app_id,
             Record::Added(a) => &a.app_id,
+            Record::Stepped(s) => &s.app_id,
         }
     }
 
@@ -328,6 +396,16 @@ impl Loaded {
                         a.apply_to(t);
                     }
                 }
+                Record::Stepped(s) => {
+                    match data.traces.iter_mut().find(|t| t.trace_id == s.trace_id) {
+                        Some(t) => s.apply_to(t),
+                        None => {
+                            let mut t = s.new_trace();
+                            s.apply_to(&mut t);
+                            data.traces.push(t);
+                        }
+                    }
+                }
                 Record::Counted { .. } => unreachable!("into_whole"),
             }
         }
@@ -382,6 +460,11 @@ pub trait Store: Send + Sync {
     /// Whether the store takes [`Record::Added`]: it replays each exactly once. A store that
     /// does not is given the transition whole ([`Record::Counted`]) instead.
     fn takes_added(&self) -> bool {
+        false
+    }
+    /// Whether the store takes [`Record::Stepped`]: it replays each exactly once. A store that
+    /// does not is given the trace whole ([`Record::Trace`]) instead.
+    fn takes_steps(&self) -> bool {
         false
     }
     /// Whether the store keeps images of apps for the next start-up ([`Store::keep_image`]).

@@ -10,6 +10,7 @@ mod dify;
 mod docs;
 mod eval;
 mod explore;
+mod fleet;
 mod hostile_clients;
 mod pg_restart;
 mod phone;
