@@ -59,6 +59,11 @@ pub(crate) fn frame(records: &[Record]) -> Result<Vec<u8>, String> {
     Ok(bytes)
 }
 
+/// Whether `byte` begins an entry (a frame's payload starts with one).
+pub(crate) fn is_tag(byte: u8) -> bool {
+    byte == JSON || byte == ADDED
+}
+
 /// A frame's head: the payload's length (0: no frame here) and its checksum.
 pub(crate) fn head(bytes: [u8; FRAME_HEAD]) -> (u32, u32) {
     let length = u32::from_le_bytes(bytes[..4].try_into().expect("4 bytes"));

@@ -10,7 +10,7 @@
 //! length is the untouched rest of the segment: reading stops there.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -45,6 +45,8 @@ pub(crate) struct Journal {
     folded_before: u64,
     /// The segment the writer opened at start-up; older ones are replayed.
     first_live: u64,
+    /// Damaged frames replay skipped (each a line for the log and `fsck`).
+    damage: Mutex<Vec<String>>,
     writer: Mutex<Option<JoinHandle<()>>>,
 }
 
@@ -153,6 +155,7 @@ impl Journal {
             appended: AtomicU64::new(0),
             folded_before,
             first_live,
+            damage: Mutex::new(Vec::new()),
             writer: Mutex::new(Some(writer)),
         })
     }
@@ -212,6 +215,11 @@ impl Journal {
         Ok(())
     }
 
+    /// The damaged frames the last replay skipped, as lines for the log.
+    pub(crate) fn damage(&self) -> Vec<String> {
+        self.damage.lock().clone()
+    }
+
     /// Calls `apply` with every record not yet folded into the files, in append order, with the
     /// number of the segment it is in. A torn last frame (a crash mid-write, never acknowledged)
     /// ends its segment.
@@ -219,27 +227,77 @@ impl Journal {
         read_segments(
             &self.dir,
             self.folded_before..self.first_live,
-            |path, at, e| {
-                self.layout.log_root(
-                    "errors.log",
-                    &format!(
-                        "journal {} at {at}: unreadable record skipped: {e}",
-                        path.display()
-                    ),
-                )
+            |path, what| {
+                let line = format!("journal {} {what}", path.display());
+                if let Unreadable::Skipped { .. } = what {
+                    tracing::error!("{line}");
+                    self.damage.lock().push(line.clone());
+                }
+                self.layout.log_root("errors.log", &line)
             },
             apply,
         )
     }
 }
 
+/// What reading a segment found that it could not read.
+pub(crate) enum Unreadable {
+    /// The segment's last frame is torn (a crash while it was written, so never acknowledged)
+    /// or damaged with no whole frame after it; reading stopped there.
+    Tail {
+        /// Where, for the log.
+        at: String,
+        /// Why.
+        error: String,
+    },
+    /// A damaged frame with whole frames after it: those were read. The frames lost had been
+    /// acknowledged (a later frame was written after them).
+    Skipped {
+        /// Where the damage starts.
+        at: u64,
+        /// Bytes skipped to the next whole frame.
+        bytes: u64,
+        /// Frames lost: exactly one when the damaged frame's length was intact and the next
+        /// frame begins where it says, else at least one (`exact` false).
+        frames: u64,
+        /// Whether `frames` is exact.
+        exact: bool,
+    },
+}
+
+impl std::fmt::Display for Unreadable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unreadable::Tail { at, error } => {
+                write!(
+                    f,
+                    "at {at}: unreadable record, the segment ends there: {error}"
+                )
+            }
+            Unreadable::Skipped {
+                at,
+                bytes,
+                frames,
+                exact,
+            } => write!(
+                f,
+                "at byte {at}: a damaged frame; {bytes} bytes skipped to the next whole frame, \
+                 {}{frames} acknowledged write{} lost, the frames after it read",
+                if *exact { "" } else { "at least " },
+                if *frames == 1 && *exact { "" } else { "s" }
+            ),
+        }
+    }
+}
+
 /// The records of the segments numbered in `range`, in order, each with its segment's number. A
-/// segment ends at its first unreadable frame or line (`unreadable` is told where), and one
-/// deleted meanwhile (folded by a checkpoint of a running writer) is skipped.
+/// segment's damaged frame is skipped to the next whole one; a torn or damaged end ends it
+/// (`unreadable` is told of either), and a segment deleted meanwhile (folded by a checkpoint of
+/// a running writer) is skipped.
 pub(crate) fn read_segments(
     dir: &Path,
     range: std::ops::Range<u64>,
-    mut unreadable: impl FnMut(&Path, String, &dyn std::fmt::Display),
+    mut unreadable: impl FnMut(&Path, &Unreadable),
     mut apply: impl FnMut(u64, Vec<Record>),
 ) -> Result<(), StoreError> {
     for (n, path) in list_segments(dir)? {
@@ -251,50 +309,143 @@ pub(crate) fn read_segments(
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
             Err(e) => return Err(e.into()),
         };
+        if !file.metadata()?.is_file() {
+            unreadable(
+                &path,
+                &Unreadable::Tail {
+                    at: "its start".into(),
+                    error: "not a regular file".into(),
+                },
+            );
+            continue;
+        }
         let size = file.metadata()?.len();
-        let mut reader = BufReader::new(file);
         let mut apply = |records| apply(n, records);
-        let outcome = match path.extension().and_then(|e| e.to_str()) {
-            Some(LINES) => read_lines(&mut reader, &mut apply),
-            _ => read_frames(&mut reader, size, &mut apply),
-        };
-        if let Err((at, e)) = outcome {
-            unreadable(&path, at, &e);
+        match path.extension().and_then(|e| e.to_str()) {
+            Some(LINES) => {
+                if let Err((at, error)) = read_lines(&mut BufReader::new(file), &mut apply) {
+                    unreadable(&path, &Unreadable::Tail { at, error });
+                }
+            }
+            _ => read_frames(&file, size, &mut apply, &mut |u| unreadable(&path, &u)),
         }
     }
     Ok(())
 }
 
-/// A segment's frames, up to the zero-filled rest or the first frame that is torn.
+/// The whole frame at `at`, if one is there: its records and where it ends.
+fn frame_at(file: &File, size: u64, at: u64) -> Option<(Vec<Record>, u64)> {
+    use crate::entry::FRAME_HEAD;
+    let mut head = [0u8; FRAME_HEAD];
+    if size.checked_sub(at)? < FRAME_HEAD as u64 || file.read_exact_at(&mut head, at).is_err() {
+        return None;
+    }
+    let (length, checksum) = crate::entry::head(head);
+    let end = at + FRAME_HEAD as u64 + u64::from(length);
+    if length == 0 || end > size {
+        return None;
+    }
+    let mut payload = vec![0u8; length as usize];
+    file.read_exact_at(&mut payload, at + FRAME_HEAD as u64)
+        .ok()?;
+    let records = crate::entry::records(&payload, checksum).ok()?;
+    Some((records, end))
+}
+
+/// Where the next whole frame after a damaged one at `at` begins: where the damaged frame's
+/// length says it ends, if a whole frame is there, else the first position after `at` where one
+/// is (its checksum matches and its entries read).
+fn next_whole_frame(file: &File, size: u64, at: u64) -> Option<(u64, bool)> {
+    use crate::entry::FRAME_HEAD;
+    let mut head = [0u8; FRAME_HEAD];
+    if file.read_exact_at(&mut head, at).is_ok() {
+        let (length, _) = crate::entry::head(head);
+        let after = at + FRAME_HEAD as u64 + u64::from(length);
+        if length > 0 && frame_at(file, size, after).is_some() {
+            return Some((after, true));
+        }
+    }
+    // Scanned a window at a time; a frame's length and first entry tag are checked in the
+    // window before its checksum is computed.
+    const WINDOW: u64 = 1 << 20;
+    let mut window = vec![0u8; (WINDOW as usize) + FRAME_HEAD + 1];
+    let mut from = at + 1;
+    while size.saturating_sub(from) >= FRAME_HEAD as u64 {
+        let take = (size - from).min(window.len() as u64) as usize;
+        file.read_exact_at(&mut window[..take], from).ok()?;
+        let last = take.saturating_sub(FRAME_HEAD);
+        if window[..take].iter().all(|b| *b == 0) {
+            return None; // the zero-filled rest of the segment
+        }
+        for offset in 0..=last.min(WINDOW as usize - 1) {
+            let (length, _) = crate::entry::head(
+                window[offset..offset + FRAME_HEAD]
+                    .try_into()
+                    .expect("a frame head"),
+            );
+            let position = from + offset as u64;
+            let plausible = length > 0
+                && position + FRAME_HEAD as u64 + u64::from(length) <= size
+                && window
+                    .get(offset + FRAME_HEAD)
+                    .is_none_or(|tag| crate::entry::is_tag(*tag));
+            if plausible && frame_at(file, size, position).is_some() {
+                return Some((position, false));
+            }
+        }
+        from += WINDOW;
+    }
+    None
+}
+
+/// A segment's frames, up to the zero-filled rest; a damaged frame is skipped to the next whole
+/// one, and a torn or damaged end (no whole frame after it) ends the segment.
 fn read_frames(
-    reader: &mut BufReader<File>,
+    file: &File,
     size: u64,
     apply: &mut dyn FnMut(Vec<Record>),
-) -> Result<(), (String, String)> {
+    unreadable: &mut dyn FnMut(Unreadable),
+) {
     use crate::entry::FRAME_HEAD;
     let mut at = 0u64;
-    let mut payload = Vec::new();
     loop {
         let mut head = [0u8; FRAME_HEAD];
-        if size - at < FRAME_HEAD as u64 || reader.read_exact(&mut head).is_err() {
-            return Ok(());
+        if size.saturating_sub(at) < FRAME_HEAD as u64 || file.read_exact_at(&mut head, at).is_err()
+        {
+            return;
         }
-        let (length, checksum) = crate::entry::head(head);
-        if length == 0 {
-            return Ok(()); // the zero-filled rest: no frame was written here
+        if crate::entry::head(head).0 == 0 {
+            return; // the zero-filled rest: no frame was written here
         }
-        let place = || format!("byte {at}");
-        if u64::from(length) > size - at - FRAME_HEAD as u64 {
-            return Err((place(), format!("a frame of {length} bytes past the end")));
+        if let Some((records, end)) = frame_at(file, size, at) {
+            apply(records);
+            at = end;
+            continue;
         }
-        payload.resize(length as usize, 0);
-        reader
-            .read_exact(&mut payload)
-            .map_err(|e| (place(), e.to_string()))?;
-        let records =
-            crate::entry::records(&payload, checksum).map_err(|e| (place(), e.to_string()))?;
-        apply(records);
-        at += FRAME_HEAD as u64 + u64::from(length);
+        match next_whole_frame(file, size, at) {
+            Some((next, exact)) => {
+                unreadable(Unreadable::Skipped {
+                    at,
+                    bytes: next - at,
+                    frames: 1,
+                    exact,
+                });
+                at = next;
+            }
+            None => {
+                let (length, _) = crate::entry::head(head);
+                let error = if at + FRAME_HEAD as u64 + u64::from(length) > size {
+                    format!("a frame of {length} bytes past the end")
+                } else {
+                    "checksum mismatch (a torn write)".to_string()
+                };
+                unreadable(Unreadable::Tail {
+                    at: format!("byte {at}"),
+                    error,
+                });
+                return;
+            }
+        }
     }
 }
 
@@ -449,7 +600,7 @@ mod tests {
         read_segments(
             dir,
             0..u64::MAX,
-            |_, _, _| unreadable += 1,
+            |_, _| unreadable += 1,
             |_, records| {
                 ids.extend(records.into_iter().map(|r| r.app_id().to_string()));
             },
@@ -496,6 +647,58 @@ mod tests {
         fs::write(segment_path(&dir, second - 1), &torn).unwrap();
         let (ids, unreadable) = read_back(&dir);
         assert_eq!((ids.len(), unreadable), (501, 1));
+    }
+
+    #[test]
+    fn a_damaged_frame_is_skipped_to_the_next_whole_one_and_told() {
+        let root = tempfile::tempdir().unwrap();
+        let layout = Layout::new(root.path());
+        let dir = layout.journal_dir();
+        fs::create_dir_all(&dir).unwrap();
+        let journal = Journal::open(dir.clone(), layout).unwrap();
+        for n in 0..300 {
+            journal.append(&[app(n)]).wait_blocking().unwrap();
+        }
+        drop(journal);
+        let path = segment_path(&dir, 0);
+        let whole = fs::read(&path).unwrap();
+        let start_of = |n: usize| -> usize {
+            (0..n)
+                .map(|k| crate::entry::frame(&[app(k)]).unwrap().len())
+                .sum()
+        };
+        let read = || {
+            let (mut ids, mut told) = (Vec::new(), Vec::new());
+            read_segments(
+                &dir,
+                0..u64::MAX,
+                |_, what| told.push(what.to_string()),
+                |_, records| ids.extend(records.into_iter().map(|r| r.app_id().to_string())),
+            )
+            .unwrap();
+            (ids, told)
+        };
+
+        // One byte of frame 100's payload flipped: that frame alone is lost, exactly.
+        let mut bytes = whole.clone();
+        bytes[start_of(100) + crate::entry::FRAME_HEAD + 3] ^= 0x40;
+        fs::write(&path, &bytes).unwrap();
+        let (ids, told) = read();
+        assert_eq!(ids.len(), 299);
+        assert!(!ids.contains(&"app.100".to_string()) && ids[299 - 1] == "app.299");
+        assert_eq!(told.len(), 1);
+        assert!(told[0].contains("1 acknowledged write lost"), "{told:?}");
+
+        // Frame 50's length and frames 51 and 52 overwritten: the reader finds frame 53.
+        let mut bytes = whole.clone();
+        for b in &mut bytes[start_of(50)..start_of(53) - 5] {
+            *b = 0xA5;
+        }
+        fs::write(&path, &bytes).unwrap();
+        let (ids, told) = read();
+        assert_eq!(ids.len(), 297, "{told:?}");
+        assert_eq!(ids[50], "app.53");
+        assert!(told[0].contains("at least 1"), "{told:?}");
     }
 
     #[test]

@@ -111,7 +111,7 @@ impl FsStore {
         journal::read_segments(
             &layout.journal_dir(),
             folded_before..u64::MAX,
-            |_, _, _| {},
+            |_, _| {},
             |segment, records| journal.extend(not_folded(&folded, segment, records)),
         )?;
         Ok(Loaded { apps, journal })
@@ -306,6 +306,8 @@ impl Store for FsStore {
             .map(|(a, d)| (a.clone(), d.clone()))
             .collect();
         let mut report = fsck::check_root(&self.layout, repair);
+        // Acknowledged writes the journal could not give back: told, never repairable.
+        report.problems.extend(self.journal.damage());
         for (_, dir) in dirs {
             fsck::check_app(
                 &self.layout.apps_dir().join(&dir),

@@ -304,3 +304,53 @@ fn a_checkpoint_that_fails_stops_nothing_and_is_told() {
     let (clean, out) = fsck(&data);
     assert!(clean, "{out}");
 }
+
+/// One flipped byte in the journal loses the one write whose frame it is in, not the
+/// acknowledged writes after it in the segment; `atlas fsck` says how many were lost.
+#[test]
+fn a_damaged_journal_frame_loses_only_itself_and_fsck_tells() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let server = Server::start(&data, &["--checkpoint-secs", "3600"]);
+    let pages = add_pages(&server);
+    for i in 0..200 {
+        let (status, body) = server.call(
+            "report_transition",
+            json!({"from_page": pages[0], "to_page": pages[1],
+                   "action": {"type": "click", "widget_text": format!("按钮 {i:03}")}, "success": true}),
+        );
+        assert_eq!(status, 200, "{body}");
+    }
+    server.kill9();
+    let journal = data.join(".atlas").join("journal");
+    let (segment, mut bytes) = std::fs::read_dir(&journal)
+        .unwrap()
+        .map(|e| {
+            let path = e.unwrap().path();
+            let bytes = std::fs::read(&path).unwrap();
+            (path, bytes)
+        })
+        .find(|(_, bytes)| bytes.windows(10).any(|w| w == "按钮 100".as_bytes()))
+        .expect("a segment with the reports");
+    let at = bytes
+        .windows(10)
+        .position(|w| w == "按钮 100".as_bytes())
+        .unwrap();
+    bytes[at + 7] ^= 0x01; // "100" becomes "101"'s neighbour: the checksum no longer matches
+    std::fs::write(&segment, &bytes).unwrap();
+
+    let (clean, out) = fsck(&data);
+    assert!(!clean, "{out}");
+    assert!(out.contains("1 acknowledged write lost"), "{out}");
+    let server = Server::start(&data, &[]);
+    let (_, actions) = server.call("get_available_actions", json!({"page_id": pages[0]}));
+    let texts: Vec<&str> = actions["actions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["widget_text"].as_str().unwrap())
+        .collect();
+    assert_eq!(texts.len(), 199, "{texts:?}");
+    assert!(!texts.contains(&"按钮 100") && texts.contains(&"按钮 199"));
+    server.stop();
+}
