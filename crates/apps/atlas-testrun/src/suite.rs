@@ -192,15 +192,9 @@ impl Suite {
             }
             let rules = match &t.rules {
                 None => Vec::new(),
-                Some(p) => {
-                    let full = base.join(p);
-                    let text = std::fs::read_to_string(&full)
-                        .map_err(|e| format!("{at}: rules {}: {e}", full.display()))?;
-                    vec![
-                        RuleSet::parse(&text)
-                            .map_err(|e| format!("{at}: rules {}: {e}", full.display()))?,
-                    ]
-                }
+                Some(p) => vec![
+                    atlas_guard::read_rule_file(&base.join(p)).map_err(|e| format!("{at}: {e}"))?,
+                ],
             };
             tests.push(Test {
                 name: t.name,

@@ -9,6 +9,7 @@
 //! never code.
 
 use atlas_action::Action;
+use atlas_guard::MAX_RULE_BYTES;
 use atlas_guard::{Guard, GuardMemory, RuleSet};
 use atlas_model::{AtlasError, Result, validate_text};
 use schemars::JsonSchema;
@@ -17,8 +18,6 @@ use serde_json::Value;
 
 /// At most this many rule files in one call.
 const MAX_RULE_FILES: usize = 16;
-/// A rule file's largest size, in bytes.
-const MAX_RULE_BYTES: usize = 64 * 1024;
 
 /// What the rules are to apply to: the run's task, its rules and what its guard remembers.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]

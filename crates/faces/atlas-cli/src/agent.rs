@@ -115,16 +115,12 @@ impl AgentOptions {
 
     /// The guard's rule sets: the shipped gate and each `--rules` file.
     pub fn rule_sets(&self) -> Result<Vec<RuleSet>> {
-        let texts = self
-            .rules
-            .iter()
-            .map(|path| {
-                std::fs::read_to_string(path)
-                    .with_context(|| format!("cannot read {}", path.display()))
-            })
-            .collect::<Result<Vec<String>>>()?;
-        RuleSet::with_shipped(texts.iter().map(String::as_str))
-            .map_err(|(i, e)| anyhow::anyhow!("{}: {e}", self.rules[i].display()))
+        let mut sets = RuleSet::with_shipped(std::iter::empty())
+            .map_err(|(_, e)| anyhow::anyhow!("the shipped rules: {e}"))?;
+        for path in &self.rules {
+            sets.push(atlas_guard::read_rule_file(path).map_err(|e| anyhow::anyhow!(e))?);
+        }
+        Ok(sets)
     }
 }
 

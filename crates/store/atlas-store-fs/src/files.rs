@@ -257,7 +257,10 @@ pub(crate) fn read_graph(app_root: &Path) -> Result<(AppData, u64), StoreError> 
     let dir = app_root.join(".atlas");
     let head_path = dir.join("graph.json");
     let read = |path: &Path| -> Result<GraphFile, StoreError> {
-        let bytes = fs::read(path).map_err(|e| corrupt(path, e))?;
+        atlas_store::files::refuse_links(app_root, path).map_err(|e| corrupt(path, e))?;
+        let bytes = atlas_store::files::read_regular(path, MAX_JSON_BYTES as u64)
+            .map_err(|e| corrupt(path, e))?
+            .ok_or_else(|| corrupt(path, "no such file"))?;
         serde_json::from_slice(&bytes).map_err(|e| corrupt(path, e))
     };
     let head = read(&head_path)?;

@@ -204,7 +204,15 @@ fn write_if_changed(path: &Path, bytes: &[u8], cache: &mut FoldCache) -> Result<
     Ok(true)
 }
 
+/// Whether `path` is a symbolic link (not followed).
+pub(crate) fn is_link(path: &Path) -> bool {
+    fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+}
+
 pub(crate) fn ensure_node_dirs(node: &Path) -> Result<(), StoreError> {
+    if let Some(parent) = node.parent() {
+        atlas_store::files::refuse_links(parent, &node.join("links"))?;
+    }
     for sub in NODE_SUBDIRS {
         fs::create_dir_all(node.join(sub)).map_err(|e| {
             StoreError::Io(format!("cannot create {}: {e}", node.join(sub).display()))
@@ -369,6 +377,7 @@ pub(crate) fn fold_app(
     cache: &mut FoldCache,
 ) -> Result<(), StoreError> {
     let meta_dir = app_root.join(".atlas");
+    atlas_store::files::refuse_links(app_root, &meta_dir.join("logs"))?;
     fs::create_dir_all(meta_dir.join("logs"))?;
     let config_path = app_root.join("config.json");
     let config = match files::read_config(app_root) {
@@ -397,7 +406,25 @@ pub(crate) fn fold_app(
         .map(|p| (p.page_id.as_str(), node_dir_name(p)))
         .collect();
     let (mut metas_written, mut links_made) = (0usize, 0usize);
+    // A page folder that is a link (to anywhere) is not written through: `fsck` reports it and
+    // `--repair` makes it a folder again; the graph files keep the page meanwhile.
+    let linked: HashSet<&str> = dirs
+        .values()
+        .filter(|dir| is_link(&app_root.join(dir)))
+        .map(String::as_str)
+        .collect();
+    for dir in &linked {
+        append_log(
+            &meta_dir.join("logs").join("operations.log"),
+            &format!(
+                "checkpoint: {dir} is a symbolic link, not a folder: not written (run atlas fsck --repair)"
+            ),
+        );
+    }
     for page in &data.pages {
+        if linked.contains(dirs[page.page_id.as_str()].as_str()) {
+            continue;
+        }
         let node = app_root.join(&dirs[page.page_id.as_str()]);
         if !cache.made_dirs.contains(&node) {
             ensure_node_dirs(&node)?;
@@ -421,7 +448,7 @@ pub(crate) fn fold_app(
         // Known by its page's folder and its id (which fix its link's name), so a checkpoint
         // builds no path and no name for the links it made before.
         let known = format!("{from}/{}", t.transition_id);
-        if cache.links.contains(&known) {
+        if cache.links.contains(&known) || linked.contains(from.as_str()) {
             continue;
         }
         ensure_link(&app_root.join(from), &link_name(t), to)?;

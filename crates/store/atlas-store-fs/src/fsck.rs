@@ -197,6 +197,29 @@ impl AppCheck<'_> {
             (self.app_root, self.dir, self.repair, &self.data, &self.tree);
         for page in &data.pages {
             let node = app_root.join(node_dir_name(page));
+            if crate::fold::is_link(&node) {
+                // Not read or written through: the link itself goes, the page's folder returns.
+                let fixed = repair
+                    .then(|| {
+                        fs::remove_file(&node).ok()?;
+                        ensure_node_dirs(&node).ok()?;
+                        let meta = build_meta(page, tree, false);
+                        let bytes = serde_json::to_vec_pretty(&meta).ok()?;
+                        atomic_write(&node.join("meta.json"), &bytes, false).ok()
+                    })
+                    .flatten()
+                    .map(|()| "replaced the link by the page's own folder".to_string());
+                problem(
+                    report,
+                    fixed,
+                    format!(
+                        "{dir}/{}: a symbolic link, not the page's folder (Atlas reads and writes \
+                         only inside its data folder)",
+                        node_dir_name(page)
+                    ),
+                );
+                continue;
+            }
             let meta_path = node.join("meta.json");
             let meta: Result<Meta, String> = fs::read(&meta_path)
                 .map_err(|e| e.to_string())
@@ -241,6 +264,9 @@ impl AppCheck<'_> {
         for page in &data.pages {
             let node_name = node_dir_name(page);
             let node = app_root.join(&node_name);
+            if crate::fold::is_link(&node) {
+                continue; // told by check_nodes
+            }
             let links_dir = node.join("links");
             if let Ok(entries) = fs::read_dir(&links_dir) {
                 for entry in entries.flatten() {

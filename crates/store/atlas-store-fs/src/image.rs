@@ -88,7 +88,10 @@ pub(crate) struct Current {
 
 /// The app's image, when there is one and the graph files are still those it copies.
 pub(crate) fn current(app_root: &Path) -> Option<Current> {
-    let bytes = fs::read(image_path(app_root)).ok()?;
+    // Read only as a regular file in the folder; an image never outgrows what memory holds.
+    let bytes = atlas_store::files::read_regular(&image_path(app_root), 16 << 30)
+        .ok()
+        .flatten()?;
     let (body, folded_before) = match header_matches(&bytes, &graph_files(app_root).ok()?) {
         Ok(Some(found)) => found,
         Ok(None) => return None,

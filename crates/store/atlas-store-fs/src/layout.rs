@@ -51,6 +51,7 @@ impl Layout {
             self.journal_dir(),
             self.apps_dir(),
         ] {
+            atlas_store::files::refuse_links(&self.root, &dir)?;
             fs::create_dir_all(&dir)
                 .map_err(|e| StoreError::Io(format!("cannot create {}: {e}", dir.display())))?;
         }

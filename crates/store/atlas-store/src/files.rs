@@ -75,6 +75,87 @@ pub fn write_atomic(path: &Path, bytes: &[u8], durable: bool) -> std::io::Result
     fs::rename(&tmp, path)
 }
 
+/// Refuses `path` when it or a folder between `root` and it (`root` included) is a symbolic
+/// link: Atlas reads and writes only inside its data folder, and a link there (a page's folder
+/// replaced by a link to `/etc`, say) would take its writes elsewhere. Parts not made yet are
+/// fine. The links Atlas makes itself (a page's `links/`) are never read or written through.
+pub fn refuse_links(root: &Path, path: &Path) -> std::io::Result<()> {
+    let mut at = root.to_path_buf();
+    let below = path.strip_prefix(root).unwrap_or(path);
+    for part in std::iter::once(None).chain(below.components().map(Some)) {
+        if let Some(part) = part {
+            at.push(part);
+        }
+        match fs::symlink_metadata(&at) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                return Err(std::io::Error::other(format!(
+                    "{} is a symbolic link: Atlas reads and writes only inside its data folder",
+                    at.display()
+                )));
+            }
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// The bytes of the regular file at `path`, `None` when there is none: opened without following
+/// a link in its last part and without waiting on a FIFO or device, and refused past `limit`
+/// bytes before any is read, so that nothing a folder holds makes a reader hang, read outside
+/// the folder or take memory the file's kind does not need.
+pub fn read_regular(path: &Path, limit: u64) -> std::io::Result<Option<Vec<u8>>> {
+    let mut options = OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    let mut file = match options.open(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        #[cfg(unix)]
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+            return Err(std::io::Error::other(format!(
+                "{} is a symbolic link: Atlas reads only inside its data folder",
+                path.display()
+            )));
+        }
+        Err(e) => return Err(e),
+    };
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(std::io::Error::other(format!(
+            "{} is not a regular file",
+            path.display()
+        )));
+    }
+    if meta.len() > limit {
+        return Err(std::io::Error::other(format!(
+            "{} is {} bytes, over the {limit} bytes such a file may hold",
+            path.display(),
+            meta.len()
+        )));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    Read::by_ref(&mut file)
+        .take(limit + 1)
+        .read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Err(std::io::Error::other(format!(
+            "{} grew past {limit} bytes while it was read",
+            path.display()
+        )));
+    }
+    Ok(Some(bytes))
+}
+
+/// The most a file read through [`Folder`] may hold: a knowledge base's vectors or the business
+/// graph are the largest such files, and far below it.
+pub const MAX_FOLDER_FILE_BYTES: u64 = 1 << 30;
+
 /// Whole files by name (`graph.json`, `<dataset>/documents/<id>.json`), each replaced at once:
 /// what the knowledge bases and the business graph keep, so that they live in the data folder or
 /// in PostgreSQL alike. A write is durable once it returns.
@@ -141,7 +222,9 @@ impl Folder {
         if name.split('/').any(|part| part == ".." || part.is_empty()) && !name.is_empty() {
             return Err(crate::StoreError::Io(format!("bad file name {name:?}")));
         }
-        Ok(self.root.join(name))
+        let path = self.root.join(name);
+        refuse_links(&self.root, &path)?;
+        Ok(path)
     }
 }
 
@@ -151,11 +234,7 @@ fn sync_dir(dir: &Path) -> std::io::Result<()> {
 
 impl Files for Folder {
     fn read(&self, name: &str) -> Result<Option<Vec<u8>>, crate::StoreError> {
-        match fs::read(self.path(name)?) {
-            Ok(bytes) => Ok(Some(bytes)),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(e.into()),
-        }
+        Ok(read_regular(&self.path(name)?, MAX_FOLDER_FILE_BYTES)?)
     }
 
     fn write(&self, name: &str, bytes: &[u8]) -> Result<(), crate::StoreError> {
@@ -276,5 +355,59 @@ impl Files for Scoped {
             .into_iter()
             .filter_map(|n| n.strip_prefix(&strip).map(str::to_string))
             .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_regular_files_inside_the_folder_are_read_and_within_their_limit() {
+        let root = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        fs::write(outside.path().join("secret"), "root:x:0:0").unwrap();
+        fs::write(root.path().join("plain"), "ok").unwrap();
+        assert_eq!(
+            read_regular(&root.path().join("plain"), 10).unwrap(),
+            Some(b"ok".to_vec())
+        );
+        assert_eq!(read_regular(&root.path().join("none"), 10).unwrap(), None);
+        assert!(
+            read_regular(&root.path().join("plain"), 1).is_err(),
+            "over its limit"
+        );
+
+        std::os::unix::fs::symlink(outside.path().join("secret"), root.path().join("link"))
+            .unwrap();
+        let refused = read_regular(&root.path().join("link"), 100).unwrap_err();
+        assert!(refused.to_string().contains("symbolic link"), "{refused}");
+
+        // A FIFO would block a plain read until a writer came: refused at once.
+        let fifo = root.path().join("fifo");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let refused = read_regular(&fifo, 100).unwrap_err();
+        assert!(
+            refused.to_string().contains("not a regular file"),
+            "{refused}"
+        );
+    }
+
+    #[test]
+    fn a_folder_replaced_by_a_link_is_neither_written_nor_read_through() {
+        let data = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        fs::create_dir(data.path().join("page")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), data.path().join("page").join("todos")).unwrap();
+        let page = Folder::new(&data.path().join("page"));
+        assert!(page.write("todos/task_001.json", b"{}").is_err());
+        assert!(page.write("meta.json", b"{}").is_ok());
+        std::os::unix::fs::symlink(outside.path(), data.path().join("linked")).unwrap();
+        let linked = Folder::new(&data.path().join("linked"));
+        assert!(linked.write("meta.json", b"{}").is_err());
+        assert!(linked.read("meta.json").is_err());
+        assert_eq!(fs::read_dir(outside.path()).unwrap().count(), 0);
     }
 }

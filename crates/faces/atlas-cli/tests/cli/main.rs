@@ -12,6 +12,7 @@ mod eval;
 mod explore;
 mod fleet;
 mod hostile_clients;
+mod links;
 mod pg_restart;
 mod phone;
 mod postgres;
