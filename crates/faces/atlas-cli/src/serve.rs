@@ -40,6 +40,10 @@ pub(crate) struct ServeArgs {
     /// front of it, such as a proxy's). Repeatable.
     #[arg(long = "allow-host", env = "ATLAS_ALLOW_HOST", value_delimiter = ',')]
     pub(crate) allow_hosts: Vec<String>,
+    /// Connections served at once (fewer if the process's file descriptors would not last);
+    /// past it a connection is answered 503, or its health on `/healthz`, and closed.
+    #[arg(long, env = "ATLAS_MAX_CONNECTIONS", default_value_t = atlas_server::DEFAULT_MAX_CONNECTIONS)]
+    pub(crate) max_connections: usize,
 }
 
 /// How long requests still running after SIGTERM may take before the server stops anyway.
@@ -119,11 +123,13 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<ExitCode> {
         llm_key,
         allow_origins,
         allow_hosts,
+        max_connections,
     } = args;
     // The address first: a port in use fails at once, before the folder is opened.
-    let listener = tokio::net::TcpListener::bind(&addr)
+    let listener = atlas_server::bind(&addr)
         .await
         .with_context(|| format!("cannot listen on {addr}"))?;
+    let limits = atlas_server::Limits::for_process(max_connections);
     let services = atlas_config::open(&args.config()).await?;
     let local = listener.local_addr()?;
     eprintln!(
@@ -166,7 +172,7 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<ExitCode> {
         tokio::time::sleep(SHUTDOWN_GRACE).await;
     };
     tokio::select! {
-        served = atlas_server::serve(listener, state, signal) => served?,
+        served = atlas_server::serve_within(listener, state, limits, signal) => served?,
         _ = grace => tracing::warn!(
             "requests still running {} s after the signal were dropped",
             SHUTDOWN_GRACE.as_secs()

@@ -12,6 +12,7 @@ mod business_graph;
 mod chat;
 mod dify;
 mod guard;
+mod listen;
 mod mcp;
 mod openapi;
 mod viewer;
@@ -19,6 +20,7 @@ mod viewer;
 use std::sync::Arc;
 
 pub use guard::Access;
+pub use listen::{HEADER_TIMEOUT, Limits, bind, serve_within};
 
 use atlas_model::AtlasError;
 use atlas_registry::{ToolContext, ToolRegistry};
@@ -328,15 +330,9 @@ pub async fn serve(
     state: AppState,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    use axum::serve::ListenerExt;
-    // Agents send small requests and wait for each answer: without TCP_NODELAY, Nagle's
-    // algorithm meets the client's delayed ACK and a reply can sit for tens of milliseconds.
-    let listener = listener.tap_io(|tcp| {
-        if let Err(e) = tcp.set_nodelay(true) {
-            tracing::debug!("cannot set TCP_NODELAY: {e}");
-        }
-    });
-    axum::serve(listener, router(state))
-        .with_graceful_shutdown(shutdown)
-        .await
+    let limits = Limits::for_process(DEFAULT_MAX_CONNECTIONS);
+    serve_within(listener, state, limits, shutdown).await
 }
+
+/// Connections `atlas serve` holds at once unless told otherwise (`--max-connections`).
+pub const DEFAULT_MAX_CONNECTIONS: usize = 10_000;

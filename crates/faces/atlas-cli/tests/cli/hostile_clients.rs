@@ -417,3 +417,67 @@ fn help_never_prints_a_key_or_token_given_in_the_environment() {
         );
     }
 }
+
+/// Thousands of connections that send half a request head (slowloris) or nothing: past the
+/// server's cap each is answered 503 at once and closed, `/healthz` still answers within a
+/// second, and the held ones are closed once the head timeout passes.
+#[test]
+fn slow_and_idle_connections_are_capped_answered_and_timed_out() {
+    use std::io::{Read, Write};
+    use std::net::TcpStream;
+    use std::time::{Duration, Instant};
+    let tmp = tempfile::tempdir().unwrap();
+    let server =
+        crate::common::Server::start(&tmp.path().join("data"), &["--max-connections", "3000"]);
+    let addr = server.url.trim_start_matches("http://").to_string();
+    let mut held = Vec::new();
+    for i in 0..6000 {
+        if i % 500 == 499 {
+            // Held, not a SYN flood: the kernel's queue of connections not yet accepted is
+            // the system's to size.
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let mut tcp = TcpStream::connect(&addr).unwrap();
+        if i % 2 == 0 {
+            tcp.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+                .unwrap();
+        }
+        held.push(tcp);
+    }
+    let started = Instant::now();
+    let (status, _, body) = server.get_bytes("/healthz");
+    let took = started.elapsed();
+    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&body));
+    assert!(took < Duration::from_secs(1), "/healthz took {took:?}");
+    // Past the cap: an answer (503, or the health for a half-sent `/healthz`), then closed.
+    let (mut answered, mut busy) = (0, 0);
+    for tcp in held.iter_mut().rev().take(200) {
+        tcp.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        let mut answer = Vec::new();
+        let _ = tcp.read_to_end(&mut answer);
+        answered += usize::from(answer.starts_with(b"HTTP/1.1 "));
+        busy += usize::from(answer.starts_with(b"HTTP/1.1 503"));
+    }
+    assert!(
+        answered >= 190 && busy >= 90,
+        "of the last 200 connections {answered} answered, {busy} with 503"
+    );
+    // The held ones: closed by the server after the head timeout.
+    std::thread::sleep(Duration::from_secs(11));
+    let mut closed = 0;
+    for tcp in held.iter_mut().take(200) {
+        tcp.set_read_timeout(Some(Duration::from_secs(3))).unwrap();
+        let mut rest = Vec::new();
+        if tcp.read_to_end(&mut rest).is_ok() {
+            closed += 1;
+        }
+    }
+    assert_eq!(
+        closed, 200,
+        "held connections still open after the head timeout"
+    );
+    drop(held);
+    let (status, _, _) = server.get_bytes("/healthz");
+    assert_eq!(status, 200);
+    server.stop();
+}
