@@ -11,6 +11,8 @@
 //! is then the cosine of the sparse feature vectors, computed over the texts sharing a feature,
 //! and no dense vector is stored.
 
+pub mod kept;
+
 use std::collections::HashMap;
 
 use atlas_progress::{Progress, Quiet};

@@ -144,3 +144,43 @@ mod tests {
         assert!(cosine(&q, &e.embed_one("New event")) > cosine(&q, &e.embed_one("open settings")));
     }
 }
+
+/// The built-in hashing vectors under another name, taken for a model's (dense, not lexical),
+/// counting the texts it is asked to embed: what tests and benchmarks of "embedded again or
+/// not" measure with, without a model.
+#[derive(Debug)]
+pub struct CountingEmbedder {
+    inner: HashEmbedder,
+    texts: std::sync::atomic::AtomicUsize,
+    name: String,
+}
+
+impl CountingEmbedder {
+    /// One named `name` (vectors kept under one name serve no other).
+    pub fn named(name: &str) -> std::sync::Arc<CountingEmbedder> {
+        std::sync::Arc::new(CountingEmbedder {
+            inner: HashEmbedder::default(),
+            texts: Default::default(),
+            name: name.to_string(),
+        })
+    }
+
+    /// Texts embedded so far.
+    pub fn count(&self) -> usize {
+        self.texts.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+impl Embedder for CountingEmbedder {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        self.texts
+            .fetch_add(texts.len(), std::sync::atomic::Ordering::Relaxed);
+        self.inner.embed(texts)
+    }
+    fn match_threshold(&self) -> f32 {
+        self.inner.match_threshold()
+    }
+}

@@ -14,7 +14,7 @@ mod template;
 mod tokenize;
 mod vector;
 
-pub use embed::{EmbedError, Embedder, HashEmbedder, cosine};
+pub use embed::{CountingEmbedder, EmbedError, Embedder, HashEmbedder, cosine};
 pub use memo::Memoized;
 pub use template::{Template, VALUE, substitute};
 pub use tokenize::{Feature, features, load_dictionary, words};

@@ -6,6 +6,9 @@
 //! or "user_profile" is a literal the user copied from a log; a literal that matches a field
 //! exactly is the strongest evidence there is, and no embedding should outrank it.
 
+use std::cell::{Cell, RefCell};
+
+use atlas_search::kept::Kept;
 use atlas_search::{SearchMethod, SegmentIndex, default_semantic_weight};
 use atlas_text::Embedder;
 
@@ -27,16 +30,31 @@ pub(crate) struct SearchIndex {
     data_resources: KindIndex,
 }
 
+/// The id an entity's vectors are kept under: its kind and place. Its search text's digest
+/// decides whether they still serve (see [`atlas_search::kept`]).
+fn kept_id(kind: EntityType, at: usize) -> String {
+    format!("{kind:?}/{at}")
+}
+
 fn build_one(
     graph: &BusinessGraph,
     kind: EntityType,
     count: usize,
     embedder: &dyn Embedder,
+    kept: &RefCell<Kept>,
+    embedded: &Cell<usize>,
 ) -> Result<KindIndex, BizError> {
     let texts: Vec<(&str, Option<&str>)> = (0..count)
         .map(|at| (graph.search_text_of(Node { kind, at }), None))
         .collect();
-    let index = SegmentIndex::build(&texts, embedder, &|_| None)
+    let known = |at: usize| {
+        let found = kept.borrow_mut().take(&kept_id(kind, at), texts[at]);
+        if found.is_none() {
+            embedded.set(embedded.get() + 1);
+        }
+        found
+    };
+    let index = SegmentIndex::build(&texts, embedder, &known)
         .map_err(|e| BizError::Embed(e.to_string()))?;
     let literals = (0..count)
         .map(|at| literal_fields(graph, Node { kind, at }))
@@ -45,26 +63,53 @@ fn build_one(
 }
 
 impl SearchIndex {
+    /// The index of `graph`'s searchable entities, their vectors taken from `kept` where it holds
+    /// them for the same texts and embedded otherwise; also how many were embedded (none for a
+    /// lexical embedder).
     pub(crate) fn build(
         graph: &BusinessGraph,
         embedder: &dyn Embedder,
-    ) -> Result<SearchIndex, BizError> {
+        kept: Kept,
+    ) -> Result<(SearchIndex, usize), BizError> {
         let data = graph.data();
-        Ok(SearchIndex {
-            businesses: build_one(graph, EntityType::Business, data.businesses.len(), embedder)?,
-            implementations: build_one(
-                graph,
-                EntityType::Implementation,
-                data.implementations.len(),
-                embedder,
-            )?,
-            data_resources: build_one(
-                graph,
-                EntityType::DataResource,
-                data.data_resources.len(),
-                embedder,
-            )?,
-        })
+        let (kept, embedded) = (RefCell::new(kept), Cell::new(0));
+        let one = |kind, count| build_one(graph, kind, count, embedder, &kept, &embedded);
+        let index = SearchIndex {
+            businesses: one(EntityType::Business, data.businesses.len())?,
+            implementations: one(EntityType::Implementation, data.implementations.len())?,
+            data_resources: one(EntityType::DataResource, data.data_resources.len())?,
+        };
+        let embedded = if embedder.is_lexical() {
+            0
+        } else {
+            embedded.get()
+        };
+        Ok((index, embedded))
+    }
+
+    /// Every entity's vectors, in [`atlas_search::kept`]'s bytes, for the next opening.
+    pub(crate) fn kept_bytes(&self, graph: &BusinessGraph, embedder: &str) -> Vec<u8> {
+        let kinds = [
+            (EntityType::Business, &self.businesses),
+            (EntityType::Implementation, &self.implementations),
+            (EntityType::DataResource, &self.data_resources),
+        ];
+        let entries: Vec<(String, &str, atlas_search::Vectors)> = kinds
+            .iter()
+            .flat_map(|(kind, index)| {
+                (0..index.literals.len()).filter_map(move |at| {
+                    let vectors = index.index.vectors(at)?;
+                    let text = graph.search_text_of(Node { kind: *kind, at });
+                    Some((kept_id(*kind, at), text, vectors))
+                })
+            })
+            .collect();
+        atlas_search::kept::encode(
+            embedder,
+            entries
+                .iter()
+                .map(|(id, text, vectors)| (id.as_str(), (*text, None), vectors.clone())),
+        )
     }
 
     /// The best `limit` entities of `kind` that `admits` lets through, best first.

@@ -7,6 +7,7 @@ use std::fs::File;
 use std::path::Path;
 use std::sync::Arc;
 
+use atlas_search::kept::Kept;
 use atlas_store::files::{Files, Folder, LockFailure, lock_folder};
 use atlas_text::Embedder;
 use parking_lot::RwLock;
@@ -18,6 +19,9 @@ use crate::model::BusinessData;
 use crate::tools::BizSnapshot;
 
 const GRAPH_FILE: &str = "graph.json";
+/// The searchable entities' vectors as the embedder made them (see [`atlas_search::kept`]), so
+/// that opening with a model embeds only entities whose search text changed.
+const VECTORS_FILE: &str = "vectors.image";
 
 /// What an import replaced the graph with.
 #[derive(Debug, Clone, Serialize)]
@@ -42,6 +46,9 @@ pub struct BizStore {
     files: Option<Arc<dyn Files>>,
     embedder: Arc<dyn Embedder>,
     current: RwLock<Arc<BizSnapshot>>,
+    /// Whether this process keeps the vectors file: the folder's one writer does; replicas
+    /// sharing a database keep none (a file one writes, the others would follow).
+    keeps_vectors: bool,
     _lock: Option<File>,
 }
 
@@ -60,9 +67,16 @@ impl BizStore {
             }
             Err(LockFailure::Io(e)) => return Err(e.into()),
         };
-        let mut store = Self::open_shared(Arc::new(Folder::new(folder)), embedder)?;
-        store._lock = Some(lock);
-        Ok(store)
+        let files: Arc<dyn Files> = Arc::new(Folder::new(folder));
+        let data = Self::read_from(files.as_ref())?;
+        let snapshot = build(files.as_ref(), data, &embedder, true)?;
+        Ok(BizStore {
+            files: Some(files),
+            embedder,
+            current: RwLock::new(Arc::new(snapshot)),
+            keeps_vectors: true,
+            _lock: Some(lock),
+        })
     }
 
     /// Opens the graph kept in `files` that other processes write too (a database shared by
@@ -73,11 +87,12 @@ impl BizStore {
         embedder: Arc<dyn Embedder>,
     ) -> Result<BizStore, BizError> {
         let data = Self::read_from(files.as_ref())?;
-        let snapshot = BizSnapshot::build(BusinessGraph::build(data)?, embedder.clone())?;
+        let snapshot = build(files.as_ref(), data, &embedder, false)?;
         Ok(BizStore {
             files: Some(files),
             embedder,
             current: RwLock::new(Arc::new(snapshot)),
+            keeps_vectors: false,
             _lock: None,
         })
     }
@@ -88,7 +103,7 @@ impl BizStore {
             return Ok(());
         };
         let data = Self::read_from(files.as_ref())?;
-        let snapshot = BizSnapshot::build(BusinessGraph::build(data)?, self.embedder.clone())?;
+        let snapshot = build(files.as_ref(), data, &self.embedder, self.keeps_vectors)?;
         *self.current.write() = Arc::new(snapshot);
         Ok(())
     }
@@ -121,6 +136,7 @@ impl BizStore {
             files: None,
             embedder,
             current: RwLock::new(Arc::new(snapshot)),
+            keeps_vectors: false,
             _lock: None,
         })
     }
@@ -154,13 +170,59 @@ impl BizStore {
             relations: d.relations.len(),
             skipped,
         };
-        let snapshot = BizSnapshot::build(graph, self.embedder.clone())?;
-        if let Some(files) = &self.files {
-            files
-                .write(GRAPH_FILE, &given)
-                .map_err(|e| BizError::Io(e.to_string()))?;
-        }
+        let snapshot = match &self.files {
+            Some(files) => {
+                let (snapshot, embedded) = BizSnapshot::build_kept(
+                    graph,
+                    self.embedder.clone(),
+                    kept(files.as_ref(), &self.embedder, self.keeps_vectors),
+                )?;
+                files
+                    .write(GRAPH_FILE, &given)
+                    .map_err(|e| BizError::Io(e.to_string()))?;
+                if self.keeps_vectors && embedded > 0 {
+                    keep(files.as_ref(), &snapshot);
+                }
+                snapshot
+            }
+            None => BizSnapshot::build(graph, self.embedder.clone())?,
+        };
         *self.current.write() = Arc::new(snapshot);
         Ok(report)
     }
+}
+
+/// The vectors `files` keep for `embedder` (none for a lexical one, or when not `keeps`).
+fn kept(files: &dyn Files, embedder: &Arc<dyn Embedder>, keeps: bool) -> Kept {
+    if !keeps || embedder.is_lexical() {
+        return Kept::default();
+    }
+    match files.read(VECTORS_FILE) {
+        Ok(Some(bytes)) => Kept::parse(&bytes, &embedder.name()),
+        _ => Kept::default(),
+    }
+}
+
+/// Writes the snapshot's vectors for the next opening; a failure costs that opening time only.
+fn keep(files: &dyn Files, snapshot: &BizSnapshot) {
+    if let Err(e) = files.write(VECTORS_FILE, &snapshot.kept_vectors()) {
+        tracing::warn!("the business graph's vectors were not kept: {e}");
+    }
+}
+
+/// The snapshot of `data`, with the vectors `files` keep where they serve; the file written
+/// again when anything had to be embedded (and this process keeps it).
+fn build(
+    files: &dyn Files,
+    data: BusinessData,
+    embedder: &Arc<dyn Embedder>,
+    keeps: bool,
+) -> Result<BizSnapshot, BizError> {
+    let graph = BusinessGraph::build(data)?;
+    let (snapshot, embedded) =
+        BizSnapshot::build_kept(graph, embedder.clone(), kept(files, embedder, keeps))?;
+    if keeps && embedded > 0 {
+        keep(files, &snapshot);
+    }
+    Ok(snapshot)
 }

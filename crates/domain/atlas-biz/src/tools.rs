@@ -6,6 +6,7 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
+use atlas_search::kept::Kept;
 use atlas_text::Embedder;
 use serde_json::{Map, Value, json};
 
@@ -46,12 +47,28 @@ impl BizSnapshot {
     /// Builds the tools over a graph: fills in search texts and embeds every searchable entity
     /// once.
     pub fn build(graph: BusinessGraph, embedder: Arc<dyn Embedder>) -> Result<Self, BizError> {
-        let index = SearchIndex::build(&graph, embedder.as_ref())?;
-        Ok(BizSnapshot {
+        Ok(Self::build_kept(graph, embedder, Kept::default())?.0)
+    }
+
+    /// [`BizSnapshot::build`] taking the vectors `kept` holds for the same texts instead of
+    /// embedding them again; also how many entities were embedded.
+    pub(crate) fn build_kept(
+        graph: BusinessGraph,
+        embedder: Arc<dyn Embedder>,
+        kept: Kept,
+    ) -> Result<(Self, usize), BizError> {
+        let (index, embedded) = SearchIndex::build(&graph, embedder.as_ref(), kept)?;
+        let snapshot = BizSnapshot {
             graph,
             index,
             embedder,
-        })
+        };
+        Ok((snapshot, embedded))
+    }
+
+    /// Every entity's vectors as [`atlas_search::kept`] keeps them.
+    pub(crate) fn kept_vectors(&self) -> Vec<u8> {
+        self.index.kept_bytes(&self.graph, &self.embedder.name())
     }
 
     /// The graph the tools answer from.

@@ -447,3 +447,74 @@ async fn an_import_is_durable_and_a_bad_one_changes_nothing(store: TestStore) {
     // The stored document is what was imported: generated search texts are not frozen into it.
     assert_eq!(text["businesses"][0]["search_text"], "");
 }
+
+/// The folder's writer keeps the entities' vectors beside the graph: opening again embeds
+/// nothing and answers the same; an entity whose text changed is embedded alone; a file of
+/// another model, or damaged, costs only the embedding.
+#[test]
+fn a_reopen_embeds_only_entities_whose_vectors_no_file_keeps() {
+    let tmp = tempfile::tempdir().unwrap();
+    let folder = tmp.path().join("biz");
+    let search = |store: &BizStore| {
+        let answer = store
+            .current()
+            .search_businesses(&req(json!({"query": "退款流程", "limit": 3})))
+            .unwrap();
+        as_json(answer)
+    };
+    let model = atlas_text::CountingEmbedder::named("counting");
+    let (first, all) = {
+        let store = BizStore::open(&folder, model.clone()).unwrap();
+        atlas_biz::demo::install(&store).unwrap();
+        let all = model.count();
+        (search(&store), all)
+    };
+    assert!(all > 50, "the demo embedded {all} texts");
+    assert!(folder.join("vectors.image").is_file());
+
+    let again = atlas_text::CountingEmbedder::named("counting");
+    let store = BizStore::open(&folder, again.clone()).unwrap();
+    assert_eq!(again.count(), 0, "a reopen embedded texts the file keeps");
+    assert_eq!(search(&store), first);
+    // One process's description changed: the texts that changed with it (its own, and those
+    // generated from it) are embedded again, and no other.
+    let before = store.current().graph().data().clone();
+    let mut data = before.clone();
+    data.businesses[0].description = Some("退款审核的新流程".into());
+    data.businesses[0].search_text = String::new();
+    let asked = again.count(); // the query searched above
+    store.replace(data, 0).unwrap();
+    let after = store.current();
+    let changed = (0..before.businesses.len())
+        .filter(|&i| {
+            before.businesses[i].search_text != after.graph().data().businesses[i].search_text
+        })
+        .count()
+        + (0..before.implementations.len())
+            .filter(|&i| {
+                before.implementations[i].search_text
+                    != after.graph().data().implementations[i].search_text
+            })
+            .count()
+        + (0..before.data_resources.len())
+            .filter(|&i| {
+                before.data_resources[i].search_text
+                    != after.graph().data().data_resources[i].search_text
+            })
+            .count();
+    assert!(changed >= 1);
+    assert_eq!(again.count() - asked, changed);
+    drop(store);
+
+    let other = atlas_text::CountingEmbedder::named("another model");
+    drop(BizStore::open(&folder, other.clone()).unwrap());
+    assert_eq!(other.count(), all, "another model's vectors served");
+    let mut bytes = std::fs::read(folder.join("vectors.image")).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0xff;
+    std::fs::write(folder.join("vectors.image"), bytes).unwrap();
+    let damaged = atlas_text::CountingEmbedder::named("another model");
+    let store = BizStore::open(&folder, damaged.clone()).unwrap();
+    assert_eq!(damaged.count(), all, "a damaged file served");
+    search(&store);
+}

@@ -430,7 +430,7 @@ impl KnowledgeBase {
         let mut datasets = HashMap::new();
         for stored in store::load(files.as_ref())? {
             let kept = match keeps_vectors && !embedder.is_lexical() {
-                true => kept::Kept::read(files.as_ref(), &stored.dataset.id, &embedder.name()),
+                true => kept::read(files.as_ref(), &stored.dataset.id, &embedder.name()),
                 false => kept::Kept::default(),
             };
             let snapshot = indexed(stored, embedder.as_ref(), None, kept, progress)?;

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use atlas_config::testing::TestStore;
 
 use atlas_kb::{KbError, KnowledgeBase, MetadataFilter, SearchMethod, SearchOptions};
-use atlas_text::HashEmbedder;
+use atlas_text::{CountingEmbedder, HashEmbedder};
 
 const TABLE: &str = "question,answer\n\
 怎么申请退款？,在订单详情页点击“申请退款”，审核通过后1-3个工作日原路退回。\n\
@@ -327,45 +327,10 @@ fn one_writer_per_folder_and_readers_beside_it() {
     KnowledgeBase::open(&tmp.path().join("kb"), Arc::new(HashEmbedder::default())).unwrap();
 }
 
-/// A dense embedder (the hashing one, declared non-lexical) that counts the texts it embeds.
-struct Counting {
-    inner: HashEmbedder,
-    texts: std::sync::atomic::AtomicUsize,
-    name: &'static str,
-}
-
-impl Counting {
-    fn named(name: &'static str) -> Arc<Counting> {
-        Arc::new(Counting {
-            inner: HashEmbedder::default(),
-            texts: Default::default(),
-            name,
-        })
-    }
-
-    fn count(&self) -> usize {
-        self.texts.load(std::sync::atomic::Ordering::Relaxed)
-    }
-}
-
-impl atlas_text::Embedder for Counting {
-    fn name(&self) -> String {
-        self.name.into()
-    }
-    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, atlas_text::EmbedError> {
-        self.texts
-            .fetch_add(texts.len(), std::sync::atomic::Ordering::Relaxed);
-        self.inner.embed(texts)
-    }
-    fn match_threshold(&self) -> f32 {
-        self.inner.match_threshold()
-    }
-}
-
 #[test]
 fn a_write_embeds_only_the_segments_it_adds() {
     let tmp = tempfile::tempdir().unwrap();
-    let embedder = Counting::named("counting");
+    let embedder = CountingEmbedder::named("counting");
     let kb = KnowledgeBase::open(&tmp.path().join("kb"), embedder.clone()).unwrap();
     let dataset = kb.create_dataset("faq", "").unwrap();
     let count = || embedder.count();
@@ -514,7 +479,7 @@ fn semantic(kb: &KnowledgeBase, dataset: &str, query: &str) -> Vec<(String, f64)
 fn a_reopen_embeds_only_the_segments_whose_vectors_no_file_keeps() {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join("kb");
-    let first = Counting::named("counting");
+    let first = CountingEmbedder::named("counting");
     let kb = KnowledgeBase::open(&root, first.clone()).unwrap();
     let dataset = kb.create_dataset("faq", "").unwrap();
     let id = dataset.id.as_str();
@@ -534,7 +499,7 @@ fn a_reopen_embeds_only_the_segments_whose_vectors_no_file_keeps() {
 
     // Reopened: nothing embedded but the query, the same answers and scores.
     let reopen = |name: &'static str| {
-        let embedder = Counting::named(name);
+        let embedder = CountingEmbedder::named(name);
         let kb = KnowledgeBase::open(&root, embedder.clone()).unwrap();
         (kb, embedder)
     };
@@ -592,17 +557,17 @@ fn a_reopen_embeds_only_the_segments_whose_vectors_no_file_keeps() {
     drop(kb);
 
     // A reader takes the file and writes none; opening tells its progress what it embeds.
-    let reader = Counting::named("another model");
+    let reader = CountingEmbedder::named("another model");
     let read_only = KnowledgeBase::open_read_only(&root, reader.clone()).unwrap();
     assert_eq!(reader.count(), 0);
     drop(read_only);
     std::fs::remove_file(&file).unwrap();
-    let reader = Counting::named("another model");
+    let reader = CountingEmbedder::named("another model");
     KnowledgeBase::open_read_only(&root, reader.clone()).unwrap();
     assert_eq!(reader.count(), 10);
     assert!(!file.exists(), "a reader writes nothing");
     let progress = atlas_progress::Tally::default();
-    KnowledgeBase::open_with(&root, Counting::named("another model"), &progress).unwrap();
+    KnowledgeBase::open_with(&root, CountingEmbedder::named("another model"), &progress).unwrap();
     let embedding = progress
         .stages()
         .into_iter()
