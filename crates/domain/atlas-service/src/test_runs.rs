@@ -24,6 +24,12 @@ pub const MAX_STEPS: usize = 500;
 pub const MAX_SCREENSHOT: usize = 512 * 1024;
 /// The longest text field (a message, an action).
 const MAX_TEXT: usize = 4_000;
+/// The most the board holds, in bytes of screenshots and texts over every run: past it the
+/// oldest screenshots are dropped first (their steps stay, without a picture), then the oldest
+/// runs. A run's own reports (`--html`) keep every screenshot; the board is for watching.
+pub const MAX_BOARD_BYTES: usize = 128 << 20;
+/// Steps one `get_test_runs` answer holds at most (`steps_from` pages through the rest).
+pub const MAX_STEPS_ANSWERED: usize = 100;
 
 /// What happened in a run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -133,6 +139,10 @@ pub struct TestRunsRequest {
     /// With `run_id`: this test's steps, screenshots included.
     #[serde(default)]
     pub test: Option<String>,
+    /// With `test`: the first step answered (0 for the first), [`MAX_STEPS_ANSWERED`] at a
+    /// time.
+    #[serde(default)]
+    pub steps_from: usize,
 }
 
 /// What a phone is doing.
@@ -159,8 +169,12 @@ pub struct TestView {
     pub result: Option<TestOutcome>,
     /// Runs lost with their phones.
     pub lost: usize,
-    /// Its steps, when asked for (`test`; empty otherwise).
+    /// Its steps, when asked for (`test`; empty otherwise), from `steps_from` on, at most
+    /// [`MAX_STEPS_ANSWERED`].
     pub steps: Vec<TestStep>,
+    /// How many steps it has (when its steps are asked for).
+    #[serde(default)]
+    pub steps_total: usize,
 }
 
 /// A run's counts.
@@ -216,7 +230,65 @@ struct Run {
 /// The runs reported to this process.
 #[derive(Default)]
 pub struct TestRuns {
-    runs: Mutex<VecDeque<Run>>,
+    board: Mutex<Board>,
+}
+
+/// The runs, newest first, and the bytes they hold (see [`MAX_BOARD_BYTES`]).
+#[derive(Default)]
+struct Board {
+    runs: VecDeque<Run>,
+    bytes: usize,
+}
+
+/// What a step holds, in bytes.
+fn step_bytes(step: &TestStep) -> usize {
+    step.screenshot.as_ref().map_or(0, String::len)
+        + step.action.len()
+        + step.chosen_by.len()
+        + step.page.as_ref().map_or(0, String::len)
+        + 64
+}
+
+/// What a run holds, in bytes.
+fn run_bytes(run: &Run) -> usize {
+    run.tests
+        .iter()
+        .map(|(t, steps)| {
+            t.name.len()
+                + t.result.as_ref().map_or(0, |r| r.message.len())
+                + 128
+                + steps.iter().map(step_bytes).sum::<usize>()
+        })
+        .sum()
+}
+
+impl Board {
+    /// Drops the oldest screenshots, then the oldest runs but the newest, when the board holds
+    /// more than its budget: down to three quarters of it, so that the scan comes once in
+    /// many reports rather than at each.
+    fn trim(&mut self, budget: usize) {
+        if self.bytes <= budget {
+            return;
+        }
+        let budget = budget / 4 * 3;
+        'screenshots: for run in self.runs.iter_mut().rev() {
+            for (_, steps) in &mut run.tests {
+                for step in steps.iter_mut() {
+                    if self.bytes <= budget {
+                        break 'screenshots;
+                    }
+                    if let Some(shot) = step.screenshot.take() {
+                        self.bytes = self.bytes.saturating_sub(shot.len());
+                    }
+                }
+            }
+        }
+        while self.bytes > budget && self.runs.len() > 1 {
+            if let Some(run) = self.runs.pop_back() {
+                self.bytes = self.bytes.saturating_sub(run_bytes(&run));
+            }
+        }
+    }
 }
 
 fn text(field: &str, value: &str) -> Result<()> {
@@ -306,11 +378,30 @@ impl TestRuns {
     pub fn report(&self, request: ReportTestRunRequest) -> Result<ReportTestRunResponse> {
         check(&request)?;
         let now = chrono::Utc::now().to_rfc3339();
-        let mut runs = self.runs.lock();
+        let mut board = self.board.lock();
+        let answer = Self::take(&mut board, request, now);
+        board.trim(MAX_BOARD_BYTES);
+        answer
+    }
+
+    fn take(
+        board: &mut Board,
+        request: ReportTestRunRequest,
+        now: String,
+    ) -> Result<ReportTestRunResponse> {
+        let Board { runs, bytes } = board;
         if request.event == TestRunEvent::RunStarted {
-            runs.retain(|r| r.view.run_id != request.run_id);
-            if runs.len() >= MAX_RUNS {
-                runs.pop_back();
+            runs.retain(|r| {
+                let keep = r.view.run_id != request.run_id;
+                if !keep {
+                    *bytes = bytes.saturating_sub(run_bytes(r));
+                }
+                keep
+            });
+            if runs.len() >= MAX_RUNS
+                && let Some(run) = runs.pop_back()
+            {
+                *bytes = bytes.saturating_sub(run_bytes(&run));
             }
             let tests: Vec<(TestView, Vec<TestStep>)> = request
                 .tests
@@ -324,6 +415,7 @@ impl TestRuns {
                             result: None,
                             lost: 0,
                             steps: Vec::new(),
+                            steps_total: 0,
                         },
                         Vec::new(),
                     )
@@ -352,6 +444,7 @@ impl TestRuns {
                 },
                 tests,
             });
+            *bytes += run_bytes(&runs[0]);
             return Ok(ReportTestRunResponse {
                 remaining: runs[0].tests.len(),
             });
@@ -400,6 +493,7 @@ impl TestRuns {
             TestRunEvent::TestStarted => {
                 view.status = "running".into();
                 view.device = Some(device_name);
+                *bytes = bytes.saturating_sub(steps.iter().map(step_bytes).sum::<usize>());
                 steps.clear();
                 now_on.test = Some(test_name);
                 now_on.step = None;
@@ -410,14 +504,18 @@ impl TestRuns {
                     .ok_or_else(|| AtlasError::invalid("step", "a step event carries its step"))?;
                 now_on.test = Some(test_name);
                 now_on.step = Some(step.step);
-                keep(steps, step);
+                keep(steps, step, bytes);
             }
             TestRunEvent::TestEnded => {
                 let mut result = request.result.ok_or_else(|| {
                     AtlasError::invalid("result", "test_ended carries its result")
                 })?;
                 for step in std::mem::take(&mut result.trail) {
-                    keep(steps, step);
+                    keep(steps, step, bytes);
+                }
+                *bytes += result.message.len();
+                if let Some(earlier) = &view.result {
+                    *bytes = bytes.saturating_sub(earlier.message.len());
                 }
                 if result.status == "lost" {
                     view.lost += 1;
@@ -439,7 +537,8 @@ impl TestRuns {
     /// The runs, newest first (without their tests), or one run with its tests, and one test's
     /// steps.
     pub fn get(&self, request: TestRunsRequest) -> Result<TestRunsResponse> {
-        let runs = self.runs.lock();
+        let board = self.board.lock();
+        let runs = &board.runs;
         let Some(run_id) = &request.run_id else {
             return Ok(TestRunsResponse {
                 runs: runs.iter().map(|r| view_of(r, false, None)).collect(),
@@ -454,17 +553,22 @@ impl TestRuns {
         {
             return Err(AtlasError::NotFound(format!("no test {test} in the run")));
         }
+        let steps_of = request.test.as_deref().map(|t| (t, request.steps_from));
         Ok(TestRunsResponse {
-            runs: vec![view_of(run, true, request.test.as_deref())],
+            runs: vec![view_of(run, true, steps_of)],
         })
     }
 }
 
-/// A step into a test's steps: merged with its earlier report, or added while there is room.
-fn keep(steps: &mut Vec<TestStep>, step: TestStep) {
+/// A step into a test's steps: merged with its earlier report, or added while there is room;
+/// `bytes` follows what the steps hold.
+fn keep(steps: &mut Vec<TestStep>, step: TestStep, bytes: &mut usize) {
     if let Some(kept) = steps.iter_mut().find(|s| s.step == step.step) {
+        *bytes = bytes.saturating_sub(step_bytes(kept));
         merge(kept, step);
+        *bytes += step_bytes(kept);
     } else if steps.len() < MAX_STEPS {
+        *bytes += step_bytes(&step);
         steps.push(step);
     }
 }
@@ -492,7 +596,9 @@ fn remaining(run: &Run) -> usize {
         .count()
 }
 
-fn view_of(run: &Run, with_tests: bool, steps_of: Option<&str>) -> TestRunView {
+/// A run as answered: its tests when `with_tests`, and the steps of `steps_of`'s test from its
+/// step index on.
+fn view_of(run: &Run, with_tests: bool, steps_of: Option<(&str, usize)>) -> TestRunView {
     let mut view = run.view.clone();
     let mut summary = RunSummary {
         tests: run.tests.len(),
@@ -518,8 +624,16 @@ fn view_of(run: &Run, with_tests: bool, steps_of: Option<&str>) -> TestRunView {
             .iter()
             .map(|(t, steps)| {
                 let mut t = t.clone();
-                if steps_of == Some(t.name.as_str()) {
-                    t.steps = steps.clone();
+                if let Some((name, from)) = steps_of
+                    && name == t.name
+                {
+                    t.steps_total = steps.len();
+                    t.steps = steps
+                        .iter()
+                        .skip(from)
+                        .take(MAX_STEPS_ANSWERED)
+                        .cloned()
+                        .collect();
                 }
                 t
             })
@@ -544,6 +658,62 @@ mod tests {
             step: None,
             result: None,
         }
+    }
+
+    /// 2,100 steps of 511 KiB screenshots once took a gigabyte: the board keeps its budget,
+    /// the newest screenshots stay, and an answer holds one page of steps.
+    #[test]
+    fn the_board_keeps_within_its_bytes_and_answers_a_page_of_steps_at_a_time() {
+        let runs = TestRuns::default();
+        let mut start = event(TestRunEvent::RunStarted);
+        start.tests = (0..3).map(|t| format!("test {t}")).collect();
+        start.devices = vec!["sim-1".into()];
+        runs.report(start).unwrap();
+        let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+        png.resize(380 * 1024, 7);
+        let shot = base64::engine::general_purpose::STANDARD.encode(&png);
+        assert!(shot.len() > 500 * 1024 && shot.len() <= MAX_SCREENSHOT);
+        for t in 0..3 {
+            let mut started = event(TestRunEvent::TestStarted);
+            started.test = Some(format!("test {t}"));
+            runs.report(started).unwrap();
+            for n in 1..=MAX_STEPS {
+                let mut step = event(TestRunEvent::Step);
+                step.test = Some(format!("test {t}"));
+                step.step = Some(TestStep {
+                    step: n,
+                    action: "tap(540, 960)".into(),
+                    screenshot: Some(shot.clone()),
+                    ..Default::default()
+                });
+                runs.report(step).unwrap();
+            }
+        }
+        let held = runs.board.lock().bytes;
+        let counted: usize = runs.board.lock().runs.iter().map(run_bytes).sum();
+        assert_eq!(held, counted, "the board's count follows what it holds");
+        assert!(held <= MAX_BOARD_BYTES, "{held} bytes held");
+        let page = |test: &str, from: usize| {
+            runs.get(TestRunsRequest {
+                run_id: Some("r1".into()),
+                test: Some(test.into()),
+                steps_from: from,
+            })
+            .unwrap()
+            .runs[0]
+                .tests
+                .iter()
+                .find(|t| t.name == test)
+                .unwrap()
+                .clone()
+        };
+        let newest = page("test 2", MAX_STEPS - MAX_STEPS_ANSWERED);
+        assert_eq!(newest.steps_total, MAX_STEPS);
+        assert_eq!(newest.steps.len(), MAX_STEPS_ANSWERED);
+        assert!(newest.steps.iter().all(|s| s.screenshot.is_some()));
+        let oldest = page("test 0", 0);
+        assert!(oldest.steps.iter().all(|s| s.screenshot.is_none()));
+        assert_eq!(oldest.steps[0].action, "tap(540, 960)", "the step stays");
     }
 
     #[test]
@@ -572,6 +742,7 @@ mod tests {
             .get(TestRunsRequest {
                 run_id: Some("r1".into()),
                 test: None,
+                steps_from: 0,
             })
             .unwrap();
         assert_eq!(one.runs[0].devices[0].test.as_deref(), Some("登录"));
@@ -604,6 +775,7 @@ mod tests {
             .get(TestRunsRequest {
                 run_id: Some("r1".into()),
                 test: Some("登录".into()),
+                steps_from: 0,
             })
             .unwrap();
         let test = &run.runs[0].tests[0];
@@ -618,7 +790,8 @@ mod tests {
         assert!(
             runs.get(TestRunsRequest {
                 run_id: Some("r2".into()),
-                test: None
+                test: None,
+                steps_from: 0,
             })
             .is_err()
         );

@@ -44,10 +44,11 @@ function params() {
   return new URLSearchParams(location.search);
 }
 
-function go(run, test) {
+function go(run, test, from) {
   const p = new URLSearchParams();
   if (run) p.set("run", run);
   if (test) p.set("test", test);
+  if (from) p.set("from", from);
   history.pushState(null, "", "/runs" + (p.toString() ? "?" + p : ""));
   refresh();
 }
@@ -81,9 +82,10 @@ async function showRuns() {
   return runs.some((r) => !r.ended_at);
 }
 
-async function showRun(runId, testName) {
+async function showRun(runId, testName, from) {
   const input = { run_id: runId };
   if (testName) input.test = testName;
+  if (testName && from > 0) input.steps_from = from;
   const { runs } = await call("get_test_runs", input);
   const run = runs[0];
   document.getElementById("runs-view").hidden = true;
@@ -113,6 +115,14 @@ async function showRun(runId, testName) {
   document.getElementById("test-view").hidden = !chosen;
   if (chosen) {
     document.getElementById("test-title").textContent = chosen.name;
+    // The server answers a page of steps at a time (get_test_runs' steps_from).
+    const first = Math.min(from || 0, chosen.steps_total);
+    const last = first + chosen.steps.length;
+    const page = (at, label) => el("a", { href: "#", onclick: (e) => { e.preventDefault(); go(run.run_id, chosen.name, at); } }, label);
+    document.getElementById("steps-page").replaceChildren(
+      first > 0 ? page(Math.max(0, first - 100), "←") : "",
+      ` ${chosen.steps_total ? first + 1 : 0}–${last} / ${chosen.steps_total} `,
+      last < chosen.steps_total ? page(last, "→") : "");
     document.getElementById("steps").replaceChildren(...chosen.steps.map((step) =>
       el("figure", { class: "by-" + (step.chosen_by || "pending") },
         step.screenshot ? el("img", { alt: t("step") + " " + step.step, src: "data:image/png;base64," + step.screenshot }) : null,
@@ -131,7 +141,7 @@ async function refresh() {
   const p = params();
   let live = false;
   try {
-    live = p.get("run") ? await showRun(p.get("run"), p.get("test")) : await showRuns();
+    live = p.get("run") ? await showRun(p.get("run"), p.get("test"), Number(p.get("from")) || 0) : await showRuns();
     document.getElementById("live").textContent = live ? t("live") : "";
   } catch (e) {
     document.getElementById("live").textContent = String(e.message || e);
