@@ -14,6 +14,89 @@ use serde::{Deserialize, Serialize};
 /// The most steps a test may ask for.
 pub const MAX_STEPS: usize = 500;
 
+/// The largest suite file read.
+pub const MAX_SUITE_BYTES: u64 = 1 << 20;
+/// The most a suite may hold once its YAML aliases are expanded, in bytes of text: a suite of a
+/// megabyte whose anchored text is aliased ten thousand times would otherwise take gigabytes.
+pub const MAX_SUITE_EXPANDED: usize = 16 << 20;
+/// The most tests a suite may have.
+pub const MAX_TESTS: usize = 5_000;
+
+/// Refuses `text` when, aliases expanded, it holds more than [`MAX_SUITE_EXPANDED`] bytes of
+/// text or more than that many values: walked once without keeping anything (strings are
+/// borrowed from the parser, not copied), so the refusal costs no more than the file.
+fn check_expanded_size(text: &str) -> Result<(), String> {
+    use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
+    use std::cell::Cell;
+
+    struct Measure<'a>(&'a Cell<usize>);
+    impl Measure<'_> {
+        fn add<E: serde::de::Error>(&self, n: usize) -> Result<(), E> {
+            let total = self.0.get() + n;
+            self.0.set(total);
+            if total > MAX_SUITE_EXPANDED {
+                return Err(E::custom(format!(
+                    "the suite holds over {MAX_SUITE_EXPANDED} bytes once its aliases are expanded"
+                )));
+            }
+            Ok(())
+        }
+    }
+    impl<'de> DeserializeSeed<'de> for Measure<'_> {
+        type Value = ();
+        fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+            d.deserialize_any(self)
+        }
+    }
+    impl<'de> Visitor<'de> for Measure<'_> {
+        type Value = ();
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("any YAML value")
+        }
+        fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<(), E> {
+            self.add(v.len() + 1)
+        }
+        fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<(), E> {
+            self.add(1)
+        }
+        fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<(), E> {
+            self.add(1)
+        }
+        fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<(), E> {
+            self.add(1)
+        }
+        fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<(), E> {
+            self.add(1)
+        }
+        fn visit_unit<E: serde::de::Error>(self) -> Result<(), E> {
+            self.add(1)
+        }
+        fn visit_none<E: serde::de::Error>(self) -> Result<(), E> {
+            self.add(1)
+        }
+        fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+            d.deserialize_any(self)
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+            while seq.next_element_seed(Measure(self.0))?.is_some() {
+                self.add(1)?;
+            }
+            Ok(())
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            while map.next_key_seed(Measure(self.0))?.is_some() {
+                map.next_value_seed(Measure(self.0))?;
+                self.add(1)?;
+            }
+            Ok(())
+        }
+    }
+    let total = Cell::new(0);
+    Measure(&total)
+        .deserialize(serde_yaml::Deserializer::from_str(text))
+        .map_err(|e| e.to_string())
+}
+
 /// What is wrong with a suite.
 #[derive(Debug, thiserror::Error)]
 pub enum SuiteError {
@@ -150,10 +233,21 @@ pub struct Suite {
 impl Suite {
     /// Reads and checks the suite at `path`; rule files are found beside it.
     pub fn load(path: &Path) -> Result<Suite, SuiteError> {
-        let text = std::fs::read_to_string(path).map_err(|source| SuiteError::Read {
+        let read = |source| SuiteError::Read {
             path: path.to_path_buf(),
             source,
-        })?;
+        };
+        let file = std::fs::File::open(path).map_err(read)?;
+        let meta = file.metadata().map_err(read)?;
+        if !meta.is_file() || meta.len() > MAX_SUITE_BYTES {
+            return Err(SuiteError::Invalid {
+                path: path.to_path_buf(),
+                message: format!("a suite is a regular file of at most {MAX_SUITE_BYTES} bytes"),
+            });
+        }
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::Read::take(file, MAX_SUITE_BYTES), &mut text)
+            .map_err(read)?;
         let base = path.parent().unwrap_or(Path::new("."));
         Suite::parse(&text, base).map_err(|message| SuiteError::Invalid {
             path: path.to_path_buf(),
@@ -163,9 +257,13 @@ impl Suite {
 
     /// Reads a suite's text; relative rule paths are under `base`.
     pub fn parse(text: &str, base: &Path) -> Result<Suite, String> {
+        check_expanded_size(text)?;
         let file: SuiteFile = serde_yaml::from_str(text).map_err(|e| e.to_string())?;
         if file.tests.is_empty() {
             return Err("the suite has no tests".into());
+        }
+        if file.tests.len() > MAX_TESTS {
+            return Err(format!("a suite has at most {MAX_TESTS} tests"));
         }
         let mut names = HashSet::new();
         let mut tests = Vec::new();
@@ -179,6 +277,13 @@ impl Suite {
             }
             if t.task.trim().is_empty() {
                 return Err(format!("{at}: an empty task"));
+            }
+            if t.task.len() > atlas_model::MAX_TEXT_LEN {
+                return Err(format!(
+                    "{at}: a task of {} bytes (at most {})",
+                    t.task.len(),
+                    atlas_model::MAX_TEXT_LEN
+                ));
             }
             let app = t
                 .app
@@ -237,8 +342,25 @@ mod tests {
         );
         assert_eq!(suite.tests[1].app, "clock");
         assert_eq!(suite.tests[1].expect, Expect::default());
+        // A megabyte of text aliased ten thousand times: refused before it is expanded.
+        let big = "x".repeat(1 << 20);
+        let bomb = format!(
+            "name: s\napp: x\nbig: &big {big}\ntests:\n{}",
+            "  - {name: a, task: *big}\n".repeat(10_000)
+        );
+        let started = std::time::Instant::now();
+        let error = Suite::parse(&bomb, Path::new(".")).unwrap_err();
+        assert!(error.contains("aliases"), "{error}");
+        assert!(started.elapsed() < std::time::Duration::from_secs(20));
         for (text, said) in [
             ("name: s\ntests: []\n", "no tests"),
+            (
+                &format!(
+                    "name: s\napp: x\ntests:\n  - {{name: a, task: {}}}\n",
+                    "长".repeat(2000)
+                ),
+                "a task of",
+            ),
             ("name: s\ntests:\n  - {name: a, task: t}\n", "no app"),
             (
                 "name: s\napp: x\ntests:\n  - {name: a, task: t}\n  - {name: a, task: u}\n",
