@@ -29,7 +29,7 @@ pub(crate) fn check_root(layout: &Layout, repair: bool) -> CheckReport {
     report
 }
 
-fn remove_temporaries(dir: &Path, repair: bool, report: &mut CheckReport) {
+pub(crate) fn remove_temporaries(dir: &Path, repair: bool, report: &mut CheckReport) {
     let Ok(entries) = fs::read_dir(dir) else {
         return;
     };

@@ -70,6 +70,18 @@ impl FsStore {
         let lock = lock::FolderLock::acquire(&layout.lock_file(), root)?;
         layout.check_root_version()?;
         let app_dirs = layout.read_app_dirs()?;
+        // A write killed before its rename leaves its temporary file: never data (the rename is
+        // what makes a file current), so the writer clears them before it writes again.
+        let mut cleared = CheckReport::default();
+        fsck::remove_temporaries(root, true, &mut cleared);
+        for dir in app_dirs.values() {
+            let app = layout.apps_dir().join(dir);
+            fsck::remove_temporaries(&app, true, &mut cleared);
+            fsck::remove_temporaries(&app.join(".atlas"), true, &mut cleared);
+        }
+        for line in &cleared.repaired {
+            layout.log_root("operations.log", &format!("start-up: {line}"));
+        }
         let journal = Journal::open(layout.journal_dir(), layout.clone())?;
         Ok(FsStore {
             layout,

@@ -291,3 +291,20 @@ fn a_fleet_of_sessions_is_written_in_files_under_the_folders_limit_and_read_back
     back[0].traces.sort_by(|a, b| a.trace_id.cmp(&b.trace_id));
     assert_eq!(back, vec![data]);
 }
+
+/// A checkpoint killed between writing a part and renaming it leaves its temporary file; the
+/// next writer clears it (fsck would call the folder unclean), and the graph is whole.
+#[test]
+fn a_temporary_file_left_by_a_killed_checkpoint_is_cleared_at_the_next_open() {
+    let root = tempfile::tempdir().unwrap();
+    let store = FsStore::open(root.path()).unwrap();
+    let cut = store.begin_checkpoint().unwrap();
+    store.finish_checkpoint(cut, &[app_data()]).unwrap();
+    drop(store);
+    let left = store_meta(root.path()).join(".graph.1795813681095091689.006.json.tmp");
+    fs::write(&left, b"{\"half\": ").unwrap();
+    let store = FsStore::open(root.path()).unwrap();
+    assert!(!left.exists());
+    assert!(store.check(false).unwrap().is_clean());
+    assert_eq!(store.load().unwrap().into_apps(), vec![app_data()]);
+}
