@@ -67,16 +67,7 @@ impl BizStore {
             }
             Err(LockFailure::Io(e)) => return Err(e.into()),
         };
-        let files: Arc<dyn Files> = Arc::new(Folder::new(folder));
-        let data = Self::read_from(files.as_ref())?;
-        let snapshot = build(files.as_ref(), data, &embedder, true)?;
-        Ok(BizStore {
-            files: Some(files),
-            embedder,
-            current: RwLock::new(Arc::new(snapshot)),
-            keeps_vectors: true,
-            _lock: Some(lock),
-        })
+        Self::from_files(Arc::new(Folder::new(folder)), embedder, Some(lock))
     }
 
     /// Opens the graph kept in `files` that other processes write too (a database shared by
@@ -86,14 +77,25 @@ impl BizStore {
         files: Arc<dyn Files>,
         embedder: Arc<dyn Embedder>,
     ) -> Result<BizStore, BizError> {
+        Self::from_files(files, embedder, None)
+    }
+
+    /// The graph kept in `files`; with the folder's `lock`, this process is its one writer and
+    /// keeps its vectors.
+    fn from_files(
+        files: Arc<dyn Files>,
+        embedder: Arc<dyn Embedder>,
+        lock: Option<File>,
+    ) -> Result<BizStore, BizError> {
+        let keeps_vectors = lock.is_some();
         let data = Self::read_from(files.as_ref())?;
-        let snapshot = build(files.as_ref(), data, &embedder, false)?;
+        let snapshot = build(files.as_ref(), data, &embedder, keeps_vectors)?;
         Ok(BizStore {
             files: Some(files),
             embedder,
             current: RwLock::new(Arc::new(snapshot)),
-            keeps_vectors: false,
-            _lock: None,
+            keeps_vectors,
+            _lock: lock,
         })
     }
 
