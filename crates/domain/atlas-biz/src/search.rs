@@ -42,7 +42,7 @@ fn build_one(
     count: usize,
     embedder: &dyn Embedder,
     kept: &RefCell<Kept>,
-    embedded: &Cell<usize>,
+    (missing, defer): (&Cell<usize>, bool),
 ) -> Result<KindIndex, BizError> {
     let texts: Vec<(&str, Option<&str>)> = (0..count)
         .map(|at| (graph.search_text_of(Node { kind, at }), None))
@@ -50,7 +50,9 @@ fn build_one(
     let known = |at: usize| {
         let found = kept.borrow_mut().take(&kept_id(kind, at), texts[at]);
         if found.is_none() {
-            embedded.set(embedded.get() + 1);
+            missing.set(missing.get() + 1);
+            // Deferred: found by its words alone for now.
+            return defer.then_some((None, None));
         }
         found
     };
@@ -64,16 +66,18 @@ fn build_one(
 
 impl SearchIndex {
     /// The index of `graph`'s searchable entities, their vectors taken from `kept` where it holds
-    /// them for the same texts and embedded otherwise; also how many were embedded (none for a
-    /// lexical embedder).
+    /// them for the same texts and embedded otherwise (or, with `defer`, left to their words);
+    /// also how many were not in `kept` (none for a lexical embedder).
     pub(crate) fn build(
         graph: &BusinessGraph,
         embedder: &dyn Embedder,
         kept: Kept,
+        defer: bool,
     ) -> Result<(SearchIndex, usize), BizError> {
         let data = graph.data();
         let (kept, embedded) = (RefCell::new(kept), Cell::new(0));
-        let one = |kind, count| build_one(graph, kind, count, embedder, &kept, &embedded);
+        let defer = defer && !embedder.is_lexical();
+        let one = |kind, count| build_one(graph, kind, count, embedder, &kept, (&embedded, defer));
         let index = SearchIndex {
             businesses: one(EntityType::Business, data.businesses.len())?,
             implementations: one(EntityType::Implementation, data.implementations.len())?,

@@ -49,6 +49,8 @@ pub struct BizStore {
     /// Whether this process keeps the vectors file: the folder's one writer does; replicas
     /// sharing a database keep none (a file one writes, the others would follow).
     keeps_vectors: bool,
+    /// Whether some entities wait for [`BizStore::embed_deferred`].
+    deferred: std::sync::atomic::AtomicBool,
     _lock: Option<File>,
 }
 
@@ -56,6 +58,14 @@ impl BizStore {
     /// Opens `folder` (created when missing) for serving and importing. One writer at a time: the
     /// folder's `lock` is held until the store is dropped.
     pub fn open(folder: &Path, embedder: Arc<dyn Embedder>) -> Result<BizStore, BizError> {
+        Self::open_folder(folder, embedder, false)
+    }
+
+    fn open_folder(
+        folder: &Path,
+        embedder: Arc<dyn Embedder>,
+        defer: bool,
+    ) -> Result<BizStore, BizError> {
         std::fs::create_dir_all(folder)?;
         let lock = match lock_folder(&folder.join("lock")) {
             Ok(file) => file,
@@ -67,7 +77,27 @@ impl BizStore {
             }
             Err(LockFailure::Io(e)) => return Err(e.into()),
         };
-        Self::from_files(Arc::new(Folder::new(folder)), embedder, Some(lock))
+        Self::from_files(Arc::new(Folder::new(folder)), embedder, Some(lock), defer)
+    }
+
+    /// [`BizStore::open`] without embedding: entities whose vectors no file keeps are found by
+    /// their words alone until [`BizStore::embed_deferred`] embeds them, so that a server answers
+    /// at once (on a folder opened before with the same model, there are none).
+    pub fn open_deferred(folder: &Path, embedder: Arc<dyn Embedder>) -> Result<BizStore, BizError> {
+        Self::open_folder(folder, embedder, true)
+    }
+
+    /// Embeds the entities [`BizStore::open_deferred`] left to their words and keeps their
+    /// vectors; whether there were any.
+    pub fn embed_deferred(&self) -> Result<bool, BizError> {
+        if !self
+            .deferred
+            .swap(false, std::sync::atomic::Ordering::AcqRel)
+        {
+            return Ok(false);
+        }
+        self.reload()?;
+        Ok(true)
     }
 
     /// Opens the graph kept in `files` that other processes write too (a database shared by
@@ -77,7 +107,7 @@ impl BizStore {
         files: Arc<dyn Files>,
         embedder: Arc<dyn Embedder>,
     ) -> Result<BizStore, BizError> {
-        Self::from_files(files, embedder, None)
+        Self::from_files(files, embedder, None, false)
     }
 
     /// The graph kept in `files`; with the folder's `lock`, this process is its one writer and
@@ -86,15 +116,17 @@ impl BizStore {
         files: Arc<dyn Files>,
         embedder: Arc<dyn Embedder>,
         lock: Option<File>,
+        defer: bool,
     ) -> Result<BizStore, BizError> {
         let keeps_vectors = lock.is_some();
         let data = Self::read_from(files.as_ref())?;
-        let snapshot = build(files.as_ref(), data, &embedder, keeps_vectors)?;
+        let (snapshot, deferred) = build(files.as_ref(), data, &embedder, keeps_vectors, defer)?;
         Ok(BizStore {
             files: Some(files),
             embedder,
             current: RwLock::new(Arc::new(snapshot)),
             keeps_vectors,
+            deferred: deferred.into(),
             _lock: lock,
         })
     }
@@ -105,7 +137,13 @@ impl BizStore {
             return Ok(());
         };
         let data = Self::read_from(files.as_ref())?;
-        let snapshot = build(files.as_ref(), data, &self.embedder, self.keeps_vectors)?;
+        let (snapshot, _) = build(
+            files.as_ref(),
+            data,
+            &self.embedder,
+            self.keeps_vectors,
+            false,
+        )?;
         *self.current.write() = Arc::new(snapshot);
         Ok(())
     }
@@ -139,6 +177,7 @@ impl BizStore {
             embedder,
             current: RwLock::new(Arc::new(snapshot)),
             keeps_vectors: false,
+            deferred: false.into(),
             _lock: None,
         })
     }
@@ -178,6 +217,7 @@ impl BizStore {
                     graph,
                     self.embedder.clone(),
                     kept(files.as_ref(), &self.embedder, self.keeps_vectors),
+                    false,
                 )?;
                 files
                     .write(GRAPH_FILE, &given)
@@ -213,18 +253,22 @@ fn keep(files: &dyn Files, snapshot: &BizSnapshot) {
 }
 
 /// The snapshot of `data`, with the vectors `files` keep where they serve; the file written
-/// again when anything had to be embedded (and this process keeps it).
+/// again when anything had to be embedded (and this process keeps it). With `defer`, nothing is
+/// embedded: the entities the file lacks are found by their words alone, and the answer says
+/// whether there were any (for [`BizStore::embed_deferred`]).
 fn build(
     files: &dyn Files,
     data: BusinessData,
     embedder: &Arc<dyn Embedder>,
     keeps: bool,
-) -> Result<BizSnapshot, BizError> {
+    defer: bool,
+) -> Result<(BizSnapshot, bool), BizError> {
     let graph = BusinessGraph::build(data)?;
-    let (snapshot, embedded) =
-        BizSnapshot::build_kept(graph, embedder.clone(), kept(files, embedder, keeps))?;
-    if keeps && embedded > 0 {
+    let (snapshot, missing) =
+        BizSnapshot::build_kept(graph, embedder.clone(), kept(files, embedder, keeps), defer)?;
+    let deferred = defer && missing > 0 && !embedder.is_lexical();
+    if keeps && missing > 0 && !deferred {
         keep(files, &snapshot);
     }
-    Ok(snapshot)
+    Ok((snapshot, deferred))
 }

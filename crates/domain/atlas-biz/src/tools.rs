@@ -47,17 +47,19 @@ impl BizSnapshot {
     /// Builds the tools over a graph: fills in search texts and embeds every searchable entity
     /// once.
     pub fn build(graph: BusinessGraph, embedder: Arc<dyn Embedder>) -> Result<Self, BizError> {
-        Ok(Self::build_kept(graph, embedder, Kept::default())?.0)
+        Ok(Self::build_kept(graph, embedder, Kept::default(), false)?.0)
     }
 
     /// [`BizSnapshot::build`] taking the vectors `kept` holds for the same texts instead of
-    /// embedding them again; also how many entities were embedded.
+    /// embedding them again (or, with `defer`, leaving the rest to their words); also how many
+    /// entities `kept` lacked.
     pub(crate) fn build_kept(
         graph: BusinessGraph,
         embedder: Arc<dyn Embedder>,
         kept: Kept,
+        defer: bool,
     ) -> Result<(Self, usize), BizError> {
-        let (index, embedded) = SearchIndex::build(&graph, embedder.as_ref(), kept)?;
+        let (index, embedded) = SearchIndex::build(&graph, embedder.as_ref(), kept, defer)?;
         let snapshot = BizSnapshot {
             graph,
             index,

@@ -518,3 +518,25 @@ fn a_reopen_embeds_only_entities_whose_vectors_no_file_keeps() {
     assert_eq!(damaged.count(), all, "a damaged file served");
     search(&store);
 }
+
+/// Opened deferred (as `atlas serve` opens), entities whose vectors no file keeps are embedded
+/// only when asked, and their file kept then.
+#[test]
+fn a_deferred_opening_embeds_the_business_graph_only_when_asked() {
+    let tmp = tempfile::tempdir().unwrap();
+    let folder = tmp.path().join("biz");
+    let model = atlas_text::CountingEmbedder::named("counting");
+    let store = BizStore::open(&folder, model.clone()).unwrap();
+    atlas_biz::demo::install(&store).unwrap();
+    let all = model.count();
+    drop(store);
+    std::fs::remove_file(folder.join("vectors.image")).unwrap();
+    let later = atlas_text::CountingEmbedder::named("counting");
+    let store = BizStore::open_deferred(&folder, later.clone()).unwrap();
+    assert_eq!(later.count(), 0);
+    assert!(!folder.join("vectors.image").exists());
+    assert!(store.embed_deferred().unwrap());
+    assert_eq!(later.count(), all);
+    assert!(folder.join("vectors.image").is_file());
+    assert!(!store.embed_deferred().unwrap());
+}

@@ -264,13 +264,28 @@ pub async fn open(config: &Config) -> Result<Services> {
             .clone()
             .map(|files| Arc::new(Scoped::new(files, scope)) as Arc<dyn Files>)
     };
-    let kb = Arc::new(open_kb(
-        scoped("kb"),
-        &config.data,
-        kb_embedder.clone(),
-        &atlas_progress::Quiet,
-    )?);
-    let biz = Arc::new(open_biz(scoped("biz"), &config.data, kb_embedder)?);
+    // A folder's writer opens without embedding what its vectors files lack (a model changed,
+    // a document edited by hand) and embeds it once serving: on a folder opened before with the
+    // same model there is nothing to embed, and start-up takes a fraction of a second.
+    let (kb, biz) = match scoped("kb") {
+        Some(files) => (
+            open_kb(
+                Some(files),
+                &config.data,
+                kb_embedder.clone(),
+                &atlas_progress::Quiet,
+            )?,
+            open_biz(scoped("biz"), &config.data, kb_embedder)?,
+        ),
+        None => (
+            atlas_kb::KnowledgeBase::open_deferred(&config.data.join("kb"), kb_embedder.clone())
+                .map_err(|e| anyhow::anyhow!("knowledge base: {e}"))?,
+            atlas_biz::BizStore::open_deferred(&config.data.join("biz"), kb_embedder)
+                .map_err(|e| anyhow::anyhow!("business graph: {e}"))?,
+        ),
+    };
+    let (kb, biz) = (Arc::new(kb), Arc::new(biz));
+    embed_deferred(&kb, &biz);
     if let Some(changes) = shared_changes {
         follow_files(changes, &kb, &biz);
     }
@@ -293,6 +308,35 @@ pub async fn open(config: &Config) -> Result<Services> {
         biz,
         tools: Arc::new(atlas_registry::registry()),
     })
+}
+
+/// Embeds, on a thread of its own, what the knowledge bases and the business graph were opened
+/// without (see [`open`]); until then those segments and entities are found by their words.
+fn embed_deferred(kb: &Arc<atlas_kb::KnowledgeBase>, biz: &Arc<atlas_biz::BizStore>) {
+    let (kb, biz) = (kb.clone(), biz.clone());
+    let embed = move || {
+        let started = std::time::Instant::now();
+        match kb.embed_deferred() {
+            Ok(0) => {}
+            Ok(n) => tracing::info!(
+                "embedded the segments of {n} datasets no vectors file kept in {} ms",
+                started.elapsed().as_millis()
+            ),
+            Err(e) => tracing::warn!("embedding the knowledge bases' segments: {e}"),
+        }
+        match biz.embed_deferred() {
+            Ok(false) => {}
+            Ok(true) => tracing::info!(
+                "embedded the business graph's entities no vectors file kept in {} ms",
+                started.elapsed().as_millis()
+            ),
+            Err(e) => tracing::warn!("embedding the business graph's entities: {e}"),
+        }
+    };
+    std::thread::Builder::new()
+        .name("atlas-embed-deferred".into())
+        .spawn(embed)
+        .expect("spawn the deferred embedding");
 }
 
 /// Reads again what other replicas changed: a dataset (`kb/<id>/…`), the knowledge tags, the

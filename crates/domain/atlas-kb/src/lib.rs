@@ -192,6 +192,11 @@ impl Snapshot {
         if embedder.is_lexical() || self.vectors_kept.load(Ordering::Relaxed) {
             return Ok(());
         }
+        // A segment left to its words (opened deferred, not embedded yet) has no vectors to
+        // keep, and an entry without them would pass for embedded at the next opening.
+        if (0..self.locations.len()).any(|entry| self.index.vectors(entry).is_none()) {
+            return Ok(());
+        }
         let segments = self.locations.iter().enumerate().map(|(entry, &(d, s))| {
             let segment = &self.documents[d].segments[s];
             let vectors = self.index.vectors(entry).unwrap_or_default();
@@ -261,6 +266,8 @@ pub struct KnowledgeBase {
     writable: bool,
     embedder: Arc<dyn Embedder>,
     datasets: RwLock<HashMap<String, Arc<Snapshot>>>,
+    /// Datasets whose segments [`KnowledgeBase::open_deferred`] left unembedded.
+    deferred: Mutex<Vec<String>>,
     /// Writes one at a time, so two writers never build from the same old snapshot. Held only
     /// to build and publish: a document's new segments are embedded before it is taken.
     writing: Mutex<()>,
@@ -328,19 +335,22 @@ fn build(
 }
 
 /// A dataset as kept, with its hit counts, indexed: segments `previous` had keep their vectors,
-/// and so do those whose vectors `kept` holds.
+/// and so do those whose vectors `kept` holds. With `defer`, the others are not embedded now:
+/// they are found by their words alone until [`KnowledgeBase::embed_deferred`] embeds them.
+/// Also whether any segment was deferred.
 fn indexed(
     stored: store::Stored,
     embedder: &dyn Embedder,
     previous: Option<&Snapshot>,
     mut kept: kept::Kept,
     progress: &dyn Progress,
-) -> Result<Snapshot, KbError> {
+    defer: bool,
+) -> Result<(Snapshot, bool), KbError> {
     let hits = Arc::new(HitCounts::default());
     for (segment, count) in stored.hits {
         hits.counter(&segment).store(count, Ordering::Relaxed);
     }
-    let ready: HashMap<String, Vectors> = stored
+    let mut ready: HashMap<String, Vectors> = stored
         .documents
         .iter()
         .flat_map(|d| &d.segments)
@@ -349,6 +359,12 @@ fn indexed(
     let segments: usize = stored.documents.iter().map(|d| d.segments.len()).sum();
     // Every segment served, and no entry left over for a segment no longer there.
     let served_all = ready.len() == segments && kept.is_empty();
+    let deferred = defer && ready.len() < segments && !embedder.is_lexical();
+    if deferred {
+        for segment in stored.documents.iter().flat_map(|d| &d.segments) {
+            ready.entry(segment.id.clone()).or_insert((None, None));
+        }
+    }
     let snapshot = build(
         stored.dataset,
         stored.documents,
@@ -359,7 +375,7 @@ fn indexed(
     )?;
     // The file holds exactly these vectors: nothing to write until the dataset changes.
     snapshot.vectors_kept.store(served_all, Ordering::Relaxed);
-    Ok(snapshot)
+    Ok((snapshot, deferred))
 }
 
 fn valid_id(id: &str) -> bool {
@@ -390,12 +406,37 @@ impl KnowledgeBase {
             Some(lock),
             true,
             progress,
+            false,
         )?;
         // Kept now, so a process that ends without flushing (killed) still starts fast next.
         // The file only saves work: one that cannot be written (a full disk) is no reason not to
         // open, and the next flush tries again.
         let _ = opened.keep_vectors();
         Ok(opened)
+    }
+
+    /// [`KnowledgeBase::open`] without embedding: segments whose vectors no file keeps are found
+    /// by their words alone until [`KnowledgeBase::embed_deferred`] embeds them, so that a server
+    /// answers at once (on a folder opened before with the same model, there are none).
+    pub fn open_deferred(
+        root: &Path,
+        embedder: Arc<dyn Embedder>,
+    ) -> Result<KnowledgeBase, KbError> {
+        std::fs::create_dir_all(root)?;
+        let lock = store::lock(root)?;
+        let files = Arc::new(Folder::new(root));
+        Self::load(files, embedder, Some(lock), true, &Quiet, true)
+    }
+
+    /// Embeds the segments [`KnowledgeBase::open_deferred`] left to their words, dataset by
+    /// dataset, and keeps their vectors; the number of datasets done.
+    pub fn embed_deferred(&self) -> Result<usize, KbError> {
+        let deferred = std::mem::take(&mut *self.deferred.lock());
+        for id in &deferred {
+            self.reload_dataset(id)?;
+        }
+        self.keep_vectors()?;
+        Ok(deferred.len())
     }
 
     /// Opens the knowledge base kept in `files` that other processes write too (a database
@@ -405,7 +446,7 @@ impl KnowledgeBase {
         files: Arc<dyn Files>,
         embedder: Arc<dyn Embedder>,
     ) -> Result<KnowledgeBase, KbError> {
-        Self::load(files, embedder, None, true, &Quiet)
+        Self::load(files, embedder, None, true, &Quiet, false)
     }
 
     /// Opens the knowledge base in `root` for searching only, beside a writer if there is one;
@@ -414,7 +455,14 @@ impl KnowledgeBase {
         root: &Path,
         embedder: Arc<dyn Embedder>,
     ) -> Result<KnowledgeBase, KbError> {
-        Self::load(Arc::new(Folder::new(root)), embedder, None, false, &Quiet)
+        Self::load(
+            Arc::new(Folder::new(root)),
+            embedder,
+            None,
+            false,
+            &Quiet,
+            false,
+        )
     }
 
     /// `keeps_vectors` follows from the lock: a folder's writer holds one, and its readers are
@@ -425,15 +473,21 @@ impl KnowledgeBase {
         lock: Option<std::fs::File>,
         writable: bool,
         progress: &dyn Progress,
+        defer: bool,
     ) -> Result<KnowledgeBase, KbError> {
         let keeps_vectors = lock.is_some() || !writable;
         let mut datasets = HashMap::new();
+        let mut deferred = Vec::new();
         for stored in store::load(files.as_ref())? {
             let kept = match keeps_vectors && !embedder.is_lexical() {
                 true => kept::read(files.as_ref(), &stored.dataset.id, &embedder.name()),
                 false => kept::Kept::default(),
             };
-            let snapshot = indexed(stored, embedder.as_ref(), None, kept, progress)?;
+            let (snapshot, later) =
+                indexed(stored, embedder.as_ref(), None, kept, progress, defer)?;
+            if later {
+                deferred.push(snapshot.dataset.id.clone());
+            }
             datasets.insert(snapshot.dataset.id.clone(), Arc::new(snapshot));
         }
         Ok(KnowledgeBase {
@@ -444,6 +498,7 @@ impl KnowledgeBase {
             writable,
             embedder,
             datasets: RwLock::new(datasets),
+            deferred: Mutex::new(deferred),
             writing: Mutex::new(()),
             stopping: Default::default(),
         })
@@ -458,12 +513,13 @@ impl KnowledgeBase {
             return Ok(());
         };
         let previous = self.datasets.read().get(id).cloned();
-        let snapshot = indexed(
+        let (snapshot, _) = indexed(
             stored,
             self.embedder.as_ref(),
             previous.as_deref(),
             kept::Kept::default(),
             &Quiet,
+            false,
         )?;
         self.datasets
             .write()

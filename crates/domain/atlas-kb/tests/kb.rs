@@ -576,3 +576,45 @@ fn a_reopen_embeds_only_the_segments_whose_vectors_no_file_keeps() {
     // Its six segments (an answer is embedded with its question).
     assert_eq!((embedding.total, embedding.done), (Some(6), 6));
 }
+
+/// Opened deferred (as `atlas serve` opens), a dataset whose vectors no file keeps is served at
+/// once by its words, embedded afterwards by `embed_deferred`, and its file kept; a file is
+/// never written with the deferred segments' missing vectors.
+#[test]
+fn a_deferred_opening_embeds_nothing_until_asked_and_then_keeps_the_vectors() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("kb");
+    let first = CountingEmbedder::named("counting");
+    let kb = KnowledgeBase::open(&root, first.clone()).unwrap();
+    let id = kb.create_dataset("faq", "").unwrap().id;
+    kb.add_document(&id, "faq.csv", TABLE.as_bytes(), None, Default::default())
+        .unwrap();
+    let answers = semantic(&kb, &id, "包邮吗");
+    kb.flush().unwrap();
+    drop(kb);
+    let file = root.join(&id).join("vectors.image");
+    std::fs::remove_file(&file).unwrap();
+
+    let later = CountingEmbedder::named("counting");
+    let kb = KnowledgeBase::open_deferred(&root, later.clone()).unwrap();
+    assert_eq!(later.count(), 0, "opening deferred embedded segments");
+    kb.flush().unwrap();
+    assert!(
+        !file.exists(),
+        "a file kept without the deferred segments' vectors"
+    );
+    assert_eq!(kb.embed_deferred().unwrap(), 1);
+    assert_eq!(
+        later.count(),
+        8,
+        "four pairs, a question and an answer each"
+    );
+    assert!(file.is_file());
+    assert_eq!(semantic(&kb, &id, "包邮吗"), answers);
+    assert_eq!(kb.embed_deferred().unwrap(), 0);
+    drop(kb);
+    let again = CountingEmbedder::named("counting");
+    let kb = KnowledgeBase::open_deferred(&root, again.clone()).unwrap();
+    assert_eq!(kb.embed_deferred().unwrap(), 0);
+    assert_eq!(again.count(), 0);
+}
