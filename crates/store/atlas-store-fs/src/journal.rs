@@ -309,7 +309,8 @@ pub(crate) fn read_segments(
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
             Err(e) => return Err(e.into()),
         };
-        if !file.metadata()?.is_file() {
+        let meta = file.metadata()?;
+        if !meta.is_file() {
             unreadable(
                 &path,
                 &Unreadable::Tail {
@@ -319,7 +320,7 @@ pub(crate) fn read_segments(
             );
             continue;
         }
-        let size = file.metadata()?.len();
+        let size = meta.len();
         let mut apply = |records| apply(n, records);
         match path.extension().and_then(|e| e.to_str()) {
             Some(LINES) => {
@@ -399,7 +400,9 @@ fn next_whole_frame(file: &File, size: u64, at: u64) -> Option<(u64, bool)> {
 }
 
 /// A segment's frames, up to the zero-filled rest; a damaged frame is skipped to the next whole
-/// one, and a torn or damaged end (no whole frame after it) ends the segment.
+/// one, and a torn or damaged end (no whole frame after it) ends the segment. Read through one
+/// buffer, as start-up replays hundreds of thousands of frames; only a damaged frame's search
+/// reads at positions.
 fn read_frames(
     file: &File,
     size: u64,
@@ -407,23 +410,34 @@ fn read_frames(
     unreadable: &mut dyn FnMut(Unreadable),
 ) {
     use crate::entry::FRAME_HEAD;
+    use std::io::{Read, Seek, SeekFrom};
+    let mut reader = BufReader::new(file);
     let mut at = 0u64;
+    let mut payload = Vec::new();
     loop {
         let mut head = [0u8; FRAME_HEAD];
-        if size.saturating_sub(at) < FRAME_HEAD as u64 || file.read_exact_at(&mut head, at).is_err()
-        {
+        if size.saturating_sub(at) < FRAME_HEAD as u64 || reader.read_exact(&mut head).is_err() {
             return;
         }
-        if crate::entry::head(head).0 == 0 {
+        let (length, checksum) = crate::entry::head(head);
+        if length == 0 {
             return; // the zero-filled rest: no frame was written here
         }
-        if let Some((records, end)) = frame_at(file, size, at) {
+        let end = at + FRAME_HEAD as u64 + u64::from(length);
+        let whole = end <= size && {
+            payload.resize(length as usize, 0);
+            reader.read_exact(&mut payload).is_ok()
+        };
+        if let Some(records) = whole
+            .then(|| crate::entry::records(&payload, checksum).ok())
+            .flatten()
+        {
             apply(records);
             at = end;
             continue;
         }
         match next_whole_frame(file, size, at) {
-            Some((next, exact)) => {
+            Some((next, exact)) if reader.seek(SeekFrom::Start(next)).is_ok() => {
                 unreadable(Unreadable::Skipped {
                     at,
                     bytes: next - at,
@@ -432,9 +446,8 @@ fn read_frames(
                 });
                 at = next;
             }
-            None => {
-                let (length, _) = crate::entry::head(head);
-                let error = if at + FRAME_HEAD as u64 + u64::from(length) > size {
+            _ => {
+                let error = if end > size {
                     format!("a frame of {length} bytes past the end")
                 } else {
                     "checksum mismatch (a torn write)".to_string()
