@@ -23,4 +23,4 @@ pub mod suite;
 pub use phones::{DeviceSpec, TestPhone};
 pub use report::{Status, SuiteReport, TestResult};
 pub use run::{Progress, Quiet, RunConfig, run_suite};
-pub use suite::{Suite, SuiteError};
+pub use suite::{Suite, SuiteError, read_rules};

@@ -97,6 +97,17 @@ fn check_expanded_size(text: &str) -> Result<(), String> {
         .map_err(|e| e.to_string())
 }
 
+/// Reads the rule file at `path`: a regular file of at most [`atlas_guard::MAX_RULE_BYTES`],
+/// else an error that names the path and never its content.
+pub fn read_rules(path: &Path) -> Result<RuleSet, String> {
+    let shown = path.display();
+    let bytes = atlas_store::files::read_named(path, atlas_guard::MAX_RULE_BYTES as u64)
+        .map_err(|e| format!("rules {shown}: {e}"))?
+        .ok_or_else(|| format!("rules {shown}: no such file"))?;
+    let text = String::from_utf8(bytes).map_err(|_| format!("rules {shown}: not UTF-8 text"))?;
+    RuleSet::parse(&text).map_err(|e| format!("{shown}: {e}"))
+}
+
 /// What is wrong with a suite.
 #[derive(Debug, thiserror::Error)]
 pub enum SuiteError {
@@ -233,26 +244,19 @@ pub struct Suite {
 impl Suite {
     /// Reads and checks the suite at `path`; rule files are found beside it.
     pub fn load(path: &Path) -> Result<Suite, SuiteError> {
-        let read = |source| SuiteError::Read {
-            path: path.to_path_buf(),
-            source,
-        };
-        let file = std::fs::File::open(path).map_err(read)?;
-        let meta = file.metadata().map_err(read)?;
-        if !meta.is_file() || meta.len() > MAX_SUITE_BYTES {
-            return Err(SuiteError::Invalid {
-                path: path.to_path_buf(),
-                message: format!("a suite is a regular file of at most {MAX_SUITE_BYTES} bytes"),
-            });
-        }
-        let mut text = String::new();
-        std::io::Read::read_to_string(&mut std::io::Read::take(file, MAX_SUITE_BYTES), &mut text)
-            .map_err(read)?;
-        let base = path.parent().unwrap_or(Path::new("."));
-        Suite::parse(&text, base).map_err(|message| SuiteError::Invalid {
+        let invalid = |message: String| SuiteError::Invalid {
             path: path.to_path_buf(),
             message,
-        })
+        };
+        let bytes = atlas_store::files::read_named(path, MAX_SUITE_BYTES)
+            .and_then(|bytes| bytes.ok_or_else(|| std::io::ErrorKind::NotFound.into()))
+            .map_err(|source| SuiteError::Read {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        let text = String::from_utf8(bytes).map_err(|_| invalid("not UTF-8 text".into()))?;
+        let base = path.parent().unwrap_or(Path::new("."));
+        Suite::parse(&text, base).map_err(invalid)
     }
 
     /// Reads a suite's text; relative rule paths are under `base`.
@@ -297,9 +301,7 @@ impl Suite {
             }
             let rules = match &t.rules {
                 None => Vec::new(),
-                Some(p) => vec![
-                    atlas_guard::read_rule_file(&base.join(p)).map_err(|e| format!("{at}: {e}"))?,
-                ],
+                Some(p) => vec![read_rules(&base.join(p)).map_err(|e| format!("{at}: {e}"))?],
             };
             tests.push(Test {
                 name: t.name,

@@ -102,39 +102,6 @@ enum Outcome {
 /// A rule file's largest size, in bytes.
 pub const MAX_RULE_BYTES: usize = 64 * 1024;
 
-/// Reads the rule file at `path`: a regular file of at most [`MAX_RULE_BYTES`], else an error
-/// that names the path and never its content.
-pub fn read_rule_file(path: &std::path::Path) -> Result<RuleSet, String> {
-    use std::io::Read;
-    let shown = path.display();
-    let mut options = std::fs::OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    {
-        // A FIFO answers at once (and is refused below) instead of waiting for a writer.
-        use std::os::unix::fs::OpenOptionsExt;
-        options.custom_flags(libc::O_NONBLOCK);
-    }
-    let file = options
-        .open(path)
-        .map_err(|e| format!("rules {shown}: {e}"))?;
-    let meta = file.metadata().map_err(|e| format!("rules {shown}: {e}"))?;
-    if !meta.is_file() {
-        return Err(format!("rules {shown}: not a regular file"));
-    }
-    if meta.len() > MAX_RULE_BYTES as u64 {
-        return Err(format!(
-            "rules {shown}: {} bytes, over the {MAX_RULE_BYTES} a rule file may hold",
-            meta.len()
-        ));
-    }
-    let mut text = String::new();
-    file.take(MAX_RULE_BYTES as u64)
-        .read_to_string(&mut text)
-        .map_err(|_| format!("rules {shown}: not UTF-8 text"))?;
-    RuleSet::parse(&text).map_err(|e| format!("{shown}: {e}"))
-}
-
 /// The seed's QQ customer-service gate.
 pub const QQ_CUSTOMER_SERVICE: &str = include_str!("../rules/qq_customer_service.yaml");
 

@@ -118,7 +118,7 @@ impl AgentOptions {
         let mut sets = RuleSet::with_shipped(std::iter::empty())
             .map_err(|(_, e)| anyhow::anyhow!("the shipped rules: {e}"))?;
         for path in &self.rules {
-            sets.push(atlas_guard::read_rule_file(path).map_err(|e| anyhow::anyhow!(e))?);
+            sets.push(atlas_testrun::read_rules(path).map_err(|e| anyhow::anyhow!(e))?);
         }
         Ok(sets)
     }

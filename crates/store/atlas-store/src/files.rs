@@ -106,12 +106,23 @@ pub fn refuse_links(root: &Path, path: &Path) -> std::io::Result<()> {
 /// bytes before any is read, so that nothing a folder holds makes a reader hang, read outside
 /// the folder or take memory the file's kind does not need.
 pub fn read_regular(path: &Path, limit: u64) -> std::io::Result<Option<Vec<u8>>> {
+    read_within(path, limit, false)
+}
+
+/// [`read_regular`] for a path a person named (a suite, a rule file): a link is followed, as
+/// with any path given, but a FIFO, a device or a file past `limit` is refused all the same.
+pub fn read_named(path: &Path, limit: u64) -> std::io::Result<Option<Vec<u8>>> {
+    read_within(path, limit, true)
+}
+
+fn read_within(path: &Path, limit: u64, follow: bool) -> std::io::Result<Option<Vec<u8>>> {
     let mut options = OpenOptions::new();
     options.read(true);
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
-        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+        let no_follow = if follow { 0 } else { libc::O_NOFOLLOW };
+        options.custom_flags(no_follow | libc::O_NONBLOCK);
     }
     let mut file = match options.open(path) {
         Ok(file) => file,
