@@ -85,7 +85,7 @@ fn required_fields(method: &str, path: &str) -> &'static [(&'static str, &'stati
         ("post", "/v1/datasets/{dataset_id}/retrieve")
         | ("post", "/v1/datasets/{dataset_id}/hit-testing") => &[("query", "string")],
         ("post", "/v1/datasets/{dataset_id}/document/create-by-text") => {
-            &[("name", "document name"), ("text", "string")]
+            &[("name", "document name"), ("text", "document text")]
         }
         ("post", "/v1/datasets/{dataset_id}/metadata") => &[("type", "string"), ("name", "string")],
         ("patch", "/v1/datasets/{dataset_id}/metadata/{metadata_id}") => &[("name", "string")],
@@ -104,6 +104,12 @@ fn required_fields(method: &str, path: &str) -> &'static [(&'static str, &'stati
     }
 }
 
+/// A document's text as `atlas_kb` takes it: something besides spaces, and no NUL (a text with
+/// one is taken for a binary file and refused).
+fn document_text() -> Value {
+    json!({ "type": "string", "minLength": 1, "pattern": "^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$" })
+}
+
 /// The JSON body schema of a route outside the registry.
 fn body_schema(method: &str, path: &str) -> Value {
     let fields = required_fields(method, path);
@@ -118,6 +124,9 @@ fn body_schema(method: &str, path: &str) -> Value {
                 "string" if *name == "name" => ("string", Some(100)),
                 other => (other, None),
             };
+            if kind == "document text" {
+                return (name.to_string(), document_text());
+            }
             let mut schema = json!({ "type": kind });
             if kind == "string" {
                 schema["minLength"] = json!(1);
@@ -199,11 +208,11 @@ fn refine(method: &str, path: &str, schema: &mut Value) {
                 "type": "object",
                 "properties": {
                     "name": { "anyOf": [name, { "type": "null" }] },
-                    "text": { "anyOf": [text, { "type": "null" }] }
+                    "text": { "anyOf": [document_text(), { "type": "null" }] }
                 },
                 "anyOf": [
                     { "required": ["name"], "properties": { "name": name } },
-                    { "required": ["text"], "properties": { "text": text } }
+                    { "required": ["text"], "properties": { "text": document_text() } }
                 ]
             });
         }
