@@ -867,14 +867,15 @@ impl KnowledgeBase {
         query: &str,
         options: &SearchOptions,
     ) -> Result<Vec<Hit>, KbError> {
-        let query = query.trim();
-        if query.is_empty() {
-            return Err(error::invalid("query is required"));
-        }
+        // Counted as given, spaces included, as the API's schema counts it.
         if query.chars().count() > MAX_QUERY_CHARS {
             return Err(error::invalid(format!(
                 "query must be at most {MAX_QUERY_CHARS} characters"
             )));
+        }
+        let query = query.trim();
+        if query.is_empty() {
+            return Err(error::invalid("query is required"));
         }
         if atlas_text::has_control_characters(query) {
             return Err(error::invalid("query contains control characters"));

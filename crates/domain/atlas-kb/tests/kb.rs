@@ -221,6 +221,15 @@ fn bad_input_is_refused_and_changes_nothing() {
         kb.search(&ds.id, &"长".repeat(251), &SearchOptions::default())
             .map(|_| ())
     ));
+    // Counted as given, as the API's schema counts it: a leading space is a character too.
+    assert!(invalid(
+        kb.search(
+            &ds.id,
+            &format!("\u{a0}{}", "长".repeat(250)),
+            &SearchOptions::default()
+        )
+        .map(|_| ())
+    ));
     assert!(invalid(
         kb.search(
             &ds.id,
