@@ -81,7 +81,9 @@ class AtlasLink:
     def observe(self, dump, task, size):
         """Sends the screen (with the step that led here) and answers ``observe_screen``'s
         answer: ``page_id``, ``action`` (a dict, or ``None``), ``focus`` (pixels to tap first),
-        ``sure`` (take the action without the model), ``confidence``, ``hint``, ``basis``."""
+        ``sure`` (take the action without the model: its confidence and the app's record of trust in
+        that kind of answer both reach the fast path), ``confidence``, ``trust``, ``hint``,
+        ``basis``."""
         answer = self.call("observe_screen", app_id=self.app_id, task=task, session_id=self.session,
                            ui_hierarchy={"dump": dump}, screen_width=size[0], screen_height=size[1],
                            executed=self._executed, carry=self._carry, fast_path=self.fast_path)
@@ -117,5 +119,7 @@ class AtlasLink:
         carry = self._carry or {}
         if not carry.get("reported"):
             return
+        # The last screen's carry and action let Atlas check its answer there (a finish, mostly).
         self.call("end_session", app_id=self.app_id, session_id=self.session, intent=task,
-                  finished=bool(finished and carry.get("replayable", True)), message=message)
+                  finished=bool(finished and carry.get("replayable", True)), message=message,
+                  carry=self._carry, executed=self._executed)

@@ -12,7 +12,7 @@ use atlas_action::Action;
 use atlas_client::{GraphClient, ToolCaller};
 use atlas_device::Point;
 use atlas_model::Widget;
-use atlas_registry::{Carry, Executed, ObserveScreenRequest, ScreenMap};
+use atlas_registry::{Carry, EndRunRequest, Executed, ObserveScreenRequest, ScreenMap};
 use atlas_service::{EndSessionRequest, PathStep, UiHierarchy};
 use serde_json::Value;
 
@@ -21,8 +21,11 @@ pub struct GraphLink<'a> {
     client: GraphClient<'a>,
     /// The app the graph knows the phone's app by; the current app's package when `None`.
     app_id: Option<String>,
-    /// Take the graph's action without the model at or above this confidence.
+    /// Take the graph's action without the model where its confidence, and the lower bound of
+    /// the app's record of trust in that kind of answer, reach this.
     pub fast_path: f64,
+    /// The app's version the device reports, when it does: trust is kept per version.
+    pub app_version: Option<String>,
     session: String,
     /// What the last answer left for the next screen.
     carry: Option<Carry>,
@@ -46,6 +49,12 @@ pub struct Suggestion {
     pub action: Option<(Action, Option<Point>)>,
     /// The graph's calibrated confidence in it.
     pub confidence: f64,
+    /// The graph is sure enough to act without the model: its confidence and the app's record
+    /// of trust in this kind of answer both reach the fast path (or the step is a planned
+    /// route's).
+    pub sure: bool,
+    /// The app's record of trust in this kind of answer, as the graph showed it.
+    pub trust: Option<atlas_model::Trust>,
     /// Context for the model when it is asked after all.
     pub hint: Value,
     /// The graph's action as it gave it.
@@ -72,6 +81,7 @@ impl<'a> GraphLink<'a> {
             client: GraphClient::new(caller),
             app_id,
             fast_path,
+            app_version: None,
             session: session.to_string(),
             carry: None,
             executed: None,
@@ -125,9 +135,11 @@ impl<'a> GraphLink<'a> {
             screen_height: height,
             executed: self.executed.clone(),
             carry: self.carry.clone(),
-            fast_path: Some(self.fast_path),
+            // Past 1 nothing is sure; the schema takes at most 2.
+            fast_path: Some(self.fast_path.clamp(0.0, 2.0)),
             map: self.want_map,
             follow: std::mem::take(&mut self.follow),
+            app_version: self.app_version.clone(),
         };
         let answer = match self.client.observe_screen(&request) {
             Ok(answer) => answer,
@@ -151,6 +163,8 @@ impl<'a> GraphLink<'a> {
         let suggestion = Suggestion {
             action,
             confidence: answer.confidence,
+            sure: answer.sure,
+            trust: answer.trust,
             hint: answer.hint,
             raw,
             walking: answer.sure && answer.basis == "plan",
@@ -175,12 +189,18 @@ impl<'a> GraphLink<'a> {
             return Ok(());
         }
         let replayable = !self.lost_sight && self.carry.as_ref().is_some_and(|c| c.replayable);
-        let ended = EndSessionRequest {
-            app_id: app.clone(),
-            session_id: self.session.clone(),
-            intent: task.to_string(),
-            finished: finished.is_some() && replayable,
-            message: finished.map(str::to_string),
+        let ended = EndRunRequest {
+            session: EndSessionRequest {
+                app_id: app.clone(),
+                session_id: self.session.clone(),
+                intent: task.to_string(),
+                finished: finished.is_some() && replayable,
+                message: finished.map(str::to_string),
+            },
+            // The last screen's answer is checked against what was done there.
+            carry: self.carry.clone(),
+            executed: self.executed.clone(),
+            app_version: self.app_version.clone(),
         };
         self.client
             .end_session(&ended)

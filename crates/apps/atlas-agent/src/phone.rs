@@ -356,12 +356,10 @@ impl<'a> PhoneAgent<'a> {
         // The graph first: where we are, what happened last step, and what it would do now.
         let (seen, graph_time) = self.consult_graph(&screen, task, &mut device_time);
         let walking = seen.as_ref().is_some_and(|s| s.suggestion.walking);
-        let fast = seen.as_ref().map(|s| &s.suggestion).and_then(|s| {
-            let threshold = self.graph.as_ref().map_or(f64::INFINITY, |g| g.fast_path);
-            (s.walking || s.confidence >= threshold)
-                .then(|| s.action.clone())
-                .flatten()
-        });
+        let fast = seen
+            .as_ref()
+            .map(|s| &s.suggestion)
+            .and_then(|s| s.sure.then(|| s.action.clone()).flatten());
 
         let mut info = json!({"current_app": screen.app_name});
         if let Some(o) = observation.take() {
@@ -390,7 +388,7 @@ impl<'a> PhoneAgent<'a> {
             model: None,
             planner: None,
             graph: seen.as_ref().map(|Seen { page, suggestion: s }| {
-                json!({"page": page, "suggested": &s.raw, "resolved": s.action.as_ref().map(|(a, _)| a.to_dict()), "confidence": s.confidence, "basis": &s.basis})
+                json!({"page": page, "suggested": &s.raw, "resolved": s.action.as_ref().map(|(a, _)| a.to_dict()), "confidence": s.confidence, "basis": &s.basis, "sure": s.sure, "trust": &s.trust})
             }),
             step_ms: 0.0,
             device_ms: 0.0,

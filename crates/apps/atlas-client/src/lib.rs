@@ -17,10 +17,10 @@ use serde::de::DeserializeOwned;
 
 pub use caller::{CallError, HttpCaller, ServiceCaller, ToolCaller};
 
-use atlas_registry::{ObserveScreenRequest, ObserveScreenResponse};
+use atlas_registry::{EndRunRequest, ObserveScreenRequest, ObserveScreenResponse};
 use atlas_service::{
-    AddPageRequest, AddPageResponse, EndSessionRequest, EndSessionResponse, MatchPageRequest,
-    MatchPageResponse, ReportTransitionRequest, ReportTransitionResponse,
+    AddPageRequest, AddPageResponse, EndSessionResponse, MatchPageRequest, MatchPageResponse,
+    ReportTransitionRequest, ReportTransitionResponse,
 };
 
 /// Typed calls over any [`ToolCaller`].
@@ -65,11 +65,9 @@ impl<'a> GraphClient<'a> {
         self.call("observe_screen", request)
     }
 
-    /// `end_session`: how a run ended.
-    pub fn end_session(
-        &self,
-        request: &EndSessionRequest,
-    ) -> Result<EndSessionResponse, CallError> {
+    /// `end_session`: how a run ended (and, with its last screen's carry, the graph's last answer
+    /// checked).
+    pub fn end_session(&self, request: &EndRunRequest) -> Result<EndSessionResponse, CallError> {
         self.call("end_session", request)
     }
 

@@ -2,7 +2,7 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use atlas_model::{App, Counts, Intent, Page, Trace, Transition};
+use atlas_model::{AnswerKind, App, Counts, Intent, Page, Tally, Trace, Transition, Trust};
 
 use crate::id_index::IdIndex;
 use crate::links::{Direction, Links};
@@ -141,6 +141,17 @@ impl AppGraph {
     /// The remembered session of that id.
     pub fn trace(&self, trace_id: &str) -> Option<&Trace> {
         self.traces.get(trace_id)
+    }
+
+    /// The checks of one kind of answer its remembered sessions on `version` hold (`None`: the
+    /// sessions whose version nobody reported).
+    pub fn trust(&self, version: Option<&str>, kind: AnswerKind) -> Tally {
+        self.traces.trust(version, kind)
+    }
+
+    /// The checks its remembered sessions hold, per version and kind of answer.
+    pub fn trust_all(&self) -> impl Iterator<Item = (Option<&str>, AnswerKind, Tally)> + '_ {
+        self.traces.trust_all()
     }
 
     pub(crate) fn node(&self, page_id: &str) -> Option<u32> {
@@ -430,6 +441,26 @@ impl Graph {
     /// The app of that id.
     pub fn app(&self, app_id: &str) -> Option<&AppGraph> {
         self.apps.get(app_id)
+    }
+
+    /// How far the graph may be trusted on one kind of answer on an app's `version`: the app's
+    /// own record, with the precision every other app showed on that kind as its prior
+    /// ([`atlas_model::Tally::bound`]).
+    pub fn trust(&self, app_id: &str, version: Option<&str>, kind: AnswerKind) -> Trust {
+        let own = self
+            .apps
+            .get(app_id)
+            .map(|app| app.trust(version, kind))
+            .unwrap_or_default();
+        let mut others = Tally::default();
+        for app in self.apps.values().filter(|a| a.app_id() != app_id) {
+            for (_, k, tally) in app.trust_all() {
+                if k == kind {
+                    others.join(tally);
+                }
+            }
+        }
+        Trust::of(kind, own, others)
     }
 
     /// The app a page belongs to.

@@ -13,7 +13,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use atlas_model::Trace;
+use atlas_model::{AnswerKind, Tally, Trace};
 
 /// Most sessions an app remembers (see the module's doc).
 pub const MAX_TRACES_PER_APP: usize = 2_000;
@@ -26,6 +26,8 @@ pub(crate) struct Traces {
     by_age: BTreeSet<(String, String)>,
     /// How many traces each intent has.
     per_intent: HashMap<String, usize>,
+    /// The checks the kept traces hold, per version and kind of answer: the app's trust.
+    trust: HashMap<(Option<String>, AnswerKind), Tally>,
 }
 
 impl Traces {
@@ -35,6 +37,44 @@ impl Traces {
 
     pub(crate) fn values(&self) -> impl Iterator<Item = &Trace> {
         self.by_id.values()
+    }
+
+    /// The checks of one kind of answer the kept sessions on `version` hold.
+    pub(crate) fn trust(&self, version: Option<&str>, kind: AnswerKind) -> Tally {
+        self.trust
+            .get(&(version.map(str::to_string), kind))
+            .copied()
+            .unwrap_or_default()
+    }
+
+    /// Every version's and kind's checks.
+    pub(crate) fn trust_all(&self) -> impl Iterator<Item = (Option<&str>, AnswerKind, Tally)> + '_ {
+        self.trust
+            .iter()
+            .map(|((version, kind), tally)| (version.as_deref(), *kind, *tally))
+    }
+
+    /// Adds (or with `remove`, takes away) a trace's checks from the app's trust.
+    fn count_checks(&mut self, trace: &Trace, remove: bool) {
+        let mut per_kind = [Tally::default(); AnswerKind::ALL.len()];
+        for check in &trace.checks {
+            per_kind[check.kind as usize].add(check.right);
+        }
+        for (kind, counted) in AnswerKind::ALL.into_iter().zip(per_kind) {
+            if counted.checked == 0 {
+                continue;
+            }
+            let key = (trace.app_version.clone(), kind);
+            let tally = self.trust.entry(key.clone()).or_default();
+            if remove {
+                tally.remove(counted);
+                if tally.checked == 0 {
+                    self.trust.remove(&key);
+                }
+            } else {
+                tally.join(counted);
+            }
+        }
     }
 
     /// Adds or replaces a trace, then forgets the oldest while there are more than `bound`;
@@ -50,6 +90,7 @@ impl Traces {
         self.by_age
             .insert((trace.updated_at.clone(), trace.trace_id.clone()));
         *self.per_intent.entry(trace.intent.clone()).or_default() += 1;
+        self.count_checks(&trace, false);
         self.by_id.insert(trace.trace_id.clone(), trace);
         while self.by_id.len() > bound.max(1) {
             self.forget_oldest();
@@ -78,6 +119,7 @@ impl Traces {
     }
 
     fn unindex(&mut self, trace: &Trace) {
+        self.count_checks(trace, true);
         self.by_age
             .remove(&(trace.updated_at.clone(), trace.trace_id.clone()));
         if let Some(n) = self.per_intent.get_mut(&trace.intent) {
@@ -121,6 +163,8 @@ mod tests {
             steps: vec![],
             finished: None,
             finish_message: None,
+            app_version: None,
+            checks: vec![],
             created_at: format!("2026-01-01T00:00:{at:02}Z"),
             updated_at: format!("2026-01-01T00:00:{at:02}Z"),
         }

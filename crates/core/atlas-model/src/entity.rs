@@ -434,6 +434,13 @@ pub struct Trace {
     /// next agent the session is replayed to.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub finish_message: Option<String>,
+    /// The app's version the session ran on, as its device reported it (none when unknown).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub app_version: Option<String>,
+    /// The graph's answers the session checked: its record of trust on the app
+    /// ([`crate::Tally`]), kept with the session as its steps are.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub checks: Vec<crate::Check>,
     /// When its first step was reported (RFC 3339).
     pub created_at: String,
     /// When its last step was (RFC 3339).

@@ -1,7 +1,7 @@
 //! Seed 000 §1.2 `get_next_action`: the next action for an intent, from remembered sessions of
 //! the task, the app's labels, or a registered intent's planned way.
 
-use atlas_model::{AtlasError, Result, validate_text};
+use atlas_model::{AnswerKind, AtlasError, Result, Trust, validate_text};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -14,12 +14,29 @@ use crate::{GraphView, Known, Navigator, round3};
 const NEXT_ACTION_SURE: f64 = 0.95;
 
 impl<V: GraphView> Navigator<'_, V> {
-    /// Seed 000 §1.2 `get_next_action`.
+    /// Seed 000 §1.2 `get_next_action`, with the app's trust in the kind of answer it gives.
     pub fn get_next_action(&self, req: NextActionRequest) -> Result<NextActionResponse> {
+        let page = req.current_page.clone();
+        let version = req.app_version.clone();
+        let mut response = self.answer(req)?;
+        if let Some(kind) = response.kind() {
+            let state = self.view.read();
+            let graph = state.graph();
+            if let Some(app) = graph.app_of_page(&page) {
+                response.trust = Some(graph.trust(app.app_id(), version.as_deref(), kind));
+            }
+        }
+        Ok(response)
+    }
+
+    fn answer(&self, req: NextActionRequest) -> Result<NextActionResponse> {
         validate_text("current_page", &req.current_page, true)?;
         validate_text("intent", &req.intent, true)?;
         if let Some(session) = &req.session_id {
             validate_text("session_id", session, false)?;
+        }
+        if let Some(version) = &req.app_version {
+            validate_text("app_version", version, false)?;
         }
         let session = req.session_id.as_deref().filter(|s| !s.is_empty());
         let (app_id, recalled) = {
@@ -215,6 +232,10 @@ pub struct NextActionRequest {
     /// right action each time.
     #[serde(default)]
     pub session_id: Option<String>,
+    /// Beyond the seed: the app's version the agent's device runs, as it reports it: the trust
+    /// shown is that version's.
+    #[serde(default)]
+    pub app_version: Option<String>,
     /// Beyond the seed: list every candidate the labels offered with the features the model
     /// weighed (for evaluation and debugging).
     #[serde(default)]
@@ -295,6 +316,25 @@ pub struct NextActionResponse {
     /// `end_session` was told them), the asked task's values in place of the remembered ones.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub finish_message: Option<String>,
+    /// Beyond the seed: how far this app's own record lets the graph be trusted on this kind
+    /// of answer (`{kind, checked, wrong, bound}`); an agent's fast path takes the answer only
+    /// when `bound` reaches its target.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trust: Option<Trust>,
+}
+
+impl NextActionResponse {
+    /// The kind of answer it is, for trust: a finish, or what its action rests on.
+    pub fn kind(&self) -> Option<AnswerKind> {
+        if self.action.is_none() {
+            return self.is_complete.then_some(AnswerKind::Finish);
+        }
+        self.basis.map(|basis| match basis {
+            Basis::Memory => AnswerKind::Memory,
+            Basis::Labels => AnswerKind::Labels,
+            Basis::Path => AnswerKind::Path,
+        })
+    }
 }
 
 /// A candidate answer the labels offered.

@@ -22,6 +22,7 @@ mod plan;
 mod runs;
 mod schema;
 mod screen;
+mod trust;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -47,8 +48,8 @@ pub use knowledge::{KnowledgeRecord, KnowledgeRecords, RetrieveKnowledgeRequest,
 pub use navigation::{ParseReplyRequest, ParseReplyResponse};
 pub use plan::{PLANNER_SYSTEM, PlanChoice, ScreenMap, ScreenRoute, parse_plan_reply};
 pub use screen::{
-    Carry, DEFAULT_FAST_PATH, Executed, ObserveScreenRequest, ObserveScreenResponse, ReportedStep,
-    Taken,
+    Carry, DEFAULT_FAST_PATH, EndRunRequest, Executed, ObserveScreenRequest, ObserveScreenResponse,
+    Offered, ReportedStep, Taken,
 };
 
 use input::{control_free, refuse_control_characters};

@@ -74,7 +74,9 @@ pub(crate) fn tools() -> Vec<Tool> {
             "end_session",
             "上报一次会话的结局（完成任务或放弃）；只有未失败的会话会被当作任务记忆重放。Say how an agent session for an intent ended; sessions said to have failed are not replayed.",
             true,
-            |c: ToolContext, r: EndSessionRequest| async move { c.atlas.end_session(r).await },
+            |c: ToolContext, r: crate::screen::EndRunRequest| async move {
+                crate::screen::end_session(c.atlas, r).await
+            },
         ),
         tool(
             ToolGroup::Navigation,

@@ -21,10 +21,13 @@
 use std::sync::Arc;
 
 use atlas_action::Action;
-use atlas_model::{AtlasError, Point, Result, Widget, screen_page_name, validate_text};
+use atlas_model::{
+    AnswerKind, AtlasError, Check, Point, Result, Trust, Widget, screen_page_name, validate_text,
+};
 use atlas_service::{
-    AddPageRequest, Atlas, MAX_ROUTE_STEPS, MatchPageRequest, NextAction, NextActionRequest,
-    NextActionResponse, PathStep, ReportTransitionRequest, ReportedAction, UiHierarchy,
+    AddPageRequest, Atlas, EndSessionRequest, EndSessionResponse, MAX_ROUTE_STEPS,
+    MatchPageRequest, NextAction, NextActionRequest, NextActionResponse, PathStep,
+    ReportTransitionRequest, ReportedAction, UiHierarchy,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -73,6 +76,10 @@ pub struct ObserveScreenRequest {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schemars(length(max = 8))]
     pub follow: Vec<PathStep>,
+    /// The app's version the device runs (adb's `dumpsys package` versionName, HarmonyOS's
+    /// `bm dump`), when it reports one: trust is kept per version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub app_version: Option<String>,
 }
 
 /// An action executed on the last screen.
@@ -117,6 +124,77 @@ pub struct Carry {
     /// The steps of the route being walked, still to take.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub plan: Vec<PathStep>,
+    /// The graph's answer on the screen, sure enough for the fast path, for the next screen to
+    /// check (whether or not it was taken).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offered: Option<Offered>,
+    /// The check of the graph's step on the screen before, waiting for what is done next: a
+    /// model that undoes the step (Back) says it was wrong.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unjudged: Option<Check>,
+}
+
+/// The graph's answer on a screen, as the next screen checks it.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct Offered {
+    /// What it rested on.
+    pub kind: AnswerKind,
+    /// The action resolved on the screen, in its dict form.
+    pub action: Value,
+    /// For typing: the point of the field the text goes to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub focus: Option<[u32; 2]>,
+    /// The page the action should lead to (empty when unknown).
+    #[serde(default)]
+    pub expected_page: String,
+    /// The screen's width and height in pixels, which the action's coordinates are relative to.
+    pub screen: [u32; 2],
+}
+
+/// `end_session` as an agent's loop calls it: how the run ended, and what its last screen left,
+/// so the graph's answer there is checked against the run's last action (a finish, mostly).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct EndRunRequest {
+    /// How the session ended.
+    #[serde(flatten)]
+    pub session: EndSessionRequest,
+    /// The `carry` of the run's last `observe_screen` answer, unchanged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub carry: Option<Carry>,
+    /// What was executed on the run's last screen.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub executed: Option<Executed>,
+    /// The app's version the device runs, as `observe_screen` was told it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub app_version: Option<String>,
+}
+
+/// `end_session`: the graph's last answer checked (see [`EndRunRequest`]), then the session's
+/// end said.
+pub(crate) async fn end_session(
+    atlas: Arc<Atlas>,
+    req: EndRunRequest,
+) -> Result<EndSessionResponse> {
+    if let (Some(carry), Some(executed)) = (&req.carry, &req.executed) {
+        let offered = carry
+            .offered
+            .as_ref()
+            .map(|o| (o, carry.widgets.as_slice()));
+        let checks = crate::trust::judge(offered, carry.unjudged, executed, None, &mut None);
+        let s = &req.session;
+        if !checks.is_empty() {
+            atlas
+                .record_checks(
+                    &s.app_id,
+                    &s.session_id,
+                    &s.intent,
+                    req.app_version.as_deref(),
+                    checks,
+                )
+                .await?;
+        }
+    }
+    atlas.end_session(req.session).await
 }
 
 /// A run's first screen: nothing seen yet, and nothing yet that could not be replayed.
@@ -131,6 +209,8 @@ impl Default for Carry {
             reported: false,
             replayable: true,
             plan: Vec::new(),
+            offered: None,
+            unjudged: None,
         }
     }
 }
@@ -178,6 +258,13 @@ pub struct ObserveScreenResponse {
     /// the graph knows no route whose words are like the task's.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub map: Option<ScreenMap>,
+    /// How far the app's own record lets the graph be trusted on the kind of answer given
+    /// (`{kind, checked, wrong, bound}`): `sure` needs `bound` to reach the fast path too.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trust: Option<Trust>,
+    /// The graph's earlier answers this screen checked, now part of the app's record.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub checked: Vec<Check>,
     /// Send back with the next screen.
     pub carry: Carry,
 }
@@ -227,6 +314,12 @@ pub(crate) async fn observe_screen(
     let ui = req.ui_hierarchy.expanded()?;
     let widgets = ui.widgets;
     let mut carry = req.carry.unwrap_or_default();
+    if let Some(version) = &req.app_version {
+        validate_text("app_version", version, true)?;
+    }
+    // What the last screen left to check, and that screen as it was.
+    let (offered, unjudged) = (carry.offered.take(), carry.unjudged.take());
+    let before = offered.as_ref().map(|_| carry.widgets.clone());
     let pending = match &req.executed {
         Some(executed) if !carry.page_id.is_empty() => executed_step(&mut carry, executed, size)?,
         _ => None,
@@ -260,6 +353,31 @@ pub(crate) async fn observe_screen(
             success: !did_nothing,
         });
     }
+    let mut checked = Vec::new();
+    if let Some(executed) = &req.executed {
+        let after = crate::trust::After {
+            page: &page,
+            widgets: &widgets,
+        };
+        checked = crate::trust::judge(
+            offered.as_ref().zip(before.as_deref()),
+            unjudged,
+            executed,
+            Some(after),
+            &mut carry.unjudged,
+        );
+    }
+    if !checked.is_empty() || req.app_version.is_some() {
+        atlas
+            .record_checks(
+                &req.app_id,
+                &req.session_id,
+                &req.task,
+                req.app_version.as_deref(),
+                checked.clone(),
+            )
+            .await?;
+    }
     if !req.follow.is_empty() {
         carry.plan = req.follow.clone();
     }
@@ -270,6 +388,7 @@ pub(crate) async fn observe_screen(
         Suggestion::none()
     } else {
         let asked = NextActionRequest {
+            app_version: req.app_version.clone(),
             current_page: page.clone(),
             intent: req.task.clone(),
             app_id: Some(req.app_id.clone()),
@@ -282,7 +401,27 @@ pub(crate) async fn observe_screen(
         }
     };
     let walking = answer.basis == PLAN_BASIS;
-    let sure = answer.action.is_some() && (walking || answer.confidence >= fast_path);
+    let confident = answer.action.is_some() && answer.confidence >= fast_path;
+    // Sure enough to act on, the answer is also checked on the next screen, taken or not, so an
+    // app earns trust while its model is still asked.
+    if confident
+        && !walking
+        && let Some(trust) = &answer.trust
+    {
+        carry.offered = answer.action.as_ref().map(|action| Offered {
+            kind: trust.kind,
+            action: action.to_dict(),
+            focus: answer.focus,
+            screen: [size.0, size.1],
+            expected_page: answer
+                .raw
+                .as_ref()
+                .map(|r| r.expected_page.clone())
+                .unwrap_or_default(),
+        });
+    }
+    let trusted = answer.trust.as_ref().is_some_and(|t| t.bound >= fast_path);
+    let sure = walking || (confident && trusted);
     // Where the graph reads the task as done, the model is asked whether to finish: no routes.
     let map = if req.map && !sure && !answer.done && !page.is_empty() && carry.plan.is_empty() {
         screen_map(&atlas, &req.app_id, &page, &req.task, &widgets, size).await
@@ -303,6 +442,8 @@ pub(crate) async fn observe_screen(
         reported,
         deviated,
         map,
+        trust: answer.trust,
+        checked,
         carry,
     })
 }
@@ -342,6 +483,7 @@ fn walk_plan(
         hint: Value::Null,
         raw: None,
         basis: PLAN_BASIS.to_string(),
+        trust: None,
     };
     (Some(walked), false)
 }
@@ -540,6 +682,8 @@ struct Suggestion {
     hint: Value,
     raw: Option<NextAction>,
     basis: String,
+    /// The app's trust in this kind of answer.
+    trust: Option<Trust>,
 }
 
 impl Suggestion {
@@ -552,6 +696,7 @@ impl Suggestion {
             hint: Value::Null,
             raw: None,
             basis: String::new(),
+            trust: None,
         }
     }
 }
@@ -599,6 +744,7 @@ fn suggest(
         !t.moved && t.page_id == page && action.is_some_and(|a| same_action(&t.action, a))
     });
     let confidence = if repeated { 0.0 } else { confidence };
+    let finished = finish.is_some();
     let resolved = match action {
         None => finish.map(|f| (f, None)),
         Some(a) => resolve(a, widgets, size),
@@ -620,6 +766,11 @@ fn suggest(
         hint,
         raw: answer.action.clone(),
         basis,
+        // A finish is offered only from memory; a guessed one has no trust to show.
+        trust: answer
+            .trust
+            .clone()
+            .filter(|t| t.kind != AnswerKind::Finish || finished),
     }
 }
 
@@ -637,7 +788,7 @@ fn same_action(a: &NextAction, b: &NextAction) -> bool {
 }
 
 /// The smallest widget under a point.
-fn widget_at(widgets: &[Widget], (x, y): (i64, i64)) -> Option<&Widget> {
+pub(crate) fn widget_at(widgets: &[Widget], (x, y): (i64, i64)) -> Option<&Widget> {
     widgets
         .iter()
         .filter_map(|w| w.rect().map(|r| (w, r)))

@@ -94,8 +94,11 @@ async fn a_run_is_reported_and_a_finished_one_is_replayed() {
         json!({"_metadata": "do", "action": "Tap", "element": [870, 41]}),
         "{again}"
     );
-    assert_eq!(again["sure"], true, "{again}");
-    // Taken, and the screen did not change: the step is reported failed, and the same action
+    // Remembered, but this app has shown nothing yet: the model is asked.
+    assert_eq!(again["trust"]["kind"], "memory", "{again}");
+    assert_eq!(again["trust"]["checked"], 0, "{again}");
+    assert_eq!(again["sure"], false, "{again}");
+    // Taken anyway, and the screen did not change: the step is reported failed, and the same action
     // is not offered as sure on the same screen again.
     let taken = json!({"action": again["action"], "by_graph": true});
     let stuck = observe(&atlas, screen(list(), "s2", taken, &again["carry"]))
@@ -104,6 +107,109 @@ async fn a_run_is_reported_and_a_finished_one_is_replayed() {
     assert_eq!(stuck["reported"]["success"], false, "{stuck}");
     assert_eq!(stuck["confidence"], 0.0, "{stuck}");
     assert_eq!(stuck["sure"], false, "{stuck}");
+    // The graph's step that changed nothing is a wrong answer on the app's record.
+    assert_eq!(
+        stuck["checked"],
+        json!([{"kind": "memory", "right": false}]),
+        "{stuck}"
+    );
+}
+
+async fn end(atlas: &Arc<Atlas>, session: &str, carry: &Value, executed: Value) -> Value {
+    registry()
+        .get("end_session")
+        .unwrap()
+        .call(
+            atlas.clone(),
+            json!({"app_id": "notes", "session_id": session, "intent": "open the settings",
+                "finished": true, "carry": carry, "executed": executed}),
+        )
+        .await
+        .unwrap()
+}
+
+/// One run of the remembered task where the model is asked on the list and taps `tap` (the
+/// remembered Settings, or the row), then finishes: the list's answer, and the settings' one.
+async fn asked_run(atlas: &Arc<Atlas>, session: &str, tap: [u32; 2]) -> (Value, Value) {
+    let first = observe(atlas, screen(list(), session, Value::Null, &Value::Null))
+        .await
+        .unwrap();
+    let tapped = json!({"action": {"_metadata": "do", "action": "Tap", "element": tap}});
+    let next = if tap == [870, 41] { settings() } else { list() };
+    let second = observe(atlas, screen(next, session, tapped, &first["carry"]))
+        .await
+        .unwrap();
+    let finish = json!({"action": {"_metadata": "finish", "message": "done"}});
+    end(atlas, session, &second["carry"], finish).await;
+    (first, second)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn trust_is_earned_by_checked_answers_lost_by_wrong_ones_and_kept_across_a_restart() {
+    let store = TestStore::folder();
+    let atlas = store.open_atlas();
+    // One run teaches the way (the model is asked at every step of it).
+    asked_run(&atlas, "teach", [870, 41]).await;
+
+    // Runs whose model does what the graph would: each checks the remembered tap and the
+    // remembered finish, and the app earns the fast path only after dozens of them.
+    let mut earned = None;
+    for run in 0..80 {
+        let (first, second) = asked_run(&atlas, &format!("run{run}"), [870, 41]).await;
+        assert_eq!(first["basis"], "memory", "{first}");
+        assert_eq!(first["trust"]["wrong"], 0, "{first}");
+        assert_eq!(
+            second["checked"],
+            json!([{"kind": "memory", "right": true}]),
+            "{second}"
+        );
+        if first["sure"] == true {
+            earned = Some(run);
+            assert!(first["trust"]["bound"].as_f64().unwrap() >= 0.95, "{first}");
+            break;
+        }
+        assert!(first["trust"]["bound"].as_f64().unwrap() < 0.95, "{first}");
+    }
+    let earned = earned.expect("trust was never earned");
+    assert!((40..=60).contains(&earned), "earned after {earned} runs");
+    let before = observe(&atlas, screen(list(), "look", Value::Null, &Value::Null))
+        .await
+        .unwrap();
+    assert_eq!(before["sure"], true, "{before}");
+    let checked = before["trust"]["checked"].as_u64().unwrap();
+    // The remembered finish was checked as often, at each run's end (the model finished too).
+    let (_, at_end) = asked_run(&atlas, "finish", [870, 41]).await;
+    assert_eq!(at_end["trust"]["kind"], "finish", "{at_end}");
+    assert_eq!(
+        at_end["trust"]["checked"].as_u64(),
+        Some(checked),
+        "{at_end}"
+    );
+    assert_eq!(at_end["trust"]["wrong"], 0, "{at_end}");
+
+    // Models that tap the row instead, then finish: two wrong answers a run (the remembered tap,
+    // and the same tap offered where the model finished), and the trust is gone.
+    for run in 0..3 {
+        let (_, second) = asked_run(&atlas, &format!("other{run}"), [500, 166]).await;
+        assert_eq!(
+            second["checked"],
+            json!([{"kind": "memory", "right": false}]),
+            "{second}"
+        );
+    }
+    let after = observe(&atlas, screen(list(), "look2", Value::Null, &Value::Null))
+        .await
+        .unwrap();
+    assert_eq!(after["trust"]["wrong"], 6, "{after}");
+    assert_eq!(after["sure"], false, "{after}");
+
+    // The record is the sessions': a restart keeps it.
+    drop(atlas);
+    let atlas = store.open_atlas();
+    let reopened = observe(&atlas, screen(list(), "look3", Value::Null, &Value::Null))
+        .await
+        .unwrap();
+    assert_eq!(reopened["trust"], after["trust"], "{reopened}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

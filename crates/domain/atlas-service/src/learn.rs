@@ -2,7 +2,7 @@
 
 use atlas_graph::{AppGraph, TransitionRef};
 use atlas_model::{
-    Action, AtlasError, Intent, Result, TraceStep, Transition, intent_id, transition_id,
+    Action, AtlasError, Check, Intent, Result, TraceStep, Transition, intent_id, transition_id,
     validate_text,
 };
 use atlas_store::{Added, Counts, Record, Stepped};
@@ -483,6 +483,8 @@ impl Atlas {
                         session_id: session.to_string(),
                         intent: intent.to_string(),
                         step: room.then_some(step),
+                        checks: vec![],
+                        app_version: None,
                         at: now(),
                     };
                     // Only the step where the store replays it once, else the trace whole.
@@ -499,6 +501,64 @@ impl Atlas {
             .await?;
         self.activity.remember(&app_id, report);
         Ok(response)
+    }
+
+    /// Keeps the graph's answers a session checked (and the app version it runs on) with the
+    /// session, where they make the app's record of trust ([`atlas_model::Tally`]). A session
+    /// keeps at most as many checks as steps; past that its checks stop counting, as its steps do.
+    pub async fn record_checks(
+        &self,
+        app_id: &str,
+        session: &str,
+        intent: &str,
+        app_version: Option<&str>,
+        checks: Vec<Check>,
+    ) -> Result<()> {
+        for (field, value) in [
+            ("app_id", app_id),
+            ("session_id", session),
+            ("intent", intent),
+        ] {
+            validate_text(field, value, true)?;
+        }
+        if let Some(version) = app_version {
+            validate_text("app_version", version, true)?;
+        }
+        let at = atlas_model::now_rfc3339();
+        self.commit_with(|state| {
+            let Some(app) = state.graph.app(app_id) else {
+                // An app with no page yet has nothing its answers could be about.
+                return Ok((vec![], ()));
+            };
+            let trace_id = trace_id(app_id, session, intent);
+            let trace = app.trace(&trace_id);
+            let room = MAX_TRACE_STEPS - trace.map_or(0, |t| t.checks.len()).min(MAX_TRACE_STEPS);
+            let checks: Vec<Check> = checks.into_iter().take(room).collect();
+            let new_version = app_version
+                .is_some_and(|v| trace.is_none_or(|t| t.app_version.as_deref() != Some(v)));
+            if checks.is_empty() && !new_version {
+                return Ok((vec![], ()));
+            }
+            let stepped = Stepped {
+                app_id: app_id.to_string(),
+                trace_id,
+                session_id: session.to_string(),
+                intent: intent.to_string(),
+                step: None,
+                checks,
+                app_version: app_version.map(str::to_string),
+                at,
+            };
+            let record = if self.store.takes_steps() {
+                Record::Stepped(stepped)
+            } else {
+                let mut whole = trace.cloned().unwrap_or_else(|| stepped.new_trace());
+                stepped.apply_to(&mut whole);
+                Record::Trace(whole)
+            };
+            Ok((vec![record], ()))
+        })
+        .await
     }
 
     /// How a session ended (see [`EndSessionRequest`]). Ending it again overwrites the outcome.

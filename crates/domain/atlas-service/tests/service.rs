@@ -90,6 +90,7 @@ async fn demo_answers_the_seed_intents_and_survives_restart(store: TestStore) {
 
     let next = atlas
         .get_next_action(NextActionRequest {
+            app_version: None,
             current_page: home_id.clone(),
             intent: "申请退款".into(),
             app_id: None,

@@ -128,6 +128,7 @@ pub(crate) fn path(
 pub(crate) fn next(data: DataArgs, page: String, intent: String) -> Result<ExitCode> {
     let atlas = open_existing(&data)?;
     let r = atlas.get_next_action(atlas_service::NextActionRequest {
+        app_version: None,
         current_page: page,
         intent,
         app_id: None,

@@ -255,6 +255,7 @@ fn ask(atlas: &atlas_service::Atlas, app_id: &str, questions: &[Question]) -> Re
             _ => pass.failures += 1,
         }
         let request = NextActionRequest {
+            app_version: None,
             current_page: from.clone(),
             intent: intent.clone(),
             app_id: None,

@@ -63,9 +63,16 @@ pub struct Stepped {
     pub session_id: String,
     /// The intent, for a trace this step starts.
     pub intent: String,
-    /// The step; none when the trace is full and only its time moves on.
+    /// The step; none when the trace is full and only its time moves on, or when only answers
+    /// were checked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub step: Option<TraceStep>,
+    /// The graph's answers checked with the step (see [`Trace::checks`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub checks: Vec<atlas_model::Check>,
+    /// The app's version the session runs on, when its device reported one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub app_version: Option<String>,
     /// When (RFC 3339): the trace's `updated_at`, and its `created_at` if this step starts it.
     pub at: String,
 }
@@ -81,6 +88,8 @@ impl Stepped {
             steps: vec![],
             finished: None,
             finish_message: None,
+            app_version: self.app_version.clone(),
+            checks: vec![],
             created_at: self.at.clone(),
             updated_at: self.at.clone(),
         }
@@ -90,6 +99,10 @@ impl Stepped {
     pub fn apply_to(&self, trace: &mut Trace) {
         if let Some(step) = &self.step {
             trace.steps.push(step.clone());
+        }
+        trace.checks.extend_from_slice(&self.checks);
+        if self.app_version.is_some() {
+            trace.app_version.clone_from(&self.app_version);
         }
         trace.updated_at.clone_from(&self.at);
     }

@@ -1,0 +1,119 @@
+//! Checking the graph's answers against what happened next, for the app's record of trust.
+//!
+//! An answer sure enough for the fast path ([`Offered`]) is checked on the next screen whether or
+//! not the agent took it: where the model was asked, its own choice on that screen is the check
+//! (the same widget tapped, the same text typed, Back for Back, a finish for a finish); where the
+//! graph's step was taken, the next screen must be the page its edge expects and must have
+//! changed, and the step waits one screen more ([`Carry::unjudged`]) — a model that answers it
+//! with Back undid it. No model call is spent on checking: every check is read off steps the
+//! agent takes anyway.
+//!
+//! [`Carry::unjudged`]: crate::Carry::unjudged
+
+use atlas_action::Action;
+use atlas_model::{Check, Point, Widget};
+
+use crate::screen::{Executed, Offered, widget_at};
+
+/// The screen an executed action led to (none when the run ended with it).
+pub(crate) struct After<'a> {
+    /// The page it was taken for (empty when none).
+    pub page: &'a str,
+    /// Its widgets.
+    pub widgets: &'a [Widget],
+}
+
+/// The checks `executed` settles: the graph's step on the screen before (`unjudged`), and the
+/// answer `offered` on the screen it ran on (with that screen's widgets). A graph step that
+/// arrived where its edge leads is put in `waiting`, for what is done after it to settle.
+pub(crate) fn judge(
+    offered: Option<(&Offered, &[Widget])>,
+    unjudged: Option<Check>,
+    executed: &Executed,
+    after: Option<After<'_>>,
+    waiting: &mut Option<Check>,
+) -> Vec<Check> {
+    let done = Action::from_dict(&executed.action);
+    let mut checks = Vec::new();
+    if let Some(step) = unjudged {
+        let undone = !executed.by_graph && matches!(done, Some(Action::Back));
+        checks.push(Check {
+            kind: step.kind,
+            right: step.right && !undone,
+        });
+    }
+    let (Some((offered, before)), Some(done)) = (offered, done) else {
+        return checks;
+    };
+    if executed.by_graph {
+        // The graph's own step: the next screen checks it, and the step after may undo it. A
+        // finish the graph took ends the run: nothing is left to check it.
+        let Some(after) = after else {
+            return checks;
+        };
+        let arrived = !after.page.is_empty()
+            && (offered.expected_page.is_empty() || offered.expected_page == after.page);
+        let step = Check {
+            kind: offered.kind,
+            right: arrived && before != after.widgets,
+        };
+        if step.right {
+            *waiting = Some(step);
+        } else {
+            checks.push(step);
+        }
+        return checks;
+    }
+    if let Some(right) = agrees(offered, &done, before) {
+        checks.push(Check {
+            kind: offered.kind,
+            right,
+        });
+    }
+    checks
+}
+
+/// Whether the model's action `done` is the graph's answer on the screen of `widgets`; `None`
+/// where it says nothing either way (a wait, a note, a lookup; the tap that focuses the field
+/// the graph would type into).
+fn agrees(offered: &Offered, done: &Action, widgets: &[Widget]) -> Option<bool> {
+    let [width, height] = offered.screen;
+    let graph = Action::from_dict(&offered.action)?;
+    let on_widget = |element: &[u16; 2]| {
+        Point::from_relative(element[0].into(), element[1].into(), width, height)
+            .and_then(|p| widget_at(widgets, (p.x.into(), p.y.into())))
+    };
+    let same_widget = |a: &[u16; 2], b: &[u16; 2]| match (on_widget(a), on_widget(b)) {
+        (Some(x), Some(y)) => x == y,
+        _ => a == b,
+    };
+    Some(match (&graph, done) {
+        (
+            _,
+            Action::Wait { .. }
+            | Action::Note { .. }
+            | Action::TakeOver { .. }
+            | Action::Interact
+            | Action::CallApi { .. }
+            | Action::GetKnowledgeData { .. },
+        ) => return None,
+        (Action::Back, Action::Back) => true,
+        (Action::Finish { .. }, Action::Finish { .. }) => true,
+        (Action::Tap { element: a, .. }, Action::Tap { element: b, .. })
+        | (Action::LongPress { element: a }, Action::LongPress { element: b }) => same_widget(a, b),
+        (Action::Type { text: a }, Action::Type { text: b } | Action::TypeName { text: b }) => {
+            a == b
+        }
+        // A model types into a field by tapping it first: the tap is the typing's first half.
+        (Action::Type { .. }, Action::Tap { element, .. }) => {
+            let field = offered
+                .focus
+                .and_then(|[x, y]| widget_at(widgets, (x.into(), y.into())));
+            if field.is_some() && field == on_widget(element) {
+                return None;
+            }
+            false
+        }
+        _ => false,
+    })
+}
