@@ -244,6 +244,8 @@ pub struct PhoneAgent<'a> {
     planned_on: std::collections::HashSet<String>,
     /// The last step was a planned route's.
     on_route: bool,
+    /// The version of each app the run met, as the device reported it (asked once an app).
+    versions: std::collections::HashMap<String, Option<String>>,
 }
 
 /// How long a `Wait` may be (a model asking for an hour is not obeyed).
@@ -265,6 +267,7 @@ impl<'a> PhoneAgent<'a> {
             graph: None,
             planned_on: Default::default(),
             on_route: false,
+            versions: Default::default(),
         }
     }
 
@@ -502,6 +505,18 @@ impl<'a> PhoneAgent<'a> {
         };
         let t = Instant::now();
         let widgets = self.device.hierarchy().unwrap_or_default();
+        // The graph keeps its trust per version of an app: asked once a run, as an update
+        // lands between runs.
+        let device = self.device;
+        graph.app_version = self
+            .versions
+            .entry(screen.package.clone())
+            .or_insert_with(|| {
+                let asked =
+                    (!screen.package.is_empty()).then(|| device.app_version(&screen.package));
+                asked.and_then(|v| v.ok()).flatten()
+            })
+            .clone();
         *device_time += t.elapsed();
         let t = Instant::now();
         let seen = match graph.observe(&screen.package, &widgets, task, screen.size) {

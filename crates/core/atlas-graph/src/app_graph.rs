@@ -149,6 +149,11 @@ impl AppGraph {
         self.traces.trust(version, kind)
     }
 
+    /// Whether the latest check of `kind` on `page` was wrong.
+    pub fn doubted(&self, page: &str, kind: AnswerKind) -> bool {
+        self.traces.doubted(page, kind)
+    }
+
     /// The checks its remembered sessions hold, per version and kind of answer.
     pub fn trust_all(&self) -> impl Iterator<Item = (Option<&str>, AnswerKind, Tally)> + '_ {
         self.traces.trust_all()
@@ -443,15 +448,25 @@ impl Graph {
         self.apps.get(app_id)
     }
 
-    /// How far the graph may be trusted on one kind of answer on an app's `version`: the app's
-    /// own record, with the precision every other app showed on that kind as its prior
-    /// ([`atlas_model::Tally::bound`]).
-    pub fn trust(&self, app_id: &str, version: Option<&str>, kind: AnswerKind) -> Trust {
-        let own = self
-            .apps
-            .get(app_id)
-            .map(|app| app.trust(version, kind))
-            .unwrap_or_default();
+    /// How far the graph may be trusted on one kind of answer on an app's `version`, given on
+    /// `page`: the app's own record on that version, with its other versions' record and every
+    /// other app's on that kind lending what [`atlas_model::Tally::bound`] lets them; doubted
+    /// where the latest check of that kind on that page was wrong.
+    pub fn trust(
+        &self,
+        app_id: &str,
+        version: Option<&str>,
+        kind: AnswerKind,
+        page: &str,
+    ) -> Trust {
+        let app = self.apps.get(app_id);
+        let own = app.map(|a| a.trust(version, kind)).unwrap_or_default();
+        let mut earlier = Tally::default();
+        for (v, k, tally) in app.into_iter().flat_map(AppGraph::trust_all) {
+            if k == kind && v != version {
+                earlier.join(tally);
+            }
+        }
         let mut others = Tally::default();
         for app in self.apps.values().filter(|a| a.app_id() != app_id) {
             for (_, k, tally) in app.trust_all() {
@@ -460,7 +475,9 @@ impl Graph {
                 }
             }
         }
-        Trust::of(kind, own, others)
+        let mut trust = Trust::of(kind, own, earlier, others);
+        trust.doubted = app.is_some_and(|a| a.doubted(page, kind));
+        trust
     }
 
     /// The app a page belongs to.

@@ -28,7 +28,15 @@ pub(crate) struct Traces {
     per_intent: HashMap<String, usize>,
     /// The checks the kept traces hold, per version and kind of answer: the app's trust.
     trust: HashMap<(Option<String>, AnswerKind), Tally>,
+    /// The latest check of each kind of answer on each page: when, and whether it was right.
+    /// The latest by time, whatever order the traces came in, so a restart from a checkpoint
+    /// sees the same.
+    last_check: HashMap<(String, AnswerKind), (LastAt, bool)>,
 }
+
+/// When a check was made: its time, and (for checks of the same millisecond) its trace's id and
+/// its place among the trace's checks.
+type LastAt = (i64, String, usize);
 
 impl Traces {
     pub(crate) fn get(&self, trace_id: &str) -> Option<&Trace> {
@@ -47,6 +55,13 @@ impl Traces {
             .unwrap_or_default()
     }
 
+    /// Whether the latest check of `kind` on `page` was wrong.
+    pub(crate) fn doubted(&self, page: &str, kind: AnswerKind) -> bool {
+        self.last_check
+            .get(&(page.to_string(), kind))
+            .is_some_and(|(_, right)| !right)
+    }
+
     /// Every version's and kind's checks.
     pub(crate) fn trust_all(&self) -> impl Iterator<Item = (Option<&str>, AnswerKind, Tally)> + '_ {
         self.trust
@@ -57,8 +72,24 @@ impl Traces {
     /// Adds (or with `remove`, takes away) a trace's checks from the app's trust.
     fn count_checks(&mut self, trace: &Trace, remove: bool) {
         let mut per_kind = [Tally::default(); AnswerKind::ALL.len()];
-        for check in &trace.checks {
+        for (k, check) in trace.checks.iter().enumerate() {
             per_kind[check.kind as usize].add(check.right);
+            if check.page.is_empty() {
+                continue;
+            }
+            let key = (check.page.clone(), check.kind);
+            let at = (check.at, trace.trace_id.clone(), k);
+            match self.last_check.get(&key) {
+                // A trace that goes takes its verdicts with it.
+                Some((last, _)) if remove && last.1 == trace.trace_id => {
+                    self.last_check.remove(&key);
+                }
+                Some((last, _)) if remove || *last > at => {}
+                _ if remove => {}
+                _ => {
+                    self.last_check.insert(key, (at, check.right));
+                }
+            }
         }
         for (kind, counted) in AnswerKind::ALL.into_iter().zip(per_kind) {
             if counted.checked == 0 {

@@ -36,7 +36,7 @@ pub use ids::{
 };
 pub use point::Point;
 pub use time::{rfc3339_of_seconds, seconds_of_rfc3339};
-pub use trust::{AnswerKind, BOUND_Z, Check, PRIOR_CHECKS, Tally, Trust};
+pub use trust::{AnswerKind, BOUND_Z, Check, INHERITED_CHECKS, PRIOR_CHECKS, Tally, Trust};
 
 /// The current time in whole seconds since 1970 (UTC): what [`rfc3339_of_seconds`] writes out.
 pub fn unix_seconds_now() -> i64 {

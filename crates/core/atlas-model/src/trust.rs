@@ -53,12 +53,19 @@ impl AnswerKind {
 }
 
 /// One answer of the graph, checked against what happened next.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Check {
     /// What the answer rested on.
     pub kind: AnswerKind,
     /// Whether what happened next agreed with it.
     pub right: bool,
+    /// The page the answer was given on.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub page: String,
+    /// When it was checked, in milliseconds since 1970 (UTC): the latest check of a page is the
+    /// one that counts for doubt.
+    #[serde(default)]
+    pub at: i64,
 }
 
 /// The checks of one kind of answer on one app (and version).
@@ -73,6 +80,11 @@ pub struct Tally {
 /// How many checks the other apps' record counts for on an app: enough to start from, never
 /// enough to act on alone (with none of its own, an app's bound stays near 0.6).
 pub const PRIOR_CHECKS: f64 = 4.0;
+
+/// How many checks an app's other versions' record counts for on a new version: a clean record
+/// (one wrong in 200) keeps the fast path, and the new version's own wrong answers outweigh it
+/// within a few (one in its first three takes it away).
+pub const INHERITED_CHECKS: f64 = 80.0;
 
 /// The one-sided normal quantile of the bound: 95% confidence that the precision is at least
 /// the bound. With no wrong answer an app needs about fifty checks of a kind to reach 0.95.
@@ -103,22 +115,28 @@ impl Tally {
     }
 
     /// A lower confidence bound of the precision: the Wilson score bound at [`BOUND_Z`] of this
-    /// record, with what `others` (other apps' record of the same kind) showed counted as at most
-    /// [`PRIOR_CHECKS`] more checks at their precision. Wilson's bound holds its level even for
-    /// few checks and precisions near 1, where the normal approximation claims far too much; 0
-    /// with nothing checked anywhere.
-    pub fn bound(&self, others: Tally) -> f64 {
-        let weight = PRIOR_CHECKS.min(others.checked as f64);
-        let prior = if others.checked == 0 {
-            0.0
-        } else {
-            others.right() as f64 / others.checked as f64
+    /// record, with what the app's other versions showed (`earlier`) counted as at most
+    /// [`INHERITED_CHECKS`] more checks, and what other apps showed (`others`) as at most
+    /// [`PRIOR_CHECKS`], each at its own precision. Wilson's bound holds its level even for few
+    /// checks and precisions near 1, where the normal approximation claims far too much; 0 with
+    /// nothing checked anywhere.
+    pub fn bound(&self, earlier: Tally, others: Tally) -> f64 {
+        let lent = |t: Tally, most: f64| {
+            let weight = most.min(t.checked as f64);
+            let rate = if t.checked == 0 {
+                0.0
+            } else {
+                t.right() as f64 / t.checked as f64
+            };
+            (weight, rate * weight)
         };
-        let n = self.checked as f64 + weight;
+        let (w1, r1) = lent(earlier, INHERITED_CHECKS);
+        let (w2, r2) = lent(others, PRIOR_CHECKS);
+        let n = self.checked as f64 + w1 + w2;
         if n <= 0.0 {
             return 0.0;
         }
-        let p = (self.right() as f64 + prior * weight) / n;
+        let p = (self.right() as f64 + r1 + r2) / n;
         let z2 = BOUND_Z * BOUND_Z;
         let centre = p + z2 / (2.0 * n);
         let spread = BOUND_Z * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
@@ -138,16 +156,23 @@ pub struct Trust {
     /// The lower confidence bound of their precision ([`Tally::bound`]), three decimals: the
     /// fast path takes this kind of answer here only when it reaches its target.
     pub bound: f64,
+    /// The last check of this kind of answer on this page was wrong: whatever the record, the
+    /// graph does not act here until a check is right again (what changed loses its trust, not
+    /// the whole app).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub doubted: bool,
 }
 
 impl Trust {
-    /// The trust a tally gives, with other apps' record of the kind as its prior.
-    pub fn of(kind: AnswerKind, tally: Tally, others: Tally) -> Trust {
+    /// The trust a tally gives, with the app's other versions' record and other apps' (see
+    /// [`Tally::bound`]).
+    pub fn of(kind: AnswerKind, tally: Tally, earlier: Tally, others: Tally) -> Trust {
         Trust {
             kind,
             checked: tally.checked,
             wrong: tally.wrong,
-            bound: (tally.bound(others) * 1000.0).floor() / 1000.0,
+            bound: (tally.bound(earlier, others) * 1000.0).floor() / 1000.0,
+            doubted: false,
         }
     }
 }
@@ -168,14 +193,15 @@ mod tests {
 
     #[test]
     fn an_app_with_no_record_of_its_own_is_not_trusted_whatever_other_apps_showed() {
-        assert_eq!(tally(0, 0).bound(Tally::default()), 0.0);
-        assert!(tally(0, 0).bound(OTHERS) < 0.7);
-        assert!(tally(5, 0).bound(tally(1_000_000, 0)) < 0.9);
+        assert_eq!(tally(0, 0).bound(Tally::default(), Tally::default()), 0.0);
+        assert!(tally(0, 0).bound(Tally::default(), OTHERS) < 0.7);
+        assert!(tally(5, 0).bound(Tally::default(), tally(1_000_000, 0)) < 0.9);
     }
 
     #[test]
     fn a_clean_record_earns_the_fast_path_after_about_fifty_checks() {
-        let first = |others| (0..400).find(|&n| tally(n, 0).bound(others) >= 0.95);
+        let first =
+            |others| (0..400).find(|&n| tally(n, 0).bound(Tally::default(), others) >= 0.95);
         for others in [OTHERS, Tally::default()] {
             assert!(matches!(first(others), Some(45..=60)), "{others:?}");
         }
@@ -186,12 +212,25 @@ mod tests {
     #[test]
     fn wrong_answers_keep_the_bound_down() {
         // 0.9 precision never reaches 0.95, however many checks.
-        assert!(tally(10_000, 1_000).bound(OTHERS) < 0.9);
+        assert!(tally(10_000, 1_000).bound(Tally::default(), OTHERS) < 0.9);
         // One wrong in a hundred does, with enough checks.
-        assert!(tally(50, 1).bound(OTHERS) < 0.95);
-        assert!(tally(1_000, 10).bound(OTHERS) > 0.975);
+        assert!(tally(50, 1).bound(Tally::default(), OTHERS) < 0.95);
+        assert!(tally(1_000, 10).bound(Tally::default(), OTHERS) > 0.975);
         // More checks, same rate: a tighter bound.
-        assert!(tally(200, 20).bound(OTHERS) > tally(20, 2).bound(OTHERS));
+        assert!(
+            tally(200, 20).bound(Tally::default(), OTHERS)
+                > tally(20, 2).bound(Tally::default(), OTHERS)
+        );
+    }
+
+    #[test]
+    fn a_new_version_keeps_a_clean_record_until_its_own_checks_say_otherwise() {
+        let clean = tally(1_000, 5);
+        assert!(tally(0, 0).bound(clean, OTHERS) >= 0.95);
+        assert!(tally(3, 1).bound(clean, OTHERS) < 0.95);
+        assert!(tally(10, 2).bound(clean, OTHERS) < 0.93);
+        // A record that was never good lends nothing worth acting on.
+        assert!(tally(0, 0).bound(tally(1_000, 100), OTHERS) < 0.9);
     }
 
     #[test]

@@ -23,7 +23,7 @@ impl<V: GraphView> Navigator<'_, V> {
             let state = self.view.read();
             let graph = state.graph();
             if let Some(app) = graph.app_of_page(&page) {
-                response.trust = Some(graph.trust(app.app_id(), version.as_deref(), kind));
+                response.trust = Some(graph.trust(app.app_id(), version.as_deref(), kind, &page));
             }
         }
         Ok(response)

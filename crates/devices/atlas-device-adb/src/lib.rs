@@ -437,11 +437,33 @@ impl Device for Adb {
                 .map(drop)
         })
     }
+
+    fn app_version(&self, package: &str) -> Result<Option<String>, DeviceError> {
+        let output = self.run_text(&["shell", "dumpsys", "package", package])?;
+        Ok(version_name(&output))
+    }
+}
+
+/// The first `versionName=` of `dumpsys package`'s output (the installed package's).
+fn version_name(dumpsys: &str) -> Option<String> {
+    dumpsys
+        .lines()
+        .find_map(|line| line.trim().strip_prefix("versionName="))
+        .map(|v| v.trim().to_string())
+        .filter(|v| !v.is_empty())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_version_is_read_from_dumpsys_package() {
+        let out = "Packages:\n  Package [com.a] (1f):\n    versionCode=42 minSdk=21 targetSdk=34\n    versionName=2.3.1\n    splits=[base]\n";
+        assert_eq!(version_name(out).as_deref(), Some("2.3.1"));
+        assert_eq!(version_name("Activity Resolver Table:\n"), None);
+        assert_eq!(version_name("    versionName=\n"), None);
+    }
 
     #[test]
     fn devices_are_listed_with_their_state_and_model() {

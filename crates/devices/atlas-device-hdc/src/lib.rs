@@ -315,11 +315,35 @@ impl Device for Hdc {
         self.ui_input(&["keyEvent", "2072", "2017"])?;
         self.ui_input(&["keyEvent", key_name(Key::Delete)])
     }
+
+    fn app_version(&self, bundle: &str) -> Result<Option<String>, DeviceError> {
+        let output = self.run(&["shell", "bm", "dump", "-n", bundle])?;
+        Ok(version_name(&output))
+    }
+}
+
+/// The first `"versionName"` of `bm dump -n`'s JSON (the bundle's own, before its modules').
+fn version_name(dump: &str) -> Option<String> {
+    let after = &dump[dump.find("\"versionName\"")? + "\"versionName\"".len()..];
+    let value = after
+        .trim_start()
+        .strip_prefix(':')?
+        .trim_start()
+        .strip_prefix('"')?;
+    let end = value.find('"')?;
+    Some(value[..end].to_string()).filter(|v| !v.is_empty())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_version_is_read_from_bm_dump() {
+        let out = "com.example.app:\n{\n    \"applicationInfo\": {\n        \"versionCode\": 1000000,\n        \"versionName\": \"1.0.0\"\n    }\n}\n";
+        assert_eq!(version_name(out).as_deref(), Some("1.0.0"));
+        assert_eq!(version_name("error: failed to get information\n"), None);
+    }
 
     #[test]
     fn targets_are_listed_with_their_state() {

@@ -43,11 +43,32 @@ pub enum Trigger {
     Key(String),
 }
 
+/// An app's version, as `dumpsys package` reports it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct AppVersion {
+    /// `versionName`.
+    pub name: String,
+    /// `versionCode`.
+    pub code: u64,
+}
+
+/// A recording is of the app's first version, unless an update made it another.
+impl Default for AppVersion {
+    fn default() -> AppVersion {
+        AppVersion {
+            name: "1.0".into(),
+            code: 1,
+        }
+    }
+}
+
 /// A recorded app, ready to replay.
 #[derive(Clone)]
 pub struct RecordedApp {
     /// The app's package.
     pub package: String,
+    /// Its version.
+    pub version: AppVersion,
     /// Every recorded screen, by `state_str`.
     pub screens: HashMap<String, Screen>,
     /// Where each trigger on each screen leads (screen, trigger) → screen.
@@ -141,6 +162,7 @@ impl RecordedApp {
             .to_string();
         Ok(RecordedApp {
             package,
+            version: AppVersion::default(),
             screens,
             transitions,
             launch,

@@ -83,6 +83,7 @@ impl RecordedApp {
             })
             .expect("an app with pages");
         Ok(RecordedApp {
+            version: Default::default(),
             package,
             screens,
             transitions: transitions

@@ -9,7 +9,8 @@
 //! Key design decision: **the simulator is a device, not a mock of one.** Agents reach it through
 //! the same adb client and the same commands as a phone, so what passes here exercised the real
 //! client path; what it cannot know (a screen nobody recorded) it answers as an app that ignores
-//! the tap: the screen stays.
+//! the tap: the screen stays. A recording can be updated ([`update`]): a seeded next release,
+//! with the changes real releases make, for measuring what an update does to an agent.
 
 pub mod adb;
 pub mod app;
@@ -20,6 +21,7 @@ pub mod render;
 pub mod shell;
 pub mod storage;
 pub mod sync;
+pub mod update;
 
-pub use app::RecordedApp;
+pub use app::{AppVersion, RecordedApp};
 pub use phone::Phone;

@@ -1,6 +1,6 @@
 //! The simulated phone: a current screen of a recorded app, and the shell commands an agent's
 //! adb sends, answered as Android answers them, exit status included (`wm size|density`,
-//! `dumpsys window|display|activity`, `uiautomator dump [FILE|/dev/tty]`, `screencap [-p]
+//! `dumpsys window|display|activity|package`, `uiautomator dump [FILE|/dev/tty]`, `screencap [-p]
 //! [FILE]`, `input [SOURCE] tap|swipe|keyevent|text`, `monkey`, `am start|force-stop|broadcast`
 //! (ADB Keyboard), `pm list packages`, `settings get|put`, `ime`, `logcat`, and `cat`, `ls`,
 //! `mkdir`, `rm`, `echo`, `true`, `false`, `exit`, `getprop` around them; 127 for the rest).
@@ -247,6 +247,7 @@ impl Phone {
             ["dumpsys", "input", ..] => {
                 Output::ok("INPUT MANAGER (dumpsys input)\n  SurfaceOrientation: 0\n")
             }
+            ["dumpsys", "package", package, ..] => Output::ok(self.dumpsys_package(package)),
             // Android's answer for a service the phone does not run (it exits 0).
             ["dumpsys", service, ..] => Output::ok(format!("Can't find service: {service}\n")),
             ["pm", "path", package] => {
@@ -537,6 +538,21 @@ impl Phone {
         format!(
             "ACTIVITY MANAGER ACTIVITIES (dumpsys activity activities)\nDisplay #0 (activities from top to bottom):\n  Task id #1\n    * Hist #0: {record}\n  mResumedActivity: {record}\n  topResumedActivity={record}\n"
         )
+    }
+
+    /// What `dumpsys package PKG` says of an installed app: the lines agents read its version
+    /// from (`versionCode=`, `versionName=`), as Android writes them; of another package, no
+    /// package section.
+    fn dumpsys_package(&self, package: &str) -> String {
+        let mut out = String::from("Activity Resolver Table:\n  Non-Data Actions:\n\n");
+        if package == self.app.package {
+            let version = &self.app.version;
+            out += &format!(
+                "Packages:\n  Package [{package}] (5ca1ab1e):\n    userId=10123\n    pkg=Package{{5ca1ab1e {package}}}\n    codePath=/data/app/{package}-1\n    versionCode={} minSdk=21 targetSdk=34\n    versionName={}\n    flags=[ HAS_CODE ALLOW_CLEAR_USER_DATA ALLOW_BACKUP ]\n",
+                version.code, version.name
+            );
+        }
+        out
     }
 
     fn dumpsys_window(&self) -> String {

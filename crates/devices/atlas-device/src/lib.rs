@@ -178,6 +178,13 @@ pub trait Device: Send + Sync {
     fn type_text(&self, text: &str) -> Result<(), DeviceError>;
     /// Empties the focused field.
     fn clear_text(&self) -> Result<(), DeviceError>;
+    /// The installed version (`versionName`) of an app, by package (bundle) name, when the
+    /// device says; `None` where it does not (the app is not installed, or the device cannot
+    /// tell). The graph keeps its trust per version, and notices an update by it.
+    fn app_version(&self, package: &str) -> Result<Option<String>, DeviceError> {
+        let _ = package;
+        Ok(None)
+    }
     /// Lets the screen settle.
     fn wait(&self, millis: u32) {
         std::thread::sleep(std::time::Duration::from_millis(u64::from(millis)));
@@ -235,6 +242,9 @@ impl Device for Watched<'_> {
     }
     fn clear_text(&self) -> Result<(), DeviceError> {
         self.inner.clear_text()
+    }
+    fn app_version(&self, package: &str) -> Result<Option<String>, DeviceError> {
+        self.inner.app_version(package)
     }
     fn wait(&self, millis: u32) {
         if !self.skip_waits {

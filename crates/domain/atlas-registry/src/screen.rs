@@ -147,6 +147,9 @@ pub struct Offered {
     /// The page the action should lead to (empty when unknown).
     #[serde(default)]
     pub expected_page: String,
+    /// The page it was given on.
+    #[serde(default)]
+    pub page: String,
     /// The screen's width and height in pixels, which the action's coordinates are relative to.
     pub screen: [u32; 2],
 }
@@ -180,7 +183,8 @@ pub(crate) async fn end_session(
             .offered
             .as_ref()
             .map(|o| (o, carry.widgets.as_slice()));
-        let checks = crate::trust::judge(offered, carry.unjudged, executed, None, &mut None);
+        let checks =
+            crate::trust::judge(offered, carry.unjudged.clone(), executed, None, &mut None);
         let s = &req.session;
         if !checks.is_empty() {
             atlas
@@ -413,6 +417,7 @@ pub(crate) async fn observe_screen(
             action: action.to_dict(),
             focus: answer.focus,
             screen: [size.0, size.1],
+            page: page.clone(),
             expected_page: answer
                 .raw
                 .as_ref()
@@ -420,7 +425,10 @@ pub(crate) async fn observe_screen(
                 .unwrap_or_default(),
         });
     }
-    let trusted = answer.trust.as_ref().is_some_and(|t| t.bound >= fast_path);
+    let trusted = answer
+        .trust
+        .as_ref()
+        .is_some_and(|t| t.bound >= fast_path && !t.doubted);
     let sure = walking || (confident && trusted);
     // Where the graph reads the task as done, the model is asked whether to finish: no routes.
     let map = if req.map && !sure && !answer.done && !page.is_empty() && carry.plan.is_empty() {

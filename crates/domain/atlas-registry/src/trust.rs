@@ -38,8 +38,9 @@ pub(crate) fn judge(
     if let Some(step) = unjudged {
         let undone = !executed.by_graph && matches!(done, Some(Action::Back));
         checks.push(Check {
-            kind: step.kind,
             right: step.right && !undone,
+            at: now_ms(),
+            ..step
         });
     }
     let (Some((offered, before)), Some(done)) = (offered, done) else {
@@ -56,6 +57,8 @@ pub(crate) fn judge(
         let step = Check {
             kind: offered.kind,
             right: arrived && before != after.widgets,
+            page: offered.page.clone(),
+            at: now_ms(),
         };
         if step.right {
             *waiting = Some(step);
@@ -68,6 +71,8 @@ pub(crate) fn judge(
         checks.push(Check {
             kind: offered.kind,
             right,
+            page: offered.page.clone(),
+            at: now_ms(),
         });
     }
     checks
@@ -116,4 +121,11 @@ fn agrees(offered: &Offered, done: &Action, widgets: &[Widget]) -> Option<bool> 
         }
         _ => false,
     })
+}
+
+/// Now, in milliseconds since 1970.
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
 }

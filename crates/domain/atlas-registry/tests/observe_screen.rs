@@ -108,11 +108,18 @@ async fn a_run_is_reported_and_a_finished_one_is_replayed() {
     assert_eq!(stuck["confidence"], 0.0, "{stuck}");
     assert_eq!(stuck["sure"], false, "{stuck}");
     // The graph's step that changed nothing is a wrong answer on the app's record.
-    assert_eq!(
-        stuck["checked"],
-        json!([{"kind": "memory", "right": false}]),
-        "{stuck}"
-    );
+    assert_eq!(verdicts(&stuck), [("memory", false)], "{stuck}");
+    assert_eq!(stuck["checked"][0]["page"], list_page.as_str(), "{stuck}");
+}
+
+/// The kinds and verdicts of the checks an answer made.
+fn verdicts(answer: &Value) -> Vec<(&str, bool)> {
+    answer["checked"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|c| (c["kind"].as_str().unwrap(), c["right"].as_bool().unwrap()))
+        .collect()
 }
 
 async fn end(atlas: &Arc<Atlas>, session: &str, carry: &Value, executed: Value) -> Value {
@@ -158,11 +165,7 @@ async fn trust_is_earned_by_checked_answers_lost_by_wrong_ones_and_kept_across_a
         let (first, second) = asked_run(&atlas, &format!("run{run}"), [870, 41]).await;
         assert_eq!(first["basis"], "memory", "{first}");
         assert_eq!(first["trust"]["wrong"], 0, "{first}");
-        assert_eq!(
-            second["checked"],
-            json!([{"kind": "memory", "right": true}]),
-            "{second}"
-        );
+        assert_eq!(verdicts(&second), [("memory", true)], "{second}");
         if first["sure"] == true {
             earned = Some(run);
             assert!(first["trust"]["bound"].as_f64().unwrap() >= 0.95, "{first}");
@@ -191,16 +194,13 @@ async fn trust_is_earned_by_checked_answers_lost_by_wrong_ones_and_kept_across_a
     // and the same tap offered where the model finished), and the trust is gone.
     for run in 0..3 {
         let (_, second) = asked_run(&atlas, &format!("other{run}"), [500, 166]).await;
-        assert_eq!(
-            second["checked"],
-            json!([{"kind": "memory", "right": false}]),
-            "{second}"
-        );
+        assert_eq!(verdicts(&second), [("memory", false)], "{second}");
     }
     let after = observe(&atlas, screen(list(), "look2", Value::Null, &Value::Null))
         .await
         .unwrap();
     assert_eq!(after["trust"]["wrong"], 6, "{after}");
+    assert_eq!(after["trust"]["doubted"], true, "{after}");
     assert_eq!(after["sure"], false, "{after}");
 
     // The record is the sessions': a restart keeps it.
@@ -210,6 +210,50 @@ async fn trust_is_earned_by_checked_answers_lost_by_wrong_ones_and_kept_across_a
         .await
         .unwrap();
     assert_eq!(reopened["trust"], after["trust"], "{reopened}");
+
+    // The last check on the page was wrong: the page is doubted, whatever the record, until a
+    // check there is right again.
+    let (first, _) = asked_run(&atlas, "again", [870, 41]).await;
+    assert_eq!(first["trust"]["doubted"], true, "{first}");
+    let (first, _) = asked_run(&atlas, "again2", [870, 41]).await;
+    assert!(first["trust"].get("doubted").is_none(), "{first}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_version_keeps_the_old_record_where_its_own_checks_agree() {
+    let store = TestStore::folder();
+    let atlas = store.open_atlas();
+    asked_run(&atlas, "teach", [870, 41]).await;
+    for run in 0..70 {
+        asked_run(&atlas, &format!("run{run}"), [870, 41]).await;
+    }
+    let versioned = |session: &str, version: &str| {
+        let mut body = screen(list(), session, Value::Null, &Value::Null);
+        body["app_version"] = json!(version);
+        body
+    };
+    // Version 2 has no checks of its own yet: the clean record of the sessions before lends it
+    // the fast path.
+    let v2 = observe(&atlas, versioned("v2-a", "2.0")).await.unwrap();
+    assert_eq!(v2["trust"]["checked"], 0, "{v2}");
+    assert!(v2["trust"]["bound"].as_f64().unwrap() >= 0.95, "{v2}");
+    assert_eq!(v2["sure"], true, "{v2}");
+    // Its model disagrees (the Settings button moved away on version 2): version 2's record has
+    // a wrong answer, and the old record no longer carries it.
+    let tapped = json!({"action": {"_metadata": "do", "action": "Tap", "element": [500, 166]}});
+    let mut next = screen(list(), "v2-a", tapped, &v2["carry"]);
+    next["app_version"] = json!("2.0");
+    let after = observe(&atlas, next).await.unwrap();
+    assert_eq!(verdicts(&after), [("memory", false)], "{after}");
+    let v2 = observe(&atlas, versioned("v2-b", "2.0")).await.unwrap();
+    assert_eq!(v2["trust"]["checked"], 1, "{v2}");
+    assert_eq!(v2["trust"]["wrong"], 1, "{v2}");
+    assert_eq!(v2["sure"], false, "{v2}");
+    // Version 1's own record is untouched.
+    let v1 = observe(&atlas, screen(list(), "v1", Value::Null, &Value::Null))
+        .await
+        .unwrap();
+    assert_eq!(v1["trust"]["wrong"], 0, "{v1}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -380,6 +380,37 @@ pub(crate) fn eval_kb(
     Ok(ExitCode::SUCCESS)
 }
 
+/// Each graph condition's model calls against `base`'s on as many runs of the same tasks, and
+/// its fast path's steps, wrong steps and precision.
+fn against(
+    base: &atlas_eval::agent::ConditionTotals,
+    conditions: &atlas_eval::agent::Conditions,
+) -> String {
+    conditions
+        .iter()
+        .filter(|(name, c)| name.starts_with("graph_") && c.tasks > 0)
+        .map(|(name, c)| {
+            let runs_each = c.tasks as f64 / base.tasks.max(1) as f64;
+            let calls = c.model_calls as f64 / (base.model_calls as f64 * runs_each).max(1.0);
+            let precision = if c.fast_path_steps == 0 {
+                "–".to_string()
+            } else {
+                format!(
+                    "{:.3}",
+                    1.0 - c.wrong_fast_path_steps as f64 / c.fast_path_steps as f64
+                )
+            };
+            format!(
+                "{name} {:.1}% ({} fast, {} wrong, {precision})",
+                calls * 100.0,
+                c.fast_path_steps,
+                c.wrong_fast_path_steps
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
 /// `atlas eval agent`, printed.
 pub(crate) async fn eval_agent(
     dir: PathBuf,
@@ -428,18 +459,10 @@ pub(crate) async fn eval_agent(
                 );
             }
         }
-        if let (Some(base), Some(new), Some(repeat)) = (
-            conditions.get("model_only"),
-            conditions.get("graph_new_task"),
-            conditions.get("graph_repeat"),
-        ) {
-            let share = |c: &atlas_eval::agent::ConditionTotals| {
-                c.model_calls as f64 / base.model_calls.max(1) as f64
-            };
+        if let Some(base) = conditions.get("model_only") {
             println!(
-                "  model calls against model_only: graph_new_task {:.1}%, graph_repeat {:.1}%",
-                share(new) * 100.0,
-                share(repeat) * 100.0
+                "  model calls against model_only's: {}",
+                against(base, conditions)
             );
         }
     };
@@ -496,6 +519,16 @@ pub(crate) async fn eval_agent(
         "the tasks the model alone completes (lost = completed by the model alone, not here):",
         &report.solvable,
     );
+    println!(
+        "per app, on the tasks the model alone completes: model calls against model_only's (a condition runs each task once, repeats {} times), fast-path steps, wrong, precision:",
+        atlas_eval::agent::REPEAT_PASSES - 1
+    );
+    for (app, conditions) in &report.per_app {
+        let Some(base) = conditions.get("model_only") else {
+            continue;
+        };
+        println!("  {app:<12} {}", against(base, conditions));
+    }
     println!(
         "the agent's own time per step (model and device not included): mean {:.2} ms (asking the graph {:.2} ms), median {:.2} ms, median after a task's first step {:.2} ms",
         report.agent_ms_per_step,

@@ -4,12 +4,15 @@
 //! centre, a tap on the field then its text for an input, Back, finish at the end; some
 //! answers wrapped in prose or tags, as real models write them).
 //!
-//! Three conditions measure what the graph saves: `model_only` (no graph); `graph_new_task`
-//! (the graph taught the app's exploration and its *other* tasks: this task is new to it);
-//! `graph_repeat` (the same task again after one successful run with the graph). A task
-//! succeeds when the run finishes on the task's recorded final screen. A step the graph took
-//! on the fast path that is not the ground truth's is counted as wrong: the calibrated
-//! threshold exists to keep that number at zero.
+//! The conditions measure what the graph saves as a fleet meets an app: `model_only` (no graph);
+//! then, on one graph taught the app's exploration, half of the app's tasks run in order, each new
+//! to it (`graph_new_app`: the app has no record of trust yet), then again (`graph_repeat`, and
+//! [`REPEAT_PASSES`]` - 1` more times, `graph_repeat_later`); then the other half's tasks, new to
+//! the graph on an app it has a record of (`graph_new_task`), and their reruns. Twice, the
+//! halves swapped, so every task is measured in each condition. A task succeeds when the run
+//! finishes on the task's recorded final screen. A step the graph took on the fast path that is
+//! not the ground truth's is counted as wrong: the app's record of trust exists to keep that
+//! number under 5% of the steps, on every app.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -741,6 +744,8 @@ pub struct AgentEval {
     /// a task (its recorded screens do not replay), no condition can, and its calls say nothing
     /// about what the graph saves.
     pub solvable: Conditions,
+    /// [`AgentEval::solvable`] per app: the fast path's precision is to hold on every app.
+    pub per_app: std::collections::BTreeMap<String, Conditions>,
     /// Tasks left out, and why.
     pub skipped: Vec<String>,
     /// The agent's own mean time per step.
@@ -811,10 +816,10 @@ pub fn evaluate_app(
         .collect();
     progress.stage(
         &format!(
-            "{}: each task without the graph, with it, in a fleet",
+            "{}: each task without the graph, then on two graphs in turn, then in a fleet",
             app.name
         ),
-        Some(2 * truths.len() as u64),
+        Some((1 + 2 * (1 + REPEAT_PASSES) + 1) as u64 * truths.len() as u64),
     );
     for truth in &truths {
         runs.push(run_task(
@@ -825,55 +830,55 @@ pub fn evaluate_app(
             None,
             &Planning::Off,
         )?);
-        let app_id = format!("{prefix}{}.{}", app.name, truth.name);
-        crate::teach::teach_recording(caller, &app_id, &app.exploration.recording(), "exploration")
-            .map_err(|e| e.to_string())?;
-        for other in app.tasks.iter().filter(|t| t.name != truth.name) {
-            crate::teach::teach_recording(
-                caller,
-                &app_id,
-                &other.recording(),
-                &format!("demo-{}", other.name),
-            )
-            .map_err(|e| e.to_string())?;
-        }
-        let link = |session: &str, threshold: f64| {
-            GraphLink::new(caller, Some(app_id.clone()), threshold, session)
-        };
-        let new = run_task(
-            &recorded,
-            &app.name,
-            truth,
-            "graph_new_task",
-            Some(link("new", fast_path)),
-            planning,
-        )?;
-        // One successful run with the graph, then the same task again.
-        if !new.succeeded {
-            run_task(
-                &recorded,
-                &app.name,
-                truth,
-                "learning",
-                Some(link("learn", f64::INFINITY)),
-                &Planning::Off,
-            )?;
-        }
-        runs.push(new);
-        runs.push(run_task(
-            &recorded,
-            &app.name,
-            truth,
-            "graph_repeat",
-            Some(link("repeat", fast_path)),
-            planning,
-        )?);
         progress.advance(1);
+    }
+    // The graph conditions, as a fleet meets an app: one graph, taught the app's exploration,
+    // runs a half of its tasks (each new to it), then reruns them; then the other half's tasks
+    // come, new to the graph but on an app it has a record of. Twice, the halves swapped, so that
+    // every task is run once on an app with no record and once on one with.
+    let half = truths.len().div_ceil(2);
+    let (first, second) = truths.split_at(half);
+    for (k, order) in [[first, second], [second, first]].into_iter().enumerate() {
+        let graph = format!("{prefix}{}.graph{k}", app.name);
+        crate::teach::teach_recording(caller, &graph, &app.exploration.recording(), "exploration")
+            .map_err(|e| e.to_string())?;
+        for (stage, tasks) in order.into_iter().enumerate() {
+            let new = if stage == 0 { NEW_APP } else { NEW_TASK };
+            for pass in 0..=REPEAT_PASSES {
+                let condition = match pass {
+                    0 => new,
+                    1 => REPEAT,
+                    _ => REPEAT_LATER,
+                };
+                for truth in tasks {
+                    let session = format!("{k}-{pass}-{}", truth.name);
+                    let link = GraphLink::new(caller, Some(graph.clone()), fast_path, &session);
+                    let run =
+                        run_task(&recorded, &app.name, truth, condition, Some(link), planning)?;
+                    // A task first run without success is run once more with the model alone,
+                    // so that its reruns have a finished session to replay.
+                    if pass == 0 && !run.succeeded {
+                        let session = format!("{k}-learn-{}", truth.name);
+                        let link =
+                            GraphLink::new(caller, Some(graph.clone()), f64::INFINITY, &session);
+                        run_task(
+                            &recorded,
+                            &app.name,
+                            truth,
+                            "learning",
+                            Some(link),
+                            &Planning::Off,
+                        )?;
+                    }
+                    runs.push(run);
+                    progress.advance(1);
+                }
+            }
+        }
     }
     // A fleet on the app: the tasks one after another on one graph that nothing was taught but
     // what the agents before reported, from the same dumps they see.
     let fleet = format!("{prefix}{}.fleet", app.name);
-    let half = truths.len().div_ceil(2);
     for (k, truth) in truths.iter().enumerate() {
         let condition = if k < half {
             FLEET_FIRST_HALF
@@ -895,6 +900,17 @@ pub fn evaluate_app(
     Ok((runs, skipped))
 }
 
+/// How many times each half's tasks are rerun after their first run.
+pub const REPEAT_PASSES: usize = 3;
+/// A task's first run on an app the graph has no record of yet.
+pub const NEW_APP: &str = "graph_new_app";
+/// A task's first run on an app the graph has a record of (the other half's tasks ran).
+pub const NEW_TASK: &str = "graph_new_task";
+/// A task's second run.
+pub const REPEAT: &str = "graph_repeat";
+/// Its later runs.
+pub const REPEAT_LATER: &str = "graph_repeat_later";
+
 /// The fleet condition's first half of an app's tasks, and its second.
 pub const FLEET_FIRST_HALF: &str = "fleet_first_half";
 /// See [`FLEET_FIRST_HALF`].
@@ -910,6 +926,7 @@ impl AgentEval {
             .collect();
         let mut conditions = Conditions::new();
         let mut solvable = Conditions::new();
+        let mut per_app = std::collections::BTreeMap::<String, Conditions>::new();
         for run in &runs {
             let model_did = solved.contains(&(run.app.as_str(), run.task.as_str()));
             let lost = model_did && !run.succeeded;
@@ -919,6 +936,12 @@ impl AgentEval {
                 .add(run, lost);
             if model_did {
                 solvable
+                    .entry(run.condition.clone())
+                    .or_default()
+                    .add(run, lost);
+                per_app
+                    .entry(run.app.clone())
+                    .or_default()
                     .entry(run.condition.clone())
                     .or_default()
                     .add(run, lost);
@@ -940,10 +963,7 @@ impl AgentEval {
                 .flat_map(|r| r.agent_ms.iter().skip(1).copied())
                 .collect(),
         );
-        let new_task: Vec<&TaskRun> = runs
-            .iter()
-            .filter(|r| r.condition == "graph_new_task")
-            .collect();
+        let new_task: Vec<&TaskRun> = runs.iter().filter(|r| r.condition == NEW_TASK).collect();
         let scored: Vec<(f64, bool)> = new_task
             .iter()
             .flat_map(|r| {
@@ -960,6 +980,7 @@ impl AgentEval {
         AgentEval {
             conditions,
             solvable,
+            per_app,
             skipped,
             agent_ms_per_step,
             graph_ms_per_step,

@@ -187,6 +187,7 @@ mod tests {
             json!([button("Dark mode", [[0, 300], [1080, 500]])]),
         );
         let app = RecordedApp {
+            version: Default::default(),
             package: "notes".into(),
             screens: HashMap::from([("list".into(), list), ("settings".into(), settings)]),
             transitions: HashMap::new(),
