@@ -30,6 +30,9 @@ pub enum DeviceSpec {
         source: SimSource,
         /// How many.
         count: usize,
+        /// Install the apps' seeded update instead (`?update=SEED`, as `atlas device sim
+        /// --update` makes it).
+        update: Option<u64>,
     },
 }
 
@@ -68,6 +71,15 @@ impl DeviceSpec {
             "sim" => DeviceSpec::Sim(needs("the simulator's address, e.g. sim:127.0.0.1:5555")?),
             "simulate" => {
                 let rest = needs("a recording, a folder of recordings or APP@DATA")?;
+                let (rest, update) = match rest.rsplit_once("?update=") {
+                    Some((rest, seed)) => (
+                        rest.to_string(),
+                        Some(seed.parse::<u64>().map_err(|_| {
+                            format!("{spec:?}: ?update= takes a seed, a whole number")
+                        })?),
+                    ),
+                    None => (rest, None),
+                };
                 let (source, count) = match rest.rsplit_once('*') {
                     Some((source, n)) => (
                         source,
@@ -87,11 +99,15 @@ impl DeviceSpec {
                     },
                     _ => SimSource::Folder(PathBuf::from(source)),
                 };
-                DeviceSpec::Simulate { source, count }
+                DeviceSpec::Simulate {
+                    source,
+                    count,
+                    update,
+                }
             }
             _ => {
                 return Err(format!(
-                    "{spec:?}: expected adb:SERIAL, hdc:KEY, sim:ADDR or simulate:SOURCE[*N]"
+                    "{spec:?}: expected adb:SERIAL, hdc:KEY, sim:ADDR or simulate:SOURCE[*N][?update=SEED]"
                 ));
             }
         })
@@ -136,11 +152,28 @@ pub fn open(
                 simulator: false,
                 catalog: catalog.clone(),
             })),
-            DeviceSpec::Simulate { source, count } => {
-                let apps = match source {
+            DeviceSpec::Simulate {
+                source,
+                count,
+                update,
+            } => {
+                let mut apps = match source {
                     SimSource::Folder(dir) => recordings(dir)?,
                     SimSource::Graph { app, data } => vec![(app.clone(), graph_app(app, data)?)],
                 };
+                if let Some(seed) = update {
+                    for (name, app) in &mut apps {
+                        let (next, update) = atlas_device_sim::update::update(app, *seed, &[])
+                            .map_err(|e| format!("{name}: cannot update: {e}"))?;
+                        tracing::info!(
+                            "{name} updated from {} to {} (seed {seed}): {}",
+                            app.version.name,
+                            update.version.name,
+                            serde_json::to_string(&update.changes).unwrap_or_default()
+                        );
+                        *app = next;
+                    }
+                }
                 for phone in simulated_from(&Arc::new(apps), *count, catalog, simulated)? {
                     simulated += 1;
                     phones.push(phone);
@@ -383,7 +416,16 @@ mod tests {
             DeviceSpec::parse("simulate:data/user_tasks*4"),
             Ok(DeviceSpec::Simulate {
                 source: SimSource::Folder("data/user_tasks".into()),
-                count: 4
+                count: 4,
+                update: None,
+            })
+        );
+        assert_eq!(
+            DeviceSpec::parse("simulate:data/user_tasks*2?update=7"),
+            Ok(DeviceSpec::Simulate {
+                source: SimSource::Folder("data/user_tasks".into()),
+                count: 2,
+                update: Some(7),
             })
         );
         assert_eq!(
@@ -393,7 +435,8 @@ mod tests {
                     app: "com.x".into(),
                     data: "/tmp/data".into()
                 },
-                count: 1
+                count: 1,
+                update: None,
             })
         );
         for bad in [
@@ -402,6 +445,8 @@ mod tests {
             "simulate:x*0",
             "simulate:x*many",
             "simulate:x*65",
+            "simulate:x?update=soon",
+            "simulate:x?update=-1",
         ] {
             assert!(DeviceSpec::parse(bad).is_err(), "{bad}");
         }

@@ -285,13 +285,13 @@ fn apply(
         }
         Change::ConfirmationAdded => {
             let id = format!("{screen}~confirm{n}");
-            let what = label(&view);
+            let what = named(&view);
             let (confirm, buttons) = dialog_screen(
                 app,
                 screen,
                 &id,
                 "Are you sure?",
-                &format!("Continue with \"{what}\"?"),
+                "Do you want to continue?",
                 ["Cancel", "Continue"],
             );
             app.screens.insert(id.clone(), confirm);
@@ -307,7 +307,10 @@ fn apply(
             update.passes.insert(id, buttons[1].0);
             update.note(
                 change,
-                format!("a confirmation (Cancel / Continue) after {what} on {screen}"),
+                format!(
+                    "a confirmation (Cancel / Continue) after {what} on {}",
+                    short(screen)
+                ),
             );
         }
         Change::EntryMovedToMenu => {
@@ -346,7 +349,11 @@ fn apply(
             update.passes.insert(id, row);
             update.note(
                 change,
-                format!("\"{}\" moved into a More menu on {screen}", label(&view)),
+                format!(
+                    "{} moved into a More menu on {}",
+                    named(&view),
+                    short(screen)
+                ),
             );
         }
         Change::WidgetMoved => {
@@ -412,7 +419,10 @@ fn apply(
                 app.transitions
                     .remove(&(screen.to_string(), Trigger::Tap(b)));
             }
-            update.note(change, format!("{} removed from {screen}", label(&gone)));
+            update.note(
+                change,
+                format!("{} removed from {}", named(&gone), short(screen)),
+            );
         }
         Change::TextRenamed => {
             let old = view.text.clone().unwrap_or_default();
@@ -581,6 +591,22 @@ fn view_at(screen: Option<&Screen>, bounds: Bounds) -> Option<&View> {
         .views
         .iter()
         .find(|v| v.bounds == Some(bounds) && v.is_shown())
+}
+
+/// A screen's id, short, for what an update says.
+fn short(screen: &str) -> &str {
+    &screen[..screen.len().min(12)]
+}
+
+/// What a view is called in what an update says: its label, else its class.
+fn named(view: &View) -> String {
+    let label = label(view);
+    if label.is_empty() {
+        let class = view.class.as_deref().unwrap_or("view");
+        format!("the {}", class.rsplit('.').next().unwrap_or(class))
+    } else {
+        format!("\"{label}\"")
+    }
 }
 
 /// What a view shows: its text, else its description.

@@ -46,7 +46,34 @@ pub(crate) enum DeviceCommand {
         /// address as `phone` when there are several).
         #[arg(long)]
         log: Option<PathBuf>,
+        /// Play the app's next release instead: a seeded update with every kind of change real
+        /// releases make (a text renamed, an id changed, widgets reordered, an entry moved into
+        /// a menu, a dialog, a confirmation, an entry removed) on screens its recorded steps pass
+        /// through, printed on stderr; the same seed makes the same update. The phone reports
+        /// the new version (`dumpsys package PKG`).
+        #[arg(long, value_name = "SEED")]
+        update: Option<u64>,
     },
+}
+
+/// `app`'s seeded update, its changes told on stderr.
+fn updated(
+    app: &atlas_device_sim::RecordedApp,
+    seed: u64,
+) -> Result<atlas_device_sim::RecordedApp> {
+    let (next, update) = atlas_device_sim::update::update(app, seed, &[])
+        .map_err(|e| anyhow::anyhow!("{}: cannot update: {e}", app.package))?;
+    eprintln!(
+        "{} updated from {} to {} (seed {seed}): {}",
+        app.package,
+        app.version.name,
+        update.version.name,
+        serde_json::to_string(&update.changes)?
+    );
+    for change in &update.said {
+        eprintln!("  {change}");
+    }
+    Ok(next)
 }
 
 pub(crate) fn device(what: DeviceCommand) -> Result<ExitCode> {
@@ -85,6 +112,7 @@ pub(crate) fn device(what: DeviceCommand) -> Result<ExitCode> {
             phones,
             start,
             log,
+            update,
         } => {
             let apps = match app {
                 Some(app_id) => vec![graph_app(&data.data, &app_id)],
@@ -96,6 +124,13 @@ pub(crate) fn device(what: DeviceCommand) -> Result<ExitCode> {
             .into_iter()
             .collect::<Result<Vec<_>, String>>()
             .map_err(|e| anyhow::anyhow!(e))?;
+            let apps = match update {
+                None => apps,
+                Some(seed) => apps
+                    .iter()
+                    .map(|app| updated(app, seed))
+                    .collect::<Result<Vec<_>>>()?,
+            };
             let first: std::net::SocketAddr = listen
                 .parse()
                 .with_context(|| format!("--listen {listen} is not an address and port"))?;

@@ -65,13 +65,18 @@ pub(crate) enum EvalCommand {
         /// Write every run as JSON.
         #[arg(long)]
         json: Option<PathBuf>,
-        /// The graph's confidence at which the agent skips the model.
+        /// The fast path's target: the agent skips the model where the graph's confidence, and
+        /// the lower bound of the app's record of trust in that kind of answer, reach it.
         #[arg(long, default_value_t = 0.95)]
         fast_path: f64,
         /// Each app's tasks run against a server whose grounding model was fitted on the
         /// other apps only: the figures to expect on an app nobody fitted anything to.
         #[arg(long, conflicts_with = "url")]
         leave_one_app_out: bool,
+        /// Then update each app with this seed (`atlas device sim --update`) and run its tasks
+        /// again: the model alone on the new version, then the fleet on the same graph.
+        #[arg(long)]
+        update: Option<u64>,
         /// Against this running server instead of a fresh one on a temporary folder.
         #[arg(long)]
         url: Option<String>,
@@ -169,6 +174,7 @@ pub(crate) async fn run(what: EvalCommand) -> Result<ExitCode> {
             json,
             fast_path,
             leave_one_app_out,
+            update,
             url,
             token,
             plan,
@@ -186,16 +192,12 @@ pub(crate) async fn run(what: EvalCommand) -> Result<ExitCode> {
                 token,
                 embed: embed.config(),
             };
-            eval_agent(
-                dir,
-                apps,
-                json,
-                target,
+            let options = atlas_eval::agent::AgentOptions {
                 fast_path,
-                leave_one_app_out,
                 planning,
-            )
-            .await
+                update,
+            };
+            eval_agent(dir, apps, json, target, options, leave_one_app_out).await
         }
     }
 }
@@ -380,16 +382,25 @@ pub(crate) fn eval_kb(
     Ok(ExitCode::SUCCESS)
 }
 
-/// Each graph condition's model calls against `base`'s on as many runs of the same tasks, and
-/// its fast path's steps, wrong steps and precision.
+/// Each graph condition's model calls against `base`'s (the model alone's on the updated app,
+/// after an update) on as many runs of the same tasks, and its fast path's steps, wrong steps
+/// and precision.
 fn against(
     base: &atlas_eval::agent::ConditionTotals,
     conditions: &atlas_eval::agent::Conditions,
 ) -> String {
+    let updated = conditions.get(atlas_eval::agent::MODEL_ONLY_UPDATED);
     conditions
         .iter()
-        .filter(|(name, c)| name.starts_with("graph_") && c.tasks > 0)
+        .filter(|(name, c)| {
+            (name.starts_with("graph_") || name.starts_with("after_update")) && c.tasks > 0
+        })
         .map(|(name, c)| {
+            // After an update, against the model alone on the updated app.
+            let base = match updated {
+                Some(u) if name.starts_with("after_update") => u,
+                _ => base,
+            };
             let runs_each = c.tasks as f64 / base.tasks.max(1) as f64;
             let calls = c.model_calls as f64 / (base.model_calls as f64 * runs_each).max(1.0);
             let precision = if c.fast_path_steps == 0 {
@@ -417,20 +428,18 @@ pub(crate) async fn eval_agent(
     only: Vec<String>,
     json: Option<PathBuf>,
     target: Target,
-    fast_path: f64,
+    options: atlas_eval::agent::AgentOptions,
     leave_one_app_out: bool,
-    planning: atlas_eval::agent::Planning,
 ) -> Result<ExitCode> {
     let shown = Shown::start();
     let apps = atlas_eval::server::droidtask_apps(&dir, &only)?;
-    let planned = !matches!(planning, atlas_eval::agent::Planning::Off);
+    let planned = !matches!(options.planning, atlas_eval::agent::Planning::Off);
     let report = atlas_eval::server::agent(
         &target,
         dir,
         apps,
-        fast_path,
+        options,
         leave_one_app_out,
-        planning,
         shown.clone(),
     )
     .await?;
@@ -528,6 +537,20 @@ pub(crate) async fn eval_agent(
             continue;
         };
         println!("  {app:<12} {}", against(base, conditions));
+    }
+    if !report.steps_to_trust.is_empty() {
+        let each: Vec<String> = report
+            .steps_to_trust
+            .iter()
+            .map(|(app, steps)| match steps {
+                Some(n) => format!("{app} {n}"),
+                None => format!("{app} never"),
+            })
+            .collect();
+        println!(
+            "after the update, steps until the fast path acted again: {}",
+            each.join(", ")
+        );
     }
     println!(
         "the agent's own time per step (model and device not included): mean {:.2} ms (asking the graph {:.2} ms), median {:.2} ms, median after a task's first step {:.2} ms",

@@ -21,6 +21,7 @@ use std::sync::{Arc, Mutex};
 
 use atlas_action::Action;
 use atlas_device::{Point, Watched};
+use atlas_device_sim::update::Update;
 use atlas_device_sim::{Phone, RecordedApp};
 use atlas_import::droidbot::{Event, EventFile};
 use atlas_llm::{Completion, Model, ModelError};
@@ -159,6 +160,30 @@ pub fn read_ground_truth(dir: &Path) -> Result<(Vec<GroundTruth>, Vec<String>), 
     Ok((tasks, skipped))
 }
 
+/// Where on the ground truth a screen is, and what the ground truth does there: the first step
+/// at or after `from` shown on it, its action with the views where `update` moved them; on a
+/// screen the update added, no step and the tap that goes on.
+pub(crate) fn truth_on(
+    task: &GroundTruth,
+    screen: &str,
+    from: usize,
+    update: Option<&Update>,
+) -> (Option<usize>, Option<Truth>) {
+    if let Some(pass) = update.and_then(|u| u.pass(screen)) {
+        return (None, Some(Truth::Tap(pass)));
+    }
+    let at = step_at(task, screen, from);
+    let truth = at.map(|i| {
+        let moved = |b: &[[i64; 2]; 2]| update.map_or(*b, |u| u.bounds(screen, *b));
+        match &task.steps[i].1 {
+            Truth::Tap(b) => Truth::Tap(moved(b)),
+            Truth::Type(b, text) => Truth::Type(moved(b), text.clone()),
+            other => other.clone(),
+        }
+    });
+    (at, truth)
+}
+
 /// Where on the ground truth a screen is: the first step at or after `from` shown on it.
 pub(crate) fn step_at(task: &GroundTruth, screen: &str, from: usize) -> Option<usize> {
     (from..task.steps.len()).find(|&i| task.steps[i].0.iter().any(|s| s == screen))
@@ -169,6 +194,8 @@ pub(crate) fn step_at(task: &GroundTruth, screen: &str, from: usize) -> Option<u
 struct IdealModel {
     phone: Arc<Mutex<Phone>>,
     task: GroundTruth,
+    /// The update the phone's app had, if any.
+    update: Option<Arc<Update>>,
     /// Its progress through the task (shared with the ideal planner, which plans from it).
     state: Arc<Mutex<IdealProgress>>,
 }
@@ -207,6 +234,7 @@ pub fn ideal_reply(
     screen: &str,
     (w, h): (u32, u32),
     progress: &mut IdealProgress,
+    update: Option<&Update>,
 ) -> String {
     let IdealProgress {
         from,
@@ -218,10 +246,18 @@ pub fn ideal_reply(
         let y = ((b[0][1] + b[1][1]) / 2).max(0) as u32;
         Point { x, y }.relative(w, h)
     };
-    let here = step_at(task, screen, from);
-    let (action, at) = match here {
-        None => (Action::Back, from),
-        Some(i) => match &task.steps[i].1 {
+    let (here, truth) = truth_on(task, screen, from, update);
+    let (action, at) = match (here, truth) {
+        // A screen the update put in the way: the way on, as a person reads it.
+        (None, Some(Truth::Tap(b))) => (
+            Action::Tap {
+                element: centre(&b),
+                message: None,
+            },
+            from,
+        ),
+        (None, _) => (Action::Back, from),
+        (Some(i), truth) => match truth.as_ref().unwrap_or(&task.steps[i].1) {
             Truth::Finish => (
                 Action::Finish {
                     message: "done".into(),
@@ -280,7 +316,13 @@ impl Model for IdealModel {
             (phone.current().to_string(), phone.screen_size())
         };
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        let content = ideal_reply(&self.task, &screen, size, &mut state);
+        let content = ideal_reply(
+            &self.task,
+            &screen,
+            size,
+            &mut state,
+            self.update.as_deref(),
+        );
         on_delta(&content);
         Ok(Completion {
             content,
@@ -335,12 +377,15 @@ pub struct TaskRun {
     pub agent_ms: Vec<f64>,
     /// How the run ended.
     pub ending: Ending,
+    /// For a run after an update: the update's changes, by kind.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub update: Option<std::collections::BTreeMap<atlas_device_sim::update::Change, usize>>,
 }
 
 /// Runs `task` on a fresh phone of `app`; with the graph when `graph` is given (and then with
 /// `planning`'s planner).
 pub fn run_task(
-    app: &RecordedApp,
+    (app, update): (&RecordedApp, Option<&Arc<Update>>),
     app_name: &str,
     task: &GroundTruth,
     condition: &str,
@@ -387,6 +432,7 @@ pub fn run_task(
         model: Box::new(IdealModel {
             phone: phone.clone(),
             task: task.clone(),
+            update: update.cloned(),
             state: progress,
         }),
         planner,
@@ -420,12 +466,16 @@ pub fn run_task(
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .screen_size();
-    let indices = truth_steps(task, &screens, report.steps.len());
-    let truths: Vec<Option<&Truth>> = indices
-        .iter()
-        .map(|i| i.map(|i| &task.steps[i].1))
-        .collect();
-    let offers = offers(&report, &indices, task, (w, h));
+    let (indices, owned): (Vec<Option<usize>>, Vec<Option<Truth>>) = truth_steps(
+        task,
+        &screens,
+        report.steps.len(),
+        update.map(|u| u.as_ref()),
+    )
+    .into_iter()
+    .unzip();
+    let truths: Vec<Option<&Truth>> = owned.iter().map(Option::as_ref).collect();
+    let offers = offers(&report, &indices, &truths, (w, h));
     let wrong = wrong_steps(&report, &truths, (w, h), Chooser::Graph);
     let wrong_planned = wrong_steps(&report, &truths, (w, h), Chooser::Plan);
     let answers = graph_answers(&report, &truths, (w, h));
@@ -483,6 +533,7 @@ pub fn run_task(
             .map(|s| (s.agent_ms * 1000.0).round() / 1000.0)
             .collect(),
         ending: report.ending,
+        update: None,
     })
 }
 
@@ -501,18 +552,23 @@ fn is_right(truth: Option<&Truth>, action: Option<Action>, (w, h): (u32, u32)) -
 }
 
 /// The index of the ground truth's step for each step of a run (none where the run is off its
-/// screens).
-fn truth_steps(task: &GroundTruth, screens: &[String], steps: usize) -> Vec<Option<usize>> {
+/// screens), and what the ground truth does there ([`truth_on`]).
+fn truth_steps(
+    task: &GroundTruth,
+    screens: &[String],
+    steps: usize,
+    update: Option<&Update>,
+) -> Vec<(Option<usize>, Option<Truth>)> {
     let mut from = 0;
     screens
         .iter()
         .take(steps)
         .map(|screen| {
-            let at = step_at(task, screen, from);
+            let (at, truth) = truth_on(task, screen, from, update);
             if let Some(i) = at {
                 from = i;
             }
-            at
+            (at, truth)
         })
         .collect()
 }
@@ -522,15 +578,15 @@ fn truth_steps(task: &GroundTruth, screens: &[String], steps: usize) -> Vec<Opti
 fn offers(
     report: &RunReport,
     steps: &[Option<usize>],
-    task: &GroundTruth,
+    truths: &[Option<&Truth>],
     size: (u32, u32),
 ) -> Vec<Offer> {
     let mut seen = std::collections::HashSet::new();
     report
         .steps
         .iter()
-        .zip(steps)
-        .filter_map(|(step, at)| {
+        .zip(steps.iter().zip(truths))
+        .filter_map(|(step, (at, truth))| {
             let at = (*at).filter(|i| seen.insert(*i))?;
             let graph = step.graph.as_ref();
             let resolved = graph
@@ -541,7 +597,7 @@ fn offers(
                 confidence: resolved
                     .as_ref()
                     .map(|_| graph.and_then(|g| g["confidence"].as_f64()).unwrap_or(0.0)),
-                right: is_right(Some(&task.steps[at].1), resolved, size),
+                right: is_right(*truth, resolved, size),
             })
         })
         .collect()
@@ -746,6 +802,9 @@ pub struct AgentEval {
     pub solvable: Conditions,
     /// [`AgentEval::solvable`] per app: the fast path's precision is to hold on every app.
     pub per_app: std::collections::BTreeMap<String, Conditions>,
+    /// Per app, after an update: the steps its tasks took until the graph's fast path acted
+    /// again (none when it never did).
+    pub steps_to_trust: std::collections::BTreeMap<String, Option<usize>>,
     /// Tasks left out, and why.
     pub skipped: Vec<String>,
     /// The agent's own mean time per step.
@@ -780,32 +839,44 @@ pub fn evaluate(
     apps: &[atlas_import::droidtask::App],
     caller: &dyn ToolCaller,
     prefix: &str,
-    fast_path: f64,
-    planning: &Planning,
+    options: &AgentOptions,
     progress: &dyn Progress,
 ) -> Result<AgentEval, String> {
     let mut runs = Vec::new();
     let mut skipped = Vec::new();
     for app in apps {
-        let (app_runs, left_out) =
-            evaluate_app(root, app, caller, prefix, fast_path, planning, progress)?;
+        let (app_runs, left_out) = evaluate_app(root, app, caller, prefix, options, progress)?;
         runs.extend(app_runs);
         skipped.extend(left_out);
     }
     Ok(AgentEval::from_runs(runs, skipped))
 }
 
-/// One app's runs under every condition, and the tasks left out; `progress` counts a task
-/// once for its runs with and without the graph, and once in the fleet.
+/// How `atlas eval agent` runs its agents.
+#[derive(Debug, Clone, Default)]
+pub struct AgentOptions {
+    /// The fast path's target (`--fast-path`).
+    pub fast_path: f64,
+    /// Who plans over the graph's map.
+    pub planning: Planning,
+    /// After the fleet's runs, update each app with this seed and run its tasks again.
+    pub update: Option<u64>,
+}
+
+/// One app's runs under every condition, and the tasks left out; `progress` counts each run.
 pub fn evaluate_app(
     root: &Path,
     app: &atlas_import::droidtask::App,
     caller: &dyn ToolCaller,
     prefix: &str,
-    fast_path: f64,
-    planning: &Planning,
+    options: &AgentOptions,
     progress: &dyn Progress,
 ) -> Result<(Vec<TaskRun>, Vec<String>), String> {
+    let AgentOptions {
+        fast_path,
+        ref planning,
+        update: update_seed,
+    } = *options;
     let mut runs = Vec::new();
     let dir = root.join("user_tasks").join(&app.name);
     let recorded = RecordedApp::read(&dir)?;
@@ -814,65 +885,124 @@ pub fn evaluate_app(
         .into_iter()
         .map(|t| format!("{}/{t}", app.name))
         .collect();
+    let passes = 1 + REPEAT_PASSES;
+    let updated_runs = if update_seed.is_some() { 1 + passes } else { 0 };
     progress.stage(
         &format!(
-            "{}: each task without the graph, then on two graphs in turn, then in a fleet",
-            app.name
+            "{}: each task without the graph, then as a fleet meets the app{}",
+            app.name,
+            if update_seed.is_some() {
+                ", then after an update"
+            } else {
+                ""
+            }
         ),
-        Some((1 + 2 * (1 + REPEAT_PASSES) + 1) as u64 * truths.len() as u64),
+        Some(((1 + passes + updated_runs + 1) * truths.len()) as u64),
     );
+    let original = (&recorded, None);
     for truth in &truths {
         runs.push(run_task(
-            &recorded,
+            original,
             &app.name,
             truth,
-            "model_only",
+            MODEL_ONLY,
             None,
             &Planning::Off,
         )?);
         progress.advance(1);
     }
     // The graph conditions, as a fleet meets an app: one graph, taught the app's exploration,
-    // runs a half of its tasks (each new to it), then reruns them; then the other half's tasks
-    // come, new to the graph but on an app it has a record of. Twice, the halves swapped, so that
-    // every task is run once on an app with no record and once on one with.
+    // runs half of its tasks (each new to it, on an app it has no record of yet), then reruns
+    // them; then the other half's tasks come, new to the graph on an app it has a record of, and
+    // are rerun in turn.
+    let graph = format!("{prefix}{}.graph", app.name);
+    crate::teach::teach_recording(caller, &graph, &app.exploration.recording(), "exploration")
+        .map_err(|e| e.to_string())?;
     let half = truths.len().div_ceil(2);
-    let (first, second) = truths.split_at(half);
-    for (k, order) in [[first, second], [second, first]].into_iter().enumerate() {
-        let graph = format!("{prefix}{}.graph{k}", app.name);
-        crate::teach::teach_recording(caller, &graph, &app.exploration.recording(), "exploration")
-            .map_err(|e| e.to_string())?;
-        for (stage, tasks) in order.into_iter().enumerate() {
-            let new = if stage == 0 { NEW_APP } else { NEW_TASK };
-            for pass in 0..=REPEAT_PASSES {
-                let condition = match pass {
-                    0 => new,
-                    1 => REPEAT,
-                    _ => REPEAT_LATER,
-                };
-                for truth in tasks {
-                    let session = format!("{k}-{pass}-{}", truth.name);
-                    let link = GraphLink::new(caller, Some(graph.clone()), fast_path, &session);
-                    let run =
-                        run_task(&recorded, &app.name, truth, condition, Some(link), planning)?;
-                    // A task first run without success is run once more with the model alone,
-                    // so that its reruns have a finished session to replay.
-                    if pass == 0 && !run.succeeded {
-                        let session = format!("{k}-learn-{}", truth.name);
-                        let link =
-                            GraphLink::new(caller, Some(graph.clone()), f64::INFINITY, &session);
-                        run_task(
-                            &recorded,
-                            &app.name,
-                            truth,
-                            "learning",
-                            Some(link),
-                            &Planning::Off,
-                        )?;
-                    }
-                    runs.push(run);
-                    progress.advance(1);
-                }
+    let sequence = |tasks: &[GroundTruth], new: &str, runs: &mut Vec<TaskRun>| {
+        for pass in 0..passes {
+            let condition = match pass {
+                0 => new,
+                1 => REPEAT,
+                _ => REPEAT_LATER,
+            };
+            for truth in tasks {
+                runs.push(fleet_run(
+                    caller, &graph, original, app, truth, condition, pass, fast_path, planning,
+                )?);
+                progress.advance(1);
+            }
+        }
+        Ok::<(), String>(())
+    };
+    sequence(&truths[..half], NEW_APP, &mut runs)?;
+    sequence(&truths[half..], NEW_TASK, &mut runs)?;
+    // Then the app is updated, and its tasks rerun on the same graph: the model alone on the new
+    // version first (what an update costs without the graph), then the fleet.
+    if let Some(seed) = update_seed {
+        let steps: Vec<(String, atlas_device_sim::app::Trigger)> = truths
+            .iter()
+            .flat_map(|t| t.steps.iter())
+            .filter_map(|(screens, truth)| match truth {
+                Truth::Tap(b) => Some((
+                    screens.first()?.clone(),
+                    atlas_device_sim::app::Trigger::Tap(*b),
+                )),
+                _ => None,
+            })
+            .collect();
+        let (next, update) = atlas_device_sim::update::update(&recorded, seed, &steps)?;
+        progress.note(&format!(
+            "{} updated to {}: {}",
+            app.name,
+            update.version.name,
+            update
+                .changes
+                .iter()
+                .map(|(c, n)| format!(
+                    "{} {n}",
+                    serde_json::to_value(c)
+                        .unwrap_or_default()
+                        .as_str()
+                        .unwrap_or_default()
+                ))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+        let update = Arc::new(update);
+        let updated = (&next, Some(&update));
+        for truth in &truths {
+            runs.push(run_task(
+                updated,
+                &app.name,
+                truth,
+                MODEL_ONLY_UPDATED,
+                None,
+                &Planning::Off,
+            )?);
+            progress.advance(1);
+        }
+        for pass in 0..passes {
+            let condition = if pass == 0 {
+                AFTER_UPDATE
+            } else {
+                AFTER_UPDATE_REPEAT
+            };
+            for truth in &truths {
+                let mut run = fleet_run(
+                    caller,
+                    &graph,
+                    updated,
+                    app,
+                    truth,
+                    condition,
+                    10 + pass,
+                    fast_path,
+                    planning,
+                )?;
+                run.update = Some(update.changes.clone());
+                runs.push(run);
+                progress.advance(1);
             }
         }
     }
@@ -888,7 +1018,7 @@ pub fn evaluate_app(
         let session = format!("fleet-{}", truth.name);
         let link = GraphLink::new(caller, Some(fleet.clone()), fast_path, &session);
         runs.push(run_task(
-            &recorded,
+            original,
             &app.name,
             truth,
             condition,
@@ -899,6 +1029,47 @@ pub fn evaluate_app(
     }
     Ok((runs, skipped))
 }
+
+/// One run of a fleet's on `graph` (session `{pass}-{task}`); a first run without success is
+/// followed by one with the model alone, so that reruns have a finished session to replay.
+#[allow(clippy::too_many_arguments)]
+fn fleet_run(
+    caller: &dyn ToolCaller,
+    graph: &str,
+    app: (&RecordedApp, Option<&Arc<Update>>),
+    named: &atlas_import::droidtask::App,
+    truth: &GroundTruth,
+    condition: &str,
+    pass: usize,
+    fast_path: f64,
+    planning: &Planning,
+) -> Result<TaskRun, String> {
+    let session = format!("{pass}-{}", truth.name);
+    let link = GraphLink::new(caller, Some(graph.to_string()), fast_path, &session);
+    let run = run_task(app, &named.name, truth, condition, Some(link), planning)?;
+    if (pass == 0 || pass == 10) && !run.succeeded {
+        let session = format!("{pass}-learn-{}", truth.name);
+        let link = GraphLink::new(caller, Some(graph.to_string()), f64::INFINITY, &session);
+        run_task(
+            app,
+            &named.name,
+            truth,
+            "learning",
+            Some(link),
+            &Planning::Off,
+        )?;
+    }
+    Ok(run)
+}
+
+/// The model alone.
+pub const MODEL_ONLY: &str = "model_only";
+/// The model alone on the updated app.
+pub const MODEL_ONLY_UPDATED: &str = "model_only_updated";
+/// A task's first run after the app was updated.
+pub const AFTER_UPDATE: &str = "after_update";
+/// Its later runs.
+pub const AFTER_UPDATE_REPEAT: &str = "after_update_repeat";
 
 /// How many times each half's tasks are rerun after their first run.
 pub const REPEAT_PASSES: usize = 3;
@@ -963,6 +1134,23 @@ impl AgentEval {
                 .flat_map(|r| r.agent_ms.iter().skip(1).copied())
                 .collect(),
         );
+        let mut steps_to_trust = std::collections::BTreeMap::new();
+        for run in runs
+            .iter()
+            .filter(|r| r.condition.starts_with(AFTER_UPDATE))
+        {
+            let entry = steps_to_trust.entry(run.app.clone()).or_insert((0, None));
+            if entry.1.is_none() {
+                match run.trail.iter().position(|t| t.contains(" Graph ")) {
+                    Some(k) => entry.1 = Some(entry.0 + k),
+                    None => entry.0 += run.steps,
+                }
+            }
+        }
+        let steps_to_trust = steps_to_trust
+            .into_iter()
+            .map(|(app, (_, found))| (app, found))
+            .collect();
         let new_task: Vec<&TaskRun> = runs.iter().filter(|r| r.condition == NEW_TASK).collect();
         let scored: Vec<(f64, bool)> = new_task
             .iter()
@@ -981,6 +1169,7 @@ impl AgentEval {
             conditions,
             solvable,
             per_app,
+            steps_to_trust,
             skipped,
             agent_ms_per_step,
             graph_ms_per_step,

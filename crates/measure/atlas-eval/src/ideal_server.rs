@@ -193,7 +193,7 @@ impl IdealServer {
             .screens
             .get(&screen)
             .map_or((1080, 1920), |s| (s.width.max(1), s.height.max(1)));
-        let reply = ideal_reply(task, &screen, size, &mut conversation.progress);
+        let reply = ideal_reply(task, &screen, size, &mut conversation.progress, None);
         tracing::debug!(task = %task.name, recognised = ?seen, messages = messages.len(), %reply, "ideal answer");
         Ok(reply)
     }

@@ -11,7 +11,7 @@ use atlas_import::droidtask::App;
 use atlas_progress::Progress;
 use atlas_service::GroundingModel;
 
-use crate::agent::{AgentEval, Planning};
+use crate::agent::{AgentEval, AgentOptions};
 use crate::droidtask::Report;
 use crate::loao::{Fitting, LeaveOneAppOut};
 
@@ -147,24 +147,15 @@ pub async fn agent(
     target: &Target,
     dir: PathBuf,
     apps: Vec<App>,
-    fast_path: f64,
+    options: AgentOptions,
     leave_one_app_out: bool,
-    planning: Planning,
     progress: Arc<dyn Progress>,
 ) -> Result<AgentEval> {
     if !leave_one_app_out {
         let asked = apps.clone();
         let running = progress.clone();
         let mut report = EvalServer::evaluate(target, None, "agent", move |caller, prefix| {
-            crate::agent::evaluate(
-                &dir,
-                &apps,
-                caller,
-                prefix,
-                fast_path,
-                &planning,
-                running.as_ref(),
-            )
+            crate::agent::evaluate(&dir, &apps, caller, prefix, &options, running.as_ref())
         })
         .await?;
         // The same steps as `eval droidtask` asks them, for the same-screens comparison.
@@ -200,19 +191,11 @@ pub async fn agent(
         let model = crate::loao::fit_model(&train, Default::default());
         progress.note(&format!("{}: {}", app.name, model.note));
         let dir = dir.clone();
-        let planning = planning.clone();
+        let options = options.clone();
         let running = progress.clone();
         let (app_runs, left_out) =
             EvalServer::evaluate(&fresh, Some(model), "agent", move |caller, prefix| {
-                crate::agent::evaluate_app(
-                    &dir,
-                    &app,
-                    caller,
-                    prefix,
-                    fast_path,
-                    &planning,
-                    running.as_ref(),
-                )
+                crate::agent::evaluate_app(&dir, &app, caller, prefix, &options, running.as_ref())
             })
             .await?;
         runs.extend(app_runs);
