@@ -17,7 +17,8 @@ impl<V: GraphView> Navigator<'_, V> {
     /// Seed 000 §1.2 `get_next_action`, with the app's trust in the kind of answer it gives.
     pub fn get_next_action(&self, req: NextActionRequest) -> Result<NextActionResponse> {
         let page = req.current_page.clone();
-        let version = req.app_version.clone();
+        // An empty version is no version reported.
+        let version = req.app_version.clone().filter(|v| !v.trim().is_empty());
         let mut response = self.answer(req)?;
         if let Some(kind) = response.kind() {
             let state = self.view.read();

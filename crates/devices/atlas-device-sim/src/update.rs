@@ -92,6 +92,13 @@ impl Update {
         self.passes.get(screen).copied()
     }
 
+    /// The screens the update added, in name order.
+    pub fn added_screens(&self) -> Vec<String> {
+        let mut added: Vec<String> = self.passes.keys().cloned().collect();
+        added.sort();
+        added
+    }
+
     fn note(&mut self, change: Change, said: String) {
         *self.changes.entry(change).or_default() += 1;
         self.said.push(said);
@@ -240,6 +247,16 @@ fn apply(
     let Some(target) = app.transitions.get(&tap).cloned() else {
         return false;
     };
+    // A screen put in the way belongs after a step that goes somewhere: not after a tap that
+    // focuses a field or otherwise leaves the screen where it is.
+    let goes_on = target != screen && !view.editable;
+    if matches!(
+        change,
+        Change::DialogInserted | Change::ConfirmationAdded | Change::EntryMovedToMenu
+    ) && !goes_on
+    {
+        return false;
+    }
     let n = update.said.len();
     match change {
         Change::DialogInserted => {

@@ -178,6 +178,22 @@ pub(crate) async fn end_session(
     atlas: Arc<Atlas>,
     req: EndRunRequest,
 ) -> Result<EndSessionResponse> {
+    // The end is checked whole before the last answer's check is kept: a refused end keeps
+    // nothing.
+    let s = &req.session;
+    for (field, value) in [
+        ("app_id", &s.app_id),
+        ("session_id", &s.session_id),
+        ("intent", &s.intent),
+    ] {
+        validate_text(field, value, true)?;
+    }
+    for (field, value) in [("message", &s.message), ("app_version", &req.app_version)] {
+        if let Some(value) = value {
+            validate_text(field, value, false)?;
+        }
+    }
+    let app_version = req.app_version.as_deref().filter(|v| !v.trim().is_empty());
     if let (Some(carry), Some(executed)) = (&req.carry, &req.executed) {
         let offered = carry
             .offered
@@ -188,13 +204,7 @@ pub(crate) async fn end_session(
         let s = &req.session;
         if !checks.is_empty() {
             atlas
-                .record_checks(
-                    &s.app_id,
-                    &s.session_id,
-                    &s.intent,
-                    req.app_version.as_deref(),
-                    checks,
-                )
+                .record_checks(&s.app_id, &s.session_id, &s.intent, app_version, checks)
                 .await?;
         }
     }
@@ -318,9 +328,11 @@ pub(crate) async fn observe_screen(
     let ui = req.ui_hierarchy.expanded()?;
     let widgets = ui.widgets;
     let mut carry = req.carry.unwrap_or_default();
+    // An empty version is no version reported.
     if let Some(version) = &req.app_version {
-        validate_text("app_version", version, true)?;
+        validate_text("app_version", version, false)?;
     }
+    let app_version = req.app_version.clone().filter(|v| !v.trim().is_empty());
     // What the last screen left to check, and that screen as it was.
     let (offered, unjudged) = (carry.offered.take(), carry.unjudged.take());
     let before = offered.as_ref().map(|_| carry.widgets.clone());
@@ -371,13 +383,13 @@ pub(crate) async fn observe_screen(
             &mut carry.unjudged,
         );
     }
-    if !checked.is_empty() || req.app_version.is_some() {
+    if !checked.is_empty() || app_version.is_some() {
         atlas
             .record_checks(
                 &req.app_id,
                 &req.session_id,
                 &req.task,
-                req.app_version.as_deref(),
+                app_version.as_deref(),
                 checked.clone(),
             )
             .await?;
@@ -392,7 +404,7 @@ pub(crate) async fn observe_screen(
         Suggestion::none()
     } else {
         let asked = NextActionRequest {
-            app_version: req.app_version.clone(),
+            app_version: app_version.clone(),
             current_page: page.clone(),
             intent: req.task.clone(),
             app_id: Some(req.app_id.clone()),

@@ -83,6 +83,20 @@ pub struct AppStats {
     pub avg_success_rate: f64,
     /// When the graph last changed (RFC 3339).
     pub last_updated: String,
+    /// Beyond the seed: the app's record of trust, per version its devices reported (`null`:
+    /// none reported) and kind of answer, the versions in name order.
+    #[serde(default)]
+    pub trust: Vec<VersionTrust>,
+}
+
+/// An app's record of trust in one kind of answer on one version.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct VersionTrust {
+    /// The version, as devices reported it; none when they did not.
+    pub version: Option<String>,
+    /// The record.
+    #[serde(flatten)]
+    pub trust: atlas_model::Trust,
 }
 
 /// What `get_graph_stats` answers.
@@ -141,6 +155,7 @@ fn app_stats(app: &AppGraph) -> AppStats {
             .map(|t| t.success_count() + t.fail_count())
             .sum(),
         reports_last_hour: 0,
+        trust: Vec::new(),
         avg_path_length: if n == 0 { 0.0 } else { round3(sum / n as f64) },
         avg_success_rate: if rates.is_empty() {
             0.0
@@ -219,6 +234,22 @@ impl Atlas {
             .collect();
         for stats in &mut by_app {
             stats.reports_last_hour = self.activity.last_hour(&stats.app_id);
+            if let Some(app) = state.graph.app(&stats.app_id) {
+                let mut kept: Vec<(Option<String>, atlas_model::AnswerKind)> = app
+                    .trust_all()
+                    .map(|(v, k, _)| (v.map(str::to_string), k))
+                    .collect();
+                kept.sort();
+                stats.trust = kept
+                    .into_iter()
+                    .map(|(version, kind)| VersionTrust {
+                        trust: state
+                            .graph
+                            .trust(&stats.app_id, version.as_deref(), kind, ""),
+                        version,
+                    })
+                    .collect();
+            }
         }
         by_app.sort_by(|a, b| a.app_id.cmp(&b.app_id));
         let weighted = |value: fn(&AppStats) -> f64, weight: fn(&AppStats) -> usize| {

@@ -75,6 +75,10 @@ pub(crate) struct BenchArgs {
     /// For `fleet`: the fleet sizes (comma-separated).
     #[arg(long, value_delimiter = ',', default_values_t = [1, 2, 4, 8])]
     phones: Vec<usize>,
+    /// For `fleet`: after the two runs, a third on the apps' seeded update (`atlas device sim
+    /// --update SEED` on the phones, the model playing the same update), on the same graph.
+    #[arg(long, value_name = "SEED")]
+    update: Option<u64>,
 }
 
 /// What `--json` writes: each benchmark's figures under its name.
@@ -618,6 +622,20 @@ async fn fleet(
     tokio::spawn(async move { axum::serve(listener, model.router()).await });
     let apps =
         Arc::new(atlas_testrun::phones::recordings(droidtask).map_err(|e| anyhow::anyhow!(e))?);
+    // With --update: the apps' seeded update, on phones and to the model alike, for a third run.
+    let updated = match args.update {
+        None => None,
+        Some(seed) => {
+            let model = atlas_eval::ideal_server::IdealServer::read(droidtask, delay)
+                .and_then(|m| m.updated(seed))
+                .map_err(|e| anyhow::anyhow!(e))?;
+            let apps = Arc::new(model.apps());
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+            let url = format!("http://{}/v1", listener.local_addr()?);
+            tokio::spawn(async move { axum::serve(listener, model.router()).await });
+            Some((apps, url))
+        }
+    };
     shown.note(&format!(
         "bench fleet: {} tests, the model answering after {} ms, on {:?} phones",
         suite.tests.len(),
@@ -638,6 +656,7 @@ async fn fleet(
         let runs = {
             let (suite, apps, model_url, base) =
                 (suite.clone(), apps.clone(), model_url.clone(), base.clone());
+            let updated = updated.clone();
             tokio::task::spawn_blocking(move || -> Result<Vec<atlas_testrun::SuiteReport>> {
                 let caller = atlas_agent::HttpCaller::new(&base, None);
                 let mut config = atlas_testrun::RunConfig {
@@ -656,7 +675,15 @@ async fn fleet(
                 };
                 config.model.retries = 3;
                 let mut reports = Vec::new();
-                for _ in 0..2 {
+                let original = (apps.clone(), config.model.clone());
+                let after = updated.map(|(apps, url)| {
+                    let mut model = config.model.clone();
+                    model.base_url = url;
+                    (apps, model)
+                });
+                let runs = [Some(original.clone()), Some(original), after];
+                for (apps, model) in runs.into_iter().flatten() {
+                    config.model = model;
                     let phones = atlas_testrun::phones::simulated(
                         &apps,
                         n,
@@ -707,7 +734,7 @@ async fn fleet(
         for (k, r) in runs.iter().enumerate() {
             println!(
                 "{n:>6}  {:<6} {:>7.1}  {:>11.2}  {:>6}  {:>11}  {:>11}  {}",
-                if k == 0 { "first" } else { "second" },
+                ["first", "second", "update"][k.min(2)],
                 r.seconds,
                 base_seconds / r.seconds.max(1e-9),
                 r.tests
@@ -731,6 +758,7 @@ async fn fleet(
             "first": runs[0].json()["summary"],
             "second": runs[1].json()["summary"],
             "speedup_vs_one_phone": base_seconds / first.seconds.max(1e-9),
+            "after_update": runs.get(2).map(|r| r.json()["summary"].clone()),
             "second_run_calls_over_first_passes": again,
             "first_run_calls_of_those": before,
             "lost_against_one_phone": lost,

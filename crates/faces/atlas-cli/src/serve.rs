@@ -79,6 +79,10 @@ pub(crate) struct ModelSimArgs {
     /// With --droidtask: wait this long before each answer, as a hosted model would.
     #[arg(long, default_value_t = 0)]
     delay_ms: u64,
+    /// With --droidtask: play the apps' seeded update, as `atlas device sim --update SEED` does
+    /// (the same seed, the same update).
+    #[arg(long, value_name = "SEED", requires = "droidtask")]
+    update: Option<u64>,
     #[arg(long, default_value = "127.0.0.1:7701")]
     addr: String,
 }
@@ -86,11 +90,14 @@ pub(crate) struct ModelSimArgs {
 pub(crate) async fn model_sim(args: ModelSimArgs) -> Result<ExitCode> {
     let router = match (&args.script, &args.droidtask) {
         (_, Some(dir)) => {
-            let server = atlas_eval::ideal_server::IdealServer::read(
+            let mut server = atlas_eval::ideal_server::IdealServer::read(
                 dir,
                 Duration::from_millis(args.delay_ms),
             )
             .map_err(|e| anyhow::anyhow!(e))?;
+            if let Some(seed) = args.update {
+                server = server.updated(seed).map_err(|e| anyhow::anyhow!(e))?;
+            }
             eprintln!("DroidTask's ideal model for {} tasks", server.tasks());
             server.router()
         }

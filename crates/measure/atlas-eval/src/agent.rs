@@ -1090,16 +1090,27 @@ pub const FLEET_SECOND_HALF: &str = "fleet_second_half";
 impl AgentEval {
     /// Totals, times and the graph's curve over `runs` (of any apps, however they were run).
     pub fn from_runs(runs: Vec<TaskRun>, skipped: Vec<String>) -> AgentEval {
-        let solved: std::collections::HashSet<(&str, &str)> = runs
-            .iter()
-            .filter(|r| r.condition == "model_only" && r.succeeded)
-            .map(|r| (r.app.as_str(), r.task.as_str()))
-            .collect();
+        let solved_by = |condition: &str| -> std::collections::HashSet<(&str, &str)> {
+            runs.iter()
+                .filter(|r| r.condition == condition && r.succeeded)
+                .map(|r| (r.app.as_str(), r.task.as_str()))
+                .collect()
+        };
+        let solved = solved_by(MODEL_ONLY);
+        // After an update, what the model alone does on the new version is the measure.
+        let solved_updated = solved_by(MODEL_ONLY_UPDATED);
         let mut conditions = Conditions::new();
         let mut solvable = Conditions::new();
         let mut per_app = std::collections::BTreeMap::<String, Conditions>::new();
         for run in &runs {
-            let model_did = solved.contains(&(run.app.as_str(), run.task.as_str()));
+            let after_update =
+                run.condition == MODEL_ONLY_UPDATED || run.condition.starts_with(AFTER_UPDATE);
+            let model_did = if after_update {
+                &solved_updated
+            } else {
+                &solved
+            }
+            .contains(&(run.app.as_str(), run.task.as_str()));
             let lost = model_did && !run.succeeded;
             conditions
                 .entry(run.condition.clone())

@@ -21,6 +21,7 @@ use std::time::Duration;
 
 use atlas_device_sim::RecordedApp;
 use atlas_device_sim::render::{Glyphs, screen_png};
+use atlas_device_sim::update::Update;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -31,10 +32,13 @@ use serde_json::{Value, json};
 
 use crate::agent::{GroundTruth, IdealProgress, ideal_reply, read_ground_truth, step_at};
 
-/// One recorded app and its demonstrated tasks.
+/// One recorded app and its demonstrated tasks (and the update it was given, if any).
 struct AppTasks {
+    /// The recording's folder name.
+    name: String,
     app: RecordedApp,
     tasks: Vec<GroundTruth>,
+    update: Option<Update>,
 }
 
 /// A conversation's progress: the ideal model's, the last screen recognised, and how many
@@ -67,8 +71,13 @@ impl IdealServer {
             .iter()
             .map(|folder| {
                 Ok(AppTasks {
+                    name: folder
+                        .file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_default(),
                     app: RecordedApp::read(folder)?,
                     tasks: read_ground_truth(folder)?.0,
+                    update: None,
                 })
             })
             .collect::<Result<Vec<_>, String>>()?;
@@ -84,6 +93,27 @@ impl IdealServer {
             delay,
             calls: Default::default(),
         })
+    }
+
+    /// The same model on every app's seeded update, as `atlas device sim --update SEED` plays
+    /// it (made from the recording's steps): it reads the new screens as a person would, taking
+    /// the way on through a screen the update put in the way.
+    pub fn updated(mut self, seed: u64) -> Result<IdealServer, String> {
+        for app in &mut self.apps {
+            let (next, update) = atlas_device_sim::update::update(&app.app, seed, &[])?;
+            app.app = next;
+            app.update = Some(update);
+        }
+        Ok(self)
+    }
+
+    /// Every app as this model plays it (updated, when it is), by its recording's folder name:
+    /// the apps simulated phones are to have installed.
+    pub fn apps(&self) -> Vec<(String, RecordedApp)> {
+        self.apps
+            .iter()
+            .map(|a| (a.name.clone(), a.app.clone()))
+            .collect()
     }
 
     /// Tasks known, over every app.
@@ -113,7 +143,14 @@ impl IdealServer {
     /// The recorded screens of `task` whose rendering is exactly `png`.
     fn recognise(&self, app: usize, task: &GroundTruth, png: &[u8]) -> Vec<String> {
         let recording = &self.apps[app].app;
-        for screen in task.steps.iter().flat_map(|(screens, _)| screens) {
+        let update = self.apps[app].update.as_ref();
+        let added: Vec<String> = update.map(|u| u.added_screens()).unwrap_or_default();
+        for screen in task
+            .steps
+            .iter()
+            .flat_map(|(screens, _)| screens)
+            .chain(&added)
+        {
             if !self
                 .rendered
                 .lock()
@@ -144,7 +181,9 @@ impl IdealServer {
             .get(&hash(png))
             .into_iter()
             .flatten()
-            .filter(|s| task.steps.iter().any(|(screens, _)| screens.contains(s)))
+            .filter(|s| {
+                added.contains(s) || task.steps.iter().any(|(screens, _)| screens.contains(s))
+            })
             .cloned()
             .collect()
     }
@@ -193,7 +232,8 @@ impl IdealServer {
             .screens
             .get(&screen)
             .map_or((1080, 1920), |s| (s.width.max(1), s.height.max(1)));
-        let reply = ideal_reply(task, &screen, size, &mut conversation.progress, None);
+        let update = self.apps[app].update.as_ref();
+        let reply = ideal_reply(task, &screen, size, &mut conversation.progress, update);
         tracing::debug!(task = %task.name, recognised = ?seen, messages = messages.len(), %reply, "ideal answer");
         Ok(reply)
     }

@@ -118,7 +118,8 @@ fn eval_droidtask_scores_leave_one_task_out_over_http_and_import_teaches_the_fol
 }
 
 #[test]
-fn eval_agent_runs_demonstrated_tasks_on_the_simulated_phone_in_three_conditions() {
+fn eval_agent_runs_demonstrated_tasks_on_the_simulated_phone_as_a_fleet_meets_the_app_and_after_an_update()
+ {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../../shared/data/droidtask-dev");
     if !root.join("user_tasks/applauncher").is_dir() {
         eprintln!("no DroidTask folder: skipped");
@@ -129,7 +130,15 @@ fn eval_agent_runs_demonstrated_tasks_on_the_simulated_phone_in_three_conditions
     let out = Command::new(env!("CARGO_BIN_EXE_atlas"))
         .args(["eval", "agent"])
         .arg(&root)
-        .args(["--apps", "applauncher", "--embedder", "hash", "--json"])
+        .args([
+            "--apps",
+            "applauncher",
+            "--embedder",
+            "hash",
+            "--update",
+            "3",
+            "--json",
+        ])
         .arg(&json_path)
         .output()
         .unwrap();
@@ -150,9 +159,19 @@ fn eval_agent_runs_demonstrated_tasks_on_the_simulated_phone_in_three_conditions
     assert_eq!(model_only["succeeded"], tasks, "{said}");
     assert_eq!(model_only["fast_path_steps"], 0);
     assert!(model_only["model_calls"].as_u64().unwrap() >= tasks * 2);
-    for name in ["graph_new_task", "graph_repeat"] {
+    // The fleet's conditions: half the tasks new on an app with no record, the other half new on
+    // an app with one, each rerun; then the update's.
+    let count = |name: &str| condition(name)["tasks"].as_u64().unwrap_or(0);
+    assert_eq!(
+        count("graph_new_app") + count("graph_new_task"),
+        tasks,
+        "{report}"
+    );
+    assert_eq!(count("graph_repeat"), tasks, "{report}");
+    assert_eq!(count("model_only_updated"), tasks, "{report}");
+    assert_eq!(count("after_update"), tasks, "{report}");
+    for name in ["graph_new_app", "graph_repeat", "after_update"] {
         let c = condition(name);
-        assert_eq!(c["tasks"], tasks, "{name}");
         for key in [
             "succeeded",
             "model_calls",
@@ -162,14 +181,30 @@ fn eval_agent_runs_demonstrated_tasks_on_the_simulated_phone_in_three_conditions
             assert!(c[key].is_u64(), "{name}.{key}: {c}");
         }
     }
-    // The same task again costs fewer model calls than without the graph.
-    assert!(
-        condition("graph_repeat")["model_calls"].as_u64().unwrap()
-            < model_only["model_calls"].as_u64().unwrap(),
+    // The update changes the app and leaves its tasks doable: the model alone does each one it
+    // did before, and each run after it says what changed, every kind of change at least once.
+    assert_eq!(
+        condition("model_only_updated")["succeeded"],
+        model_only["succeeded"],
         "{said}"
     );
+    let after = report["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["condition"] == "after_update")
+        .unwrap();
+    assert_eq!(after["update"].as_object().unwrap().len(), 7, "{after}");
+    // An app that has shown nothing yet gets no fast path, however sure the graph is.
+    assert_eq!(condition("graph_new_app")["fast_path_steps"], 0, "{said}");
+    assert!(
+        report["per_app"]["applauncher"]["model_only"].is_object(),
+        "{report}"
+    );
     // Each task once more in the fleet: in order, on a graph taught only by the runs before.
-    assert_eq!(report["runs"].as_array().unwrap().len() as u64, tasks * 4);
+    let runs = report["runs"].as_array().unwrap().len() as u64;
+    let passes = 4;
+    assert_eq!(runs, tasks * (1 + passes + 1 + passes + 1), "{said}");
     let fleet = report["fleet"].as_array().unwrap();
     let all: Vec<&Value> = fleet.iter().filter(|h| h["app"] == "all").collect();
     assert_eq!(all.len(), 2, "{fleet:?}");

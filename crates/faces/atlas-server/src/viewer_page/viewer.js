@@ -12,6 +12,7 @@ const WORDS = {
   zh: {
     skip: "跳到内容", title: "Atlas 图谱浏览器", chat: "业务图谱对话", testRuns: "测试运行", apps: "应用", app: "应用",
     pages: "页面", transitions: "转换", intents: "意图", reports: "上报", lastHour: "近一小时上报",
+    trust: "信任", checked: "次核对", wrongAnswers: "次错", doubted: "（此页上次核对出错，暂不直接执行）", trustColumn: "信任（下界）",
     successRate: "平均成功率", updated: "最近更新", knowledge: "知识库", business: "业务图谱",
     askChat: "在对话页提问 →", searchLabel: "按名称找页面", searchPlaceholder: "按名称找页面（按 / 聚焦）",
     legendHigh: "成功 ≥98%", legendGood: "90–98%", legendFlaky: "75–90%", legendLow: "<75%", legendUnused: "未使用", legendWidth: "线宽、页面大小 = 使用次数", legendHome: "首页",
@@ -38,6 +39,7 @@ const WORDS = {
   en: {
     skip: "Skip to content", title: "Atlas graph viewer", chat: "Business graph chat", testRuns: "Test runs", apps: "Apps", app: "App",
     pages: "Pages", transitions: "Transitions", intents: "Intents", reports: "Reports", lastHour: "Reports, last hour",
+    trust: "trust", checked: "checked", wrongAnswers: "wrong", doubted: "(its last check here was wrong: asks the model)", trustColumn: "Trust (lower bound)",
     successRate: "Mean success rate", updated: "Last updated", knowledge: "Knowledge bases", business: "Business graph",
     askChat: "Ask on the chat page →", searchLabel: "Find a page by name", searchPlaceholder: "Find a page by name (press /)",
     legendHigh: "succeeds ≥98%", legendGood: "90–98%", legendFlaky: "75–90%", legendLow: "<75%", legendUnused: "unused", legendWidth: "width, page size = uses", legendHome: "home page",
@@ -184,7 +186,7 @@ async function showApps() {
   ]);
   const body = document.querySelector("#apps tbody");
   body.replaceChildren();
-  if (!stats.by_app.length) body.append(el("tr", {}, el("td", { colspan: 8 }, t("noApps"))));
+  if (!stats.by_app.length) body.append(el("tr", {}, el("td", { colspan: 9 }, t("noApps"))));
   for (const app of stats.by_app) {
     body.append(
       el("tr", { "data-app": app.app_id },
@@ -195,6 +197,8 @@ async function showApps() {
         el("td", { class: "num", "data-field": "reports" }, app.reports),
         el("td", { class: "num", "data-field": "last-hour" }, app.reports_last_hour ?? 0),
         el("td", { class: "num" }, percent(app.avg_success_rate)),
+        el("td", { "data-field": "trust" }, (app.trust || []).map((v) =>
+          (v.version ? v.version + " " : "") + trustLabel(v)).join("; ") || t("none")),
         el("td", {}, (app.last_updated || "").replace("T", " ").slice(0, 19)),
       ),
     );
@@ -215,6 +219,13 @@ async function showApps() {
     counts && counts.processes + counts.implementations + counts.resources ? t("bizCounts", counts) : t("bizEmpty");
   viewer.apps = stats.by_app.map((a) => a.app_id);
   viewer.rendered = true;
+}
+
+// What an app's record lets the graph be trusted with: the kind of answer, the lower bound of its
+// precision (the fast path acts at 0.95 and above), and the checks it rests on.
+function trustLabel(trust) {
+  const doubt = trust.doubted ? ` ${t("doubted")}` : "";
+  return `${t("trust")} ${trust.kind} ${trust.bound.toFixed(2)} (${trust.checked} ${t("checked")}, ${trust.wrong} ${t("wrongAnswers")})${doubt}`;
 }
 
 // ---- an app's graph ------------------------------------------------------------------------
@@ -682,7 +693,8 @@ async function askNext() {
       answer.is_complete ? t("complete") : a ? `${actionLabel(a)} → ${a.expected_page ? graph?.getNodeAttribute(a.expected_page, "label") ?? a.expected_page : "?"}` : answer.error || t("noPath"),
       el("p", { class: "muted" },
         [a ? `${t("confidence")} ${percent(a.confidence)}` : null, answer.basis ? `${t("basis")}: ${answer.basis}` : null,
-          answer.remaining_steps !== undefined ? `${t("remaining")}: ${answer.remaining_steps}` : null].filter(Boolean).join(" · ")),
+          answer.remaining_steps !== undefined ? `${t("remaining")}: ${answer.remaining_steps}` : null,
+          answer.trust ? trustLabel(answer.trust) : null].filter(Boolean).join(" · ")),
       a?.description ? el("p", {}, a.description) : null,
     ),
   );
