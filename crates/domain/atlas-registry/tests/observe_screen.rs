@@ -407,3 +407,28 @@ async fn a_planned_route_is_walked_screen_by_screen_and_dropped_when_the_screen_
     let refused = observe(&atlas, long).await.unwrap_err();
     assert_eq!(refused.code().as_str(), "INVALID_PARAMETER", "{refused}");
 }
+
+atlas_config::on_every_store!(the_record_of_checks_is_kept_across_a_restart);
+
+/// The record is the sessions' (their checks kept with their steps): a restart of a folder store
+/// replays it from the journal, a PostgreSQL store reads it back from its rows.
+async fn the_record_of_checks_is_kept_across_a_restart(store: TestStore) {
+    let atlas = store.open_atlas();
+    asked_run(&atlas, "teach", [870, 41]).await;
+    for run in 0..3 {
+        asked_run(&atlas, &format!("right{run}"), [870, 41]).await;
+    }
+    asked_run(&atlas, "wrong", [500, 166]).await;
+    let before = observe(&atlas, screen(list(), "look", Value::Null, &Value::Null))
+        .await
+        .unwrap();
+    // Three right memory checks, then two wrong (the row tapped; the tap offered at the finish).
+    assert_eq!(before["trust"]["checked"], 5, "{before}");
+    assert_eq!(before["trust"]["wrong"], 2, "{before}");
+    drop(atlas);
+    let atlas = store.open_atlas();
+    let after = observe(&atlas, screen(list(), "look2", Value::Null, &Value::Null))
+        .await
+        .unwrap();
+    assert_eq!(after["trust"], before["trust"], "{after}");
+}
