@@ -425,10 +425,19 @@ async fn the_record_of_checks_is_kept_across_a_restart(store: TestStore) {
     // Three right memory checks, then two wrong (the row tapped; the tap offered at the finish).
     assert_eq!(before["trust"]["checked"], 5, "{before}");
     assert_eq!(before["trust"]["wrong"], 2, "{before}");
+    assert_eq!(before["trust"]["doubted"], true, "{before}");
     drop(atlas);
     let atlas = store.open_atlas();
     let after = observe(&atlas, screen(list(), "look2", Value::Null, &Value::Null))
         .await
         .unwrap();
     assert_eq!(after["trust"], before["trust"], "{after}");
+    // And from a checkpoint (the folder store's graph files, not its journal).
+    atlas.checkpoint().unwrap();
+    drop(atlas);
+    let atlas = store.open_atlas();
+    let folded = observe(&atlas, screen(list(), "look3", Value::Null, &Value::Null))
+        .await
+        .unwrap();
+    assert_eq!(folded["trust"], before["trust"], "{folded}");
 }
