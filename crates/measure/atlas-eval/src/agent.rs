@@ -402,6 +402,7 @@ pub fn run_task(
     // The recorded screen at the start of each step (when the agent takes its screenshot), so
     // each step of a report can be checked against the ground truth.
     let screens: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    let progress = Arc::new(Mutex::new(IdealProgress::default()));
     let observed = Watched {
         inner: &device,
         on_screenshot: Box::new(|_| {
@@ -410,6 +411,14 @@ pub fn run_task(
                 .unwrap_or_else(|e| e.into_inner())
                 .current()
                 .to_string();
+            // The model follows the run as a model reads its conversation: the steps the graph
+            // took without it (its context says so) move it along the task too, so a screen the
+            // task shows twice (its first and its last) is where the task is now.
+            let mut at = progress.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(i) = step_at(task, &screen, at.from) {
+                at.from = i;
+            }
+            drop(at);
             screens
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
@@ -417,7 +426,6 @@ pub fn run_task(
         }),
         skip_waits: true,
     };
-    let progress = Arc::new(Mutex::new(IdealProgress::default()));
     let planner: Option<Box<dyn Model>> = match (planning, &graph) {
         (_, None) | (Planning::Off, _) => None,
         (Planning::Ideal, Some(_)) => Some(Box::new(crate::planner::IdealPlanner {
@@ -433,7 +441,7 @@ pub fn run_task(
             phone: phone.clone(),
             task: task.clone(),
             update: update.cloned(),
-            state: progress,
+            state: progress.clone(),
         }),
         planner,
         max_steps: task.steps.len() * 3 + 5,
