@@ -152,9 +152,10 @@ pub fn update(
         ..Update::default()
     };
     next.version = update.version.clone();
-    // The taps the tasks take, on views the screens show, in an order of the seed's.
-    let mut taps: Vec<(String, Bounds)> = if steps.is_empty() {
-        let mut all: Vec<_> = app
+    // The taps the tasks take, on views the screens show, in an order of the seed's; then every
+    // other recorded tap, for a kind of change none of the tasks' steps takes.
+    let all_taps = || {
+        let mut all: Vec<(String, Bounds)> = app
             .transitions
             .keys()
             .filter_map(|(s, t)| match t {
@@ -164,6 +165,9 @@ pub fn update(
             .collect();
         all.sort();
         all
+    };
+    let chosen: Vec<(String, Bounds)> = if steps.is_empty() {
+        all_taps()
     } else {
         steps
             .iter()
@@ -174,15 +178,26 @@ pub fn update(
             .collect()
     };
     let mut seen = HashSet::new();
-    taps.retain(|(s, b)| {
-        app.transitions.contains_key(&(s.clone(), Trigger::Tap(*b)))
-            && view_at(app.screens.get(s), *b).is_some()
-            && seen.insert((s.clone(), *b))
-    });
+    let mut usable = |taps: Vec<(String, Bounds)>, rng: &mut ChaCha8Rng| {
+        let mut taps: Vec<(String, Bounds)> = taps
+            .into_iter()
+            .filter(|(s, b)| {
+                app.transitions.contains_key(&(s.clone(), Trigger::Tap(*b)))
+                    && view_at(app.screens.get(s), *b).is_some()
+                    && seen.insert((s.clone(), *b))
+            })
+            .collect();
+        taps.shuffle(rng);
+        taps
+    };
+    let mut taps = usable(chosen, &mut rng);
     if taps.is_empty() {
         return Err("the recording has no recorded tap on a view to change".into());
     }
-    taps.shuffle(&mut rng);
+    let first = taps.len();
+    // A stream of its own, so that where the tasks' steps take every kind, the update is the same
+    // as without the others.
+    taps.extend(usable(all_taps(), &mut ChaCha8Rng::seed_from_u64(!seed)));
     // Every step the tasks take, so that nothing they need is removed.
     let needed: HashSet<(String, Bounds)> = steps
         .iter()
@@ -195,8 +210,13 @@ pub fn update(
     let mut used: HashSet<(String, Bounds)> = HashSet::new();
     for change in Change::ALL {
         let times = rng.random_range(1..=2);
-        for _ in 0..times {
-            let free: Vec<&(String, Bounds)> = taps.iter().filter(|t| !used.contains(*t)).collect();
+        for time in 0..times {
+            // The tasks' own steps first; the others only so that each kind lands once.
+            let reach = if time == 0 { taps.len() } else { first };
+            let free: Vec<&(String, Bounds)> = taps[..reach]
+                .iter()
+                .filter(|t| !used.contains(*t))
+                .collect();
             let mut done = false;
             for (screen, bounds) in free {
                 if apply(

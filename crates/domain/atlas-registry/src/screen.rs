@@ -201,7 +201,6 @@ pub(crate) async fn end_session(
             .map(|o| (o, carry.widgets.as_slice()));
         let checks =
             crate::trust::judge(offered, carry.unjudged.clone(), executed, None, &mut None);
-        let s = &req.session;
         if !checks.is_empty() {
             atlas
                 .record_checks(&s.app_id, &s.session_id, &s.intent, app_version, checks)
