@@ -57,10 +57,18 @@ pub struct ObserveScreenRequest {
     #[schemars(range(min = 1, max = 100_000))]
     pub screen_height: u32,
     /// What was executed on the last screen; none on a run's first screen.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::input::object"
+    )]
     pub executed: Option<Executed>,
     /// The `carry` of the last answer, unchanged; none on a run's first screen.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::input::object"
+    )]
     pub carry: Option<Carry>,
     /// Take the graph's action without the model at or above this confidence (default 0.95).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -106,14 +114,26 @@ pub struct Carry {
     /// The screen's widgets, to tell what a tap on it hit and whether the next screen changed.
     pub widgets: Vec<Widget>,
     /// The text field typing goes to.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::input::object"
+    )]
     pub focused: Option<Widget>,
     /// The graph's action on the screen, as it gave it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::input::object"
+    )]
     pub suggested: Option<NextAction>,
     /// The graph's last action the agent took, the page it was taken on, and whether the screen
     /// has left that page since.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::input::object"
+    )]
     pub taken: Option<Taken>,
     /// Some step of the run has been reported.
     pub reported: bool,
@@ -126,11 +146,19 @@ pub struct Carry {
     pub plan: Vec<PathStep>,
     /// The graph's answer on the screen, sure enough for the fast path, for the next screen to
     /// check (whether or not it was taken).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::input::object"
+    )]
     pub offered: Option<Offered>,
     /// The check of the graph's step on the screen before, waiting for what is done next: a
     /// model that undoes the step (Back) says it was wrong.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::input::object"
+    )]
     pub unjudged: Option<Check>,
 }
 
@@ -162,10 +190,18 @@ pub struct EndRunRequest {
     #[serde(flatten)]
     pub session: EndSessionRequest,
     /// The `carry` of the run's last `observe_screen` answer, unchanged.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::input::object"
+    )]
     pub carry: Option<Carry>,
     /// What was executed on the run's last screen.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::input::object"
+    )]
     pub executed: Option<Executed>,
     /// The app's version the device runs, as `observe_screen` was told it.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -263,6 +263,36 @@ async fn hostile_screens_and_carries_get_errors_or_harmless_answers() {
     let first = observe(&atlas, screen(list(), "s", Value::Null, &Value::Null))
         .await
         .unwrap();
+    // A struct's fields as an array, which serde would read and no schema allows: refused.
+    for (tool, body) in [
+        (
+            "end_session",
+            json!({"app_id": "notes", "session_id": "s", "intent": "t", "finished": false,
+                "executed": [null, null]}),
+        ),
+        (
+            "end_session",
+            json!({"app_id": "notes", "session_id": "s", "intent": "t", "finished": false,
+                "carry": ["p", [], null]}),
+        ),
+        (
+            "observe_screen",
+            screen(
+                settings(),
+                "s",
+                json!([{"action": "Back"}]),
+                &first["carry"],
+            ),
+        ),
+    ] {
+        let refused = registry()
+            .get(tool)
+            .unwrap()
+            .call(atlas.clone(), body)
+            .await
+            .unwrap_err();
+        assert_eq!(refused.code().as_str(), "INVALID_PARAMETER", "{refused}");
+    }
     // Not an action of the grammar: a clear INVALID_PARAMETER, nothing reported.
     let nonsense = json!({"action": {"_metadata": "do", "action": "rm -rf /"}});
     let refused = observe(&atlas, screen(settings(), "s", nonsense, &first["carry"]))
