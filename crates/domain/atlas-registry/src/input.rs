@@ -93,6 +93,23 @@ where
     }
 }
 
+/// A `carry` sent back: an object, or absent or `null`. What it holds is Atlas's own, read back
+/// as it was given; an object that is not one Atlas gave (fields of other types, another shape)
+/// is ignored — the screen starts afresh, as a run's first — rather than refused, since its
+/// schema promises only an object. For `#[serde(default, deserialize_with = "input::carried")]`.
+pub(crate) fn carried<'de, D, T>(deserializer: D) -> std::result::Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: DeserializeOwned,
+{
+    use serde::Deserialize;
+    match Option::<Value>::deserialize(deserializer)? {
+        None | Some(Value::Null) => Ok(None),
+        Some(value @ Value::Object(_)) => Ok(serde_json::from_value(value).ok()),
+        Some(_) => Err(serde::de::Error::custom("expected an object")),
+    }
+}
+
 /// The largest integer every JSON implementation reads exactly (2^53 − 1, RFC 7493's I-JSON).
 pub const MAX_SAFE_INTEGER: u64 = 9_007_199_254_740_991;
 

@@ -63,12 +63,14 @@ pub struct ObserveScreenRequest {
         deserialize_with = "crate::input::object"
     )]
     pub executed: Option<Executed>,
-    /// The `carry` of the last answer, unchanged; none on a run's first screen.
+    /// The `carry` of the last answer, unchanged; none on a run's first screen. An object; one
+    /// Atlas did not give is ignored (the screen starts afresh).
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::input::object"
+        deserialize_with = "crate::input::carried"
     )]
+    #[schemars(with = "Option<serde_json::Map<String, Value>>")]
     pub carry: Option<Carry>,
     /// Take the graph's action without the model at or above this confidence (default 0.95).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -189,12 +191,14 @@ pub struct EndRunRequest {
     /// How the session ended.
     #[serde(flatten)]
     pub session: EndSessionRequest,
-    /// The `carry` of the run's last `observe_screen` answer, unchanged.
+    /// The `carry` of the run's last `observe_screen` answer, unchanged. An object; one Atlas did
+    /// not give is ignored (nothing is checked).
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::input::object"
+        deserialize_with = "crate::input::carried"
     )]
+    #[schemars(with = "Option<serde_json::Map<String, Value>>")]
     pub carry: Option<Carry>,
     /// What was executed on the run's last screen.
     #[serde(

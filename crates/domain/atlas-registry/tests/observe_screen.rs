@@ -277,6 +277,10 @@ async fn hostile_screens_and_carries_get_errors_or_harmless_answers() {
         ),
         (
             "observe_screen",
+            screen(settings(), "s", Value::Null, &json!("a carry as text")),
+        ),
+        (
+            "observe_screen",
             screen(
                 settings(),
                 "s",
@@ -293,6 +297,22 @@ async fn hostile_screens_and_carries_get_errors_or_harmless_answers() {
             .unwrap_err();
         assert_eq!(refused.code().as_str(), "INVALID_PARAMETER", "{refused}");
     }
+    // A carry Atlas did not give (an object of another shape) is ignored: the screen starts
+    // afresh, and nothing is reported or checked from it.
+    let forged = json!({"page_id": 7, "offered": "yes", "taken": {"page_id": ""}});
+    let afresh = observe(
+        &atlas,
+        screen(
+            settings(),
+            "s",
+            json!({"action": {"_metadata": "do", "action": "Back"}}),
+            &forged,
+        ),
+    )
+    .await
+    .unwrap();
+    assert!(afresh.get("reported").is_none(), "{afresh}");
+    assert!(afresh.get("checked").is_none(), "{afresh}");
     // Not an action of the grammar: a clear INVALID_PARAMETER, nothing reported.
     let nonsense = json!({"action": {"_metadata": "do", "action": "rm -rf /"}});
     let refused = observe(&atlas, screen(settings(), "s", nonsense, &first["carry"]))
