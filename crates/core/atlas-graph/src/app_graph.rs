@@ -159,6 +159,16 @@ impl AppGraph {
         self.traces.trust_all()
     }
 
+    /// The checks its remembered sessions hold per kind of answer, all versions together (in
+    /// [`AnswerKind::ALL`]'s order).
+    fn checks_per_kind(&self) -> [Tally; AnswerKind::ALL.len()] {
+        let mut per_kind = [Tally::default(); AnswerKind::ALL.len()];
+        for (_, kind, tally) in self.trust_all() {
+            per_kind[kind as usize].join(tally);
+        }
+        per_kind
+    }
+
     pub(crate) fn node(&self, page_id: &str) -> Option<u32> {
         self.page_index
             .get(page_id, |slot| &self.pages[slot as usize].page_id)
@@ -408,6 +418,10 @@ pub struct Graph {
     version: u64,
     /// Who builds the route trees of big apps, when not their askers.
     trees_wanted: Option<TreeWanted>,
+    /// Every app's checks, all versions, per kind of answer (in [`AnswerKind::ALL`]'s order):
+    /// the prior each app's trust borrows from the others, kept as traces change so that asking
+    /// for an app's trust reads no other app.
+    checks: [Tally; AnswerKind::ALL.len()],
 }
 
 impl Graph {
@@ -467,13 +481,9 @@ impl Graph {
                 earlier.join(tally);
             }
         }
-        let mut others = Tally::default();
-        for app in self.apps.values().filter(|a| a.app_id() != app_id) {
-            for (_, k, tally) in app.trust_all() {
-                if k == kind {
-                    others.join(tally);
-                }
-            }
+        let mut others = self.checks[kind as usize];
+        if let Some(app) = app {
+            others.remove(app.checks_per_kind()[kind as usize]);
         }
         let mut trust = Trust::of(kind, own, earlier, others);
         trust.doubted = app.is_some_and(|a| a.doubted(page, kind));
@@ -550,8 +560,21 @@ impl Graph {
         for page in &graph.pages {
             self.page_app.insert(page.page_id.clone(), app_id.clone());
         }
+        self.count_checks(Default::default(), graph.checks_per_kind());
         self.apps.insert(app_id, graph);
         true
+    }
+
+    /// Keeps every app's checks per kind as an app's go from `before` to `after`.
+    fn count_checks(
+        &mut self,
+        before: [Tally; AnswerKind::ALL.len()],
+        after: [Tally; AnswerKind::ALL.len()],
+    ) {
+        for ((total, before), after) in self.checks.iter_mut().zip(before).zip(after) {
+            total.remove(before);
+            total.join(after);
+        }
     }
 
     /// Adds or replaces a page in its app; true when it is new.
@@ -613,8 +636,12 @@ impl Graph {
 
     /// Adds or replaces a remembered session in its app; true when it is new.
     pub fn upsert_trace(&mut self, trace: Trace) -> Result<bool, GraphError> {
-        let app_id = trace.app_id.clone();
-        Ok(self.app_mut(&app_id)?.upsert_trace(trace))
+        let app = self.app_mut(&trace.app_id)?;
+        let before = app.checks_per_kind();
+        let new = app.upsert_trace(trace);
+        let after = app.checks_per_kind();
+        self.count_checks(before, after);
+        Ok(new)
     }
 
     /// [`AppGraph::change_trace`] in the app of that id.
@@ -625,7 +652,11 @@ impl Graph {
         make: impl FnOnce() -> Trace,
         change: impl FnOnce(&mut Trace),
     ) -> Result<(), GraphError> {
-        self.app_mut(app_id)?.change_trace(trace_id, make, change);
+        let app = self.app_mut(app_id)?;
+        let before = app.checks_per_kind();
+        app.change_trace(trace_id, make, change);
+        let after = app.checks_per_kind();
+        self.count_checks(before, after);
         Ok(())
     }
 

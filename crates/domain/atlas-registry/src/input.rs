@@ -75,22 +75,9 @@ where
     D: serde::Deserializer<'de>,
     T: DeserializeOwned,
 {
-    use serde::Deserialize;
-    match Option::<Value>::deserialize(deserializer)? {
-        None | Some(Value::Null) => Ok(None),
-        Some(value @ Value::Object(_)) => serde_json::from_value(value)
-            .map(Some)
-            .map_err(serde::de::Error::custom),
-        Some(other) => Err(serde::de::Error::custom(format!(
-            "expected an object, got {}",
-            match other {
-                Value::Array(_) => "an array",
-                Value::String(_) => "a string",
-                Value::Number(_) => "a number",
-                _ => "a boolean",
-            }
-        ))),
-    }
+    optional_object(deserializer)?
+        .map(|value| serde_json::from_value(value).map_err(serde::de::Error::custom))
+        .transpose()
 }
 
 /// A `carry` sent back: an object, or absent or `null`. What it holds is Atlas's own, read back
@@ -102,11 +89,27 @@ where
     D: serde::Deserializer<'de>,
     T: DeserializeOwned,
 {
+    Ok(optional_object(deserializer)?.and_then(|value| serde_json::from_value(value).ok()))
+}
+
+/// The field's object, none when it is absent or `null`, an error for any other JSON value.
+fn optional_object<'de, D>(deserializer: D) -> std::result::Result<Option<Value>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
     use serde::Deserialize;
     match Option::<Value>::deserialize(deserializer)? {
         None | Some(Value::Null) => Ok(None),
-        Some(value @ Value::Object(_)) => Ok(serde_json::from_value(value).ok()),
-        Some(_) => Err(serde::de::Error::custom("expected an object")),
+        Some(value @ Value::Object(_)) => Ok(Some(value)),
+        Some(other) => Err(serde::de::Error::custom(format!(
+            "expected an object, got {}",
+            match other {
+                Value::Array(_) => "an array",
+                Value::String(_) => "a string",
+                Value::Number(_) => "a number",
+                _ => "a boolean",
+            }
+        ))),
     }
 }
 
