@@ -218,36 +218,21 @@ pub(crate) async fn end_session(
     atlas: Arc<Atlas>,
     req: EndRunRequest,
 ) -> Result<EndSessionResponse> {
-    // The end is checked whole before the last answer's check is kept: a refused end keeps
-    // nothing.
-    let s = &req.session;
-    for (field, value) in [
-        ("app_id", &s.app_id),
-        ("session_id", &s.session_id),
-        ("intent", &s.intent),
-    ] {
-        validate_text(field, value, true)?;
-    }
-    for (field, value) in [("message", &s.message), ("app_version", &req.app_version)] {
-        if let Some(value) = value {
-            validate_text(field, value, false)?;
+    // The last answer's check is kept in the same write as the end, which checks the request
+    // whole first: a refused end keeps nothing.
+    let checks = match (&req.carry, &req.executed) {
+        (Some(carry), Some(executed)) => {
+            let offered = carry
+                .offered
+                .as_ref()
+                .map(|o| (o, carry.widgets.as_slice()));
+            crate::trust::judge(offered, carry.unjudged.clone(), executed, None, &mut None)
         }
-    }
-    let app_version = req.app_version.as_deref().filter(|v| !v.trim().is_empty());
-    if let (Some(carry), Some(executed)) = (&req.carry, &req.executed) {
-        let offered = carry
-            .offered
-            .as_ref()
-            .map(|o| (o, carry.widgets.as_slice()));
-        let checks =
-            crate::trust::judge(offered, carry.unjudged.clone(), executed, None, &mut None);
-        if !checks.is_empty() {
-            atlas
-                .record_checks(&s.app_id, &s.session_id, &s.intent, app_version, checks)
-                .await?;
-        }
-    }
-    atlas.end_session(req.session).await
+        _ => Vec::new(),
+    };
+    atlas
+        .end_session_checked(req.session, checks, req.app_version.as_deref())
+        .await
 }
 
 /// A run's first screen: nothing seen yet, and nothing yet that could not be replayed.

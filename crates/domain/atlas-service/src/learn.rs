@@ -354,6 +354,34 @@ fn counts_of(success_count: u64, fail_count: u64, latency: Option<u64>) -> Count
     }
 }
 
+/// The checks (and the app version) a session's trace takes now, as a report with no step of its
+/// own; none when there is nothing new. A session keeps at most as many checks as steps.
+fn checks_step(
+    app: &AppGraph,
+    session: &str,
+    intent: &str,
+    app_version: Option<&str>,
+    checks: Vec<Check>,
+    at: String,
+) -> Option<Stepped> {
+    let trace_id = trace_id(app.app_id(), session, intent);
+    let trace = app.trace(&trace_id);
+    let room = MAX_TRACE_STEPS - trace.map_or(0, |t| t.checks.len()).min(MAX_TRACE_STEPS);
+    let checks: Vec<Check> = checks.into_iter().take(room).collect();
+    let new_version =
+        app_version.is_some_and(|v| trace.is_none_or(|t| t.app_version.as_deref() != Some(v)));
+    (!checks.is_empty() || new_version).then(|| Stepped {
+        app_id: app.app_id().to_string(),
+        trace_id,
+        session_id: session.to_string(),
+        intent: intent.to_string(),
+        step: None,
+        checks,
+        app_version: app_version.map(str::to_string),
+        at,
+    })
+}
+
 /// The id of the remembered trace of one session for one intent.
 fn trace_id(app_id: &str, session: &str, intent: &str) -> String {
     intent_id(app_id, &format!("trace\u{1f}{session}\u{1f}{intent}"))
@@ -530,29 +558,16 @@ impl Atlas {
                 // An app with no page yet has nothing its answers could be about.
                 return Ok((vec![], ()));
             };
-            let trace_id = trace_id(app_id, session, intent);
-            let trace = app.trace(&trace_id);
-            let room = MAX_TRACE_STEPS - trace.map_or(0, |t| t.checks.len()).min(MAX_TRACE_STEPS);
-            let checks: Vec<Check> = checks.into_iter().take(room).collect();
-            let new_version = app_version
-                .is_some_and(|v| trace.is_none_or(|t| t.app_version.as_deref() != Some(v)));
-            if checks.is_empty() && !new_version {
+            let Some(stepped) = checks_step(app, session, intent, app_version, checks, at) else {
                 return Ok((vec![], ()));
-            }
-            let stepped = Stepped {
-                app_id: app_id.to_string(),
-                trace_id,
-                session_id: session.to_string(),
-                intent: intent.to_string(),
-                step: None,
-                checks,
-                app_version: app_version.map(str::to_string),
-                at,
             };
             let record = if self.store.takes_steps() {
                 Record::Stepped(stepped)
             } else {
-                let mut whole = trace.cloned().unwrap_or_else(|| stepped.new_trace());
+                let mut whole = app
+                    .trace(&stepped.trace_id)
+                    .cloned()
+                    .unwrap_or_else(|| stepped.new_trace());
                 stepped.apply_to(&mut whole);
                 Record::Trace(whole)
             };
@@ -563,12 +578,28 @@ impl Atlas {
 
     /// How a session ended (see [`EndSessionRequest`]). Ending it again overwrites the outcome.
     pub async fn end_session(&self, req: EndSessionRequest) -> Result<EndSessionResponse> {
+        self.end_session_checked(req, Vec::new(), None).await
+    }
+
+    /// [`Atlas::end_session`], keeping with the session, in the same write, the graph's answers
+    /// its last screen checked and the app version it ran on (see [`Atlas::record_checks`]).
+    pub async fn end_session_checked(
+        &self,
+        req: EndSessionRequest,
+        checks: Vec<Check>,
+        app_version: Option<&str>,
+    ) -> Result<EndSessionResponse> {
         validate_text("app_id", &req.app_id, true)?;
         validate_text("session_id", &req.session_id, true)?;
         validate_text("intent", &req.intent, true)?;
         if let Some(message) = &req.message {
             validate_text("message", message, false)?;
         }
+        if let Some(version) = app_version {
+            validate_text("app_version", version, false)?;
+        }
+        // An empty version is no version reported.
+        let app_version = app_version.filter(|v| !v.trim().is_empty());
         let trace_id = trace_id(&req.app_id, &req.session_id, &req.intent);
         let now = atlas_model::now_rfc3339();
         self.commit_with(|state| {
@@ -576,14 +607,29 @@ impl Atlas {
                 .graph
                 .app(&req.app_id)
                 .ok_or_else(|| AtlasError::NotFound(format!("app {}", req.app_id)))?;
-            let Some(mut trace) = app.trace(&trace_id).cloned() else {
-                let response = EndSessionResponse {
-                    success: true,
-                    updated: false,
-                    steps: 0,
-                };
-                return Ok((vec![], response));
+            let checked = checks_step(
+                app,
+                &req.session_id,
+                &req.intent,
+                app_version,
+                checks,
+                now.clone(),
+            );
+            let mut trace = match (app.trace(&trace_id), &checked) {
+                (Some(trace), _) => trace.clone(),
+                (None, Some(checked)) => checked.new_trace(),
+                (None, None) => {
+                    let response = EndSessionResponse {
+                        success: true,
+                        updated: false,
+                        steps: 0,
+                    };
+                    return Ok((vec![], response));
+                }
             };
+            if let Some(checked) = &checked {
+                checked.apply_to(&mut trace);
+            }
             trace.finished = Some(req.finished);
             trace.finish_message = req
                 .message
