@@ -177,6 +177,12 @@ fn continue_trace(
     confidence: f64,
 ) -> Option<Recall> {
     let way = without_detours(&trace.steps);
+    // A session whose every step was undone still did something (a dialog's choice, a row
+    // marked on the way back): its way is not "nothing to do", and this memory cannot say what.
+    let acted = trace.steps.iter().any(|s| s.success);
+    if way.is_empty() && acted {
+        return None;
+    }
     let taken = without_detours(taken);
     let taken = taken.as_slice();
     let trace = &Trace {
@@ -243,6 +249,36 @@ mod tests {
             success: true,
             latency_ms: 0,
         }
+    }
+
+    #[test]
+    fn a_session_undone_to_its_first_page_says_nothing() {
+        let trace = Trace {
+            trace_id: "t".into(),
+            app_id: "messenger".into(),
+            session_id: "s".into(),
+            intent: "mark the chat with Bob as unread".into(),
+            steps: vec![
+                step("chats", "chat", "click", "Bob"),
+                step("chat", "chats", "back", ""),
+            ],
+            finished: Some(true),
+            finish_message: None,
+            app_version: None,
+            checks: Vec::new(),
+            created_at: String::new(),
+            updated_at: String::new(),
+        };
+        assert_eq!(continue_trace(&trace, &[], "chats", &[], &[], 1.0), None);
+        // A session that did nothing at all ended where it began: done there.
+        let nothing = Trace {
+            steps: vec![],
+            ..trace
+        };
+        assert!(matches!(
+            continue_trace(&nothing, &[], "chats", &[], &[], 1.0),
+            Some(Recall::Done { .. })
+        ));
     }
 
     #[test]

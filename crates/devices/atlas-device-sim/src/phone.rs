@@ -98,6 +98,10 @@ pub struct Phone {
     /// The text field last tapped, by its bounds, and what was typed into it on this screen.
     focused: Option<[[i64; 2]; 2]>,
     typed: HashMap<[[i64; 2]; 2], String>,
+    /// The checkable views tapped on this screen where the recording has no tap (a checkbox, a
+    /// switch, a radio button), by their bounds: each shows the other checked state, as a
+    /// phone's toggle does, until the screen changes.
+    toggled: std::collections::HashSet<[[i64; 2]; 2]>,
     storage: Storage,
     /// When the phone started (seconds since 1970): the time its files carry.
     booted_at: u32,
@@ -144,6 +148,7 @@ impl Phone {
             settings: HashMap::new(),
             focused: None,
             typed: HashMap::new(),
+            toggled: Default::default(),
             storage: Storage::default(),
             booted_at: SystemTime::now()
                 .duration_since(UNIX_EPOCH)
@@ -168,6 +173,7 @@ impl Phone {
         self.history.clear();
         self.focused = None;
         self.typed.clear();
+        self.toggled.clear();
         Ok(())
     }
 
@@ -212,6 +218,7 @@ impl Phone {
             self.history.push(std::mem::replace(&mut self.current, to));
             self.focused = None;
             self.typed.clear();
+            self.toggled.clear();
         }
     }
 
@@ -591,7 +598,14 @@ impl Phone {
                 self.go(to);
             }
             None => {
-                self.record(json!({"action": "tap", "at": [x, y], "screen": from, "to": from}));
+                // A toggle the recording never saw tapped still toggles.
+                let toggle = under.iter().find(|v| v.checkable).and_then(|v| v.bounds);
+                if let Some(bounds) = toggle
+                    && !self.toggled.remove(&bounds)
+                {
+                    self.toggled.insert(bounds);
+                }
+                self.record(json!({"action": "tap", "at": [x, y], "screen": from, "to": from, "toggled": toggle}));
             }
         }
         if self.current == from
@@ -624,6 +638,7 @@ impl Phone {
                     self.current = to;
                     self.focused = None;
                     self.typed.clear();
+                    self.toggled.clear();
                 }
             }
             "HOME" => {
@@ -654,6 +669,7 @@ impl Phone {
         self.current = self.app.launch.clone();
         self.focused = None;
         self.typed.clear();
+        self.toggled.clear();
         self.record(
             json!({"action": "launch", "package": package, "screen": from, "to": self.current}),
         );
@@ -815,7 +831,7 @@ impl Phone {
                 escape(view.package.as_deref().unwrap_or(&self.app.package)),
                 escape(view.content_description.as_deref().unwrap_or("")),
                 view.checkable,
-                view.checked,
+                view.checked != view.bounds.is_some_and(|b| self.toggled.contains(&b)),
                 view.clickable,
                 view.clickable || view.editable,
                 view.bounds.is_some() && view.bounds == self.focused,

@@ -157,3 +157,63 @@ fn typing_after_a_tap_shows_in_the_field_in_every_app() {
     assert!(apps >= 2, "only {apps} apps type anywhere");
     assert!(missing.is_empty(), "typed text not shown: {missing:#?}");
 }
+
+/// A checkbox tapped where the recording has no tap on it toggles, as a phone's does: the dump
+/// shows it checked the other way until the screen changes (a recording has a toggle's other
+/// state only where someone tapped it there).
+#[test]
+fn a_toggle_the_recording_never_tapped_still_toggles() {
+    let Some(dir) = droidtask("messenger") else {
+        return;
+    };
+    let app = RecordedApp::read(&dir).unwrap();
+    let (screen, bounds) = app
+        .screens
+        .iter()
+        .find_map(|(state, screen)| {
+            let view = screen.views.iter().find(|v| {
+                v.checkable && v.is_shown() && v.bounds.is_some_and(|b| {
+                    !app.transitions.keys().any(|(from, trigger)| {
+                        from == state
+                            && matches!(trigger, atlas_device_sim::app::Trigger::Tap(t) if *t == b)
+                    })
+                })
+            })?;
+            Some((state.clone(), view.bounds?))
+        })
+        .expect("a checkbox nobody tapped");
+    let mut phone = Phone::new(app, None).unwrap();
+    phone.reset(Some(&screen)).unwrap();
+    let phone = Arc::new(Mutex::new(phone));
+    let device = atlas_device_sim::device::in_process(phone.clone(), "sim-messenger");
+    let rect = format!(
+        "[{},{}][{},{}]",
+        bounds[0][0], bounds[0][1], bounds[1][0], bounds[1][1]
+    );
+    let checked = || {
+        device
+            .hierarchy()
+            .unwrap()
+            .into_iter()
+            .find(|w| w.bounds == rect)
+            .and_then(|w| w.checked)
+    };
+    let before = checked().expect("the checkbox in the dump");
+    let centre = Point {
+        x: ((bounds[0][0] + bounds[1][0]) / 2) as u32,
+        y: ((bounds[0][1] + bounds[1][1]) / 2) as u32,
+    };
+    device.tap(centre).unwrap();
+    assert_eq!(phone.lock().unwrap().current(), screen, "no screen change");
+    assert_eq!(checked(), Some(!before));
+    device.tap(centre).unwrap();
+    assert_eq!(checked(), Some(before));
+    device.tap(centre).unwrap();
+    device.key(Key::Back).unwrap();
+    phone.lock().unwrap().reset(Some(&screen)).unwrap();
+    assert_eq!(
+        checked(),
+        Some(before),
+        "a fresh screen shows the recording"
+    );
+}

@@ -77,6 +77,11 @@ pub(crate) enum EvalCommand {
         /// again: the model alone on the new version, then the fleet on the same graph.
         #[arg(long)]
         update: Option<u64>,
+        /// How many times each task is rerun after its first run, before the update and after
+        /// it: a fleet's day reruns its suites many times, and an app earns trust over them
+        /// (default 3).
+        #[arg(long, value_parser = clap::value_parser!(u16).range(1..=50))]
+        reruns: Option<u16>,
         /// Against this running server instead of a fresh one on a temporary folder.
         #[arg(long)]
         url: Option<String>,
@@ -175,6 +180,7 @@ pub(crate) async fn run(what: EvalCommand) -> Result<ExitCode> {
             fast_path,
             leave_one_app_out,
             update,
+            reruns,
             url,
             token,
             plan,
@@ -196,6 +202,7 @@ pub(crate) async fn run(what: EvalCommand) -> Result<ExitCode> {
                 fast_path,
                 planning,
                 update,
+                reruns: reruns.map(usize::from),
             };
             eval_agent(dir, apps, json, target, options, leave_one_app_out).await
         }
@@ -385,24 +392,14 @@ pub(crate) fn eval_kb(
 /// Each graph condition's model calls against `base`'s (the model alone's on the updated app,
 /// after an update) on as many runs of the same tasks, and its fast path's steps, wrong steps
 /// and precision.
-fn against(
-    base: &atlas_eval::agent::ConditionTotals,
-    conditions: &atlas_eval::agent::Conditions,
-) -> String {
-    let updated = conditions.get(atlas_eval::agent::MODEL_ONLY_UPDATED);
+fn against(conditions: &atlas_eval::agent::Conditions) -> String {
     conditions
         .iter()
         .filter(|(name, c)| {
             (name.starts_with("graph_") || name.starts_with("after_update")) && c.tasks > 0
         })
         .map(|(name, c)| {
-            // After an update, against the model alone on the updated app.
-            let base = match updated {
-                Some(u) if name.starts_with("after_update") => u,
-                _ => base,
-            };
-            let runs_each = c.tasks as f64 / base.tasks.max(1) as f64;
-            let calls = c.model_calls as f64 / (base.model_calls as f64 * runs_each).max(1.0);
+            let calls = c.model_calls as f64 / c.model_only_calls.max(1) as f64;
             let precision = if c.fast_path_steps == 0 {
                 "–".to_string()
             } else {
@@ -468,12 +465,10 @@ pub(crate) async fn eval_agent(
                 );
             }
         }
-        if let Some(base) = conditions.get("model_only") {
-            println!(
-                "  model calls against model_only's: {}",
-                against(base, conditions)
-            );
-        }
+        println!(
+            "  model calls against model_only's on the same tasks: {}",
+            against(conditions)
+        );
     };
     show("all tasks:", &report.conditions);
     println!(
@@ -529,14 +524,33 @@ pub(crate) async fn eval_agent(
         &report.solvable,
     );
     println!(
-        "per app, on the tasks the model alone completes: model calls against model_only's (a condition runs each task once, repeats {} times), fast-path steps, wrong, precision:",
-        atlas_eval::agent::REPEAT_PASSES - 1
+        "per app, on the tasks the model alone completes: model calls against model_only's (a condition runs each task once, graph_repeat_later the third run on), fast-path steps, wrong, precision:",
     );
     for (app, conditions) in &report.per_app {
-        let Some(base) = conditions.get("model_only") else {
-            continue;
-        };
-        println!("  {app:<12} {}", against(base, conditions));
+        println!("  {app:<12} {}", against(conditions));
+    }
+    if let Some(all) = report.by_run.get("all") {
+        println!(
+            "each run of the tasks, in order: model calls against model_only's on the same tasks (fast-path steps, wrong):"
+        );
+        for sequence in ["first_half", "second_half", "after_update"] {
+            let each: Vec<String> = all
+                .iter()
+                .filter(|r| r.sequence == sequence)
+                .map(|r| {
+                    format!(
+                        "{:.0}% ({}, {})",
+                        100.0 * r.totals.model_calls as f64
+                            / r.totals.model_only_calls.max(1) as f64,
+                        r.totals.fast_path_steps,
+                        r.totals.wrong_fast_path_steps
+                    )
+                })
+                .collect();
+            if !each.is_empty() {
+                println!("  {sequence:<12} {}", each.join("  "));
+            }
+        }
     }
     if !report.steps_to_trust.is_empty() {
         let each: Vec<String> = report

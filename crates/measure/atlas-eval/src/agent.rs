@@ -380,6 +380,8 @@ pub struct TaskRun {
     /// For a run after an update: the update's changes, by kind.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub update: Option<std::collections::BTreeMap<atlas_device_sim::update::Change, usize>>,
+    /// Which of its runs in its sequence this was (0: the first; see [`AgentEval::by_run`]).
+    pub run: usize,
 }
 
 /// Runs `task` on a fresh phone of `app`; with the graph when `graph` is given (and then with
@@ -500,9 +502,10 @@ pub fn run_task(
                 &screen[..screen.len().min(12)],
                 step.chosen_by,
                 step.action.as_ref().map_or(String::new(), Value::to_string),
-                step.graph
-                    .as_ref()
-                    .map_or(String::new(), |g| format!("{} {}", g["page"], g["basis"]))
+                step.graph.as_ref().map_or(String::new(), |g| format!(
+                    "{} {} {}",
+                    g["page"], g["basis"], g["trust"]
+                ))
             )
         })
         .collect();
@@ -542,6 +545,7 @@ pub fn run_task(
             .collect(),
         ending: report.ending,
         update: None,
+        run: 0,
     })
 }
 
@@ -778,13 +782,17 @@ pub struct ConditionTotals {
     pub plan_calls: usize,
     /// Steps of routes the planner chose.
     pub plan_steps: usize,
+    /// The model alone's calls on the same tasks (on the updated app after an update): what
+    /// `model_calls` is measured against.
+    pub model_only_calls: usize,
     /// Of those, steps the ground truth does otherwise.
     pub wrong_plan_steps: usize,
 }
 
 impl ConditionTotals {
-    fn add(&mut self, run: &TaskRun, lost: bool) {
+    fn add(&mut self, run: &TaskRun, lost: bool, model_only_calls: usize) {
         self.tasks += 1;
+        self.model_only_calls += model_only_calls;
         self.succeeded += usize::from(run.succeeded);
         self.model_calls += run.model_calls;
         self.fast_path_steps += run.fast_path_steps;
@@ -794,6 +802,20 @@ impl ConditionTotals {
         self.plan_steps += run.plan_steps;
         self.wrong_plan_steps += run.wrong_plan_steps;
     }
+}
+
+/// What the k-th run of a sequence's tasks cost (over the tasks the model alone completes),
+/// beside the model alone on the same tasks: how the cost falls as a fleet reruns its suite
+/// and each app's record of trust grows.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct RunTotals {
+    /// `first_half` (tasks new on an app with no record), `second_half` (new on an app with
+    /// one), `after_update`.
+    pub sequence: String,
+    /// Which run of the tasks (0: their first).
+    pub run: usize,
+    /// The run's totals.
+    pub totals: ConditionTotals,
 }
 
 /// Totals per condition.
@@ -810,6 +832,8 @@ pub struct AgentEval {
     pub solvable: Conditions,
     /// [`AgentEval::solvable`] per app: the fast path's precision is to hold on every app.
     pub per_app: std::collections::BTreeMap<String, Conditions>,
+    /// Per app, and over all apps (`all`): each run of each sequence, in order.
+    pub by_run: std::collections::BTreeMap<String, Vec<RunTotals>>,
     /// Per app, after an update: the steps its tasks took until the graph's fast path acted
     /// again (none when it never did).
     pub steps_to_trust: std::collections::BTreeMap<String, Option<usize>>,
@@ -869,6 +893,9 @@ pub struct AgentOptions {
     pub planning: Planning,
     /// After the fleet's runs, update each app with this seed and run its tasks again.
     pub update: Option<u64>,
+    /// How many times each task is rerun after its first run, before the update and after it
+    /// ([`REPEAT_PASSES`] unless said).
+    pub reruns: Option<usize>,
 }
 
 /// One app's runs under every condition, and the tasks left out; `progress` counts each run.
@@ -884,6 +911,7 @@ pub fn evaluate_app(
         fast_path,
         ref planning,
         update: update_seed,
+        reruns,
     } = *options;
     let mut runs = Vec::new();
     let dir = root.join("user_tasks").join(&app.name);
@@ -893,7 +921,7 @@ pub fn evaluate_app(
         .into_iter()
         .map(|t| format!("{}/{t}", app.name))
         .collect();
-    let passes = 1 + REPEAT_PASSES;
+    let passes = 1 + reruns.unwrap_or(REPEAT_PASSES);
     let updated_runs = if update_seed.is_some() { 1 + passes } else { 0 };
     progress.stage(
         &format!(
@@ -938,6 +966,9 @@ pub fn evaluate_app(
                 runs.push(fleet_run(
                     caller, &graph, original, app, truth, condition, pass, fast_path, planning,
                 )?);
+                if let Some(run) = runs.last_mut() {
+                    run.run = pass;
+                }
                 progress.advance(1);
             }
         }
@@ -998,17 +1029,10 @@ pub fn evaluate_app(
             };
             for truth in &truths {
                 let mut run = fleet_run(
-                    caller,
-                    &graph,
-                    updated,
-                    app,
-                    truth,
-                    condition,
-                    10 + pass,
-                    fast_path,
-                    planning,
+                    caller, &graph, updated, app, truth, condition, pass, fast_path, planning,
                 )?;
                 run.update = Some(update.changes.clone());
+                run.run = pass;
                 runs.push(run);
                 progress.advance(1);
             }
@@ -1038,8 +1062,9 @@ pub fn evaluate_app(
     Ok((runs, skipped))
 }
 
-/// One run of a fleet's on `graph` (session `{pass}-{task}`); a first run without success is
-/// followed by one with the model alone, so that reruns have a finished session to replay.
+/// One run of a fleet's on `graph` (session `{pass}-{task}`, `u{pass}-{task}` on the updated
+/// app); a first run without success is followed by one with the model alone, so that reruns
+/// have a finished session to replay.
 #[allow(clippy::too_many_arguments)]
 fn fleet_run(
     caller: &dyn ToolCaller,
@@ -1052,11 +1077,12 @@ fn fleet_run(
     fast_path: f64,
     planning: &Planning,
 ) -> Result<TaskRun, String> {
-    let session = format!("{pass}-{}", truth.name);
+    let updated = if app.1.is_some() { "u" } else { "" };
+    let session = format!("{updated}{pass}-{}", truth.name);
     let link = GraphLink::new(caller, Some(graph.to_string()), fast_path, &session);
     let run = run_task(app, &named.name, truth, condition, Some(link), planning)?;
-    if (pass == 0 || pass == 10) && !run.succeeded {
-        let session = format!("{pass}-learn-{}", truth.name);
+    if pass == 0 && !run.succeeded {
+        let session = format!("{updated}{pass}-learn-{}", truth.name);
         let link = GraphLink::new(caller, Some(graph.to_string()), f64::INFINITY, &session);
         run_task(
             app,
@@ -1107,36 +1133,37 @@ impl AgentEval {
         let solved = solved_by(MODEL_ONLY);
         // After an update, what the model alone does on the new version is the measure.
         let solved_updated = solved_by(MODEL_ONLY_UPDATED);
+        let alone = AloneCalls::of(&runs);
         let mut conditions = Conditions::new();
         let mut solvable = Conditions::new();
         let mut per_app = std::collections::BTreeMap::<String, Conditions>::new();
         for run in &runs {
-            let after_update =
-                run.condition == MODEL_ONLY_UPDATED || run.condition.starts_with(AFTER_UPDATE);
-            let model_did = if after_update {
+            let model_did = if run.after_update() {
                 &solved_updated
             } else {
                 &solved
             }
             .contains(&(run.app.as_str(), run.task.as_str()));
             let lost = model_did && !run.succeeded;
+            let base = alone.of_task(run);
             conditions
                 .entry(run.condition.clone())
                 .or_default()
-                .add(run, lost);
+                .add(run, lost, base);
             if model_did {
                 solvable
                     .entry(run.condition.clone())
                     .or_default()
-                    .add(run, lost);
+                    .add(run, lost, base);
                 per_app
                     .entry(run.app.clone())
                     .or_default()
                     .entry(run.condition.clone())
                     .or_default()
-                    .add(run, lost);
+                    .add(run, lost, base);
             }
         }
+        let by_run = by_run(&runs, &solved, &solved_updated, &alone);
         let steps: usize = runs.iter().map(|r| r.steps).sum();
         let per_step = |ms: fn(&TaskRun) -> f64| {
             runs.iter().map(|r| ms(r) * r.steps as f64).sum::<f64>() / steps.max(1) as f64
@@ -1188,6 +1215,7 @@ impl AgentEval {
             conditions,
             solvable,
             per_app,
+            by_run,
             steps_to_trust,
             skipped,
             agent_ms_per_step,
@@ -1201,6 +1229,95 @@ impl AgentEval {
             runs,
         }
     }
+}
+
+type Solved<'a> = std::collections::HashSet<(&'a str, &'a str)>;
+
+/// The model alone's calls on each task, on the app and on its update.
+struct AloneCalls {
+    original: HashMap<(String, String), usize>,
+    updated: HashMap<(String, String), usize>,
+}
+
+impl AloneCalls {
+    fn of(runs: &[TaskRun]) -> AloneCalls {
+        let calls = |condition: &str| {
+            runs.iter()
+                .filter(|r| r.condition == condition)
+                .map(|r| ((r.app.clone(), r.task.clone()), r.model_calls))
+                .collect()
+        };
+        AloneCalls {
+            original: calls(MODEL_ONLY),
+            updated: calls(MODEL_ONLY_UPDATED),
+        }
+    }
+
+    /// The model alone's calls on `run`'s task, on the same version of the app.
+    fn of_task(&self, run: &TaskRun) -> usize {
+        let calls = if run.after_update() {
+            &self.updated
+        } else {
+            &self.original
+        };
+        calls
+            .get(&(run.app.clone(), run.task.clone()))
+            .copied()
+            .unwrap_or(0)
+    }
+}
+
+impl TaskRun {
+    /// Whether the run was on the updated app.
+    fn after_update(&self) -> bool {
+        self.condition == MODEL_ONLY_UPDATED || self.condition.starts_with(AFTER_UPDATE)
+    }
+}
+
+/// [`AgentEval::by_run`]: the graph conditions' runs of the tasks the model alone completes, by
+/// sequence and run, per app and over all apps.
+fn by_run(
+    runs: &[TaskRun],
+    solved: &Solved,
+    solved_updated: &Solved,
+    alone: &AloneCalls,
+) -> std::collections::BTreeMap<String, Vec<RunTotals>> {
+    let first_half: Solved = runs
+        .iter()
+        .filter(|r| r.condition == NEW_APP)
+        .map(|r| (r.app.as_str(), r.task.as_str()))
+        .collect();
+    let mut totals = std::collections::BTreeMap::<(&str, &str, usize), RunTotals>::new();
+    for run in runs {
+        let key = (run.app.as_str(), run.task.as_str());
+        let (sequence, model_did) = match run.condition.as_str() {
+            AFTER_UPDATE | AFTER_UPDATE_REPEAT => ("after_update", solved_updated.contains(&key)),
+            NEW_APP | NEW_TASK | REPEAT | REPEAT_LATER if first_half.contains(&key) => {
+                ("first_half", solved.contains(&key))
+            }
+            NEW_APP | NEW_TASK | REPEAT | REPEAT_LATER => ("second_half", solved.contains(&key)),
+            _ => continue,
+        };
+        if !model_did {
+            continue;
+        }
+        for app in [run.app.as_str(), "all"] {
+            totals
+                .entry((app, sequence, run.run))
+                .or_insert_with(|| RunTotals {
+                    sequence: sequence.to_string(),
+                    run: run.run,
+                    ..RunTotals::default()
+                })
+                .totals
+                .add(run, !run.succeeded, alone.of_task(run));
+        }
+    }
+    let mut by_app = std::collections::BTreeMap::<String, Vec<RunTotals>>::new();
+    for ((app, _, _), run) in totals {
+        by_app.entry(app.to_string()).or_default().push(run);
+    }
+    by_app
 }
 
 #[cfg(test)]
