@@ -172,12 +172,14 @@ fn a_toggle_the_recording_never_tapped_still_toggles() {
         .iter()
         .find_map(|(state, screen)| {
             let view = screen.views.iter().find(|v| {
-                v.checkable && v.is_shown() && v.bounds.is_some_and(|b| {
-                    !app.transitions.keys().any(|(from, trigger)| {
+                v.checkable
+                    && v.is_shown()
+                    && v.bounds.is_some_and(|b| {
+                        !app.transitions.keys().any(|(from, trigger)| {
                         from == state
                             && matches!(trigger, atlas_device_sim::app::Trigger::Tap(t) if *t == b)
                     })
-                })
+                    })
             })?;
             Some((state.clone(), view.bounds?))
         })

@@ -79,6 +79,10 @@ pub(crate) struct BenchArgs {
     /// --update SEED` on the phones, the model playing the same update), on the same graph.
     #[arg(long, value_name = "SEED")]
     update: Option<u64>,
+    /// For `fleet`: how many times the suite runs again after its first run (before the update):
+    /// each app's record of trust grows with every run.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=50))]
+    reruns: u16,
 }
 
 /// What `--json` writes: each benchmark's figures under its name.
@@ -644,7 +648,7 @@ async fn fleet(
     ));
     shown.pause();
     println!(
-        "phones  run     wall s  ÷ one phone  passed  model calls  graph steps  second-run calls over first-run passes"
+        "phones  run          wall s  ÷ one phone  passed  model calls  graph steps  calls on the tests the first run passed, against its"
     );
     let mut rows = Vec::new();
     let mut one_phone: Option<(f64, Vec<bool>)> = None;
@@ -656,7 +660,7 @@ async fn fleet(
         let runs = {
             let (suite, apps, model_url, base) =
                 (suite.clone(), apps.clone(), model_url.clone(), base.clone());
-            let updated = updated.clone();
+            let (updated, reruns) = (updated.clone(), args.reruns);
             tokio::task::spawn_blocking(move || -> Result<Vec<atlas_testrun::SuiteReport>> {
                 let caller = atlas_agent::HttpCaller::new(&base, None);
                 let mut config = atlas_testrun::RunConfig {
@@ -681,8 +685,8 @@ async fn fleet(
                     model.base_url = url;
                     (apps, model)
                 });
-                let runs = [Some(original.clone()), Some(original), after];
-                for (apps, model) in runs.into_iter().flatten() {
+                let reruns = std::iter::repeat_n(original, 1 + usize::from(reruns));
+                for (apps, model) in reruns.chain(after) {
                     config.model = model;
                     let phones = atlas_testrun::phones::simulated(
                         &apps,
@@ -704,7 +708,7 @@ async fn fleet(
         };
         let _ = stop.send(());
         task.await??;
-        let (first, second) = (&runs[0], &runs[1]);
+        let first = &runs[0];
         let passed: Vec<bool> = first
             .tests
             .iter()
@@ -713,28 +717,23 @@ async fn fleet(
         let (base_seconds, base_passed) = one_phone
             .get_or_insert_with(|| (first.seconds, passed.clone()))
             .clone();
-        // The regression figure: on the tests the first run passed, the second run's calls.
-        let (mut again, mut before) = (0, 0);
-        for (i, p) in passed.iter().enumerate() {
-            if *p {
-                again += second.tests[i].model_calls;
-                before += first.tests[i].model_calls;
-            }
-        }
         let lost = base_passed
             .iter()
             .zip(&passed)
             .filter(|(was, is)| **was && !**is)
             .count();
-        let lost_second = passed
-            .iter()
-            .zip(&second.tests)
-            .filter(|(was, t)| **was && t.status != atlas_testrun::Status::Passed)
-            .count();
+        let updated_run = args.update.map(|_| runs.len() - 1);
+        let mut later = Vec::new();
         for (k, r) in runs.iter().enumerate() {
+            let name = match k {
+                0 => "first".to_string(),
+                k if Some(k) == updated_run => "update".to_string(),
+                k => format!("rerun {k}"),
+            };
+            // The regression figure: on the tests the first run passed, this run's calls.
+            let again = Regression::of(first, r, &passed);
             println!(
-                "{n:>6}  {:<6} {:>7.1}  {:>11.2}  {:>6}  {:>11}  {:>11}  {}",
-                ["first", "second", "update"][k.min(2)],
+                "{n:>6}  {name:<9} {:>7.1}  {:>11.2}  {:>6}  {:>11}  {:>11}  {}",
                 r.seconds,
                 base_seconds / r.seconds.max(1e-9),
                 r.tests
@@ -743,24 +742,31 @@ async fn fleet(
                     .count(),
                 r.model_calls(),
                 r.tests.iter().map(|t| t.graph_steps).sum::<usize>(),
-                if k == 1 {
-                    format!(
-                        "{again} of {before} ({:.1}%)",
-                        100.0 * again as f64 / before.max(1) as f64
-                    )
+                if k > 0 {
+                    again.to_string()
                 } else {
                     String::new()
                 },
             );
+            if k > 0 {
+                later.push(serde_json::json!({
+                    "run": name,
+                    "summary": r.json()["summary"],
+                    "calls_over_first_passes": again.calls,
+                    "first_run_calls_of_those": again.before,
+                    "lost": again.lost,
+                    "per_app": again.per_app,
+                }));
+            }
         }
+        let lost_second = later.first().and_then(|r| r["lost"].as_u64()).unwrap_or(0);
         rows.push(serde_json::json!({
             "phones": n,
             "first": runs[0].json()["summary"],
             "second": runs[1].json()["summary"],
             "speedup_vs_one_phone": base_seconds / first.seconds.max(1e-9),
-            "after_update": runs.get(2).map(|r| r.json()["summary"].clone()),
-            "second_run_calls_over_first_passes": again,
-            "first_run_calls_of_those": before,
+            "after_update": updated_run.map(|k| runs[k].json()["summary"].clone()),
+            "later_runs": later,
             "lost_against_one_phone": lost,
             "lost_in_second_run": lost_second,
         }));
@@ -773,4 +779,59 @@ async fn fleet(
         serde_json::json!({"tests": suite.tests.len(), "delay_ms": args.delay_ms, "sizes": rows}),
     );
     Ok(())
+}
+
+/// A later run of the fleet's suite against its first, on the tests the first run passed: its
+/// model calls against the first run's, overall and per app, and the tests it lost.
+struct Regression {
+    calls: usize,
+    before: usize,
+    lost: usize,
+    per_app: std::collections::BTreeMap<String, [usize; 2]>,
+}
+
+impl Regression {
+    fn of(
+        first: &atlas_testrun::SuiteReport,
+        later: &atlas_testrun::SuiteReport,
+        passed: &[bool],
+    ) -> Regression {
+        let mut r = Regression {
+            calls: 0,
+            before: 0,
+            lost: 0,
+            per_app: Default::default(),
+        };
+        for ((was, then), now) in passed.iter().zip(&first.tests).zip(&later.tests) {
+            if !*was {
+                continue;
+            }
+            r.calls += now.model_calls;
+            r.before += then.model_calls;
+            r.lost += usize::from(now.status != atlas_testrun::Status::Passed);
+            let app = r.per_app.entry(then.app.clone()).or_default();
+            app[0] += now.model_calls;
+            app[1] += then.model_calls;
+        }
+        r
+    }
+}
+
+impl std::fmt::Display for Regression {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let share = |a: usize, b: usize| 100.0 * a as f64 / b.max(1) as f64;
+        write!(
+            f,
+            "{} of {} ({:.1}%)",
+            self.calls,
+            self.before,
+            share(self.calls, self.before)
+        )?;
+        let apps: Vec<String> = self
+            .per_app
+            .iter()
+            .map(|(app, [now, then])| format!("{app} {:.0}%", share(*now, *then)))
+            .collect();
+        write!(f, "; {}", apps.join(", "))
+    }
 }

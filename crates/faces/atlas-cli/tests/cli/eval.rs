@@ -137,6 +137,8 @@ fn eval_agent_runs_demonstrated_tasks_on_the_simulated_phone_as_a_fleet_meets_th
             "hash",
             "--update",
             "3",
+            "--reruns",
+            "2",
             "--json",
         ])
         .arg(&json_path)
@@ -203,8 +205,22 @@ fn eval_agent_runs_demonstrated_tasks_on_the_simulated_phone_as_a_fleet_meets_th
     );
     // Each task once more in the fleet: in order, on a graph taught only by the runs before.
     let runs = report["runs"].as_array().unwrap().len() as u64;
-    let passes = 4;
+    let passes = 1 + 2;
     assert_eq!(runs, tasks * (1 + passes + 1 + passes + 1), "{said}");
+    // Each run of each sequence in order, measured against the model alone on the same tasks.
+    let by_run = report["by_run"]["all"].as_array().unwrap();
+    for sequence in ["first_half", "after_update"] {
+        let each: Vec<&Value> = by_run
+            .iter()
+            .filter(|r| r["sequence"] == sequence)
+            .collect();
+        let order: Vec<u64> = each.iter().map(|r| r["run"].as_u64().unwrap()).collect();
+        assert_eq!(order, [0, 1, 2], "{sequence}: {by_run:?}");
+        for r in each {
+            assert!(r["totals"]["model_only_calls"].as_u64().unwrap() > 0, "{r}");
+        }
+    }
+    assert!(said.contains("each run of the tasks, in order"), "{said}");
     let fleet = report["fleet"].as_array().unwrap();
     let all: Vec<&Value> = fleet.iter().filter(|h| h["app"] == "all").collect();
     assert_eq!(all.len(), 2, "{fleet:?}");
