@@ -192,10 +192,11 @@ for _ in $(seq 1 600); do
   sleep 0.1
 done
 ATLAS_URL="http://127.0.0.1:$port" ATLAS_BIG_URL="http://127.0.0.1:$big_port" ATLAS_BIN="${CARGO_TARGET_DIR:-target}/debug/atlas" \
-  run_pytest timeout 1200 python3 -m pytest clients/python/tests --ignore=clients/python/tests/test_autoglm_agent.py
+  run_pytest timeout 1200 python3 -m pytest clients/python/tests --ignore=clients/python/tests/test_autoglm_agent.py \
+    --ignore=clients/python/tests/test_phone_agent_droidtask.py
 kill -TERM $big_server; wait $big_server || true
 rm -rf "$data/big-data"
-echo "== Open-AutoGLM's phone-agent (PyPI, unchanged) with atlas_autoglm, on the simulated phone through adb"
+echo "== Open-AutoGLM's phone-agent (PyPI, unchanged): with atlas_autoglm, and alone on DroidTask's tasks with model-sim --droidtask, on the simulated phone through adb"
 # phone-agent wants Python >= 3.12: the first one found (pyenv's included) gets a virtual
 # environment in the build folder, kept between runs, with the package and its phone-agent extra.
 py312=""
@@ -207,10 +208,11 @@ done
 venv="${CARGO_TARGET_DIR:-target}/autoglm-venv"
 if [ -n "$py312" ] && need adb; then
   [ -x "$venv/bin/python" ] || "$py312" -m venv "$venv"
-  "$venv/bin/python" -c "import phone_agent, pytest, atlas_autoglm" 2>/dev/null \
-    || "$venv/bin/python" -m pip install --quiet -e "clients/python[phone-agent]" pytest \
+  "$venv/bin/python" -c "import phone_agent, pytest, yaml, atlas_autoglm" 2>/dev/null \
+    || "$venv/bin/python" -m pip install --quiet -e "clients/python[phone-agent]" pytest pyyaml \
     || echo "warning: could not install clients/python[phone-agent]" >&2
-  ATLAS_BIN="${CARGO_TARGET_DIR:-target}/debug/atlas" run_pytest timeout 600 "$venv/bin/python" -m pytest clients/python/tests/test_autoglm_agent.py
+  ATLAS_BIN="${CARGO_TARGET_DIR:-target}/debug/atlas" run_pytest timeout 900 "$venv/bin/python" -m pytest \
+    clients/python/tests/test_autoglm_agent.py clients/python/tests/test_phone_agent_droidtask.py
 else
   echo "(no Python >= 3.12 or no adb: skipped)"
   skipped=$((skipped + 1))

@@ -57,6 +57,21 @@ pub fn screen_png(
     typed: &HashMap<[[i64; 2]; 2], String>,
     glyphs: Option<&Glyphs>,
 ) -> Vec<u8> {
+    encode_png(
+        width,
+        height,
+        &screen_pixels(width, height, views, typed, glyphs),
+    )
+}
+
+/// The pixels of [`screen_png`]: RGB, row by row.
+pub fn screen_pixels(
+    width: u32,
+    height: u32,
+    views: &[View],
+    typed: &HashMap<[[i64; 2]; 2], String>,
+    glyphs: Option<&Glyphs>,
+) -> Vec<u8> {
     let (w, h) = (width as usize, height as usize);
     let mut pixels = vec![255u8; w * h * 3];
     let mut fill = |[[l, t], [r, b]]: [[i64; 2]; 2], colour: [u8; 3], outline_only: bool| {
@@ -111,7 +126,7 @@ pub fn screen_png(
             }
         }
     }
-    encode_png(width, height, &pixels)
+    pixels
 }
 
 /// Writes `text` in one line inside `bounds`, vertically centred, cut at the right edge.

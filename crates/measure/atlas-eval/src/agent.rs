@@ -225,17 +225,37 @@ pub struct IdealProgress {
     pub calls: usize,
 }
 
-/// The ideal model's reply on `screen` (a `w`×`h` recorded screen) for `task`: the ground
-/// truth's action there in the AutoGLM grammar (a tap at the widget's centre, a tap on the field
-/// then its text for an input, Back, finish at the end; Back on a screen off the task), written
-/// as real models write answers — bare, in tags, or in prose, by turns.
+/// The ideal model's reply on `screen` (a `w`×`h` recorded screen) for `task`
+/// ([`ideal_action`]), written as real models write answers — bare, in tags, or in prose, by
+/// turns, so the agent's reading of each is tested.
 pub fn ideal_reply(
+    task: &GroundTruth,
+    screen: &str,
+    size: (u32, u32),
+    progress: &mut IdealProgress,
+    update: Option<&Update>,
+) -> String {
+    let calls = progress.calls;
+    let written = ideal_action(task, screen, size, progress, update).to_grammar();
+    match calls % 3 {
+        0 => format!(
+            "<think>The screen matches the task's next step.</think><answer>{written}</answer>"
+        ),
+        1 => written,
+        _ => format!("I will do this next: {written}\nThat should move the task along."),
+    }
+}
+
+/// The ideal model's action on `screen` (a `w`×`h` recorded screen) for `task`: the ground
+/// truth's action there in the AutoGLM grammar (a tap at the widget's centre, a tap on the field
+/// then its text for an input, Back, finish at the end; Back on a screen off the task).
+pub fn ideal_action(
     task: &GroundTruth,
     screen: &str,
     (w, h): (u32, u32),
     progress: &mut IdealProgress,
     update: Option<&Update>,
-) -> String {
+) -> Action {
     let IdealProgress {
         from,
         tapped,
@@ -291,14 +311,7 @@ pub fn ideal_reply(
         tapped: next_tapped,
         calls: calls + 1,
     };
-    let written = action.to_grammar();
-    match calls % 3 {
-        0 => format!(
-            "<think>The screen matches the task's next step.</think><answer>{written}</answer>"
-        ),
-        1 => written,
-        _ => format!("I will do this next: {written}\nThat should move the task along."),
-    }
+    action
 }
 
 impl Model for IdealModel {

@@ -4,15 +4,18 @@
 //!
 //! It plays the model a vision model would be: it knows the task from the conversation's first
 //! user message (the agent writes the task first), recognises the recorded screen from the
-//! screenshot it is shown, and answers the ground truth's action there ([`ideal_reply`]).
+//! screenshot it is shown, and answers the ground truth's action there ([`ideal_action`]) as
+//! AutoGLM-Phone's server writes it: a sentence of reasoning, then the action, nothing after.
 //!
 //! Key design decision: **the screen is recognised from the picture, not told.** The simulated
 //! phone renders a screen the same way every time, so the server renders the task's recorded
-//! screens itself and compares; a screenshot it does not know is a screen off the task (answered
-//! with Back, as the in-process model answers), or, right after typing, the last screen with the
-//! text in its field, which the recording never showed. Nothing but the request goes from the agent to the model, as with a real
-//! model. Conversations are told apart by their first user message (task and first screen): two
-//! runs of one task at the same moment would share their progress, so a suite holds a task once.
+//! screens itself and compares what they show ([`crate::look`]: decoded pixels, so a client that
+//! writes the screenshot again, or scales it, shows the same screen). A screenshot it does not
+//! know is a screen off the task (answered with Back, as the in-process model answers), or,
+//! right after typing, the last screen with the text in its field, which the recording never
+//! showed. Nothing but the request goes from the agent to the model, as with a real model.
+//! Conversations are told apart by their first user message (task and first screen): two runs
+//! of one task at the same moment would share their progress, so a suite holds a task once.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -20,7 +23,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use atlas_device_sim::RecordedApp;
-use atlas_device_sim::render::{Glyphs, screen_png};
+use atlas_device_sim::render::{Glyphs, screen_pixels};
 use atlas_device_sim::update::Update;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -30,7 +33,8 @@ use axum::{Json, Router};
 use base64::Engine;
 use serde_json::{Value, json};
 
-use crate::agent::{GroundTruth, IdealProgress, ideal_reply, read_ground_truth, step_at};
+use crate::agent::{GroundTruth, IdealProgress, ideal_action, read_ground_truth, step_at};
+use crate::look::Look;
 
 /// One recorded app and its demonstrated tasks (and the update it was given, if any).
 struct AppTasks {
@@ -54,9 +58,8 @@ struct Conversation {
 pub struct IdealServer {
     apps: Vec<AppTasks>,
     glyphs: Option<Glyphs>,
-    /// Each recorded screen's rendering, by its PNG bytes' hash (filled as tasks are asked).
-    renderings: Mutex<HashMap<u64, Vec<String>>>,
-    rendered: Mutex<std::collections::HashSet<(usize, String)>>,
+    /// What each recorded screen shows, by app and screen (filled as tasks are asked).
+    renderings: Mutex<HashMap<(usize, String), Option<Look>>>,
     conversations: Mutex<HashMap<String, Conversation>>,
     delay: Duration,
     calls: std::sync::atomic::AtomicUsize,
@@ -88,7 +91,6 @@ impl IdealServer {
             apps,
             glyphs: Glyphs::find(),
             renderings: Mutex::default(),
-            rendered: Mutex::default(),
             conversations: Mutex::default(),
             delay,
             calls: Default::default(),
@@ -140,52 +142,37 @@ impl IdealServer {
             .max_by_key(|(_, t)| t.instruction.len())
     }
 
-    /// The recorded screens of `task` whose rendering is exactly `png`.
+    /// The recorded screens of `task` that `png` shows (none when it is not a PNG, or shows a
+    /// screen of none of them).
     fn recognise(&self, app: usize, task: &GroundTruth, png: &[u8]) -> Vec<String> {
+        let Some(seen) = Look::of_png(png) else {
+            return Vec::new();
+        };
         let recording = &self.apps[app].app;
         let update = self.apps[app].update.as_ref();
         let added: Vec<String> = update.map(|u| u.added_screens()).unwrap_or_default();
+        let mut renderings = self.renderings.lock().unwrap_or_else(|e| e.into_inner());
+        let mut same = Vec::new();
         for screen in task
             .steps
             .iter()
             .flat_map(|(screens, _)| screens)
             .chain(&added)
         {
-            if !self
-                .rendered
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .insert((app, screen.clone()))
+            let look = renderings.entry((app, screen.clone())).or_insert_with(|| {
+                let recorded = recording.screens.get(screen)?;
+                let (w, h) = (recorded.width.max(1), recorded.height.max(1));
+                let rgb =
+                    screen_pixels(w, h, &recorded.views, &HashMap::new(), self.glyphs.as_ref());
+                Look::of_pixels(&rgb, w as usize, h as usize, 3)
+            });
+            if look.as_ref().is_some_and(|l| l.differing_cells(&seen) == 0)
+                && !same.contains(screen)
             {
-                continue;
+                same.push(screen.clone());
             }
-            let Some(recorded) = recording.screens.get(screen) else {
-                continue;
-            };
-            let picture = screen_png(
-                recorded.width.max(1),
-                recorded.height.max(1),
-                &recorded.views,
-                &HashMap::new(),
-                self.glyphs.as_ref(),
-            );
-            self.renderings
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .entry(hash(&picture))
-                .or_default()
-                .push(screen.clone());
         }
-        let renderings = self.renderings.lock().unwrap_or_else(|e| e.into_inner());
-        renderings
-            .get(&hash(png))
-            .into_iter()
-            .flatten()
-            .filter(|s| {
-                added.contains(s) || task.steps.iter().any(|(screens, _)| screens.contains(s))
-            })
-            .cloned()
-            .collect()
+        same
     }
 
     fn answer(&self, messages: &[Value]) -> Result<String, String> {
@@ -233,17 +220,16 @@ impl IdealServer {
             .get(&screen)
             .map_or((1080, 1920), |s| (s.width.max(1), s.height.max(1)));
         let update = self.apps[app].update.as_ref();
-        let reply = ideal_reply(task, &screen, size, &mut conversation.progress, update);
+        let action = ideal_action(task, &screen, size, &mut conversation.progress, update);
+        // As AutoGLM-Phone's server writes its answers (the reasoning, then the action, the
+        // model's tags being special tokens a server leaves out): what phone-agent reads.
+        let reply = format!(
+            "The task's next step on this screen.\n{}",
+            action.to_grammar()
+        );
         tracing::debug!(task = %task.name, recognised = ?seen, messages = messages.len(), %reply, "ideal answer");
         Ok(reply)
     }
-}
-
-fn hash(bytes: &[u8]) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    bytes.hash(&mut hasher);
-    hasher.finish()
 }
 
 fn image_of(message: &Value) -> Option<Vec<u8>> {

@@ -14,6 +14,7 @@ pub mod droidtask;
 pub mod fleet;
 pub mod ideal_server;
 pub mod loao;
+pub mod look;
 mod planner;
 pub mod same_screens;
 pub mod server;
