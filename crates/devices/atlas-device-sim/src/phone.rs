@@ -231,12 +231,12 @@ impl Phone {
     /// Runs a command line as `/system/bin/sh` does ([`crate::shell`]): stdout, stderr and the
     /// exit status.
     pub fn execute(&mut self, line: &str) -> Output {
-        crate::shell::run_line(line, &mut |words, _| self.command(words))
+        crate::shell::run_line(line, self)
     }
 
     /// One command of the phone's (none of them reads what a pipe feeds it; the shell's text
     /// filters do).
-    fn command(&mut self, words: &[&str]) -> Output {
+    fn phone_command(&mut self, words: &[&str]) -> Output {
         match words {
             ["wm", "size", ..] => {
                 let (w, h) = self.screen_size();
@@ -359,7 +359,9 @@ impl Phone {
                 code: code.first().and_then(|c| c.parse().ok()).unwrap_or(0),
                 ..Output::default()
             },
+            ["echo", "-n", text @ ..] => Output::ok(text.join(" ")),
             ["echo", text @ ..] => Output::ok(format!("{}\n", text.join(" "))),
+            ["cp", args @ ..] => self.copy(args),
             ["getprop"] => Output::ok(
                 PROPERTIES
                     .iter()
@@ -376,7 +378,7 @@ impl Phone {
             ["input", source, rest @ ..] if INPUT_SOURCES.contains(source) => {
                 let mut words = vec!["input"];
                 words.extend(rest);
-                self.command(&words)
+                self.phone_command(&words)
             }
             ["input", "tap", x, y] => match (x.parse(), y.parse()) {
                 (Ok(x), Ok(y)) => self.tap(x, y),
@@ -483,6 +485,44 @@ impl Phone {
             );
         }
         Output::ok(format!("UI hierchary dumped to: {path}\n"))
+    }
+    /// `cp [-f] SRC… DST` as toybox copies files: into DST, or into the folder DST names.
+    fn copy(&mut self, args: &[&str]) -> Output {
+        let paths: Vec<&str> = args
+            .iter()
+            .copied()
+            .filter(|a| !a.starts_with('-'))
+            .collect();
+        let [sources @ .., target] = &paths[..] else {
+            return Output::fail(1, "usage: cp [-f] SOURCE... DEST\n");
+        };
+        if sources.is_empty() {
+            return Output::fail(1, "usage: cp [-f] SOURCE... DEST\n");
+        }
+        let into_folder = self.storage.is_dir(target);
+        if sources.len() > 1 && !into_folder {
+            return Output::fail(1, format!("cp: '{target}' not directory\n"));
+        }
+        let mut out = Output::default();
+        for source in sources {
+            let Some(bytes) = self.storage.get(source).map(<[u8]>::to_vec) else {
+                out.stderr
+                    .extend(format!("cp: {source}: No such file or directory\n").into_bytes());
+                out.code = 1;
+                continue;
+            };
+            let to = if into_folder {
+                let name = source.rsplit('/').next().unwrap_or(source);
+                format!("{}/{name}", target.trim_end_matches('/'))
+            } else {
+                target.to_string()
+            };
+            if let Err(why) = crate::shell::System::write(self, &to, &bytes, false) {
+                out.stderr.extend(format!("cp: {to}: {why}\n").into_bytes());
+                out.code = 1;
+            }
+        }
+        out
     }
 
     /// The current screen as a PNG, logged as a screenshot taken.
@@ -855,6 +895,49 @@ fn property(name: &str) -> &'static str {
 
 fn usage(what: &str) -> Output {
     Output::fail(1, format!("Error: usage: {what}\n"))
+}
+
+impl crate::shell::System for Phone {
+    fn command(&mut self, words: &[&str], _input: &[u8]) -> Output {
+        self.phone_command(words)
+    }
+
+    fn write(&mut self, path: &str, bytes: &[u8], append: bool) -> Result<(), String> {
+        if !WRITABLE.iter().any(|root| under(path, root)) {
+            return Err("Read-only file system".into());
+        }
+        let mut all = if append {
+            self.storage
+                .get(path)
+                .map(<[u8]>::to_vec)
+                .unwrap_or_default()
+        } else {
+            Vec::new()
+        };
+        all.extend_from_slice(bytes);
+        if self.storage.put(path, all) {
+            Ok(())
+        } else {
+            Err("No space left on device".into())
+        }
+    }
+
+    fn exists(&self, path: &str) -> Option<bool> {
+        if self.storage.is_dir(path) {
+            Some(true)
+        } else {
+            self.storage.get(path).map(|_| false)
+        }
+    }
+}
+
+/// Where the shell may write on a phone without root: shared storage and adb's temporary folder.
+const WRITABLE: [&str; 3] = ["/sdcard", "/storage/emulated/0", "/data/local/tmp"];
+
+/// Whether `path` is `root` or inside it.
+fn under(path: &str, root: &str) -> bool {
+    path.strip_prefix(root)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
 }
 
 fn escape(text: &str) -> String {

@@ -219,3 +219,36 @@ fn a_toggle_the_recording_never_tapped_still_toggles() {
         "a fresh screen shows the recording"
     );
 }
+
+/// The phone's shell as adbutils and AndroidViewClient use it: the status through `$?`, files
+/// written by redirection and copied, `test`, all inside the phone's own storage.
+#[test]
+fn the_shell_keeps_status_variables_and_files_as_a_phones_does() {
+    let Some(dir) = droidtask("notes") else {
+        return;
+    };
+    let mut phone = Phone::new(RecordedApp::read(&dir).unwrap(), None).unwrap();
+    let mut run = |line: &str| {
+        let out = phone.execute(line);
+        (String::from_utf8(out.stdout).unwrap(), out.code)
+    };
+    // adbutils' shell2 without shell_v2: the command, then its status after a marker.
+    assert_eq!(run("false; echo X4EXIT:$?").0, "X4EXIT:1\n");
+    assert_eq!(run("nothing-here; echo X4EXIT:$?").0, "X4EXIT:127\n");
+    // AndroidViewClient's dump: into a file, copied, read back.
+    assert_eq!(
+        run("uiautomator dump /sdcard/w.xml >/dev/null && cp /sdcard/w.xml /data/local/tmp/ && test -f /data/local/tmp/w.xml && echo copied").0,
+        "copied\n"
+    );
+    assert!(run("cat /data/local/tmp/w.xml").0.starts_with("<?xml"));
+    assert_eq!(
+        run("D=/sdcard/n.txt; echo -n one > $D; echo two >> $D; cat $D").0,
+        "onetwo\n"
+    );
+    assert_eq!(run("echo x > /system/x").1, 1);
+    assert_eq!(
+        run("[ -d /sdcard ] && [ ! -e /system/x ] && echo ok").0,
+        "ok\n"
+    );
+    assert_eq!(run("cp /sdcard/none /sdcard/other").1, 1);
+}
