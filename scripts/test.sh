@@ -31,6 +31,8 @@ pymod networkx
 pymod mcp
 # A JUnit parser, as CI servers read `atlas test run --junit`.
 pymod junitparser
+# adbutils, an adb client Python users drive phones with, on the simulated phone.
+pymod adbutils
 # The chat page is tested in headless Chromium (Debian's), driven by selenium.
 if ! need chromium || ! need chromedriver; then
   echo "installing chromium and chromium-driver"
@@ -182,7 +184,7 @@ run_pytest() {
   fi
   rm -f "$out"
 }
-echo "== the Python clients' tests (pytest): seed 000's example, seed 002's knowledge client, Dify's SDK calls, the official MCP client, the chat page and the viewer in headless Chromium"
+echo "== the Python clients' tests (pytest): seed 000's example, seed 002's knowledge client, Dify's SDK calls, the official MCP client, the chat page and the viewer in headless Chromium, adbutils on the simulated phone"
 big_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 "${CARGO_TARGET_DIR:-target}/debug/atlas" import synthetic --data "$data/big-data" --pages 10000 >/dev/null 2>"$data/big-import.log"
 "${CARGO_TARGET_DIR:-target}/debug/atlas" serve --data "$data/big-data" --addr "127.0.0.1:$big_port" --embedder hash 2>"$data/big.log" &

@@ -23,7 +23,7 @@ use crate::sync::SyncSession;
 
 /// The commands of adb's messages (their ASCII names, little-endian).
 pub const CNXN: u32 = 0x4e58_4e43;
-/// OPEN: a stream to a service (`shell:…`, `sync:`).
+/// OPEN: a stream to a service (`shell:…`, `sync:`, `framebuffer:`).
 pub const OPEN: u32 = 0x4e45_504f;
 /// OKAY: a stream is ready, or took a write.
 pub const OKAY: u32 = 0x5941_4b4f;
@@ -209,6 +209,18 @@ impl Connection {
             let id = self.new_id();
             self.syncs.insert(id, (host_id, SyncSession::default()));
             return self.send(Message::new(OKAY, id, host_id, &[]));
+        }
+        if service == "framebuffer:" {
+            let picture = phone
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .framebuffer();
+            let id = self.new_id();
+            self.send(Message::new(OKAY, id, host_id, &[]))?;
+            if self.write_all(id, host_id, &picture)? {
+                self.send(Message::new(CLSE, id, host_id, &[]))?;
+            }
+            return Ok(());
         }
         let Some((command, v2)) = shell_command(service) else {
             // Not served here (an interactive shell, port forwarding...): the host reports the

@@ -256,6 +256,8 @@ impl Phone {
             }
             ["dumpsys", "package", package, ..] => Output::ok(self.dumpsys_package(package)),
             // Android's answer for a service the phone does not run (it exits 0).
+            ["dumpsys", "power", ..] => Output::ok(DUMPSYS_POWER),
+            ["dumpsys", "battery", ..] => Output::ok(DUMPSYS_BATTERY),
             ["dumpsys", service, ..] => Output::ok(format!("Can't find service: {service}\n")),
             ["pm", "path", package] => {
                 if self.installed().contains(package) {
@@ -297,12 +299,19 @@ impl Phone {
             }
             ["rm", paths @ ..] => {
                 let mut out = Output::default();
-                let force = paths.iter().any(|p| p.starts_with('-') && p.contains('f'));
+                let flag = |f: char| paths.iter().any(|p| p.starts_with('-') && p.contains(f));
+                let (force, recursive) = (flag('f'), flag('r') || flag('R'));
                 for path in paths.iter().filter(|p| !p.starts_with('-')) {
-                    if !self.storage.remove(path) && !force {
-                        out.stderr.extend(
-                            format!("rm: {path}: No such file or directory\n").into_bytes(),
-                        );
+                    let why = if self.storage.is_dir(path) {
+                        (!(recursive && self.storage.remove_tree(path))).then_some("Is a directory")
+                    } else if self.storage.remove(path) || force {
+                        None
+                    } else {
+                        Some("No such file or directory")
+                    };
+                    if let Some(why) = why {
+                        out.stderr
+                            .extend(format!("rm: {path}: {why}\n").into_bytes());
                         out.code = 1;
                     }
                 }
@@ -530,6 +539,28 @@ impl Phone {
         self.record(json!({"action": "screenshot", "screen": self.current}));
         let (w, h) = self.screen_size();
         crate::render::screen_png(w, h, self.views(), &self.typed, self.glyphs.as_ref())
+    }
+
+    /// The current screen as adb's `framebuffer:` service sends it (version 1: the header of
+    /// bits per pixel, size, width, height and each colour's offset and length, then RGBA
+    /// pixels row by row), the same picture as [`Phone::screenshot`]; logged as a screenshot.
+    pub fn framebuffer(&mut self) -> Vec<u8> {
+        self.record(json!({"action": "screenshot", "screen": self.current, "via": "framebuffer"}));
+        let (w, h) = self.screen_size();
+        let rgb =
+            crate::render::screen_pixels(w, h, self.views(), &self.typed, self.glyphs.as_ref());
+        let size = (w as usize) * (h as usize) * 4;
+        // version, bpp, size, width, height; red, blue, green, alpha as (offset, length).
+        let header: [u32; 13] = [1, 32, size as u32, w, h, 0, 8, 16, 8, 8, 8, 24, 8];
+        let mut out = Vec::with_capacity(header.len() * 4 + size);
+        for field in header {
+            out.extend(field.to_le_bytes());
+        }
+        for pixel in rgb.chunks_exact(3) {
+            out.extend_from_slice(pixel);
+            out.push(255);
+        }
+        out
     }
 
     /// A file of the phone (`adb pull`), logged.
@@ -930,6 +961,13 @@ impl crate::shell::System for Phone {
         }
     }
 }
+
+/// `dumpsys power` of a phone in use: awake, its screen on (what adbutils' `is_screen_on` and
+/// uiautomator2 read).
+const DUMPSYS_POWER: &str = "POWER MANAGER (dumpsys power)\n\nPower Manager State:\n  mDirty=0x0\n  mWakefulness=Awake\n  mWakefulnessChanging=false\n  mIsPowered=true\n  mPlugType=2\n  mStayOn=false\n  mProximityPositive=false\n  mBootCompleted=true\n  mSystemReady=true\n  mHoldingWakeLockSuspendBlocker=false\n  mHoldingDisplaySuspendBlocker=true\n\nDisplay Power: state=ON\n";
+
+/// `dumpsys battery` of a phone charging over USB, in Android's words.
+const DUMPSYS_BATTERY: &str = "Current Battery Service state:\n  AC powered: false\n  USB powered: true\n  Wireless powered: false\n  Dock powered: false\n  Max charging current: 500000\n  Max charging voltage: 5000000\n  Charge counter: 3000000\n  status: 2\n  health: 2\n  present: true\n  level: 80\n  scale: 100\n  voltage: 4200\n  temperature: 250\n  technology: Li-ion\n";
 
 /// Where the shell may write on a phone without root: shared storage and adb's temporary folder.
 const WRITABLE: [&str; 3] = ["/sdcard", "/storage/emulated/0", "/data/local/tmp"];

@@ -30,6 +30,9 @@ pub struct Output {
     pub stderr: Vec<u8>,
     /// Its exit status: 0 for success.
     pub code: u8,
+    /// stdout and stderr together in the order they were written, where a command line kept it
+    /// (empty: stdout, then stderr).
+    pub both: Vec<u8>,
 }
 
 impl Output {
@@ -50,8 +53,12 @@ impl Output {
         }
     }
 
-    /// stdout then stderr, as the plain `shell:` service (no separate streams) delivers them.
+    /// stdout and stderr in one stream, as the plain `shell:` service delivers them: in the
+    /// order they were written (adbutils finds the status after the last line of it).
     pub fn merged(mut self) -> Vec<u8> {
+        if !self.both.is_empty() {
+            return self.both;
+        }
         self.stdout.extend(self.stderr);
         self.stdout
     }
@@ -312,10 +319,12 @@ pub fn run_line(line: &str, system: &mut dyn System) -> Output {
                     }
                 });
             let out = redirect(out, &simple.redirects, &vars, last, system);
+            all.both.extend_from_slice(&out.stderr);
             all.stderr.extend(out.stderr);
             input = out.stdout;
             last = out.code;
         }
+        all.both.extend_from_slice(&input);
         all.stdout.extend(input);
     }
     all.code = last;
@@ -638,6 +647,12 @@ mod tests {
         assert_eq!(run("export C=3; echo $C; unset C; echo [$C]").0, "3\n[]\n");
         assert_eq!(run("echo $NOTSET.").0, ".\n");
         assert_eq!(run("echo cost \\$5 $ 5$").0, "cost $5 $ 5$\n");
+    }
+
+    #[test]
+    fn the_plain_stream_keeps_the_order_things_were_written() {
+        let out = run_line("nothing; echo X:$?", &mut Mock::default());
+        assert_eq!(out.merged(), b"nothing: not found\nX:127\n");
     }
 
     #[test]

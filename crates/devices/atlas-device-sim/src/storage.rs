@@ -46,15 +46,40 @@ impl Storage {
         CAPACITY - self.used
     }
 
-    /// Removes a file; false when there was none.
+    /// Removes a file; false when there was none. The folder it was in stays, as on a phone,
+    /// though it now holds nothing.
     pub fn remove(&mut self, path: &str) -> bool {
-        match self.files.remove(&normalise(path)) {
+        let path = normalise(path);
+        match self.files.remove(&path) {
             Some(bytes) => {
                 self.used -= bytes.len();
+                if let Some((parent, _)) = path.rsplit_once('/')
+                    && !parent.is_empty()
+                {
+                    self.made.insert(parent.to_string());
+                }
                 true
             }
             None => false,
         }
+    }
+
+    /// Removes a folder and everything in it (`rm -r`); false when there was no such folder.
+    /// The standard folders stay (removing `/sdcard` empties it).
+    pub fn remove_tree(&mut self, path: &str) -> bool {
+        if !self.is_dir(path) {
+            return false;
+        }
+        let path = normalise(path);
+        let inside = |f: &String| f == &path || f.starts_with(&format!("{path}/")) || path == "/";
+        let gone: Vec<String> = self.files.keys().filter(|f| inside(f)).cloned().collect();
+        for file in gone {
+            if let Some(bytes) = self.files.remove(&file) {
+                self.used -= bytes.len();
+            }
+        }
+        self.made.retain(|f| !inside(f));
+        true
     }
 
     /// A folder: a standard one, one made, or one that holds a file or folder.
