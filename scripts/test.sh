@@ -17,13 +17,15 @@ if ! python3 -m pip --version >/dev/null 2>&1 && need apt-get; then
 fi
 # Python modules the tests use: jsonschema (seed 001's schemas) and networkx (the benchmark's
 # reference). pip first; Debian's packages where pip is missing or refuses.
+# pymod MODULE [PACKAGE]: the package's name where it is not the module's.
 pymod() {
   python3 -c "import $1" 2>/dev/null && return 0
-  echo "installing python module $1"
-  python3 -m pip install --quiet "$1" 2>/dev/null \
-    || python3 -m pip install --quiet --break-system-packages "$1" 2>/dev/null \
-    || (apt-get update -qq && apt-get install -y -qq "python3-$1") >/dev/null 2>&1 \
-    || echo "warning: could not install $1" >&2
+  local package="${2:-$1}"
+  echo "installing python module $1 ($package)"
+  python3 -m pip install --quiet "$package" 2>/dev/null \
+    || python3 -m pip install --quiet --break-system-packages "$package" 2>/dev/null \
+    || (apt-get update -qq && apt-get install -y -qq "python3-$package") >/dev/null 2>&1 \
+    || echo "warning: could not install $package" >&2
 }
 pymod jsonschema
 pymod networkx
@@ -31,8 +33,10 @@ pymod networkx
 pymod mcp
 # A JUnit parser, as CI servers read `atlas test run --junit`.
 pymod junitparser
-# adbutils, an adb client Python users drive phones with, on the simulated phone.
+# adbutils and AndroidViewClient, adb clients Python users drive phones with, on the simulated
+# phone.
 pymod adbutils
+pymod com.dtmilano.android.viewclient androidviewclient
 # The chat page is tested in headless Chromium (Debian's), driven by selenium.
 if ! need chromium || ! need chromedriver; then
   echo "installing chromium and chromium-driver"
@@ -184,7 +188,7 @@ run_pytest() {
   fi
   rm -f "$out"
 }
-echo "== the Python clients' tests (pytest): seed 000's example, seed 002's knowledge client, Dify's SDK calls, the official MCP client, the chat page and the viewer in headless Chromium, adbutils on the simulated phone"
+echo "== the Python clients' tests (pytest): seed 000's example, seed 002's knowledge client, Dify's SDK calls, the official MCP client, the chat page and the viewer in headless Chromium, adbutils and AndroidViewClient on the simulated phone"
 big_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 "${CARGO_TARGET_DIR:-target}/debug/atlas" import synthetic --data "$data/big-data" --pages 10000 >/dev/null 2>"$data/big-import.log"
 "${CARGO_TARGET_DIR:-target}/debug/atlas" serve --data "$data/big-data" --addr "127.0.0.1:$big_port" --embedder hash 2>"$data/big.log" &

@@ -245,7 +245,8 @@ impl Phone {
             ["wm", "density", ..] => Output::ok(format!("Physical density: {DENSITY}\n")),
             ["dumpsys", "window", ..] => Output::ok(self.dumpsys_window()),
             ["dumpsys", "display", ..] => Output::ok(self.dumpsys_display()),
-            ["dumpsys", "activity", "activities" | "top" | "a", ..] => {
+            ["dumpsys", "activity", "top", ..] => Output::ok(self.dumpsys_top()),
+            ["dumpsys", "activity", "activities" | "a", ..] => {
                 Output::ok(self.dumpsys_activities())
             }
             ["dumpsys", "activity", "services" | "s", ..] => {
@@ -267,7 +268,7 @@ impl Phone {
                 }
             }
             ["ps", ..] => Output::ok(format!(
-                "USER           PID  PPID     VSZ    RSS WCHAN            ADDR S NAME\nroot             1     0   12345   1234 0                   0 S init\nu0_a123       4242   321 1234567 123456 0                  0 S {}\n",
+                "USER           PID  PPID     VSZ    RSS WCHAN            ADDR S NAME\nroot             1     0   12345   1234 0                   0 S init\nu0_a123       {APP_PID}   321 1234567 123456 0                  0 S {}\n",
                 self.app.package
             )),
             // The framework's restart needs root, which a production phone does not give.
@@ -284,7 +285,7 @@ impl Phone {
             }
             ["cat", paths @ ..] if !paths.is_empty() => {
                 let mut out = Output::default();
-                for path in paths {
+                for path in paths.iter().filter(|p| **p != "/dev/null") {
                     match self.storage.get(path) {
                         Some(bytes) => out.stdout.extend_from_slice(bytes),
                         None => {
@@ -514,7 +515,12 @@ impl Phone {
         }
         let mut out = Output::default();
         for source in sources {
-            let Some(bytes) = self.storage.get(source).map(<[u8]>::to_vec) else {
+            let bytes = if *source == "/dev/null" {
+                Some(Vec::new())
+            } else {
+                self.storage.get(source).map(<[u8]>::to_vec)
+            };
+            let Some(bytes) = bytes else {
                 out.stderr
                     .extend(format!("cp: {source}: No such file or directory\n").into_bytes());
                 out.code = 1;
@@ -615,6 +621,21 @@ impl Phone {
         let record = format!("ActivityRecord{{b1e55ed u0 {activity} t1}}");
         format!(
             "ACTIVITY MANAGER ACTIVITIES (dumpsys activity activities)\nDisplay #0 (activities from top to bottom):\n  Task id #1\n    * Hist #0: {record}\n  mResumedActivity: {record}\n  topResumedActivity={record}\n"
+        )
+    }
+
+    /// `dumpsys activity top`: the resumed activity's task, and its `ACTIVITY pkg/activity id
+    /// pid=N` line (the app's pid as `ps` lists it), which AndroidViewClient reads.
+    fn dumpsys_top(&self) -> String {
+        let activity = &self.app.screens[&self.current].foreground_activity;
+        let package = activity.split('/').next().unwrap_or_default();
+        let pid = if package == self.app.package {
+            APP_PID
+        } else {
+            1500
+        };
+        format!(
+            "TASK {package} id=1 userId=0\n  ACTIVITY {activity} b1e55ed pid={pid}\n    Local Activity b1e55ed State:\n      mResumed=true mStopped=false mFinished=false\n"
         )
     }
 
@@ -879,14 +900,45 @@ impl Phone {
         }
     }
 
-    /// The current screen as `uiautomator dump` writes it (nodes flat under the root), typed
-    /// text shown in its field.
+    /// The current screen as `uiautomator dump` writes it: the recorded tree of views, each
+    /// node inside its parent's (a view the recording marks not shown is left out with what is
+    /// inside it), typed text shown in its field.
     fn hierarchy_xml(&self) -> String {
+        let views = self.views();
+        // A view's parent comes before it in the recorded list (DroidBot lists the tree in
+        // pre-order); any other parent (none, -1, a made-up view's) makes it a root.
+        let mut children = vec![Vec::new(); views.len()];
+        let mut roots = Vec::new();
+        for (i, view) in views.iter().enumerate() {
+            match view
+                .parent
+                .and_then(|p| usize::try_from(p).ok())
+                .filter(|p| *p < i)
+            {
+                Some(p) => children[p].push(i),
+                None => roots.push(i),
+            }
+        }
         let mut xml = String::from(
             "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"0\">",
         );
-        for (i, view) in self.views().iter().filter(|v| v.is_shown()).enumerate() {
+        self.write_nodes(&roots, &children, &mut xml);
+        xml.push_str("</hierarchy>");
+        xml
+    }
+
+    /// The nodes of views `ids` (siblings), each with its children inside.
+    fn write_nodes(&self, ids: &[usize], children: &[Vec<usize>], xml: &mut String) {
+        let views = self.views();
+        let mut index = 0;
+        for &i in ids {
+            let view = &views[i];
+            if !view.is_shown() {
+                continue;
+            }
             let Some([[l, t], [r, b]]) = view.bounds else {
+                // A view without a place: what is inside it takes its place.
+                self.write_nodes(&children[i], children, xml);
                 continue;
             };
             let text = view
@@ -895,7 +947,7 @@ impl Phone {
                 .or_else(|| view.text.clone())
                 .unwrap_or_default();
             xml.push_str(&format!(
-                "<node index=\"{i}\" text=\"{}\" resource-id=\"{}\" class=\"{}\" package=\"{}\" content-desc=\"{}\" checkable=\"{}\" checked=\"{}\" clickable=\"{}\" enabled=\"true\" focusable=\"{}\" focused=\"{}\" scrollable=\"{}\" long-clickable=\"{}\" password=\"false\" selected=\"{}\" bounds=\"[{l},{t}][{r},{b}]\" />",
+                "<node index=\"{index}\" text=\"{}\" resource-id=\"{}\" class=\"{}\" package=\"{}\" content-desc=\"{}\" checkable=\"{}\" checked=\"{}\" clickable=\"{}\" enabled=\"true\" focusable=\"{}\" focused=\"{}\" scrollable=\"{}\" long-clickable=\"{}\" password=\"false\" selected=\"{}\" bounds=\"[{l},{t}][{r},{b}]\"",
                 escape(&text),
                 escape(view.resource_id.as_deref().unwrap_or("")),
                 escape(view.class.as_deref().unwrap_or("")),
@@ -910,9 +962,17 @@ impl Phone {
                 view.long_clickable,
                 view.selected,
             ));
+            index += 1;
+            let mut inside = String::new();
+            self.write_nodes(&children[i], children, &mut inside);
+            if inside.is_empty() {
+                xml.push_str(" />");
+            } else {
+                xml.push('>');
+                xml.push_str(&inside);
+                xml.push_str("</node>");
+            }
         }
-        xml.push_str("</hierarchy>");
-        xml
     }
 }
 
@@ -961,6 +1021,9 @@ impl crate::shell::System for Phone {
         }
     }
 }
+
+/// The app's process id, as `ps` and `dumpsys activity top` show it.
+const APP_PID: u32 = 4242;
 
 /// `dumpsys power` of a phone in use: awake, its screen on (what adbutils' `is_screen_on` and
 /// uiautomator2 read).

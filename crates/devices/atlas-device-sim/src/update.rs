@@ -367,6 +367,7 @@ fn apply(
                 made_view(&view, "More", "more_title", header, false),
                 View {
                     bounds: Some(row),
+                    parent: None,
                     ..view.clone()
                 },
             ];
@@ -374,7 +375,11 @@ fn apply(
             if let Some(s) = app.screens.get_mut(screen)
                 && let Some(v) = s.views.iter_mut().find(|v| v.bounds == Some(bounds))
             {
-                *v = made_view(&view, "More", "more", bounds, true);
+                // In the entry's place in the screen's tree.
+                *v = View {
+                    parent: v.parent,
+                    ..made_view(&view, "More", "more", bounds, true)
+                };
             }
             app.transitions.insert(tap, id.clone());
             app.transitions
@@ -575,6 +580,9 @@ fn made_view(like: &View, text: &str, id: &str, bounds: Bounds, clickable: bool)
         scrollable: false,
         visible: Some(true),
         package: like.package.clone(),
+        // A view the release adds stands on its own in the dump, not under the recorded
+        // view it was made like (whose place in another screen's list means nothing here).
+        parent: None,
     }
 }
 

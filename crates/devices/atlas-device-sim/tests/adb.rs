@@ -447,7 +447,9 @@ fn common_adb_clients_commands_are_answered_as_a_phone_answers() {
     ok("settings put secure accessibility_enabled 1");
     // Starting and stopping the app.
     let launch = phone.lock().unwrap().current().to_string();
-    let activity = ok("dumpsys activity top | grep mResumedActivity");
+    // DroidBot's and AndroidViewClient's way: `ACTIVITY pkg/activity … pid=N`.
+    let activity = ok("dumpsys activity top | grep ACTIVITY");
+    assert!(activity.contains(" pid="), "{activity}");
     let component = activity
         .split_whitespace()
         .find(|w| w.contains('/'))

@@ -69,6 +69,10 @@ pub struct View {
     /// The package it belongs to.
     #[serde(default)]
     pub package: Option<String>,
+    /// The index of the view it is inside, in the screen's list of views (DroidBot writes -1,
+    /// or nothing, for the root).
+    #[serde(default)]
+    pub parent: Option<i64>,
 }
 
 /// One `events/*.json` file: the event and the screens it started and stopped on.
