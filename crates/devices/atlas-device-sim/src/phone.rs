@@ -784,6 +784,17 @@ impl Phone {
             return Output::fail(1, "Error: Activity not started, unable to resolve Intent\n");
         };
         let package = component.split('/').next().unwrap_or_default();
+        // The launcher the recording went home to is an app of the phone's too.
+        if let Some((launcher, home)) = self.launcher()
+            && package == launcher
+        {
+            let from = self.current.clone();
+            self.go(home);
+            self.record(
+                json!({"action": "launch", "package": package, "screen": from, "to": self.current}),
+            );
+            return Output::ok(format!("Starting: Intent {{ cmp={component} }}\n"));
+        }
         if package != self.app.package {
             self.record(json!({"action": "launch", "package": package, "error": "no such app"}));
             return Output::fail(
@@ -810,15 +821,31 @@ impl Phone {
     }
 
     /// The packages on the phone: the recorded app and ADB Keyboard (installed by the user),
-    /// then the system's.
+    /// then the system's, the recording's launcher among them.
     fn installed(&self) -> Vec<&str> {
-        vec![
+        let mut packages = vec![
             self.app.package.as_str(),
             "com.android.adbkeyboard",
             "android",
             "com.android.settings",
             "com.android.inputmethod.latin",
-        ]
+        ];
+        packages.extend(self.launcher().map(|(package, _)| package));
+        packages
+    }
+
+    /// The launcher the recording went home to (its package) and its home screen, where the
+    /// recording has one that is not the app's.
+    fn launcher(&self) -> Option<(&str, String)> {
+        let home = self.app.home.as_ref()?;
+        let package = self
+            .app
+            .screens
+            .get(home)?
+            .foreground_activity
+            .split('/')
+            .next()?;
+        (!package.is_empty() && package != self.app.package).then(|| (package, home.clone()))
     }
 
     /// `pm list packages [-f] [-3] [FILTER]`: what [`Phone::installed`] has (`-3`: what the user

@@ -252,3 +252,33 @@ fn the_shell_keeps_status_variables_and_files_as_a_phones_does() {
     );
     assert_eq!(run("cp /sdcard/none /sdcard/other").1, 1);
 }
+
+/// The launcher the recording went home to is an installed app: listed, and started by its
+/// activity as `dumpsys activity top` names it.
+#[test]
+fn the_recordings_launcher_is_an_installed_app() {
+    let Some(dir) = droidtask("notes") else {
+        return;
+    };
+    let app = RecordedApp::read(&dir).unwrap();
+    let package = app.package.clone();
+    let mut phone = Phone::new(app, None).unwrap();
+    let mut run = |line: &str| {
+        let out = phone.execute(line);
+        (String::from_utf8(out.stdout).unwrap(), out.code)
+    };
+    run("input keyevent HOME");
+    let top = run("dumpsys activity top | grep ACTIVITY").0;
+    let component = top.split_whitespace().nth(1).unwrap().to_string();
+    let launcher = component.split('/').next().unwrap().to_string();
+    assert_ne!(launcher, package, "{top}");
+    assert!(
+        run("pm list packages")
+            .0
+            .contains(&format!("package:{launcher}\n"))
+    );
+    run(&format!("monkey -p {package} 1"));
+    let (said, code) = run(&format!("am start -n {component}"));
+    assert_eq!(code, 0, "{said}");
+    assert!(run("dumpsys activity top").0.contains(&component));
+}
