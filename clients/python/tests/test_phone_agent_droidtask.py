@@ -14,6 +14,7 @@ import json
 import os
 import subprocess
 import tempfile
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -86,6 +87,12 @@ def test_phone_agent_does_droidtask_tasks_with_model_sim_unpatched(atlas_bin, fr
                 adb("disconnect", serial)
                 sim.kill()
                 sim.wait()
+        # What it was asked, as the scripted model lists it: every request, screenshots left out.
+        with urllib.request.urlopen(f"http://127.0.0.1:{model_port}/requests", timeout=30) as answer:
+            asked = json.loads(answer.read())
+        assert len(asked) >= 2 * TASKS, len(asked)
+        assert all(m["role"] for r in asked for m in r["messages"])
+        assert "bytes of base64 left out" in json.dumps(asked[0])
     finally:
         model.kill()
         model.wait()

@@ -178,13 +178,16 @@ impl SuiteReport {
     /// A line for a person: `12 tests: 11 passed, 1 failed, 0 errors; 40 model calls; 31.2 s`.
     pub fn summary(&self) -> String {
         format!(
-            "{} tests: {} passed, {} failed, {} errors; {} model calls, {} graph steps; {:.1} s",
-            self.tests.len(),
+            "{}: {} passed, {} failed, {}; {}, {}; {:.1} s",
+            counted(self.tests.len(), "test"),
             self.count(Status::Passed),
             self.count(Status::Failed),
-            self.count(Status::Error),
-            self.model_calls(),
-            self.tests.iter().map(|t| t.graph_steps).sum::<usize>(),
+            counted(self.count(Status::Error), "error"),
+            counted(self.model_calls(), "model call"),
+            counted(
+                self.tests.iter().map(|t| t.graph_steps).sum::<usize>(),
+                "graph step"
+            ),
             self.seconds
         )
     }
@@ -465,6 +468,15 @@ tr.Error td:nth-child(3),.Error .badge{color:#a60}.steps{display:flex;flex-wrap:
 figure.step{margin:0;width:200px}figure.step img{width:200px;border:1px solid #999}
 .by-graph .by,.by-plan .by{color:#06c;font-weight:bold}.by-model .by{color:#666}.lost{color:#a60}
 code{word-break:break-all;font-size:.85em}";
+
+/// `n` things in English: `1 test`, `2 tests`.
+pub fn counted(n: usize, one: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {one}s")
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -148,10 +148,10 @@ async fn run_suite(args: TestRunArgs) -> Result<ExitCode> {
         })
         .map_err(|e| anyhow::anyhow!(e))?;
         eprintln!(
-            "suite {}: {} tests on {} phones",
+            "suite {}: {} on {}",
             suite.name,
-            suite.tests.len(),
-            phones.len()
+            atlas_testrun::report::counted(suite.tests.len(), "test"),
+            atlas_testrun::report::counted(phones.len(), "phone")
         );
         let caller = base.as_deref().map(|b| HttpCaller::new(b, token.clone()));
         let graph = caller

@@ -14,8 +14,9 @@
 //! know is a screen off the task (answered with Back, as the in-process model answers), or,
 //! right after typing, the last screen with the text in its field, which the recording never
 //! showed. Nothing but the request goes from the agent to the model, as with a real model.
-//! Conversations are told apart by their first user message (task and first screen): two runs
-//! of one task at the same moment would share their progress, so a suite holds a task once.
+//! Conversations are told apart by their first user message (task and first screen) and their
+//! length: runs of one task at once on several phones make the same requests step for step, and
+//! each goes on from its own last step.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -45,13 +46,21 @@ struct AppTasks {
     update: Option<Update>,
 }
 
-/// A conversation's progress: the ideal model's, the last screen recognised, and how many
-/// messages the conversation had at its last call (fewer now: a new run of the task).
-#[derive(Default)]
-struct Conversation {
+/// Where a run of a task stands after an answer: the ideal model's progress and the last
+/// screen recognised.
+#[derive(Default, Clone)]
+struct Standing {
     progress: IdealProgress,
     screen: Option<String>,
-    messages: usize,
+}
+
+/// The runs of one task from one first screen: where they stood after answering a request of
+/// so many messages. A request of `n` messages goes on from the answer to the longest request
+/// shorter than it, so runs of the task one after another, or at once on several phones (the
+/// same requests, step for step), each go on from their own last step.
+#[derive(Default)]
+struct Conversation {
+    after: std::collections::BTreeMap<usize, Standing>,
 }
 
 /// The ideal model of every recorded app of a DroidTask folder.
@@ -61,6 +70,8 @@ pub struct IdealServer {
     /// What each recorded screen shows, by app and screen (filled as tasks are asked).
     renderings: Mutex<HashMap<(usize, String), Option<Look>>>,
     conversations: Mutex<HashMap<String, Conversation>>,
+    /// The latest requests, screenshots left out ([`REQUESTS_KEPT`] of them).
+    requests: Mutex<std::collections::VecDeque<Value>>,
     delay: Duration,
     calls: std::sync::atomic::AtomicUsize,
 }
@@ -92,6 +103,7 @@ impl IdealServer {
             glyphs: Glyphs::find(),
             renderings: Mutex::default(),
             conversations: Mutex::default(),
+            requests: Mutex::default(),
             delay,
             calls: Default::default(),
         })
@@ -123,12 +135,14 @@ impl IdealServer {
         self.apps.iter().map(|a| a.tasks.len()).sum()
     }
 
-    /// The router: `POST /v1/chat/completions` (and without `/v1`), `GET /v1/models`.
+    /// The router: `POST /v1/chat/completions` (and without `/v1`), `GET /v1/models`,
+    /// `GET /requests` (the latest requests, as the scripted model lists them).
     pub fn router(self) -> Router {
         Router::new()
             .route("/v1/chat/completions", post(complete))
             .route("/chat/completions", post(complete))
             .route("/v1/models", get(models))
+            .route("/requests", get(requests))
             .with_state(Arc::new(self))
     }
 
@@ -194,12 +208,14 @@ impl IdealServer {
         let key = format!("{app}\u{0}{first}");
         let mut conversations = self.conversations.lock().unwrap_or_else(|e| e.into_inner());
         let conversation = conversations.entry(key).or_default();
-        if messages.len() <= conversation.messages {
-            *conversation = Conversation::default();
-        }
-        conversation.messages = messages.len();
+        let mut standing = conversation
+            .after
+            .range(..messages.len())
+            .next_back()
+            .map(|(_, s)| s.clone())
+            .unwrap_or_default();
         // Screens that look the same are told apart as a model would: by where the task is.
-        let from = conversation.progress.from;
+        let from = standing.progress.from;
         let seen = seen
             .into_iter()
             .min_by_key(|s| step_at(task, s, from).unwrap_or(usize::MAX));
@@ -211,16 +227,17 @@ impl IdealServer {
             .find(|m| m["role"] == "assistant")
             .is_some_and(|m| atlas_llm::message_text(m).contains("action=\"Type\""));
         if seen.is_some() || !typed_last {
-            conversation.screen = seen.clone();
+            standing.screen = seen.clone();
         }
-        let screen = conversation.screen.clone().unwrap_or_default();
+        let screen = standing.screen.clone().unwrap_or_default();
         let size = self.apps[app]
             .app
             .screens
             .get(&screen)
             .map_or((1080, 1920), |s| (s.width.max(1), s.height.max(1)));
         let update = self.apps[app].update.as_ref();
-        let action = ideal_action(task, &screen, size, &mut conversation.progress, update);
+        let action = ideal_action(task, &screen, size, &mut standing.progress, update);
+        conversation.after.insert(messages.len(), standing);
         // As AutoGLM-Phone's server writes its answers (the reasoning, then the action, the
         // model's tags being special tokens a server leaves out): what phone-agent reads.
         let reply = format!(
@@ -246,7 +263,41 @@ async fn models() -> Json<Value> {
     )
 }
 
+/// How many requests `GET /requests` keeps: a fleet's day sends thousands, each with a screenshot.
+const REQUESTS_KEPT: usize = 1000;
+
+/// `GET /requests`: the latest requests, oldest first, each screenshot as its size.
+async fn requests(State(server): State<Arc<IdealServer>>) -> Json<Value> {
+    let kept = server.requests.lock().unwrap_or_else(|e| e.into_inner());
+    Json(Value::Array(kept.iter().cloned().collect()))
+}
+
+/// `request` with each image's data replaced by a note of its size.
+fn without_images(request: &Value) -> Value {
+    match request {
+        Value::String(s) if s.starts_with("data:image/") => Value::String(format!(
+            "data:image/… ({} bytes of base64 left out)",
+            s.len()
+        )),
+        Value::Array(items) => Value::Array(items.iter().map(without_images).collect()),
+        Value::Object(fields) => Value::Object(
+            fields
+                .iter()
+                .map(|(k, v)| (k.clone(), without_images(v)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
 async fn complete(State(server): State<Arc<IdealServer>>, Json(request): Json<Value>) -> Response {
+    {
+        let mut kept = server.requests.lock().unwrap_or_else(|e| e.into_inner());
+        if kept.len() == REQUESTS_KEPT {
+            kept.pop_front();
+        }
+        kept.push_back(without_images(&request));
+    }
     tokio::time::sleep(server.delay).await;
     let messages = request["messages"].as_array().cloned().unwrap_or_default();
     let answered = {
