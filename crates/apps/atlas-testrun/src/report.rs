@@ -279,7 +279,7 @@ impl SuiteReport {
     /// One HTML page holding everything, screenshots included (as data URIs).
     pub fn html(&self) -> String {
         let mut page = String::new();
-        let mut seen = HashMap::new();
+        let mut seen = Pictures::default();
         let _ = write!(
             page,
             "<!DOCTYPE html>\n<html lang=\"zh\"><head><meta charset=\"utf-8\"><title>{name} — Atlas test run</title>\n<style>{STYLE}</style></head><body>\n<h1>{name}</h1>\n<p class=\"summary\">{summary}</p>\n<table><thead><tr><th>test</th><th>app</th><th>status</th><th>steps</th><th>model calls</th><th>graph steps</th><th>seconds</th><th>device</th></tr></thead><tbody>\n",
@@ -356,9 +356,26 @@ impl SuiteReport {
             }
             page.push_str("</div></section>\n");
         }
-        page.push_str("</body></html>\n");
+        // Each picture once, where every step showing it points.
+        page.push_str("<svg class=\"pictures\" style=\"display:none\">");
+        for (k, (data, (w, h))) in seen.pictures.iter().enumerate() {
+            let _ = write!(
+                page,
+                "<symbol id=\"p{k}\" viewBox=\"0 0 {w} {h}\"><image width=\"{w}\" height=\"{h}\" href=\"data:image/png;base64,{data}\"/></symbol>"
+            );
+        }
+        page.push_str("</svg>\n</body></html>\n");
         page
     }
+}
+
+/// The pictures of a page, each kept once: a suite shows the same screens over and over.
+#[derive(Default)]
+struct Pictures {
+    /// Each picture's number, by the hash of its PNG.
+    by_hash: HashMap<u64, usize>,
+    /// Each picture's encoding (shrunk) and size, by number.
+    pictures: Vec<(String, (u32, u32))>,
 }
 
 fn round(x: f64) -> f64 {
@@ -372,9 +389,8 @@ fn trail_text(t: &TestResult) -> String {
         .collect()
 }
 
-/// An `<img>` of a screenshot, shrunk; `seen` keeps each picture's encoding, as suites show the
-/// same screens over and over.
-fn image(png: Option<&[u8]>, alt: &str, seen: &mut HashMap<u64, String>) -> String {
+/// A screenshot, shrunk, shown by pointing at its picture in `seen` (kept there once).
+fn image(png: Option<&[u8]>, alt: &str, seen: &mut Pictures) -> String {
     let Some(png) = png.filter(|p| !p.is_empty()) else {
         return String::new();
     };
@@ -383,11 +399,25 @@ fn image(png: Option<&[u8]>, alt: &str, seen: &mut HashMap<u64, String>) -> Stri
         png.hash(&mut hasher);
         hasher.finish()
     };
-    let data = seen.entry(key).or_insert_with(|| {
+    let number = *seen.by_hash.entry(key).or_insert_with(|| {
         let small = thumbnail(png, THUMBNAIL_WIDTH);
-        base64::engine::general_purpose::STANDARD.encode(small.as_deref().unwrap_or(png))
+        let shown = small.as_deref().unwrap_or(png);
+        // The size from the PNG's header (IHDR: width and height, big-endian, at 16 and 20).
+        let size = |at: usize| {
+            shown
+                .get(at..at + 4)
+                .map_or(1, |b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]).max(1))
+        };
+        seen.pictures.push((
+            base64::engine::general_purpose::STANDARD.encode(shown),
+            (size(16), size(20)),
+        ));
+        seen.pictures.len() - 1
     });
-    format!("<img alt=\"{alt}\" src=\"data:image/png;base64,{data}\">")
+    let (w, h) = seen.pictures[number].1;
+    format!(
+        "<svg class=\"shot\" role=\"img\" aria-label=\"{alt}\" viewBox=\"0 0 {w} {h}\"><use href=\"#p{number}\"/></svg>"
+    )
 }
 
 /// The widest screenshot the HTML page holds: a phone's text stays legible, and a suite of
@@ -465,7 +495,7 @@ const STYLE: &str = "body{font-family:system-ui,'Noto Sans CJK SC','WenQuanYi Mi
 table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.25em .6em;text-align:left}
 tr.Passed td:nth-child(3),.Passed .badge{color:#080}tr.Failed td:nth-child(3),.Failed .badge{color:#b00}
 tr.Error td:nth-child(3),.Error .badge{color:#a60}.steps{display:flex;flex-wrap:wrap;gap:1em}
-figure.step{margin:0;width:200px}figure.step img{width:200px;border:1px solid #999}
+figure.step{margin:0;width:200px}figure.step svg.shot{display:block;width:200px;height:auto;border:1px solid #999}
 .by-graph .by,.by-plan .by{color:#06c;font-weight:bold}.by-model .by{color:#666}.lost{color:#a60}
 code{word-break:break-all;font-size:.85em}";
 

@@ -14,9 +14,8 @@
 //! know is a screen off the task (answered with Back, as the in-process model answers), or,
 //! right after typing, the last screen with the text in its field, which the recording never
 //! showed. Nothing but the request goes from the agent to the model, as with a real model.
-//! Conversations are told apart by their first user message (task and first screen) and their
-//! length: runs of one task at once on several phones make the same requests step for step, and
-//! each goes on from its own last step.
+//! Conversations are told apart by their first user message (task and first screen): two runs
+//! of one task at the same moment would share their progress, so a suite holds a task once.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -46,21 +45,13 @@ struct AppTasks {
     update: Option<Update>,
 }
 
-/// Where a run of a task stands after an answer: the ideal model's progress and the last
-/// screen recognised.
-#[derive(Default, Clone)]
-struct Standing {
-    progress: IdealProgress,
-    screen: Option<String>,
-}
-
-/// The runs of one task from one first screen: where they stood after answering a request of
-/// so many messages. A request of `n` messages goes on from the answer to the longest request
-/// shorter than it, so runs of the task one after another, or at once on several phones (the
-/// same requests, step for step), each go on from their own last step.
+/// A conversation's progress: the ideal model's, the last screen recognised, and how many
+/// messages the conversation had at its last call (fewer now: a new run of the task).
 #[derive(Default)]
 struct Conversation {
-    after: std::collections::BTreeMap<usize, Standing>,
+    progress: IdealProgress,
+    screen: Option<String>,
+    messages: usize,
 }
 
 /// The ideal model of every recorded app of a DroidTask folder.
@@ -208,14 +199,12 @@ impl IdealServer {
         let key = format!("{app}\u{0}{first}");
         let mut conversations = self.conversations.lock().unwrap_or_else(|e| e.into_inner());
         let conversation = conversations.entry(key).or_default();
-        let mut standing = conversation
-            .after
-            .range(..messages.len())
-            .next_back()
-            .map(|(_, s)| s.clone())
-            .unwrap_or_default();
+        if messages.len() <= conversation.messages {
+            *conversation = Conversation::default();
+        }
+        conversation.messages = messages.len();
         // Screens that look the same are told apart as a model would: by where the task is.
-        let from = standing.progress.from;
+        let from = conversation.progress.from;
         let seen = seen
             .into_iter()
             .min_by_key(|s| step_at(task, s, from).unwrap_or(usize::MAX));
@@ -227,17 +216,16 @@ impl IdealServer {
             .find(|m| m["role"] == "assistant")
             .is_some_and(|m| atlas_llm::message_text(m).contains("action=\"Type\""));
         if seen.is_some() || !typed_last {
-            standing.screen = seen.clone();
+            conversation.screen = seen.clone();
         }
-        let screen = standing.screen.clone().unwrap_or_default();
+        let screen = conversation.screen.clone().unwrap_or_default();
         let size = self.apps[app]
             .app
             .screens
             .get(&screen)
             .map_or((1080, 1920), |s| (s.width.max(1), s.height.max(1)));
         let update = self.apps[app].update.as_ref();
-        let action = ideal_action(task, &screen, size, &mut standing.progress, update);
-        conversation.after.insert(messages.len(), standing);
+        let action = ideal_action(task, &screen, size, &mut conversation.progress, update);
         // As AutoGLM-Phone's server writes its answers (the reasoning, then the action, the
         // model's tags being special tokens a server leaves out): what phone-agent reads.
         let reply = format!(

@@ -225,9 +225,22 @@ fn a_suite_on_four_simulated_phones_reports_junit_html_and_json() {
         "escaped Chinese text"
     );
     let steps: u64 = results.iter().map(|t| t["steps"].as_u64().unwrap()).sum();
-    let images = dom.matches("<img").count() as u64;
+    let images = dom.matches("role=\"img\"").count() as u64;
     assert!(images >= steps, "{images} screenshots for {steps} steps");
-    assert!(dom.contains("data:image/png;base64,"));
+    // Each picture embedded once, however many steps show it.
+    let pictures: Vec<&str> = dom
+        .split("data:image/png;base64,")
+        .skip(1)
+        .map(|rest| rest.split('"').next().unwrap_or_default())
+        .collect();
+    assert!(!pictures.is_empty());
+    let distinct: std::collections::HashSet<&&str> = pictures.iter().collect();
+    assert_eq!(distinct.len(), pictures.len(), "a picture embedded twice");
+    assert!(
+        (pictures.len() as u64) < images,
+        "{} pictures for {images} screenshots",
+        pictures.len()
+    );
 }
 
 #[test]
