@@ -146,3 +146,28 @@ def chromium():
         yield driver
     finally:
         driver.quit()
+
+
+@pytest.fixture
+def simulated_phone(atlas_bin, free_port):
+    """simulated_phone(recording): `atlas device sim` playing a recording, connected through
+    Debian's adb server: (serial, the app's package). Stopped and disconnected after the test."""
+    started = []
+
+    def start(recording):
+        serial = f"127.0.0.1:{free_port()}"
+        sim = subprocess.Popen([atlas_bin, "device", "sim", str(recording), "--listen", serial],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        started.append((sim, serial))
+        said = sim.stderr.readline()
+        assert "simulated phone" in said, said
+        package = said.split("simulated phone ", 1)[1].split(" ", 1)[0]
+        connected = subprocess.run(["adb", "connect", serial], capture_output=True, text=True, timeout=60)
+        assert "connected" in connected.stdout, connected
+        return serial, package
+
+    yield start
+    for sim, serial in started:
+        subprocess.run(["adb", "disconnect", serial], capture_output=True, timeout=60)
+        sim.kill()
+        sim.wait()

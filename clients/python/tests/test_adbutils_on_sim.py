@@ -6,7 +6,6 @@ phone reports of itself. Every call on a DroidTask recording the test was not wr
 """
 
 import os
-import subprocess
 import tempfile
 from pathlib import Path
 
@@ -19,70 +18,59 @@ RECORDINGS = ROOT.parent / "shared" / "data" / "droidtask-dev" / "user_tasks"
 
 
 @pytest.mark.parametrize("app", ["notes", "clock"])
-def test_adbutils_calls_answer_as_a_phone_does(app, atlas_bin, free_port):
+def test_adbutils_calls_answer_as_a_phone_does(app, simulated_phone):
     recording = RECORDINGS / app
     if not recording.is_dir():
         pytest.skip("no DroidTask folder")
-    serial = f"127.0.0.1:{free_port()}"
-    sim = subprocess.Popen([atlas_bin, "device", "sim", str(recording), "--listen", serial],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    try:
-        said = sim.stderr.readline()
-        assert "simulated phone" in said, said
-        package = said.split("simulated phone ", 1)[1].split(" ", 1)[0]
-        client = adbutils.AdbClient(host="127.0.0.1", port=5037)
-        assert "connected" in client.connect(serial)
-        d = client.device(serial)
-        # The shell: output, status both ways, variables, redirection, test.
-        assert d.shell("echo hi") == "hi"
-        assert d.shell2("false").returncode == 1
-        assert d.shell2("true").returncode == 0
-        assert d.shell2("nothing-here").returncode == 127
-        assert d.shell2("false", v2=True).returncode == 1
-        assert d.shell("N=/sdcard/n.txt; echo one > $N; echo two >> $N; cat $N") == "one\ntwo"
-        assert d.shell("[ -f /sdcard/n.txt ] && echo yes") == "yes"
-        assert d.get_state() == "device"
-        assert d.get_serialno() == serial
-        # The screen: its size, a screenshot two ways, the same picture.
-        size = d.window_size()
-        shot = d.screenshot()
-        frame = d.framebuffer()
-        assert shot.size == frame.size == (size.width, size.height)
-        assert shot.convert("RGB").tobytes() == frame.convert("RGB").tobytes()
-        assert d.rotation() == 0
-        assert d.is_screen_on()
-        assert len(d.dump_hierarchy()) > 100
-        # Input.
-        d.click(size.width // 2, size.height // 2)
-        d.swipe(size.width // 2, size.height * 3 // 4, size.width // 2, size.height // 4, 0.1)
-        d.keyevent("BACK")
-        d.send_keys("hello")
-        # Apps.
-        assert package in d.list_packages()
-        d.app_start(package)
-        assert d.app_current().package == package
-        info = d.app_info(package)
-        assert info is not None and info.version_name == "1.0"
-        d.app_stop(package)
-        d.app_clear(package)
-        battery = d.battery()
-        assert battery.level == 80 and battery.usb_powered is True
-        # Files: push, read back, list, stat, remove; a folder stays when its last file goes, and
-        # rmtree takes it.
-        local = os.path.join(tempfile.mkdtemp(), "f.txt")
-        with open(local, "w", encoding="utf-8") as f:
-            f.write("x")
-        d.sync.push(local, "/sdcard/t/f.txt")
-        assert d.sync.read_text("/sdcard/t/f.txt") == "x"
-        assert "f.txt" in [e.path for e in d.sync.list("/sdcard/t")]
-        assert d.sync.stat("/sdcard/t/f.txt").size == 1
-        d.remove("/sdcard/t/f.txt")
-        assert not d.sync.exists("/sdcard/t/f.txt")
-        assert d.shell2("[ -d /sdcard/t ]").returncode == 0
-        d.rmtree("/sdcard/t")
-        assert d.shell2("[ -d /sdcard/t ]").returncode == 1
-        assert "rm: /sdcard: Is a directory" in d.shell("rm /sdcard")
-    finally:
-        subprocess.run(["adb", "disconnect", serial], capture_output=True, timeout=60)
-        sim.kill()
-        sim.wait()
+    serial, package = simulated_phone(recording)
+    client = adbutils.AdbClient(host="127.0.0.1", port=5037)
+    d = client.device(serial)
+    # The shell: output, status both ways, variables, redirection, test.
+    assert d.shell("echo hi") == "hi"
+    assert d.shell2("false").returncode == 1
+    assert d.shell2("true").returncode == 0
+    assert d.shell2("nothing-here").returncode == 127
+    assert d.shell2("false", v2=True).returncode == 1
+    assert d.shell("N=/sdcard/n.txt; echo one > $N; echo two >> $N; cat $N") == "one\ntwo"
+    assert d.shell("[ -f /sdcard/n.txt ] && echo yes") == "yes"
+    assert d.get_state() == "device"
+    assert d.get_serialno() == serial
+    # The screen: its size, a screenshot two ways, the same picture.
+    size = d.window_size()
+    shot = d.screenshot()
+    frame = d.framebuffer()
+    assert shot.size == frame.size == (size.width, size.height)
+    assert shot.convert("RGB").tobytes() == frame.convert("RGB").tobytes()
+    assert d.rotation() == 0
+    assert d.is_screen_on()
+    assert len(d.dump_hierarchy()) > 100
+    # Input.
+    d.click(size.width // 2, size.height // 2)
+    d.swipe(size.width // 2, size.height * 3 // 4, size.width // 2, size.height // 4, 0.1)
+    d.keyevent("BACK")
+    d.send_keys("hello")
+    # Apps.
+    assert package in d.list_packages()
+    d.app_start(package)
+    assert d.app_current().package == package
+    info = d.app_info(package)
+    assert info is not None and info.version_name == "1.0"
+    d.app_stop(package)
+    d.app_clear(package)
+    battery = d.battery()
+    assert battery.level == 80 and battery.usb_powered is True
+    # Files: push, read back, list, stat, remove; a folder stays when its last file goes, and
+    # rmtree takes it.
+    local = os.path.join(tempfile.mkdtemp(), "f.txt")
+    with open(local, "w", encoding="utf-8") as f:
+        f.write("x")
+    d.sync.push(local, "/sdcard/t/f.txt")
+    assert d.sync.read_text("/sdcard/t/f.txt") == "x"
+    assert "f.txt" in [e.path for e in d.sync.list("/sdcard/t")]
+    assert d.sync.stat("/sdcard/t/f.txt").size == 1
+    d.remove("/sdcard/t/f.txt")
+    assert not d.sync.exists("/sdcard/t/f.txt")
+    assert d.shell2("[ -d /sdcard/t ]").returncode == 0
+    d.rmtree("/sdcard/t")
+    assert d.shell2("[ -d /sdcard/t ]").returncode == 1
+    assert "rm: /sdcard: Is a directory" in d.shell("rm /sdcard")

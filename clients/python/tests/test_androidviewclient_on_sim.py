@@ -20,42 +20,31 @@ def adb(*args):
 
 
 @pytest.mark.parametrize("app", ["notes", "clock"])
-def test_androidviewclient_finds_touches_and_snaps(app, atlas_bin, free_port):
+def test_androidviewclient_finds_touches_and_snaps(app, simulated_phone):
     recording = RECORDINGS / app
     if not recording.is_dir():
         pytest.skip("no DroidTask folder")
-    serial = f"127.0.0.1:{free_port()}"
-    sim = subprocess.Popen([atlas_bin, "device", "sim", str(recording), "--listen", serial],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    try:
-        said = sim.stderr.readline()
-        assert "simulated phone" in said, said
-        package = said.split("simulated phone ", 1)[1].split(" ", 1)[0]
-        assert "connected" in adb("connect", serial)
-        device, serialno = viewclient.ViewClient.connectToDeviceOrExit(serialno=serial, verbose=False)
-        vc = viewclient.ViewClient(device, serialno, autodump=False)
-        views = vc.dump(window=-1)
-        assert len(views) > 5
-        # The tree is nested: the root holds the rest.
-        assert any(v.getChildren() for v in views)
-        assert device.getTopActivityName().startswith(package + "/")
-        snap = device.takeSnapshot(reconnect=True)
-        assert snap.size[0] > 0 and snap.size[1] > 0
-        screen = lambda: adb("-s", serial, "shell", "atlas-sim", "screen").strip()
-        before = screen()
-        # Some view found by its text leads somewhere when touched.
-        texts = [v.getText() for v in views if v.getText()]
-        assert texts, "no view with text"
-        moved = False
-        for text in texts:
-            view = vc.findViewWithText(text)
-            assert view is not None, text
-            view.touch()
-            if screen() != before:
-                moved = True
-                break
-        assert moved, texts
-    finally:
-        adb("disconnect", serial)
-        sim.kill()
-        sim.wait()
+    serial, package = simulated_phone(recording)
+    device, serialno = viewclient.ViewClient.connectToDeviceOrExit(serialno=serial, verbose=False)
+    vc = viewclient.ViewClient(device, serialno, autodump=False)
+    views = vc.dump(window=-1)
+    assert len(views) > 5
+    # The tree is nested: the root holds the rest.
+    assert any(v.getChildren() for v in views)
+    assert device.getTopActivityName().startswith(package + "/")
+    snap = device.takeSnapshot(reconnect=True)
+    assert snap.size[0] > 0 and snap.size[1] > 0
+    screen = lambda: adb("-s", serial, "shell", "atlas-sim", "screen").strip()
+    before = screen()
+    # Some view found by its text leads somewhere when touched.
+    texts = [v.getText() for v in views if v.getText()]
+    assert texts, "no view with text"
+    moved = False
+    for text in texts:
+        view = vc.findViewWithText(text)
+        assert view is not None, text
+        view.touch()
+        if screen() != before:
+            moved = True
+            break
+    assert moved, texts

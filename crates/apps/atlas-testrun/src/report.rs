@@ -427,20 +427,10 @@ pub const THUMBNAIL_WIDTH: u32 = 360;
 /// `png` shrunk by a whole factor to at most `width` pixels wide (each pixel the mean of its
 /// block); `None` when it is already that small or is not a PNG this can read.
 pub fn thumbnail(png: &[u8], width: u32) -> Option<Vec<u8>> {
-    let mut decoder = png::Decoder::new(std::io::Cursor::new(png));
-    decoder.set_transformations(png::Transformations::normalize_to_color8());
-    let mut reader = decoder.read_info().ok()?;
-    let mut pixels = vec![0; reader.output_buffer_size()?];
-    let frame = reader.next_frame(&mut pixels).ok()?;
-    let channels = match frame.color_type {
-        png::ColorType::Rgb => 3,
-        png::ColorType::Rgba => 4,
-        png::ColorType::Grayscale => 1,
-        png::ColorType::GrayscaleAlpha => 2,
-        png::ColorType::Indexed => return None,
-    };
-    let (w, h) = (frame.width as usize, frame.height as usize);
-    let k = (frame.width.div_ceil(width.max(1))) as usize;
+    let decoded = atlas_device_sim::render::decode_png(png)?;
+    let (pixels, channels) = (&decoded.bytes, decoded.channels);
+    let (w, h) = (decoded.width, decoded.height);
+    let k = w.div_ceil(width.max(1) as usize);
     if k <= 1 {
         return None;
     }

@@ -195,3 +195,41 @@ fn chunk(png: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
     crc.update(data);
     png.extend(crc.finalize().to_be_bytes());
 }
+
+/// A picture's pixels, 8 bits a channel, row by row.
+pub struct Pixels {
+    /// The bytes: `channels` a pixel.
+    pub bytes: Vec<u8>,
+    /// Its width.
+    pub width: usize,
+    /// Its height.
+    pub height: usize,
+    /// Bytes a pixel: 1 grey, 2 grey and alpha, 3 RGB, 4 RGBA.
+    pub channels: usize,
+}
+
+/// A screenshot's pixels, whatever its PNG's colour type and depth; `None` for bytes that are
+/// not a PNG this can read. What reads a screenshot back (a model recognising a screen, a report
+/// shrinking one) reads it here.
+pub fn decode_png(png: &[u8]) -> Option<Pixels> {
+    let mut decoder = png::Decoder::new(std::io::Cursor::new(png));
+    decoder.set_transformations(png::Transformations::normalize_to_color8());
+    let mut reader = decoder.read_info().ok()?;
+    let mut bytes = vec![0; reader.output_buffer_size()?];
+    let frame = reader.next_frame(&mut bytes).ok()?;
+    let channels = match frame.color_type {
+        png::ColorType::Grayscale => 1,
+        png::ColorType::GrayscaleAlpha => 2,
+        png::ColorType::Rgb => 3,
+        png::ColorType::Rgba => 4,
+        // Normalised to colour, a palette is expanded before this.
+        png::ColorType::Indexed => return None,
+    };
+    bytes.truncate(frame.buffer_size());
+    Some(Pixels {
+        bytes,
+        width: frame.width as usize,
+        height: frame.height as usize,
+        channels,
+    })
+}

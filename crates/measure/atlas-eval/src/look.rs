@@ -59,25 +59,8 @@ impl Look {
 
     /// The look of a PNG, of any colour type and depth; `None` for bytes that are not one.
     pub fn of_png(png: &[u8]) -> Option<Look> {
-        let mut decoder = png::Decoder::new(std::io::Cursor::new(png));
-        decoder.set_transformations(png::Transformations::normalize_to_color8());
-        let mut reader = decoder.read_info().ok()?;
-        let mut pixels = vec![0; reader.output_buffer_size()?];
-        let frame = reader.next_frame(&mut pixels).ok()?;
-        let channels = match frame.color_type {
-            png::ColorType::Grayscale => 1,
-            png::ColorType::GrayscaleAlpha => 2,
-            png::ColorType::Rgb => 3,
-            png::ColorType::Rgba => 4,
-            // Normalised to colour, a palette is expanded before this.
-            png::ColorType::Indexed => return None,
-        };
-        Look::of_pixels(
-            &pixels,
-            frame.width as usize,
-            frame.height as usize,
-            channels,
-        )
+        let p = atlas_device_sim::render::decode_png(png)?;
+        Look::of_pixels(&p.bytes, p.width, p.height, p.channels)
     }
 
     /// How many cells differ by more than [`SAME_CELL`]: 0 for pictures of the same screen.
