@@ -150,11 +150,15 @@ def chromium():
 
 @pytest.fixture
 def simulated_phone(atlas_bin, free_port):
-    """simulated_phone(recording): `atlas device sim` playing a recording, connected through
-    Debian's adb server: (serial, the app's package). Stopped and disconnected after the test."""
+    """simulated_phone(app): `atlas device sim` playing the DroidTask development recording of
+    `app`, connected through Debian's adb server: (serial, the app's package); the test is
+    skipped where the data is not here. Stopped and disconnected after the test."""
     started = []
 
-    def start(recording):
+    def start(app):
+        recording = ROOT.parent / "shared" / "data" / "droidtask-dev" / "user_tasks" / app
+        if not recording.is_dir():
+            pytest.skip("no DroidTask folder")
         serial = f"127.0.0.1:{free_port()}"
         sim = subprocess.Popen([atlas_bin, "device", "sim", str(recording), "--listen", serial],
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)

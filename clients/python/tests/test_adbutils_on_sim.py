@@ -7,22 +7,15 @@ phone reports of itself. Every call on a DroidTask recording the test was not wr
 
 import os
 import tempfile
-from pathlib import Path
 
 import pytest
 
 adbutils = pytest.importorskip("adbutils", reason="installed by scripts/test.sh")
 
-ROOT = Path(__file__).resolve().parents[3]
-RECORDINGS = ROOT.parent / "shared" / "data" / "droidtask-dev" / "user_tasks"
-
 
 @pytest.mark.parametrize("app", ["notes", "clock"])
 def test_adbutils_calls_answer_as_a_phone_does(app, simulated_phone):
-    recording = RECORDINGS / app
-    if not recording.is_dir():
-        pytest.skip("no DroidTask folder")
-    serial, package = simulated_phone(recording)
+    serial, package = simulated_phone(app)
     client = adbutils.AdbClient(host="127.0.0.1", port=5037)
     d = client.device(serial)
     # The shell: output, status both ways, variables, redirection, test.

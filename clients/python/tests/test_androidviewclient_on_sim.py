@@ -5,14 +5,10 @@ the views' texts read from the dump, none written into the test.
 """
 
 import subprocess
-from pathlib import Path
 
 import pytest
 
 viewclient = pytest.importorskip("com.dtmilano.android.viewclient", reason="installed by scripts/test.sh")
-
-ROOT = Path(__file__).resolve().parents[3]
-RECORDINGS = ROOT.parent / "shared" / "data" / "droidtask-dev" / "user_tasks"
 
 
 def adb(*args):
@@ -21,10 +17,7 @@ def adb(*args):
 
 @pytest.mark.parametrize("app", ["notes", "clock"])
 def test_androidviewclient_finds_touches_and_snaps(app, simulated_phone):
-    recording = RECORDINGS / app
-    if not recording.is_dir():
-        pytest.skip("no DroidTask folder")
-    serial, package = simulated_phone(recording)
+    serial, package = simulated_phone(app)
     device, serialno = viewclient.ViewClient.connectToDeviceOrExit(serialno=serial, verbose=False)
     vc = viewclient.ViewClient(device, serialno, autodump=False)
     views = vc.dump(window=-1)

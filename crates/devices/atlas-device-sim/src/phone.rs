@@ -285,7 +285,7 @@ impl Phone {
             }
             ["cat", paths @ ..] if !paths.is_empty() => {
                 let mut out = Output::default();
-                for path in paths.iter().filter(|p| **p != "/dev/null") {
+                for path in paths {
                     match self.storage.get(path) {
                         Some(bytes) => out.stdout.extend_from_slice(bytes),
                         None => {
@@ -515,12 +515,7 @@ impl Phone {
         }
         let mut out = Output::default();
         for source in sources {
-            let bytes = if *source == "/dev/null" {
-                Some(Vec::new())
-            } else {
-                self.storage.get(source).map(<[u8]>::to_vec)
-            };
-            let Some(bytes) = bytes else {
+            let Some(bytes) = self.storage.get(source).map(<[u8]>::to_vec) else {
                 out.stderr
                     .extend(format!("cp: {source}: No such file or directory\n").into_bytes());
                 out.code = 1;
@@ -1059,8 +1054,14 @@ const DUMPSYS_POWER: &str = "POWER MANAGER (dumpsys power)\n\nPower Manager Stat
 /// `dumpsys battery` of a phone charging over USB, in Android's words.
 const DUMPSYS_BATTERY: &str = "Current Battery Service state:\n  AC powered: false\n  USB powered: true\n  Wireless powered: false\n  Dock powered: false\n  Max charging current: 500000\n  Max charging voltage: 5000000\n  Charge counter: 3000000\n  status: 2\n  health: 2\n  present: true\n  level: 80\n  scale: 100\n  voltage: 4200\n  temperature: 250\n  technology: Li-ion\n";
 
-/// Where the shell may write on a phone without root: shared storage and adb's temporary folder.
-const WRITABLE: [&str; 3] = ["/sdcard", "/storage/emulated/0", "/data/local/tmp"];
+/// Where the shell may write on a phone without root: shared storage, adb's temporary folder and
+/// the null device.
+const WRITABLE: [&str; 4] = [
+    "/sdcard",
+    "/storage/emulated/0",
+    "/data/local/tmp",
+    "/dev/null",
+];
 
 /// Whether `path` is `root` or inside it.
 fn under(path: &str, root: &str) -> bool {

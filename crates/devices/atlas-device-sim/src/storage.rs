@@ -9,6 +9,9 @@ use std::collections::{BTreeMap, BTreeSet};
 /// All the phone's files together may hold this much: pushes past it fail as a full phone's do.
 pub const CAPACITY: usize = 256 * 1024 * 1024;
 
+/// The phone's null device: it reads as nothing and takes anything written to it.
+const NULL: &str = "/dev/null";
+
 /// Folders every Android phone has, even when empty.
 const FOLDERS: [&str; 5] = ["/", "/sdcard", "/data", "/data/local", "/data/local/tmp"];
 
@@ -25,13 +28,20 @@ pub struct Storage {
 impl Storage {
     /// A file's bytes.
     pub fn get(&self, path: &str) -> Option<&[u8]> {
-        self.files.get(&normalise(path)).map(Vec::as_slice)
+        let path = normalise(path);
+        if path == NULL {
+            return Some(&[]);
+        }
+        self.files.get(&path).map(Vec::as_slice)
     }
 
     /// Writes a file, replacing one of that path; false (and nothing changed) when it would fill
     /// the phone past [`CAPACITY`].
     pub fn put(&mut self, path: &str, bytes: Vec<u8>) -> bool {
         let path = normalise(path);
+        if path == NULL {
+            return true;
+        }
         let replaced = self.files.get(&path).map_or(0, Vec::len);
         if self.used - replaced + bytes.len() > CAPACITY {
             return false;
@@ -71,7 +81,8 @@ impl Storage {
             return false;
         }
         let path = normalise(path);
-        let inside = |f: &String| f == &path || f.starts_with(&format!("{path}/")) || path == "/";
+        let prefix = format!("{}/", path.trim_end_matches('/'));
+        let inside = |f: &String| f == &path || f.starts_with(&prefix);
         let gone: Vec<String> = self.files.keys().filter(|f| inside(f)).cloned().collect();
         for file in gone {
             if let Some(bytes) = self.files.remove(&file) {

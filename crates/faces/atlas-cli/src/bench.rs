@@ -723,7 +723,7 @@ async fn fleet(
             .filter(|(was, is)| **was && !**is)
             .count();
         let updated_run = args.update.map(|_| runs.len() - 1);
-        let mut later = Vec::new();
+        let (mut later, mut lost_second) = (Vec::new(), 0);
         for (k, r) in runs.iter().enumerate() {
             let name = match k {
                 0 => "first".to_string(),
@@ -748,6 +748,9 @@ async fn fleet(
                     String::new()
                 },
             );
+            if k == 1 {
+                lost_second = again.lost;
+            }
             if k > 0 {
                 later.push(serde_json::json!({
                     "run": name,
@@ -759,7 +762,6 @@ async fn fleet(
                 }));
             }
         }
-        let lost_second = later.first().and_then(|r| r["lost"].as_u64()).unwrap_or(0);
         rows.push(serde_json::json!({
             "phones": n,
             "first": runs[0].json()["summary"],

@@ -979,9 +979,6 @@ pub fn evaluate_app(
                 runs.push(fleet_run(
                     caller, &graph, original, app, truth, condition, pass, fast_path, planning,
                 )?);
-                if let Some(run) = runs.last_mut() {
-                    run.run = pass;
-                }
                 progress.advance(1);
             }
         }
@@ -1045,7 +1042,6 @@ pub fn evaluate_app(
                     caller, &graph, updated, app, truth, condition, pass, fast_path, planning,
                 )?;
                 run.update = Some(update.changes.clone());
-                run.run = pass;
                 runs.push(run);
                 progress.advance(1);
             }
@@ -1093,7 +1089,8 @@ fn fleet_run(
     let updated = if app.1.is_some() { "u" } else { "" };
     let session = format!("{updated}{pass}-{}", truth.name);
     let link = GraphLink::new(caller, Some(graph.to_string()), fast_path, &session);
-    let run = run_task(app, &named.name, truth, condition, Some(link), planning)?;
+    let mut run = run_task(app, &named.name, truth, condition, Some(link), planning)?;
+    run.run = pass;
     if pass == 0 && !run.succeeded {
         let session = format!("{updated}{pass}-learn-{}", truth.name);
         let link = GraphLink::new(caller, Some(graph.to_string()), f64::INFINITY, &session);
@@ -1151,12 +1148,7 @@ impl AgentEval {
         let mut solvable = Conditions::new();
         let mut per_app = std::collections::BTreeMap::<String, Conditions>::new();
         for run in &runs {
-            let model_did = if run.after_update() {
-                &solved_updated
-            } else {
-                &solved
-            }
-            .contains(&(run.app.as_str(), run.task.as_str()));
+            let model_did = run.model_alone_did(&solved, &solved_updated);
             let lost = model_did && !run.succeeded;
             let base = alone.of_task(run);
             conditions
@@ -1285,6 +1277,16 @@ impl TaskRun {
     fn after_update(&self) -> bool {
         self.condition == MODEL_ONLY_UPDATED || self.condition.starts_with(AFTER_UPDATE)
     }
+
+    /// Whether the model alone completed this run's task on the same version of the app.
+    fn model_alone_did(&self, solved: &Solved, solved_updated: &Solved) -> bool {
+        let solved = if self.after_update() {
+            solved_updated
+        } else {
+            solved
+        };
+        solved.contains(&(self.app.as_str(), self.task.as_str()))
+    }
 }
 
 /// [`AgentEval::by_run`]: the graph conditions' runs of the tasks the model alone completes, by
@@ -1302,16 +1304,17 @@ fn by_run(
         .collect();
     let mut totals = std::collections::BTreeMap::<(&str, &str, usize), RunTotals>::new();
     for run in runs {
-        let key = (run.app.as_str(), run.task.as_str());
-        let (sequence, model_did) = match run.condition.as_str() {
-            AFTER_UPDATE | AFTER_UPDATE_REPEAT => ("after_update", solved_updated.contains(&key)),
-            NEW_APP | NEW_TASK | REPEAT | REPEAT_LATER if first_half.contains(&key) => {
-                ("first_half", solved.contains(&key))
+        let sequence = match run.condition.as_str() {
+            AFTER_UPDATE | AFTER_UPDATE_REPEAT => "after_update",
+            NEW_APP | NEW_TASK | REPEAT | REPEAT_LATER
+                if first_half.contains(&(run.app.as_str(), run.task.as_str())) =>
+            {
+                "first_half"
             }
-            NEW_APP | NEW_TASK | REPEAT | REPEAT_LATER => ("second_half", solved.contains(&key)),
+            NEW_APP | NEW_TASK | REPEAT | REPEAT_LATER => "second_half",
             _ => continue,
         };
-        if !model_did {
+        if !run.model_alone_did(solved, solved_updated) {
             continue;
         }
         for app in [run.app.as_str(), "all"] {
