@@ -215,7 +215,7 @@ pub enum Planning {
 
 /// How far the ideal model is through a task: the step it expects next, the input step whose
 /// field it already tapped, and its calls so far.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct IdealProgress {
     /// The first ground-truth step it may be on.
     pub from: usize,

@@ -14,8 +14,11 @@
 //! know is a screen off the task (answered with Back, as the in-process model answers), or,
 //! right after typing, the last screen with the text in its field, which the recording never
 //! showed. Nothing but the request goes from the agent to the model, as with a real model.
-//! Conversations are told apart by their first user message (task and first screen): two runs
-//! of one task at the same moment would share their progress, so a suite holds a task once.
+//! It keeps no conversations: where it is in the task goes into its own reasoning (`Progress:
+//! step 3, field -, screen …`), which the agent keeps in the conversation as it keeps any
+//! model's, and is read back from the latest such reply. So runs of one task one after another,
+//! or at once on several phones, each go on from their own last answer, and a client that keeps
+//! no history gets the task from its start, as from a real model.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -45,13 +48,61 @@ struct AppTasks {
     update: Option<Update>,
 }
 
-/// A conversation's progress: the ideal model's, the last screen recognised, and how many
-/// messages the conversation had at its last call (fewer now: a new run of the task).
-#[derive(Default)]
-struct Conversation {
+/// Where a conversation stands: the ideal model's progress and the last screen recognised, as
+/// its latest reply wrote them.
+#[derive(Debug, Default, PartialEq)]
+struct Standing {
     progress: IdealProgress,
     screen: Option<String>,
-    messages: usize,
+}
+
+/// What opens the note of where the model stands, in its reasoning.
+const PROGRESS: &str = "Progress: step ";
+
+impl Standing {
+    /// The note in a reply's reasoning (`Progress: step 3, field -, screen s1`).
+    fn note(&self) -> String {
+        let or_dash = |v: Option<String>| v.unwrap_or_else(|| "-".into());
+        format!(
+            "{PROGRESS}{}, field {}, screen {}.",
+            self.progress.from,
+            or_dash(self.progress.tapped.map(|t| t.to_string())),
+            or_dash(self.screen.clone())
+        )
+    }
+
+    /// The standing the latest of `messages`' replies noted (none noted: the task's start).
+    fn of(messages: &[Value]) -> Standing {
+        messages
+            .iter()
+            .rev()
+            .filter(|m| m["role"] == "assistant")
+            .find_map(|m| Standing::read(&atlas_llm::message_text(m)))
+            .unwrap_or_default()
+    }
+
+    fn read(reply: &str) -> Option<Standing> {
+        let note = &reply[reply.rfind(PROGRESS)? + PROGRESS.len()..];
+        // The note ends its line, or its tag where a client keeps the reasoning in one.
+        let note = note.split(['\n', '<']).next()?.trim_end();
+        let note = note.strip_suffix('.').unwrap_or(note);
+        let mut parts = note.split(", ");
+        let from = parts.next()?.trim().parse().ok()?;
+        let tapped = parts.next()?.strip_prefix("field ")?;
+        let screen = parts.next()?.strip_prefix("screen ")?;
+        let given = |v: &str| (v != "-").then(|| v.to_string());
+        Some(Standing {
+            progress: IdealProgress {
+                from,
+                tapped: match given(tapped) {
+                    Some(t) => Some(t.parse().ok()?),
+                    None => None,
+                },
+                calls: 0,
+            },
+            screen: given(screen),
+        })
+    }
 }
 
 /// The ideal model of every recorded app of a DroidTask folder.
@@ -60,7 +111,6 @@ pub struct IdealServer {
     glyphs: Option<Glyphs>,
     /// What each recorded screen shows, by app and screen (filled as tasks are asked).
     renderings: Mutex<HashMap<(usize, String), Option<Look>>>,
-    conversations: Mutex<HashMap<String, Conversation>>,
     /// The latest requests, screenshots left out ([`REQUESTS_KEPT`] of them).
     requests: Mutex<std::collections::VecDeque<Value>>,
     delay: Duration,
@@ -93,7 +143,6 @@ impl IdealServer {
             apps,
             glyphs: Glyphs::find(),
             renderings: Mutex::default(),
-            conversations: Mutex::default(),
             requests: Mutex::default(),
             delay,
             calls: Default::default(),
@@ -196,15 +245,9 @@ impl IdealServer {
             .and_then(image_of)
             .ok_or("the last user message has no PNG screenshot (data:image/png;base64,…)")?;
         let seen = self.recognise(app, task, &png);
-        let key = format!("{app}\u{0}{first}");
-        let mut conversations = self.conversations.lock().unwrap_or_else(|e| e.into_inner());
-        let conversation = conversations.entry(key).or_default();
-        if messages.len() <= conversation.messages {
-            *conversation = Conversation::default();
-        }
-        conversation.messages = messages.len();
+        let mut standing = Standing::of(messages);
         // Screens that look the same are told apart as a model would: by where the task is.
-        let from = conversation.progress.from;
+        let from = standing.progress.from;
         let seen = seen
             .into_iter()
             .min_by_key(|s| step_at(task, s, from).unwrap_or(usize::MAX));
@@ -216,20 +259,21 @@ impl IdealServer {
             .find(|m| m["role"] == "assistant")
             .is_some_and(|m| atlas_llm::message_text(m).contains("action=\"Type\""));
         if seen.is_some() || !typed_last {
-            conversation.screen = seen.clone();
+            standing.screen = seen.clone();
         }
-        let screen = conversation.screen.clone().unwrap_or_default();
+        let screen = standing.screen.clone().unwrap_or_default();
         let size = self.apps[app]
             .app
             .screens
             .get(&screen)
             .map_or((1080, 1920), |s| (s.width.max(1), s.height.max(1)));
         let update = self.apps[app].update.as_ref();
-        let action = ideal_action(task, &screen, size, &mut conversation.progress, update);
+        let action = ideal_action(task, &screen, size, &mut standing.progress, update);
         // As AutoGLM-Phone's server writes its answers (the reasoning, then the action, the
         // model's tags being special tokens a server leaves out): what phone-agent reads.
         let reply = format!(
-            "The task's next step on this screen.\n{}",
+            "The task's next step on this screen. {}\n{}",
+            standing.note(),
             action.to_grammar()
         );
         tracing::debug!(task = %task.name, recognised = ?seen, messages = messages.len(), %reply, "ideal answer");
@@ -357,4 +401,49 @@ pub fn droidtask_suite(dir: &Path, name: &str) -> Result<Value, String> {
         }
     }
     Ok(json!({"name": name, "tests": tests}))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reply_notes_where_the_model_stands_and_the_next_request_reads_it_back() {
+        let standing = Standing {
+            progress: IdealProgress {
+                from: 3,
+                tapped: Some(2),
+                calls: 0,
+            },
+            screen: Some("state_2023-07-03_215039".into()),
+        };
+        let reply = format!(
+            "The task's next step. {}\ndo(action=\"Back\")",
+            standing.note()
+        );
+        // As phone-agent keeps a reply: its reasoning and action in tags.
+        let kept = format!(
+            "<think>{}</think><answer>do(action=\"Back\")</answer>",
+            reply.lines().next().unwrap()
+        );
+        let messages = vec![
+            json!({"role": "user", "content": "task"}),
+            json!({"role": "assistant", "content": "do(action=\"Tap\", element=[1,1])"}),
+            json!({"role": "assistant", "content": kept}),
+            json!({"role": "user", "content": "screen"}),
+        ];
+        assert_eq!(Standing::of(&messages), standing);
+        let none = Standing {
+            screen: None,
+            ..Standing::default()
+        };
+        assert_eq!(
+            Standing::read(&none.note()),
+            Some(none),
+            "nothing tapped, no screen"
+        );
+        // No note anywhere (a client that keeps no history): the task's start.
+        assert_eq!(Standing::of(&messages[..2]), Standing::default());
+        assert_eq!(Standing::read("Progress: step x, field -, screen -"), None);
+    }
 }

@@ -395,3 +395,50 @@ fn a_task_that_opens_another_app_is_remembered_whole_and_replayed() {
     assert!(calls[0] > 0, "no record yet: {calls:?}");
     assert_eq!(last["tests"][0]["model_calls"], 0, "{calls:?} {last}");
 }
+
+#[test]
+fn the_same_task_on_two_phones_at_once_passes_on_both() {
+    // Two runs of one task at the same moment send the model the same requests step for step;
+    // each must go on from its own last answer (the model's note in its reasoning), not from
+    // the other's.
+    let Some(notes) = notes() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let mut suite = droidtask_suite(&notes, &["notes/task5"]);
+    let tests = suite["tests"].as_sequence_mut().unwrap();
+    let mut again = tests[0].clone();
+    again["name"] = "notes/task5 again".into();
+    tests.push(again);
+    let suite_path = write_suite(dir.path(), &suite);
+    let (model, model_url) =
+        model_sim_with(&["--droidtask", notes.to_str().unwrap(), "--delay-ms", "100"]);
+    let _model = Killed(model);
+    let json = dir.path().join("r.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_atlas"))
+        .args(["test", "run"])
+        .arg(&suite_path)
+        .arg("--devices")
+        .arg(format!("simulate:{}*2", notes.display()))
+        .args(["--model-url", &format!("{model_url}/v1"), "--lang", "en"])
+        .arg("--data")
+        .arg(dir.path().join("data"))
+        .arg("--json")
+        .arg(&json)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let report = read_json(&json);
+    assert!(out.status.success(), "{report}");
+    let results = report["tests"].as_array().unwrap();
+    assert_eq!(results.len(), 2);
+    assert_ne!(
+        results[0]["device"], results[1]["device"],
+        "at once, on two phones: {report}"
+    );
+    for result in results {
+        assert_eq!(result["status"], "passed", "{result}");
+    }
+    assert_eq!(
+        results[0]["model_calls"], results[1]["model_calls"],
+        "{report}"
+    );
+}
