@@ -10,16 +10,20 @@
 //!
 //! - [`suite`]: the suite file, checked whole before any phone moves.
 //! - [`phones`]: `adb:`, `hdc:`, `sim:` and `simulate:` devices.
+//! - [`check`]: every test's app and start asked of every phone before any phone moves.
 //! - [`run`]: the queue the phones take tests from, a lost phone's test run again elsewhere.
-//! - [`report`]: JSON, JUnit XML, HTML.
+//! - [`report`]: JSON and JUnit XML; [`html`]: the page, in the run's language.
 //! - [`board`]: the run told live to an Atlas server, for the viewer's runs page.
 
 pub mod board;
+pub mod check;
+pub mod html;
 pub mod phones;
 pub mod report;
 pub mod run;
 pub mod suite;
 
+pub use check::check_suite;
 pub use phones::{DeviceSpec, TestPhone};
 pub use report::{Status, SuiteReport, TestResult};
 pub use run::{Progress, Quiet, RunConfig, run_suite};

@@ -120,6 +120,9 @@ pub trait TestPhone: Send {
     fn name(&self) -> String;
     /// The app started afresh for a test (on `start` where given).
     fn prepare(&mut self, app: &str, start: Option<&str>) -> Result<(), DeviceError>;
+    /// Whether [`prepare`](TestPhone::prepare) would find `app` and `start` here, asked
+    /// without moving the phone: the app installed, the start a screen or activity it has.
+    fn check(&self, app: &str, start: Option<&str>) -> Result<(), DeviceError>;
     /// The device the agent drives (the prepared app's, on a simulated phone).
     fn device(&self) -> &dyn Device;
     /// The recorded screen shown, on a simulator.
@@ -259,6 +262,32 @@ impl Remote {
             Backend::Hdc(hdc) => hdc.shell(command),
         }
     }
+
+    fn harmony(&self) -> bool {
+        matches!(self.backend, Backend::Hdc(_))
+    }
+
+    /// `app`'s package or bundle, as the catalog names it for this phone's system.
+    fn package(&self, app: &str) -> Result<String, DeviceError> {
+        let platform = if self.harmony() {
+            atlas_device::Platform::HarmonyOs
+        } else {
+            atlas_device::Platform::Android
+        };
+        self.catalog.resolve(app, platform)
+    }
+
+    /// Whether Android's package manager has `package` (`pm path` fails for one it has not).
+    fn installed(&self, package: &str) -> Result<(), DeviceError> {
+        match self.shell(&["pm", "path", package]) {
+            Ok(_) => Ok(()),
+            Err(e @ DeviceError::Unavailable { .. }) => Err(e),
+            Err(_) => Err(DeviceError::Invalid(format!(
+                "{} has no package {package}",
+                self.name
+            ))),
+        }
+    }
 }
 
 impl TestPhone for Remote {
@@ -267,7 +296,7 @@ impl TestPhone for Remote {
     }
 
     fn prepare(&mut self, app: &str, start: Option<&str>) -> Result<(), DeviceError> {
-        let harmony = matches!(self.backend, Backend::Hdc(_));
+        let harmony = self.harmony();
         match start {
             Some(screen) if self.simulator => self.shell(&["atlas-sim", "reset", screen]).map(drop),
             Some(ability) if harmony => {
@@ -280,16 +309,36 @@ impl TestPhone for Remote {
             Some(activity) => self.shell(&["am", "start", "-S", "-n", activity]).map(drop),
             None => {
                 // A fresh start: the app stopped first, so no screen of an earlier test is left.
-                let platform = if harmony {
-                    atlas_device::Platform::HarmonyOs
-                } else {
-                    atlas_device::Platform::Android
-                };
-                let package = self.catalog.resolve(app, platform)?;
+                let package = self.package(app)?;
                 let stop = if harmony { "aa" } else { "am" };
                 self.shell(&[stop, "force-stop", &package])?;
                 self.device().launch(&package)
             }
+        }
+    }
+
+    fn check(&self, app: &str, start: Option<&str>) -> Result<(), DeviceError> {
+        match start {
+            Some(screen) if self.simulator => {
+                self.shell(&["atlas-sim", "has", screen])
+                    .map_err(|e| match e {
+                        DeviceError::Unavailable { .. } => e,
+                        _ => DeviceError::Invalid(format!("{} has no screen {screen}", self.name)),
+                    })?;
+                Ok(())
+            }
+            Some(ability) if self.harmony() => ability.split_once('/').map(drop).ok_or_else(|| {
+                DeviceError::Invalid(format!("start {ability:?}: expected BUNDLE/ABILITY"))
+            }),
+            Some(activity) => {
+                let (package, _) = activity.split_once('/').ok_or_else(|| {
+                    DeviceError::Invalid(format!("start {activity:?}: expected PKG/ACTIVITY"))
+                })?;
+                self.installed(package)
+            }
+            // HarmonyOS's bundle manager is asked when the ability starts.
+            None if self.harmony() => self.package(app).map(drop),
+            None => self.installed(&self.package(app)?),
         }
     }
 
@@ -341,6 +390,21 @@ impl Simulated {
         Ok(phone)
     }
 
+    /// Which of the phone's apps `app` names (its recording's folder or its package).
+    fn app_index(&self, app: &str) -> Result<usize, DeviceError> {
+        self.apps
+            .iter()
+            .position(|(folder, recorded)| folder == app || recorded.package == app)
+            .ok_or_else(|| {
+                let names: Vec<&str> = self.apps.iter().map(|(f, _)| f.as_str()).collect();
+                DeviceError::Invalid(format!(
+                    "{} has no app {app:?} (it has: {})",
+                    self.name,
+                    names.join(", ")
+                ))
+            })
+    }
+
     /// App `index`'s phone, made on its first use.
     fn start(&mut self, index: usize) -> Result<&Mutex<Phone>, DeviceError> {
         if let std::collections::hash_map::Entry::Vacant(e) = self.running.entry(index) {
@@ -361,18 +425,7 @@ impl TestPhone for Simulated {
     }
 
     fn prepare(&mut self, app: &str, start: Option<&str>) -> Result<(), DeviceError> {
-        let index = self
-            .apps
-            .iter()
-            .position(|(folder, recorded)| folder == app || recorded.package == app)
-            .ok_or_else(|| {
-                let names: Vec<&str> = self.apps.iter().map(|(f, _)| f.as_str()).collect();
-                DeviceError::Invalid(format!(
-                    "{} has no app {app:?} (it has: {})",
-                    self.name,
-                    names.join(", ")
-                ))
-            })?;
+        let index = self.app_index(app)?;
         self.start(index)?
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -380,6 +433,16 @@ impl TestPhone for Simulated {
             .map_err(|e| DeviceError::Invalid(format!("start: {e}")))?;
         self.current = index;
         Ok(())
+    }
+
+    fn check(&self, app: &str, start: Option<&str>) -> Result<(), DeviceError> {
+        let (folder, recorded) = &self.apps[self.app_index(app)?];
+        match start {
+            Some(screen) if !recorded.screens.contains_key(screen) => Err(DeviceError::Invalid(
+                format!("{}'s {folder} has no screen {screen}", self.name),
+            )),
+            _ => Ok(()),
+        }
     }
 
     fn device(&self) -> &dyn Device {

@@ -1,14 +1,10 @@
-//! What a run reports: JSON (the contract's shape), JUnit XML (what CI servers read: each
-//! test's time, its steps, model calls and graph steps as properties, the failure's message),
-//! and one self-contained HTML page (every step with its screenshot, its action and who chose
-//! it), which opens anywhere because nothing in it is fetched.
+//! What a run reports: JSON (the contract's shape) and JUnit XML (what CI servers read: each
+//! test's time, its steps, model calls and graph steps as properties, the failure's message);
+//! the HTML page is [`crate::html`]'s.
 
-use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::hash::{Hash, Hasher};
 
 use atlas_agent::phone::Ending;
-use base64::Engine;
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -130,16 +126,19 @@ pub struct SuiteReport {
     pub seconds: f64,
     /// When it ended.
     pub ended: chrono::DateTime<chrono::Utc>,
+    /// The run's language (`en`, `zh`): the HTML page's.
+    pub lang: String,
 }
 
 impl SuiteReport {
-    /// The report of `tests`.
-    pub fn new(name: &str, tests: Vec<TestResult>, seconds: f64) -> SuiteReport {
+    /// The report of `tests`, run in `lang`.
+    pub fn new(name: &str, tests: Vec<TestResult>, seconds: f64, lang: &str) -> SuiteReport {
         SuiteReport {
             name: name.to_string(),
             tests,
             seconds,
             ended: chrono::Utc::now(),
+            lang: lang.to_string(),
         }
     }
 
@@ -275,107 +274,6 @@ impl SuiteReport {
         xml.push_str("  </testsuite>\n</testsuites>\n");
         xml
     }
-
-    /// One HTML page holding everything, screenshots included (as data URIs).
-    pub fn html(&self) -> String {
-        let mut page = String::new();
-        let mut seen = Pictures::default();
-        let _ = write!(
-            page,
-            "<!DOCTYPE html>\n<html lang=\"zh\"><head><meta charset=\"utf-8\"><title>{name} — Atlas test run</title>\n<style>{STYLE}</style></head><body>\n<h1>{name}</h1>\n<p class=\"summary\">{summary}</p>\n<table><thead><tr><th>test</th><th>app</th><th>status</th><th>steps</th><th>model calls</th><th>graph steps</th><th>seconds</th><th>device</th></tr></thead><tbody>\n",
-            name = esc(&self.name),
-            summary = esc(&self.summary()),
-        );
-        for (i, t) in self.tests.iter().enumerate() {
-            let _ = writeln!(
-                page,
-                "<tr class=\"{status:?}\"><td><a href=\"#t{i}\">{}</a></td><td>{}</td><td>{status:?}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.1}</td><td>{}</td></tr>",
-                esc(&t.name),
-                esc(&t.app),
-                t.steps,
-                t.model_calls,
-                t.graph_steps,
-                t.seconds,
-                esc(&t.device),
-                status = t.status,
-            );
-        }
-        page.push_str("</tbody></table>\n");
-        for (i, t) in self.tests.iter().enumerate() {
-            let _ = writeln!(
-                page,
-                "<section id=\"t{i}\" class=\"test {status:?}\"><h2>{} <span class=\"badge\">{status:?}</span></h2>\n<p>{}</p>",
-                esc(&t.name),
-                esc(&t.message),
-                status = t.status,
-            );
-            for lost in &t.lost {
-                let _ = writeln!(
-                    page,
-                    "<p class=\"lost\">lost with {}: {}</p>",
-                    esc(&lost.device),
-                    esc(&lost.message)
-                );
-            }
-            page.push_str("<div class=\"steps\">\n");
-            for s in &t.trail {
-                let _ = writeln!(
-                    page,
-                    "<figure class=\"step by-{by}\">{img}<figcaption><b>{n}.</b> <span class=\"by\">{by}</span> <code>{action}</code>{page}{rules}</figcaption></figure>",
-                    img = image(s.png.as_deref(), &format!("step {}", s.step), &mut seen),
-                    n = s.step,
-                    by = esc(&s.chosen_by),
-                    action = esc(&s.action),
-                    page = s.page.as_ref().filter(|p| !p.is_empty()).map_or(
-                        String::new(),
-                        |p| format!(
-                            "<br>page {}{}",
-                            esc(p),
-                            s.basis
-                                .as_ref()
-                                .filter(|b| !b.is_empty())
-                                .map_or(String::new(), |b| format!(" ({})", esc(b)))
-                        )
-                    ),
-                    rules = if s.rules.is_empty() {
-                        String::new()
-                    } else {
-                        format!("<br>guard: {}", esc(&s.rules.join("; ")))
-                    },
-                );
-            }
-            if t.end_png.is_some() {
-                let _ = writeln!(
-                    page,
-                    "<figure class=\"step end\">{}<figcaption>end{}</figcaption></figure>",
-                    image(t.end_png.as_deref(), "end", &mut seen),
-                    t.end_page
-                        .as_ref()
-                        .map_or(String::new(), |p| format!(": {}", esc(p)))
-                );
-            }
-            page.push_str("</div></section>\n");
-        }
-        // Each picture once, where every step showing it points.
-        page.push_str("<svg class=\"pictures\" style=\"display:none\">");
-        for (k, (data, (w, h))) in seen.pictures.iter().enumerate() {
-            let _ = write!(
-                page,
-                "<symbol id=\"p{k}\" viewBox=\"0 0 {w} {h}\"><image width=\"{w}\" height=\"{h}\" href=\"data:image/png;base64,{data}\"/></symbol>"
-            );
-        }
-        page.push_str("</svg>\n</body></html>\n");
-        page
-    }
-}
-
-/// The pictures of a page, each kept once: a suite shows the same screens over and over.
-#[derive(Default)]
-struct Pictures {
-    /// Each picture's number, by the hash of its PNG.
-    by_hash: HashMap<u64, usize>,
-    /// Each picture's encoding (shrunk) and size, by number.
-    pictures: Vec<(String, (u32, u32))>,
 }
 
 fn round(x: f64) -> f64 {
@@ -387,37 +285,6 @@ fn trail_text(t: &TestResult) -> String {
         .iter()
         .map(|s| format!("{}. [{}] {}\n", s.step, s.chosen_by, s.action))
         .collect()
-}
-
-/// A screenshot, shrunk, shown by pointing at its picture in `seen` (kept there once).
-fn image(png: Option<&[u8]>, alt: &str, seen: &mut Pictures) -> String {
-    let Some(png) = png.filter(|p| !p.is_empty()) else {
-        return String::new();
-    };
-    let key = {
-        let mut hasher = std::collections::hash_map::DefaultHasher::new();
-        png.hash(&mut hasher);
-        hasher.finish()
-    };
-    let number = *seen.by_hash.entry(key).or_insert_with(|| {
-        let small = thumbnail(png, THUMBNAIL_WIDTH);
-        let shown = small.as_deref().unwrap_or(png);
-        // The size from the PNG's header (IHDR: width and height, big-endian, at 16 and 20).
-        let size = |at: usize| {
-            shown
-                .get(at..at + 4)
-                .map_or(1, |b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]).max(1))
-        };
-        seen.pictures.push((
-            base64::engine::general_purpose::STANDARD.encode(shown),
-            (size(16), size(20)),
-        ));
-        seen.pictures.len() - 1
-    });
-    let (w, h) = seen.pictures[number].1;
-    format!(
-        "<svg class=\"shot\" role=\"img\" aria-label=\"{alt}\" viewBox=\"0 0 {w} {h}\"><use href=\"#p{number}\"/></svg>"
-    )
 }
 
 /// The widest screenshot the HTML page holds: a phone's text stays legible, and a suite of
@@ -464,7 +331,7 @@ pub fn thumbnail(png: &[u8], width: u32) -> Option<Vec<u8>> {
 
 /// Escapes text for XML and HTML alike (attributes included); characters XML 1.0 cannot hold
 /// are dropped.
-fn esc(text: &str) -> String {
+pub(crate) fn esc(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -480,14 +347,6 @@ fn esc(text: &str) -> String {
     }
     out
 }
-
-const STYLE: &str = "body{font-family:system-ui,'Noto Sans CJK SC','WenQuanYi Micro Hei',sans-serif;margin:2em;color:#222}
-table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.25em .6em;text-align:left}
-tr.Passed td:nth-child(3),.Passed .badge{color:#080}tr.Failed td:nth-child(3),.Failed .badge{color:#b00}
-tr.Error td:nth-child(3),.Error .badge{color:#a60}.steps{display:flex;flex-wrap:wrap;gap:1em}
-figure.step{margin:0;width:200px}figure.step svg.shot{display:block;width:200px;height:auto;border:1px solid #999}
-.by-graph .by,.by-plan .by{color:#06c;font-weight:bold}.by-model .by{color:#666}.lost{color:#a60}
-code{word-break:break-all;font-size:.85em}";
 
 /// `n` things in English: `1 test`, `2 tests`.
 pub fn counted(n: usize, one: &str) -> String {

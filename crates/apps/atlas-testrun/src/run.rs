@@ -151,6 +151,7 @@ pub fn run_suite(
             .map(|(r, t)| r.unwrap_or_else(|| TestResult::not_run(t, "not run", Vec::new())))
             .collect(),
         started.elapsed().as_secs_f64(),
+        &config.lang,
     )
 }
 

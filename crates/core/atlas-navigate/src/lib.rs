@@ -27,7 +27,9 @@ use std::ops::Deref;
 use atlas_graph::Graph;
 use atlas_text::Embedder;
 
-pub use ground::{FEATURES, Meaning, SHIPPED as SHIPPED_MODEL, SHIPPED_E5 as SHIPPED_E5_MODEL};
+pub use ground::{
+    FEATURES, Meaning, SHIPPED as SHIPPED_MODEL, SHIPPED_E5 as SHIPPED_E5_MODEL, doubt_in_english,
+};
 pub use index::{
     Doc, DocKind, DocTexts, Hit, Prepared, Query, TextIndex, intent_key, normalize, page_key,
 };

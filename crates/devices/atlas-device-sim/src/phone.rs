@@ -4,8 +4,9 @@
 //! [FILE]`, `input [SOURCE] tap|swipe|keyevent|text`, `monkey`, `am start|force-stop|broadcast`
 //! (ADB Keyboard), `pm list packages`, `settings get|put`, `ime`, `logcat`, and `cat`, `ls`,
 //! `mkdir`, `rm`, `echo`, `true`, `false`, `exit`, `getprop` around them; 127 for the rest).
-//! One command is the simulator's own, for test runners: `atlas-sim screen` prints the recorded
-//! screen shown (its `state_str`), `atlas-sim reset [SCREEN]` starts the app afresh (on SCREEN).
+//! The simulator's own commands, for test runners: `atlas-sim screen` prints the recorded
+//! screen shown (its `state_str`), `atlas-sim reset [SCREEN]` starts the app afresh (on SCREEN),
+//! `atlas-sim has SCREEN` says whether the app has that screen (exit 1 when not).
 //! Command lines are read by [`crate::shell`]. Files live in [`Storage`].
 //!
 //! A tap inside a view follows the transition recorded for that view; where none was recorded the
@@ -277,6 +278,10 @@ impl Phone {
             }
             ["uiautomator", "dump", rest @ ..] => self.dump(rest),
             ["atlas-sim", "screen"] => Output::ok(format!("{}\n", self.current)),
+            ["atlas-sim", "has", screen] => match self.app.screens.contains_key(*screen) {
+                true => Output::ok(""),
+                false => Output::fail(1, format!("atlas-sim: no screen {screen}\n")),
+            },
             ["atlas-sim", "reset", start @ ..] if start.len() <= 1 => {
                 match self.reset(start.first().copied()) {
                     Ok(()) => Output::ok(""),

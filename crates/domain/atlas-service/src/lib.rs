@@ -39,7 +39,7 @@ pub use atlas_navigate::{
     GroundingModel, HistoricalCases, MAX_ROUTE_STEPS, MAX_ROUTES, MapRoute, NextAction,
     NextActionRequest, NextActionResponse, PageSummary, PathInfo, PathStep, QueryPathRequest,
     QueryPathResponse, RagContext, RagContextRequest, RagContextResponse, RecommendedPath,
-    RelevantPage, SuccessfulCase, SuggestedAction,
+    RelevantPage, SuccessfulCase, SuggestedAction, doubt_in_english,
 };
 pub use demo::{DEMO_APP_ID, demo_graph};
 pub use learn::*;

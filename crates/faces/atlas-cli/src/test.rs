@@ -147,6 +147,7 @@ async fn run_suite(args: TestRunArgs) -> Result<ExitCode> {
             crate::device::graph_app(data, app)
         })
         .map_err(|e| anyhow::anyhow!(e))?;
+        atlas_testrun::check_suite(&suite, &phones).map_err(|e| anyhow::anyhow!(e))?;
         eprintln!(
             "suite {}: {} on {}",
             suite.name,

@@ -22,7 +22,7 @@
 //! threshold.
 
 mod choose;
-mod doubt;
+pub(crate) mod doubt;
 mod facts;
 mod features;
 mod fill;
@@ -35,6 +35,7 @@ use atlas_model::TraceStep;
 
 pub use choose::{SHIPPED, SHIPPED_E5};
 pub(crate) use doubt::Doubt;
+pub use doubt::in_english as doubt_in_english;
 pub use features::FEATURES;
 use features::Feature;
 pub(crate) use features::Proposal;

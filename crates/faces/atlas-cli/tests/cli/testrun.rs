@@ -52,6 +52,32 @@ fn droidtask_suite(dir: &Path, keep: &[&str]) -> serde_yaml::Value {
     suite
 }
 
+/// `atlas device sim RECORDING` on a free port, logging to `log`, once it says it is up; its
+/// address.
+fn simulated_phone(recording: &Path, log: &Path) -> (Killed, String) {
+    let addr = format!("127.0.0.1:{}", free_port());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_atlas"))
+        .args(["device", "sim"])
+        .arg(recording)
+        .args(["--listen", &addr, "--log"])
+        .arg(log)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut said = String::new();
+    use std::io::BufRead;
+    let mut lines = std::io::BufReader::new(child.stderr.take().unwrap());
+    while !said.contains("simulated phone") {
+        said.clear();
+        assert!(
+            lines.read_line(&mut said).unwrap() > 0,
+            "the simulator did not start"
+        );
+    }
+    (Killed(child), addr)
+}
+
 fn write_suite(dir: &Path, suite: &serde_yaml::Value) -> PathBuf {
     let path = dir.join("suite.yaml");
     std::fs::write(&path, serde_yaml::to_string(suite).unwrap()).unwrap();
@@ -263,33 +289,9 @@ fn a_phone_killed_mid_suite_loses_its_test_to_another_phone() {
     let (model, model_url) =
         model_sim_with(&["--droidtask", notes.to_str().unwrap(), "--delay-ms", "300"]);
     let _model = Killed(model);
-    let phone = |port: u16| {
-        let addr = format!("127.0.0.1:{port}");
-        let mut child = Command::new(env!("CARGO_BIN_EXE_atlas"))
-            .args(["device", "sim"])
-            .arg(&notes)
-            .args(["--listen", &addr, "--log"])
-            .arg(dir.path().join(format!("{port}.log")))
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut said = String::new();
-        use std::io::BufRead;
-        let mut lines = std::io::BufReader::new(child.stderr.take().unwrap());
-        while !said.contains("simulated phone") {
-            said.clear();
-            assert!(
-                lines.read_line(&mut said).unwrap() > 0,
-                "the simulator did not start"
-            );
-        }
-        (Killed(child), addr)
-    };
-    let (keeps, a) = phone(free_port());
-    let doomed_port = free_port();
-    let (mut doomed, b) = phone(doomed_port);
-    let doomed_log = dir.path().join(format!("{doomed_port}.log"));
+    let (keeps, a) = simulated_phone(&notes, &dir.path().join("keeps.log"));
+    let doomed_log = dir.path().join("doomed.log");
+    let (mut doomed, b) = simulated_phone(&notes, &doomed_log);
     let json = dir.path().join("r.json");
     let mut run = Killed(
         Command::new(env!("CARGO_BIN_EXE_atlas"))
@@ -441,4 +443,71 @@ fn the_same_task_on_two_phones_at_once_passes_on_both() {
         results[0]["model_calls"], results[1]["model_calls"],
         "{report}"
     );
+}
+
+#[test]
+fn a_suite_that_does_not_fit_the_phones_is_refused_before_any_phone_moves() {
+    let Some(notes) = notes() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let mut suite = droidtask_suite(&notes, &["notes/task1", "notes/task3"]);
+    let tests = suite["tests"].as_sequence_mut().unwrap();
+    tests[0]["app"] = "clock".into();
+    tests[1]["start"] = "state_that_was_never_recorded".into();
+    let suite_path = write_suite(dir.path(), &suite);
+    let (model, model_url) = model_sim_with(&["--droidtask", notes.to_str().unwrap()]);
+    let _model = Killed(model);
+    let json = dir.path().join("r.json");
+    let log = dir.path().join("phone.log");
+    // A simulated phone of its own (`sim:`), asked over adb, and two in this process.
+    let (_sim, addr) = simulated_phone(&notes, &log);
+    let mut devices = format!("simulate:{}*2", notes.display());
+    if adb_installed() {
+        devices.push_str(&format!(",sim:{addr}"));
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_atlas"))
+        .args(["test", "run"])
+        .arg(&suite_path)
+        .args(["--devices", &devices])
+        .args(["--model-url", &format!("{model_url}/v1"), "--lang", "en"])
+        .arg("--json")
+        .arg(&json)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{said}");
+    assert!(said.contains("does not fit the phones"), "{said}");
+    assert!(
+        said.contains(r#"test "notes/task1": sim-1 has no app "clock""#),
+        "{said}"
+    );
+    assert!(
+        said.contains(
+            r#"test "notes/task3": sim-2's notes has no screen state_that_was_never_recorded"#
+        ),
+        "{said}"
+    );
+    if adb_installed() {
+        assert!(
+            said.contains(&format!(
+                r#"test "notes/task3": {addr} has no screen state_that_was_never_recorded"#
+            )),
+            "{said}"
+        );
+    }
+    // Nothing ran: no report, no model asked, the phone over adb never reset.
+    assert!(!json.exists());
+    let asked: Value = serde_json::from_str(
+        &agent()
+            .get(&format!("{model_url}/requests"))
+            .call()
+            .unwrap()
+            .body_mut()
+            .read_to_string()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(asked, serde_json::json!([]));
+    let logged = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(!logged.contains("\"reset\""), "{logged}");
 }
