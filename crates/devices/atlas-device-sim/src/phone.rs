@@ -75,13 +75,17 @@ const INPUT_SOURCES: [&str; 10] = [
     "joystick",
 ];
 /// The system properties agents read to name the device.
-const PROPERTIES: [(&str, &str); 7] = [
+const PROPERTIES: [(&str, &str); 10] = [
+    ("ro.build.type", "user"),
     ("ro.build.version.release", "14"),
     ("ro.build.version.sdk", "34"),
+    // A production phone: not debuggable, secure (adb has no root).
+    ("ro.debuggable", "0"),
     ("ro.product.device", "atlas_sim"),
     ("ro.product.manufacturer", "Atlas"),
     ("ro.product.model", "Atlas_Simulator"),
     ("ro.product.name", "atlas_sim"),
+    ("ro.secure", "1"),
     ("ro.sf.lcd_density", "440"),
 ];
 
@@ -642,15 +646,37 @@ impl Phone {
     /// What `dumpsys package PKG` says of an installed app: the lines agents read its version
     /// from (`versionCode=`, `versionName=`), as Android writes them; of another package, no
     /// package section.
+    /// `dumpsys package PKG`: the activity its launcher icon starts (the MAIN action's resolver
+    /// entry, as DroidBot reads it), then the package's version and install times, for the app
+    /// and the launcher the recording went home to.
     fn dumpsys_package(&self, package: &str) -> String {
-        let mut out = String::from("Activity Resolver Table:\n  Non-Data Actions:\n\n");
-        if package == self.app.package {
-            let version = &self.app.version;
-            out += &format!(
-                "Packages:\n  Package [{package}] (5ca1ab1e):\n    userId=10123\n    pkg=Package{{5ca1ab1e {package}}}\n    codePath=/data/app/{package}-1\n    versionCode={} minSdk=21 targetSdk=34\n    versionName={}\n    flags=[ HAS_CODE ALLOW_CLEAR_USER_DATA ALLOW_BACKUP ]\n",
-                version.code, version.name
-            );
-        }
+        let mut out = String::from("Activity Resolver Table:\n  Non-Data Actions:\n");
+        let launcher = self.launcher();
+        let entry = if package == self.app.package {
+            let start = self.app.screens.get(&self.app.launch);
+            start.map(|s| (s.foreground_activity.clone(), "LAUNCHER"))
+        } else {
+            launcher
+                .as_ref()
+                .filter(|(home_package, _)| *home_package == package)
+                .and_then(|(_, home)| self.app.screens.get(home))
+                .map(|s| (s.foreground_activity.clone(), "HOME"))
+        };
+        let Some((activity, category)) = entry.filter(|(a, _)| a.contains('/')) else {
+            return out + "\n";
+        };
+        let version = if package == self.app.package {
+            self.app.version.clone()
+        } else {
+            crate::app::AppVersion::default()
+        };
+        out += &format!(
+            "      android.intent.action.MAIN:\n        5ca1ab1e {activity} filter 0ddba11\n          Action: \"android.intent.action.MAIN\"\n          Category: \"android.intent.category.{category}\"\n\n"
+        );
+        out += &format!(
+            "Packages:\n  Package [{package}] (5ca1ab1e):\n    userId=10123\n    pkg=Package{{5ca1ab1e {package}}}\n    codePath=/data/app/{package}-1\n    versionCode={} minSdk=21 targetSdk=34\n    versionName={}\n    flags=[ HAS_CODE ALLOW_CLEAR_USER_DATA ALLOW_BACKUP ]\n    firstInstallTime={INSTALLED}\n    lastUpdateTime={INSTALLED}\n",
+            version.code, version.name
+        );
         out
     }
 
@@ -1054,6 +1080,10 @@ const APP_PID: u32 = 4242;
 
 /// `dumpsys power` of a phone in use: awake, its screen on (what adbutils' `is_screen_on` and
 /// uiautomator2 read).
+/// When every app of a simulated phone was installed (and last updated), as `dumpsys package`
+/// says: a fixed time, so the same phone answers the same.
+const INSTALLED: &str = "2024-01-01 08:00:00";
+
 const DUMPSYS_POWER: &str = "POWER MANAGER (dumpsys power)\n\nPower Manager State:\n  mDirty=0x0\n  mWakefulness=Awake\n  mWakefulnessChanging=false\n  mIsPowered=true\n  mPlugType=2\n  mStayOn=false\n  mProximityPositive=false\n  mBootCompleted=true\n  mSystemReady=true\n  mHoldingWakeLockSuspendBlocker=false\n  mHoldingDisplaySuspendBlocker=true\n\nDisplay Power: state=ON\n";
 
 /// `dumpsys battery` of a phone charging over USB, in Android's words.

@@ -306,7 +306,11 @@ pub fn run_line(line: &str, system: &mut dyn System) -> Output {
                 .iter()
                 .map(|w| expand(w, &vars, last))
                 .collect();
-            let words: Vec<&str> = words.iter().map(String::as_str).collect();
+            let mut words: Vec<&str> = words.iter().map(String::as_str).collect();
+            // `exec CMD` runs the command in the shell's place (adb's `logcat` sends `exec logcat`).
+            if words.first() == Some(&"exec") && words.len() > 1 {
+                words.remove(0);
+            }
             let out = builtin(&words, &mut vars, &*system)
                 .or_else(|| filter(&words, &input))
                 .unwrap_or_else(|| {
@@ -610,6 +614,9 @@ mod tests {
         );
         // Operators in quotes are text.
         assert_eq!(run("echo 'a;b|c' \"d && e\"").0, "a;b|c d && e\n");
+        // adb's `logcat` runs `exec logcat …`.
+        assert_eq!(run("exec echo a").0, "a\n");
+        assert_eq!(run("exec nothing").2, 127);
     }
 
     #[test]
