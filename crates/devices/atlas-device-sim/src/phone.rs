@@ -1066,11 +1066,14 @@ impl crate::shell::System for Phone {
         }
     }
 
-    fn exists(&self, path: &str) -> Option<bool> {
+    fn kind(&self, path: &str) -> Option<crate::shell::FileKind> {
+        use crate::shell::FileKind;
         if self.storage.is_dir(path) {
-            Some(true)
+            Some(FileKind::Folder)
+        } else if self.storage.is_device(path) {
+            Some(FileKind::Device)
         } else {
-            self.storage.get(path).map(|_| false)
+            self.storage.get(path).map(|_| FileKind::File)
         }
     }
 }
@@ -1078,12 +1081,12 @@ impl crate::shell::System for Phone {
 /// The app's process id, as `ps` and `dumpsys activity top` show it.
 const APP_PID: u32 = 4242;
 
-/// `dumpsys power` of a phone in use: awake, its screen on (what adbutils' `is_screen_on` and
-/// uiautomator2 read).
 /// When every app of a simulated phone was installed (and last updated), as `dumpsys package`
 /// says: a fixed time, so the same phone answers the same.
 const INSTALLED: &str = "2024-01-01 08:00:00";
 
+/// `dumpsys power` of a phone in use: awake, its screen on (what adbutils' `is_screen_on` and
+/// uiautomator2 read).
 const DUMPSYS_POWER: &str = "POWER MANAGER (dumpsys power)\n\nPower Manager State:\n  mDirty=0x0\n  mWakefulness=Awake\n  mWakefulnessChanging=false\n  mIsPowered=true\n  mPlugType=2\n  mStayOn=false\n  mProximityPositive=false\n  mBootCompleted=true\n  mSystemReady=true\n  mHoldingWakeLockSuspendBlocker=false\n  mHoldingDisplaySuspendBlocker=true\n\nDisplay Power: state=ON\n";
 
 /// `dumpsys battery` of a phone charging over USB, in Android's words.

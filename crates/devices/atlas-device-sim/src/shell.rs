@@ -17,8 +17,19 @@ pub trait System {
     /// Writes `bytes` to the file at `path` (after what it holds, with `append`); why not, as
     /// the shell says it.
     fn write(&mut self, path: &str, bytes: &[u8], append: bool) -> Result<(), String>;
-    /// Whether a file (`Some(false)`) or a folder (`Some(true)`) is at `path`.
-    fn exists(&self, path: &str) -> Option<bool>;
+    /// What is at `path`, if anything.
+    fn kind(&self, path: &str) -> Option<FileKind>;
+}
+
+/// What a path names, as `test` tells them apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    /// A regular file (`-f`).
+    File,
+    /// A folder (`-d`).
+    Folder,
+    /// A character device, such as `/dev/null` (`-c`): there (`-e`), but not a regular file.
+    Device,
 }
 
 /// What a command printed and how it ended.
@@ -417,9 +428,10 @@ fn test(args: &[&str], system: &dyn System) -> Output {
         [s] => truth(!s.is_empty()),
         ["-z", s] => truth(s.is_empty()),
         ["-n", s] => truth(!s.is_empty()),
-        ["-e", path] => truth(system.exists(path).is_some()),
-        ["-f", path] => truth(system.exists(path) == Some(false)),
-        ["-d", path] => truth(system.exists(path) == Some(true)),
+        ["-e", path] => truth(system.kind(path).is_some()),
+        ["-f", path] => truth(system.kind(path) == Some(FileKind::File)),
+        ["-d", path] => truth(system.kind(path) == Some(FileKind::Folder)),
+        ["-c", path] => truth(system.kind(path) == Some(FileKind::Device)),
         [a, "=" | "==", b] => truth(a == b),
         [a, "!=", b] => truth(a != b),
         [a, op @ ("-eq" | "-ne" | "-lt" | "-le" | "-gt" | "-ge"), b] => {
@@ -575,11 +587,11 @@ mod tests {
             Ok(())
         }
 
-        fn exists(&self, path: &str) -> Option<bool> {
-            if path == "/sdcard" {
-                Some(true)
-            } else {
-                self.files.contains_key(path).then_some(false)
+        fn kind(&self, path: &str) -> Option<FileKind> {
+            match path {
+                "/sdcard" => Some(FileKind::Folder),
+                "/dev/null" => Some(FileKind::Device),
+                _ => self.files.contains_key(path).then_some(FileKind::File),
             }
         }
     }
@@ -693,6 +705,11 @@ mod tests {
         assert_eq!(
             run("[ -d /sdcard ] && [ ! -f /sdcard ] && echo dir").0,
             "dir\n"
+        );
+        // The null device is there, but not a regular file.
+        assert_eq!(
+            run("[ -e /dev/null ] && [ -c /dev/null ] && [ ! -f /dev/null ] && echo dev").0,
+            "dev\n"
         );
         assert_eq!(run("[ a = a").2, 2);
         assert_eq!(run("[ x -lt y ]").2, 2);

@@ -35,6 +35,11 @@ impl Storage {
         self.files.get(&path).map(Vec::as_slice)
     }
 
+    /// Whether `path` is the null device (there, but not a regular file).
+    pub fn is_device(&self, path: &str) -> bool {
+        normalise(path) == NULL
+    }
+
     /// Writes a file, replacing one of that path; false (and nothing changed) when it would fill
     /// the phone past [`CAPACITY`].
     pub fn put(&mut self, path: &str, bytes: Vec<u8>) -> bool {
