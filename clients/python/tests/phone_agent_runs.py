@@ -110,8 +110,12 @@ def run_task(atlas_bin, folder, test, model_url, work):
                             "--listen", serial, "--start", test["start"], "--log", log],
                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
-        said = sim.stderr.readline()
-        assert "simulated phone" in said, said
+        said = ""
+        # Warnings about the recording (a damaged event file) may come first.
+        while "simulated phone" not in said:
+            line = sim.stderr.readline()
+            assert line, f"the simulator did not start: {said}"
+            said += line
         assert "connected" in adb("connect", serial)
         agent = PhoneAgent(
             model_config=ModelConfig(base_url=f"{model_url}/v1", model_name="droidtask-ideal", api_key="x"),
