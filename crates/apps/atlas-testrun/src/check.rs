@@ -12,13 +12,12 @@ const LISTED: usize = 20;
 /// Every test's app and start asked of every phone (each pair once); the problems, one a line
 /// (`test NAME: why`), when there are any.
 pub fn check_suite(suite: &Suite, phones: &[Box<dyn TestPhone>]) -> Result<(), String> {
-    let mut answers = std::collections::HashMap::new();
     let mut problems = Vec::new();
     for phone in phones {
+        let mut answers = std::collections::HashMap::new();
         for test in &suite.tests {
-            let key = (phone.name(), test.app.clone(), test.start.clone());
             let answer = answers
-                .entry(key)
+                .entry((test.app.as_str(), test.start.as_deref()))
                 .or_insert_with(|| phone.check(&test.app, test.start.as_deref()));
             if let Err(e) = answer {
                 problems.push(format!("test {:?}: {e}", test.name));

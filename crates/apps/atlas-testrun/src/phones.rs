@@ -300,9 +300,7 @@ impl TestPhone for Remote {
         match start {
             Some(screen) if self.simulator => self.shell(&["atlas-sim", "reset", screen]).map(drop),
             Some(ability) if harmony => {
-                let (bundle, ability) = ability.split_once('/').ok_or_else(|| {
-                    DeviceError::Invalid(format!("start {ability:?}: expected BUNDLE/ABILITY"))
-                })?;
+                let (bundle, ability) = split_start(ability, "BUNDLE/ABILITY")?;
                 self.shell(&["aa", "start", "-b", bundle, "-a", ability])
                     .map(drop)
             }
@@ -327,15 +325,8 @@ impl TestPhone for Remote {
                     })?;
                 Ok(())
             }
-            Some(ability) if self.harmony() => ability.split_once('/').map(drop).ok_or_else(|| {
-                DeviceError::Invalid(format!("start {ability:?}: expected BUNDLE/ABILITY"))
-            }),
-            Some(activity) => {
-                let (package, _) = activity.split_once('/').ok_or_else(|| {
-                    DeviceError::Invalid(format!("start {activity:?}: expected PKG/ACTIVITY"))
-                })?;
-                self.installed(package)
-            }
+            Some(ability) if self.harmony() => split_start(ability, "BUNDLE/ABILITY").map(drop),
+            Some(activity) => self.installed(split_start(activity, "PKG/ACTIVITY")?.0),
             // HarmonyOS's bundle manager is asked when the ability starts.
             None if self.harmony() => self.package(app).map(drop),
             None => self.installed(&self.package(app)?),
@@ -355,6 +346,13 @@ impl TestPhone for Remote {
             .flatten()
             .map(|s| s.trim().to_string())
     }
+}
+
+/// A test's `start` of the form `form` (`PKG/ACTIVITY`, `BUNDLE/ABILITY`): its two parts.
+fn split_start<'a>(start: &'a str, form: &str) -> Result<(&'a str, &'a str), DeviceError> {
+    start
+        .split_once('/')
+        .ok_or_else(|| DeviceError::Invalid(format!("start {start:?}: expected {form}")))
 }
 
 /// A phone simulated in this process, with every app of its source installed: a test runs on

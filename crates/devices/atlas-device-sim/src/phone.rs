@@ -643,38 +643,36 @@ impl Phone {
         )
     }
 
-    /// What `dumpsys package PKG` says of an installed app: the lines agents read its version
-    /// from (`versionCode=`, `versionName=`), as Android writes them; of another package, no
-    /// package section.
     /// `dumpsys package PKG`: the activity its launcher icon starts (the MAIN action's resolver
-    /// entry, as DroidBot reads it), then the package's version and install times, for the app
-    /// and the launcher the recording went home to.
+    /// entry, as DroidBot reads it), then the lines agents read its version from
+    /// (`versionCode=`, `versionName=`) and its install times, as Android writes them; for the
+    /// app and the launcher the recording went home to (of another package, no package section).
     fn dumpsys_package(&self, package: &str) -> String {
         let mut out = String::from("Activity Resolver Table:\n  Non-Data Actions:\n");
-        let launcher = self.launcher();
-        let entry = if package == self.app.package {
-            let start = self.app.screens.get(&self.app.launch);
-            start.map(|s| (s.foreground_activity.clone(), "LAUNCHER"))
+        let (version, start, category) = if package == self.app.package {
+            (
+                self.app.version.clone(),
+                self.app.launch.clone(),
+                "LAUNCHER",
+            )
+        } else if let Some((_, home)) = self.launcher().filter(|(p, _)| *p == package) {
+            (crate::app::AppVersion::default(), home, "HOME")
         } else {
-            launcher
-                .as_ref()
-                .filter(|(home_package, _)| *home_package == package)
-                .and_then(|(_, home)| self.app.screens.get(home))
-                .map(|s| (s.foreground_activity.clone(), "HOME"))
-        };
-        let Some((activity, category)) = entry.filter(|(a, _)| a.contains('/')) else {
             return out + "\n";
         };
-        let version = if package == self.app.package {
-            self.app.version.clone()
-        } else {
-            crate::app::AppVersion::default()
-        };
+        if let Some(activity) = self
+            .app
+            .screens
+            .get(&start)
+            .map(|s| &s.foreground_activity)
+            .filter(|a| a.contains('/'))
+        {
+            out += &format!(
+                "      android.intent.action.MAIN:\n        5ca1ab1e {activity} filter 0ddba11\n          Action: \"android.intent.action.MAIN\"\n          Category: \"android.intent.category.{category}\"\n"
+            );
+        }
         out += &format!(
-            "      android.intent.action.MAIN:\n        5ca1ab1e {activity} filter 0ddba11\n          Action: \"android.intent.action.MAIN\"\n          Category: \"android.intent.category.{category}\"\n\n"
-        );
-        out += &format!(
-            "Packages:\n  Package [{package}] (5ca1ab1e):\n    userId=10123\n    pkg=Package{{5ca1ab1e {package}}}\n    codePath=/data/app/{package}-1\n    versionCode={} minSdk=21 targetSdk=34\n    versionName={}\n    flags=[ HAS_CODE ALLOW_CLEAR_USER_DATA ALLOW_BACKUP ]\n    firstInstallTime={INSTALLED}\n    lastUpdateTime={INSTALLED}\n",
+            "\nPackages:\n  Package [{package}] (5ca1ab1e):\n    userId=10123\n    pkg=Package{{5ca1ab1e {package}}}\n    codePath=/data/app/{package}-1\n    versionCode={} minSdk=21 targetSdk=34\n    versionName={}\n    flags=[ HAS_CODE ALLOW_CLEAR_USER_DATA ALLOW_BACKUP ]\n    firstInstallTime={INSTALLED}\n    lastUpdateTime={INSTALLED}\n",
             version.code, version.name
         );
         out

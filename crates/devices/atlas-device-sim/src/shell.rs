@@ -124,6 +124,13 @@ struct Pending {
     append: bool,
 }
 
+/// The command being read: the last of the last pipeline (a line always has one).
+fn current(line: &mut Line) -> &mut Simple {
+    line.last_mut()
+        .and_then(|(_, commands)| commands.last_mut())
+        .expect("never empty")
+}
+
 /// Reads a command line. Operators inside quotes are text.
 fn parse(line: &str) -> Line {
     let mut pipelines: Line = vec![(Joint::Then, vec![Simple::default()])];
@@ -137,10 +144,7 @@ fn parse(line: &str) -> Line {
     let end_word =
         |word: &mut String, in_word: &mut bool, pending: &mut Option<Pending>, line: &mut Line| {
             if *in_word {
-                let simple = line
-                    .last_mut()
-                    .and_then(|(_, c)| c.last_mut())
-                    .expect("never empty");
+                let simple = current(line);
                 let text = std::mem::take(word);
                 match pending.take() {
                     Some(Pending { fd, append }) => simple.redirects.push(Redirect {
@@ -211,11 +215,7 @@ fn parse(line: &str) -> Line {
                 if chars.next_if_eq(&'&').is_some() {
                     let digits: String =
                         std::iter::from_fn(|| chars.next_if(char::is_ascii_digit)).collect();
-                    let simple = pipelines
-                        .last_mut()
-                        .and_then(|(_, c)| c.last_mut())
-                        .expect("never empty");
-                    simple.redirects.push(Redirect {
+                    current(&mut pipelines).redirects.push(Redirect {
                         fd,
                         append,
                         to: Target::Stream(digits.parse().unwrap_or(1)),
