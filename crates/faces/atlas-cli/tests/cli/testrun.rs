@@ -78,6 +78,21 @@ fn simulated_phone(recording: &Path, log: &Path) -> (Killed, String) {
     (Killed(child), addr)
 }
 
+/// `atlas test run SUITE --devices DEVICES` with the model at `model_url` (in English), its JSON
+/// report written to `json`, nothing on stdin; each test adds what else it needs.
+fn test_run(suite: &Path, devices: &str, model_url: &str, json: &Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_atlas"));
+    command
+        .args(["test", "run"])
+        .arg(suite)
+        .args(["--devices", devices])
+        .args(["--model-url", &format!("{model_url}/v1"), "--lang", "en"])
+        .arg("--json")
+        .arg(json)
+        .stdin(Stdio::null());
+    command
+}
+
 fn write_suite(dir: &Path, suite: &serde_yaml::Value) -> PathBuf {
     let path = dir.join("suite.yaml");
     std::fs::write(&path, serde_yaml::to_string(suite).unwrap()).unwrap();
@@ -109,21 +124,14 @@ fn a_suite_on_four_simulated_phones_reports_junit_html_and_json() {
         dir.path().join("r.xml"),
         dir.path().join("r.html"),
     );
-    let out = Command::new(env!("CARGO_BIN_EXE_atlas"))
-        .args(["test", "run"])
-        .arg(&suite_path)
-        .arg("--devices")
-        .arg(format!("simulate:{}*4", notes.display()))
-        .args(["--model-url", &format!("{model_url}/v1"), "--lang", "en"])
+    let devices = format!("simulate:{}*4", notes.display());
+    let out = test_run(&suite_path, &devices, &model_url, &json)
         .arg("--data")
         .arg(dir.path().join("data"))
-        .arg("--json")
-        .arg(&json)
         .arg("--junit")
         .arg(&junit)
         .arg("--html")
         .arg(&html)
-        .stdin(Stdio::null())
         .output()
         .unwrap();
     let said = String::from_utf8_lossy(&out.stderr);
@@ -294,14 +302,7 @@ fn a_phone_killed_mid_suite_loses_its_test_to_another_phone() {
     let (mut doomed, b) = simulated_phone(&notes, &doomed_log);
     let json = dir.path().join("r.json");
     let mut run = Killed(
-        Command::new(env!("CARGO_BIN_EXE_atlas"))
-            .args(["test", "run"])
-            .arg(&suite_path)
-            .args(["--devices", &format!("sim:{a},sim:{b}")])
-            .args(["--model-url", &format!("{model_url}/v1"), "--lang", "en"])
-            .arg("--json")
-            .arg(&json)
-            .stdin(Stdio::null())
+        test_run(&suite_path, &format!("sim:{a},sim:{b}"), &model_url, &json)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -362,18 +363,11 @@ fn a_task_that_opens_another_app_is_remembered_whole_and_replayed() {
     let _model = Killed(model);
     let run = |k: usize, fast_path: &str| -> Value {
         let json = dir.path().join(format!("r{k}.json"));
-        let out = Command::new(env!("CARGO_BIN_EXE_atlas"))
-            .args(["test", "run"])
-            .arg(&suite_path)
-            .arg("--devices")
-            .arg(format!("simulate:{}", launcher.display()))
-            .args(["--model-url", &format!("{model_url}/v1"), "--lang", "en"])
+        let devices = format!("simulate:{}", launcher.display());
+        let out = test_run(&suite_path, &devices, &model_url, &json)
             .args(["--fast-path", fast_path])
             .arg("--data")
             .arg(dir.path().join("data"))
-            .arg("--json")
-            .arg(&json)
-            .stdin(Stdio::null())
             .output()
             .unwrap();
         let report = read_json(&json);
@@ -415,17 +409,10 @@ fn the_same_task_on_two_phones_at_once_passes_on_both() {
         model_sim_with(&["--droidtask", notes.to_str().unwrap(), "--delay-ms", "100"]);
     let _model = Killed(model);
     let json = dir.path().join("r.json");
-    let out = Command::new(env!("CARGO_BIN_EXE_atlas"))
-        .args(["test", "run"])
-        .arg(&suite_path)
-        .arg("--devices")
-        .arg(format!("simulate:{}*2", notes.display()))
-        .args(["--model-url", &format!("{model_url}/v1"), "--lang", "en"])
+    let devices = format!("simulate:{}*2", notes.display());
+    let out = test_run(&suite_path, &devices, &model_url, &json)
         .arg("--data")
         .arg(dir.path().join("data"))
-        .arg("--json")
-        .arg(&json)
-        .stdin(Stdio::null())
         .output()
         .unwrap();
     let report = read_json(&json);
@@ -464,14 +451,7 @@ fn a_suite_that_does_not_fit_the_phones_is_refused_before_any_phone_moves() {
     if adb_installed() {
         devices.push_str(&format!(",sim:{addr}"));
     }
-    let out = Command::new(env!("CARGO_BIN_EXE_atlas"))
-        .args(["test", "run"])
-        .arg(&suite_path)
-        .args(["--devices", &devices])
-        .args(["--model-url", &format!("{model_url}/v1"), "--lang", "en"])
-        .arg("--json")
-        .arg(&json)
-        .stdin(Stdio::null())
+    let out = test_run(&suite_path, &devices, &model_url, &json)
         .output()
         .unwrap();
     let said = String::from_utf8_lossy(&out.stderr);
