@@ -108,7 +108,11 @@ impl<'a> GraphLink<'a> {
             return fixed.clone();
         }
         match (&self.app, &self.executed) {
-            (Some(current), Some(step)) if !leaves_app(&step.action) => current.clone(),
+            (Some(current), Some(step))
+                if !matches!(step.action, Action::Launch { .. } | Action::Home) =>
+            {
+                current.clone()
+            }
             _ => package.to_string(),
         }
     }
@@ -157,8 +161,6 @@ impl<'a> GraphLink<'a> {
         self.carry = Some(answer.carry);
         let action = answer
             .action
-            .as_ref()
-            .and_then(Action::from_dict)
             .map(|a| (a, answer.focus.map(|[x, y]| Point { x, y })));
         let suggestion = Suggestion {
             action,
@@ -213,14 +215,9 @@ impl<'a> GraphLink<'a> {
     /// with the next screen.
     pub fn executed(&mut self, action: &Action, focus: Option<Point>, by_graph: bool) {
         self.executed = Some(Executed {
-            action: action.to_dict(),
+            action: action.clone(),
             focus: focus.map(|p| [p.x, p.y]),
             by_graph,
         });
     }
-}
-
-/// Whether an action (in its dict form) leaves the app the run is in: a Launch, or Home.
-fn leaves_app(action: &Value) -> bool {
-    matches!(action["action"].as_str(), Some("Launch" | "Home"))
 }

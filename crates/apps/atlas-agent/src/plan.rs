@@ -70,7 +70,7 @@ pub fn ask(planner: &dyn Model, map: &ScreenMap) -> Result<PlanAnswer, String> {
 /// no such route.
 fn chosen(map: &ScreenMap, number: usize, steps: Option<usize>) -> Option<Planned> {
     let route = map.routes.iter().find(|r| r.route == number)?;
-    let first = Action::from_dict(&route.first)?;
+    let first = route.first.clone();
     let taken = steps.unwrap_or(route.steps.len()).min(route.steps.len());
     Some(Planned {
         first,

@@ -15,9 +15,10 @@
 //! and its corpus of real-world messes kept (`corpus/`).
 
 pub mod call;
+mod dict;
 
 use call::{Call, Value, calls};
-use serde_json::{Map, Value as Json, json};
+use serde_json::Value as Json;
 
 /// A point in the model's relative coordinates: 0..999 on each axis, the fraction of the screen
 /// in thousandths.
@@ -323,65 +324,14 @@ impl Action {
     }
 
     /// The seed's dict form: `{"_metadata": "do", "action": "Tap", "element": [500, 300]}`,
-    /// `{"_metadata": "finish", "message": "…"}`.
+    /// `{"_metadata": "finish", "message": "…"}` (what `serde` writes of an action).
     pub fn to_dict(&self) -> Json {
-        let mut map = Map::new();
-        if let Action::Finish { message } = self {
-            map.insert("_metadata".into(), json!("finish"));
-            map.insert("message".into(), json!(message));
-            return Json::Object(map);
-        }
-        map.insert("_metadata".into(), json!("do"));
-        map.insert("action".into(), json!(self.name()));
-        let mut put = |k: &str, v: Json| {
-            map.insert(k.into(), v);
-        };
-        match self {
-            Action::Launch { app } => put("app", json!(app)),
-            Action::Tap { element, message } => {
-                put("element", json!(element));
-                if let Some(m) = message {
-                    put("message", json!(m));
-                }
-            }
-            Action::Type { text } | Action::TypeName { text } => put("text", json!(text)),
-            Action::Swipe { start, end } => {
-                put("start", json!(start));
-                put("end", json!(end));
-            }
-            Action::LongPress { element } | Action::DoubleTap { element } => {
-                put("element", json!(element))
-            }
-            Action::Wait { duration } => put("duration", json!(duration)),
-            Action::TakeOver { message } | Action::Note { message } => {
-                put("message", json!(message))
-            }
-            Action::CallApi { instruction } => put("instruction", json!(instruction)),
-            Action::GetKnowledgeData { query } => put("query", json!(query)),
-            Action::Back | Action::Home | Action::Interact | Action::Finish { .. } => {}
-        }
-        Json::Object(map)
+        serde_json::to_value(self).expect("an action is always JSON")
     }
 
     /// The action of the seed's dict form (what [`Action::to_dict`] gives back), when it is one.
     pub fn from_dict(dict: &Json) -> Option<Action> {
-        let map = dict.as_object()?;
-        let written = match map.get("_metadata")?.as_str()? {
-            "finish" => format!(
-                "finish(message={})",
-                map.get("message").unwrap_or(&json!(""))
-            ),
-            "do" => {
-                let args: Vec<String> = map
-                    .iter()
-                    .filter(|(k, _)| k.as_str() != "_metadata")
-                    .map(|(k, v)| format!("{k}={v}"))
-                    .collect();
-                format!("do({})", args.join(", "))
-            }
-            _ => return None,
-        };
-        parse_reply(&written).ok()
+        serde_json::from_value(dict.clone()).ok()
     }
 
     /// The action written in the grammar, as a model would (what [`parse_reply`] reads back).
@@ -434,6 +384,7 @@ impl Action {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn open_autoglm_s_failures_are_read_right() {
@@ -522,5 +473,38 @@ mod tests {
                 .wait_seconds(),
             Some(2.5)
         );
+    }
+
+    #[test]
+    fn only_actions_are_read_from_the_dict_form_and_its_schema_says_which() {
+        let read = |dict: Json| Action::from_dict(&dict);
+        assert_eq!(
+            read(json!({"_metadata": "do", "action": "Long Press", "element": [10.4, 998.6]})),
+            Some(Action::LongPress { element: [10, 999] })
+        );
+        assert_eq!(
+            read(json!({"_metadata": "do", "action": "Wait"})),
+            Some(Action::Wait {
+                duration: "1 seconds".into()
+            })
+        );
+        for not_one in [
+            json!(null),
+            json!({"_metadata": "do", "action": "Fly"}),
+            json!({"_metadata": "do", "action": "Tap", "element": [1200, 5]}),
+            json!({"_metadata": "do", "action": "Tap"}),
+            json!({"_metadata": "maybe"}),
+        ] {
+            assert_eq!(read(not_one.clone()), None, "{not_one}");
+        }
+        let schema = serde_json::to_value(schemars::schema_for!(Action)).unwrap();
+        let text = schema.to_string();
+        for name in action_names().filter(|n| *n != "finish") {
+            assert!(
+                text.contains(&format!("\"{name}\"")),
+                "{name} missing: {text}"
+            );
+        }
+        assert!(schema["oneOf"].is_array(), "{schema}");
     }
 }

@@ -198,7 +198,9 @@ pub struct Reviewed {
 pub struct GuardMemory {
     /// Values the rules remembered (`remember`), by name.
     pub values: BTreeMap<String, String>,
-    /// The names of the actions that succeeded so far (for `done` and `not_done`).
+    /// The names of the actions that succeeded so far (for `done` and `not_done`); a name sent
+    /// twice counts once.
+    #[schemars(with = "Vec<String>")]
     pub done: BTreeSet<String>,
 }
 

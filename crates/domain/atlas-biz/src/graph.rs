@@ -37,7 +37,7 @@ fn require(value: &str, what: &str) -> Result<(), BizError> {
 }
 
 impl BusinessGraph {
-    /// Checks `data` (unique, non-empty ids and names; relations between existing entities of
+    /// Checks `data` (unique, non-empty ids and names, named fields; relations between existing entities of
     /// the right types), adds the HAS_STEP relations that steps' `process_id` imply, and fills
     /// every empty `search_text` from the seed's templates.
     pub fn build(mut data: BusinessData) -> Result<BusinessGraph, BizError> {
@@ -67,6 +67,12 @@ impl BusinessGraph {
         }
         for (i, r) in data.data_resources.iter().enumerate() {
             add(EntityType::DataResource, &r.resource_id, &r.name, i)?;
+            for field in &r.fields {
+                require(
+                    &field.name,
+                    &format!("a field name of data_resource {}", r.resource_id),
+                )?;
+            }
         }
         let implied: Vec<Relation> = data
             .steps

@@ -37,23 +37,27 @@ pub fn from_json(text: &str) -> Result<BusinessData, BizError> {
             "a business graph document is a JSON object with the lists businesses, steps, implementations, data_resources and relations",
         ));
     };
-    if let Some(unknown) = document
-        .keys()
-        .find(|k| !DOCUMENT_LISTS.contains(&k.as_str()))
-    {
+    check_lists(document.keys().map(String::as_str))?;
+    serde_json::from_value(value)
+        .map_err(|e| invalid(format!("not a business graph document: {e}")))
+}
+
+/// The names at the top of a document: some of its lists and nothing else.
+pub fn check_lists<'a>(names: impl Iterator<Item = &'a str>) -> Result<(), BizError> {
+    let names: Vec<&str> = names.collect();
+    if let Some(unknown) = names.iter().find(|k| !DOCUMENT_LISTS.contains(k)) {
         return Err(invalid(format!(
             "a business graph document has no {unknown:?}: its lists are {}",
             DOCUMENT_LISTS.join(", ")
         )));
     }
-    if document.is_empty() {
+    if names.is_empty() {
         return Err(invalid(format!(
             "the document names none of the lists ({}); to empty the graph, give them as empty lists",
             DOCUMENT_LISTS.join(", ")
         )));
     }
-    serde_json::from_value(value)
-        .map_err(|e| invalid(format!("not a business graph document: {e}")))
+    Ok(())
 }
 
 fn entity_type(labels: &[String]) -> Option<EntityType> {

@@ -41,7 +41,7 @@ impl EntityType {
 }
 
 /// A business process (业务流程).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Business {
     /// The process's id.
     pub process_id: String,
@@ -59,7 +59,7 @@ pub struct Business {
 }
 
 /// One step of a process.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Step {
     /// The step's id.
     pub step_id: String,
@@ -80,7 +80,7 @@ pub struct Step {
 }
 
 /// An implementation: an API, a service method, a job.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Implementation {
     /// The implementation's id.
     pub impl_id: String,
@@ -107,7 +107,7 @@ pub struct Implementation {
 }
 
 /// A column or field of a data resource.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Field {
     /// The field's name.
     pub name: String,
@@ -117,7 +117,7 @@ pub struct Field {
 }
 
 /// A data resource: a table, a cache, a topic.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct DataResource {
     /// The data resource's id.
     pub resource_id: String,
@@ -144,7 +144,7 @@ pub struct DataResource {
 }
 
 /// How a relation connects two entities, named as a Neo4j relationship type would be.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum RelationType {
     /// Business → Step (also implied by a step's `process_id`).
@@ -189,7 +189,7 @@ impl RelationType {
 }
 
 /// A directed relation between two entities by id.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Relation {
     /// How the relation connects its ends.
     #[serde(rename = "type")]
@@ -207,7 +207,7 @@ pub struct Relation {
 }
 
 /// A whole business graph as it is imported and stored (`DATA/business/graph.json`).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct BusinessData {
     /// The processes.
     #[serde(default)]

@@ -14,7 +14,6 @@ use atlas_guard::{Guard, GuardMemory, RuleSet};
 use atlas_model::{AtlasError, Result, validate_text};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 /// At most this many rule files in one call.
 const MAX_RULE_FILES: usize = 16;
@@ -25,7 +24,9 @@ pub struct GuardedRun {
     /// The run's task, in the user's words: it decides which rule sets apply.
     pub task: String,
     /// Rule files (their YAML text, as `atlas agent run --rules` reads them) in force beside the
-    /// shipped QQ customer-service gate.
+    /// shipped QQ customer-service gate. Checked when read, beyond this schema (which cannot
+    /// describe a YAML document inside a text): a text that is not a rule file is refused, naming
+    /// the file and the line.
     #[serde(default)]
     pub rules: Vec<String>,
     /// The `memory` of the guard's last answer in this run; none on its first call.
@@ -40,7 +41,7 @@ pub struct ReviewActionRequest {
     #[serde(flatten)]
     pub run: GuardedRun,
     /// The proposed action in its dict form, as `parse_agent_reply` gives it.
-    pub action: Value,
+    pub action: Action,
     /// The names of the app on the screen (its display name, its package), for rules on the app.
     #[serde(default)]
     pub app: Vec<String>,
@@ -50,7 +51,7 @@ pub struct ReviewActionRequest {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct ReviewActionResponse {
     /// The action to run: the proposed one, or what a rule put in its place (dict form).
-    pub action: Value,
+    pub action: Action,
     /// A rule replaced the proposed action.
     pub changed: bool,
     /// The rules that fired, in order.
@@ -71,7 +72,7 @@ pub struct RecordOutcomeRequest {
     #[serde(flatten)]
     pub run: GuardedRun,
     /// The action that ran, in its dict form.
-    pub action: Value,
+    pub action: Action,
     /// Whether it succeeded.
     pub success: bool,
     /// What it returned (a knowledge lookup's answer, an error), for rules that quote it.
@@ -92,12 +93,12 @@ pub struct RecordOutcomeResponse {
 /// `review_action`: see the module's documentation.
 pub(crate) fn review_action(req: ReviewActionRequest) -> Result<ReviewActionResponse> {
     let mut guard = guard_of(req.run)?;
-    let proposed = action_of(&req.action)?;
+    let proposed = req.action;
     let app: Vec<&str> = req.app.iter().map(String::as_str).collect();
     let reviewed = guard.review(proposed.clone(), &app);
     Ok(ReviewActionResponse {
         changed: reviewed.action != proposed,
-        action: reviewed.action.to_dict(),
+        action: reviewed.action,
         fired: reviewed.rules,
         observation: reviewed.observation,
         active: guard.active().into_iter().map(String::from).collect(),
@@ -108,7 +109,7 @@ pub(crate) fn review_action(req: ReviewActionRequest) -> Result<ReviewActionResp
 /// `record_outcome`: see the module's documentation.
 pub(crate) fn record_outcome(req: RecordOutcomeRequest) -> Result<RecordOutcomeResponse> {
     let mut guard = guard_of(req.run)?;
-    let action = action_of(&req.action)?;
+    let action = req.action;
     let observation = guard.record(&action, req.success, &req.result);
     Ok(RecordOutcomeResponse {
         observation,
@@ -145,13 +146,4 @@ fn guard_of(run: GuardedRun) -> Result<Guard> {
         &run.task,
         run.memory.unwrap_or_default(),
     ))
-}
-
-fn action_of(dict: &Value) -> Result<Action> {
-    Action::from_dict(dict).ok_or_else(|| {
-        AtlasError::invalid(
-            "action",
-            "not an action of the grammar in its dict form (as parse_agent_reply gives it)",
-        )
-    })
 }

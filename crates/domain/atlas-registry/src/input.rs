@@ -18,10 +18,23 @@ pub fn parse_input<T: DeserializeOwned>(input: Value) -> Result<T> {
             "the request body must be a JSON object",
         ));
     }
-    serde_json::from_value(input).map_err(|e| AtlasError::InvalidParameter {
-        message: format!("invalid parameters: {e}"),
-        details: serde_json::json!({ "reason": e.to_string() }),
-    })
+    serde_path_to_error::deserialize(input).map_err(invalid_field)
+}
+
+/// A body of the right shape whose field `e` names is wrong: the message and details name the
+/// field (`action: missing field \`_metadata\``), so a client sees where, not only what.
+fn invalid_field(e: serde_path_to_error::Error<serde_json::Error>) -> AtlasError {
+    let field = e.path().to_string();
+    let reason = e.into_inner().to_string();
+    let message = if field == "." {
+        format!("invalid parameters: {reason}")
+    } else {
+        format!("invalid parameters: {field}: {reason}")
+    };
+    AtlasError::InvalidParameter {
+        message,
+        details: serde_json::json!({ "field": field, "reason": reason }),
+    }
 }
 
 /// Parses a raw JSON body: empty or `null` means `{}`, anything but an object is refused, and
@@ -42,28 +55,29 @@ pub fn parse_json_input<T: DeserializeOwned>(body: &[u8]) -> Result<T> {
             Err(e) => Err(malformed(e)),
         };
     }
-    let invalid = |e: serde_json::Error| AtlasError::InvalidParameter {
-        message: format!("invalid parameters: {e}"),
-        details: serde_json::json!({ "reason": e.to_string() }),
-    };
-    match serde_json::from_slice(text) {
-        Ok(value) => Ok(value),
+    let mut reader = serde_json::Deserializer::from_slice(text);
+    match serde_path_to_error::deserialize(&mut reader) {
+        Ok(value) => reader.end().map(|()| value).map_err(malformed),
         Err(e)
             if matches!(
-                e.classify(),
+                e.inner().classify(),
                 serde_json::error::Category::Syntax | serde_json::error::Category::Eof
             ) =>
         {
-            Err(malformed(e))
+            Err(malformed(e.into_inner()))
         }
         // `3.0` where a count is wanted: JSON has one number type, and Python and JavaScript
         // clients send whole floats. Read again with every whole float as an integer.
-        Err(e) if e.to_string().contains("invalid type: floating point") => {
+        Err(e)
+            if e.inner()
+                .to_string()
+                .contains("invalid type: floating point") =>
+        {
             let mut value: Value = serde_json::from_slice(text).map_err(malformed)?;
             whole_floats_as_integers(&mut value);
-            serde_json::from_value(value).map_err(invalid)
+            serde_path_to_error::deserialize(value).map_err(invalid_field)
         }
-        Err(e) => Err(invalid(e)),
+        Err(e) => Err(invalid_field(e)),
     }
 }
 
@@ -251,14 +265,17 @@ fn control_in_named(
             })
         }
         Value::Object(map) => {
-            let properties = schema.get("properties")?.as_object()?;
+            let properties = schema.get("properties").and_then(Value::as_object);
+            // A map's values (`{"name": "value", …}`) are named by its `additionalProperties`.
+            let others = schema.get("additionalProperties").filter(|s| s.is_object());
             map.iter().find_map(|(key, item)| {
                 let name = if at.is_empty() {
                     key.clone()
                 } else {
                     format!("{at}.{key}")
                 };
-                control_in_named(item, properties.get(key)?, root, &name)
+                let item_schema = properties.and_then(|p| p.get(key)).or(others)?;
+                control_in_named(item, item_schema, root, &name)
             })
         }
         _ => None,

@@ -38,7 +38,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-pub use business::biz_error;
+pub use business::{biz_error, business_graph_of, business_graph_schema};
 pub use guard::{
     GuardedRun, RecordOutcomeRequest, RecordOutcomeResponse, ReviewActionRequest,
     ReviewActionResponse,

@@ -207,7 +207,7 @@ pub struct ParseReplyResponse {
     /// `{"_metadata": "do", "action": "Tap", "element": [500, 300]}` or
     /// `{"_metadata": "finish", "message": "…"}`, argument names as in the grammar; `null` when
     /// nothing in the reply is well-formed.
-    pub action: Option<serde_json::Value>,
+    pub action: Option<atlas_action::Action>,
     /// Why nothing parsed, when nothing did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
@@ -219,7 +219,7 @@ fn parse_agent_reply(req: ParseReplyRequest) -> Result<ParseReplyResponse> {
     atlas_model::validate_text("reply", &req.reply, true)?;
     Ok(match atlas_action::parse_reply(&req.reply) {
         Ok(action) => ParseReplyResponse {
-            action: Some(action.to_dict()),
+            action: Some(action),
             error: None,
         },
         Err(e) => ParseReplyResponse {

@@ -36,7 +36,7 @@ pub struct ScreenRoute {
     /// Its steps from this screen's page.
     pub steps: Vec<PathStep>,
     /// Its first step resolved on this screen, in the grammar's dict form.
-    pub first: Value,
+    pub first: atlas_action::Action,
     /// For a first step that types: the point (pixels) to tap first.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub focus: Option<[u32; 2]>,

@@ -97,7 +97,7 @@ pub struct ObserveScreenRequest {
 pub struct Executed {
     /// The action in its dict form, as `parse_agent_reply` gives it:
     /// `{"_metadata": "do", "action": "Tap", "element": [500, 300]}`.
-    pub action: Value,
+    pub action: Action,
     /// The point (in pixels) tapped first to focus a field before typing, when the graph's
     /// answer asked for it (`focus`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -170,7 +170,7 @@ pub struct Offered {
     /// What it rested on.
     pub kind: AnswerKind,
     /// The action resolved on the screen, in its dict form.
-    pub action: Value,
+    pub action: Action,
     /// For typing: the point of the field the text goes to.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub focus: Option<[u32; 2]>,
@@ -272,7 +272,7 @@ pub struct ObserveScreenResponse {
     pub page_id: String,
     /// The graph's next action resolved on this screen, in its dict form; `null` when it has
     /// none or it names no single widget here.
-    pub action: Option<Value>,
+    pub action: Option<Action>,
     /// For typing: the point (in pixels) to tap first, the field the text goes to.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub focus: Option<[u32; 2]>,
@@ -450,7 +450,7 @@ pub(crate) async fn observe_screen(
     {
         carry.offered = answer.action.as_ref().map(|action| Offered {
             kind: trust.kind,
-            action: action.to_dict(),
+            action: action.clone(),
             focus: answer.focus,
             screen: [size.0, size.1],
             page: page.clone(),
@@ -478,7 +478,7 @@ pub(crate) async fn observe_screen(
     Ok(ObserveScreenResponse {
         page_id: page,
         sure,
-        action: answer.action.as_ref().map(Action::to_dict),
+        action: answer.action.clone(),
         focus: answer.focus,
         confidence: answer.confidence,
         basis: answer.basis,
@@ -577,7 +577,7 @@ async fn screen_map(
             target_page_name: route.target_page_name.clone(),
             relevance: route.relevance,
             steps: route.steps.clone(),
-            first: first.to_dict(),
+            first: first.clone(),
             focus,
         });
         true
@@ -642,12 +642,7 @@ fn executed_step(
     executed: &Executed,
     size: (u32, u32),
 ) -> Result<Option<Pending>> {
-    let action = Action::from_dict(&executed.action).ok_or_else(|| {
-        AtlasError::invalid(
-            "executed.action",
-            "not an action of the grammar in its dict form (as parse_agent_reply gives it)",
-        )
-    })?;
+    let action = &executed.action;
     if executed.by_graph
         && let Some(suggested) = &carry.suggested
     {
@@ -662,7 +657,7 @@ fn executed_step(
         carry.focused = widget_at(widgets, (i64::from(x), i64::from(y))).cloned();
     }
     let mut focus_tap = false;
-    let reported = match &action {
+    let reported = match action {
         Action::Back => Some(reported_action("back", None, None, None)),
         Action::Tap { element, .. } => {
             Point::from_relative(element[0].into(), element[1].into(), size.0, size.1)

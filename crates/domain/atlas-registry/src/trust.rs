@@ -33,17 +33,17 @@ pub(crate) fn judge(
     after: Option<After<'_>>,
     waiting: &mut Option<Check>,
 ) -> Vec<Check> {
-    let done = Action::from_dict(&executed.action);
+    let done = &executed.action;
     let mut checks = Vec::new();
     if let Some(step) = unjudged {
-        let undone = !executed.by_graph && matches!(done, Some(Action::Back));
+        let undone = !executed.by_graph && matches!(done, Action::Back);
         checks.push(Check {
             right: step.right && !undone,
             at: now_ms(),
             ..step
         });
     }
-    let (Some((offered, before)), Some(done)) = (offered, done) else {
+    let Some((offered, before)) = offered else {
         return checks;
     };
     if executed.by_graph {
@@ -67,7 +67,7 @@ pub(crate) fn judge(
         }
         return checks;
     }
-    if let Some(right) = agrees(offered, &done, before) {
+    if let Some(right) = agrees(offered, done, before) {
         checks.push(Check {
             kind: offered.kind,
             right,
@@ -83,7 +83,7 @@ pub(crate) fn judge(
 /// the graph would type into).
 fn agrees(offered: &Offered, done: &Action, widgets: &[Widget]) -> Option<bool> {
     let [width, height] = offered.screen;
-    let graph = Action::from_dict(&offered.action)?;
+    let graph = &offered.action;
     let on_widget = |element: &[u16; 2]| {
         Point::from_relative(element[0].into(), element[1].into(), width, height)
             .and_then(|p| widget_at(widgets, (p.x.into(), p.y.into())))
@@ -92,7 +92,7 @@ fn agrees(offered: &Offered, done: &Action, widgets: &[Widget]) -> Option<bool> 
         (Some(x), Some(y)) => x == y,
         _ => a == b,
     };
-    Some(match (&graph, done) {
+    Some(match (graph, done) {
         (
             _,
             Action::Wait { .. }

@@ -36,7 +36,9 @@ pub struct UiHierarchy {
     #[serde(default)]
     pub page_structure: String,
     /// Beyond the seed: the device's own dump, read into widgets (added to `widgets`): Android
-    /// `uiautomator dump` XML or HarmonyOS `uitest dumpLayout` JSON.
+    /// `uiautomator dump` XML or HarmonyOS `uitest dumpLayout` JSON. Checked when read, beyond
+    /// this schema (which cannot describe an XML or a JSON document inside a text): a text that is
+    /// not such a dump, or a dump with no root node, is refused.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dump: Option<String>,
     /// `uiautomator` or `harmony`; told from the dump's first character when omitted.

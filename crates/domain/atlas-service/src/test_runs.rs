@@ -22,6 +22,10 @@ pub const MAX_TESTS: usize = 5_000;
 pub const MAX_STEPS: usize = 500;
 /// The largest screenshot taken, as base64 text (a runner sends shrunk ones).
 pub const MAX_SCREENSHOT: usize = 512 * 1024;
+/// A PNG in base64, as the server reads it (padded, no line breaks): the PNG signature
+/// (`\x89PNG\r\n\x1a\n`, whose base64 begins `iVBORw0KGg`), then whole groups of four, the last
+/// padded with `=` and no stray bits in its last symbol.
+pub const PNG_BASE64: &str = "^iVBORw0KGg(?:o=|[o-r][A-Za-z0-9+/](?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/][AQgw]==|[A-Za-z0-9+/]{2}[AEIMQUYcgkosw048]=)?)$";
 /// The longest text field (a message, an action).
 const MAX_TEXT: usize = 4_000;
 /// The most the board holds, in bytes of screenshots and texts over every run: past it the
@@ -63,6 +67,7 @@ pub struct TestStep {
     pub page: Option<String>,
     /// The screen as the step began: a PNG, base64.
     #[serde(default)]
+    #[schemars(extend("pattern" = PNG_BASE64, "maxLength" = MAX_SCREENSHOT))]
     pub screenshot: Option<String>,
 }
 
@@ -70,6 +75,7 @@ pub struct TestStep {
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 pub struct TestOutcome {
     /// passed, failed, error, or lost (with its phone: it runs again elsewhere).
+    #[schemars(extend("enum" = ["passed", "failed", "error", "lost"]))]
     pub status: String,
     /// Why, or the model's last words.
     #[serde(default)]
@@ -91,7 +97,9 @@ pub struct TestOutcome {
     pub trail: Vec<TestStep>,
 }
 
-/// `report_test_run`'s input.
+/// `report_test_run`'s input. Checked when read, beyond this schema: an event's fields depend on
+/// its kind (a step names its phone, its test and the step; test_ended its result), and each
+/// names a phone and a test of the run the runner started.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReportTestRunRequest {
@@ -755,6 +763,30 @@ mod tests {
         let mut not_png = step.clone();
         not_png.step.as_mut().unwrap().screenshot = Some("aGVsbG8=".into());
         assert!(runs.report(not_png).is_err());
+        // The schema's pattern says what the check takes: every length's remainder, a damaged
+        // signature, stray bits in the last symbol, a line break.
+        let pattern = regex::Regex::new(PNG_BASE64).unwrap();
+        let b64 = |bytes: &[u8]| base64::engine::general_purpose::STANDARD.encode(bytes);
+        let mut shots: Vec<String> = (0..12)
+            .flat_map(|n| {
+                let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+                png.extend((0..n).map(|i| (i * 37 + 200) as u8));
+                let mut broken = png.clone();
+                broken[3] = b'J';
+                [b64(&png), b64(&broken), format!("{}\n", b64(&png))]
+            })
+            .collect();
+        shots.extend([
+            "iVBORw0KGgp=".into(),
+            "iVBORw0KGgoAAB==".into(),
+            "iVBORw0KGgo".into(),
+        ]);
+        for shot in shots {
+            let mut sent = step.clone();
+            sent.step.as_mut().unwrap().screenshot = Some(shot.clone());
+            let taken = check(&sent).is_ok();
+            assert_eq!(pattern.is_match(&shot), taken, "{shot:?}");
+        }
         let mut ended = event(TestRunEvent::TestEnded);
         ended.result = Some(TestOutcome {
             status: "passed".into(),

@@ -52,7 +52,10 @@ pub(crate) async fn import(
         return error_response(&AtlasError::invalid("body", "the body is not UTF-8 text"));
     };
     let parsed = match format {
-        "json" => import::from_json(text).map(|data| (data, 0)),
+        "json" => match atlas_registry::business_graph_of(&body) {
+            Ok(data) => Ok((data, 0)),
+            Err(e) => return error_response(&e),
+        },
         "apoc" | "jsonl" => import::from_apoc_jsonl(text),
         other => {
             return error_response(&AtlasError::invalid(

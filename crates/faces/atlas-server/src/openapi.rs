@@ -612,12 +612,8 @@ fn operation(route: &Route) -> Value {
     if route.path == "/api/v1/business-graph" && route.method == "put" {
         // The whole graph: a document naming at least one of its lists, nothing else (`{}` is
         // refused, not read as "empty the graph"), or Neo4j's export lines with ?format=apoc.
-        let list = json!({ "type": "array", "items": { "type": "object" } });
         op["requestBody"] = json!({ "required": true, "content": {
-            "application/json": { "schema": {
-                "type": "object", "minProperties": 1, "additionalProperties": false,
-                "properties": { "businesses": list, "steps": list, "implementations": list, "data_resources": list, "relations": list }
-            } },
+            "application/json": { "schema": atlas_registry::business_graph_schema() },
             // One JSON object a line, each a node or a relationship as apoc.export.json.all
             // writes them (`{"type": "node", "id", "labels", "properties"}`,
             // `{"type": "relationship", "label", "start", "end", "properties"}`).
@@ -770,7 +766,12 @@ pub(crate) fn document(tools: &ToolRegistry) -> Value {
         let entry = paths
             .entry(route.path.to_string())
             .or_insert_with(|| json!({}));
-        entry[route.method] = operation(route);
+        let mut op = operation(route);
+        // A body schema derived from a Rust type brings its definitions along.
+        if let Some(schema) = op.pointer_mut("/requestBody/content/application~1json/schema") {
+            *schema = lifted.lift(schema, route.path.trim_start_matches('/'));
+        }
+        entry[route.method] = op;
     }
     let mut schemas = lifted.schemas;
     schemas.extend(components);
