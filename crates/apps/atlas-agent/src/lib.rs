@@ -13,5 +13,6 @@ pub mod graph;
 pub mod knowledge;
 pub mod phone;
 pub mod plan;
+pub mod report;
 
 pub use atlas_client::{CallError, HttpCaller, ServiceCaller, ToolCaller};

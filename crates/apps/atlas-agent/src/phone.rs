@@ -17,11 +17,11 @@ use atlas_action::{Action, Relative, parse_reply};
 use atlas_device::{Device, Key, Point};
 use atlas_llm::Model;
 use base64::Engine;
-use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::graph::GraphLink;
 use crate::knowledge::KnowledgeConfig;
+pub use crate::report::{Chooser, Ending, ModelCall, RunReport, StepReport};
 use atlas_guard::Guard;
 
 const SYSTEM_ZH: &str = include_str!("../prompts/system_zh.txt");
@@ -65,158 +65,6 @@ pub struct AgentConfig {
     pub knowledge: Option<KnowledgeConfig>,
     /// Set from outside (Ctrl-C) to stop after the current step.
     pub stop: Arc<AtomicBool>,
-}
-
-/// Who chose a step's action.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Chooser {
-    /// The model's reply.
-    Model,
-    /// The graph was sure enough (the fast path): the model was not asked.
-    Graph,
-    /// A guard rule replaced what was proposed.
-    Guard,
-    /// A step of a route the planner chose over the graph's map (its first, or one walked
-    /// after it without asking).
-    Plan,
-}
-
-/// The model call of a step.
-#[derive(Debug, Clone, Serialize)]
-pub struct ModelCall {
-    /// From the request to the first piece of the answer.
-    pub first_token_ms: f64,
-    /// From the request to the last piece.
-    pub total_ms: f64,
-    /// Tokens of the request, when the endpoint says.
-    pub prompt_tokens: Option<u64>,
-    /// Tokens of the reply, when the endpoint says.
-    pub completion_tokens: Option<u64>,
-    /// Calls made, retries included.
-    pub attempts: u32,
-}
-
-/// One step of a run.
-#[derive(Debug, Clone, Serialize)]
-pub struct StepReport {
-    /// The step's number, from 1.
-    pub step: usize,
-    /// The app in front when the step began.
-    pub app: String,
-    /// Who chose the action.
-    pub chosen_by: Chooser,
-    /// The model's reply as it came.
-    pub reply: String,
-    /// What the model proposed, in the seed's dict form (none when nothing parsed).
-    pub proposed: Option<Value>,
-    /// What ran.
-    pub action: Option<Value>,
-    /// The guard rules that fired.
-    pub rules: Vec<String>,
-    /// Whether the action ran without an error.
-    pub ok: bool,
-    /// What the model is told next.
-    pub observation: Option<String>,
-    /// The model call, when the model was asked.
-    pub model: Option<ModelCall>,
-    /// The planner's call, when it was asked, and its reply.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub planner: Option<(ModelCall, String)>,
-    /// The page the graph matched the screen to, and what it would have done there.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub graph: Option<Value>,
-    /// The whole step.
-    pub step_ms: f64,
-    /// The device's share.
-    pub device_ms: f64,
-    /// Everything but the model and the device: the agent's own cost.
-    pub agent_ms: f64,
-    /// The part of `agent_ms` spent asking the graph (matching the screen, reporting the last
-    /// step, the next action).
-    pub graph_ms: f64,
-}
-
-/// How a run ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Ending {
-    /// The model said `finish`.
-    Finished,
-    /// It ran out of steps.
-    MaxSteps,
-    /// Stopped from outside (Ctrl-C).
-    Stopped,
-    /// Nobody could take over when the model asked.
-    TakeOver,
-    /// The model or the device failed beyond retrying.
-    Error,
-}
-
-/// A run, step by step, with its totals.
-#[derive(Debug, Clone, Serialize)]
-pub struct RunReport {
-    /// The task.
-    pub task: String,
-    /// The device's name.
-    pub device: String,
-    /// The model's name.
-    pub model: String,
-    /// How the run ended.
-    pub ending: Ending,
-    /// The model's last message, or why the run stopped.
-    pub message: String,
-    /// The guard's rule sets in force.
-    pub guard: Vec<String>,
-    /// Every step.
-    pub steps: Vec<StepReport>,
-    /// Calls to the model, the planner's included.
-    pub model_calls: usize,
-    /// Of those, calls to the planner.
-    pub plan_calls: usize,
-    /// Tokens of every request.
-    pub prompt_tokens: u64,
-    /// Tokens of every reply.
-    pub completion_tokens: u64,
-    /// The whole run.
-    pub total_ms: f64,
-}
-
-impl RunReport {
-    /// A few lines for a person.
-    pub fn summary(&self) -> String {
-        let mut out = format!(
-            "task: {}\nended: {:?} — {}\nsteps: {}, model calls: {}, tokens: {} in / {} out, {:.1} s\n",
-            self.task,
-            self.ending,
-            self.message,
-            self.steps.len(),
-            self.model_calls,
-            self.prompt_tokens,
-            self.completion_tokens,
-            self.total_ms / 1000.0
-        );
-        for s in &self.steps {
-            let action = s
-                .action
-                .as_ref()
-                .map_or("(nothing parsed)".to_string(), Value::to_string);
-            out += &format!(
-                "{:>3}. [{:?}] {action}{}{}\n",
-                s.step,
-                s.chosen_by,
-                if s.rules.is_empty() {
-                    String::new()
-                } else {
-                    format!(" (guard: {})", s.rules.join("; "))
-                },
-                s.observation
-                    .as_ref()
-                    .map_or(String::new(), |o| format!("\n       → {o}")),
-            );
-        }
-        out
-    }
 }
 
 /// What a step sees before anyone decides.
@@ -582,7 +430,7 @@ impl<'a> PhoneAgent<'a> {
         report: &mut StepReport,
         device_time: &mut Duration,
     ) -> (Option<(Ending, String)>, Option<String>) {
-        report.proposed = Some(proposed.to_dict());
+        report.proposed = Some(proposed.clone());
         let app_names = [screen.app_name.as_str(), screen.package.as_str()];
         let reviewed = self.guard.review(proposed.clone(), &app_names);
         if reviewed.action != proposed {
@@ -590,7 +438,7 @@ impl<'a> PhoneAgent<'a> {
         }
         report.rules = reviewed.rules;
         let action = reviewed.action;
-        report.action = Some(action.to_dict());
+        report.action = Some(action.clone());
         let t = Instant::now();
         // A field the graph types into is tapped first (the graph says which), unless the guard
         // replaced its action.

@@ -13,7 +13,7 @@ use atlas_registry::{PLANNER_SYSTEM, PlanChoice, ScreenMap, parse_plan_reply};
 use atlas_service::PathStep;
 use serde_json::json;
 
-use crate::phone::ModelCall;
+use crate::report::ModelCall;
 
 /// What the planner chose: the route's first step (and the point to tap first when it types),
 /// and the steps to walk after it.

@@ -7,8 +7,8 @@ use std::fmt::Write as _;
 use serde_json::json;
 
 use crate::ExploreError;
-use crate::explorer::{ExploreReport, State};
 use crate::snapshot::{Field, Snapshot};
+use crate::state::{ExploreReport, State};
 use crate::tasks::{self, Place};
 
 /// A state's file, whole or absent (cheap to write again, so not waited on to be durable).

@@ -29,11 +29,11 @@ pub mod guard;
 pub mod hostile_site;
 pub mod safety;
 pub mod snapshot;
+mod state;
 pub mod tasks;
 
-pub use explorer::{
-    ExploreOptions, ExploreReport, Graph, PageFiles, Progress, State, Step, explore, start_address,
-};
+pub use explorer::{ExploreOptions, Graph, Progress, explore, start_address};
+pub use state::{ExploreReport, PageFiles, State, Step};
 
 /// Why exploring failed.
 #[derive(Debug, thiserror::Error)]

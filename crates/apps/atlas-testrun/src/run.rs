@@ -275,7 +275,7 @@ fn run_test(
             action: s
                 .action
                 .as_ref()
-                .map_or_else(String::new, |a| a.to_string()),
+                .map_or_else(String::new, |a| a.to_dict().to_string()),
             page: s
                 .graph
                 .as_ref()

@@ -4,9 +4,9 @@ use std::collections::{HashMap, VecDeque};
 
 use atlas_model::{AnswerKind, App, Counts, Intent, Page, Tally, Trace, Transition, Trust};
 
+use crate::cost::edge_cost;
 use crate::id_index::IdIndex;
 use crate::links::{Direction, Links};
-use crate::plan::edge_cost;
 use crate::route_cache::{CacheStats, RouteCache, TreeWanted};
 use crate::traces::{MAX_TRACES_PER_APP, Traces};
 use crate::transitions::{IdsFull, TransitionRef, TransitionTable};

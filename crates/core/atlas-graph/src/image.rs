@@ -11,7 +11,7 @@ use atlas_model::image::{ImageError, ImageReader, ImageWriter};
 use atlas_model::{App, Intent, Page, Trace};
 
 use crate::AppGraph;
-use crate::plan::edge_cost;
+use crate::cost::edge_cost;
 use crate::transitions::TransitionTable;
 
 impl AppGraph {

@@ -14,6 +14,7 @@
 //! extra steps.
 
 mod app_graph;
+mod cost;
 mod id_index;
 mod image;
 mod intern;
@@ -26,7 +27,8 @@ mod traces;
 mod transitions;
 
 pub use app_graph::{AppGraph, Graph, GraphError};
-pub use plan::{Plan, PlanError, STEP_COST};
+pub use cost::{Plan, STEP_COST};
+pub use plan::PlanError;
 pub use route_cache::{ASKER_BUILDS_UP_TO, CacheStats, TOLERANCE, TreeWanted};
 pub use traces::MAX_TRACES_PER_APP;
 pub use transitions::TransitionRef;

@@ -3,38 +3,10 @@
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, VecDeque};
 
-use atlas_model::Counts;
-
 use crate::AppGraph;
+use crate::cost::{Plan, edge_cost};
 use crate::links::Direction;
 use crate::route_cache::Tree;
-
-/// What one step costs regardless of reliability: ln(1/0.78), so a perfectly reliable extra step
-/// weighs about as much as a 22% risk of failure.
-pub const STEP_COST: f64 = 0.25;
-
-pub(crate) fn edge_cost(counts: Counts) -> f64 {
-    -counts.smoothed_success_rate().ln() + STEP_COST
-}
-
-/// A route: the transitions to take, in order (indices into [`AppGraph::transitions`]).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Plan {
-    /// The transitions to take, in order.
-    pub steps: Vec<usize>,
-    /// The route's planning cost (the sum of its edges' costs).
-    pub cost: f64,
-}
-
-impl Plan {
-    /// Probability that every step works, from the smoothed rates.
-    pub fn reliability(&self, graph: &AppGraph) -> f64 {
-        self.steps
-            .iter()
-            .map(|s| graph.transition_at(*s).counts().smoothed_success_rate())
-            .product()
-    }
-}
 
 /// Why no route was planned.
 #[derive(Debug, Clone, PartialEq, Eq)]

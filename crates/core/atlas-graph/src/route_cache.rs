@@ -25,8 +25,8 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex};
 
+use crate::cost::{Plan, STEP_COST};
 use crate::links::{Direction, Links};
-use crate::plan::{Plan, STEP_COST};
 
 /// How far (in summed −ln cost) a remembered route may fall behind the best one.
 pub const TOLERANCE: f64 = 0.02;

@@ -4,7 +4,7 @@
 use atlas_model::{Action, App, Page, Transition};
 
 use crate::AppGraph;
-use crate::plan::{Plan, edge_cost};
+use crate::cost::{Plan, edge_cost};
 
 /// An app of that id with no pages yet.
 pub(crate) fn empty_app(app_id: &str) -> AppGraph {

@@ -8,7 +8,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 
 use crate::error::{BizError, invalid};
 use crate::model::*;
-use crate::search_text;
+mod search_text;
 
 /// A node: its type and its position in that type's list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

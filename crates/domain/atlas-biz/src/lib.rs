@@ -17,7 +17,6 @@ mod model;
 pub mod quality;
 mod requests;
 mod search;
-mod search_text;
 mod store;
 mod tools;
 

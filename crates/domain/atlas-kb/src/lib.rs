@@ -492,7 +492,7 @@ impl KnowledgeBase {
         }
         Ok(KnowledgeBase {
             keeps_vectors,
-            tags: RwLock::new(store::load_tags(files.as_ref())?),
+            tags: RwLock::new(tags::load(files.as_ref())?),
             files,
             _lock: lock,
             writable,
@@ -530,7 +530,7 @@ impl KnowledgeBase {
     /// Reads the knowledge tags again as kept.
     pub fn reload_tags(&self) -> Result<(), KbError> {
         let _writing = self.writing.lock();
-        *self.tags.write() = store::load_tags(self.files.as_ref())?;
+        *self.tags.write() = tags::load(self.files.as_ref())?;
         Ok(())
     }
 

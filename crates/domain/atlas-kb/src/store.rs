@@ -60,7 +60,10 @@ pub(crate) fn write_json(
     Ok(files.write(name, &bytes)?)
 }
 
-fn read_json<T: DeserializeOwned>(files: &dyn Files, name: &str) -> Result<Option<T>, KbError> {
+pub(crate) fn read_json<T: DeserializeOwned>(
+    files: &dyn Files,
+    name: &str,
+) -> Result<Option<T>, KbError> {
     let Some(bytes) = files.read(name)? else {
         return Ok(None);
     };
@@ -72,11 +75,6 @@ fn read_json<T: DeserializeOwned>(files: &dyn Files, name: &str) -> Result<Optio
 /// Removes a dataset (its id) or one file.
 pub(crate) fn remove(files: &dyn Files, name: &str) -> Result<(), KbError> {
     Ok(files.remove(name)?)
-}
-
-/// The knowledge tags kept (none before the first is made).
-pub(crate) fn load_tags(files: &dyn Files) -> Result<Vec<crate::Tag>, KbError> {
-    Ok(read_json(files, crate::tags::TAGS_FILE)?.unwrap_or_default())
 }
 
 /// Every dataset kept, documents in creation order.

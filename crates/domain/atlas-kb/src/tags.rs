@@ -1,6 +1,7 @@
 //! Knowledge tags (Dify's "knowledge type" tags): named labels kept for the whole knowledge base
 //! in `tags.json`, bound to datasets by id in each dataset's file.
 
+use atlas_store::files::Files;
 use serde::{Deserialize, Serialize};
 
 use crate::{KbError, KnowledgeBase, error, model, store};
@@ -16,6 +17,11 @@ pub struct Tag {
 
 /// The file of the tags, in the knowledge base's folder.
 pub(crate) const TAGS_FILE: &str = "tags.json";
+
+/// The knowledge tags kept (none before the first is made).
+pub(crate) fn load(files: &dyn Files) -> Result<Vec<Tag>, KbError> {
+    Ok(store::read_json(files, TAGS_FILE)?.unwrap_or_default())
+}
 
 fn valid_name(name: &str) -> Result<&str, KbError> {
     error::valid_name(name, "a tag's name", 50)

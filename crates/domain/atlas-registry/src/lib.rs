@@ -14,6 +14,8 @@
 //! connection or a model's turn.
 
 mod business;
+mod calls;
+mod carry;
 mod guard;
 mod input;
 mod knowledge;
@@ -39,6 +41,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 pub use business::{biz_error, business_graph_of, business_graph_schema};
+pub use carry::{Carry, Executed, Offered, Taken};
 pub use guard::{
     GuardedRun, RecordOutcomeRequest, RecordOutcomeResponse, ReviewActionRequest,
     ReviewActionResponse,
@@ -48,8 +51,7 @@ pub use knowledge::{KnowledgeRecord, KnowledgeRecords, RetrieveKnowledgeRequest,
 pub use navigation::{ParseReplyRequest, ParseReplyResponse};
 pub use plan::{PLANNER_SYSTEM, PlanChoice, ScreenMap, ScreenRoute, parse_plan_reply};
 pub use screen::{
-    Carry, DEFAULT_FAST_PATH, EndRunRequest, Executed, ObserveScreenRequest, ObserveScreenResponse,
-    Offered, ReportedStep, Taken,
+    DEFAULT_FAST_PATH, EndRunRequest, ObserveScreenRequest, ObserveScreenResponse, ReportedStep,
 };
 
 use input::{control_free, refuse_control_characters};

@@ -1,29 +1,12 @@
 //! Seed 000's interfaces over the GUI graph, and the agent's reply parser.
 
-use std::sync::Arc;
-
-use atlas_model::{AtlasError, Result};
+use atlas_model::Result;
 use atlas_service::*;
 use schemars::JsonSchema;
 
+use crate::calls::{match_page, sync_call};
 use crate::screen::ObserveScreenRequest;
 use crate::{Tool, ToolContext, ToolGroup, tool};
-
-/// Runs a synchronous interface. With a remote embedder it may wait on the network, so it runs on
-/// tokio's blocking pool instead of stalling a worker that serves other connections; with a local
-/// one it takes microseconds and runs in place, where a hop to another thread would cost more.
-pub(crate) async fn sync_call<R: Send + 'static>(
-    atlas: Arc<Atlas>,
-    f: impl FnOnce(&Atlas) -> Result<R> + Send + 'static,
-) -> Result<R> {
-    if atlas.embedder().is_remote() {
-        tokio::task::spawn_blocking(move || f(&atlas))
-            .await
-            .map_err(|e| AtlasError::Graph(format!("interface failed: {e}")))?
-    } else {
-        f(&atlas)
-    }
-}
 
 /// Seed 000's interfaces and the reply parser, in the order the faces list them.
 pub(crate) fn tools() -> Vec<Tool> {
@@ -178,19 +161,6 @@ pub(crate) fn tools() -> Vec<Tool> {
         |c: ToolContext, r: ObserveScreenRequest| crate::screen::observe_screen(c.atlas, r),
     ));
     tools
-}
-
-/// `match_current_page`: recognises the page (off the async workers with a remote embedder)
-/// and remembers what this screen of it shows.
-pub(crate) async fn match_page(
-    atlas: Arc<Atlas>,
-    req: MatchPageRequest,
-) -> Result<MatchPageResponse> {
-    let (response, screen) = sync_call(atlas.clone(), move |a| a.recognise_page(req)).await?;
-    if let (Some(page), Some(widgets)) = (&response.page, screen) {
-        atlas.remember_screen(&page.page_id, widgets).await?;
-    }
-    Ok(response)
 }
 
 /// A phone model's reply to read.

@@ -13,7 +13,7 @@
 use atlas_action::Action;
 use atlas_model::{Check, Point, Widget};
 
-use crate::screen::{Executed, Offered, widget_at};
+use crate::carry::{Executed, Offered, widget_at};
 
 /// The screen an executed action led to (none when the run ended with it).
 pub(crate) struct After<'a> {

@@ -23,7 +23,6 @@ use atlas_action::Action;
 use atlas_device::{Point, Watched};
 use atlas_device_sim::update::Update;
 use atlas_device_sim::{Phone, RecordedApp};
-use atlas_import::droidbot::{Event, EventFile};
 use atlas_llm::{Completion, Model, ModelError};
 use atlas_progress::Progress;
 use serde::Serialize;
@@ -34,160 +33,12 @@ use atlas_agent::graph::GraphLink;
 use atlas_agent::phone::{AgentConfig, Chooser, Ending, PhoneAgent, RunReport, Unattended};
 use atlas_guard::Guard;
 
-/// What the person did on one screen of a demonstration.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Truth {
-    /// A tap inside these bounds.
-    Tap([[i64; 2]; 2]),
-    /// This text typed into the view with these bounds.
-    Type([[i64; 2]; 2], String),
-    /// The Back key.
-    Back,
-    /// The task is done.
-    Finish,
-}
-
-/// One demonstrated task: its screens (DroidBot state ids) and what was done on each.
-#[derive(Debug, Clone)]
-pub struct GroundTruth {
-    /// The task file's stem.
-    pub name: String,
-    /// The task, in the person's words.
-    pub instruction: String,
-    /// Each step: the screens it may start on, and what the person did there.
-    pub steps: Vec<(Vec<String>, Truth)>,
-}
-
-/// The demonstrated tasks of one app folder (`user_tasks/<app>`), in task order; a task whose
-/// steps the recorded events do not link is left out (named in the second list).
-pub fn read_ground_truth(dir: &Path) -> Result<(Vec<GroundTruth>, Vec<String>), String> {
-    let mut events: HashMap<(String, String), Event> = HashMap::new();
-    let events_dir = dir.join("events");
-    for entry in
-        std::fs::read_dir(&events_dir).map_err(|e| format!("{}: {e}", events_dir.display()))?
-    {
-        let path = entry.map_err(|e| e.to_string())?.path();
-        let text =
-            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        // An event file cut short by a stopped run is skipped, as the simulator skips it.
-        let Ok(file) = serde_json::from_str::<EventFile>(&text) else {
-            continue;
-        };
-        if let (Some(a), Some(b)) = (file.start_state, file.stop_state) {
-            events.insert((a, b), file.event);
-        }
-    }
-    let mut files: Vec<(u32, std::path::PathBuf)> = std::fs::read_dir(dir)
-        .map_err(|e| e.to_string())?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter_map(|p| {
-            let n = p
-                .file_stem()?
-                .to_str()?
-                .strip_prefix("task")?
-                .parse()
-                .ok()?;
-            (p.extension()? == "yaml").then_some((n, p))
-        })
-        .collect();
-    files.sort();
-    let (mut tasks, mut skipped) = (Vec::new(), Vec::new());
-    for (_, path) in files {
-        let name = path
-            .file_stem()
-            .and_then(|s| s.to_str())
-            .unwrap_or_default()
-            .to_string();
-        let text =
-            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let raw: serde_yaml::Value =
-            serde_yaml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-        let states = |r: &serde_yaml::Value| -> Vec<String> {
-            match &r["state_str"] {
-                serde_yaml::Value::String(s) => vec![s.clone()],
-                serde_yaml::Value::Sequence(list) => list
-                    .iter()
-                    .filter_map(|v| v.as_str().map(String::from))
-                    .collect(),
-                _ => Vec::new(),
-            }
-        };
-        let records = raw["records"].as_sequence().cloned().unwrap_or_default();
-        let mut steps = Vec::new();
-        let mut linked = true;
-        for (i, record) in records.iter().enumerate() {
-            let here = states(record);
-            let truth = if record["Choice"].as_i64().unwrap_or(-1) < 0 {
-                Truth::Finish
-            } else {
-                let next = records.get(i + 1).map(states).unwrap_or_default();
-                let event = here
-                    .iter()
-                    .rev()
-                    .flat_map(|a| next.iter().map(move |b| (a.clone(), b.clone())))
-                    .find_map(|k| events.get(&k));
-                let bounds = event.and_then(|e| e.view.as_ref()?.bounds);
-                let kind = event.map(|e| (e.event_type.as_str(), e.name.as_deref()));
-                match (kind, bounds) {
-                    (Some(("key", Some("BACK"))), _) => Truth::Back,
-                    (Some(("click", _)), Some(b)) => Truth::Tap(b),
-                    (Some(("set_text", _)), Some(b)) => {
-                        let text = event.and_then(|e| e.text.clone()).unwrap_or_default();
-                        Truth::Type(b, text)
-                    }
-                    _ => {
-                        linked = false;
-                        break;
-                    }
-                }
-            };
-            steps.push((here, truth));
-        }
-        if linked && !steps.is_empty() {
-            tasks.push(GroundTruth {
-                name,
-                instruction: raw["task_name"]
-                    .as_str()
-                    .unwrap_or_default()
-                    .trim()
-                    .to_string(),
-                steps,
-            });
-        } else {
-            skipped.push(name);
-        }
-    }
-    Ok((tasks, skipped))
-}
-
-/// Where on the ground truth a screen is, and what the ground truth does there: the first step
-/// at or after `from` shown on it, its action with the views where `update` moved them; on a
-/// screen the update added, no step and the tap that goes on.
-pub(crate) fn truth_on(
-    task: &GroundTruth,
-    screen: &str,
-    from: usize,
-    update: Option<&Update>,
-) -> (Option<usize>, Option<Truth>) {
-    if let Some(pass) = update.and_then(|u| u.pass(screen)) {
-        return (None, Some(Truth::Tap(pass)));
-    }
-    let at = step_at(task, screen, from);
-    let truth = at.map(|i| {
-        let moved = |b: &[[i64; 2]; 2]| update.map_or(*b, |u| u.bounds(screen, *b));
-        match &task.steps[i].1 {
-            Truth::Tap(b) => Truth::Tap(moved(b)),
-            Truth::Type(b, text) => Truth::Type(moved(b), text.clone()),
-            other => other.clone(),
-        }
-    });
-    (at, truth)
-}
-
-/// Where on the ground truth a screen is: the first step at or after `from` shown on it.
-pub(crate) fn step_at(task: &GroundTruth, screen: &str, from: usize) -> Option<usize> {
-    (from..task.steps.len()).find(|&i| task.steps[i].0.iter().any(|s| s == screen))
-}
+use crate::task_run::{
+    AFTER_UPDATE, AFTER_UPDATE_REPEAT, FLEET_FIRST_HALF, FLEET_SECOND_HALF, GraphAnswer,
+    MODEL_ONLY, MODEL_ONLY_UPDATED, NEW_APP, NEW_TASK, Offer, REPEAT, REPEAT_LATER, REPEAT_PASSES,
+    TaskRun,
+};
+use crate::truth::{GroundTruth, IdealProgress, Truth, read_ground_truth, step_at, truth_on};
 
 /// The model that knows the answer: it sees the phone's screen (as a vision model would) and
 /// answers the ground truth's action for it.
@@ -211,18 +62,6 @@ pub enum Planning {
     Ideal,
     /// A model (an OpenAI-compatible endpoint).
     Model(atlas_llm::ModelConfig),
-}
-
-/// How far the ideal model is through a task: the step it expects next, the input step whose
-/// field it already tapped, and its calls so far.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct IdealProgress {
-    /// The first ground-truth step it may be on.
-    pub from: usize,
-    /// The input step whose field it tapped (its text is typed next).
-    pub tapped: Option<usize>,
-    /// Answers given.
-    pub calls: usize,
 }
 
 /// The ideal model's reply on `screen` (a `w`×`h` recorded screen) for `task`
@@ -345,58 +184,6 @@ impl Model for IdealModel {
     }
 }
 
-/// One run of one task.
-#[derive(Debug, Clone, Serialize)]
-pub struct TaskRun {
-    /// The app.
-    pub app: String,
-    /// The task.
-    pub task: String,
-    /// `model_only`, `graph_new_task` or `graph_repeat`.
-    pub condition: String,
-    /// The run finished on the task's last screen.
-    pub succeeded: bool,
-    /// Steps taken.
-    pub steps: usize,
-    /// Calls to the model.
-    pub model_calls: usize,
-    /// Steps the graph took without the model.
-    pub fast_path_steps: usize,
-    /// Of those, steps the ground truth does otherwise.
-    pub wrong_fast_path_steps: usize,
-    /// Calls to the planner (counted in `model_calls` too).
-    pub plan_calls: usize,
-    /// Steps of routes the planner chose, taken without the screen model.
-    pub plan_steps: usize,
-    /// Of those, steps the ground truth does otherwise.
-    pub wrong_plan_steps: usize,
-    /// Each wrong fast-path or planned step: what was done, and what the ground truth does there.
-    pub wrong: Vec<String>,
-    /// Every answer the graph gave with an action, taken or not.
-    pub answers: Vec<GraphAnswer>,
-    /// Each step the model decided although the graph was asked: why the graph offered no
-    /// action the agent could take ([`why_no_offer`]).
-    pub no_offer: Vec<String>,
-    /// Each step: the recorded screen it started on, who chose the action, the action, and the
-    /// page the graph took the screen for.
-    pub trail: Vec<String>,
-    /// What the graph offered on each ground-truth step the run stood on.
-    pub offers: Vec<Offer>,
-    /// The agent's own time per step (the model and the device not included).
-    pub agent_ms_per_step: f64,
-    /// The part of it spent asking the graph.
-    pub graph_ms_per_step: f64,
-    /// Each step's own time, in order.
-    pub agent_ms: Vec<f64>,
-    /// How the run ended.
-    pub ending: Ending,
-    /// For a run after an update: the update's changes, by kind.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub update: Option<std::collections::BTreeMap<atlas_device_sim::update::Change, usize>>,
-    /// Which of its runs in its sequence this was (0: the first; see [`AgentEval::by_run`]).
-    pub run: usize,
-}
-
 /// Runs `task` on a fresh phone of `app`; with the graph when `graph` is given (and then with
 /// `planning`'s planner).
 pub fn run_task(
@@ -514,7 +301,9 @@ pub fn run_task(
                 "{} {:?} {} page {}",
                 &screen[..screen.len().min(12)],
                 step.chosen_by,
-                step.action.as_ref().map_or(String::new(), Value::to_string),
+                step.action
+                    .as_ref()
+                    .map_or(String::new(), |a| a.to_dict().to_string()),
                 step.graph.as_ref().map_or(String::new(), |g| format!(
                     "{} {} {}",
                     g["page"], g["basis"], g["trust"]
@@ -628,18 +417,6 @@ fn offers(
         .collect()
 }
 
-/// What the graph offered the agent on one ground-truth step.
-#[derive(Debug, Clone, Serialize)]
-pub struct Offer {
-    /// The step's index in the task's recording.
-    pub step: usize,
-    /// The confidence of the action it offered, resolved on the screen; none when it offered
-    /// none.
-    pub confidence: Option<f64>,
-    /// The offered action is the ground truth's.
-    pub right: bool,
-}
-
 /// What the graph answered on each step that it answered, taken or not: the curve of coverage
 /// against precision that a fast-path threshold chooses a point on.
 fn graph_answers(
@@ -732,18 +509,6 @@ pub fn why_no_offer(
     }
 }
 
-/// One answer of the graph and whether it was right.
-#[derive(Debug, Clone, Serialize)]
-pub struct GraphAnswer {
-    /// Its confidence.
-    pub confidence: f64,
-    /// What it rested on.
-    pub basis: String,
-    /// None where the screen is none the task's recording has a step for (the run is off its
-    /// way, after a detour): nothing says what is right there.
-    pub right: Option<bool>,
-}
-
 /// Steps `by` chose (the fast path, or a planned route) that did not do what the ground truth
 /// does on their screen.
 fn wrong_steps(
@@ -757,7 +522,7 @@ fn wrong_steps(
         if step.chosen_by != by {
             continue;
         }
-        let action = step.action.as_ref().and_then(Action::from_dict);
+        let action = step.action.clone();
         if !is_right(*truth, action.clone(), size) {
             wrong.push(format!(
                 "step {}: did {:?}, the ground truth {truth:?} (graph: {})",
@@ -1105,31 +870,6 @@ fn fleet_run(
     }
     Ok(run)
 }
-
-/// The model alone.
-pub const MODEL_ONLY: &str = "model_only";
-/// The model alone on the updated app.
-pub const MODEL_ONLY_UPDATED: &str = "model_only_updated";
-/// A task's first run after the app was updated.
-pub const AFTER_UPDATE: &str = "after_update";
-/// Its later runs.
-pub const AFTER_UPDATE_REPEAT: &str = "after_update_repeat";
-
-/// How many times each half's tasks are rerun after their first run.
-pub const REPEAT_PASSES: usize = 3;
-/// A task's first run on an app the graph has no record of yet.
-pub const NEW_APP: &str = "graph_new_app";
-/// A task's first run on an app the graph has a record of (the other half's tasks ran).
-pub const NEW_TASK: &str = "graph_new_task";
-/// A task's second run.
-pub const REPEAT: &str = "graph_repeat";
-/// Its later runs.
-pub const REPEAT_LATER: &str = "graph_repeat_later";
-
-/// The fleet condition's first half of an app's tasks, and its second.
-pub const FLEET_FIRST_HALF: &str = "fleet_first_half";
-/// See [`FLEET_FIRST_HALF`].
-pub const FLEET_SECOND_HALF: &str = "fleet_second_half";
 
 impl AgentEval {
     /// Totals, times and the graph's curve over `runs` (of any apps, however they were run).

@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use crate::agent::{FLEET_FIRST_HALF, FLEET_SECOND_HALF, TaskRun};
+use crate::task_run::{FLEET_FIRST_HALF, FLEET_SECOND_HALF, TaskRun};
 
 /// One half of one app's tasks (or of every app's, `app` `all`).
 #[derive(Debug, Clone, Serialize)]

@@ -36,8 +36,9 @@ use axum::{Json, Router};
 use base64::Engine;
 use serde_json::{Value, json};
 
-use crate::agent::{GroundTruth, IdealProgress, ideal_action, read_ground_truth, step_at};
+use crate::agent::ideal_action;
 use crate::look::Look;
+use crate::truth::{GroundTruth, IdealProgress, read_ground_truth, step_at};
 
 /// One recorded app and its demonstrated tasks (and the update it was given, if any).
 struct AppTasks {

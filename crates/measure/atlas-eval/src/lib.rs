@@ -18,4 +18,6 @@ pub mod look;
 mod planner;
 pub mod same_screens;
 pub mod server;
+pub mod task_run;
 pub mod teach;
+pub mod truth;

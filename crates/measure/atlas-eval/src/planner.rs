@@ -15,7 +15,7 @@ use atlas_model::Widget;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::agent::{GroundTruth, Truth, step_at};
+use crate::truth::{GroundTruth, IdealProgress, Truth, step_at};
 
 /// A route as the request lists it.
 #[derive(Debug, Deserialize)]
@@ -41,7 +41,7 @@ pub(crate) struct IdealPlanner {
     pub(crate) app: RecordedApp,
     pub(crate) task: GroundTruth,
     /// The ideal screen model's progress through the task's steps (shared with it).
-    pub(crate) progress: Arc<Mutex<crate::agent::IdealProgress>>,
+    pub(crate) progress: Arc<Mutex<IdealProgress>>,
 }
 
 impl Model for IdealPlanner {

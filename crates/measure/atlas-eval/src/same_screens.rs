@@ -5,9 +5,9 @@
 
 use serde::Serialize;
 
-use crate::agent::TaskRun;
 use crate::droidtask::{Answer, TaskResult};
 use crate::loao::CurvePoint;
+use crate::task_run::TaskRun;
 
 /// Both sides on the ground-truth steps the agent's new-task runs stood on.
 #[derive(Debug, Clone, Default, Serialize)]

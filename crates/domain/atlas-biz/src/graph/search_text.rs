@@ -1,7 +1,7 @@
 //! The seed's templates for `search_text` (§2): the natural-language description search matches
 //! by meaning, made from an entity's fields and its neighbours when the source gives none.
 
-use crate::graph::{BusinessGraph, Node};
+use super::{BusinessGraph, Node};
 use crate::model::{EntityType, RelationType};
 
 /// Joins the non-empty parts, each ending in 。.

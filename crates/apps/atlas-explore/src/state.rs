@@ -1,0 +1,155 @@
+//! What the explorer keeps of a site (its states, each with the way to it from the start and its
+//! page's files) and what a run reports; read and written by the loop ([`crate::explorer`]) and
+//! by the files made for people ([`crate::artifacts`]).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use atlas_store::files::Files;
+use serde::{Deserialize, Serialize};
+
+use crate::ExploreError;
+
+/// What a run did, and where its time went.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ExploreReport {
+    /// The app the site is kept under.
+    pub app_id: String,
+    /// Tabs that worked.
+    pub tabs: usize,
+    /// States known.
+    pub states: usize,
+    /// States found by this run.
+    pub new_states: usize,
+    /// Transitions reported.
+    pub transitions: usize,
+    /// Actions taken.
+    pub actions: usize,
+    /// Actions that failed.
+    pub failed_actions: usize,
+    /// Destructive tasks recorded and left undone.
+    pub destructive_recorded: usize,
+    /// Tasks left in the queue.
+    pub pending_tasks: usize,
+    /// Tasks a stopped run had under way, put back in the queue.
+    pub resumed_tasks: usize,
+    /// The run, in seconds.
+    pub seconds: f64,
+    /// Time in the browser (navigation, reading, acting, screenshots) and in Atlas (the
+    /// service's writes, the folder's files, fingerprints), summed over the tabs.
+    pub browser_seconds: f64,
+    /// Atlas's share.
+    pub atlas_seconds: f64,
+    /// What ended the run (a budget, or the queue ran dry).
+    pub stopped_by: String,
+}
+
+impl ExploreReport {
+    /// New states found a minute.
+    pub fn new_states_per_minute(&self) -> f64 {
+        self.new_states as f64 * 60.0 / self.seconds.max(1e-9)
+    }
+
+    /// Atlas's time as a share of Atlas's and the browser's.
+    pub fn atlas_share(&self) -> f64 {
+        self.atlas_seconds / (self.atlas_seconds + self.browser_seconds).max(1e-9)
+    }
+
+    /// What the run found, and where its time went, in two lines.
+    pub fn summary(&self) -> String {
+        format!(
+            "explored {}: {} states ({} new), {} transitions, {} actions ({} failed), {} pending, {} destructive recorded and not executed; stopped by {}\n\
+             {:.1} s with {} tab(s): {:.1} new states a minute; time in the browser {:.1} s, in Atlas {:.2} s ({:.1}% of the two)",
+            self.app_id,
+            self.states,
+            self.new_states,
+            self.transitions,
+            self.actions,
+            self.failed_actions,
+            self.pending_tasks,
+            self.destructive_recorded,
+            self.stopped_by,
+            self.seconds,
+            self.tabs,
+            self.new_states_per_minute(),
+            self.browser_seconds,
+            self.atlas_seconds,
+            100.0 * self.atlas_share()
+        )
+    }
+}
+
+/// One step of the way from the root to a state.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Step {
+    /// click, type, navigate or scroll.
+    pub action: String,
+    /// The element acted on.
+    pub selector: String,
+    /// The action's parameters (a label, the values typed).
+    #[serde(default)]
+    pub parameters: serde_json::Value,
+}
+
+/// A state as the explorer keeps it (`.atlas/explore.json` of the site's folder).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct State {
+    /// Its page in the graph.
+    pub page_id: String,
+    /// Its page's name.
+    pub name: String,
+    /// Its page's folder on a data folder, for people to open (none in a database).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dir: Option<PathBuf>,
+    /// Its page's files (in its folder, or a database's files table), found when the state is
+    /// made or read again; not saved with it.
+    #[serde(skip)]
+    pub files: PageFiles,
+    /// Its DOM fingerprint (seed 001 §6).
+    pub fingerprint: String,
+    /// What near-duplicates share ([`Identity`]'s key), and the link targets they mostly
+    /// share.
+    #[serde(default)]
+    pub key: String,
+    /// The link targets it shows, sorted.
+    #[serde(default)]
+    pub links: Vec<String>,
+    /// Its layout, for grouping alike pages.
+    pub template: String,
+    /// Its address.
+    pub url: String,
+    /// Actions from the start.
+    pub depth: u32,
+    /// The way to it from the start.
+    pub path: Vec<Step>,
+    /// Its tasks were queued (not a template seen too often, not at the depth limit).
+    pub expanded: bool,
+}
+
+/// A state's files ([`Artifacts::page_files`]).
+#[derive(Clone, Default)]
+pub struct PageFiles(Option<Arc<dyn Files>>);
+
+impl PageFiles {
+    /// A state's files.
+    pub fn new(files: Arc<dyn Files>) -> PageFiles {
+        PageFiles(Some(files))
+    }
+
+    /// The files, once they were found.
+    pub fn get(&self) -> Result<&dyn Files, ExploreError> {
+        self.0
+            .as_deref()
+            .ok_or_else(|| ExploreError::Invalid("a state without its page's files".into()))
+    }
+}
+
+impl std::fmt::Debug for PageFiles {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "PageFiles"
+        } else {
+            "PageFiles(none yet)"
+        })
+    }
+}
