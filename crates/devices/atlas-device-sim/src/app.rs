@@ -7,8 +7,8 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use atlas_import::droidbot::EventFile;
-pub use atlas_import::droidbot::View;
+use atlas_droidbot::EventFile;
+pub use atlas_droidbot::View;
 
 /// One recorded screen.
 #[derive(Debug, Clone, Deserialize)]

@@ -2,8 +2,10 @@
 //!
 //! The service keeps the whole graph in memory and asks the store for two things only: give back
 //! everything durable at start-up, and make these changes durable before I answer the caller. That
-//! is the [`Store`] trait; the folder database of seed 001 (`atlas-store-fs`) is one implementation
-//! and a PostgreSQL one can follow without touching the service.
+//! is the [`Store`] trait, with two implementations the service cannot tell apart: the folder
+//! database of seed 001 (`atlas-store-fs`) and PostgreSQL (`atlas-store-pg`, where several
+//! servers may share one database). The [`files`] seam does the same for whole files: the
+//! knowledge bases, the business graph, and what an explorer keeps beside each page.
 //!
 //! Key design decision: **records carry whole entities, except a report's counters.** Replaying
 //! a whole entity twice changes nothing, so a crash at any point of a checkpoint—files half
