@@ -277,234 +277,335 @@ fn apply(
     {
         return false;
     }
-    let n = update.said.len();
+    let step = Step {
+        screen,
+        bounds,
+        view,
+        tap,
+        target,
+        n: update.said.len(),
+    };
     match change {
-        Change::DialogInserted => {
-            let [title, message, yes, no] = [
-                [
-                    "What's new",
-                    "This version brings a fresh look.",
-                    "OK",
-                    "Later",
-                ],
-                [
-                    "Enjoying the app?",
-                    "Rate us on the store.",
-                    "Rate now",
-                    "Not now",
-                ],
-                [
-                    "Allow notifications?",
-                    "Stay up to date with reminders.",
-                    "Allow",
-                    "Don't allow",
-                ],
-            ][rng.random_range(0..3)];
-            let id = format!("{target}~dialog{n}");
-            let (dialog, buttons) = dialog_screen(app, screen, &id, title, message, [no, yes]);
-            app.screens.insert(id.clone(), dialog);
-            app.transitions.insert(tap, id.clone());
-            // Either button, or Back, dismisses it: the app goes on.
-            for (b, _) in &buttons {
-                app.transitions
-                    .insert((id.clone(), Trigger::Tap(*b)), target.clone());
+        Change::DialogInserted => insert_dialog(app, update, step, rng),
+        Change::ConfirmationAdded => add_confirmation(app, update, step),
+        Change::EntryMovedToMenu => move_into_menu(app, update, step),
+        Change::WidgetMoved => move_widget(app, update, step, rng),
+        Change::EntryRemoved => remove_entry(app, update, step, needed, rng),
+        Change::TextRenamed => rename_text(app, update, step),
+        Change::IdChanged => change_id(app, update, step, rng),
+    }
+}
+
+/// Where a change goes: a tap on `bounds` of `screen`, on `view`, which led to `target`; `n`
+/// numbers the change among the update's.
+struct Step<'a> {
+    screen: &'a str,
+    bounds: Bounds,
+    view: View,
+    tap: (String, Trigger),
+    target: String,
+    n: usize,
+}
+
+/// A dialog after the step, which either button or Back dismisses.
+fn insert_dialog(
+    app: &mut RecordedApp,
+    update: &mut Update,
+    step: Step,
+    rng: &mut ChaCha8Rng,
+) -> bool {
+    let Step {
+        screen,
+        view,
+        tap,
+        target,
+        n,
+        ..
+    } = step;
+    let [title, message, yes, no] = [
+        [
+            "What's new",
+            "This version brings a fresh look.",
+            "OK",
+            "Later",
+        ],
+        [
+            "Enjoying the app?",
+            "Rate us on the store.",
+            "Rate now",
+            "Not now",
+        ],
+        [
+            "Allow notifications?",
+            "Stay up to date with reminders.",
+            "Allow",
+            "Don't allow",
+        ],
+    ][rng.random_range(0..3)];
+    let id = format!("{target}~dialog{n}");
+    let (dialog, buttons) = dialog_screen(app, screen, &id, title, message, [no, yes]);
+    app.screens.insert(id.clone(), dialog);
+    app.transitions.insert(tap, id.clone());
+    // Either button, or Back, dismisses it: the app goes on.
+    for (b, _) in &buttons {
+        app.transitions
+            .insert((id.clone(), Trigger::Tap(*b)), target.clone());
+    }
+    app.transitions
+        .insert((id.clone(), Trigger::Key("BACK".into())), target.clone());
+    update.passes.insert(id, buttons[1].0);
+    update.note(
+        Change::DialogInserted,
+        format!(
+            "a dialog \"{title}\" ({yes} / {no}) after {} on {screen}",
+            label(&view)
+        ),
+    );
+    true
+}
+
+/// A confirmation after the step: Continue goes on, Cancel or Back stays.
+fn add_confirmation(app: &mut RecordedApp, update: &mut Update, step: Step) -> bool {
+    let Step {
+        screen,
+        view,
+        tap,
+        target,
+        n,
+        ..
+    } = step;
+    let id = format!("{screen}~confirm{n}");
+    let what = named(&view);
+    let (confirm, buttons) = dialog_screen(
+        app,
+        screen,
+        &id,
+        "Are you sure?",
+        "Do you want to continue?",
+        ["Cancel", "Continue"],
+    );
+    app.screens.insert(id.clone(), confirm);
+    app.transitions.insert(tap, id.clone());
+    app.transitions
+        .insert((id.clone(), Trigger::Tap(buttons[0].0)), screen.to_string());
+    app.transitions
+        .insert((id.clone(), Trigger::Tap(buttons[1].0)), target);
+    app.transitions.insert(
+        (id.clone(), Trigger::Key("BACK".into())),
+        screen.to_string(),
+    );
+    update.passes.insert(id, buttons[1].0);
+    update.note(
+        Change::ConfirmationAdded,
+        format!(
+            "a confirmation (Cancel / Continue) after {what} on {}",
+            short(screen)
+        ),
+    );
+    true
+}
+
+/// The step's entry moved into a More menu in its place.
+fn move_into_menu(app: &mut RecordedApp, update: &mut Update, step: Step) -> bool {
+    let Step {
+        screen,
+        bounds,
+        view,
+        tap,
+        target,
+        n,
+        ..
+    } = step;
+    if label(&view).is_empty() {
+        return false;
+    }
+    let id = format!("{screen}~menu{n}");
+    let Some(mut menu) = app.screens.get(screen).cloned() else {
+        return false;
+    };
+    let (w, _) = size_of(&menu);
+    let header = [[0, 0], [w, 220]];
+    let row = [[0, 260], [w, 420]];
+    menu.state_str = id.clone();
+    menu.name = None;
+    menu.views = vec![
+        made_view(&view, "More", "more_title", header, false),
+        View {
+            bounds: Some(row),
+            parent: None,
+            ..view.clone()
+        },
+    ];
+    app.screens.insert(id.clone(), menu);
+    if let Some(s) = app.screens.get_mut(screen)
+        && let Some(v) = s.views.iter_mut().find(|v| v.bounds == Some(bounds))
+    {
+        // In the entry's place in the screen's tree.
+        *v = View {
+            parent: v.parent,
+            ..made_view(&view, "More", "more", bounds, true)
+        };
+    }
+    app.transitions.insert(tap, id.clone());
+    app.transitions
+        .insert((id.clone(), Trigger::Tap(row)), target);
+    app.transitions.insert(
+        (id.clone(), Trigger::Key("BACK".into())),
+        screen.to_string(),
+    );
+    update.passes.insert(id, row);
+    update.note(
+        Change::EntryMovedToMenu,
+        format!(
+            "{} moved into a More menu on {}",
+            named(&view),
+            short(screen)
+        ),
+    );
+    true
+}
+
+/// The step's widget swapped with a sibling of its size.
+fn move_widget(
+    app: &mut RecordedApp,
+    update: &mut Update,
+    step: Step,
+    rng: &mut ChaCha8Rng,
+) -> bool {
+    let Step {
+        screen,
+        bounds,
+        view,
+        ..
+    } = step;
+    let Some(s) = app.screens.get(screen) else {
+        return false;
+    };
+    let (vw, vh) = extent(bounds);
+    // A sibling of the same size: the list's other row it swaps places with.
+    let mut partners: Vec<Bounds> = s
+        .views
+        .iter()
+        .filter(|v| v.is_shown() && v.clickable)
+        .filter_map(|v| v.bounds)
+        .filter(|b| *b != bounds && extent(*b) == (vw, vh) && !overlap(*b, bounds))
+        .collect();
+    partners.sort();
+    partners.dedup();
+    let Some(&other) = partners.get(rng.random_range(0..partners.len().max(1))) else {
+        return false;
+    };
+    swap_places(app, screen, bounds, other);
+    update.moved.entry(screen.to_string()).or_default().extend([
+        (bounds, delta(bounds, other)),
+        (other, delta(other, bounds)),
+    ]);
+    update.note(
+        Change::WidgetMoved,
+        format!(
+            "{} swapped places with its neighbour on {screen}",
+            label(&view)
+        ),
+    );
+    true
+}
+
+/// Another entry of the step's screen, one no task needs, removed.
+fn remove_entry(
+    app: &mut RecordedApp,
+    update: &mut Update,
+    step: Step,
+    needed: &HashSet<(String, Bounds)>,
+    rng: &mut ChaCha8Rng,
+) -> bool {
+    let Step { screen, .. } = step;
+    let Some(s) = app.screens.get(screen) else {
+        return false;
+    };
+    // Another entry of the screen that no task uses (nor holds one that does).
+    let mut spare: Vec<View> = s
+        .views
+        .iter()
+        .filter(|v| v.is_shown() && v.clickable && !label(v).is_empty())
+        .filter(|v| {
+            v.bounds.is_some_and(|b| {
+                !needed
+                    .iter()
+                    .any(|(ns, nb)| ns == screen && (overlap(b, *nb) || b == *nb))
+            })
+        })
+        .cloned()
+        .collect();
+    spare.sort_by_key(|v| v.bounds);
+    if spare.is_empty() {
+        return false;
+    }
+    let gone = spare.swap_remove(rng.random_range(0..spare.len()));
+    let gone_bounds = gone.bounds;
+    if let Some(s) = app.screens.get_mut(screen) {
+        s.views
+            .retain(|v| v.bounds != gone_bounds || label(v) != label(&gone));
+    }
+    if let Some(b) = gone_bounds {
+        app.transitions
+            .remove(&(screen.to_string(), Trigger::Tap(b)));
+    }
+    update.note(
+        Change::EntryRemoved,
+        format!("{} removed from {}", named(&gone), short(screen)),
+    );
+    true
+}
+
+/// The step's text reworded wherever it shows.
+fn rename_text(app: &mut RecordedApp, update: &mut Update, step: Step) -> bool {
+    let Step { view, .. } = step;
+    let old = view.text.clone().unwrap_or_default();
+    if old.trim().is_empty() {
+        return false;
+    }
+    let new = reworded(&old);
+    let mut count = 0;
+    for s in app.screens.values_mut() {
+        for v in &mut s.views {
+            if v.text.as_deref() == Some(old.as_str()) {
+                v.text = Some(new.clone());
+                count += 1;
             }
-            app.transitions
-                .insert((id.clone(), Trigger::Key("BACK".into())), target.clone());
-            update.passes.insert(id, buttons[1].0);
-            update.note(
-                change,
-                format!(
-                    "a dialog \"{title}\" ({yes} / {no}) after {} on {screen}",
-                    label(&view)
-                ),
-            );
-        }
-        Change::ConfirmationAdded => {
-            let id = format!("{screen}~confirm{n}");
-            let what = named(&view);
-            let (confirm, buttons) = dialog_screen(
-                app,
-                screen,
-                &id,
-                "Are you sure?",
-                "Do you want to continue?",
-                ["Cancel", "Continue"],
-            );
-            app.screens.insert(id.clone(), confirm);
-            app.transitions.insert(tap, id.clone());
-            app.transitions
-                .insert((id.clone(), Trigger::Tap(buttons[0].0)), screen.to_string());
-            app.transitions
-                .insert((id.clone(), Trigger::Tap(buttons[1].0)), target);
-            app.transitions.insert(
-                (id.clone(), Trigger::Key("BACK".into())),
-                screen.to_string(),
-            );
-            update.passes.insert(id, buttons[1].0);
-            update.note(
-                change,
-                format!(
-                    "a confirmation (Cancel / Continue) after {what} on {}",
-                    short(screen)
-                ),
-            );
-        }
-        Change::EntryMovedToMenu => {
-            if label(&view).is_empty() {
-                return false;
-            }
-            let id = format!("{screen}~menu{n}");
-            let Some(mut menu) = app.screens.get(screen).cloned() else {
-                return false;
-            };
-            let (w, _) = size_of(&menu);
-            let header = [[0, 0], [w, 220]];
-            let row = [[0, 260], [w, 420]];
-            menu.state_str = id.clone();
-            menu.name = None;
-            menu.views = vec![
-                made_view(&view, "More", "more_title", header, false),
-                View {
-                    bounds: Some(row),
-                    parent: None,
-                    ..view.clone()
-                },
-            ];
-            app.screens.insert(id.clone(), menu);
-            if let Some(s) = app.screens.get_mut(screen)
-                && let Some(v) = s.views.iter_mut().find(|v| v.bounds == Some(bounds))
-            {
-                // In the entry's place in the screen's tree.
-                *v = View {
-                    parent: v.parent,
-                    ..made_view(&view, "More", "more", bounds, true)
-                };
-            }
-            app.transitions.insert(tap, id.clone());
-            app.transitions
-                .insert((id.clone(), Trigger::Tap(row)), target);
-            app.transitions.insert(
-                (id.clone(), Trigger::Key("BACK".into())),
-                screen.to_string(),
-            );
-            update.passes.insert(id, row);
-            update.note(
-                change,
-                format!(
-                    "{} moved into a More menu on {}",
-                    named(&view),
-                    short(screen)
-                ),
-            );
-        }
-        Change::WidgetMoved => {
-            let Some(s) = app.screens.get(screen) else {
-                return false;
-            };
-            let (vw, vh) = extent(bounds);
-            // A sibling of the same size: the list's other row it swaps places with.
-            let mut partners: Vec<Bounds> = s
-                .views
-                .iter()
-                .filter(|v| v.is_shown() && v.clickable)
-                .filter_map(|v| v.bounds)
-                .filter(|b| *b != bounds && extent(*b) == (vw, vh) && !overlap(*b, bounds))
-                .collect();
-            partners.sort();
-            partners.dedup();
-            let Some(&other) = partners.get(rng.random_range(0..partners.len().max(1))) else {
-                return false;
-            };
-            swap_places(app, screen, bounds, other);
-            update.moved.entry(screen.to_string()).or_default().extend([
-                (bounds, delta(bounds, other)),
-                (other, delta(other, bounds)),
-            ]);
-            update.note(
-                change,
-                format!(
-                    "{} swapped places with its neighbour on {screen}",
-                    label(&view)
-                ),
-            );
-        }
-        Change::EntryRemoved => {
-            let Some(s) = app.screens.get(screen) else {
-                return false;
-            };
-            // Another entry of the screen that no task uses (nor holds one that does).
-            let mut spare: Vec<View> = s
-                .views
-                .iter()
-                .filter(|v| v.is_shown() && v.clickable && !label(v).is_empty())
-                .filter(|v| {
-                    v.bounds.is_some_and(|b| {
-                        !needed
-                            .iter()
-                            .any(|(ns, nb)| ns == screen && (overlap(b, *nb) || b == *nb))
-                    })
-                })
-                .cloned()
-                .collect();
-            spare.sort_by_key(|v| v.bounds);
-            if spare.is_empty() {
-                return false;
-            }
-            let gone = spare.swap_remove(rng.random_range(0..spare.len()));
-            let gone_bounds = gone.bounds;
-            if let Some(s) = app.screens.get_mut(screen) {
-                s.views
-                    .retain(|v| v.bounds != gone_bounds || label(v) != label(&gone));
-            }
-            if let Some(b) = gone_bounds {
-                app.transitions
-                    .remove(&(screen.to_string(), Trigger::Tap(b)));
-            }
-            update.note(
-                change,
-                format!("{} removed from {}", named(&gone), short(screen)),
-            );
-        }
-        Change::TextRenamed => {
-            let old = view.text.clone().unwrap_or_default();
-            if old.trim().is_empty() {
-                return false;
-            }
-            let new = reworded(&old);
-            let mut count = 0;
-            for s in app.screens.values_mut() {
-                for v in &mut s.views {
-                    if v.text.as_deref() == Some(old.as_str()) {
-                        v.text = Some(new.clone());
-                        count += 1;
-                    }
-                }
-            }
-            update.note(change, format!("\"{old}\" reads \"{new}\" ({count} views)"));
-        }
-        Change::IdChanged => {
-            let Some(old) = view.resource_id.clone().filter(|id| !id.is_empty()) else {
-                return false;
-            };
-            let prefix = old.split_once(":id/").map_or("", |(p, _)| p);
-            let new = format!(
-                "{prefix}:id/v{}_{:x}",
-                update.version.code,
-                rng.random::<u16>()
-            );
-            let mut count = 0;
-            for s in app.screens.values_mut() {
-                for v in &mut s.views {
-                    if v.resource_id.as_deref() == Some(old.as_str()) {
-                        v.resource_id = Some(new.clone());
-                        count += 1;
-                    }
-                }
-            }
-            update.note(change, format!("id {old} is {new} ({count} views)"));
         }
     }
+    update.note(
+        Change::TextRenamed,
+        format!("\"{old}\" reads \"{new}\" ({count} views)"),
+    );
+    true
+}
+
+/// The step's resource id renamed wherever it shows.
+fn change_id(app: &mut RecordedApp, update: &mut Update, step: Step, rng: &mut ChaCha8Rng) -> bool {
+    let Step { view, .. } = step;
+    let Some(old) = view.resource_id.clone().filter(|id| !id.is_empty()) else {
+        return false;
+    };
+    let prefix = old.split_once(":id/").map_or("", |(p, _)| p);
+    let new = format!(
+        "{prefix}:id/v{}_{:x}",
+        update.version.code,
+        rng.random::<u16>()
+    );
+    let mut count = 0;
+    for s in app.screens.values_mut() {
+        for v in &mut s.views {
+            if v.resource_id.as_deref() == Some(old.as_str()) {
+                v.resource_id = Some(new.clone());
+                count += 1;
+            }
+        }
+    }
+    update.note(
+        Change::IdChanged,
+        format!("id {old} is {new} ({count} views)"),
+    );
     true
 }
 

@@ -8,9 +8,16 @@ use crate::calls::{match_page, sync_call};
 use crate::screen::ObserveScreenRequest;
 use crate::{Tool, ToolContext, ToolGroup, tool};
 
-/// Seed 000's interfaces and the reply parser, in the order the faces list them.
+/// Seed 000's interfaces and the phone agent's, in the order the faces list them.
 pub(crate) fn tools() -> Vec<Tool> {
-    let mut tools = vec![
+    let mut tools = seed_tools();
+    tools.extend(agent_tools());
+    tools
+}
+
+/// Seed 000's interfaces.
+fn seed_tools() -> Vec<Tool> {
+    vec![
         tool(
             ToolGroup::Navigation,
             "query_path",
@@ -127,40 +134,46 @@ pub(crate) fn tools() -> Vec<Tool> {
                 c.atlas.batch_add_transitions(r).await
             },
         ),
-    ];
-    tools.push(tool(
-        ToolGroup::Navigation,
-        "parse_agent_reply",
-        "从模型回复中解析出第一个完整的 do(...) 或 finish(...) 动作（AutoGLM 语法），返回种子的字典形式。The first well-formed do(...)/finish(...) of a phone model's reply, in the seed's dict form.",
-        false,
-        |_: ToolContext, r: ParseReplyRequest| async move { parse_agent_reply(r) },
-    ));
-    tools.push(tool(
-        ToolGroup::Navigation,
-        "review_action",
-        "执行前按守卫规则审查模型提出的动作（内置 QQ 智能客服闸门及随请求发送的规则文件），返回要执行的动作、给模型的观察和守卫记忆。Review a model's proposed action under the guard's rules (the shipped QQ customer-service gate and the rule files sent) before it runs: the action to run, what to tell the model, and the guard's memory to send back next time.",
-        false,
-        |_: ToolContext, r: crate::guard::ReviewActionRequest| async move {
-            crate::guard::review_action(r)
-        },
-    ));
-    tools.push(tool(
-        ToolGroup::Navigation,
-        "record_outcome",
-        "动作执行后把结果交给守卫规则（例如知识库查询成功后才允许结束），返回给模型的观察和守卫记忆。Tell the guard's rules how an action went (a knowledge lookup's success opens the QQ gate's finish): what to tell the model, and the guard's memory to send back next time.",
-        false,
-        |_: ToolContext, r: crate::guard::RecordOutcomeRequest| async move {
-            crate::guard::record_outcome(r)
-        },
-    ));
-    tools.push(tool(
-        ToolGroup::Navigation,
-        "observe_screen",
-        "手机智能体的一步：发送当前屏幕（dump 或控件）、任务、会话和上一步执行的动作；Atlas 识别页面（新页面则添加）、上报上一步，并给出在本屏解析好的下一步动作、置信度和给模型的提示。A phone agent's step: the screen, the task, the session and what was executed on the last screen; answers the screen's page (added when new), reports the last step, and gives the graph's next action resolved on this screen with its confidence and a hint for the model. Send the answer's `carry` back with the next screen.",
-        true,
-        |c: ToolContext, r: ObserveScreenRequest| crate::screen::observe_screen(c.atlas, r),
-    ));
-    tools
+    ]
+}
+
+/// A phone agent's loop in any language: its model's reply read, its actions under the guard's
+/// rules, and a step of it whole (`observe_screen`).
+fn agent_tools() -> Vec<Tool> {
+    vec![
+        tool(
+            ToolGroup::Navigation,
+            "parse_agent_reply",
+            "从模型回复中解析出第一个完整的 do(...) 或 finish(...) 动作（AutoGLM 语法），返回种子的字典形式。The first well-formed do(...)/finish(...) of a phone model's reply, in the seed's dict form.",
+            false,
+            |_: ToolContext, r: ParseReplyRequest| async move { parse_agent_reply(r) },
+        ),
+        tool(
+            ToolGroup::Navigation,
+            "review_action",
+            "执行前按守卫规则审查模型提出的动作（内置 QQ 智能客服闸门及随请求发送的规则文件），返回要执行的动作、给模型的观察和守卫记忆。Review a model's proposed action under the guard's rules (the shipped QQ customer-service gate and the rule files sent) before it runs: the action to run, what to tell the model, and the guard's memory to send back next time.",
+            false,
+            |_: ToolContext, r: crate::guard::ReviewActionRequest| async move {
+                crate::guard::review_action(r)
+            },
+        ),
+        tool(
+            ToolGroup::Navigation,
+            "record_outcome",
+            "动作执行后把结果交给守卫规则（例如知识库查询成功后才允许结束），返回给模型的观察和守卫记忆。Tell the guard's rules how an action went (a knowledge lookup's success opens the QQ gate's finish): what to tell the model, and the guard's memory to send back next time.",
+            false,
+            |_: ToolContext, r: crate::guard::RecordOutcomeRequest| async move {
+                crate::guard::record_outcome(r)
+            },
+        ),
+        tool(
+            ToolGroup::Navigation,
+            "observe_screen",
+            "手机智能体的一步：发送当前屏幕（dump 或控件）、任务、会话和上一步执行的动作；Atlas 识别页面（新页面则添加）、上报上一步，并给出在本屏解析好的下一步动作、置信度和给模型的提示。A phone agent's step: the screen, the task, the session and what was executed on the last screen; answers the screen's page (added when new), reports the last step, and gives the graph's next action resolved on this screen with its confidence and a hint for the model. Send the answer's `carry` back with the next screen.",
+            true,
+            |c: ToolContext, r: ObserveScreenRequest| crate::screen::observe_screen(c.atlas, r),
+        ),
+    ]
 }
 
 /// A phone model's reply to read.

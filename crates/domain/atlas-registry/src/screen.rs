@@ -209,32 +209,14 @@ struct Pending {
 /// `observe_screen`: see the module's documentation.
 pub(crate) async fn observe_screen(
     atlas: Arc<Atlas>,
-    req: ObserveScreenRequest,
+    mut req: ObserveScreenRequest,
 ) -> Result<ObserveScreenResponse> {
-    validate_text("app_id", &req.app_id, true)?;
-    validate_text("task", &req.task, true)?;
-    validate_text("session_id", &req.session_id, true)?;
+    check(&req)?;
     let size = (req.screen_width, req.screen_height);
-    if size.0 == 0 || size.1 == 0 {
-        return Err(AtlasError::invalid(
-            "screen_width",
-            "the screen's width and height must be at least 1",
-        ));
-    }
     let fast_path = req.fast_path.unwrap_or(DEFAULT_FAST_PATH);
-    if req.follow.len() > MAX_ROUTE_STEPS {
-        return Err(AtlasError::invalid(
-            "follow",
-            format!("a route has at most {MAX_ROUTE_STEPS} steps"),
-        ));
-    }
-    let ui = req.ui_hierarchy.expanded()?;
-    let widgets = ui.widgets;
-    let mut carry = req.carry.unwrap_or_default();
+    let widgets = std::mem::take(&mut req.ui_hierarchy).expanded()?.widgets;
+    let mut carry = req.carry.take().unwrap_or_default();
     // An empty version is no version reported.
-    if let Some(version) = &req.app_version {
-        validate_text("app_version", version, false)?;
-    }
     let app_version = req.app_version.clone().filter(|v| !v.trim().is_empty());
     // What the last screen left to check, and that screen as it was.
     let (offered, unjudged) = (carry.offered.take(), carry.unjudged.take());
@@ -249,28 +231,8 @@ pub(crate) async fn observe_screen(
     }
     let mut reported = None;
     if let Some(step) = pending.filter(|_| !page.is_empty()) {
-        // A step after which the screen is exactly as it was did nothing: reported as failed,
-        // it counts against its edge and is not replayed as part of the task's way.
-        let did_nothing = !step.focus && step.before == widgets;
-        atlas
-            .report_transition(ReportTransitionRequest {
-                from_page: step.page.clone(),
-                action: step.action,
-                to_page: page.clone(),
-                success: !did_nothing,
-                latency_ms: None,
-                reason: did_nothing.then(|| "the screen did not change".to_string()),
-                app_id: Some(req.app_id.clone()),
-                intent: Some(req.task.clone()),
-                session_id: Some(req.session_id.clone()),
-            })
-            .await?;
+        reported = Some(report_step(&atlas, &req, step, &page, &widgets).await?);
         carry.reported = true;
-        reported = Some(ReportedStep {
-            from_page: step.page,
-            to_page: page.clone(),
-            success: !did_nothing,
-        });
     }
     let mut checked = Vec::new();
     if let Some(executed) = &req.executed {
@@ -323,22 +285,8 @@ pub(crate) async fn observe_screen(
     let confident = answer.action.is_some() && answer.confidence >= fast_path;
     // Sure enough to act on, the answer is also checked on the next screen, taken or not, so an
     // app earns trust while its model is still asked.
-    if confident
-        && !walking
-        && let Some(trust) = &answer.trust
-    {
-        carry.offered = answer.action.as_ref().map(|action| Offered {
-            kind: trust.kind,
-            action: action.clone(),
-            focus: answer.focus,
-            screen: [size.0, size.1],
-            page: page.clone(),
-            expected_page: answer
-                .raw
-                .as_ref()
-                .map(|r| r.expected_page.clone())
-                .unwrap_or_default(),
-        });
+    if confident && !walking {
+        carry.offered = offered_of(&answer, size, &page);
     }
     let trusted = answer
         .trust
@@ -368,6 +316,78 @@ pub(crate) async fn observe_screen(
         trust: answer.trust,
         checked,
         carry,
+    })
+}
+
+/// What `observe_screen` checks of a request before anything is read or written.
+fn check(req: &ObserveScreenRequest) -> Result<()> {
+    validate_text("app_id", &req.app_id, true)?;
+    validate_text("task", &req.task, true)?;
+    validate_text("session_id", &req.session_id, true)?;
+    if req.screen_width == 0 || req.screen_height == 0 {
+        return Err(AtlasError::invalid(
+            "screen_width",
+            "the screen's width and height must be at least 1",
+        ));
+    }
+    if req.follow.len() > MAX_ROUTE_STEPS {
+        return Err(AtlasError::invalid(
+            "follow",
+            format!("a route has at most {MAX_ROUTE_STEPS} steps"),
+        ));
+    }
+    if let Some(version) = &req.app_version {
+        validate_text("app_version", version, false)?;
+    }
+    Ok(())
+}
+
+/// Reports the step executed on the last screen, which led to `page`. A step after which the
+/// screen is exactly as it was did nothing: reported as failed, it counts against its edge and
+/// is not replayed as part of the task's way.
+async fn report_step(
+    atlas: &Atlas,
+    req: &ObserveScreenRequest,
+    step: Pending,
+    page: &str,
+    widgets: &[Widget],
+) -> Result<ReportedStep> {
+    let did_nothing = !step.focus && step.before == widgets;
+    atlas
+        .report_transition(ReportTransitionRequest {
+            from_page: step.page.clone(),
+            action: step.action,
+            to_page: page.to_string(),
+            success: !did_nothing,
+            latency_ms: None,
+            reason: did_nothing.then(|| "the screen did not change".to_string()),
+            app_id: Some(req.app_id.clone()),
+            intent: Some(req.task.clone()),
+            session_id: Some(req.session_id.clone()),
+        })
+        .await?;
+    Ok(ReportedStep {
+        from_page: step.page,
+        to_page: page.to_string(),
+        success: !did_nothing,
+    })
+}
+
+/// The graph's answer on the screen, as the next screen checks it (when it rests on something
+/// trust is kept for).
+fn offered_of(answer: &Suggestion, size: (u32, u32), page: &str) -> Option<Offered> {
+    let trust = answer.trust.as_ref()?;
+    answer.action.as_ref().map(|action| Offered {
+        kind: trust.kind,
+        action: action.clone(),
+        focus: answer.focus,
+        screen: [size.0, size.1],
+        page: page.to_string(),
+        expected_page: answer
+            .raw
+            .as_ref()
+            .map(|r| r.expected_page.clone())
+            .unwrap_or_default(),
     })
 }
 

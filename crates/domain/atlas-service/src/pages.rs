@@ -1,5 +1,7 @@
 //! Seed 000 §1.3, §2.2, §3.1: recognising the current page, adding pages, listing a page's actions.
 
+use std::collections::BTreeSet;
+
 use atlas_model::{
     App, AtlasError, Intent, MAX_OTHER_RENDERINGS, Page, PageType, Result, Widget,
     features_fingerprint, jaccard, label_lines, one_rendering, page_id, ui_features, validate_text,
@@ -291,6 +293,72 @@ fn usual_widgets(page: &Page) -> Vec<Widget> {
         .collect()
 }
 
+/// What a screen is compared to each page on: its title, its words, its widgets' features (kinds
+/// and ids) and their label lines.
+struct ScreenKey<'a> {
+    title: Option<&'a str>,
+    title_query: Option<Query>,
+    words: Query,
+    features: BTreeSet<String>,
+    labels: BTreeSet<String>,
+}
+
+impl<'a> ScreenKey<'a> {
+    fn of(title: Option<&'a str>, ui: &UiHierarchy) -> ScreenKey<'a> {
+        let mut words: Vec<String> = title.map(String::from).into_iter().collect();
+        words.extend(
+            ui.widgets
+                .iter()
+                .map(|w| w.text.clone())
+                .filter(|t| atlas_model::is_stable_label(t))
+                .take(30),
+        );
+        if !ui.page_structure.is_empty() {
+            words.push(ui.page_structure.clone());
+        }
+        ScreenKey {
+            title,
+            title_query: title.map(Query::words_only),
+            words: Query::words_only(&words.join(" ")),
+            features: ui_features(&ui.widgets),
+            labels: label_lines(&ui.widgets),
+        }
+    }
+
+    /// How well the screen matches `page` (0..1), and whether the page was seen in the screen's
+    /// own rendering; `similarity` is how alike a query's words and the page's texts are (none
+    /// when the page has no texts indexed).
+    fn score(&self, page: &Page, similarity: impl Fn(&Query) -> Option<f64>) -> (f64, bool) {
+        let semantic = similarity(&self.words).unwrap_or(0.0);
+        let title_score = match (self.title, &self.title_query) {
+            (Some(t), _) if t.eq_ignore_ascii_case(page.page_name.trim()) => Some(1.0),
+            (Some(_), Some(q)) => similarity(q).map(|s| 0.8 * s),
+            _ => None,
+        };
+        let usual = usual_widgets(page);
+        let page_features = ui_features(&usual);
+        let same_rendering = one_rendering(&self.features, &page_features);
+        let structure = (!self.features.is_empty() && !usual.is_empty()).then(|| {
+            if same_rendering {
+                jaccard(&self.features, &page_features)
+            } else {
+                jaccard(&self.labels, &label_lines(&usual))
+            }
+        });
+        let score = match (title_score, structure) {
+            // An exact title is decisive unless the structure flatly disagrees.
+            (Some(t), Some(s)) if t >= 1.0 => 0.85 + 0.15 * s,
+            (Some(t), Some(s)) => 0.5 * t + 0.4 * s + 0.1 * semantic,
+            (Some(t), None) if t >= 1.0 => 0.95,
+            (Some(t), None) => 0.8 * t + 0.2 * semantic,
+            (None, Some(s)) if !same_rendering => s + OTHER_RENDERING_LOSS,
+            (None, Some(s)) => 0.85 * s + 0.15 * semantic,
+            (None, None) => 0.7 * semantic,
+        };
+        (score, same_rendering)
+    }
+}
+
 /// The best-scored page of one tier (pages of the screen's own rendering, or of another) when it
 /// matches and leads the runner-up clearly — or when the runner-up is its twin: two pages showing
 /// mostly the same lines (a list with one row more, the same screen recorded twice) cannot be
@@ -437,21 +505,7 @@ impl Atlas {
             ));
         }
         let ui = req.ui_hierarchy.unwrap_or_default();
-        let features = ui_features(&ui.widgets);
-        let labels = label_lines(&ui.widgets);
-        let mut semantic_text: Vec<String> = title.map(String::from).into_iter().collect();
-        semantic_text.extend(
-            ui.widgets
-                .iter()
-                .map(|w| w.text.clone())
-                .filter(|t| atlas_model::is_stable_label(t))
-                .take(30),
-        );
-        if !ui.page_structure.is_empty() {
-            semantic_text.push(ui.page_structure.clone());
-        }
-        let query = Query::words_only(&semantic_text.join(" "));
-        let title_query = title.map(Query::words_only);
+        let screen = ScreenKey::of(title, &ui);
 
         let (scored, best) = {
             let state = self.state.read();
@@ -470,55 +524,18 @@ impl Atlas {
                 .pages()
                 .iter()
                 .map(|page| {
-                    let semantic = state
-                        .text
-                        .page_doc(&req.app_id, &page.page_id)
-                        .map(|d| state.text.screen_similarity(d, &query) as f64)
-                        .unwrap_or(0.0);
-                    let title_score = match (title, &title_query) {
-                        (Some(t), _) if t.eq_ignore_ascii_case(page.page_name.trim()) => Some(1.0),
-                        (Some(_), Some(q)) => state
-                            .text
-                            .page_doc(&req.app_id, &page.page_id)
-                            .map(|d| 0.8 * state.text.screen_similarity(d, q) as f64),
-                        _ => None,
-                    };
-                    let usual = usual_widgets(page);
-                    let page_features = ui_features(&usual);
-                    let same_rendering = one_rendering(&features, &page_features);
-                    let structure = (!features.is_empty() && !usual.is_empty()).then(|| {
-                        if same_rendering {
-                            jaccard(&features, &page_features)
-                        } else {
-                            jaccard(&labels, &label_lines(&usual))
-                        }
+                    let doc = state.text.page_doc(&req.app_id, &page.page_id);
+                    let (score, same_rendering) = screen.score(page, |q| {
+                        doc.map(|d| state.text.screen_similarity(d, q) as f64)
                     });
-                    let score = match (title_score, structure) {
-                        // An exact title is decisive unless the structure flatly disagrees.
-                        (Some(t), Some(s)) if t >= 1.0 => 0.85 + 0.15 * s,
-                        (Some(t), Some(s)) => 0.5 * t + 0.4 * s + 0.1 * semantic,
-                        (Some(t), None) => {
-                            if t >= 1.0 {
-                                0.95
-                            } else {
-                                0.8 * t + 0.2 * semantic
-                            }
-                        }
-                        (None, Some(s)) if !same_rendering => s + OTHER_RENDERING_LOSS,
-                        (None, Some(s)) => 0.85 * s + 0.15 * semantic,
-                        (None, None) => 0.7 * semantic,
-                    };
-                    (
-                        score,
-                        page.page_id.clone(),
-                        page.page_name.clone(),
-                        same_rendering,
-                    )
+                    let (id, name) = (page.page_id.clone(), page.page_name.clone());
+                    (score, id, name, same_rendering)
                 })
                 .collect();
             scored.sort_by(|a, b| b.0.partial_cmp(&a.0).unwrap_or(std::cmp::Ordering::Equal));
             // A screen in another rendering that was taken for a page before is that page again.
-            let fingerprint = (!ui.widgets.is_empty()).then(|| features_fingerprint(&features));
+            let fingerprint =
+                (!ui.widgets.is_empty()).then(|| features_fingerprint(&screen.features));
             let remembered = fingerprint.and_then(|fingerprint| {
                 let page = app
                     .pages()
