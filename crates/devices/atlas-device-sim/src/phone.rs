@@ -242,6 +242,20 @@ impl Phone {
     /// One command of the phone's (none of them reads what a pipe feeds it; the shell's text
     /// filters do).
     fn phone_command(&mut self, words: &[&str]) -> Output {
+        match words.first().copied() {
+            Some("wm" | "dumpsys" | "getprop" | "ps" | "settings" | "ime" | "logcat") => {
+                self.system_command(words)
+            }
+            Some("stop" | "start" | "reboot") => self.system_command(words),
+            Some("cat" | "rm" | "mkdir" | "screencap" | "ls" | "cp") => self.file_command(words),
+            Some("input") => self.input_command(words),
+            Some("pm" | "am" | "monkey") => self.app_command(words),
+            _ => self.shell_builtin(words),
+        }
+    }
+
+    /// What the system says of itself: the window, the display, services, properties, settings, input methods, the log.
+    fn system_command(&mut self, words: &[&str]) -> Output {
         match words {
             ["wm", "size", ..] => {
                 let (w, h) = self.screen_size();
@@ -265,13 +279,6 @@ impl Phone {
             ["dumpsys", "power", ..] => Output::ok(DUMPSYS_POWER),
             ["dumpsys", "battery", ..] => Output::ok(DUMPSYS_BATTERY),
             ["dumpsys", service, ..] => Output::ok(format!("Can't find service: {service}\n")),
-            ["pm", "path", package] => {
-                if self.installed().contains(package) {
-                    Output::ok(format!("package:/data/app/{package}-1/base.apk\n"))
-                } else {
-                    Output::fail(1, "")
-                }
-            }
             ["ps", ..] => Output::ok(format!(
                 "USER           PID  PPID     VSZ    RSS WCHAN            ADDR S NAME\nroot             1     0   12345   1234 0                   0 S init\nu0_a123       {APP_PID}   321 1234567 123456 0                  0 S {}\n",
                 self.app.package
@@ -280,18 +287,58 @@ impl Phone {
             ["stop" | "start" | "reboot", ..] => {
                 Output::fail(1, format!("{}: must be root\n", words[0]))
             }
-            ["uiautomator", "dump", rest @ ..] => self.dump(rest),
-            ["atlas-sim", "screen"] => Output::ok(format!("{}\n", self.current)),
-            ["atlas-sim", "has", screen] => match self.app.screens.contains_key(*screen) {
-                true => Output::ok(""),
-                false => Output::fail(1, format!("atlas-sim: no screen {screen}\n")),
-            },
-            ["atlas-sim", "reset", start @ ..] if start.len() <= 1 => {
-                match self.reset(start.first().copied()) {
-                    Ok(()) => Output::ok(""),
-                    Err(e) => Output::fail(1, format!("atlas-sim: {e}\n")),
-                }
+            ["getprop"] => Output::ok(
+                PROPERTIES
+                    .iter()
+                    .map(|(name, value)| format!("[{name}]: [{value}]\n"))
+                    .collect::<String>(),
+            ),
+            ["getprop", name, ..] => Output::ok(format!("{}\n", property(name))),
+            ["ime", "list", ..] => Output::ok(format!("{ADB_KEYBOARD}\n{LATIN_IME}\n")),
+            ["ime", "set", ime] => {
+                self.ime = ime.to_string();
+                Output::ok(format!("Input method {ime} selected for user #0\n"))
             }
+            ["settings", "get", namespace, key] => Output::ok(format!(
+                "{}\n",
+                match (*namespace, *key) {
+                    ("secure", "default_input_method") => self.ime.clone(),
+                    _ => self
+                        .settings
+                        .get(&(namespace.to_string(), key.to_string()))
+                        .cloned()
+                        .unwrap_or_else(|| "null".into()),
+                }
+            )),
+            ["settings", "put", namespace, key, value @ ..] => {
+                let value = value.join(" ");
+                if (*namespace, *key) == ("secure", "default_input_method") {
+                    self.ime = value;
+                } else {
+                    self.settings
+                        .insert((namespace.to_string(), key.to_string()), value);
+                }
+                Output::ok("")
+            }
+            ["logcat", args @ ..] => {
+                // A phone's log is the app's business; what the simulator has is its start. A
+                // log without `-d` would stream forever: it ends at once here.
+                if args.contains(&"-c") {
+                    return Output::ok("");
+                }
+                Output::ok(format!(
+                    "--------- beginning of main\n01-01 00:00:00.000  1000  1000 I atlas_sim: {} started\n",
+                    self.app.package
+                ))
+            }
+
+            _ => not_found(words),
+        }
+    }
+
+    /// The phone's files: read, removed, made, listed, copied, and screenshots written to them.
+    fn file_command(&mut self, words: &[&str]) -> Output {
+        match words {
             ["cat", paths @ ..] if !paths.is_empty() => {
                 let mut out = Output::default();
                 for path in paths {
@@ -372,27 +419,14 @@ impl Phone {
                         .collect::<String>(),
                 )
             }
-            ["true"] => Output::ok(""),
-            ["false"] => Output::fail(1, ""),
-            ["exit", code @ ..] => Output {
-                code: code.first().and_then(|c| c.parse().ok()).unwrap_or(0),
-                ..Output::default()
-            },
-            ["echo", "-n", text @ ..] => Output::ok(text.join(" ")),
-            ["echo", text @ ..] => Output::ok(format!("{}\n", text.join(" "))),
             ["cp", args @ ..] => self.copy(args),
-            ["getprop"] => Output::ok(
-                PROPERTIES
-                    .iter()
-                    .map(|(name, value)| format!("[{name}]: [{value}]\n"))
-                    .collect::<String>(),
-            ),
-            ["getprop", name, ..] => Output::ok(format!("{}\n", property(name))),
-            ["ime", "list", ..] => Output::ok(format!("{ADB_KEYBOARD}\n{LATIN_IME}\n")),
-            ["ime", "set", ime] => {
-                self.ime = ime.to_string();
-                Output::ok(format!("Input method {ime} selected for user #0\n"))
-            }
+            _ => not_found(words),
+        }
+    }
+
+    /// `input`: taps, swipes, keys and text, from any input source.
+    fn input_command(&mut self, words: &[&str]) -> Output {
+        match words {
             // `input [SOURCE] COMMAND …`: the source (touchscreen, keyboard…) changes nothing here.
             ["input", source, rest @ ..] if INPUT_SOURCES.contains(source) => {
                 let mut words = vec!["input"];
@@ -435,48 +469,54 @@ impl Phone {
                 self.type_text(&text);
                 Output::ok("")
             }
+            _ => not_found(words),
+        }
+    }
+
+    /// Apps: installed packages, started, stopped, and broadcasts to them.
+    fn app_command(&mut self, words: &[&str]) -> Output {
+        match words {
+            ["pm", "path", package] => {
+                if self.installed().contains(package) {
+                    Output::ok(format!("package:/data/app/{package}-1/base.apk\n"))
+                } else {
+                    Output::fail(1, "")
+                }
+            }
             ["monkey", "-p", package, ..] => self.launch(package),
             ["am", "start" | "start-activity", args @ ..] => self.start_activity(args),
             ["am", "force-stop" | "kill", package, ..] => self.force_stop(package),
             ["am", "broadcast", "-a", action, rest @ ..] => self.broadcast(action, rest),
             ["pm", "list", "packages", args @ ..] => self.list_packages(args),
-            ["settings", "get", namespace, key] => Output::ok(format!(
-                "{}\n",
-                match (*namespace, *key) {
-                    ("secure", "default_input_method") => self.ime.clone(),
-                    _ => self
-                        .settings
-                        .get(&(namespace.to_string(), key.to_string()))
-                        .cloned()
-                        .unwrap_or_else(|| "null".into()),
+            _ => not_found(words),
+        }
+    }
+
+    /// The shell's own words, Atlas's `atlas-sim` and `uiautomator`; anything else is not found.
+    fn shell_builtin(&mut self, words: &[&str]) -> Output {
+        match words {
+            ["uiautomator", "dump", rest @ ..] => self.dump(rest),
+            ["atlas-sim", "screen"] => Output::ok(format!("{}\n", self.current)),
+            ["atlas-sim", "has", screen] => match self.app.screens.contains_key(*screen) {
+                true => Output::ok(""),
+                false => Output::fail(1, format!("atlas-sim: no screen {screen}\n")),
+            },
+            ["atlas-sim", "reset", start @ ..] if start.len() <= 1 => {
+                match self.reset(start.first().copied()) {
+                    Ok(()) => Output::ok(""),
+                    Err(e) => Output::fail(1, format!("atlas-sim: {e}\n")),
                 }
-            )),
-            ["settings", "put", namespace, key, value @ ..] => {
-                let value = value.join(" ");
-                if (*namespace, *key) == ("secure", "default_input_method") {
-                    self.ime = value;
-                } else {
-                    self.settings
-                        .insert((namespace.to_string(), key.to_string()), value);
-                }
-                Output::ok("")
             }
-            ["logcat", args @ ..] => {
-                // A phone's log is the app's business; what the simulator has is its start. A
-                // log without `-d` would stream forever: it ends at once here.
-                if args.contains(&"-c") {
-                    return Output::ok("");
-                }
-                Output::ok(format!(
-                    "--------- beginning of main\n01-01 00:00:00.000  1000  1000 I atlas_sim: {} started\n",
-                    self.app.package
-                ))
-            }
-            [name, ..] => Output::fail(
-                127,
-                format!("/system/bin/sh: {name}: inaccessible or not found\n"),
-            ),
+            ["true"] => Output::ok(""),
+            ["false"] => Output::fail(1, ""),
+            ["exit", code @ ..] => Output {
+                code: code.first().and_then(|c| c.parse().ok()).unwrap_or(0),
+                ..Output::default()
+            },
+            ["echo", "-n", text @ ..] => Output::ok(text.join(" ")),
+            ["echo", text @ ..] => Output::ok(format!("{}\n", text.join(" "))),
             [] => Output::ok(""),
+            _ => not_found(words),
         }
     }
 
@@ -1033,6 +1073,17 @@ fn property(name: &str) -> &'static str {
         .iter()
         .find(|(n, _)| *n == name)
         .map_or("", |(_, v)| v)
+}
+
+/// What the shell answers for a command it has not got (or with arguments it does not take).
+fn not_found(words: &[&str]) -> Output {
+    Output::fail(
+        127,
+        format!(
+            "/system/bin/sh: {}: inaccessible or not found\n",
+            words.first().copied().unwrap_or_default()
+        ),
+    )
 }
 
 fn usage(what: &str) -> Output {
