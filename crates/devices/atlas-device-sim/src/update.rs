@@ -92,6 +92,18 @@ impl Update {
         self.passes.get(screen).copied()
     }
 
+    /// How many changes of each kind, in a line: `dialog_inserted 2, text_renamed 1`.
+    pub fn summary(&self) -> String {
+        self.changes
+            .iter()
+            .map(|(change, n)| {
+                let name = serde_json::to_value(change).unwrap_or_default();
+                format!("{} {n}", name.as_str().unwrap_or_default())
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
     /// The screens the update added, in name order.
     pub fn added_screens(&self) -> Vec<String> {
         let mut added: Vec<String> = self.passes.keys().cloned().collect();

@@ -228,15 +228,9 @@ pub fn run_task(
         }),
         skip_waits: true,
     };
-    let planner: Option<Box<dyn Model>> = match (planning, &graph) {
-        (_, None) | (Planning::Off, _) => None,
-        (Planning::Ideal, Some(_)) => Some(Box::new(crate::planner::IdealPlanner {
-            phone: phone.clone(),
-            app: app.clone(),
-            task: task.clone(),
-            progress: progress.clone(),
-        })),
-        (Planning::Model(config), Some(_)) => Some(Box::new(config.clone())),
+    let planner = match graph {
+        Some(_) => planner_of(planning, &phone, app, task, &progress),
+        None => None,
     };
     let config = AgentConfig {
         model: Box::new(IdealModel {
@@ -292,10 +286,63 @@ pub fn run_task(
     let no_offer = fast_path.map_or_else(Vec::new, |threshold| {
         no_offers(&report, &truths, (w, h), threshold)
     });
-    let trail = report
+    Ok(TaskRun {
+        app: app_name.to_string(),
+        task: task.name.clone(),
+        condition: condition.to_string(),
+        succeeded,
+        steps: report.steps.len(),
+        model_calls: report.model_calls,
+        fast_path_steps: chosen_by(&report, Chooser::Graph),
+        wrong_fast_path_steps: wrong.len(),
+        plan_calls: report.plan_calls,
+        plan_steps: chosen_by(&report, Chooser::Plan),
+        wrong_plan_steps: wrong_planned.len(),
+        wrong: wrong.into_iter().chain(wrong_planned).collect(),
+        answers,
+        no_offer,
+        trail: trail(&report, &screens),
+        offers,
+        agent_ms_per_step: per_step(&report, |s| s.agent_ms),
+        graph_ms_per_step: per_step(&report, |s| s.graph_ms),
+        agent_ms: report
+            .steps
+            .iter()
+            .map(|s| (s.agent_ms * 1000.0).round() / 1000.0)
+            .collect(),
+        ending: report.ending,
+        update: None,
+        run: 0,
+    })
+}
+
+/// Who plans over the graph's map in a run with the graph.
+fn planner_of(
+    planning: &Planning,
+    phone: &Arc<Mutex<Phone>>,
+    app: &RecordedApp,
+    task: &GroundTruth,
+    progress: &Arc<Mutex<IdealProgress>>,
+) -> Option<Box<dyn Model>> {
+    match planning {
+        Planning::Off => None,
+        Planning::Ideal => Some(Box::new(crate::planner::IdealPlanner {
+            phone: phone.clone(),
+            app: app.clone(),
+            task: task.clone(),
+            progress: progress.clone(),
+        })),
+        Planning::Model(config) => Some(Box::new(config.clone())),
+    }
+}
+
+/// Each step of a run: the recorded screen it started on, who chose the action, the action, and
+/// the page the graph took the screen for.
+fn trail(report: &RunReport, screens: &[String]) -> Vec<String> {
+    report
         .steps
         .iter()
-        .zip(&screens)
+        .zip(screens)
         .map(|(step, screen)| {
             format!(
                 "{} {:?} {} page {}",
@@ -310,45 +357,17 @@ pub fn run_task(
                 ))
             )
         })
-        .collect();
-    Ok(TaskRun {
-        app: app_name.to_string(),
-        task: task.name.clone(),
-        condition: condition.to_string(),
-        succeeded,
-        steps: report.steps.len(),
-        model_calls: report.model_calls,
-        fast_path_steps: report
-            .steps
-            .iter()
-            .filter(|s| s.chosen_by == Chooser::Graph)
-            .count(),
-        wrong_fast_path_steps: wrong.len(),
-        plan_calls: report.plan_calls,
-        plan_steps: report
-            .steps
-            .iter()
-            .filter(|s| s.chosen_by == Chooser::Plan)
-            .count(),
-        wrong_plan_steps: wrong_planned.len(),
-        wrong: wrong.into_iter().chain(wrong_planned).collect(),
-        answers,
-        no_offer,
-        trail,
-        offers,
-        agent_ms_per_step: report.steps.iter().map(|s| s.agent_ms).sum::<f64>()
-            / report.steps.len().max(1) as f64,
-        graph_ms_per_step: report.steps.iter().map(|s| s.graph_ms).sum::<f64>()
-            / report.steps.len().max(1) as f64,
-        agent_ms: report
-            .steps
-            .iter()
-            .map(|s| (s.agent_ms * 1000.0).round() / 1000.0)
-            .collect(),
-        ending: report.ending,
-        update: None,
-        run: 0,
-    })
+        .collect()
+}
+
+/// The steps `by` chose.
+fn chosen_by(report: &RunReport, by: Chooser) -> usize {
+    report.steps.iter().filter(|s| s.chosen_by == by).count()
+}
+
+/// The mean of `f` over the run's steps (0 for none).
+fn per_step(report: &RunReport, f: impl Fn(&atlas_agent::phone::StepReport) -> f64) -> f64 {
+    report.steps.iter().map(f).sum::<f64>() / report.steps.len().max(1) as f64
 }
 
 /// Whether `action` does what the ground truth does on a screen.
@@ -754,34 +773,12 @@ pub fn evaluate_app(
     // Then the app is updated, and its tasks rerun on the same graph: the model alone on the new
     // version first (what an update costs without the graph), then the fleet.
     if let Some(seed) = update_seed {
-        let steps: Vec<(String, atlas_device_sim::app::Trigger)> = truths
-            .iter()
-            .flat_map(|t| t.steps.iter())
-            .filter_map(|(screens, truth)| match truth {
-                Truth::Tap(b) => Some((
-                    screens.first()?.clone(),
-                    atlas_device_sim::app::Trigger::Tap(*b),
-                )),
-                _ => None,
-            })
-            .collect();
-        let (next, update) = atlas_device_sim::update::update(&recorded, seed, &steps)?;
+        let (next, update) = updated_app(&recorded, &truths, seed)?;
         progress.note(&format!(
             "{} updated to {}: {}",
             app.name,
             update.version.name,
-            update
-                .changes
-                .iter()
-                .map(|(c, n)| format!(
-                    "{} {n}",
-                    serde_json::to_value(c)
-                        .unwrap_or_default()
-                        .as_str()
-                        .unwrap_or_default()
-                ))
-                .collect::<Vec<_>>()
-                .join(", ")
+            update.summary()
         ));
         let update = Arc::new(update);
         let updated = (&next, Some(&update));
@@ -834,6 +831,26 @@ pub fn evaluate_app(
         progress.advance(1);
     }
     Ok((runs, skipped))
+}
+
+/// The app's next release, seeded: its changes land on the steps the tasks take.
+fn updated_app(
+    recorded: &RecordedApp,
+    truths: &[GroundTruth],
+    seed: u64,
+) -> Result<(RecordedApp, Update), String> {
+    let steps: Vec<(String, atlas_device_sim::app::Trigger)> = truths
+        .iter()
+        .flat_map(|t| t.steps.iter())
+        .filter_map(|(screens, truth)| match truth {
+            Truth::Tap(b) => Some((
+                screens.first()?.clone(),
+                atlas_device_sim::app::Trigger::Tap(*b),
+            )),
+            _ => None,
+        })
+        .collect();
+    atlas_device_sim::update::update(recorded, seed, &steps)
 }
 
 /// One run of a fleet's on `graph` (session `{pass}-{task}`, `u{pass}-{task}` on the updated
