@@ -11,6 +11,7 @@
 //! users never run.
 
 mod embedders;
+mod serve;
 #[cfg(feature = "testing")]
 pub mod testing;
 
@@ -27,6 +28,7 @@ use atlas_text::{Embedder, HashEmbedder};
 
 pub use atlas_store_pg::PgOptions;
 pub use embedders::{EmbedConfig, EmbedderKind, graph_embedder, kb_embedder};
+pub use serve::{Serve, ServeFuture, Served};
 
 /// Where the graph is stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -174,6 +176,7 @@ impl Config {
 }
 
 /// The services of one process, opened.
+#[derive(Clone)]
 pub struct Services {
     /// The GUI graph.
     pub atlas: Arc<Atlas>,

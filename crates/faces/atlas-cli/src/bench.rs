@@ -238,7 +238,7 @@ async fn ingest(
         config.clients,
         config.duration.as_secs()
     ));
-    let r = ingest::run(&config, scratch.path()).await?;
+    let r = ingest::run(&config, scratch.path(), &atlas_server::Loopback).await?;
     shown.pause();
     println!(
         "report_transition {:>9.0}/s durable over HTTP ({} clients, {} acknowledged, {} errors, p50 {:.0} µs, p99 {:.0} µs, verified {})",
@@ -495,7 +495,9 @@ async fn viewer(
     let dir = tempfile::Builder::new()
         .prefix("atlas-bench-viewer-")
         .tempdir_in(scratch.path())?;
-    if let Some(r) = atlas_bench::viewer::run(dir.path(), pages, &args.python).await? {
+    if let Some(r) =
+        atlas_bench::viewer::run(dir.path(), pages, &args.python, &atlas_server::Loopback).await?
+    {
         let line = |name: &str, d: &atlas_bench::viewer::Drawing| {
             let first = if d.first_render_ms > 0 {
                 format!("first render {:>5} ms, ", d.first_render_ms)
@@ -546,7 +548,8 @@ async fn postgres(
                 })),
                 startup_transitions: if args.quick { 20_000 } else { 1_000_000 },
             };
-            let r = atlas_bench::replicas::run(&config, scratch.path()).await?;
+            let r = atlas_bench::replicas::run(&config, scratch.path(), &atlas_server::Loopback)
+                .await?;
             shown.pause();
             let line = |t: &atlas_bench::replicas::Throughput, name: &str| {
                 println!(
@@ -654,9 +657,13 @@ async fn fleet(
     let mut one_phone: Option<(f64, Vec<bool>)> = None;
     for n in sizes {
         let data = scratch.path().join(format!("fleet-{n}"));
-        let (base, stop, task) =
-            crate::test::serve_graph(&data, "127.0.0.1:0", atlas_config::EmbedConfig::default())
-                .await?;
+        let served = crate::test::GraphServer::start(
+            &data,
+            "127.0.0.1:0",
+            atlas_config::EmbedConfig::default(),
+        )
+        .await?;
+        let base = served.base_url();
         let runs = {
             let (suite, apps, model_url, base) =
                 (suite.clone(), apps.clone(), model_url.clone(), base.clone());
@@ -706,8 +713,7 @@ async fn fleet(
             })
             .await??
         };
-        let _ = stop.send(());
-        task.await??;
+        served.stop().await?;
         let first = &runs[0];
         let passed: Vec<bool> = first
             .tests

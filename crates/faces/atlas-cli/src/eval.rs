@@ -170,6 +170,7 @@ pub(crate) async fn run(what: EvalCommand) -> Result<ExitCode> {
                 url,
                 token,
                 embed: embed.config(),
+                server: std::sync::Arc::new(atlas_server::Loopback),
             };
             eval_droidtask(dir, target, json, apps, fitting, fit_out).await
         }
@@ -197,6 +198,7 @@ pub(crate) async fn run(what: EvalCommand) -> Result<ExitCode> {
                 url,
                 token,
                 embed: embed.config(),
+                server: std::sync::Arc::new(atlas_server::Loopback),
             };
             let options = atlas_eval::agent::AgentOptions {
                 fast_path,

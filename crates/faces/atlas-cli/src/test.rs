@@ -119,9 +119,10 @@ async fn run_suite(args: TestRunArgs) -> Result<ExitCode> {
     let (base, token, served) = match (&options.atlas, &args.data) {
         (Some(url), _) => (Some(url.clone()), options.atlas_token.clone(), None),
         (None, Some(data)) => {
-            let served = serve_graph(data, &args.addr, args.embed.config()).await?;
-            eprintln!("graph served on {} (the viewer: {}/)", served.0, served.0);
-            (Some(served.0.clone()), None, Some(served))
+            let served = GraphServer::start(data, &args.addr, args.embed.config()).await?;
+            let base = served.base_url();
+            eprintln!("graph served on {base} (the viewer: {base}/)");
+            (Some(base), None, Some(served))
         }
         (None, None) => (None, None, None),
     };
@@ -173,9 +174,8 @@ async fn run_suite(args: TestRunArgs) -> Result<ExitCode> {
         anyhow::Ok(report)
     })
     .await??;
-    if let Some((_, stop, task)) = served {
-        let _ = stop.send(());
-        task.await??;
+    if let Some(served) = served {
+        served.stop().await?;
     }
     for (path, text) in [
         (&json, serde_json::to_string_pretty(&report.json())?),
@@ -195,45 +195,38 @@ async fn run_suite(args: TestRunArgs) -> Result<ExitCode> {
     })
 }
 
-pub(crate) type Served = (
-    String,
-    tokio::sync::oneshot::Sender<()>,
-    tokio::task::JoinHandle<std::io::Result<()>>,
-);
+/// A data folder's graph served here: the server, and the services to close after it.
+pub(crate) struct GraphServer {
+    served: atlas_config::Served,
+    services: atlas_config::Services,
+}
 
-/// The data folder's graph served on `addr` (the API the agents use, and the viewer).
-pub(crate) async fn serve_graph(
-    data: &std::path::Path,
-    addr: &str,
-    embed: atlas_config::EmbedConfig,
-) -> Result<Served> {
-    let listener = tokio::net::TcpListener::bind(addr)
-        .await
-        .with_context(|| format!("cannot listen on {addr}"))?;
-    let base = format!("http://{}", listener.local_addr()?);
-    let config = atlas_config::Config {
-        embed,
-        ..atlas_config::Config::folder(data)
-    };
-    let services = atlas_config::open(&config).await?;
-    let state = atlas_server::AppState::local(
-        services.atlas.clone(),
-        services.tools.clone(),
-        services.kb.clone(),
-        services.biz.clone(),
-    );
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let task = tokio::spawn(async move {
-        let served = atlas_server::serve(listener, state, async {
-            let _ = stopped.await;
-        })
-        .await;
-        if let Err(e) = services.close() {
-            tracing::warn!("closing the data folder: {e}");
-        }
-        served
-    });
-    Ok((base, stop, task))
+impl GraphServer {
+    /// The data folder's graph served on `addr` (the API the agents use, and the viewer).
+    pub(crate) async fn start(
+        data: &std::path::Path,
+        addr: &str,
+        embed: atlas_config::EmbedConfig,
+    ) -> Result<GraphServer> {
+        let config = atlas_config::Config {
+            embed,
+            ..atlas_config::Config::folder(data)
+        };
+        let services = atlas_config::open(&config).await?;
+        let served = atlas_config::Serve::serve(&atlas_server::Loopback, &services, addr).await?;
+        Ok(GraphServer { served, services })
+    }
+
+    /// `http://ADDR`.
+    pub(crate) fn base_url(&self) -> String {
+        self.served.base_url()
+    }
+
+    /// Stops serving, then makes what was acknowledged durable.
+    pub(crate) async fn stop(self) -> Result<()> {
+        self.served.stop().await?;
+        self.services.close()
+    }
 }
 
 /// Progress on a terminal: a bar of tests, with what each phone is doing; on anything else, a

@@ -13,6 +13,7 @@ mod chat;
 mod dify;
 mod guard;
 mod listen;
+mod loopback;
 mod mcp;
 mod openapi;
 mod viewer;
@@ -21,6 +22,7 @@ use std::sync::Arc;
 
 pub use guard::Access;
 pub use listen::{HEADER_TIMEOUT, Limits, bind, serve_within};
+pub use loopback::Loopback;
 
 use atlas_model::AtlasError;
 use atlas_registry::{ToolContext, ToolRegistry};

@@ -128,7 +128,11 @@ pub(crate) fn total_reports(atlas: &Atlas, app_id: &str) -> u64 {
 }
 
 /// Runs the benchmark in `scratch`: HTTP clients, then in process, then SQLite and `/healthz` with the same load.
-pub async fn run(config: &IngestConfig, scratch: &Path) -> Result<IngestReport> {
+pub async fn run(
+    config: &IngestConfig,
+    scratch: &Path,
+    server: &dyn atlas_config::Serve,
+) -> Result<IngestReport> {
     let app_id = "bench.ingest";
     let generated = synthetic_app(
         app_id,
@@ -147,8 +151,8 @@ pub async fn run(config: &IngestConfig, scratch: &Path) -> Result<IngestReport> 
     atlas.checkpoint()?;
     let before = total_reports(&atlas, app_id);
 
-    let server = crate::serve(&services).await?;
-    let addr = server.addr;
+    let served = server.serve(&services, "127.0.0.1:0").await?;
+    let addr = served.addr;
 
     let clients = config.clients.max(1);
     let duration = config.duration;
@@ -171,7 +175,7 @@ pub async fn run(config: &IngestConfig, scratch: &Path) -> Result<IngestReport> 
         }
     })
     .await??;
-    server.stop().await;
+    served.stop().await?;
 
     let in_memory = total_reports(&atlas, app_id) == before + acknowledged;
     let (in_process_count, in_process_seconds) =

@@ -47,41 +47,6 @@ pub fn reopen_folder(
     }
 }
 
-/// A server `serve` started: where it listens, and how to stop it.
-pub struct Serving {
-    /// Its loopback address.
-    pub addr: std::net::SocketAddr,
-    stop: tokio::sync::oneshot::Sender<()>,
-    task: tokio::task::JoinHandle<std::io::Result<()>>,
-}
-
-impl Serving {
-    /// Stops the server and waits until it has let go of the services (its last connection
-    /// closed), so the data folder can be opened again; at most ten seconds.
-    pub async fn stop(self) {
-        let _ = self.stop.send(());
-        let _ = tokio::time::timeout(std::time::Duration::from_secs(10), self.task).await;
-    }
-}
-
-/// Serves `services` on a loopback port, as `atlas serve` does, until [`Serving::stop`] (or
-/// until the `Serving` is dropped, without waiting).
-pub async fn serve(services: &atlas_config::Services) -> anyhow::Result<Serving> {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let addr = listener.local_addr()?;
-    let state = atlas_server::AppState::local(
-        services.atlas.clone(),
-        services.tools.clone(),
-        services.kb.clone(),
-        services.biz.clone(),
-    );
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let task = tokio::spawn(atlas_server::serve(listener, state, async {
-        let _ = stopped.await;
-    }));
-    Ok(Serving { addr, stop, task })
-}
-
 /// Latency percentiles in microseconds.
 #[derive(Debug, Clone, Copy, Serialize, serde::Deserialize)]
 pub struct Percentiles {

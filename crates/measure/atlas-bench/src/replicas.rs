@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
-use atlas_config::{Config, Services, StoreAddress};
+use atlas_config::{Config, Serve, Services, StoreAddress};
 use serde::Serialize;
 
 use crate::Percentiles;
@@ -88,13 +88,14 @@ fn total_reports(services: &Services, app_id: &str) -> u64 {
 
 /// `clients` reporting through `replicas` for the configured time.
 async fn throughput(
+    server: &dyn Serve,
     replicas: &[Services],
     config: &ReplicaConfig,
     reports: &Arc<Vec<crate::ingest::Report>>,
 ) -> Result<Throughput> {
     let mut servers = Vec::new();
     for services in replicas {
-        servers.push(crate::serve(services).await?);
+        servers.push(server.serve(services, "127.0.0.1:0").await?);
     }
     let addrs: Vec<_> = servers.iter().map(|s| s.addr).collect();
     let (clients, duration, reports) = (config.clients, config.duration, reports.clone());
@@ -103,7 +104,7 @@ async fn throughput(
     })
     .await??;
     for server in servers {
-        server.stop().await;
+        server.stop().await?;
     }
     Ok(Throughput {
         replicas: replicas.len(),
@@ -115,7 +116,11 @@ async fn throughput(
 }
 
 /// Runs the benchmark: the folder, one replica and three, each loaded by the same clients, then pgbench, following and start-up.
-pub async fn run(config: &ReplicaConfig, scratch: &Path) -> Result<ReplicaReport> {
+pub async fn run(
+    config: &ReplicaConfig,
+    scratch: &Path,
+    server: &dyn Serve,
+) -> Result<ReplicaReport> {
     let app_id = "bench.replicas";
     let generated = synthetic_app(
         app_id,
@@ -132,7 +137,8 @@ pub async fn run(config: &ReplicaConfig, scratch: &Path) -> Result<ReplicaReport
     // The folder store, the reference.
     let folder = atlas_config::open(&Config::folder(&scratch.join("folder"))).await?;
     folder.atlas.import_app(generated.data.clone()).await?;
-    let folder_throughput = throughput(std::slice::from_ref(&folder), config, &reports).await?;
+    let folder_throughput =
+        throughput(server, std::slice::from_ref(&folder), config, &reports).await?;
 
     // One database, three replicas.
     let scratch_db = ScratchDatabase::create(&config.url, &format!("atlas_bench_{run_id}"))?;
@@ -149,8 +155,8 @@ pub async fn run(config: &ReplicaConfig, scratch: &Path) -> Result<ReplicaReport
     for replica in &replicas[1..] {
         wait_until(|| total_reports(replica, app_id) == before && before > 0)?;
     }
-    let one = throughput(&replicas[..1], config, &reports).await?;
-    let three = throughput(&replicas, config, &reports).await?;
+    let one = throughput(server, &replicas[..1], config, &reports).await?;
+    let three = throughput(server, &replicas, config, &reports).await?;
     let expected = before + one.acknowledged + three.acknowledged;
     // Every replica converges to the database's count, which is exactly what was acknowledged
     // (no report failed, so none is unknown).

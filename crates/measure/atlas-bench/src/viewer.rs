@@ -69,6 +69,7 @@ pub async fn run(
     scratch: &Path,
     pages: usize,
     python: &str,
+    server: &dyn atlas_config::Serve,
 ) -> anyhow::Result<Option<ViewerReport>> {
     let has_selenium = tokio::process::Command::new(python)
         .args(["-c", "import selenium"])
@@ -90,8 +91,8 @@ pub async fn run(
         .atlas
         .import_app(synthetic_app("synthetic.app", AppShape::of_pages(pages), 1).data)
         .await?;
-    let demo_server = crate::serve(&demo).await?;
-    let large_server = crate::serve(&large).await?;
+    let demo_server = server.serve(&demo, "127.0.0.1:0").await?;
+    let large_server = server.serve(&large, "127.0.0.1:0").await?;
     let (demo_addr, large_addr) = (demo_server.addr, large_server.addr);
     let script = scratch.join("viewer_page.py");
     std::fs::write(&script, SCRIPT)?;
@@ -102,6 +103,8 @@ pub async fn run(
         .env("ATLAS_BIG_PAGES", pages.to_string())
         .output()
         .await?;
+    demo_server.stop().await?;
+    large_server.stop().await?;
     let stdout = String::from_utf8_lossy(&output.stdout);
     if !output.status.success() {
         anyhow::bail!(

@@ -56,7 +56,9 @@ async fn ingest_benchmark_counts_only_what_is_durable() {
         clients: 4,
         duration: Duration::from_millis(700),
     };
-    let report = ingest::run(&config, scratch.path()).await.unwrap();
+    let report = ingest::run(&config, scratch.path(), &atlas_server::Loopback)
+        .await
+        .unwrap();
     assert!(report.acknowledged > 0);
     assert_eq!(report.errors, 0);
     assert!(
@@ -122,7 +124,7 @@ async fn postgres_benchmark_counts_every_report_once_on_every_replica() {
         duration: Duration::from_millis(500),
         startup_transitions: 2_000,
     };
-    let r = atlas_bench::replicas::run(&config, scratch.path())
+    let r = atlas_bench::replicas::run(&config, scratch.path(), &atlas_server::Loopback)
         .await
         .unwrap();
     assert!(r.verified, "{r:?}");

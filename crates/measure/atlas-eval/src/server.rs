@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use anyhow::Result;
 use atlas_agent::HttpCaller;
-use atlas_config::EmbedConfig;
+use atlas_config::{EmbedConfig, Serve, Served};
 use atlas_import::droidtask::App;
 use atlas_progress::Progress;
 use atlas_service::GroundingModel;
@@ -19,15 +19,12 @@ use crate::loao::{Fitting, LeaveOneAppOut};
 /// temporary folder, so the evaluation goes through HTTP exactly as an agent would.
 pub struct EvalServer {
     base: String,
-    running: Option<(
-        tokio::sync::oneshot::Sender<()>,
-        tokio::task::JoinHandle<std::io::Result<()>>,
-    )>,
+    running: Option<Served>,
     _scratch: tempfile::TempDir,
 }
 
 /// Where an evaluation's answers come from.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct Target {
     /// A running server; a fresh one on a temporary folder when `None`.
     pub url: Option<String>,
@@ -35,6 +32,8 @@ pub struct Target {
     pub token: Option<String>,
     /// The fresh server's embedder.
     pub embed: EmbedConfig,
+    /// What serves a fresh one (`atlas_server::Loopback`: the server is a face, above this crate).
+    pub server: Arc<dyn Serve>,
 }
 
 impl EvalServer {
@@ -61,21 +60,10 @@ impl EvalServer {
         if let Some(model) = grounding {
             services.atlas.use_grounding_model(model)?;
         }
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-        let base = format!("http://{}", listener.local_addr()?);
-        let state = atlas_server::AppState::local(
-            services.atlas,
-            services.tools,
-            services.kb,
-            services.biz,
-        );
-        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let task = tokio::spawn(atlas_server::serve(listener, state, async {
-            let _ = stopped.await;
-        }));
+        let served = target.server.serve(&services, "127.0.0.1:0").await?;
         Ok(EvalServer {
-            base,
-            running: Some((stop, task)),
+            base: served.base_url(),
+            running: Some(served),
             _scratch: scratch,
         })
     }
@@ -101,9 +89,8 @@ impl EvalServer {
     }
 
     async fn stop(self) -> Result<()> {
-        if let Some((stop, task)) = self.running {
-            let _ = stop.send(());
-            task.await??;
+        if let Some(served) = self.running {
+            served.stop().await?;
         }
         Ok(())
     }
@@ -169,6 +156,7 @@ pub async fn agent(
         url: None,
         token: None,
         embed: target.embed.clone(),
+        server: target.server.clone(),
     };
     let every_app = droidtask_apps(&dir, &[])?;
     let all_apps = every_app.clone();
