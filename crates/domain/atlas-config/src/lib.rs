@@ -28,7 +28,7 @@ use atlas_text::{Embedder, HashEmbedder};
 
 pub use atlas_store_pg::PgOptions;
 pub use embedders::{EmbedConfig, EmbedderKind, graph_embedder, kb_embedder};
-pub use serve::{Serve, ServeFuture, Served};
+pub use serve::{Serve, ServeFuture, Served, open_and_serve};
 
 /// Where the graph is stored.
 #[derive(Debug, Clone, PartialEq, Eq)]

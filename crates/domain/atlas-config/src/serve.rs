@@ -9,7 +9,7 @@ use std::pin::Pin;
 
 use anyhow::Result;
 
-use crate::Services;
+use crate::{Config, Services};
 
 /// A future of the seam's, boxed so the trait can be a trait object.
 pub type ServeFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T>> + Send + 'a>>;
@@ -51,4 +51,17 @@ impl Served {
     pub async fn stop(self) -> Result<()> {
         (self.stop)().await
     }
+}
+
+/// Opens `config`'s services and serves them on `addr` with `server`; stopping it stops the
+/// server, then closes the services (what was acknowledged made durable).
+pub async fn open_and_serve(config: &Config, server: &dyn Serve, addr: &str) -> Result<Served> {
+    let services = crate::open(config).await?;
+    let served = server.serve(&services, addr).await?;
+    Ok(Served::new(served.addr, move || {
+        Box::pin(async move {
+            served.stop().await?;
+            services.close()
+        })
+    }))
 }

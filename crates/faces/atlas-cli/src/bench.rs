@@ -595,7 +595,8 @@ async fn postgres(
     Ok(())
 }
 
-/// A fleet of simulated phones on one suite: each size runs the suite twice on a fresh graph.
+/// A fleet of simulated phones on one suite ([`atlas_bench::fleet`]): each size runs the suite on
+/// a fresh graph, then again.
 async fn fleet(
     args: &BenchArgs,
     scratch: &tempfile::TempDir,
@@ -609,179 +610,38 @@ async fn fleet(
         shown.note("bench fleet: skipped (no --droidtask)");
         return Ok(());
     };
-    let suite = atlas_eval::ideal_server::droidtask_suite(droidtask, "fleet")
-        .map_err(|e| anyhow::anyhow!(e))?;
-    let mut suite = atlas_testrun::Suite::parse(&serde_yaml::to_string(&suite)?, droidtask)
-        .map_err(|e| anyhow::anyhow!(e))?;
-    if args.quick {
-        suite.tests.truncate(12);
-    }
-    let sizes: Vec<usize> = if args.quick {
-        vec![1, 2]
-    } else {
-        args.phones.iter().copied().filter(|n| *n > 0).collect()
+    let config = atlas_bench::fleet::FleetConfig {
+        droidtask: droidtask.clone(),
+        tests: args.quick.then_some(12),
+        phones: if args.quick {
+            vec![1, 2]
+        } else {
+            args.phones.clone()
+        },
+        delay: Duration::from_millis(args.delay_ms),
+        reruns: usize::from(args.reruns),
+        update: args.update,
     };
-    let delay = Duration::from_millis(args.delay_ms);
-    let model = atlas_eval::ideal_server::IdealServer::read(droidtask, delay)
-        .map_err(|e| anyhow::anyhow!(e))?;
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let model_url = format!("http://{}/v1", listener.local_addr()?);
-    tokio::spawn(async move { axum::serve(listener, model.router()).await });
-    let apps =
-        Arc::new(atlas_testrun::phones::recordings(droidtask).map_err(|e| anyhow::anyhow!(e))?);
-    // With --update: the apps' seeded update, on phones and to the model alike, for a third run.
-    let updated = match args.update {
-        None => None,
-        Some(seed) => {
-            let model = atlas_eval::ideal_server::IdealServer::read(droidtask, delay)
-                .and_then(|m| m.updated(seed))
-                .map_err(|e| anyhow::anyhow!(e))?;
-            let apps = Arc::new(model.apps());
-            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-            let url = format!("http://{}/v1", listener.local_addr()?);
-            tokio::spawn(async move { axum::serve(listener, model.router()).await });
-            Some((apps, url))
-        }
-    };
+    let suite = atlas_bench::fleet::suite(&config)?;
     shown.note(&format!(
         "bench fleet: {} tests, the model answering after {} ms, on {:?} phones",
         suite.tests.len(),
         args.delay_ms,
-        sizes
+        config.phones
     ));
     shown.pause();
     println!(
         "phones  run          wall s  ÷ one phone  passed  model calls  graph steps  calls on the tests the first run passed, against its"
     );
-    let mut rows = Vec::new();
-    let mut one_phone: Option<(f64, Vec<bool>)> = None;
-    for n in sizes {
-        let data = scratch.path().join(format!("fleet-{n}"));
-        let served = crate::test::GraphServer::start(
-            &data,
-            "127.0.0.1:0",
-            atlas_config::EmbedConfig::default(),
-        )
-        .await?;
-        let base = served.base_url();
-        let runs = {
-            let (suite, apps, model_url, base) =
-                (suite.clone(), apps.clone(), model_url.clone(), base.clone());
-            let (updated, reruns) = (updated.clone(), args.reruns);
-            tokio::task::spawn_blocking(move || -> Result<Vec<atlas_testrun::SuiteReport>> {
-                let caller = atlas_agent::HttpCaller::new(&base, None);
-                let mut config = atlas_testrun::RunConfig {
-                    model: atlas_llm::ModelConfig::new(&model_url, "droidtask-ideal", None),
-                    planner: None,
-                    max_steps: 30,
-                    lang: "en".into(),
-                    rules: atlas_guard::RuleSet::with_shipped([])
-                        .map_err(|(_, e)| anyhow::anyhow!(e))?,
-                    fast_path: 0.95,
-                    app_id: None,
-                    knowledge_base: None,
-                    yes: true,
-                    max_attempts: 2,
-                    stop: Default::default(),
-                };
-                config.model.retries = 3;
-                let mut reports = Vec::new();
-                let original = (apps.clone(), config.model.clone());
-                let after = updated.map(|(apps, url)| {
-                    let mut model = config.model.clone();
-                    model.base_url = url;
-                    (apps, model)
-                });
-                let reruns = std::iter::repeat_n(original, 1 + usize::from(reruns));
-                for (apps, model) in reruns.chain(after) {
-                    config.model = model;
-                    let phones = atlas_testrun::phones::simulated(
-                        &apps,
-                        n,
-                        &atlas_device::AppCatalog::builtin(),
-                    )
-                    .map_err(|e| anyhow::anyhow!(e))?;
-                    reports.push(atlas_testrun::run_suite(
-                        &suite,
-                        phones,
-                        &config,
-                        Some(&caller),
-                        &atlas_testrun::Quiet,
-                    ));
-                }
-                Ok(reports)
-            })
-            .await??
-        };
-        served.stop().await?;
-        let first = &runs[0];
-        let passed: Vec<bool> = first
-            .tests
-            .iter()
-            .map(|t| t.status == atlas_testrun::Status::Passed)
-            .collect();
-        let (base_seconds, base_passed) = one_phone
-            .get_or_insert_with(|| (first.seconds, passed.clone()))
-            .clone();
-        let lost = base_passed
-            .iter()
-            .zip(&passed)
-            .filter(|(was, is)| **was && !**is)
-            .count();
-        let updated_run = args.update.map(|_| runs.len() - 1);
-        let (mut later, mut lost_second) = (Vec::new(), 0);
-        for (k, r) in runs.iter().enumerate() {
-            let name = match k {
-                0 => "first".to_string(),
-                k if Some(k) == updated_run => "update".to_string(),
-                k => format!("rerun {k}"),
-            };
-            // The regression figure: on the tests the first run passed, this run's calls.
-            let again = Regression::of(first, r, &passed);
-            println!(
-                "{n:>6}  {name:<9} {:>7.1}  {:>11.2}  {:>6}  {:>11}  {:>11}  {}",
-                r.seconds,
-                base_seconds / r.seconds.max(1e-9),
-                r.tests
-                    .iter()
-                    .filter(|t| t.status == atlas_testrun::Status::Passed)
-                    .count(),
-                r.model_calls(),
-                r.tests.iter().map(|t| t.graph_steps).sum::<usize>(),
-                if k > 0 {
-                    again.to_string()
-                } else {
-                    String::new()
-                },
-            );
-            if k == 1 {
-                lost_second = again.lost;
-            }
-            if k > 0 {
-                later.push(serde_json::json!({
-                    "run": name,
-                    "summary": r.json()["summary"],
-                    "calls_over_first_passes": again.calls,
-                    "first_run_calls_of_those": again.before,
-                    "lost": again.lost,
-                    "per_app": again.per_app,
-                }));
-            }
-        }
-        rows.push(serde_json::json!({
-            "phones": n,
-            "first": runs[0].json()["summary"],
-            "second": runs[1].json()["summary"],
-            "speedup_vs_one_phone": base_seconds / first.seconds.max(1e-9),
-            "after_update": updated_run.map(|k| runs[k].json()["summary"].clone()),
-            "later_runs": later,
-            "lost_against_one_phone": lost,
-            "lost_in_second_run": lost_second,
-        }));
-        println!(
-            "        tests passed on one phone but not on {n}: {lost}; passed in the first run but not the second: {lost_second}"
-        );
-    }
+    let sizes = atlas_bench::fleet::run(
+        &config,
+        &suite,
+        scratch.path(),
+        &atlas_server::Loopback,
+        &mut print_fleet_size,
+    )
+    .await?;
+    let rows: Vec<serde_json::Value> = sizes.iter().map(|s| s.json()).collect();
     report.insert(
         "fleet".into(),
         serde_json::json!({"tests": suite.tests.len(), "delay_ms": args.delay_ms, "sizes": rows}),
@@ -789,57 +649,25 @@ async fn fleet(
     Ok(())
 }
 
-/// A later run of the fleet's suite against its first, on the tests the first run passed: its
-/// model calls against the first run's, overall and per app, and the tests it lost.
-struct Regression {
-    calls: usize,
-    before: usize,
-    lost: usize,
-    per_app: std::collections::BTreeMap<String, [usize; 2]>,
-}
-
-impl Regression {
-    fn of(
-        first: &atlas_testrun::SuiteReport,
-        later: &atlas_testrun::SuiteReport,
-        passed: &[bool],
-    ) -> Regression {
-        let mut r = Regression {
-            calls: 0,
-            before: 0,
-            lost: 0,
-            per_app: Default::default(),
-        };
-        for ((was, then), now) in passed.iter().zip(&first.tests).zip(&later.tests) {
-            if !*was {
-                continue;
-            }
-            r.calls += now.model_calls;
-            r.before += then.model_calls;
-            r.lost += usize::from(now.status != atlas_testrun::Status::Passed);
-            let app = r.per_app.entry(then.app.clone()).or_default();
-            app[0] += now.model_calls;
-            app[1] += then.model_calls;
-        }
-        r
+/// A fleet size's runs, a line each, and what it lost.
+fn print_fleet_size(size: &atlas_bench::fleet::FleetSize) {
+    let n = size.phones;
+    for run in &size.runs {
+        println!(
+            "{n:>6}  {:<9} {:>7.1}  {:>11.2}  {:>6}  {:>11}  {:>11}  {}",
+            run.name,
+            run.report.seconds,
+            size.speedup(run),
+            run.passed(),
+            run.report.model_calls(),
+            run.graph_steps(),
+            run.regression
+                .as_ref()
+                .map_or(String::new(), ToString::to_string),
+        );
     }
-}
-
-impl std::fmt::Display for Regression {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let share = |a: usize, b: usize| 100.0 * a as f64 / b.max(1) as f64;
-        write!(
-            f,
-            "{} of {} ({:.1}%)",
-            self.calls,
-            self.before,
-            share(self.calls, self.before)
-        )?;
-        let apps: Vec<String> = self
-            .per_app
-            .iter()
-            .map(|(app, [now, then])| format!("{app} {:.0}%", share(*now, *then)))
-            .collect();
-        write!(f, "; {}", apps.join(", "))
-    }
+    println!(
+        "        tests passed on one phone but not on {n}: {}; passed in the first run but not the second: {}",
+        size.lost_against_one_phone, size.lost_in_second_run
+    );
 }

@@ -448,31 +448,59 @@ pub(crate) async fn eval_agent(
             "leave-one-app-out: each app's tasks answered by a grounding model fitted on the other apps"
         );
     }
-    let show = |title: &str, conditions: &atlas_eval::agent::Conditions| {
-        println!("{title}");
-        for (name, c) in conditions {
-            println!(
-                "  {name:<15} tasks {:>3}  succeeded {:>3}  lost {:>2}  model calls {:>4}  fast-path steps {:>4}  wrong fast-path steps {:>3}",
-                c.tasks,
-                c.succeeded,
-                c.lost,
-                c.model_calls,
-                c.fast_path_steps,
-                c.wrong_fast_path_steps
-            );
-            if planned && name != "model_only" {
-                println!(
-                    "  {:<15} of the model calls {:>4} to the planner; planned steps {:>4}  wrong planned steps {:>3}",
-                    "", c.plan_calls, c.plan_steps, c.wrong_plan_steps
-                );
-            }
-        }
+    print_conditions("all tasks:", &report.conditions, planned);
+    print_answers(&report);
+    print_fleet(&report);
+    print_conditions(
+        "the tasks the model alone completes (lost = completed by the model alone, not here):",
+        &report.solvable,
+        planned,
+    );
+    print_runs(&report);
+    println!(
+        "the agent's own time per step (model and device not included): mean {:.2} ms (asking the graph {:.2} ms), median {:.2} ms, median after a task's first step {:.2} ms",
+        report.agent_ms_per_step,
+        report.graph_ms_per_step,
+        report.agent_ms_p50,
+        report.agent_ms_p50_after_first
+    );
+    if !report.skipped.is_empty() {
         println!(
-            "  model calls against model_only's on the same tasks: {}",
-            against(conditions)
+            "left out (demonstration steps the recorded events do not link): {}",
+            report.skipped.join(", ")
         );
-    };
-    show("all tasks:", &report.conditions);
+    }
+    shown.finish(&format!("{} runs of the agent", report.runs.len()));
+    if let Some(path) = &json {
+        std::fs::write(path, serde_json::to_string_pretty(&report)?)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Each condition's totals, and the model calls against the model alone's.
+fn print_conditions(title: &str, conditions: &atlas_eval::agent::Conditions, planned: bool) {
+    println!("{title}");
+    for (name, c) in conditions {
+        println!(
+            "  {name:<15} tasks {:>3}  succeeded {:>3}  lost {:>2}  model calls {:>4}  fast-path steps {:>4}  wrong fast-path steps {:>3}",
+            c.tasks, c.succeeded, c.lost, c.model_calls, c.fast_path_steps, c.wrong_fast_path_steps
+        );
+        if planned && name != "model_only" {
+            println!(
+                "  {:<15} of the model calls {:>4} to the planner; planned steps {:>4}  wrong planned steps {:>3}",
+                "", c.plan_calls, c.plan_steps, c.wrong_plan_steps
+            );
+        }
+    }
+    println!(
+        "  model calls against model_only's on the same tasks: {}",
+        against(conditions)
+    );
+}
+
+/// The graph's answers on new tasks by confidence, and beside `eval droidtask`'s on the same steps.
+fn print_answers(report: &atlas_eval::agent::AgentEval) {
     println!(
         "graph_new_task: the graph's answers by confidence (share of all steps answered, precision):"
     );
@@ -493,6 +521,10 @@ pub(crate) async fn eval_agent(
             agent.threshold, agent.coverage, agent.precision, asked.coverage, asked.precision
         );
     }
+}
+
+/// The fleet condition's halves, and why the graph offered nothing on the steps the model decided.
+fn print_fleet(report: &atlas_eval::agent::AgentEval) {
     println!(
         "fleet: each app's tasks in turn on one graph taught only by the runs before (first half, then second half of the tasks):"
     );
@@ -521,10 +553,10 @@ pub(crate) async fn eval_agent(
     for (why, n) in causes {
         println!("  {n:>4}  {why}");
     }
-    show(
-        "the tasks the model alone completes (lost = completed by the model alone, not here):",
-        &report.solvable,
-    );
+}
+
+/// Per app and per run of the tasks, the model calls against the model alone's; after an update, the steps until the fast path acted again.
+fn print_runs(report: &atlas_eval::agent::AgentEval) {
     println!(
         "per app, on the tasks the model alone completes: model calls against model_only's (a condition runs each task once, graph_repeat_later the third run on), fast-path steps, wrong, precision:",
     );
@@ -568,25 +600,6 @@ pub(crate) async fn eval_agent(
             each.join(", ")
         );
     }
-    println!(
-        "the agent's own time per step (model and device not included): mean {:.2} ms (asking the graph {:.2} ms), median {:.2} ms, median after a task's first step {:.2} ms",
-        report.agent_ms_per_step,
-        report.graph_ms_per_step,
-        report.agent_ms_p50,
-        report.agent_ms_p50_after_first
-    );
-    if !report.skipped.is_empty() {
-        println!(
-            "left out (demonstration steps the recorded events do not link): {}",
-            report.skipped.join(", ")
-        );
-    }
-    shown.finish(&format!("{} runs of the agent", report.runs.len()));
-    if let Some(path) = &json {
-        std::fs::write(path, serde_json::to_string_pretty(&report)?)
-            .with_context(|| format!("cannot write {}", path.display()))?;
-    }
-    Ok(ExitCode::SUCCESS)
 }
 
 /// `atlas eval droidtask`, printed.

@@ -119,7 +119,7 @@ async fn run_suite(args: TestRunArgs) -> Result<ExitCode> {
     let (base, token, served) = match (&options.atlas, &args.data) {
         (Some(url), _) => (Some(url.clone()), options.atlas_token.clone(), None),
         (None, Some(data)) => {
-            let served = GraphServer::start(data, &args.addr, args.embed.config()).await?;
+            let served = serve_graph(data, &args.addr, args.embed.config()).await?;
             let base = served.base_url();
             eprintln!("graph served on {base} (the viewer: {base}/)");
             (Some(base), None, Some(served))
@@ -195,38 +195,17 @@ async fn run_suite(args: TestRunArgs) -> Result<ExitCode> {
     })
 }
 
-/// A data folder's graph served here: the server, and the services to close after it.
-pub(crate) struct GraphServer {
-    served: atlas_config::Served,
-    services: atlas_config::Services,
-}
-
-impl GraphServer {
-    /// The data folder's graph served on `addr` (the API the agents use, and the viewer).
-    pub(crate) async fn start(
-        data: &std::path::Path,
-        addr: &str,
-        embed: atlas_config::EmbedConfig,
-    ) -> Result<GraphServer> {
-        let config = atlas_config::Config {
-            embed,
-            ..atlas_config::Config::folder(data)
-        };
-        let services = atlas_config::open(&config).await?;
-        let served = atlas_config::Serve::serve(&atlas_server::Loopback, &services, addr).await?;
-        Ok(GraphServer { served, services })
-    }
-
-    /// `http://ADDR`.
-    pub(crate) fn base_url(&self) -> String {
-        self.served.base_url()
-    }
-
-    /// Stops serving, then makes what was acknowledged durable.
-    pub(crate) async fn stop(self) -> Result<()> {
-        self.served.stop().await?;
-        self.services.close()
-    }
+/// The data folder's graph served on `addr` (the API the agents use, and the viewer).
+pub(crate) async fn serve_graph(
+    data: &std::path::Path,
+    addr: &str,
+    embed: atlas_config::EmbedConfig,
+) -> Result<atlas_config::Served> {
+    let config = atlas_config::Config {
+        embed,
+        ..atlas_config::Config::folder(data)
+    };
+    atlas_config::open_and_serve(&config, &atlas_server::Loopback, addr).await
 }
 
 /// Progress on a terminal: a bar of tests, with what each phone is doing; on anything else, a

@@ -8,6 +8,7 @@
 //! graphs come from a fixed seed so runs compare.
 
 pub mod device;
+pub mod fleet;
 pub mod ingest;
 pub mod kb;
 pub mod kb_load;
