@@ -577,15 +577,7 @@ fn rename_text(app: &mut RecordedApp, update: &mut Update, step: Step) -> bool {
         return false;
     }
     let new = reworded(&old);
-    let mut count = 0;
-    for s in app.screens.values_mut() {
-        for v in &mut s.views {
-            if v.text.as_deref() == Some(old.as_str()) {
-                v.text = Some(new.clone());
-                count += 1;
-            }
-        }
-    }
+    let count = replace_everywhere(app, |v| &mut v.text, &old, &new);
     update.note(
         Change::TextRenamed,
         format!("\"{old}\" reads \"{new}\" ({count} views)"),
@@ -605,20 +597,30 @@ fn change_id(app: &mut RecordedApp, update: &mut Update, step: Step, rng: &mut C
         update.version.code,
         rng.random::<u16>()
     );
-    let mut count = 0;
-    for s in app.screens.values_mut() {
-        for v in &mut s.views {
-            if v.resource_id.as_deref() == Some(old.as_str()) {
-                v.resource_id = Some(new.clone());
-                count += 1;
-            }
-        }
-    }
+    let count = replace_everywhere(app, |v| &mut v.resource_id, &old, &new);
     update.note(
         Change::IdChanged,
         format!("id {old} is {new} ({count} views)"),
     );
     true
+}
+
+/// Sets `field` to `new` in every view of every screen where it is `old`: how many it changed.
+fn replace_everywhere(
+    app: &mut RecordedApp,
+    field: impl Fn(&mut View) -> &mut Option<String>,
+    old: &str,
+    new: &str,
+) -> usize {
+    let mut count = 0;
+    for v in app.screens.values_mut().flat_map(|s| s.views.iter_mut()) {
+        let value = field(v);
+        if value.as_deref() == Some(old) {
+            *value = Some(new.to_string());
+            count += 1;
+        }
+    }
+    count
 }
 
 /// A dialog over `over`'s screen: a title, a message and two buttons (the second goes on);
