@@ -9,11 +9,14 @@
 //! Open-AutoGLM plugin uses; this link only carries the run from one screen to the next.
 
 use atlas_action::Action;
+use atlas_api::learning::EndSessionRequest;
+use atlas_api::navigation::PathStep;
+use atlas_api::pages::UiHierarchy;
+use atlas_api::plan::ScreenMap;
+use atlas_api::screen::{Carry, EndRunRequest, Executed, ObserveScreenRequest};
 use atlas_client::{GraphClient, ToolCaller};
 use atlas_device::Point;
 use atlas_model::Widget;
-use atlas_registry::{Carry, EndRunRequest, Executed, ObserveScreenRequest, ScreenMap};
-use atlas_service::{EndSessionRequest, PathStep, UiHierarchy};
 use serde_json::Value;
 
 /// The agent's link to the graph for one run.

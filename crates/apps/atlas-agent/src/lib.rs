@@ -15,4 +15,4 @@ pub mod phone;
 pub mod plan;
 pub mod report;
 
-pub use atlas_client::{CallError, HttpCaller, ServiceCaller, ToolCaller};
+pub use atlas_client::{CallError, HttpCaller, ToolCaller};

@@ -7,10 +7,10 @@
 //! model: it sees words, never a screenshot.
 
 use atlas_action::Action;
+use atlas_api::navigation::PathStep;
+use atlas_api::plan::{PLANNER_SYSTEM, PlanChoice, ScreenMap, parse_plan_reply};
 use atlas_device::Point;
 use atlas_llm::Model;
-use atlas_registry::{PLANNER_SYSTEM, PlanChoice, ScreenMap, parse_plan_reply};
-use atlas_service::PathStep;
 use serde_json::json;
 
 use crate::report::ModelCall;

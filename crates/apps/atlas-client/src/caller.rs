@@ -1,35 +1,9 @@
-//! Calling Atlas's tools by name, over HTTP or in-process: one trait, so everything the agent side
-//! does runs unchanged against a remote server or an embedded service.
+//! Calling Atlas's tools over HTTP: `POST {base}/api/v1/{tool}` with the server's token.
 
-use std::sync::Arc;
 use std::time::Duration;
 
-use atlas_registry::ToolRegistry;
-use atlas_service::Atlas;
+use atlas_api::{CallError, ToolCaller};
 use serde_json::Value;
-
-/// A tool's refusal, as seed 000's error body gives it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CallError {
-    /// Seed 000's error code (`PAGE_NOT_FOUND`, …), or `TRANSPORT` when Atlas was not reached.
-    pub code: String,
-    /// What went wrong, in words.
-    pub message: String,
-}
-
-impl std::fmt::Display for CallError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.code, self.message)
-    }
-}
-
-impl std::error::Error for CallError {}
-
-/// Anything that runs Atlas's tools by name.
-pub trait ToolCaller {
-    /// Runs `tool` with `input`: its answer, or its refusal.
-    fn call(&self, tool: &str, input: Value) -> Result<Value, CallError>;
-}
 
 /// The HTTP API: `POST {base}/api/v1/{tool}`.
 pub struct HttpCaller {
@@ -88,41 +62,5 @@ impl ToolCaller for HttpCaller {
                     .unwrap_or_else(|| format!("status {status}")),
             })
         }
-    }
-}
-
-/// The service in this process, through the same tool registry the server serves. Call it from
-/// a thread that may block (not from inside the async runtime).
-pub struct ServiceCaller {
-    atlas: Arc<Atlas>,
-    tools: ToolRegistry,
-    runtime: tokio::runtime::Handle,
-}
-
-impl ServiceCaller {
-    /// The service `atlas`, its futures run on `runtime`.
-    pub fn new(atlas: Arc<Atlas>, runtime: tokio::runtime::Handle) -> ServiceCaller {
-        ServiceCaller {
-            atlas,
-            tools: atlas_registry::registry(),
-            runtime,
-        }
-    }
-}
-
-impl ToolCaller for ServiceCaller {
-    fn call(&self, tool: &str, input: Value) -> Result<Value, CallError> {
-        let Some(t) = self.tools.get(tool) else {
-            return Err(CallError {
-                code: "NOT_FOUND".into(),
-                message: format!("no tool {tool}"),
-            });
-        };
-        self.runtime
-            .block_on(t.call(self.atlas.clone(), input))
-            .map_err(|e| CallError {
-                code: e.code().as_str().to_string(),
-                message: e.to_string(),
-            })
     }
 }

@@ -1,27 +1,24 @@
-//! The one typed client of the graph: Atlas's tools called by name, over HTTP or in this
-//! process, with the requests and answers the registry defines.
+//! The HTTP client of Atlas's tools, and typed calls over any caller: the requests and answers
+//! are the interface's own ([`atlas_api`]), so a field renamed there is a compile error here.
 //!
 //! The phone agent, the web explorer, the evaluations and `atlas import` all talk to the graph
-//! through it, so each goes through the same interfaces (and the same checks) an outside client
-//! does, and reads answers as typed values rather than by string keys.
+//! through a [`ToolCaller`]: this crate's [`HttpCaller`] (`POST /api/v1/{tool}`), or the registry
+//! in process (`atlas_registry::ServiceCaller`), so each goes through the same interfaces (and the
+//! same checks) an outside client does.
 //!
-//! Key design decision: **one synchronous [`ToolCaller`] under a typed [`GraphClient`].** A tool
-//! is a name and a JSON body wherever it runs; the transport (`POST /api/v1/{tool}`, or the
-//! registry in process) is the caller's only difference, and the types are the registry's own,
-//! so a field renamed there is a compile error here. Async code calls it from its blocking pool.
+//! Key design decision: **one synchronous [`ToolCaller`] under a typed [`GraphClient`], and no
+//! dependency on the service.** A tool is a name and a JSON body wherever it runs; the transport
+//! is the caller's only difference. Async code calls it from its blocking pool.
 
 mod caller;
 
-use serde::Serialize;
-use serde::de::DeserializeOwned;
+pub use atlas_api::{CallError, ToolCaller};
+pub use caller::HttpCaller;
 
-pub use caller::{CallError, HttpCaller, ServiceCaller, ToolCaller};
-
-use atlas_registry::{EndRunRequest, ObserveScreenRequest, ObserveScreenResponse};
-use atlas_service::{
-    AddPageRequest, AddPageResponse, EndSessionResponse, MatchPageRequest, MatchPageResponse,
-    ReportTransitionRequest, ReportTransitionResponse,
-};
+use atlas_api::learning::{EndSessionResponse, ReportTransitionRequest, ReportTransitionResponse};
+use atlas_api::pages::{AddPageRequest, AddPageResponse, MatchPageRequest, MatchPageResponse};
+use atlas_api::screen::{EndRunRequest, ObserveScreenRequest, ObserveScreenResponse};
+use atlas_api::{Interface, tools};
 
 /// Typed calls over any [`ToolCaller`].
 #[derive(Clone, Copy)]
@@ -40,21 +37,9 @@ impl<'a> GraphClient<'a> {
         self.caller
     }
 
-    /// Calls `tool` with a typed request and reads its typed answer.
-    pub fn call<Req: Serialize, Resp: DeserializeOwned>(
-        &self,
-        tool: &str,
-        request: &Req,
-    ) -> Result<Resp, CallError> {
-        let input = serde_json::to_value(request).map_err(|e| CallError {
-            code: "INVALID_PARAMETER".into(),
-            message: format!("{tool}: the request cannot be written as JSON: {e}"),
-        })?;
-        let answer = self.caller.call(tool, input)?;
-        serde_json::from_value(answer).map_err(|e| CallError {
-            code: "BAD_ANSWER".into(),
-            message: format!("{tool}: the answer is not what the registry defines: {e}"),
-        })
+    /// Runs the tool `I` with a typed request and reads its typed answer.
+    pub fn ask<I: Interface>(&self, request: &I::Request) -> Result<I::Answer, CallError> {
+        atlas_api::ask::<I>(self.caller, request)
     }
 
     /// `observe_screen`: the screen's page, the last step reported, the graph's next action.
@@ -62,13 +47,13 @@ impl<'a> GraphClient<'a> {
         &self,
         request: &ObserveScreenRequest,
     ) -> Result<ObserveScreenResponse, CallError> {
-        self.call("observe_screen", request)
+        self.ask::<tools::ObserveScreen>(request)
     }
 
     /// `end_session`: how a run ended (and, with its last screen's carry, the graph's last answer
     /// checked).
     pub fn end_session(&self, request: &EndRunRequest) -> Result<EndSessionResponse, CallError> {
-        self.call("end_session", request)
+        self.ask::<tools::EndSession>(request)
     }
 
     /// `match_current_page`: the page a screen is, if any.
@@ -76,12 +61,12 @@ impl<'a> GraphClient<'a> {
         &self,
         request: &MatchPageRequest,
     ) -> Result<MatchPageResponse, CallError> {
-        self.call("match_current_page", request)
+        self.ask::<tools::MatchCurrentPage>(request)
     }
 
     /// `add_page`: a page added (or updated).
     pub fn add_page(&self, request: &AddPageRequest) -> Result<AddPageResponse, CallError> {
-        self.call("add_page", request)
+        self.ask::<tools::AddPage>(request)
     }
 
     /// `report_transition`: what an action did.
@@ -89,6 +74,6 @@ impl<'a> GraphClient<'a> {
         &self,
         request: &ReportTransitionRequest,
     ) -> Result<ReportTransitionResponse, CallError> {
-        self.call("report_transition", request)
+        self.ask::<tools::ReportTransition>(request)
     }
 }

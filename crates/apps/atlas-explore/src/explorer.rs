@@ -5,9 +5,10 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use atlas_api::learning::{ReportTransitionRequest, ReportedAction};
+use atlas_api::pages::{AddPageRequest, UiHierarchy};
 use atlas_client::{CallError, GraphClient, ToolCaller};
 use atlas_model::Widget;
-use atlas_service::{AddPageRequest, ReportTransitionRequest, ReportedAction, UiHierarchy};
 use atlas_store::files::Artifacts;
 use parking_lot::Mutex;
 use serde::{Deserialize, Serialize};

@@ -118,7 +118,7 @@ impl Words {
             return word.to_string();
         }
         match self.lang {
-            "en" => atlas_service::doubt_in_english(basis).unwrap_or_else(|| basis.to_string()),
+            "en" => atlas_navigate::doubt_in_english(basis).unwrap_or_else(|| basis.to_string()),
             _ => basis.to_string(),
         }
     }

@@ -14,11 +14,11 @@ use std::time::{Duration, Instant};
 use atlas_agent::graph::GraphLink;
 use atlas_agent::knowledge::KnowledgeConfig;
 use atlas_agent::phone::{AgentConfig, Chooser, Ending, PhoneAgent, RunReport, Unattended};
+use atlas_api::pages::{MatchPageRequest, UiHierarchy};
 use atlas_client::{GraphClient, ToolCaller};
 use atlas_device::{DeviceError, Screenshot, Watched};
 use atlas_guard::{Guard, RuleSet};
 use atlas_model::Widget;
-use atlas_service::{MatchPageRequest, UiHierarchy};
 
 use crate::phones::TestPhone;
 use crate::report::{LostAttempt, Status, StepShot, SuiteReport, TestResult};

@@ -27,6 +27,10 @@ use std::ops::Deref;
 use atlas_graph::Graph;
 use atlas_text::Embedder;
 
+pub use atlas_api::navigation::{
+    AlternativePath, Basis, CandidateAction, NextAction, NextActionRequest, NextActionResponse,
+    PageSummary, PathInfo, PathStep, QueryPathRequest, QueryPathResponse,
+};
 pub use ground::{
     FEATURES, Meaning, SHIPPED as SHIPPED_MODEL, SHIPPED_E5 as SHIPPED_E5_MODEL, doubt_in_english,
 };
@@ -34,13 +38,9 @@ pub use index::{
     Doc, DocKind, DocTexts, Hit, Prepared, Query, TextIndex, intent_key, normalize, page_key,
 };
 pub use map::{MAX_ROUTE_STEPS, MAX_ROUTES, MapRoute};
-pub use next::{Basis, CandidateAction, NextAction, NextActionRequest, NextActionResponse};
 pub use rag::{
     FailedCase, HistoricalCases, RagContext, RagContextRequest, RagContextResponse,
     RecommendedPath, RelevantPage, SuccessfulCase, SuggestedAction,
-};
-pub use route::{
-    AlternativePath, PageSummary, PathInfo, PathStep, QueryPathRequest, QueryPathResponse,
 };
 
 /// The grounding model: the ranker's model over [`FEATURES`].

@@ -18,8 +18,9 @@ use atlas_model::{AtlasError, Result, validate_text};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::route::{PathStep, describe_steps};
+use crate::route::describe_steps;
 use crate::{GraphView, Known, Navigator, Query, round3};
+use atlas_api::navigation::PathStep;
 
 /// At most this many routes on a map.
 pub const MAX_ROUTES: usize = 9;

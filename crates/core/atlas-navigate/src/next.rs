@@ -1,12 +1,14 @@
 //! Seed 000 §1.2 `get_next_action`: the next action for an intent, from remembered sessions of
 //! the task, the app's labels, or a registered intent's planned way.
 
-use atlas_model::{AnswerKind, AtlasError, Result, Trust, validate_text};
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use atlas_model::{AtlasError, Result, validate_text};
 
-use crate::route::{MAX_STEPS_LIMIT, QueryPathRequest};
+use crate::route::MAX_STEPS_LIMIT;
 use crate::{GraphView, Known, Navigator, round3};
+use atlas_api::navigation::QueryPathRequest;
+use atlas_api::navigation::{
+    Basis, CandidateAction, NextAction, NextActionRequest, NextActionResponse,
+};
 
 /// How well an intent must match its target before `get_next_action` acts on it. An agent
 /// follows the answer without looking, so a loose match is worse than no answer ("unsure", when
@@ -218,140 +220,6 @@ fn recalled_answer(recalled: crate::memory::Recall, basis: Basis) -> NextActionR
     }
 }
 
-/// `get_next_action`'s input.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct NextActionRequest {
-    /// Current page id.
-    pub current_page: String,
-    /// The goal, e.g. "点外卖".
-    pub intent: String,
-    /// App id, checked against the page's app when given.
-    #[serde(default)]
-    pub app_id: Option<String>,
-    /// Beyond the seed: the agent's session. Its reported steps (with the same `intent`) tell
-    /// which remembered steps were already taken, so a page visited twice in one task gets the
-    /// right action each time.
-    #[serde(default)]
-    pub session_id: Option<String>,
-    /// Beyond the seed: the app's version the agent's device runs, as it reports it: the trust
-    /// shown is that version's.
-    #[serde(default)]
-    pub app_version: Option<String>,
-    /// Beyond the seed: list every candidate the labels offered with the features the model
-    /// weighed (for evaluation and debugging).
-    #[serde(default)]
-    pub explain: bool,
-}
-
-/// An action to take.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct NextAction {
-    /// click, input, back, …
-    pub action_type: String,
-    /// The widget's id, when known.
-    pub widget_id: String,
-    /// The widget's text.
-    pub widget_text: String,
-    /// The widget's XPath, when known.
-    pub widget_xpath: String,
-    /// The text to type (input actions).
-    pub input_text: String,
-    /// How sure the answer is.
-    pub confidence: f64,
-    /// The page it should lead to.
-    pub expected_page: String,
-    /// The action in words.
-    pub description: String,
-}
-
-impl NextAction {
-    fn of(
-        action: atlas_model::Action,
-        expected_page: String,
-        confidence: f64,
-        description: String,
-    ) -> NextAction {
-        NextAction {
-            action_type: action.action_type,
-            widget_id: action.widget_id,
-            widget_text: action.widget_text,
-            widget_xpath: action.widget_xpath,
-            input_text: action.input_text,
-            confidence,
-            expected_page,
-            description,
-        }
-    }
-}
-
-/// `get_next_action`'s answer.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
-pub struct NextActionResponse {
-    /// The action, when there is one to take.
-    pub action: Option<NextAction>,
-    /// The intent is served where the agent is.
-    pub is_complete: bool,
-    /// Steps left to the intent's page, this one included, when known.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub remaining_steps: Option<usize>,
-    /// Why there is no action, when there is none.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-    /// What the answer rests on, so an agent can weigh it: `memory` (remembered sessions of the
-    /// same task), `labels` (the app's widget labels read against the intent) or `path` (a
-    /// registered intent's page and the planned way there).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub basis: Option<Basis>,
-    /// Beyond the seed, for answers read from labels: the calibrated probability that the best
-    /// candidate (the action given, or `candidates[0]` when unsure) is right, measured on apps the
-    /// model was not fitted on. An agent may act on `candidates[0]` above its own threshold. For
-    /// a remembered session's end (`basis` `memory`, `is_complete`), how alike the remembered
-    /// task is to the asked one, as for a remembered action.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub confidence: Option<f64>,
-    /// Beyond the seed, for answers read from labels: the best candidates, most likely first (all
-    /// of them with their features when `explain` was asked).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub candidates: Vec<CandidateAction>,
-    /// Beyond the seed, for a remembered session's end: the words its agent finished with (as
-    /// `end_session` was told them), the asked task's values in place of the remembered ones.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub finish_message: Option<String>,
-    /// Beyond the seed: how far this app's own record lets the graph be trusted on this kind
-    /// of answer (`{kind, checked, wrong, bound}`); an agent's fast path takes the answer only
-    /// when `bound` reaches its target.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub trust: Option<Trust>,
-}
-
-impl NextActionResponse {
-    /// The kind of answer it is, for trust: a finish, or what its action rests on.
-    pub fn kind(&self) -> Option<AnswerKind> {
-        if self.action.is_none() {
-            return self.is_complete.then_some(AnswerKind::Finish);
-        }
-        self.basis.map(|basis| match basis {
-            Basis::Memory => AnswerKind::Memory,
-            Basis::Labels => AnswerKind::Labels,
-            Basis::Path => AnswerKind::Path,
-        })
-    }
-}
-
-/// A candidate answer the labels offered.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct CandidateAction {
-    /// `null` for "the task is done".
-    pub action: Option<NextAction>,
-    /// The candidate is "the task is done".
-    pub is_complete: bool,
-    /// Its share of the model's probability among this step's candidates.
-    pub probability: f64,
-    /// The features the model weighed, by name, when `explain` was asked.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub features: Option<std::collections::BTreeMap<String, f64>>,
-}
-
 fn candidate_answer(c: crate::ground::Considered) -> CandidateAction {
     let features = c.features.map(|x| {
         crate::ground::FEATURES
@@ -379,18 +247,4 @@ fn candidate_answer(c: crate::ground::Considered) -> CandidateAction {
         probability: round3(c.probability),
         features,
     }
-}
-
-/// What an answer rests on: `memory` (remembered sessions of the same task), `labels` (the
-/// app's widget labels read against the intent), `path` (a registered intent's page and the
-/// planned way there).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-// Each value is told in the enum's doc: a doc comment on a variant would turn the JSON
-// Schema's `enum` into a `oneOf` of constants.
-#[allow(missing_docs)]
-pub enum Basis {
-    Memory,
-    Labels,
-    Path,
 }

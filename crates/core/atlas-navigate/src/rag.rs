@@ -6,8 +6,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::index::{DocKind, Query};
-use crate::route::{PathStep, QueryPathRequest};
 use crate::{GraphView, Known, Navigator, round3};
+use atlas_api::navigation::{PathStep, QueryPathRequest};
 
 impl<V: GraphView> Navigator<'_, V> {
     /// Seed 000 §1.4 `get_rag_context`.

@@ -2,11 +2,12 @@
 
 use atlas_graph::{AppGraph, Plan, PlanError};
 use atlas_model::{AtlasError, Result, validate_text};
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
 
 use crate::index::Query;
 use crate::{DEFAULT_MAX_STEPS, GraphView, Known, Navigator, round3};
+use atlas_api::navigation::{
+    AlternativePath, PageSummary, PathInfo, PathStep, QueryPathRequest, QueryPathResponse,
+};
 
 /// What an agent assumes an action takes when nobody has measured it yet.
 const DEFAULT_STEP_MS: f64 = 800.0;
@@ -19,123 +20,6 @@ const CLEAR_LEAD: f32 = 0.015;
 const CLEAR_LEAD_BELOW: f32 = 0.15;
 /// The most steps a caller may ask for.
 pub(crate) const MAX_STEPS_LIMIT: usize = 1000;
-
-/// `query_path`'s input.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct QueryPathRequest {
-    /// App id, e.g. "com.meituan.app".
-    pub app_id: String,
-    /// The user's intent in natural language, e.g. "点外卖".
-    pub intent: String,
-    /// Current page id; the app's home page when omitted.
-    #[serde(default)]
-    #[schemars(length(min = 1), extend("pattern" = atlas_model::NON_BLANK_TEXT))]
-    pub current_page: Option<String>,
-    /// Most steps allowed (default 10).
-    #[serde(default)]
-    #[schemars(range(min = 1, max = 1000))]
-    pub max_steps: Option<i64>,
-}
-
-/// One step of a path.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct PathStep {
-    /// Its number, from 1.
-    pub step: usize,
-    /// The page it starts from.
-    pub from_page: String,
-    /// click, input, back, …
-    pub action_type: String,
-    /// The widget's id, when known.
-    pub widget_id: String,
-    /// The widget's text.
-    pub widget_text: String,
-    /// The widget's XPath, when known.
-    pub widget_xpath: String,
-    /// The text to type (input actions).
-    pub input_text: String,
-    /// The page it should lead to.
-    pub expected_page: String,
-    /// That page's name.
-    pub expected_page_name: String,
-    /// How sure the step is: its smoothed success rate, discounted while reports are few.
-    pub confidence: f64,
-    /// Its reported success rate.
-    pub success_rate: f64,
-    /// The step in words.
-    pub description: String,
-}
-
-/// A path and its estimated time.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct PathInfo {
-    /// Steps of the whole path.
-    pub total_steps: usize,
-    /// Their reported latencies summed (800 ms for a step never measured).
-    pub estimated_time_ms: u64,
-    /// The steps, in order.
-    pub steps: Vec<PathStep>,
-}
-
-/// Another way to the same page.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct AlternativePath {
-    /// Its steps.
-    pub total_steps: usize,
-    /// How sure it is: its steps' confidences times the intent match.
-    pub confidence: f64,
-    /// Its estimated time.
-    pub estimated_time_ms: u64,
-    /// The steps, in order.
-    pub steps: Vec<PathStep>,
-    /// How it differs from the main path.
-    pub reason: String,
-}
-
-/// A page, briefly.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct PageSummary {
-    /// The page's id.
-    pub page_id: String,
-    /// Its name.
-    pub page_name: String,
-    /// Its type (home, list, detail, form, search, other).
-    pub page_type: String,
-    /// What it is for.
-    pub description: String,
-}
-
-/// `query_path`'s answer.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct QueryPathResponse {
-    /// Whether a path was found.
-    pub success: bool,
-    /// What happened, in words.
-    pub message: String,
-    /// How sure the path is: its steps' confidences times the intent match.
-    pub confidence: f64,
-    /// The main path.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub path: Option<PathInfo>,
-    /// Up to two other ways, each through other pages or edges.
-    pub alternatives: Vec<AlternativePath>,
-    /// The page the intent named.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub target_page: Option<PageSummary>,
-}
-
-impl QueryPathResponse {
-    fn failure(message: impl Into<String>) -> QueryPathResponse {
-        QueryPathResponse {
-            success: false,
-            message: message.into(),
-            confidence: 0.0,
-            path: None,
-            alternatives: vec![],
-            target_page: None,
-        }
-    }
-}
 
 /// The best pages (name, score) an intent might mean, when none was taken.
 type Candidates = Vec<(String, f64)>;

@@ -81,52 +81,6 @@ pub fn parse_json_input<T: DeserializeOwned>(body: &[u8]) -> Result<T> {
     }
 }
 
-/// A field whose value is an object, or absent or `null`: serde reads a struct from a JSON array
-/// of its fields too, which no schema of ours allows (`"executed": [null, null]` would be taken
-/// for an action executed). For `#[serde(default, deserialize_with = "input::object")]`.
-pub(crate) fn object<'de, D, T>(deserializer: D) -> std::result::Result<Option<T>, D::Error>
-where
-    D: serde::Deserializer<'de>,
-    T: DeserializeOwned,
-{
-    optional_object(deserializer)?
-        .map(|value| serde_json::from_value(value).map_err(serde::de::Error::custom))
-        .transpose()
-}
-
-/// A `carry` sent back: an object, or absent or `null`. What it holds is Atlas's own, read back
-/// as it was given; an object that is not one Atlas gave (fields of other types, another shape)
-/// is ignored — the screen starts afresh, as a run's first — rather than refused, since its
-/// schema promises only an object. For `#[serde(default, deserialize_with = "input::carried")]`.
-pub(crate) fn carried<'de, D, T>(deserializer: D) -> std::result::Result<Option<T>, D::Error>
-where
-    D: serde::Deserializer<'de>,
-    T: DeserializeOwned,
-{
-    Ok(optional_object(deserializer)?.and_then(|value| serde_json::from_value(value).ok()))
-}
-
-/// The field's object, none when it is absent or `null`, an error for any other JSON value.
-fn optional_object<'de, D>(deserializer: D) -> std::result::Result<Option<Value>, D::Error>
-where
-    D: serde::Deserializer<'de>,
-{
-    use serde::Deserialize;
-    match Option::<Value>::deserialize(deserializer)? {
-        None | Some(Value::Null) => Ok(None),
-        Some(value @ Value::Object(_)) => Ok(Some(value)),
-        Some(other) => Err(serde::de::Error::custom(format!(
-            "expected an object, got {}",
-            match other {
-                Value::Array(_) => "an array",
-                Value::String(_) => "a string",
-                Value::Number(_) => "a number",
-                _ => "a boolean",
-            }
-        ))),
-    }
-}
-
 /// The largest integer every JSON implementation reads exactly (2^53 − 1, RFC 7493's I-JSON).
 pub const MAX_SAFE_INTEGER: u64 = 9_007_199_254_740_991;
 

@@ -17,6 +17,7 @@ mod business;
 mod calls;
 mod carry;
 mod guard;
+mod in_process;
 mod input;
 mod knowledge;
 mod navigation;
@@ -41,18 +42,14 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 pub use business::{biz_error, business_graph_of, business_graph_schema};
-pub use carry::{Carry, Executed, Offered, Taken};
 pub use guard::{
     GuardedRun, RecordOutcomeRequest, RecordOutcomeResponse, ReviewActionRequest,
     ReviewActionResponse,
 };
+pub use in_process::ServiceCaller;
 pub use input::{MAX_SAFE_INTEGER, parse_input, parse_json_input};
 pub use knowledge::{KnowledgeRecord, KnowledgeRecords, RetrieveKnowledgeRequest, kb_error};
 pub use navigation::{ParseReplyRequest, ParseReplyResponse};
-pub use plan::{PLANNER_SYSTEM, PlanChoice, ScreenMap, ScreenRoute, parse_plan_reply};
-pub use screen::{
-    DEFAULT_FAST_PATH, EndRunRequest, ObserveScreenRequest, ObserveScreenResponse, ReportedStep,
-};
 
 use input::{control_free, refuse_control_characters};
 use schema::{input_schema_of, schema_of};

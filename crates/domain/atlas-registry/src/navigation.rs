@@ -5,8 +5,8 @@ use atlas_service::*;
 use schemars::JsonSchema;
 
 use crate::calls::{match_page, sync_call};
-use crate::screen::ObserveScreenRequest;
 use crate::{Tool, ToolContext, ToolGroup, tool};
+use atlas_api::screen::{EndRunRequest, ObserveScreenRequest};
 
 /// Seed 000's interfaces and the phone agent's, in the order the faces list them.
 pub(crate) fn tools() -> Vec<Tool> {
@@ -64,7 +64,7 @@ fn seed_tools() -> Vec<Tool> {
             "end_session",
             "上报一次会话的结局（完成任务或放弃）；只有未失败的会话会被当作任务记忆重放。Say how an agent session for an intent ended; sessions said to have failed are not replayed.",
             true,
-            |c: ToolContext, r: crate::screen::EndRunRequest| async move {
+            |c: ToolContext, r: EndRunRequest| async move {
                 crate::screen::end_session(c.atlas, r).await
             },
         ),

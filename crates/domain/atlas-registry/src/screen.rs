@@ -22,104 +22,22 @@ use std::sync::Arc;
 
 use atlas_action::Action;
 use atlas_model::{
-    AnswerKind, AtlasError, Check, Point, Result, Trust, Widget, screen_page_name, validate_text,
+    AnswerKind, AtlasError, Point, Result, Trust, Widget, screen_page_name, validate_text,
 };
 use atlas_service::{
-    AddPageRequest, Atlas, EndSessionRequest, EndSessionResponse, MAX_ROUTE_STEPS,
-    MatchPageRequest, NextAction, NextActionRequest, NextActionResponse, PathStep,
-    ReportTransitionRequest, ReportedAction, UiHierarchy,
+    AddPageRequest, Atlas, EndSessionResponse, MAX_ROUTE_STEPS, MatchPageRequest, NextAction,
+    NextActionRequest, NextActionResponse, PathStep, ReportTransitionRequest, ReportedAction,
+    UiHierarchy,
 };
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::calls::{match_page, sync_call};
-use crate::carry::{Carry, Executed, Offered, Taken, widget_at};
-use crate::plan::{ScreenMap, ScreenRoute};
-
-/// The confidence at which the graph's action is taken without the model, unless asked otherwise.
-pub const DEFAULT_FAST_PATH: f64 = 0.95;
-
-/// A screen a phone agent sees, and what it did on the last one.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct ObserveScreenRequest {
-    /// The app's id in the graph (an Android package, a HarmonyOS bundle).
-    pub app_id: String,
-    /// The task, in the user's words: the intent the steps are reported under.
-    pub task: String,
-    /// The agent's run: its steps make one remembered session.
-    pub session_id: String,
-    /// The screen: its dump (`uiautomator dump` XML, `dumpLayout` JSON) or its widgets.
-    pub ui_hierarchy: UiHierarchy,
-    /// The screen's width in pixels (relative coordinates 0..999 are scaled by it).
-    #[schemars(range(min = 1, max = 100_000))]
-    pub screen_width: u32,
-    /// The screen's height in pixels.
-    #[schemars(range(min = 1, max = 100_000))]
-    pub screen_height: u32,
-    /// What was executed on the last screen; none on a run's first screen.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::input::object"
-    )]
-    pub executed: Option<Executed>,
-    /// The `carry` of the last answer, unchanged; none on a run's first screen. An object; one
-    /// Atlas did not give is ignored (the screen starts afresh).
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::input::carried"
-    )]
-    #[schemars(with = "Option<serde_json::Map<String, Value>>")]
-    pub carry: Option<Carry>,
-    /// Take the graph's action without the model at or above this confidence (default 0.95).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(range(min = 0.0, max = 2.0))]
-    pub fast_path: Option<f64>,
-    /// Where the graph is not sure of this screen (and no route is being walked), answer the
-    /// map around it for a planning model (`map`).
-    #[serde(default)]
-    pub map: bool,
-    /// The steps of a route a planner chose (from the last answer's `map`) still to take after
-    /// the one executed on the last screen: walked one a screen while each screen is the page
-    /// its step starts from.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[schemars(length(max = 8))]
-    pub follow: Vec<PathStep>,
-    /// The app's version the device runs (adb's `dumpsys package` versionName, HarmonyOS's
-    /// `bm dump`), when it reports one: trust is kept per version.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub app_version: Option<String>,
-}
-
-/// `end_session` as an agent's loop calls it: how the run ended, and what its last screen left,
-/// so the graph's answer there is checked against the run's last action (a finish, mostly).
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct EndRunRequest {
-    /// How the session ended.
-    #[serde(flatten)]
-    pub session: EndSessionRequest,
-    /// The `carry` of the run's last `observe_screen` answer, unchanged. An object; one Atlas did
-    /// not give is ignored (nothing is checked).
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::input::carried"
-    )]
-    #[schemars(with = "Option<serde_json::Map<String, Value>>")]
-    pub carry: Option<Carry>,
-    /// What was executed on the run's last screen.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::input::object"
-    )]
-    pub executed: Option<Executed>,
-    /// The app's version the device runs, as `observe_screen` was told it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub app_version: Option<String>,
-}
+use crate::carry::widget_at;
+use atlas_api::plan::{ScreenMap, ScreenRoute};
+use atlas_api::screen::{
+    Carry, DEFAULT_FAST_PATH, EndRunRequest, Executed, ObserveScreenRequest, ObserveScreenResponse,
+    Offered, ReportedStep, Taken,
+};
 
 /// `end_session`: the graph's last answer checked (see [`EndRunRequest`]), then the session's
 /// end said.
@@ -144,59 +62,6 @@ pub(crate) async fn end_session(
         .await
 }
 
-/// The screen's page and the graph's next action on it.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct ObserveScreenResponse {
-    /// The page the screen was taken for (matched, or added as new); empty when none.
-    pub page_id: String,
-    /// The graph's next action resolved on this screen, in its dict form; `null` when it has
-    /// none or it names no single widget here.
-    pub action: Option<Action>,
-    /// For typing: the point (in pixels) to tap first, the field the text goes to.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub focus: Option<[u32; 2]>,
-    /// The graph's calibrated confidence (0 when an action just taken here changed nothing).
-    pub confidence: f64,
-    /// `action` is there and `confidence` reaches the fast path: take it without the model.
-    pub sure: bool,
-    /// What the answer rests on (`memory`, `labels`, `path`, `plan`: the next step of the route
-    /// being walked, to take without the model), or why there is none.
-    pub basis: String,
-    /// For the model, when it is asked: `{"suggested": …, "confidence": …}`.
-    pub hint: Value,
-    /// The step reported for `executed`, when one was.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub reported: Option<ReportedStep>,
-    /// The screen is not the page the route being walked expected: the rest of the route was
-    /// dropped.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub deviated: bool,
-    /// With `map`, where the graph is not sure: the routes from here for a planner; none when
-    /// the graph knows no route whose words are like the task's.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub map: Option<ScreenMap>,
-    /// How far the app's own record lets the graph be trusted on the kind of answer given
-    /// (`{kind, checked, wrong, bound}`): `sure` needs `bound` to reach the fast path too.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub trust: Option<Trust>,
-    /// The graph's earlier answers this screen checked, now part of the app's record.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub checked: Vec<Check>,
-    /// Send back with the next screen.
-    pub carry: Carry,
-}
-
-/// A step reported to the graph.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct ReportedStep {
-    /// Where it started.
-    pub from_page: String,
-    /// Where it led.
-    pub to_page: String,
-    /// False when the screen stayed exactly as it was.
-    pub success: bool,
-}
-
 /// What the last step did, waiting for the screen it led to.
 struct Pending {
     page: String,
@@ -214,7 +79,7 @@ pub(crate) async fn observe_screen(
     check(&req)?;
     let size = (req.screen_width, req.screen_height);
     let fast_path = req.fast_path.unwrap_or(DEFAULT_FAST_PATH);
-    let widgets = std::mem::take(&mut req.ui_hierarchy).expanded()?.widgets;
+    let widgets = atlas_service::expand_dump(std::mem::take(&mut req.ui_hierarchy))?.widgets;
     let mut carry = req.carry.take().unwrap_or_default();
     // An empty version is no version reported.
     let app_version = req.app_version.clone().filter(|v| !v.trim().is_empty());

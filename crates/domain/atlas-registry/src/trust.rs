@@ -13,7 +13,8 @@
 use atlas_action::Action;
 use atlas_model::{Check, Point, Widget};
 
-use crate::carry::{Executed, Offered, widget_at};
+use crate::carry::widget_at;
+use atlas_api::screen::{Executed, Offered};
 
 /// The screen an executed action led to (none when the run ended with it).
 pub(crate) struct After<'a> {

@@ -5,8 +5,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
-use atlas_client::ServiceCaller;
 use atlas_explore::{ExploreOptions, Progress};
+use atlas_registry::ServiceCaller;
 use atlas_service::Atlas;
 use atlas_store::files::Artifacts;
 use atlas_store_fs::FsStore;

@@ -274,7 +274,8 @@ pub(crate) async fn import_recordings(
 ) -> Result<ExitCode> {
     let shown = Shown::start();
     let atlas = open_default(data)?;
-    let caller = atlas_agent::ServiceCaller::new(atlas.clone(), tokio::runtime::Handle::current());
+    let caller =
+        atlas_registry::ServiceCaller::new(atlas.clone(), tokio::runtime::Handle::current());
     let teaching = shown.clone();
     let present: Vec<bool> = apps
         .iter()

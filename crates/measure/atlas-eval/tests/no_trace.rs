@@ -4,7 +4,8 @@
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use atlas_agent::{CallError, ServiceCaller, ToolCaller};
+use atlas_agent::{CallError, ToolCaller};
+use atlas_registry::ServiceCaller;
 use atlas_service::{Atlas, CheckpointPolicy};
 use atlas_store_fs::FsStore;
 use atlas_text::HashEmbedder;

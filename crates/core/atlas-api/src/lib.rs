@@ -1,0 +1,64 @@
+//! Atlas's public interface as types: each tool a name with its request and its answer
+//! ([`Interface`]), the actions agents send ([`Action`], in seed 002's dict form), and
+//! [`ToolCaller`], what runs a tool over any transport.
+//!
+//! Key design decision: **the interface apart from its implementations**, as `grep-matcher`
+//! stands apart from the engines behind it and qdrant's `api` crate apart from its server. The
+//! registry serves these types and the faces translate them; every client (the phone agent, the
+//! web explorer, the evaluations, `atlas-client` over HTTP) reads them without depending on the
+//! service behind them, so a field renamed here is a compile error on both sides of the wire.
+
+mod caller;
+pub mod fields;
+pub mod learning;
+pub mod navigation;
+pub mod pages;
+pub mod plan;
+pub mod screen;
+
+pub use atlas_action::Action;
+pub use caller::{CallError, Interface, ToolCaller, ask};
+
+/// The tools whose types this crate holds, each a name with its request and its answer.
+pub mod tools {
+    use crate::learning::*;
+    use crate::navigation::*;
+    use crate::pages::*;
+    use crate::screen::*;
+
+    macro_rules! interfaces {
+        ($($(#[$doc:meta])* $marker:ident $name:literal: $request:ty => $answer:ty;)*) => {$(
+            $(#[$doc])*
+            pub struct $marker;
+            impl crate::Interface for $marker {
+                const NAME: &'static str = $name;
+                type Request = $request;
+                type Answer = $answer;
+            }
+        )*};
+    }
+
+    interfaces! {
+        /// The way from a page to the page an intent names.
+        QueryPath "query_path": QueryPathRequest => QueryPathResponse;
+        /// The one action to take now for an intent.
+        GetNextAction "get_next_action": NextActionRequest => NextActionResponse;
+        /// The page a screen is, if any (and what this screen of it shows, remembered).
+        MatchCurrentPage "match_current_page": MatchPageRequest => MatchPageResponse;
+        /// A page added, or updated.
+        AddPage "add_page": AddPageRequest => AddPageResponse;
+        /// A page's actions by success rate.
+        GetAvailableActions "get_available_actions": AvailableActionsRequest => AvailableActionsResponse;
+        /// What an action did.
+        ReportTransition "report_transition": ReportTransitionRequest => ReportTransitionResponse;
+        /// How a session ended (with its last screen, the graph's last answer checked).
+        EndSession "end_session": EndRunRequest => EndSessionResponse;
+        /// An intent registered with its page and keywords.
+        RegisterIntent "register_intent": RegisterIntentRequest => RegisterIntentResponse;
+        /// Many transitions added at once.
+        BatchAddTransitions "batch_add_transitions": BatchAddTransitionsRequest => BatchAddTransitionsResponse;
+        /// A phone agent's step: the screen's page, the last step reported, the graph's next
+        /// action resolved on the screen.
+        ObserveScreen "observe_screen": ObserveScreenRequest => ObserveScreenResponse;
+    }
+}
