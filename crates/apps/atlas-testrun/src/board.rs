@@ -6,9 +6,9 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use atlas_client::ToolCaller;
+use atlas_api::test_runs::{ReportTestRunRequest, TestOutcome, TestRunEvent, TestStep};
+use atlas_api::{ToolCaller, tools};
 use base64::Engine;
-use serde_json::{Value, json};
 
 use crate::report::{Status, TestResult, thumbnail};
 use crate::run::Progress;
@@ -40,12 +40,12 @@ impl<'a> Board<'a> {
             ),
             failed: AtomicBool::new(false),
         };
-        board.send(json!({
-            "event": "run_started",
-            "suite": suite.name,
-            "tests": suite.tests.iter().map(|t| &t.name).collect::<Vec<_>>(),
-            "devices": phones,
-        }));
+        board.send(ReportTestRunRequest {
+            suite: Some(suite.name.clone()),
+            tests: suite.tests.iter().map(|t| t.name.clone()).collect(),
+            devices: phones.to_vec(),
+            ..board.event(TestRunEvent::RunStarted)
+        });
         board
     }
 
@@ -56,12 +56,35 @@ impl<'a> Board<'a> {
 
     /// Tells the server the run is over.
     pub fn end(&self) {
-        self.send(json!({"event": "run_ended"}));
+        self.send(self.event(TestRunEvent::RunEnded));
     }
 
-    fn send(&self, mut event: Value) {
-        event["run_id"] = json!(self.run_id);
-        if let Err(e) = self.caller.call("report_test_run", event)
+    /// An event of the run, its fields still to fill.
+    fn event(&self, event: TestRunEvent) -> ReportTestRunRequest {
+        ReportTestRunRequest {
+            run_id: self.run_id.clone(),
+            event,
+            suite: None,
+            tests: Vec::new(),
+            devices: Vec::new(),
+            device: None,
+            test: None,
+            step: None,
+            result: None,
+        }
+    }
+
+    /// An event of `test` on `device`.
+    fn of_test(&self, event: TestRunEvent, device: &str, test: &str) -> ReportTestRunRequest {
+        ReportTestRunRequest {
+            device: Some(device.to_string()),
+            test: Some(test.to_string()),
+            ..self.event(event)
+        }
+    }
+
+    fn send(&self, event: ReportTestRunRequest) {
+        if let Err(e) = atlas_api::ask::<tools::ReportTestRun>(self.caller, &event)
             && !self.failed.swap(true, Ordering::SeqCst)
         {
             tracing::warn!("the runs board did not take the run's progress (the run goes on): {e}");
@@ -71,16 +94,20 @@ impl<'a> Board<'a> {
 
 impl Progress for Board<'_> {
     fn started(&self, device: &str, test: &str) {
-        self.send(json!({"event": "test_started", "device": device, "test": test}));
+        self.send(self.of_test(TestRunEvent::TestStarted, device, test));
     }
 
     fn step(&self, device: &str, test: &str, step: usize, screen: &[u8]) {
         let small = thumbnail(screen, BOARD_WIDTH);
         let png = small.as_deref().unwrap_or(screen);
-        self.send(json!({
-            "event": "step", "device": device, "test": test,
-            "step": {"step": step, "screenshot": base64::engine::general_purpose::STANDARD.encode(png)},
-        }));
+        self.send(ReportTestRunRequest {
+            step: Some(TestStep {
+                step,
+                screenshot: Some(base64::engine::general_purpose::STANDARD.encode(png)),
+                ..TestStep::default()
+            }),
+            ..self.of_test(TestRunEvent::Step, device, test)
+        });
     }
 
     fn ended(&self, result: &TestResult, lost: bool) {
@@ -90,19 +117,29 @@ impl Progress for Board<'_> {
             (false, Status::Failed) => "failed",
             (false, Status::Error) => "error",
         };
-        let trail: Vec<Value> = result
+        let trail = result
             .trail
             .iter()
-            .map(|s| json!({"step": s.step, "chosen_by": s.chosen_by, "action": clip(&s.action), "page": s.page.as_deref().map(clip)}))
+            .map(|s| TestStep {
+                step: s.step,
+                chosen_by: s.chosen_by.clone(),
+                action: clip(&s.action),
+                page: s.page.as_deref().map(clip),
+                screenshot: None,
+            })
             .collect();
-        self.send(json!({
-            "event": "test_ended", "device": result.device, "test": result.name,
-            "result": {
-                "status": status, "message": clip(&result.message), "steps": result.steps,
-                "model_calls": result.model_calls, "graph_steps": result.graph_steps,
-                "seconds": result.seconds, "trail": trail,
-            },
-        }));
+        self.send(ReportTestRunRequest {
+            result: Some(TestOutcome {
+                status: status.to_string(),
+                message: clip(&result.message),
+                steps: result.steps,
+                model_calls: result.model_calls,
+                graph_steps: result.graph_steps,
+                seconds: result.seconds,
+                trail,
+            }),
+            ..self.of_test(TestRunEvent::TestEnded, &result.device, &result.name)
+        });
     }
 }
 

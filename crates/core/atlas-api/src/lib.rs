@@ -8,23 +8,36 @@
 //! web explorer, the evaluations, `atlas-client` over HTTP) reads them without depending on the
 //! service behind them, so a field renamed here is a compile error on both sides of the wire.
 
+pub mod agent;
 mod caller;
 pub mod fields;
+pub mod knowledge;
 pub mod learning;
 pub mod navigation;
 pub mod pages;
 pub mod plan;
+pub mod rag;
 pub mod screen;
+pub mod stats;
+pub mod test_runs;
+pub mod view;
 
 pub use atlas_action::Action;
 pub use caller::{CallError, Interface, ToolCaller, ask};
 
-/// The tools whose types this crate holds, each a name with its request and its answer.
+/// The tools, each a name with its request and its answer (the business graph's are still
+/// named by strings in the registry).
 pub mod tools {
+    use crate::agent::*;
+    use crate::knowledge::*;
     use crate::learning::*;
     use crate::navigation::*;
     use crate::pages::*;
+    use crate::rag::*;
     use crate::screen::*;
+    use crate::stats::*;
+    use crate::test_runs::*;
+    use crate::view::*;
 
     macro_rules! interfaces {
         ($($(#[$doc:meta])* $marker:ident $name:literal: $request:ty => $answer:ty;)*) => {$(
@@ -60,5 +73,27 @@ pub mod tools {
         /// A phone agent's step: the screen's page, the last step reported, the graph's next
         /// action resolved on the screen.
         ObserveScreen "observe_screen": ObserveScreenRequest => ObserveScreenResponse;
+        /// The prompt and structured context an LLM decides a step with.
+        GetRagContext "get_rag_context": RagContextRequest => RagContextResponse;
+        /// Registered intents like a query.
+        FindSimilarIntents "find_similar_intents": SimilarIntentsRequest => SimilarIntentsResponse;
+        /// The graph's counts, overall or for one app.
+        GetGraphStats "get_graph_stats": GraphStatsRequest => GraphStatsResponse;
+        /// An app's pages and transitions, whole or around a page, for drawing.
+        GetAppGraph "get_app_graph": AppGraphRequest => AppGraphResponse;
+        /// A page as the viewer shows it.
+        GetPageDetails "get_page_details": PageDetailsRequest => PageDetailsResponse;
+        /// The first well-formed action of a phone model's reply.
+        ParseAgentReply "parse_agent_reply": ParseReplyRequest => ParseReplyResponse;
+        /// A proposed action under the guard's rules, before it runs.
+        ReviewAction "review_action": ReviewActionRequest => ReviewActionResponse;
+        /// How an action went, for the guard's rules.
+        RecordOutcome "record_outcome": RecordOutcomeRequest => RecordOutcomeResponse;
+        /// A knowledge base's best segments for a query.
+        RetrieveKnowledge "retrieve_knowledge": RetrieveKnowledgeRequest => KnowledgeRecords;
+        /// A test run's progress as its runner reports it.
+        ReportTestRun "report_test_run": ReportTestRunRequest => ReportTestRunResponse;
+        /// The test runs reported, newest first.
+        GetTestRuns "get_test_runs": TestRunsRequest => TestRunsResponse;
     }
 }

@@ -20,12 +20,12 @@
 //! [`Guard`] in process, and the Open-AutoGLM plugin has the server's `review_action` and
 //! `record_outcome` tools run the same code, carrying the memory from one call to the next.
 
+pub use atlas_api::agent::GuardMemory;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use atlas_action::{Action, parse_reply};
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
 /// A rule set as its file says it.
 #[derive(Debug, Clone, Deserialize)]
@@ -190,18 +190,6 @@ pub struct Reviewed {
     pub rules: Vec<String>,
     /// What to tell the model next turn, when a rule says.
     pub observation: Option<String>,
-}
-
-/// What a guard remembers of a run: the values its rules set, and the actions that succeeded.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(default)]
-pub struct GuardMemory {
-    /// Values the rules remembered (`remember`), by name.
-    pub values: BTreeMap<String, String>,
-    /// The names of the actions that succeeded so far (for `done` and `not_done`); a name sent
-    /// twice counts once.
-    #[schemars(with = "Vec<String>")]
-    pub done: BTreeSet<String>,
 }
 
 /// The guard of one task run.

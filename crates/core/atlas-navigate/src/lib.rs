@@ -31,6 +31,10 @@ pub use atlas_api::navigation::{
     AlternativePath, Basis, CandidateAction, NextAction, NextActionRequest, NextActionResponse,
     PageSummary, PathInfo, PathStep, QueryPathRequest, QueryPathResponse,
 };
+pub use atlas_api::rag::{
+    FailedCase, HistoricalCases, RagContext, RagContextRequest, RagContextResponse,
+    RecommendedPath, RelevantPage, SuccessfulCase, SuggestedAction,
+};
 pub use ground::{
     FEATURES, Meaning, SHIPPED as SHIPPED_MODEL, SHIPPED_E5 as SHIPPED_E5_MODEL, doubt_in_english,
 };
@@ -38,10 +42,6 @@ pub use index::{
     Doc, DocKind, DocTexts, Hit, Prepared, Query, TextIndex, intent_key, normalize, page_key,
 };
 pub use map::{MAX_ROUTE_STEPS, MAX_ROUTES, MapRoute};
-pub use rag::{
-    FailedCase, HistoricalCases, RagContext, RagContextRequest, RagContextResponse,
-    RecommendedPath, RelevantPage, SuccessfulCase, SuggestedAction,
-};
 
 /// The grounding model: the ranker's model over [`FEATURES`].
 pub use atlas_rank::Model as GroundingModel;

@@ -42,14 +42,9 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 pub use business::{biz_error, business_graph_of, business_graph_schema};
-pub use guard::{
-    GuardedRun, RecordOutcomeRequest, RecordOutcomeResponse, ReviewActionRequest,
-    ReviewActionResponse,
-};
 pub use in_process::ServiceCaller;
 pub use input::{MAX_SAFE_INTEGER, parse_input, parse_json_input};
-pub use knowledge::{KnowledgeRecord, KnowledgeRecords, RetrieveKnowledgeRequest, kb_error};
-pub use navigation::{ParseReplyRequest, ParseReplyResponse};
+pub use knowledge::kb_error;
 
 use input::{control_free, refuse_control_characters};
 use schema::{input_schema_of, schema_of};
@@ -201,6 +196,18 @@ where
             })
         }),
     }
+}
+
+/// A tool of the interface (`I`: its name, request and answer, from `atlas_api::tools`).
+fn interface<I, F, Fut>(group: ToolGroup, description: &'static str, writes: bool, f: F) -> Tool
+where
+    I: atlas_api::Interface,
+    I::Request: Send + 'static,
+    I::Answer: 'static,
+    F: Fn(ToolContext, I::Request) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<I::Answer>> + Send + 'static,
+{
+    tool(group, I::NAME, description, writes, f)
 }
 
 /// Every tool, by name.

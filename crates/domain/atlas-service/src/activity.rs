@@ -17,40 +17,13 @@ use std::time::{Duration, Instant};
 use atlas_graph::{AppGraph, Graph};
 use atlas_store::{Counts, Record};
 use parking_lot::Mutex;
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+
+pub use atlas_api::view::RecentReport;
 
 /// How far back "recent" reaches.
 pub const WINDOW: Duration = Duration::from_secs(3600);
 /// Most reports remembered per app (older ones go first, even within the hour).
 pub const KEPT_PER_APP: usize = 10_000;
-
-/// One report (or, from another replica, the reports on one edge since the last look).
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct RecentReport {
-    /// When this server learned of it (RFC 3339).
-    pub at: String,
-    /// The app.
-    pub app_id: String,
-    /// The transition's id.
-    pub transition_id: String,
-    /// The page the step started on (its id).
-    pub from_page: String,
-    /// The page the step led to (its id).
-    pub to_page: String,
-    /// click, input, swipe, back…
-    pub action_type: String,
-    /// The widget's text or label.
-    pub widget_text: String,
-    /// Reports it stands for (1 for a report made here).
-    pub reports: u64,
-    /// Reports of the step that worked.
-    pub succeeded: u64,
-    /// Reports of the step that failed.
-    pub failed: u64,
-    /// Mean latency reported, when any was.
-    pub latency_ms: Option<f64>,
-}
 
 /// A report as remembered: when, on which edge, what it added. The edge's pages and action are
 /// read from the graph when someone looks, so a report costs one small allocation, not seven

@@ -1,11 +1,12 @@
 //! What a recording teaches: each step sent through the tool interfaces a live agent uses, so an
 //! import or an evaluation can learn nothing an agent could not have told Atlas.
 
+use atlas_api::learning::{RegisterIntentRequest, ReportTransitionRequest, ReportedAction};
+use atlas_api::pages::{AddPageRequest, MatchPageRequest, UiHierarchy};
+use atlas_api::tools;
 use atlas_client::{CallError, GraphClient, ToolCaller};
 use atlas_import::recording::{RecordedAction, RecordedStep, Recording};
 use atlas_model::{Widget, screen_page_name};
-use atlas_service::{AddPageRequest, MatchPageRequest, UiHierarchy};
-use serde_json::{Value, json};
 
 /// The page a screen is: `match_current_page` on its widgets, and when nothing matches (and
 /// `add` allows), a new page named as `observe_screen` names one.
@@ -48,21 +49,36 @@ pub fn page_for_screen(
 
 /// The action of a step as `report_transition` takes it: the widget by its label (its id only
 /// when it has none, since ids such as list indices shift as lists change), and the text typed.
-pub fn reported_action(step: &RecordedStep) -> Option<Value> {
+pub fn reported_action(step: &RecordedStep) -> Option<ReportedAction> {
+    let of = |kind: &str| ReportedAction {
+        action_type: kind.to_string(),
+        widget: None,
+        widget_text: None,
+        widget_xpath: None,
+        input_text: None,
+    };
     match &step.action {
-        RecordedAction::Back => return Some(json!({ "type": "back" })),
-        RecordedAction::TapView(id) => return Some(json!({ "type": "click", "widget": id })),
+        RecordedAction::Back => return Some(of("back")),
+        RecordedAction::TapView(id) => {
+            return Some(ReportedAction {
+                widget: Some(id.clone()),
+                ..of("click")
+            });
+        }
         _ => {}
     }
     let widget = step.widget()?;
-    let mut action = json!({ "type": if matches!(step.action, RecordedAction::Input(..)) { "input" } else { "click" } });
+    let mut action = of(match step.action {
+        RecordedAction::Input(..) => "input",
+        _ => "click",
+    });
     if widget.text.trim().is_empty() {
-        action["widget"] = json!(widget.id);
+        action.widget = Some(widget.id.clone());
     } else {
-        action["widget_text"] = json!(widget.text.trim());
+        action.widget_text = Some(widget.text.trim().to_string());
     }
     if let RecordedAction::Input(_, text) = &step.action {
-        action["input_text"] = json!(text);
+        action.input_text = Some(text.clone());
     }
     Some(action)
 }
@@ -80,11 +96,20 @@ pub fn report_step(
     let Some(action) = reported_action(step) else {
         return Ok(());
     };
-    let mut body = json!({ "from_page": from, "to_page": to, "action": action, "success": true, "app_id": app_id, "session_id": session });
-    if let Some(intent) = intent {
-        body["intent"] = json!(intent);
-    }
-    caller.call("report_transition", body).map(|_| ())
+    let report = ReportTransitionRequest {
+        from_page: from.to_string(),
+        action,
+        to_page: to.to_string(),
+        success: true,
+        latency_ms: None,
+        reason: None,
+        app_id: Some(app_id.to_string()),
+        intent: intent.map(str::to_string),
+        session_id: Some(session.to_string()),
+    };
+    GraphClient::new(caller)
+        .report_transition(&report)
+        .map(|_| ())
 }
 
 /// What teaching a recording added.
@@ -137,10 +162,13 @@ pub fn teach_recording(
         (intent, taught.pages.last(), recording.steps.last())
         && final_step.action == RecordedAction::Finish
     {
-        caller.call(
-            "register_intent",
-            json!({ "app_id": app_id, "intent_text": intent, "target_page": last }),
-        )?;
+        let intent = RegisterIntentRequest {
+            app_id: app_id.to_string(),
+            intent_text: intent.to_string(),
+            target_page: Some(last.clone()),
+            keywords: Vec::new(),
+        };
+        atlas_api::ask::<tools::RegisterIntent>(caller, &intent)?;
         taught.intents += 1;
     }
     Ok(taught)
