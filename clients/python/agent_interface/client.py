@@ -49,8 +49,10 @@ class KGClient:
     def query_path(self, app_id, intent, current_page=None, max_steps=None):
         return self.call("query_path", app_id=app_id, intent=intent, current_page=current_page, max_steps=max_steps)
 
-    def get_next_action(self, current_page, intent, app_id=None):
-        return self.call("get_next_action", current_page=current_page, intent=intent, app_id=app_id)
+    def get_next_action(self, current_page, intent, app_id=None, session_id=None, app_version=None,
+                        explain=None):
+        return self.call("get_next_action", current_page=current_page, intent=intent, app_id=app_id,
+                         session_id=session_id, app_version=app_version, explain=explain)
 
     def match_current_page(self, app_id, ui_hierarchy=None, page_title=None, page_screenshot=None):
         return self.call("match_current_page", app_id=app_id, ui_hierarchy=ui_hierarchy,
@@ -66,14 +68,20 @@ class KGClient:
                          success=success, latency_ms=latency_ms, app_id=app_id, intent=intent,
                          session_id=session_id, reason=reason)
 
-    def end_session(self, app_id, session_id, intent, finished):
-        """Say how a session ended: only sessions not said to have failed are replayed."""
+    def end_session(self, app_id, session_id, intent, finished, message=None, carry=None,
+                    executed=None, app_version=None):
+        """Say how a session ended: only sessions not said to have failed are replayed. With the
+        ``carry`` of a run's last ``observe_screen`` answer and what was ``executed`` on that
+        screen, the graph's last answer there is checked too."""
         return self.call("end_session", app_id=app_id, session_id=session_id, intent=intent,
-                         finished=finished)
+                         finished=finished, message=message, carry=carry, executed=executed,
+                         app_version=app_version)
 
-    def add_page(self, app_id, page_name, page_type=None, description=None, intents=None, ui_hierarchy=None):
+    def add_page(self, app_id, page_name, page_type=None, description=None, intents=None, ui_hierarchy=None,
+                 url=None, dom_fingerprint=None):
         return self.call("add_page", app_id=app_id, page_name=page_name, page_type=page_type,
-                         description=description, intents=intents, ui_hierarchy=ui_hierarchy)
+                         description=description, intents=intents, ui_hierarchy=ui_hierarchy, url=url,
+                         dom_fingerprint=dom_fingerprint)
 
     def register_intent(self, app_id, intent_text, target_page=None, keywords=None):
         return self.call("register_intent", app_id=app_id, intent_text=intent_text,

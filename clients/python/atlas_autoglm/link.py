@@ -11,11 +11,10 @@ files given) are evaluated by Atlas, by the code ``atlas agent run`` uses, and t
 ``memory`` comes back with each answer, to be sent with the next call.
 """
 
-import json
 import subprocess
-import urllib.error
-import urllib.request
 import uuid
+
+from agent_interface import KGClient, KGError
 
 
 class AtlasError(RuntimeError):
@@ -32,6 +31,7 @@ class AtlasLink:
         self.token = token
         self.timeout = timeout
         self.rules = list(rules)
+        self._client = KGClient(self.url, token=token or "", timeout=timeout)
         self.reset(session)
 
     def reset(self, session=None):
@@ -42,20 +42,12 @@ class AtlasLink:
         self._guard = None
 
     def call(self, name, **body):
-        data = json.dumps({k: v for k, v in body.items() if v is not None}).encode("utf-8")
-        headers = {"Content-Type": "application/json"}
-        if self.token:
-            headers["Authorization"] = f"Bearer {self.token}"
-        request = urllib.request.Request(f"{self.url}/api/v1/{name}", data, headers)
+        """Atlas's interface ``name`` with ``body``, through ``agent_interface``'s client."""
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                return json.load(response)
-        except urllib.error.HTTPError as e:
-            try:
-                error = json.load(e).get("error", {})
-            except ValueError:
-                error = {}
-            raise AtlasError(f"{name}: {e.code} {error.get('code', '')} {error.get('message', '')}".strip()) from None
+            return self._client.call(name, **body)
+        except KGError as e:
+            status = f"{e.status} " if e.status else ""
+            raise AtlasError(f"{name}: {status}{e.code} {e.message}".strip()) from None
         except OSError as e:
             raise AtlasError(f"{name}: Atlas at {self.url} is unreachable: {e}") from None
 
