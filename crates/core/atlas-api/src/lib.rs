@@ -9,6 +9,7 @@
 //! service behind them, so a field renamed here is a compile error on both sides of the wire.
 
 pub mod agent;
+pub mod business;
 mod caller;
 pub mod fields;
 pub mod knowledge;
@@ -25,10 +26,11 @@ pub mod view;
 pub use atlas_action::Action;
 pub use caller::{CallError, Interface, ToolCaller, ask};
 
-/// The tools, each a name with its request and its answer (the business graph's are still
-/// named by strings in the registry).
+/// The tools, each a name with its request and its answer.
 pub mod tools {
     use crate::agent::*;
+    use crate::business;
+    use crate::business::*;
     use crate::knowledge::*;
     use crate::learning::*;
     use crate::navigation::*;
@@ -95,5 +97,27 @@ pub mod tools {
         ReportTestRun "report_test_run": ReportTestRunRequest => ReportTestRunResponse;
         /// The test runs reported, newest first.
         GetTestRuns "get_test_runs": TestRunsRequest => TestRunsResponse;
+        /// Business processes like a description.
+        SearchBusinesses "search_businesses": SearchBusinessesRequest => Candidates<business::Candidate<ProcessInfo>>;
+        /// Implementations like a description or a URI fragment.
+        SearchImplementations "search_implementations": SearchImplementationsRequest => Candidates<business::Candidate<ImplementationInfo>>;
+        /// Data resources like a description or a table name.
+        SearchDataResources "search_data_resources": SearchDataResourcesRequest => Candidates<business::Candidate<ResourceInfo>>;
+        /// A process's summary.
+        SummarizeBusiness "summarize_business": ProcessRequest => BusinessSummary;
+        /// A process in detail.
+        GetBusinessContextForChat "get_business_context_for_chat": ProcessRequest => BusinessContext;
+        /// An implementation's summary.
+        SummarizeImplementation "summarize_implementation": ImplementationRequest => ImplementationSummary;
+        /// Where an implementation is used, what it calls and touches.
+        GetImplementationContextForChat "get_implementation_context_for_chat": ImplementationRequest => ImplementationContext;
+        /// A data resource's summary.
+        SummarizeDataResource "summarize_data_resource": ResourceRequest => ResourceSummary;
+        /// Who uses a data resource.
+        GetResourceContextForChat "get_resource_context_for_chat": ResourceRequest => ResourceContext;
+        /// Neighbours within a few hops.
+        GetNeighbors "get_neighbors": NeighborsRequest => Neighbors;
+        /// A shortest path between two entities.
+        GetPathBetweenEntities "get_path_between_entities": PathRequest => EntityPath;
     }
 }

@@ -684,7 +684,7 @@ impl BizSnapshot {
         }
         GraphNode {
             id: self.graph.id_of(n).to_string(),
-            kind: n.kind.as_str(),
+            kind: n.kind,
             name: self.graph.name_of(n).to_string(),
             extra,
         }
@@ -701,7 +701,7 @@ impl BizSnapshot {
         GraphEdge {
             from: r.from.clone(),
             to: r.to.clone(),
-            edge_type: r.kind.as_str(),
+            edge_type: r.kind,
             extra,
         }
     }
@@ -753,7 +753,9 @@ impl BizSnapshot {
                 }
             }
         }
-        edges.sort_by(|a, b| (&a.from, &a.to, a.edge_type).cmp(&(&b.from, &b.to, b.edge_type)));
+        edges.sort_by(|a, b| {
+            (&a.from, &a.to, a.edge_type.as_str()).cmp(&(&b.from, &b.to, b.edge_type.as_str()))
+        });
         Ok(Neighbors {
             center: self.graph_node(start),
             depth,

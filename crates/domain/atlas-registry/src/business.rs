@@ -2,11 +2,9 @@
 
 use atlas_biz::{BizError, BizSnapshot};
 use atlas_model::{AtlasError, Result};
-use schemars::JsonSchema;
-use serde::Serialize;
-use serde::de::DeserializeOwned;
 
-use crate::{Tool, ToolContext, ToolGroup, tool};
+use crate::{Tool, ToolContext, ToolGroup, interface};
+use atlas_api::tools;
 
 /// Seed 003's business-graph errors in seed 000's format.
 pub fn biz_error(e: BizError) -> AtlasError {
@@ -54,22 +52,21 @@ pub(crate) async fn blocking<R: Send + 'static>(
         .map_err(|e| AtlasError::Graph(format!("tool failed: {e}")))?
 }
 
-/// A seed-003 tool: one function of the business graph's snapshot.
-fn business<Req, Resp>(
-    name: &'static str,
+/// A seed-003 tool (`I`): one function of the business graph's snapshot.
+fn business<I>(
     description: &'static str,
-    f: fn(&BizSnapshot, &Req) -> std::result::Result<Resp, BizError>,
+    f: fn(&BizSnapshot, &I::Request) -> std::result::Result<I::Answer, BizError>,
 ) -> Tool
 where
-    Req: DeserializeOwned + JsonSchema + Send + 'static,
-    Resp: Serialize + JsonSchema + Send + 'static,
+    I: atlas_api::Interface,
+    I::Request: Send + 'static,
+    I::Answer: Send + 'static,
 {
-    tool(
+    interface::<I, _, _>(
         ToolGroup::Business,
-        name,
         description,
         false,
-        move |c: ToolContext, r: Req| {
+        move |c: ToolContext, r: I::Request| {
             blocking(move || {
                 let biz = c.biz.ok_or_else(|| {
                     AtlasError::NotFound("this server has no business graph".into())
@@ -82,58 +79,47 @@ where
 
 pub(crate) fn tools() -> Vec<Tool> {
     vec![
-        business(
-            "search_businesses",
+        business::<tools::SearchBusinesses>(
             "根据自然语言描述查找可能相关的业务流程。用于当用户提到“某个业务/流程/活动”但没有给出 process_id 时。Find business processes by a description.",
             BizSnapshot::search_businesses,
         ),
-        business(
-            "search_implementations",
+        business::<tools::SearchImplementations>(
             "根据自然语言描述或 URI 片段查找实现/接口，例如“订单详情接口”、“/api/order/detail 报 500”。Find implementations (APIs, jobs) by a description or a URI fragment.",
             BizSnapshot::search_implementations,
         ),
-        business(
-            "search_data_resources",
+        business::<tools::SearchDataResources>(
             "根据自然语言描述查找数据资源（库表或其他数据节点），如“用户资料表”、“月卡记录表”。Find data resources (tables) by a description or a table name.",
             BizSnapshot::search_data_resources,
         ),
-        business(
-            "summarize_business",
+        business::<tools::SummarizeBusiness>(
             "给出某个业务流程的简要说明和关键要素，用于快速回答“这个流程大概是干什么的”。A process's summary, key steps and systems.",
             BizSnapshot::summarize_business,
         ),
-        business(
-            "get_business_context_for_chat",
+        business::<tools::GetBusinessContextForChat>(
             "返回指定业务流程的详细图结构信息，供 LLM 深入回答路径/依赖等问题。A process's steps, implementations and resources in detail.",
             BizSnapshot::get_business_context_for_chat,
         ),
-        business(
-            "summarize_implementation",
+        business::<tools::SummarizeImplementation>(
             "给出某个实现/接口的简要说明，包括它的用途、URI、所在系统以及主要使用场景。An implementation's summary and the processes that use it.",
             BizSnapshot::summarize_implementation,
         ),
-        business(
-            "get_implementation_context_for_chat",
+        business::<tools::GetImplementationContextForChat>(
             "返回某个实现的业务使用情况、资源依赖及实现间调用关系。Where an implementation is used, what it calls and what data it touches.",
             BizSnapshot::get_implementation_context_for_chat,
         ),
-        business(
-            "summarize_data_resource",
+        business::<tools::SummarizeDataResource>(
             "给出某个数据资源（库表等）的简要说明，包括所在库表、用途及典型读写方。A table's summary, main fields and typical readers and writers.",
             BizSnapshot::summarize_data_resource,
         ),
-        business(
-            "get_resource_context_for_chat",
+        business::<tools::GetResourceContextForChat>(
             "返回某个数据资源在业务中的使用上下文，包括哪些流程/步骤/实现在读写它。Which processes, steps and implementations use a table.",
             BizSnapshot::get_resource_context_for_chat,
         ),
-        business(
-            "get_neighbors",
+        business::<tools::GetNeighbors>(
             "获取某个节点周围一跳或多跳的邻居节点，用于回答“这个东西周围还有什么”的问题。Neighbours within 1..3 hops, grouped by type, with the edges among them.",
             BizSnapshot::get_neighbors,
         ),
-        business(
-            "get_path_between_entities",
+        business::<tools::GetPathBetweenEntities>(
             "查找两个实体（流程/实现/数据资源）之间的路径，用于回答“从 A 到 B 之间经过了什么”的问题。A shortest path between two entities.",
             BizSnapshot::get_path_between_entities,
         ),
