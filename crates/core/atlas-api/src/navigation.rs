@@ -271,3 +271,26 @@ pub enum Basis {
     Labels,
     Path,
 }
+
+impl Basis {
+    /// Its name as answers spell it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Basis::Memory => "memory",
+            Basis::Labels => "labels",
+            Basis::Path => "path",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_basis_is_named_as_answers_write_it() {
+        for basis in [Basis::Memory, Basis::Labels, Basis::Path] {
+            assert_eq!(serde_json::to_value(basis).unwrap(), basis.as_str());
+        }
+    }
+}

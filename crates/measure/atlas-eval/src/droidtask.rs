@@ -10,8 +10,9 @@ use atlas_import::droidtask::{App, Step, StepAction};
 use atlas_import::state_html::Element;
 use atlas_progress::Progress;
 use serde::Serialize;
-use serde_json::{Value, json};
 
+use atlas_api::navigation::{NextAction, NextActionRequest, NextActionResponse};
+use atlas_api::tools;
 use atlas_client::{CallError, ToolCaller};
 
 use crate::teach::{page_for_screen, report_step, teach_recording};
@@ -137,22 +138,25 @@ pub struct Considered {
 }
 
 /// The candidates an explained answer lists, in the order of the service's feature names.
-fn considered(screen: &[Element], expected: &StepAction, response: &Value) -> Vec<Considered> {
-    let Some(list) = response["candidates"].as_array() else {
-        return Vec::new();
-    };
-    list.iter()
-        .filter(|c| c["features"].is_object())
-        .map(|c| {
-            let answer = answer_of(screen, c);
-            Considered {
+fn considered(
+    screen: &[Element],
+    expected: &StepAction,
+    response: &NextActionResponse,
+) -> Vec<Considered> {
+    response
+        .candidates
+        .iter()
+        .filter_map(|c| {
+            let features = c.features.as_ref()?;
+            let answer = answer_of(screen, c.action.as_ref(), c.is_complete);
+            Some(Considered {
                 correct: is_correct(expected, &answer),
                 features: atlas_service::GROUND_FEATURES
                     .iter()
-                    .map(|name| c["features"][*name].as_f64().unwrap_or(0.0))
+                    .map(|name| features.get(*name).copied().unwrap_or(0.0))
                     .collect(),
                 answer,
-            }
+            })
         })
         .collect()
 }
@@ -301,13 +305,13 @@ fn describe(action: &StepAction) -> String {
 
 /// The element an answered action names on this screen: by its label first (indices shift as
 /// lists change), by index when the label is absent or ambiguous.
-fn resolve(screen: &[Element], action: &Value) -> Option<usize> {
-    if action["action_type"] == "back" {
+fn resolve(screen: &[Element], action: &NextAction) -> Option<usize> {
+    if action.action_type == "back" {
         return screen.iter().find(|e| e.is_back_key()).map(|e| e.index);
     }
-    let text = action["widget_text"].as_str().unwrap_or_default().trim();
-    let id = action["widget_id"].as_str().unwrap_or_default();
-    let input = action["action_type"] == "input";
+    let text = action.widget_text.trim();
+    let id = action.widget_id.as_str();
+    let input = action.action_type == "input";
     let by_index = || {
         id.parse::<usize>()
             .ok()
@@ -357,28 +361,22 @@ fn first_line(label: &str) -> &str {
     label.split(['\n', '<']).next().unwrap_or(label).trim()
 }
 
-pub(crate) fn answer_of(screen: &[Element], response: &Value) -> Answer {
-    let action = &response["action"];
-    if action.is_null() {
-        return if response["is_complete"] == true {
+/// What an answer (its action, or that the task is complete) does on this screen.
+pub(crate) fn answer_of(screen: &[Element], action: Option<&NextAction>, complete: bool) -> Answer {
+    let Some(action) = action else {
+        return if complete {
             Answer::Finish
         } else {
             Answer::Unsure
         };
-    }
+    };
     match resolve(screen, action) {
         None => Answer::Unresolved {
-            widget: action["widget_text"]
-                .as_str()
-                .unwrap_or_default()
-                .to_string(),
+            widget: action.widget_text.clone(),
         },
-        Some(element) if action["action_type"] == "input" => Answer::Input {
+        Some(element) if action.action_type == "input" => Answer::Input {
             element,
-            text: action["input_text"]
-                .as_str()
-                .unwrap_or_default()
-                .to_string(),
+            text: action.input_text.clone(),
         },
         Some(element) => Answer::Tap { element },
     }
@@ -424,16 +422,21 @@ fn evaluate_task(
     };
     let mut current = page_of(0)?;
     for (j, step) in task.steps.iter().enumerate() {
-        let response = caller.call(
-            "get_next_action",
-            json!({ "current_page": current, "intent": instruction, "app_id": app_id, "session_id": session, "explain": true }),
-        )?;
-        let answer = answer_of(&step.screen, &response);
+        let asked = NextActionRequest {
+            current_page: current.clone(),
+            intent: instruction.clone(),
+            app_id: Some(app_id.to_string()),
+            session_id: Some(session.clone()),
+            app_version: None,
+            explain: true,
+        };
+        let response = atlas_api::ask::<tools::GetNextAction>(caller, &asked)?;
+        let answer = answer_of(&step.screen, response.action.as_ref(), response.is_complete);
         let correct = is_correct(&step.action, &answer);
-        let basis = response["basis"].as_str().map(str::to_string);
-        let confidence = response["action"]["confidence"].as_f64();
+        let basis = response.basis.map(|b| b.as_str().to_string());
+        let confidence = response.action.as_ref().map(|a| a.confidence);
         let why_unsure = (answer == Answer::Unsure)
-            .then(|| response["error"].as_str().map(str::to_string))
+            .then(|| response.error.clone())
             .flatten();
         let considered = considered(&step.screen, &step.action, &response);
         steps.push(StepResult {
@@ -441,7 +444,7 @@ fn evaluate_task(
             expected: describe(&step.action),
             answer,
             basis,
-            confidence: confidence.or(response["confidence"].as_f64()),
+            confidence: confidence.or(response.confidence),
             why_unsure,
             correct,
             guess: None,
