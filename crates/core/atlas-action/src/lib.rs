@@ -331,7 +331,7 @@ impl Action {
 
     /// The action of the seed's dict form (what [`Action::to_dict`] gives back), when it is one.
     pub fn from_dict(dict: &Json) -> Option<Action> {
-        serde_json::from_value(dict.clone()).ok()
+        <Action as serde::Deserialize>::deserialize(dict).ok()
     }
 
     /// The action written in the grammar, as a model would (what [`parse_reply`] reads back).

@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// The action of a reported step, as seed 000 §2.1 describes it.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 pub struct ReportedAction {
     /// click, input, swipe, back, ...
     #[serde(rename = "type")]

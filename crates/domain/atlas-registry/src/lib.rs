@@ -15,8 +15,8 @@
 
 mod business;
 mod calls;
-mod carry;
 mod guard;
+mod hit_test;
 mod in_process;
 mod input;
 mod knowledge;

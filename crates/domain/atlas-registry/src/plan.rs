@@ -1,10 +1,6 @@
-//! Planning over the map, for `observe_screen`: the routes the graph knows from the screen, each
-//! with its first step resolved on the screen, the prompt a planning model reads, and the
-//! grammar of its reply.
-//!
-//! A planner answers one line: `route N` (take route N to its end), `route N steps M` (take its
-//! first M steps) or `none`. Anything else is read as `none`, so a planner's slip costs the call
-//! and never an action the map did not offer.
+//! The user message a planning model reads over `observe_screen`'s map: the task, the page and
+//! the routes from it. The map's types, the planner's system prompt and the grammar of its reply
+//! are the interface's (`atlas_api::plan`).
 
 use atlas_service::MapRoute;
 use serde_json::Value;

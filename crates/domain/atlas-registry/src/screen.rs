@@ -32,7 +32,7 @@ use atlas_service::{
 use serde_json::Value;
 
 use crate::calls::{match_page, sync_call};
-use crate::carry::widget_at;
+use crate::hit_test::widget_at;
 use atlas_api::plan::{ScreenMap, ScreenRoute};
 use atlas_api::screen::{
     Carry, DEFAULT_FAST_PATH, EndRunRequest, Executed, ObserveScreenRequest, ObserveScreenResponse,

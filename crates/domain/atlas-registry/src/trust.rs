@@ -13,7 +13,7 @@
 use atlas_action::Action;
 use atlas_model::{Check, Point, Widget};
 
-use crate::carry::widget_at;
+use crate::hit_test::widget_at;
 use atlas_api::screen::{Executed, Offered};
 
 /// The screen an executed action led to (none when the run ended with it).

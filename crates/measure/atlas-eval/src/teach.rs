@@ -52,10 +52,7 @@ pub fn page_for_screen(
 pub fn reported_action(step: &RecordedStep) -> Option<ReportedAction> {
     let of = |kind: &str| ReportedAction {
         action_type: kind.to_string(),
-        widget: None,
-        widget_text: None,
-        widget_xpath: None,
-        input_text: None,
+        ..ReportedAction::default()
     };
     match &step.action {
         RecordedAction::Back => return Some(of("back")),

@@ -1,5 +1,5 @@
-//! Reading a screen's widgets for what `observe_screen` carries from one screen to the next
-//! (the types are the interface's, in `atlas_api::screen`): what a point on the screen hits.
+//! What a point on a screen hits: the widget a tap (reported, or answered by the graph) lands on,
+//! for `observe_screen`'s reports and the checks of trust.
 
 use atlas_model::Widget;
 
