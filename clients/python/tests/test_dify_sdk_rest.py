@@ -174,8 +174,20 @@ def test_the_server_and_its_openapi_document_agree(token_server, check):
     status_api, document_api = request_json("GET", root + "/api/v1/openapi.json", None, {"Authorization": f"Bearer {token}"})
     check(status == 200 and document == document_api, "/openapi.json serves the API's document")
 
+    def resolved(schema, depth=0):
+        """The schema with its references to the document's components replaced by them."""
+        if isinstance(schema, list):
+            return [resolved(item, depth) for item in schema]
+        if not isinstance(schema, dict) or depth > 8:
+            return schema
+        ref = schema.get("$ref", "")
+        if ref.startswith("#/components/schemas/"):
+            named = document["components"]["schemas"][ref.rsplit("/", 1)[1]]
+            return resolved({**named, **{k: v for k, v in schema.items() if k != "$ref"}}, depth + 1)
+        return {key: resolved(value, depth) for key, value in schema.items()}
+
     def body_schema(method, path):
-        return document["paths"][path][method]["requestBody"]["content"]["application/json"]["schema"]
+        return resolved(document["paths"][path][method]["requestBody"]["content"]["application/json"]["schema"])
 
     def call(method, path, body=None):
         return request_json(method, base + path, body, {"Authorization": f"Bearer {key}"})

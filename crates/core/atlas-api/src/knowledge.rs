@@ -11,8 +11,8 @@ pub struct RetrieveKnowledgeRequest {
     pub dataset_id: String,
     /// 要检索的问题或关键词
     pub query: String,
-    /// 最多返回多少条，默认 4
-    #[schemars(range(min = 1, max = 20))]
+    /// 最多返回多少条，默认 4，至多 100。Records at most (4 when not given), as Dify's routes.
+    #[schemars(range(min = 1, max = 100))]
     #[serde(default)]
     pub top_k: Option<u32>,
     /// 低于此分数（0~1）的结果不返回

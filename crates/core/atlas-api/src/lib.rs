@@ -11,6 +11,7 @@
 pub mod agent;
 pub mod business;
 mod caller;
+pub mod dify;
 pub mod fields;
 pub mod knowledge;
 pub mod learning;
@@ -18,6 +19,7 @@ pub mod navigation;
 pub mod pages;
 pub mod plan;
 pub mod rag;
+pub mod routes;
 pub mod screen;
 pub mod stats;
 pub mod test_runs;

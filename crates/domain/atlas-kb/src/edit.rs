@@ -26,7 +26,7 @@ pub struct SegmentInput {
 }
 
 /// The most segments one call may add.
-pub const MAX_SEGMENTS_PER_CALL: usize = 1_000;
+pub const MAX_SEGMENTS_PER_CALL: usize = atlas_api::dify::limits::SEGMENTS_PER_CALL;
 
 impl SegmentInput {
     /// The stored segment (position set when it is placed).
@@ -66,7 +66,11 @@ impl SegmentInput {
 
 /// A metadata field's name, trimmed, if it is 1 to 64 characters.
 fn field_name(name: &str) -> Result<&str, KbError> {
-    error::valid_name(name, "a metadata field's name", 64)
+    error::valid_name(
+        name,
+        "a metadata field's name",
+        atlas_api::dify::limits::FIELD_NAME,
+    )
 }
 
 /// A conflict if another field than `except` of the dataset has this name.
@@ -190,7 +194,7 @@ impl KnowledgeBase {
         description: Option<&str>,
     ) -> Result<DatasetSummary, KbError> {
         let name = name
-            .map(|n| error::valid_name(n, "a dataset name", 100))
+            .map(|n| error::valid_name(n, "a dataset name", atlas_api::dify::limits::DATASET_NAME))
             .transpose()?;
         self.edit_dataset(id, |dataset, _| {
             if let Some(name) = name {
@@ -324,7 +328,11 @@ impl KnowledgeBase {
         document: &str,
         name: &str,
     ) -> Result<DocumentSummary, KbError> {
-        let name = error::valid_name(name, "a document name", 255)?;
+        let name = error::valid_name(
+            name,
+            "a document name",
+            atlas_api::dify::limits::DOCUMENT_NAME,
+        )?;
         self.edit_dataset(id, |_, documents| {
             editable(documents, document)?.name = name.to_string();
             Ok(())
@@ -473,6 +481,18 @@ pub enum DocumentStatus {
     Archive,
     /// Back from the archive, with the enabled state it had.
     UnArchive,
+}
+
+impl From<atlas_api::dify::DocumentAction> for DocumentStatus {
+    fn from(action: atlas_api::dify::DocumentAction) -> Self {
+        use atlas_api::dify::DocumentAction;
+        match action {
+            DocumentAction::Enable => DocumentStatus::Enable,
+            DocumentAction::Disable => DocumentStatus::Disable,
+            DocumentAction::Archive => DocumentStatus::Archive,
+            DocumentAction::UnArchive => DocumentStatus::UnArchive,
+        }
+    }
 }
 
 impl DocumentStatus {

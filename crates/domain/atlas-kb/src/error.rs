@@ -21,12 +21,6 @@ pub enum KbError {
     /// No tag of that id.
     #[error("Tag not found.")]
     TagNotFound,
-    /// A request for a route the server does not have.
-    #[error("{0}")]
-    RouteNotFound(String),
-    /// A method the route does not take.
-    #[error("{0}")]
-    MethodNotAllowed(String),
     /// What was to be made exists already (a name taken).
     #[error("{0}")]
     Conflict(String),
@@ -75,12 +69,6 @@ pub enum KbError {
     /// The server is stopping: the document was not added.
     #[error("the server is stopping; the document was not added, send it again once it is back")]
     Stopping,
-    /// A request from where the server takes none.
-    #[error("{0}")]
-    Forbidden(String),
-    /// A body of a type the route does not take.
-    #[error("{0}")]
-    UnsupportedMediaType(String),
     /// The document is archived: un-archive it before changing it.
     #[error("The archived document is not editable.")]
     ArchivedDocument,
@@ -96,29 +84,54 @@ impl KbError {
             | KbError::DocumentNotFound
             | KbError::SegmentNotFound
             | KbError::MetadataFieldNotFound
-            | KbError::TagNotFound
-            | KbError::RouteNotFound(_) => ("not_found", 404),
+            | KbError::TagNotFound => ("not_found", 404),
             KbError::Unauthorized => ("unauthorized", 401),
             KbError::Locked { .. } | KbError::ReadOnly | KbError::Conflict(_) => ("conflict", 409),
             KbError::Io(_) | KbError::Embed(_) => ("internal_server_error", 500),
-            KbError::MethodNotAllowed(_) => ("method_not_allowed", 405),
             KbError::TooManySegments { .. } => ("file_too_large", 413),
             KbError::Stopping => ("service_unavailable", 503),
-            KbError::Forbidden(_) => ("forbidden", 403),
             KbError::ArchivedDocument => ("archived_document_immutable", 403),
-            KbError::UnsupportedMediaType(_) => ("unsupported_media_type", 415),
         }
     }
+}
 
-    /// Dify's error body: `{"status", "code", "message"}`.
-    pub fn to_body(&self) -> serde_json::Value {
-        let (code, status) = self.code();
-        let message = if status >= 500 {
-            "An internal error occurred.".to_string()
-        } else {
-            self.to_string()
-        };
-        serde_json::json!({ "status": status, "code": code, "message": message })
+impl From<KbError> for atlas_api::dify::DifyError {
+    /// Dify's error for it (the server logs a fault of its own and tells the client less).
+    fn from(e: KbError) -> Self {
+        let (code, status) = e.code();
+        atlas_api::dify::DifyError {
+            status,
+            code: code.into(),
+            message: e.to_string(),
+        }
+    }
+}
+
+impl From<KbError> for atlas_model::AtlasError {
+    /// Seed 000's error for it, as the tools answer (the Dify routes keep Dify's own).
+    fn from(e: KbError) -> Self {
+        use atlas_model::AtlasError;
+        match e {
+            KbError::InvalidParam(_)
+            | KbError::TooLarge { .. }
+            | KbError::TooManySegments { .. } => AtlasError::InvalidParameter {
+                message: e.to_string(),
+                details: serde_json::json!({}),
+            },
+            KbError::DatasetNotFound
+            | KbError::DocumentNotFound
+            | KbError::SegmentNotFound
+            | KbError::MetadataFieldNotFound
+            | KbError::TagNotFound => AtlasError::NotFound(e.to_string()),
+            KbError::Unauthorized => AtlasError::Unauthorized,
+            KbError::Stopping => AtlasError::Unavailable(e.to_string()),
+            KbError::Locked { .. }
+            | KbError::ReadOnly
+            | KbError::Conflict(_)
+            | KbError::ArchivedDocument
+            | KbError::Io(_)
+            | KbError::Embed(_) => AtlasError::Graph(e.to_string()),
+        }
     }
 }
 

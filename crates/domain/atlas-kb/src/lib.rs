@@ -40,9 +40,9 @@ use split::SourceKind;
 pub use tags::Tag;
 
 /// Dify's limit on a query's length, in characters.
-pub const MAX_QUERY_CHARS: usize = 250;
+pub const MAX_QUERY_CHARS: usize = atlas_api::dify::limits::QUERY_CHARS;
 /// The most records one search returns.
-pub const MAX_TOP_K: usize = 100;
+pub const MAX_TOP_K: usize = atlas_api::dify::limits::TOP_K;
 
 pub use atlas_search::DENSE_SEMANTIC_WEIGHT;
 
@@ -570,7 +570,11 @@ impl KnowledgeBase {
                 "dataset id must be a UUID, not {id:?}"
             )));
         }
-        let name = error::valid_name(name, "a dataset name", 100)?;
+        let name = error::valid_name(
+            name,
+            "a dataset name",
+            atlas_api::dify::limits::DATASET_NAME,
+        )?;
         if api_key.trim().len() < 8 {
             return Err(error::invalid("an API key is at least 8 characters"));
         }
@@ -733,8 +737,11 @@ impl KnowledgeBase {
         progress: &dyn Progress,
     ) -> Result<DocumentSummary, KbError> {
         let name = name.trim();
-        if name.is_empty() || name.chars().count() > 255 {
-            return Err(error::invalid("a document name is 1 to 255 characters"));
+        if name.is_empty() || name.chars().count() > atlas_api::dify::limits::DOCUMENT_NAME {
+            return Err(error::invalid(format!(
+                "a document name is 1 to {} characters",
+                atlas_api::dify::limits::DOCUMENT_NAME
+            )));
         }
         let kind = kind.unwrap_or_else(|| SourceKind::of_name(name));
         // Split and embed before taking the write lock: a bad file changes nothing, and a large
@@ -886,14 +893,16 @@ impl KnowledgeBase {
             )));
         }
         if let Some(filter) = &options.filter {
-            filter.validate()?;
+            filter::validate(filter)?;
         }
         let snapshot = self.snapshot(id)?;
         // Disabled and archived documents are never returned.
         let admitted: Vec<bool> = snapshot
             .documents
             .iter()
-            .map(|d| d.retrievable() && options.filter.as_ref().is_none_or(|f| f.admits(d)))
+            .map(|d| {
+                d.retrievable() && options.filter.as_ref().is_none_or(|f| filter::admits(f, d))
+            })
             .collect();
         let allowed = |entry: usize| admitted[snapshot.locations[entry].0];
         let semantic_weight = options

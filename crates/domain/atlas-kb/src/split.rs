@@ -30,6 +30,18 @@ pub enum SourceKind {
     QaJson,
 }
 
+impl From<atlas_api::dify::DocumentKind> for SourceKind {
+    fn from(kind: atlas_api::dify::DocumentKind) -> Self {
+        use atlas_api::dify::DocumentKind;
+        match kind {
+            DocumentKind::Text => SourceKind::Text,
+            DocumentKind::Markdown => SourceKind::Markdown,
+            DocumentKind::QaCsv => SourceKind::QaCsv,
+            DocumentKind::QaJson => SourceKind::QaJson,
+        }
+    }
+}
+
 impl SourceKind {
     /// By file name: `.md`/`.markdown`, `.csv`, `.json`, anything else plain text.
     pub fn of_name(name: &str) -> SourceKind {

@@ -24,7 +24,7 @@ pub(crate) fn load(files: &dyn Files) -> Result<Vec<Tag>, KbError> {
 }
 
 fn valid_name(name: &str) -> Result<&str, KbError> {
-    error::valid_name(name, "a tag's name", 50)
+    error::valid_name(name, "a tag's name", atlas_api::dify::limits::TAG_NAME)
 }
 
 impl KnowledgeBase {

@@ -1,24 +1,12 @@
-//! Knowledge-base retrieval (Dify's retrieve, seed 002's GET_KNOWLEDGE_DATA) as a tool.
+//! Knowledge-base retrieval (Dify's retrieve, seed 002's GET_KNOWLEDGE_DATA) as a tool, with the
+//! search options and the limit of Dify's routes ([`crate::datasets::search_options`]).
 
 use atlas_api::knowledge::{KnowledgeRecord, KnowledgeRecords, RetrieveKnowledgeRequest};
-use atlas_kb::KbError;
 use atlas_model::AtlasError;
 
 use crate::business::blocking;
+use crate::datasets::search_options;
 use crate::{Tool, ToolContext, ToolGroup};
-
-/// Knowledge-base errors in seed 000's format (the Dify routes keep Dify's own).
-pub fn kb_error(e: KbError) -> AtlasError {
-    match e.code().1 {
-        400 | 413 => AtlasError::InvalidParameter {
-            message: e.to_string(),
-            details: serde_json::json!({}),
-        },
-        404 => AtlasError::NotFound(e.to_string()),
-        401 => AtlasError::Unauthorized,
-        _ => AtlasError::Graph(e.to_string()),
-    }
-}
 
 pub(crate) fn tool() -> Tool {
     use crate::interface;
@@ -35,23 +23,11 @@ pub(crate) fn tool() -> Tool {
                 // One rule on every face: a dataset's records need its key or the server token.
                 if !c.holds_server_token {
                     let key = r.api_key.as_deref().ok_or(AtlasError::Unauthorized)?;
-                    kb.authorize(&r.dataset_id, key).map_err(kb_error)?;
+                    kb.authorize(&r.dataset_id, key)?;
                 }
-                let top_k = r.top_k.unwrap_or(4);
-                if !(1..=20).contains(&top_k) {
-                    return Err(AtlasError::invalid(
-                        "top_k",
-                        format!("top_k must be between 1 and 20, got {top_k}"),
-                    ));
-                }
-                let options = atlas_kb::SearchOptions {
-                    top_k: top_k as usize,
-                    score_threshold: r.score_threshold,
-                    ..Default::default()
-                };
-                let hits = kb
-                    .search(&r.dataset_id, &r.query, &options)
-                    .map_err(kb_error)?;
+                let options =
+                    search_options(None, r.top_k.map(i64::from), r.score_threshold, None, None)?;
+                let hits = kb.search(&r.dataset_id, &r.query, &options)?;
                 Ok(KnowledgeRecords {
                     records: hits
                         .into_iter()

@@ -15,6 +15,7 @@
 
 mod business;
 mod calls;
+mod datasets;
 mod guard;
 mod hit_test;
 mod in_process;
@@ -25,6 +26,7 @@ mod plan;
 mod runs;
 mod schema;
 mod screen;
+mod serving;
 mod trust;
 
 use std::future::Future;
@@ -42,9 +44,10 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 pub use business::{biz_error, business_graph_of, business_graph_schema};
+pub use datasets::{Admitted, Datasets, Serve};
 pub use in_process::ServiceCaller;
 pub use input::{MAX_SAFE_INTEGER, parse_input, parse_json_input};
-pub use knowledge::kb_error;
+pub use serving::{GraphFormat, Health};
 
 use input::{control_free, refuse_control_characters};
 use schema::{input_schema_of, schema_of};

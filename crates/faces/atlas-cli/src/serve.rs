@@ -145,11 +145,9 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<ExitCode> {
         args.data.describe()
     );
     let state = atlas_server::AppState {
-        atlas: services.atlas.clone(),
+        services: services.context(),
         tools: services.tools.clone(),
         token: token.filter(|t| !t.is_empty()).map(Arc::from),
-        kb: services.kb.clone(),
-        biz: services.biz.clone(),
         chat: llm_url.map(|base_url| {
             Arc::new(atlas_chat::ChatConfig {
                 base_url,

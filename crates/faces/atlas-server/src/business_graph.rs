@@ -3,9 +3,8 @@
 //! `apoc.export.json.all` (`application/x-ndjson`; `?format=apoc` says so whatever the content
 //! type). The replacement is checked whole and on disk before it answers.
 
-use atlas_biz::import;
 use atlas_model::AtlasError;
-use atlas_registry::biz_error;
+use atlas_registry::GraphFormat;
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::{RawQuery, State};
@@ -16,21 +15,28 @@ use crate::{AppState, error_response};
 
 /// The body's format: the `format` query parameter, once at most, when given; else the content
 /// type's (lines for NDJSON, a document for JSON). Anything else in the query is ignored.
-fn format_of<'a>(query: Option<&'a str>, headers: &HeaderMap) -> Result<&'a str, AtlasError> {
+fn format_of(query: Option<&str>, headers: &HeaderMap) -> Result<GraphFormat, AtlasError> {
     let mut formats = query
         .unwrap_or("")
         .split('&')
         .filter_map(|pair| pair.strip_prefix("format="));
     match (formats.next(), formats.next()) {
-        (None, _) if crate::guard::is_ndjson(headers) => Ok("apoc"),
-        (None, _) => Ok("json"),
-        (Some(format), None) => Ok(format),
+        (None, _) if crate::guard::is_ndjson(headers) => Ok(GraphFormat::Apoc),
+        (None, _) | (Some("json"), None) => Ok(GraphFormat::Json),
+        (Some("apoc" | "jsonl"), None) => Ok(GraphFormat::Apoc),
+        (Some(other), None) => Err(AtlasError::invalid(
+            "format",
+            format!("format must be json or apoc, got {other:?}"),
+        )),
         (Some(_), Some(_)) => Err(AtlasError::invalid("format", "give format once")),
     }
 }
 
 pub(crate) async fn export(State(state): State<AppState>) -> Response {
-    Json(state.biz.current().graph().data().clone()).into_response()
+    match state.services.business_graph() {
+        Ok(graph) => Json(graph).into_response(),
+        Err(e) => error_response(&e),
+    }
 }
 
 pub(crate) async fn import(
@@ -48,31 +54,15 @@ pub(crate) async fn import(
         Ok(format) => format,
         Err(e) => return error_response(&e),
     };
-    let Ok(text) = std::str::from_utf8(&body) else {
+    if std::str::from_utf8(&body).is_err() {
         return error_response(&AtlasError::invalid("body", "the body is not UTF-8 text"));
-    };
-    let parsed = match format {
-        "json" => match atlas_registry::business_graph_of(&body) {
-            Ok(data) => Ok((data, 0)),
-            Err(e) => return error_response(&e),
-        },
-        "apoc" | "jsonl" => import::from_apoc_jsonl(text),
-        other => {
-            return error_response(&AtlasError::invalid(
-                "format",
-                format!("format must be json or apoc, got {other:?}"),
-            ));
-        }
-    };
-    let biz = state.biz.clone();
-    let outcome = tokio::task::spawn_blocking(move || {
-        let (data, skipped) = parsed?;
-        biz.replace(data, skipped)
-    })
-    .await;
+    }
+    let services = state.services.clone();
+    let outcome =
+        tokio::task::spawn_blocking(move || services.replace_business_graph(format, &body)).await;
     match outcome {
         Ok(Ok(report)) => Json(report).into_response(),
-        Ok(Err(e)) => error_response(&biz_error(e)),
+        Ok(Err(e)) => error_response(&e),
         Err(e) => error_response(&AtlasError::Graph(format!("import failed: {e}"))),
     }
 }

@@ -20,7 +20,6 @@
 //! Refusals are 403 and 415 in the error format of the route's family (seed 000's, Dify's, the
 //! External Knowledge API's, JSON-RPC for `/mcp`), so each client reads them as it reads any.
 
-use atlas_kb::KbError;
 use atlas_model::AtlasError;
 use axum::Json;
 use axum::extract::{Request, State};
@@ -218,11 +217,12 @@ fn refuse(path: &str, refusal: Refusal) -> Response {
         return (status, Json(body)).into_response();
     }
     if path.starts_with("/v1/") {
-        let error = match refusal {
-            Refusal::Forbidden(m) => KbError::Forbidden(m),
-            Refusal::UnsupportedMediaType(m) => KbError::UnsupportedMediaType(m),
-        };
-        return crate::dify::dify_error(&error);
+        return crate::dify::dify_refusal(match refusal {
+            Refusal::Forbidden(m) => atlas_api::dify::DifyError::forbidden(m),
+            Refusal::UnsupportedMediaType(m) => {
+                atlas_api::dify::DifyError::unsupported_media_type(m)
+            }
+        });
     }
     let error = match refusal {
         Refusal::Forbidden(m) => AtlasError::Forbidden(m),

@@ -26,7 +26,6 @@ pub use loopback::Loopback;
 
 use atlas_model::AtlasError;
 use atlas_registry::{ToolContext, ToolRegistry};
-use atlas_service::Atlas;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{DefaultBodyLimit, Path, Request, State};
@@ -58,16 +57,13 @@ pub const MAX_BODY_BYTES: usize = 10 * 1024 * 1024;
 /// What every route works on.
 #[derive(Clone)]
 pub struct AppState {
-    /// The GUI graph.
-    pub atlas: Arc<Atlas>,
+    /// The domains, as the registry serves them: the GUI graph, the business graph, the
+    /// knowledge bases.
+    pub services: ToolContext,
     /// The tools the routes, `/mcp` and the chat serve.
     pub tools: Arc<ToolRegistry>,
     /// The bearer token every API route wants, when the server was given one.
     pub token: Option<Arc<str>>,
-    /// The knowledge bases served on Dify's routes.
-    pub kb: Arc<atlas_kb::KnowledgeBase>,
-    /// The business graph of seed 003.
-    pub biz: Arc<atlas_biz::BizStore>,
     /// The model the chat calls, when one is configured.
     pub chat: Option<Arc<atlas_chat::ChatConfig>>,
     /// Which pages and host names besides this machine's may use the server (see [`Access`]).
@@ -77,18 +73,11 @@ pub struct AppState {
 impl AppState {
     /// A server for this machine's own programs (an evaluation, a benchmark, a test runner's
     /// graph): no token, no chat, the default access rules.
-    pub fn local(
-        atlas: Arc<Atlas>,
-        tools: Arc<ToolRegistry>,
-        kb: Arc<atlas_kb::KnowledgeBase>,
-        biz: Arc<atlas_biz::BizStore>,
-    ) -> AppState {
+    pub fn local(services: ToolContext, tools: Arc<ToolRegistry>) -> AppState {
         AppState {
-            atlas,
+            services,
             tools,
             token: None,
-            kb,
-            biz,
             chat: None,
             access: Default::default(),
         }
@@ -97,11 +86,9 @@ impl AppState {
     /// What the tools work on.
     pub fn context(&self) -> ToolContext {
         ToolContext {
-            atlas: self.atlas.clone(),
-            biz: Some(self.biz.clone()),
-            kb: Some(self.kb.clone()),
             // With a token, no request reaches a tool without it.
             holds_server_token: self.token.is_some(),
+            ..self.services.clone()
         }
     }
 }
@@ -119,16 +106,17 @@ pub fn error_response(e: &AtlasError) -> Response {
 /// The router with every route.
 pub fn router(state: AppState) -> Router {
     // Dify's routes check each dataset's own key (or the server token) themselves.
-    let dify = dify::routes(dify::DifyState {
-        kb: state.kb.clone(),
-        token: state.token.clone(),
-    });
+    let dify = state
+        .services
+        .datasets(state.token.clone())
+        .map(dify::routes)
+        .unwrap_or_default();
     let mcp = mcp::routes(atlas_mcp::McpServer::new(
         state.tools.clone(),
         state.context(),
     ));
     let access = state.access.clone();
-    let atlas = state.atlas.clone();
+    let services = state.services.clone();
     let router = Router::new()
         .route("/api/v1/openapi.json", get(openapi_document))
         // Where OpenAPI tools look first.
@@ -159,7 +147,7 @@ pub fn router(state: AppState) -> Router {
         // store takes writes (503 while its database is away, for a load balancer to send
         // writers to another replica) and whether its checkpoints fail (200 and "degraded":
         // it serves and keeps every write, in its journal), nothing more.
-        .route("/healthz", get(move || async move { health(&atlas) }));
+        .route("/healthz", get(move || async move { health(&services) }));
     // The pages themselves hold no data: they ask for the token when the API wants one.
     chat::PAGE_FILES
         .iter()
@@ -176,21 +164,12 @@ pub fn router(state: AppState) -> Router {
 }
 
 /// `GET /healthz`'s answer (see [`router`]).
-fn health(atlas: &Atlas) -> (StatusCode, Json<serde_json::Value>) {
-    if !atlas.store_available() {
-        let body = serde_json::json!({ "status": "unavailable", "reason": "the database cannot be reached" });
-        return (StatusCode::SERVICE_UNAVAILABLE, Json(body));
-    }
-    let checkpoints = atlas.checkpoint_health();
-    if checkpoints.failing() {
-        let body = serde_json::json!({
-            "status": "degraded",
-            "reason": "checkpoints fail: every acknowledged write is kept in the journal, which grows until one succeeds",
-            "checkpoint": checkpoints,
-        });
-        return (StatusCode::OK, Json(body));
-    }
-    (StatusCode::OK, Json(serde_json::json!({ "status": "ok" })))
+fn health(services: &ToolContext) -> (StatusCode, Json<serde_json::Value>) {
+    let (status, body) = services.health().answer();
+    (
+        StatusCode::from_u16(status).unwrap_or(StatusCode::SERVICE_UNAVAILABLE),
+        Json(body),
+    )
 }
 
 /// What the viewer and the chat page share (the token, the element builder, the event reader),
@@ -262,7 +241,7 @@ async fn events(
     axum::extract::Query(query): axum::extract::Query<EventsQuery>,
 ) -> Response {
     use axum::response::sse::{Event, KeepAlive, Sse};
-    let receiver = state.atlas.events();
+    let receiver = state.services.events();
     let app = query.app_id.filter(|a| !a.is_empty());
     let stream = futures_util::stream::unfold(receiver, move |mut receiver| {
         let app = app.clone();

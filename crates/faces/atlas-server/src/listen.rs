@@ -151,14 +151,14 @@ pub async fn serve_within(
                     let Ok(tcp) = TcpStream::from_std(socket) else {
                         continue;
                     };
-                    let atlas = state.atlas.clone();
+                    let services = state.services.clone();
                     tokio::spawn(async move {
-                        answer_over_cap(tcp, head, ready, &atlas).await;
+                        answer_over_cap(tcp, head, ready, &services).await;
                         drop(permit);
                     });
                 }
                 Err(_) => {
-                    let answer = over_cap_answer(&head[..ready], &state.atlas);
+                    let answer = over_cap_answer(&head[..ready], &state.services);
                     let _ = std::io::Write::write(&mut &socket, answer.as_bytes());
                 }
             }
@@ -188,14 +188,14 @@ async fn answer_over_cap(
     mut tcp: TcpStream,
     mut head: [u8; 64],
     mut ready: usize,
-    atlas: &atlas_service::Atlas,
+    services: &atlas_registry::ToolContext,
 ) {
     if ready == 0
         && let Ok(Ok(n)) = tokio::time::timeout(OVER_CAP_READ, tcp.read(&mut head)).await
     {
         ready = n;
     }
-    let answer = over_cap_answer(&head[..ready], atlas);
+    let answer = over_cap_answer(&head[..ready], services);
     let _ = tokio::time::timeout(OVER_CAP_READ, tcp.write_all(answer.as_bytes())).await;
     // Read what the client still sends before closing, so that its unread request does not
     // turn the close into a reset that loses the answer on its way.
@@ -208,9 +208,9 @@ async fn answer_over_cap(
 }
 
 /// The answer to `asked`, the start of a request past the cap.
-fn over_cap_answer(asked: &[u8], atlas: &atlas_service::Atlas) -> String {
+fn over_cap_answer(asked: &[u8], services: &atlas_registry::ToolContext) -> String {
     if asked.starts_with(b"GET /healthz ") || asked.starts_with(b"GET /healthz?") {
-        let (status, body) = crate::health(atlas);
+        let (status, body) = crate::health(services);
         whole_answer((status, body.0))
     } else {
         whole_answer(busy())

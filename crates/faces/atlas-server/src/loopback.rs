@@ -17,12 +17,7 @@ impl Serve for Loopback {
                 .await
                 .with_context(|| format!("cannot listen on {addr}"))?;
             let local = listener.local_addr()?;
-            let state = AppState::local(
-                services.atlas.clone(),
-                services.tools.clone(),
-                services.kb.clone(),
-                services.biz.clone(),
-            );
+            let state = AppState::local(services.context(), services.tools.clone());
             let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
             let task = tokio::spawn(crate::serve(listener, state, async {
                 let _ = stopped.await;

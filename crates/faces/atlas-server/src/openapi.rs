@@ -1,5 +1,7 @@
-//! The OpenAPI 3.1 document, generated from the tool registry.
+//! The OpenAPI 3.1 document, generated from the tool registry and the typed routes of
+//! [`atlas_api::routes`] (Dify's API); the server's own few other routes are listed here.
 
+use atlas_api::routes::{Access, Answered, BodyKind, RouteDoc};
 use atlas_registry::ToolRegistry;
 use serde_json::{Map, Value, json};
 
@@ -72,151 +74,15 @@ struct Route {
     auth: Auth,
 }
 
-/// The fields a route's JSON body must have (name and JSON type), where the route checks them.
-fn required_fields(method: &str, path: &str) -> &'static [(&'static str, &'static str)] {
-    match (method, path) {
-        ("post", "/v1/datasets") => &[("name", "string")],
-        ("post", "/v1/datasets/tags") => &[("name", "tag name")],
-        ("patch", "/v1/datasets/tags") => &[("tag_id", "string"), ("name", "tag name")],
-        ("delete", "/v1/datasets/tags") => &[("tag_id", "string")],
-        ("post", "/v1/datasets/tags/binding") => &[("tag_ids", "array"), ("target_id", "string")],
-        ("post", "/v1/datasets/tags/unbinding") => &[("tag_id", "string"), ("target_id", "string")],
-        ("post", "/retrieval") => &[("knowledge_id", "string"), ("query", "string")],
-        ("post", "/v1/datasets/{dataset_id}/retrieve")
-        | ("post", "/v1/datasets/{dataset_id}/hit-testing") => &[("query", "string")],
-        ("post", "/v1/datasets/{dataset_id}/document/create-by-text") => {
-            &[("name", "document name"), ("text", "document text")]
-        }
-        ("post", "/v1/datasets/{dataset_id}/metadata") => &[("type", "string"), ("name", "string")],
-        ("patch", "/v1/datasets/{dataset_id}/metadata/{metadata_id}") => &[("name", "string")],
-        ("post", "/v1/datasets/{dataset_id}/documents/{document_id}/segments") => {
-            &[("segments", "array")]
-        }
-        ("post", "/v1/datasets/{dataset_id}/documents/{document_id}/segments/{segment_id}") => {
-            &[("segment", "object")]
-        }
-        ("post", "/v1/datasets/{dataset_id}/documents/metadata") => &[("operation_data", "array")],
-        ("patch", "/v1/datasets/{dataset_id}/documents/status/{action}") => {
-            &[("document_ids", "array")]
-        }
-        ("post", "/api/v1/chat") => &[("messages", "array")],
-        _ => &[],
-    }
-}
-
-/// A document's text as `atlas_kb` takes it: something besides spaces, and no NUL (a text with
-/// one is taken for a binary file and refused).
-fn document_text() -> Value {
-    json!({ "type": "string", "minLength": 1, "pattern": "^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$" })
-}
-
-/// The JSON body schema of a route outside the registry.
+/// The JSON body schema of a route outside the registry and Dify's API (the chat's).
 fn body_schema(method: &str, path: &str) -> Value {
-    let fields = required_fields(method, path);
-    let properties: Map<String, Value> = fields
-        .iter()
-        .map(|(name, kind)| {
-            // A tag's name is a string of at most 50 characters (`atlas_kb::tags`).
-            let (kind, longest) = match *kind {
-                "tag name" => ("string", Some(50)),
-                // `atlas_kb`: a document's name is 1 to 255 characters.
-                "document name" => ("string", Some(255)),
-                "string" if *name == "name" => ("string", Some(100)),
-                other => (other, None),
-            };
-            if kind == "document text" {
-                return (name.to_string(), document_text());
-            }
-            let mut schema = json!({ "type": kind });
-            if kind == "string" {
-                schema["minLength"] = json!(1);
-                schema["pattern"] = json!("\\S");
-            }
-            if *name == "query" {
-                // `atlas_kb`'s query: at most 250 characters, no control characters.
-                schema["maxLength"] = json!(250);
-                schema["pattern"] = json!(atlas_model::REQUIRED_TEXT_PATTERN);
-            }
-            if let Some(longest) = longest {
-                schema["maxLength"] = json!(longest);
-            }
-            if kind == "array" {
-                schema["minItems"] = json!(1);
-            }
-            (name.to_string(), schema)
-        })
-        .collect();
-    let mut schema = json!({
-        "type": "object",
-        "required": fields.iter().map(|(name, _)| *name).collect::<Vec<_>>(),
-        "properties": properties,
-    });
-    refine(method, path, &mut schema);
-    schema
-}
-
-/// What a route checks of its body beyond its fields' types, where JSON Schema can say it: the
-/// items of its lists, the values a field takes.
-fn refine(method: &str, path: &str, schema: &mut Value) {
-    let text = json!({ "type": "string", "minLength": 1, "pattern": "\\S" });
-    // A segment as the segment routes take it (`enabled: false` is refused: delete instead); a
-    // null optional field is taken as not given.
-    let segment = json!({
-        "type": "object",
-        "required": ["content"],
-        "properties": {
-            "content": text,
-            "answer": { "type": ["string", "null"] },
-            "keywords": { "type": ["array", "null"], "items": { "type": "string" } },
-            "enabled": { "enum": [true, null] }
-        }
-    });
-    let properties = &mut schema["properties"];
     match (method, path) {
-        ("post", "/v1/datasets/{dataset_id}/documents/{document_id}/segments") => {
-            properties["segments"]["items"] = segment;
-            properties["segments"]["maxItems"] = json!(atlas_kb::MAX_SEGMENTS_PER_CALL);
-        }
-        ("post", "/v1/datasets/{dataset_id}/documents/{document_id}/segments/{segment_id}") => {
-            properties["segment"] = segment;
-        }
-        ("post", "/v1/datasets/{dataset_id}/metadata") => {
-            properties["type"] = json!({ "enum": ["string", "number", "time"] });
-        }
-        ("post", "/v1/datasets/{dataset_id}/documents/metadata") => {
-            properties["operation_data"]["items"] = json!({
-                "type": "object",
-                "required": ["document_id", "metadata_list"],
-                "properties": {
-                    "document_id": text,
-                    "metadata_list": { "type": "array", "items": {
-                        "type": "object",
-                        "required": ["id"],
-                        "properties": { "id": text, "name": { "type": "string" } }
-                    } }
-                }
-            });
-        }
-        ("patch", "/v1/datasets/{dataset_id}/documents/status/{action}") => {
-            properties["document_ids"]["items"] = text;
-        }
-        ("post", "/v1/datasets/{dataset_id}/documents/{document_id}/update-by-text") => {
-            // A new name, new text, or both (null is not given).
-            let name =
-                json!({ "type": "string", "minLength": 1, "maxLength": 255, "pattern": "\\S" });
-            *schema = json!({
-                "type": "object",
-                "properties": {
-                    "name": { "anyOf": [name, { "type": "null" }] },
-                    "text": { "anyOf": [document_text(), { "type": "null" }] }
-                },
-                "anyOf": [
-                    { "required": ["name"], "properties": { "name": name } },
-                    { "required": ["text"], "properties": { "text": document_text() } }
-                ]
-            });
-        }
-        _ => {}
+        ("post", "/api/v1/chat") => json!({
+            "type": "object",
+            "required": ["messages"],
+            "properties": { "messages": { "type": "array", "minItems": 1 } }
+        }),
+        _ => json!({ "type": "object" }),
     }
 }
 
@@ -311,268 +177,13 @@ const ROUTES: &[Route] = &[
         body: None,
         auth: Auth::Server,
     },
-    Route {
-        method: "post",
-        path: "/retrieval",
-        summary: "Dify's External Knowledge API: {knowledge_id, query, retrieval_setting, metadata_condition?} → {records}",
-        body: JSON,
-        auth: Auth::Dataset,
-    },
-    Route {
-        method: "post",
-        path: "/v1/datasets",
-        summary: "Dify: create a dataset {name, description?} → the dataset and its api_key",
-        body: JSON,
-        auth: Auth::Server,
-    },
-    Route {
-        method: "get",
-        path: "/v1/datasets",
-        summary: "Dify: list datasets (page, limit)",
-        body: None,
-        auth: Auth::Server,
-    },
-    Route {
-        method: "get",
-        path: "/v1/datasets/{dataset_id}",
-        summary: "Dify: a dataset",
-        body: None,
-        auth: Auth::Dataset,
-    },
-    Route {
-        method: "patch",
-        path: "/v1/datasets/{dataset_id}",
-        summary: "Dify: update a dataset's name or description",
-        body: JSON,
-        auth: Auth::Dataset,
-    },
-    Route {
-        method: "delete",
-        path: "/v1/datasets/{dataset_id}",
-        summary: "Dify: delete a dataset",
-        body: None,
-        auth: Auth::Dataset,
-    },
-    Route {
-        method: "post",
-        path: "/v1/datasets/{dataset_id}/retrieve",
-        summary: "Dify: retrieve {query, retrieval_model?} → {query, records}",
-        body: JSON,
-        auth: Auth::Dataset,
-    },
-    Route {
-        method: "post",
-        path: "/v1/datasets/{dataset_id}/hit-testing",
-        summary: "Dify: the same as retrieve",
-        body: JSON,
-        auth: Auth::Dataset,
-    },
-    Route {
-        method: "get",
-        path: "/v1/datasets/{dataset_id}/documents",
-        summary: "Dify: list documents (keyword, page, limit)",
-        body: None,
-        auth: Auth::Dataset,
-    },
-    Route {
-        method: "post",
-        path: "/v1/datasets/{dataset_id}/document/create-by-text",
-        summary: "Dify: add a document {name, text, kind?, doc_metadata?}",
-        body: JSON,
-        auth: Auth::Dataset,
-    },
-    Route {
-        method: "post",
-        path: "/v1/datasets/{dataset_id}/document/create-by-file",
-        summary: "Dify: add a document from a file (multipart: file, data)",
-        body: Some("multipart/form-data"),
-        auth: Auth::Dataset,
-    },
-    Route {
-        method: "get",
-        path: "/v1/datasets/{dataset_id}/documents/{document_id}",
-        summary: "Dify: a document",
-        body: None,
-        auth: Auth::Dataset,
-    },
-    Route {
-        method: "delete",
-        path: "/v1/datasets/{dataset_id}/documents/{document_id}",
-        summary: "Dify: delete a document",
-        body: None,
-        auth: Auth::Dataset,
-    },
-    Route {
-        method: "get",
-        path: "/v1/datasets/{dataset_id}/documents/{document_id}/indexing-status",
-        summary: "Dify: indexing progress (a document is indexed when its create answers)",
-        body: None,
-        auth: Auth::Dataset,
-    },
-    Route {
-        method: "post",
-        path: "/v1/datasets/{dataset_id}/documents/{document_id}/update-by-text",
-        summary: "Dify: replace a document's text",
-        body: JSON,
-        auth: Auth::Dataset,
-    },
-    Route {
-        method: "post",
-        path: "/v1/datasets/{dataset_id}/documents/{document_id}/update-by-file",
-        summary: "Dify: replace a document from a file (multipart)",
-        body: Some("multipart/form-data"),
-        auth: Auth::Dataset,
-    },
-    Route {
-        method: "get",
-        path: "/v1/datasets/{dataset_id}/documents/{document_id}/segments",
-        summary: "Dify: a document's segments (keyword, status, page, limit)",
-        body: None,
-        auth: Auth::Dataset,
-    },
-    Route {
-        method: "post",
-        path: "/v1/datasets/{dataset_id}/documents/{document_id}/segments",
-        summary: "Dify: add segments {segments: [{content, answer?, keywords?}]}",
-        body: JSON,
-        auth: Auth::Dataset,
-    },
-    Route {
-        method: "post",
-        path: "/v1/datasets/{dataset_id}/documents/{document_id}/segments/{segment_id}",
-        summary: "Dify: update a segment {segment: {content, answer?, keywords?}}",
-        body: JSON,
-        auth: Auth::Dataset,
-    },
-    Route {
-        method: "delete",
-        path: "/v1/datasets/{dataset_id}/documents/{document_id}/segments/{segment_id}",
-        summary: "Dify: delete a segment",
-        body: None,
-        auth: Auth::Dataset,
-    },
-    Route {
-        method: "get",
-        path: "/v1/datasets/{dataset_id}/metadata",
-        summary: "Dify: the dataset's metadata fields",
-        body: None,
-        auth: Auth::Dataset,
-    },
-    Route {
-        method: "post",
-        path: "/v1/datasets/{dataset_id}/metadata",
-        summary: "Dify: declare a metadata field {type, name}",
-        body: JSON,
-        auth: Auth::Dataset,
-    },
-    Route {
-        method: "patch",
-        path: "/v1/datasets/{dataset_id}/metadata/{metadata_id}",
-        summary: "Dify: rename a metadata field {name}",
-        body: JSON,
-        auth: Auth::Dataset,
-    },
-    Route {
-        method: "delete",
-        path: "/v1/datasets/{dataset_id}/metadata/{metadata_id}",
-        summary: "Dify: remove a metadata field",
-        body: None,
-        auth: Auth::Dataset,
-    },
-    Route {
-        method: "get",
-        path: "/v1/datasets/{dataset_id}/metadata/built-in",
-        summary: "Dify: the built-in metadata fields every document has",
-        body: None,
-        auth: Auth::Dataset,
-    },
-    Route {
-        method: "post",
-        path: "/v1/datasets/{dataset_id}/metadata/built-in/{action}",
-        summary: "Dify: show (enable) or hide (disable) the built-in fields' values on documents",
-        body: None,
-        auth: Auth::Dataset,
-    },
-    Route {
-        method: "patch",
-        path: "/v1/datasets/{dataset_id}/documents/status/{action}",
-        summary: "Dify: enable, disable, archive or un_archive documents {document_ids}",
-        body: JSON,
-        auth: Auth::Dataset,
-    },
-    Route {
-        method: "post",
-        path: "/v1/datasets/{dataset_id}/documents/metadata",
-        summary: "Dify: set documents' metadata values {operation_data}",
-        body: JSON,
-        auth: Auth::Dataset,
-    },
-    Route {
-        method: "get",
-        path: "/v1/datasets/tags",
-        summary: "Dify: knowledge tags",
-        body: None,
-        auth: Auth::Server,
-    },
-    Route {
-        method: "post",
-        path: "/v1/datasets/tags",
-        summary: "Dify: create a tag {name}",
-        body: JSON,
-        auth: Auth::Server,
-    },
-    Route {
-        method: "patch",
-        path: "/v1/datasets/tags",
-        summary: "Dify: rename a tag {tag_id, name}",
-        body: JSON,
-        auth: Auth::Server,
-    },
-    Route {
-        method: "delete",
-        path: "/v1/datasets/tags",
-        summary: "Dify: delete a tag {tag_id}",
-        body: JSON,
-        auth: Auth::Server,
-    },
-    Route {
-        method: "post",
-        path: "/v1/datasets/tags/binding",
-        summary: "Dify: bind tags to a dataset {tag_ids, target_id}",
-        body: JSON,
-        auth: Auth::Dataset,
-    },
-    Route {
-        method: "post",
-        path: "/v1/datasets/tags/unbinding",
-        summary: "Dify: unbind a tag {tag_id, target_id}",
-        body: JSON,
-        auth: Auth::Dataset,
-    },
-    Route {
-        method: "get",
-        path: "/v1/datasets/{dataset_id}/tags",
-        summary: "Dify: a dataset's tags",
-        body: None,
-        auth: Auth::Dataset,
-    },
 ];
 
-/// The `{name}` parameters of a path; an action names one of the route's actions.
+/// The `{name}` parameters of a path.
 fn path_parameters(path: &str) -> Vec<Value> {
     path.split('/')
         .filter_map(|part| part.strip_prefix('{').and_then(|p| p.strip_suffix('}')))
-        .map(|name| {
-            let mut schema = json!({ "type": "string" });
-            if name == "action" {
-                schema["enum"] = if path.contains("/documents/status/") {
-                    json!(["enable", "disable", "archive", "un_archive"])
-                } else {
-                    json!(["enable", "disable"])
-                };
-            }
-            json!({ "name": name, "in": "path", "required": true, "schema": schema })
-        })
+        .map(|name| json!({ "name": name, "in": "path", "required": true, "schema": { "type": "string" } }))
         .collect()
 }
 
@@ -590,12 +201,7 @@ fn rpc_error() -> Value {
 }
 
 fn operation(route: &Route) -> Value {
-    let error = if route.path.starts_with("/v1/") || route.path == "/retrieval" {
-        "#/components/schemas/DifyError"
-    } else {
-        "#/components/schemas/Error"
-    };
-    let err = |d: &str| json!({ "description": d, "content": { "application/json": { "schema": { "$ref": error } } } });
+    let err = |d: &str| json!({ "description": d, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } });
     let mut op = json!({
         "operationId": format!("{}_{}", route.method, route.path.trim_start_matches('/').replace(['/', '{', '}', '-', '.'], "_")),
         "summary": route.summary,
@@ -660,49 +266,91 @@ fn operation(route: &Route) -> Value {
         }
         return op;
     }
-    if route.path == "/retrieval" {
-        // The External Knowledge API's own error shape.
-        let external = json!({ "description": "an error", "content": { "application/json": { "schema": {
-            "type": "object",
-            "required": ["error_code", "error_msg"],
-            "properties": { "error_code": { "type": "integer" }, "error_msg": { "type": "string" } }
-        } } } });
-        for status in ["400", "401", "403", "404", "415"] {
-            op["responses"][status] = external.clone();
-        }
-    }
-    if route.path == "/api/v1/tools" || (route.path == "/v1/datasets/tags" && route.method == "get")
-    {
+    if route.path == "/api/v1/tools" {
         op["responses"]["200"]["content"]["application/json"]["schema"] =
             json!({ "type": "array", "items": { "type": "object" } });
-    }
-    if route.method == "delete" && route.path.starts_with("/v1/") {
-        op["responses"]["204"] = json!({ "description": "deleted" });
     }
     let parameters = path_parameters(route.path);
     if !parameters.is_empty() {
         op["parameters"] = Value::Array(parameters);
     }
     if let Some(content_type) = route.body {
-        let schema = if content_type == "application/json" {
-            body_schema(route.method, route.path)
-        } else {
-            // Dify's upload form: the document's text in `file` (named after the file, or
-            // "untitled"), its settings as a JSON string in `data`.
-            json!({
-                "type": "object",
-                "required": ["file"],
-                "properties": {
-                    "file": { "type": "string", "minLength": 1, "pattern": "\\S" },
-                    "data": { "type": "string", "contentMediaType": "application/json" }
-                }
-            })
-        };
+        let schema = body_schema(route.method, route.path);
         op["requestBody"] =
             json!({ "required": true, "content": { content_type: { "schema": schema } } });
         if op["responses"].get("415").is_none() {
             op["responses"]["415"] = err("the body is not of the route's content type");
         }
+    }
+    op
+}
+
+/// The operation of a typed route ([`atlas_api::routes`]): its parameters, body, answer and
+/// refusals from its types.
+fn typed_operation(route: &RouteDoc, lifted: &mut Components) -> Value {
+    let owner = route.path.trim_start_matches('/');
+    let error = lifted.lift(&route.error_schema, owner);
+    let err = |d: &str| json!({ "description": d, "content": { "application/json": { "schema": error } } });
+    let mut responses = json!({
+        "400": err("invalid input"),
+        "401": err("missing or wrong key"),
+        "403": err("a key that does not open it, a web page of another origin, or a host name the server does not answer to"),
+        "404": err("unknown dataset, document, segment, field or tag"),
+        "409": err("the name is taken, or the folder is another process's"),
+        "413": err("over the size limit"),
+    });
+    match route.answered {
+        Answered::Json => {
+            let answer = lifted.lift(&route.answer_schema, owner);
+            responses["200"] = json!({ "description": "the answer", "content": { "application/json": { "schema": answer } } });
+        }
+        Answered::NoContent => responses["204"] = json!({ "description": "done" }),
+    }
+    let security = match route.access {
+        Access::Open => security(Auth::Open),
+        Access::Server => security(Auth::Server),
+        Access::Dataset => security(Auth::Dataset),
+    };
+    let mut op = json!({
+        "operationId": format!("{}_{}", route.method.as_str(), owner.replace(['/', '{', '}', '-', '.'], "_")),
+        "summary": route.summary,
+        "security": security,
+        "responses": responses,
+    });
+    let mut parameters = Vec::new();
+    for (schema, place) in [(&route.path_schema, "path"), (&route.query_schema, "query")] {
+        let schema = lifted.lift(schema, owner);
+        let required: Vec<&str> = schema["required"]
+            .as_array()
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        for (name, property) in schema["properties"].as_object().into_iter().flatten() {
+            // A parameter left out is the `None` of an optional one: it is never `null`.
+            let mut property = property.clone();
+            if let Some(Value::Array(types)) = property.get_mut("type") {
+                types.retain(|t| t != "null");
+            }
+            parameters.push(json!({
+                "name": name,
+                "in": place,
+                "required": place == "path" || required.contains(&name.as_str()),
+                "schema": property,
+            }));
+        }
+    }
+    if !parameters.is_empty() {
+        op["parameters"] = Value::Array(parameters);
+    }
+    let content_type = match route.body {
+        BodyKind::None => None,
+        BodyKind::Json => Some("application/json"),
+        BodyKind::Multipart => Some("multipart/form-data"),
+    };
+    if let Some(content_type) = content_type {
+        let body = lifted.lift(&route.body_schema, owner);
+        op["requestBody"] =
+            json!({ "required": true, "content": { content_type: { "schema": body } } });
+        op["responses"]["415"] = err("the body is not of the route's content type");
     }
     op
 }
@@ -722,14 +370,6 @@ pub(crate) fn document(tools: &ToolRegistry) -> Value {
         "required": ["success", "error"]
     });
     components.insert("Error".into(), error);
-    components.insert(
-        "DifyError".into(),
-        json!({
-            "type": "object",
-            "properties": { "status": { "type": "integer" }, "code": { "type": "string" }, "message": { "type": "string" } },
-            "required": ["status", "code", "message"]
-        }),
-    );
     let mut lifted = Components::default();
     let mut paths = Map::new();
     for tool in tools.iter() {
@@ -772,6 +412,12 @@ pub(crate) fn document(tools: &ToolRegistry) -> Value {
             *schema = lifted.lift(schema, route.path.trim_start_matches('/'));
         }
         entry[route.method] = op;
+    }
+    for route in atlas_api::dify::route_docs() {
+        let op = typed_operation(&route, &mut lifted);
+        paths
+            .entry(route.path.to_string())
+            .or_insert_with(|| json!({}))[route.method.as_str()] = op;
     }
     let mut schemas = lifted.schemas;
     schemas.extend(components);

@@ -60,8 +60,9 @@ pub(crate) async fn screenshot(
     State(state): State<AppState>,
     Path((app_id, page_id)): Path<(String, String)>,
 ) -> Response {
-    let atlas = state.atlas.clone();
-    let read = tokio::task::spawn_blocking(move || atlas.page_screenshot(&app_id, &page_id)).await;
+    let services = state.services.clone();
+    let read =
+        tokio::task::spawn_blocking(move || services.page_screenshot(&app_id, &page_id)).await;
     match read {
         Ok(Ok(Some(png))) => (
             [

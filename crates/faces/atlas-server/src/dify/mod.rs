@@ -1,190 +1,264 @@
-//! Dify's knowledge routes, so a phone agent's GET_KNOWLEDGE_DATA (and Dify itself, through its
-//! External Knowledge API) can use Atlas in place of a Dify server, and Dify's clients can fill it.
+//! Dify's knowledge routes ([`atlas_api::dify`]), so a phone agent's GET_KNOWLEDGE_DATA (and Dify
+//! itself, through its External Knowledge API) can use Atlas in place of a Dify server, and
+//! Dify's clients can fill it.
 //!
-//! - [`retrieve`]: `POST /v1/datasets/{dataset_id}/retrieve` and `/hit-testing`, records in Dify's
-//!   full shape (every key present, Dify's defaults for what Atlas does not have); and
-//!   `POST /retrieval`, the External Knowledge API (`knowledge_id` = dataset id, errors as
-//!   `{"error_code", "error_msg"}`).
-//! - [`manage`]: Dify's knowledge API for datasets and documents (create, list, update by text
-//!   or file, delete), so a running server takes new documents without a restart.
-//!
-//! Errors are Dify's `{"status", "code", "message"}`. These routes carry their own keys, so they
-//! sit outside the server token layer that guards `/api/v1`: a dataset's own API key opens that
-//! dataset, and the server token (when the server has one) opens every dataset and is what
-//! creating and listing datasets need. A server started without a token lets anyone on its
-//! address create datasets, as it lets anyone call `/api/v1`.
+//! Each route is read here from HTTP into its typed parts (the bearer key, the path, the query,
+//! the body) and answered by the registry's [`Datasets`]; nothing of the knowledge base is known
+//! here. Who may ask is decided before the body is read: a stranger's upload is never read. These
+//! routes carry their own keys, so they sit outside the server token layer that guards `/api/v1`.
 
-mod edit;
-mod manage;
-mod retrieve;
+mod upload;
 
-use std::sync::Arc;
+use std::collections::HashMap;
 
-use atlas_kb::{KbError, KnowledgeBase};
-use axum::body::Bytes;
-use axum::extract::DefaultBodyLimit;
-use axum::extract::rejection::BytesRejection;
-use axum::http::{HeaderMap, StatusCode, header};
+use atlas_api::dify::{self, DifyError, UploadForm};
+use atlas_api::routes::{Answered, BodyKind, Caller, Method, Route, RouteError};
+use atlas_registry::{Datasets, Serve};
+use axum::extract::{DefaultBodyLimit, FromRequestParts, Query, RawPathParams, Request, State};
+use axum::http::request::Parts;
+use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::MethodRouter;
 use axum::{Json, Router};
-use serde_json::Value;
+use serde::de::DeserializeOwned;
 
-#[derive(Clone)]
-pub(crate) struct DifyState {
-    pub kb: Arc<KnowledgeBase>,
-    /// The server token, which opens every dataset.
-    pub token: Option<Arc<str>>,
-}
-
-/// A document upload may be as large as the knowledge base accepts, plus the multipart framing.
-const MAX_UPLOAD_BYTES: usize = atlas_kb::split::MAX_FILE_BYTES + 64 * 1024;
-
-pub(crate) fn routes(state: DifyState) -> Router {
-    Router::new()
-        .route(
-            "/v1/datasets/{dataset_id}/retrieve",
-            post(retrieve::retrieve),
-        )
-        .route(
-            "/v1/datasets/{dataset_id}/hit-testing",
-            post(retrieve::retrieve),
-        )
-        .route("/retrieval", post(retrieve::external_retrieval))
-        .route(
-            "/v1/datasets",
-            post(manage::create_dataset).get(manage::list_datasets),
-        )
-        .route(
-            "/v1/datasets/{dataset_id}",
-            get(manage::get_dataset)
-                .patch(edit::update_dataset)
-                .delete(manage::delete_dataset),
-        )
-        .route(
-            "/v1/datasets/{dataset_id}/documents/{document_id}/segments",
-            get(edit::list_segments).post(edit::add_segments),
-        )
-        .route(
-            "/v1/datasets/{dataset_id}/documents/{document_id}/segments/{segment_id}",
-            post(edit::update_segment).delete(edit::delete_segment),
-        )
-        .route(
-            "/v1/datasets/{dataset_id}/metadata",
-            get(edit::list_metadata).post(edit::create_metadata),
-        )
-        .route(
-            "/v1/datasets/{dataset_id}/metadata/built-in",
-            get(edit::built_in_metadata),
-        )
-        .route(
-            "/v1/datasets/{dataset_id}/metadata/built-in/{action}",
-            post(edit::switch_built_in_metadata),
-        )
-        .route(
-            "/v1/datasets/{dataset_id}/documents/status/{action}",
-            axum::routing::patch(edit::set_documents_status),
-        )
-        .route(
-            "/v1/datasets/{dataset_id}/metadata/{metadata_id}",
-            axum::routing::patch(edit::rename_metadata).delete(edit::delete_metadata),
-        )
-        .route(
-            "/v1/datasets/{dataset_id}/documents/metadata",
-            post(edit::set_document_metadata),
-        )
-        .route(
-            "/v1/datasets/tags",
-            get(edit::list_tags)
-                .post(edit::create_tag)
-                .patch(edit::rename_tag)
-                .delete(edit::delete_tag),
-        )
-        .route("/v1/datasets/tags/binding", post(edit::bind_tags))
-        .route("/v1/datasets/tags/unbinding", post(edit::unbind_tag))
-        .route("/v1/datasets/{dataset_id}/tags", get(edit::dataset_tags))
-        .route(
-            "/v1/datasets/{dataset_id}/documents",
-            get(manage::list_documents),
-        )
-        .route(
-            "/v1/datasets/{dataset_id}/document/create-by-text",
-            post(manage::create_by_text),
-        )
-        .route(
-            "/v1/datasets/{dataset_id}/document/create_by_text",
-            post(manage::create_by_text),
-        )
-        .route(
-            "/v1/datasets/{dataset_id}/document/create-by-file",
-            post(manage::create_by_file),
-        )
-        .route(
-            "/v1/datasets/{dataset_id}/document/create_by_file",
-            post(manage::create_by_file),
-        )
-        .route(
-            "/v1/datasets/{dataset_id}/documents/{document_id}",
-            get(manage::get_document).delete(manage::delete_document),
-        )
-        .route(
-            "/v1/datasets/{dataset_id}/documents/{document_id}/indexing-status",
-            get(manage::indexing_status),
-        )
-        .route(
-            "/v1/datasets/{dataset_id}/documents/{document_id}/update-by-text",
-            post(manage::update_by_text),
-        )
-        .route(
-            "/v1/datasets/{dataset_id}/documents/{document_id}/update_by_text",
-            post(manage::update_by_text),
-        )
-        .route(
-            "/v1/datasets/{dataset_id}/documents/{document_id}/update-by-file",
-            post(manage::update_by_file),
-        )
-        .route(
-            "/v1/datasets/{dataset_id}/documents/{document_id}/update_by_file",
-            post(manage::update_by_file),
-        )
+/// Every route of [`atlas_api::dify`], answered by `datasets`.
+pub(crate) fn routes(datasets: Datasets) -> Router {
+    let router = Router::new();
+    let router = json::<dify::ExternalRetrieval>(router);
+    let router = json::<dify::Retrieve>(router);
+    let router = json::<dify::HitTesting>(router);
+    let router = json::<dify::CreateDataset>(router);
+    let router = json::<dify::ListDatasets>(router);
+    let router = json::<dify::GetDataset>(router);
+    let router = json::<dify::UpdateDataset>(router);
+    let router = json::<dify::DeleteDataset>(router);
+    let router = json::<dify::ListDocuments>(router);
+    let router = json::<dify::CreateByText>(router);
+    let router = form::<dify::CreateByFile>(router);
+    let router = json::<dify::GetDocument>(router);
+    let router = json::<dify::DeleteDocument>(router);
+    let router = json::<dify::IndexingStatus>(router);
+    let router = json::<dify::UpdateByText>(router);
+    let router = form::<dify::UpdateByFile>(router);
+    let router = json::<dify::ListSegments>(router);
+    let router = json::<dify::AddSegments>(router);
+    let router = json::<dify::UpdateSegment>(router);
+    let router = json::<dify::DeleteSegment>(router);
+    let router = json::<dify::ListFields>(router);
+    let router = json::<dify::CreateField>(router);
+    let router = json::<dify::RenameField>(router);
+    let router = json::<dify::DeleteField>(router);
+    let router = json::<dify::BuiltInFields>(router);
+    let router = json::<dify::SwitchBuiltInFields>(router);
+    let router = json::<dify::SetDocumentsStatus>(router);
+    let router = json::<dify::SetDocumentMetadata>(router);
+    let router = json::<dify::ListTags>(router);
+    let router = json::<dify::CreateTag>(router);
+    let router = json::<dify::RenameTag>(router);
+    let router = json::<dify::DeleteTag>(router);
+    let router = json::<dify::BindTags>(router);
+    let router = json::<dify::UnbindTag>(router);
+    let router = json::<dify::DatasetTags>(router);
+    let max_upload = Datasets::max_upload_bytes();
+    router
         // Anything else under /v1 is Dify's 404, in Dify's shape.
         .route("/v1/{*rest}", axum::routing::any(unknown_route))
-        .layer(axum::middleware::from_fn(dify_method_not_allowed))
+        .layer(axum::middleware::from_fn(method_not_allowed))
         .layer(axum::middleware::from_fn(refuse_oversize))
-        .layer(DefaultBodyLimit::max(MAX_UPLOAD_BYTES))
+        .layer(DefaultBodyLimit::max(max_upload))
         .layer(tower_http::catch_panic::CatchPanicLayer::custom(|_| {
-            dify_error(&KbError::Io("a handler panicked".into()))
+            refusal(DifyError::internal())
         }))
-        .with_state(state)
+        .with_state(datasets)
+}
+
+/// Route `R` at its path and aliases, with `handler`.
+fn at<R: Route>(router: Router<Datasets>, handler: MethodRouter<Datasets>) -> Router<Datasets> {
+    std::iter::once(R::PATH)
+        .chain(R::ALIASES.iter().copied())
+        .fold(router, |router, path| router.route(path, handler.clone()))
+}
+
+fn on<H, T>(method: Method, handler: H) -> MethodRouter<Datasets>
+where
+    H: axum::handler::Handler<T, Datasets>,
+    T: 'static,
+{
+    use axum::routing::{delete, get, patch, post, put};
+    match method {
+        Method::Get => get(handler),
+        Method::Post => post(handler),
+        Method::Put => put(handler),
+        Method::Patch => patch(handler),
+        Method::Delete => delete(handler),
+    }
+}
+
+/// A route whose body is JSON (or that takes none).
+fn json<R>(router: Router<Datasets>) -> Router<Datasets>
+where
+    R: Route + 'static,
+    R::Body: DeserializeOwned,
+    Datasets: Serve<R>,
+{
+    at::<R>(router, on(R::METHOD, answer_json::<R>))
+}
+
+/// A route whose body is Dify's upload form.
+fn form<R>(router: Router<Datasets>) -> Router<Datasets>
+where
+    R: Route<Body = UploadForm> + 'static,
+    Datasets: Serve<R>,
+{
+    at::<R>(router, on(R::METHOD, answer_form::<R>))
+}
+
+async fn answer_json<R>(State(datasets): State<Datasets>, request: Request) -> Response
+where
+    R: Route + 'static,
+    R::Body: DeserializeOwned,
+    Datasets: Serve<R>,
+{
+    let (mut parts, body) = request.into_parts();
+    let admitted = match admit::<R>(&datasets, &mut parts).await {
+        Ok(admitted) => admitted,
+        Err(e) => return refusal(e),
+    };
+    let read = async {
+        let query = query::<R>(&mut parts).await?;
+        let body = match R::BODY {
+            BodyKind::Json => upload::json_body::<R::Body, R::Error>(body).await?,
+            // A route without a body ignores what came.
+            BodyKind::None | BodyKind::Multipart => {
+                serde_json::from_value(serde_json::json!({}))
+                    .map_err(|e| R::Error::unreadable(e.to_string()))?
+            }
+        };
+        Ok::<_, R::Error>((query, body))
+    };
+    match read.await {
+        Ok((query, body)) => serve::<R>(datasets, admitted, query, body).await,
+        Err(e) => refusal(e),
+    }
+}
+
+async fn answer_form<R>(State(datasets): State<Datasets>, request: Request) -> Response
+where
+    R: Route<Body = UploadForm> + 'static,
+    Datasets: Serve<R>,
+{
+    let (mut parts, body) = request.into_parts();
+    let admitted = match admit::<R>(&datasets, &mut parts).await {
+        Ok(admitted) => admitted,
+        Err(e) => return refusal(e),
+    };
+    let read = async {
+        let query = query::<R>(&mut parts).await?;
+        let form = upload::form::<R::Error>(Request::from_parts(parts, body)).await?;
+        Ok::<_, R::Error>((query, form))
+    };
+    match read.await {
+        Ok((query, form)) => serve::<R>(datasets, admitted, query, form).await,
+        Err(e) => refusal(e),
+    }
+}
+
+/// The caller's key and the path, admitted or refused.
+async fn admit<R>(
+    datasets: &Datasets,
+    parts: &mut Parts,
+) -> Result<atlas_registry::Admitted<R>, R::Error>
+where
+    R: Route,
+    Datasets: Serve<R>,
+{
+    let caller = Caller {
+        key: crate::bearer(&parts.headers).map(str::to_string),
+    };
+    let params = RawPathParams::from_request_parts(parts, &())
+        .await
+        .map_err(|e| R::Error::unreadable(e.body_text()))?;
+    let params: HashMap<&str, &str> = params.iter().collect();
+    let path: R::Path = serde_json::to_value(params)
+        .and_then(serde_json::from_value)
+        .map_err(|e| R::Error::unreadable(format!("the path: {e}")))?;
+    datasets.admit(caller, path)
+}
+
+async fn query<R: Route>(parts: &mut Parts) -> Result<R::Query, R::Error> {
+    Query::<R::Query>::from_request_parts(parts, &())
+        .await
+        .map(|Query(query)| query)
+        .map_err(|e| R::Error::unreadable(e.body_text()))
+}
+
+/// Runs the route off the event loop (writes fsync; an embedder may run a model or call a
+/// network service) and writes its answer.
+async fn serve<R>(
+    datasets: Datasets,
+    admitted: atlas_registry::Admitted<R>,
+    query: R::Query,
+    body: R::Body,
+) -> Response
+where
+    R: Route + 'static,
+    Datasets: Serve<R>,
+{
+    let work = tokio::task::spawn_blocking(move || datasets.serve(admitted, query, body));
+    match work.await {
+        Ok(Ok(answer)) => match R::ANSWERED {
+            Answered::Json => Json(answer).into_response(),
+            Answered::NoContent => StatusCode::NO_CONTENT.into_response(),
+        },
+        Ok(Err(e)) => refusal(e),
+        Err(e) => {
+            tracing::error!("knowledge base: the work stopped: {e}");
+            refusal(DifyError::internal())
+        }
+    }
+}
+
+/// A refusal in its route's shape; a fault of the server is logged and not described.
+fn refusal<E: RouteError>(e: E) -> Response {
+    let status = StatusCode::from_u16(e.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    if status.is_server_error() {
+        let described = serde_json::to_string(&e).unwrap_or_default();
+        tracing::error!("knowledge base: {described}");
+        let mut body = serde_json::to_value(&e).unwrap_or_default();
+        for message in ["message", "error_msg"] {
+            if body.get(message).is_some() {
+                body[message] = "An internal error occurred.".into();
+            }
+        }
+        return (status, Json(body)).into_response();
+    }
+    (status, Json(e)).into_response()
+}
+
+/// A refusal of any Dify route, in Dify's shape (the guard's, before a route is chosen).
+pub(crate) fn dify_refusal(e: DifyError) -> Response {
+    refusal(e)
 }
 
 /// Refuses a body announced as too large before reading any of it, so the client gets the
 /// answer instead of a connection closed under its upload.
-async fn refuse_oversize(
-    request: axum::extract::Request,
-    next: axum::middleware::Next,
-) -> Response {
+async fn refuse_oversize(request: Request, next: axum::middleware::Next) -> Response {
+    let limit = Datasets::max_upload_bytes();
     match crate::announced_length(request.headers()) {
-        Some(size) if size > MAX_UPLOAD_BYTES => dify_error(&KbError::TooLarge {
-            what: "the request body".into(),
-            size,
-            limit: MAX_UPLOAD_BYTES,
-        }),
+        Some(size) if size > limit => refusal(DifyError::too_large(size, limit)),
         _ => next.run(request).await,
     }
 }
 
 /// A route of this API asked with a method it does not take: 405 in Dify's shape, `Allow` kept.
-async fn dify_method_not_allowed(
-    request: axum::extract::Request,
-    next: axum::middleware::Next,
-) -> Response {
+async fn method_not_allowed(request: Request, next: axum::middleware::Next) -> Response {
     let what = format!("{} {}", request.method(), request.uri().path());
     let response = next.run(request).await;
     if response.status() != StatusCode::METHOD_NOT_ALLOWED {
         return response;
     }
-    let mut refused = dify_error(&KbError::MethodNotAllowed(format!(
+    let mut refused = refusal(DifyError::method_not_allowed(format!(
         "{what}: this route does not take that method"
     )));
     if let Some(allow) = response.headers().get(header::ALLOW) {
@@ -194,99 +268,8 @@ async fn dify_method_not_allowed(
 }
 
 async fn unknown_route(method: axum::http::Method, uri: axum::http::Uri) -> Response {
-    dify_error(&KbError::RouteNotFound(format!(
+    refusal(DifyError::route_not_found(format!(
         "{method} {} is not a route of this server's Dify API",
         uri.path()
     )))
-}
-
-pub(crate) fn dify_error(e: &KbError) -> Response {
-    let (_, status) = e.code();
-    let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    if status.is_server_error() {
-        tracing::error!("knowledge base: {e}");
-    }
-    (status, Json(e.to_body())).into_response()
-}
-
-/// A handler's result as a response: the value as JSON, or Dify's error.
-fn answer(result: Result<Value, KbError>) -> Response {
-    match result {
-        Ok(value) => Json(value).into_response(),
-        Err(e) => dify_error(&e),
-    }
-}
-
-fn bearer(headers: &HeaderMap) -> Option<&str> {
-    crate::bearer(headers).filter(|k| !k.is_empty())
-}
-
-impl DifyState {
-    fn is_server_token(&self, key: &str) -> bool {
-        self.token.as_deref().is_some_and(|t| t == key)
-    }
-
-    /// Whether the request may read or change dataset `id`: its own key or the server token.
-    /// An unknown dataset is not_found, a missing or wrong key unauthorized.
-    fn open_dataset(&self, headers: &HeaderMap, id: &str) -> Result<(), KbError> {
-        let key = bearer(headers).ok_or(KbError::Unauthorized)?;
-        if self.is_server_token(key) {
-            return self.kb.dataset(id).map(|_| ());
-        }
-        self.kb.authorize(id, key)
-    }
-
-    /// Whether the request may list the server's tags: what opens all, or any dataset's own key.
-    fn open_tags(&self, headers: &HeaderMap) -> Result<(), KbError> {
-        self.open_all(headers).or_else(|e| match bearer(headers) {
-            Some(key) if self.kb.is_dataset_key(key) => Ok(()),
-            _ => Err(e),
-        })
-    }
-
-    /// Whether the request may create or list datasets: the server token, when there is one.
-    fn open_all(&self, headers: &HeaderMap) -> Result<(), KbError> {
-        match &self.token {
-            None => Ok(()),
-            Some(_) if bearer(headers).is_some_and(|k| self.is_server_token(k)) => Ok(()),
-            Some(_) => Err(KbError::Unauthorized),
-        }
-    }
-}
-
-fn read_body(body: Result<Bytes, BytesRejection>) -> Result<Bytes, KbError> {
-    body.map_err(|e| {
-        if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
-            KbError::TooLarge {
-                what: "the request body".into(),
-                size: MAX_UPLOAD_BYTES + 1,
-                limit: MAX_UPLOAD_BYTES,
-            }
-        } else {
-            KbError::InvalidParam(format!("cannot read the body: {e}"))
-        }
-    })
-}
-
-/// The JSON object of a body, or Dify's invalid_param.
-fn json_body(body: Result<Bytes, BytesRejection>) -> Result<Value, KbError> {
-    let bytes = read_body(body)?;
-    let value: Value = serde_json::from_slice(&bytes)
-        .map_err(|e| KbError::InvalidParam(format!("the body is not JSON: {e}")))?;
-    if !value.is_object() {
-        return Err(KbError::InvalidParam(
-            "the body must be a JSON object".into(),
-        ));
-    }
-    Ok(value)
-}
-
-/// Runs knowledge-base work off the event loop: writes fsync, and an embedder may run a model
-/// or call a network service.
-async fn blocking<T: Send + 'static>(
-    work: impl FnOnce() -> Result<T, KbError> + Send + 'static,
-) -> Result<T, KbError> {
-    tokio::task::spawn_blocking(work)
-        .await
-        .map_err(|e| KbError::Io(format!("the work stopped: {e}")))?
 }

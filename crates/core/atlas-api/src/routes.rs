@@ -1,0 +1,241 @@
+//! The routes outside the tool registry as types: each a method and a path with what it takes
+//! (path parameters, query, body) and what it answers, in the error shape its clients read.
+//!
+//! A tool is one name over `POST /api/v1/{name}`; these routes are other clients' contracts
+//! (Dify's knowledge API, its External Knowledge API) and the server's own (health, the business
+//! graph as a document, MCP, the live events). Described here once, the server routes by them, the
+//! registry answers them and the OpenAPI document is generated from them: a route cannot be
+//! served without being documented, or documented with a body the server reads differently.
+
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// An HTTP method a route takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    /// GET.
+    Get,
+    /// POST.
+    Post,
+    /// PUT.
+    Put,
+    /// PATCH.
+    Patch,
+    /// DELETE.
+    Delete,
+}
+
+impl Method {
+    /// Its name in lower case, as OpenAPI keys operations.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Method::Get => "get",
+            Method::Post => "post",
+            Method::Put => "put",
+            Method::Patch => "patch",
+            Method::Delete => "delete",
+        }
+    }
+}
+
+/// Who may call a route.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// Anyone who reaches the address.
+    Open,
+    /// The server token, when the server has one.
+    Server,
+    /// A dataset's own key, or the server token.
+    Dataset,
+}
+
+/// How a route's body comes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BodyKind {
+    /// It takes none.
+    None,
+    /// A JSON object, read into the route's `Body`.
+    Json,
+    /// A multipart form (Dify's uploads: the file in `file`, settings as JSON in `data`).
+    Multipart,
+}
+
+/// How a route answers success.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Answered {
+    /// 200 with the answer as JSON.
+    Json,
+    /// 204 and no body (Dify's deletes).
+    NoContent,
+}
+
+/// A route's refusal, in the shape its clients read; the server writes it with [`status`].
+///
+/// [`status`]: RouteError::status
+pub trait RouteError: Serialize + JsonSchema + Send + 'static {
+    /// The HTTP status it is answered with.
+    fn status(&self) -> u16;
+    /// A request the route cannot read (its body, path or query).
+    fn unreadable(message: String) -> Self;
+    /// A body over the route's limit.
+    fn too_large(size: usize, limit: usize) -> Self;
+    /// A request without the key the route needs.
+    fn unauthorized() -> Self;
+}
+
+/// One route: method, path, who may call it, what it takes, what it answers.
+pub trait Route {
+    /// Its method.
+    const METHOD: Method;
+    /// Its path, `{name}` for each parameter.
+    const PATH: &'static str;
+    /// Other spellings of the path that answer the same (Dify's `create_by_text` beside
+    /// `create-by-text`); not in the OpenAPI document.
+    const ALIASES: &'static [&'static str] = &[];
+    /// One line for the OpenAPI document.
+    const SUMMARY: &'static str;
+    /// Who may call it.
+    const ACCESS: Access;
+    /// How its body comes.
+    const BODY: BodyKind;
+    /// How it answers success.
+    const ANSWERED: Answered = Answered::Json;
+    /// Its path parameters, by name.
+    type Path: DeserializeOwned + JsonSchema + Send + 'static;
+    /// Its query parameters, by name.
+    type Query: DeserializeOwned + JsonSchema + Send + 'static;
+    /// Its body (for [`BodyKind::Multipart`], the form as the server reads it).
+    type Body: DeserializeOwned + JsonSchema + Send + 'static;
+    /// What it answers.
+    type Answer: Serialize + JsonSchema + Send + 'static;
+    /// How it refuses.
+    type Error: RouteError;
+}
+
+/// What a route takes that is not in its path, query or body: the caller's key.
+#[derive(Debug, Clone, Default)]
+pub struct Caller {
+    /// The bearer key of the request, if it had one (a dataset's key or the server token).
+    pub key: Option<String>,
+}
+
+/// No parameters (a path without any, a query the route ignores, a route without a body).
+#[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema)]
+pub struct Nothing {}
+
+/// A route's description as the OpenAPI document needs it.
+#[derive(Debug, Clone)]
+pub struct RouteDoc {
+    /// Its method.
+    pub method: Method,
+    /// Its path.
+    pub path: &'static str,
+    /// One line.
+    pub summary: &'static str,
+    /// Who may call it.
+    pub access: Access,
+    /// How its body comes.
+    pub body: BodyKind,
+    /// How it answers success.
+    pub answered: Answered,
+    /// The JSON Schema of the path parameters (an object, a property each).
+    pub path_schema: Value,
+    /// The JSON Schema of the query parameters.
+    pub query_schema: Value,
+    /// The JSON Schema of the body.
+    pub body_schema: Value,
+    /// The JSON Schema of the answer.
+    pub answer_schema: Value,
+    /// The JSON Schema of a refusal.
+    pub error_schema: Value,
+}
+
+/// A type's JSON Schema, without the meta keys a schema inside a document does not carry, and
+/// with each choice among names as an `enum` of them (schemars writes a documented variant as
+/// a `oneOf` of `const`s, which clients read less easily).
+pub fn schema_of<T: JsonSchema>() -> Value {
+    let mut schema = serde_json::to_value(schemars::schema_for!(T)).unwrap_or_default();
+    if let Some(object) = schema.as_object_mut() {
+        object.remove("$schema");
+        object.remove("title");
+    }
+    names_as_enums(&mut schema);
+    schema
+}
+
+fn names_as_enums(schema: &mut Value) {
+    match schema {
+        Value::Object(object) => {
+            let names: Option<Vec<Value>> =
+                object
+                    .get("oneOf")
+                    .and_then(Value::as_array)
+                    .and_then(|choices| {
+                        choices
+                            .iter()
+                            .map(|c| c.get("const").filter(|n| n.is_string()).cloned())
+                            .collect()
+                    });
+            if let Some(names) = names {
+                object.remove("oneOf");
+                object.insert("type".into(), "string".into());
+                object.insert("enum".into(), Value::Array(names));
+            }
+            object.values_mut().for_each(names_as_enums);
+        }
+        Value::Array(items) => items.iter_mut().for_each(names_as_enums),
+        _ => {}
+    }
+}
+
+impl RouteDoc {
+    /// The description of route `R`.
+    pub fn of<R: Route>() -> RouteDoc {
+        RouteDoc {
+            method: R::METHOD,
+            path: R::PATH,
+            summary: R::SUMMARY,
+            access: R::ACCESS,
+            body: R::BODY,
+            answered: R::ANSWERED,
+            path_schema: schema_of::<R::Path>(),
+            query_schema: schema_of::<R::Query>(),
+            body_schema: schema_of::<R::Body>(),
+            answer_schema: schema_of::<R::Answer>(),
+            error_schema: schema_of::<R::Error>(),
+        }
+    }
+}
+
+/// Declares route markers: `Name METHOD "path" (access, body kind) Path, Query, Body => Answer | Error;`.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! routes {
+    ($($(#[$doc:meta])* $marker:ident $method:ident $path:literal $([$($alias:literal),*])?
+        ($access:ident, $body_kind:ident $(, $answered:ident)?) $summary:literal
+        $path_ty:ty, $query:ty, $body:ty => $answer:ty | $error:ty;)*) => {$(
+        $(#[$doc])*
+        pub struct $marker;
+        impl $crate::routes::Route for $marker {
+            const METHOD: $crate::routes::Method = $crate::routes::Method::$method;
+            const PATH: &'static str = $path;
+            $(const ALIASES: &'static [&'static str] = &[$($alias),*];)?
+            const SUMMARY: &'static str = $summary;
+            const ACCESS: $crate::routes::Access = $crate::routes::Access::$access;
+            const BODY: $crate::routes::BodyKind = $crate::routes::BodyKind::$body_kind;
+            $(const ANSWERED: $crate::routes::Answered = $crate::routes::Answered::$answered;)?
+            type Path = $path_ty;
+            type Query = $query;
+            type Body = $body;
+            type Answer = $answer;
+            type Error = $error;
+        }
+    )*
+        /// Every route declared here, as the OpenAPI document lists them.
+        pub fn route_docs() -> Vec<$crate::routes::RouteDoc> {
+            vec![$($crate::routes::RouteDoc::of::<$marker>()),*]
+        }
+    };
+}
