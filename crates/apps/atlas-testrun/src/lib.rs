@@ -23,8 +23,8 @@ pub mod report;
 pub mod run;
 pub mod suite;
 
-pub use check::check_suite;
-pub use phones::{DeviceSpec, TestPhone};
+pub use check::{Misfit, check_suite};
+pub use phones::{DeviceSpec, PhonesError, SpecError, TestPhone};
 pub use report::{Status, SuiteReport, TestResult};
 pub use run::{Progress, Quiet, RunConfig, run_suite};
-pub use suite::{Suite, SuiteError, read_rules};
+pub use suite::{RulesError, Suite, SuiteError, SuiteProblem, read_rules};

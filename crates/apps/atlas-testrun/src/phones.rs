@@ -53,14 +53,57 @@ pub enum SimSource {
 /// The most phones one `simulate:` entry may start.
 pub const MAX_SIMULATED: usize = 64;
 
+/// A `--devices` entry that is not one, and what entries look like.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{spec:?}: {problem}")]
+pub struct SpecError {
+    /// The entry.
+    pub spec: String,
+    /// What is wrong with it.
+    pub problem: String,
+}
+
+/// Why the phones of a run cannot be had.
+#[derive(Debug, thiserror::Error)]
+pub enum PhonesError {
+    /// A phone did not answer or could not start.
+    #[error(transparent)]
+    Device(#[from] DeviceError),
+    /// A recording cannot be read, or a simulated phone not started on it.
+    #[error(transparent)]
+    Recording(#[from] atlas_device_sim::SimError),
+    /// A recording cannot be updated as asked.
+    #[error("{name}: cannot update: {source}")]
+    Update {
+        /// The recording.
+        name: String,
+        /// Why.
+        #[source]
+        source: atlas_device_sim::SimError,
+    },
+    /// An app of a data folder's graph cannot be read.
+    #[error(transparent)]
+    GraphApp(Box<dyn std::error::Error + Send + Sync>),
+    /// The entries give no phone.
+    #[error("no devices")]
+    NoDevices,
+    /// A simulated phone with no app to install.
+    #[error("no apps to install")]
+    NoApps,
+}
+
 impl DeviceSpec {
     /// Reads one entry, or says what entries look like.
-    pub fn parse(spec: &str) -> Result<DeviceSpec, String> {
+    pub fn parse(spec: &str) -> Result<DeviceSpec, SpecError> {
         let spec = spec.trim();
         let (kind, rest) = spec.split_once(':').unwrap_or((spec, ""));
+        let wrong = |problem: String| SpecError {
+            spec: spec.to_string(),
+            problem,
+        };
         let needs = |what: &str| {
             if rest.is_empty() {
-                Err(format!("{spec:?}: {kind}: needs {what}"))
+                Err(wrong(format!("{kind}: needs {what}")))
             } else {
                 Ok(rest.to_string())
             }
@@ -71,15 +114,16 @@ impl DeviceSpec {
             "sim" => DeviceSpec::Sim(needs("the simulator's address, e.g. sim:127.0.0.1:5555")?),
             "simulate" => {
                 let rest = needs("a recording, a folder of recordings or APP@DATA")?;
-                let (rest, update) = match rest.rsplit_once("?update=") {
-                    Some((rest, seed)) => (
-                        rest.to_string(),
-                        Some(seed.parse::<u64>().map_err(|_| {
-                            format!("{spec:?}: ?update= takes a seed, a whole number")
-                        })?),
-                    ),
-                    None => (rest, None),
-                };
+                let (rest, update) =
+                    match rest.rsplit_once("?update=") {
+                        Some((rest, seed)) => (
+                            rest.to_string(),
+                            Some(seed.parse::<u64>().map_err(|_| {
+                                wrong("?update= takes a seed, a whole number".into())
+                            })?),
+                        ),
+                        None => (rest, None),
+                    };
                 let (source, count) = match rest.rsplit_once('*') {
                     Some((source, n)) => (
                         source,
@@ -87,7 +131,7 @@ impl DeviceSpec {
                             .ok()
                             .filter(|n| (1..=MAX_SIMULATED).contains(n))
                             .ok_or_else(|| {
-                                format!("{spec:?}: *N must be a count from 1 to {MAX_SIMULATED}")
+                                wrong(format!("*N must be a count from 1 to {MAX_SIMULATED}"))
                             })?,
                     ),
                     None => (rest.as_str(), 1),
@@ -106,8 +150,9 @@ impl DeviceSpec {
                 }
             }
             _ => {
-                return Err(format!(
-                    "{spec:?}: expected adb:SERIAL, hdc:KEY, sim:ADDR or simulate:SOURCE[*N][?update=SEED]"
+                return Err(wrong(
+                    "expected adb:SERIAL, hdc:KEY, sim:ADDR or simulate:SOURCE[*N][?update=SEED]"
+                        .into(),
                 ));
             }
         })
@@ -133,20 +178,24 @@ pub trait TestPhone: Send {
     }
 }
 
+/// Reads an app of a data folder's graph as a phone plays it.
+pub type GraphApp<'a> =
+    &'a dyn Fn(&str, &Path) -> Result<RecordedApp, Box<dyn std::error::Error + Send + Sync>>;
+
 /// The phones of `specs`. `graph_app` reads an app of a data folder's graph (`APP@DATA`);
 /// `catalog` names apps for Launch.
 pub fn open(
     specs: &[DeviceSpec],
     catalog: &AppCatalog,
-    graph_app: &dyn Fn(&str, &Path) -> Result<RecordedApp, String>,
-) -> Result<Vec<Box<dyn TestPhone>>, String> {
+    graph_app: GraphApp<'_>,
+) -> Result<Vec<Box<dyn TestPhone>>, PhonesError> {
     let mut phones: Vec<Box<dyn TestPhone>> = Vec::new();
     let mut simulated = 0;
     for spec in specs {
         match spec {
             DeviceSpec::Adb(serial) => phones.push(Box::new(Remote::adb(serial, catalog, false))),
             DeviceSpec::Sim(addr) => {
-                Adb::connect(addr).map_err(|e| e.to_string())?;
+                Adb::connect(addr)?;
                 phones.push(Box::new(Remote::adb(addr, catalog, true)));
             }
             DeviceSpec::Hdc(key) => phones.push(Box::new(Remote {
@@ -162,12 +211,18 @@ pub fn open(
             } => {
                 let mut apps = match source {
                     SimSource::Folder(dir) => recordings(dir)?,
-                    SimSource::Graph { app, data } => vec![(app.clone(), graph_app(app, data)?)],
+                    SimSource::Graph { app, data } => vec![(
+                        app.clone(),
+                        graph_app(app, data).map_err(PhonesError::GraphApp)?,
+                    )],
                 };
                 if let Some(seed) = update {
                     for (name, app) in &mut apps {
                         let (next, update) = atlas_device_sim::update::update(app, *seed, &[])
-                            .map_err(|e| format!("{name}: cannot update: {e}"))?;
+                            .map_err(|source| PhonesError::Update {
+                                name: name.clone(),
+                                source,
+                            })?;
                         tracing::info!(
                             "{name} updated from {} to {} (seed {seed}): {}",
                             app.version.name,
@@ -185,7 +240,7 @@ pub fn open(
         }
     }
     if phones.is_empty() {
-        return Err("no devices".into());
+        return Err(PhonesError::NoDevices);
     }
     Ok(phones)
 }
@@ -195,7 +250,7 @@ pub fn simulated(
     apps: &Arc<Vec<(String, RecordedApp)>>,
     count: usize,
     catalog: &AppCatalog,
-) -> Result<Vec<Box<dyn TestPhone>>, String> {
+) -> Result<Vec<Box<dyn TestPhone>>, PhonesError> {
     simulated_from(apps, count, catalog, 0)
 }
 
@@ -205,9 +260,9 @@ fn simulated_from(
     count: usize,
     catalog: &AppCatalog,
     after: usize,
-) -> Result<Vec<Box<dyn TestPhone>>, String> {
+) -> Result<Vec<Box<dyn TestPhone>>, PhonesError> {
     if apps.is_empty() {
-        return Err("no apps to install".into());
+        return Err(PhonesError::NoApps);
     }
     (1..=count)
         .map(|k| {
@@ -218,7 +273,7 @@ fn simulated_from(
 }
 
 /// The recordings under `dir` (see [`recording_folders`]), each by its folder's name.
-pub fn recordings(dir: &Path) -> Result<Vec<(String, RecordedApp)>, String> {
+pub fn recordings(dir: &Path) -> Result<Vec<(String, RecordedApp)>, atlas_device_sim::SimError> {
     recording_folders(dir)?
         .iter()
         .map(|p| {
@@ -372,7 +427,7 @@ impl Simulated {
         name: String,
         apps: Arc<Vec<(String, RecordedApp)>>,
         catalog: &AppCatalog,
-    ) -> Result<Simulated, String> {
+    ) -> Result<Simulated, PhonesError> {
         let mut catalog = catalog.clone();
         for (folder, app) in apps.iter() {
             catalog.add(folder, Some(app.package.clone()), None);
@@ -384,7 +439,7 @@ impl Simulated {
             current: 0,
             catalog,
         };
-        phone.start(0).map_err(|e| e.to_string())?;
+        phone.start(0)?;
         Ok(phone)
     }
 
@@ -406,8 +461,8 @@ impl Simulated {
     /// App `index`'s phone, made on its first use.
     fn start(&mut self, index: usize) -> Result<&Mutex<Phone>, DeviceError> {
         if let std::collections::hash_map::Entry::Vacant(e) = self.running.entry(index) {
-            let phone =
-                Phone::new(self.apps[index].1.clone(), None).map_err(DeviceError::Invalid)?;
+            let phone = Phone::new(self.apps[index].1.clone(), None)
+                .map_err(|e| DeviceError::Backend(e.into()))?;
             let phone = Arc::new(Mutex::new(phone));
             let device = atlas_device_sim::device::in_process(phone.clone(), &self.name)
                 .with_catalog(self.catalog.clone());
@@ -428,7 +483,7 @@ impl TestPhone for Simulated {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .reset(start)
-            .map_err(|e| DeviceError::Invalid(format!("start: {e}")))?;
+            .map_err(|e| DeviceError::Backend(e.into()))?;
         self.current = index;
         Ok(())
     }

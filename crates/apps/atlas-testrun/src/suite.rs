@@ -25,7 +25,7 @@ pub const MAX_TESTS: usize = 5_000;
 /// Refuses `text` when, aliases expanded, it holds more than [`MAX_SUITE_EXPANDED`] bytes of
 /// text or more than that many values: walked once without keeping anything (strings are
 /// borrowed from the parser, not copied), so the refusal costs no more than the file.
-fn check_expanded_size(text: &str) -> Result<(), String> {
+fn check_expanded_size(text: &str) -> Result<(), serde_yaml::Error> {
     use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
     use std::cell::Cell;
 
@@ -92,20 +92,79 @@ fn check_expanded_size(text: &str) -> Result<(), String> {
         }
     }
     let total = Cell::new(0);
-    Measure(&total)
-        .deserialize(serde_yaml::Deserializer::from_str(text))
-        .map_err(|e| e.to_string())
+    Measure(&total).deserialize(serde_yaml::Deserializer::from_str(text))
+}
+
+/// A rule file that cannot be had; it names the path and never the file's content.
+#[derive(Debug, thiserror::Error)]
+pub enum RulesError {
+    /// It cannot be read.
+    #[error("rules {}: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// There is no such file.
+    #[error("rules {}: no such file", path.display())]
+    Missing {
+        /// The file.
+        path: PathBuf,
+    },
+    /// It is not text.
+    #[error("rules {}: not UTF-8 text", path.display())]
+    NotText {
+        /// The file.
+        path: PathBuf,
+    },
+    /// It is not a rule set.
+    #[error("{}: {source}", path.display())]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, and where.
+        #[source]
+        source: Box<atlas_guard::RuleError>,
+    },
+}
+
+/// What is wrong with a suite's text.
+#[derive(Debug, thiserror::Error)]
+pub enum SuiteProblem {
+    /// It is not YAML of a suite.
+    #[error(transparent)]
+    Yaml(#[from] serde_yaml::Error),
+    /// It breaks a rule of suites (a test without a task, a name used twice, …).
+    #[error("{0}")]
+    Invalid(String),
+    /// A test's rule file cannot be had.
+    #[error("{test}: {source}")]
+    Rules {
+        /// The test, as `test N ("name")`.
+        test: String,
+        /// Why.
+        #[source]
+        source: RulesError,
+    },
 }
 
 /// Reads the rule file at `path`: a regular file of at most [`atlas_guard::MAX_RULE_BYTES`],
 /// else an error that names the path and never its content.
-pub fn read_rules(path: &Path) -> Result<RuleSet, String> {
-    let shown = path.display();
+pub fn read_rules(path: &Path) -> Result<RuleSet, RulesError> {
+    let path_buf = || path.to_path_buf();
     let bytes = atlas_store::files::read_named(path, atlas_guard::MAX_RULE_BYTES as u64)
-        .map_err(|e| format!("rules {shown}: {e}"))?
-        .ok_or_else(|| format!("rules {shown}: no such file"))?;
-    let text = String::from_utf8(bytes).map_err(|_| format!("rules {shown}: not UTF-8 text"))?;
-    RuleSet::parse(&text).map_err(|e| format!("{shown}: {e}"))
+        .map_err(|source| RulesError::Read {
+            path: path_buf(),
+            source,
+        })?
+        .ok_or_else(|| RulesError::Missing { path: path_buf() })?;
+    let text = String::from_utf8(bytes).map_err(|_| RulesError::NotText { path: path_buf() })?;
+    RuleSet::parse(&text).map_err(|source| RulesError::Invalid {
+        path: path_buf(),
+        source: Box::new(source),
+    })
 }
 
 /// What is wrong with a suite.
@@ -120,13 +179,20 @@ pub enum SuiteError {
         #[source]
         source: std::io::Error,
     },
+    /// The file is not text.
+    #[error("{}: not UTF-8 text", path.display())]
+    NotText {
+        /// The file.
+        path: PathBuf,
+    },
     /// The file is not a suite.
-    #[error("{}: {message}", path.display())]
+    #[error("{}: {problem}", path.display())]
     Invalid {
         /// The file.
         path: PathBuf,
         /// What is wrong, and where.
-        message: String,
+        #[source]
+        problem: Box<SuiteProblem>,
     },
 }
 
@@ -244,9 +310,9 @@ pub struct Suite {
 impl Suite {
     /// Reads and checks the suite at `path`; rule files are found beside it.
     pub fn load(path: &Path) -> Result<Suite, SuiteError> {
-        let invalid = |message: String| SuiteError::Invalid {
+        let invalid = |problem: SuiteProblem| SuiteError::Invalid {
             path: path.to_path_buf(),
-            message,
+            problem: Box::new(problem),
         };
         let bytes = atlas_store::files::read_named(path, MAX_SUITE_BYTES)
             .and_then(|bytes| bytes.ok_or_else(|| std::io::ErrorKind::NotFound.into()))
@@ -254,36 +320,39 @@ impl Suite {
                 path: path.to_path_buf(),
                 source,
             })?;
-        let text = String::from_utf8(bytes).map_err(|_| invalid("not UTF-8 text".into()))?;
+        let text = String::from_utf8(bytes).map_err(|_| SuiteError::NotText {
+            path: path.to_path_buf(),
+        })?;
         let base = path.parent().unwrap_or(Path::new("."));
         Suite::parse(&text, base).map_err(invalid)
     }
 
     /// Reads a suite's text; relative rule paths are under `base`.
-    pub fn parse(text: &str, base: &Path) -> Result<Suite, String> {
+    pub fn parse(text: &str, base: &Path) -> Result<Suite, SuiteProblem> {
         check_expanded_size(text)?;
-        let file: SuiteFile = serde_yaml::from_str(text).map_err(|e| e.to_string())?;
+        let file: SuiteFile = serde_yaml::from_str(text)?;
+        let invalid = |message: String| Err(SuiteProblem::Invalid(message));
         if file.tests.is_empty() {
-            return Err("the suite has no tests".into());
+            return invalid("the suite has no tests".into());
         }
         if file.tests.len() > MAX_TESTS {
-            return Err(format!("a suite has at most {MAX_TESTS} tests"));
+            return invalid(format!("a suite has at most {MAX_TESTS} tests"));
         }
         let mut names = HashSet::new();
         let mut tests = Vec::new();
         for (i, t) in file.tests.into_iter().enumerate() {
             let at = format!("test {} ({:?})", i + 1, t.name);
             if t.name.trim().is_empty() {
-                return Err(format!("test {}: an empty name", i + 1));
+                return invalid(format!("test {}: an empty name", i + 1));
             }
             if !names.insert(t.name.clone()) {
-                return Err(format!("{at}: the name is used twice"));
+                return invalid(format!("{at}: the name is used twice"));
             }
             if t.task.trim().is_empty() {
-                return Err(format!("{at}: an empty task"));
+                return invalid(format!("{at}: an empty task"));
             }
             if t.task.len() > atlas_model::MAX_TEXT_LEN {
-                return Err(format!(
+                return invalid(format!(
                     "{at}: a task of {} bytes (at most {})",
                     t.task.len(),
                     atlas_model::MAX_TEXT_LEN
@@ -293,15 +362,26 @@ impl Suite {
                 .app
                 .or_else(|| file.app.clone())
                 .filter(|a| !a.trim().is_empty())
-                .ok_or_else(|| format!("{at}: no app (give the suite's app or the test's)"))?;
+                .ok_or_else(|| {
+                    SuiteProblem::Invalid(format!(
+                        "{at}: no app (give the suite's app or the test's)"
+                    ))
+                })?;
             if let Some(n) = t.max_steps
                 && !(1..=MAX_STEPS).contains(&n)
             {
-                return Err(format!("{at}: max_steps {n} is not within 1..={MAX_STEPS}"));
+                return invalid(format!("{at}: max_steps {n} is not within 1..={MAX_STEPS}"));
             }
             let rules = match &t.rules {
                 None => Vec::new(),
-                Some(p) => vec![read_rules(&base.join(p)).map_err(|e| format!("{at}: {e}"))?],
+                Some(p) => {
+                    vec![
+                        read_rules(&base.join(p)).map_err(|source| SuiteProblem::Rules {
+                            test: at.clone(),
+                            source,
+                        })?,
+                    ]
+                }
             };
             tests.push(Test {
                 name: t.name,
@@ -351,7 +431,7 @@ mod tests {
             "  - {name: a, task: *big}\n".repeat(10_000)
         );
         let started = std::time::Instant::now();
-        let error = Suite::parse(&bomb, Path::new(".")).unwrap_err();
+        let error = Suite::parse(&bomb, Path::new(".")).unwrap_err().to_string();
         assert!(error.contains("aliases"), "{error}");
         assert!(started.elapsed() < std::time::Duration::from_secs(20));
         for (text, said) in [
@@ -381,7 +461,9 @@ mod tests {
                 "nowhere.yaml",
             ),
         ] {
-            let error = Suite::parse(text, Path::new("/nonexistent")).unwrap_err();
+            let error = Suite::parse(text, Path::new("/nonexistent"))
+                .unwrap_err()
+                .to_string();
             assert!(error.contains(said), "{text}: {error}");
         }
     }

@@ -32,7 +32,8 @@ pub struct Call {
 }
 
 /// Why a call could not be read, for the message the model gets back.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
 pub struct ReadError(pub String);
 
 /// Every call named one of `names` that starts in `text`, in order, each read or failed: the

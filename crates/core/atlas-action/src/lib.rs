@@ -105,9 +105,46 @@ pub enum Action {
 }
 
 /// No well-formed action in a reply, and why (what the model is told).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct ParseError(pub String);
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ParseError {
+    /// The reply calls neither `do` nor `finish`.
+    #[error("no action: the reply has no do(...) or finish(...)")]
+    NoAction,
+    /// It calls one, but no call is well formed; the first call's fault.
+    #[error("no well-formed action: {0}")]
+    Malformed(#[from] CallError),
+}
+
+/// What is wrong with one `do(...)` or `finish(...)`.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum CallError {
+    /// The call cannot be read (its brackets, quotes or arguments).
+    #[error(transparent)]
+    Unreadable(#[from] call::ReadError),
+    /// An argument the action needs is not there.
+    #[error("`{0}` is missing")]
+    Missing(String),
+    /// An argument that must be a text is not.
+    #[error("`{0}` must be a string")]
+    NotText(String),
+    /// A point that is not a list.
+    #[error("`{0}` must be [x, y]")]
+    NotPoint(String),
+    /// A point that is not two numbers.
+    #[error("`{0}` must be two numbers [x, y]")]
+    NotTwoNumbers(String),
+    /// A point off the 0..999 screen.
+    #[error("`{name}` {at:?} is outside the 0..999 coordinates")]
+    OffScreen {
+        /// The argument.
+        name: String,
+        /// Where it points.
+        at: [f64; 2],
+    },
+    /// An action the grammar does not have.
+    #[error("unknown action {0:?}")]
+    UnknownAction(String),
+}
 
 /// The action names of the grammar as written, by their normalised form.
 const NAMES: &[(&str, &str)] = &[
@@ -135,10 +172,10 @@ pub fn action_names() -> impl Iterator<Item = &'static str> {
 
 /// The first well-formed action in a model's reply.
 pub fn parse_reply(reply: &str) -> Result<Action, ParseError> {
-    let mut first_error: Option<String> = None;
+    let mut first_error: Option<CallError> = None;
     for region in regions(reply) {
         for call in calls(&region, &["do", "finish"]) {
-            match call.map_err(|e| e.0).and_then(|c| action(&c)) {
+            match call.map_err(CallError::from).and_then(|c| action(&c)) {
                 Ok(action) => return Ok(action),
                 Err(e) => {
                     first_error.get_or_insert(e);
@@ -146,10 +183,10 @@ pub fn parse_reply(reply: &str) -> Result<Action, ParseError> {
             }
         }
     }
-    Err(ParseError(match first_error {
-        Some(e) => format!("no well-formed action: {e}"),
-        None => "no action: the reply has no do(...) or finish(...)".into(),
-    }))
+    Err(match first_error {
+        Some(e) => ParseError::Malformed(e),
+        None => ParseError::NoAction,
+    })
 }
 
 /// Where to look, in order: inside `<answer>` (to its end tag or the reply's end), the reply
@@ -179,28 +216,28 @@ fn regions(reply: &str) -> Vec<String> {
     regions
 }
 
-fn action(call: &Call) -> Result<Action, String> {
+fn action(call: &Call) -> Result<Action, CallError> {
     let arg = |name: &str| {
         call.arguments
             .iter()
             .find(|(n, _)| n == name)
             .map(|(_, v)| v)
     };
-    let text = |name: &str| -> Result<String, String> {
+    let text = |name: &str| -> Result<String, CallError> {
         match arg(name) {
             Some(Value::Str(s)) => Ok(s.clone()),
             Some(Value::Num(n)) => Ok(n.to_string()),
-            Some(_) => Err(format!("`{name}` must be a string")),
-            None => Err(format!("`{name}` is missing")),
+            Some(_) => Err(CallError::NotText(name.into())),
+            None => Err(CallError::Missing(name.into())),
         }
     };
     let optional = |name: &str| arg(name).is_some().then(|| text(name)).transpose();
-    let point = |name: &str| -> Result<Relative, String> {
+    let point = |name: &str| -> Result<Relative, CallError> {
         let Some(value) = arg(name) else {
-            return Err(format!("`{name}` is missing"));
+            return Err(CallError::Missing(name.into()));
         };
         let Value::List(items) = value else {
-            return Err(format!("`{name}` must be [x, y]"));
+            return Err(CallError::NotPoint(name.into()));
         };
         let numbers: Vec<f64> = items
             .iter()
@@ -218,11 +255,11 @@ fn action(call: &Call) -> Result<Action, String> {
             {
                 Ok([x.round() as u16, y.round() as u16])
             }
-            [_, _] if items.len() == 2 => Err(format!(
-                "`{name}` {:?} is outside the 0..999 coordinates",
-                numbers
-            )),
-            _ => Err(format!("`{name}` must be two numbers [x, y]")),
+            [x, y] if items.len() == 2 => Err(CallError::OffScreen {
+                name: name.into(),
+                at: [x, y],
+            }),
+            _ => Err(CallError::NotTwoNumbers(name.into())),
         }
     };
     if call.name == "finish" {
@@ -237,7 +274,7 @@ fn action(call: &Call) -> Result<Action, String> {
         .flat_map(char::to_lowercase)
         .collect();
     let Some((key, _)) = NAMES.iter().find(|(k, _)| *k == key) else {
-        return Err(format!("unknown action {written:?}"));
+        return Err(CallError::UnknownAction(written));
     };
     Ok(match *key {
         "launch" => Action::Launch { app: text("app")? },
@@ -428,7 +465,7 @@ mod tests {
             Action::LongPress { element: [10, 20] }
         );
         let error = parse_reply(r#"do(action="Tap", element=[1200, 5])"#).unwrap_err();
-        assert!(error.0.contains("0..999"), "{error}");
+        assert!(error.to_string().contains("0..999"), "{error}");
     }
 
     #[test]

@@ -12,42 +12,28 @@ use crate::traces::{MAX_TRACES_PER_APP, Traces};
 use crate::transitions::{IdsFull, TransitionRef, TransitionTable};
 
 /// Why a change cannot be made to the graph.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum GraphError {
     /// No app of that id.
+    #[error("unknown app {0}")]
     UnknownApp(String),
     /// No page of that id.
+    #[error("unknown page {0}")]
     UnknownPage(String),
     /// No transition of that id.
+    #[error("unknown transition {0}")]
     UnknownTransition(String),
     /// An app whose transitions' ids fill the 4 GiB one app keeps them in.
+    #[error("app {0} holds as many transitions as one app can")]
     TooManyTransitions(String),
     /// A transition from a page of one app to a page of another.
+    #[error("a transition cannot join two apps ({from_app} -> {to_app})")]
     CrossApp {
         /// The app of the page it starts from.
         from_app: String,
         /// The app of the page it leads to.
         to_app: String,
     },
-}
-
-impl std::fmt::Display for GraphError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            GraphError::UnknownApp(a) => write!(f, "unknown app {a}"),
-            GraphError::UnknownPage(p) => write!(f, "unknown page {p}"),
-            GraphError::UnknownTransition(t) => write!(f, "unknown transition {t}"),
-            GraphError::TooManyTransitions(a) => {
-                write!(f, "app {a} holds as many transitions as one app can")
-            }
-            GraphError::CrossApp { from_app, to_app } => {
-                write!(
-                    f,
-                    "a transition cannot join two apps ({from_app} -> {to_app})"
-                )
-            }
-        }
-    }
 }
 
 /// One app's graph.

@@ -105,9 +105,47 @@ pub const MAX_RULE_BYTES: usize = 64 * 1024;
 /// The seed's QQ customer-service gate.
 pub const QQ_CUSTOMER_SERVICE: &str = include_str!("../rules/qq_customer_service.yaml");
 
+/// Why a rule file is not a rule set. The YAML's own text is never in it: a file given as rules
+/// by mistake (or by a hostile suite) is not echoed into logs and reports.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RuleError {
+    /// Not YAML of a rule set: where, and what was expected there.
+    #[error("rules: not a rule set{at}{expected}")]
+    NotRules {
+        /// ` at line L column C`, when known.
+        at: String,
+        /// `: expected …`, when known.
+        expected: String,
+    },
+    /// A rule names an action the grammar does not have.
+    #[error("rules: {phase} rule {rule:?}: unknown action {action:?}")]
+    UnknownAction {
+        /// `before` or `after`.
+        phase: &'static str,
+        /// The rule.
+        rule: String,
+        /// The action it names.
+        action: String,
+    },
+    /// A `before` rule asks for the action's outcome.
+    #[error("rules: before rule {0:?}: an outcome is known only after the action")]
+    OutcomeBefore(String),
+    /// A rule's rewrite is not an action.
+    #[error("rules: {phase} rule {rule:?}: `do` is not an action: {why}")]
+    BadRewrite {
+        /// `before` or `after`.
+        phase: &'static str,
+        /// The rule.
+        rule: String,
+        /// Why.
+        #[source]
+        why: atlas_action::ParseError,
+    },
+}
+
 impl RuleSet {
     /// Reads and checks a rule set; an error names the rule and what is wrong.
-    pub fn parse(yaml: &str) -> Result<RuleSet, String> {
+    pub fn parse(yaml: &str) -> Result<RuleSet, RuleError> {
         let set: RuleSet = serde_yaml::from_str(yaml).map_err(|e| {
             // Where, and what was expected, never the text found: a file given as rules by
             // mistake (or by a hostile suite) is not echoed into logs and reports.
@@ -125,12 +163,11 @@ impl RuleSet {
                     )
                 })
                 .unwrap_or_default();
-            format!("rules: not a rule set{at}{expected}")
+            RuleError::NotRules { at, expected }
         })?;
         let known: BTreeSet<&str> = atlas_action::action_names().collect();
         for (phase, rules) in [("before", &set.before), ("after", &set.after)] {
             for rule in rules {
-                let at = format!("rules: {phase} rule {:?}", rule.name);
                 for name in rule
                     .when
                     .action
@@ -139,15 +176,24 @@ impl RuleSet {
                     .chain(&rule.when.not_done)
                 {
                     if !known.contains(name.as_str()) {
-                        return Err(format!("{at}: unknown action {name:?}"));
+                        return Err(RuleError::UnknownAction {
+                            phase,
+                            rule: rule.name.clone(),
+                            action: name.clone(),
+                        });
                     }
                 }
                 if phase == "before" && rule.when.outcome.is_some() {
-                    return Err(format!("{at}: an outcome is known only after the action"));
+                    return Err(RuleError::OutcomeBefore(rule.name.clone()));
                 }
                 if let Some(template) = &rule.rewrite {
-                    parse_reply(&fill(template, &|_| Some("x".into()), true))
-                        .map_err(|e| format!("{at}: `do` is not an action: {e}"))?;
+                    parse_reply(&fill(template, &|_| Some("x".into()), true)).map_err(|why| {
+                        RuleError::BadRewrite {
+                            phase,
+                            rule: rule.name.clone(),
+                            why,
+                        }
+                    })?;
                 }
             }
         }
@@ -164,7 +210,7 @@ impl RuleSet {
     /// error names the file by its place among `files`.
     pub fn with_shipped<'a>(
         files: impl IntoIterator<Item = &'a str>,
-    ) -> Result<Vec<RuleSet>, (usize, String)> {
+    ) -> Result<Vec<RuleSet>, (usize, RuleError)> {
         let mut sets = vec![RuleSet::qq_customer_service()];
         for (i, text) in files.into_iter().enumerate() {
             sets.push(RuleSet::parse(text).map_err(|e| (i, e))?);
@@ -562,9 +608,19 @@ mod tests {
     #[test]
     fn a_bad_rule_file_is_refused_naming_the_rule() {
         let bad = "name: x\nbefore:\n  - name: fly\n    if: { action: [Fly] }\n";
-        assert!(RuleSet::parse(bad).unwrap_err().contains("\"fly\""));
+        assert!(
+            RuleSet::parse(bad)
+                .unwrap_err()
+                .to_string()
+                .contains("\"fly\"")
+        );
         let bad = "name: x\nbefore:\n  - name: broken\n    do: 'do(action=\"Tap\")'\n";
-        assert!(RuleSet::parse(bad).unwrap_err().contains("\"broken\""));
+        assert!(
+            RuleSet::parse(bad)
+                .unwrap_err()
+                .to_string()
+                .contains("\"broken\"")
+        );
         let bad = "name: x\nbefore:\n  - name: typo\n    iff: {}\n";
         assert!(RuleSet::parse(bad).is_err());
     }

@@ -90,6 +90,16 @@ pub enum AtlasError {
     /// A fault in the graph or its store: ours, not the caller's.
     #[error("graph error: {0}")]
     Graph(String),
+    /// A fault of ours caused by another error, kept as the source: what was being done, and
+    /// why it failed.
+    #[error("graph error: {context}: {source}")]
+    Fault {
+        /// What was being done.
+        context: String,
+        /// Why it failed.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
     /// The embedder failed.
     #[error("vector store error: {0}")]
     VectorStore(String),
@@ -129,6 +139,17 @@ impl AtlasError {
         }
     }
 
+    /// A fault of ours while doing `context`, caused by `source`.
+    pub fn fault(
+        context: impl Into<String>,
+        source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+    ) -> AtlasError {
+        AtlasError::Fault {
+            context: context.into(),
+            source: source.into(),
+        }
+    }
+
     /// The seed's code of this error.
     pub fn code(&self) -> ErrorCode {
         match self {
@@ -136,7 +157,7 @@ impl AtlasError {
             AtlasError::PageNotFound(_) => ErrorCode::PageNotFound,
             AtlasError::IntentNotFound(_) => ErrorCode::IntentNotFound,
             AtlasError::PathNotFound(_) => ErrorCode::PathNotFound,
-            AtlasError::Graph(_) => ErrorCode::GraphError,
+            AtlasError::Graph(_) | AtlasError::Fault { .. } => ErrorCode::GraphError,
             AtlasError::VectorStore(_) => ErrorCode::VectorStoreError,
             AtlasError::PayloadTooLarge { .. } => ErrorCode::PayloadTooLarge,
             AtlasError::Unauthorized => ErrorCode::Unauthorized,

@@ -5,6 +5,8 @@
 use std::collections::HashMap;
 use std::path::Path;
 
+use crate::SimError;
+
 use serde::Deserialize;
 
 use atlas_droidbot::EventFile;
@@ -81,7 +83,7 @@ pub struct RecordedApp {
 
 /// The recordings under `dir`: itself when it is one (`states/`), else its sub-folders that
 /// are (DroidTask's `user_tasks`, or the DroidTask folder holding it), in name order.
-pub fn recording_folders(dir: &Path) -> Result<Vec<std::path::PathBuf>, String> {
+pub fn recording_folders(dir: &Path) -> Result<Vec<std::path::PathBuf>, SimError> {
     if dir.join("states").is_dir() {
         return Ok(vec![dir.to_path_buf()]);
     }
@@ -91,30 +93,36 @@ pub fn recording_folders(dir: &Path) -> Result<Vec<std::path::PathBuf>, String> 
         dir.to_path_buf()
     };
     let mut found: Vec<_> = std::fs::read_dir(&root)
-        .map_err(|e| format!("{}: {e}", root.display()))?
+        .map_err(|source| SimError::Read {
+            path: root.clone(),
+            source,
+        })?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.join("states").is_dir())
         .collect();
     found.sort();
     if found.is_empty() {
-        return Err(format!(
-            "{}: no recordings (folders with states/)",
-            dir.display()
-        ));
+        return Err(SimError::Incomplete {
+            path: dir.to_path_buf(),
+            what: "no recordings (folders with states/)",
+        });
     }
     Ok(found)
 }
 
 impl RecordedApp {
     /// Reads a DroidBot output folder (`states/`, `events/`).
-    pub fn read(dir: &Path) -> Result<RecordedApp, String> {
+    pub fn read(dir: &Path) -> Result<RecordedApp, SimError> {
         let mut screens = HashMap::new();
         for path in json_files(&dir.join("states"))? {
             let screen: Screen = read_json(&path)?;
             screens.insert(screen.state_str.clone(), screen);
         }
         if screens.is_empty() {
-            return Err(format!("{}: no states/*.json", dir.display()));
+            return Err(SimError::Incomplete {
+                path: dir.to_path_buf(),
+                what: "no states/*.json",
+            });
         }
         let mut transitions = HashMap::new();
         let (mut launch, mut home) = (None, None);
@@ -153,7 +161,10 @@ impl RecordedApp {
         }
         let launch = launch
             .or_else(|| transitions.keys().next().map(|(s, _)| s.clone()))
-            .ok_or_else(|| format!("{}: no recorded start of the app", dir.display()))?;
+            .ok_or_else(|| SimError::Incomplete {
+                path: dir.to_path_buf(),
+                what: "no recorded start of the app",
+            })?;
         let package = screens[&launch]
             .foreground_activity
             .split('/')
@@ -171,9 +182,11 @@ impl RecordedApp {
     }
 }
 
-fn json_files(dir: &Path) -> Result<Vec<std::path::PathBuf>, String> {
-    let entries =
-        std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+fn json_files(dir: &Path) -> Result<Vec<std::path::PathBuf>, SimError> {
+    let entries = std::fs::read_dir(dir).map_err(|source| SimError::Read {
+        path: dir.to_path_buf(),
+        source,
+    })?;
     let mut files: Vec<_> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "json"))
@@ -182,8 +195,13 @@ fn json_files(dir: &Path) -> Result<Vec<std::path::PathBuf>, String> {
     Ok(files)
 }
 
-fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, SimError> {
+    let text = std::fs::read_to_string(path).map_err(|source| SimError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    serde_json::from_str(&text).map_err(|source| SimError::Json {
+        path: path.to_path_buf(),
+        source,
+    })
 }

@@ -22,10 +22,10 @@ const COLUMN_TOP: i64 = 260;
 
 impl RecordedApp {
     /// A phone's view of an app of Atlas's graph. The app starts on its home page.
-    pub fn from_graph(data: &AppData) -> Result<RecordedApp, String> {
+    pub fn from_graph(data: &AppData) -> Result<RecordedApp, crate::SimError> {
         let app_id = &data.app.app_id;
         if data.pages.is_empty() {
-            return Err(format!("the app {app_id} has no pages"));
+            return Err(crate::SimError::NoPages(app_id.to_string()));
         }
         let package = app_id.clone();
         let mut leaving: HashMap<&str, Vec<&Transition>> = HashMap::new();

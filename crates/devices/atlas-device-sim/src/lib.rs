@@ -15,6 +15,7 @@
 pub mod adb;
 pub mod app;
 pub mod device;
+mod error;
 pub mod graph_app;
 pub mod phone;
 pub mod render;
@@ -24,4 +25,5 @@ pub mod sync;
 pub mod update;
 
 pub use app::{AppVersion, RecordedApp};
+pub use error::{SimError, WriteError};
 pub use phone::Phone;

@@ -118,7 +118,7 @@ pub struct Phone {
 
 impl Phone {
     /// The app on its launch screen, or on `start` (a recorded `state_str`).
-    pub fn new(app: RecordedApp, start: Option<&str>) -> Result<Phone, String> {
+    pub fn new(app: RecordedApp, start: Option<&str>) -> Result<Phone, crate::SimError> {
         let current = match start {
             Some(s) if app.screens.contains_key(s) => s.to_string(),
             Some(s) => {
@@ -131,15 +131,15 @@ impl Phone {
                 match named[..] {
                     [one] => one.clone(),
                     [] => {
-                        return Err(format!(
+                        return Err(crate::SimError::NoSuchScreen(format!(
                             "no screen {s} (give a recorded state_str, a page id or a page name)"
-                        ));
+                        )));
                     }
                     _ => {
-                        return Err(format!(
+                        return Err(crate::SimError::NoSuchScreen(format!(
                             "{} screens are named {s}: give its id",
                             named.len()
-                        ));
+                        )));
                     }
                 }
             }
@@ -167,10 +167,10 @@ impl Phone {
     /// The app back on its launch screen, or on `start`, as a fresh phone would show it: nothing
     /// typed, no way back; files and settings stay. Fails (and changes nothing) for a screen the
     /// recording does not have.
-    pub fn reset(&mut self, start: Option<&str>) -> Result<(), String> {
+    pub fn reset(&mut self, start: Option<&str>) -> Result<(), crate::SimError> {
         let current = match start {
             Some(s) if self.app.screens.contains_key(s) => s.to_string(),
-            Some(s) => return Err(format!("no screen {s}")),
+            Some(s) => return Err(crate::SimError::NoSuchScreen(format!("no screen {s}"))),
             None => self.app.launch.clone(),
         };
         self.record(json!({"action": "reset", "screen": self.current, "to": current}));
@@ -1095,9 +1095,9 @@ impl crate::shell::System for Phone {
         self.phone_command(words)
     }
 
-    fn write(&mut self, path: &str, bytes: &[u8], append: bool) -> Result<(), String> {
+    fn write(&mut self, path: &str, bytes: &[u8], append: bool) -> Result<(), crate::WriteError> {
         if !WRITABLE.iter().any(|root| under(path, root)) {
-            return Err("Read-only file system".into());
+            return Err(crate::WriteError::ReadOnly);
         }
         let mut all = if append {
             self.storage
@@ -1111,7 +1111,7 @@ impl crate::shell::System for Phone {
         if self.storage.put(path, all) {
             Ok(())
         } else {
-            Err("No space left on device".into())
+            Err(crate::WriteError::Full)
         }
     }
 

@@ -16,7 +16,7 @@ pub trait System {
     fn command(&mut self, words: &[&str], input: &[u8]) -> Output;
     /// Writes `bytes` to the file at `path` (after what it holds, with `append`); why not, as
     /// the shell says it.
-    fn write(&mut self, path: &str, bytes: &[u8], append: bool) -> Result<(), String>;
+    fn write(&mut self, path: &str, bytes: &[u8], append: bool) -> Result<(), crate::WriteError>;
     /// What is at `path`, if anything.
     fn kind(&self, path: &str) -> Option<FileKind>;
 }
@@ -572,12 +572,17 @@ mod tests {
             }
         }
 
-        fn write(&mut self, path: &str, bytes: &[u8], append: bool) -> Result<(), String> {
+        fn write(
+            &mut self,
+            path: &str,
+            bytes: &[u8],
+            append: bool,
+        ) -> Result<(), crate::WriteError> {
             if path == "/dev/null" {
                 return Ok(());
             }
             if !path.starts_with("/sdcard/") {
-                return Err("Read-only file system".into());
+                return Err(crate::WriteError::ReadOnly);
             }
             let file = self.files.entry(path.to_string()).or_default();
             if !append {

@@ -152,7 +152,7 @@ pub fn update(
     app: &RecordedApp,
     seed: u64,
     steps: &[(String, Trigger)],
-) -> Result<(RecordedApp, Update), String> {
+) -> Result<(RecordedApp, Update), crate::SimError> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut next = app.clone();
     let mut update = Update {
@@ -204,7 +204,7 @@ pub fn update(
     };
     let mut taps = usable(chosen, &mut rng);
     if taps.is_empty() {
-        return Err("the recording has no recorded tap on a view to change".into());
+        return Err(crate::SimError::NothingToUpdate);
     }
     let first = taps.len();
     // A stream of its own, so that where the tasks' steps take every kind, the update is the same

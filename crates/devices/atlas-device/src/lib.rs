@@ -102,6 +102,9 @@ pub enum DeviceError {
     /// The call asks for something impossible (a point off the screen, an unknown app).
     #[error("{0}")]
     Invalid(String),
+    /// What plays the device (a simulated phone) refused, for the reason its error gives.
+    #[error(transparent)]
+    Backend(Box<dyn std::error::Error + Send + Sync>),
 }
 
 /// The command line of a device tool (`adb`, `hdc`) for one device: its selector flag and

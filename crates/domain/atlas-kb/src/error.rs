@@ -130,7 +130,7 @@ impl From<KbError> for atlas_model::AtlasError {
             | KbError::Conflict(_)
             | KbError::ArchivedDocument
             | KbError::Io(_)
-            | KbError::Embed(_) => AtlasError::Graph(e.to_string()),
+            | KbError::Embed(_) => AtlasError::fault("the knowledge base", e),
         }
     }
 }

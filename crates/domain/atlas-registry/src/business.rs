@@ -15,7 +15,7 @@ pub fn biz_error(e: BizError) -> AtlasError {
         },
         BizError::NotFound { .. } => AtlasError::NotFound(e.to_string()),
         BizError::Embed(m) => AtlasError::VectorStore(m),
-        BizError::Locked { .. } | BizError::Io(_) => AtlasError::Graph(e.to_string()),
+        BizError::Locked { .. } | BizError::Io(_) => AtlasError::fault("the business graph", e),
     }
 }
 
@@ -49,7 +49,7 @@ pub(crate) async fn blocking<R: Send + 'static>(
 ) -> Result<R> {
     tokio::task::spawn_blocking(f)
         .await
-        .map_err(|e| AtlasError::Graph(format!("tool failed: {e}")))?
+        .map_err(|e| AtlasError::fault("the tool stopped", e))?
 }
 
 /// A seed-003 tool (`I`): one function of the business graph's snapshot.

@@ -16,7 +16,7 @@ pub(crate) async fn sync_call<R: Send + 'static>(
     if atlas.embedder().is_remote() {
         tokio::task::spawn_blocking(move || f(&atlas))
             .await
-            .map_err(|e| AtlasError::Graph(format!("interface failed: {e}")))?
+            .map_err(|e| AtlasError::fault("the interface stopped", e))?
     } else {
         f(&atlas)
     }

@@ -69,7 +69,7 @@ fn guard_of(run: GuardedRun) -> Result<Guard> {
         ));
     }
     let sets = RuleSet::with_shipped(run.rules.iter().map(String::as_str))
-        .map_err(|(i, e)| AtlasError::invalid(&format!("rules[{i}]"), e))?;
+        .map_err(|(i, e)| AtlasError::invalid(&format!("rules[{i}]"), e.to_string()))?;
     Ok(Guard::resume(
         sets,
         &run.task,

@@ -184,7 +184,7 @@ where
                 control_free(&input, &schema)?;
                 let req: Req = parse_input(input)?;
                 let resp = limited(name, f(context, req)).await?;
-                serde_json::to_value(resp).map_err(|e| AtlasError::Graph(e.to_string()))
+                serde_json::to_value(resp).map_err(|e| AtlasError::fault("writing the answer", e))
             })
         }),
         json_handler: Arc::new(move |context, body| {
@@ -195,7 +195,7 @@ where
                 refuse_control_characters((*body).as_ref(), &schema)?;
                 drop(body);
                 let resp = limited(name, g(context, req)).await?;
-                serde_json::to_vec(&resp).map_err(|e| AtlasError::Graph(e.to_string()))
+                serde_json::to_vec(&resp).map_err(|e| AtlasError::fault("writing the answer", e))
             })
         }),
     }

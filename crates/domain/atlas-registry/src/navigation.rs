@@ -168,7 +168,7 @@ fn parse_agent_reply(req: ParseReplyRequest) -> Result<ParseReplyResponse> {
         },
         Err(e) => ParseReplyResponse {
             action: None,
-            error: Some(e.0),
+            error: Some(e.to_string()),
         },
     })
 }

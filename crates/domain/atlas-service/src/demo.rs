@@ -58,7 +58,7 @@ pub async fn demo_graph(atlas: &Atlas) -> Result<bool> {
         return Ok(false);
     }
     let demo: Demo = serde_json::from_str(DEMO_JSON)
-        .map_err(|e| AtlasError::Graph(format!("demo data: {e}")))?;
+        .map_err(|e| AtlasError::fault("reading the demo data", e))?;
     // Each page shows its title and a button for every action that leaves it, so that
     // match_current_page has structure to compare.
     let mut buttons: HashMap<&str, Vec<Widget>> = HashMap::new();

@@ -122,12 +122,19 @@ pub struct Atlas {
     test_runs: test_runs::TestRuns,
 }
 
-/// A store's error as the service answers it: 503 for a store that cannot be reached now.
-fn store_error(e: StoreError) -> AtlasError {
+/// A store's error as the service answers it, the one mapping of [`StoreError`]: 503 for a
+/// store that cannot be reached now (nothing was written; try again), else a fault of ours
+/// while doing `what`.
+fn store_failure(what: &str, e: StoreError) -> AtlasError {
     match e {
-        StoreError::Unavailable(_) => AtlasError::Unavailable(e.to_string()),
-        e => AtlasError::Graph(e.to_string()),
+        StoreError::Unavailable(_) => AtlasError::Unavailable(format!("{what}: {e}")),
+        e => AtlasError::fault(what, e),
     }
+}
+
+/// [`store_failure`] of reading or writing the store.
+fn store_error(e: StoreError) -> AtlasError {
+    store_failure("the store", e)
 }
 
 impl Atlas {
@@ -338,10 +345,10 @@ impl Atlas {
             let learned = events::of(&state.graph, &records, self.events.receiver_count() > 0);
             (self.store.append(records), value, learned)
         };
-        pending.wait().await.map_err(|e| match e {
-            StoreError::Unavailable(_) => AtlasError::Unavailable(format!("write not made: {e}")),
-            e => AtlasError::Graph(format!("write not durable: {e}")),
-        })?;
+        pending
+            .wait()
+            .await
+            .map_err(|e| store_failure("the write", e))?;
         // Told once durable, so a viewer never shows what was not kept.
         for event in learned {
             let _ = self.events.send(event);

@@ -30,7 +30,7 @@ fn graph_error(e: GraphError) -> AtlasError {
         }
         GraphError::UnknownApp(a) => AtlasError::NotFound(format!("app not found: {a}")),
         GraphError::CrossApp { .. } => AtlasError::invalid("to_page", e.to_string()),
-        GraphError::TooManyTransitions(_) => AtlasError::Graph(e.to_string()),
+        GraphError::TooManyTransitions(_) => AtlasError::fault("adding a transition", e),
     }
 }
 

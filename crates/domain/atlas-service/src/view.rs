@@ -277,9 +277,8 @@ impl Atlas {
         let Some(folder) = self.store.page_folder(&page) else {
             return self.stored_screenshot(&page);
         };
-        let png = read_png(&folder.join(atlas_store::SCREENSHOT)).map_err(|e| {
-            AtlasError::Graph(format!("cannot read the page's screenshot: {}", e.kind()))
-        })?;
+        let png = read_png(&folder.join(atlas_store::SCREENSHOT))
+            .map_err(|e| AtlasError::fault("reading the page's screenshot", e))?;
         within_limit(png)
     }
 

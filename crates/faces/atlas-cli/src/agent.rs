@@ -116,7 +116,7 @@ impl AgentOptions {
     /// The guard's rule sets: the shipped gate and each `--rules` file.
     pub fn rule_sets(&self) -> Result<Vec<RuleSet>> {
         let mut sets = RuleSet::with_shipped(std::iter::empty())
-            .map_err(|(_, e)| anyhow::anyhow!("the shipped rules: {e}"))?;
+            .map_err(|(_, e)| anyhow::Error::new(e).context("the shipped rules"))?;
         for path in &self.rules {
             sets.push(atlas_testrun::read_rules(path).map_err(|e| anyhow::anyhow!(e))?);
         }
@@ -157,7 +157,7 @@ pub async fn run(command: AgentCommand) -> Result<ExitCode> {
                 Err(format!("the reply is over {MAX_REPLY} bytes"))
             } else {
                 let reply = String::from_utf8_lossy(&bytes);
-                atlas_action::parse_reply(&reply).map_err(|e| e.0)
+                atlas_action::parse_reply(&reply).map_err(|e| e.to_string())
             };
             match answer {
                 Ok(action) => {

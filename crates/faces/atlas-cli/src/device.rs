@@ -115,15 +115,12 @@ pub(crate) fn device(what: DeviceCommand) -> Result<ExitCode> {
             update,
         } => {
             let apps = match app {
-                Some(app_id) => vec![graph_app(&data.data, &app_id)],
+                Some(app_id) => vec![graph_app(&data.data, &app_id)?],
                 None => source
                     .iter()
                     .map(|s| atlas_device_sim::RecordedApp::read(s))
-                    .collect(),
-            }
-            .into_iter()
-            .collect::<Result<Vec<_>, String>>()
-            .map_err(|e| anyhow::anyhow!(e))?;
+                    .collect::<std::result::Result<Vec<_>, _>>()?,
+            };
             let apps = match update {
                 None => apps,
                 Some(seed) => apps
@@ -197,20 +194,18 @@ pub(crate) fn device(what: DeviceCommand) -> Result<ExitCode> {
 pub(crate) fn graph_app(
     data: &std::path::Path,
     app_id: &str,
-) -> Result<atlas_device_sim::RecordedApp, String> {
-    let apps = FsStore::read_snapshot(data)
-        .map_err(|e| e.to_string())?
-        .into_apps();
+) -> Result<atlas_device_sim::RecordedApp> {
+    let apps = FsStore::read_snapshot(data)?.into_apps();
     let found = apps
         .iter()
         .find(|a| a.app.app_id == app_id)
         .ok_or_else(|| {
             let ids: Vec<&str> = apps.iter().map(|a| a.app.app_id.as_str()).collect();
-            format!(
+            anyhow::anyhow!(
                 "no app {app_id} in {} (it has: {})",
                 data.display(),
                 ids.join(", ")
             )
         })?;
-    atlas_device_sim::RecordedApp::from_graph(found)
+    Ok(atlas_device_sim::RecordedApp::from_graph(found)?)
 }

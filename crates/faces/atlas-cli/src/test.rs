@@ -97,8 +97,8 @@ async fn run_suite(args: TestRunArgs) -> Result<ExitCode> {
         .devices
         .iter()
         .map(|d| DeviceSpec::parse(d))
-        .collect::<Result<Vec<_>, String>>()
-        .map_err(|e| anyhow::anyhow!("--devices {e}"))?;
+        .collect::<std::result::Result<Vec<_>, _>>()
+        .map_err(|e| anyhow::Error::new(e).context("--devices"))?;
     let options = &args.options;
     let catalog = options.catalog()?;
     let stop = crate::agent::stop_on_ctrl_c();
@@ -145,10 +145,9 @@ async fn run_suite(args: TestRunArgs) -> Result<ExitCode> {
     let html = args.html.clone();
     let report = tokio::task::spawn_blocking(move || {
         let phones = phones::open(&specs, &catalog, &|app, data| {
-            crate::device::graph_app(data, app)
-        })
-        .map_err(|e| anyhow::anyhow!(e))?;
-        atlas_testrun::check_suite(&suite, &phones).map_err(|e| anyhow::anyhow!(e))?;
+            crate::device::graph_app(data, app).map_err(Into::into)
+        })?;
+        atlas_testrun::check_suite(&suite, &phones)?;
         eprintln!(
             "suite {}: {} on {}",
             suite.name,

@@ -63,6 +63,6 @@ pub(crate) async fn import(
     match outcome {
         Ok(Ok(report)) => Json(report).into_response(),
         Ok(Err(e)) => error_response(&e),
-        Err(e) => error_response(&AtlasError::Graph(format!("import failed: {e}"))),
+        Err(e) => error_response(&AtlasError::fault("the import stopped", e)),
     }
 }

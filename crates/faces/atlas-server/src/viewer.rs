@@ -74,6 +74,6 @@ pub(crate) async fn screenshot(
             .into_response(),
         Ok(Ok(None)) => error_response(&AtlasError::NotFound("the page has no screenshot".into())),
         Ok(Err(e)) => error_response(&e),
-        Err(e) => error_response(&AtlasError::Graph(format!("reading the screenshot: {e}"))),
+        Err(e) => error_response(&AtlasError::fault("reading the screenshot stopped", e)),
     }
 }

@@ -297,7 +297,7 @@ impl Plan {
             planner: None,
             max_steps: 30,
             lang: "en".into(),
-            rules: atlas_guard::RuleSet::with_shipped([]).map_err(|(_, e)| anyhow!(e))?,
+            rules: atlas_guard::RuleSet::with_shipped([]).map_err(|(_, e)| e)?,
             fast_path: 0.95,
             app_id: None,
             knowledge_base: None,

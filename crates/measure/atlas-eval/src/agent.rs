@@ -193,12 +193,12 @@ pub fn run_task(
     condition: &str,
     graph: Option<GraphLink<'_>>,
     planning: &Planning,
-) -> Result<TaskRun, String> {
+) -> anyhow::Result<TaskRun> {
     let start = task
         .steps
         .first()
         .and_then(|(s, _)| s.first())
-        .ok_or("a task without screens")?;
+        .ok_or_else(|| anyhow::anyhow!("a task without screens"))?;
     let phone = Arc::new(Mutex::new(Phone::new(app.clone(), Some(start))?));
     let device = atlas_device_sim::device::in_process(phone.clone(), &format!("sim-{app_name}"));
     // The recorded screen at the start of each step (when the agent takes its screenshot), so
@@ -670,7 +670,7 @@ pub fn evaluate(
     prefix: &str,
     options: &AgentOptions,
     progress: &dyn Progress,
-) -> Result<AgentEval, String> {
+) -> anyhow::Result<AgentEval> {
     let mut runs = Vec::new();
     let mut skipped = Vec::new();
     for app in apps {
@@ -703,7 +703,7 @@ pub fn evaluate_app(
     prefix: &str,
     options: &AgentOptions,
     progress: &dyn Progress,
-) -> Result<(Vec<TaskRun>, Vec<String>), String> {
+) -> anyhow::Result<(Vec<TaskRun>, Vec<String>)> {
     let AgentOptions {
         fast_path,
         ref planning,
@@ -749,8 +749,7 @@ pub fn evaluate_app(
     // them; then the other half's tasks come, new to the graph on an app it has a record of, and
     // are rerun in turn.
     let graph = format!("{prefix}{}.graph", app.name);
-    crate::teach::teach_recording(caller, &graph, &app.exploration.recording(), "exploration")
-        .map_err(|e| e.to_string())?;
+    crate::teach::teach_recording(caller, &graph, &app.exploration.recording(), "exploration")?;
     let half = truths.len().div_ceil(2);
     let sequence = |tasks: &[GroundTruth], new: &str, runs: &mut Vec<TaskRun>| {
         for pass in 0..passes {
@@ -766,7 +765,7 @@ pub fn evaluate_app(
                 progress.advance(1);
             }
         }
-        Ok::<(), String>(())
+        Ok::<(), anyhow::Error>(())
     };
     sequence(&truths[..half], NEW_APP, &mut runs)?;
     sequence(&truths[half..], NEW_TASK, &mut runs)?;
@@ -838,7 +837,7 @@ fn updated_app(
     recorded: &RecordedApp,
     truths: &[GroundTruth],
     seed: u64,
-) -> Result<(RecordedApp, Update), String> {
+) -> anyhow::Result<(RecordedApp, Update)> {
     let steps: Vec<(String, atlas_device_sim::app::Trigger)> = truths
         .iter()
         .flat_map(|t| t.steps.iter())
@@ -850,7 +849,7 @@ fn updated_app(
             _ => None,
         })
         .collect();
-    atlas_device_sim::update::update(recorded, seed, &steps)
+    Ok(atlas_device_sim::update::update(recorded, seed, &steps)?)
 }
 
 /// One run of a fleet's on `graph` (session `{pass}-{task}`, `u{pass}-{task}` on the updated
@@ -867,7 +866,7 @@ fn fleet_run(
     pass: usize,
     fast_path: f64,
     planning: &Planning,
-) -> Result<TaskRun, String> {
+) -> anyhow::Result<TaskRun> {
     let updated = if app.1.is_some() { "u" } else { "" };
     let session = format!("{updated}{pass}-{}", truth.name);
     let link = GraphLink::new(caller, Some(graph.to_string()), fast_path, &session);

@@ -118,11 +118,16 @@ pub struct IdealServer {
     calls: std::sync::atomic::AtomicUsize,
 }
 
+/// A request the ideal model cannot answer, and why (answered as OpenAI's invalid request).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+struct Refused(&'static str);
+
 impl IdealServer {
     /// Reads `dir` (DroidTask's layout: `user_tasks/<app>/` with `states/`, `events/` and
     /// `taskN.yaml`; or that `user_tasks` folder itself); each answer waits `delay` first, as a
     /// hosted model would.
-    pub fn read(dir: &Path, delay: Duration) -> Result<IdealServer, String> {
+    pub fn read(dir: &Path, delay: Duration) -> anyhow::Result<IdealServer> {
         let apps = atlas_device_sim::app::recording_folders(dir)?
             .iter()
             .map(|folder| {
@@ -136,9 +141,9 @@ impl IdealServer {
                     update: None,
                 })
             })
-            .collect::<Result<Vec<_>, String>>()?;
+            .collect::<anyhow::Result<Vec<_>>>()?;
         if apps.iter().all(|a| a.tasks.is_empty()) {
-            return Err(format!("{}: no demonstrated tasks", dir.display()));
+            anyhow::bail!("{}: no demonstrated tasks", dir.display());
         }
         Ok(IdealServer {
             apps,
@@ -153,7 +158,7 @@ impl IdealServer {
     /// The same model on every app's seeded update, as `atlas device sim --update SEED` plays
     /// it (made from the recording's steps): it reads the new screens as a person would, taking
     /// the way on through a screen the update put in the way.
-    pub fn updated(mut self, seed: u64) -> Result<IdealServer, String> {
+    pub fn updated(mut self, seed: u64) -> anyhow::Result<IdealServer> {
         for app in &mut self.apps {
             let (next, update) = atlas_device_sim::update::update(&app.app, seed, &[])?;
             app.app = next;
@@ -230,21 +235,23 @@ impl IdealServer {
         same
     }
 
-    fn answer(&self, messages: &[Value]) -> Result<String, String> {
+    fn answer(&self, messages: &[Value]) -> Result<String, Refused> {
         let first = messages
             .iter()
             .find(|m| m["role"] == "user")
             .map(atlas_llm::message_text)
-            .ok_or("no user message")?;
-        let (app, task) = self
-            .task_of(&first)
-            .ok_or("the first user message opens with no DroidTask task this server knows")?;
+            .ok_or(Refused("no user message"))?;
+        let (app, task) = self.task_of(&first).ok_or(Refused(
+            "the first user message opens with no DroidTask task this server knows",
+        ))?;
         let png = messages
             .iter()
             .rev()
             .find(|m| m["role"] == "user")
             .and_then(image_of)
-            .ok_or("the last user message has no PNG screenshot (data:image/png;base64,…)")?;
+            .ok_or(Refused(
+                "the last user message has no PNG screenshot (data:image/png;base64,…)",
+            ))?;
         let seen = self.recognise(app, task, &png);
         let mut standing = Standing::of(messages);
         // Screens that look the same are told apart as a model would: by where the task is.
@@ -339,7 +346,7 @@ async fn complete(State(server): State<Arc<IdealServer>>, Json(request): Json<Va
     };
     let content = match answered {
         Ok(Ok(content)) => content,
-        Ok(Err(message)) => {
+        Ok(Err(Refused(message))) => {
             return (
                 StatusCode::BAD_REQUEST,
                 Json(json!({"error": {"message": message, "type": "invalid_request_error"}})),
@@ -379,7 +386,7 @@ async fn complete(State(server): State<Arc<IdealServer>>, Json(request): Json<Va
 /// A suite (for `atlas test run`) of every demonstrated task of `dir`: each starts on its
 /// recorded first screen and passes when the model finishes on its recorded last screen; its
 /// app is the recording's folder name (what `simulate:` phones know it by).
-pub fn droidtask_suite(dir: &Path, name: &str) -> Result<Value, String> {
+pub fn droidtask_suite(dir: &Path, name: &str) -> anyhow::Result<Value> {
     let mut tests = Vec::new();
     for folder in atlas_device_sim::app::recording_folders(dir)? {
         let app = folder

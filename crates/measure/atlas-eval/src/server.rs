@@ -74,7 +74,7 @@ impl EvalServer {
         target: &Target,
         grounding: Option<GroundingModel>,
         kind: &str,
-        work: impl FnOnce(&HttpCaller, &str) -> std::result::Result<T, String> + Send + 'static,
+        work: impl FnOnce(&HttpCaller, &str) -> anyhow::Result<T> + Send + 'static,
     ) -> Result<T> {
         let server = EvalServer::start(target, grounding).await?;
         let base = server.base.clone();
@@ -117,7 +117,7 @@ pub async fn droidtask(
     let (report, apps) = EvalServer::evaluate(target, None, "eval", move |caller, prefix| {
         crate::droidtask::evaluate(caller, &apps, prefix, asking.as_ref())
             .map(|r| (r, apps))
-            .map_err(|e| e.to_string())
+            .map_err(anyhow::Error::from)
     })
     .await?;
     let held_out = fitting.map(|f| {
@@ -163,7 +163,7 @@ pub async fn agent(
     let asking = progress.clone();
     let answered = EvalServer::evaluate(&fresh, None, "eval", move |caller, prefix| {
         crate::droidtask::evaluate(caller, &every_app, prefix, asking.as_ref())
-            .map_err(|e| e.to_string())
+            .map_err(anyhow::Error::from)
     })
     .await?;
     // The same steps as `eval droidtask --leave-one-app-out` answers them.

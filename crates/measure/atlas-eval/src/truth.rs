@@ -1,6 +1,7 @@
 //! DroidTask's ground truth: what the person did on each screen of a demonstrated task, read from
 //! its events and task files, and where on it a screen of the simulated phone stands.
 
+use anyhow::Context;
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -33,15 +34,12 @@ pub struct GroundTruth {
 
 /// The demonstrated tasks of one app folder (`user_tasks/<app>`), in task order; a task whose
 /// steps the recorded events do not link is left out (named in the second list).
-pub fn read_ground_truth(dir: &Path) -> Result<(Vec<GroundTruth>, Vec<String>), String> {
+pub fn read_ground_truth(dir: &Path) -> anyhow::Result<(Vec<GroundTruth>, Vec<String>)> {
     let mut events: HashMap<(String, String), Event> = HashMap::new();
     let events_dir = dir.join("events");
-    for entry in
-        std::fs::read_dir(&events_dir).map_err(|e| format!("{}: {e}", events_dir.display()))?
-    {
-        let path = entry.map_err(|e| e.to_string())?.path();
-        let text =
-            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    for entry in std::fs::read_dir(&events_dir).with_context(|| events_dir.display().to_string())? {
+        let path = entry?.path();
+        let text = std::fs::read_to_string(&path).with_context(|| path.display().to_string())?;
         // An event file cut short by a stopped run is skipped, as the simulator skips it.
         let Ok(file) = serde_json::from_str::<EventFile>(&text) else {
             continue;
@@ -50,8 +48,7 @@ pub fn read_ground_truth(dir: &Path) -> Result<(Vec<GroundTruth>, Vec<String>), 
             events.insert((a, b), file.event);
         }
     }
-    let mut files: Vec<(u32, std::path::PathBuf)> = std::fs::read_dir(dir)
-        .map_err(|e| e.to_string())?
+    let mut files: Vec<(u32, std::path::PathBuf)> = std::fs::read_dir(dir)?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter_map(|p| {
             let n = p
@@ -71,10 +68,9 @@ pub fn read_ground_truth(dir: &Path) -> Result<(Vec<GroundTruth>, Vec<String>), 
             .and_then(|s| s.to_str())
             .unwrap_or_default()
             .to_string();
-        let text =
-            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let text = std::fs::read_to_string(&path).with_context(|| path.display().to_string())?;
         let raw: serde_yaml::Value =
-            serde_yaml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+            serde_yaml::from_str(&text).with_context(|| path.display().to_string())?;
         let states = |r: &serde_yaml::Value| -> Vec<String> {
             match &r["state_str"] {
                 serde_yaml::Value::String(s) => vec![s.clone()],
