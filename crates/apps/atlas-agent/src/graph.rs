@@ -128,7 +128,7 @@ impl<'a> GraphLink<'a> {
         widgets: &[Widget],
         task: &str,
         (width, height): (u32, u32),
-    ) -> Result<(String, Suggestion), String> {
+    ) -> Result<(String, Suggestion), crate::CallError> {
         let app = self.app(package);
         let request = ObserveScreenRequest {
             app_id: app.clone(),
@@ -155,7 +155,7 @@ impl<'a> GraphLink<'a> {
                 self.lost_sight = true;
                 self.executed = None;
                 self.carry = None;
-                return Err(e.to_string());
+                return Err(e);
             }
         };
         self.app = Some(app);
@@ -183,7 +183,7 @@ impl<'a> GraphLink<'a> {
     /// Says how the run ended (`finished` with its message, or not), so that only a finished task
     /// is replayed to the next agent (and only one whose every step the graph saw — none after a
     /// screen it did not take), ending with the same message.
-    pub fn end(&self, task: &str, finished: Option<&str>) -> Result<(), String> {
+    pub fn end(&self, task: &str, finished: Option<&str>) -> Result<(), crate::CallError> {
         let Some(app) = &self.app else {
             return Ok(());
         };
@@ -207,10 +207,7 @@ impl<'a> GraphLink<'a> {
             executed: self.executed.clone(),
             app_version: self.app_version.clone(),
         };
-        self.client
-            .end_session(&ended)
-            .map(|_| ())
-            .map_err(|e| e.to_string())
+        self.client.end_session(&ended).map(|_| ())
     }
 
     /// Remembers what ran on the screen the graph last saw (after a tap on `focus`, when the

@@ -39,7 +39,7 @@ impl KnowledgeConfig {
 
     /// The best record's content for `query`; `Ok(None)` when the base has no answer, `Err`
     /// when it could not be asked (what the model is told either way).
-    pub fn retrieve(&self, query: &str) -> Result<Option<String>, String> {
+    pub fn retrieve(&self, query: &str) -> Result<Option<String>, crate::KnowledgeError> {
         let url = format!("{}/v1/datasets/{}/retrieve", self.base_url, self.dataset_id);
         let agent: ureq::Agent = ureq::Agent::config_builder()
             .timeout_global(Some(self.timeout))
@@ -55,22 +55,16 @@ impl KnowledgeConfig {
             };
             request = request.header("Authorization", &value);
         }
-        let mut response = request
-            .send(json!({ "query": query }).to_string())
-            .map_err(|e| format!("Knowledge API error: {e}"))?;
+        let mut response = request.send(json!({ "query": query }).to_string())?;
         let status = response.status().as_u16();
-        let text = response
-            .body_mut()
-            .read_to_string()
-            .map_err(|e| format!("Knowledge API error: {e}"))?;
+        let text = response.body_mut().read_to_string()?;
         if !(200..300).contains(&status) {
-            return Err(format!(
-                "Knowledge API HTTP error: {status} {}",
-                text.chars().take(200).collect::<String>()
-            ));
+            return Err(crate::KnowledgeError::Status {
+                status,
+                body: text.chars().take(200).collect(),
+            });
         }
-        let body: Value = serde_json::from_str(&text)
-            .map_err(|e| format!("Failed to parse knowledge response: {e}"))?;
+        let body: Value = serde_json::from_str(&text)?;
         Ok(body
             .pointer("/records/0/segment/content")
             .and_then(Value::as_str)

@@ -9,6 +9,7 @@
 //! (`atlas-eval`) drive it from outside, through the same [`Device`](atlas_device::Device) and
 //! model traits a real phone and a real model use.
 
+mod error;
 pub mod graph;
 pub mod knowledge;
 pub mod phone;
@@ -16,3 +17,4 @@ pub mod plan;
 pub mod report;
 
 pub use atlas_client::{CallError, HttpCaller, ToolCaller};
+pub use error::{ActionError, KnowledgeError, StepError};

@@ -22,6 +22,7 @@ use serde_json::{Value, json};
 use crate::graph::GraphLink;
 use crate::knowledge::KnowledgeConfig;
 pub use crate::report::{Chooser, Ending, ModelCall, RunReport, StepReport};
+use crate::{ActionError, StepError};
 use atlas_guard::Guard;
 
 const SYSTEM_ZH: &str = include_str!("../prompts/system_zh.txt");
@@ -161,9 +162,9 @@ impl<'a> PhoneAgent<'a> {
             let outcome = self.step(step, task, &mut messages, &mut observation);
             let (step_report, end) = match outcome {
                 Ok(done) => done,
-                Err(message) => {
+                Err(e) => {
                     report.ending = Ending::Error;
-                    report.message = message;
+                    report.message = e.to_string();
                     break;
                 }
             };
@@ -200,7 +201,7 @@ impl<'a> PhoneAgent<'a> {
         task: &str,
         messages: &mut Vec<Value>,
         observation: &mut Option<String>,
-    ) -> Result<(StepReport, Option<(Ending, String)>), String> {
+    ) -> Result<(StepReport, Option<(Ending, String)>), StepError> {
         let started = Instant::now();
         let mut device_time = Duration::ZERO;
         let screen = self.look(&mut device_time)?;
@@ -271,7 +272,10 @@ impl<'a> PhoneAgent<'a> {
             }
             None => match self.ask_model(&text, &screen, messages, &mut report)? {
                 Ok(action) => (action, None),
-                Err(told) => {
+                Err(unparsed) => {
+                    let told = format!(
+                        "Your last reply had no well-formed action ({unparsed}). Answer with exactly one do(...) or finish(...) inside <answer>."
+                    );
                     report.observation = Some(told.clone());
                     *observation = Some(told);
                     return Ok((self.finish_timing(report, started, device_time), None));
@@ -321,9 +325,9 @@ impl<'a> PhoneAgent<'a> {
     }
 
     /// The screen as the step starts: its screenshot and the app in front.
-    fn look(&self, device_time: &mut Duration) -> Result<Screen, String> {
+    fn look(&self, device_time: &mut Duration) -> Result<Screen, StepError> {
         let t = Instant::now();
-        let shot = self.device.screenshot().map_err(|e| e.to_string())?;
+        let shot = self.device.screenshot()?;
         let (app_name, package) = match self.device.current_app() {
             Ok(a) => (
                 a.name.clone().unwrap_or_else(|| a.package.clone()),
@@ -386,7 +390,7 @@ impl<'a> PhoneAgent<'a> {
         screen: &Screen,
         messages: &mut Vec<Value>,
         report: &mut StepReport,
-    ) -> Result<Result<Action, String>, String> {
+    ) -> Result<Result<Action, atlas_action::ParseError>, StepError> {
         let image = base64::engine::general_purpose::STANDARD.encode(&screen.shot.png);
         messages.push(json!({"role": "user", "content": [
             {"type": "text", "text": text},
@@ -394,11 +398,7 @@ impl<'a> PhoneAgent<'a> {
         ]}));
         let body =
             json!({"messages": messages, "stream": true, "temperature": 0, "max_tokens": 3000});
-        let completion = self
-            .config
-            .model
-            .complete(&body, &mut |_| {})
-            .map_err(|e| e.to_string())?;
+        let completion = self.config.model.complete(&body, &mut |_| {})?;
         // The screenshot has been seen: only its text stays in the context.
         if let Some(last) = messages.last_mut() {
             *last = json!({"role": "user", "content": text});
@@ -412,11 +412,7 @@ impl<'a> PhoneAgent<'a> {
             completion_tokens: completion.completion_tokens,
             attempts: completion.attempts,
         });
-        Ok(parse_reply(&completion.content).map_err(|e| {
-            format!(
-                "Your last reply had no well-formed action ({e}). Answer with exactly one do(...) or finish(...) inside <answer>."
-            )
-        }))
+        Ok(parse_reply(&completion.content))
     }
 
     /// Has the guard review the proposed action, executes what it allows and tells the graph:
@@ -444,7 +440,7 @@ impl<'a> PhoneAgent<'a> {
         // replaced its action.
         let focus = focus.filter(|_| action == proposed);
         let focused = match focus {
-            Some(point) => self.device.tap(point).map_err(|e| e.to_string()),
+            Some(point) => self.device.tap(point).map_err(ActionError::from),
             None => Ok(()),
         };
         let executed = focused.and_then(|_| self.execute(&action, screen.size));
@@ -459,7 +455,7 @@ impl<'a> PhoneAgent<'a> {
                 message.clone(),
                 Some((ending, message)),
             ),
-            Err(message) => (false, message, None),
+            Err(e) => (false, e.to_string(), None),
         };
         report.ok = ok;
         let said = self.guard.record(&action, ok, &result);
@@ -486,38 +482,31 @@ impl<'a> PhoneAgent<'a> {
     }
 
     /// Does an action on the device: what to tell the model, or the run's end.
-    fn execute(&self, action: &Action, (width, height): (u32, u32)) -> Result<Done, String> {
+    fn execute(&self, action: &Action, (width, height): (u32, u32)) -> Result<Done, ActionError> {
         let device = self.device;
         let point = |p: &Relative| {
             Point::from_relative(u32::from(p[0]), u32::from(p[1]), width, height)
-                .ok_or_else(|| format!("relative coordinates are 0..999, got [{}, {}]", p[0], p[1]))
+                .ok_or(ActionError::OffScreen(p[0], p[1]))
         };
-        let fail = |e: atlas_device::DeviceError| e.to_string();
         match action {
-            Action::Launch { app } => device.launch(app).map_err(fail)?,
+            Action::Launch { app } => device.launch(app)?,
             Action::Tap { element, message } => {
                 if let Some(m) = message
                     && !self.person.confirm(m)
                 {
-                    return Err(format!(
-                        "The person did not confirm the sensitive tap ({m}); it was not done."
-                    ));
+                    return Err(ActionError::NotConfirmed(m.clone()));
                 }
-                device.tap(point(element)?).map_err(fail)?
+                device.tap(point(element)?)?
             }
             Action::Type { text } | Action::TypeName { text } => {
-                device.clear_text().map_err(fail)?;
-                device.type_text(text).map_err(fail)?
+                device.clear_text()?;
+                device.type_text(text)?
             }
-            Action::Swipe { start, end } => device
-                .swipe(point(start)?, point(end)?, 500)
-                .map_err(fail)?,
-            Action::LongPress { element } => {
-                device.long_press(point(element)?, 1500).map_err(fail)?
-            }
-            Action::DoubleTap { element } => device.double_tap(point(element)?).map_err(fail)?,
-            Action::Back => device.key(Key::Back).map_err(fail)?,
-            Action::Home => device.key(Key::Home).map_err(fail)?,
+            Action::Swipe { start, end } => device.swipe(point(start)?, point(end)?, 500)?,
+            Action::LongPress { element } => device.long_press(point(element)?, 1500)?,
+            Action::DoubleTap { element } => device.double_tap(point(element)?)?,
+            Action::Back => device.key(Key::Back)?,
+            Action::Home => device.key(Key::Home)?,
             Action::Wait { .. } => {
                 let seconds = action
                     .wait_seconds()
@@ -552,19 +541,16 @@ impl<'a> PhoneAgent<'a> {
     }
 
     /// Looks `query` up; a found answer is typed into the conversation and sent.
-    fn knowledge(&self, query: &str) -> Result<Done, String> {
+    fn knowledge(&self, query: &str) -> Result<Done, ActionError> {
         let Some(knowledge) = &self.config.knowledge else {
-            return Err("GET_KNOWLEDGE_DATA has no knowledge base: set PHONE_AGENT_KNOWLEDGE_BASE_URL and PHONE_AGENT_KNOWLEDGE_DATASET_ID".into());
+            return Err(ActionError::NoKnowledgeBase);
         };
         let Some(answer) = knowledge.retrieve(query)? else {
-            return Err(format!(
-                "The knowledge base has no answer for {query:?}; nothing was sent."
-            ));
+            return Err(ActionError::NoAnswer(query.to_string()));
         };
-        let fail = |e: atlas_device::DeviceError| e.to_string();
-        self.device.clear_text().map_err(fail)?;
-        self.device.type_text(&answer).map_err(fail)?;
-        self.device.key(Key::Enter).map_err(fail)?;
+        self.device.clear_text()?;
+        self.device.type_text(&answer)?;
+        self.device.key(Key::Enter)?;
         Ok(Done::Continue(answer))
     }
 }

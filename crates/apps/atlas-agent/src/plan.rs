@@ -38,7 +38,7 @@ pub struct PlanAnswer {
 }
 
 /// Asks `planner` to choose a route of `map`.
-pub fn ask(planner: &dyn Model, map: &ScreenMap) -> Result<PlanAnswer, String> {
+pub fn ask(planner: &dyn Model, map: &ScreenMap) -> Result<PlanAnswer, atlas_llm::ModelError> {
     let body = json!({
         "messages": [
             {"role": "system", "content": PLANNER_SYSTEM},
@@ -46,9 +46,7 @@ pub fn ask(planner: &dyn Model, map: &ScreenMap) -> Result<PlanAnswer, String> {
         ],
         "stream": true, "temperature": 0, "max_tokens": 300,
     });
-    let completion = planner
-        .complete(&body, &mut |_| {})
-        .map_err(|e| e.to_string())?;
+    let completion = planner.complete(&body, &mut |_| {})?;
     let planned = match parse_plan_reply(&completion.content) {
         PlanChoice::None => None,
         PlanChoice::Route { route, steps } => chosen(map, route, steps),
