@@ -321,7 +321,7 @@ impl Tab {
             let text = value
                 .as_str()
                 .ok_or_else(|| browser("the page reader answered no text"))?;
-            Snapshot::parse(text).map_err(browser)
+            Ok(Snapshot::parse(text)?)
         })
         .await
     }

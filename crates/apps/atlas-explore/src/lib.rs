@@ -41,6 +41,9 @@ pub enum ExploreError {
     /// The browser failed, or a page could not be read.
     #[error("browser: {0}")]
     Browser(String),
+    /// The page reader answered what is not a page's description.
+    #[error("browser: the page could not be read: {0}")]
+    Unreadable(#[from] serde_json::Error),
     /// Atlas refused a write.
     #[error("{0}")]
     Atlas(#[from] atlas_model::AtlasError),

@@ -250,8 +250,8 @@ fn normalize_title(title: &str) -> String {
 
 impl Snapshot {
     /// Reads what [`SNAPSHOT_JS`] answered.
-    pub fn parse(text: &str) -> Result<Snapshot, String> {
-        serde_json::from_str(text).map_err(|e| format!("the page could not be read: {e}"))
+    pub fn parse(text: &str) -> Result<Snapshot, serde_json::Error> {
+        serde_json::from_str(text)
     }
 
     /// The facts identity is computed from, as JSON with sorted keys.

@@ -27,6 +27,14 @@ pub struct AppCatalog {
     names: HashMap<String, String>,
 }
 
+/// A catalog line that is not one.
+#[derive(Debug, thiserror::Error)]
+#[error("line {number}: {problem}")]
+struct CatalogLine {
+    number: usize,
+    problem: String,
+}
+
 impl AppCatalog {
     /// The apps Atlas knows without being told.
     pub fn builtin() -> AppCatalog {
@@ -50,7 +58,7 @@ impl AppCatalog {
             .map_err(|e| DeviceError::Invalid(format!("{}: {e}", path.display())))
     }
 
-    fn add_lines(&mut self, text: &str) -> Result<(), String> {
+    fn add_lines(&mut self, text: &str) -> Result<(), CatalogLine> {
         for (number, line) in text.lines().enumerate() {
             let line = line.trim_end();
             if line.trim().is_empty() || line.starts_with('#') {
@@ -58,17 +66,19 @@ impl AppCatalog {
             }
             let fields: Vec<&str> = line.split('\t').map(str::trim).collect();
             let [name, android, harmony] = fields[..] else {
-                return Err(format!(
-                    "line {}: expected name, Android package and HarmonyOS bundle separated by tabs",
-                    number + 1
-                ));
+                return Err(CatalogLine {
+                    number: number + 1,
+                    problem:
+                        "expected name, Android package and HarmonyOS bundle separated by tabs"
+                            .into(),
+                });
             };
             for package in [android, harmony] {
                 if package != "-" && !looks_like_package(package) {
-                    return Err(format!(
-                        "line {}: {package:?} is not a package name",
-                        number + 1
-                    ));
+                    return Err(CatalogLine {
+                        number: number + 1,
+                        problem: format!("{package:?} is not a package name"),
+                    });
                 }
             }
             let given = |p: &str| (p != "-").then(|| p.to_string());

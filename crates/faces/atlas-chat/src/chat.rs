@@ -109,13 +109,23 @@ pub fn focus_of(messages: &[Value]) -> Option<Value> {
     None
 }
 
+/// A call's arguments that are not JSON, as the model wrote them.
+#[derive(Debug, thiserror::Error)]
+#[error("the arguments are not valid JSON ({source}): {text}")]
+struct BadArguments {
+    text: String,
+    source: serde_json::Error,
+}
+
 /// A call's arguments: a JSON string (OpenAI), an object (some providers), or nothing.
-fn parse_arguments(raw: Option<&Value>) -> Result<Value, String> {
+fn parse_arguments(raw: Option<&Value>) -> Result<Value, BadArguments> {
     match raw {
         None | Some(Value::Null) => Ok(Value::Object(Map::new())),
         Some(Value::String(text)) if text.trim().is_empty() => Ok(Value::Object(Map::new())),
-        Some(Value::String(text)) => serde_json::from_str(text)
-            .map_err(|e| format!("the arguments are not valid JSON ({e}): {text}")),
+        Some(Value::String(text)) => serde_json::from_str(text).map_err(|source| BadArguments {
+            text: text.clone(),
+            source,
+        }),
         Some(other) => Ok(other.clone()),
     }
 }
@@ -210,7 +220,7 @@ pub fn run_chat(
             send(ChatEvent::ToolCall {
                 id: id.clone(),
                 name: name.clone(),
-                arguments: arguments.clone().unwrap_or(raw),
+                arguments: arguments.as_ref().cloned().unwrap_or(raw),
             });
             let tool = tools.get(&name).filter(|_| offered_name(&offered, &name));
             let outcome = match (arguments, tool) {
@@ -225,9 +235,9 @@ pub fn run_chat(
                             .join(", ")
                     ),
                 } })),
-                (Err(message), _) => {
-                    Err(json!({ "error": { "code": "INVALID_PARAMETER", "message": message } }))
-                }
+                (Err(bad), _) => Err(
+                    json!({ "error": { "code": "INVALID_PARAMETER", "message": bad.to_string() } }),
+                ),
                 (Ok(arguments), Some(tool)) => runtime
                     .block_on(tool.call(context.clone(), arguments))
                     .map_err(|e| e.to_body()),

@@ -39,18 +39,32 @@ pub struct Script {
     requests: Mutex<Vec<Value>>,
 }
 
+/// Why a script cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ScriptError {
+    /// It is not JSON.
+    #[error("not JSON: {0}")]
+    NotJson(#[from] serde_json::Error),
+    /// It has no `conversations` array.
+    #[error("a script has a conversations array")]
+    NoConversations,
+    /// A conversation has no `turns` array.
+    #[error("conversation {0} has no turns array")]
+    NoTurns(usize),
+}
+
 impl Script {
     /// Reads a script (`{"conversations": [...]}`), or says why it cannot.
-    pub fn parse(text: &str) -> Result<Script, String> {
-        let value: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+    pub fn parse(text: &str) -> Result<Script, ScriptError> {
+        let value: Value = serde_json::from_str(text)?;
         let conversations = value
             .get("conversations")
             .and_then(Value::as_array)
             .cloned()
-            .ok_or("a script has a conversations array")?;
+            .ok_or(ScriptError::NoConversations)?;
         for (i, c) in conversations.iter().enumerate() {
             if c.get("turns").and_then(Value::as_array).is_none() {
-                return Err(format!("conversation {i} has no turns array"));
+                return Err(ScriptError::NoTurns(i));
             }
         }
         Ok(Script {

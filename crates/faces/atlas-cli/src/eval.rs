@@ -681,16 +681,14 @@ pub(crate) async fn eval_droidtask(
 }
 
 /// `pooled` or `by-app:N`.
-fn parse_threshold_rule(
-    text: &str,
-) -> std::result::Result<atlas_eval::loao::ThresholdRule, String> {
+fn parse_threshold_rule(text: &str) -> Result<atlas_eval::loao::ThresholdRule> {
     use atlas_eval::loao::ThresholdRule;
     match text.split_once(':') {
         None if text == "pooled" => Ok(ThresholdRule::Pooled),
         Some(("by-app", n)) => n
             .parse()
             .map(|min_answers| ThresholdRule::ByApp { min_answers })
-            .map_err(|_| format!("by-app:N wants a number of answers, got {n:?}")),
-        _ => Err(format!("`pooled` or `by-app:N`, got {text:?}")),
+            .map_err(|_| anyhow::anyhow!("by-app:N wants a number of answers, got {n:?}")),
+        _ => Err(anyhow::anyhow!("`pooled` or `by-app:N`, got {text:?}")),
     }
 }

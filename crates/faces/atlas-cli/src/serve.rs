@@ -105,7 +105,7 @@ pub(crate) async fn model_sim(args: ModelSimArgs) -> Result<ExitCode> {
             let text = std::fs::read_to_string(script)
                 .with_context(|| format!("cannot read {}", script.display()))?;
             let script = atlas_chat::sim::Script::parse(&text)
-                .map_err(|e| anyhow::anyhow!("{}: {e}", script.display()))?;
+                .with_context(|| script.display().to_string())?;
             atlas_chat::sim::router(script)
         }
         (None, None) => anyhow::bail!("a script or --droidtask DIR"),

@@ -18,8 +18,19 @@ const ADDED: u8 = 2;
 /// Bytes before a frame's payload: its length and its checksum.
 pub(crate) const FRAME_HEAD: usize = 8;
 
+/// Why records cannot be written as a frame.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum FrameError {
+    /// A record that is not JSON.
+    #[error(transparent)]
+    Json(#[from] serde_json::Error),
+    /// A frame of no bytes, or of more than a frame's length holds.
+    #[error("a journal frame of {0} bytes")]
+    Size(usize),
+}
+
 /// `records` as one frame.
-pub(crate) fn frame(records: &[Record]) -> Result<Vec<u8>, String> {
+pub(crate) fn frame(records: &[Record]) -> Result<Vec<u8>, FrameError> {
     // The head is filled in once the payload is written, so the payload is never copied.
     let mut w = ImageWriter::after(vec![0; FRAME_HEAD], 160);
     for record in records {
@@ -43,7 +54,7 @@ pub(crate) fn frame(records: &[Record]) -> Result<Vec<u8>, String> {
             }
             other => {
                 w.u8(JSON);
-                w.bytes(&serde_json::to_vec(other).map_err(|e| e.to_string())?);
+                w.bytes(&serde_json::to_vec(other)?);
             }
         }
     }
@@ -52,7 +63,7 @@ pub(crate) fn frame(records: &[Record]) -> Result<Vec<u8>, String> {
     let length = u32::try_from(payload)
         .ok()
         .filter(|n| *n > 0)
-        .ok_or_else(|| format!("a journal frame of {payload} bytes"))?;
+        .ok_or(FrameError::Size(payload))?;
     let checksum = crc32fast::hash(&bytes[FRAME_HEAD..]);
     bytes[..4].copy_from_slice(&length.to_le_bytes());
     bytes[4..FRAME_HEAD].copy_from_slice(&checksum.to_le_bytes());

@@ -125,7 +125,24 @@ pub(crate) struct Meta {
     pub page: Page,
 }
 
-pub(crate) fn validate_meta(meta: &Meta) -> Result<(), String> {
+/// How a file breaks its seed 001 schema, in words that name the field.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct SchemaViolation(pub String);
+
+impl From<&str> for SchemaViolation {
+    fn from(message: &str) -> Self {
+        SchemaViolation(message.into())
+    }
+}
+
+impl From<String> for SchemaViolation {
+    fn from(message: String) -> Self {
+        SchemaViolation(message)
+    }
+}
+
+pub(crate) fn validate_meta(meta: &Meta) -> Result<(), SchemaViolation> {
     if meta.id.is_empty() || meta.url.is_empty() {
         return Err("id and url are required".into());
     }
@@ -134,48 +151,52 @@ pub(crate) fn validate_meta(meta: &Meta) -> Result<(), String> {
         return Err(format!(
             "id {} differs from page.page_id {}",
             meta.id, meta.page.page_id
-        ));
+        )
+        .into());
     }
     Ok(())
 }
 
-fn check_date_time(field: &str, value: &str) -> Result<(), String> {
+fn check_date_time(field: &str, value: &str) -> Result<(), SchemaViolation> {
     chrono::DateTime::parse_from_rfc3339(value)
         .map(|_| ())
-        .map_err(|_| format!("{field} is not an RFC 3339 date-time: {value:?}"))
+        .map_err(|_| format!("{field} is not an RFC 3339 date-time: {value:?}").into())
 }
 
 /// A task file (§3.3) in `todos/`, `processing/` or `completed/`.
-pub fn validate_task(value: &serde_json::Value) -> Result<(), String> {
+pub fn validate_task(value: &serde_json::Value) -> Result<(), SchemaViolation> {
     let obj = value.as_object().ok_or("a task is a JSON object")?;
     for field in ["id", "selector", "action", "priority"] {
         if !obj.contains_key(field) {
-            return Err(format!("task lacks required field {field}"));
+            return Err(format!("task lacks required field {field}").into());
         }
     }
     let text = |f: &str| {
         obj.get(f)
-            .map(|v| v.as_str().ok_or(format!("task {f} must be a string")))
+            .map(|v| {
+                v.as_str()
+                    .ok_or_else(|| SchemaViolation::from(format!("task {f} must be a string")))
+            })
             .transpose()
     };
     text("id")?;
     text("selector")?;
     let action = text("action")?.unwrap_or_default();
     if !["click", "type", "navigate", "scroll"].contains(&action) {
-        return Err(format!(
-            "task action {action:?} is not one of click, type, navigate, scroll"
-        ));
+        return Err(
+            format!("task action {action:?} is not one of click, type, navigate, scroll").into(),
+        );
     }
     let priority = obj["priority"]
         .as_i64()
         .ok_or("task priority must be an integer")?;
     if !(1..=10).contains(&priority) {
-        return Err(format!("task priority {priority} is outside 1..=10"));
+        return Err(format!("task priority {priority} is outside 1..=10").into());
     }
     if let Some(status) = obj.get("status") {
         let status = status.as_str().ok_or("task status must be a string")?;
         if !["pending", "processing", "completed", "failed"].contains(&status) {
-            return Err(format!("task status {status:?} is not a known status"));
+            return Err(format!("task status {status:?} is not a known status").into());
         }
     }
     if let Some(p) = obj.get("parameters") {
@@ -194,11 +215,11 @@ pub fn validate_task(value: &serde_json::Value) -> Result<(), String> {
 }
 
 /// A test-idea file (§3.4) in `test_ideas/`.
-pub fn validate_test_idea(value: &serde_json::Value) -> Result<(), String> {
+pub fn validate_test_idea(value: &serde_json::Value) -> Result<(), SchemaViolation> {
     let obj = value.as_object().ok_or("a test idea is a JSON object")?;
     for field in ["id", "name", "type"] {
         if !obj.get(field).is_some_and(|v| v.is_string()) {
-            return Err(format!("test idea lacks string field {field}"));
+            return Err(format!("test idea lacks string field {field}").into());
         }
     }
     let kind = obj["type"].as_str().unwrap_or_default();
@@ -211,7 +232,7 @@ pub fn validate_test_idea(value: &serde_json::Value) -> Result<(), String> {
     ]
     .contains(&kind)
     {
-        return Err(format!("test idea type {kind:?} is not a known type"));
+        return Err(format!("test idea type {kind:?} is not a known type").into());
     }
     if let Some(cases) = obj.get("test_cases") {
         let cases = cases.as_array().ok_or("test_cases must be an array")?;

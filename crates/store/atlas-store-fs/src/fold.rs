@@ -433,7 +433,7 @@ pub(crate) fn fold_app(
         let meta = build_meta(page, &tree, node.join(SCREENSHOT).is_file());
         files::validate_meta(&meta).map_err(|m| StoreError::Corrupt {
             path: node.display().to_string(),
-            message: m,
+            message: m.to_string(),
         })?;
         let bytes = serde_json::to_vec_pretty(&meta).expect("json");
         if write_if_changed(&node.join("meta.json"), &bytes, cache)? {

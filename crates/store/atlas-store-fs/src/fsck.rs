@@ -221,10 +221,10 @@ impl AppCheck<'_> {
                 continue;
             }
             let meta_path = node.join("meta.json");
-            let meta: Result<Meta, String> = fs::read(&meta_path)
-                .map_err(|e| e.to_string())
-                .and_then(|b| serde_json::from_slice(&b).map_err(|e| e.to_string()))
-                .and_then(|m: Meta| files::validate_meta(&m).map(|()| m));
+            let meta: Result<Meta, Box<dyn std::error::Error>> = fs::read(&meta_path)
+                .map_err(Into::into)
+                .and_then(|b| serde_json::from_slice(&b).map_err(Into::into))
+                .and_then(|m: Meta| files::validate_meta(&m).map(|()| m).map_err(Into::into));
             let bad = match &meta {
                 Ok(m) if m.id == page.page_id => None,
                 Ok(m) => Some(format!(
@@ -361,7 +361,7 @@ fn check_node_files(node: &Path, label: &str, report: &mut CheckReport) {
     for (sub, validate) in [
         (
             "todos",
-            files::validate_task as fn(&serde_json::Value) -> Result<(), String>,
+            files::validate_task as fn(&serde_json::Value) -> Result<(), files::SchemaViolation>,
         ),
         ("processing", files::validate_task),
         ("completed", files::validate_task),
@@ -375,12 +375,10 @@ fn check_node_files(node: &Path, label: &str, report: &mut CheckReport) {
             if !name.ends_with(".json") {
                 continue;
             }
-            let verdict = fs::read(entry.path())
-                .map_err(|e| e.to_string())
-                .and_then(|b| {
-                    serde_json::from_slice::<serde_json::Value>(&b).map_err(|e| e.to_string())
-                })
-                .and_then(|v| validate(&v));
+            let verdict: Result<(), Box<dyn std::error::Error>> = fs::read(entry.path())
+                .map_err(Into::into)
+                .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).map_err(Into::into))
+                .and_then(|v| validate(&v).map_err(Into::into));
             if let Err(e) = verdict {
                 report.problems.push(format!("{label}/{sub}/{name}: {e}"));
             }

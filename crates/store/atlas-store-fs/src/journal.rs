@@ -31,7 +31,7 @@ const ZEROED_AHEAD: std::ops::RangeInclusive<u64> = (256 << 10)..=(8 << 20);
 
 enum Command {
     Append(Vec<u8>, CommitSender),
-    Rotate(mpsc::SyncSender<Result<u64, String>>),
+    Rotate(mpsc::SyncSender<std::io::Result<u64>>),
 }
 
 pub(crate) struct Journal {
@@ -166,7 +166,7 @@ impl Journal {
         }
         let frame = match crate::entry::frame(records) {
             Ok(frame) => frame,
-            Err(e) => return Commit::failed(e),
+            Err(e) => return Commit::failed(format!("the records cannot be written: {e}")),
         };
         let (tx, commit) = Commit::new();
         self.appended
@@ -196,7 +196,7 @@ impl Journal {
         }
         rx.recv()
             .map_err(|_| StoreError::Failed("journal writer stopped".into()))?
-            .map_err(StoreError::Io)
+            .map_err(|e| StoreError::Io(format!("cannot open journal segment: {e}")))
     }
 
     /// Records the files as covering every segment before `cut`, then deletes those segments.
@@ -557,7 +557,7 @@ fn write_loop(
                             let _ = reply.send(Ok(next));
                         }
                         Err(e) => {
-                            let _ = reply.send(Err(format!("cannot open journal segment: {e}")));
+                            let _ = reply.send(Err(e));
                         }
                     }
                 }

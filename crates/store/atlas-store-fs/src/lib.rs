@@ -43,7 +43,8 @@ use atlas_store::{AppData, CheckReport, Commit, Cut, LoadSink, Loaded, Record, S
 use parking_lot::Mutex;
 
 pub use files::{
-    FORMAT_VERSION, MAX_JSON_BYTES, MAX_SCREENSHOT_BYTES, validate_task, validate_test_idea,
+    FORMAT_VERSION, MAX_JSON_BYTES, MAX_SCREENSHOT_BYTES, SchemaViolation, validate_task,
+    validate_test_idea,
 };
 pub use fold::SCREENSHOT;
 use journal::Journal;

@@ -19,6 +19,7 @@
 //! growth is seen in exactly one round, so each is added once; an edge that is also read whole in
 //! that round takes its row instead, which holds the growth.
 
+use atlas_store::StoreError;
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::sync::mpsc::Sender;
@@ -176,12 +177,8 @@ fn is_from(payload: &str, writer: i64) -> bool {
 /// What a round read: the snapshot, the rows, and each row's (writer, wseq).
 type Round = (String, Vec<Record>, Vec<crate::pending::Version>);
 
-async fn changes_since(shared: &Shared, snapshot: &str) -> Result<Round, String> {
-    let mut client = shared
-        .pool
-        .get()
-        .await
-        .map_err(|e| crate::pool_error(e).to_string())?;
+async fn changes_since(shared: &Shared, snapshot: &str) -> Result<Round, StoreError> {
+    let mut client = shared.pool.get().await.map_err(crate::pool_error)?;
     let refresh = shared.pending.lock().take_refresh();
     // One snapshot for the round: the rows must be read in the very snapshot the round names,
     // or a transaction committed between two statements would be in the rows yet not "seen",
@@ -201,11 +198,11 @@ async fn changes_since(shared: &Shared, snapshot: &str) -> Result<Round, String>
                 result = Err(e);
             }
             if let Err(e) = tx.commit().await {
-                result = Err(crate::db_error(e).to_string());
+                result = Err(crate::db_error(e));
             }
             result
         }
-        Err(e) => Err(crate::db_error(e).to_string()),
+        Err(e) => Err(crate::db_error(e)),
     };
     if result.is_err() {
         // Read them again next round.
@@ -224,7 +221,7 @@ async fn send_changed_files(
     client: &deadpool_postgres::Transaction<'_>,
     from: &str,
     to: &str,
-) -> Result<(), String> {
+) -> Result<(), StoreError> {
     if shared.file_sink.lock().is_none() {
         return Ok(());
     }
@@ -242,7 +239,7 @@ async fn send_changed_files(
             &[&from, &to, &shared.writer],
         )
         .await
-        .map_err(|e| crate::db_error(e).to_string())?;
+        .map_err(crate::db_error)?;
     send_files(shared, rows.iter().map(|r| r.get(0)).collect());
     Ok(())
 }
@@ -265,7 +262,7 @@ async fn read_changes(
     snapshot: &str,
     refresh: &[crate::pending::Key],
     me: i64,
-) -> Result<Round, String> {
+) -> Result<Round, StoreError> {
     let kinds: Vec<&str> = refresh.iter().map(|k| k.0).collect();
     let apps: Vec<&str> = refresh.iter().map(|k| k.1.as_str()).collect();
     let ids: Vec<&str> = refresh.iter().map(|k| k.2.as_str()).collect();
@@ -275,7 +272,7 @@ async fn read_changes(
             &[],
         )
         .await
-        .map_err(|e| crate::db_error(e).to_string())?
+        .map_err(crate::db_error)?
         .get(0);
     let rows = client
         .query(
@@ -311,7 +308,7 @@ async fn read_changes(
             &[&snapshot, &now, &kinds, &apps, &ids],
         )
         .await
-        .map_err(|e| crate::db_error(e).to_string())?;
+        .map_err(crate::db_error)?;
     let mut read = Vec::with_capacity(rows.len());
     for row in rows {
         let kind: String = row.get(0);
@@ -353,7 +350,7 @@ async fn read_growth(
     from: &str,
     to: &str,
     me: i64,
-) -> Result<Vec<Added>, String> {
+) -> Result<Vec<Added>, StoreError> {
     let rows = client
         .query(
             &cached(
@@ -370,7 +367,7 @@ async fn read_growth(
             &[&from, &to, &me],
         )
         .await
-        .map_err(|e| crate::db_error(e).to_string())?;
+        .map_err(crate::db_error)?;
     let count = |row: &tokio_postgres::Row, i: usize| {
         row.get::<_, Option<i64>>(i).unwrap_or(0).max(0) as u64
     };
@@ -393,18 +390,14 @@ async fn read_growth(
 
 /// Everything in the database, as one round (without the rows' versions: after a database
 /// absence this long, this replica's own writes have long been answered).
-async fn reload(shared: &Shared) -> Result<Round, String> {
-    let (snapshot, apps) = crate::load_all(shared).await.map_err(|e| e.to_string())?;
+async fn reload(shared: &Shared) -> Result<Round, StoreError> {
+    let (snapshot, apps) = crate::load_all(shared).await?;
     if shared.file_sink.lock().is_some() {
-        let client = shared
-            .pool
-            .get()
-            .await
-            .map_err(|e| crate::pool_error(e).to_string())?;
+        let client = shared.pool.get().await.map_err(crate::pool_error)?;
         let rows = client
             .query("SELECT name FROM atlas_files", &[])
             .await
-            .map_err(|e| crate::db_error(e).to_string())?;
+            .map_err(crate::db_error)?;
         send_files(shared, rows.iter().map(|r| r.get(0)).collect());
     }
     let mut records = Vec::new();
@@ -424,11 +417,8 @@ async fn reload(shared: &Shared) -> Result<Round, String> {
 async fn cached(
     client: &deadpool_postgres::Transaction<'_>,
     sql: &str,
-) -> Result<tokio_postgres::Statement, String> {
-    client
-        .prepare_cached(sql)
-        .await
-        .map_err(|e| crate::db_error(e).to_string())
+) -> Result<tokio_postgres::Statement, StoreError> {
+    client.prepare_cached(sql).await.map_err(crate::db_error)
 }
 
 #[cfg(test)]
