@@ -120,32 +120,35 @@ where
     R::Body: DeserializeOwned,
     Datasets: Serve<R>,
 {
-    let (mut parts, body) = request.into_parts();
-    let admitted = match admit::<R>(&datasets, &mut parts).await {
-        Ok(admitted) => admitted,
-        Err(e) => return refusal(e),
-    };
-    let read = async {
-        let query = query::<R>(&mut parts).await?;
-        let body = match R::BODY {
-            BodyKind::Json => upload::json_body::<R::Body, R::Error>(body).await?,
+    answer::<R, _>(datasets, request, |request| async move {
+        match R::BODY {
+            BodyKind::Json => upload::json_body::<R::Body, R::Error>(request.into_body()).await,
             // A route without a body ignores what came.
-            BodyKind::None | BodyKind::Multipart => {
-                serde_json::from_value(serde_json::json!({}))
-                    .map_err(|e| R::Error::unreadable(e.to_string()))?
-            }
-        };
-        Ok::<_, R::Error>((query, body))
-    };
-    match read.await {
-        Ok((query, body)) => serve::<R>(datasets, admitted, query, body).await,
-        Err(e) => refusal(e),
-    }
+            BodyKind::None | BodyKind::Multipart => serde_json::from_value(serde_json::json!({}))
+                .map_err(|e| R::Error::unreadable(e.to_string())),
+        }
+    })
+    .await
 }
 
 async fn answer_form<R>(State(datasets): State<Datasets>, request: Request) -> Response
 where
     R: Route<Body = UploadForm> + 'static,
+    Datasets: Serve<R>,
+{
+    answer::<R, _>(datasets, request, upload::form::<R::Error>).await
+}
+
+/// Admits the request from its key and path, then reads its query and (only then) its body
+/// with `read_body`, and serves it.
+async fn answer<R, F>(
+    datasets: Datasets,
+    request: Request,
+    read_body: impl FnOnce(Request) -> F,
+) -> Response
+where
+    R: Route + 'static,
+    F: std::future::Future<Output = Result<R::Body, R::Error>>,
     Datasets: Serve<R>,
 {
     let (mut parts, body) = request.into_parts();
@@ -155,11 +158,11 @@ where
     };
     let read = async {
         let query = query::<R>(&mut parts).await?;
-        let form = upload::form::<R::Error>(Request::from_parts(parts, body)).await?;
-        Ok::<_, R::Error>((query, form))
+        let body = read_body(Request::from_parts(parts, body)).await?;
+        Ok::<_, R::Error>((query, body))
     };
     match read.await {
-        Ok((query, form)) => serve::<R>(datasets, admitted, query, form).await,
+        Ok((query, body)) => serve::<R>(datasets, admitted, query, body).await,
         Err(e) => refusal(e),
     }
 }
