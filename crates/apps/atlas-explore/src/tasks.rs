@@ -70,7 +70,7 @@ fn name(place: Place, id: &str) -> String {
 /// Whole or absent, never half; not made durable at once: a power cut may bring a task back to
 /// an earlier place, and a task done again is harmless where one lost is not.
 fn write(files: &dyn Files, name: &str, task: &Task) -> Result<(), StoreError> {
-    let bytes = serde_json::to_vec_pretty(task).map_err(|e| StoreError::Io(e.to_string()))?;
+    let bytes = serde_json::to_vec_pretty(task).map_err(|e| StoreError::caused("", e))?;
     files.write_soon(name, &bytes)
 }
 

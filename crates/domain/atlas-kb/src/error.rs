@@ -50,9 +50,12 @@ pub enum KbError {
     /// Opened for reading only.
     #[error("this knowledge base was opened read-only")]
     ReadOnly,
-    /// The files or the database failed.
+    /// The files or the database failed, said in words.
     #[error("storage: {0}")]
     Io(String),
+    /// The store failed.
+    #[error("storage: {0}")]
+    Store(#[source] atlas_store::StoreError),
     /// The embedder failed.
     #[error("embedding: {0}")]
     Embed(String),
@@ -87,7 +90,9 @@ impl KbError {
             | KbError::TagNotFound => ("not_found", 404),
             KbError::Unauthorized => ("unauthorized", 401),
             KbError::Locked { .. } | KbError::ReadOnly | KbError::Conflict(_) => ("conflict", 409),
-            KbError::Io(_) | KbError::Embed(_) => ("internal_server_error", 500),
+            KbError::Io(_) | KbError::Store(_) | KbError::Embed(_) => {
+                ("internal_server_error", 500)
+            }
             KbError::TooManySegments { .. } => ("file_too_large", 413),
             KbError::Stopping => ("service_unavailable", 503),
             KbError::ArchivedDocument => ("archived_document_immutable", 403),
@@ -130,6 +135,7 @@ impl From<KbError> for atlas_model::AtlasError {
             | KbError::Conflict(_)
             | KbError::ArchivedDocument
             | KbError::Io(_)
+            | KbError::Store(_)
             | KbError::Embed(_) => AtlasError::fault("the knowledge base", e),
         }
     }
@@ -161,6 +167,6 @@ pub(crate) fn valid_name<'a>(
 
 impl From<atlas_store::StoreError> for KbError {
     fn from(e: atlas_store::StoreError) -> Self {
-        KbError::Io(e.to_string())
+        KbError::Store(e)
     }
 }

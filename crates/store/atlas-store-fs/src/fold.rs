@@ -215,7 +215,7 @@ pub(crate) fn ensure_node_dirs(node: &Path) -> Result<(), StoreError> {
     }
     for sub in NODE_SUBDIRS {
         fs::create_dir_all(node.join(sub)).map_err(|e| {
-            StoreError::Io(format!("cannot create {}: {e}", node.join(sub).display()))
+            StoreError::caused(format!("cannot create {}", node.join(sub).display()), e)
         })?;
     }
     Ok(())
@@ -272,7 +272,7 @@ struct GraphFileOut<'a> {
 /// levels deep (the file's object, then one of its lists), so each of its lines but the first is
 /// indented by four more spaces, after a line break and four spaces of its own and before a comma.
 fn written_size<T: serde::Serialize>(item: &T) -> Result<usize, StoreError> {
-    let pretty = serde_json::to_vec_pretty(item).map_err(|e| StoreError::Io(e.to_string()))?;
+    let pretty = serde_json::to_vec_pretty(item).map_err(|e| StoreError::caused("", e))?;
     let lines = pretty.iter().filter(|b| **b == b'\n').count();
     Ok(pretty.len() + 4 * lines + 6)
 }
@@ -360,7 +360,7 @@ fn graph_files(
             0 => "graph.json".to_string(),
             _ => names[k - 1].clone(),
         };
-        let bytes = serde_json::to_vec_pretty(&file).map_err(|e| StoreError::Io(e.to_string()))?;
+        let bytes = serde_json::to_vec_pretty(&file).map_err(|e| StoreError::caused("", e))?;
         out.push((name, bytes));
     }
     Ok(out)

@@ -75,7 +75,7 @@ pub(crate) fn keep(app_root: &Path, image: &[u8], folded_before: u64) -> Result<
     bytes.extend_from_slice(image);
     let path = image_path(app_root);
     atlas_store::files::write_atomic(&path, &bytes, true)
-        .map_err(|e| StoreError::Io(format!("cannot write {}: {e}", path.display())))
+        .map_err(|e| StoreError::caused(format!("cannot write {}", path.display()), e))
 }
 
 /// A current image: its bytes, where its body starts (the body is handed on where it lies, not

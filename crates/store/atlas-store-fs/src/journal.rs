@@ -196,7 +196,7 @@ impl Journal {
         }
         rx.recv()
             .map_err(|_| StoreError::Failed("journal writer stopped".into()))?
-            .map_err(|e| StoreError::Io(format!("cannot open journal segment: {e}")))
+            .map_err(|e| StoreError::caused("cannot open journal segment", e))
     }
 
     /// Records the files as covering every segment before `cut`, then deletes those segments.

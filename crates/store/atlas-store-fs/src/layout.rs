@@ -53,7 +53,7 @@ impl Layout {
         ] {
             atlas_store::files::refuse_links(&self.root, &dir)?;
             fs::create_dir_all(&dir)
-                .map_err(|e| StoreError::Io(format!("cannot create {}: {e}", dir.display())))?;
+                .map_err(|e| StoreError::caused(format!("cannot create {}", dir.display()), e))?;
         }
         let manifest = self.root.join("atlas.json");
         if !manifest.exists() {
@@ -135,7 +135,7 @@ pub(crate) fn atomic_write(path: &Path, bytes: &[u8], durable: bool) -> Result<(
         });
     }
     atlas_store::files::write_atomic(path, bytes, durable)
-        .map_err(|e| StoreError::Io(format!("cannot write {}: {e}", path.display())))
+        .map_err(|e| StoreError::caused(format!("cannot write {}", path.display()), e))
 }
 
 /// Flushes everything written to the folder's filesystem (one `syncfs` instead of a fsync per file).

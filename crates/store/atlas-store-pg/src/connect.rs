@@ -77,18 +77,18 @@ pub(crate) fn tls(
     }
     if let Some(path) = &options.ca_file {
         let pem = std::fs::read(path)
-            .map_err(|e| StoreError::Io(format!("cannot read {}: {e}", path.display())))?;
+            .map_err(|e| StoreError::caused(format!("cannot read {}", path.display()), e))?;
         let mut reader = std::io::Cursor::new(pem);
         for cert in rustls_pemfile_certs(&mut reader) {
             roots
                 .add(cert)
-                .map_err(|e| StoreError::Io(format!("{}: {e}", path.display())))?;
+                .map_err(|e| StoreError::caused(path.display().to_string(), e))?;
         }
     }
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let config = rustls::ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
-        .map_err(|e| StoreError::Io(e.to_string()))?
+        .map_err(|e| StoreError::caused("", e))?
         .with_root_certificates(roots)
         .with_no_client_auth();
     Ok(tokio_postgres_rustls::MakeRustlsConnect::new(config))
@@ -139,11 +139,11 @@ fn checked(name: &str) -> Result<&str, StoreError> {
 fn on_server(url: &str, sql: &str) -> Result<(), StoreError> {
     let config: tokio_postgres::Config = url
         .parse()
-        .map_err(|e| StoreError::Io(format!("bad PostgreSQL address: {e}")))?;
+        .map_err(|e| StoreError::caused("bad PostgreSQL address", e))?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|e| StoreError::Io(e.to_string()))?;
+        .map_err(|e| StoreError::caused("", e))?;
     let tls = tls(&PgOptions::default())?;
     let sql = sql.to_string();
     std::thread::spawn(move || {

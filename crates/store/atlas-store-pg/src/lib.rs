@@ -124,7 +124,7 @@ impl PgStore {
     pub fn connect(url: &str, options: PgOptions) -> Result<Arc<PgStore>, StoreError> {
         let config: tokio_postgres::Config = url
             .parse()
-            .map_err(|e| StoreError::Io(format!("bad PostgreSQL address: {e}")))?;
+            .map_err(|e| StoreError::caused("bad PostgreSQL address", e))?;
         let mut config = config;
         config.connect_timeout(options.connect_timeout);
         if config.get_application_name().is_none() {
@@ -143,7 +143,7 @@ impl PgStore {
             .thread_name("atlas-pg")
             .enable_all()
             .build()
-            .map_err(|e| StoreError::Io(e.to_string()))?;
+            .map_err(|e| StoreError::caused("", e))?;
         let tls = tls(&options)?;
         let manager = deadpool_postgres::Manager::from_config(
             config.clone(),
@@ -159,7 +159,7 @@ impl PgStore {
             .create_timeout(Some(options.connect_timeout))
             .recycle_timeout(Some(options.connect_timeout))
             .build()
-            .map_err(|e| StoreError::Io(e.to_string()))?;
+            .map_err(|e| StoreError::caused("", e))?;
         let shared = Arc::new(Shared {
             pool,
             config: config.clone(),

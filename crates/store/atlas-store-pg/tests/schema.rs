@@ -73,6 +73,6 @@ fn a_server_that_does_not_answer_is_unavailable() {
     }
     assert!(matches!(
         PgStore::connect("postgres://[not an address", PgOptions::default()),
-        Err(StoreError::Io(_))
+        Err(StoreError::Caused { .. })
     ));
 }

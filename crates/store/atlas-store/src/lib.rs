@@ -203,9 +203,19 @@ pub struct AppData {
 /// Why the store could not do what was asked.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum StoreError {
-    /// A file or the database failed.
+    /// A file or the database failed, said in words (no other error behind it).
     #[error("{0}")]
     Io(String),
+    /// A file, the database or an encoding failed while doing `context`, for the reason its
+    /// source gives (shared: one failed write is every waiter's error).
+    #[error("{}{source}", if context.is_empty() { String::new() } else { format!("{context}: ") })]
+    Caused {
+        /// What was being done (`cannot write …`), or nothing.
+        context: String,
+        /// Why it failed.
+        #[source]
+        source: std::sync::Arc<dyn std::error::Error + Send + Sync>,
+    },
     /// The store cannot be reached now (a database that went away); the write was not made and
     /// can be tried again.
     #[error("store unavailable: {0}")]
@@ -253,9 +263,22 @@ pub enum StoreError {
     Failed(String),
 }
 
+impl StoreError {
+    /// A failure while doing `context`, caused by `source`.
+    pub fn caused(
+        context: impl Into<String>,
+        source: impl std::error::Error + Send + Sync + 'static,
+    ) -> StoreError {
+        StoreError::Caused {
+            context: context.into(),
+            source: std::sync::Arc::new(source),
+        }
+    }
+}
+
 impl From<std::io::Error> for StoreError {
     fn from(e: std::io::Error) -> Self {
-        StoreError::Io(e.to_string())
+        StoreError::caused("", e)
     }
 }
 
