@@ -115,14 +115,11 @@ impl Browser {
 
     /// A new tab. HTTP authentication is the guard's to answer, never the tab's.
     pub async fn tab(&self) -> Result<Tab, ExploreError> {
-        let page = self.inner.new_page("about:blank").await.map_err(browser)?;
-        page.evaluate_on_new_document(NO_DIALOGS)
-            .await
-            .map_err(browser)?;
+        let page = self.inner.new_page("about:blank").await?;
+        page.evaluate_on_new_document(NO_DIALOGS).await?;
         if !self.allow_writes {
             page.evaluate_on_new_document(crate::guard::NO_WEBSOCKETS)
-                .await
-                .map_err(browser)?;
+                .await?;
         }
         let frame = page.target_id().as_ref().to_string();
         self.guard.add_tab(&frame);
@@ -173,15 +170,12 @@ impl Tab {
     pub async fn goto(&self, url: &str) -> Result<(), ExploreError> {
         match tokio::time::timeout(LOAD_LIMIT, self.page.goto(url)).await {
             Ok(done) => {
-                done.map_err(browser)?;
+                done?;
             }
             Err(_) => {
                 tracing::info!("{url} still loading after {LOAD_LIMIT:?}: stopped");
                 limited("stop loading", async {
-                    self.page
-                        .execute(StopLoadingParams::default())
-                        .await
-                        .map_err(browser)?;
+                    self.page.execute(StopLoadingParams::default()).await?;
                     Ok(())
                 })
                 .await?;
@@ -257,8 +251,7 @@ impl Tab {
                     .build()
                     .map_err(browser)?,
             )
-            .await
-            .map_err(browser)?;
+            .await?;
         let context = world.result.execution_context_id;
         *self.world.lock() = Some((document, context));
         Ok(context)
@@ -290,7 +283,7 @@ impl Tab {
                         .unwrap_or(&details.text);
                     browser(said.lines().next().unwrap_or_default())
                 }
-                other => browser(other),
+                other => ExploreError::Cdp(other),
             })?;
         Ok(value.value().cloned().unwrap_or(serde_json::Value::Null))
     }
@@ -332,7 +325,7 @@ impl Tab {
             let params = ScreenshotParams::builder()
                 .format(CaptureScreenshotFormat::Png)
                 .build();
-            self.page.screenshot(params).await.map_err(browser)
+            Ok(self.page.screenshot(params).await?)
         })
         .await
     }
@@ -394,10 +387,7 @@ impl Tab {
             )
         {
             limited("type", async {
-                self.page
-                    .execute(InsertTextParams::new(value))
-                    .await
-                    .map_err(browser)?;
+                self.page.execute(InsertTextParams::new(value)).await?;
                 Ok(())
             })
             .await?;

@@ -116,9 +116,7 @@ impl Guard {
     /// Connects to the browser at `websocket` and intercepts every request from then on. It
     /// returns once interception is on, so nothing the explorer does afterwards goes unguarded.
     pub async fn start(websocket: &str, policy: Policy) -> Result<Guard, ExploreError> {
-        let (socket, _) = async_tungstenite::tokio::connect_async(websocket)
-            .await
-            .map_err(browser)?;
+        let (socket, _) = async_tungstenite::tokio::connect_async(websocket).await?;
         let (mut sink, mut stream) = socket.split();
         // Every request, images included: an image's authentication challenge left to the
         // browser would hold its page's loading.
@@ -127,15 +125,12 @@ impl Guard {
             "method": "Fetch.enable",
             "params": { "patterns": [{ "urlPattern": "*", "requestStage": "Request" }], "handleAuthRequests": true },
         });
-        sink.send(Message::text(enable.to_string()))
-            .await
-            .map_err(browser)?;
+        sink.send(Message::text(enable.to_string())).await?;
         loop {
             let message = stream
                 .next()
                 .await
-                .ok_or_else(|| browser("the browser closed the connection"))?
-                .map_err(browser)?;
+                .ok_or_else(|| browser("the browser closed the connection"))??;
             let Ok(text) = message.to_text() else {
                 continue;
             };

@@ -41,6 +41,12 @@ pub enum ExploreError {
     /// The browser failed, or a page could not be read.
     #[error("browser: {0}")]
     Browser(String),
+    /// The browser's protocol failed (Chrome DevTools).
+    #[error("browser: {0}")]
+    Cdp(#[from] chromiumoxide::error::CdpError),
+    /// The guard's connection to the browser failed.
+    #[error("browser: {0}")]
+    Socket(#[from] async_tungstenite::tungstenite::Error),
     /// The page reader answered what is not a page's description.
     #[error("browser: the page could not be read: {0}")]
     Unreadable(#[from] serde_json::Error),
