@@ -44,7 +44,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 pub use business::{biz_error, business_graph_of, business_graph_schema};
-pub use datasets::{Admitted, Datasets, Serve};
+pub use datasets::{Admit, Admitted, Datasets, Serve};
 pub use in_process::ServiceCaller;
 pub use input::{MAX_SAFE_INTEGER, parse_input, parse_json_input};
 pub use serving::{GraphFormat, Health};

@@ -94,8 +94,8 @@ pub struct StatusPath {
 /// the names hold (case aside).
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 pub struct PageQuery {
-    /// The page, from 1.
-    #[schemars(range(min = 1))]
+    /// The page, from 1 (at most what JSON carries exactly).
+    #[schemars(range(min = 1, max = 9_007_199_254_740_991u64))]
     pub page: Option<u64>,
     /// Items on a page.
     #[schemars(range(min = 1, max = 100))]
@@ -108,8 +108,8 @@ pub struct PageQuery {
 /// segment here is `completed` when its write answers).
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 pub struct SegmentQuery {
-    /// The page, from 1.
-    #[schemars(range(min = 1))]
+    /// The page, from 1 (at most what JSON carries exactly).
+    #[schemars(range(min = 1, max = 9_007_199_254_740_991u64))]
     pub page: Option<u64>,
     /// Items on a page.
     #[schemars(range(min = 1, max = 100))]

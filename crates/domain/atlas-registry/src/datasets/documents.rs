@@ -4,11 +4,11 @@
 //! comes back, so its `indexing_status` is already `completed` and its `batch` is its own id.
 
 use atlas_api::dify::{
-    self, BatchStatus, CreateByTextRequest, CreatedDataset, Dataset, DatasetPath, DifyError,
-    Document, DocumentPath, DocumentSettings, IndexingStatuses, NoAnswer, Page, PageQuery,
+    self, BatchStatus, CreateByTextRequest, CreatedDataset, Dataset, DifyError, Document,
+    DocumentPath, DocumentSettings, IndexingStatuses, NoAnswer, Page, PageQuery,
     UpdateByTextRequest, UpdateDatasetRequest, UploadForm, WrittenDocument,
 };
-use atlas_api::routes::{Caller, Nothing};
+use atlas_api::routes::Nothing;
 use atlas_kb::split::SourceKind;
 
 use super::{Admitted, Datasets, Serve, holds, page, shapes};
@@ -94,14 +94,6 @@ impl Upload {
 }
 
 impl Serve<dify::CreateDataset> for Datasets {
-    fn admit(
-        &self,
-        caller: Caller,
-        path: Nothing,
-    ) -> Result<Admitted<dify::CreateDataset>, DifyError> {
-        self.admit_all(caller, path)
-    }
-
     fn serve(
         &self,
         _: Admitted<dify::CreateDataset>,
@@ -119,14 +111,6 @@ impl Serve<dify::CreateDataset> for Datasets {
 }
 
 impl Serve<dify::ListDatasets> for Datasets {
-    fn admit(
-        &self,
-        caller: Caller,
-        path: Nothing,
-    ) -> Result<Admitted<dify::ListDatasets>, DifyError> {
-        self.admit_all(caller, path)
-    }
-
     fn serve(
         &self,
         _: Admitted<dify::ListDatasets>,
@@ -140,14 +124,6 @@ impl Serve<dify::ListDatasets> for Datasets {
 }
 
 impl Serve<dify::GetDataset> for Datasets {
-    fn admit(
-        &self,
-        caller: Caller,
-        path: DatasetPath,
-    ) -> Result<Admitted<dify::GetDataset>, DifyError> {
-        self.admit_dataset(caller, path)
-    }
-
     fn serve(
         &self,
         admitted: Admitted<dify::GetDataset>,
@@ -159,14 +135,6 @@ impl Serve<dify::GetDataset> for Datasets {
 }
 
 impl Serve<dify::UpdateDataset> for Datasets {
-    fn admit(
-        &self,
-        caller: Caller,
-        path: DatasetPath,
-    ) -> Result<Admitted<dify::UpdateDataset>, DifyError> {
-        self.admit_dataset(caller, path)
-    }
-
     fn serve(
         &self,
         admitted: Admitted<dify::UpdateDataset>,
@@ -183,14 +151,6 @@ impl Serve<dify::UpdateDataset> for Datasets {
 }
 
 impl Serve<dify::DeleteDataset> for Datasets {
-    fn admit(
-        &self,
-        caller: Caller,
-        path: DatasetPath,
-    ) -> Result<Admitted<dify::DeleteDataset>, DifyError> {
-        self.admit_dataset(caller, path)
-    }
-
     fn serve(
         &self,
         admitted: Admitted<dify::DeleteDataset>,
@@ -203,14 +163,6 @@ impl Serve<dify::DeleteDataset> for Datasets {
 }
 
 impl Serve<dify::ListDocuments> for Datasets {
-    fn admit(
-        &self,
-        caller: Caller,
-        path: DatasetPath,
-    ) -> Result<Admitted<dify::ListDocuments>, DifyError> {
-        self.admit_dataset(caller, path)
-    }
-
     fn serve(
         &self,
         admitted: Admitted<dify::ListDocuments>,
@@ -233,14 +185,6 @@ impl Serve<dify::ListDocuments> for Datasets {
 }
 
 impl Serve<dify::CreateByText> for Datasets {
-    fn admit(
-        &self,
-        caller: Caller,
-        path: DatasetPath,
-    ) -> Result<Admitted<dify::CreateByText>, DifyError> {
-        self.admit_dataset(caller, path)
-    }
-
     fn serve(
         &self,
         admitted: Admitted<dify::CreateByText>,
@@ -257,14 +201,6 @@ impl Serve<dify::CreateByText> for Datasets {
 }
 
 impl Serve<dify::CreateByFile> for Datasets {
-    fn admit(
-        &self,
-        caller: Caller,
-        path: DatasetPath,
-    ) -> Result<Admitted<dify::CreateByFile>, DifyError> {
-        self.admit_dataset(caller, path)
-    }
-
     fn serve(
         &self,
         admitted: Admitted<dify::CreateByFile>,
@@ -287,14 +223,6 @@ impl Serve<dify::CreateByFile> for Datasets {
 }
 
 impl Serve<dify::GetDocument> for Datasets {
-    fn admit(
-        &self,
-        caller: Caller,
-        path: DocumentPath,
-    ) -> Result<Admitted<dify::GetDocument>, DifyError> {
-        self.admit_dataset(caller, path)
-    }
-
     fn serve(
         &self,
         admitted: Admitted<dify::GetDocument>,
@@ -315,14 +243,6 @@ impl Serve<dify::GetDocument> for Datasets {
 }
 
 impl Serve<dify::DeleteDocument> for Datasets {
-    fn admit(
-        &self,
-        caller: Caller,
-        path: DocumentPath,
-    ) -> Result<Admitted<dify::DeleteDocument>, DifyError> {
-        self.admit_dataset(caller, path)
-    }
-
     fn serve(
         &self,
         admitted: Admitted<dify::DeleteDocument>,
@@ -339,14 +259,6 @@ impl Serve<dify::DeleteDocument> for Datasets {
 }
 
 impl Serve<dify::IndexingStatus> for Datasets {
-    fn admit(
-        &self,
-        caller: Caller,
-        path: DocumentPath,
-    ) -> Result<Admitted<dify::IndexingStatus>, DifyError> {
-        self.admit_dataset(caller, path)
-    }
-
     /// A batch here is one document, indexed before its create call answered.
     fn serve(
         &self,
@@ -380,14 +292,6 @@ impl Serve<dify::IndexingStatus> for Datasets {
 }
 
 impl Serve<dify::UpdateByText> for Datasets {
-    fn admit(
-        &self,
-        caller: Caller,
-        path: DocumentPath,
-    ) -> Result<Admitted<dify::UpdateByText>, DifyError> {
-        self.admit_dataset(caller, path)
-    }
-
     fn serve(
         &self,
         admitted: Admitted<dify::UpdateByText>,
@@ -408,14 +312,6 @@ impl Serve<dify::UpdateByText> for Datasets {
 }
 
 impl Serve<dify::UpdateByFile> for Datasets {
-    fn admit(
-        &self,
-        caller: Caller,
-        path: DocumentPath,
-    ) -> Result<Admitted<dify::UpdateByFile>, DifyError> {
-        self.admit_dataset(caller, path)
-    }
-
     fn serve(
         &self,
         admitted: Admitted<dify::UpdateByFile>,

@@ -3,12 +3,12 @@
 
 use atlas_api::dify::{
     self, AddSegmentsRequest, AddedSegments, BuiltInField, BuiltInFieldList, CountedField,
-    CreateFieldRequest, DatasetPath, DifyError, DocumentIdsRequest, DocumentMetadataRequest,
-    DocumentPath, Field, FieldList, FieldPath, NoAnswer, RenameFieldRequest, SegmentInput,
-    SegmentPage, SegmentPath, SegmentQuery, StatusPath, Success, Switch, SwitchPath,
-    UpdateSegmentRequest, UpdatedSegment,
+    CreateFieldRequest, DifyError, DocumentIdsRequest, DocumentMetadataRequest, DocumentPath,
+    Field, FieldList, FieldPath, NoAnswer, RenameFieldRequest, SegmentInput, SegmentPage,
+    SegmentPath, SegmentQuery, StatusPath, Success, Switch, SwitchPath, UpdateSegmentRequest,
+    UpdatedSegment,
 };
-use atlas_api::routes::{Caller, Nothing};
+use atlas_api::routes::Nothing;
 use atlas_kb::{BUILT_IN_FIELDS, DocumentStatus, MetadataField};
 
 use super::{Admitted, Datasets, Serve, holds, page, shapes};
@@ -44,14 +44,6 @@ impl Datasets {
 }
 
 impl Serve<dify::ListSegments> for Datasets {
-    fn admit(
-        &self,
-        caller: Caller,
-        path: DocumentPath,
-    ) -> Result<Admitted<dify::ListSegments>, DifyError> {
-        self.admit_dataset(caller, path)
-    }
-
     fn serve(
         &self,
         admitted: Admitted<dify::ListSegments>,
@@ -90,14 +82,6 @@ impl Serve<dify::ListSegments> for Datasets {
 }
 
 impl Serve<dify::AddSegments> for Datasets {
-    fn admit(
-        &self,
-        caller: Caller,
-        path: DocumentPath,
-    ) -> Result<Admitted<dify::AddSegments>, DifyError> {
-        self.admit_dataset(caller, path)
-    }
-
     fn serve(
         &self,
         admitted: Admitted<dify::AddSegments>,
@@ -126,14 +110,6 @@ impl Serve<dify::AddSegments> for Datasets {
 }
 
 impl Serve<dify::UpdateSegment> for Datasets {
-    fn admit(
-        &self,
-        caller: Caller,
-        path: SegmentPath,
-    ) -> Result<Admitted<dify::UpdateSegment>, DifyError> {
-        self.admit_dataset(caller, path)
-    }
-
     fn serve(
         &self,
         admitted: Admitted<dify::UpdateSegment>,
@@ -158,14 +134,6 @@ impl Serve<dify::UpdateSegment> for Datasets {
 }
 
 impl Serve<dify::DeleteSegment> for Datasets {
-    fn admit(
-        &self,
-        caller: Caller,
-        path: SegmentPath,
-    ) -> Result<Admitted<dify::DeleteSegment>, DifyError> {
-        self.admit_dataset(caller, path)
-    }
-
     fn serve(
         &self,
         admitted: Admitted<dify::DeleteSegment>,
@@ -184,14 +152,6 @@ impl Serve<dify::DeleteSegment> for Datasets {
 }
 
 impl Serve<dify::ListFields> for Datasets {
-    fn admit(
-        &self,
-        caller: Caller,
-        path: DatasetPath,
-    ) -> Result<Admitted<dify::ListFields>, DifyError> {
-        self.admit_dataset(caller, path)
-    }
-
     fn serve(
         &self,
         admitted: Admitted<dify::ListFields>,
@@ -215,14 +175,6 @@ impl Serve<dify::ListFields> for Datasets {
 }
 
 impl Serve<dify::CreateField> for Datasets {
-    fn admit(
-        &self,
-        caller: Caller,
-        path: DatasetPath,
-    ) -> Result<Admitted<dify::CreateField>, DifyError> {
-        self.admit_dataset(caller, path)
-    }
-
     fn serve(
         &self,
         admitted: Admitted<dify::CreateField>,
@@ -239,14 +191,6 @@ impl Serve<dify::CreateField> for Datasets {
 }
 
 impl Serve<dify::RenameField> for Datasets {
-    fn admit(
-        &self,
-        caller: Caller,
-        path: FieldPath,
-    ) -> Result<Admitted<dify::RenameField>, DifyError> {
-        self.admit_dataset(caller, path)
-    }
-
     fn serve(
         &self,
         admitted: Admitted<dify::RenameField>,
@@ -266,14 +210,6 @@ impl Serve<dify::RenameField> for Datasets {
 }
 
 impl Serve<dify::DeleteField> for Datasets {
-    fn admit(
-        &self,
-        caller: Caller,
-        path: FieldPath,
-    ) -> Result<Admitted<dify::DeleteField>, DifyError> {
-        self.admit_dataset(caller, path)
-    }
-
     fn serve(
         &self,
         admitted: Admitted<dify::DeleteField>,
@@ -290,14 +226,6 @@ impl Serve<dify::DeleteField> for Datasets {
 }
 
 impl Serve<dify::BuiltInFields> for Datasets {
-    fn admit(
-        &self,
-        caller: Caller,
-        path: DatasetPath,
-    ) -> Result<Admitted<dify::BuiltInFields>, DifyError> {
-        self.admit_dataset(caller, path)
-    }
-
     /// Dify's built-in metadata fields, which every document has a value of.
     fn serve(
         &self,
@@ -318,14 +246,6 @@ impl Serve<dify::BuiltInFields> for Datasets {
 }
 
 impl Serve<dify::SwitchBuiltInFields> for Datasets {
-    fn admit(
-        &self,
-        caller: Caller,
-        path: SwitchPath,
-    ) -> Result<Admitted<dify::SwitchBuiltInFields>, DifyError> {
-        self.admit_dataset(caller, path)
-    }
-
     /// Whether the dataset's documents show the built-in fields' values.
     fn serve(
         &self,
@@ -341,14 +261,6 @@ impl Serve<dify::SwitchBuiltInFields> for Datasets {
 }
 
 impl Serve<dify::SetDocumentsStatus> for Datasets {
-    fn admit(
-        &self,
-        caller: Caller,
-        path: StatusPath,
-    ) -> Result<Admitted<dify::SetDocumentsStatus>, DifyError> {
-        self.admit_dataset(caller, path)
-    }
-
     /// Enables, disables, archives or un-archives the documents, all or none.
     fn serve(
         &self,
@@ -372,14 +284,6 @@ impl Serve<dify::SetDocumentsStatus> for Datasets {
 }
 
 impl Serve<dify::SetDocumentMetadata> for Datasets {
-    fn admit(
-        &self,
-        caller: Caller,
-        path: DatasetPath,
-    ) -> Result<Admitted<dify::SetDocumentMetadata>, DifyError> {
-        self.admit_dataset(caller, path)
-    }
-
     /// Dify's `operation_data`: `[{document_id, metadata_list: [{id, value, name}]}]`.
     fn serve(
         &self,

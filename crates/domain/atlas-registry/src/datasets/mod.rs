@@ -14,17 +14,20 @@ mod tags;
 use std::sync::Arc;
 
 use atlas_api::dify::limits;
+use atlas_api::dify::{self, DifyError, MetadataFilter, Page, SearchMethodName};
 use atlas_api::dify::{DatasetPath, DocumentPath, FieldPath, SegmentPath, StatusPath, SwitchPath};
-use atlas_api::dify::{DifyError, MetadataFilter, Page, SearchMethodName};
 use atlas_api::routes::{Caller, Route};
 use atlas_kb::{KbError, KnowledgeBase, SearchMethod, SearchOptions};
 
-/// Answers route `R` in two steps: who may ask is decided from the key and the path alone,
-/// before the body is read (a stranger's upload is never read), and only what was admitted is
-/// served.
-pub trait Serve<R: Route> {
+/// Who may ask route `R`, decided from the key and the path alone, before the body is read (a
+/// stranger's upload is never read). The rules are listed in one place, `admits!` below.
+pub trait Admit<R: Route> {
     /// Whether `caller` may ask this of `path`.
     fn admit(&self, caller: Caller, path: R::Path) -> Result<Admitted<R>, R::Error>;
+}
+
+/// Answers route `R`, once admitted.
+pub trait Serve<R: Route>: Admit<R> {
     /// The answer, or the route's refusal. It may write and embed: call it where blocking is
     /// allowed.
     fn serve(
@@ -70,6 +73,45 @@ in_dataset!(
     SwitchPath,
     StatusPath
 );
+
+/// Who may call which route of Dify's API: a dataset's own key (or the server token) for each
+/// route of a dataset named in its path; the server token (when the server has one) for what
+/// concerns every dataset. The other four say their rule beside their answer: listing tags
+/// (any dataset's key too), binding and unbinding them (the dataset is in the body), the External
+/// Knowledge API (likewise).
+macro_rules! admits {
+    (dataset in the path: $($by_dataset:ident),*; server token: $($by_server:ident),*;) => {
+        $(impl Admit<dify::$by_dataset> for Datasets {
+            fn admit(
+                &self,
+                caller: Caller,
+                path: <dify::$by_dataset as Route>::Path,
+            ) -> Result<Admitted<dify::$by_dataset>, DifyError> {
+                self.open_dataset(&caller, path.dataset_id())?;
+                Ok(Admitted::new(caller, path))
+            }
+        })*
+        $(impl Admit<dify::$by_server> for Datasets {
+            fn admit(
+                &self,
+                caller: Caller,
+                path: <dify::$by_server as Route>::Path,
+            ) -> Result<Admitted<dify::$by_server>, DifyError> {
+                self.open_all(&caller)?;
+                Ok(Admitted::new(caller, path))
+            }
+        })*
+    };
+}
+
+admits! {
+    dataset in the path: Retrieve, HitTesting, GetDataset, UpdateDataset, DeleteDataset,
+        ListDocuments, CreateByText, CreateByFile, GetDocument, DeleteDocument, IndexingStatus,
+        UpdateByText, UpdateByFile, ListSegments, AddSegments, UpdateSegment, DeleteSegment,
+        ListFields, CreateField, RenameField, DeleteField, BuiltInFields, SwitchBuiltInFields,
+        SetDocumentsStatus, SetDocumentMetadata, DatasetTags;
+    server token: CreateDataset, ListDatasets, CreateTag, RenameTag, DeleteTag;
+}
 
 /// The knowledge bases as Dify's knowledge API serves them, with the server token that opens
 /// every dataset.
@@ -122,26 +164,6 @@ impl Datasets {
             Some(_) if Self::key(caller).is_ok_and(|k| self.is_server_token(k)) => Ok(()),
             Some(_) => Err(KbError::Unauthorized),
         }
-    }
-
-    /// Admits a route on the dataset its path names: its own key or the server token.
-    fn admit_dataset<R>(&self, caller: Caller, path: R::Path) -> Result<Admitted<R>, DifyError>
-    where
-        R: Route<Error = DifyError>,
-        R::Path: InDataset,
-    {
-        self.open_dataset(&caller, path.dataset_id())?;
-        Ok(Admitted::new(caller, path))
-    }
-
-    /// Admits a route of the whole server: the server token, when there is one.
-    fn admit_all<R: Route<Error = DifyError>>(
-        &self,
-        caller: Caller,
-        path: R::Path,
-    ) -> Result<Admitted<R>, DifyError> {
-        self.open_all(&caller)?;
-        Ok(Admitted::new(caller, path))
     }
 
     /// Whether the caller may list the server's tags: what opens all, or any dataset's key.
@@ -198,8 +220,11 @@ fn page<T, A>(
     to_answer: impl Fn(&T) -> A,
 ) -> Result<Page<A>, DifyError> {
     let page = page.unwrap_or(1);
-    if page == 0 {
-        return Err(DifyError::invalid("page must be a number from 1"));
+    if page == 0 || page > crate::MAX_SAFE_INTEGER {
+        return Err(DifyError::invalid(format!(
+            "page must be a number from 1 to {}",
+            crate::MAX_SAFE_INTEGER
+        )));
     }
     let limit = limit.unwrap_or(limits::DEFAULT_PAGE_LIMIT as u64);
     if !(1..=limits::PAGE_LIMIT as u64).contains(&limit) {

@@ -1,13 +1,13 @@
 //! Retrieval: Dify's retrieve (and hit-testing) and its External Knowledge API.
 
 use atlas_api::dify::{
-    self, DatasetPath, DifyError, ExternalError, ExternalMetadata, ExternalRecord, ExternalRecords,
+    self, DifyError, ExternalError, ExternalMetadata, ExternalRecord, ExternalRecords,
     QueryContent, RetrieveAnswer, RetrieveRequest,
 };
 use atlas_api::routes::{Caller, Nothing, RouteError};
 use atlas_kb::KbError;
 
-use super::{Admitted, Datasets, Serve, search_options, shapes};
+use super::{Admit, Admitted, Datasets, Serve, search_options, shapes};
 
 impl Datasets {
     fn retrieve(
@@ -43,10 +43,6 @@ impl Datasets {
 macro_rules! retrieval {
     ($($route:ty),*) => {$(
         impl Serve<$route> for Datasets {
-            fn admit(&self, caller: Caller, path: DatasetPath) -> Result<Admitted<$route>, DifyError> {
-                self.admit_dataset(caller, path)
-            }
-
             fn serve(
                 &self,
                 admitted: Admitted<$route>,
@@ -61,9 +57,9 @@ macro_rules! retrieval {
 
 retrieval!(dify::Retrieve, dify::HitTesting);
 
-impl Serve<dify::ExternalRetrieval> for Datasets {
-    /// A request without a bearer key is refused before its body is read; which knowledge it
-    /// opens is in the body.
+/// A request without a bearer key is refused before its body is read; which knowledge it opens
+/// is in the body.
+impl Admit<dify::ExternalRetrieval> for Datasets {
     fn admit(
         &self,
         caller: Caller,
@@ -72,7 +68,9 @@ impl Serve<dify::ExternalRetrieval> for Datasets {
         Self::key(&caller).map_err(|_| ExternalError::unauthorized())?;
         Ok(Admitted::new(caller, path))
     }
+}
 
+impl Serve<dify::ExternalRetrieval> for Datasets {
     fn serve(
         &self,
         admitted: Admitted<dify::ExternalRetrieval>,

@@ -3,12 +3,12 @@
 //! them to its dataset), as Dify's clients do with one key.
 
 use atlas_api::dify::{
-    self, BindTagsRequest, DatasetPath, DatasetTagList, DifyError, RenameTagRequest, Success, Tag,
-    TagIdRequest, TagName, TagNameRequest, UnbindTagRequest,
+    self, BindTagsRequest, DatasetTagList, DifyError, RenameTagRequest, Success, Tag, TagIdRequest,
+    TagName, TagNameRequest, UnbindTagRequest,
 };
 use atlas_api::routes::{Caller, Nothing};
 
-use super::{Admitted, Datasets, Serve};
+use super::{Admit, Admitted, Datasets, Serve};
 
 fn tag(tag: atlas_kb::Tag, bound: usize) -> Tag {
     Tag {
@@ -19,12 +19,15 @@ fn tag(tag: atlas_kb::Tag, bound: usize) -> Tag {
     }
 }
 
-impl Serve<dify::ListTags> for Datasets {
+/// Tags are the server's: what opens every dataset lists them, and so does any dataset's key.
+impl Admit<dify::ListTags> for Datasets {
     fn admit(&self, caller: Caller, path: Nothing) -> Result<Admitted<dify::ListTags>, DifyError> {
         self.open_tags(&caller)?;
         Ok(Admitted::new(caller, path))
     }
+}
 
+impl Serve<dify::ListTags> for Datasets {
     fn serve(
         &self,
         _: Admitted<dify::ListTags>,
@@ -36,10 +39,6 @@ impl Serve<dify::ListTags> for Datasets {
 }
 
 impl Serve<dify::CreateTag> for Datasets {
-    fn admit(&self, caller: Caller, path: Nothing) -> Result<Admitted<dify::CreateTag>, DifyError> {
-        self.admit_all(caller, path)
-    }
-
     fn serve(
         &self,
         _: Admitted<dify::CreateTag>,
@@ -51,10 +50,6 @@ impl Serve<dify::CreateTag> for Datasets {
 }
 
 impl Serve<dify::RenameTag> for Datasets {
-    fn admit(&self, caller: Caller, path: Nothing) -> Result<Admitted<dify::RenameTag>, DifyError> {
-        self.admit_all(caller, path)
-    }
-
     fn serve(
         &self,
         _: Admitted<dify::RenameTag>,
@@ -73,10 +68,6 @@ impl Serve<dify::RenameTag> for Datasets {
 }
 
 impl Serve<dify::DeleteTag> for Datasets {
-    fn admit(&self, caller: Caller, path: Nothing) -> Result<Admitted<dify::DeleteTag>, DifyError> {
-        self.admit_all(caller, path)
-    }
-
     fn serve(
         &self,
         _: Admitted<dify::DeleteTag>,
@@ -88,13 +79,23 @@ impl Serve<dify::DeleteTag> for Datasets {
     }
 }
 
-/// Binding names its dataset in the body: the key is checked against it there.
-impl Serve<dify::BindTags> for Datasets {
+/// Binding and unbinding name their dataset in the body: a key is needed to be admitted, and it
+/// is checked against that dataset once the body is read.
+impl Admit<dify::BindTags> for Datasets {
     fn admit(&self, caller: Caller, path: Nothing) -> Result<Admitted<dify::BindTags>, DifyError> {
         Self::key(&caller)?;
         Ok(Admitted::new(caller, path))
     }
+}
 
+impl Admit<dify::UnbindTag> for Datasets {
+    fn admit(&self, caller: Caller, path: Nothing) -> Result<Admitted<dify::UnbindTag>, DifyError> {
+        Self::key(&caller)?;
+        Ok(Admitted::new(caller, path))
+    }
+}
+
+impl Serve<dify::BindTags> for Datasets {
     fn serve(
         &self,
         admitted: Admitted<dify::BindTags>,
@@ -108,11 +109,6 @@ impl Serve<dify::BindTags> for Datasets {
 }
 
 impl Serve<dify::UnbindTag> for Datasets {
-    fn admit(&self, caller: Caller, path: Nothing) -> Result<Admitted<dify::UnbindTag>, DifyError> {
-        Self::key(&caller)?;
-        Ok(Admitted::new(caller, path))
-    }
-
     fn serve(
         &self,
         admitted: Admitted<dify::UnbindTag>,
@@ -126,14 +122,6 @@ impl Serve<dify::UnbindTag> for Datasets {
 }
 
 impl Serve<dify::DatasetTags> for Datasets {
-    fn admit(
-        &self,
-        caller: Caller,
-        path: DatasetPath,
-    ) -> Result<Admitted<dify::DatasetTags>, DifyError> {
-        self.admit_dataset(caller, path)
-    }
-
     fn serve(
         &self,
         admitted: Admitted<dify::DatasetTags>,

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 
 use atlas_api::dify::{self, DifyError, UploadForm};
 use atlas_api::routes::{Answered, BodyKind, Caller, Method, Route, RouteError};
-use atlas_registry::{Datasets, Serve};
+use atlas_registry::{Admit, Datasets, Serve};
 use axum::extract::{DefaultBodyLimit, FromRequestParts, Query, RawPathParams, Request, State};
 use axum::http::request::Parts;
 use axum::http::{StatusCode, header};
