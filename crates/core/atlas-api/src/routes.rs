@@ -152,15 +152,21 @@ pub struct RouteDoc {
     pub error_schema: Value,
 }
 
-/// A type's JSON Schema, without the meta keys a schema inside a document does not carry, and
-/// with each choice among names as an `enum` of them (schemars writes a documented variant as
-/// a `oneOf` of `const`s, which clients read less easily).
+/// A type's JSON Schema, without the meta keys a schema inside a document does not carry.
 pub fn schema_of<T: JsonSchema>() -> Value {
     let mut schema = serde_json::to_value(schemars::schema_for!(T)).unwrap_or_default();
     if let Some(object) = schema.as_object_mut() {
         object.remove("$schema");
         object.remove("title");
     }
+    schema
+}
+
+/// A route's part as [`schema_of`] gives it, with each choice among names as an `enum` of them
+/// (schemars writes a documented variant as a `oneOf` of `const`s, which Dify's clients read
+/// less easily).
+fn route_schema_of<T: JsonSchema>() -> Value {
+    let mut schema = schema_of::<T>();
     names_as_enums(&mut schema);
     schema
 }
@@ -200,11 +206,11 @@ impl RouteDoc {
             access: R::ACCESS,
             body: R::BODY,
             answered: R::ANSWERED,
-            path_schema: schema_of::<R::Path>(),
-            query_schema: schema_of::<R::Query>(),
-            body_schema: schema_of::<R::Body>(),
-            answer_schema: schema_of::<R::Answer>(),
-            error_schema: schema_of::<R::Error>(),
+            path_schema: route_schema_of::<R::Path>(),
+            query_schema: route_schema_of::<R::Query>(),
+            body_schema: route_schema_of::<R::Body>(),
+            answer_schema: route_schema_of::<R::Answer>(),
+            error_schema: route_schema_of::<R::Error>(),
         }
     }
 }

@@ -7,14 +7,7 @@ use serde_json::Value;
 
 use crate::MAX_SAFE_INTEGER;
 
-pub(crate) fn schema_of<T: JsonSchema>() -> Value {
-    let mut schema = serde_json::to_value(schemars::schema_for!(T)).unwrap_or_default();
-    if let Some(obj) = schema.as_object_mut() {
-        obj.remove("$schema");
-        obj.remove("title");
-    }
-    schema
-}
+pub(crate) use atlas_api::routes::schema_of;
 
 /// No control character but tab and newline (see [`control_character`]).
 const TEXT_PATTERN: &str = "^[^\\u0000-\\u0008\\u000B-\\u001F\\u007F-\\u009F]*$";

@@ -217,7 +217,7 @@ fn refuse(path: &str, refusal: Refusal) -> Response {
         return (status, Json(body)).into_response();
     }
     if path.starts_with("/v1/") {
-        return crate::dify::dify_refusal(match refusal {
+        return crate::dify::refusal(match refusal {
             Refusal::Forbidden(m) => atlas_api::dify::DifyError::forbidden(m),
             Refusal::UnsupportedMediaType(m) => {
                 atlas_api::dify::DifyError::unsupported_media_type(m)

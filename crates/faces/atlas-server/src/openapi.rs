@@ -71,7 +71,7 @@ struct Route {
     path: &'static str,
     summary: &'static str,
     body: Option<&'static str>,
-    auth: Auth,
+    access: Access,
 }
 
 /// The JSON body schema of a route outside the registry and Dify's API (the chat's).
@@ -86,16 +86,6 @@ fn body_schema(method: &str, path: &str) -> Value {
     }
 }
 
-#[derive(Clone, Copy)]
-enum Auth {
-    /// Open to anyone who reaches the address.
-    Open,
-    /// The server token, when the server has one.
-    Server,
-    /// A dataset's own key, or the server token.
-    Dataset,
-}
-
 const JSON: Option<&str> = Some("application/json");
 
 /// Every route that is not a tool, so the document names all that answer.
@@ -105,77 +95,77 @@ const ROUTES: &[Route] = &[
         path: "/healthz",
         summary: "Readiness: {\"status\":\"ok\"} once the server can serve; open without the token",
         body: None,
-        auth: Auth::Open,
+        access: Access::Open,
     },
     Route {
         method: "get",
         path: "/api/v1/openapi.json",
         summary: "This document",
         body: None,
-        auth: Auth::Server,
+        access: Access::Server,
     },
     Route {
         method: "get",
         path: "/openapi.json",
         summary: "This document, where OpenAPI tools look first",
         body: None,
-        auth: Auth::Server,
+        access: Access::Server,
     },
     Route {
         method: "get",
         path: "/api/v1/tools",
         summary: "Every tool as an OpenAI function definition",
         body: None,
-        auth: Auth::Server,
+        access: Access::Server,
     },
     Route {
         method: "post",
         path: "/api/v1/chat",
         summary: "One chat turn over the business and knowledge tools, through the configured model: {messages} → {answer, tool_calls, entities}",
         body: JSON,
-        auth: Auth::Server,
+        access: Access::Server,
     },
     Route {
         method: "get",
         path: "/api/v1/events",
         summary: "What the graph learns, live: server-sent events (report, transition, page, intent, app), each once durable; ?app_id= for one app",
         body: None,
-        auth: Auth::Server,
+        access: Access::Server,
     },
     Route {
         method: "get",
         path: "/api/v1/apps/{app_id}/pages/{page_id}/screenshot",
         summary: "A page's screenshot (PNG) from its seed 001 folder, as get_page_details and get_app_graph point to it; 404 when it has none",
         body: None,
-        auth: Auth::Server,
+        access: Access::Server,
     },
     Route {
         method: "get",
         path: "/api/v1/business-graph",
         summary: "The business graph as Atlas's JSON document",
         body: None,
-        auth: Auth::Server,
+        access: Access::Server,
     },
     Route {
         method: "put",
         path: "/api/v1/business-graph",
         summary: "Replace the business graph with Atlas's JSON document (application/json) or Neo4j's apoc.export.json.all lines (application/x-ndjson)",
         body: JSON,
-        auth: Auth::Server,
+        access: Access::Server,
     },
     Route {
         method: "post",
         path: "/mcp",
         summary: "MCP streamable HTTP: JSON-RPC messages, both protocol eras",
         body: JSON,
-        auth: Auth::Server,
+        access: Access::Server,
     },
     Route {
         method: "delete",
         path: "/mcp",
         summary: "End an MCP session (Mcp-Session-Id)",
         body: None,
-        auth: Auth::Server,
+        access: Access::Server,
     },
 ];
 
@@ -187,12 +177,12 @@ fn path_parameters(path: &str) -> Vec<Value> {
         .collect()
 }
 
-fn security(auth: Auth) -> Value {
-    match auth {
-        Auth::Open => json!([]),
+fn security(access: Access) -> Value {
+    match access {
+        Access::Open => json!([]),
         // Required only when the server was started with --token.
-        Auth::Server => json!([{ "bearer": [] }, {}]),
-        Auth::Dataset => json!([{ "datasetKey": [] }, { "bearer": [] }]),
+        Access::Server => json!([{ "bearer": [] }, {}]),
+        Access::Dataset => json!([{ "datasetKey": [] }, { "bearer": [] }]),
     }
 }
 
@@ -205,7 +195,7 @@ fn operation(route: &Route) -> Value {
     let mut op = json!({
         "operationId": format!("{}_{}", route.method, route.path.trim_start_matches('/').replace(['/', '{', '}', '-', '.'], "_")),
         "summary": route.summary,
-        "security": security(route.auth),
+        "security": security(route.access),
         "responses": {
             "200": { "description": "the answer", "content": { "application/json": { "schema": { "type": "object" } } } },
             "400": err("invalid input"),
@@ -306,15 +296,10 @@ fn typed_operation(route: &RouteDoc, lifted: &mut Components) -> Value {
         }
         Answered::NoContent => responses["204"] = json!({ "description": "done" }),
     }
-    let security = match route.access {
-        Access::Open => security(Auth::Open),
-        Access::Server => security(Auth::Server),
-        Access::Dataset => security(Auth::Dataset),
-    };
     let mut op = json!({
         "operationId": format!("{}_{}", route.method.as_str(), owner.replace(['/', '{', '}', '-', '.'], "_")),
         "summary": route.summary,
-        "security": security,
+        "security": security(route.access),
         "responses": responses,
     });
     let mut parameters = Vec::new();
@@ -386,7 +371,7 @@ pub(crate) fn document(tools: &ToolRegistry) -> Value {
             json!({ "post": {
                 "operationId": tool.name,
                 "summary": tool.description,
-                "security": security(Auth::Server),
+                "security": security(Access::Server),
                 "requestBody": { "required": body_required, "content": { "application/json": { "schema": input } } },
                 "responses": {
                     "200": { "description": "the answer", "content": { "application/json": { "schema": output } } },

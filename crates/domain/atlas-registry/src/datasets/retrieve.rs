@@ -77,15 +77,10 @@ impl Serve<dify::ExternalRetrieval> for Datasets {
         _: Nothing,
         body: dify::ExternalRetrievalRequest,
     ) -> Result<ExternalRecords, ExternalError> {
-        let key = Self::key(&admitted.caller).map_err(|_| ExternalError::unauthorized())?;
         let dataset = body.knowledge_id;
-        // The dataset's own key, or the server token, which opens every dataset.
-        let opened = if self.is_server_token(key) {
-            self.kb.dataset(&dataset).map(|_| ())
-        } else {
-            self.kb.authorize(&dataset, key)
-        };
-        match opened {
+        // The dataset's own key, or the server token, which opens every dataset; refused in
+        // this API's own codes.
+        match self.open_dataset(&admitted.caller, &dataset) {
             Ok(()) => {}
             Err(KbError::DatasetNotFound) => return Err(ExternalError::no_knowledge()),
             Err(_) => return Err(ExternalError::refused()),

@@ -222,8 +222,9 @@ where
     }
 }
 
-/// A refusal in its route's shape; a fault of the server is logged and not described.
-fn refusal<E: RouteError>(e: E) -> Response {
+/// A refusal in its route's shape (a route's, or the guard's before a route is chosen); a fault
+/// of the server is logged and not described.
+pub(crate) fn refusal<E: RouteError>(e: E) -> Response {
     let status = StatusCode::from_u16(e.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     if status.is_server_error() {
         let described = serde_json::to_string(&e).unwrap_or_default();
@@ -237,11 +238,6 @@ fn refusal<E: RouteError>(e: E) -> Response {
         return (status, Json(body)).into_response();
     }
     (status, Json(e)).into_response()
-}
-
-/// A refusal of any Dify route, in Dify's shape (the guard's, before a route is chosen).
-pub(crate) fn dify_refusal(e: DifyError) -> Response {
-    refusal(e)
 }
 
 /// Refuses a body announced as too large before reading any of it, so the client gets the
