@@ -231,6 +231,34 @@ pub struct BusinessData {
     pub relations: Vec<Relation>,
 }
 
+/// The JSON Schema of a whole business graph document (`PUT /api/v1/business-graph`), from the
+/// type the import reads: each entity with its id and name, each relation with its type and ends.
+/// What a schema cannot say is in its description, and checked when the graph is read.
+pub fn graph_document_schema() -> Value {
+    let mut schema = crate::schema::input_schema_of::<BusinessData>();
+    schema["minProperties"] = 1.into();
+    schema["additionalProperties"] = false.into();
+    schema["description"] = "A whole business graph: at least one of its lists, nothing else (`{}` is refused rather than read as \"empty the graph\"). Checked when read, beyond this schema: ids do not repeat within a kind, every relation names entities the document holds with the ends its type joins, and a step belongs to a process (its process_id, or a HAS_STEP relation).".into();
+    schema
+}
+
+/// What `PUT /api/v1/business-graph` replaced the graph with.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ImportReport {
+    /// Processes imported.
+    pub businesses: usize,
+    /// Steps imported.
+    pub steps: usize,
+    /// Implementations imported.
+    pub implementations: usize,
+    /// Data resources imported.
+    pub data_resources: usize,
+    /// Relations imported.
+    pub relations: usize,
+    /// Source records that were not part of a business graph (other labels in a Neo4j export).
+    pub skipped: usize,
+}
+
 /// search_businesses
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct SearchBusinessesRequest {

@@ -11,6 +11,7 @@
 pub mod agent;
 pub mod business;
 mod caller;
+pub mod chat;
 pub mod dify;
 pub mod fields;
 pub mod knowledge;
@@ -20,7 +21,9 @@ pub mod pages;
 pub mod plan;
 pub mod rag;
 pub mod routes;
+pub mod schema;
 pub mod screen;
+pub mod server;
 pub mod stats;
 pub mod test_runs;
 pub mod view;

@@ -12,6 +12,8 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub use crate::schema::schema_of;
+
 /// An HTTP method a route takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Method {
@@ -60,6 +62,9 @@ pub enum BodyKind {
     Json,
     /// A multipart form (Dify's uploads: the file in `file`, settings as JSON in `data`).
     Multipart,
+    /// A JSON document, or the same content as lines of JSON (`application/x-ndjson`, one
+    /// object a line; the route's summary says which lines).
+    JsonOrLines,
 }
 
 /// How a route answers success.
@@ -69,12 +74,38 @@ pub enum Answered {
     Json,
     /// 204 and no body (Dify's deletes).
     NoContent,
+    /// 200 with a PNG image.
+    Png,
+    /// 200 with server-sent events, each event's data the answer as JSON, for as long as the
+    /// client reads.
+    EventStream,
+    /// Server-sent events, or (when the request asks) the whole answer as JSON at the end.
+    EventStreamOrJson,
+    /// JSON-RPC: 200 with the answer (as JSON, or as one server-sent event for a client that
+    /// takes only those), 202 and no body when the message wanted none.
+    JsonRpc,
+}
+
+/// A header a route reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Header {
+    /// Its name.
+    pub name: &'static str,
+    /// Whether a request without it is refused.
+    pub required: bool,
+}
+
+/// A route's refusal as the OpenAPI document describes it: its shape (the type's schema) and the
+/// statuses it comes with, each with when.
+pub trait Refusal: JsonSchema {
+    /// The statuses it is answered with, and when.
+    fn statuses() -> Vec<(u16, &'static str)>;
 }
 
 /// A route's refusal, in the shape its clients read; the server writes it with [`status`].
 ///
 /// [`status`]: RouteError::status
-pub trait RouteError: Serialize + JsonSchema + Send + 'static {
+pub trait RouteError: Refusal + Serialize + Send + 'static {
     /// The HTTP status it is answered with.
     fn status(&self) -> u16;
     /// A request the route cannot read (its body, path or query).
@@ -102,6 +133,8 @@ pub trait Route {
     const BODY: BodyKind;
     /// How it answers success.
     const ANSWERED: Answered = Answered::Json;
+    /// The headers it reads.
+    const HEADERS: &'static [Header] = &[];
     /// Its path parameters, by name.
     type Path: DeserializeOwned + JsonSchema + Send + 'static;
     /// Its query parameters, by name.
@@ -111,7 +144,12 @@ pub trait Route {
     /// What it answers.
     type Answer: Serialize + JsonSchema + Send + 'static;
     /// How it refuses.
-    type Error: RouteError;
+    type Error: Refusal;
+
+    /// The JSON Schema of its body: its type's, unless the route says more than the type can.
+    fn body_schema() -> Value {
+        route_schema_of::<Self::Body>()
+    }
 }
 
 /// What a route takes that is not in its path, query or body: the caller's key.
@@ -122,7 +160,7 @@ pub struct Caller {
 }
 
 /// No parameters (a path without any, a query the route ignores, a route without a body).
-#[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, JsonSchema)]
 pub struct Nothing {}
 
 /// A route's description as the OpenAPI document needs it.
@@ -140,6 +178,8 @@ pub struct RouteDoc {
     pub body: BodyKind,
     /// How it answers success.
     pub answered: Answered,
+    /// The headers it reads.
+    pub headers: &'static [Header],
     /// The JSON Schema of the path parameters (an object, a property each).
     pub path_schema: Value,
     /// The JSON Schema of the query parameters.
@@ -150,22 +190,14 @@ pub struct RouteDoc {
     pub answer_schema: Value,
     /// The JSON Schema of a refusal.
     pub error_schema: Value,
-}
-
-/// A type's JSON Schema, without the meta keys a schema inside a document does not carry.
-pub fn schema_of<T: JsonSchema>() -> Value {
-    let mut schema = serde_json::to_value(schemars::schema_for!(T)).unwrap_or_default();
-    if let Some(object) = schema.as_object_mut() {
-        object.remove("$schema");
-        object.remove("title");
-    }
-    schema
+    /// The statuses a refusal comes with, and when.
+    pub refusals: Vec<(u16, &'static str)>,
 }
 
 /// A route's part as [`schema_of`] gives it, with each choice among names as an `enum` of them
 /// (schemars writes a documented variant as a `oneOf` of `const`s, which Dify's clients read
 /// less easily).
-fn route_schema_of<T: JsonSchema>() -> Value {
+pub fn route_schema_of<T: JsonSchema>() -> Value {
     let mut schema = schema_of::<T>();
     names_as_enums(&mut schema);
     schema
@@ -206,21 +238,25 @@ impl RouteDoc {
             access: R::ACCESS,
             body: R::BODY,
             answered: R::ANSWERED,
+            headers: R::HEADERS,
             path_schema: route_schema_of::<R::Path>(),
             query_schema: route_schema_of::<R::Query>(),
-            body_schema: route_schema_of::<R::Body>(),
+            body_schema: R::body_schema(),
             answer_schema: route_schema_of::<R::Answer>(),
             error_schema: route_schema_of::<R::Error>(),
+            refusals: R::Error::statuses(),
         }
     }
 }
 
-/// Declares route markers: `Name METHOD "path" (access, body kind) Path, Query, Body => Answer | Error;`.
+/// Declares route markers: `Name METHOD "path" (access, body kind[, answered][; headers =
+/// …][; body_schema = f]) "summary" Path, Query, Body => Answer | Error;`.
 #[macro_export]
 #[doc(hidden)]
 macro_rules! routes {
     ($($(#[$doc:meta])* $marker:ident $method:ident $path:literal $([$($alias:literal),*])?
-        ($access:ident, $body_kind:ident $(, $answered:ident)?) $summary:literal
+        ($access:ident, $body_kind:ident $(, $answered:ident)? $(; headers = $headers:expr)?
+        $(; body_schema = $body_schema:path)?) $summary:literal
         $path_ty:ty, $query:ty, $body:ty => $answer:ty | $error:ty;)*) => {$(
         $(#[$doc])*
         pub struct $marker;
@@ -232,11 +268,15 @@ macro_rules! routes {
             const ACCESS: $crate::routes::Access = $crate::routes::Access::$access;
             const BODY: $crate::routes::BodyKind = $crate::routes::BodyKind::$body_kind;
             $(const ANSWERED: $crate::routes::Answered = $crate::routes::Answered::$answered;)?
+            $(const HEADERS: &'static [$crate::routes::Header] = $headers;)?
             type Path = $path_ty;
             type Query = $query;
             type Body = $body;
             type Answer = $answer;
             type Error = $error;
+            $(fn body_schema() -> serde_json::Value {
+                $body_schema()
+            })?
         }
     )*
         /// Every route declared here, as the OpenAPI document lists them.

@@ -32,6 +32,45 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
+    /// Every code.
+    pub const ALL: [ErrorCode; 12] = [
+        ErrorCode::InvalidParameter,
+        ErrorCode::PageNotFound,
+        ErrorCode::IntentNotFound,
+        ErrorCode::PathNotFound,
+        ErrorCode::GraphError,
+        ErrorCode::VectorStoreError,
+        ErrorCode::PayloadTooLarge,
+        ErrorCode::Unauthorized,
+        ErrorCode::NotFound,
+        ErrorCode::Forbidden,
+        ErrorCode::UnsupportedMediaType,
+        ErrorCode::ServiceUnavailable,
+    ];
+
+    /// When a code's status is answered, as the OpenAPI document says it.
+    pub fn when(self) -> &'static str {
+        match self {
+            ErrorCode::InvalidParameter => "invalid input",
+            ErrorCode::PageNotFound
+            | ErrorCode::IntentNotFound
+            | ErrorCode::PathNotFound
+            | ErrorCode::NotFound => "unknown page, intent, path or entity",
+            ErrorCode::GraphError | ErrorCode::VectorStoreError => "a fault of Atlas",
+            ErrorCode::PayloadTooLarge => "body over 10 MB",
+            ErrorCode::Unauthorized => {
+                "missing or wrong bearer token (a server started with --token)"
+            }
+            ErrorCode::Forbidden => {
+                "a web page of another origin, or a host name the server does not answer to"
+            }
+            ErrorCode::UnsupportedMediaType => "the body is not of the route's content type",
+            ErrorCode::ServiceUnavailable => {
+                "the database went away: nothing was written, try again"
+            }
+        }
+    }
+
     /// The code as seed 000 writes it (`PAGE_NOT_FOUND`).
     pub fn as_str(self) -> &'static str {
         match self {

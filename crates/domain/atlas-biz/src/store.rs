@@ -11,7 +11,6 @@ use atlas_search::kept::Kept;
 use atlas_store::files::{Files, Folder, LockFailure, lock_folder};
 use atlas_text::Embedder;
 use parking_lot::RwLock;
-use serde::Serialize;
 
 use crate::error::BizError;
 use crate::graph::BusinessGraph;
@@ -23,22 +22,7 @@ const GRAPH_FILE: &str = "graph.json";
 /// that opening with a model embeds only entities whose search text changed.
 const VECTORS_FILE: &str = "vectors.image";
 
-/// What an import replaced the graph with.
-#[derive(Debug, Clone, Serialize)]
-pub struct ImportReport {
-    /// Processes imported.
-    pub businesses: usize,
-    /// Steps imported.
-    pub steps: usize,
-    /// Implementations imported.
-    pub implementations: usize,
-    /// Data resources imported.
-    pub data_resources: usize,
-    /// Relations imported.
-    pub relations: usize,
-    /// Source records that were not part of a business graph (other labels in a Neo4j export).
-    pub skipped: usize,
-}
+pub use atlas_api::business::ImportReport;
 
 /// The business graph of one data folder, swapped whole on import.
 pub struct BizStore {

@@ -19,17 +19,6 @@ pub fn biz_error(e: BizError) -> AtlasError {
     }
 }
 
-/// The JSON Schema of a whole business graph document (`PUT /api/v1/business-graph`), from the
-/// type the import reads: each entity with its id and name, each relation with its type and ends.
-/// What a schema cannot say is in its description, and checked when the graph is read.
-pub fn business_graph_schema() -> serde_json::Value {
-    let mut schema = crate::schema::input_schema_of::<atlas_biz::BusinessData>();
-    schema["minProperties"] = 1.into();
-    schema["additionalProperties"] = false.into();
-    schema["description"] = "A whole business graph: at least one of its lists, nothing else (`{}` is refused rather than read as \"empty the graph\"). Checked when read, beyond this schema: ids do not repeat within a kind, every relation names entities the document holds with the ends its type joins, and a step belongs to a process (its process_id, or a HAS_STEP relation).".into();
-    schema
-}
-
 /// A whole business graph document as `PUT /api/v1/business-graph` takes it: read as every
 /// request is (a whole float where an integer is wanted, the field named in an error, no control
 /// character in a text), then its lists checked.
@@ -38,7 +27,7 @@ pub fn business_graph_of(body: &[u8]) -> Result<atlas_biz::BusinessData> {
         crate::parse_json_input(body)?;
     atlas_biz::import::check_lists(names.keys().map(String::as_str)).map_err(biz_error)?;
     let data = crate::parse_json_input(body)?;
-    crate::input::refuse_control_characters(body, &business_graph_schema())?;
+    crate::input::refuse_control_characters(body, &atlas_api::business::graph_document_schema())?;
     Ok(data)
 }
 

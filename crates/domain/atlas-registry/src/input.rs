@@ -81,8 +81,7 @@ pub fn parse_json_input<T: DeserializeOwned>(body: &[u8]) -> Result<T> {
     }
 }
 
-/// The largest integer every JSON implementation reads exactly (2^53 − 1, RFC 7493's I-JSON).
-pub const MAX_SAFE_INTEGER: u64 = 9_007_199_254_740_991;
+pub use atlas_api::schema::MAX_SAFE_INTEGER;
 
 /// The first integer literal (outside strings) beyond ±[`MAX_SAFE_INTEGER`], if any.
 fn unsafe_integer(json: &[u8]) -> Option<String> {

@@ -24,7 +24,6 @@ mod knowledge;
 mod navigation;
 mod plan;
 mod runs;
-mod schema;
 mod screen;
 mod serving;
 mod trust;
@@ -43,14 +42,15 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-pub use business::{biz_error, business_graph_of, business_graph_schema};
+pub use business::{biz_error, business_graph_of};
 pub use datasets::{Admit, Admitted, Datasets, Serve};
 pub use in_process::ServiceCaller;
 pub use input::{MAX_SAFE_INTEGER, parse_input, parse_json_input};
-pub use serving::{GraphFormat, Health};
+pub use serving::Health;
 
+use atlas_api::schema::{input_schema_of, schema_of};
+use atlas_api::server::{Function, FunctionDefinition, FunctionKind};
 use input::{control_free, refuse_control_characters};
-use schema::{input_schema_of, schema_of};
 
 /// A tool's answer to come, as a JSON value.
 pub type ToolFuture = Pin<Box<dyn Future<Output = Result<Value>> + Send>>;
@@ -133,11 +133,15 @@ impl Tool {
     }
 
     /// The OpenAI function-calling definition of this tool.
-    pub fn openai_function(&self) -> Value {
-        serde_json::json!({
-            "type": "function",
-            "function": { "name": self.name, "description": self.description, "parameters": self.input_schema }
-        })
+    pub fn openai_function(&self) -> FunctionDefinition {
+        FunctionDefinition {
+            kind: FunctionKind::Function,
+            function: Function {
+                name: self.name.to_string(),
+                description: self.description.to_string(),
+                parameters: self.input_schema.as_object().cloned().unwrap_or_default(),
+            },
+        }
     }
 }
 

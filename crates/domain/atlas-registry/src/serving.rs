@@ -2,9 +2,10 @@
 //! events, a page's screenshot, the business graph as one document, and Dify's knowledge API.
 //! The faces reach the domains only through here and the tools.
 
+use atlas_api::server::{GraphFormat, HealthAnswer, HealthStatus};
 use atlas_biz::{BusinessData, ImportReport};
 use atlas_model::{AtlasError, Result};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::{Datasets, ToolContext, biz_error, business_graph_of};
 
@@ -22,32 +23,34 @@ pub enum Health {
 impl Health {
     /// The HTTP status and the body: 503 while the database is away (for a load balancer to
     /// send writers to another replica), 200 otherwise, and no more than that.
-    pub fn answer(&self) -> (u16, Value) {
-        match self {
-            Health::Ok => (200, json!({ "status": "ok" })),
+    pub fn answer(&self) -> (u16, HealthAnswer) {
+        let (status, health, reason, checkpoint) = match self {
+            Health::Ok => (200, HealthStatus::Ok, None, None),
             Health::Degraded(checkpoint) => (
                 200,
-                json!({
-                    "status": "degraded",
-                    "reason": "checkpoints fail: every acknowledged write is kept in the journal, which grows until one succeeds",
-                    "checkpoint": checkpoint,
-                }),
+                HealthStatus::Degraded,
+                Some(
+                    "checkpoints fail: every acknowledged write is kept in the journal, which grows until one succeeds",
+                ),
+                Some(checkpoint.clone()),
             ),
             Health::Unavailable => (
                 503,
-                json!({ "status": "unavailable", "reason": "the database cannot be reached" }),
+                HealthStatus::Unavailable,
+                Some("the database cannot be reached"),
+                None,
             ),
-        }
+        };
+        let reason = reason.map(String::from);
+        (
+            status,
+            HealthAnswer {
+                status: health,
+                reason,
+                checkpoint,
+            },
+        )
     }
-}
-
-/// How a whole business graph comes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum GraphFormat {
-    /// Atlas's JSON document.
-    Json,
-    /// Neo4j's `apoc.export.json.all` lines.
-    Apoc,
 }
 
 impl ToolContext {
@@ -96,7 +99,7 @@ impl ToolContext {
         let biz = self.biz()?;
         let (data, skipped) = match format {
             GraphFormat::Json => (business_graph_of(body)?, 0),
-            GraphFormat::Apoc => {
+            GraphFormat::Apoc | GraphFormat::Jsonl => {
                 let text = std::str::from_utf8(body)
                     .map_err(|_| AtlasError::invalid("body", "the body is not UTF-8 text"))?;
                 atlas_biz::import::from_apoc_jsonl(text).map_err(biz_error)?

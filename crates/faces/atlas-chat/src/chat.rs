@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 
+pub use atlas_api::chat::ChatEvent;
 use atlas_registry::{ToolContext, ToolGroup, ToolRegistry};
-use serde::Serialize;
 use serde_json::{Map, Value, json};
 use tokio::sync::mpsc::UnboundedSender;
 
@@ -31,53 +31,6 @@ pub struct ChatConfig {
     pub api_key: Option<String>,
     /// Model calls per question before the loop gives up.
     pub max_rounds: usize,
-}
-
-/// What the loop reports, in order.
-#[derive(Debug, Clone, Serialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum ChatEvent {
-    /// The model calls a tool.
-    ToolCall {
-        /// The call's id, to pair it with its result.
-        id: String,
-        /// The tool.
-        name: String,
-        /// Its arguments, as the model wrote them.
-        arguments: Value,
-    },
-    /// A tool's answer, or its error, as the model is told.
-    ToolResult {
-        /// The call's id.
-        id: String,
-        /// The tool.
-        name: String,
-        /// What it answered.
-        result: Value,
-        /// Whether it refused.
-        is_error: bool,
-    },
-    /// A piece of the answer as it streams.
-    Delta {
-        /// The text added.
-        content: String,
-    },
-    /// The answer, the whole conversation to send back with the next question, and the
-    /// entity in focus.
-    Done {
-        /// The whole answer.
-        content: String,
-        /// The conversation so far.
-        messages: Vec<Value>,
-        /// The entity the answer is about, when one is.
-        #[serde(skip_serializing_if = "Option::is_none")]
-        focus: Option<Value>,
-    },
-    /// The loop stopped: the model could not be reached, or it went round too often.
-    Error {
-        /// Why.
-        message: String,
-    },
 }
 
 const ID_FIELDS: [&str; 3] = ["process_id", "impl_id", "resource_id"];
@@ -135,7 +88,7 @@ pub fn chat_tools(tools: &ToolRegistry) -> Vec<Value> {
     tools
         .iter()
         .filter(|t| matches!(t.group, ToolGroup::Business | ToolGroup::Knowledge))
-        .map(|t| t.openai_function())
+        .map(|t| serde_json::to_value(t.openai_function()).unwrap_or_default())
         .collect()
 }
 

@@ -3,33 +3,26 @@
 //! `apoc.export.json.all` (`application/x-ndjson`; `?format=apoc` says so whatever the content
 //! type). The replacement is checked whole and on disk before it answers.
 
+use atlas_api::server::{GraphFormat, GraphQuery};
 use atlas_model::AtlasError;
-use atlas_registry::GraphFormat;
 use axum::Json;
 use axum::body::Bytes;
-use axum::extract::{RawQuery, State};
-use axum::http::HeaderMap;
+use axum::extract::{Query, State};
+use axum::http::{HeaderMap, Uri};
 use axum::response::{IntoResponse, Response};
 
 use crate::{AppState, error_response};
 
 /// The body's format: the `format` query parameter, once at most, when given; else the content
 /// type's (lines for NDJSON, a document for JSON). Anything else in the query is ignored.
-fn format_of(query: Option<&str>, headers: &HeaderMap) -> Result<GraphFormat, AtlasError> {
-    let mut formats = query
-        .unwrap_or("")
-        .split('&')
-        .filter_map(|pair| pair.strip_prefix("format="));
-    match (formats.next(), formats.next()) {
-        (None, _) if crate::guard::is_ndjson(headers) => Ok(GraphFormat::Apoc),
-        (None, _) | (Some("json"), None) => Ok(GraphFormat::Json),
-        (Some("apoc" | "jsonl"), None) => Ok(GraphFormat::Apoc),
-        (Some(other), None) => Err(AtlasError::invalid(
-            "format",
-            format!("format must be json or apoc, got {other:?}"),
-        )),
-        (Some(_), Some(_)) => Err(AtlasError::invalid("format", "give format once")),
-    }
+fn format_of(uri: &Uri, headers: &HeaderMap) -> Result<GraphFormat, AtlasError> {
+    let query = Query::<GraphQuery>::try_from_uri(uri)
+        .map_err(|e| AtlasError::invalid("format", e.body_text()))?;
+    Ok(match query.0.format {
+        Some(format) => format,
+        None if crate::guard::is_ndjson(headers) => GraphFormat::Apoc,
+        None => GraphFormat::Json,
+    })
 }
 
 pub(crate) async fn export(State(state): State<AppState>) -> Response {
@@ -41,7 +34,7 @@ pub(crate) async fn export(State(state): State<AppState>) -> Response {
 
 pub(crate) async fn import(
     State(state): State<AppState>,
-    RawQuery(query): RawQuery,
+    uri: Uri,
     headers: HeaderMap,
     body: Result<Bytes, axum::extract::rejection::BytesRejection>,
 ) -> Response {
@@ -50,7 +43,7 @@ pub(crate) async fn import(
             limit: crate::MAX_BODY_BYTES,
         });
     };
-    let format = match format_of(query.as_deref(), &headers) {
+    let format = match format_of(&uri, &headers) {
         Ok(format) => format,
         Err(e) => return error_response(&e),
     };

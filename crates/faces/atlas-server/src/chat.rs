@@ -6,6 +6,7 @@
 
 use std::convert::Infallible;
 
+use atlas_api::chat::{ChatAnswer, ChatMessage, ChatRequest, ChatRole, MAX_MESSAGES};
 use atlas_chat::{ChatEvent, run_chat};
 use atlas_model::AtlasError;
 use axum::Json;
@@ -17,9 +18,6 @@ use serde_json::Value;
 
 use crate::{AppState, error_response};
 
-/// Messages a conversation may carry.
-const MAX_MESSAGES: usize = 200;
-
 pub(crate) async fn chat(State(state): State<AppState>, body: Bytes) -> Response {
     let Some(config) = state.chat.clone() else {
         return error_response(&AtlasError::NotFound(
@@ -27,43 +25,24 @@ pub(crate) async fn chat(State(state): State<AppState>, body: Bytes) -> Response
                 .into(),
         ));
     };
-    let request: Value = match serde_json::from_slice(&body) {
-        Ok(v) => v,
-        Err(e) => {
-            return error_response(&AtlasError::invalid("body", format!("malformed JSON: {e}")));
-        }
+    let request: ChatRequest = match atlas_registry::parse_json_input(&body) {
+        Ok(request) => request,
+        Err(e) => return error_response(&e),
     };
-    let messages: Vec<Value> = match request.get("messages").and_then(Value::as_array) {
-        Some(list) if !list.is_empty() && list.len() <= MAX_MESSAGES => list.clone(),
-        _ => {
-            return error_response(&AtlasError::invalid(
-                "messages",
-                format!("messages must be a list of 1 to {MAX_MESSAGES} chat messages"),
-            ));
-        }
-    };
-    let valid = messages.iter().all(|m| {
-        matches!(
-            m.get("role").and_then(Value::as_str),
-            Some("user" | "assistant" | "tool")
-        )
-    });
-    if !valid
-        || messages
-            .last()
-            .and_then(|m| m.get("role"))
-            .and_then(Value::as_str)
-            != Some("user")
+    let count = request.messages.len();
+    if count == 0
+        || count > MAX_MESSAGES
+        || request.messages.last().map(|m| m.role) != Some(ChatRole::User)
     {
         return error_response(&AtlasError::invalid(
             "messages",
-            "each message has the role user, assistant or tool, and the last is the user's question",
+            format!(
+                "messages must be a list of 1 to {MAX_MESSAGES} chat messages, the last the user's question"
+            ),
         ));
     }
-    let stream = request
-        .get("stream")
-        .and_then(Value::as_bool)
-        .unwrap_or(true);
+    let stream = request.stream.unwrap_or(true);
+    let messages: Vec<Value> = request.messages.iter().map(ChatMessage::to_value).collect();
     let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel();
     let (tools, context, runtime) = (
         state.tools.clone(),
@@ -90,7 +69,7 @@ pub(crate) async fn chat(State(state): State<AppState>, body: Bytes) -> Response
             break;
         }
     }
-    Json(serde_json::json!({ "events": all })).into_response()
+    Json(ChatAnswer { events: all }).into_response()
 }
 
 /// The page's three files, served as they ship: (path, content type, body).

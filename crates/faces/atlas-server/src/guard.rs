@@ -200,7 +200,7 @@ fn refuse(path: &str, refusal: Refusal) -> Response {
         Refusal::Forbidden(m) => (StatusCode::FORBIDDEN, m.clone()),
         Refusal::UnsupportedMediaType(m) => (StatusCode::UNSUPPORTED_MEDIA_TYPE, m.clone()),
     };
-    if path == "/mcp" {
+    if path == <atlas_api::server::Mcp as atlas_api::routes::Route>::PATH {
         return (
             status,
             Json(atlas_mcp::error(

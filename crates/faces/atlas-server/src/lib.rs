@@ -16,6 +16,7 @@ mod listen;
 mod loopback;
 mod mcp;
 mod openapi;
+mod routing;
 mod viewer;
 
 use std::sync::Arc;
@@ -24,6 +25,7 @@ pub use guard::Access;
 pub use listen::{HEADER_TIMEOUT, Limits, bind, serve_within};
 pub use loopback::Loopback;
 
+use atlas_api::server::{self as own, EventsQuery, FunctionDefinition, HealthAnswer};
 use atlas_model::AtlasError;
 use atlas_registry::{ToolContext, ToolRegistry};
 use axum::body::Bytes;
@@ -34,6 +36,7 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
+use routing::serve as at;
 
 /// What every answer says of itself to a browser: its pages and their assets run only their own
 /// scripts and styles (no inline code, nothing from elsewhere), are framed by no other page
@@ -117,21 +120,16 @@ pub fn router(state: AppState) -> Router {
     ));
     let access = state.access.clone();
     let services = state.services.clone();
-    let router = Router::new()
-        .route("/api/v1/openapi.json", get(openapi_document))
-        // Where OpenAPI tools look first.
-        .route("/openapi.json", get(openapi_document))
-        .route("/api/v1/tools", get(tool_list))
-        .route("/api/v1/chat", post(chat::chat))
-        .route("/api/v1/events", get(events))
-        .route(
-            "/api/v1/business-graph",
-            get(business_graph::export).put(business_graph::import),
-        )
-        .route(
-            "/api/v1/apps/{app_id}/pages/{page_id}/screenshot",
-            get(viewer::screenshot),
-        )
+    let router = Router::new();
+    let router = at::<own::OpenApi, _, _, _>(router, openapi_document);
+    let router = at::<own::OpenApiAtRoot, _, _, _>(router, openapi_document);
+    let router = at::<own::Tools, _, _, _>(router, tool_list);
+    let router = at::<own::Chat, _, _, _>(router, chat::chat);
+    let router = at::<own::Events, _, _, _>(router, events);
+    let router = at::<own::BusinessGraph, _, _, _>(router, business_graph::export);
+    let router = at::<own::ReplaceBusinessGraph, _, _, _>(router, business_graph::import);
+    let router = at::<own::Screenshot, _, _, _>(router, viewer::screenshot);
+    let router = router
         .route("/api/v1/{name}", post(call_tool))
         .merge(mcp)
         .fallback(|| async { error_response(&AtlasError::NotFound("no such route".into())) })
@@ -142,12 +140,12 @@ pub fn router(state: AppState) -> Router {
             error_response(&AtlasError::Graph("internal error".into()))
         }))
         .with_state(state)
-        .merge(dify)
-        // Open even with a token, for health probes: it says the process answers, whether its
-        // store takes writes (503 while its database is away, for a load balancer to send
-        // writers to another replica) and whether its checkpoints fail (200 and "degraded":
-        // it serves and keeps every write, in its journal), nothing more.
-        .route("/healthz", get(move || async move { health(&services) }));
+        .merge(dify);
+    // Open even with a token, for health probes: it says the process answers, whether its
+    // store takes writes (503 while its database is away, for a load balancer to send writers
+    // to another replica) and whether its checkpoints fail (200 and "degraded": it serves and
+    // keeps every write, in its journal), nothing more.
+    let router = at::<own::Health, _, _, _>(router, move || async move { health(&services) });
     // The pages themselves hold no data: they ask for the token when the API wants one.
     chat::PAGE_FILES
         .iter()
@@ -164,7 +162,7 @@ pub fn router(state: AppState) -> Router {
 }
 
 /// `GET /healthz`'s answer (see [`router`]).
-fn health(services: &ToolContext) -> (StatusCode, Json<serde_json::Value>) {
+fn health(services: &ToolContext) -> (StatusCode, Json<HealthAnswer>) {
     let (status, body) = services.health().answer();
     (
         StatusCode::from_u16(status).unwrap_or(StatusCode::SERVICE_UNAVAILABLE),
@@ -209,7 +207,7 @@ pub(crate) fn announced_length(headers: &axum::http::HeaderMap) -> Option<usize>
 /// Refuses a body announced as too large before reading any of it.
 async fn refuse_oversize(request: Request, next: Next) -> Response {
     if announced_length(request.headers()).is_some_and(|n| n > MAX_BODY_BYTES) {
-        if request.uri().path() == "/mcp" {
+        if request.uri().path() == <own::Mcp as atlas_api::routes::Route>::PATH {
             return mcp::too_large();
         }
         return error_response(&AtlasError::PayloadTooLarge {
@@ -226,11 +224,6 @@ async fn require_token(State(state): State<AppState>, request: Request, next: Ne
         return error_response(&AtlasError::Unauthorized);
     }
     next.run(request).await
-}
-
-#[derive(serde::Deserialize)]
-struct EventsQuery {
-    app_id: Option<String>,
 }
 
 /// `GET /api/v1/events[?app_id=A]`: what the graph learns, as server-sent events (`event:` the
@@ -271,10 +264,8 @@ async fn openapi_document(State(state): State<AppState>) -> Json<serde_json::Val
     Json(openapi::document(&state.tools))
 }
 
-async fn tool_list(State(state): State<AppState>) -> Json<serde_json::Value> {
-    Json(serde_json::Value::Array(
-        state.tools.iter().map(|t| t.openai_function()).collect(),
-    ))
+async fn tool_list(State(state): State<AppState>) -> Json<Vec<FunctionDefinition>> {
+    Json(state.tools.iter().map(|t| t.openai_function()).collect())
 }
 
 async fn call_tool(

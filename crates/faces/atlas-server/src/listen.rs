@@ -211,7 +211,7 @@ async fn answer_over_cap(
 fn over_cap_answer(asked: &[u8], services: &atlas_registry::ToolContext) -> String {
     if asked.starts_with(b"GET /healthz ") || asked.starts_with(b"GET /healthz?") {
         let (status, body) = crate::health(services);
-        whole_answer((status, body.0))
+        whole_answer((status, serde_json::to_value(body.0).unwrap_or_default()))
     } else {
         whole_answer(busy())
     }

@@ -21,10 +21,12 @@ use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::post;
 use axum::{Json, Router};
 use parking_lot::Mutex;
 use serde_json::Value;
+
+use crate::routing::serve;
+use atlas_api::server::{EndMcpSession, Mcp};
 
 const SESSION_HEADER: &str = "mcp-session-id";
 const VERSION_HEADER: &str = "mcp-protocol-version";
@@ -41,10 +43,9 @@ pub(crate) fn routes<S: Clone + Send + Sync + 'static>(server: McpServer) -> Rou
         server,
         sessions: Mutex::new(HashMap::new()),
     });
-    Router::new()
-        // GET (a stream for server-initiated messages) is the router's 405: Atlas sends none.
-        .route("/mcp", post(handle_post).delete(end_session))
-        .with_state(state)
+    // GET (a stream for server-initiated messages) is the router's 405: Atlas sends none.
+    let router = serve::<Mcp, _, _, _>(Router::new(), handle_post);
+    serve::<EndMcpSession, _, _, _>(router, end_session).with_state(state)
 }
 
 fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
@@ -69,7 +70,11 @@ async fn end_session(State(state): State<Arc<McpHttp>>, headers: HeaderMap) -> R
         Some(id) if state.sessions.lock().remove(id).is_some() => {
             StatusCode::NO_CONTENT.into_response()
         }
-        Some(_) => StatusCode::NOT_FOUND.into_response(),
+        Some(_) => rpc_error(
+            StatusCode::NOT_FOUND,
+            INVALID_REQUEST,
+            "unknown or ended session",
+        ),
         None => rpc_error(
             StatusCode::BAD_REQUEST,
             INVALID_REQUEST,

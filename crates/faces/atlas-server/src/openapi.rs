@@ -1,7 +1,9 @@
 //! The OpenAPI 3.1 document, generated from the tool registry and the typed routes of
-//! [`atlas_api::routes`] (Dify's API); the server's own few other routes are listed here.
+//! [`atlas_api::routes`]: the server's own ([`atlas_api::server`]) and Dify's
+//! ([`atlas_api::dify`]).
 
-use atlas_api::routes::{Access, Answered, BodyKind, RouteDoc};
+use atlas_api::routes::{Access, Answered, BodyKind, Refusal, RouteDoc, schema_of};
+use atlas_api::server::ErrorBody;
 use atlas_registry::ToolRegistry;
 use serde_json::{Map, Value, json};
 
@@ -64,119 +66,6 @@ fn rewrite_refs(value: &mut Value, names: &std::collections::HashMap<String, Str
     }
 }
 
-/// A route outside the tool registry: method, path, summary, the request body's content type
-/// (if it takes one), and who may call it.
-struct Route {
-    method: &'static str,
-    path: &'static str,
-    summary: &'static str,
-    body: Option<&'static str>,
-    access: Access,
-}
-
-/// The JSON body schema of a route outside the registry and Dify's API (the chat's).
-fn body_schema(method: &str, path: &str) -> Value {
-    match (method, path) {
-        ("post", "/api/v1/chat") => json!({
-            "type": "object",
-            "required": ["messages"],
-            "properties": { "messages": { "type": "array", "minItems": 1 } }
-        }),
-        _ => json!({ "type": "object" }),
-    }
-}
-
-const JSON: Option<&str> = Some("application/json");
-
-/// Every route that is not a tool, so the document names all that answer.
-const ROUTES: &[Route] = &[
-    Route {
-        method: "get",
-        path: "/healthz",
-        summary: "Readiness: {\"status\":\"ok\"} once the server can serve; open without the token",
-        body: None,
-        access: Access::Open,
-    },
-    Route {
-        method: "get",
-        path: "/api/v1/openapi.json",
-        summary: "This document",
-        body: None,
-        access: Access::Server,
-    },
-    Route {
-        method: "get",
-        path: "/openapi.json",
-        summary: "This document, where OpenAPI tools look first",
-        body: None,
-        access: Access::Server,
-    },
-    Route {
-        method: "get",
-        path: "/api/v1/tools",
-        summary: "Every tool as an OpenAI function definition",
-        body: None,
-        access: Access::Server,
-    },
-    Route {
-        method: "post",
-        path: "/api/v1/chat",
-        summary: "One chat turn over the business and knowledge tools, through the configured model: {messages} → {answer, tool_calls, entities}",
-        body: JSON,
-        access: Access::Server,
-    },
-    Route {
-        method: "get",
-        path: "/api/v1/events",
-        summary: "What the graph learns, live: server-sent events (report, transition, page, intent, app), each once durable; ?app_id= for one app",
-        body: None,
-        access: Access::Server,
-    },
-    Route {
-        method: "get",
-        path: "/api/v1/apps/{app_id}/pages/{page_id}/screenshot",
-        summary: "A page's screenshot (PNG) from its seed 001 folder, as get_page_details and get_app_graph point to it; 404 when it has none",
-        body: None,
-        access: Access::Server,
-    },
-    Route {
-        method: "get",
-        path: "/api/v1/business-graph",
-        summary: "The business graph as Atlas's JSON document",
-        body: None,
-        access: Access::Server,
-    },
-    Route {
-        method: "put",
-        path: "/api/v1/business-graph",
-        summary: "Replace the business graph with Atlas's JSON document (application/json) or Neo4j's apoc.export.json.all lines (application/x-ndjson)",
-        body: JSON,
-        access: Access::Server,
-    },
-    Route {
-        method: "post",
-        path: "/mcp",
-        summary: "MCP streamable HTTP: JSON-RPC messages, both protocol eras",
-        body: JSON,
-        access: Access::Server,
-    },
-    Route {
-        method: "delete",
-        path: "/mcp",
-        summary: "End an MCP session (Mcp-Session-Id)",
-        body: None,
-        access: Access::Server,
-    },
-];
-
-/// The `{name}` parameters of a path.
-fn path_parameters(path: &str) -> Vec<Value> {
-    path.split('/')
-        .filter_map(|part| part.strip_prefix('{').and_then(|p| p.strip_suffix('}')))
-        .map(|name| json!({ "name": name, "in": "path", "required": true, "schema": { "type": "string" } }))
-        .collect()
-}
-
 fn security(access: Access) -> Value {
     match access {
         Access::Open => json!([]),
@@ -186,118 +75,92 @@ fn security(access: Access) -> Value {
     }
 }
 
-fn rpc_error() -> Value {
-    json!({ "description": "a JSON-RPC message, or a batch of them", "content": { "application/json": { "schema": { "type": ["object", "array"] } } } })
+/// Seed 000's error body, once in the components for every route and tool that answers it.
+fn error_body(lifted: &mut Components) -> Value {
+    let named = json!({ "$ref": "#/$defs/Error", "$defs": { "Error": schema_of::<ErrorBody>() } });
+    lifted.lift(&named, "error")
 }
 
-fn operation(route: &Route) -> Value {
-    let err = |d: &str| json!({ "description": d, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } });
-    let mut op = json!({
-        "operationId": format!("{}_{}", route.method, route.path.trim_start_matches('/').replace(['/', '{', '}', '-', '.'], "_")),
-        "summary": route.summary,
-        "security": security(route.access),
-        "responses": {
-            "200": { "description": "the answer", "content": { "application/json": { "schema": { "type": "object" } } } },
-            "400": err("invalid input"),
-            "401": err("missing or wrong key"),
-            "403": err("a web page of another origin, or a host name the server does not answer to"),
-            "404": err("unknown entity"),
-            "409": err("the name is taken, or the folder is another process's"),
+/// The responses a refusal of `route` comes with, each status with its shape.
+fn refusals(route: &RouteDoc, lifted: &mut Components, owner: &str) -> Map<String, Value> {
+    let error = if route.error_schema == schema_of::<ErrorBody>() {
+        error_body(lifted)
+    } else {
+        lifted.lift(&route.error_schema, owner)
+    };
+    route
+        .refusals
+        .iter()
+        // Only a route that reads a body refuses one of another content type.
+        .filter(|(status, _)| *status != 415 || route.body != BodyKind::None)
+        .map(|(status, when)| {
+            let response = json!({ "description": when, "content": { "application/json": { "schema": error } } });
+            (status.to_string(), response)
+        })
+        .collect()
+}
+
+/// The success responses of `route`, by how it answers.
+fn answers(route: &RouteDoc, lifted: &mut Components, owner: &str) -> Map<String, Value> {
+    let mut answer = || lifted.lift(&route.answer_schema, owner);
+    let stream = json!({ "schema": { "type": "string", "description": "server-sent events, each event's data the answer's JSON" } });
+    let (status, response) = match route.answered {
+        Answered::Json => (
+            "200",
+            json!({ "description": "the answer", "content": { "application/json": { "schema": answer() } } }),
+        ),
+        Answered::NoContent => ("204", json!({ "description": "done" })),
+        Answered::Png => (
+            "200",
+            json!({ "description": "the image", "content": { "image/png": { "schema": answer() } } }),
+        ),
+        Answered::EventStream => (
+            "200",
+            json!({ "description": "server-sent events", "content": { "text/event-stream": stream } }),
+        ),
+        Answered::EventStreamOrJson => (
+            "200",
+            json!({ "description": "server-sent events, or the whole answer as JSON", "content": {
+                "text/event-stream": stream,
+                "application/json": { "schema": answer() }
+            } }),
+        ),
+        Answered::JsonRpc => {
+            let mut answers = Map::new();
+            answers.insert(
+                "202".into(),
+                json!({ "description": "a notification, taken" }),
+            );
+            answers.insert(
+                "200".into(),
+                json!({ "description": "the answer", "content": {
+                    "application/json": { "schema": answer() },
+                    "text/event-stream": { "schema": { "type": "string", "description": "one event, its data the answer" } }
+                } }),
+            );
+            return answers;
         }
-    });
-    if route.path == "/api/v1/business-graph" && route.method == "put" {
-        // The whole graph: a document naming at least one of its lists, nothing else (`{}` is
-        // refused, not read as "empty the graph"), or Neo4j's export lines with ?format=apoc.
-        op["requestBody"] = json!({ "required": true, "content": {
-            "application/json": { "schema": atlas_registry::business_graph_schema() },
-            // One JSON object a line, each a node or a relationship as apoc.export.json.all
-            // writes them (`{"type": "node", "id", "labels", "properties"}`,
-            // `{"type": "relationship", "label", "start", "end", "properties"}`).
-            "application/x-ndjson": { "schema": {
-                "type": "string",
-                "description": "Neo4j apoc.export.json.all lines: one JSON object a line, a node ({type: node, id, labels, properties}) or a relationship ({type: relationship, label, start: {id}, end: {id}, properties})"
-            } }
-        } });
-        op["responses"]["415"] = json!({ "description": "the body is not JSON", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } });
-        return op;
-    }
-    if route.path == "/api/v1/events" {
-        // A stream that lasts as long as the client reads it.
-        op["responses"]["200"] = json!({ "description": "server-sent events", "content": { "text/event-stream": { "schema": { "type": "string" } } } });
-        op["parameters"] = json!([{ "name": "app_id", "in": "query", "required": false, "schema": { "type": "string" } }]);
-        return op;
-    }
-    if route.path.ends_with("/screenshot") {
-        op["responses"]["200"] = json!({ "description": "the screenshot", "content": { "image/png": { "schema": { "type": "string", "format": "binary" } } } });
-        op["parameters"] = Value::Array(path_parameters(route.path));
-        return op;
-    }
-    if route.path == "/mcp" {
-        // JSON-RPC answers, errors included.
-        let rpc = rpc_error();
-        for status in ["200", "400", "401", "403", "404", "406"] {
-            op["responses"][status] = rpc.clone();
-        }
-        op["responses"]["202"] = json!({ "description": "a notification, taken" });
-        if route.method == "delete" {
-            op["parameters"] = json!([{ "name": "Mcp-Session-Id", "in": "header", "required": true, "schema": { "type": "string" } }]);
-            op["responses"] = json!({
-                "204": { "description": "the session ended" },
-                "400": rpc_error(),
-                "403": rpc_error(),
-                "404": { "description": "no such session" }
-            });
-        } else {
-            // A message or a batch; a malformed message inside is answered in-band, as JSON-RPC
-            // errors are.
-            op["requestBody"] = json!({ "required": true, "content": { "application/json": { "schema": {
-                "anyOf": [{ "type": "object" }, { "type": "array", "minItems": 1 }]
-            } } } });
-        }
-        return op;
-    }
-    if route.path == "/api/v1/tools" {
-        op["responses"]["200"]["content"]["application/json"]["schema"] =
-            json!({ "type": "array", "items": { "type": "object" } });
-    }
-    let parameters = path_parameters(route.path);
-    if !parameters.is_empty() {
-        op["parameters"] = Value::Array(parameters);
-    }
-    if let Some(content_type) = route.body {
-        let schema = body_schema(route.method, route.path);
-        op["requestBody"] =
-            json!({ "required": true, "content": { content_type: { "schema": schema } } });
-        if op["responses"].get("415").is_none() {
-            op["responses"]["415"] = err("the body is not of the route's content type");
-        }
-    }
-    op
+    };
+    Map::from_iter([(status.to_string(), response)])
 }
 
 /// The operation of a typed route ([`atlas_api::routes`]): its parameters, body, answer and
 /// refusals from its types.
 fn typed_operation(route: &RouteDoc, lifted: &mut Components) -> Value {
-    let owner = route.path.trim_start_matches('/');
-    let error = lifted.lift(&route.error_schema, owner);
-    let err = |d: &str| json!({ "description": d, "content": { "application/json": { "schema": error } } });
-    let mut responses = json!({
-        "400": err("invalid input"),
-        "401": err("missing or wrong key"),
-        "403": err("a key that does not open it, a web page of another origin, or a host name the server does not answer to"),
-        "404": err("unknown dataset, document, segment, field or tag"),
-        "409": err("the name is taken, or the folder is another process's"),
-        "413": err("over the size limit"),
-    });
-    match route.answered {
-        Answered::Json => {
-            let answer = lifted.lift(&route.answer_schema, owner);
-            responses["200"] = json!({ "description": "the answer", "content": { "application/json": { "schema": answer } } });
-        }
-        Answered::NoContent => responses["204"] = json!({ "description": "done" }),
-    }
+    // The operation's id names its definitions where another's of the same name differ.
+    let id = format!(
+        "{}_{}",
+        route.method.as_str(),
+        route
+            .path
+            .trim_start_matches('/')
+            .replace(['/', '{', '}', '-', '.'], "_")
+    );
+    let owner = id.as_str();
+    let mut responses = refusals(route, lifted, owner);
+    responses.extend(answers(route, lifted, owner));
     let mut op = json!({
-        "operationId": format!("{}_{}", route.method.as_str(), owner.replace(['/', '{', '}', '-', '.'], "_")),
+        "operationId": id,
         "summary": route.summary,
         "security": security(route.access),
         "responses": responses,
@@ -323,39 +186,31 @@ fn typed_operation(route: &RouteDoc, lifted: &mut Components) -> Value {
             }));
         }
     }
+    for header in route.headers {
+        parameters.push(json!({ "name": header.name, "in": "header", "required": header.required, "schema": { "type": "string" } }));
+    }
     if !parameters.is_empty() {
         op["parameters"] = Value::Array(parameters);
     }
-    let content_type = match route.body {
+    let body = lifted.lift(&route.body_schema, owner);
+    let content = match route.body {
         BodyKind::None => None,
-        BodyKind::Json => Some("application/json"),
-        BodyKind::Multipart => Some("multipart/form-data"),
+        BodyKind::Json => Some(json!({ "application/json": { "schema": body } })),
+        BodyKind::Multipart => Some(json!({ "multipart/form-data": { "schema": body } })),
+        BodyKind::JsonOrLines => Some(json!({
+            "application/json": { "schema": body },
+            "application/x-ndjson": { "schema": { "type": "string", "description": "one JSON object a line" } }
+        })),
     };
-    if let Some(content_type) = content_type {
-        let body = lifted.lift(&route.body_schema, owner);
-        op["requestBody"] =
-            json!({ "required": true, "content": { content_type: { "schema": body } } });
-        op["responses"]["415"] = err("the body is not of the route's content type");
+    if let Some(content) = content {
+        op["requestBody"] = json!({ "required": true, "content": content });
     }
     op
 }
 
 pub(crate) fn document(tools: &ToolRegistry) -> Value {
-    let mut components = Map::new();
-    let error = json!({
-        "type": "object",
-        "properties": {
-            "success": { "type": "boolean", "const": false },
-            "error": {
-                "type": "object",
-                "properties": { "code": { "type": "string" }, "message": { "type": "string" }, "details": { "type": "object" } },
-                "required": ["code", "message", "details"]
-            }
-        },
-        "required": ["success", "error"]
-    });
-    components.insert("Error".into(), error);
     let mut lifted = Components::default();
+    let error = error_body(&mut lifted);
     let mut paths = Map::new();
     for tool in tools.iter() {
         let input = lifted.lift(&tool.input_schema, tool.name);
@@ -365,7 +220,17 @@ pub(crate) fn document(tools: &ToolRegistry) -> Value {
             .get("required")
             .and_then(Value::as_array)
             .is_some_and(|r| !r.is_empty());
-        let err = |d: &str| json!({ "description": d, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } });
+        let mut responses: Map<String, Value> = ErrorBody::statuses()
+            .into_iter()
+            .map(|(status, when)| {
+                let response = json!({ "description": when, "content": { "application/json": { "schema": error } } });
+                (status.to_string(), response)
+            })
+            .collect();
+        responses.insert(
+            "200".into(),
+            json!({ "description": "the answer", "content": { "application/json": { "schema": output } } }),
+        );
         paths.insert(
             format!("/api/v1/{}", tool.name),
             json!({ "post": {
@@ -373,39 +238,20 @@ pub(crate) fn document(tools: &ToolRegistry) -> Value {
                 "summary": tool.description,
                 "security": security(Access::Server),
                 "requestBody": { "required": body_required, "content": { "application/json": { "schema": input } } },
-                "responses": {
-                    "200": { "description": "the answer", "content": { "application/json": { "schema": output } } },
-                    "400": err("invalid input"),
-                    "401": err("missing or wrong bearer token (a server started with --token)"),
-                    "403": err("a web page of another origin, or a host name the server does not answer to"),
-                    "404": err("unknown page or entity"),
-                    "413": err("body over 10 MB"),
-                    "415": err("the body is not application/json"),
-                    "500": err("a fault of Atlas"),
-                    "503": err("the database went away: nothing was written, try again")
-                }
+                "responses": responses
             }}),
         );
     }
-    for route in ROUTES {
-        let entry = paths
-            .entry(route.path.to_string())
-            .or_insert_with(|| json!({}));
-        let mut op = operation(route);
-        // A body schema derived from a Rust type brings its definitions along.
-        if let Some(schema) = op.pointer_mut("/requestBody/content/application~1json/schema") {
-            *schema = lifted.lift(schema, route.path.trim_start_matches('/'));
-        }
-        entry[route.method] = op;
-    }
-    for route in atlas_api::dify::route_docs() {
+    let routes = atlas_api::server::route_docs()
+        .into_iter()
+        .chain(atlas_api::dify::route_docs());
+    for route in routes {
         let op = typed_operation(&route, &mut lifted);
         paths
             .entry(route.path.to_string())
             .or_insert_with(|| json!({}))[route.method.as_str()] = op;
     }
-    let mut schemas = lifted.schemas;
-    schemas.extend(components);
+    let schemas = lifted.schemas;
     json!({
         "openapi": "3.1.0",
         "info": { "title": "Atlas knowledge-graph API", "version": env!("CARGO_PKG_VERSION") },

@@ -5,7 +5,7 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::routes::RouteError;
+use crate::routes::{Refusal, RouteError};
 
 /// Dify's knowledge API error.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema, thiserror::Error)]
@@ -56,6 +56,28 @@ impl DifyError {
     /// A fault of the server, not described to the client.
     pub fn internal() -> DifyError {
         DifyError::new(500, "internal_server_error", "An internal error occurred.")
+    }
+}
+
+/// The statuses Dify's routes refuse with, and when.
+fn dify_refusals() -> Vec<(u16, &'static str)> {
+    vec![
+        (400, "invalid input"),
+        (401, "missing or wrong key"),
+        (
+            403,
+            "a key that does not open it, a web page of another origin, or a host name the server does not answer to",
+        ),
+        (404, "unknown dataset, document, segment, field or tag"),
+        (409, "the name is taken, or the folder is another process's"),
+        (413, "over the size limit"),
+        (415, "the body is not of the route's content type"),
+    ]
+}
+
+impl Refusal for DifyError {
+    fn statuses() -> Vec<(u16, &'static str)> {
+        dify_refusals()
     }
 }
 
@@ -127,6 +149,12 @@ impl From<DifyError> for ExternalError {
             error_code: e.status.into(),
             error_msg: e.message,
         }
+    }
+}
+
+impl Refusal for ExternalError {
+    fn statuses() -> Vec<(u16, &'static str)> {
+        dify_refusals()
     }
 }
 

@@ -12,15 +12,16 @@ mod upload;
 use std::collections::HashMap;
 
 use atlas_api::dify::{self, DifyError, UploadForm};
-use atlas_api::routes::{Answered, BodyKind, Caller, Method, Route, RouteError};
+use atlas_api::routes::{Answered, BodyKind, Caller, Route, RouteError};
 use atlas_registry::{Admit, Datasets, Serve};
 use axum::extract::{DefaultBodyLimit, FromRequestParts, Query, RawPathParams, Request, State};
 use axum::http::request::Parts;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::MethodRouter;
 use axum::{Json, Router};
 use serde::de::DeserializeOwned;
+
+use crate::routing::{at, on};
 
 /// Every route of [`atlas_api::dify`], answered by `datasets`.
 pub(crate) fn routes(datasets: Datasets) -> Router {
@@ -73,56 +74,36 @@ pub(crate) fn routes(datasets: Datasets) -> Router {
         .with_state(datasets)
 }
 
-/// Route `R` at its path and aliases, with `handler`.
-fn at<R: Route>(router: Router<Datasets>, handler: MethodRouter<Datasets>) -> Router<Datasets> {
-    std::iter::once(R::PATH)
-        .chain(R::ALIASES.iter().copied())
-        .fold(router, |router, path| router.route(path, handler.clone()))
-}
-
-fn on<H, T>(method: Method, handler: H) -> MethodRouter<Datasets>
-where
-    H: axum::handler::Handler<T, Datasets>,
-    T: 'static,
-{
-    use axum::routing::{delete, get, patch, post, put};
-    match method {
-        Method::Get => get(handler),
-        Method::Post => post(handler),
-        Method::Put => put(handler),
-        Method::Patch => patch(handler),
-        Method::Delete => delete(handler),
-    }
-}
-
 /// A route whose body is JSON (or that takes none).
 fn json<R>(router: Router<Datasets>) -> Router<Datasets>
 where
-    R: Route + 'static,
+    R: Route<Error: RouteError> + 'static,
     R::Body: DeserializeOwned,
     Datasets: Serve<R>,
 {
-    at::<R>(router, on(R::METHOD, answer_json::<R>))
+    at::<R, _>(router, on(R::METHOD, answer_json::<R>))
 }
 
 /// A route whose body is Dify's upload form.
 fn form<R>(router: Router<Datasets>) -> Router<Datasets>
 where
-    R: Route<Body = UploadForm> + 'static,
+    R: Route<Body = UploadForm, Error: RouteError> + 'static,
     Datasets: Serve<R>,
 {
-    at::<R>(router, on(R::METHOD, answer_form::<R>))
+    at::<R, _>(router, on(R::METHOD, answer_form::<R>))
 }
 
 async fn answer_json<R>(State(datasets): State<Datasets>, request: Request) -> Response
 where
-    R: Route + 'static,
+    R: Route<Error: RouteError> + 'static,
     R::Body: DeserializeOwned,
     Datasets: Serve<R>,
 {
     answer::<R, _>(datasets, request, |request| async move {
         match R::BODY {
-            BodyKind::Json => upload::json_body::<R::Body, R::Error>(request.into_body()).await,
+            BodyKind::Json | BodyKind::JsonOrLines => {
+                upload::json_body::<R::Body, R::Error>(request.into_body()).await
+            }
             // A route without a body ignores what came.
             BodyKind::None | BodyKind::Multipart => serde_json::from_value(serde_json::json!({}))
                 .map_err(|e| R::Error::unreadable(e.to_string())),
@@ -133,7 +114,7 @@ where
 
 async fn answer_form<R>(State(datasets): State<Datasets>, request: Request) -> Response
 where
-    R: Route<Body = UploadForm> + 'static,
+    R: Route<Body = UploadForm, Error: RouteError> + 'static,
     Datasets: Serve<R>,
 {
     answer::<R, _>(datasets, request, upload::form::<R::Error>).await
@@ -147,7 +128,7 @@ async fn answer<R, F>(
     read_body: impl FnOnce(Request) -> F,
 ) -> Response
 where
-    R: Route + 'static,
+    R: Route<Error: RouteError> + 'static,
     F: std::future::Future<Output = Result<R::Body, R::Error>>,
     Datasets: Serve<R>,
 {
@@ -173,7 +154,7 @@ async fn admit<R>(
     parts: &mut Parts,
 ) -> Result<atlas_registry::Admitted<R>, R::Error>
 where
-    R: Route,
+    R: Route<Error: RouteError>,
     Datasets: Serve<R>,
 {
     let caller = Caller {
@@ -189,7 +170,7 @@ where
     datasets.admit(caller, path)
 }
 
-async fn query<R: Route>(parts: &mut Parts) -> Result<R::Query, R::Error> {
+async fn query<R: Route<Error: RouteError>>(parts: &mut Parts) -> Result<R::Query, R::Error> {
     Query::<R::Query>::from_request_parts(parts, &())
         .await
         .map(|Query(query)| query)
@@ -205,14 +186,15 @@ async fn serve<R>(
     body: R::Body,
 ) -> Response
 where
-    R: Route + 'static,
+    R: Route<Error: RouteError> + 'static,
     Datasets: Serve<R>,
 {
     let work = tokio::task::spawn_blocking(move || datasets.serve(admitted, query, body));
     match work.await {
         Ok(Ok(answer)) => match R::ANSWERED {
-            Answered::Json => Json(answer).into_response(),
             Answered::NoContent => StatusCode::NO_CONTENT.into_response(),
+            // Dify's routes answer JSON or nothing.
+            _ => Json(answer).into_response(),
         },
         Ok(Err(e)) => refusal(e),
         Err(e) => {

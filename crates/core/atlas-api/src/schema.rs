@@ -1,20 +1,30 @@
-//! The JSON Schemas of the tools, derived from their Rust types and tightened to say what the
-//! server checks of every request.
+//! The JSON Schemas of the interface, derived from its Rust types; a request's tightened to say
+//! what the server checks of every request it reads (no control characters, no blank required
+//! text, integers JSON carries exactly), so a client's schema and the server's reader agree.
 
 use atlas_model::REQUIRED_TEXT_PATTERN;
 use schemars::JsonSchema;
 use serde_json::Value;
 
-use crate::MAX_SAFE_INTEGER;
+/// The largest integer every JSON implementation reads exactly (2^53 − 1, RFC 7493's I-JSON).
+pub const MAX_SAFE_INTEGER: u64 = 9_007_199_254_740_991;
 
-pub(crate) use atlas_api::routes::schema_of;
+/// A type's JSON Schema, without the meta keys a schema inside a document does not carry.
+pub fn schema_of<T: JsonSchema>() -> Value {
+    let mut schema = serde_json::to_value(schemars::schema_for!(T)).unwrap_or_default();
+    if let Some(object) = schema.as_object_mut() {
+        object.remove("$schema");
+        object.remove("title");
+    }
+    schema
+}
 
-/// No control character but tab and newline (see [`control_character`]).
+/// No control character but tab and newline.
 const TEXT_PATTERN: &str = "^[^\\u0000-\\u0008\\u000B-\\u001F\\u007F-\\u009F]*$";
 
 /// An input schema that says what the server checks of texts: no control characters, and a
 /// required text not empty or blank (the checks every request goes through).
-pub(crate) fn input_schema_of<T: JsonSchema>() -> Value {
+pub fn input_schema_of<T: JsonSchema>() -> Value {
     let mut schema = schema_of::<T>();
     constrain_texts(&mut schema);
     schema
