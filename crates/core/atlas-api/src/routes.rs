@@ -170,6 +170,8 @@ pub struct RouteDoc {
     pub method: Method,
     /// Its path.
     pub path: &'static str,
+    /// Other spellings of its path.
+    pub aliases: &'static [&'static str],
     /// One line.
     pub summary: &'static str,
     /// Who may call it.
@@ -234,6 +236,7 @@ impl RouteDoc {
         RouteDoc {
             method: R::METHOD,
             path: R::PATH,
+            aliases: R::ALIASES,
             summary: R::SUMMARY,
             access: R::ACCESS,
             body: R::BODY,

@@ -162,8 +162,14 @@ pub enum AtlasError {
     #[error("{0}")]
     UnsupportedMediaType(String),
     /// The store cannot be reached now: nothing was written, and the request can be retried.
-    #[error("{0}")]
-    Unavailable(String),
+    #[error("{context}{}", source.as_ref().map(|s| format!(": {s}")).unwrap_or_default())]
+    Unavailable {
+        /// What cannot be reached, or why not.
+        context: String,
+        /// The store's error, when one said so.
+        #[source]
+        source: Option<Box<dyn std::error::Error + Send + Sync>>,
+    },
 }
 
 /// A result whose error is an [`AtlasError`].
@@ -189,6 +195,25 @@ impl AtlasError {
         }
     }
 
+    /// Nothing can be written now, for a reason said in words; try again.
+    pub fn unavailable(context: impl Into<String>) -> AtlasError {
+        AtlasError::Unavailable {
+            context: context.into(),
+            source: None,
+        }
+    }
+
+    /// Nothing could be written while doing `context`, as `source` says; try again.
+    pub fn away(
+        context: impl Into<String>,
+        source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+    ) -> AtlasError {
+        AtlasError::Unavailable {
+            context: context.into(),
+            source: Some(source.into()),
+        }
+    }
+
     /// The seed's code of this error.
     pub fn code(&self) -> ErrorCode {
         match self {
@@ -203,7 +228,7 @@ impl AtlasError {
             AtlasError::NotFound(_) => ErrorCode::NotFound,
             AtlasError::Forbidden(_) => ErrorCode::Forbidden,
             AtlasError::UnsupportedMediaType(_) => ErrorCode::UnsupportedMediaType,
-            AtlasError::Unavailable(_) => ErrorCode::ServiceUnavailable,
+            AtlasError::Unavailable { .. } => ErrorCode::ServiceUnavailable,
         }
     }
 
@@ -214,7 +239,7 @@ impl AtlasError {
             AtlasError::PageNotFound(id) => serde_json::json!({ "page_id": id }),
             AtlasError::IntentNotFound(intent) => serde_json::json!({ "intent": intent }),
             AtlasError::PayloadTooLarge { limit } => serde_json::json!({ "limit_bytes": limit }),
-            AtlasError::Unavailable(_) => serde_json::json!({ "retry": true }),
+            AtlasError::Unavailable { .. } => serde_json::json!({ "retry": true }),
             _ => serde_json::json!({}),
         }
     }

@@ -129,7 +129,7 @@ impl From<KbError> for atlas_model::AtlasError {
             | KbError::MetadataFieldNotFound
             | KbError::TagNotFound => AtlasError::NotFound(e.to_string()),
             KbError::Unauthorized => AtlasError::Unauthorized,
-            KbError::Stopping => AtlasError::Unavailable(e.to_string()),
+            KbError::Stopping => AtlasError::away("the knowledge base", e),
             KbError::Locked { .. }
             | KbError::ReadOnly
             | KbError::Conflict(_)

@@ -127,7 +127,7 @@ pub struct Atlas {
 /// while doing `what`.
 fn store_failure(what: &str, e: StoreError) -> AtlasError {
     match e {
-        StoreError::Unavailable(_) => AtlasError::Unavailable(format!("{what}: {e}")),
+        StoreError::Unavailable { .. } => AtlasError::away(what, e),
         e => AtlasError::fault(what, e),
     }
 }

@@ -12,7 +12,8 @@
 //!   page is refused unless the page comes from this server, from this machine (`localhost`,
 //!   loopback addresses: local tools such as an MCP inspector), or from an origin the operator
 //!   allowed (`--allow-origin`). Programs that are not browsers send no Origin and pass.
-//! - **Content type**: a body must be `application/json` (multipart on the upload routes). A
+//! - **Content type**: a body must be `application/json` (multipart on the upload routes; each
+//!   route's type says which, and what is no route reads no body and gets the router's 404). A
 //!   page can send `text/plain`, form or multipart bodies to anyone without asking first (a
 //!   "simple" request); a JSON body makes the browser ask the server (a CORS preflight), which
 //!   Atlas does not grant.
@@ -20,13 +21,14 @@
 //! Refusals are 403 and 415 in the error format of the route's family (seed 000's, Dify's, the
 //! External Knowledge API's, JSON-RPC for `/mcp`), so each client reads them as it reads any.
 
+use atlas_api::routes::BodyKind;
 use atlas_model::AtlasError;
 use axum::Json;
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 /// Who may send requests besides this machine's own programs.
 #[derive(Debug, Clone, Default)]
@@ -69,7 +71,11 @@ impl Access {
         if has_body && matches!(*method, Method::POST | Method::PUT | Method::PATCH) {
             let given = header(headers, header::CONTENT_TYPE.as_str()).unwrap_or("");
             let essence = essence_of(headers);
-            let upload = path.ends_with("by-file") || path.ends_with("by_file");
+            // What is not a route reads no body: the router answers it (404, 405).
+            let Some(body) = body_of(method, path) else {
+                return Ok(());
+            };
+            let upload = body == BodyKind::Multipart;
             let accepted = if upload {
                 essence == "multipart/form-data"
             } else {
@@ -140,6 +146,42 @@ fn essence_of(headers: &HeaderMap) -> String {
 }
 
 /// Whether the body is JSON lines (`application/x-ndjson` and its other names).
+/// How route `method path` takes its body, by the route types (a tool's is JSON); `None` when
+/// no route answers it.
+fn body_of(method: &Method, path: &str) -> Option<BodyKind> {
+    static ROUTES: LazyLock<Vec<(Method, &'static str, BodyKind)>> = LazyLock::new(|| {
+        let typed = atlas_api::server::route_docs()
+            .into_iter()
+            .chain(atlas_api::dify::route_docs());
+        let mut routes = Vec::new();
+        for route in typed {
+            let method = Method::from_bytes(route.method.as_str().to_uppercase().as_bytes())
+                .unwrap_or(Method::POST);
+            for path in std::iter::once(route.path).chain(route.aliases.iter().copied()) {
+                routes.push((method.clone(), path, route.body));
+            }
+        }
+        // After the typed routes, which come first where both fit (`/api/v1/business-graph`).
+        routes.push((Method::POST, "/api/v1/{name}", BodyKind::Json));
+        routes
+    });
+    let fits = |template: &str| {
+        let (mut want, mut got) = (template.split('/'), path.split('/'));
+        loop {
+            match (want.next(), got.next()) {
+                (None, None) => return true,
+                (Some(w), Some(g)) if w.starts_with('{') && !g.is_empty() => {}
+                (Some(w), Some(g)) if w == g => {}
+                _ => return false,
+            }
+        }
+    };
+    ROUTES
+        .iter()
+        .find(|(m, template, _)| m == method && fits(template))
+        .map(|(_, _, body)| *body)
+}
+
 pub(crate) fn is_ndjson(headers: &HeaderMap) -> bool {
     is_lines(&essence_of(headers))
 }
@@ -400,7 +442,21 @@ mod tests {
             ]
         ));
         assert!(!allowed(&open, Method::POST, upload, &[host, LENGTH, JSON]));
+        // Dify's other spelling of it.
+        let alias = "/v1/datasets/x/document/create_by_file";
+        assert!(!allowed(&open, Method::POST, alias, &[host, LENGTH, JSON]));
+        let form = ("content-type", "multipart/form-data; boundary=x");
+        // The MCP route reads JSON-RPC.
+        assert!(!allowed(&open, Method::POST, "/mcp", &[host, LENGTH, form]));
         // DELETE carries no body to check.
         assert!(allowed(&open, Method::DELETE, "/mcp", &[host]));
+        // What is no route reads no body: the router answers it (Dify's pipeline upload, 404).
+        let pipeline = "/v1/datasets/pipeline/file-upload";
+        assert!(allowed(
+            &open,
+            Method::POST,
+            pipeline,
+            &[host, LENGTH, form]
+        ));
     }
 }

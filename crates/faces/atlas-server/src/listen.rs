@@ -219,8 +219,8 @@ fn over_cap_answer(asked: &[u8], services: &atlas_registry::ToolContext) -> Stri
 
 /// 503 in seed 000's error format.
 fn busy() -> (axum::http::StatusCode, serde_json::Value) {
-    let error = atlas_model::AtlasError::Unavailable(
-        "the server holds as many connections as it serves; try again".into(),
+    let error = atlas_model::AtlasError::unavailable(
+        "the server holds as many connections as it serves; try again",
     );
     (axum::http::StatusCode::SERVICE_UNAVAILABLE, error.to_body())
 }

@@ -16,20 +16,20 @@ pub(crate) fn db_error(e: tokio_postgres::Error) -> StoreError {
         code.starts_with("08") || matches!(code, "57P01" | "57P02" | "57P03" | "53300")
     });
     if e.is_closed() || away {
-        StoreError::Unavailable(format!("the database: {e}"))
+        StoreError::away("the database", e)
     } else {
-        let detail = e
-            .as_db_error()
-            .map(|d| d.message().to_string())
-            .unwrap_or_else(|| e.to_string());
-        StoreError::Io(format!("database error: {detail}"))
+        match e.as_db_error() {
+            // The server's own words (severity and message), without the driver's wrapping.
+            Some(db) => StoreError::caused("database error", db.clone()),
+            None => StoreError::caused("database error", e),
+        }
     }
 }
 
 pub(crate) fn pool_error(e: deadpool_postgres::PoolError) -> StoreError {
     match e {
         deadpool_postgres::PoolError::Backend(e) => db_error(e),
-        other => StoreError::Unavailable(format!("the database: {other}")),
+        other => StoreError::away("the database", other),
     }
 }
 

@@ -214,7 +214,7 @@ impl PgStore {
             let _ = tx.send(job.await);
         });
         rx.recv()
-            .unwrap_or_else(|_| Err(StoreError::Unavailable("the store is stopping".into())))
+            .unwrap_or_else(|_| Err(StoreError::unavailable("the store is stopping")))
     }
 }
 
@@ -361,7 +361,7 @@ impl PgStore {
         let store = self
             .me
             .upgrade()
-            .ok_or_else(|| StoreError::Unavailable("the store is stopping".into()))?;
+            .ok_or_else(|| StoreError::unavailable("the store is stopping"))?;
         Ok(Arc::new(Scoped::new(store.files(), scope)))
     }
 }

@@ -172,7 +172,7 @@ pub(crate) async fn run(
         if outcome.is_err() {
             shared.pending.lock().failed(&ids);
         }
-        shared.mark(!matches!(outcome, Err(StoreError::Unavailable(_))));
+        shared.mark(!matches!(outcome, Err(StoreError::Unavailable { .. })));
         for (_, _, answer) in waiting {
             let _ = answer.send(outcome.clone());
         }

@@ -67,7 +67,9 @@ fn a_server_that_does_not_answer_is_unavailable() {
         ..Default::default()
     };
     match PgStore::connect(&format!("postgres://atlas@127.0.0.1:{port}/atlas"), options) {
-        Err(StoreError::Unavailable(message)) => assert!(message.contains("database"), "{message}"),
+        Err(e @ StoreError::Unavailable { .. }) => {
+            assert!(e.to_string().contains("database"), "{e}")
+        }
         Err(other) => panic!("{other}"),
         Ok(_) => panic!("connected to nothing"),
     }

@@ -218,8 +218,14 @@ pub enum StoreError {
     },
     /// The store cannot be reached now (a database that went away); the write was not made and
     /// can be tried again.
-    #[error("store unavailable: {0}")]
-    Unavailable(String),
+    #[error("store unavailable: {context}{}", source.as_ref().map(|s| format!(": {s}")).unwrap_or_default())]
+    Unavailable {
+        /// What is away (`the database`), or why (`the store is stopping`).
+        context: String,
+        /// The connection's error, when one said so.
+        #[source]
+        source: Option<std::sync::Arc<dyn std::error::Error + Send + Sync>>,
+    },
     /// Another process writes the data folder.
     #[error("data folder {path} is in use by another atlas process{holder}")]
     Locked {
@@ -264,6 +270,25 @@ pub enum StoreError {
 }
 
 impl StoreError {
+    /// The store cannot be reached now, for a reason said in words.
+    pub fn unavailable(context: impl Into<String>) -> StoreError {
+        StoreError::Unavailable {
+            context: context.into(),
+            source: None,
+        }
+    }
+
+    /// `what` cannot be reached now, as `source` says.
+    pub fn away(
+        what: impl Into<String>,
+        source: impl std::error::Error + Send + Sync + 'static,
+    ) -> StoreError {
+        StoreError::Unavailable {
+            context: what.into(),
+            source: Some(std::sync::Arc::new(source)),
+        }
+    }
+
     /// A failure while doing `context`, caused by `source`.
     pub fn caused(
         context: impl Into<String>,
