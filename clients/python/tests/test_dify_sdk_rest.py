@@ -2,7 +2,8 @@
 written by hand from Dify's SDK and knowledge API documentation (method, path, body and headers
 as the SDK sends them). Here: the built-in metadata fields, documents' status (enable, disable,
 archive, un_archive), a file upload that replaces a document (`original_document_id`),
-`update_document_by_file`, the RAG pipeline calls Atlas does not have, and a server with a token
+`update_document_by_file`, duplicating a dataset and creating one from a template, the RAG
+pipeline calls Atlas does not have, and a server with a token
 on which a dataset's own key does what the SDK asks of it.
 """
 
@@ -149,6 +150,40 @@ def test_the_rest_of_the_sdk_on_a_server_with_a_token(token_server, check):
     status, updated = multipart(f"{base}/datasets/{ds}/documents/{docs['发票.txt']}/update_by_file", key,
                                 {"data": "{}"}, "发票说明.txt", "纸质发票随货寄出。".encode())
     check(status == 200 and updated["document"]["id"] == docs["发票.txt"], f"update_document_by_file: {status} {updated}")
+
+    # duplicate_dataset: the server token makes a copy, its documents and metadata fields with
+    # it, under ids of their own, opened by the copy's own key; the source is unchanged.
+    status, field = call("POST", f"/datasets/{ds}/metadata", key, {"type": "string", "name": "类别"})
+    check(status == 200, f"create_dataset_metadata: {status} {field}")
+    status, refused = call("POST", f"/datasets/{ds}/duplicate", key, {"name": "退换货（副本）"})
+    check(status == 401, f"a dataset key does not create datasets, copies neither: {status} {refused}")
+    status, copy = call("POST", f"/datasets/{ds}/duplicate", token, {"name": "退换货（副本）"})
+    check(status == 200 and copy["name"] == "退换货（副本）" and copy["id"] != ds, f"duplicate_dataset: {status} {copy}")
+    copy_id, copy_key = copy["id"], copy["api_key"]
+    status, listed = call("GET", f"/datasets/{ds}/documents", key)
+    status, copied = call("GET", f"/datasets/{copy_id}/documents", copy_key)
+    check(status == 200 and sorted(d["name"] for d in copied["data"]) == sorted(d["name"] for d in listed["data"])
+          and not {d["id"] for d in copied["data"]} & {d["id"] for d in listed["data"]},
+          f"the copy holds the documents under ids of its own: {copied}")
+    status, found = call("POST", f"/datasets/{copy_id}/retrieve", copy_key, {"query": "十五天"})
+    check(found["records"] and "十五天" in found["records"][0]["segment"]["content"], f"the copy is retrieved from: {found}")
+    status, fields = call("GET", f"/datasets/{copy_id}/metadata", copy_key)
+    check([f["name"] for f in fields["doc_metadata"]] == ["类别"], f"the copy has the metadata fields: {fields}")
+    status, refused = call("GET", f"/datasets/{copy_id}", key)
+    check(status in (401, 403), f"the source's key does not open the copy: {status}")
+    status, refused = call("POST", "/datasets/no-such-dataset/duplicate", token, {"name": "无"})
+    check(status == 404 and refused["code"] == "not_found", f"duplicate of no dataset: {status} {refused}")
+
+    # create_dataset_from_template: a template is a dataset (by name or id); the new one takes its
+    # settings, not its documents.
+    status, made = call("POST", "/datasets/from-template", token,
+                        {"template_name": "退换货", "name": "退换货（新）", "description": None})
+    check(status == 200 and made["name"] == "退换货（新）" and made["document_count"] == 0,
+          f"create_dataset_from_template: {status} {made}")
+    status, fields = call("GET", f"/datasets/{made['id']}/metadata", made["api_key"])
+    check([f["name"] for f in fields["doc_metadata"]] == ["类别"], f"it has the template's fields: {fields}")
+    status, refused = call("POST", "/datasets/from-template", token, {"template_name": "没有这个模板", "name": "无"})
+    check(status == 404, f"an unknown template: {status} {refused}")
 
     # The RAG pipeline calls: Atlas has no pipelines; each is Dify's 404 in Dify's shape.
     for method, path, body in [

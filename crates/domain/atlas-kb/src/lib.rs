@@ -8,6 +8,7 @@
 //! small next to their readers (a customer-service table, a manual), so rebuilding one dataset's
 //! index per write costs less than an incremental index would cost every search.
 
+mod copy;
 pub mod demo;
 mod edit;
 mod error;
@@ -31,6 +32,7 @@ use parking_lot::{Mutex, RwLock};
 
 pub use atlas_search::SearchMethod;
 use atlas_search::{SegmentIndex, Vectors};
+pub use copy::Copied;
 pub use edit::DocumentStatus;
 pub use edit::{MAX_SEGMENTS_PER_CALL, SegmentInput};
 pub use error::KbError;

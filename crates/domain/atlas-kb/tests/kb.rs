@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use atlas_config::testing::TestStore;
 
-use atlas_kb::{KbError, KnowledgeBase, MetadataFilter, SearchMethod, SearchOptions};
+use atlas_kb::{Copied, KbError, KnowledgeBase, MetadataFilter, SearchMethod, SearchOptions};
 use atlas_text::{CountingEmbedder, HashEmbedder};
 
 const TABLE: &str = "question,answer\n\
@@ -334,6 +334,74 @@ fn one_writer_per_folder_and_readers_beside_it() {
     drop(writer);
     // The lock dies with its holder.
     KnowledgeBase::open(&tmp.path().join("kb"), Arc::new(HashEmbedder::default())).unwrap();
+}
+
+#[test]
+fn a_copy_embeds_nothing_has_ids_of_its_own_and_outlives_its_source() {
+    let tmp = tempfile::tempdir().unwrap();
+    let embedder = CountingEmbedder::named("counting");
+    let kb = KnowledgeBase::open(&tmp.path().join("kb"), embedder.clone()).unwrap();
+    let source = kb.create_dataset("客服", "常见问题").unwrap();
+    kb.create_metadata_field(&source.id, "类别", "string")
+        .unwrap();
+    let doc = kb
+        .add_document(
+            &source.id,
+            "faq.csv",
+            TABLE.as_bytes(),
+            None,
+            Default::default(),
+        )
+        .unwrap();
+    let embedded = embedder.count();
+    let copy = kb
+        .copy_dataset(&source.id, "客服（副本）", None, Copied::Everything)
+        .unwrap();
+    assert_eq!(
+        embedder.count(),
+        embedded,
+        "the copy keeps its source's vectors"
+    );
+    assert_ne!((&copy.id, &copy.api_key), (&source.id, &source.api_key));
+    assert_eq!(copy.description, "常见问题");
+    let copied = kb.documents(&copy.id).unwrap();
+    assert_eq!(copied.len(), 1);
+    assert_ne!(copied[0].id, doc.id, "a document id names one document");
+    let ids = |dataset: &str, document: &str| -> Vec<String> {
+        let segments = kb.segments(dataset, document).unwrap();
+        segments.into_iter().map(|(s, _)| s.id).collect()
+    };
+    let (theirs, ours) = (ids(&source.id, &doc.id), ids(&copy.id, &copied[0].id));
+    assert_eq!(theirs.len(), ours.len());
+    assert!(theirs.iter().all(|id| !ours.contains(id)));
+    let fields = kb.metadata_fields(&copy.id).unwrap();
+    assert_eq!(
+        fields
+            .iter()
+            .map(|(f, _)| f.name.as_str())
+            .collect::<Vec<_>>(),
+        ["类别"]
+    );
+    // A template's copy takes the settings alone, and a template is named by its name too.
+    let template = kb.template("客服").unwrap();
+    assert_eq!(template, source.id);
+    let blank = kb
+        .copy_dataset(&template, "新客服", Some("空的"), Copied::Settings)
+        .unwrap();
+    assert!(kb.documents(&blank.id).unwrap().is_empty());
+    assert_eq!(kb.metadata_fields(&blank.id).unwrap().len(), 1);
+    assert!(matches!(kb.template("没有"), Err(KbError::DatasetNotFound)));
+    // The copy outlives its source, and a reopen.
+    kb.delete_dataset(&source.id).unwrap();
+    drop(kb);
+    let kb = open(tmp.path());
+    let hits = kb
+        .search(&copy.id, "包邮吗", &SearchOptions::default())
+        .unwrap();
+    assert!(
+        hits.first()
+            .is_some_and(|h| h.segment.content.contains("满99元包邮"))
+    );
 }
 
 #[test]

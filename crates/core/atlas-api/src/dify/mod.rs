@@ -61,6 +61,14 @@ crate::routes! {
     CreateDataset Post "/v1/datasets" (Server, Json)
         "Dify: create a dataset {name, description?} → the dataset and its api_key"
         Nothing, Nothing, CreateDatasetRequest => CreatedDataset | DifyError;
+    /// A copy of a dataset.
+    DuplicateDataset Post "/v1/datasets/{dataset_id}/duplicate" (Server, Json)
+        "Dify's SDK: duplicate a dataset {name} → the copy (its settings and documents, with ids of their own) and its api_key"
+        DatasetPath, Nothing, DuplicateDatasetRequest => CreatedDataset | DifyError;
+    /// A dataset from a template.
+    CreateFromTemplate Post "/v1/datasets/from-template" (Server, Json)
+        "Dify's SDK: create a dataset from a template {template_name, name, description?} → the dataset and its api_key; a template is a dataset (its id, or its name), whose settings (description, metadata fields, built-in fields, tags) the new one takes without its documents"
+        Nothing, Nothing, FromTemplateRequest => CreatedDataset | DifyError;
     /// The datasets.
     ListDatasets Get "/v1/datasets" (Server, None)
         "Dify: list datasets (page, limit)"

@@ -211,6 +211,28 @@ pub struct CreateDatasetRequest {
     pub description: Option<String>,
 }
 
+/// A copy of a dataset (Dify's SDK's `duplicate_dataset`).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct DuplicateDatasetRequest {
+    /// The copy's name, 1 to 100 characters.
+    #[schemars(length(min = 1, max = 100), extend("pattern" = NAME))]
+    pub name: String,
+}
+
+/// A new dataset made from a template (Dify's SDK's `create_dataset_from_template`): Atlas's
+/// templates are its datasets, whose settings the new one takes without their documents.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct FromTemplateRequest {
+    /// The template: a dataset's id, or its name when one dataset alone has it.
+    #[schemars(length(min = 1, max = 100))]
+    pub template_name: String,
+    /// The new dataset's name, 1 to 100 characters.
+    #[schemars(length(min = 1, max = 100), extend("pattern" = NAME))]
+    pub name: String,
+    /// What it holds (the template's description when not given).
+    pub description: Option<String>,
+}
+
 /// A dataset's new name or description.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 pub struct UpdateDatasetRequest {

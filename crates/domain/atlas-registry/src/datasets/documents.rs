@@ -9,6 +9,7 @@ use atlas_api::dify::{
     UpdateByTextRequest, UpdateDatasetRequest, UploadForm, WrittenDocument,
 };
 use atlas_api::routes::Nothing;
+use atlas_kb::Copied;
 use atlas_kb::split::SourceKind;
 
 use super::{Admitted, Datasets, Serve, holds, page, shapes};
@@ -103,10 +104,50 @@ impl Serve<dify::CreateDataset> for Datasets {
         let made = self
             .kb
             .create_dataset(&body.name, body.description.as_deref().unwrap_or_default())?;
+        self.created(made)
+    }
+}
+
+impl Datasets {
+    /// A dataset just made, as Dify answers it, with its key.
+    fn created(&self, made: atlas_kb::Dataset) -> Result<CreatedDataset, DifyError> {
         Ok(CreatedDataset {
             dataset: self.dataset_answer(&made.id)?,
             api_key: made.api_key,
         })
+    }
+}
+
+impl Serve<dify::DuplicateDataset> for Datasets {
+    fn serve(
+        &self,
+        admitted: Admitted<dify::DuplicateDataset>,
+        _: Nothing,
+        body: dify::DuplicateDatasetRequest,
+    ) -> Result<CreatedDataset, DifyError> {
+        let source = &admitted.path.dataset_id;
+        let made = self
+            .kb
+            .copy_dataset(source, &body.name, None, Copied::Everything)?;
+        self.created(made)
+    }
+}
+
+impl Serve<dify::CreateFromTemplate> for Datasets {
+    fn serve(
+        &self,
+        _: Admitted<dify::CreateFromTemplate>,
+        _: Nothing,
+        body: dify::FromTemplateRequest,
+    ) -> Result<CreatedDataset, DifyError> {
+        // Creating a dataset takes the server token, which opens every dataset: any may be a
+        // template.
+        let template = self.kb.template(&body.template_name)?;
+        let description = body.description.as_deref();
+        let made = self
+            .kb
+            .copy_dataset(&template, &body.name, description, Copied::Settings)?;
+        self.created(made)
     }
 }
 

@@ -110,7 +110,8 @@ admits! {
         UpdateByText, UpdateByFile, ListSegments, AddSegments, UpdateSegment, DeleteSegment,
         ListFields, CreateField, RenameField, DeleteField, BuiltInFields, SwitchBuiltInFields,
         SetDocumentsStatus, SetDocumentMetadata, DatasetTags;
-    server token: CreateDataset, ListDatasets, CreateTag, RenameTag, DeleteTag;
+    server token: CreateDataset, DuplicateDataset, CreateFromTemplate, ListDatasets, CreateTag,
+        RenameTag, DeleteTag;
 }
 
 /// The knowledge bases as Dify's knowledge API serves them, with the server token that opens

@@ -30,6 +30,8 @@ pub(crate) fn routes(datasets: Datasets) -> Router {
     let router = json::<dify::Retrieve>(router);
     let router = json::<dify::HitTesting>(router);
     let router = json::<dify::CreateDataset>(router);
+    let router = json::<dify::DuplicateDataset>(router);
+    let router = json::<dify::CreateFromTemplate>(router);
     let router = json::<dify::ListDatasets>(router);
     let router = json::<dify::GetDataset>(router);
     let router = json::<dify::UpdateDataset>(router);
