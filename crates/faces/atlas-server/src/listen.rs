@@ -30,8 +30,12 @@ use crate::AppState;
 pub const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a connection past the cap is given to say what it wants.
 const OVER_CAP_READ: Duration = Duration::from_millis(500);
-/// Connections past the cap answered at once; more are closed unanswered.
+/// Connections past the cap given [`OVER_CAP_READ`] to speak at once; beyond, each is given
+/// [`OVER_CAP_GLANCE`], or answered at once from what it sent.
 const OVER_CAP_ANSWERED: usize = 1024;
+/// How long a connection past the cap is given to speak when that many are being answered: a
+/// client a moment behind its connect, not one that keeps silent.
+const OVER_CAP_GLANCE: Duration = Duration::from_millis(50);
 /// Descriptors kept for everything but connections: files, the journal, the database, the
 /// connections past the cap.
 const DESCRIPTORS_KEPT: u64 = 1024;
@@ -153,8 +157,20 @@ pub async fn serve_within(
                     };
                     let services = state.services.clone();
                     tokio::spawn(async move {
-                        answer_over_cap(tcp, head, ready, &services).await;
+                        answer_over_cap(tcp, head, ready, &services, OVER_CAP_READ).await;
                         drop(permit);
+                    });
+                }
+                // The pool is full and the client has not spoken yet, perhaps a moment behind
+                // its connect: it is given that moment (a health probe then gets its answer),
+                // in a task too short-lived for a flood to pile up.
+                Err(_) if ready == 0 => {
+                    let Ok(tcp) = TcpStream::from_std(socket) else {
+                        continue;
+                    };
+                    let services = state.services.clone();
+                    tokio::spawn(async move {
+                        answer_over_cap(tcp, head, ready, &services, OVER_CAP_GLANCE).await;
                     });
                 }
                 Err(_) => {
@@ -182,26 +198,28 @@ pub async fn serve_within(
     Ok(())
 }
 
-/// A connection past the cap (`ready` bytes of its request read already): `/healthz` is told
-/// the server's health, anything else 503.
+/// A connection past the cap (`ready` bytes of its request read already), given `wait` for
+/// each of reading, writing and closing: `/healthz` is told the server's health, anything else
+/// 503.
 async fn answer_over_cap(
     mut tcp: TcpStream,
     mut head: [u8; 64],
     mut ready: usize,
     services: &atlas_registry::ToolContext,
+    wait: Duration,
 ) {
     if ready == 0
-        && let Ok(Ok(n)) = tokio::time::timeout(OVER_CAP_READ, tcp.read(&mut head)).await
+        && let Ok(Ok(n)) = tokio::time::timeout(wait, tcp.read(&mut head)).await
     {
         ready = n;
     }
     let answer = over_cap_answer(&head[..ready], services);
-    let _ = tokio::time::timeout(OVER_CAP_READ, tcp.write_all(answer.as_bytes())).await;
+    let _ = tokio::time::timeout(wait, tcp.write_all(answer.as_bytes())).await;
     // Read what the client still sends before closing, so that its unread request does not
     // turn the close into a reset that loses the answer on its way.
     let _ = tcp.shutdown().await;
     let mut rest = [0u8; 4096];
-    let _ = tokio::time::timeout(OVER_CAP_READ, async {
+    let _ = tokio::time::timeout(wait, async {
         while matches!(tcp.read(&mut rest).await, Ok(n) if n > 0) {}
     })
     .await;
