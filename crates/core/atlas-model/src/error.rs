@@ -140,8 +140,14 @@ pub enum AtlasError {
         source: Box<dyn std::error::Error + Send + Sync>,
     },
     /// The embedder failed.
-    #[error("vector store error: {0}")]
-    VectorStore(String),
+    #[error("vector store error: {context}{}", source.as_ref().map(|s| format!(": {s}")).unwrap_or_default())]
+    VectorStore {
+        /// What was being embedded, or what went wrong.
+        context: String,
+        /// The embedder's error, when it answered one.
+        #[source]
+        source: Option<Box<dyn std::error::Error + Send + Sync>>,
+    },
     /// A body over the size limit.
     #[error("request body is larger than {limit} bytes")]
     PayloadTooLarge {
@@ -195,6 +201,17 @@ impl AtlasError {
         }
     }
 
+    /// The embedder failed while embedding `context`, as `source` says.
+    pub fn embedding(
+        context: impl Into<String>,
+        source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+    ) -> AtlasError {
+        AtlasError::VectorStore {
+            context: context.into(),
+            source: Some(source.into()),
+        }
+    }
+
     /// Nothing can be written now, for a reason said in words; try again.
     pub fn unavailable(context: impl Into<String>) -> AtlasError {
         AtlasError::Unavailable {
@@ -222,7 +239,7 @@ impl AtlasError {
             AtlasError::IntentNotFound(_) => ErrorCode::IntentNotFound,
             AtlasError::PathNotFound(_) => ErrorCode::PathNotFound,
             AtlasError::Graph(_) | AtlasError::Fault { .. } => ErrorCode::GraphError,
-            AtlasError::VectorStore(_) => ErrorCode::VectorStoreError,
+            AtlasError::VectorStore { .. } => ErrorCode::VectorStoreError,
             AtlasError::PayloadTooLarge { .. } => ErrorCode::PayloadTooLarge,
             AtlasError::Unauthorized => ErrorCode::Unauthorized,
             AtlasError::NotFound(_) => ErrorCode::NotFound,

@@ -133,9 +133,12 @@ pub struct TextIndex {
 fn embed_one(embedder: &dyn Embedder, text: &str) -> Result<Vec<f32>> {
     embedder
         .embed(&[text])
-        .map_err(|e| AtlasError::VectorStore(e.to_string()))?
+        .map_err(|e| AtlasError::embedding("a text", e))?
         .pop()
-        .ok_or_else(|| AtlasError::VectorStore("embedder returned no vector".into()))
+        .ok_or_else(|| AtlasError::VectorStore {
+            context: "the embedder returned no vector".into(),
+            source: None,
+        })
 }
 
 /// The query's vector and its normalised form for exact comparisons.
@@ -330,13 +333,16 @@ fn vectors(
     let parts: Vec<&str> = texts.parts.iter().map(String::as_str).collect();
     let facets = embedder
         .embed(&parts)
-        .map_err(|e| AtlasError::VectorStore(e.to_string()))?;
+        .map_err(|e| AtlasError::embedding("a text's parts", e))?;
     if facets.len() != parts.len() {
-        return Err(AtlasError::VectorStore(format!(
-            "embedder returned {} vectors for {} texts",
-            facets.len(),
-            parts.len()
-        )));
+        return Err(AtlasError::VectorStore {
+            context: format!(
+                "the embedder returned {} vectors for {} texts",
+                facets.len(),
+                parts.len()
+            ),
+            source: None,
+        });
     }
     Ok((vector, facets.into_iter().map(Vector::from).collect()))
 }

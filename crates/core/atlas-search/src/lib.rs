@@ -157,7 +157,7 @@ impl SegmentIndex {
         }
         for batch in missing.chunks(EMBED_BATCH) {
             if stop() {
-                return Err(EmbedError("stopped before the texts were embedded".into()));
+                return Err(EmbedError::new("stopped before the texts were embedded"));
             }
             let questions: Vec<&str> = batch.iter().map(|&i| texts[i].0).collect();
             let embedded = embedder.embed(&questions)?;

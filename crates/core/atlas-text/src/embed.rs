@@ -2,10 +2,38 @@
 
 use crate::tokenize::features;
 
-/// Why an embedder could not embed: its model failed, or its service answered an error.
+/// Why an embedder could not embed: its model failed, or its service answered an error, said in
+/// words and with the error behind it when there is one.
 #[derive(Debug, thiserror::Error)]
-#[error("embedding failed: {0}")]
-pub struct EmbedError(pub String);
+#[error("embedding failed: {message}{}", source.as_ref().map(|s| format!(": {s}")).unwrap_or_default())]
+pub struct EmbedError {
+    /// What failed.
+    pub message: String,
+    /// Why, when another error said so.
+    #[source]
+    pub source: Option<Box<dyn std::error::Error + Send + Sync>>,
+}
+
+impl EmbedError {
+    /// A failure said in words.
+    pub fn new(message: impl Into<String>) -> EmbedError {
+        EmbedError {
+            message: message.into(),
+            source: None,
+        }
+    }
+
+    /// A failure while doing `message`, caused by `source`.
+    pub fn caused(
+        message: impl Into<String>,
+        source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+    ) -> EmbedError {
+        EmbedError {
+            message: message.into(),
+            source: Some(source.into()),
+        }
+    }
+}
 
 /// Turns texts into vectors whose cosine similarity says how alike the texts are.
 ///

@@ -24,18 +24,18 @@ pub enum BizError {
         /// Who holds it, as its lock file says (" (pid N)"), or empty.
         holder: String,
     },
-    /// Reading or writing the data folder failed.
+    /// Reading or writing the data folder (or the database) failed.
     #[error("storage: {0}")]
-    Io(String),
+    Store(#[from] atlas_store::StoreError),
+    /// A file of the folder failed.
+    #[error("storage: {0}")]
+    Io(#[from] std::io::Error),
+    /// The graph could not be written as JSON.
+    #[error("storage: {0}")]
+    Encode(#[from] serde_json::Error),
     /// The embedder failed to embed a search text or a query.
-    #[error("embedding: {0}")]
-    Embed(String),
-}
-
-impl From<std::io::Error> for BizError {
-    fn from(e: std::io::Error) -> Self {
-        BizError::Io(e.to_string())
-    }
+    #[error("{0}")]
+    Embed(#[from] atlas_text::EmbedError),
 }
 
 pub(crate) fn invalid(message: impl Into<String>) -> BizError {

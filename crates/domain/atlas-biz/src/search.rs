@@ -56,8 +56,7 @@ fn build_one(
         }
         found
     };
-    let index = SegmentIndex::build(&texts, embedder, &known)
-        .map_err(|e| BizError::Embed(e.to_string()))?;
+    let index = SegmentIndex::build(&texts, embedder, &known).map_err(BizError::Embed)?;
     let literals = (0..count)
         .map(|at| literal_fields(graph, Node { kind, at }))
         .collect();
@@ -145,7 +144,7 @@ impl SearchIndex {
                 count,
                 0.0,
             )
-            .map_err(|e| BizError::Embed(e.to_string()))?;
+            .map_err(BizError::Embed)?;
         for hit in semantic {
             scores[hit.entry] = hit.score;
         }

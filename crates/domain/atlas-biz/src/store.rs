@@ -134,10 +134,7 @@ impl BizStore {
 
     /// The graph kept in `files` (empty when there is none), read without building an index.
     pub fn read_from(files: &dyn Files) -> Result<BusinessData, BizError> {
-        match files
-            .read(GRAPH_FILE)
-            .map_err(|e| BizError::Io(e.to_string()))?
-        {
+        match files.read(GRAPH_FILE).map_err(BizError::Store)? {
             Some(bytes) => crate::import::from_json(&String::from_utf8_lossy(&bytes))
                 .map_err(|e| BizError::Invalid(format!("{GRAPH_FILE}: {e}"))),
             None => Ok(BusinessData::default()),
@@ -184,7 +181,7 @@ impl BizStore {
     pub fn replace(&self, data: BusinessData, skipped: usize) -> Result<ImportReport, BizError> {
         // What is stored is what was given: search texts generated from fields stay generated,
         // so a description edited in graph.json later regenerates its search text.
-        let given = serde_json::to_vec_pretty(&data).map_err(|e| BizError::Io(e.to_string()))?;
+        let given = serde_json::to_vec_pretty(&data)?;
         let graph = BusinessGraph::build(data)?;
         let d = graph.data();
         let report = ImportReport {
@@ -203,9 +200,7 @@ impl BizStore {
                     kept(files.as_ref(), &self.embedder, self.keeps_vectors),
                     false,
                 )?;
-                files
-                    .write(GRAPH_FILE, &given)
-                    .map_err(|e| BizError::Io(e.to_string()))?;
+                files.write(GRAPH_FILE, &given).map_err(BizError::Store)?;
                 if self.keeps_vectors && embedded > 0 {
                     keep(files.as_ref(), &snapshot);
                 }

@@ -50,15 +50,27 @@ pub enum KbError {
     /// Opened for reading only.
     #[error("this knowledge base was opened read-only")]
     ReadOnly,
-    /// The files or the database failed, said in words.
+    /// A file of the folder failed.
     #[error("storage: {0}")]
-    Io(String),
+    Io(#[from] std::io::Error),
+    /// A kept file that cannot be read as what it should be.
+    #[error("storage: {name} is damaged: {source}")]
+    Damaged {
+        /// The file.
+        name: String,
+        /// What is wrong with it.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// What was to be kept could not be written as JSON.
+    #[error("storage: {0}")]
+    Encode(#[source] serde_json::Error),
     /// The store failed.
     #[error("storage: {0}")]
     Store(#[source] atlas_store::StoreError),
     /// The embedder failed.
-    #[error("embedding: {0}")]
-    Embed(String),
+    #[error("{0}")]
+    Embed(#[from] atlas_text::EmbedError),
     #[error(
         "the document has {count} segments, over the limit of {limit}: split it into several documents"
     )]
@@ -90,9 +102,11 @@ impl KbError {
             | KbError::TagNotFound => ("not_found", 404),
             KbError::Unauthorized => ("unauthorized", 401),
             KbError::Locked { .. } | KbError::ReadOnly | KbError::Conflict(_) => ("conflict", 409),
-            KbError::Io(_) | KbError::Store(_) | KbError::Embed(_) => {
-                ("internal_server_error", 500)
-            }
+            KbError::Io(_)
+            | KbError::Damaged { .. }
+            | KbError::Encode(_)
+            | KbError::Store(_)
+            | KbError::Embed(_) => ("internal_server_error", 500),
             KbError::TooManySegments { .. } => ("file_too_large", 413),
             KbError::Stopping => ("service_unavailable", 503),
             KbError::ArchivedDocument => ("archived_document_immutable", 403),
@@ -135,15 +149,11 @@ impl From<KbError> for atlas_model::AtlasError {
             | KbError::Conflict(_)
             | KbError::ArchivedDocument
             | KbError::Io(_)
+            | KbError::Damaged { .. }
+            | KbError::Encode(_)
             | KbError::Store(_)
             | KbError::Embed(_) => AtlasError::fault("the knowledge base", e),
         }
-    }
-}
-
-impl From<std::io::Error> for KbError {
-    fn from(e: std::io::Error) -> Self {
-        KbError::Io(e.to_string())
     }
 }
 

@@ -30,7 +30,5 @@ pub(crate) fn write<'a>(
     segments: impl ExactSizeIterator<Item = (&'a str, Texts<'a>, Vectors)>,
 ) -> Result<(), KbError> {
     let bytes = atlas_search::kept::encode(embedder, segments);
-    files
-        .write(&file(dataset), &bytes)
-        .map_err(|e| KbError::Io(e.to_string()))
+    files.write(&file(dataset), &bytes).map_err(KbError::Store)
 }

@@ -323,8 +323,7 @@ fn build(
         previous?.index.vectors(*indexed.get(id)?)
     };
     let index = Arc::new(
-        SegmentIndex::build_with(&texts, embedder, &known, progress)
-            .map_err(|e| KbError::Embed(e.to_string()))?,
+        SegmentIndex::build_with(&texts, embedder, &known, progress).map_err(KbError::Embed)?,
     );
     Ok(Snapshot {
         dataset,
@@ -816,7 +815,7 @@ impl KnowledgeBase {
             if stopping() {
                 KbError::Stopping
             } else {
-                KbError::Embed(e.to_string())
+                KbError::Embed(e)
             }
         })?;
         Ok(segments.iter().map(|s| s.id.clone()).zip(vectors).collect())
@@ -922,7 +921,7 @@ impl KnowledgeBase {
                 options.top_k,
                 threshold,
             )
-            .map_err(|e| KbError::Embed(e.to_string()))?;
+            .map_err(KbError::Embed)?;
         let hits = scored
             .into_iter()
             .map(|s| {

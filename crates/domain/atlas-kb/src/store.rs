@@ -56,7 +56,7 @@ pub(crate) fn write_json(
     name: &str,
     value: &impl Serialize,
 ) -> Result<(), KbError> {
-    let bytes = serde_json::to_vec_pretty(value).map_err(|e| KbError::Io(e.to_string()))?;
+    let bytes = serde_json::to_vec_pretty(value).map_err(KbError::Encode)?;
     Ok(files.write(name, &bytes)?)
 }
 
@@ -69,7 +69,10 @@ pub(crate) fn read_json<T: DeserializeOwned>(
     };
     serde_json::from_slice(&bytes)
         .map(Some)
-        .map_err(|e| KbError::Io(format!("{name} is damaged: {e}")))
+        .map_err(|source| KbError::Damaged {
+            name: name.to_string(),
+            source,
+        })
 }
 
 /// Removes a dataset (its id) or one file.

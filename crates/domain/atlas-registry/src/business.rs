@@ -14,8 +14,10 @@ pub fn biz_error(e: BizError) -> AtlasError {
             details: serde_json::json!({}),
         },
         BizError::NotFound { .. } => AtlasError::NotFound(e.to_string()),
-        BizError::Embed(m) => AtlasError::VectorStore(m),
-        BizError::Locked { .. } | BizError::Io(_) => AtlasError::fault("the business graph", e),
+        BizError::Embed(_) => AtlasError::embedding("the business graph", e),
+        BizError::Locked { .. } | BizError::Store(_) | BizError::Io(_) | BizError::Encode(_) => {
+            AtlasError::fault("the business graph", e)
+        }
     }
 }
 

@@ -266,7 +266,7 @@ impl Atlas {
         let vectors = self
             .embedder
             .embed(&refs)
-            .map_err(|e| AtlasError::VectorStore(e.to_string()))?;
+            .map_err(|e| AtlasError::embedding("the texts", e))?;
         Ok(all.into_iter().zip(vectors).collect())
     }
 

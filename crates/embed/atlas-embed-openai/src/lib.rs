@@ -68,13 +68,13 @@ impl Embedder for OpenAiEmbedder {
         }
         let mut response = request
             .send_json(&body)
-            .map_err(|e| EmbedError(format!("{url}: {e}")))?;
+            .map_err(|e| EmbedError::caused(url.clone(), e))?;
         let parsed: Response = response
             .body_mut()
             .read_json()
-            .map_err(|e| EmbedError(format!("{url}: unreadable answer: {e}")))?;
+            .map_err(|e| EmbedError::caused(format!("{url}: unreadable answer"), e))?;
         if parsed.data.len() != texts.len() {
-            return Err(EmbedError(format!(
+            return Err(EmbedError::new(format!(
                 "{url}: asked for {} vectors, got {}",
                 texts.len(),
                 parsed.data.len()
