@@ -134,8 +134,7 @@ impl Shared {
     ) -> Result<R, ExploreError> {
         let graph = self.graph.clone();
         tokio::task::spawn_blocking(move || call(GraphClient::new(&*graph)))
-            .await
-            .map_err(|e| ExploreError::Invalid(e.to_string()))?
+            .await?
             .map_err(ExploreError::Graph)
     }
 
@@ -841,8 +840,10 @@ fn candidate_tasks(snap: &Snapshot, shared: &Shared, next: &mut u64) -> Vec<Task
 
 /// The address an exploration starts from, if it is an http(s) one.
 pub fn start_address(raw: &str) -> Result<url::Url, ExploreError> {
-    let start = url::Url::parse(raw)
-        .map_err(|e| ExploreError::Invalid(format!("{raw} is not an address: {e}")))?;
+    let start = url::Url::parse(raw).map_err(|source| ExploreError::Address {
+        address: raw.to_string(),
+        source,
+    })?;
     if !matches!(start.scheme(), "http" | "https") {
         return Err(ExploreError::Invalid(format!(
             "{raw} is not an http(s) address"
@@ -916,8 +917,11 @@ fn resume(shared: &Shared) -> Result<usize, ExploreError> {
     let Some(bytes) = shared.artifacts.app_files(&shared.app_id)?.read(SAVED)? else {
         return Ok(0);
     };
-    let mut saved: Saved = serde_json::from_slice(&bytes)
-        .map_err(|e| ExploreError::Invalid(format!("{SAVED} of {}: {e}", shared.app_id)))?;
+    let mut saved: Saved =
+        serde_json::from_slice(&bytes).map_err(|source| ExploreError::Saved {
+            app: shared.app_id.clone(),
+            source,
+        })?;
     let mut f = shared.frontier.lock();
     let mut resumed = 0;
     for (i, state) in saved.states.iter_mut().enumerate() {
@@ -994,7 +998,7 @@ async fn run(shared: &Arc<Shared>, browser: &Browser) -> Result<(), ExploreError
                 first_error.get_or_insert(e);
             }
             Err(e) => {
-                first_error.get_or_insert(ExploreError::Invalid(e.to_string()));
+                first_error.get_or_insert(ExploreError::Stopped(e));
             }
             Ok(Ok(())) => {}
         }

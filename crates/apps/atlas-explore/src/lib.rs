@@ -65,4 +65,26 @@ pub enum ExploreError {
     /// The options or the site make no sense (an address that is not one).
     #[error("{0}")]
     Invalid(String),
+    /// An address that does not parse.
+    #[error("{address} is not an address: {source}")]
+    Address {
+        /// What was given.
+        address: String,
+        /// Why it is not one.
+        #[source]
+        source: url::ParseError,
+    },
+    /// The saved frontier of an interrupted exploration cannot be read.
+    #[error("the saved exploration of {app} cannot be read: {source}")]
+    Saved {
+        /// The app.
+        app: String,
+        /// Why.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// A task of the exploration (a call to the graph, a tab's worker) stopped before it
+    /// answered: it panicked or was cancelled.
+    #[error("a task of the exploration stopped: {0}")]
+    Stopped(#[from] tokio::task::JoinError),
 }

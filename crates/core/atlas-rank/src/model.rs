@@ -26,7 +26,7 @@ pub enum ModelError {
     },
     /// Its JSON cannot be read.
     #[error("cannot read the model: {0}")]
-    Parse(String),
+    Parse(#[source] serde_json::Error),
 }
 
 /// A fitted ranker with its calibration and threshold: what decides a step.
@@ -75,8 +75,7 @@ pub fn best_two(p: &[f64]) -> Option<(usize, Option<usize>)> {
 impl Model {
     /// Reads a model and checks that it speaks of exactly `expected` features.
     pub fn from_json(text: &str, expected: &[&str]) -> Result<Model, ModelError> {
-        let model: Model =
-            serde_json::from_str(text).map_err(|e| ModelError::Parse(e.to_string()))?;
+        let model: Model = serde_json::from_str(text).map_err(ModelError::Parse)?;
         model.check(expected)?;
         Ok(model)
     }

@@ -14,19 +14,38 @@ use atlas_model::Widget;
 
 /// A dump that is not what its format says.
 #[derive(Debug, thiserror::Error)]
-#[error("{format}: {message}")]
+#[error("{format}: {message}{}", source.as_ref().map(|s| s.to_string()).unwrap_or_default())]
 pub struct UiTreeError {
     /// Which dump: `uiautomator dump` or `dumpLayout`.
     pub format: &'static str,
-    /// What is wrong with it.
+    /// What is wrong with it (before its parser's error, when one said so).
     pub message: String,
+    /// The XML or JSON parser's error.
+    #[source]
+    pub source: Option<Box<dyn std::error::Error + Send + Sync>>,
 }
 
 /// Most widgets read from one dump (a screen with more is cut, not refused).
 const MAX_WIDGETS: usize = 1000;
 
 fn format_error(format: &'static str, message: String) -> UiTreeError {
-    UiTreeError { format, message }
+    UiTreeError {
+        format,
+        message,
+        source: None,
+    }
+}
+
+/// A dump its parser could not read.
+fn unparsed(
+    format: &'static str,
+    source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+) -> UiTreeError {
+    UiTreeError {
+        format,
+        message: String::new(),
+        source: Some(source.into()),
+    }
 }
 
 /// The class's simple name: `android.widget.Button` → `Button`.
@@ -74,8 +93,7 @@ fn state(checkable: &str, on: &[&str]) -> Option<bool> {
 
 /// Android `uiautomator dump` XML (`<hierarchy><node text=… resource-id=… class=… …>`).
 pub fn uiautomator_widgets(xml: &str) -> Result<Vec<Widget>, UiTreeError> {
-    let doc = roxmltree::Document::parse(xml)
-        .map_err(|e| format_error("uiautomator dump", e.to_string()))?;
+    let doc = roxmltree::Document::parse(xml).map_err(|e| unparsed("uiautomator dump", e))?;
     if doc.root_element().tag_name().name() != "hierarchy" {
         return Err(format_error(
             "uiautomator dump",
@@ -115,7 +133,7 @@ pub fn uiautomator_widgets(xml: &str) -> Result<Vec<Widget>, UiTreeError> {
 /// attribute values are strings.
 pub fn harmony_widgets(json: &str) -> Result<Vec<Widget>, UiTreeError> {
     let root: serde_json::Value =
-        serde_json::from_str(json).map_err(|e| format_error("dumpLayout", e.to_string()))?;
+        serde_json::from_str(json).map_err(|e| unparsed("dumpLayout", e))?;
     if !root.is_object() || root.get("attributes").is_none() && root.get("children").is_none() {
         return Err(format_error(
             "dumpLayout",

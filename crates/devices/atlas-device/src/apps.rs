@@ -48,14 +48,12 @@ impl AppCatalog {
     /// Adds the lines of a catalog file (`name<TAB>android<TAB>harmonyos`, `-` for none, `#`
     /// comments); a name given again replaces the earlier line.
     pub fn add_file(&mut self, path: &Path) -> Result<(), DeviceError> {
-        let text = std::fs::read_to_string(path).map_err(|e| {
-            DeviceError::Invalid(format!(
-                "cannot read the app catalog {}: {e}",
-                path.display()
-            ))
-        })?;
-        self.add_lines(&text)
-            .map_err(|e| DeviceError::Invalid(format!("{}: {e}", path.display())))
+        let catalog = |e: Box<dyn std::error::Error + Send + Sync>| DeviceError::Catalog {
+            path: path.display().to_string(),
+            source: e,
+        };
+        let text = std::fs::read_to_string(path).map_err(|e| catalog(e.into()))?;
+        self.add_lines(&text).map_err(|e| catalog(e.into()))
     }
 
     fn add_lines(&mut self, text: &str) -> Result<(), CatalogLine> {

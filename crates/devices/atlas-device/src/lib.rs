@@ -105,6 +105,15 @@ pub enum DeviceError {
     /// What plays the device (a simulated phone) refused, for the reason its error gives.
     #[error(transparent)]
     Backend(Box<dyn std::error::Error + Send + Sync>),
+    /// An app catalog file that cannot be read, or has a line that is not one.
+    #[error("the app catalog {path}: {source}")]
+    Catalog {
+        /// The file.
+        path: String,
+        /// Why.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
 }
 
 /// The command line of a device tool (`adb`, `hdc`) for one device: its selector flag and

@@ -33,7 +33,7 @@ struct Screen {
 
 fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, ImportError> {
     let bytes = std::fs::read(path).map_err(|e| ImportError::io(path, e))?;
-    serde_json::from_slice(&bytes).map_err(|e| ImportError::format(path, e.to_string()))
+    serde_json::from_slice(&bytes).map_err(|e| ImportError::unreadable(path, "", e))
 }
 
 fn json_files(dir: &Path) -> Result<Vec<std::path::PathBuf>, ImportError> {

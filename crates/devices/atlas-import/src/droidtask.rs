@@ -126,11 +126,11 @@ pub struct App {
 fn read_trace(path: &Path, name: String) -> Result<Trace, ImportError> {
     let text = std::fs::read_to_string(path).map_err(|e| ImportError::io(path, e))?;
     let raw: RawFile =
-        serde_yaml::from_str(&text).map_err(|e| ImportError::format(path, e.to_string()))?;
+        serde_yaml::from_str(&text).map_err(|e| ImportError::unreadable(path, "", e))?;
     let mut steps = Vec::with_capacity(raw.records.len());
     for (n, record) in raw.records.into_iter().enumerate() {
         let screen = parse_screen(&record.state)
-            .map_err(|e| ImportError::format(path, format!("record {n}: {e}")))?;
+            .map_err(|e| ImportError::unreadable(path, &format!("record {n}"), e))?;
         let input = match record.input {
             None | Some(serde_yaml::Value::Null) => None,
             Some(serde_yaml::Value::String(s)) if s == "null" => None,

@@ -18,12 +18,24 @@ use std::path::Path;
 #[derive(Debug, thiserror::Error)]
 pub enum ImportError {
     /// A file cannot be read.
-    #[error("cannot read {path}: {message}")]
+    #[error("cannot read {path}: {source}")]
     Io {
         /// The file.
         path: String,
         /// Why.
-        message: String,
+        #[source]
+        source: std::io::Error,
+    },
+    /// A file that its parser cannot read as what it should be.
+    #[error("{path}: {what}{source}")]
+    Unreadable {
+        /// The file.
+        path: String,
+        /// Which part of it (`record 3: `), or nothing.
+        what: String,
+        /// The parser's error.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
     },
     /// A file is not in the format it should be.
     #[error("{path}: {message}")]
@@ -36,10 +48,27 @@ pub enum ImportError {
 }
 
 impl ImportError {
-    pub(crate) fn io(path: &Path, e: std::io::Error) -> ImportError {
+    pub(crate) fn io(path: &Path, source: std::io::Error) -> ImportError {
         ImportError::Io {
             path: path.display().to_string(),
-            message: e.to_string(),
+            source,
+        }
+    }
+
+    /// `path` (the part `what` of it, when not empty) cannot be parsed, as `source` says.
+    pub(crate) fn unreadable(
+        path: &Path,
+        what: &str,
+        source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+    ) -> ImportError {
+        ImportError::Unreadable {
+            path: path.display().to_string(),
+            what: if what.is_empty() {
+                String::new()
+            } else {
+                format!("{what}: ")
+            },
+            source: source.into(),
         }
     }
 

@@ -111,7 +111,7 @@ pub fn read(path: &Path) -> Result<Vec<Recording>, ImportError> {
         .trim()
         .trim_end_matches(';');
     let utg: Utg = serde_json::from_str(json)
-        .map_err(|e| ImportError::format(path, format!("not a DroidBot UTG: {e}")))?;
+        .map_err(|e| ImportError::unreadable(path, "not a DroidBot UTG", e))?;
     let screens: HashMap<&str, (String, Vec<Widget>)> = utg
         .nodes
         .iter()
