@@ -36,7 +36,7 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use routing::serve as at;
+use routing::route;
 
 /// What every answer says of itself to a browser: its pages and their assets run only their own
 /// scripts and styles (no inline code, nothing from elsewhere), are framed by no other page
@@ -121,14 +121,14 @@ pub fn router(state: AppState) -> Router {
     let access = state.access.clone();
     let services = state.services.clone();
     let router = Router::new();
-    let router = at::<own::OpenApi, _, _, _>(router, openapi_document);
-    let router = at::<own::OpenApiAtRoot, _, _, _>(router, openapi_document);
-    let router = at::<own::Tools, _, _, _>(router, tool_list);
-    let router = at::<own::Chat, _, _, _>(router, chat::chat);
-    let router = at::<own::Events, _, _, _>(router, events);
-    let router = at::<own::BusinessGraph, _, _, _>(router, business_graph::export);
-    let router = at::<own::ReplaceBusinessGraph, _, _, _>(router, business_graph::import);
-    let router = at::<own::Screenshot, _, _, _>(router, viewer::screenshot);
+    let router = route::<own::OpenApi, _, _, _>(router, openapi_document);
+    let router = route::<own::OpenApiAtRoot, _, _, _>(router, openapi_document);
+    let router = route::<own::Tools, _, _, _>(router, tool_list);
+    let router = route::<own::Chat, _, _, _>(router, chat::chat);
+    let router = route::<own::Events, _, _, _>(router, events);
+    let router = route::<own::BusinessGraph, _, _, _>(router, business_graph::export);
+    let router = route::<own::ReplaceBusinessGraph, _, _, _>(router, business_graph::import);
+    let router = route::<own::Screenshot, _, _, _>(router, viewer::screenshot);
     let router = router
         .route("/api/v1/{name}", post(call_tool))
         .merge(mcp)
@@ -145,7 +145,7 @@ pub fn router(state: AppState) -> Router {
     // store takes writes (503 while its database is away, for a load balancer to send writers
     // to another replica) and whether its checkpoints fail (200 and "degraded": it serves and
     // keeps every write, in its journal), nothing more.
-    let router = at::<own::Health, _, _, _>(router, move || async move { health(&services) });
+    let router = route::<own::Health, _, _, _>(router, move || async move { health(&services) });
     // The pages themselves hold no data: they ask for the token when the API wants one.
     chat::PAGE_FILES
         .iter()

@@ -25,7 +25,7 @@ use axum::{Json, Router};
 use parking_lot::Mutex;
 use serde_json::Value;
 
-use crate::routing::serve;
+use crate::routing::route;
 use atlas_api::server::{EndMcpSession, Mcp};
 
 const SESSION_HEADER: &str = "mcp-session-id";
@@ -44,8 +44,8 @@ pub(crate) fn routes<S: Clone + Send + Sync + 'static>(server: McpServer) -> Rou
         sessions: Mutex::new(HashMap::new()),
     });
     // GET (a stream for server-initiated messages) is the router's 405: Atlas sends none.
-    let router = serve::<Mcp, _, _, _>(Router::new(), handle_post);
-    serve::<EndMcpSession, _, _, _>(router, end_session).with_state(state)
+    let router = route::<Mcp, _, _, _>(Router::new(), handle_post);
+    route::<EndMcpSession, _, _, _>(router, end_session).with_state(state)
 }
 
 fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {

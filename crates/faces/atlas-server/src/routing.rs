@@ -33,7 +33,7 @@ where
 }
 
 /// Route `R` with `handler`, at its path and with its method.
-pub(crate) fn serve<R, H, T, S>(router: Router<S>, handler: H) -> Router<S>
+pub(crate) fn route<R, H, T, S>(router: Router<S>, handler: H) -> Router<S>
 where
     R: Route,
     H: axum::handler::Handler<T, S>,
