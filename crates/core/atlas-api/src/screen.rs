@@ -17,6 +17,9 @@ use crate::plan::ScreenMap;
 /// The confidence at which the graph's action is taken without the model, unless asked otherwise.
 pub const DEFAULT_FAST_PATH: f64 = 0.95;
 
+/// The most pixels a screen's side may have (a screen, not an image of a wall).
+pub const MAX_SCREEN_SIDE: u32 = 100_000;
+
 /// A screen a phone agent sees, and what it did on the last one.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct ObserveScreenRequest {
@@ -29,10 +32,10 @@ pub struct ObserveScreenRequest {
     /// The screen: its dump (`uiautomator dump` XML, `dumpLayout` JSON) or its widgets.
     pub ui_hierarchy: UiHierarchy,
     /// The screen's width in pixels (relative coordinates 0..999 are scaled by it).
-    #[schemars(range(min = 1, max = 100_000))]
+    #[schemars(range(min = 1, max = MAX_SCREEN_SIDE))]
     pub screen_width: u32,
     /// The screen's height in pixels.
-    #[schemars(range(min = 1, max = 100_000))]
+    #[schemars(range(min = 1, max = MAX_SCREEN_SIDE))]
     pub screen_height: u32,
     /// What was executed on the last screen; none on a run's first screen.
     #[serde(

@@ -189,10 +189,14 @@ fn check(req: &ObserveScreenRequest) -> Result<()> {
     validate_text("app_id", &req.app_id, true)?;
     validate_text("task", &req.task, true)?;
     validate_text("session_id", &req.session_id, true)?;
-    if req.screen_width == 0 || req.screen_height == 0 {
+    let side = 1..=atlas_api::screen::MAX_SCREEN_SIDE;
+    if !side.contains(&req.screen_width) || !side.contains(&req.screen_height) {
         return Err(AtlasError::invalid(
             "screen_width",
-            "the screen's width and height must be at least 1",
+            format!(
+                "the screen's width and height are 1 to {} pixels",
+                atlas_api::screen::MAX_SCREEN_SIDE
+            ),
         ));
     }
     if req.follow.len() > MAX_ROUTE_STEPS {

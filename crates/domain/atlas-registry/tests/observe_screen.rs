@@ -279,6 +279,12 @@ async fn hostile_screens_and_carries_get_errors_or_harmless_answers() {
             "observe_screen",
             screen(settings(), "s", Value::Null, &json!("a carry as text")),
         ),
+        // A screen wider than the schema's maximum (schemathesis found it taken).
+        ("observe_screen", {
+            let mut wide = screen(settings(), "s", Value::Null, &Value::Null);
+            wide["screen_width"] = json!(atlas_api::screen::MAX_SCREEN_SIDE + 1);
+            wide
+        }),
         (
             "observe_screen",
             screen(
