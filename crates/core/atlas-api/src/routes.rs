@@ -163,21 +163,46 @@ pub struct Caller {
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, JsonSchema)]
 pub struct Nothing {}
 
-/// A route's description as the OpenAPI document needs it.
-#[derive(Debug, Clone)]
-pub struct RouteDoc {
+/// Where a route is and how its body comes: what routing and the server's guard need, without
+/// the schemas the document needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RouteShape {
     /// Its method.
     pub method: Method,
     /// Its path.
     pub path: &'static str,
     /// Other spellings of its path.
     pub aliases: &'static [&'static str],
+    /// How its body comes.
+    pub body: BodyKind,
+}
+
+impl RouteShape {
+    /// The shape of route `R`.
+    pub const fn of<R: Route>() -> RouteShape {
+        RouteShape {
+            method: R::METHOD,
+            path: R::PATH,
+            aliases: R::ALIASES,
+            body: R::BODY,
+        }
+    }
+
+    /// Its path, then its aliases.
+    pub fn paths(&self) -> impl Iterator<Item = &'static str> {
+        std::iter::once(self.path).chain(self.aliases.iter().copied())
+    }
+}
+
+/// A route's description as the OpenAPI document needs it.
+#[derive(Debug, Clone)]
+pub struct RouteDoc {
+    /// Where it is and how its body comes.
+    pub shape: RouteShape,
     /// One line.
     pub summary: &'static str,
     /// Who may call it.
     pub access: Access,
-    /// How its body comes.
-    pub body: BodyKind,
     /// How it answers success.
     pub answered: Answered,
     /// The headers it reads.
@@ -234,12 +259,9 @@ impl RouteDoc {
     /// The description of route `R`.
     pub fn of<R: Route>() -> RouteDoc {
         RouteDoc {
-            method: R::METHOD,
-            path: R::PATH,
-            aliases: R::ALIASES,
+            shape: RouteShape::of::<R>(),
             summary: R::SUMMARY,
             access: R::ACCESS,
-            body: R::BODY,
             answered: R::ANSWERED,
             headers: R::HEADERS,
             path_schema: route_schema_of::<R::Path>(),
@@ -282,6 +304,10 @@ macro_rules! routes {
             })?
         }
     )*
+        /// Where every route declared here is, and how its body comes.
+        pub const ROUTE_SHAPES: &[$crate::routes::RouteShape] =
+            &[$($crate::routes::RouteShape::of::<$marker>()),*];
+
         /// Every route declared here, as the OpenAPI document lists them.
         pub fn route_docs() -> Vec<$crate::routes::RouteDoc> {
             vec![$($crate::routes::RouteDoc::of::<$marker>()),*]

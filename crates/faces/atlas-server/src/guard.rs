@@ -28,7 +28,7 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderMap, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use std::sync::{Arc, LazyLock};
+use std::sync::Arc;
 
 /// Who may send requests besides this machine's own programs.
 #[derive(Debug, Clone, Default)]
@@ -145,26 +145,9 @@ fn essence_of(headers: &HeaderMap) -> String {
         .to_ascii_lowercase()
 }
 
-/// Whether the body is JSON lines (`application/x-ndjson` and its other names).
 /// How route `method path` takes its body, by the route types (a tool's is JSON); `None` when
 /// no route answers it.
 fn body_of(method: &Method, path: &str) -> Option<BodyKind> {
-    static ROUTES: LazyLock<Vec<(Method, &'static str, BodyKind)>> = LazyLock::new(|| {
-        let typed = atlas_api::server::route_docs()
-            .into_iter()
-            .chain(atlas_api::dify::route_docs());
-        let mut routes = Vec::new();
-        for route in typed {
-            let method = Method::from_bytes(route.method.as_str().to_uppercase().as_bytes())
-                .unwrap_or(Method::POST);
-            for path in std::iter::once(route.path).chain(route.aliases.iter().copied()) {
-                routes.push((method.clone(), path, route.body));
-            }
-        }
-        // After the typed routes, which come first where both fit (`/api/v1/business-graph`).
-        routes.push((Method::POST, "/api/v1/{name}", BodyKind::Json));
-        routes
-    });
     let fits = |template: &str| {
         let (mut want, mut got) = (template.split('/'), path.split('/'));
         loop {
@@ -176,12 +159,18 @@ fn body_of(method: &Method, path: &str) -> Option<BodyKind> {
             }
         }
     };
-    ROUTES
+    let typed = atlas_api::server::ROUTE_SHAPES
         .iter()
-        .find(|(m, template, _)| m == method && fits(template))
-        .map(|(_, _, body)| *body)
+        .chain(atlas_api::dify::ROUTE_SHAPES)
+        .filter(|route| method.as_str().eq_ignore_ascii_case(route.method.as_str()))
+        .find(|route| route.paths().any(fits));
+    // The typed routes first where both fit (`/api/v1/business-graph`), then the tools.
+    typed
+        .map(|route| route.body)
+        .or_else(|| (method == Method::POST && fits("/api/v1/{name}")).then_some(BodyKind::Json))
 }
 
+/// Whether the body is JSON lines (`application/x-ndjson` and its other names).
 pub(crate) fn is_ndjson(headers: &HeaderMap) -> bool {
     is_lines(&essence_of(headers))
 }

@@ -92,7 +92,7 @@ fn refusals(route: &RouteDoc, lifted: &mut Components, owner: &str) -> Map<Strin
         .refusals
         .iter()
         // Only a route that reads a body refuses one of another content type.
-        .filter(|(status, _)| *status != 415 || route.body != BodyKind::None)
+        .filter(|(status, _)| *status != 415 || route.shape.body != BodyKind::None)
         .map(|(status, when)| {
             let response = json!({ "description": when, "content": { "application/json": { "schema": error } } });
             (status.to_string(), response)
@@ -150,8 +150,9 @@ fn typed_operation(route: &RouteDoc, lifted: &mut Components) -> Value {
     // The operation's id names its definitions where another's of the same name differ.
     let id = format!(
         "{}_{}",
-        route.method.as_str(),
+        route.shape.method.as_str(),
         route
+            .shape
             .path
             .trim_start_matches('/')
             .replace(['/', '{', '}', '-', '.'], "_")
@@ -193,7 +194,7 @@ fn typed_operation(route: &RouteDoc, lifted: &mut Components) -> Value {
         op["parameters"] = Value::Array(parameters);
     }
     let body = lifted.lift(&route.body_schema, owner);
-    let content = match route.body {
+    let content = match route.shape.body {
         BodyKind::None => None,
         BodyKind::Json => Some(json!({ "application/json": { "schema": body } })),
         BodyKind::Multipart => Some(json!({ "multipart/form-data": { "schema": body } })),
@@ -248,8 +249,8 @@ pub(crate) fn document(tools: &ToolRegistry) -> Value {
     for route in routes {
         let op = typed_operation(&route, &mut lifted);
         paths
-            .entry(route.path.to_string())
-            .or_insert_with(|| json!({}))[route.method.as_str()] = op;
+            .entry(route.shape.path.to_string())
+            .or_insert_with(|| json!({}))[route.shape.method.as_str()] = op;
     }
     let schemas = lifted.schemas;
     json!({

@@ -1,7 +1,7 @@
 //! Routing by [`Route`] types: a route is served at the path (and aliases) and with the method
 //! its type declares, the ones the OpenAPI document is generated from.
 
-use atlas_api::routes::{Method, Route};
+use atlas_api::routes::{Method, Route, RouteShape};
 use axum::Router;
 use axum::routing::MethodRouter;
 
@@ -10,8 +10,8 @@ pub(crate) fn at<R: Route, S: Clone + Send + Sync + 'static>(
     router: Router<S>,
     handler: MethodRouter<S>,
 ) -> Router<S> {
-    std::iter::once(R::PATH)
-        .chain(R::ALIASES.iter().copied())
+    RouteShape::of::<R>()
+        .paths()
         .fold(router, |router, path| router.route(path, handler.clone()))
 }
 

@@ -44,12 +44,12 @@ async fn every_documented_route_is_routed_with_its_method() {
         routes
             .iter()
             .map(|route| {
-                let url = format!("{base}{}", filled(route.path));
-                let method = route.method.as_str().to_uppercase();
+                let url = format!("{base}{}", filled(route.shape.path));
+                let method = route.shape.method.as_str().to_uppercase();
                 // A body only where the route takes one, as its clients send them (a body
                 // the route leaves unread ends the connection, and with it the next request
                 // on it).
-                let body = if route.body == BodyKind::None {
+                let body = if route.shape.body == BodyKind::None {
                     ""
                 } else {
                     "{}"
@@ -71,7 +71,7 @@ async fn every_documented_route_is_routed_with_its_method() {
                 } else {
                     answer.body_mut().read_to_string().unwrap_or_default()
                 };
-                (format!("{method} {}", route.path), status, body)
+                (format!("{method} {}", route.shape.path), status, body)
             })
             .collect::<Vec<_>>()
     })
