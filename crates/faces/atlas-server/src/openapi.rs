@@ -88,11 +88,20 @@ fn refusals(route: &RouteDoc, lifted: &mut Components, owner: &str) -> Map<Strin
     } else {
         lifted.lift(&route.error_schema, owner)
     };
-    route
-        .refusals
-        .iter()
-        // Only a route that reads a body refuses one of another content type.
-        .filter(|(status, _)| *status != 415 || route.shape.body != BodyKind::None)
+    let statuses = route.refusals.iter().copied();
+    // Only a route that reads a body refuses one of another content type.
+    let statuses =
+        statuses.filter(|(status, _)| *status != 415 || route.shape.body != BodyKind::None);
+    error_responses(statuses, &error)
+}
+
+/// A response for each status, when it comes, with the refusal's schema.
+fn error_responses<'a>(
+    statuses: impl IntoIterator<Item = (u16, &'a str)>,
+    error: &Value,
+) -> Map<String, Value> {
+    statuses
+        .into_iter()
         .map(|(status, when)| {
             let response = json!({ "description": when, "content": { "application/json": { "schema": error } } });
             (status.to_string(), response)
@@ -221,13 +230,7 @@ pub(crate) fn document(tools: &ToolRegistry) -> Value {
             .get("required")
             .and_then(Value::as_array)
             .is_some_and(|r| !r.is_empty());
-        let mut responses: Map<String, Value> = ErrorBody::statuses()
-            .into_iter()
-            .map(|(status, when)| {
-                let response = json!({ "description": when, "content": { "application/json": { "schema": error } } });
-                (status.to_string(), response)
-            })
-            .collect();
+        let mut responses = error_responses(ErrorBody::statuses(), &error);
         responses.insert(
             "200".into(),
             json!({ "description": "the answer", "content": { "application/json": { "schema": output } } }),
