@@ -4,7 +4,7 @@ use std::collections::{HashMap, VecDeque};
 
 use atlas_model::{AnswerKind, App, Counts, Intent, Page, Tally, Trace, Transition, Trust};
 
-use crate::cost::edge_cost;
+use crate::cost::link_cost;
 use crate::id_index::IdIndex;
 use crate::links::{Direction, Links};
 use crate::route_cache::{CacheStats, RouteCache, TreeWanted};
@@ -212,7 +212,7 @@ impl AppGraph {
 
     /// Inserts or replaces a transition between two pages of this app; returns whether it was new.
     pub fn upsert_transition(&mut self, transition: &Transition) -> Result<bool, GraphError> {
-        let cost = edge_cost(transition.counts());
+        let cost = link_cost(transition.counts(), transition.gone_in.is_some());
         if let Some(ix) = self.transition_slot(&transition.transition_id) {
             let old = self.links.set_cost(ix, cost);
             if old != cost {
@@ -255,7 +255,8 @@ impl AppGraph {
             return false;
         };
         self.transitions.add_counts(ix, added, reason, at);
-        let cost = edge_cost(self.transitions.counts(ix));
+        let gone = self.transitions.gone_in(ix).is_some();
+        let cost = link_cost(self.transitions.counts(ix), gone);
         let old = self.links.set_cost(ix, cost);
         if old != cost {
             self.routes.edge_changed(&self.links, ix, old, cost);
@@ -347,7 +348,7 @@ impl AppGraph {
         self.links.reserve(pages, transitions);
     }
 
-    /// Fewest steps from `from` to every page it reaches (breadth-first).
+    /// Fewest steps from `from` to every page it reaches (breadth-first), by transitions not gone.
     pub fn hop_distances(&self, from: &str) -> HashMap<&str, u32> {
         let mut dist = HashMap::new();
         let Some(start) = self.node(from) else {
@@ -358,7 +359,7 @@ impl AppGraph {
         seen[start as usize] = true;
         while let Some((node, d)) = queue.pop_front() {
             dist.insert(self.page_at(node).page_id.as_str(), d);
-            for next in self.links.outgoing(node) {
+            for next in self.links.outgoing(node).filter(|l| l.cost.is_finite()) {
                 if !seen[next.node as usize] {
                     seen[next.node as usize] = true;
                     queue.push_back((next.node, d + 1));

@@ -14,6 +14,16 @@ pub(crate) fn edge_cost(counts: Counts) -> f64 {
     -counts.smoothed_success_rate().ln() + STEP_COST
 }
 
+/// What a link costs the planner: its edge's cost, or infinity for a transition a release was
+/// found without (kept as history; no route takes it, since no sum with it is ever less).
+pub(crate) fn link_cost(counts: Counts, gone: bool) -> f64 {
+    if gone {
+        f64::INFINITY
+    } else {
+        edge_cost(counts)
+    }
+}
+
 /// A route: the transitions to take, in order (indices into [`AppGraph::transitions`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Plan {

@@ -11,7 +11,7 @@ use atlas_model::image::{ImageError, ImageReader, ImageWriter};
 use atlas_model::{App, Intent, Page, Trace};
 
 use crate::AppGraph;
-use crate::cost::edge_cost;
+use crate::cost::link_cost;
 use crate::transitions::TransitionTable;
 
 impl AppGraph {
@@ -61,7 +61,8 @@ impl AppGraph {
         graph.transitions = table;
         for (slot, pair) in ends.chunks_exact(2).enumerate() {
             let slot = slot as u32;
-            let cost = edge_cost(graph.transitions.counts(slot));
+            let gone = graph.transitions.gone_in(slot).is_some();
+            let cost = link_cost(graph.transitions.counts(slot), gone);
             graph.links.add_edge(pair[0], pair[1], cost);
             let table = &graph.transitions;
             let id = table.id(slot);
@@ -115,7 +116,11 @@ mod tests {
         g.upsert_transition(&odd).unwrap();
         let mut big = edge("a", "订单", "设置", "click 设置", 0, 0);
         big.success_count = u64::from(u32::MAX) + 5;
+        big.seen_in = vec!["2.2".into(), "2.6".into()];
         g.upsert_transition(&big).unwrap();
+        let mut gone = edge("a", "首页", "设置", "click 设置", 1, 0);
+        (gone.seen_in, gone.gone_in) = (vec!["2.2".into()], Some("2.6".into()));
+        g.upsert_transition(&gone).unwrap();
         g.upsert_transition(&edge("a", "设置", "首页", "back", 1, 0))
             .unwrap();
         // A released action leaves a free number behind: the image must keep it free.
@@ -148,6 +153,7 @@ mod tests {
             back.plan(home, target, 10).map(|p| p.steps),
             g.plan(home, target, 10).map(|p| p.steps)
         );
+        assert_eq!(back.plan(home, target, 10).unwrap().steps.len(), 2);
         // The same image again, byte for byte: nothing depends on a hash map's order.
         assert_eq!(image(&back), bytes);
     }

@@ -11,7 +11,8 @@
 //!
 //! Path cost is `-ln(smoothed success rate) + STEP_COST` per step: the most reliable route wins,
 //! but among equally reliable routes the shorter one does, and one failing edge weighs like several
-//! extra steps.
+//! extra steps. A transition a release was found without (gone, see [`atlas_model::versions`])
+//! costs infinity: kept, and on no route; a version's own routes are searched apart (`versions.rs`).
 
 mod app_graph;
 mod cost;
@@ -25,6 +26,7 @@ mod route_cache;
 mod testing;
 mod traces;
 mod transitions;
+mod versions;
 
 pub use app_graph::{AppGraph, Graph, GraphError};
 pub use cost::{Plan, STEP_COST};
@@ -32,3 +34,4 @@ pub use plan::PlanError;
 pub use route_cache::{ASKER_BUILDS_UP_TO, CacheStats, TOLERANCE, TreeWanted};
 pub use traces::MAX_TRACES_PER_APP;
 pub use transitions::TransitionRef;
+pub use versions::DiffError;

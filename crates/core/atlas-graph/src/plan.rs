@@ -289,7 +289,11 @@ impl AppGraph {
             if node == to {
                 break;
             }
-            let mut links: Vec<_> = self.links.outgoing(node).collect();
+            let mut links: Vec<_> = self
+                .links
+                .outgoing(node)
+                .filter(|l| l.cost.is_finite())
+                .collect();
             links.sort_by(|a, b| a.cost.partial_cmp(&b.cost).unwrap_or(Ordering::Equal));
             for link in links {
                 let next = link.node;

@@ -13,6 +13,7 @@ pub(crate) fn empty_app(app_id: &str) -> AppGraph {
         home_page: None,
         created_at: String::new(),
         updated_at: String::new(),
+        ..Default::default()
     })
 }
 
@@ -48,6 +49,7 @@ pub(crate) fn edge(app: &str, from: &str, to: &str, text: &str, ok: u64, fail: u
         last_failure_reason: String::new(),
         created_at: String::new(),
         updated_at: String::new(),
+        ..Default::default()
     }
 }
 

@@ -67,6 +67,16 @@ pub(crate) struct TransitionTable {
     odd_times: HashMap<(u32, Which), Box<str>>,
     /// The counters of rows whose counts do not fit 32 bits: success, fail, latency samples.
     big_counts: HashMap<u32, [u64; 3]>,
+    /// The versions seen in and gone in ([`atlas_model::Versioned`]), of the transitions of an
+    /// app whose versions are known.
+    lifetimes: HashMap<u32, Lifetime>,
+}
+
+/// A transition's versions: those it was seen in, and the one it was found gone in.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct Lifetime {
+    seen_in: Vec<String>,
+    gone_in: Option<String>,
 }
 
 /// Why a transition was not added.
@@ -103,6 +113,7 @@ impl TransitionTable {
         self.rows.push(row);
         self.set_counts(slot, Counts::of(t));
         self.set_reason(slot, &t.last_failure_reason);
+        self.set_lifetime(slot, t);
         Ok(slot)
     }
 
@@ -120,6 +131,29 @@ impl TransitionTable {
         (row.action, row.created, row.updated) = (action, created, updated);
         self.set_counts(slot, Counts::of(t));
         self.set_reason(slot, &t.last_failure_reason);
+        self.set_lifetime(slot, t);
+    }
+
+    fn set_lifetime(&mut self, slot: u32, t: &Transition) {
+        if t.seen_in.is_empty() && t.gone_in.is_none() {
+            self.lifetimes.remove(&slot);
+        } else {
+            let lifetime = Lifetime {
+                seen_in: t.seen_in.clone(),
+                gone_in: t.gone_in.clone(),
+            };
+            self.lifetimes.insert(slot, lifetime);
+        }
+    }
+
+    /// The versions the transition at `slot` was seen in.
+    pub(crate) fn seen_in(&self, slot: u32) -> &[String] {
+        self.lifetimes.get(&slot).map_or(&[], |l| &l.seen_in)
+    }
+
+    /// The version the transition at `slot` was found gone in.
+    pub(crate) fn gone_in(&self, slot: u32) -> Option<&str> {
+        self.lifetimes.get(&slot)?.gone_in.as_deref()
     }
 
     /// Adds a report's counters to the transition at `slot` in place: its reason, when given,
@@ -315,6 +349,15 @@ impl TransitionTable {
             w.u32(*slot);
             counts.iter().for_each(|c| w.u64(*c));
         }
+        let mut lifetimes: Vec<_> = self.lifetimes.iter().collect();
+        lifetimes.sort_unstable_by_key(|(slot, _)| **slot);
+        w.len(lifetimes.len());
+        for (slot, lifetime) in lifetimes {
+            w.u32(*slot);
+            w.len(lifetime.seen_in.len());
+            lifetime.seen_in.iter().for_each(|v| w.str(v));
+            w.str(lifetime.gone_in.as_deref().unwrap_or_default());
+        }
     }
 
     pub(crate) fn read_image(r: &mut ImageReader) -> Result<TransitionTable, ImageError> {
@@ -393,6 +436,15 @@ impl TransitionTable {
             let at = slot(r)?;
             big_counts.insert(at, [r.u64()?, r.u64()?, r.u64()?]);
         }
+        let mut lifetimes = HashMap::new();
+        for _ in 0..r.len(16)? {
+            let at = slot(r)?;
+            let seen_in = (0..r.len(8)?)
+                .map(|_| r.str().map(str::to_string))
+                .collect::<Result<Vec<_>, _>>()?;
+            let gone_in = Some(r.str()?.to_string()).filter(|v| !v.is_empty());
+            lifetimes.insert(at, Lifetime { seen_in, gone_in });
+        }
         Ok(TransitionTable {
             rows,
             ids,
@@ -401,6 +453,7 @@ impl TransitionTable {
             reasons,
             odd_times,
             big_counts,
+            lifetimes,
         })
     }
 }
@@ -505,7 +558,34 @@ impl<'a> TransitionRef<'a> {
             last_failure_reason: self.last_failure_reason().to_string(),
             created_at: self.created_at(),
             updated_at: self.updated_at(),
+            seen_in: self.seen_in().to_vec(),
+            gone_in: self.gone_in().map(str::to_string),
         }
+    }
+
+    /// The versions of its app it was seen in.
+    pub fn seen_in(&self) -> &'a [String] {
+        self.table().seen_in(self.slot)
+    }
+
+    /// The version a release was found without it in.
+    pub fn gone_in(&self) -> Option<&'a str> {
+        self.table().gone_in(self.slot)
+    }
+
+    /// Whether a release was found without it: routes leave it out.
+    pub fn is_gone(&self) -> bool {
+        self.gone_in().is_some()
+    }
+
+    /// Whether it was seen in `version` (one with no versions, in the app's first).
+    pub fn seen_in_version(&self, version: &str) -> bool {
+        let seen = self.seen_in();
+        if seen.is_empty() {
+            let versions = &self.app.app.versions;
+            return versions.first().is_some_and(|v| v.version == version);
+        }
+        seen.iter().any(|v| v == version)
     }
 }
 

@@ -9,6 +9,7 @@ fn app(id: &str) -> App {
         home_page: None,
         created_at: "2026-01-01T00:00:00Z".into(),
         updated_at: "2026-01-01T00:00:00Z".into(),
+        ..Default::default()
     }
 }
 

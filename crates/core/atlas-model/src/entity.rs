@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// An app or website whose interface Atlas knows.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct App {
     /// The app's id (an Android package, a HarmonyOS bundle, a site's host).
     pub app_id: String,
@@ -16,6 +16,17 @@ pub struct App {
     pub created_at: String,
     /// When it last changed (RFC 3339).
     pub updated_at: String,
+    /// The versions of it the graph has seen, in the order it met them: the last is the current
+    /// one (see [`crate::versions`]). None for an app whose versions were never told.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub versions: Vec<crate::AppVersion>,
+}
+
+impl App {
+    /// The version the graph met last: what planning is for.
+    pub fn current_version(&self) -> Option<&str> {
+        self.versions.last().map(|v| v.version.as_str())
+    }
 }
 
 /// Seed 000's page types; anything else reads as `other`: `home` (the app's start), `list` (a
@@ -173,7 +184,7 @@ fn is_zero(n: &u32) -> bool {
 }
 
 /// A page (screen, state) of an app.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Page {
     /// Its id, derived from the app and the name.
     pub page_id: String,
@@ -221,6 +232,15 @@ pub struct Page {
     /// of the page's own widgets it usually shows.
     #[serde(default, skip_serializing_if = "is_zero_u64")]
     pub other_rendering_visits: u64,
+    /// The versions of its app it was seen in ([`crate::Versioned`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub seen_in: Vec<String>,
+    /// The version a release was found without it in: kept as history, left out of routes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gone_in: Option<String>,
+    /// What it showed, from the first version that showed each ([`crate::PageFace`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub faces: Vec<crate::PageFace>,
 }
 
 impl Page {
@@ -231,19 +251,7 @@ impl Page {
             page_id: crate::page_id(app_id, page_name),
             app_id: app_id.into(),
             page_name: page_name.into(),
-            page_type: PageType::Other,
-            description: String::new(),
-            intents: Vec::new(),
-            widgets: Vec::new(),
-            page_structure: String::new(),
-            ordinal: 0,
-            url: String::new(),
-            fingerprint: String::new(),
-            created_at: String::new(),
-            updated_at: String::new(),
-            visited_count: 0,
-            other_renderings: Vec::new(),
-            other_rendering_visits: 0,
+            ..Default::default()
         }
     }
 }
@@ -353,6 +361,12 @@ pub struct Transition {
     pub created_at: String,
     /// When it last changed (RFC 3339).
     pub updated_at: String,
+    /// The versions of its app it was seen in ([`crate::Versioned`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub seen_in: Vec<String>,
+    /// The version a release was found without it in: kept as history, left out of routes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gone_in: Option<String>,
 }
 
 impl Transition {
@@ -378,7 +392,7 @@ impl Transition {
 }
 
 /// An intent registered for an app.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Intent {
     /// Its id, derived from the app and the text.
     pub intent_id: String,
@@ -394,6 +408,12 @@ pub struct Intent {
     pub keywords: Vec<String>,
     /// When it was registered (RFC 3339).
     pub created_at: String,
+    /// The versions of its app it was seen in ([`crate::Versioned`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub seen_in: Vec<String>,
+    /// The version its page was found gone in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gone_in: Option<String>,
 }
 
 /// One reported step of an agent's session.

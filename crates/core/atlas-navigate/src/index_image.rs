@@ -218,6 +218,7 @@ mod tests {
             keywords: vec!["设置".into(), "settings".into()],
             target_page: Some(atlas_model::page_id("a", "Settings")),
             created_at: String::new(),
+            ..Default::default()
         };
         index.index_intent(&intent, &e).unwrap();
         // Indexed again with new texts: a replaced document keeps its old postings.

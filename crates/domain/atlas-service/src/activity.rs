@@ -216,6 +216,7 @@ mod tests {
             home_page: None,
             created_at: String::new(),
             updated_at: String::new(),
+            ..Default::default()
         });
         for name in ["p", "q", "r"] {
             graph

@@ -153,6 +153,7 @@ fn counted(
             last_failure_reason: String::new(),
             created_at: now.to_string(),
             updated_at: now.to_string(),
+            ..Default::default()
         });
     added.add_to(&mut t);
     t.updated_at = now.to_string();
@@ -508,6 +509,7 @@ impl Atlas {
                     target_page: None,
                     keywords: vec![],
                     created_at: now.clone(),
+                    ..Default::default()
                 });
                 if req.target_page.is_some() {
                     intent.target_page = req.target_page.clone();

@@ -507,6 +507,7 @@ impl Atlas {
                     visited_count: 0,
                     other_renderings: Vec::new(),
                     other_rendering_visits: 0,
+                    ..Default::default()
                 });
                 if let Some(url) = req.url.as_ref().filter(|u| !u.is_empty()) {
                     page.url = url.clone();
@@ -536,6 +537,7 @@ impl Atlas {
                     home_page: None,
                     created_at: now.clone(),
                     updated_at: now.clone(),
+                    ..Default::default()
                 });
                 let becomes_home = page.page_type == PageType::Home
                     && app_record.home_page.as_deref().is_none_or(|h| {
@@ -558,6 +560,7 @@ impl Atlas {
                         target_page: Some(id.clone()),
                         keywords: vec![],
                         created_at: now.clone(),
+                        ..Default::default()
                     }));
                 }
                 Ok((records, existed))

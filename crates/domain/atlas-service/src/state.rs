@@ -12,7 +12,7 @@ use atlas_text::Embedder;
 use atlas_navigate::TextIndex;
 
 /// The layout of [`State::image_of`]'s images; an image of another is not read.
-const IMAGE_VERSION: u32 = 1;
+const IMAGE_VERSION: u32 = 2;
 
 pub(crate) struct State {
     pub(crate) graph: Graph,

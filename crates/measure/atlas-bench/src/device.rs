@@ -93,6 +93,7 @@ fn busy_app(rows: usize) -> AppData {
             last_failure_reason: String::new(),
             created_at: now.clone(),
             updated_at: now.clone(),
+            ..Default::default()
         })
         .collect();
     AppData {
@@ -101,6 +102,7 @@ fn busy_app(rows: usize) -> AppData {
             home_page: Some("home".into()),
             created_at: now.clone(),
             updated_at: now.clone(),
+            ..Default::default()
         },
         pages: vec![
             page("home", "首页 Home", widgets),

@@ -144,6 +144,7 @@ fn transition(
         last_failure_reason: String::new(),
         created_at: now.to_string(),
         updated_at: now.to_string(),
+        ..Default::default()
     }
 }
 
@@ -172,6 +173,7 @@ pub fn synthetic_app(app_id: &str, shape: AppShape, seed: u64) -> SyntheticApp {
         home_page: Some(pages[0].page_id.clone()),
         created_at: now.clone(),
         updated_at: now,
+        ..Default::default()
     };
     SyntheticApp {
         data: AppData {
@@ -211,6 +213,7 @@ fn synthetic_pages(app_id: &str, count: usize, now: &str) -> Vec<Page> {
                 visited_count: 0,
                 other_renderings: Vec::new(),
                 other_rendering_visits: 0,
+                ..Default::default()
             }
         })
         .collect()
@@ -327,6 +330,7 @@ fn synthetic_intents(
             target_page: Some(target.page_id.clone()),
             keywords: vec![target.page_name.clone()],
             created_at: now.to_string(),
+            ..Default::default()
         });
         registered.push((text, target.page_id.clone()));
     }

@@ -133,6 +133,7 @@ mod tests {
                 home_page: None,
                 created_at: String::new(),
                 updated_at: String::new(),
+                ..Default::default()
             }),
             Record::Added(Added {
                 app_id: "应用.a".into(),

@@ -80,6 +80,9 @@ pub(crate) struct Index {
     pub root_node: String,
     pub nodes: std::collections::BTreeMap<String, IndexNode>,
     pub statistics: IndexStatistics,
+    /// Beyond §3.1: the app's versions, in the order the graph met them (the last is current).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub app_versions: Vec<atlas_model::AppVersion>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -88,6 +91,11 @@ pub(crate) struct IndexNode {
     pub url: String,
     pub summary: String,
     pub created_at: String,
+    /// Beyond §3.1: the versions the page was seen in, and the one it was found gone in.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub seen_in: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gone_in: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -131,7 +131,13 @@ pub(crate) fn build_meta(page: &Page, tree: &Tree, has_screenshot: bool) -> Meta
     Meta {
         id: page.page_id.clone(),
         url: page_url(page),
-        title: page.page_name.clone(),
+        // What the page showed last, where a version told it; else its name.
+        title: page
+            .faces
+            .last()
+            .map(|f| f.title.clone())
+            .filter(|t| !t.is_empty())
+            .unwrap_or_else(|| page.page_name.clone()),
         summary: page.description.clone(),
         dom_fingerprint: if !page.fingerprint.is_empty() {
             page.fingerprint.clone()
@@ -150,7 +156,10 @@ pub(crate) fn build_meta(page: &Page, tree: &Tree, has_screenshot: bool) -> Meta
         depth,
         created_at: page.created_at.clone(),
         visited_count: page.visited_count,
-        tags: vec![page.page_type.as_str().to_string()],
+        tags: std::iter::once(page.page_type.as_str())
+            .chain(page.gone_in.is_some().then_some("gone"))
+            .map(str::to_string)
+            .collect(),
         page: page.clone(),
     }
 }
@@ -169,6 +178,8 @@ pub(crate) fn build_index(dir: &str, data: &AppData, tree: &Tree, created_at: St
                     p.description.clone()
                 },
                 created_at: p.created_at.clone(),
+                seen_in: p.seen_in.clone(),
+                gone_in: p.gone_in.clone(),
             };
             (p.page_id.clone(), node)
         })
@@ -186,6 +197,7 @@ pub(crate) fn build_index(dir: &str, data: &AppData, tree: &Tree, created_at: St
             total_edges: data.transitions.len() as u64,
             max_depth: tree.values().map(|(d, _)| *d as u64).max().unwrap_or(0),
         },
+        app_versions: data.app.versions.clone(),
     }
 }
 

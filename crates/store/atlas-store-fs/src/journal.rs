@@ -605,6 +605,7 @@ mod tests {
             home_page: None,
             created_at: String::new(),
             updated_at: String::new(),
+            ..Default::default()
         })
     }
 

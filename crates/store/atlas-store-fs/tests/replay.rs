@@ -33,6 +33,7 @@ fn app_data() -> AppData {
         last_failure_reason: String::new(),
         created_at: "2026-11-26T00:00:00Z".into(),
         updated_at: "2026-11-26T00:00:00Z".into(),
+        ..Default::default()
     };
     AppData {
         app: App {
@@ -40,6 +41,7 @@ fn app_data() -> AppData {
             home_page: Some(home.page_id.clone()),
             created_at: "2026-11-26T00:00:00Z".into(),
             updated_at: "2026-11-26T00:00:00Z".into(),
+            ..Default::default()
         },
         pages: vec![home, list],
         intents: vec![],

@@ -242,6 +242,7 @@ mod tests {
             last_failure_reason: String::new(),
             created_at: String::new(),
             updated_at: String::new(),
+            ..Default::default()
         }
     }
 
