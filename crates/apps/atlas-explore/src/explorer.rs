@@ -299,6 +299,7 @@ impl Shared {
             }),
             url: Some(snap.url.clone()),
             dom_fingerprint: Some(identity.fingerprint.clone()),
+            ..Default::default()
         };
         let added = self.graph(move |g| g.add_page(&request)).await?;
         let files = self.artifacts.page_files(&self.app_id, &added.page_id)?;
@@ -575,6 +576,7 @@ impl Shared {
             app_id: Some(self.app_id.clone()),
             intent: None,
             session_id: None,
+            ..Default::default()
         };
         let transition = self.graph(move |g| g.report_transition(&request));
         let (visited, reported) = tokio::join!(visit, transition);

@@ -26,7 +26,7 @@ pub struct ReportedAction {
 
 /// Seed 000 §2.1 `report_transition`: one step an agent took, from a page by an action to a page,
 /// and whether it worked.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 pub struct ReportTransitionRequest {
     /// The page the step started on (its id).
     pub from_page: String,
@@ -53,6 +53,10 @@ pub struct ReportTransitionRequest {
     /// The agent's session, which ties its steps into one trace.
     #[serde(default)]
     pub session_id: Option<String>,
+    /// Beyond the seed: the version of the app the step was taken in; the transition and its
+    /// pages are marked seen in it.
+    #[serde(default)]
+    pub app_version: Option<String>,
 }
 
 /// A transition's statistics after a report.

@@ -26,6 +26,7 @@ pub mod screen;
 pub mod server;
 pub mod stats;
 pub mod test_runs;
+pub mod versions;
 pub mod view;
 
 pub use atlas_action::Action;
@@ -44,6 +45,7 @@ pub mod tools {
     use crate::screen::*;
     use crate::stats::*;
     use crate::test_runs::*;
+    use crate::versions::*;
     use crate::view::*;
 
     macro_rules! interfaces {
@@ -77,6 +79,10 @@ pub mod tools {
         RegisterIntent "register_intent": RegisterIntentRequest => RegisterIntentResponse;
         /// Many transitions added at once.
         BatchAddTransitions "batch_add_transitions": BatchAddTransitionsRequest => BatchAddTransitionsResponse;
+        /// A version of an app recorded, with what was checked in it and what was found gone.
+        RecordAppVersion "record_app_version": RecordAppVersionRequest => RecordAppVersionResponse;
+        /// What changed between two versions of an app.
+        GetAppDiff "get_app_diff": AppDiffRequest => AppDiff;
         /// A phone agent's step: the screen's page, the last step reported, the graph's next
         /// action resolved on the screen.
         ObserveScreen "observe_screen": ObserveScreenRequest => ObserveScreenResponse;

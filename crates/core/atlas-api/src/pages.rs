@@ -131,6 +131,14 @@ pub struct AddPageRequest {
     #[serde(default)]
     #[schemars(extend("pattern" = "^[0-9a-f]{8,64}$"))]
     pub dom_fingerprint: Option<String>,
+    /// Beyond the seed: the version of the app the page was seen in (a device's versionName, a
+    /// site's release); the page is marked seen in it and what it shows kept as that version's.
+    #[serde(default)]
+    pub app_version: Option<String>,
+    /// Beyond the seed: the page's title as it shows it (a web page's document title), kept
+    /// with what it shows in `app_version`.
+    #[serde(default)]
+    pub title: Option<String>,
 }
 
 /// What `add_page` answers.

@@ -9,7 +9,7 @@
 use std::collections::{BTreeSet, BinaryHeap, HashMap};
 
 use atlas_model::{
-    AppDiff, IntentPathChange, Page, PageChange, PageSummary, TransitionSummary, Versioned, face_in,
+    AppDiff, DiffPage, DiffTransition, IntentPathChange, Page, PageChange, Versioned, face_in,
 };
 
 use crate::cost::edge_cost;
@@ -117,8 +117,8 @@ impl AppGraph {
         format!("{} → {to}", t.action().label())
     }
 
-    fn summary(page: &Page) -> PageSummary {
-        PageSummary {
+    fn summary(page: &Page) -> DiffPage {
+        DiffPage {
             page_id: page.page_id.clone(),
             page_name: page.page_name.clone(),
             url: page.url.clone(),
@@ -243,7 +243,7 @@ impl AppGraph {
                     self.page(id)
                         .map_or(id.to_string(), |p| p.page_name.clone())
                 };
-                TransitionSummary {
+                DiffTransition {
                     transition_id: t.transition_id().to_string(),
                     from: name(t.from_page()),
                     action: t.action().label(),
@@ -267,10 +267,12 @@ impl AppGraph {
         intents.sort_by(|a, b| a.intent_text.cmp(&b.intent_text));
         let mut routes: HashMap<(&str, &str), Option<Vec<String>>> = HashMap::new();
         for intent in intents {
-            let (was, is) = (
-                intent.seen_in_version(from, versions),
-                intent.seen_in_version(to, versions),
-            );
+            // An intent registered without a version is the target page's.
+            let served_in = |version: &str| match (&intent.target_page, intent.seen_in.is_empty()) {
+                (Some(page), true) => self.page(page).is_some_and(|p| self.page_in(p, version)),
+                _ => intent.seen_in_version(version, versions),
+            };
+            let (was, is) = (served_in(from), served_in(to));
             match (was, is) {
                 (false, true) => diff.intents.added.push(intent.intent_text.clone()),
                 (true, false) if self.gone_by(intent.gone_in(), to) => {
@@ -403,7 +405,10 @@ mod tests {
         assert_eq!(then.len(), 1);
         assert!(g.route_in_version(&id("首页"), &id("旧页"), "1").is_some());
         assert!(g.route_in_version(&id("首页"), &id("旧页"), "2").is_none());
-        assert!(!g.hop_distances(&id("首页")).contains_key(id("旧页").as_str()));
+        assert!(
+            !g.hop_distances(&id("首页"))
+                .contains_key(id("旧页").as_str())
+        );
     }
 
     #[test]
@@ -411,9 +416,8 @@ mod tests {
         let g = two_versions();
         let d = g.diff(None, None).unwrap();
         assert_eq!((d.from.as_str(), d.to.as_str()), ("1", "2"));
-        let names = |v: &[atlas_model::PageSummary]| {
-            v.iter().map(|p| p.page_name.clone()).collect::<Vec<_>>()
-        };
+        let names =
+            |v: &[atlas_model::DiffPage]| v.iter().map(|p| p.page_name.clone()).collect::<Vec<_>>();
         assert_eq!(names(&d.pages.added), ["新页"]);
         assert_eq!(names(&d.pages.removed), ["旧页"]);
         let changed: Vec<_> = d.pages.changed.iter().map(|c| &c.page.page_name).collect();

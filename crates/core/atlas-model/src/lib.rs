@@ -39,9 +39,8 @@ pub use point::Point;
 pub use time::{rfc3339_of_seconds, seconds_of_rfc3339};
 pub use trust::{AnswerKind, BOUND_Z, Check, INHERITED_CHECKS, PRIOR_CHECKS, Tally, Trust};
 pub use versions::{
-    AppDiff, AppVersion, IntentChanges, IntentPathChange, PageChange, PageChanges, PageFace,
-    PageSummary, TransitionChanges, TransitionSummary, VersionSource, Versioned, face_in,
-    keep_face,
+    AppDiff, AppVersion, DiffPage, DiffTransition, IntentChanges, IntentPathChange, PageChange,
+    PageChanges, PageFace, TransitionChanges, VersionSource, Versioned, face_in, keep_face,
 };
 
 /// The current time in whole seconds since 1970 (UTC): what [`rfc3339_of_seconds`] writes out.

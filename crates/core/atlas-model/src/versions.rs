@@ -259,21 +259,21 @@ pub struct AppDiff {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 pub struct PageChanges {
     /// Seen in the newer version, not in the older.
-    pub added: Vec<PageSummary>,
+    pub added: Vec<DiffPage>,
     /// Seen in the older version, found gone by the newer: kept as history.
-    pub removed: Vec<PageSummary>,
+    pub removed: Vec<DiffPage>,
     /// Seen in both, showing other texts, another title or other actions.
     pub changed: Vec<PageChange>,
     /// Seen in both, showing the same.
     pub unchanged: usize,
     /// Seen in the older version, not yet seen in the newer and not found gone (carried: nothing
     /// has checked them).
-    pub unchecked: Vec<PageSummary>,
+    pub unchecked: Vec<DiffPage>,
 }
 
 /// A page, as a diff names it.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
-pub struct PageSummary {
+pub struct DiffPage {
     /// Its id.
     pub page_id: String,
     /// Its name.
@@ -287,7 +287,7 @@ pub struct PageSummary {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 pub struct PageChange {
     /// The page.
-    pub page: PageSummary,
+    pub page: DiffPage,
     /// Its title in the older and the newer version, when it changed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<[String; 2]>,
@@ -309,16 +309,16 @@ pub struct PageChange {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 pub struct TransitionChanges {
     /// Seen in the newer version, not in the older.
-    pub added: Vec<TransitionSummary>,
+    pub added: Vec<DiffTransition>,
     /// Seen in the older version, found gone by the newer.
-    pub removed: Vec<TransitionSummary>,
+    pub removed: Vec<DiffTransition>,
     /// Seen in both.
     pub kept: usize,
 }
 
 /// A transition, as a diff names it.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
-pub struct TransitionSummary {
+pub struct DiffTransition {
     /// Its id.
     pub transition_id: String,
     /// The page it leaves (its name).

@@ -123,6 +123,20 @@ fn seed_tools() -> Vec<Tool> {
                 c.atlas.batch_add_transitions(r).await
             },
         ),
+        interface::<tools::RecordAppVersion, _, _>(
+            ToolGroup::Navigation,
+            "记录App的一个版本（新版本成为当前版本），以及在该版本中确认存在或已消失的页面与转换；消失的只做标记，从不删除。Record a version of an app (a new one becomes current), the pages and transitions seen in it, and those found gone (marked, never deleted; a gone page takes its transitions and intents with it).",
+            true,
+            |c: ToolContext, r: RecordAppVersionRequest| async move {
+                c.atlas.record_app_version(r).await
+            },
+        ),
+        interface::<tools::GetAppDiff, _, _>(
+            ToolGroup::Navigation,
+            "比较App的两个版本：新增、消失、变化的页面（标题、文字、操作）与转换，以及路径变化的意图。What changed between two versions of an app: pages added, removed and changed (title, texts, actions), transitions added and removed, intents whose way changed.",
+            false,
+            |c: ToolContext, r: AppDiffRequest| sync_call(c.atlas, move |a| a.get_app_diff(r)),
+        ),
     ]
 }
 

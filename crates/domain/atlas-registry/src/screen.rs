@@ -233,6 +233,7 @@ async fn report_step(
             app_id: Some(req.app_id.clone()),
             intent: Some(req.task.clone()),
             session_id: Some(req.session_id.clone()),
+            app_version: req.app_version.clone(),
         })
         .await?;
     Ok(ReportedStep {

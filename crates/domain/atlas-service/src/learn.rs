@@ -2,8 +2,8 @@
 
 use atlas_graph::{AppGraph, TransitionRef};
 use atlas_model::{
-    Action, AtlasError, Check, Intent, Result, TraceStep, Transition, intent_id, transition_id,
-    validate_text,
+    Action, AtlasError, Check, Intent, Result, TraceStep, Transition, VersionSource, Versioned,
+    intent_id, transition_id, validate_text,
 };
 use atlas_store::{Added, Counts, Record, Stepped};
 
@@ -16,6 +16,7 @@ pub use atlas_api::learning::{
 use crate::Atlas;
 use crate::activity::Reported;
 use crate::state::State;
+use crate::versions::{app_knowing, page_seen};
 use atlas_navigate::round3;
 use atlas_navigate::{DocTexts, intent_key};
 
@@ -240,6 +241,7 @@ impl Atlas {
                 validate_text(field, v, false)?;
             }
         }
+        let version = crate::versions::version_named("app_version", req.app_version.as_deref())?;
         let at = atlas_model::unix_seconds_now();
         // Written out only where a whole entity is: a known edge's report keeps the number.
         let now = || atlas_model::rfc3339_of_seconds(at);
@@ -260,9 +262,16 @@ impl Atlas {
                 let reason = (!req.success && !reason.is_empty()).then(|| reason.clone());
                 // The record, its edge's id and counters after the report, and whether the edge
                 // was there before.
+                // A step in a version the edge was not seen in (or after it was found gone)
+                // writes the edge whole, its versions with it.
+                let seen_in = version.as_deref().filter(|_| req.success);
+                let marks_version = |edge: &TransitionRef<'_>| {
+                    seen_in
+                        .is_some_and(|v| edge.is_gone() || !edge.seen_in().iter().any(|s| s == v))
+                };
                 let (counted, transition_id, counts, updated) = match edge {
                     // A known edge: its counters grow in place, and only their growth is written.
-                    Some(edge) if self.store.takes_added() => {
+                    Some(edge) if self.store.takes_added() && !marks_version(&edge) => {
                         let mut counts = edge.counts();
                         counts.add(added);
                         let id = edge.transition_id().to_string();
@@ -281,6 +290,9 @@ impl Atlas {
                         let mut t = counted(app, edge, from, action.clone(), to, added, &now());
                         if let Some(reason) = reason {
                             t.last_failure_reason = reason;
+                        }
+                        if let Some(version) = seen_in {
+                            t.saw(version);
                         }
                         let (id, counts) = (t.transition_id.clone(), Counts::of(&t));
                         let record = Record::Counted {
@@ -302,6 +314,18 @@ impl Atlas {
                     added,
                 };
                 let mut records = vec![counted];
+                if let Some(version) = seen_in {
+                    // The step was seen: so were its pages, and the version.
+                    records.extend(app_knowing(
+                        &app.app,
+                        Some(version),
+                        VersionSource::Reported,
+                    ));
+                    records.extend(page_seen(app, &req.from_page, version));
+                    if req.to_page != req.from_page {
+                        records.extend(page_seen(app, &req.to_page, version));
+                    }
+                }
                 if let (Some(session), Some(intent)) = (
                     req.session_id.as_deref().filter(|s| !s.is_empty()),
                     req.intent.as_deref().filter(|s| !s.is_empty()),

@@ -22,6 +22,7 @@ mod state;
 mod stats;
 pub mod test_runs;
 mod transfer;
+mod versions;
 mod view;
 
 use std::collections::{HashMap, HashSet};
@@ -46,6 +47,7 @@ pub use learn::*;
 pub use pages::*;
 pub use stats::*;
 pub use transfer::ImportSummary;
+pub use versions::*;
 pub use view::*;
 
 use atlas_navigate::{DocTexts, Prepared, TextIndex};

@@ -7,8 +7,9 @@ pub use atlas_api::pages::{
     MatchPageRequest, MatchPageResponse, MatchedPage, PageAction, UiHierarchy,
 };
 use atlas_model::{
-    App, AtlasError, Intent, MAX_OTHER_RENDERINGS, Page, PageType, Result, Widget,
-    features_fingerprint, jaccard, label_lines, one_rendering, page_id, ui_features, validate_text,
+    App, AtlasError, Intent, MAX_OTHER_RENDERINGS, Page, PageFace, PageType, Result, VersionSource,
+    Versioned, Widget, features_fingerprint, jaccard, keep_face, label_lines, one_rendering,
+    page_id, ui_features, validate_text,
 };
 use atlas_store::Record;
 
@@ -469,6 +470,9 @@ impl Atlas {
                 "dom_fingerprint must be 8 to 64 lowercase hex digits",
             ));
         }
+        let version = crate::versions::version_named("app_version", req.app_version.as_deref())?;
+        let title = req.title.take().unwrap_or_default();
+        validate_text("title", &title, false)?;
         let now = atlas_model::now_rfc3339();
         let id = page_id(&req.app_id, &req.page_name);
         // The page's texts once written: the request's, over what the page already says.
@@ -532,6 +536,19 @@ impl Atlas {
                 }
                 page.visited_count += 1;
                 page.updated_at = now.clone();
+                if let Some(version) = &version {
+                    page.saw(version);
+                    let title = if title.is_empty() {
+                        &req.page_name
+                    } else {
+                        &title
+                    };
+                    let shown = req.ui_hierarchy.iter().flat_map(|ui| &ui.widgets);
+                    let texts = shown
+                        .filter(|w| !w.is_text_field())
+                        .map(|w| w.text.as_str());
+                    keep_face(&mut page.faces, PageFace::of(version, title, texts));
+                }
                 let mut app_record = app.map(|a| a.app.clone()).unwrap_or_else(|| App {
                     app_id: req.app_id.clone(),
                     home_page: None,
@@ -544,7 +561,10 @@ impl Atlas {
                         app.and_then(|a| a.page(h))
                             .is_none_or(|p| p.page_type != PageType::Home)
                     });
-                if app.is_none() || becomes_home {
+                let new_version = version.as_deref().is_some_and(|v| {
+                    crate::versions::with_version(&mut app_record, v, VersionSource::Reported)
+                });
+                if app.is_none() || becomes_home || new_version {
                     if becomes_home || app_record.home_page.is_none() {
                         app_record.home_page = Some(id.clone());
                     }
@@ -553,15 +573,22 @@ impl Atlas {
                 }
                 records.push(Record::Page(page));
                 for intent in &req.intents {
-                    records.push(Record::Intent(Intent {
-                        intent_id: atlas_model::intent_id(&req.app_id, intent),
+                    let intent_id = atlas_model::intent_id(&req.app_id, intent);
+                    let known = app.and_then(|a| a.intent(&intent_id));
+                    let mut intent = Intent {
+                        intent_id,
                         app_id: req.app_id.clone(),
                         intent_text: intent.clone(),
                         target_page: Some(id.clone()),
                         keywords: vec![],
                         created_at: now.clone(),
-                        ..Default::default()
-                    }));
+                        seen_in: known.map(|i| i.seen_in.clone()).unwrap_or_default(),
+                        gone_in: known.and_then(|i| i.gone_in.clone()),
+                    };
+                    if let Some(version) = &version {
+                        intent.saw(version);
+                    }
+                    records.push(Record::Intent(intent));
                 }
                 Ok((records, existed))
             })

@@ -120,6 +120,7 @@ async fn demo_answers_the_seed_intents_and_survives_restart(store: TestStore) {
             app_id: Some(DEMO_APP_ID.into()),
             intent: Some("查找附近餐厅".into()),
             session_id: Some("s1".into()),
+            ..Default::default()
         })
         .await
         .unwrap();

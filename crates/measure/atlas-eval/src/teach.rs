@@ -103,6 +103,7 @@ pub fn report_step(
         app_id: Some(app_id.to_string()),
         intent: intent.map(str::to_string),
         session_id: Some(session.to_string()),
+        ..Default::default()
     };
     GraphClient::new(caller)
         .report_transition(&report)
