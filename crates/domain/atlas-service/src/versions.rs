@@ -4,11 +4,12 @@
 
 use std::collections::HashMap;
 
-pub use atlas_api::versions::{AppDiffRequest, RecordAppVersionRequest, RecordAppVersionResponse};
+pub use atlas_api::versions::{
+    AppDiff, AppDiffRequest, DiffPage, RecordAppVersionRequest, RecordAppVersionResponse,
+};
 use atlas_graph::{AppGraph, DiffError};
 use atlas_model::{
-    App, AppDiff, AppVersion, AtlasError, Intent, Page, Result, VersionSource, Versioned,
-    validate_text,
+    App, AppVersion, AtlasError, Intent, Page, Result, VersionSource, Versioned, validate_text,
 };
 use atlas_store::Record;
 

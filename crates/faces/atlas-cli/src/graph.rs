@@ -1,4 +1,4 @@
-//! The commands over the graph itself: fsck, stats, path, next, export, import, migrate.
+//! The commands over the graph itself: fsck, stats, path, next, diff, export, import, migrate.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -123,6 +123,113 @@ pub(crate) fn path(
     } else {
         ExitCode::from(1)
     })
+}
+
+pub(crate) fn diff(
+    data: DataArgs,
+    app: String,
+    from: Option<String>,
+    to: Option<String>,
+    json: bool,
+) -> Result<ExitCode> {
+    let atlas = open_existing(&data)?;
+    let diff = atlas.get_app_diff(atlas_service::AppDiffRequest {
+        app_id: app,
+        from,
+        to,
+    })?;
+    if json {
+        print_json(&diff)?;
+    } else {
+        print!("{}", diff_lines(&diff));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A diff as lines for people: `+` added, `-` removed, `~` changed.
+fn diff_lines(d: &atlas_service::AppDiff) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    let versions: Vec<&str> = d.versions.iter().map(|v| v.version.as_str()).collect();
+    let p = &d.pages;
+    let _ = writeln!(
+        out,
+        "{}: {} -> {} (versions {})\npages: {} added, {} removed, {} changed, {} unchanged, {} not checked",
+        d.app_id,
+        d.from,
+        d.to,
+        versions.join(", "),
+        p.added.len(),
+        p.removed.len(),
+        p.changed.len(),
+        p.unchanged,
+        p.unchecked.len()
+    );
+    let named = |page: &atlas_service::DiffPage| {
+        if page.url.is_empty() {
+            page.page_name.clone()
+        } else {
+            format!("{}  {}", page.page_name, page.url)
+        }
+    };
+    for page in &p.added {
+        let _ = writeln!(out, "+ {}", named(page));
+    }
+    for page in &p.removed {
+        let _ = writeln!(out, "- {}", named(page));
+    }
+    for c in &p.changed {
+        let mut what = Vec::new();
+        if let Some([old, new]) = &c.title {
+            what.push(format!("title {old:?} -> {new:?}"));
+        }
+        for (sign, list, kind) in [
+            ('+', &c.texts_added, "texts"),
+            ('-', &c.texts_removed, "texts"),
+            ('+', &c.actions_added, "actions"),
+            ('-', &c.actions_removed, "actions"),
+        ] {
+            if !list.is_empty() {
+                let quoted: Vec<String> = list.iter().map(|t| format!("{t:?}")).collect();
+                what.push(format!("{kind} {sign}{}", quoted.join(&format!(" {sign}"))));
+            }
+        }
+        let _ = writeln!(out, "~ {}: {}", named(&c.page), what.join("; "));
+    }
+    let t = &d.transitions;
+    let _ = writeln!(
+        out,
+        "transitions: {} added, {} removed, {} kept",
+        t.added.len(),
+        t.removed.len(),
+        t.kept
+    );
+    for (sign, list) in [('+', &t.added), ('-', &t.removed)] {
+        for step in list {
+            let _ = writeln!(out, "{sign} {}: {} -> {}", step.from, step.action, step.to);
+        }
+    }
+    let i = &d.intents;
+    for (sign, list) in [('+', &i.added), ('-', &i.removed)] {
+        for intent in list {
+            let _ = writeln!(out, "{sign} intent {intent:?}");
+        }
+    }
+    for change in &i.path_changed {
+        let way = |w: &Option<Vec<String>>| {
+            w.as_ref()
+                .map_or_else(|| "no way".to_string(), |steps| steps.join(", "))
+        };
+        let _ = writeln!(
+            out,
+            "~ intent {:?} ({}): {} => {}",
+            change.intent,
+            change.target_page,
+            way(&change.from),
+            way(&change.to)
+        );
+    }
+    out
 }
 
 pub(crate) fn next(data: DataArgs, page: String, intent: String) -> Result<ExitCode> {

@@ -94,6 +94,22 @@ enum Command {
         #[arg(long)]
         intent: String,
     },
+    /// What changed between two versions of an app (get_app_diff): pages added, removed and
+    /// changed (title, texts, actions), transitions, intents whose way changed.
+    Diff {
+        #[command(flatten)]
+        data: DataArgs,
+        app: String,
+        /// The older version (default: the one before `--to`).
+        #[arg(long)]
+        from: Option<String>,
+        /// The newer version (default: the current one).
+        #[arg(long)]
+        to: Option<String>,
+        /// The answer as JSON instead of lines for people.
+        #[arg(long)]
+        json: bool,
+    },
     /// Write one app's whole graph as JSON.
     Export {
         #[command(flatten)]
@@ -196,6 +212,13 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             max_steps,
         } => graph::path(data, app, intent, from, max_steps),
         Command::Next { data, page, intent } => graph::next(data, page, intent),
+        Command::Diff {
+            data,
+            app,
+            from,
+            to,
+            json,
+        } => graph::diff(data, app, from, to, json),
         Command::Export { data, app, out } => graph::export(data, app, out),
         Command::Import { what } => graph::import(what).await,
         Command::Migrate { from, to, pg_ca } => graph::migrate(from, to, pg_ca).await,

@@ -4,33 +4,6 @@ use serde_json::{Value, json};
 
 use crate::common::*;
 
-/// A raw MCP POST: (status, session header, body).
-fn mcp_post(
-    server: &Server,
-    headers: &[(&str, &str)],
-    body: &Value,
-) -> (u16, Option<String>, Value) {
-    let mut request = agent()
-        .post(&format!("{}/mcp", server.url))
-        .header("Content-Type", "application/json")
-        .header("Accept", "application/json, text/event-stream");
-    for (k, v) in headers {
-        request = request.header(*k, *v);
-    }
-    let mut r = request.send(body.to_string()).unwrap();
-    let session = r
-        .headers()
-        .get("mcp-session-id")
-        .and_then(|v| v.to_str().ok())
-        .map(String::from);
-    let text = r.body_mut().read_to_string().unwrap_or_default();
-    (
-        r.status().as_u16(),
-        session,
-        serde_json::from_str(&text).unwrap_or(Value::String(text)),
-    )
-}
-
 #[test]
 fn business_graph_tools_chat_and_mcp_on_a_running_server() {
     let data = tempfile::tempdir().unwrap();

@@ -366,3 +366,30 @@ pub fn sharing_the_test_server() -> std::sync::RwLockReadGuard<'static, ()> {
 pub fn alone_on_the_test_server() -> std::sync::RwLockWriteGuard<'static, ()> {
     TEST_SERVER.write().unwrap_or_else(|e| e.into_inner())
 }
+
+/// A JSON-RPC request to the server's `/mcp`: the status, the session it opened, the answer.
+pub fn mcp_post(
+    server: &Server,
+    headers: &[(&str, &str)],
+    body: &Value,
+) -> (u16, Option<String>, Value) {
+    let mut request = agent()
+        .post(&format!("{}/mcp", server.url))
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json, text/event-stream");
+    for (k, v) in headers {
+        request = request.header(*k, *v);
+    }
+    let mut r = request.send(body.to_string()).unwrap();
+    let session = r
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .map(String::from);
+    let text = r.body_mut().read_to_string().unwrap_or_default();
+    (
+        r.status().as_u16(),
+        session,
+        serde_json::from_str(&text).unwrap_or(Value::String(text)),
+    )
+}

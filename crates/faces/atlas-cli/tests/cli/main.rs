@@ -19,4 +19,5 @@ mod postgres;
 mod progress;
 mod requests;
 mod testrun;
+mod versions;
 mod viewer;

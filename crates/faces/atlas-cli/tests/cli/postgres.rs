@@ -86,7 +86,10 @@ fn migrate_copies_the_demo_and_droidtask_to_postgres_and_back_losslessly() {
     let scratch = tempfile::tempdir().unwrap();
     let first = scratch.path().join("first");
     let back = scratch.path().join("back");
-    Server::start(&first, &["--demo", "--kb-embedder", "same"]).stop();
+    let server = Server::start(&first, &["--demo", "--kb-embedder", "same"]);
+    // An app of two releases: its versions, what is gone and its pages' faces travel too.
+    crate::versions::two_releases(&server);
+    server.stop();
     if let Some(dir) = droidtask_dev() {
         let (ok, out) = atlas(&[
             "import",
@@ -108,6 +111,8 @@ fn migrate_copies_the_demo_and_droidtask_to_postgres_and_back_losslessly() {
 
     let apps = app_ids(&folder);
     assert!(apps.contains(&"com.meituan.app".to_string()), "{apps:?}");
+    let versioned = exported(&folder, crate::versions::APP);
+    assert_eq!(versioned["app"]["versions"].as_array().map(Vec::len), Some(2));
     let pg = ["--store", url.as_str()];
     assert_eq!(app_ids(&pg), apps);
     let returned = ["--data", back.to_str().unwrap()];
