@@ -63,10 +63,10 @@ class KGClient:
 
     # 2. learning
     def report_transition(self, from_page, action, to_page, success, latency_ms=None,
-                          app_id=None, intent=None, session_id=None, reason=None):
+                          app_id=None, intent=None, session_id=None, reason=None, app_version=None):
         return self.call("report_transition", from_page=from_page, action=action, to_page=to_page,
                          success=success, latency_ms=latency_ms, app_id=app_id, intent=intent,
-                         session_id=session_id, reason=reason)
+                         session_id=session_id, reason=reason, app_version=app_version)
 
     def end_session(self, app_id, session_id, intent, finished, message=None, carry=None,
                     executed=None, app_version=None):
@@ -78,10 +78,10 @@ class KGClient:
                          app_version=app_version)
 
     def add_page(self, app_id, page_name, page_type=None, description=None, intents=None, ui_hierarchy=None,
-                 url=None, dom_fingerprint=None):
+                 url=None, dom_fingerprint=None, app_version=None, title=None):
         return self.call("add_page", app_id=app_id, page_name=page_name, page_type=page_type,
                          description=description, intents=intents, ui_hierarchy=ui_hierarchy, url=url,
-                         dom_fingerprint=dom_fingerprint)
+                         dom_fingerprint=dom_fingerprint, app_version=app_version, title=title)
 
     def register_intent(self, app_id, intent_text, target_page=None, keywords=None):
         return self.call("register_intent", app_id=app_id, intent_text=intent_text,
@@ -104,3 +104,16 @@ class KGClient:
     # 4. batch
     def batch_add_transitions(self, transitions):
         return self.call("batch_add_transitions", transitions=transitions)
+
+    # 5. versions of an app (beyond the seed)
+    def record_app_version(self, app_id, version, source=None, seen_pages=None, seen_transitions=None,
+                           gone_pages=None, gone_transitions=None):
+        """A version of an app (a new one becomes current), with the pages and transitions seen in
+        it and those found gone (marked, never deleted)."""
+        return self.call("record_app_version", app_id=app_id, version=version, source=source,
+                         seen_pages=seen_pages, seen_transitions=seen_transitions,
+                         gone_pages=gone_pages, gone_transitions=gone_transitions)
+
+    def get_app_diff(self, app_id, from_version=None, to_version=None):
+        """What changed between two versions of an app (by default the last two)."""
+        return self.call("get_app_diff", app_id=app_id, from_version=from_version, to_version=to_version)

@@ -57,10 +57,10 @@ pub struct RecordAppVersionResponse {
 pub struct AppDiffRequest {
     /// The app.
     pub app_id: String,
-    /// The older version (default: the one before `to`).
+    /// The older version (default: the one before `to_version`).
     #[serde(default)]
-    pub from: Option<String>,
+    pub from_version: Option<String>,
     /// The newer version (default: the current one).
     #[serde(default)]
-    pub to: Option<String>,
+    pub to_version: Option<String>,
 }

@@ -123,8 +123,8 @@ impl Atlas {
     /// `get_app_diff`: what changed between two versions of an app.
     pub fn get_app_diff(&self, req: AppDiffRequest) -> Result<AppDiff> {
         validate_text("app_id", &req.app_id, true)?;
-        let from = version_named("from", req.from.as_deref())?;
-        let to = version_named("to", req.to.as_deref())?;
+        let from = version_named("from_version", req.from_version.as_deref())?;
+        let to = version_named("to_version", req.to_version.as_deref())?;
         self.read(|g| {
             let app = g
                 .app(&req.app_id)
@@ -132,7 +132,7 @@ impl Atlas {
             app.diff(from.as_deref(), to.as_deref())
                 .map_err(|e| match e {
                     DiffError::UnknownVersion { .. } => AtlasError::NotFound(e.to_string()),
-                    DiffError::OneVersion(_) => AtlasError::invalid("from", e.to_string()),
+                    DiffError::OneVersion(_) => AtlasError::invalid("from_version", e.to_string()),
                 })
         })
     }

@@ -218,8 +218,8 @@ async fn a_release_keeps_its_history_plans_on_the_current_version_and_lists_its_
     let diff = atlas
         .get_app_diff(AppDiffRequest {
             app_id: APP.into(),
-            from: Some("2.6".into()),
-            to: None,
+            from_version: Some("2.6".into()),
+            to_version: None,
         })
         .unwrap();
     assert_eq!(diff.to, "2.7");
@@ -284,8 +284,8 @@ async fn a_version_record_naming_what_is_not_there_changes_nothing(store: TestSt
     );
     let missing = atlas.get_app_diff(AppDiffRequest {
         app_id: APP.into(),
-        from: Some("0.9".into()),
-        to: Some("1".into()),
+        from_version: Some("0.9".into()),
+        to_version: Some("1".into()),
     });
     assert!(
         matches!(missing, Err(AtlasError::NotFound(_))),

@@ -135,8 +135,8 @@ pub(crate) fn diff(
     let atlas = open_existing(&data)?;
     let diff = atlas.get_app_diff(atlas_service::AppDiffRequest {
         app_id: app,
-        from,
-        to,
+        from_version: from,
+        to_version: to,
     })?;
     if json {
         print_json(&diff)?;

@@ -93,7 +93,7 @@ fn a_release_diff_over_http_mcp_and_the_command_line() {
     assert_eq!(steps, ["菜单", "搜索"], "the current version's way: {path}");
     // Bad input changes nothing and says so in the seed's error format.
     assert_error(
-        &server.call("get_app_diff", json!({"app_id": APP, "from": "9.9"})),
+        &server.call("get_app_diff", json!({"app_id": APP, "from_version": "9.9"})),
         404,
         "NOT_FOUND",
     );
@@ -107,7 +107,7 @@ fn a_release_diff_over_http_mcp_and_the_command_line() {
     );
     // MCP, stateless: the same answer.
     let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
-        "name": "get_app_diff", "arguments": {"app_id": APP, "from": "2.2", "to": "2.6"},
+        "name": "get_app_diff", "arguments": {"app_id": APP, "from_version": "2.2", "to_version": "2.6"},
         "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}});
     let (_, _, answer) = mcp_post(&server, &[("MCP-Protocol-Version", "2026-07-28")], &call);
     assert_eq!(answer["result"]["isError"], false, "{answer}");
