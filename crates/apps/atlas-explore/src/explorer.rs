@@ -7,6 +7,8 @@ use std::time::{Duration, Instant};
 
 use atlas_api::learning::{ReportTransitionRequest, ReportedAction};
 use atlas_api::pages::{AddPageRequest, UiHierarchy};
+use atlas_api::tools;
+use atlas_api::versions::{RecordAppVersionRequest, VersionSource};
 use atlas_client::{CallError, GraphClient, ToolCaller};
 use atlas_model::Widget;
 use atlas_store::files::Artifacts;
@@ -18,7 +20,7 @@ use crate::browser::{Browser, Tab};
 use crate::guard::origin_of;
 use crate::safety;
 use crate::snapshot::{Identity, Snapshot, normalize_url};
-use crate::state::{ExploreReport, PageFiles, State, Step};
+use crate::state::{ExploreReport, PageFiles, ReleaseReport, State, Step};
 use crate::tasks::{self, Place, Task};
 
 /// How to explore a site.
@@ -50,6 +52,9 @@ pub struct ExploreOptions {
     pub max_similar: usize,
     /// The Chromium to run.
     pub chromium: PathBuf,
+    /// The site's version (`--app-version`); without it the explorer names the versions it
+    /// notices (`r1`, then `r2` when a re-exploration finds the site changed).
+    pub app_version: Option<String>,
 }
 
 /// Told of progress: states known, tasks waiting, actions done.
@@ -58,22 +63,33 @@ pub trait Progress: Send + Sync {
     fn update(&self, states: usize, queued: usize, actions: usize);
     /// A new state was found.
     fn state(&self, name: &str, url: &str);
+    /// A re-exploration found a known page `changed` or `gone`.
+    fn release(&self, _change: &str, _name: &str, _url: &str) {}
 }
 
 /// The graph, as every client reaches it: its tools by name.
 pub type Graph = Arc<dyn ToolCaller + Send + Sync>;
 
 #[derive(Debug, Default, Serialize, Deserialize)]
-struct Saved {
-    start: String,
-    next_task: u64,
-    states: Vec<State>,
+pub(crate) struct Saved {
+    pub(crate) start: String,
+    pub(crate) next_task: u64,
+    pub(crate) states: Vec<State>,
+    /// The version of the site the states were last explored in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) version: Option<String>,
+    /// How many versions the explorer named itself (`r1`, `r2`, …).
+    #[serde(default)]
+    pub(crate) noticed: u32,
+    /// The last run ended (rather than being stopped): the next one re-explores.
+    #[serde(default)]
+    pub(crate) ended: bool,
 }
 
 impl Frontier {
     /// The state a page is: the one of its fingerprint, else a near-duplicate (same address,
     /// title, forms and selection; most links shared).
-    fn find(&self, page: &Identity) -> Option<usize> {
+    pub(crate) fn find(&self, page: &Identity) -> Option<usize> {
         let states = &self.saved.states;
         states
             .iter()
@@ -95,10 +111,10 @@ enum Next {
     Stop,
 }
 
-struct Frontier {
-    saved: Saved,
+pub(crate) struct Frontier {
+    pub(crate) saved: Saved,
     /// Pending tasks, by state index.
-    queue: Vec<(usize, Task)>,
+    pub(crate) queue: Vec<(usize, Task)>,
     actions: usize,
     failed: usize,
     transitions: usize,
@@ -106,21 +122,21 @@ struct Frontier {
     stop: Option<String>,
 }
 
-struct Shared {
+pub(crate) struct Shared {
     graph: Graph,
     artifacts: Arc<dyn Artifacts>,
-    options: ExploreOptions,
-    app_id: String,
+    pub(crate) options: ExploreOptions,
+    pub(crate) app_id: String,
     /// The start URL's origin: the only one credentials go to.
     start_origin: String,
     origins: Vec<String>,
-    frontier: Mutex<Frontier>,
+    pub(crate) frontier: Mutex<Frontier>,
     /// Serialises creating states, so two tabs finding one state make it once.
     creating: tokio::sync::Mutex<()>,
     started: Instant,
     browser_time: Mutex<Duration>,
-    atlas_time: Mutex<Duration>,
-    progress: Arc<dyn Progress>,
+    pub(crate) atlas_time: Mutex<Duration>,
+    pub(crate) progress: Arc<dyn Progress>,
 }
 
 /// Where the frontier is kept among the app's files.
@@ -128,7 +144,7 @@ const SAVED: &str = ".atlas/explore.json";
 
 impl Shared {
     /// Calls the graph's tools from the blocking pool (a client may wait on the network).
-    async fn graph<R: Send + 'static>(
+    pub(crate) async fn graph<R: Send + 'static>(
         &self,
         call: impl FnOnce(GraphClient<'_>) -> Result<R, CallError> + Send + 'static,
     ) -> Result<R, ExploreError> {
@@ -139,25 +155,30 @@ impl Shared {
     }
 
     /// What a sign-in's password field gets: the credentials' password, else a test value.
-    fn password(&self) -> String {
+    pub(crate) fn password(&self) -> String {
         self.options
             .credentials
             .as_ref()
             .map_or_else(|| safety::TEST_PASSWORD.to_string(), |(_, p)| p.clone())
     }
 
-    fn in_scope(&self, url: &str) -> bool {
+    pub(crate) fn in_scope(&self, url: &str) -> bool {
         self.origins.contains(&origin_of(url))
     }
 
-    async fn timed_browser<T>(&self, work: impl std::future::Future<Output = T>) -> T {
+    pub(crate) async fn timed_browser<T>(&self, work: impl std::future::Future<Output = T>) -> T {
         let t = Instant::now();
         let out = work.await;
         *self.browser_time.lock() += t.elapsed();
         out
     }
 
-    fn persist(&self, frontier: &Frontier) -> Result<(), ExploreError> {
+    /// The version of the site this run's writes are in.
+    pub(crate) fn version(&self) -> Option<String> {
+        self.frontier.lock().saved.version.clone()
+    }
+
+    pub(crate) fn persist(&self, frontier: &Frontier) -> Result<(), ExploreError> {
         let bytes = serde_json::to_vec_pretty(&frontier.saved).map_err(std::io::Error::other)?;
         self.artifacts
             .app_files(&self.app_id)?
@@ -299,7 +320,8 @@ impl Shared {
             }),
             url: Some(snap.url.clone()),
             dom_fingerprint: Some(identity.fingerprint.clone()),
-            ..Default::default()
+            app_version: self.version(),
+            title: Some(snap.title.clone()),
         };
         let added = self.graph(move |g| g.add_page(&request)).await?;
         let files = self.artifacts.page_files(&self.app_id, &added.page_id)?;
@@ -328,6 +350,8 @@ impl Shared {
             depth,
             path,
             expanded,
+            edges: Vec::new(),
+            gone: false,
         };
         crate::artifacts::write_nav_script(&state, &f.saved.start)?;
         crate::artifacts::write_test_ideas(&state, snap)?;
@@ -441,7 +465,6 @@ impl Shared {
         index: usize,
         task: Task,
     ) -> Result<(), ExploreError> {
-        let state = self.frontier.lock().saved.states[index].clone();
         match self.reach(tab, index, at).await {
             Ok(true) => {}
             Ok(false) => {
@@ -530,25 +553,25 @@ impl Shared {
             );
         };
         *at = Some(to);
-        let to_name = self
-            .record_transition(&state.page_id, &task, to, new)
-            .await?;
+        let to_name = self.record_transition(index, &task, to, new).await?;
         self.finish(index, task, true, format!("led to {to_name}"))
     }
 
-    /// Tells Atlas what the task did: the transition from the state's page to state `to`'s,
-    /// and (when `to` was seen before) the visit to its page. Answers `to`'s name.
+    /// Tells Atlas what the task did: the transition from state `from`'s page to state `to`'s,
+    /// and (when `to` was seen before) the visit to its page; the state keeps the edge. Answers
+    /// `to`'s name.
     async fn record_transition(
         &self,
-        from_page: &str,
+        from: usize,
         task: &Task,
         to: usize,
         new: bool,
     ) -> Result<String, ExploreError> {
         let t = Instant::now();
-        let (to_page, to_name) = {
+        let (from_page, to_page, to_name) = {
             let f = self.frontier.lock();
             (
+                f.saved.states[from].page_id.clone(),
                 f.saved.states[to].page_id.clone(),
                 f.saved.states[to].name.clone(),
             )
@@ -562,27 +585,38 @@ impl Shared {
             let request = AddPageRequest {
                 app_id: self.app_id.clone(),
                 page_name: to_name.clone(),
+                app_version: self.version(),
                 ..Default::default()
             };
             self.graph(move |g| g.add_page(&request)).await.map(|_| ())
         };
         let request = ReportTransitionRequest {
-            from_page: from_page.to_string(),
+            from_page: from_page.clone(),
             action: reported_action(task),
-            to_page,
+            to_page: to_page.clone(),
             success: true,
             latency_ms: None,
             reason: None,
             app_id: Some(self.app_id.clone()),
             intent: None,
             session_id: None,
-            ..Default::default()
+            app_version: self.version(),
         };
         let transition = self.graph(move |g| g.report_transition(&request));
         let (visited, reported) = tokio::join!(visit, transition);
         visited?;
-        reported?;
-        self.frontier.lock().transitions += 1;
+        let reported = reported?;
+        let mut f = self.frontier.lock();
+        f.transitions += 1;
+        let key = crate::release::task_key(task);
+        let edges = &mut f.saved.states[from].edges;
+        edges.retain(|e| e.key != key);
+        edges.push(crate::state::Edge {
+            key,
+            to: to_page,
+            transition_id: reported.transition_id,
+        });
+        drop(f);
         *self.atlas_time.lock() += t.elapsed();
         Ok(to_name)
     }
@@ -612,7 +646,7 @@ fn reported_action(task: &Task) -> ReportedAction {
 }
 
 /// Does a task's action in the tab; false when its element is not there.
-async fn perform(
+pub(crate) async fn perform(
     tab: &Tab,
     action: &str,
     selector: &str,
@@ -654,7 +688,7 @@ async fn perform(
     }
 }
 
-fn page_type(snap: &Snapshot, root: bool) -> &'static str {
+pub(crate) fn page_type(snap: &Snapshot, root: bool) -> &'static str {
     if root {
         "home"
     } else if snap.forms.iter().any(safety::is_search) {
@@ -668,7 +702,7 @@ fn page_type(snap: &Snapshot, root: bool) -> &'static str {
     }
 }
 
-fn summary(snap: &Snapshot) -> String {
+pub(crate) fn summary(snap: &Snapshot) -> String {
     let text: String = snap.text.split_whitespace().collect::<Vec<_>>().join(" ");
     let text: String = text.chars().take(160).collect();
     let forms = snap.forms.len();
@@ -689,7 +723,7 @@ fn summary(snap: &Snapshot) -> String {
 }
 
 /// What a person can act on, as the graph's widgets (id = CSS selector).
-fn widgets(snap: &Snapshot) -> Vec<Widget> {
+pub(crate) fn widgets(snap: &Snapshot) -> Vec<Widget> {
     let mut out: Vec<Widget> = Vec::new();
     let mut push = |id: &str, text: &str, kind: &str| {
         out.push(Widget {
@@ -719,7 +753,7 @@ fn widgets(snap: &Snapshot) -> Vec<Widget> {
 
 /// The state's candidate actions as tasks: forms first (unexplored input is where a site hides
 /// its states), then navigation, then other links and buttons, then scrolling.
-fn candidate_tasks(snap: &Snapshot, shared: &Shared, next: &mut u64) -> Vec<Task> {
+pub(crate) fn candidate_tasks(snap: &Snapshot, shared: &Shared, next: &mut u64) -> Vec<Task> {
     let now = atlas_model::now_rfc3339();
     let mut out = Vec::new();
     let mut make = |selector: &str,
@@ -900,6 +934,20 @@ pub async fn explore(
         options,
     });
     let resumed = resume(&shared)?;
+    let release = {
+        let mut f = shared.frontier.lock();
+        let given = shared.options.app_version.clone();
+        if f.saved.states.is_empty() {
+            // A first exploration: the version given, else the first the explorer names.
+            f.saved.version = Some(given.unwrap_or_else(|| {
+                f.saved.noticed = 1;
+                atlas_model::versions::noticed_version(1)
+            }));
+            false
+        } else {
+            crate::release::is_release(f.saved.version.as_deref(), f.saved.ended, given.as_deref())
+        }
+    };
     let policy = crate::guard::Policy {
         start_origin,
         credentials: shared.options.credentials.clone(),
@@ -908,10 +956,9 @@ pub async fn explore(
     let browser = shared
         .timed_browser(Browser::launch(&shared.options.chromium, policy))
         .await?;
-    let outcome = run(&shared, &browser).await;
+    let outcome = run(&shared, &browser, release).await;
     browser.close().await;
-    outcome?;
-    finish_run(&shared, resumed)
+    finish_run(&shared, resumed, outcome?)
 }
 
 /// Reads a stopped run's states and puts its unfinished tasks back in the queue.
@@ -940,9 +987,20 @@ fn resume(shared: &Shared) -> Result<usize, ExploreError> {
     Ok(resumed)
 }
 
-async fn run(shared: &Arc<Shared>, browser: &Browser) -> Result<(), ExploreError> {
+/// Explores: a release's known states checked first (see [`crate::release`]), then every tab
+/// on the queue.
+async fn run(
+    shared: &Arc<Shared>,
+    browser: &Browser,
+    release: bool,
+) -> Result<Option<ReleaseReport>, ExploreError> {
     let first = shared.timed_browser(browser.tab()).await?;
     let mut at = None;
+    let checked = if release {
+        Some(shared.check_release(&first).await?)
+    } else {
+        None
+    };
     if shared.frontier.lock().saved.states.is_empty() {
         let start = shared.frontier.lock().saved.start.clone();
         shared.timed_browser(first.goto(&start)).await?;
@@ -957,6 +1015,20 @@ async fn run(shared: &Arc<Shared>, browser: &Browser) -> Result<(), ExploreError
             .state_for(&first, &snap, snap.identity(), None, None)
             .await?;
         at = Some(0);
+        // The version's source, which add_page cannot tell.
+        let source = match shared.options.app_version {
+            Some(_) => VersionSource::User,
+            None => VersionSource::Noticed,
+        };
+        let mark = RecordAppVersionRequest {
+            app_id: shared.app_id.clone(),
+            version: shared.version().unwrap_or_default(),
+            source: Some(source),
+            ..Default::default()
+        };
+        shared
+            .graph(move |g| g.ask::<tools::RecordAppVersion>(&mark))
+            .await?;
     }
     let mut tabs = vec![first];
     for _ in 1..shared.options.tabs.max(1) {
@@ -1005,12 +1077,18 @@ async fn run(shared: &Arc<Shared>, browser: &Browser) -> Result<(), ExploreError
             Ok(Ok(())) => {}
         }
     }
-    first_error.map_or(Ok(()), Err)
+    first_error.map_or(Ok(checked), Err)
 }
 
-fn finish_run(shared: &Shared, resumed: usize) -> Result<ExploreReport, ExploreError> {
+fn finish_run(
+    shared: &Shared,
+    resumed: usize,
+    release: Option<ReleaseReport>,
+) -> Result<ExploreReport, ExploreError> {
     let t = Instant::now();
-    let f = shared.frontier.lock();
+    let mut f = shared.frontier.lock();
+    f.saved.ended = true;
+    shared.persist(&f)?;
     let destructive = f.queue.iter().filter(|(_, t)| t.is_destructive).count();
     let mut report = ExploreReport {
         app_id: shared.app_id.clone(),
@@ -1034,6 +1112,8 @@ fn finish_run(shared: &Shared, resumed: usize) -> Result<ExploreReport, ExploreE
             .stop
             .clone()
             .unwrap_or_else(|| "nothing left to explore".into()),
+        version: f.saved.version.clone().unwrap_or_default(),
+        release,
     };
     crate::artifacts::write_reports(&f.saved.states, &report)?;
     *shared.atlas_time.lock() += t.elapsed();

@@ -27,6 +27,7 @@ pub mod demo_site;
 mod explorer;
 pub mod guard;
 pub mod hostile_site;
+mod release;
 pub mod safety;
 pub mod snapshot;
 mod state;

@@ -42,6 +42,27 @@ pub struct ExploreReport {
     pub atlas_seconds: f64,
     /// What ended the run (a budget, or the queue ran dry).
     pub stopped_by: String,
+    /// The version of the site the run explored.
+    pub version: String,
+    /// What the run found of a site the folder knew (a re-exploration), none for a first or
+    /// resumed exploration.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub release: Option<ReleaseReport>,
+}
+
+/// What a re-exploration found of the states it knew.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ReleaseReport {
+    /// The version explored now.
+    pub version: String,
+    /// The version the states were explored in before.
+    pub previous: Option<String>,
+    /// Known pages showing the same.
+    pub same: usize,
+    /// Known pages showing something else (their names).
+    pub changed: Vec<String>,
+    /// Known pages no way reaches any more (their names): marked gone, kept.
+    pub gone: Vec<String>,
 }
 
 impl ExploreReport {
@@ -57,7 +78,18 @@ impl ExploreReport {
 
     /// What the run found, and where its time went, in two lines.
     pub fn summary(&self) -> String {
-        format!(
+        let release = self.release.as_ref().map_or_else(String::new, |r| {
+            format!(
+                "\nrelease {} (before: {}): {} pages the same, {} changed, {} gone, {} new",
+                r.version,
+                r.previous.as_deref().unwrap_or("none"),
+                r.same,
+                r.changed.len(),
+                r.gone.len(),
+                self.new_states
+            )
+        });
+        let runs = format!(
             "explored {}: {} states ({} new), {} transitions, {} actions ({} failed), {} pending, {} destructive recorded and not executed; stopped by {}\n\
              {:.1} s with {} tab(s): {:.1} new states a minute; time in the browser {:.1} s, in Atlas {:.2} s ({:.1}% of the two)",
             self.app_id,
@@ -75,7 +107,8 @@ impl ExploreReport {
             self.browser_seconds,
             self.atlas_seconds,
             100.0 * self.atlas_share()
-        )
+        );
+        runs + &release
     }
 }
 
@@ -124,6 +157,23 @@ pub struct State {
     pub path: Vec<Step>,
     /// Its tasks were queued (not a template seen too often, not at the depth limit).
     pub expanded: bool,
+    /// The transitions its tasks led to, by the task's key across releases.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub edges: Vec<Edge>,
+    /// A release was found without it (it is kept, and not visited again).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub gone: bool,
+}
+
+/// A transition a state's task led to.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Edge {
+    /// The task's key across releases (`release::task_key`).
+    pub key: String,
+    /// The page it led to.
+    pub to: String,
+    /// The transition in the graph.
+    pub transition_id: String,
 }
 
 /// A state's files ([`Artifacts::page_files`]).

@@ -159,6 +159,8 @@ fn hostile_page_text_never_becomes_code_in_a_navigation_script() {
             depth: 1,
             path: steps.clone(),
             expanded: true,
+            edges: Vec::new(),
+            gone: false,
         };
         let start = texts[9].clone();
         atlas_explore::artifacts::write_nav_script(&state, &start).unwrap();

@@ -46,6 +46,10 @@ pub struct ExploreArgs {
     /// The Chromium to drive (default: ATLAS_CHROMIUM, else chromium on the PATH).
     #[arg(long)]
     pub chromium: Option<PathBuf>,
+    /// The site's version (a release's number). Without it the explorer names the versions it
+    /// notices: r1, then r2 when exploring again finds the site changed.
+    #[arg(long)]
+    pub app_version: Option<String>,
     /// Write the run's summary as JSON.
     #[arg(long)]
     pub json: Option<PathBuf>,
@@ -67,10 +71,20 @@ impl Progress for Shown {
     }
 
     fn state(&self, name: &str, url: &str) {
+        self.say(format!("state: {name} ({url})"));
+    }
+
+    fn release(&self, change: &str, name: &str, url: &str) {
+        self.say(format!("{change}: {name} ({url})"));
+    }
+}
+
+impl Shown {
+    fn say(&self, line: String) {
         match &self.bar {
-            Some(bar) => bar.println(format!("state: {name} ({url})")),
+            Some(bar) => bar.println(line),
             None if self.quiet => {}
-            None => eprintln!("state: {name} ({url})"),
+            None => eprintln!("{line}"),
         }
     }
 }
@@ -112,6 +126,10 @@ pub fn options(args: &ExploreArgs) -> Result<ExploreOptions> {
         credentials,
         max_similar: args.max_similar.max(1),
         chromium,
+        app_version: match args.app_version.as_deref().map(str::trim) {
+            Some("") => bail!("--app-version must not be blank"),
+            other => other.map(str::to_string),
+        },
     })
 }
 
@@ -260,6 +278,7 @@ pub async fn bench(scratch: &std::path::Path) -> Result<Option<ExploreBench>> {
             credentials: Some(("bench".into(), "bench-password".into())),
             max_similar: 5,
             chromium: chromium.clone(),
+            app_version: None,
         };
         let report = atlas_explore::explore(
             graph,

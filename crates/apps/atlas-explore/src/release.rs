@@ -1,0 +1,302 @@
+//! Re-exploring a site the folder already knows: a new release (or the same site again) checked
+//! from what is known before anything new is tried.
+//!
+//! Each known state is brought up by its address, else by its way from the start, and read once:
+//! the same screen (its fingerprint, or a near-duplicate of it) is the same page, unchanged; a
+//! screen at the same address that is no other known state is the same page, changed (it keeps
+//! its identity, and what it shows now is the release's face of it); a state no way reaches any
+//! more is gone (marked, never deleted). Then only what is new is acted on: an unchanged page's
+//! actions whose outcome is known are not taken again (their transitions are marked seen), a
+//! changed page's transitions are taken again to see where they lead now, and every action a
+//! page did not have before is queued as in a first exploration.
+//!
+//! Key design decision: **the known states are the plan.** A first exploration spends most of its
+//! time acting on pages to learn where each action leads; on a release most of that is unchanged,
+//! and one visit a page tells which pages are. The actions are what cost, and only the new ones
+//! and those of changed pages are taken.
+
+use std::collections::{HashMap, HashSet};
+
+use atlas_api::pages::{AddPageRequest, UiHierarchy};
+use atlas_api::tools;
+use atlas_api::versions::{RecordAppVersionRequest, VersionSource};
+
+use crate::ExploreError;
+use crate::browser::Tab;
+use crate::explorer::{Shared, candidate_tasks, page_type, perform, summary, widgets};
+use crate::snapshot::{Snapshot, normalize_url};
+use crate::state::{ReleaseReport, State};
+use crate::tasks::{self, Place, Task};
+
+/// What identifies a task across releases: its action, its label, and where a link leads (else
+/// the element), so that a link moved elsewhere on the page is still the same action.
+pub(crate) fn task_key(task: &Task) -> String {
+    let label = task.parameters["label"].as_str().unwrap_or_default();
+    let place = task.parameters["href"]
+        .as_str()
+        .map_or_else(|| task.selector.clone(), normalize_url);
+    format!("{}\u{1f}{label}\u{1f}{place}", task.action)
+}
+
+/// What a visit found of a known state.
+enum Found {
+    Same(Box<Snapshot>),
+    /// What it shows now, and its picture.
+    Changed(Box<Snapshot>, Option<Vec<u8>>),
+    Gone,
+}
+
+impl Shared {
+    /// Brings up state `index` by its address, else by its way from the start, and says what it
+    /// is now.
+    async fn revisit(&self, tab: &Tab, index: usize) -> Result<Found, ExploreError> {
+        let (state, start, shares_address) = {
+            let f = self.frontier.lock();
+            let state = f.saved.states[index].clone();
+            let address = normalize_url(&state.url);
+            let shares = f
+                .saved
+                .states
+                .iter()
+                .enumerate()
+                .any(|(i, s)| i != index && !s.gone && normalize_url(&s.url) == address);
+            (state, f.saved.start.clone(), shares)
+        };
+        let mut ways = vec![(state.url.clone(), Vec::new())];
+        if !state.path.is_empty() {
+            ways.push((start, state.path.clone()));
+        }
+        for (url, steps) in ways {
+            let reached = async {
+                tab.goto(&url).await?;
+                for step in &steps {
+                    let done = perform(
+                        tab,
+                        &step.action,
+                        &step.selector,
+                        &step.parameters,
+                        &self.password(),
+                    )
+                    .await?;
+                    if !done {
+                        return Ok(None);
+                    }
+                }
+                tab.snapshot().await.map(Some)
+            };
+            let snap = match self.timed_browser(reached).await {
+                Ok(Some(snap)) => snap,
+                // A way that no longer works (an element gone, a page that never loads).
+                Ok(None) | Err(ExploreError::Browser(_)) => continue,
+                Err(e) => return Err(e),
+            };
+            if !self.in_scope(&snap.url) {
+                continue;
+            }
+            let identity = snap.identity();
+            match self.frontier.lock().find(&identity) {
+                Some(i) if i == index => return Ok(Found::Same(Box::new(snap))),
+                Some(_) => continue,
+                None => {}
+            }
+            // Another screen at its address, no other known state: the page, changed. Where
+            // several states share the address (a single-page app's panels), it must also keep
+            // its title, forms, selection and headings.
+            let same_address = normalize_url(&snap.url) == normalize_url(&state.url);
+            if same_address && (!shares_address || identity.key == state.key) {
+                let picture = self.timed_browser(tab.screenshot()).await.ok();
+                return Ok(Found::Changed(Box::new(snap), picture));
+            }
+        }
+        Ok(Found::Gone)
+    }
+
+    /// Checks every known state of the site against what it shows now, records the release
+    /// (`record_app_version`: what was seen, what is gone), keeps what changed pages show, and
+    /// queues the actions to take: the new ones, and a changed page's known ones.
+    pub(crate) async fn check_release(&self, tab: &Tab) -> Result<ReleaseReport, ExploreError> {
+        let count = self.frontier.lock().saved.states.len();
+        let mut found = Vec::with_capacity(count);
+        for index in 0..count {
+            let gone_before = self.frontier.lock().saved.states[index].gone;
+            found.push(if gone_before {
+                Found::Gone
+            } else {
+                self.revisit(tab, index).await?
+            });
+        }
+        let t = std::time::Instant::now();
+        let (previous, noticed) = {
+            let f = self.frontier.lock();
+            (f.saved.version.clone(), f.saved.noticed)
+        };
+        let states: Vec<State> = self.frontier.lock().saved.states.clone();
+        let changes = states.iter().zip(&found).any(|(s, v)| match v {
+            Found::Changed(..) => true,
+            Found::Gone => !s.gone,
+            Found::Same(_) => false,
+        });
+        // The release's name: the one given, else a new one the graph starts where the site
+        // changed, else the version the states were explored in.
+        let (version, source) = match (&self.options.app_version, &previous) {
+            (Some(given), _) => (given.clone(), VersionSource::User),
+            (None, Some(before)) if !changes => (before.clone(), VersionSource::Noticed),
+            (None, _) => (
+                atlas_model::versions::noticed_version(noticed as usize + 1),
+                VersionSource::Noticed,
+            ),
+        };
+        let mut report = ReleaseReport {
+            version: version.clone(),
+            previous: previous.clone(),
+            ..Default::default()
+        };
+        let mut mark = RecordAppVersionRequest {
+            app_id: self.app_id.clone(),
+            version: version.clone(),
+            source: Some(source),
+            ..Default::default()
+        };
+        let gone_ids: HashSet<&str> = states
+            .iter()
+            .zip(&found)
+            .filter(|(_, v)| matches!(v, Found::Gone))
+            .map(|(s, _)| s.page_id.as_str())
+            .collect();
+        let mut queued: Vec<(usize, Task)> = Vec::new();
+        let mut changed_pages: Vec<(usize, Box<Snapshot>, Option<Vec<u8>>)> = Vec::new();
+        let mut next_task = self.frontier.lock().saved.next_task;
+        for (index, (state, now)) in states.iter().zip(found).enumerate() {
+            let snap = match now {
+                Found::Gone => {
+                    if !state.gone {
+                        mark.gone_pages.push(state.page_id.clone());
+                        report.gone.push(state.name.clone());
+                        self.progress.release("gone", &state.name, &state.url);
+                    }
+                    continue;
+                }
+                Found::Same(snap) => {
+                    mark.seen_pages.push(state.page_id.clone());
+                    report.same += 1;
+                    snap
+                }
+                Found::Changed(snap, picture) => {
+                    report.changed.push(state.name.clone());
+                    self.progress.release("changed", &state.name, &state.url);
+                    changed_pages.push((index, snap.clone(), picture));
+                    snap
+                }
+            };
+            let changed = changed_pages.last().is_some_and(|(i, ..)| *i == index);
+            if !state.expanded {
+                continue;
+            }
+            let files = state.files.get()?;
+            let done: Vec<Task> = tasks::read(files, Place::Completed)?;
+            let edges: HashMap<&str, &crate::state::Edge> =
+                state.edges.iter().map(|e| (e.key.as_str(), e)).collect();
+            let candidates = candidate_tasks(&snap, self, &mut next_task);
+            let present: HashSet<String> = candidates.iter().map(task_key).collect();
+            for edge in &state.edges {
+                if !present.contains(&edge.key) || gone_ids.contains(edge.to.as_str()) {
+                    mark.gone_transitions.push(edge.transition_id.clone());
+                } else if !changed {
+                    mark.seen_transitions.push(edge.transition_id.clone());
+                }
+            }
+            // Known outcomes are not sought again on an unchanged page; on a changed one only
+            // the actions that led nowhere new keep their outcome.
+            let known: HashSet<String> = done
+                .iter()
+                .map(task_key)
+                .filter(|k| !changed || !edges.contains_key(k.as_str()))
+                .collect();
+            for old in tasks::read(files, Place::Todos)? {
+                files.remove(&format!("todos/{}.json", old.id))?;
+            }
+            for task in candidates {
+                if known.contains(&task_key(&task)) {
+                    continue;
+                }
+                tasks::add(files, &task)?;
+                queued.push((index, task));
+            }
+        }
+        self.graph(move |g| g.ask::<tools::RecordAppVersion>(&mark))
+            .await?;
+        for (index, snap, picture) in changed_pages {
+            self.keep_changed(index, &snap, picture, &version).await?;
+        }
+        let mut f = self.frontier.lock();
+        f.queue = queued;
+        f.saved.next_task = next_task;
+        for (state, gone) in f.saved.states.iter_mut().map(|s| {
+            let gone = gone_ids.contains(s.page_id.as_str());
+            (s, gone)
+        }) {
+            state.gone = gone;
+        }
+        if f.saved.version.as_deref() != Some(version.as_str()) {
+            if source == VersionSource::Noticed {
+                f.saved.noticed += 1;
+            }
+            f.saved.version = Some(version);
+        }
+        f.saved.ended = false;
+        self.persist(&f)?;
+        drop(f);
+        *self.atlas_time.lock() += t.elapsed();
+        Ok(report)
+    }
+
+    /// Keeps what a changed page shows now under its known name (its identity), and its state's
+    /// fingerprint, so that the next visit finds it the same.
+    async fn keep_changed(
+        &self,
+        index: usize,
+        snap: &Snapshot,
+        picture: Option<Vec<u8>>,
+        version: &str,
+    ) -> Result<(), ExploreError> {
+        let state = self.frontier.lock().saved.states[index].clone();
+        let identity = snap.identity();
+        let request = AddPageRequest {
+            app_id: self.app_id.clone(),
+            page_name: state.name.clone(),
+            page_type: Some(page_type(snap, index == 0).into()),
+            description: Some(summary(snap)),
+            ui_hierarchy: Some(UiHierarchy {
+                widgets: widgets(snap),
+                ..Default::default()
+            }),
+            url: Some(snap.url.clone()),
+            dom_fingerprint: Some(identity.fingerprint.clone()),
+            app_version: Some(version.to_string()),
+            title: Some(snap.title.clone()),
+            ..Default::default()
+        };
+        self.graph(move |g| g.add_page(&request)).await?;
+        let files = state.files.get()?;
+        if let Some(picture) = picture {
+            files.write_soon(atlas_store::SCREENSHOT, &picture)?;
+        }
+        let dom = serde_json::to_vec_pretty(snap).map_err(std::io::Error::other)?;
+        files.write_soon("dom.json", &dom)?;
+        let mut f = self.frontier.lock();
+        let kept = &mut f.saved.states[index];
+        kept.fingerprint = identity.fingerprint;
+        kept.key = identity.key;
+        kept.links = identity.links;
+        kept.template = snap.template();
+        kept.url = snap.url.clone();
+        Ok(())
+    }
+}
+
+/// Whether a run over saved states re-explores them as a release (rather than resuming a run
+/// that was stopped): the run before it ended, or the version given is not the one they were
+/// explored in.
+pub(crate) fn is_release(saved_version: Option<&str>, ended: bool, given: Option<&str>) -> bool {
+    ended || given.is_some_and(|g| saved_version != Some(g))
+}
