@@ -5,17 +5,17 @@
 //! the same screen (its fingerprint, or a near-duplicate of it) is the same page, unchanged; a
 //! screen at the same address that is no other known state is the same page, changed (it keeps
 //! its identity, and what it shows now is the release's face of it); a state no way reaches any
-//! more is gone (marked, never deleted). Then only what is new is acted on: an unchanged page's
-//! actions whose outcome is known are not taken again (their transitions are marked seen), a
-//! changed page's transitions are taken again to see where they lead now, and every action a
-//! page did not have before is queued as in a first exploration.
+//! more is gone (marked, never deleted). Then only what is new is acted on: an action still on
+//! its page that sends what it sent (the same link target, the same form's fields and address:
+//! [`task_key`]) is not taken again and its transition is marked seen, while every action a page
+//! did not have before is queued as in a first exploration.
 //!
 //! Key design decision: **the known states are the plan.** A first exploration spends most of its
 //! time acting on pages to learn where each action leads; on a release most of that is unchanged,
 //! and one visit a page tells which pages are. The actions are what cost, and only the new ones
 //! and those of changed pages are taken.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use atlas_api::pages::{AddPageRequest, UiHierarchy};
 use atlas_api::tools;
@@ -28,13 +28,35 @@ use crate::snapshot::{Snapshot, normalize_url};
 use crate::state::{ReleaseReport, State};
 use crate::tasks::{self, Place, Task};
 
-/// What identifies a task across releases: its action, its label, and where a link leads (else
-/// the element), so that a link moved elsewhere on the page is still the same action.
+/// What identifies a task across releases: its action, its label, and what it sends — where a
+/// link leads, where a form posts with which fields — else its element. Two releases' tasks of
+/// one key do the same thing, so the outcome known of one is the other's: a link moved elsewhere
+/// on the page, or a page around a form that changed, leaves it the same.
 pub(crate) fn task_key(task: &Task) -> String {
-    let label = task.parameters["label"].as_str().unwrap_or_default();
-    let place = task.parameters["href"]
-        .as_str()
-        .map_or_else(|| task.selector.clone(), normalize_url);
+    let p = &task.parameters;
+    let label = p["label"].as_str().unwrap_or_default();
+    let place = match (p["href"].as_str(), p["fields"].as_array()) {
+        (Some(href), _) => normalize_url(href),
+        (None, Some(fields)) => {
+            let mut sent: Vec<String> = fields
+                .iter()
+                .map(|f| {
+                    format!(
+                        "{}:{}",
+                        f["selector"].as_str().unwrap_or_default(),
+                        f["type"].as_str().unwrap_or_default()
+                    )
+                })
+                .collect();
+            sent.sort();
+            format!(
+                "{} {}",
+                p["action"].as_str().map(normalize_url).unwrap_or_default(),
+                sent.join(",")
+            )
+        }
+        (None, None) => task.selector.clone(),
+    };
     format!("{}\u{1f}{label}\u{1f}{place}", task.action)
 }
 
@@ -188,30 +210,23 @@ impl Shared {
                     snap
                 }
             };
-            let changed = changed_pages.last().is_some_and(|(i, ..)| *i == index);
             if !state.expanded {
                 continue;
             }
             let files = state.files.get()?;
             let done: Vec<Task> = tasks::read(files, Place::Completed)?;
-            let edges: HashMap<&str, &crate::state::Edge> =
-                state.edges.iter().map(|e| (e.key.as_str(), e)).collect();
             let candidates = candidate_tasks(&snap, self, &mut next_task);
             let present: HashSet<String> = candidates.iter().map(task_key).collect();
+            // An action still there does what it did (its key says what it sends), and where it
+            // led is checked on its own; one no longer there is gone with its transition.
             for edge in &state.edges {
                 if !present.contains(&edge.key) || gone_ids.contains(edge.to.as_str()) {
                     mark.gone_transitions.push(edge.transition_id.clone());
-                } else if !changed {
+                } else {
                     mark.seen_transitions.push(edge.transition_id.clone());
                 }
             }
-            // Known outcomes are not sought again on an unchanged page; on a changed one only
-            // the actions that led nowhere new keep their outcome.
-            let known: HashSet<String> = done
-                .iter()
-                .map(task_key)
-                .filter(|k| !changed || !edges.contains_key(k.as_str()))
-                .collect();
+            let known: HashSet<String> = done.iter().map(task_key).collect();
             for old in tasks::read(files, Place::Todos)? {
                 files.remove(&format!("todos/{}.json", old.id))?;
             }

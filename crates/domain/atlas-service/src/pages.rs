@@ -538,16 +538,19 @@ impl Atlas {
                 page.updated_at = now.clone();
                 if let Some(version) = &version {
                     page.saw(version);
-                    let title = if title.is_empty() {
-                        &req.page_name
-                    } else {
-                        &title
-                    };
-                    let shown = req.ui_hierarchy.iter().flat_map(|ui| &ui.widgets);
-                    let texts = shown
-                        .filter(|w| !w.is_text_field())
-                        .map(|w| w.text.as_str());
-                    keep_face(&mut page.faces, PageFace::of(version, title, texts));
+                    // A call that shows nothing of the page (a visit counted) keeps its face.
+                    let shown: Vec<&Widget> =
+                        req.ui_hierarchy.iter().flat_map(|ui| &ui.widgets).collect();
+                    if !shown.is_empty() || !title.is_empty() {
+                        let title = if title.is_empty() {
+                            &req.page_name
+                        } else {
+                            &title
+                        };
+                        let texts = shown.iter().filter(|w| !w.is_text_field());
+                        let face = PageFace::of(version, title, texts.map(|w| w.text.as_str()));
+                        keep_face(&mut page.faces, face);
+                    }
                 }
                 let mut app_record = app.map(|a| a.app.clone()).unwrap_or_else(|| App {
                     app_id: req.app_id.clone(),

@@ -112,7 +112,10 @@ fn migrate_copies_the_demo_and_droidtask_to_postgres_and_back_losslessly() {
     let apps = app_ids(&folder);
     assert!(apps.contains(&"com.meituan.app".to_string()), "{apps:?}");
     let versioned = exported(&folder, crate::versions::APP);
-    assert_eq!(versioned["app"]["versions"].as_array().map(Vec::len), Some(2));
+    assert_eq!(
+        versioned["app"]["versions"].as_array().map(Vec::len),
+        Some(2)
+    );
     let pg = ["--store", url.as_str()];
     assert_eq!(app_ids(&pg), apps);
     let returned = ["--data", back.to_str().unwrap()];

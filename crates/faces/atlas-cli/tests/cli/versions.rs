@@ -93,7 +93,10 @@ fn a_release_diff_over_http_mcp_and_the_command_line() {
     assert_eq!(steps, ["菜单", "搜索"], "the current version's way: {path}");
     // Bad input changes nothing and says so in the seed's error format.
     assert_error(
-        &server.call("get_app_diff", json!({"app_id": APP, "from_version": "9.9"})),
+        &server.call(
+            "get_app_diff",
+            json!({"app_id": APP, "from_version": "9.9"}),
+        ),
         404,
         "NOT_FOUND",
     );
