@@ -38,12 +38,13 @@ pub(crate) fn task_key(task: &Task) -> String {
     let place = match (p["href"].as_str(), p["fields"].as_array()) {
         (Some(href), _) => normalize_url(href),
         (None, Some(fields)) => {
+            // Fields by the names they are sent under: their selectors are the page's layout.
             let mut sent: Vec<String> = fields
                 .iter()
                 .map(|f| {
                     format!(
                         "{}:{}",
-                        f["selector"].as_str().unwrap_or_default(),
+                        f["name"].as_str().unwrap_or_default(),
                         f["type"].as_str().unwrap_or_default()
                     )
                 })

@@ -18,7 +18,6 @@ pub struct RecordAppVersionRequest {
     /// The app.
     pub app_id: String,
     /// The version's name (`2.6.0`); a new one becomes the app's current version.
-    #[schemars(length(min = 1, max = 200))]
     pub version: String,
     /// Where the name came from (default `reported`).
     #[serde(default)]

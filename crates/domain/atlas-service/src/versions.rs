@@ -7,16 +7,13 @@ use std::collections::HashMap;
 pub use atlas_api::versions::{
     AppDiff, AppDiffRequest, DiffPage, RecordAppVersionRequest, RecordAppVersionResponse,
 };
-use atlas_graph::{AppGraph, DiffError};
+use atlas_graph::AppGraph;
 use atlas_model::{
     App, AppVersion, AtlasError, Intent, Page, Result, VersionSource, Versioned, validate_text,
 };
 use atlas_store::Record;
 
 use crate::Atlas;
-
-/// The longest version name taken.
-pub const MAX_VERSION_CHARS: usize = 200;
 
 /// A version's name as a request gives it (`field` names it in an error): trimmed; none when
 /// absent or blank (an empty `app_version` is no version, as for trust).
@@ -25,12 +22,6 @@ pub(crate) fn version_named(field: &str, version: Option<&str>) -> Result<Option
         return Ok(None);
     };
     validate_text(field, version, true)?;
-    if version.chars().count() > MAX_VERSION_CHARS {
-        return Err(AtlasError::invalid(
-            field,
-            format!("{field} is longer than {MAX_VERSION_CHARS} characters"),
-        ));
-    }
     Ok(Some(version.to_string()))
 }
 
@@ -130,10 +121,8 @@ impl Atlas {
                 .app(&req.app_id)
                 .ok_or_else(|| AtlasError::NotFound(format!("app not found: {}", req.app_id)))?;
             app.diff(from.as_deref(), to.as_deref())
-                .map_err(|e| match e {
-                    DiffError::UnknownVersion { .. } => AtlasError::NotFound(e.to_string()),
-                    DiffError::OneVersion(_) => AtlasError::invalid("from_version", e.to_string()),
-                })
+                // A request the schema takes, about versions the app does not have: not found.
+                .map_err(|e| AtlasError::NotFound(e.to_string()))
         })
     }
 }
