@@ -50,6 +50,15 @@ if [ ! -x "$moin_venv/bin/moin" ]; then
     || echo "warning: could not install MoinMoin" >&2
 fi
 if [ -x "$moin_venv/bin/moin" ]; then export ATLAS_MOIN="$moin_venv/bin/moin"; fi
+# Two published releases of a real web application, for re-exploring a new release: Roundup (a
+# Python issue tracker) 2.2.0 and 2.6.0 from PyPI, each in its own virtual environment.
+export ATLAS_ROUNDUP_DIR="${ATLAS_ROUNDUP_DIR:-$HOME/.cache/atlas-roundup}"
+roundup_ok=1
+for release in 2.2.0 2.6.0; do
+  if [ ! -x "$ATLAS_ROUNDUP_DIR/$release/bin/roundup-admin" ]; then echo "installing Roundup $release in $ATLAS_ROUNDUP_DIR/$release"; fi
+  scripts/roundup-tracker.sh install "$release" >/dev/null 2>&1 || { roundup_ok=0; echo "warning: could not install Roundup $release" >&2; }
+done
+if [ "$roundup_ok" = 1 ]; then export ATLAS_ROUNDUP="$PWD/scripts/roundup-tracker.sh"; fi
 # The simulated phone is driven by Debian's own adb client, and writes its screens' text (Chinese
 # included) with WenQuanYi Micro Hei.
 if ! need adb || [ ! -f /usr/share/fonts/truetype/wqy/wqy-microhei.ttc ]; then

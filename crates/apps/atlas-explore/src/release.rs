@@ -72,7 +72,15 @@ enum Found {
 impl Shared {
     /// Brings up state `index` by its address, else by its way from the start, and says what it
     /// is now.
-    async fn revisit(&self, tab: &Tab, index: usize) -> Result<Found, ExploreError> {
+    /// A state behind a sign-in is first brought up by its way (which signs in: the browser
+    /// keeps the session for every later address), since its address alone would show the page
+    /// as someone not signed in sees it; `signed_in` says whether a way has signed in already.
+    async fn revisit(
+        &self,
+        tab: &Tab,
+        index: usize,
+        signed_in: &mut bool,
+    ) -> Result<Found, ExploreError> {
         let (state, start, shares_address) = {
             let f = self.frontier.lock();
             let state = f.saved.states[index].clone();
@@ -85,11 +93,21 @@ impl Shared {
                 .any(|(i, s)| i != index && !s.gone && normalize_url(&s.url) == address);
             (state, f.saved.start.clone(), shares)
         };
+        let behind_sign_in = state.path.iter().any(|s| s.parameters["sign_in"] == true);
         let mut ways = vec![(state.url.clone(), Vec::new())];
         if !state.path.is_empty() {
             ways.push((start, state.path.clone()));
         }
+        if behind_sign_in && !*signed_in {
+            // Signed in as the site asks now (its sign-in form may have moved with the
+            // release), else by the way that signed in before.
+            *signed_in = self.sign_in_now(tab).await?;
+            if !*signed_in {
+                ways.reverse();
+            }
+        }
         for (url, steps) in ways {
+            let signs_in = steps.iter().any(|s| s.parameters["sign_in"] == true);
             let reached = async {
                 tab.goto(&url).await?;
                 for step in &steps {
@@ -108,7 +126,10 @@ impl Shared {
                 tab.snapshot().await.map(Some)
             };
             let snap = match self.timed_browser(reached).await {
-                Ok(Some(snap)) => snap,
+                Ok(Some(snap)) => {
+                    *signed_in |= signs_in;
+                    snap
+                }
                 // A way that no longer works (an element gone, a page that never loads).
                 Ok(None) | Err(ExploreError::Browser(_)) => continue,
                 Err(e) => return Err(e),
@@ -134,18 +155,43 @@ impl Shared {
         Ok(Found::Gone)
     }
 
+    /// Signs in with the credentials through the sign-in form the start page shows now; false
+    /// when there is none, or it is not there to fill.
+    async fn sign_in_now(&self, tab: &Tab) -> Result<bool, ExploreError> {
+        if self.options.credentials.is_none() {
+            return Ok(false);
+        }
+        let start = self.frontier.lock().saved.start.clone();
+        let signed = async {
+            tab.goto(&start).await?;
+            let snap = tab.snapshot().await?;
+            let forms = candidate_tasks(&snap, self, &mut 0);
+            let Some(task) = forms.iter().find(|t| t.parameters["sign_in"] == true) else {
+                return Ok(false);
+            };
+            let p = &task.parameters;
+            perform(tab, &task.action, &task.selector, p, &self.password()).await
+        };
+        match self.timed_browser(signed).await {
+            Ok(done) => Ok(done),
+            Err(ExploreError::Browser(_)) => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
     /// Checks every known state of the site against what it shows now, records the release
     /// (`record_app_version`: what was seen, what is gone), keeps what changed pages show, and
     /// queues the actions to take: the new ones, and a changed page's known ones.
     pub(crate) async fn check_release(&self, tab: &Tab) -> Result<ReleaseReport, ExploreError> {
         let count = self.frontier.lock().saved.states.len();
         let mut found = Vec::with_capacity(count);
+        let mut signed_in = false;
         for index in 0..count {
             let gone_before = self.frontier.lock().saved.states[index].gone;
             found.push(if gone_before {
                 Found::Gone
             } else {
-                self.revisit(tab, index).await?
+                self.revisit(tab, index, &mut signed_in).await?
             });
         }
         let t = std::time::Instant::now();

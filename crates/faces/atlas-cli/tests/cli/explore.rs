@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use crate::common::{chromium, free_port, fsck, report_of, required};
 
-struct KillOnDrop(Child);
+pub(crate) struct KillOnDrop(pub(crate) Child);
 
 impl Drop for KillOnDrop {
     fn drop(&mut self) {
@@ -30,7 +30,7 @@ impl Drop for KillOnDrop {
     }
 }
 
-fn atlas() -> Command {
+pub(crate) fn atlas() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_atlas"));
     c.process_group(0);
     c
@@ -58,7 +58,7 @@ fn demo_site() -> (KillOnDrop, String) {
     (KillOnDrop(child), base)
 }
 
-fn states(app_dir: &Path) -> Vec<Value> {
+pub(crate) fn states(app_dir: &Path) -> Vec<Value> {
     let saved: Value = serde_json::from_slice(
         &std::fs::read(app_dir.join(".atlas/explore.json")).unwrap_or_default(),
     )
@@ -67,7 +67,7 @@ fn states(app_dir: &Path) -> Vec<Value> {
 }
 
 /// `atlas explore BASE/ --data DATA --chromium CHROMIUM`, to which a test adds its options.
-fn explore_command(base: &str, data: &Path, chromium: &Path) -> Command {
+pub(crate) fn explore_command(base: &str, data: &Path, chromium: &Path) -> Command {
     let mut c = atlas();
     c.args(["explore", &format!("{base}/"), "--data"])
         .arg(data)

@@ -17,6 +17,7 @@ mod pg_restart;
 mod phone;
 mod postgres;
 mod progress;
+mod releases;
 mod requests;
 mod testrun;
 mod versions;

@@ -1,0 +1,149 @@
+//! A real web application released again: Roundup 2.2.0 (a Python issue tracker from PyPI)
+//! explored, then upgraded in place to Roundup 2.6.0 (its data kept, its templates the new
+//! release's) on the same address and explored again from what the folder knows. The figures
+//! against a fresh exploration of the new release are `scripts/roundup-release.sh`'s.
+
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::common::*;
+use crate::explore::{KillOnDrop, atlas, explore_command, states};
+
+/// `scripts/roundup-tracker.sh` with these arguments, which must succeed.
+fn tracker_script(script: &Path, args: &[&str], home: &Path) {
+    let status = Command::new(script).args(args).arg(home).status().unwrap();
+    assert!(status.success(), "roundup-tracker.sh {args:?}");
+}
+
+/// The tracker in `home` served by `release` at `port`, until dropped.
+fn serve(script: &Path, release: &str, port: u16, home: &Path) -> KillOnDrop {
+    let server = KillOnDrop({
+        let mut c = Command::new(script);
+        c.process_group(0);
+        c.args(["serve", release, &port.to_string()])
+            .arg(home)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap()
+    });
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while ureq::get(&format!("http://127.0.0.1:{port}/demo/"))
+        .call()
+        .is_err()
+    {
+        assert!(Instant::now() < deadline, "Roundup {release} did not start");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    server
+}
+
+#[test]
+fn a_real_tracker_released_again_is_re_explored_from_what_the_folder_knows() {
+    let Some(chromium) = chromium() else { return };
+    let Some(script) = std::env::var_os("ATLAS_ROUNDUP") else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "ATLAS_ROUNDUP is not set (scripts/test.sh installs Roundup 2.2.0 and 2.6.0 from PyPI)"
+        );
+        eprintln!("skipped: no Roundup (set ATLAS_ROUNDUP to scripts/roundup-tracker.sh)");
+        return;
+    };
+    let script = Path::new(&script);
+    let dir = tempfile::tempdir().unwrap();
+    let (site, data) = (dir.path().join("site"), dir.path().join("data"));
+    let port = free_port();
+    let base = format!("http://127.0.0.1:{port}/demo");
+    let explore = |release: &str, report: &str| {
+        let _tracker = serve(script, release, port, &site);
+        let path = dir.path().join(report);
+        report_of(
+            explore_command(&base, &data, &chromium)
+                .args(["--app-id", "roundup", "--app-version", release])
+                .args(["--credentials", "admin:admin", "--max-states", "40"])
+                .args(["--max-seconds", "400", "--json"])
+                .arg(&path),
+            &path,
+        )
+    };
+    tracker_script(script, &["make", "2.2.0"], &site);
+    let first = explore("2.2.0", "first.json");
+    let old: Vec<Value> = states(&data.join("apps/roundup"));
+    tracker_script(script, &["upgrade", "2.6.0"], &site);
+    let again = explore("2.6.0", "again.json");
+    let known: Vec<Value> = states(&data.join("apps/roundup"));
+    eprintln!(
+        "Roundup 2.2.0 explored in {:.1} s ({} states, {} actions); 2.6.0 re-explored in {:.1} s ({} actions): {}",
+        first["seconds"].as_f64().unwrap(),
+        first["states"],
+        first["actions"],
+        again["seconds"].as_f64().unwrap(),
+        again["actions"],
+        again["release"]
+    );
+
+    // Every state known before was checked: the same, changed, or gone; none deleted, each
+    // still its page.
+    let release = &again["release"];
+    assert_eq!(release["previous"], "2.2.0", "{again}");
+    assert_eq!(release["version"], "2.6.0");
+    let list = |key: &str| release[key].as_array().unwrap().len();
+    let checked = release["same"].as_u64().unwrap() as usize + list("changed") + list("gone");
+    assert_eq!(checked, old.len(), "{release}");
+    assert!(known.len() >= old.len());
+    for (before, after) in old.iter().zip(&known) {
+        assert_eq!(
+            before["page_id"], after["page_id"],
+            "a known state keeps its page"
+        );
+    }
+    // The release rewrote the classic template's layout (HTML5 landmarks instead of tables, its
+    // upgrading notes say): the known pages are changed screens, not new pages, and nothing of
+    // them was acted on again that sends what it sent.
+    assert!(list("changed") * 2 > old.len(), "{release}");
+    assert!(list("gone") * 10 <= old.len(), "{release}");
+    assert!(
+        again["actions"].as_u64().unwrap() * 2 < first["actions"].as_u64().unwrap(),
+        "{again}"
+    );
+
+    // What changed, as `atlas diff` lists it: the two releases, no page listed as changed that
+    // shows the same texts, title and actions, what a release lacks kept as history.
+    let out = atlas()
+        .args(["diff", "roundup", "--json", "--data"])
+        .arg(&data)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let diff: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (diff["from"].as_str(), diff["to"].as_str()),
+        (Some("2.2.0"), Some("2.6.0"))
+    );
+    for change in diff["pages"]["changed"].as_array().unwrap() {
+        let said = [
+            "texts_added",
+            "texts_removed",
+            "actions_added",
+            "actions_removed",
+        ]
+        .iter()
+        .any(|k| change[*k].as_array().is_some_and(|a| !a.is_empty()))
+            || change["title"].is_array();
+        assert!(
+            said,
+            "a page listed as changed with nothing changed: {change}"
+        );
+    }
+    assert_eq!(
+        diff["pages"]["removed"].as_array().unwrap().len(),
+        list("gone"),
+        "{diff}"
+    );
+    let (clean, said) = fsck(&data);
+    assert!(clean, "{said}");
+}
