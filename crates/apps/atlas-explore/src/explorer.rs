@@ -385,27 +385,10 @@ impl Shared {
         if *at == Some(index) {
             return Ok(true);
         }
-        let (state, start) = {
-            let f = self.frontier.lock();
-            (f.saved.states[index].clone(), f.saved.start.clone())
-        };
-        let mut tries = vec![(state.url.clone(), Vec::new())];
-        if !state.path.is_empty() {
-            tries.push((start, state.path.clone()));
-        }
-        for (url, steps) in tries {
+        for (url, steps) in self.ways_to(index) {
             *at = None;
-            self.timed_browser(tab.goto(&url)).await?;
-            for step in &steps {
-                self.timed_browser(perform(
-                    tab,
-                    &step.action,
-                    &step.selector,
-                    &step.parameters,
-                    &self.password(),
-                ))
-                .await?;
-            }
+            // A step whose element is gone leaves the tab where it is, which may still be it.
+            self.walk(tab, &url, &steps).await?;
             let snap = self.timed_browser(tab.snapshot()).await?;
             *at = self.frontier.lock().find(&snap.identity());
             if *at == Some(index) {
@@ -413,6 +396,41 @@ impl Shared {
             }
         }
         Ok(false)
+    }
+
+    /// The ways to state `index`: its address, then its way from the start (when it has one).
+    pub(crate) fn ways_to(&self, index: usize) -> Vec<(String, Vec<Step>)> {
+        let f = self.frontier.lock();
+        let state = &f.saved.states[index];
+        let mut ways = vec![(state.url.clone(), Vec::new())];
+        if !state.path.is_empty() {
+            ways.push((f.saved.start.clone(), state.path.clone()));
+        }
+        ways
+    }
+
+    /// Goes to `url` and takes `steps` there; false when a step's element is not on the page.
+    pub(crate) async fn walk(
+        &self,
+        tab: &Tab,
+        url: &str,
+        steps: &[Step],
+    ) -> Result<bool, ExploreError> {
+        self.timed_browser(tab.goto(url)).await?;
+        let password = self.password();
+        for step in steps {
+            let done = perform(
+                tab,
+                &step.action,
+                &step.selector,
+                &step.parameters,
+                &password,
+            );
+            if !self.timed_browser(done).await? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
     }
 
     /// Requests the guard refused while a task ran: the task is recorded again as a destructive

@@ -81,7 +81,7 @@ impl Shared {
         index: usize,
         signed_in: &mut bool,
     ) -> Result<Found, ExploreError> {
-        let (state, start, shares_address) = {
+        let (state, shares_address) = {
             let f = self.frontier.lock();
             let state = f.saved.states[index].clone();
             let address = normalize_url(&state.url);
@@ -91,13 +91,10 @@ impl Shared {
                 .iter()
                 .enumerate()
                 .any(|(i, s)| i != index && !s.gone && normalize_url(&s.url) == address);
-            (state, f.saved.start.clone(), shares)
+            (state, shares)
         };
         let behind_sign_in = state.path.iter().any(|s| s.parameters["sign_in"] == true);
-        let mut ways = vec![(state.url.clone(), Vec::new())];
-        if !state.path.is_empty() {
-            ways.push((start, state.path.clone()));
-        }
+        let mut ways = self.ways_to(index);
         if behind_sign_in && !*signed_in {
             // Signed in as the site asks now (its sign-in form may have moved with the
             // release), else by the way that signed in before.
@@ -108,30 +105,18 @@ impl Shared {
         }
         for (url, steps) in ways {
             let signs_in = steps.iter().any(|s| s.parameters["sign_in"] == true);
-            let reached = async {
-                tab.goto(&url).await?;
-                for step in &steps {
-                    let done = perform(
-                        tab,
-                        &step.action,
-                        &step.selector,
-                        &step.parameters,
-                        &self.password(),
-                    )
-                    .await?;
-                    if !done {
-                        return Ok(None);
-                    }
-                }
-                tab.snapshot().await.map(Some)
+            let reached = match self.walk(tab, &url, &steps).await {
+                Ok(true) => self.timed_browser(tab.snapshot()).await,
+                // A way that no longer works (an element gone, a page that never loads).
+                Ok(false) | Err(ExploreError::Browser(_)) => continue,
+                Err(e) => return Err(e),
             };
-            let snap = match self.timed_browser(reached).await {
-                Ok(Some(snap)) => {
+            let snap = match reached {
+                Ok(snap) => {
                     *signed_in |= signs_in;
                     snap
                 }
-                // A way that no longer works (an element gone, a page that never loads).
-                Ok(None) | Err(ExploreError::Browser(_)) => continue,
+                Err(ExploreError::Browser(_)) => continue,
                 Err(e) => return Err(e),
             };
             if !self.in_scope(&snap.url) {
@@ -181,7 +166,7 @@ impl Shared {
 
     /// Checks every known state of the site against what it shows now, records the release
     /// (`record_app_version`: what was seen, what is gone), keeps what changed pages show, and
-    /// queues the actions to take: the new ones, and a changed page's known ones.
+    /// queues the actions to take: those no page of the site sent before from where it is.
     pub(crate) async fn check_release(&self, tab: &Tab) -> Result<ReleaseReport, ExploreError> {
         let count = self.frontier.lock().saved.states.len();
         let mut found = Vec::with_capacity(count);
