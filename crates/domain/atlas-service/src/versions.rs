@@ -25,10 +25,16 @@ pub(crate) fn version_named(field: &str, version: Option<&str>) -> Result<Option
     Ok(Some(version.to_string()))
 }
 
-/// `app` with `version` among its versions (the current one when new); whether it was new.
+/// `app` with `version` among its versions (the current one when new); whether that changed
+/// it. A version only `reported` so far (named by a write, as `add_page` names the one a
+/// first exploration starts) takes the source a later call tells: the writes come first.
 pub(crate) fn with_version(app: &mut App, version: &str, source: VersionSource) -> bool {
-    if app.versions.iter().any(|v| v.version == version) {
-        return false;
+    if let Some(known) = app.versions.iter_mut().find(|v| v.version == version) {
+        let told = known.source == VersionSource::Reported && source != VersionSource::Reported;
+        if told {
+            known.source = source;
+        }
+        return told;
     }
     app.versions.push(AppVersion {
         version: version.to_string(),
@@ -89,10 +95,10 @@ impl Atlas {
             for id in &req.gone_transitions {
                 marks.transition(id, false)?;
             }
+            let new_version = !graph.app.versions.iter().any(|v| v.version == version);
             let mut records: Vec<Record> = app_knowing(&graph.app, Some(&version), source)
                 .into_iter()
                 .collect();
-            let new_version = !records.is_empty();
             let (seen, gone) = (marks.seen, marks.gone);
             records.extend(marks.records);
             let response = RecordAppVersionResponse {

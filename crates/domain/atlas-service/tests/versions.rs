@@ -131,6 +131,11 @@ async fn a_release_keeps_its_history_plans_on_the_current_version_and_lists_its_
         .unwrap();
     assert_eq!(recorded.current_version, "2.6");
     assert!(!recorded.new_version, "2.6 came with the pages");
+    // add_page named 2.6 first (`reported`); the record says where the name came from.
+    let versions = atlas.export_app(APP).unwrap().app.versions;
+    assert_eq!(versions[1].version, "2.6");
+    assert_eq!(versions[1].source, VersionSource::User);
+    assert_eq!(versions[0].source, VersionSource::Reported);
     // Help, its way in, and the direct Search link.
     assert_eq!(recorded.marked_gone, 3, "{recorded:?}");
 
