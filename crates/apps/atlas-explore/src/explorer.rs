@@ -609,7 +609,7 @@ impl Shared {
             self.graph(move |g| g.add_page(&request)).await.map(|_| ())
         };
         let request = ReportTransitionRequest {
-            from_page: from_page.clone(),
+            from_page,
             action: reported_action(task),
             to_page: to_page.clone(),
             success: true,

@@ -580,12 +580,7 @@ impl<'a> TransitionRef<'a> {
 
     /// Whether it was seen in `version` (one with no versions, in the app's first).
     pub fn seen_in_version(&self, version: &str) -> bool {
-        let seen = self.seen_in();
-        if seen.is_empty() {
-            let versions = &self.app.app.versions;
-            return versions.first().is_some_and(|v| v.version == version);
-        }
-        seen.iter().any(|v| v == version)
+        atlas_model::versions::seen_in_version(self.seen_in(), version, &self.app.app.versions)
     }
 }
 

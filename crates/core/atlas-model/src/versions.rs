@@ -83,11 +83,7 @@ pub trait Versioned {
     /// Whether it was seen in `version`, of an app whose versions are `versions` (an entity
     /// with no versions was seen in the first).
     fn seen_in_version(&self, version: &str, versions: &[AppVersion]) -> bool {
-        let seen = self.seen_in();
-        if seen.is_empty() {
-            return versions.first().is_some_and(|v| v.version == version);
-        }
-        seen.iter().any(|v| v == version)
+        seen_in_version(self.seen_in(), version, versions)
     }
 
     /// Records it seen in `version` (no longer gone); whether that changed anything.
@@ -111,6 +107,15 @@ pub trait Versioned {
         *gone = Some(version.to_string());
         true
     }
+}
+
+/// Whether an entity seen in `seen_in` was seen in `version`, of an app whose versions are
+/// `versions`: one seen before its app had versions was seen in the first.
+pub fn seen_in_version(seen_in: &[String], version: &str, versions: &[AppVersion]) -> bool {
+    if seen_in.is_empty() {
+        return versions.first().is_some_and(|v| v.version == version);
+    }
+    seen_in.iter().any(|v| v == version)
 }
 
 macro_rules! versioned {

@@ -236,8 +236,8 @@ impl<'g> Marks<'g> {
             return Ok(());
         }
         if seen {
-            self.page(&t.from_page.clone(), true)?;
-            self.page(&t.to_page.clone(), true)?;
+            self.page(&t.from_page, true)?;
+            self.page(&t.to_page, true)?;
         }
         if self.mark(&mut t, seen) {
             self.records.push(Record::Transition(t));
