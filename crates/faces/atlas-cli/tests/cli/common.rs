@@ -393,3 +393,12 @@ pub fn mcp_post(
         serde_json::from_str(&text).unwrap_or(Value::String(text)),
     )
 }
+
+/// Waits until `url` answers a GET (any status), failing the test naming `what` past `within`.
+pub fn until_answers(url: &str, what: &str, within: Duration) {
+    let deadline = Instant::now() + within;
+    while ureq::get(url).call().is_err() {
+        assert!(Instant::now() < deadline, "{what} did not start");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::common::{chromium, free_port, fsck, report_of, required};
+use crate::common::{chromium, free_port, fsck, report_of, required, until_answers};
 
 pub(crate) struct KillOnDrop(pub(crate) Child);
 
@@ -50,11 +50,11 @@ fn demo_site() -> (KillOnDrop, String) {
         .spawn()
         .unwrap();
     let base = format!("http://{addr}");
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while ureq::get(&format!("{base}/stats")).call().is_err() {
-        assert!(Instant::now() < deadline, "the demo site did not start");
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    until_answers(
+        &format!("{base}/stats"),
+        "the demo site",
+        Duration::from_secs(30),
+    );
     (KillOnDrop(child), base)
 }
 
@@ -399,11 +399,7 @@ fn a_real_wiki_open_to_anonymous_editing_is_explored_without_changing_it() {
             .unwrap()
     });
     let base = format!("http://127.0.0.1:{port}");
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while ureq::get(&format!("{base}/Home")).call().is_err() {
-        assert!(Instant::now() < deadline, "the wiki did not start");
-        std::thread::sleep(Duration::from_millis(200));
-    }
+    until_answers(&format!("{base}/Home"), "the wiki", Duration::from_secs(60));
     let data = dir.path().join("data");
     let report_path = dir.path().join("report.json");
     let report = report_of(
@@ -468,11 +464,11 @@ fn a_hostile_site_on_two_origins_gets_no_secret_no_write_and_no_code_and_ends_no
             .unwrap(),
     );
     let base = format!("http://{a}");
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while ureq::get(&format!("{base}/stats")).call().is_err() {
-        assert!(Instant::now() < deadline, "the hostile site did not start");
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    until_answers(
+        &format!("{base}/stats"),
+        "the hostile site",
+        Duration::from_secs(30),
+    );
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
     let report_path = dir.path().join("report.json");

@@ -6,7 +6,7 @@
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
 
@@ -31,14 +31,11 @@ fn serve(script: &Path, release: &str, port: u16, home: &Path) -> KillOnDrop {
             .spawn()
             .unwrap()
     });
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while ureq::get(&format!("http://127.0.0.1:{port}/demo/"))
-        .call()
-        .is_err()
-    {
-        assert!(Instant::now() < deadline, "Roundup {release} did not start");
-        std::thread::sleep(Duration::from_millis(200));
-    }
+    until_answers(
+        &format!("http://127.0.0.1:{port}/demo/"),
+        &format!("Roundup {release}"),
+        Duration::from_secs(60),
+    );
     server
 }
 
