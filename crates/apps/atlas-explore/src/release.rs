@@ -260,7 +260,7 @@ impl Shared {
             }
             let known: HashSet<String> = done.iter().map(task_key).collect();
             for old in tasks::read(files, Place::Todos)? {
-                files.remove(&format!("todos/{}.json", old.id))?;
+                tasks::discard(files, Place::Todos, &old.id)?;
             }
             for task in candidates {
                 if known.contains(&task_key(&task)) {

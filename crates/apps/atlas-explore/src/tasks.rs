@@ -87,6 +87,11 @@ pub fn move_task(files: &dyn Files, task: &Task, from: Place, to: Place) -> Resu
     files.rename(&old, &name(to, &task.id))
 }
 
+/// Removes the task `id` from `place`.
+pub fn discard(files: &dyn Files, place: Place, id: &str) -> Result<(), StoreError> {
+    files.remove(&name(place, id))
+}
+
 /// The tasks of a state in one place, by id.
 pub fn read(files: &dyn Files, place: Place) -> Result<Vec<Task>, StoreError> {
     let mut tasks = Vec::new();
@@ -116,7 +121,7 @@ pub fn recover(files: &dyn Files) -> Result<usize, StoreError> {
     let mut back = 0;
     for task in read(files, Place::Processing)? {
         if completed.contains(&task.id) {
-            files.remove(&name(Place::Processing, &task.id))?;
+            discard(files, Place::Processing, &task.id)?;
             continue;
         }
         let pending = Task {
@@ -128,7 +133,7 @@ pub fn recover(files: &dyn Files) -> Result<usize, StoreError> {
     }
     for task in read(files, Place::Todos)? {
         if completed.contains(&task.id) {
-            files.remove(&name(Place::Todos, &task.id))?;
+            discard(files, Place::Todos, &task.id)?;
         }
     }
     Ok(back)
