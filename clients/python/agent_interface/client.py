@@ -46,8 +46,9 @@ class KGClient:
             raise KGError(error.get("code"), error.get("message"), error.get("details"), e.code) from None
 
     # 1. core queries
-    def query_path(self, app_id, intent, current_page=None, max_steps=None):
-        return self.call("query_path", app_id=app_id, intent=intent, current_page=current_page, max_steps=max_steps)
+    def query_path(self, app_id, intent, current_page=None, max_steps=None, include_history=None):
+        return self.call("query_path", app_id=app_id, intent=intent, current_page=current_page,
+                         max_steps=max_steps, include_history=include_history)
 
     def get_next_action(self, current_page, intent, app_id=None, session_id=None, app_version=None,
                         explain=None):

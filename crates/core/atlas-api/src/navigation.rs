@@ -20,6 +20,10 @@ pub struct QueryPathRequest {
     #[serde(default)]
     #[schemars(range(min = 1, max = 1000))]
     pub max_steps: Option<i64>,
+    /// Also the way in each earlier version of the app (`history`): the plan itself is always on
+    /// the current version, where what a release removed is no longer taken.
+    #[serde(default)]
+    pub include_history: Option<bool>,
 }
 
 /// One step of a path.
@@ -107,6 +111,27 @@ pub struct QueryPathResponse {
     /// The page the intent named.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub target_page: Option<PageSummary>,
+    /// The way in each earlier version, oldest first (only with `include_history`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub history: Option<Vec<VersionPath>>,
+}
+
+/// The way from the same page to the same target as an earlier version of the app had it.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct VersionPath {
+    /// The version.
+    pub version: String,
+    /// Whether that version had a way at all (over the transitions seen in it).
+    pub found: bool,
+    /// Whether its way is not the current one: a step of it is gone now, or the current
+    /// version goes another way.
+    pub differs: bool,
+    /// Its steps (none when not found).
+    pub total_steps: usize,
+    /// The steps, in order.
+    pub steps: Vec<PathStep>,
+    /// Those of its steps the current version no longer has, by number.
+    pub gone_steps: Vec<usize>,
 }
 
 impl QueryPathResponse {
@@ -119,6 +144,7 @@ impl QueryPathResponse {
             path: None,
             alternatives: vec![],
             target_page: None,
+            history: None,
         }
     }
 }

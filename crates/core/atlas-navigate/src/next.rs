@@ -124,6 +124,7 @@ impl<V: GraphView> Navigator<'_, V> {
                 intent: req.intent,
                 current_page: Some(req.current_page),
                 max_steps: Some(MAX_STEPS_LIMIT as i64),
+                include_history: None,
             },
             false,
             target,

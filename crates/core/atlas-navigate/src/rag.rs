@@ -28,6 +28,7 @@ impl<V: GraphView> Navigator<'_, V> {
             intent: req.query.clone(),
             current_page: req.current_page.clone(),
             max_steps: None,
+            include_history: None,
         })?;
         let state = self.view.read();
         let app = state.graph().app(&req.app_id).expect("checked above");

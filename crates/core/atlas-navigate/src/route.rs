@@ -7,6 +7,7 @@ use crate::index::Query;
 use crate::{DEFAULT_MAX_STEPS, GraphView, Known, Navigator, round3};
 use atlas_api::navigation::{
     AlternativePath, PageSummary, PathInfo, PathStep, QueryPathRequest, QueryPathResponse,
+    VersionPath,
 };
 
 /// What an agent assumes an action takes when nobody has measured it yet.
@@ -96,6 +97,44 @@ fn plan_confidence(app: &AppGraph, plan: &Plan, target_score: f64) -> f64 {
         .map(|s| step_confidence(app.transition_at(*s)))
         .product();
     round3(steps * target_score)
+}
+
+/// The way from `start` to `target` in each of the app's earlier versions, oldest first, beside
+/// the current version's `current` plan (none when it has no way).
+fn history(app: &AppGraph, start: &str, target: &str, current: Option<&Plan>) -> Vec<VersionPath> {
+    let versions = &app.app.versions;
+    let earlier = &versions[..versions.len().saturating_sub(1)];
+    earlier
+        .iter()
+        .map(|v| {
+            let Some(steps) = app.route_in_version(start, target, &v.version) else {
+                return VersionPath {
+                    version: v.version.clone(),
+                    found: false,
+                    differs: current.is_some(),
+                    total_steps: 0,
+                    steps: vec![],
+                    gone_steps: vec![],
+                };
+            };
+            let gone_steps = steps
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| app.transition_at(**s).is_gone())
+                .map(|(i, _)| i + 1)
+                .collect();
+            let differs = current.is_none_or(|plan| plan.steps != steps);
+            let (described, _) = describe_steps(app, &Plan { steps, cost: 0.0 });
+            VersionPath {
+                version: v.version.clone(),
+                found: true,
+                differs,
+                total_steps: described.len(),
+                steps: described,
+                gone_steps,
+            }
+        })
+        .collect()
 }
 
 fn why_alternative(main: &Plan, alt: &Plan, app: &AppGraph) -> String {
@@ -253,6 +292,10 @@ impl<V: GraphView> Navigator<'_, V> {
         let Some(target) = target else {
             return Ok(QueryPathResponse::failure("未找到匹配的意图"));
         };
+        let with_history = whole && req.include_history == Some(true);
+        let history_beside = |current: Option<&Plan>| {
+            with_history.then(|| history(app, &start, &target.page_id, current))
+        };
         let plan = match app.plan(&start, &target.page_id, max_steps) {
             Ok(plan) => plan,
             Err(PlanError::TooManySteps { shortest }) => {
@@ -260,11 +303,13 @@ impl<V: GraphView> Navigator<'_, V> {
                     "路径步骤数超过限制（最短路径需要{shortest}步，max_steps={max_steps}）"
                 ));
                 r.target_page = summary(app, &target.page_id);
+                r.history = history_beside(None);
                 return Ok(r);
             }
             Err(PlanError::NoPath) | Err(PlanError::UnknownPage(_)) => {
                 let mut r = QueryPathResponse::failure("无法找到从当前页面到目标页面的路径");
                 r.target_page = summary(app, &target.page_id);
+                r.history = history_beside(None);
                 return Ok(r);
             }
         };
@@ -304,6 +349,7 @@ impl<V: GraphView> Navigator<'_, V> {
             }),
             alternatives,
             target_page: summary(app, &target.page_id),
+            history: history_beside(Some(&plan)),
         })
     }
 }

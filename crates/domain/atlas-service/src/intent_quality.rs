@@ -89,6 +89,7 @@ pub fn measure(
             intent: query.clone(),
             current_page: None,
             max_steps: None,
+            include_history: None,
         })?;
         let found = path.target_page.map(|p| p.page_name).unwrap_or_default();
         let similar = atlas.find_similar_intents(SimilarIntentsRequest {

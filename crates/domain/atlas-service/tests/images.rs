@@ -58,6 +58,7 @@ fn answers(atlas: &Atlas) -> Vec<serde_json::Value> {
                 intent: intent.clone(),
                 current_page: from,
                 max_steps: None,
+                include_history: None,
             });
             out.push(serde_json::json!({"ask": intent, "answer": r.map_err(|e| e.to_string())}));
         }

@@ -58,6 +58,7 @@ async fn demo_answers_the_seed_intents_and_survives_restart(store: TestStore) {
             intent: "点外卖".into(),
             current_page: Some(home_id.clone()),
             max_steps: None,
+            include_history: None,
         })
         .unwrap();
     assert!(r.success, "{r:?}");
@@ -70,6 +71,7 @@ async fn demo_answers_the_seed_intents_and_survives_restart(store: TestStore) {
             intent: "查找附近餐厅".into(),
             current_page: None,
             max_steps: None,
+            include_history: None,
         })
         .unwrap();
     assert!(r.success);
@@ -83,6 +85,7 @@ async fn demo_answers_the_seed_intents_and_survives_restart(store: TestStore) {
             intent: "量子纠缠实验".into(),
             current_page: None,
             max_steps: None,
+            include_history: None,
         })
         .unwrap();
     assert!(!miss.success);
@@ -1238,6 +1241,7 @@ fn steps_to_settings(atlas: &Arc<Atlas>, list: &str) -> Option<usize> {
             intent: "Settings".into(),
             current_page: Some(list.to_string()),
             max_steps: None,
+            include_history: None,
         })
         .ok()
         .and_then(|r| r.path)

@@ -38,10 +38,10 @@ async fn page(atlas: &Atlas, name: &str, version: &str, title: &str, texts: &[&s
             ui_hierarchy: Some(widgets(texts)),
             app_version: Some(version.into()),
             title: Some(title.into()),
-            intents: if name == "Search" {
-                vec!["search issues".into()]
-            } else {
-                vec![]
+            intents: match name {
+                "Search" => vec!["search issues".into()],
+                "About" => vec!["about roundup".into()],
+                _ => vec![],
             },
             ..Default::default()
         })
@@ -76,10 +76,35 @@ fn path_texts(atlas: &Atlas, intent: &str) -> Option<Vec<String>> {
             intent: intent.into(),
             current_page: None,
             max_steps: None,
+            include_history: None,
         })
         .unwrap();
+    assert!(r.history.is_none(), "history only when asked");
     r.path
         .map(|p| p.steps.iter().map(|s| s.widget_text.clone()).collect())
+}
+
+/// `query_path`'s history: each earlier version's way, its texts, whether it differs from the
+/// current way and which of its steps are gone.
+fn path_history(atlas: &Atlas, intent: &str) -> Vec<(String, Vec<String>, bool, Vec<usize>)> {
+    let r = atlas
+        .query_path(QueryPathRequest {
+            app_id: APP.into(),
+            intent: intent.into(),
+            current_page: None,
+            max_steps: None,
+            include_history: Some(true),
+        })
+        .unwrap();
+    r.history
+        .expect("asked for")
+        .into_iter()
+        .map(|v| {
+            assert_eq!(v.found, !v.steps.is_empty());
+            let texts = v.steps.iter().map(|s| s.widget_text.clone()).collect();
+            (v.version, texts, v.differs, v.gone_steps)
+        })
+        .collect()
 }
 
 async fn a_release_keeps_its_history_plans_on_the_current_version_and_lists_its_changes(
@@ -102,6 +127,10 @@ async fn a_release_keeps_its_history_plans_on_the_current_version_and_lists_its_
     let to_help = step(&atlas, &home, "Help", &help, "2.2").await;
     let about_link = step(&atlas, &home, "About", &about, "2.2").await;
     assert_eq!(path_texts(&atlas, "search issues").unwrap(), ["Search"]);
+    assert!(
+        path_history(&atlas, "search issues").is_empty(),
+        "one version: no earlier one"
+    );
 
     // Release 2.6: Help is gone; Search moved behind a new menu and shows one more text; About
     // is the same page; nothing was checked on the way from Home to Help.
@@ -139,10 +168,19 @@ async fn a_release_keeps_its_history_plans_on_the_current_version_and_lists_its_
     // Help, its way in, and the direct Search link.
     assert_eq!(recorded.marked_gone, 3, "{recorded:?}");
 
-    // Routes are the current version's; the old way is history.
+    // Routes are the current version's; the old way is history, there when asked for.
     assert_eq!(
         path_texts(&atlas, "search issues").unwrap(),
         ["Menu", "Search"]
+    );
+    assert_eq!(
+        path_history(&atlas, "search issues"),
+        [("2.2".to_string(), vec!["Search".to_string()], true, vec![1])]
+    );
+    assert_eq!(
+        path_history(&atlas, "about roundup"),
+        [("2.2".to_string(), vec!["About".to_string()], false, vec![])],
+        "a way the release kept is the same way"
     );
     let actions = atlas
         .get_available_actions(AvailableActionsRequest {

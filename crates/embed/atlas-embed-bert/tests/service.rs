@@ -62,6 +62,7 @@ async fn a_paraphrase_finds_its_page() {
                 intent: intent.into(),
                 current_page: Some(home.clone()),
                 max_steps: None,
+                include_history: None,
             })
             .unwrap()
     };

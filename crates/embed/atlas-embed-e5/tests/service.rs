@@ -27,6 +27,7 @@ async fn a_new_chinese_phrasing_finds_the_demo_page() {
             intent: "肚子饿了叫点吃的".into(),
             current_page: None,
             max_steps: None,
+            include_history: None,
         })
         .unwrap();
     assert!(r.success, "{r:?}");

@@ -109,6 +109,7 @@ pub(crate) fn path(
     intent: String,
     from: Option<String>,
     max_steps: Option<i64>,
+    history: bool,
 ) -> Result<ExitCode> {
     let atlas = open_existing(&data)?;
     let r = atlas.query_path(atlas_service::QueryPathRequest {
@@ -116,6 +117,7 @@ pub(crate) fn path(
         intent,
         current_page: from,
         max_steps,
+        include_history: history.then_some(true),
     })?;
     print_json(&r)?;
     Ok(if r.success {

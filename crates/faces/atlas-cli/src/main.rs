@@ -84,6 +84,9 @@ enum Command {
         from: Option<String>,
         #[arg(long)]
         max_steps: Option<i64>,
+        /// Also the way in each earlier version of the app.
+        #[arg(long)]
+        history: bool,
     },
     /// The next action for an intent from a page (get_next_action).
     Next {
@@ -210,7 +213,8 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             intent,
             from,
             max_steps,
-        } => graph::path(data, app, intent, from, max_steps),
+            history,
+        } => graph::path(data, app, intent, from, max_steps, history),
         Command::Next { data, page, intent } => graph::next(data, page, intent),
         Command::Diff {
             data,

@@ -143,6 +143,7 @@ pub async fn run(config: &QueryConfig, scratch: &Path) -> Result<QueryReport> {
             intent: intent.clone(),
             current_page: None,
             max_steps: None,
+            include_history: None,
         });
     }
     let questions: Vec<Question> = (0..config.queries)
@@ -246,6 +247,7 @@ fn ask(atlas: &atlas_service::Atlas, app_id: &str, questions: &[Question]) -> Re
             intent: intent.clone(),
             current_page: None,
             max_steps: None,
+            include_history: None,
         };
         let (answer, ns) = timed(|| atlas.query_path(request));
         let answer = answer.map_err(|e| anyhow::anyhow!("query_path: {e}"))?;

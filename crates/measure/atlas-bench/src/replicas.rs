@@ -271,6 +271,7 @@ fn query_path_latency(
                     intent: intent.intent_text.clone(),
                     current_page: None,
                     max_steps: None,
+                    include_history: None,
                 });
                 if round > 0 {
                     samples.push(started.elapsed().as_nanos() as u64);
