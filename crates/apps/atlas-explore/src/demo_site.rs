@@ -34,7 +34,7 @@ fn page(title: &str, body: &str) -> Html<String> {
 <body><header><nav>
 <a href="/">首页 Home</a><a href="/products">Products</a><a href="/about">About</a><a href="/search">Search</a>
 <a href="/app">App</a><a href="/clock">Clock</a><a href="/guestbook">Guestbook</a><a href="/login">Login</a>
-</nav></header><main>{body}</main><footer><p>Atlas demo site</p></footer></body></html>"#
+</nav></header><main>{body}</main><footer><p>Atlas demo site, version 1.2.0</p></footer></body></html>"#
     ))
 }
 

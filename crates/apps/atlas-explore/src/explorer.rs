@@ -178,6 +178,23 @@ impl Shared {
         self.frontier.lock().saved.version.clone()
     }
 
+    /// Names a first exploration's version, before its first page is written, and says where
+    /// the name came from (which `add_page` cannot tell): given by the user, else named by the
+    /// start page ([`crate::site_version`]), else the first the explorer names.
+    fn name_first_version(&self, start: &Snapshot) -> VersionSource {
+        let mut f = self.frontier.lock();
+        if f.saved.version.is_some() {
+            return VersionSource::User;
+        }
+        if let Some(named) = start.version_hints.version() {
+            f.saved.version = Some(named);
+            return VersionSource::Site;
+        }
+        f.saved.noticed = 1;
+        f.saved.version = Some(atlas_model::versions::noticed_version(1));
+        VersionSource::Noticed
+    }
+
     pub(crate) fn persist(&self, frontier: &Frontier) -> Result<(), ExploreError> {
         let bytes = serde_json::to_vec_pretty(&frontier.saved).map_err(std::io::Error::other)?;
         self.artifacts
@@ -956,11 +973,9 @@ pub async fn explore(
         let mut f = shared.frontier.lock();
         let given = shared.options.app_version.clone();
         if f.saved.states.is_empty() {
-            // A first exploration: the version given, else the first the explorer names.
-            f.saved.version = Some(given.unwrap_or_else(|| {
-                f.saved.noticed = 1;
-                atlas_model::versions::noticed_version(1)
-            }));
+            // A first exploration: the version given, else (once the start page is read) the
+            // one the site names, else the first the explorer names.
+            f.saved.version = given;
             false
         } else {
             crate::release::is_release(f.saved.version.as_deref(), f.saved.ended, given.as_deref())
@@ -1029,15 +1044,11 @@ async fn run(
                 snap.url
             )));
         }
+        let source = shared.name_first_version(&snap);
         shared
             .state_for(&first, &snap, snap.identity(), None, None)
             .await?;
         at = Some(0);
-        // The version's source, which add_page cannot tell.
-        let source = match shared.options.app_version {
-            Some(_) => VersionSource::User,
-            None => VersionSource::Noticed,
-        };
         let mark = RecordAppVersionRequest {
             app_id: shared.app_id.clone(),
             version: shared.version().unwrap_or_default(),

@@ -29,6 +29,7 @@ pub mod guard;
 pub mod hostile_site;
 mod release;
 pub mod safety;
+pub mod site_version;
 pub mod snapshot;
 mod state;
 pub mod tasks;

@@ -190,12 +190,18 @@ impl Shared {
             Found::Gone => !s.gone,
             Found::Same(_) => false,
         });
-        // The release's name: the one given, else a new one the graph starts where the site
-        // changed, else the version the states were explored in.
-        let (version, source) = match (&self.options.app_version, &previous) {
-            (Some(given), _) => (given.clone(), VersionSource::User),
-            (None, Some(before)) if !changes => (before.clone(), VersionSource::Noticed),
-            (None, _) => (
+        // The release's name: the one given, else the one the site names (the start page's
+        // first), else a new one the graph starts where the site changed, else the version the
+        // states were explored in.
+        let named = found.iter().find_map(|now| match now {
+            Found::Same(snap) | Found::Changed(snap, _) => snap.version_hints.version(),
+            Found::Gone => None,
+        });
+        let (version, source) = match (&self.options.app_version, named, &previous) {
+            (Some(given), _, _) => (given.clone(), VersionSource::User),
+            (None, Some(named), _) => (named, VersionSource::Site),
+            (None, None, Some(before)) if !changes => (before.clone(), VersionSource::Noticed),
+            (None, None, _) => (
                 atlas_model::versions::noticed_version(noticed as usize + 1),
                 VersionSource::Noticed,
             ),

@@ -149,6 +149,12 @@
     .map((h) => textOf(h).trim().slice(0, 200)).filter((t) => t).slice(0, 4);
   const images = $all(document, 'img').filter(visible);
   const main = $one(document, 'main') || body;
+  // Where web software names its own release: a generator tag, a footer (its titles too).
+  const generator = $all(document, 'meta[name=generator i]').slice(0, 5)
+    .map((m) => attr(m, 'content')).join('\n').slice(0, 500);
+  const footer = $all(document, 'footer,[role=contentinfo]').slice(0, 3)
+    .map((f) => [textOf(f).slice(0, 1000), ...$all(f, '[title]').slice(0, 20).map((e) => attr(e, 'title').slice(0, 200))].join('\n'))
+    .join('\n').slice(0, 3000);
   const snapshot = {
     url: getter(Document.prototype, 'URL').call(document),
     title: str(getter(Document.prototype, 'title').call(document)).slice(0, 500),
@@ -164,6 +170,7 @@
     images_without_alt: images.filter((i) => !$has(i, 'alt')).slice(0, 20).map(selector),
     unlabelled_fields: forms.flatMap((f) => f.fields).filter((f) => !f.label).map((f) => f.selector).slice(0, 20),
     text: main ? textOf(main).slice(0, 400) : '',
+    version_hints: { generator, footer },
   };
   // A lone surrogate (invalid UTF-16) would make the JSON unreadable: replaced, as UTF-8 does.
   return JSON.stringify(snapshot, (_, v) => (typeof v === 'string' ? v.toWellFormed() : v));

@@ -58,6 +58,9 @@ pub struct Snapshot {
     /// The start of the page's text, for the summary.
     #[serde(default)]
     pub text: String,
+    /// What it shows of its software's release.
+    #[serde(default)]
+    pub version_hints: crate::site_version::VersionHints,
 }
 
 /// A form.

@@ -169,6 +169,8 @@ fn the_demo_site_is_explored_safely_and_a_killed_exploration_resumes_without_dup
         &report_path,
     );
     assert_eq!(report["stopped_by"], "nothing left to explore", "{report}");
+    // The release the site's footer names is the app's version.
+    assert_eq!(report["version"], "1.2.0", "{report}");
     let found = states(&app_dir);
     let mut prints: Vec<&str> = found
         .iter()
