@@ -6,8 +6,10 @@ On the demo: the apps page lists the demo app with its counts and the knowledge 
 graph renders (a screenshot that is not blank; the page's own state counts 35 pages); clicking a
 page shows its actions; the keyboard walks from a page to the next through its actions; asking
 点外卖 highlights the path; a report sent over HTTP appears live and flashes its edge; a page's
-screenshot (put in its seed 001 folder, as the explorer does) becomes its node's picture; the
-English switch works. Throughout: no request leaves the server's origin and the console shows
+screenshot (put in its seed 001 folder, as the explorer does) becomes its node's picture; an
+app of two versions (written over HTTP) shows what its release removed pale, and compared,
+colours its pages and transitions added, changed, removed and the same apart and lists the
+changes; the English switch works. Throughout: no request leaves the server's origin and the console shows
 no error.
 
 On the large app: it renders whole (10,000 pages), a page is found by name, and the time to
@@ -307,6 +309,66 @@ try:
         wait.until(lambda d: state("atlasViewer.imageNodes()") == 1)
         wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#shot img"))
         check(driver.find_element(By.CSS_SELECTOR, "#shot img").get_attribute("naturalWidth") == "108", "and the page panel shows it")
+    same_origin_only(URL)
+    no_console_errors()
+
+    # ---- an app of two versions: the versions picked, the changes between them coloured
+    release_app = "com.example.release"
+
+    def release_page(name, version, texts):
+        return call(URL, "add_page", {
+            "app_id": release_app, "page_name": name, "page_type": "home" if name == "Home" else "detail",
+            "app_version": version, "title": name,
+            "ui_hierarchy": {"widgets": [{"type": "Button", "id": f"b{i}", "text": text} for i, text in enumerate(texts)]},
+        })["page_id"]
+
+    def release_step(source, text, target, version):
+        return call(URL, "report_transition", {"from_page": source, "to_page": target, "success": True, "app_version": version,
+                                               "action": {"type": "click", "widget_text": text}})["transition_id"]
+
+    r_home = release_page("Home", "1.0", ["Search", "Help"])
+    r_search = release_page("Search", "1.0", ["Go"])
+    r_help = release_page("Help", "1.0", ["Back"])
+    to_search = release_step(r_home, "Search", r_search, "1.0")
+    to_help = release_step(r_home, "Help", r_help, "1.0")
+    release_page("Home", "2.0", ["Search", "Menu"])
+    release_page("Search", "2.0", ["Go"])
+    r_menu = release_page("Menu", "2.0", ["Search"])
+    to_menu = release_step(r_home, "Menu", r_menu, "2.0")
+    call(URL, "record_app_version", {"app_id": release_app, "version": "2.0", "seen_transitions": [to_search],
+                                     "gone_pages": [r_help]})
+    driver.get(URL + f"/#/app/{release_app}")
+    rendered("app")
+    check(driver.find_element(By.ID, "versions").is_displayed(), "an app of two versions shows the version pickers")
+    picked = [driver.find_element(By.ID, i).get_attribute("value") for i in ("version-from", "version-to")]
+    check(picked == ["1.0", "2.0"], f"the version before the current, and the current: {picked}")
+    colour = lambda node: state(f"atlasViewer.sigma().getNodeDisplayData('{node}').color")
+    edge_colour = lambda edge: state(f"atlasViewer.sigma().getEdgeDisplayData('{edge}').color")
+    drawn = (colour(r_help), edge_colour(to_help))
+    check(drawn == ("#d3d7de", "#d3d7de"), f"what the release removed is drawn pale, as history: {drawn}")
+    check(colour(r_search) != "#d3d7de", "and what it kept is not")
+    driver.find_element(By.ID, "compare").click()
+    wait.until(lambda d: state("atlasViewer.diff !== null"))
+    wait.until(lambda d: d.find_element(By.ID, "changes-panel").is_displayed())
+    expected = {r_menu: "#00897b", r_home: "#ef6c00", r_help: "#c62828", r_search: "#dfe4ec"}
+    drawn = {node: colour(node) for node in expected}
+    check(drawn == expected, f"added, changed, removed and unchanged pages coloured apart: {drawn}")
+    drawn = (edge_colour(to_menu), edge_colour(to_help), edge_colour(to_search))
+    check(drawn == ("#00897b", "#c62828", "#dfe4ec"), f"and the transitions: {drawn}")
+    check(driver.find_element(By.ID, "diff-legend").is_displayed(), "with their legend")
+    changes = driver.find_element(By.ID, "changes-panel").text
+    check("1.0 → 2.0" in changes and "新增 1 页" in changes and "Menu" in changes and "Help" in changes,
+          f"the changes listed: {changes}")
+    readable()
+    shot("versions.png")
+    driver.find_element(By.CSS_SELECTOR, f'#changes-panel .diff-changed button[data-page="{r_home}"]').click()
+    wait.until(lambda d: state("atlasViewer.selected") == r_home)
+    driver.find_element(By.ID, "tab-page").click()
+    change = driver.find_element(By.ID, "page-change").text
+    check("有变化" in change and "Menu" in change and "Help" in change, f"a changed page says what changed: {change}")
+    driver.get(URL + f"/#/app/{release_app}/page/{r_help}")
+    wait.until(lambda d: state("atlasViewer.selected") == r_help and d.find_elements(By.ID, "page-gone"))
+    check("2.0" in driver.find_element(By.ID, "page-gone").text, "a removed page says in which version it went")
     same_origin_only(URL)
     no_console_errors()
 

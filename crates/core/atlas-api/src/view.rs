@@ -77,6 +77,9 @@ pub struct ViewPage {
     /// Where its screenshot is served, when its folder holds one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub screenshot: Option<String>,
+    /// The version a release was found without it in: history, on no route.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gone_in: Option<String>,
 }
 
 /// A transition as the viewer draws it, with its statistics.
@@ -100,6 +103,9 @@ pub struct ViewTransition {
     pub success_rate: f64,
     /// Its mean latency in milliseconds.
     pub avg_latency_ms: f64,
+    /// The version a release was found without it in: history, on no route.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gone_in: Option<String>,
 }
 
 /// What `get_app_graph` answers: the pages and transitions to draw.
@@ -119,6 +125,9 @@ pub struct AppGraphResponse {
     pub pages: Vec<ViewPage>,
     /// The transitions between the pages answered.
     pub transitions: Vec<ViewTransition>,
+    /// The app's versions, oldest first (the last is current; `get_app_diff` compares two).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub versions: Vec<String>,
 }
 
 /// The viewer's `get_page_details`: everything known of one page.

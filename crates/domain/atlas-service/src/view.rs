@@ -45,6 +45,7 @@ fn view_transition(t: TransitionRef<'_>) -> ViewTransition {
         fail_count: t.fail_count(),
         success_rate: round3(t.counts().success_rate()),
         avg_latency_ms: round3(t.counts().avg_latency_ms()),
+        gone_in: t.gone_in().map(str::to_string),
     }
 }
 
@@ -155,6 +156,7 @@ impl Atlas {
             total_pages: app.pages().len(),
             total_transitions: app.transitions().len(),
             truncated,
+            versions: app.app.versions.iter().map(|v| v.version.clone()).collect(),
             transitions: app
                 .transitions()
                 .filter(|t| kept.contains(t.from_page()) && kept.contains(t.to_page()))
@@ -176,6 +178,7 @@ impl Atlas {
                         intents: p.intents.len()
                             + targeted.get(p.page_id.as_str()).copied().unwrap_or(0),
                         screenshot: None,
+                        gone_in: p.gone_in.clone(),
                     }
                 })
                 .collect(),

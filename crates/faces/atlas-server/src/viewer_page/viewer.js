@@ -35,6 +35,14 @@ const WORDS = {
     liveOff: "○ 连接中…", tokenPrompt: "这个 Atlas 需要令牌 / This Atlas needs a token",
     failed: "请求失败", home: "首页", target: "目标页面",
     nearOnly: "（所选页面两步以内的页面）", focusOn: "只看所选页面的邻域", focusOff: "显示整个应用", pickFirst: "请先选择一个页面",
+    versionFrom: "比较版本", versionTo: "到", compare: "显示变化", compareOff: "隐藏变化", changesTab: "变化",
+    legendAdded: "新增", legendChanged: "有变化", legendRemoved: "已移除", legendUnchecked: "未核对", legendSame: "未变",
+    goneIn: (v) => `已于版本 ${v} 移除（保留为历史，不再用于规划路径）`,
+    diffCounts: (p) => `新增 ${p.added.length} 页 · 变化 ${p.changed.length} · 移除 ${p.removed.length} · 未变 ${p.unchanged} · 未核对 ${p.unchecked.length}`,
+    diffTransitions: (tr) => `转换：新增 ${tr.added.length} · 移除 ${tr.removed.length} · 保留 ${tr.kept}`,
+    pagesAdded: "新增的页面", pagesChanged: "有变化的页面", pagesRemoved: "移除的页面", pagesUnchecked: "未核对的页面（新版本中尚未见到）",
+    titleChanged: "标题", textsAdded: "新文字", textsRemoved: "去掉的文字", actionsAdded: "新操作", actionsRemoved: "去掉的操作",
+    transitionsAdded: "新增的转换", transitionsRemoved: "移除的转换", intentPaths: "路径有变化的意图", noWay: "（无路径）",
   },
   en: {
     skip: "Skip to content", title: "Atlas graph viewer", chat: "Business graph chat", testRuns: "Test runs", apps: "Apps", app: "App",
@@ -62,6 +70,14 @@ const WORDS = {
     liveOff: "○ connecting…", tokenPrompt: "This Atlas needs a token / 这个 Atlas 需要令牌",
     failed: "Request failed", home: "home", target: "target",
     nearOnly: " (the pages within two steps of the selected one)", focusOn: "Only the selected page's neighbourhood", focusOff: "The whole app", pickFirst: "Select a page first",
+    versionFrom: "Compare version", versionTo: "to", compare: "Show changes", compareOff: "Hide changes", changesTab: "Changes",
+    legendAdded: "added", legendChanged: "changed", legendRemoved: "removed", legendUnchecked: "unchecked", legendSame: "same",
+    goneIn: (v) => `Gone in version ${v} (kept as history, on no route)`,
+    diffCounts: (p) => `${p.added.length} pages added · ${p.changed.length} changed · ${p.removed.length} removed · ${p.unchanged} the same · ${p.unchecked.length} unchecked`,
+    diffTransitions: (tr) => `Transitions: ${tr.added.length} added · ${tr.removed.length} removed · ${tr.kept} kept`,
+    pagesAdded: "Pages added", pagesChanged: "Pages changed", pagesRemoved: "Pages removed", pagesUnchecked: "Pages unchecked (not yet seen in the newer version)",
+    titleChanged: "Title", textsAdded: "Texts added", textsRemoved: "Texts removed", actionsAdded: "Actions added", actionsRemoved: "Actions removed",
+    transitionsAdded: "Transitions added", transitionsRemoved: "Transitions removed", intentPaths: "Intents whose way changed", noWay: "(no way)",
   },
 };
 let lang = localStorage.getItem("atlas-lang") || "zh";
@@ -161,6 +177,9 @@ const viewer = (window.atlasViewer = {
   rendered: false,
   pageDetails: null,
   answer: null,
+  // The app's versions, oldest first, and the changes between two drawn (get_app_diff).
+  versions: [],
+  diff: null,
 });
 window.addEventListener("error", (e) => viewer.errors.push(String(e.message)));
 
@@ -247,6 +266,8 @@ function rateColor(success, fail) {
   return RATE_BUCKETS.find(([floor]) => success / used >= floor)[1];
 }
 const edgeColor = rateColor;
+// What a release removed: kept in the graph as history, drawn pale.
+const GONE = "#d3d7de";
 
 // A page's colour: blue for home, else its actions' uses together in the same buckets, as the
 // server counted them (every action of the page, also those to pages a neighbourhood leaves out).
@@ -333,7 +354,8 @@ function nodeAttributes(page, home, crowd) {
   return {
     label: page.page_name,
     size,
-    color: pageColor(page.page_id, home, success, fail),
+    color: page.gone_in ? GONE : pageColor(page.page_id, home, success, fail),
+    goneIn: page.gone_in,
     success,
     fail,
     depth: page.depth,
@@ -352,6 +374,13 @@ async function showApp(appId, pageId) {
 }
 
 async function drawApp(appId) {
+  // Another app: nothing of the last one's lights, path or comparison carries over.
+  if (viewer.appId !== appId) {
+    viewer.diff = null;
+    highlight = { pages: new Set(), main: new Set(), alt: new Set() };
+    viewer.highlighted = { pages: [], transitions: [] };
+  }
+  neighbours = new Set();
   viewer.appId = appId;
   viewer.selected = null;
   viewer.rendered = false;
@@ -389,6 +418,7 @@ function mount(answer) {
   viewer.sparse = answer.transitions.length > 3000 ? (answer.pages.length > LARGE_APP ? "pages" : "tree") : null;
   viewer.totalPages = answer.total_pages;
   viewer.truncated = answer.truncated;
+  showVersions(answer.versions || []);
   const focus = document.getElementById("focus");
   focus.hidden = answer.total_pages <= LARGE_APP;
   focus.setAttribute("aria-pressed", viewer.focus ? "true" : "false");
@@ -441,7 +471,8 @@ function addEdge(tr) {
     fail: tr.fail_count,
     label: tr.widget_text,
     size: edgeSize(tr.success_count, tr.fail_count),
-    color: edgeColor(tr.success_count, tr.fail_count),
+    color: tr.gone_in ? GONE : edgeColor(tr.success_count, tr.fail_count),
+    goneIn: tr.gone_in,
   });
 }
 
@@ -454,6 +485,7 @@ function updateCounts() {
 
 function nodeReducer(node, data) {
   const out = { ...data };
+  if (viewer.diff) out.color = DIFF_COLOURS[viewer.diff.pages.get(node) || "same"];
   const lit = highlight.pages.size > 0;
   if (node === viewer.selected) {
     out.highlighted = true;
@@ -488,6 +520,11 @@ function edgeReducer(edge, data) {
   if (!shown && !touchesSelected && !highlight.main.has(edge) && !highlight.alt.has(edge)) {
     out.hidden = true;
     return out;
+  }
+  if (viewer.diff) {
+    const kind = viewer.diff.transitions.get(edge);
+    out.color = DIFF_COLOURS[kind || "same"];
+    if (kind) out.size = data.size + 1;
   }
   if (highlight.main.has(edge)) {
     out.color = "#1a4fd6";
@@ -572,6 +609,10 @@ function renderPagePanel(details) {
       `${t("type")}: ${details.page_type} · ${t("depth")}: ${details.depth ?? t("unreachable")}`),
     el("p", { class: "muted", id: "page-traffic" },
       `${t("arrivals")}: ${details.arrivals} · ${t("departures")}: ${details.departures} · ${t("visited")}: ${details.visited_count}`),
+    graph?.hasNode(details.page_id) && graph.getNodeAttribute(details.page_id, "goneIn")
+      ? el("p", { class: "gone", id: "page-gone" }, t("goneIn", graph.getNodeAttribute(details.page_id, "goneIn")))
+      : null,
+    pageChange(details.page_id),
     details.description ? el("p", {}, details.description) : null,
     el("p", { class: "muted" }, el("code", {}, details.page_id)),
     shot,
@@ -846,6 +887,125 @@ viewer.measureRender = (n = 20) => {
   return +(times.reduce((a, b) => a + b, 0) / n).toFixed(2);
 };
 
+// ---- versions ------------------------------------------------------------------------------
+
+// Colours of a comparison: what the newer version added, changed and removed, what nothing has
+// checked in it yet, and what is the same (pale, so that the changes stand out).
+const DIFF_COLOURS = { added: "#00897b", changed: "#ef6c00", removed: "#c62828", unchecked: "#9aa3b2", same: "#dfe4ec" };
+
+// The version pickers, shown for an app of two versions or more: by default the one before the
+// current, and the current.
+function showVersions(versions) {
+  viewer.versions = versions;
+  const box = document.getElementById("versions");
+  box.hidden = versions.length < 2;
+  document.getElementById("legend").hidden = !!viewer.diff;
+  document.getElementById("diff-legend").hidden = !viewer.diff;
+  document.getElementById("tab-changes").hidden = !viewer.diff;
+  const compare = document.getElementById("compare");
+  compare.setAttribute("aria-pressed", viewer.diff ? "true" : "false");
+  compare.textContent = t(viewer.diff ? "compareOff" : "compare");
+  if (box.hidden) return;
+  const pick = (id, fallback) => {
+    const select = document.getElementById(id);
+    const keep = versions.includes(select.value) ? select.value : fallback;
+    select.replaceChildren(...versions.map((v) => el("option", { value: v }, v)));
+    select.value = keep;
+  };
+  pick("version-from", versions[versions.length - 2]);
+  pick("version-to", versions[versions.length - 1]);
+}
+
+// Colours the graph by what changed between the two versions picked (get_app_diff).
+async function compareVersions() {
+  const diff = await call("get_app_diff", {
+    app_id: viewer.appId,
+    from_version: document.getElementById("version-from").value,
+    to_version: document.getElementById("version-to").value,
+  });
+  const pages = new Map();
+  for (const [kind, list] of [["added", diff.pages.added], ["removed", diff.pages.removed], ["unchecked", diff.pages.unchecked]]) {
+    for (const p of list) pages.set(p.page_id, kind);
+  }
+  for (const c of diff.pages.changed) pages.set(c.page.page_id, "changed");
+  const transitions = new Map();
+  for (const tr of diff.transitions.added) transitions.set(tr.transition_id, "added");
+  for (const tr of diff.transitions.removed) transitions.set(tr.transition_id, "removed");
+  viewer.diff = { answer: diff, pages, transitions };
+  showVersions(viewer.versions);
+  renderChanges(diff);
+  setTab("changes");
+  sigma?.refresh();
+  if (viewer.pageDetails) renderPagePanel(viewer.pageDetails);
+}
+
+async function hideChanges() {
+  viewer.diff = null;
+  showVersions(viewer.versions);
+  setTab("page");
+  sigma?.refresh();
+  if (viewer.pageDetails) renderPagePanel(viewer.pageDetails);
+}
+
+// A list of pages, each a link to it.
+function pageLinks(pages, kind) {
+  return el("ul", { class: "steps diff-" + kind },
+    pages.map((p) => el("li", {},
+      el("span", { class: "swatch " + kind }), " ",
+      el("button", { type: "button", class: "go", "data-page": p.page_id, onclick: () => navigate(viewer.appId, p.page_id) }, p.page_name),
+      p.url ? el("span", { class: "muted" }, " " + p.url) : null)));
+}
+
+// What changed in one page: its title, texts and actions.
+function changeLines(change) {
+  const line = (key, items) => (items?.length ? el("li", {}, `${t(key)}: ${items.join(" · ")}`) : null);
+  const lines = [
+    change.title ? el("li", {}, `${t("titleChanged")}: ${change.title[0]} → ${change.title[1]}`) : null,
+    line("textsAdded", change.texts_added),
+    line("textsRemoved", change.texts_removed),
+    line("actionsAdded", change.actions_added),
+    line("actionsRemoved", change.actions_removed),
+  ].filter(Boolean);
+  return el("ul", { class: "changes" }, lines);
+}
+
+// The selected page's changes, when the graph is coloured by a comparison.
+function pageChange(pageId) {
+  if (!viewer.diff) return null;
+  const { answer, pages } = viewer.diff;
+  const kind = pages.get(pageId) || "same";
+  const change = answer.pages.changed.find((c) => c.page.page_id === pageId);
+  return el("div", { id: "page-change", class: "page-change" },
+    el("p", {}, el("span", { class: "swatch " + kind }), ` ${answer.from} → ${answer.to}: ${t(LEGEND_KEYS[kind])}`),
+    change ? changeLines(change) : null);
+}
+const LEGEND_KEYS = { added: "legendAdded", changed: "legendChanged", removed: "legendRemoved", unchecked: "legendUnchecked", same: "legendSame" };
+
+function renderChanges(diff) {
+  const way = (steps) => (steps ? steps.join(" → ") : t("noWay"));
+  const section = (key, items, body) => (items.length ? [el("h3", {}, `${t(key)} (${items.length})`), body] : null);
+  fill(document.getElementById("changes-panel"),
+    el("h2", { id: "changes-title" }, `${diff.from} → ${diff.to}`),
+    el("p", { class: "muted", id: "changes-counts" }, t("diffCounts", diff.pages)),
+    el("p", { class: "muted" }, t("diffTransitions", diff.transitions)),
+    section("pagesAdded", diff.pages.added, pageLinks(diff.pages.added, "added")),
+    section("pagesChanged", diff.pages.changed, el("ul", { class: "steps diff-changed" },
+      diff.pages.changed.map((c) => el("li", {},
+        el("span", { class: "swatch changed" }), " ",
+        el("button", { type: "button", class: "go", "data-page": c.page.page_id, onclick: () => navigate(viewer.appId, c.page.page_id) }, c.page.page_name),
+        changeLines(c))))),
+    section("pagesRemoved", diff.pages.removed, pageLinks(diff.pages.removed, "removed")),
+    section("pagesUnchecked", diff.pages.unchecked, pageLinks(diff.pages.unchecked, "unchecked")),
+    section("transitionsAdded", diff.transitions.added, el("ul", { class: "steps" },
+      diff.transitions.added.map((tr) => el("li", {}, `${tr.from}: ${tr.action} → ${tr.to}`)))),
+    section("transitionsRemoved", diff.transitions.removed, el("ul", { class: "steps" },
+      diff.transitions.removed.map((tr) => el("li", {}, `${tr.from}: ${tr.action} → ${tr.to}`)))),
+    section("intentPaths", diff.intents.path_changed, el("ul", { class: "steps", id: "changes-intents" },
+      diff.intents.path_changed.map((c) => el("li", {}, el("strong", {}, c.intent), el("br"),
+        el("span", { class: "muted" }, "− " + way(c.from)), el("br"), "+ " + way(c.to))))),
+  );
+}
+
 // ---- routes and keys -----------------------------------------------------------------------
 
 async function route() {
@@ -866,7 +1026,7 @@ async function route() {
 }
 
 function setTab(name) {
-  for (const [tab, panel] of [["tab-page", "page-panel"], ["tab-ask", "ask-panel"]]) {
+  for (const [tab, panel] of [["tab-page", "page-panel"], ["tab-ask", "ask-panel"], ["tab-changes", "changes-panel"]]) {
     const on = tab === "tab-" + name;
     document.getElementById(tab).setAttribute("aria-selected", on);
     document.getElementById(panel).hidden = !on;
@@ -927,12 +1087,19 @@ document.getElementById("focus").addEventListener("click", async () => {
 });
 document.getElementById("tab-page").addEventListener("click", () => setTab("page"));
 document.getElementById("tab-ask").addEventListener("click", () => setTab("ask"));
+document.getElementById("tab-changes").addEventListener("click", () => setTab("changes"));
+document.getElementById("compare").addEventListener("click", () => (viewer.diff ? hideChanges() : compareVersions()).catch(showError));
+for (const id of ["version-from", "version-to"]) {
+  document.getElementById(id).addEventListener("change", () => viewer.diff && compareVersions().catch(showError));
+}
 document.getElementById("ask-form").addEventListener("submit", askPath);
 document.getElementById("ask-next").addEventListener("click", askNext);
 document.getElementById("lang").addEventListener("click", () => {
   lang = lang === "zh" ? "en" : "zh";
   localStorage.setItem("atlas-lang", lang);
   translatePage();
+  if (viewer.view === "app") showVersions(viewer.versions);
+  if (viewer.diff) renderChanges(viewer.diff.answer);
   route();
 });
 window.addEventListener("hashchange", route);
