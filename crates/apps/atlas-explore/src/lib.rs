@@ -28,6 +28,7 @@ mod explorer;
 pub mod guard;
 pub mod hostile_site;
 mod release;
+mod routes;
 pub mod safety;
 pub mod site_version;
 pub mod snapshot;

@@ -15,7 +15,7 @@
 //! and one visit a page tells which pages are. The actions are what cost, and only the new ones
 //! and those of changed pages are taken.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use atlas_api::pages::{AddPageRequest, UiHierarchy};
 use atlas_api::tools;
@@ -24,6 +24,7 @@ use atlas_api::versions::{RecordAppVersionRequest, VersionSource};
 use crate::ExploreError;
 use crate::browser::Tab;
 use crate::explorer::{Shared, candidate_tasks, page_type, perform, summary, widgets};
+use crate::routes::Route;
 use crate::snapshot::{Snapshot, normalize_url};
 use crate::state::{ReleaseReport, State};
 use crate::tasks::{self, Place, Task};
@@ -33,7 +34,12 @@ use crate::tasks::{self, Place, Task};
 /// one key do the same thing, so the outcome known of one is the other's: a link moved elsewhere
 /// on the page, or a page around a form that changed, leaves it the same.
 pub(crate) fn task_key(task: &Task) -> String {
-    let p = &task.parameters;
+    action_key(&task.action, &task.selector, &task.parameters)
+}
+
+/// The key of an action (a task, or a step of a recorded way) across releases: see
+/// [`task_key`].
+pub(crate) fn action_key(action: &str, selector: &str, p: &serde_json::Value) -> String {
     let label = p["label"].as_str().unwrap_or_default();
     let place = match (p["href"].as_str(), p["fields"].as_array()) {
         (Some(href), _) => normalize_url(href),
@@ -56,9 +62,9 @@ pub(crate) fn task_key(task: &Task) -> String {
                 sent.join(",")
             )
         }
-        (None, None) => task.selector.clone(),
+        (None, None) => selector.to_string(),
     };
-    format!("{}\u{1f}{label}\u{1f}{place}", task.action)
+    format!("{action}\u{1f}{label}\u{1f}{place}")
 }
 
 /// What a visit found of a known state.
@@ -223,6 +229,8 @@ impl Shared {
             .filter(|(_, v)| matches!(v, Found::Gone))
             .map(|(s, _)| s.page_id.as_str())
             .collect();
+        let reached: Vec<bool> = found.iter().map(|v| !matches!(v, Found::Gone)).collect();
+        let mut offered: HashMap<usize, Vec<Task>> = HashMap::new();
         let mut queued: Vec<(usize, Task)> = Vec::new();
         let mut changed_pages: Vec<(usize, Box<Snapshot>, Option<Vec<u8>>)> = Vec::new();
         let mut next_task = self.frontier.lock().saved.next_task;
@@ -254,6 +262,7 @@ impl Shared {
             let files = state.files.get()?;
             let done: Vec<Task> = tasks::read(files, Place::Completed)?;
             let candidates = candidate_tasks(&snap, self, &mut next_task);
+            offered.insert(index, candidates.clone());
             let present: HashSet<String> = candidates.iter().map(task_key).collect();
             // An action still there does what it did (its key says what it sends), and where it
             // led is checked on its own; one no longer there is gone with its transition.
@@ -281,7 +290,36 @@ impl Shared {
         for (index, snap, picture) in changed_pages {
             self.keep_changed(index, &snap, picture, &version).await?;
         }
+        let sign_in = offered
+            .get(&0)
+            .and_then(|tasks| tasks.iter().find(|t| t.parameters["sign_in"] == true));
+        let ways = crate::routes::check(&states, &reached, &offered, sign_in);
         let mut f = self.frontier.lock();
+        let saved = &mut f.saved;
+        for (index, way) in ways.into_iter().enumerate() {
+            let state = &mut saved.states[index];
+            let path = match way {
+                Route::Kept => {
+                    report.ways_kept += 1;
+                    continue;
+                }
+                Route::Lost => continue,
+                Route::Repaired(path) => {
+                    report.ways_repaired.push(state.name.clone());
+                    self.progress
+                        .release("way repaired", &state.name, &state.url);
+                    path
+                }
+                Route::Replaced(path) => {
+                    report.ways_replaced.push(state.name.clone());
+                    self.progress
+                        .release("way replaced", &state.name, &state.url);
+                    path
+                }
+            };
+            state.path = path;
+            crate::artifacts::write_nav_script(state, &saved.start)?;
+        }
         f.queue = queued;
         f.saved.next_task = next_task;
         for (state, gone) in f.saved.states.iter_mut().map(|s| {

@@ -63,6 +63,15 @@ pub struct ReleaseReport {
     pub changed: Vec<String>,
     /// Known pages no way reaches any more (their names): marked gone, kept.
     pub gone: Vec<String>,
+    /// Known pages whose recorded way (their navigation script's steps) the release left as it
+    /// was.
+    pub ways_kept: usize,
+    /// Known pages whose way's steps the release moved (their names): the way and its script
+    /// now take the new locators ([`crate::routes`]).
+    pub ways_repaired: Vec<String>,
+    /// Known pages whose way has a step the release no longer offers (their names): the way
+    /// and its script now go by the page's address.
+    pub ways_replaced: Vec<String>,
 }
 
 impl ExploreReport {
@@ -80,13 +89,17 @@ impl ExploreReport {
     pub fn summary(&self) -> String {
         let release = self.release.as_ref().map_or_else(String::new, |r| {
             format!(
-                "\nrelease {} (before: {}): {} pages the same, {} changed, {} gone, {} new",
+                "\nrelease {} (before: {}): {} pages the same, {} changed, {} gone, {} new; \
+                 recorded ways: {} kept, {} repaired, {} replaced by the address",
                 r.version,
                 r.previous.as_deref().unwrap_or("none"),
                 r.same,
                 r.changed.len(),
                 r.gone.len(),
-                self.new_states
+                self.new_states,
+                r.ways_kept,
+                r.ways_repaired.len(),
+                r.ways_replaced.len()
             )
         });
         let runs = format!(
@@ -113,7 +126,7 @@ impl ExploreReport {
 }
 
 /// One step of the way from the root to a state.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Step {
     /// click, type, navigate or scroll.
     pub action: String,
@@ -125,7 +138,7 @@ pub struct Step {
 }
 
 /// A state as the explorer keeps it (`.atlas/explore.json` of the site's folder).
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct State {
     /// Its page in the graph.
     pub page_id: String,

@@ -323,28 +323,38 @@ fn the_demo_site_is_explored_safely_and_a_killed_exploration_resumes_without_dup
         .iter()
         .find(|s| s["url"].as_str().unwrap().ends_with("/account"))
         .unwrap();
-    let scripts = files_in(&PathBuf::from(account["dir"].as_str().unwrap()).join("scripts"));
+    let Some(ended) = replay_nav_script(account, &chromium, "pw-Zq81x") else {
+        return;
+    };
+    assert_eq!(ended["url"], account["url"], "{ended}");
+    assert_eq!(ended["title"], "Account", "{ended}");
+}
+
+/// A state's navigation script (`scripts/nav_<state>.py`) run by Playwright for Python, as a
+/// person runs it: the page it ended on (`url`, `title`); none when Playwright is not here (see
+/// [`required`]).
+pub(crate) fn replay_nav_script(state: &Value, chromium: &Path, password: &str) -> Option<Value> {
+    let scripts = files_in(&PathBuf::from(state["dir"].as_str().unwrap()).join("scripts"));
     let python = std::env::var("ATLAS_PLAYWRIGHT_PYTHON").unwrap_or_else(|_| "python3".into());
     if !required(
         Command::new(&python).args(["-c", "import playwright"]),
         &format!("playwright (for {python})"),
     ) {
-        return;
+        return None;
     }
     let out = Command::new(&python)
         .arg(&scripts[0])
-        .env("ATLAS_CHROMIUM", &chromium)
-        .env("ATLAS_EXPLORE_PASSWORD", "pw-Zq81x")
+        .env("ATLAS_CHROMIUM", chromium)
+        .env("ATLAS_EXPLORE_PASSWORD", password)
         .output()
         .unwrap();
     assert!(
         out.status.success(),
-        "{}",
+        "{}: {}",
+        scripts[0].display(),
         String::from_utf8_lossy(&out.stderr)
     );
-    let ended: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(ended["url"], account["url"], "{ended}");
-    assert_eq!(ended["title"], "Account", "{ended}");
+    Some(serde_json::from_slice(&out.stdout).unwrap())
 }
 
 /// The wiki's stored revisions: any page created, edited or deleted changes this list.

@@ -11,7 +11,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::common::*;
-use crate::explore::{KillOnDrop, atlas, explore_command, states};
+use crate::explore::{KillOnDrop, atlas, explore_command, replay_nav_script, states};
 
 /// `scripts/roundup-tracker.sh` with these arguments, which must succeed.
 fn tracker_script(script: &Path, args: &[&str], home: &Path) {
@@ -143,4 +143,41 @@ fn a_real_tracker_released_again_is_re_explored_from_what_the_folder_knows() {
     );
     let (clean, said) = fsck(&data);
     assert!(clean, "{said}");
+
+    // The recorded ways (each page's navigation script) were checked on the new release: each
+    // page still there kept its way, took its steps' new locators, or goes by its address now;
+    // replayed in Playwright on 2.6.0, the ways the release touched end on their pages.
+    let names = |key: &str| -> Vec<String> {
+        release[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n.as_str().unwrap().to_string())
+            .collect()
+    };
+    let (repaired, replaced) = (names("ways_repaired"), names("ways_replaced"));
+    // The new layout moved the sign-in form every way behind it starts with.
+    assert!(!repaired.is_empty(), "{release}");
+    assert_eq!(
+        release["ways_kept"].as_u64().unwrap() as usize + repaired.len() + replaced.len(),
+        old.len() - list("gone"),
+        "{release}"
+    );
+    let _tracker = serve(script, "2.6.0", port, &site);
+    let touched = repaired.iter().take(3).chain(replaced.iter().take(3));
+    let mut replayed = 0;
+    for name in touched {
+        let state = known.iter().find(|s| s["name"] == name.as_str()).unwrap();
+        let Some(ended) = replay_nav_script(state, &chromium, "admin") else {
+            return;
+        };
+        assert_eq!(ended["url"], state["url"], "the way to {name}: {ended}");
+        replayed += 1;
+    }
+    eprintln!(
+        "recorded ways on 2.6.0: {} kept, {} repaired, {} replaced; {replayed} replayed in Playwright",
+        release["ways_kept"],
+        repaired.len(),
+        replaced.len()
+    );
 }
