@@ -77,6 +77,9 @@ pub struct RecordedApp {
     pub transitions: HashMap<(String, Trigger), String>,
     /// The first screen after a start of the app.
     pub launch: String,
+    /// Every screen a recorded start of the app led to, `launch` first: a start may show a
+    /// one-off screen (a permission, a welcome) the first time and the app's own later.
+    pub starts: Vec<String>,
     /// The launcher the runs started from, if one was recorded.
     pub home: Option<String>,
 }
@@ -126,6 +129,7 @@ impl RecordedApp {
         }
         let mut transitions = HashMap::new();
         let (mut launch, mut home) = (None, None);
+        let mut starts: Vec<String> = Vec::new();
         for path in json_files(&dir.join("events"))? {
             // A run stopped mid-write leaves an empty or cut event file: that event is lost,
             // the rest of the recording stands.
@@ -148,7 +152,10 @@ impl RecordedApp {
                 ("set_text", Some(b)) => Trigger::Type(b, file.event.text.unwrap_or_default()),
                 ("key", _) => Trigger::Key(file.event.name.unwrap_or_default()),
                 ("intent", _) => {
-                    launch.get_or_insert(stop);
+                    launch.get_or_insert(stop.clone());
+                    if !starts.contains(&stop) {
+                        starts.push(stop);
+                    }
                     continue;
                 }
                 ("kill_app", _) => {
@@ -171,12 +178,16 @@ impl RecordedApp {
             .next()
             .unwrap_or_default()
             .to_string();
+        if starts.is_empty() {
+            starts.push(launch.clone());
+        }
         Ok(RecordedApp {
             package,
             version: AppVersion::default(),
             screens,
             transitions,
             launch,
+            starts,
             home,
         })
     }

@@ -91,6 +91,7 @@ impl RecordedApp {
                 .filter(|(_, (to, _))| data.pages.iter().any(|p| &p.page_id == to))
                 .map(|(k, (to, _))| (k, to))
                 .collect(),
+            starts: vec![launch.clone()],
             launch,
             home: None,
         })

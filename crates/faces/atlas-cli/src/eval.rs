@@ -54,6 +54,24 @@ pub(crate) enum EvalCommand {
         #[command(flatten)]
         embed: EmbedArgs,
     },
+    /// Each DroidTask app taught as a release (`atlas import release`), then its seeded update
+    /// as the next: the screens both releases show keeping their pages, the pages the update
+    /// removed marked gone and no other, the pages listed as changed (see
+    /// docs/evaluations.md).
+    Releases {
+        dir: PathBuf,
+        /// Only these apps (comma-separated).
+        #[arg(long, value_delimiter = ',')]
+        apps: Vec<String>,
+        /// The update's seed (`atlas device sim --update`).
+        #[arg(long, default_value_t = 1)]
+        update: u64,
+        /// Write every app's figures as JSON.
+        #[arg(long)]
+        json: Option<PathBuf>,
+        #[command(flatten)]
+        embed: EmbedArgs,
+    },
     /// The phone agent on DroidTask's tasks, each on the simulated phone with an ideal scripted
     /// model: model calls and successes without the graph, with the graph on a task new to it,
     /// and on the same task again (see docs/evaluations.md).
@@ -173,6 +191,21 @@ pub(crate) async fn run(what: EvalCommand) -> Result<ExitCode> {
                 server: std::sync::Arc::new(atlas_server::Loopback),
             };
             eval_droidtask(dir, target, json, apps, fitting, fit_out).await
+        }
+        EvalCommand::Releases {
+            dir,
+            apps,
+            update,
+            json,
+            embed,
+        } => {
+            let target = Target {
+                url: None,
+                token: None,
+                embed: embed.config(),
+                server: std::sync::Arc::new(atlas_server::Loopback),
+            };
+            eval_releases(dir, apps, update, json, target).await
         }
         EvalCommand::Agent {
             dir,
@@ -422,6 +455,64 @@ fn against(conditions: &atlas_eval::agent::Conditions) -> String {
 }
 
 /// `atlas eval agent`, printed.
+/// `atlas eval releases`: each app and its seeded update taught as two releases, per app and
+/// in total.
+async fn eval_releases(
+    dir: PathBuf,
+    only: Vec<String>,
+    seed: u64,
+    json: Option<PathBuf>,
+    target: Target,
+) -> Result<ExitCode> {
+    let figures = atlas_eval::server::releases(&target, &dir, &only, seed).await?;
+    println!(
+        "{:<12} {:>9} {:>7} {:>13} {:>11} {:>11} {:>9} {:>9}  update",
+        "app", "versions", "screens", "identity", "to gone", "gone right", "gone wrong", "changed"
+    );
+    let mut total = atlas_eval::release::ReleaseFigures::default();
+    for f in &figures {
+        println!(
+            "{:<12} {:>9} {:>3}→{:<3} {:>4}/{:<4} {:.3} {:>11} {:>11} {:>10} {:>4} ({} untouched)  {}",
+            f.app,
+            format!("{}→{}", f.versions[0], f.versions[1]),
+            f.first.screens,
+            f.second.screens,
+            f.identity_kept,
+            f.screens_in_both,
+            f.identity_kept as f64 / f.screens_in_both.max(1) as f64,
+            f.pages_to_mark_gone,
+            f.marked_gone_right,
+            f.marked_gone_wrong,
+            f.pages_changed,
+            f.changed_untouched,
+            f.update
+        );
+        total.identity_kept += f.identity_kept;
+        total.screens_in_both += f.screens_in_both;
+        total.pages_to_mark_gone += f.pages_to_mark_gone;
+        total.marked_gone_right += f.marked_gone_right;
+        total.marked_gone_wrong += f.marked_gone_wrong;
+        total.pages_changed += f.pages_changed;
+        total.changed_untouched += f.changed_untouched;
+    }
+    println!(
+        "all: identity {}/{} ({:.3}); pages to mark gone {}, marked {}, marked wrongly {}; pages changed {} ({} untouched by the update)",
+        total.identity_kept,
+        total.screens_in_both,
+        total.identity_kept as f64 / total.screens_in_both.max(1) as f64,
+        total.pages_to_mark_gone,
+        total.marked_gone_right,
+        total.marked_gone_wrong,
+        total.pages_changed,
+        total.changed_untouched
+    );
+    if let Some(path) = json {
+        std::fs::write(&path, serde_json::to_vec_pretty(&figures)?)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 pub(crate) async fn eval_agent(
     dir: PathBuf,
     only: Vec<String>,

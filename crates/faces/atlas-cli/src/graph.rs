@@ -28,6 +28,26 @@ pub(crate) enum ImportCommand {
         data: DataArgs,
         dir: PathBuf,
     },
+    /// A recorded app (a DroidBot output folder, states/ and events/, as `atlas device sim`
+    /// plays it) as one release of app `--app`, named by the version the phone reports: every
+    /// screen it shows from its launch and every recorded step between them. Into an app that
+    /// holds an earlier release it is checked as `atlas explore` re-explores a site: known pages
+    /// seen (their faces the release's), new screens new pages, known pages and steps the
+    /// release no longer shows marked gone; the changes listed as `atlas diff` lists them.
+    Release {
+        #[command(flatten)]
+        data: DataArgs,
+        dir: PathBuf,
+        /// The app id to teach it under.
+        #[arg(long)]
+        app: String,
+        /// The app's seeded next release instead (`atlas device sim --update SEED`).
+        #[arg(long, value_name = "SEED")]
+        update: Option<u64>,
+        /// Print what was taught and the changes as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// A DroidBot (or HMDroidbot) output folder (states/ and events/, or only utg.js), taught as
     /// an agent would report its runs.
     Droidbot {
@@ -293,6 +313,13 @@ pub(crate) async fn import(what: ImportCommand) -> Result<ExitCode> {
                 .collect();
             import_recordings(&data, recordings).await
         }
+        ImportCommand::Release {
+            data,
+            dir,
+            app,
+            update,
+            json,
+        } => import_release(&data, &dir, app, update, json).await,
         ImportCommand::Droidbot { data, dir, app } => {
             let runs = atlas_import::droidbot::read(&dir)?;
             import_recordings(&data, vec![(app, runs)]).await
@@ -377,6 +404,52 @@ pub(crate) async fn migrate(from: String, to: String, pg_ca: Option<PathBuf>) ->
 /// Teaches recordings through the tool registry, as an agent reports them, one app at a time.
 /// Reports are evidence, so teaching the same recordings twice would count them twice: an app
 /// already present is left as it is.
+/// `atlas import release`: a recorded app, or its seeded update, as one release of `app_id`.
+async fn import_release(
+    data: &DataArgs,
+    dir: &std::path::Path,
+    app_id: String,
+    update: Option<u64>,
+    json: bool,
+) -> Result<ExitCode> {
+    let recorded = atlas_device_sim::RecordedApp::read(dir)?;
+    let recorded = match update {
+        None => recorded,
+        Some(seed) => {
+            atlas_device_sim::update::update(&recorded, seed, &[])
+                .map_err(|e| anyhow::anyhow!("{}: cannot update: {e}", recorded.package))?
+                .0
+        }
+    };
+    let atlas = open_default(data)?;
+    let caller =
+        atlas_registry::ServiceCaller::new(atlas.clone(), tokio::runtime::Handle::current());
+    let taught = tokio::task::spawn_blocking(move || {
+        atlas_eval::release::teach_release(&caller, &app_id, &recorded)
+    })
+    .await?
+    .map_err(|e| anyhow::anyhow!("{}: {}", e.code, e.message))?;
+    atlas.checkpoint()?;
+    if json {
+        print_json(&taught)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!(
+        "release {} (before: {}): {} screens, {} known pages seen, {} new, {} steps; {} marked gone",
+        taught.version,
+        taught.previous.as_deref().unwrap_or("none"),
+        taught.screens,
+        taught.pages_matched,
+        taught.pages_added,
+        taught.steps,
+        taught.marked_gone
+    );
+    if let Some(diff) = &taught.diff {
+        print!("{}", diff_lines(diff));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 pub(crate) async fn import_recordings(
     data: &DataArgs,
     apps: Vec<(String, Vec<atlas_import::recording::Recording>)>,

@@ -16,6 +16,7 @@ pub mod ideal_server;
 pub mod loao;
 pub mod look;
 mod planner;
+pub mod release;
 pub mod same_screens;
 pub mod server;
 pub mod task_run;

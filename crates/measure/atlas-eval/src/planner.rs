@@ -192,6 +192,7 @@ mod tests {
             screens: HashMap::from([("list".into(), list), ("settings".into(), settings)]),
             transitions: HashMap::new(),
             launch: "list".into(),
+            starts: vec!["list".into()],
             home: None,
         };
         let task = GroundTruth {

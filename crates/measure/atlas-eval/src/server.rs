@@ -193,3 +193,43 @@ pub async fn agent(
     report.same_screens = crate::same_screens::compare(&report.runs, &held_out.tasks);
     Ok(report)
 }
+
+/// `atlas eval releases`: each DroidTask app of `dir` (or those named) taught as a release, then
+/// its seeded update as the next, on a fresh server, measured ([`crate::release`]).
+pub async fn releases(
+    target: &Target,
+    dir: &Path,
+    only: &[String],
+    seed: u64,
+) -> Result<Vec<crate::release::ReleaseFigures>> {
+    let mut apps = Vec::new();
+    for folder in atlas_device_sim::app::recording_folders(dir)? {
+        let name = folder
+            .file_name()
+            .map(|n| n.to_string_lossy().to_string())
+            .unwrap_or_default();
+        if !only.is_empty() && !only.contains(&name) {
+            continue;
+        }
+        let app = atlas_device_sim::RecordedApp::read(&folder)?;
+        let (next, update) = atlas_device_sim::update::update(&app, seed, &[])
+            .map_err(|e| anyhow::anyhow!("{name}: cannot update: {e}"))?;
+        apps.push((name, app, next, update.summary()));
+    }
+    EvalServer::evaluate(target, None, "release", move |caller, prefix| {
+        apps.into_iter()
+            .map(|(name, app, next, update)| {
+                crate::release::measure_release(
+                    caller,
+                    &format!("{prefix}{name}"),
+                    &name,
+                    &app,
+                    &next,
+                    update,
+                )
+                .map_err(|e| anyhow::anyhow!("{name}: {}: {}", e.code, e.message))
+            })
+            .collect()
+    })
+    .await
+}

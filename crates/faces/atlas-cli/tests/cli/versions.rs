@@ -148,3 +148,78 @@ fn a_release_diff_over_http_mcp_and_the_command_line() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("no version \"3.0\""));
 }
+
+/// `atlas import release DIR --app APP [--update SEED] --json` on a data folder, its answer.
+fn import_release(data: &std::path::Path, dir: &std::path::Path, update: Option<&str>) -> Value {
+    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_atlas"));
+    c.args(["import", "release"])
+        .arg(dir)
+        .args(["--app", "notes.release", "--json", "--data"])
+        .arg(data);
+    if let Some(seed) = update {
+        c.args(["--update", seed]);
+    }
+    let out = c.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn a_recorded_phone_app_and_its_seeded_update_are_two_releases_of_one_app() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../../shared/data/droidtask-dev/user_tasks/notes");
+    if !dir.join("states").is_dir() {
+        eprintln!("no DroidTask folder: skipped");
+        return;
+    }
+    let data = tempfile::tempdir().unwrap();
+    let first = import_release(data.path(), &dir, None);
+    assert_eq!(first["version"], "1.0", "{first}");
+    assert!(first["previous"].is_null());
+    assert_eq!(first["marked_gone"], 0);
+    // The simulated phone's seeded update (`atlas device sim --update 1`), as the next release.
+    let second = import_release(data.path(), &dir, Some("1"));
+    assert_eq!(
+        (second["version"].as_str(), second["previous"].as_str()),
+        (Some("2.1"), Some("1.0")),
+        "{second}"
+    );
+    // Screens both releases show keep their pages, nearly all; the update's removed entries
+    // leave pages no way reaches any more, marked gone and still there.
+    let (old, new) = (
+        first["pages"].as_object().unwrap(),
+        second["pages"].as_object().unwrap(),
+    );
+    let both: Vec<&String> = old.keys().filter(|s| new.contains_key(*s)).collect();
+    let kept = both.iter().filter(|s| old[**s] == new[**s]).count();
+    assert!(kept * 10 >= both.len() * 9, "{kept} of {}", both.len());
+    let removed = second["diff"]["pages"]["removed"].as_array().unwrap();
+    assert!(!removed.is_empty(), "{second}");
+    let still: Vec<&Value> = new.values().collect();
+    assert!(removed.iter().all(|p| !still.contains(&&p["page_id"])));
+    // The same release again changes nothing and marks nothing gone.
+    let again = import_release(data.path(), &dir, Some("1"));
+    assert_eq!(again["marked_gone"], 0, "{again}");
+    assert_eq!(again["pages_added"], 0, "{again}");
+    // What changed, as `atlas diff` lists it; the gone pages kept in the folder.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_atlas"))
+        .args(["diff", "notes.release", "--json", "--data"])
+        .arg(data.path())
+        .output()
+        .unwrap();
+    let diff: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(diff["pages"]["removed"], second["diff"]["pages"]["removed"]);
+    let stats = std::process::Command::new(env!("CARGO_BIN_EXE_atlas"))
+        .args(["stats", "--app", "notes.release", "--data"])
+        .arg(data.path())
+        .output()
+        .unwrap();
+    let stats: Value = serde_json::from_slice(&stats.stdout).unwrap();
+    let pages = stats["by_app"][0]["pages"].as_u64().unwrap() as usize;
+    let distinct: std::collections::HashSet<&Value> = old.values().chain(new.values()).collect();
+    assert_eq!(pages, distinct.len(), "nothing deleted: {stats}");
+}

@@ -1,0 +1,437 @@
+//! A recorded phone app taught as one release of its app: every screen the app shows from its
+//! starts and every recorded step between them, as the simulated phone plays it (the recording
+//! itself, or its seeded next release, [`atlas_device_sim::update`]), named by the version the
+//! phone reports. Into an app that holds an earlier release it is a re-exploration, as
+//! `atlas explore` re-explores a site: a screen that matches a known page is that page, seen in
+//! the release (its face the release's, so `get_app_diff` says whether it changed); a screen
+//! that matches none is a new page; a known page the release does not show, and a known step
+//! between pages it shows that it does not take, are marked gone (kept as history).
+//!
+//! A screen is a known page when its content matches the page surely (`match_current_page`);
+//! else, as a changed page keeps its address on the web, when the way to it is a known way: the
+//! action that leads to it (by its label) from a page it is reached from led to that page before,
+//! and the page is among those the screen's content resembles at all (its candidates) — so a
+//! dialog a release puts in a way, which resembles nothing known, is a new page, not the page
+//! the way led to. The launch screen, likewise, is the app's home page when it resembles it.
+//!
+//! Only screens reachable from where the app starts count: what a release no longer leads to is
+//! what a person exploring it would not find. Everything goes through the tool interfaces, as
+//! [`crate::teach`] does, so the release learns nothing an agent could not have reported.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
+
+use atlas_api::ask;
+use atlas_api::learning::{ReportTransitionRequest, ReportedAction};
+use atlas_api::pages::{AddPageRequest, MatchPageRequest, UiHierarchy};
+use atlas_api::tools;
+use atlas_api::versions::{AppDiffRequest, RecordAppVersionRequest, VersionSource};
+use atlas_api::view::AppGraphRequest;
+use atlas_client::{CallError, ToolCaller};
+use atlas_device_sim::RecordedApp;
+use atlas_device_sim::app::Trigger;
+use atlas_model::{AppDiff, Widget, screen_page_name};
+use serde::Serialize;
+
+/// What teaching a release did.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ReleaseTaught {
+    /// The version, as the phone reports it.
+    pub version: String,
+    /// The version the app was at before, when it had one.
+    pub previous: Option<String>,
+    /// Screens the release shows from where it starts.
+    pub screens: usize,
+    /// Known pages the release's screens matched.
+    pub pages_matched: usize,
+    /// Pages the release added (screens that matched no known page).
+    pub pages_added: usize,
+    /// Steps reported.
+    pub steps: usize,
+    /// Pages and transitions (with what went with the pages) marked gone.
+    pub marked_gone: usize,
+    /// The page each screen was taken for, by the recording's screen id (`state_str`).
+    pub pages: BTreeMap<String, String>,
+    /// What changed against the previous version, as `get_app_diff` lists it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diff: Option<AppDiff>,
+}
+
+/// The screens reachable from the app's starts, breadth first (its starts first, each other
+/// screen after one that leads to it), ties in id order.
+pub fn reachable_screens(app: &RecordedApp) -> Vec<String> {
+    let mut next: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    for ((from, _), to) in &app.transitions {
+        next.entry(from).or_default().insert(to);
+    }
+    let starts = app
+        .starts
+        .iter()
+        .chain([&app.launch])
+        .filter(|s| app.screens.contains_key(*s));
+    let mut seen = HashSet::new();
+    let mut order = Vec::new();
+    let mut queue = VecDeque::new();
+    for start in starts {
+        if seen.insert(start.as_str()) {
+            order.push(start.clone());
+            queue.push_back(start.as_str());
+        }
+    }
+    while let Some(screen) = queue.pop_front() {
+        for to in next.get(screen).into_iter().flatten() {
+            if app.screens.contains_key(*to) && seen.insert(to) {
+                order.push(to.to_string());
+                queue.push_back(to);
+            }
+        }
+    }
+    order
+}
+
+/// The widgets a screen shows an agent.
+fn widgets_of(app: &RecordedApp, screen: &str) -> Vec<Widget> {
+    app.screens
+        .get(screen)
+        .map(|s| s.views.iter().filter_map(|v| v.widget()).collect())
+        .unwrap_or_default()
+}
+
+/// A recorded trigger as `report_transition` takes it: the view at its bounds by its label (its
+/// id when it has none), the text typed, or the key. A view the dump does not list there, or one
+/// with neither, is told by what a person reads where the finger went: the smallest labelled
+/// view under the tap's centre.
+fn reported(app: &RecordedApp, screen: &str, trigger: &Trigger) -> Option<ReportedAction> {
+    let of = |kind: &str| ReportedAction {
+        action_type: kind.to_string(),
+        ..ReportedAction::default()
+    };
+    let (bounds, typed) = match trigger {
+        Trigger::Key(key) if key.eq_ignore_ascii_case("BACK") => return Some(of("back")),
+        Trigger::Key(_) => return None,
+        Trigger::Tap(b) => (*b, None),
+        Trigger::Type(b, text) => (*b, Some(text.clone())),
+    };
+    let views = &app.screens.get(screen)?.views;
+    let id_of = |v: &atlas_droidbot::View| {
+        v.resource_id
+            .as_deref()
+            .map(|id| id.rsplit_once(":id/").map_or(id, |(_, n)| n).to_string())
+            .unwrap_or_default()
+    };
+    let [[l, t], [r, b]] = bounds;
+    let (x, y) = ((l + r) / 2, (t + b) / 2);
+    let at = views
+        .iter()
+        .find(|v| v.bounds == Some(bounds) && (!v.label().is_empty() || !id_of(v).is_empty()))
+        .or_else(|| {
+            views
+                .iter()
+                .filter(|v| v.is_shown() && v.contains(x, y) && !v.label().is_empty())
+                .min_by_key(|v| v.area())
+        })?;
+    let mut action = of(if typed.is_some() { "input" } else { "click" });
+    if at.label().is_empty() {
+        action.widget = Some(id_of(at));
+    } else {
+        action.widget_text = Some(at.label().to_string());
+    }
+    action.input_text = typed;
+    Some(action)
+}
+
+/// Teaches `app` (at the version it reports) as a release of `app_id`; see the module's words.
+pub fn teach_release(
+    caller: &dyn ToolCaller,
+    app_id: &str,
+    app: &RecordedApp,
+) -> Result<ReleaseTaught, CallError> {
+    let version = app.version.name.clone();
+    let before = match ask::<tools::GetAppGraph>(
+        caller,
+        &AppGraphRequest {
+            app_id: app_id.to_string(),
+            center: None,
+            radius: None,
+            max_pages: None,
+        },
+    ) {
+        Ok(graph) => Some(graph),
+        Err(e) if e.code == "NOT_FOUND" || e.code == "APP_NOT_FOUND" => None,
+        Err(e) => return Err(e),
+    };
+    let previous = before
+        .as_ref()
+        .and_then(|g| g.versions.last().cloned())
+        .filter(|v| *v != version);
+    let mut taught = ReleaseTaught {
+        version: version.clone(),
+        previous: previous.clone(),
+        ..Default::default()
+    };
+    let order = reachable_screens(app);
+    let screens: HashSet<&str> = order.iter().map(String::as_str).collect();
+    taught.screens = order.len();
+    // What the app was before the release (an earlier one, or this one taught before): its
+    // pages' names, its home page, and where each of its current actions (from a page, by its
+    // type and label) led.
+    let mut names: HashMap<String, String> = HashMap::new();
+    let mut led: HashMap<(String, String, String), String> = HashMap::new();
+    let mut home = None;
+    if let Some(graph) = &before {
+        names.extend(
+            graph
+                .pages
+                .iter()
+                .map(|p| (p.page_id.clone(), p.page_name.clone())),
+        );
+        for t in graph.transitions.iter().filter(|t| t.gone_in.is_none()) {
+            let key = (
+                t.from_page.clone(),
+                t.action_type.clone(),
+                t.widget_text.clone(),
+            );
+            led.insert(key, t.to_page.clone());
+        }
+        home = graph.home_page.clone();
+    }
+    for screen in &order {
+        let widgets = widgets_of(app, screen);
+        let ui = UiHierarchy {
+            widgets: widgets.clone(),
+            ..Default::default()
+        };
+        let title = app
+            .screens
+            .get(screen)
+            .and_then(|s| s.name.clone())
+            .or_else(|| {
+                widgets
+                    .iter()
+                    .map(|w| w.text.clone())
+                    .find(|t| !t.trim().is_empty())
+            })
+            .unwrap_or_default();
+        // A screen that shows nothing to tell it by (an empty recorded dump) matches nothing.
+        let (matched, resembles) = if widgets.is_empty() {
+            (None, Vec::new())
+        } else {
+            let request = MatchPageRequest {
+                app_id: app_id.to_string(),
+                ui_hierarchy: Some(ui.clone()),
+                page_title: None,
+                page_screenshot: None,
+            };
+            match ask::<tools::MatchCurrentPage>(caller, &request) {
+                Ok(m) if m.matched => (m.page.map(|p| (p.page_id, p.page_name)), Vec::new()),
+                Ok(m) => (None, m.candidates.into_iter().map(|c| c.page_id).collect()),
+                Err(e) if e.code == "NOT_FOUND" || e.code == "PAGE_NOT_FOUND" => (None, Vec::new()),
+                Err(e) => return Err(e),
+            }
+        };
+        // Not surely matched: the page a known way to it led to, when the screen resembles it.
+        let by_way = || {
+            let mut ways = app
+                .transitions
+                .iter()
+                .filter(|((from, _), to)| *to == screen && taught.pages.contains_key(from));
+            let led_to = |((from, trigger), _): (&(String, Trigger), &String)| {
+                let action = reported(app, from, trigger)?;
+                let label = action.widget_text.unwrap_or_default();
+                led.get(&(taught.pages[from].clone(), action.action_type, label))
+                    .cloned()
+            };
+            let launched = (*screen == app.launch).then(|| home.clone()).flatten();
+            launched
+                .into_iter()
+                .chain(ways.by_ref().filter_map(led_to))
+                .find(|page| resembles.contains(page))
+        };
+        let page_name = match matched
+            .or_else(|| by_way().and_then(|page| names.get(&page).map(|name| (page, name.clone()))))
+        {
+            Some((_, name)) => {
+                taught.pages_matched += 1;
+                name
+            }
+            None => {
+                taught.pages_added += 1;
+                screen_page_name(&title, &widgets)
+            }
+        };
+        // Written with the release's version: the page seen in it, what it shows its face.
+        let added = ask::<tools::AddPage>(
+            caller,
+            &AddPageRequest {
+                app_id: app_id.to_string(),
+                page_name,
+                page_type: (*screen == app.launch && previous.is_none()).then(|| "home".into()),
+                ui_hierarchy: Some(ui),
+                app_version: Some(version.clone()),
+                ..Default::default()
+            },
+        )?;
+        taught.pages.insert(screen.clone(), added.page_id);
+    }
+    let mut steps: Vec<(&(String, Trigger), &String)> = app
+        .transitions
+        .iter()
+        .filter(|((from, _), to)| screens.contains(from.as_str()) && screens.contains(to.as_str()))
+        .collect();
+    steps.sort_by(|a, b| (&a.0.0, format!("{:?}", a.0.1)).cmp(&(&b.0.0, format!("{:?}", b.0.1))));
+    let mut seen_transitions = HashSet::new();
+    for ((from, trigger), to) in steps {
+        let Some(action) = reported(app, from, trigger) else {
+            continue;
+        };
+        let answer = ask::<tools::ReportTransition>(
+            caller,
+            &ReportTransitionRequest {
+                from_page: taught.pages[from].clone(),
+                action,
+                to_page: taught.pages[to].clone(),
+                success: true,
+                app_id: Some(app_id.to_string()),
+                session_id: Some(format!("release-{version}")),
+                app_version: Some(version.clone()),
+                ..Default::default()
+            },
+        )?;
+        seen_transitions.insert(answer.transition_id);
+        taught.steps += 1;
+    }
+    // What the release no longer shows, of what was current before it.
+    let seen_pages: HashSet<&str> = taught.pages.values().map(String::as_str).collect();
+    let mut mark = RecordAppVersionRequest {
+        app_id: app_id.to_string(),
+        version: version.clone(),
+        source: Some(VersionSource::Device),
+        ..Default::default()
+    };
+    if let (Some(graph), Some(_)) = (&before, &previous) {
+        mark.gone_pages = graph
+            .pages
+            .iter()
+            .filter(|p| p.gone_in.is_none() && !seen_pages.contains(p.page_id.as_str()))
+            .map(|p| p.page_id.clone())
+            .collect();
+        mark.gone_transitions = graph
+            .transitions
+            .iter()
+            .filter(|t| t.gone_in.is_none() && !seen_transitions.contains(&t.transition_id))
+            .filter(|t| {
+                seen_pages.contains(t.from_page.as_str()) && seen_pages.contains(t.to_page.as_str())
+            })
+            .map(|t| t.transition_id.clone())
+            .collect();
+    }
+    taught.marked_gone = ask::<tools::RecordAppVersion>(caller, &mark)?.marked_gone;
+    if let Some(from) = previous {
+        taught.diff = Some(ask::<tools::GetAppDiff>(
+            caller,
+            &AppDiffRequest {
+                app_id: app_id.to_string(),
+                from_version: Some(from),
+                to_version: Some(version),
+            },
+        )?);
+    }
+    Ok(taught)
+}
+
+/// One app released again, measured against what its seeded update did: the screens both
+/// releases show keeping their pages, the pages the release removed marked gone and no other.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ReleaseFigures {
+    /// The app.
+    pub app: String,
+    /// The two versions.
+    pub versions: [String; 2],
+    /// The update's changes, in a line.
+    pub update: String,
+    /// The first release taught.
+    pub first: ReleaseTaught,
+    /// The second.
+    pub second: ReleaseTaught,
+    /// Screens both releases show from where they start.
+    pub screens_in_both: usize,
+    /// Of them, those whose page is the same in both.
+    pub identity_kept: usize,
+    /// Pages only screens the new release no longer shows were taken for: those to mark gone.
+    pub pages_to_mark_gone: usize,
+    /// Of them, those marked gone.
+    pub marked_gone_right: usize,
+    /// Pages marked gone that the new release still shows.
+    pub marked_gone_wrong: usize,
+    /// Pages `get_app_diff` lists as changed.
+    pub pages_changed: usize,
+    /// Of them, those whose screens the update did not touch (the same views in both).
+    pub changed_untouched: usize,
+}
+
+/// Teaches `app` and its seeded update `next` as two releases of `app_id`, and measures them
+/// against the screens' recorded ids (which the update keeps for what it changed in place).
+pub fn measure_release(
+    caller: &dyn ToolCaller,
+    app_id: &str,
+    name: &str,
+    app: &RecordedApp,
+    next: &RecordedApp,
+    update: String,
+) -> Result<ReleaseFigures, CallError> {
+    let first = teach_release(caller, app_id, app)?;
+    let second = teach_release(caller, app_id, next)?;
+    let both: Vec<&String> = first
+        .pages
+        .keys()
+        .filter(|s| second.pages.contains_key(*s))
+        .collect();
+    let identity_kept = both
+        .iter()
+        .filter(|s| first.pages[**s] == second.pages[**s])
+        .count();
+    let still: HashSet<&str> = second.pages.values().map(String::as_str).collect();
+    let to_gone: BTreeSet<&str> = first
+        .pages
+        .iter()
+        .filter(|(s, _)| !second.pages.contains_key(*s))
+        .map(|(_, p)| p.as_str())
+        .filter(|p| !still.contains(p))
+        .collect();
+    let diff = second.diff.clone().unwrap_or_default();
+    let removed: HashSet<&str> = diff
+        .pages
+        .removed
+        .iter()
+        .map(|p| p.page_id.as_str())
+        .collect();
+    // A page is untouched when each of its screens shows the same views in both releases.
+    let untouched = |page: &str| {
+        first
+            .pages
+            .iter()
+            .filter(|(_, p)| p.as_str() == page)
+            .all(|(s, _)| {
+                let views = |a: &RecordedApp| a.screens.get(s).map(|sc| format!("{:?}", sc.views));
+                views(app) == views(next)
+            })
+    };
+    Ok(ReleaseFigures {
+        app: name.to_string(),
+        versions: [app.version.name.clone(), next.version.name.clone()],
+        update,
+        screens_in_both: both.len(),
+        identity_kept,
+        pages_to_mark_gone: to_gone.len(),
+        marked_gone_right: to_gone.iter().filter(|p| removed.contains(*p)).count(),
+        marked_gone_wrong: removed.iter().filter(|p| still.contains(*p)).count(),
+        pages_changed: diff.pages.changed.len(),
+        changed_untouched: diff
+            .pages
+            .changed
+            .iter()
+            .filter(|c| untouched(&c.page.page_id))
+            .count(),
+        first,
+        second,
+    })
+}
