@@ -32,6 +32,10 @@ use atlas_device_sim::app::Trigger;
 use atlas_model::{AppDiff, Widget, screen_page_name};
 use serde::Serialize;
 
+/// What a screen's content matched: the page (id, name) it surely is, else the pages it
+/// resembles at all.
+type Matched = (Option<(String, String)>, Vec<String>);
+
 /// What teaching a release did.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct ReleaseTaught {
@@ -194,78 +198,93 @@ pub fn teach_release(
         }
         home = graph.home_page.clone();
     }
+    // A screen that shows nothing to tell it by (an empty recorded dump) matches nothing.
+    let match_screen = |widgets: &[Widget]| -> Result<Matched, CallError> {
+        if widgets.is_empty() {
+            return Ok((None, Vec::new()));
+        }
+        let request = MatchPageRequest {
+            app_id: app_id.to_string(),
+            ui_hierarchy: Some(UiHierarchy {
+                widgets: widgets.to_vec(),
+                ..Default::default()
+            }),
+            page_title: None,
+            page_screenshot: None,
+        };
+        match ask::<tools::MatchCurrentPage>(caller, &request) {
+            Ok(m) if m.matched => Ok((m.page.map(|p| (p.page_id, p.page_name)), Vec::new())),
+            Ok(m) => Ok((None, m.candidates.into_iter().map(|c| c.page_id).collect())),
+            Err(e) if e.code == "NOT_FOUND" || e.code == "PAGE_NOT_FOUND" => Ok((None, Vec::new())),
+            Err(e) => Err(e),
+        }
+    };
+    // First, which known page each screen is, against the app as it was before the release
+    // (nothing of the release written yet, so one screen's face cannot sway another's match).
+    let mut known: HashMap<&str, (String, String)> = HashMap::new();
+    if before.is_some() {
+        for screen in &order {
+            let (matched, resembles) = match_screen(&widgets_of(app, screen))?;
+            // Not surely matched: the page a known way to it led to, when the screen resembles
+            // it.
+            let by_way = || {
+                let led_to = |((from, trigger), _): (&(String, Trigger), &String)| {
+                    let action = reported(app, from, trigger)?;
+                    let label = action.widget_text.unwrap_or_default();
+                    let from_page = known.get(from.as_str())?.0.clone();
+                    led.get(&(from_page, action.action_type, label)).cloned()
+                };
+                let launched = (*screen == app.launch).then(|| home.clone()).flatten();
+                let ways = app.transitions.iter().filter(|(_, to)| *to == screen);
+                launched
+                    .into_iter()
+                    .chain(ways.filter_map(led_to))
+                    .find(|page| resembles.contains(page))
+                    .and_then(|page| names.get(&page).map(|name| (page, name.clone())))
+            };
+            if let Some(page) = matched.or_else(by_way) {
+                known.insert(screen, page);
+            }
+        }
+    }
+    // Then each screen written with the release's version: the page seen in it, what it shows
+    // its face; a screen no known page is, matched among the pages the release made so far.
     for screen in &order {
         let widgets = widgets_of(app, screen);
-        let ui = UiHierarchy {
-            widgets: widgets.clone(),
-            ..Default::default()
-        };
-        let title = app
-            .screens
-            .get(screen)
-            .and_then(|s| s.name.clone())
-            .or_else(|| {
-                widgets
-                    .iter()
-                    .map(|w| w.text.clone())
-                    .find(|t| !t.trim().is_empty())
-            })
-            .unwrap_or_default();
-        // A screen that shows nothing to tell it by (an empty recorded dump) matches nothing.
-        let (matched, resembles) = if widgets.is_empty() {
-            (None, Vec::new())
-        } else {
-            let request = MatchPageRequest {
-                app_id: app_id.to_string(),
-                ui_hierarchy: Some(ui.clone()),
-                page_title: None,
-                page_screenshot: None,
-            };
-            match ask::<tools::MatchCurrentPage>(caller, &request) {
-                Ok(m) if m.matched => (m.page.map(|p| (p.page_id, p.page_name)), Vec::new()),
-                Ok(m) => (None, m.candidates.into_iter().map(|c| c.page_id).collect()),
-                Err(e) if e.code == "NOT_FOUND" || e.code == "PAGE_NOT_FOUND" => (None, Vec::new()),
-                Err(e) => return Err(e),
-            }
-        };
-        // Not surely matched: the page a known way to it led to, when the screen resembles it.
-        let by_way = || {
-            let mut ways = app
-                .transitions
-                .iter()
-                .filter(|((from, _), to)| *to == screen && taught.pages.contains_key(from));
-            let led_to = |((from, trigger), _): (&(String, Trigger), &String)| {
-                let action = reported(app, from, trigger)?;
-                let label = action.widget_text.unwrap_or_default();
-                led.get(&(taught.pages[from].clone(), action.action_type, label))
-                    .cloned()
-            };
-            let launched = (*screen == app.launch).then(|| home.clone()).flatten();
-            launched
-                .into_iter()
-                .chain(ways.by_ref().filter_map(led_to))
-                .find(|page| resembles.contains(page))
-        };
-        let page_name = match matched
-            .or_else(|| by_way().and_then(|page| names.get(&page).map(|name| (page, name.clone()))))
-        {
+        let page_name = match known.get(screen.as_str()) {
             Some((_, name)) => {
                 taught.pages_matched += 1;
-                name
+                name.clone()
             }
-            None => {
-                taught.pages_added += 1;
-                screen_page_name(&title, &widgets)
-            }
+            None => match match_screen(&widgets)?.0 {
+                Some((_, name)) => name,
+                None => {
+                    taught.pages_added += 1;
+                    let title = app
+                        .screens
+                        .get(screen)
+                        .and_then(|s| s.name.clone())
+                        .or_else(|| {
+                            widgets
+                                .iter()
+                                .map(|w| w.text.clone())
+                                .find(|t| !t.trim().is_empty())
+                        })
+                        .unwrap_or_default();
+                    screen_page_name(&title, &widgets)
+                }
+            },
         };
-        // Written with the release's version: the page seen in it, what it shows its face.
         let added = ask::<tools::AddPage>(
             caller,
             &AddPageRequest {
                 app_id: app_id.to_string(),
                 page_name,
                 page_type: (*screen == app.launch && previous.is_none()).then(|| "home".into()),
-                ui_hierarchy: Some(ui),
+                ui_hierarchy: Some(UiHierarchy {
+                    widgets,
+                    ..Default::default()
+                }),
                 app_version: Some(version.clone()),
                 ..Default::default()
             },
