@@ -86,6 +86,14 @@ pub(crate) struct Saved {
     pub(crate) ended: bool,
 }
 
+impl Saved {
+    /// The states the site has now: `--max-states` bounds them, and what a release removed
+    /// (kept, marked gone) is not the site's any more.
+    fn live_states(&self) -> usize {
+        self.states.iter().filter(|s| !s.gone).count()
+    }
+}
+
 impl Frontier {
     /// The state a page is: the one of its fingerprint, else a near-duplicate (same address,
     /// title, forms and selection; most links shared).
@@ -210,7 +218,7 @@ impl Shared {
         if self.started.elapsed() >= Duration::from_secs(self.options.max_seconds) {
             return Some(format!("max-seconds {}", self.options.max_seconds));
         }
-        if frontier.saved.states.len() >= self.options.max_states {
+        if frontier.saved.live_states() >= self.options.max_states {
             return Some(format!("max-states {}", self.options.max_states));
         }
         None
@@ -293,7 +301,7 @@ impl Shared {
             if let Some(i) = f.find(&identity) {
                 return Ok(Some((i, false)));
             }
-            if f.saved.states.len() >= self.options.max_states {
+            if f.saved.live_states() >= self.options.max_states {
                 return Ok(None);
             }
             let (depth, mut path) = match parent {

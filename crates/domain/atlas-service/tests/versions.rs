@@ -69,16 +69,21 @@ async fn step(atlas: &Atlas, from: &str, text: &str, to: &str, version: &str) ->
         .transition_id
 }
 
-fn path_texts(atlas: &Atlas, intent: &str) -> Option<Vec<String>> {
-    let r = atlas
+/// `query_path` for an intent from the home page, with each earlier version's way or not.
+fn ask_path(atlas: &Atlas, intent: &str, history: bool) -> QueryPathResponse {
+    atlas
         .query_path(QueryPathRequest {
             app_id: APP.into(),
             intent: intent.into(),
             current_page: None,
             max_steps: None,
-            include_history: None,
+            include_history: history.then_some(true),
         })
-        .unwrap();
+        .unwrap()
+}
+
+fn path_texts(atlas: &Atlas, intent: &str) -> Option<Vec<String>> {
+    let r = ask_path(atlas, intent, false);
     assert!(r.history.is_none(), "history only when asked");
     r.path
         .map(|p| p.steps.iter().map(|s| s.widget_text.clone()).collect())
@@ -87,16 +92,8 @@ fn path_texts(atlas: &Atlas, intent: &str) -> Option<Vec<String>> {
 /// `query_path`'s history: each earlier version's way, its texts, whether it differs from the
 /// current way and which of its steps are gone.
 fn path_history(atlas: &Atlas, intent: &str) -> Vec<(String, Vec<String>, bool, Vec<usize>)> {
-    let r = atlas
-        .query_path(QueryPathRequest {
-            app_id: APP.into(),
-            intent: intent.into(),
-            current_page: None,
-            max_steps: None,
-            include_history: Some(true),
-        })
-        .unwrap();
-    r.history
+    ask_path(atlas, intent, true)
+        .history
         .expect("asked for")
         .into_iter()
         .map(|v| {

@@ -1,7 +1,7 @@
 //! A real web application released again: Roundup 2.2.0 (a Python issue tracker from PyPI)
 //! explored, then upgraded in place to Roundup 2.6.0 (its data kept, its templates the new
 //! release's) on the same address and explored again from what the folder knows. The figures
-//! against a fresh exploration of the new release are `scripts/roundup-release.sh`'s.
+//! against a fresh exploration of the new release are `scripts/release-figures.sh roundup`'s.
 
 use std::os::unix::process::CommandExt;
 use std::path::Path;
