@@ -25,7 +25,7 @@ use atlas_api::learning::{ReportTransitionRequest, ReportedAction};
 use atlas_api::pages::{AddPageRequest, MatchPageRequest, UiHierarchy};
 use atlas_api::tools;
 use atlas_api::versions::{AppDiffRequest, RecordAppVersionRequest, VersionSource};
-use atlas_api::view::AppGraphRequest;
+use atlas_api::view::{AppGraphRequest, AppGraphResponse};
 use atlas_client::{CallError, ToolCaller};
 use atlas_device_sim::RecordedApp;
 use atlas_device_sim::app::Trigger;
@@ -143,6 +143,161 @@ fn reported(app: &RecordedApp, screen: &str, trigger: &Trigger) -> Option<Report
     Some(action)
 }
 
+/// What a screen's content matches: the page (id, name) it surely is, else the pages it
+/// resembles at all. A screen that shows nothing to tell it by (an empty recorded dump)
+/// matches nothing.
+fn match_screen(
+    caller: &dyn ToolCaller,
+    app_id: &str,
+    widgets: &[Widget],
+) -> Result<Matched, CallError> {
+    if widgets.is_empty() {
+        return Ok((None, Vec::new()));
+    }
+    let request = MatchPageRequest {
+        app_id: app_id.to_string(),
+        ui_hierarchy: Some(UiHierarchy {
+            widgets: widgets.to_vec(),
+            ..Default::default()
+        }),
+        page_title: None,
+        page_screenshot: None,
+    };
+    match ask::<tools::MatchCurrentPage>(caller, &request) {
+        Ok(m) if m.matched => Ok((m.page.map(|p| (p.page_id, p.page_name)), Vec::new())),
+        Ok(m) => Ok((None, m.candidates.into_iter().map(|c| c.page_id).collect())),
+        Err(e) if e.code == "NOT_FOUND" || e.code == "PAGE_NOT_FOUND" => Ok((None, Vec::new())),
+        Err(e) => Err(e),
+    }
+}
+
+/// The app as it was before the release (an earlier release, or this one taught before).
+struct Before {
+    graph: AppGraphResponse,
+    /// Its pages' names, by id.
+    names: HashMap<String, String>,
+    /// Where each of its current actions (from a page, by its type and label) led.
+    led: HashMap<(String, String, String), String>,
+}
+
+impl Before {
+    /// The app `app_id` as the graph has it; none when it has no pages yet.
+    fn read(caller: &dyn ToolCaller, app_id: &str) -> Result<Option<Before>, CallError> {
+        let request = AppGraphRequest {
+            app_id: app_id.to_string(),
+            center: None,
+            radius: None,
+            max_pages: None,
+        };
+        let graph = match ask::<tools::GetAppGraph>(caller, &request) {
+            Ok(graph) => graph,
+            Err(e) if e.code == "NOT_FOUND" || e.code == "APP_NOT_FOUND" => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let names = graph
+            .pages
+            .iter()
+            .map(|p| (p.page_id.clone(), p.page_name.clone()))
+            .collect();
+        let led = graph
+            .transitions
+            .iter()
+            .filter(|t| t.gone_in.is_none())
+            .map(|t| {
+                let key = (
+                    t.from_page.clone(),
+                    t.action_type.clone(),
+                    t.widget_text.clone(),
+                );
+                (key, t.to_page.clone())
+            })
+            .collect();
+        Ok(Some(Before { graph, names, led }))
+    }
+
+    /// Which known page (id, name) each screen of `order` is, against the app as it was (nothing
+    /// of the release written yet, so one screen's new face cannot sway another's match): the
+    /// page its content surely matches, else the page a known way to it led to, when the screen
+    /// resembles that page.
+    fn identify<'a>(
+        &self,
+        caller: &dyn ToolCaller,
+        app_id: &str,
+        app: &RecordedApp,
+        order: &'a [String],
+    ) -> Result<HashMap<&'a str, (String, String)>, CallError> {
+        let mut known: HashMap<&str, (String, String)> = HashMap::new();
+        for screen in order {
+            let (matched, resembles) = match_screen(caller, app_id, &widgets_of(app, screen))?;
+            let by_way = || {
+                let led_to = |((from, trigger), _): (&(String, Trigger), &String)| {
+                    let action = reported(app, from, trigger)?;
+                    let label = action.widget_text.unwrap_or_default();
+                    let from_page = known.get(from.as_str())?.0.clone();
+                    self.led
+                        .get(&(from_page, action.action_type, label))
+                        .cloned()
+                };
+                let home = self.graph.home_page.clone();
+                let launched = (*screen == app.launch).then_some(home).flatten();
+                let ways = app.transitions.iter().filter(|(_, to)| *to == screen);
+                launched
+                    .into_iter()
+                    .chain(ways.filter_map(led_to))
+                    .find(|page| resembles.contains(page))
+                    .and_then(|page| self.names.get(&page).map(|name| (page, name.clone())))
+            };
+            if let Some(page) = matched.or_else(by_way) {
+                known.insert(screen, page);
+            }
+        }
+        Ok(known)
+    }
+
+    /// What of the app, current before the release, the release no longer shows: the pages none
+    /// of its screens is, and the steps between pages it shows that it does not take.
+    fn gone(
+        &self,
+        seen_pages: &HashSet<&str>,
+        seen_steps: &HashSet<String>,
+    ) -> (Vec<String>, Vec<String>) {
+        let pages = self
+            .graph
+            .pages
+            .iter()
+            .filter(|p| p.gone_in.is_none() && !seen_pages.contains(p.page_id.as_str()))
+            .map(|p| p.page_id.clone())
+            .collect();
+        let steps = self
+            .graph
+            .transitions
+            .iter()
+            .filter(|t| t.gone_in.is_none() && !seen_steps.contains(&t.transition_id))
+            .filter(|t| {
+                seen_pages.contains(t.from_page.as_str()) && seen_pages.contains(t.to_page.as_str())
+            })
+            .map(|t| t.transition_id.clone())
+            .collect();
+        (pages, steps)
+    }
+}
+
+/// The name a screen no page is gets: as `observe_screen` names one.
+fn new_page_name(app: &RecordedApp, screen: &str, widgets: &[Widget]) -> String {
+    let title = app
+        .screens
+        .get(screen)
+        .and_then(|s| s.name.clone())
+        .or_else(|| {
+            widgets
+                .iter()
+                .map(|w| w.text.clone())
+                .find(|t| !t.trim().is_empty())
+        })
+        .unwrap_or_default();
+    screen_page_name(&title, widgets)
+}
+
 /// Teaches `app` (at the version it reports) as a release of `app_id`; see the module's words.
 pub fn teach_release(
     caller: &dyn ToolCaller,
@@ -150,22 +305,10 @@ pub fn teach_release(
     app: &RecordedApp,
 ) -> Result<ReleaseTaught, CallError> {
     let version = app.version.name.clone();
-    let before = match ask::<tools::GetAppGraph>(
-        caller,
-        &AppGraphRequest {
-            app_id: app_id.to_string(),
-            center: None,
-            radius: None,
-            max_pages: None,
-        },
-    ) {
-        Ok(graph) => Some(graph),
-        Err(e) if e.code == "NOT_FOUND" || e.code == "APP_NOT_FOUND" => None,
-        Err(e) => return Err(e),
-    };
+    let before = Before::read(caller, app_id)?;
     let previous = before
         .as_ref()
-        .and_then(|g| g.versions.last().cloned())
+        .and_then(|b| b.graph.versions.last().cloned())
         .filter(|v| *v != version);
     let mut taught = ReleaseTaught {
         version: version.clone(),
@@ -173,82 +316,13 @@ pub fn teach_release(
         ..Default::default()
     };
     let order = reachable_screens(app);
-    let screens: HashSet<&str> = order.iter().map(String::as_str).collect();
     taught.screens = order.len();
-    // What the app was before the release (an earlier one, or this one taught before): its
-    // pages' names, its home page, and where each of its current actions (from a page, by its
-    // type and label) led.
-    let mut names: HashMap<String, String> = HashMap::new();
-    let mut led: HashMap<(String, String, String), String> = HashMap::new();
-    let mut home = None;
-    if let Some(graph) = &before {
-        names.extend(
-            graph
-                .pages
-                .iter()
-                .map(|p| (p.page_id.clone(), p.page_name.clone())),
-        );
-        for t in graph.transitions.iter().filter(|t| t.gone_in.is_none()) {
-            let key = (
-                t.from_page.clone(),
-                t.action_type.clone(),
-                t.widget_text.clone(),
-            );
-            led.insert(key, t.to_page.clone());
-        }
-        home = graph.home_page.clone();
-    }
-    // A screen that shows nothing to tell it by (an empty recorded dump) matches nothing.
-    let match_screen = |widgets: &[Widget]| -> Result<Matched, CallError> {
-        if widgets.is_empty() {
-            return Ok((None, Vec::new()));
-        }
-        let request = MatchPageRequest {
-            app_id: app_id.to_string(),
-            ui_hierarchy: Some(UiHierarchy {
-                widgets: widgets.to_vec(),
-                ..Default::default()
-            }),
-            page_title: None,
-            page_screenshot: None,
-        };
-        match ask::<tools::MatchCurrentPage>(caller, &request) {
-            Ok(m) if m.matched => Ok((m.page.map(|p| (p.page_id, p.page_name)), Vec::new())),
-            Ok(m) => Ok((None, m.candidates.into_iter().map(|c| c.page_id).collect())),
-            Err(e) if e.code == "NOT_FOUND" || e.code == "PAGE_NOT_FOUND" => Ok((None, Vec::new())),
-            Err(e) => Err(e),
-        }
+    let known = match &before {
+        Some(before) => before.identify(caller, app_id, app, &order)?,
+        None => HashMap::new(),
     };
-    // First, which known page each screen is, against the app as it was before the release
-    // (nothing of the release written yet, so one screen's face cannot sway another's match).
-    let mut known: HashMap<&str, (String, String)> = HashMap::new();
-    if before.is_some() {
-        for screen in &order {
-            let (matched, resembles) = match_screen(&widgets_of(app, screen))?;
-            // Not surely matched: the page a known way to it led to, when the screen resembles
-            // it.
-            let by_way = || {
-                let led_to = |((from, trigger), _): (&(String, Trigger), &String)| {
-                    let action = reported(app, from, trigger)?;
-                    let label = action.widget_text.unwrap_or_default();
-                    let from_page = known.get(from.as_str())?.0.clone();
-                    led.get(&(from_page, action.action_type, label)).cloned()
-                };
-                let launched = (*screen == app.launch).then(|| home.clone()).flatten();
-                let ways = app.transitions.iter().filter(|(_, to)| *to == screen);
-                launched
-                    .into_iter()
-                    .chain(ways.filter_map(led_to))
-                    .find(|page| resembles.contains(page))
-                    .and_then(|page| names.get(&page).map(|name| (page, name.clone())))
-            };
-            if let Some(page) = matched.or_else(by_way) {
-                known.insert(screen, page);
-            }
-        }
-    }
-    // Then each screen written with the release's version: the page seen in it, what it shows
-    // its face; a screen no known page is, matched among the pages the release made so far.
+    // Each screen written with the release's version: the page seen in it, what it shows its
+    // face; a screen no known page is, matched among the pages the release made so far.
     for screen in &order {
         let widgets = widgets_of(app, screen);
         let page_name = match known.get(screen.as_str()) {
@@ -256,22 +330,11 @@ pub fn teach_release(
                 taught.pages_matched += 1;
                 name.clone()
             }
-            None => match match_screen(&widgets)?.0 {
+            None => match match_screen(caller, app_id, &widgets)?.0 {
                 Some((_, name)) => name,
                 None => {
                     taught.pages_added += 1;
-                    let title = app
-                        .screens
-                        .get(screen)
-                        .and_then(|s| s.name.clone())
-                        .or_else(|| {
-                            widgets
-                                .iter()
-                                .map(|w| w.text.clone())
-                                .find(|t| !t.trim().is_empty())
-                        })
-                        .unwrap_or_default();
-                    screen_page_name(&title, &widgets)
+                    new_page_name(app, screen, &widgets)
                 }
             },
         };
@@ -291,57 +354,16 @@ pub fn teach_release(
         )?;
         taught.pages.insert(screen.clone(), added.page_id);
     }
-    let mut steps: Vec<(&(String, Trigger), &String)> = app
-        .transitions
-        .iter()
-        .filter(|((from, _), to)| screens.contains(from.as_str()) && screens.contains(to.as_str()))
-        .collect();
-    steps.sort_by(|a, b| (&a.0.0, format!("{:?}", a.0.1)).cmp(&(&b.0.0, format!("{:?}", b.0.1))));
-    let mut seen_transitions = HashSet::new();
-    for ((from, trigger), to) in steps {
-        let Some(action) = reported(app, from, trigger) else {
-            continue;
-        };
-        let answer = ask::<tools::ReportTransition>(
-            caller,
-            &ReportTransitionRequest {
-                from_page: taught.pages[from].clone(),
-                action,
-                to_page: taught.pages[to].clone(),
-                success: true,
-                app_id: Some(app_id.to_string()),
-                session_id: Some(format!("release-{version}")),
-                app_version: Some(version.clone()),
-                ..Default::default()
-            },
-        )?;
-        seen_transitions.insert(answer.transition_id);
-        taught.steps += 1;
-    }
-    // What the release no longer shows, of what was current before it.
-    let seen_pages: HashSet<&str> = taught.pages.values().map(String::as_str).collect();
+    let seen_steps = report_steps(caller, app_id, app, &order, &mut taught)?;
     let mut mark = RecordAppVersionRequest {
         app_id: app_id.to_string(),
         version: version.clone(),
         source: Some(VersionSource::Device),
         ..Default::default()
     };
-    if let (Some(graph), Some(_)) = (&before, &previous) {
-        mark.gone_pages = graph
-            .pages
-            .iter()
-            .filter(|p| p.gone_in.is_none() && !seen_pages.contains(p.page_id.as_str()))
-            .map(|p| p.page_id.clone())
-            .collect();
-        mark.gone_transitions = graph
-            .transitions
-            .iter()
-            .filter(|t| t.gone_in.is_none() && !seen_transitions.contains(&t.transition_id))
-            .filter(|t| {
-                seen_pages.contains(t.from_page.as_str()) && seen_pages.contains(t.to_page.as_str())
-            })
-            .map(|t| t.transition_id.clone())
-            .collect();
+    if let (Some(before), Some(_)) = (&before, &previous) {
+        let seen_pages: HashSet<&str> = taught.pages.values().map(String::as_str).collect();
+        (mark.gone_pages, mark.gone_transitions) = before.gone(&seen_pages, &seen_steps);
     }
     taught.marked_gone = ask::<tools::RecordAppVersion>(caller, &mark)?.marked_gone;
     if let Some(from) = previous {
@@ -355,6 +377,46 @@ pub fn teach_release(
         )?);
     }
     Ok(taught)
+}
+
+/// Reports every recorded step between the release's screens (in a stable order), in the
+/// release's version; the transitions they are.
+fn report_steps(
+    caller: &dyn ToolCaller,
+    app_id: &str,
+    app: &RecordedApp,
+    order: &[String],
+    taught: &mut ReleaseTaught,
+) -> Result<HashSet<String>, CallError> {
+    let screens: HashSet<&str> = order.iter().map(String::as_str).collect();
+    let mut steps: Vec<(&(String, Trigger), &String)> = app
+        .transitions
+        .iter()
+        .filter(|((from, _), to)| screens.contains(from.as_str()) && screens.contains(to.as_str()))
+        .collect();
+    steps.sort_by_cached_key(|((from, trigger), _)| (from.clone(), format!("{trigger:?}")));
+    let mut seen = HashSet::new();
+    for ((from, trigger), to) in steps {
+        let Some(action) = reported(app, from, trigger) else {
+            continue;
+        };
+        let answer = ask::<tools::ReportTransition>(
+            caller,
+            &ReportTransitionRequest {
+                from_page: taught.pages[from].clone(),
+                action,
+                to_page: taught.pages[to].clone(),
+                success: true,
+                app_id: Some(app_id.to_string()),
+                session_id: Some(format!("release-{}", taught.version)),
+                app_version: Some(taught.version.clone()),
+                ..Default::default()
+            },
+        )?;
+        seen.insert(answer.transition_id);
+        taught.steps += 1;
+    }
+    Ok(seen)
 }
 
 /// One app released again, measured against what its seeded update did: the screens both
