@@ -572,11 +572,7 @@ impl Shared {
             *at = Some(index);
             return self.finish(index, task, true, "the page did not change".into());
         }
-        let step = Step {
-            action: task.action.clone(),
-            selector: task.selector.clone(),
-            parameters: task.parameters.clone(),
-        };
+        let step = Step::of(&task);
         *at = None;
         let found = match self
             .state_for(tab, &snap, identity, Some(index), Some(step))

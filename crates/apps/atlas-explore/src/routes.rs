@@ -13,7 +13,7 @@
 
 use std::collections::HashMap;
 
-use crate::release::action_key;
+use crate::release::{action_key, task_key};
 use crate::state::{State, Step};
 use crate::tasks::Task;
 
@@ -38,9 +38,9 @@ fn step_key(step: &Step) -> String {
 /// `old` taken by what the new release offers for it: the new task's locators, the values the
 /// old step typed (by field name).
 fn relocated(old: &Step, now: &Task) -> Step {
-    let mut parameters = now.parameters.clone();
+    let mut step = Step::of(now);
     if let (Some(fields), Some(before)) = (
-        parameters
+        step.parameters
             .get_mut("fields")
             .and_then(serde_json::Value::as_array_mut),
         old.parameters["fields"].as_array(),
@@ -55,23 +55,12 @@ fn relocated(old: &Step, now: &Task) -> Step {
             }
         }
     }
-    Step {
-        action: now.action.clone(),
-        selector: now.selector.clone(),
-        parameters,
-    }
+    step
 }
 
 /// The way to a state by its address, after signing in when `sign_in` is given.
 fn by_address(state: &State, sign_in: Option<&Task>) -> Vec<Step> {
-    let mut steps: Vec<Step> = sign_in
-        .map(|task| Step {
-            action: task.action.clone(),
-            selector: task.selector.clone(),
-            parameters: task.parameters.clone(),
-        })
-        .into_iter()
-        .collect();
+    let mut steps: Vec<Step> = sign_in.map(Step::of).into_iter().collect();
     steps.push(Step {
         action: "navigate".into(),
         selector: state.url.clone(),
@@ -111,10 +100,8 @@ pub(crate) fn check(
                     .filter(|&on| reached[on])
                     .and_then(|on| offered.get(&on))
                     .and_then(|tasks| {
-                        let same: Vec<&Task> = tasks
-                            .iter()
-                            .filter(|t| action_key(&t.action, &t.selector, &t.parameters) == key)
-                            .collect();
+                        let same: Vec<&Task> =
+                            tasks.iter().filter(|t| task_key(t) == key).collect();
                         same.iter()
                             .find(|t| t.selector == step.selector)
                             .or(same.first())

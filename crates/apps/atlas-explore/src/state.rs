@@ -137,6 +137,17 @@ pub struct Step {
     pub parameters: serde_json::Value,
 }
 
+impl Step {
+    /// The step a task is, taken.
+    pub fn of(task: &crate::tasks::Task) -> Step {
+        Step {
+            action: task.action.clone(),
+            selector: task.selector.clone(),
+            parameters: task.parameters.clone(),
+        }
+    }
+}
+
 /// A state as the explorer keeps it (`.atlas/explore.json` of the site's folder).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct State {

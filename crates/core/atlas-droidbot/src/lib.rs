@@ -126,6 +126,14 @@ impl View {
             .unwrap_or_default()
     }
 
+    /// Its resource id without its package (`com.app:id/title` → `title`); empty when none.
+    pub fn short_id(&self) -> &str {
+        self.resource_id
+            .as_deref()
+            .map(|id| id.rsplit_once(":id/").map_or(id, |(_, n)| n))
+            .unwrap_or_default()
+    }
+
     /// Whether a person sees the view: DroidBot also dumps the views Android keeps off the
     /// screen (a pager's other pages), marked not visible, which `uiautomator dump` leaves out.
     pub fn is_shown(&self) -> bool {
@@ -140,12 +148,7 @@ impl View {
         let actionable = self.clickable || self.checkable || self.editable || self.long_clickable;
         let label = self.label();
         (!label.is_empty() || actionable).then(|| Widget {
-            id: self
-                .resource_id
-                .as_deref()
-                .map(|id| id.rsplit_once(":id/").map_or(id, |(_, n)| n))
-                .unwrap_or_default()
-                .to_string(),
+            id: self.short_id().to_string(),
             text: label.to_string(),
             widget_type: self
                 .class

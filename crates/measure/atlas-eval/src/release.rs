@@ -105,42 +105,30 @@ fn widgets_of(app: &RecordedApp, screen: &str) -> Vec<Widget> {
 /// with neither, is told by what a person reads where the finger went: the smallest labelled
 /// view under the tap's centre.
 fn reported(app: &RecordedApp, screen: &str, trigger: &Trigger) -> Option<ReportedAction> {
-    let of = |kind: &str| ReportedAction {
-        action_type: kind.to_string(),
-        ..ReportedAction::default()
-    };
     let (bounds, typed) = match trigger {
-        Trigger::Key(key) if key.eq_ignore_ascii_case("BACK") => return Some(of("back")),
+        Trigger::Key(key) if key.eq_ignore_ascii_case("BACK") => {
+            return Some(ReportedAction {
+                action_type: "back".into(),
+                ..ReportedAction::default()
+            });
+        }
         Trigger::Key(_) => return None,
         Trigger::Tap(b) => (*b, None),
         Trigger::Type(b, text) => (*b, Some(text.clone())),
     };
     let views = &app.screens.get(screen)?.views;
-    let id_of = |v: &atlas_droidbot::View| {
-        v.resource_id
-            .as_deref()
-            .map(|id| id.rsplit_once(":id/").map_or(id, |(_, n)| n).to_string())
-            .unwrap_or_default()
-    };
     let [[l, t], [r, b]] = bounds;
     let (x, y) = ((l + r) / 2, (t + b) / 2);
     let at = views
         .iter()
-        .find(|v| v.bounds == Some(bounds) && (!v.label().is_empty() || !id_of(v).is_empty()))
+        .find(|v| v.bounds == Some(bounds) && (!v.label().is_empty() || !v.short_id().is_empty()))
         .or_else(|| {
             views
                 .iter()
                 .filter(|v| v.is_shown() && v.contains(x, y) && !v.label().is_empty())
                 .min_by_key(|v| v.area())
         })?;
-    let mut action = of(if typed.is_some() { "input" } else { "click" });
-    if at.label().is_empty() {
-        action.widget = Some(id_of(at));
-    } else {
-        action.widget_text = Some(at.label().to_string());
-    }
-    action.input_text = typed;
-    Some(action)
+    Some(crate::teach::action_on(at.label(), at.short_id(), typed))
 }
 
 /// What a screen's content matches: the page (id, name) it surely is, else the pages it

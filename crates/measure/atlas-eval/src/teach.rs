@@ -65,19 +65,24 @@ pub fn reported_action(step: &RecordedStep) -> Option<ReportedAction> {
         _ => {}
     }
     let widget = step.widget()?;
-    let mut action = of(match step.action {
-        RecordedAction::Input(..) => "input",
-        _ => "click",
-    });
-    if widget.text.trim().is_empty() {
-        action.widget = Some(widget.id.clone());
-    } else {
-        action.widget_text = Some(widget.text.trim().to_string());
+    let typed = match &step.action {
+        RecordedAction::Input(_, text) => Some(text.clone()),
+        _ => None,
+    };
+    Some(action_on(&widget.text, &widget.id, typed))
+}
+
+/// A tap (or, with `typed`, an input) on a widget as `report_transition` takes it: by its label,
+/// by its id only when it has none, since ids such as list indices shift as lists change.
+pub fn action_on(label: &str, id: &str, typed: Option<String>) -> ReportedAction {
+    let label = label.trim();
+    ReportedAction {
+        action_type: if typed.is_some() { "input" } else { "click" }.to_string(),
+        widget: label.is_empty().then(|| id.to_string()),
+        widget_text: (!label.is_empty()).then(|| label.to_string()),
+        input_text: typed,
+        ..ReportedAction::default()
     }
-    if let RecordedAction::Input(_, text) = &step.action {
-        action.input_text = Some(text.clone());
-    }
-    Some(action)
 }
 
 /// Reports one step that led from `from` to `to`.
