@@ -155,6 +155,10 @@ function showError(error) {
 }
 const actionLabel = (a) => [a.action_type, a.widget_text || a.widget_id].filter(Boolean).join(" ");
 
+// A page named in a list, a button that goes to it.
+const goButton = (pageId, name) =>
+  el("button", { type: "button", class: "go", "data-page": pageId, onclick: () => navigate(viewer.appId, pageId) }, name || pageId);
+
 // ---- state ---------------------------------------------------------------------------------
 
 // Pages beyond which an app is large: drawn smaller, labels hidden while moving, and its
@@ -586,7 +590,7 @@ function stepList(steps, otherField) {
       el("li", { "data-transition": s.transition_id },
         rateSpan(s), " ",
         actionLabel(s), " → ",
-        el("button", { type: "button", class: "go", "data-page": s[otherField], onclick: () => navigate(viewer.appId, s[otherField]) }, s.other_page_name || s[otherField]),
+        goButton(s[otherField], s.other_page_name),
         el("span", { class: "muted" }, ` · ${s.success_count + s.fail_count} ${t("uses")}` + (s.avg_latency_ms ? ` · ${Math.round(s.avg_latency_ms)} ${t("ms")}` : "")),
       ),
     ),
@@ -660,7 +664,7 @@ function pathBox(kind, title, info) {
       info.steps.map((s) =>
         el("li", { "data-page": s.expected_page },
           `${actionLabel(s)} → `,
-          el("button", { type: "button", class: "go", onclick: () => navigate(viewer.appId, s.expected_page) }, s.expected_page_name || s.expected_page),
+          goButton(s.expected_page, s.expected_page_name),
           el("span", { class: "muted" }, ` · ${t("confidence")} ${percent(s.confidence)}`),
         ),
       ),
@@ -948,12 +952,13 @@ async function hideChanges() {
 }
 
 // A list of pages, each a link to it.
+// A page of a comparison in a list: its colour, a button to it, and what follows.
+const pageItem = (page, kind, ...rest) =>
+  el("li", {}, el("span", { class: "swatch " + kind }), " ", goButton(page.page_id, page.page_name), ...rest);
+
 function pageLinks(pages, kind) {
   return el("ul", { class: "steps diff-" + kind },
-    pages.map((p) => el("li", {},
-      el("span", { class: "swatch " + kind }), " ",
-      el("button", { type: "button", class: "go", "data-page": p.page_id, onclick: () => navigate(viewer.appId, p.page_id) }, p.page_name),
-      p.url ? el("span", { class: "muted" }, " " + p.url) : null)));
+    pages.map((p) => pageItem(p, kind, p.url ? el("span", { class: "muted" }, " " + p.url) : null)));
 }
 
 // What changed in one page: its title, texts and actions.
@@ -981,6 +986,9 @@ function pageChange(pageId) {
 }
 const LEGEND_KEYS = { added: "legendAdded", changed: "legendChanged", removed: "legendRemoved", unchecked: "legendUnchecked", same: "legendSame" };
 
+const transitionList = (transitions) =>
+  el("ul", { class: "steps" }, transitions.map((tr) => el("li", {}, `${tr.from}: ${tr.action} → ${tr.to}`)));
+
 function renderChanges(diff) {
   const way = (steps) => (steps ? steps.join(" → ") : t("noWay"));
   const section = (key, items, body) => (items.length ? [el("h3", {}, `${t(key)} (${items.length})`), body] : null);
@@ -990,16 +998,11 @@ function renderChanges(diff) {
     el("p", { class: "muted" }, t("diffTransitions", diff.transitions)),
     section("pagesAdded", diff.pages.added, pageLinks(diff.pages.added, "added")),
     section("pagesChanged", diff.pages.changed, el("ul", { class: "steps diff-changed" },
-      diff.pages.changed.map((c) => el("li", {},
-        el("span", { class: "swatch changed" }), " ",
-        el("button", { type: "button", class: "go", "data-page": c.page.page_id, onclick: () => navigate(viewer.appId, c.page.page_id) }, c.page.page_name),
-        changeLines(c))))),
+      diff.pages.changed.map((c) => pageItem(c.page, "changed", changeLines(c))))),
     section("pagesRemoved", diff.pages.removed, pageLinks(diff.pages.removed, "removed")),
     section("pagesUnchecked", diff.pages.unchecked, pageLinks(diff.pages.unchecked, "unchecked")),
-    section("transitionsAdded", diff.transitions.added, el("ul", { class: "steps" },
-      diff.transitions.added.map((tr) => el("li", {}, `${tr.from}: ${tr.action} → ${tr.to}`)))),
-    section("transitionsRemoved", diff.transitions.removed, el("ul", { class: "steps" },
-      diff.transitions.removed.map((tr) => el("li", {}, `${tr.from}: ${tr.action} → ${tr.to}`)))),
+    section("transitionsAdded", diff.transitions.added, transitionList(diff.transitions.added)),
+    section("transitionsRemoved", diff.transitions.removed, transitionList(diff.transitions.removed)),
     section("intentPaths", diff.intents.path_changed, el("ul", { class: "steps", id: "changes-intents" },
       diff.intents.path_changed.map((c) => el("li", {}, el("strong", {}, c.intent), el("br"),
         el("span", { class: "muted" }, "− " + way(c.from)), el("br"), "+ " + way(c.to))))),
