@@ -320,18 +320,33 @@ pub fn report_of(command: &mut Command, report: &Path) -> Value {
     serde_json::from_slice(&std::fs::read(report).unwrap()).unwrap()
 }
 
-/// Whether `command` runs and succeeds (a tool, a Python module, is here); under CI its absence
-/// fails, since scripts/test.sh installs `what`, elsewhere the test is skipped.
+/// Says a test is skipped for want of `what`; under CI, where scripts/test.sh installs it, fails.
+pub fn skipped_without(what: &str) {
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "{what} is not installed, and scripts/test.sh installs it"
+    );
+    eprintln!("skipped: no {what}");
+}
+
+/// Whether `command` runs and succeeds (a tool, a Python module, is here); see
+/// [`skipped_without`].
 pub fn required(command: &mut Command, what: &str) -> bool {
     let here = command.output().is_ok_and(|o| o.status.success());
     if !here {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "{what} is not installed, and scripts/test.sh installs it"
-        );
-        eprintln!("{what} is not installed: skipped");
+        skipped_without(what);
     }
     here
+}
+
+/// What the variable `var` names, which scripts/test.sh sets once it has installed `what`;
+/// none (see [`skipped_without`]) when it is not set.
+pub fn installed_at(var: &str, what: &str) -> Option<std::ffi::OsString> {
+    let found = std::env::var_os(var);
+    if found.is_none() {
+        skipped_without(&format!("{what} (set {var})"));
+    }
+    found
 }
 
 /// Whether Debian's `adb` is here (see [`required`]).
@@ -339,15 +354,11 @@ pub fn adb_installed() -> bool {
     required(Command::new("adb").arg("version"), "adb")
 }
 
-/// Debian's Chromium, or none; under CI its absence fails (scripts/test.sh installs it).
+/// Debian's Chromium, or none (see [`skipped_without`]).
 pub fn chromium() -> Option<std::path::PathBuf> {
     let found = atlas_explore::browser::find_chromium();
     if found.is_none() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "chromium is not installed (scripts/test.sh installs it)"
-        );
-        eprintln!("skipped: no chromium");
+        skipped_without("chromium");
     }
     found
 }
