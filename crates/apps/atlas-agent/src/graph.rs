@@ -29,6 +29,9 @@ pub struct GraphLink<'a> {
     pub fast_path: f64,
     /// The app's version the device reports, when it does: trust is kept per version.
     pub app_version: Option<String>,
+    /// Replay remembered ways on the fast path (true unless switched off: a test that measures
+    /// the model alone on a graph that learns).
+    pub replay: bool,
     session: String,
     /// What the last answer left for the next screen.
     carry: Option<Carry>,
@@ -85,6 +88,7 @@ impl<'a> GraphLink<'a> {
             app_id,
             fast_path,
             app_version: None,
+            replay: true,
             session: session.to_string(),
             carry: None,
             executed: None,
@@ -101,12 +105,13 @@ impl<'a> GraphLink<'a> {
         self.follow = steps;
     }
 
-    /// The app a screen of `package` is sent under. As Android keeps another app's screen that an
+    /// The app a screen of `package` is sent under (and whose version it is reported with). As
+    /// Android keeps another app's screen that an
     /// app opens (a permission dialog, a file picker, the dialer) in the opening app's task, a
     /// screen reached by a step taken in the run's app stays that app's; only a Launch or the
     /// Home key leaves it. So a task that passes through another app's screen is one session of
     /// one app, reported whole and replayable.
-    fn app(&self, package: &str) -> String {
+    pub fn app(&self, package: &str) -> String {
         if let Some(fixed) = &self.app_id {
             return fixed.clone();
         }
@@ -147,6 +152,7 @@ impl<'a> GraphLink<'a> {
             map: self.want_map,
             follow: std::mem::take(&mut self.follow),
             app_version: self.app_version.clone(),
+            replay: self.replay,
         };
         let answer = match self.client.observe_screen(&request) {
             Ok(answer) => answer,

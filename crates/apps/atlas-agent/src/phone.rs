@@ -358,11 +358,12 @@ impl<'a> PhoneAgent<'a> {
         let t = Instant::now();
         let widgets = self.device.hierarchy().unwrap_or_default();
         // The graph keeps its trust per version of an app: asked once a run, as an update
-        // lands between runs.
+        // lands between runs. Another app's screen the run's app opened (a file picker) is sent
+        // under the run's app, with its version.
         let device = self.device;
         graph.app_version = self
             .versions
-            .entry(screen.package.clone())
+            .entry(graph.app(&screen.package))
             .or_insert_with(|| {
                 let asked =
                     (!screen.package.is_empty()).then(|| device.app_version(&screen.package));

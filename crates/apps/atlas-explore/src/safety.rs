@@ -7,134 +7,14 @@
 //! behind. A sign-in form is the exception, since exploring behind it is the point, and only one
 //! that posts to the start URL's origin is one: credentials go nowhere else.
 //!
+//! The words are Atlas's one rule for actions that cannot be undone
+//! ([`atlas_text::says_irreversible`]), which a phone agent's fast path keeps too.
+//!
 //! These words are the second line. The first is the network guard ([`crate::guard`]): whatever a
 //! page's scripts do, no request but GET and HEAD leaves the browser while exploring.
 
 use crate::snapshot::{Button, Field, Form, Link};
-
-/// Words (matched as whole words in Latin script, as substrings in CJK) of actions that cannot be
-/// undone or change what others see.
-const DESTRUCTIVE: &[&str] = &[
-    "logout",
-    "log out",
-    "log-out",
-    "signout",
-    "sign out",
-    "sign-out",
-    "logoff",
-    "delete",
-    "remove",
-    "destroy",
-    "erase",
-    "purge",
-    "wipe",
-    "pay",
-    "payment",
-    "checkout",
-    "check out",
-    "place order",
-    "submit order",
-    "buy",
-    "purchase",
-    "unsubscribe",
-    "deactivate",
-    "terminate",
-    "close account",
-    "cancel account",
-    "cancel subscription",
-    "revert",
-    "truncate",
-    "drop",
-    "reset",
-    "clear",
-    "empty",
-    "del",
-    "cancel order",
-    "buy now",
-    "place an order",
-    "transfer",
-    "send",
-    "archive",
-    "sign off",
-    "重置",
-    "取消订单",
-    "立即购买",
-    "转账",
-    "发送",
-    "退订",
-    "删除",
-    "移除",
-    "注销",
-    "退出",
-    "登出",
-    "支付",
-    "付款",
-    "购买",
-    "下单",
-    "提交订单",
-    "取消订阅",
-    "清空",
-    "销毁",
-    "解绑",
-    "save",
-    "publish",
-    "upload",
-    "保存",
-    "发布",
-    "上传",
-];
-
-/// What "cancel" destroys when it is said beside it (a dialog's "Cancel" closes the dialog).
-const CANCELLABLE: &[&str] = &[
-    "order",
-    "orders",
-    "booking",
-    "reservation",
-    "subscription",
-    "account",
-    "payment",
-];
-
-/// Latin words, lower-case: split on anything not a letter or digit and where camelCase turns
-/// ("deleteItem" is "delete item"); other scripts kept whole.
-fn words(text: &str) -> Vec<String> {
-    let mut spaced = String::with_capacity(text.len() + 8);
-    let mut previous_lower = false;
-    for c in text.chars() {
-        if c.is_ascii_alphanumeric() {
-            if c.is_ascii_uppercase() && previous_lower {
-                spaced.push(' ');
-            }
-            previous_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
-            spaced.push(c.to_ascii_lowercase());
-        } else {
-            previous_lower = false;
-            spaced.push(if c.is_ascii() { ' ' } else { c });
-        }
-    }
-    spaced.split_whitespace().map(String::from).collect()
-}
-
-fn says_destructive(text: &str) -> bool {
-    let lower = text.to_lowercase();
-    // Latin words: compare on word boundaries ("display" is not "pay").
-    let words = words(text);
-    if words.iter().any(|w| w == "cancel")
-        && words.iter().any(|w| CANCELLABLE.contains(&w.as_str()))
-    {
-        return true;
-    }
-    DESTRUCTIVE.iter().any(|w| {
-        if w.is_ascii() {
-            let parts: Vec<&str> = w.split([' ', '-']).collect();
-            words
-                .windows(parts.len())
-                .any(|win| win.iter().eq(parts.iter()))
-        } else {
-            lower.contains(w)
-        }
-    })
-}
+use atlas_text::says_irreversible as says_destructive;
 
 /// The path and query of an address, as words (`/+delete/Page`, `?do=destroy`, `/logout`).
 fn address_words(href: &str) -> String {

@@ -71,6 +71,19 @@ pub struct ObserveScreenRequest {
     /// `bm dump`), when it reports one: trust is kept per version.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub app_version: Option<String>,
+    /// Replay remembered ways on the fast path (default true). False keeps every remembered
+    /// step for the model to decide (still offered in `hint` and checked): for a test that
+    /// measures the model, or an agent that wants its model to lead.
+    #[serde(default = "yes", skip_serializing_if = "is_yes")]
+    pub replay: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn is_yes(b: &bool) -> bool {
+    *b
 }
 
 /// `end_session` as an agent's loop calls it: how the run ended, and what its last screen left,
@@ -132,8 +145,10 @@ pub struct ObserveScreenResponse {
     /// the graph knows no route whose words are like the task's.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub map: Option<ScreenMap>,
-    /// How far the app's own record lets the graph be trusted on the kind of answer given
-    /// (`{kind, checked, wrong, bound}`): `sure` needs `bound` to reach the fast path too.
+    /// How far the graph may be trusted on the answer given: the app's own record of that kind
+    /// (`{kind, checked, wrong, bound}`, its `recent` checks and whether their breaker
+    /// `tripped`), and for a step of a remembered way the way's own record (`way`), which
+    /// `sure` goes by.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trust: Option<Trust>,
     /// The graph's earlier answers this screen checked, now part of the app's record.
@@ -244,6 +259,12 @@ pub struct Offered {
     pub page: String,
     /// The screen's width and height in pixels, which the action's coordinates are relative to.
     pub screen: [u32; 2],
+    /// The remembered way the answer is a step of (its key), empty when none.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub way: String,
+    /// Which step of that way.
+    #[serde(default)]
+    pub step: u32,
 }
 
 /// A run's first screen: nothing seen yet, and nothing yet that could not be replayed.

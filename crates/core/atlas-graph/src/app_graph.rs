@@ -135,6 +135,12 @@ impl AppGraph {
         self.traces.trust(version, kind)
     }
 
+    /// Its latest [`atlas_model::BREAKER_WINDOW`] checks of one kind of answer on `version`:
+    /// what the breaker reads.
+    pub fn recent(&self, version: Option<&str>, kind: AnswerKind) -> Tally {
+        self.traces.recent(version, kind)
+    }
+
     /// Whether the latest check of `kind` on `page` was wrong.
     pub fn doubted(&self, page: &str, kind: AnswerKind) -> bool {
         self.traces.doubted(page, kind)
@@ -474,6 +480,8 @@ impl Graph {
         }
         let mut trust = Trust::of(kind, own, earlier, others);
         trust.doubted = app.is_some_and(|a| a.doubted(page, kind));
+        trust.recent = app.map(|a| a.recent(version, kind)).unwrap_or_default();
+        trust.tripped = trust.recent.trips();
         trust
     }
 

@@ -32,6 +32,9 @@ pub(crate) struct Traces {
     /// The latest by time, whatever order the traces came in, so a restart from a checkpoint
     /// sees the same.
     last_check: HashMap<(String, AnswerKind), (LastAt, bool)>,
+    /// Every kept check per version and kind of answer, in the order they were made, with
+    /// whether it was right: the breaker reads the latest.
+    timeline: HashMap<(Option<String>, AnswerKind), BTreeSet<(LastAt, bool)>>,
 }
 
 /// When a check was made: its time, and (for checks of the same millisecond) its trace's id and
@@ -55,6 +58,17 @@ impl Traces {
             .unwrap_or_default()
     }
 
+    /// The latest [`atlas_model::BREAKER_WINDOW`] checks of one kind of answer on `version`.
+    pub(crate) fn recent(&self, version: Option<&str>, kind: AnswerKind) -> Tally {
+        let mut tally = Tally::default();
+        if let Some(line) = self.timeline.get(&(version.map(str::to_string), kind)) {
+            for (_, right) in line.iter().rev().take(atlas_model::BREAKER_WINDOW) {
+                tally.add(*right);
+            }
+        }
+        tally
+    }
+
     /// Whether the latest check of `kind` on `page` was wrong.
     pub(crate) fn doubted(&self, page: &str, kind: AnswerKind) -> bool {
         self.last_check
@@ -74,11 +88,25 @@ impl Traces {
         let mut per_kind = [Tally::default(); AnswerKind::ALL.len()];
         for (k, check) in trace.checks.iter().enumerate() {
             per_kind[check.kind as usize].add(check.right);
+            let at = (check.at, trace.trace_id.clone(), k);
+            let line = (trace.app_version.clone(), check.kind);
+            if remove {
+                if let Some(checks) = self.timeline.get_mut(&line) {
+                    checks.remove(&(at.clone(), check.right));
+                    if checks.is_empty() {
+                        self.timeline.remove(&line);
+                    }
+                }
+            } else {
+                self.timeline
+                    .entry(line)
+                    .or_default()
+                    .insert((at.clone(), check.right));
+            }
             if check.page.is_empty() {
                 continue;
             }
             let key = (check.page.clone(), check.kind);
-            let at = (check.at, trace.trace_id.clone(), k);
             match self.last_check.get(&key) {
                 // A trace that goes takes its verdicts with it.
                 Some((last, _)) if remove && last.1 == trace.trace_id => {
@@ -196,6 +224,7 @@ mod tests {
             finish_message: None,
             app_version: None,
             checks: vec![],
+            ends_on: None,
             created_at: format!("2026-01-01T00:00:{at:02}Z"),
             updated_at: format!("2026-01-01T00:00:{at:02}Z"),
         }

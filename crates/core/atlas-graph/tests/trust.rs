@@ -26,12 +26,11 @@ fn trace(app: &str, id: &str, rights: &[bool]) -> Trace {
         checks: rights
             .iter()
             .map(|&right| Check {
-                kind: AnswerKind::Labels,
-                right,
-                page: String::new(),
                 at: 0,
+                ..Check::now(AnswerKind::Labels, right, "")
             })
             .collect(),
+        ends_on: None,
         created_at: "2026-01-01T00:00:00Z".into(),
         updated_at: "2026-01-01T00:00:00Z".into(),
     }

@@ -461,6 +461,10 @@ pub struct Trace {
     /// ([`crate::Tally`]), kept with the session as its steps are.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub checks: Vec<crate::Check>,
+    /// What the screen the session finished on showed ([`crate::screen_content`]), when its agent
+    /// said: a remembered finish is taken only on a screen that shows the same.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ends_on: Option<String>,
     /// When its first step was reported (RFC 3339).
     pub created_at: String,
     /// When its last step was (RFC 3339).

@@ -8,7 +8,7 @@ use crate::{Action, AtlasError};
 /// what would bloat a file past the store's 10 MB limit.
 pub const MAX_TEXT_LEN: usize = 4096;
 
-fn hex_digest(parts: &[&str]) -> String {
+pub(crate) fn hex_digest(parts: &[&str]) -> String {
     let mut hasher = Sha256::new();
     for part in parts {
         // Length-prefix each part so ("ab","c") and ("a","bc") cannot collide.

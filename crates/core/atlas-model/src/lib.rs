@@ -21,6 +21,7 @@ mod point;
 mod time;
 mod trust;
 pub mod versions;
+mod way;
 
 pub use counts::Counts;
 pub use entity::{
@@ -37,11 +38,16 @@ pub use ids::{
 };
 pub use point::Point;
 pub use time::{rfc3339_of_seconds, seconds_of_rfc3339};
-pub use trust::{AnswerKind, BOUND_Z, Check, INHERITED_CHECKS, PRIOR_CHECKS, Tally, Trust};
+pub use trust::{
+    AnswerKind, BOUND_Z, BREAKER_WINDOW, CALIBRATION_CHECKS, Check, INHERITED_CHECKS,
+    PRECISION_GOAL, PRIOR_CHECKS, RECENT_PRIOR_CHECKS, Tally, Trust, WAY_PRIOR_CHECKS, now_ms,
+    recent_precision, shrunk_confidence, way_confidence,
+};
 pub use versions::{
     AppDiff, AppVersion, DiffPage, DiffTransition, IntentChanges, IntentPathChange, PageChange,
     PageChanges, PageFace, TransitionChanges, VersionSource, Versioned, face_in, keep_face,
 };
+pub use way::{WayTrust, screen_content, way_key};
 
 /// The current time in whole seconds since 1970 (UTC): what [`rfc3339_of_seconds`] writes out.
 pub fn unix_seconds_now() -> i64 {

@@ -66,6 +66,48 @@ pub struct Check {
     /// one that counts for doubt.
     #[serde(default)]
     pub at: i64,
+    /// The remembered way the answer was a step of ([`crate::way_key`]); empty when none.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub way: String,
+    /// Which step of that way it was (0 its first; the way's length for its finish).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub step: u32,
+    /// The graph's step changed the screen and was not undone, but the screen is not the page
+    /// the answer expected: the way parted here (the app may have changed under it). Not a wrong
+    /// step (`right` holds), but the way is doubted from here until a run passes here again.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub parted: bool,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+impl Check {
+    /// A check of an answer of `kind` given on `page`, made now.
+    pub fn now(kind: AnswerKind, right: bool, page: &str) -> Check {
+        Check {
+            kind,
+            right,
+            page: page.to_string(),
+            at: now_ms(),
+            way: String::new(),
+            step: 0,
+            parted: false,
+        }
+    }
+
+    /// Whether the answer held: right, and where a way was replayed, arrived where it expected.
+    pub fn held(&self) -> bool {
+        self.right && !self.parted
+    }
+}
+
+/// Now, in milliseconds since 1970.
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
 }
 
 /// The checks of one kind of answer on one app (and version).
@@ -90,6 +132,53 @@ pub const INHERITED_CHECKS: f64 = 80.0;
 /// the bound. With no wrong answer an app needs about fifty checks of a kind to reach 0.95.
 pub const BOUND_Z: f64 = 1.645;
 
+/// The precision the fast path is held to, on every app and kind of answer.
+pub const PRECISION_GOAL: f64 = 0.95;
+
+/// How many of an app's latest checks of a kind (on its version) the breaker reads: enough to
+/// tell a bad run from bad luck (it opens at 2 wrong in 5, 3 in 10, 5 in 40), few enough that an
+/// app whose answers went bad is stopped within a run or two of its suite.
+pub const BREAKER_WINDOW: usize = 40;
+
+/// Right checks an app's recent record starts with, as a way's prior: an app that has shown no
+/// replay going wrong is not doubted, and one wrong check among few does not outweigh a way's
+/// own confirmation.
+pub const RECENT_PRIOR_CHECKS: f64 = 10.0;
+
+/// What the app's recent precision counts for in a way's confidence, in checks: one finished
+/// run confirms a way on an app whose recent precision (with its prior checks) is 0.9 or more —
+/// as the peers replay a skill once it worked — and a way that parted wants as many passes
+/// after as the app's record is doubtful.
+pub const WAY_PRIOR_CHECKS: f64 = 1.0;
+
+/// What a calibrated confidence counts for against the app's own record of that kind of answer,
+/// in checks: the calibration (fitted on other apps) leads on an app with few checks of its own,
+/// the app's own record after some ten.
+pub const CALIBRATION_CHECKS: f64 = 10.0;
+
+/// The app's recent precision on a kind of answer, as the prior of a way's confidence: its
+/// latest checks with [`RECENT_PRIOR_CHECKS`] right ones.
+pub fn recent_precision(recent: Tally) -> f64 {
+    (recent.right() as f64 + RECENT_PRIOR_CHECKS) / (recent.checked as f64 + RECENT_PRIOR_CHECKS)
+}
+
+/// A way's confidence: the share of its steps' record that held (`passed` of `passed + parted`:
+/// each step of each finished run that went it and each replayed step that arrived where it
+/// expected, against each step that did not), with the app's recent precision `prior` worth
+/// [`WAY_PRIOR_CHECKS`] checks.
+pub fn way_confidence(passed: u64, parted: u64, prior: f64) -> f64 {
+    let n = (passed + parted) as f64 + WAY_PRIOR_CHECKS;
+    (passed as f64 + WAY_PRIOR_CHECKS * prior) / n
+}
+
+/// A calibrated confidence shrunk toward the app's own recent precision on that kind of answer
+/// (the calibration worth [`CALIBRATION_CHECKS`] checks): where an app's answers of a kind have
+/// gone wrong more often than their calibration said, its confidence follows the app.
+pub fn shrunk_confidence(calibrated: f64, recent: Tally) -> f64 {
+    let n = recent.checked as f64;
+    (recent.right() as f64 + CALIBRATION_CHECKS * calibrated) / (n + CALIBRATION_CHECKS)
+}
+
 impl Tally {
     /// Adds one check.
     pub fn add(&mut self, right: bool) {
@@ -112,6 +201,29 @@ impl Tally {
     /// Answers what happened next agreed with.
     pub fn right(&self) -> u64 {
         self.checked - self.wrong.min(self.checked)
+    }
+
+    /// The Wilson score upper bound at [`BOUND_Z`] of this record's precision (1 with nothing
+    /// checked): below [`PRECISION_GOAL`], the record shows at 95% confidence that answers of
+    /// this kind go wrong more often than the goal allows.
+    pub fn upper(&self) -> f64 {
+        let n = self.checked as f64;
+        if n <= 0.0 {
+            return 1.0;
+        }
+        let p = self.right() as f64 / n;
+        let z2 = BOUND_Z * BOUND_Z;
+        let centre = p + z2 / (2.0 * n);
+        let spread = BOUND_Z * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
+        ((centre + spread) / (1.0 + z2 / n)).clamp(0.0, 1.0)
+    }
+
+    /// The breaker over an app's latest checks of a kind ([`BREAKER_WINDOW`]): open when they
+    /// show at 95% confidence a precision below [`PRECISION_GOAL`], with two wrong checks at
+    /// least (one unlucky check, alone, does not stop a fleet). The fast path takes no answer of
+    /// that kind on that app while it is open.
+    pub fn trips(&self) -> bool {
+        self.wrong >= 2 && self.upper() < PRECISION_GOAL
     }
 
     /// A lower confidence bound of the precision: the Wilson score bound at [`BOUND_Z`] of this
@@ -161,6 +273,21 @@ pub struct Trust {
     /// the whole app).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub doubted: bool,
+    /// The app's latest checks of this kind on this version ([`BREAKER_WINDOW`]).
+    #[serde(default)]
+    pub recent: Tally,
+    /// The breaker is open ([`Tally::trips`] on `recent`): the fast path takes no answer of this
+    /// kind on this app until its checks recover.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub tripped: bool,
+    /// The answer's action is irreversible (the rule of `atlas_text::says_irreversible`: it deletes, sends, pays,
+    /// orders…): the fast path takes it only as a step of a way seen to do it on this version.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub irreversible: bool,
+    /// The remembered way the answer is a step of, with its own record: what the fast path
+    /// goes by for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub way: Option<crate::WayTrust>,
 }
 
 impl Trust {
@@ -173,6 +300,10 @@ impl Trust {
             wrong: tally.wrong,
             bound: (tally.bound(earlier, others) * 1000.0).floor() / 1000.0,
             doubted: false,
+            recent: Tally::default(),
+            tripped: false,
+            irreversible: false,
+            way: None,
         }
     }
 }
@@ -231,6 +362,44 @@ mod tests {
         assert!(tally(10, 2).bound(clean, OTHERS) < 0.93);
         // A record that was never good lends nothing worth acting on.
         assert!(tally(0, 0).bound(tally(1_000, 100), OTHERS) < 0.9);
+    }
+
+    #[test]
+    fn the_breaker_opens_only_where_the_recent_record_shows_wrong_answers() {
+        assert!(!tally(0, 0).trips());
+        assert!(
+            !tally(1, 1).trips(),
+            "one wrong check alone does not stop a fleet"
+        );
+        assert!(tally(5, 2).trips());
+        assert!(!tally(10, 2).trips());
+        assert!(tally(10, 3).trips());
+        assert!(!tally(40, 4).trips());
+        assert!(tally(40, 5).trips());
+    }
+
+    #[test]
+    fn one_confirmation_replays_a_way_on_an_app_with_a_clean_record() {
+        let clean = recent_precision(tally(30, 0));
+        assert!(way_confidence(1, 0, clean) >= PRECISION_GOAL);
+        assert!(way_confidence(1, 0, recent_precision(Tally::default())) >= PRECISION_GOAL);
+        // An app whose recent replays went wrong one time in ten wants more of the way.
+        // One wrong check among few does not hold a way back.
+        assert!(way_confidence(1, 0, recent_precision(tally(2, 1))) >= PRECISION_GOAL);
+        // An app whose recent replays went wrong one time in five wants more of the way.
+        let shaky = recent_precision(tally(20, 4));
+        assert!(way_confidence(1, 0, shaky) < PRECISION_GOAL);
+        assert!(way_confidence(3, 0, shaky) >= PRECISION_GOAL);
+        // A way that parted once wants its replays to pass again, several times.
+        assert!(way_confidence(3, 1, clean) < PRECISION_GOAL);
+        assert!(way_confidence(20, 1, clean) >= PRECISION_GOAL);
+    }
+
+    #[test]
+    fn a_calibrated_confidence_follows_the_app_s_own_record() {
+        assert_eq!(shrunk_confidence(0.97, Tally::default()), 0.97);
+        assert!(shrunk_confidence(0.97, tally(20, 4)) < 0.9);
+        assert!(shrunk_confidence(0.97, tally(100, 1)) > 0.97);
     }
 
     #[test]

@@ -178,7 +178,7 @@ impl PageFace {
 
 /// A text as a face keeps it: its words joined by one space, each run of digits `#`, at most
 /// [`MAX_FACE_TEXT_CHARS`] characters; none when empty.
-fn face_text(text: &str) -> Option<String> {
+pub(crate) fn face_text(text: &str) -> Option<String> {
     let mut out = String::new();
     for word in text.split_whitespace() {
         if !out.is_empty() {

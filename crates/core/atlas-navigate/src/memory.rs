@@ -1,15 +1,28 @@
-//! Task memory: remembered sessions replayed for an instruction of the same template.
+//! Task memory: remembered ways replayed for an instruction of the same template.
 //!
-//! A successful session is a trace of steps for its instruction. When an agent asks for the next
-//! action, the traces whose instructions share the asked one's template (values aside) are
-//! aligned with what the agent's own session has done so far; where they agree and continue from
-//! the current page, their next step is the answer, with the asked instruction's values put in
-//! place of the remembered ones. Disagreement between traces, or a value that cannot be placed,
-//! makes the answer "unsure" rather than a guess.
+//! A finished session is remembered as a way ([`atlas_model::way_key`]): its steps without what
+//! the session did and undid ([`clean`]). When an agent asks for the next action, the ways of
+//! the sessions whose instructions share the asked one's template (values aside) are aligned
+//! with what the agent's own session has done so far; the best way that continues from the
+//! current page gives its next step, with the asked instruction's values put in place of the
+//! remembered ones, and its own record ([`WayTrust`]): the finished runs that went it, the
+//! replays that parted from it and where, and so whether the fast path may take the step.
+//!
+//! Key design decision: **each way is judged on its own record, read off the sessions.** A way
+//! that one finished run confirmed is replayed on the next run, step by step under check; a
+//! step where a replay parted is doubted until a run passes there again; the app's recent
+//! record is only the prior of a way's confidence, and its breaker. Ways of other versions of
+//! the app, and a sibling task's way adapted with other values, are lent: replayed under check,
+//! but never through an irreversible step ([`atlas_text::says_irreversible`]).
+
+use std::collections::HashMap;
 
 use atlas_graph::AppGraph;
-use atlas_model::{Action, Trace, TraceStep};
-use atlas_text::{Template, substitute};
+use atlas_model::{
+    Action, AnswerKind, Check, PRECISION_GOAL, Trace, TraceStep, WayTrust, recent_precision,
+    seconds_of_rfc3339, way_confidence, way_key,
+};
+use atlas_text::{Template, says_irreversible, substitute};
 
 /// Templates at least this alike count as the same task.
 pub(crate) const SAME_TEMPLATE: f64 = 0.99;
@@ -23,12 +36,16 @@ pub(crate) enum Recall {
         expected_page: String,
         remaining: usize,
         confidence: f64,
+        /// The remembered way it is a step of, with its record.
+        way: Option<WayTrust>,
     },
     /// The remembered sessions ended here, the first one's agent with these words (the asked
     /// instruction's values in place of its own), when it said.
     Done {
         confidence: f64,
         message: Option<String>,
+        /// The remembered way it ends, with its record.
+        way: Option<WayTrust>,
     },
 }
 
@@ -93,12 +110,145 @@ pub(crate) fn session_steps<'a>(
         .unwrap_or(&[])
 }
 
-/// What the traces of `app` say to do on `current_page` for `intent`, given the steps `taken`.
+/// A session's way: its steps without what it did and undid, which the next agent should not
+/// repeat — a step that failed (changed nothing), unless it was the session's last; a step to another page followed at once by
+/// Back to the page it left; a needless Back followed at once by the step that leads back; a
+/// toggle set and set back (a checkable widget, as `toggle` tells, tapped twice on a page that
+/// stays); text typed into a field and typed again (only the last stays, none when it cleared
+/// the field). Undone steps inside undone steps go too. A tap into the field the next step types
+/// into is part of the typing (an answer that types taps its field first), not a step of its own.
+pub(crate) fn clean(steps: &[TraceStep], toggle: &dyn Fn(&TraceStep) -> bool) -> Vec<TraceStep> {
+    let mut way: Vec<TraceStep> = Vec::with_capacity(steps.len());
+    // The last step stays even when the screen did not show what it did: a session's last act
+    // before its finish (a choice the dump does not show) is what the task was for.
+    let last_failed = steps.last().filter(|s| !s.success);
+    for step in steps.iter().filter(|s| s.success).chain(last_failed) {
+        let Some(last) = way.last() else {
+            way.push(step.clone());
+            continue;
+        };
+        let back = |s: &TraceStep| s.action.action_type == "back";
+        let returns = last.to_page == step.from_page && last.from_page == step.to_page;
+        // A step away and Back again.
+        let detour = back(step) && !back(last) && returns && last.from_page != last.to_page;
+        // A needless Back, and the way forward again to where it was.
+        let needless_back = back(last) && !back(step) && returns && last.from_page != last.to_page;
+        // A toggle set and set back: the same widget twice where the page stays.
+        let stays = |s: &TraceStep| s.from_page == s.to_page;
+        let toggled_back = stays(last)
+            && stays(step)
+            && last.from_page == step.from_page
+            && last.action.action_type != "input"
+            && same_step(&last.action, &step.action)
+            && toggle(step);
+        // Typed again into the same field: the last text is what it holds.
+        let retyped = last.action.action_type == "input"
+            && step.action.action_type == "input"
+            && last.from_page == step.from_page
+            && last.action.same_widget(&step.action);
+        // A tap into the field the next step types into: typing taps it first.
+        let readied = step.action.action_type == "input"
+            && last.action.action_type != "input"
+            && last.action.action_type != "back"
+            && stays(last)
+            && last.from_page == step.from_page
+            && last.action.same_widget(&step.action);
+        if readied {
+            way.pop();
+            way.push(step.clone());
+        } else if detour || needless_back || toggled_back {
+            way.pop();
+        } else if retyped {
+            way.pop();
+            if !step.action.input_text.is_empty() {
+                way.push(step.clone());
+            }
+        } else {
+            way.push(step.clone());
+        }
+    }
+    way
+}
+
+/// Whether a step taps a checkable widget of its page (a switch, a box): tapped twice, it is
+/// set back.
+fn taps_toggle(app: &AppGraph, step: &TraceStep) -> bool {
+    app.page(&step.from_page).is_some_and(|page| {
+        page.widgets.iter().any(|w| {
+            w.checked.is_some()
+                && ((!step.action.widget_id.is_empty() && w.id == step.action.widget_id)
+                    || (step.action.widget_id.is_empty()
+                        && !w.text.is_empty()
+                        && w.text == step.action.widget_text))
+        })
+    })
+}
+
+/// One remembered way, gathered from the sessions that went it and the checks replays of it made.
+struct Gathered<'a> {
+    key: String,
+    steps: Vec<TraceStep>,
+    /// The session it is read from: one of the asked task's when any went it.
+    remembered: &'a Trace,
+    map: Vec<(&'a str, &'a str)>,
+    similarity: f64,
+    confirmed: u64,
+    confirmed_here: u64,
+    /// When it was last confirmed (ms), and the screen that run ended on.
+    last_confirmed: i64,
+    ends_on: Option<String>,
+    passed: u64,
+    parted: u64,
+    /// The sessions that went the whole way.
+    confirming: std::collections::HashSet<&'a str>,
+    /// Per step (its finish last): when a run last passed there, and when one last parted.
+    last_pass: Vec<i64>,
+    last_bad: Vec<i64>,
+}
+
+impl Gathered<'_> {
+    /// The first step it is doubted from: one where a replay parted after the last run that
+    /// passed there.
+    fn doubted_from(&self) -> Option<u32> {
+        (0..self.last_bad.len())
+            .find(|&j| self.last_bad[j] > self.last_pass[j])
+            .map(|j| j as u32)
+    }
+
+    /// Counts a replay's check of one step; a confirming session's passes are counted with its
+    /// confirmation.
+    fn check(&mut self, check: &Check, confirming: bool) {
+        let Some(j) = usize::try_from(check.step)
+            .ok()
+            .filter(|j| *j < self.last_pass.len())
+        else {
+            return;
+        };
+        if check.held() {
+            self.passed += u64::from(!confirming);
+            self.last_pass[j] = self.last_pass[j].max(check.at);
+        } else {
+            self.parted += 1;
+            self.last_bad[j] = self.last_bad[j].max(check.at);
+        }
+    }
+}
+
+/// When a session was last heard of, in milliseconds: its last step's or its last check's time,
+/// whichever is later (a run's end comes after every check it made).
+fn heard_at(trace: &Trace) -> i64 {
+    let updated = seconds_of_rfc3339(&trace.updated_at).map_or(0, |s| s * 1000);
+    trace.checks.iter().map(|c| c.at).fold(updated, i64::max)
+}
+
+/// What the traces of `app` say to do on `current_page` for `intent` on `version`, given the
+/// session's steps so far.
 pub(crate) fn recall(
     app: &AppGraph,
     intent: &str,
     current_page: &str,
     session: Option<&str>,
+    version: Option<&str>,
 ) -> Option<Recall> {
     let mut memories = app
         .traces()
@@ -107,116 +257,237 @@ pub(crate) fn recall(
     // Most apps remember nothing yet: then there is nothing to segment or compare.
     memories.peek()?;
     let asked = Template::of(intent);
-    let taken = session_steps(app, session, intent);
+    // Each remembered task's template, once: the tasks alike to the asked one.
+    let memories: Vec<&Trace> = memories.collect();
+    let mut alike: HashMap<&str, Option<(f64, Template)>> = HashMap::new();
+    for trace in &memories {
+        alike.entry(trace.intent.as_str()).or_insert_with(|| {
+            let template = Template::of(&trace.intent);
+            let similarity = asked.similarity(&template);
+            (similarity >= SAME_TEMPLATE).then_some((similarity, template))
+        });
+    }
+    let mut ways: HashMap<String, Gathered> = HashMap::new();
+    for trace in memories {
+        let Some(Some((similarity, template))) = alike.get(trace.intent.as_str()) else {
+            continue;
+        };
+        let Some(map) = template.value_map(&asked) else {
+            continue;
+        };
+        let steps = clean(&trace.steps, &|s| taps_toggle(app, s));
+        // A session whose every step was undone still did something (a dialog's choice, a row
+        // marked on the way back): its way is not "nothing to do", and it cannot say what.
+        if steps.is_empty() && trace.steps.iter().any(|s| s.success) {
+            continue;
+        }
+        let key = way_key(intent, &steps);
+        let exact = trace.intent == intent;
+        let at = heard_at(trace);
+        let n = steps.len() + 1;
+        let way = ways.entry(key.clone()).or_insert_with(|| Gathered {
+            key,
+            steps,
+            remembered: trace,
+            map: Vec::new(),
+            similarity: *similarity,
+            confirmed: 0,
+            confirmed_here: 0,
+            last_confirmed: i64::MIN,
+            ends_on: None,
+            passed: 0,
+            parted: 0,
+            confirming: Default::default(),
+            last_pass: vec![i64::MIN; n],
+            last_bad: vec![i64::MIN; n],
+        });
+        if exact && way.remembered.intent != intent {
+            way.remembered = trace;
+            way.similarity = *similarity;
+        }
+        if way.remembered.trace_id == trace.trace_id {
+            way.map = map;
+        }
+        way.confirmed += 1;
+        way.confirming.insert(trace.trace_id.as_str());
+        way.confirmed_here += u64::from(exact && trace.app_version.as_deref() == version);
+        if at >= way.last_confirmed {
+            way.last_confirmed = at;
+            way.ends_on.clone_from(&trace.ends_on);
+        }
+        for pass in &mut way.last_pass {
+            *pass = (*pass).max(at);
+        }
+    }
+    if ways.is_empty() {
+        return None;
+    }
+    // What replays of these ways showed: checks made in sessions of the asked task (a run that
+    // went the whole way has its passes counted as a confirmation already).
+    for trace in app.traces().filter(|t| t.intent == intent) {
+        for check in trace.checks.iter().filter(|c| !c.way.is_empty()) {
+            if let Some(way) = ways.get_mut(&check.way) {
+                let confirming = way.confirming.contains(trace.trace_id.as_str());
+                way.check(check, confirming);
+            }
+        }
+    }
+    let taken = clean(session_steps(app, session, intent), &|s| {
+        taps_toggle(app, s)
+    });
     let labels_here: Vec<&str> = app
         .page(current_page)
         .map(|p| p.widgets.iter().map(|w| w.text.as_str()).collect())
         .unwrap_or_default();
-    let mut answers: Vec<(f64, Recall)> = Vec::new();
-    for trace in memories {
-        let remembered = Template::of(&trace.intent);
-        let similarity = asked.similarity(&remembered);
-        if similarity < SAME_TEMPLATE {
-            continue;
+    let prior = recent_precision(app.recent(version, AnswerKind::Memory));
+    let breaker = app.recent(version, AnswerKind::Memory).trips();
+    let finish_breaker = app.recent(version, AnswerKind::Finish).trips();
+    let mut answers: Vec<(&Gathered, Recall)> = ways
+        .values()
+        .filter_map(|way| {
+            let recall = continue_way(way, &taken, current_page, &labels_here)?;
+            Some((way, recall))
+        })
+        .collect();
+    // The way to replay: one not doubted here, then one not doubted further on, then one of
+    // this version (a lent way gives way to the version's own), the most confirmed (a mistake a
+    // session made and kept is confirmed once, the clean way by every run that went it), the
+    // shortest, the latest.
+    answers.sort_by(|(a, ra), (b, rb)| {
+        let doubted = |w: &Gathered, r: &Recall| w.doubted_from().is_some_and(|d| d <= step_of(r));
+        let own = |w: &Gathered| w.confirmed_here > 0;
+        doubted(a, ra)
+            .cmp(&doubted(b, rb))
+            .then(a.doubted_from().is_some().cmp(&b.doubted_from().is_some()))
+            .then(own(b).cmp(&own(a)))
+            .then(b.confirmed.cmp(&a.confirmed))
+            .then(a.steps.len().cmp(&b.steps.len()))
+            .then(b.last_confirmed.cmp(&a.last_confirmed))
+            .then(a.key.cmp(&b.key))
+    });
+    let (way, mut recall) = answers.into_iter().next()?;
+    let finish = matches!(recall, Recall::Done { .. });
+    let record = record_of(way, step_of(&recall), prior);
+    let record = judge_step(
+        record,
+        &recall,
+        if finish { finish_breaker } else { breaker },
+    );
+    match &mut recall {
+        Recall::Act {
+            confidence, way, ..
         }
-        let Some(map) = remembered.value_map(&asked) else {
-            continue;
-        };
-        if let Some(answer) =
-            continue_trace(trace, taken, current_page, &map, &labels_here, similarity)
-        {
-            answers.push((similarity, answer));
-        }
-    }
-    let (_, first) = answers.first()?.clone();
-    // Every agreeing memory strengthens the answer; any disagreement makes it unsure.
-    if answers.iter().any(|(_, a)| !agree(a, &first)) {
-        return None;
-    }
-    Some(first)
-}
-
-fn agree(a: &Recall, b: &Recall) -> bool {
-    match (a, b) {
-        (Recall::Done { .. }, Recall::Done { .. }) => true,
-        (Recall::Act { action: x, .. }, Recall::Act { action: y, .. }) => same_step(x, y),
-        _ => false,
-    }
-}
-
-/// A session's way without its detours: a step that failed (did nothing), or a step to another
-/// page followed at once by Back to the page it left, changed nothing, and the next agent should
-/// not repeat it. Detours inside detours go too.
-fn without_detours(steps: &[TraceStep]) -> Vec<TraceStep> {
-    let mut way: Vec<TraceStep> = Vec::with_capacity(steps.len());
-    for step in steps.iter().filter(|s| s.success) {
-        let undoes_last = step.action.action_type == "back"
-            && way.last().is_some_and(|last| {
-                last.action.action_type != "back"
-                    && last.to_page == step.from_page
-                    && last.from_page == step.to_page
-                    && last.from_page != last.to_page
-            });
-        if undoes_last {
-            way.pop();
-        } else {
-            way.push(step.clone());
+        | Recall::Done {
+            confidence, way, ..
+        } => {
+            *confidence = confidence.min(record.confidence);
+            *way = Some(record);
         }
     }
-    way
+    Some(recall)
 }
 
-/// Where `trace` goes on after the steps `taken`, if they are its first steps (values aside) and
+/// The step of its way an answer is (its length for the finish).
+fn step_of(recall: &Recall) -> u32 {
+    match recall {
+        Recall::Act { way, .. } | Recall::Done { way, .. } => way.as_ref().map_or(0, |w| w.step),
+    }
+}
+
+/// A way's record as an answer shows it, at `step`.
+fn record_of(way: &Gathered, step: u32, prior: f64) -> WayTrust {
+    WayTrust {
+        way: way.key.clone(),
+        task: way.remembered.intent.clone(),
+        step,
+        steps: way.steps.len() as u32,
+        confirmed: way.confirmed,
+        confirmed_here: way.confirmed_here,
+        passed: way.passed,
+        parted: way.parted,
+        doubted_from: way.doubted_from(),
+        // Each confirmation passed every step and the finish.
+        confidence: way_confidence(
+            way.confirmed * (way.steps.len() as u64 + 1) + way.passed,
+            way.parted,
+            prior,
+        ),
+        replay: false,
+        held: None,
+        ends_on: way.ends_on.clone(),
+    }
+}
+
+/// Whether the fast path may take the answer's step of its way, and why not.
+fn judge_step(mut record: WayTrust, recall: &Recall, tripped: bool) -> WayTrust {
+    let irreversible = match recall {
+        Recall::Act { action, .. } => {
+            says_irreversible(&action.widget_text) || says_irreversible(&action.widget_id)
+        }
+        Recall::Done { .. } => false,
+    };
+    record.held = if record.doubted_from.is_some_and(|d| d <= record.step) {
+        Some(format!(
+            "a replay parted from this way at step {} and no run has passed there since",
+            record.doubted_from.unwrap_or_default() + 1
+        ))
+    } else if tripped {
+        Some("the app's recent checks of this kind of answer fell below the precision goal".into())
+    } else if irreversible && record.confirmed_here == 0 {
+        Some("an irreversible step this way has not been seen to do on this version".into())
+    } else if record.confidence < PRECISION_GOAL {
+        Some(format!(
+            "the way's confidence {:.3} is below the precision goal",
+            record.confidence
+        ))
+    } else {
+        None
+    };
+    record.replay = record.held.is_none();
+    record.confidence = (record.confidence * 1000.0).round() / 1000.0;
+    record
+}
+
+/// Where `way` goes on after the steps `taken`, if they are its first steps (values aside) and
 /// it continues from `current_page`.
-fn continue_trace(
-    trace: &Trace,
+fn continue_way(
+    way: &Gathered,
     taken: &[TraceStep],
     current_page: &str,
-    map: &[(&str, &str)],
     labels_here: &[&str],
-    confidence: f64,
 ) -> Option<Recall> {
-    let way = without_detours(&trace.steps);
-    // A session whose every step was undone still did something (a dialog's choice, a row
-    // marked on the way back): its way is not "nothing to do", and this memory cannot say what.
-    let acted = trace.steps.iter().any(|s| s.success);
-    if way.is_empty() && acted {
+    let map = &way.map;
+    let steps = &way.steps;
+    if taken.len() > steps.len() {
         return None;
     }
-    let taken = without_detours(taken);
-    let taken = taken.as_slice();
-    let trace = &Trace {
-        steps: way,
-        ..trace.clone()
-    };
-    let position = if taken.is_empty() {
-        0
-    } else {
-        if taken.len() > trace.steps.len() {
+    for (mine, theirs) in taken.iter().zip(steps) {
+        let theirs_adapted = adapt(&theirs.action, map, &[mine.action.widget_text.as_str()])
+            .unwrap_or_else(|| theirs.action.clone());
+        let same =
+            same_step(&mine.action, &theirs.action) || same_step(&mine.action, &theirs_adapted);
+        if mine.from_page != theirs.from_page || !same {
             return None;
         }
-        for (mine, theirs) in taken.iter().zip(&trace.steps) {
-            let theirs_adapted = adapt(&theirs.action, map, &[mine.action.widget_text.as_str()])
-                .unwrap_or_else(|| theirs.action.clone());
-            let same =
-                same_step(&mine.action, &theirs.action) || same_step(&mine.action, &theirs_adapted);
-            if mine.from_page != theirs.from_page || !same {
-                return None;
-            }
-        }
-        taken.len()
-    };
-    match trace.steps.get(position) {
+    }
+    let position = taken.len();
+    let record = Some(WayTrust {
+        step: position as u32,
+        ..WayTrust::default()
+    });
+    match steps.get(position) {
         None => {
-            let ended = trace.steps.last().map(|s| s.to_page.as_str());
-            let message = trace
+            let ended = steps.last().map(|s| s.to_page.as_str());
+            let message = way
+                .remembered
                 .finish_message
                 .as_ref()
                 .map(|m| substitute(m, map).unwrap_or_else(|| m.clone()));
-            (ended == Some(current_page) || (trace.steps.is_empty() && taken.is_empty())).then_some(
+            (ended == Some(current_page) || (steps.is_empty() && taken.is_empty())).then_some(
                 Recall::Done {
-                    confidence,
+                    confidence: way.similarity,
                     message,
+                    way: record,
                 },
             )
         }
@@ -225,8 +496,9 @@ fn continue_trace(
             Some(Recall::Act {
                 action,
                 expected_page: next.to_page.clone(),
-                remaining: trace.steps.len() - position,
-                confidence,
+                remaining: steps.len() - position,
+                confidence: way.similarity,
+                way: record,
             })
         }
         Some(_) => None,
@@ -252,36 +524,6 @@ mod tests {
     }
 
     #[test]
-    fn a_session_undone_to_its_first_page_says_nothing() {
-        let trace = Trace {
-            trace_id: "t".into(),
-            app_id: "messenger".into(),
-            session_id: "s".into(),
-            intent: "mark the chat with Bob as unread".into(),
-            steps: vec![
-                step("chats", "chat", "click", "Bob"),
-                step("chat", "chats", "back", ""),
-            ],
-            finished: Some(true),
-            finish_message: None,
-            app_version: None,
-            checks: Vec::new(),
-            created_at: String::new(),
-            updated_at: String::new(),
-        };
-        assert_eq!(continue_trace(&trace, &[], "chats", &[], &[], 1.0), None);
-        // A session that did nothing at all ended where it began: done there.
-        let nothing = Trace {
-            steps: vec![],
-            ..trace
-        };
-        assert!(matches!(
-            continue_trace(&nothing, &[], "chats", &[], &[], 1.0),
-            Some(Recall::Done { .. })
-        ));
-    }
-
-    #[test]
     fn a_detour_and_its_back_leave_the_way_and_toggles_stay() {
         let steps = [
             step("home", "menu", "click", "More"),
@@ -291,11 +533,58 @@ mod tests {
             step("home", "home", "click", "Dark mode"),
             step("home", "list", "click", "Notes"),
         ];
-        let way = without_detours(&steps);
+        let way = clean(&steps, &|_| true);
         let labels: Vec<&str> = way.iter().map(|s| s.action.widget_text.as_str()).collect();
         assert_eq!(labels, ["Dark mode", "Notes"]);
         // A Back that returns somewhere else is a step of the way.
         let steps = [step("a", "b", "click", "Go"), step("b", "c", "back", "")];
-        assert_eq!(without_detours(&steps).len(), 2);
+        assert_eq!(clean(&steps, &|_| true).len(), 2);
+    }
+
+    #[test]
+    fn steps_that_undo_each_other_leave_the_way() {
+        let typed = |text: &str| TraceStep {
+            action: Action {
+                action_type: "input".into(),
+                widget_id: "title".into(),
+                input_text: text.into(),
+                ..Action::default()
+            },
+            ..step("edit", "edit", "input", "")
+        };
+        let steps = [
+            step("home", "home", "click", "Wi-Fi"),
+            step("home", "home", "click", "Wi-Fi"),
+            step("home", "list", "click", "Notes"),
+            step("list", "home", "back", ""),
+            step("home", "list", "click", "Notes"),
+            step("list", "edit", "click", "New"),
+            TraceStep {
+                action: Action {
+                    action_type: "click".into(),
+                    widget_id: "title".into(),
+                    ..Action::default()
+                },
+                ..step("edit", "edit", "click", "")
+            },
+            typed("shoping"),
+            typed("shopping"),
+            step("edit", "list", "click", "Save"),
+        ];
+        let toggle = |s: &TraceStep| s.action.widget_text == "Wi-Fi";
+        let way = clean(&steps, &toggle);
+        let labels: Vec<String> = way
+            .iter()
+            .map(|s| format!("{}{}", s.action.widget_text, s.action.input_text))
+            .collect();
+        assert_eq!(labels, ["Notes", "New", "shopping", "Save"]);
+        // "+" tapped twice is two steps, not one undone; text typed and cleared is nothing.
+        let steps = [
+            step("cart", "cart", "click", "+"),
+            step("cart", "cart", "click", "+"),
+            typed("x"),
+            typed(""),
+        ];
+        assert_eq!(clean(&steps, &toggle).len(), 2);
     }
 }

@@ -21,18 +21,28 @@ impl<V: GraphView> Navigator<'_, V> {
         let page = req.current_page.clone();
         // An empty version is no version reported.
         let version = req.app_version.clone().filter(|v| !v.trim().is_empty());
-        let mut response = self.answer(req)?;
+        let (mut response, way) = self.answer(req)?;
         if let Some(kind) = response.kind() {
             let state = self.view.read();
             let graph = state.graph();
             if let Some(app) = graph.app_of_page(&page) {
-                response.trust = Some(graph.trust(app.app_id(), version.as_deref(), kind, &page));
+                let mut trust = graph.trust(app.app_id(), version.as_deref(), kind, &page);
+                trust.irreversible = response.action.as_ref().is_some_and(|a| {
+                    atlas_text::says_irreversible(&a.widget_text)
+                        || atlas_text::says_irreversible(&a.widget_id)
+                });
+                trust.way = way;
+                response.trust = Some(trust);
             }
         }
         Ok(response)
     }
 
-    fn answer(&self, req: NextActionRequest) -> Result<NextActionResponse> {
+    /// The answer, and the remembered way it is a step of (with its record), when it is one.
+    fn answer(
+        &self,
+        req: NextActionRequest,
+    ) -> Result<(NextActionResponse, Option<atlas_model::WayTrust>)> {
         validate_text("current_page", &req.current_page, true)?;
         validate_text("intent", &req.intent, true)?;
         if let Some(session) = &req.session_id {
@@ -60,7 +70,13 @@ impl<V: GraphView> Navigator<'_, V> {
             }
             (
                 app.app_id().to_string(),
-                crate::memory::recall(app, &req.intent, &req.current_page, session),
+                crate::memory::recall(
+                    app,
+                    &req.intent,
+                    &req.current_page,
+                    session,
+                    req.app_version.as_deref().filter(|v| !v.trim().is_empty()),
+                ),
             )
         };
         if let Some(recalled) = recalled {
@@ -104,10 +120,10 @@ impl<V: GraphView> Navigator<'_, V> {
                     .collect();
                 match grounded.answer {
                     Ok(answer) => {
-                        let mut response = recalled_answer(answer, Basis::Labels);
+                        let (mut response, _) = recalled_answer(answer, Basis::Labels);
                         response.confidence = grounded.confidence.map(round3);
                         response.candidates = candidates;
-                        return Ok(response);
+                        return Ok((response, None));
                     }
                     Err(why) => {
                         doubt = Some(why);
@@ -147,22 +163,24 @@ impl<V: GraphView> Navigator<'_, V> {
         let Some(info) = info else {
             // Why the labels could not tell says more than "no registered intent matched".
             let error = doubt.map_or(path.message, |d| d.message());
-            return Ok(NextActionResponse {
+            let unsure = NextActionResponse {
                 error: Some(error),
                 confidence: unsure.0,
                 candidates: unsure.1,
                 ..Default::default()
-            });
+            };
+            return Ok((unsure, None));
         };
         let Some(first) = info.steps.first() else {
-            return Ok(NextActionResponse {
+            let served = NextActionResponse {
                 is_complete: true,
                 remaining_steps: Some(0),
                 basis: Some(Basis::Path),
                 ..Default::default()
-            });
+            };
+            return Ok((served, None));
         };
-        Ok(NextActionResponse {
+        let step = NextActionResponse {
             action: Some(NextAction {
                 action_type: first.action_type.clone(),
                 widget_id: first.widget_id.clone(),
@@ -176,29 +194,38 @@ impl<V: GraphView> Navigator<'_, V> {
             remaining_steps: Some(info.total_steps),
             basis: Some(Basis::Path),
             ..Default::default()
-        })
+        };
+        Ok((step, None))
     }
 }
 
-/// What remembered tasks or the app's labels said, as an answer.
-fn recalled_answer(recalled: crate::memory::Recall, basis: Basis) -> NextActionResponse {
+/// What remembered tasks or the app's labels said, as an answer, and the way it is a step of.
+fn recalled_answer(
+    recalled: crate::memory::Recall,
+    basis: Basis,
+) -> (NextActionResponse, Option<atlas_model::WayTrust>) {
     match recalled {
         crate::memory::Recall::Done {
             confidence,
             message,
-        } => NextActionResponse {
-            is_complete: true,
-            finish_message: message,
-            remaining_steps: Some(0),
-            basis: Some(basis),
-            confidence: Some(round3(confidence)),
-            ..Default::default()
-        },
+            way,
+        } => (
+            NextActionResponse {
+                is_complete: true,
+                finish_message: message,
+                remaining_steps: Some(0),
+                basis: Some(basis),
+                confidence: Some(round3(confidence)),
+                ..Default::default()
+            },
+            way,
+        ),
         crate::memory::Recall::Act {
             action,
             expected_page,
             remaining,
             confidence,
+            way,
         } => {
             let why = match basis {
                 Basis::Memory => "按记住的同类任务执行",
@@ -206,7 +233,7 @@ fn recalled_answer(recalled: crate::memory::Recall, basis: Basis) -> NextActionR
                 Basis::Path => "按规划路径执行",
             };
             let description = format!("{}（{why}）", action.label());
-            NextActionResponse {
+            let answer = NextActionResponse {
                 action: Some(NextAction::of(
                     action,
                     expected_page,
@@ -216,7 +243,8 @@ fn recalled_answer(recalled: crate::memory::Recall, basis: Basis) -> NextActionR
                 remaining_steps: Some(remaining),
                 basis: Some(basis),
                 ..Default::default()
-            }
+            };
+            (answer, way)
         }
     }
 }

@@ -9,12 +9,14 @@
 //! while remote or neural embedders live in their own crates and plug in through the same trait.
 
 mod embed;
+mod irreversible;
 mod memo;
 mod template;
 mod tokenize;
 mod vector;
 
 pub use embed::{CountingEmbedder, EmbedError, Embedder, HashEmbedder, cosine};
+pub use irreversible::says_irreversible;
 pub use memo::Memoized;
 pub use template::{Template, VALUE, substitute};
 pub use tokenize::{Feature, features, load_dictionary, words};

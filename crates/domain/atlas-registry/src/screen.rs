@@ -57,8 +57,15 @@ pub(crate) async fn end_session(
         }
         _ => Vec::new(),
     };
+    // A finished run remembers what its last screen showed: its way's finish is taken only on
+    // a screen that shows the same.
+    let ends_on = req
+        .carry
+        .as_ref()
+        .filter(|c| req.session.finished && !c.widgets.is_empty())
+        .map(|c| atlas_model::screen_content(&c.widgets));
     atlas
-        .end_session_checked(req.session, checks, req.app_version.as_deref())
+        .end_session_checked(req.session, checks, req.app_version.as_deref(), ends_on)
         .await
 }
 
@@ -90,6 +97,7 @@ pub(crate) async fn observe_screen(
         Some(executed) if !carry.page_id.is_empty() => executed_step(&mut carry, executed, size)?,
         _ => None,
     };
+    let readied = pending.as_ref().is_some_and(|p| p.focus);
     let page = page_for_screen(&atlas, &req.app_id, &widgets).await?;
     if let Some(taken) = &mut carry.taken {
         taken.moved = taken.page_id != page;
@@ -104,6 +112,7 @@ pub(crate) async fn observe_screen(
         let after = crate::trust::After {
             page: &page,
             widgets: &widgets,
+            readied,
         };
         checked = crate::trust::judge(
             offered.as_ref().zip(before.as_deref()),
@@ -149,14 +158,14 @@ pub(crate) async fn observe_screen(
     let walking = answer.basis == PLAN_BASIS;
     let confident = answer.action.is_some() && answer.confidence >= fast_path;
     // Sure enough to act on, the answer is also checked on the next screen, taken or not, so an
-    // app earns trust while its model is still asked.
+    // app and a way earn their record while the model is still asked.
     if confident && !walking {
         carry.offered = offered_of(&answer, size, &page);
     }
     let trusted = answer
         .trust
         .as_ref()
-        .is_some_and(|t| t.bound >= fast_path && !t.doubted);
+        .is_some_and(|t| trusted(t, answer.confidence, fast_path, req.replay, &widgets));
     let sure = walking || (confident && trusted);
     // Where the graph reads the task as done, the model is asked whether to finish: no routes.
     let map = if req.map && !sure && !answer.done && !page.is_empty() && carry.plan.is_empty() {
@@ -243,10 +252,41 @@ async fn report_step(
     })
 }
 
+/// Whether the fast path may take an answer of `confidence` with this trust, on a screen of
+/// `widgets`. A step of a remembered way goes by the way's own record (its `replay`), and its
+/// finish only on a screen that shows what the way's last run ended on. Any other answer needs
+/// its confidence, shrunk toward this app's own record of its kind, to reach the fast path, the
+/// app's breaker for its kind closed, its page not doubted, and an action that can be undone.
+fn trusted(
+    trust: &Trust,
+    confidence: f64,
+    fast_path: f64,
+    replay: bool,
+    widgets: &[Widget],
+) -> bool {
+    if let Some(way) = &trust.way {
+        let ends_here = trust.kind != AnswerKind::Finish
+            || way
+                .ends_on
+                .as_ref()
+                .is_none_or(|shown| *shown == atlas_model::screen_content(widgets));
+        return replay && way.replay && ends_here;
+    }
+    let own = atlas_model::Tally {
+        checked: trust.checked,
+        wrong: trust.wrong,
+    };
+    !trust.tripped
+        && !trust.doubted
+        && !trust.irreversible
+        && atlas_model::shrunk_confidence(confidence, own) >= fast_path
+}
+
 /// The graph's answer on the screen, as the next screen checks it (when it rests on something
 /// trust is kept for).
 fn offered_of(answer: &Suggestion, size: (u32, u32), page: &str) -> Option<Offered> {
     let trust = answer.trust.as_ref()?;
+    let way = trust.way.as_ref();
     answer.action.as_ref().map(|action| Offered {
         kind: trust.kind,
         action: action.clone(),
@@ -258,6 +298,8 @@ fn offered_of(answer: &Suggestion, size: (u32, u32), page: &str) -> Option<Offer
             .as_ref()
             .map(|r| r.expected_page.clone())
             .unwrap_or_default(),
+        way: way.map(|w| w.way.clone()).unwrap_or_default(),
+        step: way.map_or(0, |w| w.step),
     })
 }
 

@@ -3,10 +3,12 @@
 //! An answer sure enough for the fast path ([`Offered`]) is checked on the next screen whether or
 //! not the agent took it: where the model was asked, its own choice on that screen is the check
 //! (the same widget tapped, the same text typed, Back for Back, a finish for a finish); where the
-//! graph's step was taken, the next screen must be the page its edge expects and must have
-//! changed, and the step waits one screen more ([`Carry::unjudged`]) — a model that answers it
-//! with Back undid it. No model call is spent on checking: every check is read off steps the
-//! agent takes anyway.
+//! graph's step was taken, the screen must have changed, and the step waits one screen more
+//! ([`Carry::unjudged`]) — a model that answers it with Back undid it. A step that changed the
+//! screen to another page than its way expected *parted* from the way: the way is doubted from
+//! there, but the step is not wrong unless it is undone. Every check of a remembered way's step
+//! names the way and the step, which makes the way's own record. No model call is spent on
+//! checking: every check is read off steps the agent takes anyway.
 //!
 //! [`Carry::unjudged`]: crate::Carry::unjudged
 
@@ -22,6 +24,8 @@ pub(crate) struct After<'a> {
     pub page: &'a str,
     /// Its widgets.
     pub widgets: &'a [Widget],
+    /// The action tapped a text field: it readied typing, and may leave the screen as it was.
+    pub readied: bool,
 }
 
 /// The checks `executed` settles: the graph's step on the screen before (`unjudged`), and the
@@ -40,7 +44,7 @@ pub(crate) fn judge(
         let undone = !executed.by_graph && matches!(done, Action::Back);
         checks.push(Check {
             right: step.right && !undone,
-            at: now_ms(),
+            at: atlas_model::now_ms(),
             ..step
         });
     }
@@ -55,11 +59,15 @@ pub(crate) fn judge(
         };
         let arrived = !after.page.is_empty()
             && (offered.expected_page.is_empty() || offered.expected_page == after.page);
+        // A step that changed nothing is wrong (unless it readied typing, or was to stay on its
+        // page: a choice the dump does not show); one that changed the screen but not to where
+        // its way expected parted from the way (the app may have changed under it), and is
+        // wrong only if what is done next undoes it.
+        let stays = !offered.expected_page.is_empty() && offered.expected_page == offered.page;
+        let changed = after.readied || stays || before != after.widgets;
         let step = Check {
-            kind: offered.kind,
-            right: arrived && before != after.widgets,
-            page: offered.page.clone(),
-            at: now_ms(),
+            parted: changed && !arrived,
+            ..offered_check(offered, changed)
         };
         if step.right {
             *waiting = Some(step);
@@ -69,14 +77,18 @@ pub(crate) fn judge(
         return checks;
     }
     if let Some(right) = agrees(offered, done, before) {
-        checks.push(Check {
-            kind: offered.kind,
-            right,
-            page: offered.page.clone(),
-            at: now_ms(),
-        });
+        checks.push(offered_check(offered, right));
     }
     checks
+}
+
+/// A check of the answer `offered`, made now.
+fn offered_check(offered: &Offered, right: bool) -> Check {
+    Check {
+        way: offered.way.clone(),
+        step: offered.step,
+        ..Check::now(offered.kind, right, &offered.page)
+    }
 }
 
 /// Whether the model's action `done` is the graph's answer on the screen of `widgets`; `None`
@@ -122,11 +134,4 @@ fn agrees(offered: &Offered, done: &Action, widgets: &[Widget]) -> Option<bool> 
         }
         _ => false,
     })
-}
-
-/// Now, in milliseconds since 1970.
-fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as i64)
 }

@@ -418,16 +418,20 @@ impl Atlas {
 
     /// How a session ended (see [`EndSessionRequest`]). Ending it again overwrites the outcome.
     pub async fn end_session(&self, req: EndSessionRequest) -> Result<EndSessionResponse> {
-        self.end_session_checked(req, Vec::new(), None).await
+        self.end_session_checked(req, Vec::new(), None, None).await
     }
 
     /// [`Atlas::end_session`], keeping with the session, in the same write, the graph's answers
-    /// its last screen checked and the app version it ran on (see [`Atlas::record_checks`]).
+    /// its last screen checked, the app version it ran on (see [`Atlas::record_checks`]) and,
+    /// for a finished run, what its last screen showed ([`Trace::ends_on`]).
+    ///
+    /// [`Trace::ends_on`]: atlas_model::Trace::ends_on
     pub async fn end_session_checked(
         &self,
         req: EndSessionRequest,
         checks: Vec<Check>,
         app_version: Option<&str>,
+        ends_on: Option<String>,
     ) -> Result<EndSessionResponse> {
         validate_text("app_id", &req.app_id, true)?;
         validate_text("session_id", &req.session_id, true)?;
@@ -471,6 +475,7 @@ impl Atlas {
                 checked.apply_to(&mut trace);
             }
             trace.finished = Some(req.finished);
+            trace.ends_on = ends_on.clone().filter(|_| req.finished);
             trace.finish_message = req
                 .message
                 .as_deref()

@@ -443,11 +443,23 @@ fn against(conditions: &atlas_eval::agent::Conditions) -> String {
                     1.0 - c.wrong_fast_path_steps as f64 / c.fast_path_steps as f64
                 )
             };
+            let j = &c.judged;
+            let judged = j
+                .precision()
+                .map_or("–".to_string(), |p| format!("{p:.3}"));
+            let agreement = j
+                .agreement()
+                .map_or("–".to_string(), |p| format!("{p:.3}"));
             format!(
-                "{name} {:.1}% ({} fast, {} wrong, {precision})",
+                "{name} {:.1}% ({} fast, {} not the demonstration's, {precision}; judged {} wrong {} precision {judged}, unjudged {} agreeing with the model alone {agreement} of {}, wrong not undone {})",
                 calls * 100.0,
                 c.fast_path_steps,
-                c.wrong_fast_path_steps
+                c.wrong_fast_path_steps,
+                j.judged,
+                j.judged_wrong,
+                j.unjudged,
+                j.unjudged_compared,
+                j.wrong_not_undone
             )
         })
         .collect::<Vec<_>>()

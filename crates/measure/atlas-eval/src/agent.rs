@@ -253,6 +253,7 @@ pub fn run_task(
         Guard::new(Vec::new(), &task.instruction),
     );
     let fast_path = graph.as_ref().map(|g| g.fast_path);
+    let graph_used = fast_path;
     if let Some(graph) = graph {
         agent = agent.with_graph(graph);
     }
@@ -286,6 +287,27 @@ pub fn run_task(
     let no_offer = fast_path.map_or_else(Vec::new, |threshold| {
         no_offers(&report, &truths, (w, h), threshold)
     });
+    let chosen: Vec<(bool, Option<Action>)> = report
+        .steps
+        .iter()
+        .map(|s| (s.chosen_by == Chooser::Graph, s.action.clone()))
+        .collect();
+    let judged: Vec<Option<bool>> = report
+        .steps
+        .iter()
+        .zip(&truths)
+        .map(|(s, truth)| truth.map(|t| is_right(Some(t), s.action.clone(), (w, h))))
+        .collect();
+    let fast = crate::judge::fast_steps(&chosen, &screens, &judged);
+    let model_steps = graph_used.is_none().then(|| {
+        crate::judge::ModelSteps(
+            screens
+                .iter()
+                .cloned()
+                .zip(report.steps.iter().map(|s| s.action.clone()))
+                .collect(),
+        )
+    });
     Ok(TaskRun {
         app: app_name.to_string(),
         task: task.name.clone(),
@@ -313,6 +335,8 @@ pub fn run_task(
         ending: report.ending,
         update: None,
         run: 0,
+        fast,
+        model_steps,
     })
 }
 
@@ -584,10 +608,14 @@ pub struct ConditionTotals {
     pub model_only_calls: usize,
     /// Of those, steps the ground truth does otherwise.
     pub wrong_plan_steps: usize,
+    /// The fast-path steps judged where the recording can, and the others beside the model
+    /// alone ([`crate::judge`]).
+    pub judged: crate::judge::Judged,
 }
 
 impl ConditionTotals {
     fn add(&mut self, run: &TaskRun, lost: bool, model_only_calls: usize) {
+        self.judged.add(&run.fast);
         self.tasks += 1;
         self.model_only_calls += model_only_calls;
         self.succeeded += usize::from(run.succeeded);
@@ -889,7 +917,14 @@ fn fleet_run(
 
 impl AgentEval {
     /// Totals, times and the graph's curve over `runs` (of any apps, however they were run).
-    pub fn from_runs(runs: Vec<TaskRun>, skipped: Vec<String>) -> AgentEval {
+    pub fn from_runs(mut runs: Vec<TaskRun>, skipped: Vec<String>) -> AgentEval {
+        crate::judge::compare_with_model_alone(&mut runs, |run| {
+            if run.after_update() {
+                MODEL_ONLY_UPDATED
+            } else {
+                MODEL_ONLY
+            }
+        });
         let solved_by = |condition: &str| -> std::collections::HashSet<(&str, &str)> {
             runs.iter()
                 .filter(|r| r.condition == condition && r.succeeded)

@@ -13,6 +13,7 @@ pub mod agent;
 pub mod droidtask;
 pub mod fleet;
 pub mod ideal_server;
+pub mod judge;
 pub mod loao;
 pub mod look;
 mod planner;

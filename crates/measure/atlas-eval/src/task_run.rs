@@ -79,6 +79,13 @@ pub struct TaskRun {
     pub update: Option<std::collections::BTreeMap<atlas_device_sim::update::Change, usize>>,
     /// Which of its runs in its sequence this was (0: the first; see [`AgentEval::by_run`]).
     pub run: usize,
+    /// Each step the graph took without the model, judged where the recording can judge it
+    /// ([`crate::judge`]).
+    pub fast: Vec<crate::judge::FastStep>,
+    /// For a run of the model alone: the recorded screen and the action of each step, which the
+    /// graph's unjudged steps on the same task are compared with.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_steps: Option<crate::judge::ModelSteps>,
 }
 
 /// What the graph offered the agent on one ground-truth step.

@@ -92,6 +92,7 @@ impl Stepped {
             finish_message: None,
             app_version: self.app_version.clone(),
             checks: vec![],
+            ends_on: None,
             created_at: self.at.clone(),
             updated_at: self.at.clone(),
         }

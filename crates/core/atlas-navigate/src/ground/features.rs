@@ -210,10 +210,12 @@ impl Proposal {
                 expected_page,
                 remaining: 1,
                 confidence,
+                way: None,
             },
             Proposal::Finish => Recall::Done {
                 confidence,
                 message: None,
+                way: None,
             },
         }
     }

@@ -111,6 +111,7 @@ pub(crate) fn typing(field: &Widget, value: Value, page: &str, confidence: f64) 
         expected_page: page.to_string(),
         remaining: 1,
         confidence,
+        way: None,
     }
 }
 
