@@ -188,6 +188,9 @@ fn taps_toggle(app: &AppGraph, step: &TraceStep) -> bool {
 struct Gathered<'a> {
     key: String,
     steps: Vec<TraceStep>,
+    /// Its steps as they were done, detours kept: every one of them was undone, which was what
+    /// the session did.
+    raw: bool,
     /// The session it is read from: one of the asked task's when any went it.
     remembered: &'a Trace,
     map: Vec<(&'a str, &'a str)>,
@@ -275,11 +278,12 @@ pub(crate) fn recall(
         let Some(map) = template.value_map(&asked) else {
             continue;
         };
-        let steps = clean(&trace.steps, &|s| taps_toggle(app, s));
-        // A session whose every step was undone still did something (a dialog's choice, a row
-        // marked on the way back): its way is not "nothing to do", and it cannot say what.
-        if steps.is_empty() && trace.steps.iter().any(|s| s.success) {
-            continue;
+        let mut steps = clean(&trace.steps, &|s| taps_toggle(app, s));
+        // A session whose every step was undone still did something (a chat opened and left
+        // read, a dialog's choice): its way is not "nothing to do" but what it did, as it did it.
+        let raw = steps.is_empty() && trace.steps.iter().any(|s| s.success);
+        if raw {
+            steps = done_steps(&trace.steps);
         }
         let key = way_key(intent, &steps);
         let exact = trace.intent == intent;
@@ -288,6 +292,7 @@ pub(crate) fn recall(
         let way = ways.entry(key.clone()).or_insert_with(|| Gathered {
             key,
             steps,
+            raw,
             remembered: trace,
             map: Vec::new(),
             similarity: *similarity,
@@ -332,9 +337,9 @@ pub(crate) fn recall(
             }
         }
     }
-    let taken = clean(session_steps(app, session, intent), &|s| {
-        taps_toggle(app, s)
-    });
+    let mine = session_steps(app, session, intent);
+    let taken = clean(mine, &|s| taps_toggle(app, s));
+    let taken_raw = done_steps(mine);
     let labels_here: Vec<&str> = app
         .page(current_page)
         .map(|p| p.widgets.iter().map(|w| w.text.as_str()).collect())
@@ -342,22 +347,24 @@ pub(crate) fn recall(
     let prior = recent_precision(app.recent(version, AnswerKind::Memory));
     let breaker = app.recent(version, AnswerKind::Memory).trips();
     let finish_breaker = app.recent(version, AnswerKind::Finish).trips();
-    let mut answers: Vec<(&Gathered, Recall)> = ways
+    let mut answers: Vec<(&Gathered, Recall, bool)> = ways
         .values()
         .filter_map(|way| {
-            let recall = continue_way(way, &taken, current_page, &labels_here)?;
-            Some((way, recall))
+            let taken = if way.raw { &taken_raw } else { &taken };
+            let (recall, rejoined) = continue_way(way, taken, current_page, &labels_here)?;
+            Some((way, recall, rejoined))
         })
         .collect();
-    // The way to replay: one not doubted here, then one not doubted further on, then one of
-    // this version (a lent way gives way to the version's own), the most confirmed (a mistake a
-    // session made and kept is confirmed once, the clean way by every run that went it), the
-    // shortest, the latest.
-    answers.sort_by(|(a, ra), (b, rb)| {
+    // The way to replay: one not doubted here, then one the session has followed all along
+    // (not rejoined), one not doubted further on, one of this version (a lent way gives way to
+    // the version's own), the most confirmed (a mistake a session made and kept is confirmed
+    // once, the clean way by every run that went it), the shortest, the latest.
+    answers.sort_by(|(a, ra, rejoined_a), (b, rb, rejoined_b)| {
         let doubted = |w: &Gathered, r: &Recall| w.doubted_from().is_some_and(|d| d <= step_of(r));
         let own = |w: &Gathered| w.confirmed_here > 0;
         doubted(a, ra)
             .cmp(&doubted(b, rb))
+            .then(rejoined_a.cmp(rejoined_b))
             .then(a.doubted_from().is_some().cmp(&b.doubted_from().is_some()))
             .then(own(b).cmp(&own(a)))
             .then(b.confirmed.cmp(&a.confirmed))
@@ -365,7 +372,7 @@ pub(crate) fn recall(
             .then(b.last_confirmed.cmp(&a.last_confirmed))
             .then(a.key.cmp(&b.key))
     });
-    let (way, mut recall) = answers.into_iter().next()?;
+    let (way, mut recall, _) = answers.into_iter().next()?;
     let finish = matches!(recall, Recall::Done { .. });
     let record = record_of(way, step_of(&recall), prior);
     let record = judge_step(
@@ -448,29 +455,68 @@ fn judge_step(mut record: WayTrust, recall: &Recall, tripped: bool) -> WayTrust 
     record
 }
 
-/// Where `way` goes on after the steps `taken`, if they are its first steps (values aside) and
-/// it continues from `current_page`.
+/// Whether the session's step `mine` is the way's step `theirs` (values aside).
+fn same_as_way(mine: &TraceStep, theirs: &TraceStep, map: &[(&str, &str)]) -> bool {
+    let adapted = adapt(&theirs.action, map, &[mine.action.widget_text.as_str()])
+        .unwrap_or_else(|| theirs.action.clone());
+    mine.from_page == theirs.from_page
+        && (same_step(&mine.action, &theirs.action) || same_step(&mine.action, &adapted))
+}
+
+/// Where on `way` a session stands after the steps `taken`, on `current_page`: after them when
+/// they are its first steps; else, when the session left the way after its first `k` (a
+/// replayed step that parted, a screen an update put in the way, a mistake) and has come to a
+/// page the way goes on from, there — the first such step after `k` that the session's latest
+/// steps lead into, so a way rejoined is followed on, never gone back along. True when rejoined.
+fn position_on(
+    steps: &[TraceStep],
+    taken: &[TraceStep],
+    current_page: &str,
+    map: &[(&str, &str)],
+) -> Option<(usize, bool)> {
+    let k = taken
+        .iter()
+        .zip(steps)
+        .take_while(|(mine, theirs)| same_as_way(mine, theirs, map))
+        .count();
+    if k == taken.len() {
+        return Some((k, false));
+    }
+    // Rejoined: the steps from `k` on that go on from here (the finish when the session stands
+    // where the way ended), the one the session's latest steps led into best.
+    let ends_here = steps.last().is_some_and(|s| s.to_page == current_page);
+    let candidates = (k..steps.len())
+        .filter(|&j| steps[j].from_page == current_page)
+        .chain(ends_here.then_some(steps.len()));
+    let led_in = |j: usize| {
+        taken[k..]
+            .iter()
+            .rev()
+            .zip(steps[k..j].iter().rev())
+            .take_while(|(mine, theirs)| same_as_way(mine, theirs, map))
+            .count()
+    };
+    candidates
+        .max_by(|&a, &b| led_in(a).cmp(&led_in(b)).then(b.cmp(&a)))
+        .map(|j| (j, true))
+}
+
+/// The steps of a session that did something, as they were done.
+fn done_steps(steps: &[TraceStep]) -> Vec<TraceStep> {
+    steps.iter().filter(|s| s.success).cloned().collect()
+}
+
+/// Where `way` goes on after the steps `taken`, if it continues from `current_page`, and whether
+/// the session rejoined it there after leaving it.
 fn continue_way(
     way: &Gathered,
     taken: &[TraceStep],
     current_page: &str,
     labels_here: &[&str],
-) -> Option<Recall> {
+) -> Option<(Recall, bool)> {
     let map = &way.map;
     let steps = &way.steps;
-    if taken.len() > steps.len() {
-        return None;
-    }
-    for (mine, theirs) in taken.iter().zip(steps) {
-        let theirs_adapted = adapt(&theirs.action, map, &[mine.action.widget_text.as_str()])
-            .unwrap_or_else(|| theirs.action.clone());
-        let same =
-            same_step(&mine.action, &theirs.action) || same_step(&mine.action, &theirs_adapted);
-        if mine.from_page != theirs.from_page || !same {
-            return None;
-        }
-    }
-    let position = taken.len();
+    let (position, rejoined) = position_on(steps, taken, current_page, map)?;
     let record = Some(WayTrust {
         step: position as u32,
         ..WayTrust::default()
@@ -483,23 +529,24 @@ fn continue_way(
                 .finish_message
                 .as_ref()
                 .map(|m| substitute(m, map).unwrap_or_else(|| m.clone()));
-            (ended == Some(current_page) || (steps.is_empty() && taken.is_empty())).then_some(
-                Recall::Done {
-                    confidence: way.similarity,
-                    message,
-                    way: record,
-                },
-            )
+            let done = Recall::Done {
+                confidence: way.similarity,
+                message,
+                way: record,
+            };
+            (ended == Some(current_page) || (steps.is_empty() && taken.is_empty()))
+                .then_some((done, rejoined))
         }
         Some(next) if next.from_page == current_page => {
             let action = adapt(&next.action, map, labels_here)?;
-            Some(Recall::Act {
+            let act = Recall::Act {
                 action,
                 expected_page: next.to_page.clone(),
                 remaining: steps.len() - position,
                 confidence: way.similarity,
                 way: record,
-            })
+            };
+            Some((act, rejoined))
         }
         Some(_) => None,
     }

@@ -99,8 +99,10 @@ pub(crate) async fn observe_screen(
     };
     let readied = pending.as_ref().is_some_and(|p| p.focus);
     let page = page_for_screen(&atlas, &req.app_id, &widgets).await?;
+    // The graph's last action did something when the screen is another page, or shows
+    // something else (a way may tap twice on one page: a second row, a counter).
     if let Some(taken) = &mut carry.taken {
-        taken.moved = taken.page_id != page;
+        taken.moved = taken.page_id != page || carry.widgets != widgets;
     }
     let mut reported = None;
     if let Some(step) = pending.filter(|_| !page.is_empty()) {

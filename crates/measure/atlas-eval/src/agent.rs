@@ -271,14 +271,10 @@ pub fn run_task(
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .screen_size();
-    let (indices, owned): (Vec<Option<usize>>, Vec<Option<Truth>>) = truth_steps(
-        task,
-        &screens,
-        report.steps.len(),
-        update.map(|u| u.as_ref()),
-    )
-    .into_iter()
-    .unzip();
+    let (indices, owned): (Vec<Option<usize>>, Vec<Option<Truth>>) =
+        truth_steps(task, &screens, &report, update.map(|u| u.as_ref()), (w, h))
+            .into_iter()
+            .unzip();
     let truths: Vec<Option<&Truth>> = owned.iter().map(Option::as_ref).collect();
     let offers = offers(&report, &indices, &truths, (w, h));
     let wrong = wrong_steps(&report, &truths, (w, h), Chooser::Graph);
@@ -409,21 +405,36 @@ fn is_right(truth: Option<&Truth>, action: Option<Action>, (w, h): (u32, u32)) -
 }
 
 /// The index of the ground truth's step for each step of a run (none where the run is off its
-/// screens), and what the ground truth does there ([`truth_on`]).
+/// screens), and what the ground truth does there ([`truth_on`]). A step that did the ground
+/// truth's action moves the run on to the next step, as the demonstration moved on: a screen the
+/// recording lists for two steps (a switch flipped where the recorded state stays the same) is
+/// the later one's once the earlier one's action was done.
 fn truth_steps(
     task: &GroundTruth,
     screens: &[String],
-    steps: usize,
+    report: &RunReport,
     update: Option<&Update>,
+    size: (u32, u32),
 ) -> Vec<(Option<usize>, Option<Truth>)> {
     let mut from = 0;
     screens
         .iter()
-        .take(steps)
-        .map(|screen| {
+        .zip(&report.steps)
+        .map(|(screen, step)| {
             let (at, truth) = truth_on(task, screen, from, update);
             if let Some(i) = at {
-                from = i;
+                // A tap into the field is an input's first half; its text completes it.
+                let typed = matches!(
+                    step.action,
+                    Some(Action::Type { .. } | Action::TypeName { .. })
+                );
+                let done = is_right(truth.as_ref(), step.action.clone(), size)
+                    && (typed || !matches!(truth, Some(Truth::Type(..))));
+                from = if done {
+                    (i + 1).min(task.steps.len() - 1)
+                } else {
+                    i
+                };
             }
             (at, truth)
         })
