@@ -265,6 +265,10 @@ pub struct Offered {
     /// Which step of that way.
     #[serde(default)]
     pub step: u32,
+    /// The answer was held back from the fast path (a doubted step, an open breaker): what the
+    /// model does instead marks the way, but is no wrong answer of the graph's.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub held: bool,
 }
 
 /// A run's first screen: nothing seen yet, and nothing yet that could not be replayed.

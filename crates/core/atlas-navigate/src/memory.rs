@@ -202,6 +202,8 @@ struct Gathered<'a> {
     ends_on: Option<String>,
     passed: u64,
     parted: u64,
+    /// When each step that parted did (ms): those since its last confirmation make it less sure.
+    parted_at: Vec<i64>,
     /// The sessions that went the whole way.
     confirming: std::collections::HashSet<&'a str>,
     /// Per step (its finish last): when a run last passed there, and when one last parted.
@@ -232,6 +234,7 @@ impl Gathered<'_> {
             self.last_pass[j] = self.last_pass[j].max(check.at);
         } else {
             self.parted += 1;
+            self.parted_at.push(check.at);
             self.last_bad[j] = self.last_bad[j].max(check.at);
         }
     }
@@ -302,6 +305,7 @@ pub(crate) fn recall(
             ends_on: None,
             passed: 0,
             parted: 0,
+            parted_at: Vec::new(),
             confirming: Default::default(),
             last_pass: vec![i64::MIN; n],
             last_bad: vec![i64::MIN; n],
@@ -413,10 +417,14 @@ fn record_of(way: &Gathered, step: u32, prior: f64) -> WayTrust {
         passed: way.passed,
         parted: way.parted,
         doubted_from: way.doubted_from(),
-        // Each confirmation passed every step and the finish.
+        // Each confirmation passed every step and the finish; a parting a run has confirmed the
+        // way since is behind it (and no longer doubts its step either).
         confidence: way_confidence(
             way.confirmed * (way.steps.len() as u64 + 1) + way.passed,
-            way.parted,
+            way.parted_at
+                .iter()
+                .filter(|&&at| at > way.last_confirmed)
+                .count() as u64,
             prior,
         ),
         replay: false,
@@ -459,7 +467,9 @@ fn judge_step(mut record: WayTrust, recall: &Recall, tripped: bool) -> WayTrust 
 fn same_as_way(mine: &TraceStep, theirs: &TraceStep, map: &[(&str, &str)]) -> bool {
     let adapted = adapt(&theirs.action, map, &[mine.action.widget_text.as_str()])
         .unwrap_or_else(|| theirs.action.clone());
+    // A step that did nothing is not the way's step that did something.
     mine.from_page == theirs.from_page
+        && mine.success == theirs.success
         && (same_step(&mine.action, &theirs.action) || same_step(&mine.action, &adapted))
 }
 

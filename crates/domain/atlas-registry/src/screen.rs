@@ -160,15 +160,17 @@ pub(crate) async fn observe_screen(
     let walking = answer.basis == PLAN_BASIS;
     let confident = answer.action.is_some() && answer.confidence >= fast_path;
     // Sure enough to act on, the answer is also checked on the next screen, taken or not, so an
-    // app and a way earn their record while the model is still asked.
-    if confident && !walking {
-        carry.offered = offered_of(&answer, size, &page);
-    }
+    // app and a way earn their record while the model is still asked; a way's step always is,
+    // so a run that passes where a way is doubted lifts the doubt.
+    let replays = answer.trust.as_ref().is_some_and(|t| t.way.is_some());
     let trusted = answer
         .trust
         .as_ref()
         .is_some_and(|t| trusted(t, answer.confidence, fast_path, req.replay, &widgets));
     let sure = walking || (confident && trusted);
+    if (confident || replays) && answer.action.is_some() && !walking {
+        carry.offered = offered_of(&answer, size, &page).map(|o| Offered { held: !sure, ..o });
+    }
     // Where the graph reads the task as done, the model is asked whether to finish: no routes.
     let map = if req.map && !sure && !answer.done && !page.is_empty() && carry.plan.is_empty() {
         screen_map(&atlas, &req.app_id, &page, &req.task, &widgets, size).await
@@ -302,6 +304,7 @@ fn offered_of(answer: &Suggestion, size: (u32, u32), page: &str) -> Option<Offer
             .unwrap_or_default(),
         way: way.map(|w| w.way.clone()).unwrap_or_default(),
         step: way.map_or(0, |w| w.step),
+        held: false,
     })
 }
 
@@ -626,8 +629,7 @@ fn suggest(
     }
 }
 
-/// Whether two of the graph's actions are the same answer (confidences as given, to three
-/// places, so a round trip through JSON changes nothing).
+/// Whether two of the graph's actions are the same answer, however sure the graph was of each.
 fn same_action(a: &NextAction, b: &NextAction) -> bool {
     a.action_type == b.action_type
         && a.widget_id == b.widget_id
@@ -636,7 +638,6 @@ fn same_action(a: &NextAction, b: &NextAction) -> bool {
         && a.input_text == b.input_text
         && a.expected_page == b.expected_page
         && a.description == b.description
-        && format!("{:.3}", a.confidence) == format!("{:.3}", b.confidence)
 }
 
 /// What names a field: its text, else its id (a field's text is what it holds).

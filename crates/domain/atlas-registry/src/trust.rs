@@ -77,7 +77,13 @@ pub(crate) fn judge(
         return checks;
     }
     if let Some(right) = agrees(offered, done, before) {
-        checks.push(offered_check(offered, right));
+        // A held answer the model went against marks its way (parted), but was never the
+        // graph's to take: no wrong answer on the app's record.
+        let parted = !right && offered.held;
+        checks.push(Check {
+            parted,
+            ..offered_check(offered, right || parted)
+        });
     }
     checks
 }

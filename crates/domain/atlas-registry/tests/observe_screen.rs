@@ -94,22 +94,38 @@ async fn a_run_is_reported_and_a_finished_one_is_replayed() {
         json!({"_metadata": "do", "action": "Tap", "element": [870, 41]}),
         "{again}"
     );
-    // Remembered, but this app has shown nothing yet: the model is asked.
+    // A way one finished run confirmed is replayed on the next run, under check, on the way's
+    // own record: the app has none yet.
     assert_eq!(again["trust"]["kind"], "memory", "{again}");
     assert_eq!(again["trust"]["checked"], 0, "{again}");
-    assert_eq!(again["sure"], false, "{again}");
-    // Taken anyway, and the screen did not change: the step is reported failed, and the same action
+    assert_eq!(again["trust"]["way"]["confirmed"], 1, "{again}");
+    assert_eq!(again["trust"]["way"]["step"], 0, "{again}");
+    assert_eq!(again["trust"]["way"]["replay"], true, "{again}");
+    assert_eq!(again["sure"], true, "{again}");
+    // With replay switched off, the model decides (the answer is still offered).
+    let mut off = screen(list(), "s2-off", Value::Null, &Value::Null);
+    off["replay"] = json!(false);
+    let off = observe(&atlas, off).await.unwrap();
+    assert_eq!(off["basis"], "memory", "{off}");
+    assert_eq!(off["sure"], false, "{off}");
+    // Taken, and the screen did not change: the step is reported failed, and the same action
     // is not offered as sure on the same screen again.
     let taken = json!({"action": again["action"], "by_graph": true});
     let stuck = observe(&atlas, screen(list(), "s2", taken, &again["carry"]))
         .await
         .unwrap();
     assert_eq!(stuck["reported"]["success"], false, "{stuck}");
+    assert_eq!(stuck["action"], again["action"], "{stuck}");
     assert_eq!(stuck["confidence"], 0.0, "{stuck}");
     assert_eq!(stuck["sure"], false, "{stuck}");
-    // The graph's step that changed nothing is a wrong answer on the app's record.
+    // The graph's step that changed nothing is a wrong answer on the app's record, and on the
+    // way's: the check names the way and its step.
     assert_eq!(verdicts(&stuck), [("memory", false)], "{stuck}");
     assert_eq!(stuck["checked"][0]["page"], list_page.as_str(), "{stuck}");
+    assert_eq!(
+        stuck["checked"][0]["way"], again["trust"]["way"]["way"],
+        "{stuck}"
+    );
 }
 
 /// The kinds and verdicts of the checks an answer made.
@@ -152,71 +168,58 @@ async fn asked_run(atlas: &Arc<Atlas>, session: &str, tap: [u32; 2]) -> (Value, 
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn trust_is_earned_by_checked_answers_lost_by_wrong_ones_and_kept_across_a_restart() {
+async fn a_way_is_replayed_once_confirmed_doubted_where_it_parted_and_kept_across_a_restart() {
     let store = TestStore::folder();
     let atlas = store.open_atlas();
-    // One run teaches the way (the model is asked at every step of it).
+    // One run teaches the way (the model is asked at every step of it): the next run replays it.
     asked_run(&atlas, "teach", [870, 41]).await;
+    let (first, second) = asked_run(&atlas, "run1", [870, 41]).await;
+    assert_eq!(first["sure"], true, "{first}");
+    assert_eq!(verdicts(&second), [("memory", true)], "{second}");
+    // Its finish is taken on a screen that shows what the way ended on.
+    assert_eq!(second["trust"]["kind"], "finish", "{second}");
+    assert_eq!(second["sure"], true, "{second}");
 
-    // Runs whose model does what the graph would: each checks the remembered tap and the
-    // remembered finish, and the app earns the fast path only after dozens of them.
-    let mut earned = None;
-    for run in 0..80 {
-        let (first, second) = asked_run(&atlas, &format!("run{run}"), [870, 41]).await;
-        assert_eq!(first["basis"], "memory", "{first}");
-        assert_eq!(first["trust"]["wrong"], 0, "{first}");
-        assert_eq!(verdicts(&second), [("memory", true)], "{second}");
-        if first["sure"] == true {
-            earned = Some(run);
-            assert!(first["trust"]["bound"].as_f64().unwrap() >= 0.95, "{first}");
-            break;
-        }
-        assert!(first["trust"]["bound"].as_f64().unwrap() < 0.95, "{first}");
-    }
-    let earned = earned.expect("trust was never earned");
-    assert!((40..=60).contains(&earned), "earned after {earned} runs");
-    let before = observe(&atlas, screen(list(), "look", Value::Null, &Value::Null))
+    // A run whose model taps the row instead: the way parted at its first step, and is doubted
+    // there until a run passes there again.
+    let (_, second) = asked_run(&atlas, "other", [500, 166]).await;
+    assert_eq!(verdicts(&second), [("memory", false)], "{second}");
+    let doubted = observe(&atlas, screen(list(), "look", Value::Null, &Value::Null))
         .await
         .unwrap();
-    assert_eq!(before["sure"], true, "{before}");
-    let checked = before["trust"]["checked"].as_u64().unwrap();
-    // The remembered finish was checked as often, at each run's end (the model finished too).
-    let (_, at_end) = asked_run(&atlas, "finish", [870, 41]).await;
-    assert_eq!(at_end["trust"]["kind"], "finish", "{at_end}");
-    assert_eq!(
-        at_end["trust"]["checked"].as_u64(),
-        Some(checked),
-        "{at_end}"
+    assert_eq!(doubted["sure"], false, "{doubted}");
+    assert_eq!(doubted["trust"]["way"]["doubted_from"], 0, "{doubted}");
+    assert_eq!(doubted["trust"]["way"]["replay"], false, "{doubted}");
+    // A run that passes there lifts the doubt.
+    asked_run(&atlas, "passes", [870, 41]).await;
+    let lifted = observe(&atlas, screen(list(), "look2", Value::Null, &Value::Null))
+        .await
+        .unwrap();
+    assert!(
+        lifted["trust"]["way"].get("doubted_from").is_none(),
+        "{lifted}"
     );
-    assert_eq!(at_end["trust"]["wrong"], 0, "{at_end}");
+    assert_eq!(lifted["sure"], true, "{lifted}");
 
-    // Models that tap the row instead, then finish: two wrong answers a run (the remembered tap,
-    // and the same tap offered where the model finished), and the trust is gone.
-    for run in 0..3 {
-        let (_, second) = asked_run(&atlas, &format!("other{run}"), [500, 166]).await;
-        assert_eq!(verdicts(&second), [("memory", false)], "{second}");
+    // An app whose recent checks go wrong again and again trips its breaker: no replay, however
+    // often the way was confirmed.
+    for run in 0..10 {
+        asked_run(&atlas, &format!("astray{run}"), [500, 166]).await;
+        asked_run(&atlas, &format!("back{run}"), [870, 41]).await;
     }
-    let after = observe(&atlas, screen(list(), "look2", Value::Null, &Value::Null))
+    let tripped = observe(&atlas, screen(list(), "look3", Value::Null, &Value::Null))
         .await
         .unwrap();
-    assert_eq!(after["trust"]["wrong"], 6, "{after}");
-    assert_eq!(after["trust"]["doubted"], true, "{after}");
-    assert_eq!(after["sure"], false, "{after}");
+    assert_eq!(tripped["trust"]["tripped"], true, "{tripped}");
+    assert_eq!(tripped["sure"], false, "{tripped}");
 
-    // The record is the sessions': a restart keeps it.
+    // The records are the sessions': a restart keeps them.
     drop(atlas);
     let atlas = store.open_atlas();
-    let reopened = observe(&atlas, screen(list(), "look3", Value::Null, &Value::Null))
+    let reopened = observe(&atlas, screen(list(), "look4", Value::Null, &Value::Null))
         .await
         .unwrap();
-    assert_eq!(reopened["trust"], after["trust"], "{reopened}");
-
-    // The last check on the page was wrong: the page is doubted, whatever the record, until a
-    // check there is right again.
-    let (first, _) = asked_run(&atlas, "again", [870, 41]).await;
-    assert_eq!(first["trust"]["doubted"], true, "{first}");
-    let (first, _) = asked_run(&atlas, "again2", [870, 41]).await;
-    assert!(first["trust"].get("doubted").is_none(), "{first}");
+    assert_eq!(reopened["trust"], tripped["trust"], "{reopened}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -478,10 +481,12 @@ async fn the_record_of_checks_is_kept_across_a_restart(store: TestStore) {
     let before = observe(&atlas, screen(list(), "look", Value::Null, &Value::Null))
         .await
         .unwrap();
-    // Three right memory checks, then two wrong (the row tapped; the tap offered at the finish).
+    // Three right memory checks, then a wrong one (the row tapped: the way parted there, and is
+    // doubted from there; the tap held back where the model finished marks the way, and is no
+    // wrong answer).
     assert_eq!(before["trust"]["checked"], 5, "{before}");
-    assert_eq!(before["trust"]["wrong"], 2, "{before}");
-    assert_eq!(before["trust"]["doubted"], true, "{before}");
+    assert_eq!(before["trust"]["wrong"], 1, "{before}");
+    assert_eq!(before["trust"]["way"]["doubted_from"], 0, "{before}");
     drop(atlas);
     let atlas = store.open_atlas();
     let after = observe(&atlas, screen(list(), "look2", Value::Null, &Value::Null))
