@@ -34,8 +34,11 @@ pub(crate) struct Traces {
     last_check: HashMap<(String, AnswerKind), (LastAt, bool)>,
     /// Every kept check per version and kind of answer, in the order they were made, with
     /// whether it was right: the breaker reads the latest.
-    timeline: HashMap<(Option<String>, AnswerKind), BTreeSet<(LastAt, bool)>>,
+    timeline: HashMap<(Option<String>, AnswerKind), Timeline>,
 }
+
+/// Checks in the order they were made, with whether each was right.
+type Timeline = BTreeSet<(LastAt, bool)>;
 
 /// When a check was made: its time, and (for checks of the same millisecond) its trace's id and
 /// its place among the trace's checks.
