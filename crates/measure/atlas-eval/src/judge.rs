@@ -87,23 +87,27 @@ pub fn same_action(a: &Action, b: &Action) -> bool {
 /// Compares each run's unjudged fast-path steps with what the model alone did on the same
 /// screen of the same task and version (`alone_of` names a run's model-alone condition).
 pub(crate) fn compare_with_model_alone(runs: &mut [TaskRun], alone_of: impl Fn(&TaskRun) -> &str) {
-    let mut alone: HashMap<(String, String, String), Vec<(String, Option<Action>)>> =
-        HashMap::new();
+    // (app, task, condition) → what the model alone did on each screen.
+    let mut alone: HashMap<(String, String, String), &ModelSteps> = HashMap::new();
     for run in runs.iter() {
         if let Some(steps) = &run.model_steps {
             alone.insert(
                 (run.app.clone(), run.task.clone(), run.condition.clone()),
-                steps.0.clone(),
+                steps,
             );
         }
     }
+    let alone: HashMap<(String, String, String), ModelSteps> = alone
+        .into_iter()
+        .map(|(key, steps)| (key, steps.clone()))
+        .collect();
     for run in runs.iter_mut() {
         let key = (run.app.clone(), run.task.clone(), alone_of(run).to_string());
         let Some(steps) = alone.get(&key) else {
             continue;
         };
         for fast in run.fast.iter_mut().filter(|f| f.judged.is_none()) {
-            let mut there = steps.iter().filter(|(s, _)| *s == fast.screen).peekable();
+            let mut there = steps.0.iter().filter(|(s, _)| *s == fast.screen).peekable();
             if there.peek().is_none() {
                 continue;
             }
