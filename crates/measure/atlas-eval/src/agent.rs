@@ -296,7 +296,7 @@ pub fn run_task(
         .collect();
     let fast = crate::judge::fast_steps(&chosen, &screens, &judged);
     let model_steps = graph_used.is_none().then(|| {
-        crate::judge::ModelSteps(
+        crate::task_run::ModelSteps(
             screens
                 .iter()
                 .cloned()

@@ -15,30 +15,7 @@ use std::collections::HashMap;
 use atlas_action::Action;
 use serde::Serialize;
 
-use crate::task_run::TaskRun;
-
-/// One step the graph took without the model.
-#[derive(Debug, Clone, Serialize)]
-pub struct FastStep {
-    /// The step's index in the run.
-    pub step: usize,
-    /// The recorded state the phone showed.
-    pub screen: String,
-    /// What the graph did, in its dict form.
-    pub action: Option<Action>,
-    /// Right or wrong by the task's recording; none where it has no step for the screen.
-    pub judged: Option<bool>,
-    /// For an unjudged step: whether the model alone did the same on the same screen of the
-    /// same task; none where the model alone never stood on that screen.
-    pub model_alone_agrees: Option<bool>,
-    /// A judged wrong step the run undid within one step (the screen after the next step is
-    /// the one it was taken on) or that ended the run where the task ends.
-    pub undone: bool,
-}
-
-/// What the model alone did on each screen of one task, on one version of the app.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct ModelSteps(pub Vec<(String, Option<Action>)>);
+use crate::task_run::{FastStep, TaskRun};
 
 /// The fast-path steps of one run, judged where the recording can judge them.
 pub(crate) fn fast_steps(
@@ -87,27 +64,22 @@ pub fn same_action(a: &Action, b: &Action) -> bool {
 /// Compares each run's unjudged fast-path steps with what the model alone did on the same
 /// screen of the same task and version (`alone_of` names a run's model-alone condition).
 pub(crate) fn compare_with_model_alone(runs: &mut [TaskRun], alone_of: impl Fn(&TaskRun) -> &str) {
-    // (app, task, condition) → what the model alone did on each screen.
-    let mut alone: HashMap<(String, String, String), &ModelSteps> = HashMap::new();
-    for run in runs.iter() {
-        if let Some(steps) = &run.model_steps {
-            alone.insert(
-                (run.app.clone(), run.task.clone(), run.condition.clone()),
-                steps,
-            );
-        }
-    }
-    let alone: HashMap<(String, String, String), ModelSteps> = alone
-        .into_iter()
-        .map(|(key, steps)| (key, steps.clone()))
+    let key =
+        |run: &TaskRun, condition: &str| (run.app.clone(), run.task.clone(), condition.to_string());
+    let alone: HashMap<(String, String, String), usize> = runs
+        .iter()
+        .enumerate()
+        .filter(|(_, run)| run.model_steps.is_some())
+        .map(|(i, run)| (key(run, &run.condition), i))
         .collect();
-    for run in runs.iter_mut() {
-        let key = (run.app.clone(), run.task.clone(), alone_of(run).to_string());
-        let Some(steps) = alone.get(&key) else {
+    for i in 0..runs.len() {
+        let Some(&j) = alone.get(&key(&runs[i], alone_of(&runs[i]))) else {
             continue;
         };
-        for fast in run.fast.iter_mut().filter(|f| f.judged.is_none()) {
-            let mut there = steps.0.iter().filter(|(s, _)| *s == fast.screen).peekable();
+        let mut fast = std::mem::take(&mut runs[i].fast);
+        let steps = runs[j].model_steps.as_ref().map_or(&[][..], |m| &m.0);
+        for fast in fast.iter_mut().filter(|f| f.judged.is_none()) {
+            let mut there = steps.iter().filter(|(s, _)| *s == fast.screen).peekable();
             if there.peek().is_none() {
                 continue;
             }
@@ -117,6 +89,7 @@ pub(crate) fn compare_with_model_alone(runs: &mut [TaskRun], alone_of: impl Fn(&
             });
             fast.model_alone_agrees = Some(agrees);
         }
+        runs[i].fast = fast;
     }
 }
 

@@ -1,6 +1,7 @@
 //! One run of one task in `atlas eval agent`, with the conditions it runs under and what the
 //! graph offered and answered on its steps.
 
+use atlas_action::Action;
 use atlas_agent::phone::Ending;
 use serde::Serialize;
 
@@ -81,11 +82,11 @@ pub struct TaskRun {
     pub run: usize,
     /// Each step the graph took without the model, judged where the recording can judge it
     /// ([`crate::judge`]).
-    pub fast: Vec<crate::judge::FastStep>,
+    pub fast: Vec<FastStep>,
     /// For a run of the model alone: the recorded screen and the action of each step, which the
     /// graph's unjudged steps on the same task are compared with.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub model_steps: Option<crate::judge::ModelSteps>,
+    pub model_steps: Option<ModelSteps>,
 }
 
 /// What the graph offered the agent on one ground-truth step.
@@ -111,3 +112,26 @@ pub struct GraphAnswer {
     /// way, after a detour): nothing says what is right there.
     pub right: Option<bool>,
 }
+
+/// One step the graph took without the model.
+#[derive(Debug, Clone, Serialize)]
+pub struct FastStep {
+    /// The step's index in the run.
+    pub step: usize,
+    /// The recorded state the phone showed.
+    pub screen: String,
+    /// What the graph did, in its dict form.
+    pub action: Option<Action>,
+    /// Right or wrong by the task's recording; none where it has no step for the screen.
+    pub judged: Option<bool>,
+    /// For an unjudged step: whether the model alone did the same on the same screen of the
+    /// same task; none where the model alone never stood on that screen.
+    pub model_alone_agrees: Option<bool>,
+    /// A judged wrong step the run undid within one step (the screen after the next step is
+    /// the one it was taken on) or that ended the run where the task ends.
+    pub undone: bool,
+}
+
+/// What the model alone did on each screen of one task, on one version of the app.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ModelSteps(pub Vec<(String, Option<Action>)>);
