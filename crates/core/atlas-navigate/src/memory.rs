@@ -433,12 +433,16 @@ fn record_of(way: &Gathered, step: u32, prior: f64) -> WayTrust {
     }
 }
 
+/// Whether an action on the widget of this text and id cannot be undone (deletes, sends, pays,
+/// orders…: [`says_irreversible`]).
+pub(crate) fn irreversible(widget_text: &str, widget_id: &str) -> bool {
+    says_irreversible(widget_text) || says_irreversible(widget_id)
+}
+
 /// Whether the fast path may take the answer's step of its way, and why not.
 fn judge_step(mut record: WayTrust, recall: &Recall, tripped: bool) -> WayTrust {
     let irreversible = match recall {
-        Recall::Act { action, .. } => {
-            says_irreversible(&action.widget_text) || says_irreversible(&action.widget_id)
-        }
+        Recall::Act { action, .. } => irreversible(&action.widget_text, &action.widget_id),
         Recall::Done { .. } => false,
     };
     record.held = if record.doubted_from.is_some_and(|d| d <= record.step) {

@@ -21,16 +21,16 @@ impl<V: GraphView> Navigator<'_, V> {
         let page = req.current_page.clone();
         // An empty version is no version reported.
         let version = req.app_version.clone().filter(|v| !v.trim().is_empty());
-        let (mut response, way) = self.answer(req)?;
+        let (mut response, way) = self.answer(req, version.as_deref())?;
         if let Some(kind) = response.kind() {
             let state = self.view.read();
             let graph = state.graph();
             if let Some(app) = graph.app_of_page(&page) {
                 let mut trust = graph.trust(app.app_id(), version.as_deref(), kind, &page);
-                trust.irreversible = response.action.as_ref().is_some_and(|a| {
-                    atlas_text::says_irreversible(&a.widget_text)
-                        || atlas_text::says_irreversible(&a.widget_id)
-                });
+                trust.irreversible = response
+                    .action
+                    .as_ref()
+                    .is_some_and(|a| crate::memory::irreversible(&a.widget_text, &a.widget_id));
                 trust.way = way;
                 response.trust = Some(trust);
             }
@@ -38,10 +38,12 @@ impl<V: GraphView> Navigator<'_, V> {
         Ok(response)
     }
 
-    /// The answer, and the remembered way it is a step of (with its record), when it is one.
+    /// The answer on `version` (none reported: none), and the remembered way it is a step of
+    /// (with its record), when it is one.
     fn answer(
         &self,
         req: NextActionRequest,
+        version: Option<&str>,
     ) -> Result<(NextActionResponse, Option<atlas_model::WayTrust>)> {
         validate_text("current_page", &req.current_page, true)?;
         validate_text("intent", &req.intent, true)?;
@@ -51,7 +53,8 @@ impl<V: GraphView> Navigator<'_, V> {
         if let Some(version) = &req.app_version {
             validate_text("app_version", version, false)?;
         }
-        let session = req.session_id.as_deref().filter(|s| !s.is_empty());
+        let session = req.session_id.clone();
+        let session = session.as_deref().filter(|s| !s.is_empty());
         let (app_id, recalled) = {
             let state = self.view.read();
             let app = state
@@ -70,24 +73,29 @@ impl<V: GraphView> Navigator<'_, V> {
             }
             (
                 app.app_id().to_string(),
-                crate::memory::recall(
-                    app,
-                    &req.intent,
-                    &req.current_page,
-                    session,
-                    req.app_version.as_deref().filter(|v| !v.trim().is_empty()),
-                ),
+                crate::memory::recall(app, &req.intent, &req.current_page, session, version),
             )
         };
-        if let Some(recalled) = recalled {
-            return Ok(recalled_answer(recalled, Basis::Memory));
+        match recalled {
+            Some(recalled) => Ok(recalled_answer(recalled, Basis::Memory)),
+            None => Ok((self.unremembered(req, &app_id, session)?, None)),
         }
+    }
+
+    /// The answer where no remembered session says anything: the app's labels, else a
+    /// registered intent's planned way.
+    fn unremembered(
+        &self,
+        req: NextActionRequest,
+        app_id: &str,
+        session: Option<&str>,
+    ) -> Result<NextActionResponse> {
         // Nobody did this task before: unless the intent is a registered one word for word, go by
         // what the app's labels say, and by a registered intent it resembles only when the
         // labels cannot tell. A resembling intent is often a sibling task ("a note named 'a'" for
         // "a note named 'b'") whose way ends elsewhere. Resolving may embed, so it runs outside
         // the lock.
-        let resolved = self.resolve_intent(&app_id, &req.intent);
+        let resolved = self.resolve_intent(app_id, &req.intent);
         let sure = resolved
             .as_ref()
             .ok()
@@ -98,7 +106,7 @@ impl<V: GraphView> Navigator<'_, V> {
         if !sure {
             let weighed = {
                 let state = self.view.read();
-                state.graph().app(&app_id).map(|app| {
+                state.graph().app(app_id).map(|app| {
                     crate::ground::weigh(
                         app,
                         &req.intent,
@@ -123,7 +131,7 @@ impl<V: GraphView> Navigator<'_, V> {
                         let (mut response, _) = recalled_answer(answer, Basis::Labels);
                         response.confidence = grounded.confidence.map(round3);
                         response.candidates = candidates;
-                        return Ok((response, None));
+                        return Ok(response);
                     }
                     Err(why) => {
                         doubt = Some(why);
@@ -136,7 +144,7 @@ impl<V: GraphView> Navigator<'_, V> {
         let (intent, current_page) = (req.intent.clone(), req.current_page.clone());
         let path = self.route(
             QueryPathRequest {
-                app_id: app_id.clone(),
+                app_id: app_id.to_string(),
                 intent: req.intent,
                 current_page: Some(req.current_page),
                 max_steps: Some(MAX_STEPS_LIMIT as i64),
@@ -151,7 +159,7 @@ impl<V: GraphView> Navigator<'_, V> {
         // once the session has taken a step from this page.
         let acted_here = || {
             let state = self.view.read();
-            state.graph().app(&app_id).is_some_and(|app| {
+            state.graph().app(app_id).is_some_and(|app| {
                 crate::memory::session_steps(app, session, &intent)
                     .iter()
                     .any(|s| s.from_page == current_page)
@@ -163,24 +171,22 @@ impl<V: GraphView> Navigator<'_, V> {
         let Some(info) = info else {
             // Why the labels could not tell says more than "no registered intent matched".
             let error = doubt.map_or(path.message, |d| d.message());
-            let unsure = NextActionResponse {
+            return Ok(NextActionResponse {
                 error: Some(error),
                 confidence: unsure.0,
                 candidates: unsure.1,
                 ..Default::default()
-            };
-            return Ok((unsure, None));
+            });
         };
         let Some(first) = info.steps.first() else {
-            let served = NextActionResponse {
+            return Ok(NextActionResponse {
                 is_complete: true,
                 remaining_steps: Some(0),
                 basis: Some(Basis::Path),
                 ..Default::default()
-            };
-            return Ok((served, None));
+            });
         };
-        let step = NextActionResponse {
+        Ok(NextActionResponse {
             action: Some(NextAction {
                 action_type: first.action_type.clone(),
                 widget_id: first.widget_id.clone(),
@@ -194,8 +200,7 @@ impl<V: GraphView> Navigator<'_, V> {
             remaining_steps: Some(info.total_steps),
             basis: Some(Basis::Path),
             ..Default::default()
-        };
-        Ok((step, None))
+        })
     }
 }
 
