@@ -201,7 +201,6 @@ struct Gathered<'a> {
     last_confirmed: i64,
     ends_on: Option<String>,
     passed: u64,
-    parted: u64,
     /// When each step that parted did (ms): those since its last confirmation make it less sure.
     parted_at: Vec<i64>,
     /// The sessions that went the whole way.
@@ -233,7 +232,6 @@ impl Gathered<'_> {
             self.passed += u64::from(!confirming);
             self.last_pass[j] = self.last_pass[j].max(check.at);
         } else {
-            self.parted += 1;
             self.parted_at.push(check.at);
             self.last_bad[j] = self.last_bad[j].max(check.at);
         }
@@ -304,7 +302,6 @@ pub(crate) fn recall(
             last_confirmed: i64::MIN,
             ends_on: None,
             passed: 0,
-            parted: 0,
             parted_at: Vec::new(),
             confirming: Default::default(),
             last_pass: vec![i64::MIN; n],
@@ -348,8 +345,8 @@ pub(crate) fn recall(
         .page(current_page)
         .map(|p| p.widgets.iter().map(|w| w.text.as_str()).collect())
         .unwrap_or_default();
-    let prior = recent_precision(app.recent(version, AnswerKind::Memory));
-    let breaker = app.recent(version, AnswerKind::Memory).trips();
+    let recent = app.recent(version, AnswerKind::Memory);
+    let (prior, breaker) = (recent_precision(recent), recent.trips());
     let finish_breaker = app.recent(version, AnswerKind::Finish).trips();
     let mut answers: Vec<(&Gathered, Recall, bool)> = ways
         .values()
@@ -415,7 +412,7 @@ fn record_of(way: &Gathered, step: u32, prior: f64) -> WayTrust {
         confirmed: way.confirmed,
         confirmed_here: way.confirmed_here,
         passed: way.passed,
-        parted: way.parted,
+        parted: way.parted_at.len() as u64,
         doubted_from: way.doubted_from(),
         // Each confirmation passed every step and the finish; a parting a run has confirmed the
         // way since is behind it (and no longer doubts its step either).
@@ -604,15 +601,17 @@ mod tests {
 
     #[test]
     fn steps_that_undo_each_other_leave_the_way() {
-        let typed = |text: &str| TraceStep {
+        // A step on the editor's title field, named by its id.
+        let on_title = |kind: &str, text: &str| TraceStep {
             action: Action {
-                action_type: "input".into(),
+                action_type: kind.into(),
                 widget_id: "title".into(),
                 input_text: text.into(),
                 ..Action::default()
             },
-            ..step("edit", "edit", "input", "")
+            ..step("edit", "edit", kind, "")
         };
+        let typed = |text: &str| on_title("input", text);
         let steps = [
             step("home", "home", "click", "Wi-Fi"),
             step("home", "home", "click", "Wi-Fi"),
@@ -620,14 +619,7 @@ mod tests {
             step("list", "home", "back", ""),
             step("home", "list", "click", "Notes"),
             step("list", "edit", "click", "New"),
-            TraceStep {
-                action: Action {
-                    action_type: "click".into(),
-                    widget_id: "title".into(),
-                    ..Action::default()
-                },
-                ..step("edit", "edit", "click", "")
-            },
+            on_title("click", ""),
             typed("shoping"),
             typed("shopping"),
             step("edit", "list", "click", "Save"),
