@@ -169,7 +169,7 @@ pub(crate) async fn observe_screen(
         .is_some_and(|t| trusted(t, answer.confidence, fast_path, req.replay, &widgets));
     let sure = walking || (confident && trusted);
     if (confident || replays) && answer.action.is_some() && !walking {
-        carry.offered = offered_of(&answer, size, &page).map(|o| Offered { held: !sure, ..o });
+        carry.offered = offered_of(&answer, size, &page, !sure);
     }
     // Where the graph reads the task as done, the model is asked whether to finish: no routes.
     let map = if req.map && !sure && !answer.done && !page.is_empty() && carry.plan.is_empty() {
@@ -287,8 +287,8 @@ fn trusted(
 }
 
 /// The graph's answer on the screen, as the next screen checks it (when it rests on something
-/// trust is kept for).
-fn offered_of(answer: &Suggestion, size: (u32, u32), page: &str) -> Option<Offered> {
+/// trust is kept for); `held` when the fast path did not take it.
+fn offered_of(answer: &Suggestion, size: (u32, u32), page: &str, held: bool) -> Option<Offered> {
     let trust = answer.trust.as_ref()?;
     let way = trust.way.as_ref();
     answer.action.as_ref().map(|action| Offered {
@@ -304,7 +304,7 @@ fn offered_of(answer: &Suggestion, size: (u32, u32), page: &str) -> Option<Offer
             .unwrap_or_default(),
         way: way.map(|w| w.way.clone()).unwrap_or_default(),
         step: way.map_or(0, |w| w.step),
-        held: false,
+        held,
     })
 }
 
