@@ -78,12 +78,10 @@ const IRREVERSIBLE: &[&str] = &[
     "保存",
     "发布",
     "上传",
-    "submit",
     "confirm order",
     "confirm payment",
     "confirm purchase",
     "pay now",
-    "提交",
     "确认订单",
     "确认支付",
     "确认付款",
@@ -156,7 +154,7 @@ mod tests {
             "Delete",
             "Send",
             "Pay now",
-            "Submit",
+            "Submit order",
             "Place order",
             "Confirm purchase",
             "发送",
@@ -178,6 +176,9 @@ mod tests {
             "我的订单",
             "Payments history",
             "Sender",
+            // A sign-in's or a search's Submit sends nothing that cannot be undone.
+            "Submit",
+            "提交",
         ] {
             assert!(!says_irreversible(text), "{text}");
         }
