@@ -197,8 +197,21 @@ fn eval_agent_runs_demonstrated_tasks_on_the_simulated_phone_as_a_fleet_meets_th
         .find(|r| r["condition"] == "after_update")
         .unwrap();
     assert_eq!(after["update"].as_object().unwrap().len(), 7, "{after}");
-    // An app that has shown nothing yet gets no fast path, however sure the graph is.
-    assert_eq!(condition("graph_new_app")["fast_path_steps"], 0, "{said}");
+    // A rerun replays the way its first run confirmed: at most a tenth of the model alone's
+    // calls, every fast-path step judged or compared with the model alone.
+    let repeat = condition("graph_repeat");
+    assert!(
+        repeat["model_calls"].as_u64().unwrap() * 10
+            <= repeat["model_only_calls"].as_u64().unwrap(),
+        "{said}"
+    );
+    let judged = &repeat["judged"];
+    assert_eq!(
+        judged["judged"].as_u64().unwrap() + judged["unjudged"].as_u64().unwrap(),
+        repeat["fast_path_steps"].as_u64().unwrap(),
+        "{repeat}"
+    );
+    assert!(said.contains("judged"), "{said}");
     assert!(
         report["per_app"]["applauncher"]["model_only"].is_object(),
         "{report}"
