@@ -63,12 +63,14 @@ pub struct WayTrust {
     pub step: u32,
     /// Its steps.
     pub steps: u32,
-    /// Finished runs that went the whole way, on any version of the app.
+    /// Runs their agents said finished (`end_session`) that went the whole way, on any version
+    /// of the app: none, and the way is offered but never replayed.
     pub confirmed: u64,
     /// Of those, runs of the asked task on the version asked about: the way's own record here.
     /// None means the way is lent (from the app's earlier version, or from a sibling task).
     pub confirmed_here: u64,
-    /// Replayed steps of it that arrived where it expected.
+    /// Replayed steps of it that arrived where it expected (outside the runs that confirmed it,
+    /// whose passes the confirmation counts).
     pub passed: u64,
     /// Replayed steps of it that did not: undone, changing nothing, or parting from it.
     pub parted: u64,

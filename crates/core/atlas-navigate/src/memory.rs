@@ -314,6 +314,11 @@ pub(crate) fn recall(
         if way.remembered.trace_id == trace.trace_id {
             way.map = map;
         }
+        // Only a run its agent said it finished confirms its way: a session nobody ended (an
+        // agent of seed 000's, or one still going on another phone) shows a way, vouches for none.
+        if trace.finished != Some(true) {
+            continue;
+        }
         way.confirmed += 1;
         way.confirming.insert(trace.trace_id.as_str());
         way.confirmed_here += u64::from(exact && trace.app_version.as_deref() == version);
@@ -442,7 +447,9 @@ fn judge_step(mut record: WayTrust, recall: &Recall, tripped: bool) -> WayTrust 
         Recall::Act { action, .. } => irreversible(&action.widget_text, &action.widget_id),
         Recall::Done { .. } => false,
     };
-    record.held = if record.doubted_from.is_some_and(|d| d <= record.step) {
+    record.held = if record.confirmed == 0 {
+        Some("no run its agent said finished has gone this way".into())
+    } else if record.doubted_from.is_some_and(|d| d <= record.step) {
         Some(format!(
             "a replay parted from this way at step {} and no run has passed there since",
             record.doubted_from.unwrap_or_default() + 1

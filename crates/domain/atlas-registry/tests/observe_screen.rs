@@ -72,6 +72,14 @@ async fn a_run_is_reported_and_a_finished_one_is_replayed() {
         json!({"from_page": list_page, "to_page": settings_page, "success": true})
     );
     assert_eq!(second["carry"]["reported"], true);
+    // A session nobody has ended (still going on another phone, or an agent that never says)
+    // shows its way but vouches for none: the way is not replayed.
+    let early = observe(&atlas, screen(list(), "s1b", Value::Null, &Value::Null))
+        .await
+        .unwrap();
+    assert_eq!(early["basis"], "memory", "{early}");
+    assert_eq!(early["trust"]["way"]["confirmed"], 0, "{early}");
+    assert_eq!(early["sure"], false, "{early}");
     let finished = tools
         .get("end_session")
         .unwrap()
