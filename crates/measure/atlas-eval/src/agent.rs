@@ -253,7 +253,6 @@ pub fn run_task(
         Guard::new(Vec::new(), &task.instruction),
     );
     let fast_path = graph.as_ref().map(|g| g.fast_path);
-    let graph_used = fast_path;
     if let Some(graph) = graph {
         agent = agent.with_graph(graph);
     }
@@ -295,7 +294,8 @@ pub fn run_task(
         .map(|(s, truth)| truth.map(|t| is_right(Some(t), s.action.clone(), (w, h))))
         .collect();
     let fast = crate::judge::fast_steps(&chosen, &screens, &judged);
-    let model_steps = graph_used.is_none().then(|| {
+    // Without the graph, the run is the model alone's: what its steps were is kept.
+    let model_steps = fast_path.is_none().then(|| {
         crate::task_run::ModelSteps(
             screens
                 .iter()
