@@ -343,6 +343,19 @@ pub(crate) fn recall(
             }
         }
     }
+    best_way(&ways, app, intent, current_page, session, version)
+}
+
+/// Of the gathered `ways`, the one to go on with from `current_page` after the session's steps
+/// so far, its next step judged on its record.
+fn best_way(
+    ways: &HashMap<String, Gathered>,
+    app: &AppGraph,
+    intent: &str,
+    current_page: &str,
+    session: Option<&str>,
+    version: Option<&str>,
+) -> Option<Recall> {
     let mine = session_steps(app, session, intent);
     let taken = clean(mine, &|s| taps_toggle(app, s));
     let taken_raw = done_steps(mine);
