@@ -203,7 +203,8 @@ impl Phone {
         (screen.width.max(1), screen.height.max(1))
     }
 
-    fn views(&self) -> &[View] {
+    /// The views of the screen shown, as its recording dumped them.
+    pub fn views(&self) -> &[View] {
         &self.app.screens[&self.current].views
     }
 

@@ -274,3 +274,32 @@ pub(crate) fn print_json(value: &impl serde::Serialize) -> Result<()> {
     println!("{}", serde_json::to_string_pretty(value)?);
     Ok(())
 }
+
+/// An imperfect model (`--mistakes P --seed S`), for `atlas eval agent` and `atlas model-sim`.
+#[derive(clap::Args, Debug, Clone)]
+pub(crate) struct MistakeArgs {
+    /// The model takes a plausible wrong action (the nearest other widget, a switch, a needless
+    /// Back) on this share of its steps, then goes on from whatever screen it sees.
+    #[arg(long, value_name = "P", value_parser = share)]
+    mistakes: Option<f64>,
+    /// Which mistakes: the same seed makes the same mistakes on the same screens of each task.
+    #[arg(long, value_name = "S", default_value_t = 1, requires = "mistakes")]
+    seed: u64,
+}
+
+impl MistakeArgs {
+    pub(crate) fn mistakes(&self) -> Option<atlas_eval::mistakes::Mistakes> {
+        self.mistakes.map(|share| atlas_eval::mistakes::Mistakes {
+            share,
+            seed: self.seed,
+        })
+    }
+}
+
+/// A share, 0 to 1.
+fn share(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(p) if (0.0..=1.0).contains(&p) => Ok(p),
+        _ => Err(format!("{text:?} is not a share from 0 to 1")),
+    }
+}

@@ -100,6 +100,8 @@ pub(crate) enum EvalCommand {
         /// (default 3).
         #[arg(long, value_parser = clap::value_parser!(u16).range(1..=50))]
         reruns: Option<u16>,
+        #[command(flatten)]
+        mistakes: MistakeArgs,
         /// Against this running server instead of a fresh one on a temporary folder.
         #[arg(long)]
         url: Option<String>,
@@ -215,6 +217,7 @@ pub(crate) async fn run(what: EvalCommand) -> Result<ExitCode> {
             leave_one_app_out,
             update,
             reruns,
+            mistakes,
             url,
             token,
             plan,
@@ -238,6 +241,7 @@ pub(crate) async fn run(what: EvalCommand) -> Result<ExitCode> {
                 planning,
                 update,
                 reruns: reruns.map(usize::from),
+                mistakes: mistakes.mistakes(),
             };
             eval_agent(dir, apps, json, target, options, leave_one_app_out).await
         }
@@ -586,8 +590,14 @@ fn print_conditions(title: &str, conditions: &atlas_eval::agent::Conditions, pla
     println!("{title}");
     for (name, c) in conditions {
         println!(
-            "  {name:<15} tasks {:>3}  succeeded {:>3}  lost {:>2}  model calls {:>4}  fast-path steps {:>4}  wrong fast-path steps {:>3}",
-            c.tasks, c.succeeded, c.lost, c.model_calls, c.fast_path_steps, c.wrong_fast_path_steps
+            "  {name:<15} tasks {:>3}  succeeded {:>3}  lost {:>2}  model calls {:>4}  fast-path steps {:>4}  wrong fast-path steps {:>3}  wrong steps {:>3}",
+            c.tasks,
+            c.succeeded,
+            c.lost,
+            c.model_calls,
+            c.fast_path_steps,
+            c.wrong_fast_path_steps,
+            c.mistaken_steps
         );
         if planned && name != "model_only" {
             println!(

@@ -83,6 +83,9 @@ pub(crate) struct ModelSimArgs {
     /// (the same seed, the same update).
     #[arg(long, value_name = "SEED", requires = "droidtask")]
     update: Option<u64>,
+    /// With --droidtask: err as `atlas eval agent --mistakes P --seed S` does.
+    #[command(flatten)]
+    mistakes: crate::args::MistakeArgs,
     #[arg(long, default_value = "127.0.0.1:7701")]
     addr: String,
 }
@@ -97,6 +100,9 @@ pub(crate) async fn model_sim(args: ModelSimArgs) -> Result<ExitCode> {
             .map_err(|e| anyhow::anyhow!(e))?;
             if let Some(seed) = args.update {
                 server = server.updated(seed).map_err(|e| anyhow::anyhow!(e))?;
+            }
+            if let Some(mistakes) = args.mistakes.mistakes() {
+                server = server.with_mistakes(mistakes);
             }
             eprintln!("DroidTask's ideal model for {} tasks", server.tasks());
             server.router()

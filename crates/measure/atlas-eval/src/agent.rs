@@ -21,6 +21,7 @@ use std::sync::{Arc, Mutex};
 
 use atlas_action::Action;
 use atlas_device::{Point, Watched};
+use atlas_device_sim::app::View;
 use atlas_device_sim::update::Update;
 use atlas_device_sim::{Phone, RecordedApp};
 use atlas_llm::{Completion, Model, ModelError};
@@ -33,6 +34,7 @@ use atlas_agent::graph::GraphLink;
 use atlas_agent::phone::{AgentConfig, Chooser, Ending, PhoneAgent, RunReport, Unattended};
 use atlas_guard::Guard;
 
+use crate::mistakes::{Mistake, Mistakes, wrong_action};
 use crate::task_run::{
     AFTER_UPDATE, AFTER_UPDATE_REPEAT, FLEET_FIRST_HALF, FLEET_SECOND_HALF, GraphAnswer,
     MODEL_ONLY, MODEL_ONLY_UPDATED, NEW_APP, NEW_TASK, Offer, REPEAT, REPEAT_LATER, REPEAT_PASSES,
@@ -49,6 +51,8 @@ struct IdealModel {
     update: Option<Arc<Update>>,
     /// Its progress through the task (shared with the ideal planner, which plans from it).
     state: Arc<Mutex<IdealProgress>>,
+    /// The mistakes it makes, if it makes any.
+    mistakes: Option<Mistakes>,
 }
 
 /// Who plans over the graph's map on a screen the graph is not sure of.
@@ -64,18 +68,28 @@ pub enum Planning {
     Model(atlas_llm::ModelConfig),
 }
 
-/// The ideal model's reply on `screen` (a `w`×`h` recorded screen) for `task`
-/// ([`ideal_action`]), written as real models write answers — bare, in tags, or in prose, by
-/// turns, so the agent's reading of each is tested.
+/// The screen a model is shown: the recorded state, its size, and its views.
+#[derive(Debug, Clone, Copy)]
+pub struct Shown<'a> {
+    /// The recorded state's id.
+    pub id: &'a str,
+    /// Its width and height in pixels.
+    pub size: (u32, u32),
+    /// Its views (what a mistake taps instead).
+    pub views: &'a [View],
+}
+
+/// The ideal model's reply on `screen` for `task` ([`ideal_action`]), written as real models
+/// write answers — bare, in tags, or in prose, by turns, so the agent's reading of each is tested.
 pub fn ideal_reply(
     task: &GroundTruth,
-    screen: &str,
-    size: (u32, u32),
+    screen: Shown<'_>,
     progress: &mut IdealProgress,
     update: Option<&Update>,
+    mistakes: Option<&Mistakes>,
 ) -> String {
     let calls = progress.calls;
-    let written = ideal_action(task, screen, size, progress, update).to_grammar();
+    let written = ideal_action(task, screen, progress, update, mistakes).to_grammar();
     match calls % 3 {
         0 => format!(
             "<think>The screen matches the task's next step.</think><answer>{written}</answer>"
@@ -85,27 +99,56 @@ pub fn ideal_reply(
     }
 }
 
-/// The ideal model's action on `screen` (a `w`×`h` recorded screen) for `task`: the ground
-/// truth's action there in the AutoGLM grammar (a tap at the widget's centre, a tap on the field
-/// then its text for an input, Back, finish at the end; Back on a screen off the task).
+/// The ideal model's action on `screen` for `task`: the ground truth's action there in the
+/// AutoGLM grammar (a tap at the widget's centre, a tap on the field then its text for an input,
+/// Back, finish at the end; Back on a screen off the task). With `mistakes`, on the share of
+/// steps they decide, a plausible wrong action instead ([`crate::mistakes`]), each step at most
+/// once a run, and a switch flipped by mistake flipped back next.
 pub fn ideal_action(
     task: &GroundTruth,
-    screen: &str,
-    (w, h): (u32, u32),
+    screen: Shown<'_>,
     progress: &mut IdealProgress,
     update: Option<&Update>,
+    mistakes: Option<&Mistakes>,
 ) -> Action {
     let IdealProgress {
         from,
         tapped,
         calls,
+        erred,
+        undo,
     } = *progress;
+    let (w, h) = screen.size;
     let centre = |b: &[[i64; 2]; 2]| {
         let x = ((b[0][0] + b[1][0]) / 2).max(0) as u32;
         let y = ((b[0][1] + b[1][1]) / 2).max(0) as u32;
         Point { x, y }.relative(w, h)
     };
-    let (here, truth) = truth_on(task, screen, from, update);
+    let (here, truth) = truth_on(task, screen.id, from, update, mistakes.is_some());
+    let right_tap = match &truth {
+        Some(Truth::Tap(b) | Truth::Type(b, _)) => Some(*b),
+        _ => None,
+    };
+    progress.calls = calls + 1;
+    progress.undo = None;
+    // A switch flipped by mistake on this step's screen is flipped back first.
+    if let (Some(_), Some(b)) = (undo.filter(|i| here == Some(*i)), right_tap) {
+        return wrong_action(Mistake::Toggle, screen.views, &b, screen.size).0;
+    }
+    let typing = matches!(truth, Some(Truth::Type(..))) && tapped == here;
+    let mistake = match (mistakes, here, right_tap) {
+        (Some(m), Some(i), Some(b)) if erred & (1 << i.min(63)) == 0 && !typing => {
+            m.decide(&task.name, screen.id, i).map(|kind| (i, kind, b))
+        }
+        _ => None,
+    };
+    if let Some((i, kind, b)) = mistake {
+        let (action, flipped) = wrong_action(kind, screen.views, &b, screen.size);
+        progress.from = i;
+        progress.erred = erred | (1 << i.min(63));
+        progress.undo = flipped.then_some(i);
+        return action;
+    }
     let (action, at) = match (here, truth) {
         // A screen the update put in the way: the way on, as a person reads it.
         (None, Some(Truth::Tap(b))) => (
@@ -145,11 +188,8 @@ pub fn ideal_action(
         (Action::Tap { .. }, Some(i)) if matches!(task.steps[i].1, Truth::Type(..)) => Some(i),
         _ => tapped,
     };
-    *progress = IdealProgress {
-        from: at,
-        tapped: next_tapped,
-        calls: calls + 1,
-    };
+    progress.from = at;
+    progress.tapped = next_tapped;
     action
 }
 
@@ -163,18 +203,21 @@ impl Model for IdealModel {
         _: &Value,
         on_delta: &mut dyn FnMut(&str),
     ) -> Result<Completion, ModelError> {
-        let (screen, size) = {
-            let phone = self.phone.lock().unwrap_or_else(|e| e.into_inner());
-            (phone.current().to_string(), phone.screen_size())
+        let phone = self.phone.lock().unwrap_or_else(|e| e.into_inner());
+        let screen = Shown {
+            id: phone.current(),
+            size: phone.screen_size(),
+            views: phone.views(),
         };
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         let content = ideal_reply(
             &self.task,
-            &screen,
-            size,
+            screen,
             &mut state,
             self.update.as_deref(),
+            self.mistakes.as_ref(),
         );
+        drop(phone);
         on_delta(&content);
         Ok(Completion {
             content,
@@ -185,14 +228,14 @@ impl Model for IdealModel {
 }
 
 /// Runs `task` on a fresh phone of `app`; with the graph when `graph` is given (and then with
-/// `planning`'s planner).
+/// `planning`'s planner); the model errs as `mistakes` say.
 pub fn run_task(
     (app, update): (&RecordedApp, Option<&Arc<Update>>),
     app_name: &str,
     task: &GroundTruth,
     condition: &str,
     graph: Option<GraphLink<'_>>,
-    planning: &Planning,
+    (planning, mistakes): (&Planning, Option<Mistakes>),
 ) -> anyhow::Result<TaskRun> {
     let start = task
         .steps
@@ -238,6 +281,7 @@ pub fn run_task(
             task: task.clone(),
             update: update.cloned(),
             state: progress.clone(),
+            mistakes,
         }),
         planner,
         max_steps: task.steps.len() * 3 + 5,
@@ -270,10 +314,16 @@ pub fn run_task(
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .screen_size();
-    let (indices, owned): (Vec<Option<usize>>, Vec<Option<Truth>>) =
-        truth_steps(task, &screens, &report, update.map(|u| u.as_ref()), (w, h))
-            .into_iter()
-            .unzip();
+    let (indices, owned): (Vec<Option<usize>>, Vec<Option<Truth>>) = truth_steps(
+        task,
+        &screens,
+        &report,
+        update.map(|u| u.as_ref()),
+        (w, h),
+        mistakes.is_some(),
+    )
+    .into_iter()
+    .unzip();
     let truths: Vec<Option<&Truth>> = owned.iter().map(Option::as_ref).collect();
     let offers = offers(&report, &indices, &truths, (w, h));
     let wrong = wrong_steps(&report, &truths, (w, h), Chooser::Graph);
@@ -316,6 +366,7 @@ pub fn run_task(
         plan_calls: report.plan_calls,
         plan_steps: chosen_by(&report, Chooser::Plan),
         wrong_plan_steps: wrong_planned.len(),
+        mistaken_steps: judged.iter().filter(|j| **j == Some(false)).count(),
         wrong: wrong.into_iter().chain(wrong_planned).collect(),
         answers,
         no_offer,
@@ -415,13 +466,14 @@ fn truth_steps(
     report: &RunReport,
     update: Option<&Update>,
     size: (u32, u32),
+    rewind: bool,
 ) -> Vec<(Option<usize>, Option<Truth>)> {
     let mut from = 0;
     screens
         .iter()
         .zip(&report.steps)
         .map(|(screen, step)| {
-            let (at, truth) = truth_on(task, screen, from, update);
+            let (at, truth) = truth_on(task, screen, from, update, rewind);
             if let Some(i) = at {
                 // A tap into the field is an input's first half; its text completes it.
                 let typed = matches!(
@@ -619,6 +671,8 @@ pub struct ConditionTotals {
     pub model_only_calls: usize,
     /// Of those, steps the ground truth does otherwise.
     pub wrong_plan_steps: usize,
+    /// Steps, whoever chose them, that did not do what the demonstration did on their screen.
+    pub mistaken_steps: usize,
     /// The fast-path steps judged where the recording can, and the others beside the model
     /// alone ([`crate::judge`]).
     pub judged: crate::judge::Judged,
@@ -637,6 +691,7 @@ impl ConditionTotals {
         self.plan_calls += run.plan_calls;
         self.plan_steps += run.plan_steps;
         self.wrong_plan_steps += run.wrong_plan_steps;
+        self.mistaken_steps += run.mistaken_steps;
     }
 }
 
@@ -732,6 +787,8 @@ pub struct AgentOptions {
     /// How many times each task is rerun after its first run, before the update and after it
     /// ([`REPEAT_PASSES`] unless said).
     pub reruns: Option<usize>,
+    /// The model errs on a share of its steps (`--mistakes P --seed S`), in every condition.
+    pub mistakes: Option<Mistakes>,
 }
 
 /// One app's runs under every condition, and the tasks left out; `progress` counts each run.
@@ -748,6 +805,7 @@ pub fn evaluate_app(
         ref planning,
         update: update_seed,
         reruns,
+        mistakes,
     } = *options;
     let mut runs = Vec::new();
     let dir = root.join("user_tasks").join(&app.name);
@@ -779,7 +837,7 @@ pub fn evaluate_app(
             truth,
             MODEL_ONLY,
             None,
-            &Planning::Off,
+            (&Planning::Off, mistakes),
         )?);
         progress.advance(1);
     }
@@ -799,7 +857,15 @@ pub fn evaluate_app(
             };
             for truth in tasks {
                 runs.push(fleet_run(
-                    caller, &graph, original, app, truth, condition, pass, fast_path, planning,
+                    caller,
+                    &graph,
+                    original,
+                    app,
+                    truth,
+                    condition,
+                    pass,
+                    fast_path,
+                    (planning, mistakes),
                 )?);
                 progress.advance(1);
             }
@@ -827,7 +893,7 @@ pub fn evaluate_app(
                 truth,
                 MODEL_ONLY_UPDATED,
                 None,
-                &Planning::Off,
+                (&Planning::Off, mistakes),
             )?);
             progress.advance(1);
         }
@@ -839,7 +905,15 @@ pub fn evaluate_app(
             };
             for truth in &truths {
                 let mut run = fleet_run(
-                    caller, &graph, updated, app, truth, condition, pass, fast_path, planning,
+                    caller,
+                    &graph,
+                    updated,
+                    app,
+                    truth,
+                    condition,
+                    pass,
+                    fast_path,
+                    (planning, mistakes),
                 )?;
                 run.update = Some(update.changes.clone());
                 runs.push(run);
@@ -864,7 +938,7 @@ pub fn evaluate_app(
             truth,
             condition,
             Some(link),
-            planning,
+            (planning, mistakes),
         )?);
         progress.advance(1);
     }
@@ -904,12 +978,19 @@ fn fleet_run(
     condition: &str,
     pass: usize,
     fast_path: f64,
-    planning: &Planning,
+    (planning, mistakes): (&Planning, Option<Mistakes>),
 ) -> anyhow::Result<TaskRun> {
     let updated = if app.1.is_some() { "u" } else { "" };
     let session = format!("{updated}{pass}-{}", truth.name);
     let link = GraphLink::new(caller, Some(graph.to_string()), fast_path, &session);
-    let mut run = run_task(app, &named.name, truth, condition, Some(link), planning)?;
+    let mut run = run_task(
+        app,
+        &named.name,
+        truth,
+        condition,
+        Some(link),
+        (planning, mistakes),
+    )?;
     run.run = pass;
     if pass == 0 && !run.succeeded {
         let session = format!("{updated}{pass}-learn-{}", truth.name);
@@ -920,7 +1001,7 @@ fn fleet_run(
             truth,
             "learning",
             Some(link),
-            &Planning::Off,
+            (&Planning::Off, mistakes),
         )?;
     }
     Ok(run)

@@ -36,8 +36,9 @@ use axum::{Json, Router};
 use base64::Engine;
 use serde_json::{Value, json};
 
-use crate::agent::ideal_action;
+use crate::agent::{Shown, ideal_action};
 use crate::look::Look;
+use crate::mistakes::Mistakes;
 use crate::truth::{GroundTruth, IdealProgress, read_ground_truth, step_at};
 
 /// One recorded app and its demonstrated tasks (and the update it was given, if any).
@@ -61,11 +62,19 @@ struct Standing {
 const PROGRESS: &str = "Progress: step ";
 
 impl Standing {
-    /// The note in a reply's reasoning (`Progress: step 3, field -, screen s1`).
+    /// The note in a reply's reasoning (`Progress: step 3, field -, screen s1`), and where the
+    /// model errs, the steps it erred on and a switch to flip back (`, erred 4, undo -`).
     fn note(&self) -> String {
         let or_dash = |v: Option<String>| v.unwrap_or_else(|| "-".into());
+        let erred = match (self.progress.erred, self.progress.undo) {
+            (0, None) => String::new(),
+            (erred, undo) => format!(
+                ", erred {erred}, undo {}",
+                or_dash(undo.map(|u| u.to_string()))
+            ),
+        };
         format!(
-            "{PROGRESS}{}, field {}, screen {}.",
+            "{PROGRESS}{}, field {}, screen {}{erred}.",
             self.progress.from,
             or_dash(self.progress.tapped.map(|t| t.to_string())),
             or_dash(self.screen.clone())
@@ -92,6 +101,15 @@ impl Standing {
         let tapped = parts.next()?.strip_prefix("field ")?;
         let screen = parts.next()?.strip_prefix("screen ")?;
         let given = |v: &str| (v != "-").then(|| v.to_string());
+        let erred = match parts.next() {
+            Some(erred) => erred.strip_prefix("erred ")?.parse().ok()?,
+            None => 0,
+        };
+        let undo = match parts.next().map(|u| u.strip_prefix("undo ")) {
+            Some(Some(u)) => given(u).map(|u| u.parse()).transpose().ok()?,
+            Some(None) => return None,
+            None => None,
+        };
         Some(Standing {
             progress: IdealProgress {
                 from,
@@ -100,6 +118,8 @@ impl Standing {
                     None => None,
                 },
                 calls: 0,
+                erred,
+                undo,
             },
             screen: given(screen),
         })
@@ -116,6 +136,7 @@ pub struct IdealServer {
     requests: Mutex<std::collections::VecDeque<Value>>,
     delay: Duration,
     calls: std::sync::atomic::AtomicUsize,
+    mistakes: Option<Mistakes>,
 }
 
 /// A request the ideal model cannot answer, and why (answered as OpenAI's invalid request).
@@ -152,7 +173,15 @@ impl IdealServer {
             requests: Mutex::default(),
             delay,
             calls: Default::default(),
+            mistakes: None,
         })
+    }
+
+    /// The same model erring on a share of its steps, as `atlas eval agent --mistakes` makes it
+    /// ([`crate::mistakes`]: the same seed, the same mistakes on the same screens).
+    pub fn with_mistakes(mut self, mistakes: Mistakes) -> IdealServer {
+        self.mistakes = Some(mistakes);
+        self
     }
 
     /// The same model on every app's seeded update, as `atlas device sim --update SEED` plays
@@ -266,17 +295,25 @@ impl IdealServer {
             .rev()
             .find(|m| m["role"] == "assistant")
             .is_some_and(|m| atlas_llm::message_text(m).contains("action=\"Type\""));
-        if seen.is_some() || !typed_last {
+        // So is a picture right after a switch it flipped by mistake, which it flips back.
+        if seen.is_some() || !(typed_last || standing.progress.undo.is_some()) {
             standing.screen = seen.clone();
         }
         let screen = standing.screen.clone().unwrap_or_default();
-        let size = self.apps[app]
-            .app
-            .screens
-            .get(&screen)
-            .map_or((1080, 1920), |s| (s.width.max(1), s.height.max(1)));
+        let recorded = self.apps[app].app.screens.get(&screen);
+        let shown = Shown {
+            id: &screen,
+            size: recorded.map_or((1080, 1920), |s| (s.width.max(1), s.height.max(1))),
+            views: recorded.map_or(&[], |s| &s.views),
+        };
         let update = self.apps[app].update.as_ref();
-        let action = ideal_action(task, &screen, size, &mut standing.progress, update);
+        let action = ideal_action(
+            task,
+            shown,
+            &mut standing.progress,
+            update,
+            self.mistakes.as_ref(),
+        );
         // As AutoGLM-Phone's server writes its answers (the reasoning, then the action, the
         // model's tags being special tokens a server leaves out): what phone-agent reads.
         let reply = format!(
@@ -422,6 +459,8 @@ mod tests {
                 from: 3,
                 tapped: Some(2),
                 calls: 0,
+                erred: 0,
+                undo: None,
             },
             screen: Some("state_2023-07-03_215039".into()),
         };
@@ -453,5 +492,20 @@ mod tests {
         // No note anywhere (a client that keeps no history): the task's start.
         assert_eq!(Standing::of(&messages[..2]), Standing::default());
         assert_eq!(Standing::read("Progress: step x, field -, screen -"), None);
+        // A model that errs notes the steps it erred on and the switch to flip back.
+        let erring = Standing {
+            progress: IdealProgress {
+                erred: 0b1010,
+                undo: Some(3),
+                ..IdealProgress::default()
+            },
+            screen: Some("s".into()),
+        };
+        assert!(
+            erring.note().ends_with(", erred 10, undo 3."),
+            "{}",
+            erring.note()
+        );
+        assert_eq!(Standing::read(&erring.note()), Some(erring));
     }
 }

@@ -16,6 +16,7 @@ pub mod ideal_server;
 pub mod judge;
 pub mod loao;
 pub mod look;
+pub mod mistakes;
 mod planner;
 pub mod release;
 pub mod same_screens;

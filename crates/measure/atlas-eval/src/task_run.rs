@@ -55,6 +55,9 @@ pub struct TaskRun {
     pub plan_steps: usize,
     /// Of those, steps the ground truth does otherwise.
     pub wrong_plan_steps: usize,
+    /// Steps on the recording's screens that did not do what the demonstration did there,
+    /// whoever chose them: with `--mistakes`, the model's mistakes the graph did not spare it.
+    pub mistaken_steps: usize,
     /// Each wrong fast-path or planned step: what was done, and what the ground truth does there.
     pub wrong: Vec<String>,
     /// Every answer the graph gave with an action, taken or not.

@@ -132,16 +132,19 @@ pub fn read_ground_truth(dir: &Path) -> anyhow::Result<(Vec<GroundTruth>, Vec<St
 /// Where on the ground truth a screen is, and what the ground truth does there: the first step
 /// at or after `from` shown on it, its action with the views where `update` moved them; on a
 /// screen the update added, no step and the tap that goes on.
+/// With `rewind` (a run where the model errs), a screen of an earlier step is that step's again:
+/// a needless Back goes back a step, and the demonstration's action there is what is right.
 pub(crate) fn truth_on(
     task: &GroundTruth,
     screen: &str,
     from: usize,
     update: Option<&Update>,
+    rewind: bool,
 ) -> (Option<usize>, Option<Truth>) {
     if let Some(pass) = update.and_then(|u| u.pass(screen)) {
         return (None, Some(Truth::Tap(pass)));
     }
-    let at = step_at(task, screen, from);
+    let at = step_at(task, screen, from).or_else(|| step_at(task, screen, 0).filter(|_| rewind));
     let truth = at.map(|i| {
         let moved = |b: &[[i64; 2]; 2]| update.map_or(*b, |u| u.bounds(screen, *b));
         match &task.steps[i].1 {
@@ -168,4 +171,8 @@ pub struct IdealProgress {
     pub tapped: Option<usize>,
     /// Answers given.
     pub calls: usize,
+    /// The steps it erred on (bit i: step i), with `--mistakes`: each at most once a run.
+    pub erred: u64,
+    /// The step whose switch it flipped by mistake, to flip back next.
+    pub undo: Option<usize>,
 }

@@ -252,3 +252,92 @@ fn eval_agent_runs_demonstrated_tasks_on_the_simulated_phone_as_a_fleet_meets_th
         same["droidtask"].as_array().unwrap().len()
     );
 }
+
+#[test]
+fn eval_agent_with_an_erring_model_loses_no_task_and_reruns_the_clean_way() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../../shared/data/droidtask-dev");
+    if !root.join("user_tasks/applauncher").is_dir() {
+        eprintln!("no DroidTask folder: skipped");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let json_path = dir.path().join("agent.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_atlas"))
+        .args(["eval", "agent"])
+        .arg(&root)
+        .args([
+            "--apps",
+            "applauncher",
+            "--embedder",
+            "hash",
+            "--reruns",
+            "1",
+            "--mistakes",
+            "0.3",
+            "--seed",
+            "2",
+            "--json",
+        ])
+        .arg(&json_path)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{said}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
+    let solvable = report["solvable"].as_object().unwrap();
+    let model_only = &solvable["model_only"];
+    let mistaken = |c: &Value| c["mistaken_steps"].as_u64().unwrap();
+    // The model errs, and still gets through its tasks (each mistake undone within a step).
+    assert!(mistaken(model_only) >= 2, "{said}");
+    assert!(model_only["tasks"].as_u64().unwrap() >= 3, "{said}");
+    for (name, c) in solvable {
+        assert_eq!(
+            c["lost"], 0,
+            "{name} lost a task the model alone completes: {said}"
+        );
+    }
+    // A rerun replays the way without the model's stumbles: fewer wrong steps than the model
+    // alone makes, and at most a tenth of its calls.
+    let repeat = &solvable["graph_repeat"];
+    assert!(mistaken(repeat) < mistaken(model_only), "{said}");
+    assert!(
+        repeat["model_calls"].as_u64().unwrap() * 10
+            <= repeat["model_only_calls"].as_u64().unwrap(),
+        "{said}"
+    );
+    // The same seed makes the same mistakes: the model alone's runs are the same again.
+    let again = Command::new(env!("CARGO_BIN_EXE_atlas"))
+        .args(["eval", "agent"])
+        .arg(&root)
+        .args([
+            "--apps",
+            "applauncher",
+            "--embedder",
+            "hash",
+            "--reruns",
+            "1",
+        ])
+        .args(["--mistakes", "0.3", "--seed", "2", "--json"])
+        .arg(dir.path().join("again.json"))
+        .output()
+        .unwrap();
+    assert!(again.status.success());
+    let again: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("again.json")).unwrap())
+            .unwrap();
+    let trails = |r: &Value| -> Vec<Value> {
+        r["runs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|run| run["condition"] == "model_only")
+            .map(|run| run["model_steps"].clone())
+            .collect()
+    };
+    assert_eq!(trails(&report), trails(&again));
+}
