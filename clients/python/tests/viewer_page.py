@@ -312,6 +312,38 @@ try:
     same_origin_only(URL)
     no_console_errors()
 
+    # ---- remembered ways: a run its agent finished is a way, listed with its own record
+    ways_app = "com.example.ways"
+
+    def widget(wid, text, kind, bounds):
+        return {"id": wid, "text": text, "type": kind, "bounds": bounds}
+
+    def observed(widgets, executed, carry):
+        return call(URL, "observe_screen", {
+            "app_id": ways_app, "task": "打开设置", "session_id": "w1", "ui_hierarchy": {"widgets": widgets},
+            "screen_width": 1080, "screen_height": 2400, "executed": executed, "carry": carry})
+
+    first = observed([widget("title", "笔记", "TextView", "[0,0][1080,200]"),
+                      widget("settings", "设置", "Button", "[800,0][1080,200]")], None, None)
+    second = observed([widget("title", "设置", "TextView", "[0,0][1080,200]"),
+                       widget("dark", "深色模式", "Switch", "[0,300][1080,500]")],
+                      {"action": {"_metadata": "do", "action": "Tap", "element": [870, 41]}}, first["carry"])
+    call(URL, "end_session", {"app_id": ways_app, "session_id": "w1", "intent": "打开设置", "finished": True,
+                              "carry": second["carry"], "executed": {"action": {"_metadata": "finish", "message": "done"}}})
+    driver.get(URL + f"/#/app/{ways_app}")
+    rendered("app")
+    driver.find_element(By.ID, "tab-ways").click()
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#ways li[data-way]"))
+    listed = call(URL, "get_ways", {"app_id": ways_app})["ways"]
+    told = driver.find_element(By.ID, "ways").text
+    check(len(listed) == 1 and "打开设置" in told and "确认 1 次" in told and "下次直接重放" in told,
+          f"the way with its record and whether it is replayed: {told}")
+    check(listed[0]["record"]["way"] in told, "and its key, to forget it by")
+    driver.find_element(By.CSS_SELECTOR, "#ways li[data-way] > button").click()
+    check(len(state("atlasViewer.highlighted").get("transitions", [])) == 1, "its step lit on the graph")
+    readable()
+    shot("ways.png")
+
     # ---- an app of two versions: the versions picked, the changes between them coloured
     release_app = "com.example.release"
 

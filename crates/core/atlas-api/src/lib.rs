@@ -28,6 +28,7 @@ pub mod stats;
 pub mod test_runs;
 pub mod versions;
 pub mod view;
+pub mod ways;
 
 pub use atlas_action::Action;
 pub use caller::{CallError, Interface, ToolCaller, ask};
@@ -47,6 +48,7 @@ pub mod tools {
     use crate::test_runs::*;
     use crate::versions::*;
     use crate::view::*;
+    use crate::ways::*;
 
     macro_rules! interfaces {
         ($($(#[$doc:meta])* $marker:ident $name:literal: $request:ty => $answer:ty;)*) => {$(
@@ -83,6 +85,10 @@ pub mod tools {
         RecordAppVersion "record_app_version": RecordAppVersionRequest => RecordAppVersionResponse;
         /// What changed between two versions of an app.
         GetAppDiff "get_app_diff": AppDiffRequest => AppDiff;
+        /// An app's remembered ways, each with its own record.
+        GetWays "get_ways": GetWaysRequest => GetWaysResponse;
+        /// A remembered way forgotten: the next finished run learns it anew.
+        ForgetWay "forget_way": ForgetWayRequest => ForgetWayResponse;
         /// A phone agent's step: the screen's page, the last step reported, the graph's next
         /// action resolved on the screen.
         ObserveScreen "observe_screen": ObserveScreenRequest => ObserveScreenResponse;

@@ -20,6 +20,11 @@ pub struct App {
     /// one (see [`crate::versions`]). None for an app whose versions were never told.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub versions: Vec<crate::AppVersion>,
+    /// Remembered ways forgotten (`forget_way`), by key ([`crate::way_key`]), with when (ms since
+    /// 1970, UTC): the sessions and checks before then no longer count for the way, and runs
+    /// after it learn it anew. Kept with the app, so it travels as the app does.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub forgotten_ways: std::collections::BTreeMap<String, i64>,
 }
 
 impl App {

@@ -193,7 +193,8 @@ struct Gathered<'a> {
     raw: bool,
     /// The session it is read from: one of the asked task's when any went it.
     remembered: &'a Trace,
-    map: Vec<(&'a str, &'a str)>,
+    /// The remembered task's values, each with the asked task's in its place.
+    map: Vec<(String, String)>,
     similarity: f64,
     confirmed: u64,
     confirmed_here: u64,
@@ -254,12 +255,78 @@ pub(crate) fn recall(
     session: Option<&str>,
     version: Option<&str>,
 ) -> Option<Recall> {
+    let ways = gather(app, intent, session, version);
+    if ways.is_empty() {
+        return None;
+    }
+    best_way(&ways, app, intent, current_page, session, version)
+}
+
+/// A way remembered for a task, as `get_ways` lists it: its record (judged at its first step)
+/// and its steps.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RememberedWay {
+    /// Its record, at its first step.
+    pub record: WayTrust,
+    /// Its steps, without what its sessions did and undid.
+    pub steps: Vec<TraceStep>,
+}
+
+/// The ways `app` remembers for `intent` (every task it remembers, when none), each its own
+/// task's (a sibling's way adapted is not listed twice), judged for `version`.
+pub fn remembered_ways(
+    app: &AppGraph,
+    intent: Option<&str>,
+    version: Option<&str>,
+) -> Vec<RememberedWay> {
+    let mut tasks: Vec<&str> = app
+        .traces()
+        .filter(|t| t.succeeded() && intent.is_none_or(|i| i == t.intent))
+        .map(|t| t.intent.as_str())
+        .collect();
+    tasks.sort_unstable();
+    tasks.dedup();
+    let recent = app.recent(version, AnswerKind::Memory);
+    let (prior, breaker) = (recent_precision(recent), recent.trips());
+    let mut listed = Vec::new();
+    for task in tasks {
+        let ways = gather(app, task, None, version);
+        let mut own: Vec<&Gathered> = ways
+            .values()
+            .filter(|w| w.remembered.intent == task)
+            .collect();
+        own.sort_by(|a, b| b.confirmed.cmp(&a.confirmed).then(a.key.cmp(&b.key)));
+        for way in own {
+            let first = way.steps.first().map_or(false, |s| {
+                irreversible(&s.action.widget_text, &s.action.widget_id)
+            });
+            listed.push(RememberedWay {
+                record: judge_step(record_of(way, 0, prior), first, breaker),
+                steps: way.steps.clone(),
+            });
+        }
+    }
+    listed
+}
+
+/// The ways the sessions of tasks like `intent` went (the asking `session` left out), by key,
+/// with their records: the finished runs that confirmed each, and the checks replays made. A
+/// forgotten way counts only what came after it was forgotten.
+fn gather<'a>(
+    app: &'a AppGraph,
+    intent: &str,
+    session: Option<&str>,
+    version: Option<&str>,
+) -> HashMap<String, Gathered<'a>> {
+    let forgotten = |key: &str| app.app.forgotten_ways.get(key).copied().unwrap_or(i64::MIN);
     let mut memories = app
         .traces()
         .filter(|t| t.succeeded() && Some(t.session_id.as_str()) != session)
         .peekable();
     // Most apps remember nothing yet: then there is nothing to segment or compare.
-    memories.peek()?;
+    if memories.peek().is_none() {
+        return HashMap::new();
+    }
     let asked = Template::of(intent);
     // Each remembered task's template, once: the tasks alike to the asked one.
     let memories: Vec<&Trace> = memories.collect();
@@ -289,6 +356,9 @@ pub(crate) fn recall(
         let key = way_key(intent, &steps);
         let exact = trace.intent == intent;
         let at = heard_at(trace);
+        if at <= forgotten(&key) {
+            continue;
+        }
         let n = steps.len() + 1;
         let way = ways.entry(key.clone()).or_insert_with(|| Gathered {
             key,
@@ -312,7 +382,10 @@ pub(crate) fn recall(
             way.similarity = *similarity;
         }
         if way.remembered.trace_id == trace.trace_id {
-            way.map = map;
+            way.map = map
+                .into_iter()
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+                .collect();
         }
         // Only a run its agent said it finished confirms its way: a session nobody ended (an
         // agent of seed 000's, or one still going on another phone) shows a way, vouches for none.
@@ -330,20 +403,19 @@ pub(crate) fn recall(
             *pass = (*pass).max(at);
         }
     }
-    if ways.is_empty() {
-        return None;
-    }
     // What replays of these ways showed: checks made in sessions of the asked task (a run that
     // went the whole way has its passes counted as a confirmation already).
     for trace in app.traces().filter(|t| t.intent == intent) {
         for check in trace.checks.iter().filter(|c| !c.way.is_empty()) {
-            if let Some(way) = ways.get_mut(&check.way) {
+            if let Some(way) = ways.get_mut(&check.way)
+                && check.at > forgotten(&check.way)
+            {
                 let confirming = way.confirming.contains(trace.trace_id.as_str());
                 way.check(check, confirming);
             }
         }
     }
-    best_way(&ways, app, intent, current_page, session, version)
+    ways
 }
 
 /// Of the gathered `ways`, the one to go on with from `current_page` after the session's steps
@@ -394,9 +466,13 @@ fn best_way(
     let (way, mut recall, _) = answers.into_iter().next()?;
     let finish = matches!(recall, Recall::Done { .. });
     let record = record_of(way, step_of(&recall), prior);
+    let irreversible = match &recall {
+        Recall::Act { action, .. } => irreversible(&action.widget_text, &action.widget_id),
+        Recall::Done { .. } => false,
+    };
     let record = judge_step(
         record,
-        &recall,
+        irreversible,
         if finish { finish_breaker } else { breaker },
     );
     match &mut recall {
@@ -454,12 +530,9 @@ pub(crate) fn irreversible(widget_text: &str, widget_id: &str) -> bool {
     says_irreversible(widget_text) || says_irreversible(widget_id)
 }
 
-/// Whether the fast path may take the answer's step of its way, and why not.
-fn judge_step(mut record: WayTrust, recall: &Recall, tripped: bool) -> WayTrust {
-    let irreversible = match recall {
-        Recall::Act { action, .. } => irreversible(&action.widget_text, &action.widget_id),
-        Recall::Done { .. } => false,
-    };
+/// Whether the fast path may take the answer's step of its way (an `irreversible` one, with the
+/// app's breaker `tripped` or not), and why not.
+fn judge_step(mut record: WayTrust, irreversible: bool, tripped: bool) -> WayTrust {
     record.held = if record.confirmed == 0 {
         Some("no run its agent said finished has gone this way".into())
     } else if record.doubted_from.is_some_and(|d| d <= record.step) {
@@ -514,11 +587,26 @@ fn position_on(
         return Some((k, false));
     }
     // Rejoined: the steps from `k` on that go on from here (the finish when the session stands
-    // where the way ended), the one the session's latest steps led into best.
+    // where the way ended), the one the session's latest steps led into best. A way is not
+    // walked twice: where the session has gone on along it since it left, it rejoins after the
+    // furthest step it did (its steps matched in order), unless only an earlier step goes on
+    // from here (a needless Back, then the step again).
     let ends_here = steps.last().is_some_and(|s| s.to_page == current_page);
-    let candidates = (k..steps.len())
-        .filter(|&j| steps[j].from_page == current_page)
-        .chain(ends_here.then_some(steps.len()));
+    let mut furthest = k;
+    for mine in &taken[k..] {
+        if let Some(j) = (furthest..steps.len()).find(|&j| same_as_way(mine, &steps[j], map)) {
+            furthest = j + 1;
+        }
+    }
+    let from_here = |from: usize| {
+        (from..steps.len())
+            .filter(|&j| steps[j].from_page == current_page)
+            .chain(ends_here.then_some(steps.len()))
+    };
+    let candidates: Vec<usize> = match from_here(furthest).collect::<Vec<_>>() {
+        ahead if !ahead.is_empty() => ahead,
+        _ => from_here(k).collect(),
+    };
     let led_in = |j: usize| {
         taken[k..]
             .iter()
@@ -528,6 +616,7 @@ fn position_on(
             .count()
     };
     candidates
+        .into_iter()
         .max_by(|&a, &b| led_in(a).cmp(&led_in(b)).then(b.cmp(&a)))
         .map(|j| (j, true))
 }
@@ -545,7 +634,12 @@ fn continue_way(
     current_page: &str,
     labels_here: &[&str],
 ) -> Option<(Recall, bool)> {
-    let map = &way.map;
+    let map: Vec<(&str, &str)> = way
+        .map
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    let map = &map;
     let steps = &way.steps;
     let (position, rejoined) = position_on(steps, taken, current_page, map)?;
     let record = Some(WayTrust {
@@ -599,6 +693,28 @@ mod tests {
             success: true,
             latency_ms: 0,
         }
+    }
+
+    #[test]
+    fn a_session_that_left_a_way_and_went_on_along_it_rejoins_after_what_it_did() {
+        // The way comes back to the page it went through (a list, an item deleted, the list).
+        let way = [
+            step("list", "item", "click", "Alice"),
+            step("item", "menu", "click", "More"),
+            step("menu", "list", "click", "Delete"),
+        ];
+        // The session stumbled first (a detour and its Back), went the way's steps, and came
+        // back to the list by another button (the app changed): the way is done, not begun again.
+        let taken = [
+            step("list", "help", "click", "Help"),
+            step("help", "list", "back", ""),
+            step("list", "item", "click", "Alice"),
+            step("item", "menu", "click", "More"),
+            step("menu", "list", "click", "Remove"),
+        ];
+        assert_eq!(position_on(&way, &taken, "list", &[]), Some((3, true)));
+        // Back on the list after only the detour: the way from its start.
+        assert_eq!(position_on(&way, &taken[..2], "list", &[]), Some((0, true)));
     }
 
     #[test]

@@ -168,6 +168,18 @@ fn agent_tools() -> Vec<Tool> {
             true,
             |c: ToolContext, r: ObserveScreenRequest| crate::screen::observe_screen(c.atlas, r),
         ),
+        interface::<tools::GetWays, _, _>(
+            ToolGroup::Navigation,
+            "列出应用记住的任务路径（每条路径的步骤及其自身记录：确认次数、重放经过与偏离、从哪一步起被怀疑、是否会被重放）。An app's remembered ways (for one task, when asked): each way's steps and its own record — the finished runs that confirmed it, replays that passed and parted, the step it is doubted from, and whether its first step would be replayed and why not.",
+            false,
+            |c: ToolContext, r: GetWaysRequest| sync_call(c.atlas, move |a| a.get_ways(r)),
+        ),
+        interface::<tools::ForgetWay, _, _>(
+            ToolGroup::Navigation,
+            "忘记一条记住的任务路径：此前的会话与检查不再为它计数，下一次完成的运行重新学习。Forget a remembered way (its key from get_ways or an answer's trust.way.way): what sessions and checks said of it so far stops counting, and the next finished run learns it anew.",
+            true,
+            |c: ToolContext, r: ForgetWayRequest| async move { c.atlas.forget_way(r).await },
+        ),
     ]
 }
 

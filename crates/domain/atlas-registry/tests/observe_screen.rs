@@ -475,7 +475,10 @@ async fn a_planned_route_is_walked_screen_by_screen_and_dropped_when_the_screen_
     assert_eq!(refused.code().as_str(), "INVALID_PARAMETER", "{refused}");
 }
 
-atlas_config::on_every_store!(the_record_of_checks_is_kept_across_a_restart);
+atlas_config::on_every_store!(
+    the_record_of_checks_is_kept_across_a_restart,
+    a_forgotten_way_is_not_replayed_until_a_run_confirms_it_again
+);
 
 /// The record is the sessions' (their checks kept with their steps): a restart of a folder store
 /// replays it from the journal, a PostgreSQL store reads it back from its rows.
@@ -509,4 +512,86 @@ async fn the_record_of_checks_is_kept_across_a_restart(store: TestStore) {
         .await
         .unwrap();
     assert_eq!(folded["trust"], before["trust"], "{folded}");
+}
+
+async fn call(
+    atlas: &Arc<Atlas>,
+    tool: &str,
+    body: Value,
+) -> Result<Value, atlas_model::AtlasError> {
+    registry()
+        .get(tool)
+        .unwrap()
+        .call(atlas.clone(), body)
+        .await
+}
+
+/// `get_ways` lists a way with its record; `forget_way` stops its replay (durably, across a
+/// restart and a checkpoint) until the next finished run goes it again.
+async fn a_forgotten_way_is_not_replayed_until_a_run_confirms_it_again(store: TestStore) {
+    let atlas = store.open_atlas();
+    asked_run(&atlas, "teach", [870, 41]).await;
+    asked_run(&atlas, "again", [870, 41]).await;
+    let listed = call(&atlas, "get_ways", json!({"app_id": "notes"}))
+        .await
+        .unwrap();
+    let ways = listed["ways"].as_array().unwrap();
+    assert_eq!(ways.len(), 1, "{listed}");
+    let record = &ways[0]["record"];
+    assert_eq!(record["task"], "open the settings", "{listed}");
+    assert_eq!(record["confirmed"], 2, "{listed}");
+    assert_eq!(record["replay"], true, "{listed}");
+    assert_eq!(ways[0]["steps"][0]["widget_text"], "Settings", "{listed}");
+    let key = record["way"].as_str().unwrap().to_string();
+
+    // A key the app has no way by is not found, and nothing changes.
+    let unknown = call(
+        &atlas,
+        "forget_way",
+        json!({"app_id": "notes", "way": "0123456789abcdef"}),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(unknown.code().as_str(), "NOT_FOUND", "{unknown}");
+    let missing = call(&atlas, "forget_way", json!({"app_id": "nope", "way": key}))
+        .await
+        .unwrap_err();
+    assert_eq!(missing.code().as_str(), "NOT_FOUND", "{missing}");
+    let still = observe(&atlas, screen(list(), "look", Value::Null, &Value::Null))
+        .await
+        .unwrap();
+    assert_eq!(still["basis"], "memory", "{still}");
+
+    let forgotten = call(&atlas, "forget_way", json!({"app_id": "notes", "way": key}))
+        .await
+        .unwrap();
+    assert_eq!(forgotten["confirmations_forgotten"], 2, "{forgotten}");
+    let after = observe(&atlas, screen(list(), "look2", Value::Null, &Value::Null))
+        .await
+        .unwrap();
+    // Forgotten: no way replayed (what the labels say is all the graph has left).
+    assert_ne!(after["basis"], "memory", "{after}");
+    assert!(after["trust"].get("way").is_none(), "{after}");
+    let listed = call(&atlas, "get_ways", json!({"app_id": "notes"}))
+        .await
+        .unwrap();
+    assert_eq!(listed["ways"], json!([]), "{listed}");
+
+    // Durable: a restart, and a checkpoint, keep it forgotten.
+    atlas.checkpoint().unwrap();
+    drop(atlas);
+    let atlas = store.open_atlas();
+    let reopened = observe(&atlas, screen(list(), "look3", Value::Null, &Value::Null))
+        .await
+        .unwrap();
+    assert_ne!(reopened["basis"], "memory", "{reopened}");
+
+    // A run after it learns the way anew: the next run replays it.
+    asked_run(&atlas, "relearn", [870, 41]).await;
+    let relearned = observe(&atlas, screen(list(), "look4", Value::Null, &Value::Null))
+        .await
+        .unwrap();
+    assert_eq!(relearned["basis"], "memory", "{relearned}");
+    assert_eq!(relearned["trust"]["way"]["replay"], true, "{relearned}");
+    assert_eq!(relearned["trust"]["way"]["confirmed"], 1, "{relearned}");
 }

@@ -24,6 +24,7 @@ pub mod test_runs;
 mod transfer;
 mod versions;
 mod view;
+mod ways;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -49,6 +50,7 @@ pub use stats::*;
 pub use transfer::ImportSummary;
 pub use versions::*;
 pub use view::*;
+pub use ways::*;
 
 use atlas_navigate::{DocTexts, Prepared, TextIndex};
 use state::State;

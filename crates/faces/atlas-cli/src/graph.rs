@@ -254,6 +254,31 @@ fn diff_lines(d: &atlas_service::AppDiff) -> String {
     out
 }
 
+pub(crate) fn ways(
+    data: DataArgs,
+    app: String,
+    intent: Option<String>,
+    app_version: Option<String>,
+) -> Result<ExitCode> {
+    let atlas = open_existing(&data)?;
+    print_json(&atlas.get_ways(atlas_service::GetWaysRequest {
+        app_id: app,
+        intent,
+        app_version,
+    })?)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+pub(crate) async fn forget_way(data: DataArgs, app: String, way: String) -> Result<ExitCode> {
+    let atlas = open_existing(&data)?;
+    let forgotten = atlas
+        .forget_way(atlas_service::ForgetWayRequest { app_id: app, way })
+        .await?;
+    atlas.checkpoint()?;
+    print_json(&forgotten)?;
+    Ok(ExitCode::SUCCESS)
+}
+
 pub(crate) fn next(data: DataArgs, page: String, intent: String) -> Result<ExitCode> {
     let atlas = open_existing(&data)?;
     let r = atlas.get_next_action(atlas_service::NextActionRequest {

@@ -113,6 +113,28 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// An app's remembered ways, each with its own record (get_ways): the finished runs that
+    /// confirmed it, replays that passed and parted, and whether it would be replayed.
+    Ways {
+        #[command(flatten)]
+        data: DataArgs,
+        app: String,
+        /// Only the ways remembered for this task.
+        #[arg(long)]
+        intent: Option<String>,
+        /// Judge them for this version of the app.
+        #[arg(long)]
+        app_version: Option<String>,
+    },
+    /// Forget a remembered way (forget_way): its sessions and checks so far stop counting, and
+    /// the next finished run learns it anew.
+    ForgetWay {
+        #[command(flatten)]
+        data: DataArgs,
+        app: String,
+        /// The way's key, as `atlas ways` lists it.
+        way: String,
+    },
     /// Write one app's whole graph as JSON.
     Export {
         #[command(flatten)]
@@ -223,6 +245,13 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             to,
             json,
         } => graph::diff(data, app, from, to, json),
+        Command::Ways {
+            data,
+            app,
+            intent,
+            app_version,
+        } => graph::ways(data, app, intent, app_version),
+        Command::ForgetWay { data, app, way } => graph::forget_way(data, app, way).await,
         Command::Export { data, app, out } => graph::export(data, app, out),
         Command::Import { what } => graph::import(what).await,
         Command::Migrate { from, to, pg_ca } => graph::migrate(from, to, pg_ca).await,

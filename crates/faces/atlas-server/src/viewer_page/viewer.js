@@ -1,5 +1,5 @@
 // The viewer: every figure on it comes from Atlas's tools (get_graph_stats, get_app_graph,
-// get_page_details, query_path, get_next_action), Dify's dataset list, the business graph and
+// get_page_details, query_path, get_next_action, get_ways), Dify's dataset list, the business graph and
 // the live event stream; graphs are drawn with sigma.js (WebGL) from graph-lib.js, served by
 // Atlas too. Its state is kept in window.atlasViewer, which the browser tests read.
 "use strict";
@@ -43,6 +43,10 @@ const WORDS = {
     pagesAdded: "新增的页面", pagesChanged: "有变化的页面", pagesRemoved: "移除的页面", pagesUnchecked: "未核对的页面（新版本中尚未见到）",
     titleChanged: "标题", textsAdded: "新文字", textsRemoved: "去掉的文字", actionsAdded: "新操作", actionsRemoved: "去掉的操作",
     transitionsAdded: "新增的转换", transitionsRemoved: "移除的转换", intentPaths: "路径有变化的意图", noWay: "（无路径）",
+    waysTab: "记住的路径", noWays: "还没有记住的路径：智能体完成的任务会被记住，下次直接重放。",
+    wayRecord: (w) => `确认 ${w.confirmed} 次（本版本 ${w.confirmed_here}）· 重放经过 ${w.passed} · 偏离 ${w.parted} · 置信度 ${percent(w.confidence)}`,
+    wayReplays: "下次直接重放", wayHeld: (why) => `暂不重放：${why}`, wayDoubted: (n) => `从第 ${n} 步起存疑`,
+    showWay: "在图中显示", forgetHint: (app, key) => `忘记这条路径：atlas forget-way ${app} ${key}（或 forget_way 工具）`,
   },
   en: {
     skip: "Skip to content", title: "Atlas graph viewer", chat: "Business graph chat", testRuns: "Test runs", apps: "Apps", app: "App",
@@ -78,6 +82,10 @@ const WORDS = {
     pagesAdded: "Pages added", pagesChanged: "Pages changed", pagesRemoved: "Pages removed", pagesUnchecked: "Pages unchecked (not yet seen in the newer version)",
     titleChanged: "Title", textsAdded: "Texts added", textsRemoved: "Texts removed", actionsAdded: "Actions added", actionsRemoved: "Actions removed",
     transitionsAdded: "Transitions added", transitionsRemoved: "Transitions removed", intentPaths: "Intents whose way changed", noWay: "(no way)",
+    waysTab: "Ways", noWays: "No remembered ways yet: a task an agent finishes is remembered, and replayed on its next run.",
+    wayRecord: (w) => `confirmed ${w.confirmed} (this version ${w.confirmed_here}) · replays passed ${w.passed} · parted ${w.parted} · confidence ${percent(w.confidence)}`,
+    wayReplays: "replayed on the next run", wayHeld: (why) => `not replayed: ${why}`, wayDoubted: (n) => `doubted from step ${n}`,
+    showWay: "Show on the graph", forgetHint: (app, key) => `To forget it: atlas forget-way ${app} ${key} (or the forget_way tool)`,
   },
 };
 let lang = localStorage.getItem("atlas-lang") || "zh";
@@ -1028,8 +1036,50 @@ async function route() {
   }
 }
 
+// ---- remembered ways -----------------------------------------------------------------------
+
+// The app's remembered ways (get_ways), each with its own record: what the fast path replays.
+async function showWays() {
+  const panel = document.getElementById("ways-panel");
+  const answer = await call("get_ways", { app_id: viewer.appId });
+  viewer.ways = answer.ways;
+  if (!answer.ways.length) {
+    fill(panel, el("p", { class: "muted" }, t("noWays")));
+    return;
+  }
+  fill(panel, el("ol", { class: "ways", id: "ways" }, answer.ways.map((way) => {
+    const w = way.record;
+    return el("li", { "data-way": w.way },
+      el("strong", {}, w.task), " ",
+      el("span", { class: "muted" }, `${w.steps} ${t("steps")}`),
+      el("p", { class: "muted" }, t("wayRecord", w)),
+      el("p", { class: w.replay ? "replays" : "held" },
+        w.replay ? t("wayReplays") : t("wayHeld", w.held || ""),
+        w.doubted_from !== undefined && w.doubted_from !== null ? ` · ${t("wayDoubted", w.doubted_from + 1)}` : ""),
+      el("ol", { class: "steps" }, way.steps.map((s) =>
+        el("li", { "data-page": s.to_page }, `${actionLabel(s)}${s.input_text ? ` “${s.input_text}”` : ""} → `, goButton(s.to_page)))),
+      el("button", { type: "button", onclick: () => highlightWay(way) }, t("showWay")),
+      el("p", { class: "muted" }, el("code", {}, t("forgetHint", viewer.appId, w.way))),
+    );
+  })));
+}
+
+// Lights a way's pages and transitions on the graph, as a path is lit.
+function highlightWay(way) {
+  highlight = { pages: new Set(), main: new Set(), alt: new Set() };
+  for (const s of way.steps) {
+    highlight.pages.add(s.from_page);
+    highlight.pages.add(s.to_page);
+    const edge = edgeOf({ from_page: s.from_page, expected_page: s.to_page, widget_text: s.widget_text });
+    if (edge) highlight.main.add(edge);
+  }
+  viewer.highlighted = { pages: [...highlight.pages], transitions: [...highlight.main] };
+  sigma?.refresh();
+}
+
 function setTab(name) {
-  for (const [tab, panel] of [["tab-page", "page-panel"], ["tab-ask", "ask-panel"], ["tab-changes", "changes-panel"]]) {
+  if (name === "ways") showWays().catch(showError);
+  for (const [tab, panel] of [["tab-page", "page-panel"], ["tab-ask", "ask-panel"], ["tab-changes", "changes-panel"], ["tab-ways", "ways-panel"]]) {
     const on = tab === "tab-" + name;
     document.getElementById(tab).setAttribute("aria-selected", on);
     document.getElementById(panel).hidden = !on;
@@ -1091,6 +1141,7 @@ document.getElementById("focus").addEventListener("click", async () => {
 document.getElementById("tab-page").addEventListener("click", () => setTab("page"));
 document.getElementById("tab-ask").addEventListener("click", () => setTab("ask"));
 document.getElementById("tab-changes").addEventListener("click", () => setTab("changes"));
+document.getElementById("tab-ways").addEventListener("click", () => setTab("ways"));
 document.getElementById("compare").addEventListener("click", () => (viewer.diff ? hideChanges() : compareVersions()).catch(showError));
 for (const id of ["version-from", "version-to"]) {
   document.getElementById(id).addEventListener("change", () => viewer.diff && compareVersions().catch(showError));
