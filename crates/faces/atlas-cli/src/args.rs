@@ -296,10 +296,22 @@ impl MistakeArgs {
     }
 }
 
+/// A value that is not a share from 0 to 1.
+#[derive(Debug)]
+struct NotAShare(String);
+
+impl std::fmt::Display for NotAShare {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?} is not a share from 0 to 1", self.0)
+    }
+}
+
+impl std::error::Error for NotAShare {}
+
 /// A share, 0 to 1.
-fn share(text: &str) -> Result<f64, String> {
+fn share(text: &str) -> Result<f64, NotAShare> {
     match text.parse::<f64>() {
         Ok(p) if (0.0..=1.0).contains(&p) => Ok(p),
-        _ => Err(format!("{text:?} is not a share from 0 to 1")),
+        _ => Err(NotAShare(text.to_string())),
     }
 }

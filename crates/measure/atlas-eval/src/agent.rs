@@ -314,23 +314,40 @@ pub fn run_task(
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .screen_size();
-    let (indices, owned): (Vec<Option<usize>>, Vec<Option<Truth>>) = truth_steps(
+    let mut run = judge_run(
         task,
-        &screens,
         &report,
-        update.map(|u| u.as_ref()),
-        (w, h),
-        mistakes.is_some(),
-    )
-    .into_iter()
-    .unzip();
+        &screens,
+        (update.map(|u| u.as_ref()), (w, h), mistakes.is_some()),
+        fast_path,
+    );
+    run.app = app_name.to_string();
+    run.condition = condition.to_string();
+    run.succeeded = succeeded;
+    Ok(run)
+}
+
+/// A run's steps judged against the ground truth (the views where `update` moved them, the
+/// truth rewound after a needless Back when the model errs), with what the graph offered and
+/// answered; its app, condition and success are the caller's to fill in.
+fn judge_run(
+    task: &GroundTruth,
+    report: &RunReport,
+    screens: &[String],
+    (update, (w, h), rewind): (Option<&Update>, (u32, u32), bool),
+    fast_path: Option<f64>,
+) -> TaskRun {
+    let (indices, owned): (Vec<Option<usize>>, Vec<Option<Truth>>) =
+        truth_steps(task, screens, report, update, (w, h), rewind)
+            .into_iter()
+            .unzip();
     let truths: Vec<Option<&Truth>> = owned.iter().map(Option::as_ref).collect();
-    let offers = offers(&report, &indices, &truths, (w, h));
-    let wrong = wrong_steps(&report, &truths, (w, h), Chooser::Graph);
-    let wrong_planned = wrong_steps(&report, &truths, (w, h), Chooser::Plan);
-    let answers = graph_answers(&report, &truths, (w, h));
+    let offers = offers(report, &indices, &truths, (w, h));
+    let wrong = wrong_steps(report, &truths, (w, h), Chooser::Graph);
+    let wrong_planned = wrong_steps(report, &truths, (w, h), Chooser::Plan);
+    let answers = graph_answers(report, &truths, (w, h));
     let no_offer = fast_path.map_or_else(Vec::new, |threshold| {
-        no_offers(&report, &truths, (w, h), threshold)
+        no_offers(report, &truths, (w, h), threshold)
     });
     let chosen: Vec<(bool, Option<Action>)> = report
         .steps
@@ -343,7 +360,7 @@ pub fn run_task(
         .zip(&truths)
         .map(|(s, truth)| truth.map(|t| is_right(Some(t), s.action.clone(), (w, h))))
         .collect();
-    let fast = crate::judge::fast_steps(&chosen, &screens, &judged);
+    let fast = crate::judge::fast_steps(&chosen, screens, &judged);
     // Without the graph, the run is the model alone's: what its steps were is kept.
     let model_steps = fast_path.is_none().then(|| {
         crate::task_run::ModelSteps(
@@ -354,26 +371,26 @@ pub fn run_task(
                 .collect(),
         )
     });
-    Ok(TaskRun {
-        app: app_name.to_string(),
+    TaskRun {
+        app: String::new(),
         task: task.name.clone(),
-        condition: condition.to_string(),
-        succeeded,
+        condition: String::new(),
+        succeeded: false,
         steps: report.steps.len(),
         model_calls: report.model_calls,
-        fast_path_steps: chosen_by(&report, Chooser::Graph),
+        fast_path_steps: chosen_by(report, Chooser::Graph),
         wrong_fast_path_steps: wrong.len(),
         plan_calls: report.plan_calls,
-        plan_steps: chosen_by(&report, Chooser::Plan),
+        plan_steps: chosen_by(report, Chooser::Plan),
         wrong_plan_steps: wrong_planned.len(),
         mistaken_steps: judged.iter().filter(|j| **j == Some(false)).count(),
         wrong: wrong.into_iter().chain(wrong_planned).collect(),
         answers,
         no_offer,
-        trail: trail(&report, &screens),
+        trail: trail(report, screens),
         offers,
-        agent_ms_per_step: per_step(&report, |s| s.agent_ms),
-        graph_ms_per_step: per_step(&report, |s| s.graph_ms),
+        agent_ms_per_step: per_step(report, |s| s.agent_ms),
+        graph_ms_per_step: per_step(report, |s| s.graph_ms),
         agent_ms: report
             .steps
             .iter()
@@ -384,7 +401,7 @@ pub fn run_task(
         run: 0,
         fast,
         model_steps,
-    })
+    }
 }
 
 /// Who plans over the graph's map in a run with the graph.
@@ -921,28 +938,39 @@ pub fn evaluate_app(
             }
         }
     }
-    // A fleet on the app: the tasks one after another on one graph that nothing was taught but
-    // what the agents before reported, from the same dumps they see.
     let fleet = format!("{prefix}{}.fleet", app.name);
     for (k, truth) in truths.iter().enumerate() {
-        let condition = if k < half {
+        let half = if k < half {
             FLEET_FIRST_HALF
         } else {
             FLEET_SECOND_HALF
         };
-        let session = format!("fleet-{}", truth.name);
-        let link = GraphLink::new(caller, Some(fleet.clone()), fast_path, &session);
-        runs.push(run_task(
-            original,
-            &app.name,
+        runs.push(fleet_condition_run(
+            (caller, &fleet),
+            (original, &app.name),
             truth,
-            condition,
-            Some(link),
+            half,
+            fast_path,
             (planning, mistakes),
         )?);
         progress.advance(1);
     }
     Ok((runs, skipped))
+}
+
+/// A run of the fleet condition: the app's tasks one after another on one graph (`fleet`) that
+/// nothing was taught but what the agents before reported, from the same dumps they see.
+fn fleet_condition_run(
+    (caller, fleet): (&dyn ToolCaller, &str),
+    (app, app_name): ((&RecordedApp, Option<&Arc<Update>>), &str),
+    truth: &GroundTruth,
+    half: &str,
+    fast_path: f64,
+    model: (&Planning, Option<Mistakes>),
+) -> anyhow::Result<TaskRun> {
+    let session = format!("fleet-{}", truth.name);
+    let link = GraphLink::new(caller, Some(fleet.to_string()), fast_path, &session);
+    run_task(app, app_name, truth, half, Some(link), model)
 }
 
 /// The app's next release, seeded: its changes land on the steps the tasks take.
