@@ -118,3 +118,13 @@ class KGClient:
     def get_app_diff(self, app_id, from_version=None, to_version=None):
         """What changed between two versions of an app (by default the last two)."""
         return self.call("get_app_diff", app_id=app_id, from_version=from_version, to_version=to_version)
+
+    def get_ways(self, app_id, intent=None, app_version=None):
+        """The app's remembered ways (for one task, when given), each with its steps and its own
+        record: the runs that confirmed it, replays that passed and parted, whether it replays."""
+        return self.call("get_ways", app_id=app_id, intent=intent, app_version=app_version)
+
+    def forget_way(self, app_id, way):
+        """Forgets a remembered way (its key from get_ways): not replayed until a finished run
+        goes it again."""
+        return self.call("forget_way", app_id=app_id, way=way)

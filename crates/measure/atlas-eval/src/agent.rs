@@ -315,7 +315,7 @@ pub fn run_task(
         .unwrap_or_else(|e| e.into_inner())
         .screen_size();
     let mut run = judge_run(
-        task,
+        (task, app),
         &report,
         &screens,
         (update.map(|u| u.as_ref()), (w, h), mistakes.is_some()),
@@ -331,14 +331,14 @@ pub fn run_task(
 /// truth rewound after a needless Back when the model errs), with what the graph offered and
 /// answered; its app, condition and success are the caller's to fill in.
 fn judge_run(
-    task: &GroundTruth,
+    (task, app): (&GroundTruth, &RecordedApp),
     report: &RunReport,
     screens: &[String],
     (update, (w, h), rewind): (Option<&Update>, (u32, u32), bool),
     fast_path: Option<f64>,
 ) -> TaskRun {
     let (indices, owned): (Vec<Option<usize>>, Vec<Option<Truth>>) =
-        truth_steps(task, screens, report, update, (w, h), rewind)
+        truth_steps((task, app), screens, report, update, (w, h), rewind)
             .into_iter()
             .unzip();
     let truths: Vec<Option<&Truth>> = owned.iter().map(Option::as_ref).collect();
@@ -478,7 +478,7 @@ fn is_right(truth: Option<&Truth>, action: Option<Action>, (w, h): (u32, u32)) -
 /// recording lists for two steps (a switch flipped where the recorded state stays the same) is
 /// the later one's once the earlier one's action was done.
 fn truth_steps(
-    task: &GroundTruth,
+    (task, app): (&GroundTruth, &RecordedApp),
     screens: &[String],
     report: &RunReport,
     update: Option<&Update>,
@@ -491,6 +491,12 @@ fn truth_steps(
         .zip(&report.steps)
         .map(|(screen, step)| {
             let (at, truth) = truth_on(task, screen, from, update, rewind);
+            let views = app.screens.get(screen).map_or(&[][..], |s| &s.views);
+            let truth = truth.map(|t| match t {
+                Truth::Tap(b) => Truth::Tap(tapped_view(b, views)),
+                Truth::Type(b, text) => Truth::Type(tapped_view(b, views), text),
+                other => other,
+            });
             if let Some(i) = at {
                 // A tap into the field is an input's first half; its text completes it.
                 let typed = matches!(
@@ -508,6 +514,23 @@ fn truth_steps(
             (at, truth)
         })
         .collect()
+}
+
+/// The bounds a demonstrated tap at the middle of `b` is judged by: the view the phone's tap
+/// lands on there (the smallest shown view under the point), where that view holds `b`. A
+/// demonstration recorded with bounds no view of the screen has (a view of the moment before)
+/// is so judged by the view its tap reaches, as the phone tells taps apart: by view, not pixel.
+fn tapped_view(b: [[i64; 2]; 2], views: &[View]) -> [[i64; 2]; 2] {
+    let (x, y) = ((b[0][0] + b[1][0]) / 2, (b[0][1] + b[1][1]) / 2);
+    views
+        .iter()
+        .filter(|v| v.is_shown() && v.contains(x, y))
+        .min_by_key(|v| v.area())
+        .and_then(|v| v.bounds)
+        .filter(|r| {
+            r[0][0] <= b[0][0] && r[0][1] <= b[0][1] && r[1][0] >= b[1][0] && r[1][1] >= b[1][1]
+        })
+        .unwrap_or(b)
 }
 
 /// What the graph offered on each ground-truth step of a run (the first time the run stood on
