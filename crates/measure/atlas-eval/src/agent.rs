@@ -516,20 +516,27 @@ fn truth_steps(
         .collect()
 }
 
-/// The bounds a demonstrated tap at the middle of `b` is judged by: the view the phone's tap
-/// lands on there (the smallest shown view under the point), where that view holds `b`. A
-/// demonstration recorded with bounds no view of the screen has (a view of the moment before)
-/// is so judged by the view its tap reaches, as the phone tells taps apart: by view, not pixel.
+/// The bounds a demonstrated tap at the middle of `b` is judged by: the view that takes a tap
+/// there, where that view holds `b` — as Android delivers a tap, to the innermost clickable view
+/// under the point (a row takes the tap on its label), else the smallest view there. A tap on a
+/// row's label and one on the row's middle are the same tap; a demonstration recorded with
+/// bounds no view of its screen has (a view of the moment before) is judged by the view its tap
+/// reaches. The phone tells taps apart by view, not by pixel.
 fn tapped_view(b: [[i64; 2]; 2], views: &[View]) -> [[i64; 2]; 2] {
     let (x, y) = ((b[0][0] + b[1][0]) / 2, (b[0][1] + b[1][1]) / 2);
-    views
-        .iter()
-        .filter(|v| v.is_shown() && v.contains(x, y))
-        .min_by_key(|v| v.area())
-        .and_then(|v| v.bounds)
-        .filter(|r| {
-            r[0][0] <= b[0][0] && r[0][1] <= b[0][1] && r[1][0] >= b[1][0] && r[1][1] >= b[1][1]
-        })
+    let holds = |r: &[[i64; 2]; 2]| {
+        r[0][0] <= b[0][0] && r[0][1] <= b[0][1] && r[1][0] >= b[1][0] && r[1][1] >= b[1][1]
+    };
+    let innermost = |takes: &dyn Fn(&View) -> bool| {
+        views
+            .iter()
+            .filter(|v| v.is_shown() && v.contains(x, y) && takes(v))
+            .min_by_key(|v| v.area())
+            .and_then(|v| v.bounds)
+    };
+    innermost(&|v| v.clickable || v.checkable || v.long_clickable)
+        .or_else(|| innermost(&|_| true))
+        .filter(holds)
         .unwrap_or(b)
 }
 
