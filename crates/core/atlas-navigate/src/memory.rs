@@ -297,9 +297,10 @@ pub fn remembered_ways(
             .collect();
         own.sort_by(|a, b| b.confirmed.cmp(&a.confirmed).then(a.key.cmp(&b.key)));
         for way in own {
-            let first = way.steps.first().map_or(false, |s| {
-                irreversible(&s.action.widget_text, &s.action.widget_id)
-            });
+            let first = way
+                .steps
+                .first()
+                .is_some_and(|s| irreversible(&s.action.widget_text, &s.action.widget_id));
             listed.push(RememberedWay {
                 record: judge_step(record_of(way, 0, prior), first, breaker),
                 steps: way.steps.clone(),
