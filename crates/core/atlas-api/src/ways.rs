@@ -14,6 +14,7 @@ pub struct GetWaysRequest {
     pub app_id: String,
     /// Only the ways remembered for this task (its instruction, as agents ask it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1), extend("pattern" = atlas_model::NON_BLANK_TEXT))]
     pub intent: Option<String>,
     /// Judge the ways for this version of the app (default: none named, as an agent that
     /// reports none is answered).
