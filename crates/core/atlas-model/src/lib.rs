@@ -39,7 +39,7 @@ pub use ids::{
 pub use point::Point;
 pub use time::{rfc3339_of_seconds, seconds_of_rfc3339};
 pub use trust::{
-    AnswerKind, BOUND_Z, BREAKER_WINDOW, CALIBRATION_CHECKS, Check, INHERITED_CHECKS, OWN_CHECKS,
+    AnswerKind, BOUND_Z, BREAKER_WINDOW, CALIBRATION_CHECKS, Check, INHERITED_CHECKS,
     PRECISION_GOAL, PRIOR_CHECKS, RECENT_PRIOR_CHECKS, Tally, Trust, WAY_PRIOR_CHECKS, now_ms,
     recent_precision, shrunk_confidence, way_confidence,
 };

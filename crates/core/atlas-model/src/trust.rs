@@ -156,10 +156,6 @@ pub const WAY_PRIOR_CHECKS: f64 = 1.0;
 /// the app's own record after some ten.
 pub const CALIBRATION_CHECKS: f64 = 10.0;
 
-/// Checks of a kind of answer an app must have of its own before answers of that kind that are
-/// not a remembered way's step act on the fast path (as many as the calibration is worth).
-pub const OWN_CHECKS: u64 = 10;
-
 /// The app's recent precision on a kind of answer, as the prior of a way's confidence: its
 /// latest checks with [`RECENT_PRIOR_CHECKS`] right ones.
 pub fn recent_precision(recent: Tally) -> f64 {

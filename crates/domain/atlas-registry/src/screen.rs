@@ -259,9 +259,8 @@ async fn report_step(
 /// Whether the fast path may take an answer of `confidence` with this trust, on a screen of
 /// `widgets`. A step of a remembered way goes by the way's own record (its `replay`), and its
 /// finish only on a screen that shows what the way's last run ended on. Any other answer needs
-/// [`atlas_model::OWN_CHECKS`] checks of its kind on this app, its confidence, shrunk toward
-/// that record, to reach the fast path, the app's breaker for its kind closed, its page not
-/// doubted, and an action that can be undone.
+/// its confidence, shrunk toward this app's own record of its kind, to reach the fast path, the
+/// app's breaker for its kind closed, its page not doubted, and an action that can be undone.
 fn trusted(
     trust: &Trust,
     confidence: f64,
@@ -281,11 +280,7 @@ fn trusted(
         checked: trust.checked,
         wrong: trust.wrong,
     };
-    // The calibration was fitted on other apps, and confidence borrowed from other apps does
-    // not transfer (apps nobody had seen gave 0.87 where it promised 0.95): the app shows its
-    // own checks of the kind first, made while the model is still asked.
-    own.checked >= atlas_model::OWN_CHECKS
-        && !trust.tripped
+    !trust.tripped
         && !trust.doubted
         && !trust.irreversible
         && atlas_model::shrunk_confidence(confidence, own) >= fast_path

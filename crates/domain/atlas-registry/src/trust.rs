@@ -77,11 +77,9 @@ pub(crate) fn judge(
         return checks;
     }
     if let Some(right) = agrees(offered, done, before) {
-        // A held step of a way the model went against marks the way (parted), but was never
-        // the graph's to take: no wrong answer on the app's record. Any other answer sure by
-        // its confidence is evidence of its kind on this app, taken or not: the model's choice
-        // against it counts wrong, so an app earns (or loses) trust in its labels while held.
-        let parted = !right && offered.held && !offered.way.is_empty();
+        // A held answer the model went against marks its way (parted), but was never the
+        // graph's to take: no wrong answer on the app's record.
+        let parted = !right && offered.held;
         checks.push(Check {
             parted,
             ..offered_check(offered, right || parted)
