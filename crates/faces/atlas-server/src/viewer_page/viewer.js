@@ -1057,12 +1057,15 @@ async function showWays() {
         w.replay ? t("wayReplays") : t("wayHeld", w.held || ""),
         w.doubted_from !== undefined && w.doubted_from !== null ? ` · ${t("wayDoubted", w.doubted_from + 1)}` : ""),
       el("ol", { class: "steps" }, way.steps.map((s) =>
-        el("li", { "data-page": s.to_page }, `${actionLabel(s)}${s.input_text ? ` “${s.input_text}”` : ""} → `, goButton(s.to_page)))),
+        el("li", { "data-page": s.to_page }, `${actionLabel(s)}${s.input_text ? ` “${s.input_text}”` : ""} → `, goButton(s.to_page, pageName(s.to_page))))),
       el("button", { type: "button", onclick: () => highlightWay(way) }, t("showWay")),
       el("p", { class: "muted" }, el("code", {}, t("forgetHint", viewer.appId, w.way))),
     );
   })));
 }
+
+// A page's name as the graph draws it (its id where it is not drawn).
+const pageName = (pageId) => (graph?.hasNode(pageId) ? graph.getNodeAttribute(pageId, "label") : pageId);
 
 // Lights a way's pages and transitions on the graph, as a path is lit.
 function highlightWay(way) {
