@@ -144,7 +144,13 @@ pub fn ideal_action(
     };
     if let Some((i, kind, b)) = mistake {
         let (action, flipped) = wrong_action(kind, screen.views, &b, screen.size);
-        progress.from = i;
+        // After a needless Back the task stands a step earlier: a screen the task shows twice
+        // (a dialog opened from it, then left) is the earlier step's until the step is done.
+        progress.from = if kind == Mistake::NeedlessBack {
+            i.saturating_sub(1)
+        } else {
+            i
+        };
         progress.erred = erred | (1 << i.min(63));
         progress.undo = flipped.then_some(i);
         return action;

@@ -11,9 +11,10 @@
 //! The mistakes are the kinds models make on phones: a tap on another widget of the screen
 //! (the nearest one: a neighbour in a list, the button beside), a switch flipped that the task
 //! did not ask for, and a needless Back. After one, the model acts on whatever screen it sees
-//! (the demonstrated action on the task's screens, else Back) and flips back a switch it
-//! flipped by mistake, so each mistake is undone within one step. A step is mistaken at most
-//! once a run, so a run always gets through.
+//! (the demonstrated action on the task's screens, else Back; after a needless Back, the step
+//! before the one it erred on, as a model that knows it left a dialog unconfirmed) and flips
+//! back a switch it flipped by mistake, so each mistake is undone within one step. A step is
+//! mistaken at most once a run, so a run always gets through.
 
 use atlas_action::Action;
 use atlas_device::Point;
