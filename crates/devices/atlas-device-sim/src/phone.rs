@@ -589,7 +589,22 @@ impl Phone {
     pub fn screenshot(&mut self) -> Vec<u8> {
         self.record(json!({"action": "screenshot", "screen": self.current}));
         let (w, h) = self.screen_size();
-        crate::render::screen_png(w, h, self.views(), &self.typed, self.glyphs.as_ref())
+        crate::render::screen_png(w, h, &self.shown_views(), &self.typed, self.glyphs.as_ref())
+    }
+
+    /// The views as the screen shows them: the recording's, with the switches tapped here
+    /// (that the recording never saw tapped) flipped.
+    fn shown_views(&self) -> std::borrow::Cow<'_, [View]> {
+        if self.toggled.is_empty() {
+            return std::borrow::Cow::Borrowed(self.views());
+        }
+        let mut views = self.views().to_vec();
+        for view in &mut views {
+            if view.bounds.is_some_and(|b| self.toggled.contains(&b)) {
+                view.checked = !view.checked;
+            }
+        }
+        std::borrow::Cow::Owned(views)
     }
 
     /// The current screen as adb's `framebuffer:` service sends it (version 1: the header of
@@ -598,8 +613,13 @@ impl Phone {
     pub fn framebuffer(&mut self) -> Vec<u8> {
         self.record(json!({"action": "screenshot", "screen": self.current, "via": "framebuffer"}));
         let (w, h) = self.screen_size();
-        let rgb =
-            crate::render::screen_pixels(w, h, self.views(), &self.typed, self.glyphs.as_ref());
+        let rgb = crate::render::screen_pixels(
+            w,
+            h,
+            &self.shown_views(),
+            &self.typed,
+            self.glyphs.as_ref(),
+        );
         let size = (w as usize) * (h as usize) * 4;
         // version, bpp, size, width, height; red, blue, green, alpha as (offset, length).
         let header: [u32; 13] = [1, 32, size as u32, w, h, 0, 8, 16, 8, 8, 8, 24, 8];

@@ -112,6 +112,22 @@ pub fn screen_pixels(
         if has_text || view.clickable || view.editable {
             fill(bounds, LINE, true);
         }
+        // A switch or box shows its state, as a phone's does: a square at its right end,
+        // filled when checked — what a model reading the screenshot checks its tap by.
+        if view.checkable {
+            let [[_, t], [r, b]] = bounds;
+            let side = ((b - t) / 2).clamp(4, 48);
+            let (top, right) = (t + (b - t - side) / 2, r - side / 2);
+            let square = [[right - side, top], [right, top + side]];
+            fill(square, LINE, true);
+            if view.checked {
+                fill(
+                    [[square[0][0] + 2, top + 2], [right - 2, top + side - 2]],
+                    INK,
+                    false,
+                );
+            }
+        }
     }
     if let Some(glyphs) = glyphs {
         for view in views.iter().filter(|v| v.is_shown()) {

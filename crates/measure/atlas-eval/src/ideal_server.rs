@@ -264,6 +264,29 @@ impl IdealServer {
         same
     }
 
+    /// Whether `reply` tapped a switch of the recorded `screen` (a checkable view under its
+    /// point).
+    fn tapped_switch(&self, app: usize, screen: Option<&str>, reply: &str) -> bool {
+        let Some(recorded) = screen.and_then(|s| self.apps[app].app.screens.get(s)) else {
+            return false;
+        };
+        let Ok(atlas_action::Action::Tap { element, .. }) = atlas_action::parse_reply(reply) else {
+            return false;
+        };
+        let (w, h) = (
+            i64::from(recorded.width.max(1)),
+            i64::from(recorded.height.max(1)),
+        );
+        let (x, y) = (
+            i64::from(element[0]) * w / 1000,
+            i64::from(element[1]) * h / 1000,
+        );
+        recorded
+            .views
+            .iter()
+            .any(|v| v.checkable && v.is_shown() && v.contains(x, y))
+    }
+
     fn answer(&self, messages: &[Value]) -> Result<String, Refused> {
         let first = messages
             .iter()
@@ -290,13 +313,18 @@ impl IdealServer {
             .min_by_key(|s| step_at(task, s, from).unwrap_or(usize::MAX));
         // A picture it does not know is the last screen with text typed in, right after typing;
         // otherwise a screen off the task, where it answers Back as the in-process model does.
-        let typed_last = messages
+        let last = messages
             .iter()
             .rev()
             .find(|m| m["role"] == "assistant")
-            .is_some_and(|m| atlas_llm::message_text(m).contains("action=\"Type\""));
-        // So is a picture right after a switch it flipped by mistake, which it flips back.
-        if seen.is_some() || !(typed_last || standing.progress.undo.is_some()) {
+            .map(atlas_llm::message_text)
+            .unwrap_or_default();
+        let typed_last = last.contains("action=\"Type\"");
+        // So is a picture right after a tap on a switch the recording never saw flipped there
+        // (the screen with the switch in its other state), and one right after a switch it
+        // flipped by mistake, which it flips back.
+        let flipped = self.tapped_switch(app, standing.screen.as_deref(), &last);
+        if seen.is_some() || !(typed_last || flipped || standing.progress.undo.is_some()) {
             standing.screen = seen.clone();
         }
         let screen = standing.screen.clone().unwrap_or_default();
