@@ -9,7 +9,9 @@
 //! Key design decision: **a way's record is read off the sessions, not kept beside them.** Its
 //! confirmations are the finished sessions that went it, its partings the checks replays of it
 //! made ([`crate::Check::way`]); both travel with the sessions through the journal, a restart,
-//! `migrate` and a PostgreSQL replica, and forgetting a way is forgetting those sessions.
+//! `migrate` and a PostgreSQL replica. Forgetting a way marks its key and the time in the app's
+//! record ([`crate::App::forgotten_ways`]): what the sessions said of it before then stops
+//! counting, and the sessions themselves stay history.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
