@@ -273,14 +273,15 @@ impl IdealServer {
         let Ok(atlas_action::Action::Tap { element, .. }) = atlas_action::parse_reply(reply) else {
             return false;
         };
-        let (w, h) = (
-            i64::from(recorded.width.max(1)),
-            i64::from(recorded.height.max(1)),
-        );
-        let (x, y) = (
-            i64::from(element[0]) * w / 1000,
-            i64::from(element[1]) * h / 1000,
-        );
+        let Some(at) = atlas_device::Point::from_relative(
+            element[0].into(),
+            element[1].into(),
+            recorded.width.max(1),
+            recorded.height.max(1),
+        ) else {
+            return false;
+        };
+        let (x, y) = (i64::from(at.x), i64::from(at.y));
         recorded
             .views
             .iter()

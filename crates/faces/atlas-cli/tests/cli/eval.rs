@@ -125,12 +125,9 @@ fn eval_agent_runs_demonstrated_tasks_on_the_simulated_phone_as_a_fleet_meets_th
         eprintln!("no DroidTask folder: skipped");
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
-    let json_path = dir.path().join("agent.json");
-    let out = Command::new(env!("CARGO_BIN_EXE_atlas"))
-        .args(["eval", "agent"])
-        .arg(&root)
-        .args([
+    let (said, report) = eval_agent(
+        &root,
+        &[
             "--apps",
             "applauncher",
             "--embedder",
@@ -139,19 +136,8 @@ fn eval_agent_runs_demonstrated_tasks_on_the_simulated_phone_as_a_fleet_meets_th
             "3",
             "--reruns",
             "2",
-            "--json",
-        ])
-        .arg(&json_path)
-        .output()
-        .unwrap();
-    let said = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{said}{}",
-        String::from_utf8_lossy(&out.stderr)
+        ],
     );
-    let report: Value =
-        serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
     let condition = |name: &str| report["conditions"][name].clone();
     let model_only = condition("model_only");
     let tasks = model_only["tasks"].as_u64().unwrap();
@@ -260,35 +246,19 @@ fn eval_agent_with_an_erring_model_loses_no_task_and_reruns_the_clean_way() {
         eprintln!("no DroidTask folder: skipped");
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
-    let json_path = dir.path().join("agent.json");
-    let out = Command::new(env!("CARGO_BIN_EXE_atlas"))
-        .args(["eval", "agent"])
-        .arg(&root)
-        .args([
-            "--apps",
-            "applauncher",
-            "--embedder",
-            "hash",
-            "--reruns",
-            "1",
-            "--mistakes",
-            "0.3",
-            "--seed",
-            "2",
-            "--json",
-        ])
-        .arg(&json_path)
-        .output()
-        .unwrap();
-    let said = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{said}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let report: Value =
-        serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
+    let erring = [
+        "--apps",
+        "applauncher",
+        "--embedder",
+        "hash",
+        "--reruns",
+        "1",
+        "--mistakes",
+        "0.3",
+        "--seed",
+        "2",
+    ];
+    let (said, report) = eval_agent(&root, &erring);
     let solvable = report["solvable"].as_object().unwrap();
     let model_only = &solvable["model_only"];
     let mistaken = |c: &Value| c["mistaken_steps"].as_u64().unwrap();
@@ -311,25 +281,7 @@ fn eval_agent_with_an_erring_model_loses_no_task_and_reruns_the_clean_way() {
         "{said}"
     );
     // The same seed makes the same mistakes: the model alone's runs are the same again.
-    let again = Command::new(env!("CARGO_BIN_EXE_atlas"))
-        .args(["eval", "agent"])
-        .arg(&root)
-        .args([
-            "--apps",
-            "applauncher",
-            "--embedder",
-            "hash",
-            "--reruns",
-            "1",
-        ])
-        .args(["--mistakes", "0.3", "--seed", "2", "--json"])
-        .arg(dir.path().join("again.json"))
-        .output()
-        .unwrap();
-    assert!(again.status.success());
-    let again: Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.path().join("again.json")).unwrap())
-            .unwrap();
+    let (_, again) = eval_agent(&root, &erring);
     let trails = |r: &Value| -> Vec<Value> {
         r["runs"]
             .as_array()
@@ -340,4 +292,27 @@ fn eval_agent_with_an_erring_model_loses_no_task_and_reruns_the_clean_way() {
             .collect()
     };
     assert_eq!(trails(&report), trails(&again));
+}
+
+/// `atlas eval agent ROOT ARGS… --json FILE`, which must succeed: what it printed, and its JSON
+/// report.
+fn eval_agent(root: &Path, args: &[&str]) -> (String, Value) {
+    let dir = tempfile::tempdir().unwrap();
+    let json_path = dir.path().join("agent.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_atlas"))
+        .args(["eval", "agent"])
+        .arg(root)
+        .args(args)
+        .arg("--json")
+        .arg(&json_path)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{said}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
+    (said, report)
 }
