@@ -18,6 +18,7 @@ pub mod intent_quality;
 mod learn;
 mod navigation;
 mod pages;
+mod recovery;
 mod state;
 mod stats;
 pub mod test_runs;
@@ -26,13 +27,13 @@ mod versions;
 mod view;
 mod ways;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use atlas_graph::Graph;
 use atlas_model::{AtlasError, Result};
-use atlas_store::{AppData, LoadSink, Record, Store, StoreError};
+use atlas_store::{Record, Store, StoreError};
 use atlas_text::Embedder;
 use parking_lot::{Mutex, RwLock};
 
@@ -52,7 +53,7 @@ pub use versions::*;
 pub use view::*;
 pub use ways::*;
 
-use atlas_navigate::{DocTexts, Prepared, TextIndex};
+use atlas_navigate::{DocTexts, Prepared};
 use state::State;
 
 /// How often the background checkpointer folds the journal into the readable files, and after how
@@ -124,15 +125,20 @@ pub struct Atlas {
     activity: activity::Activity,
     /// Test runs as their runners report them, for the viewer's runs page.
     test_runs: test_runs::TestRuns,
+    /// Asks for a big app's route tree: handed to each graph the state is read into.
+    tree_wanted: atlas_graph::TreeWanted,
+    /// When writes were last tried again after the store refused them (see
+    /// [`Atlas::writes_ready`]).
+    resumed_at: Mutex<Option<Instant>>,
 }
 
 /// A store's error as the service answers it, the one mapping of [`StoreError`]: 503 for a
 /// store that cannot be reached now (nothing was written; try again), else a fault of ours
 /// while doing `what`.
 fn store_failure(what: &str, e: StoreError) -> AtlasError {
-    match e {
-        StoreError::Unavailable { .. } => AtlasError::away(what, e),
-        e => AtlasError::fault(what, e),
+    match e.is_transient() {
+        true => AtlasError::away(what, e),
+        false => AtlasError::fault(what, e),
     }
 }
 
@@ -154,61 +160,16 @@ impl Atlas {
             .name("atlas-dictionary".into())
             .spawn(atlas_text::load_dictionary)
             .ok();
-        let mut state = State {
-            graph: Graph::new(),
-            text: TextIndex::default(),
-            dirty: HashSet::new(),
-            unimaged: HashSet::new(),
-        };
-        /// Takes each app the store reads into the state: its image when it has one.
-        struct Loader<'a> {
-            state: &'a mut State,
-            embedder: &'a dyn Embedder,
-            keeps_images: bool,
-            failed: Option<AtlasError>,
-        }
-        impl LoadSink for Loader<'_> {
-            fn image(&mut self, image: &[u8]) -> bool {
-                self.failed.is_none() && self.state.load_image(image, self.embedder)
-            }
-            fn app(&mut self, data: AppData) {
-                if self.failed.is_some() {
-                    return;
-                }
-                let app_id = data.app.app_id.clone();
-                match self.state.load_app(data, self.embedder) {
-                    Ok(()) if self.keeps_images => {
-                        self.state.unimaged.insert(app_id);
-                    }
-                    Ok(()) => {}
-                    Err(e) => self.failed = Some(e),
-                }
-            }
-        }
-        let mut loader = Loader {
-            state: &mut state,
-            embedder: embedder.as_ref(),
-            keeps_images: store.keeps_images(),
-            failed: None,
-        };
-        let journal = store.load_each(&mut loader).map_err(store_error)?;
-        if let Some(e) = loader.failed {
-            return Err(e);
-        }
+        let (mut state, replayed) = State::load(store.as_ref(), embedder.as_ref())?;
         match dictionary {
             Some(loading) => drop(loading.join()),
             None => atlas_text::load_dictionary(),
         }
-        let replayed = journal.len();
-        for record in journal {
-            state.apply(&record, embedder.as_ref())?;
-        }
         let (tree_wanted, trees_wanted) = std::sync::mpsc::channel();
-        state
-            .graph
-            .defer_route_trees(atlas_graph::TreeWanted(Arc::new(move || {
-                let _ = tree_wanted.send(());
-            })));
+        let tree_wanted = atlas_graph::TreeWanted(Arc::new(move || {
+            let _ = tree_wanted.send(());
+        }));
+        state.graph.defer_route_trees(tree_wanted.clone());
         let atlas = Arc::new(Atlas {
             state: RwLock::new(state),
             store,
@@ -222,6 +183,8 @@ impl Atlas {
             events: tokio::sync::broadcast::channel(events::BUFFERED).0,
             activity: Default::default(),
             test_runs: Default::default(),
+            tree_wanted,
+            resumed_at: Mutex::new(None),
         });
         // A checkpoint that fails stops nothing: what was acknowledged is in the journal, the
         // service answers from memory, and the checkpointer tries again.
@@ -328,8 +291,9 @@ impl Atlas {
             inner: self.embedder.as_ref(),
             ready,
         };
-        let (pending, value, learned) = {
+        let (pending, value, learned, applied_after) = {
             let mut state = self.state.write();
+            self.writes_ready(&mut state)?;
             let (records, value) = build(&state)?;
             if records.is_empty() {
                 return Ok(value);
@@ -347,12 +311,18 @@ impl Atlas {
                 state.apply(record, &embedder)?;
             }
             let learned = events::of(&state.graph, &records, self.events.receiver_count() > 0);
-            (self.store.append(records), value, learned)
+            (
+                self.store.append(records),
+                value,
+                learned,
+                state.synced_failures,
+            )
         };
-        pending
-            .wait()
-            .await
-            .map_err(|e| store_failure("the write", e))?;
+        if let Err(e) = pending.wait().await {
+            // Memory holds the refused write: it goes before the refusal is answered.
+            self.catch_up(&mut self.state.write(), applied_after);
+            return Err(store_failure("the write", e));
+        }
         // Told once durable, so a viewer never shows what was not kept.
         for event in learned {
             let _ = self.events.send(event);
@@ -397,6 +367,14 @@ impl Atlas {
     fn fold_changes(&self) -> Result<()> {
         let (folding, images) = {
             let mut state = self.state.write();
+            // Never fold a write the journal refused.
+            let in_step_with = state.synced_failures;
+            self.catch_up(&mut state, in_step_with);
+            if self.store.write_failures() != state.synced_failures {
+                return Err(AtlasError::unavailable(
+                    "the checkpoint waits: a write failed and its state is being read again",
+                ));
+            }
             if !self.store.wants_checkpoints() {
                 state.dirty.clear();
                 return Ok(());
@@ -407,10 +385,16 @@ impl Atlas {
             }
             let folding = match state.dirty.is_empty() {
                 true => None,
-                false => Some((
-                    self.store.begin_checkpoint().map_err(store_error)?,
-                    state.take_dirty(),
-                )),
+                false => {
+                    let cut = self.store.begin_checkpoint().map_err(store_error)?;
+                    // The cut flushed the writes before it: one that failed is in memory.
+                    if self.store.write_failures() != state.synced_failures {
+                        return Err(AtlasError::unavailable(
+                            "the checkpoint stopped: a write before it failed",
+                        ));
+                    }
+                    Some((cut, state.take_dirty()))
+                }
             };
             // Images of what is folded now, and of apps read from JSON whose files are current.
             let mut imaged = std::mem::take(&mut state.unimaged);

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use atlas_graph::{AppGraph, Graph, GraphError};
 use atlas_model::image::{ImageError, ImageReader, ImageWriter};
 use atlas_model::{AtlasError, Result};
-use atlas_store::{AppData, Record};
+use atlas_store::{AppData, LoadSink, Record, Store};
 use atlas_text::Embedder;
 
 use atlas_navigate::TextIndex;
@@ -20,6 +20,10 @@ pub(crate) struct State {
     pub(crate) dirty: HashSet<String>,
     /// Apps read from JSON, not from an image: the next checkpoint writes their images.
     pub(crate) unimaged: HashSet<String>,
+    /// The store's count of failed writes ([`Store::write_failures`]) when this state was read
+    /// or last known to hold only durable writes: when the store's count moves on, memory may
+    /// hold a refused write, and is read again before the next write or checkpoint.
+    pub(crate) synced_failures: u64,
 }
 
 fn graph_error(e: GraphError) -> AtlasError {
@@ -35,6 +39,61 @@ fn graph_error(e: GraphError) -> AtlasError {
 }
 
 impl State {
+    /// Everything durable in `store`: each app (its image when current), then the journal
+    /// replayed over them; with the number of journal records replayed.
+    pub(crate) fn load(store: &dyn Store, embedder: &dyn Embedder) -> Result<(State, usize)> {
+        let failures = store.write_failures();
+        let mut state = State {
+            graph: Graph::new(),
+            text: TextIndex::default(),
+            dirty: HashSet::new(),
+            unimaged: HashSet::new(),
+            synced_failures: failures,
+        };
+        /// Takes each app the store reads into the state: its image when it has one.
+        struct Loader<'a> {
+            state: &'a mut State,
+            embedder: &'a dyn Embedder,
+            keeps_images: bool,
+            failed: Option<AtlasError>,
+        }
+        impl LoadSink for Loader<'_> {
+            fn image(&mut self, image: &[u8]) -> bool {
+                self.failed.is_none() && self.state.load_image(image, self.embedder)
+            }
+            fn app(&mut self, data: AppData) {
+                if self.failed.is_some() {
+                    return;
+                }
+                let app_id = data.app.app_id.clone();
+                match self.state.load_app(data, self.embedder) {
+                    Ok(()) if self.keeps_images => {
+                        self.state.unimaged.insert(app_id);
+                    }
+                    Ok(()) => {}
+                    Err(e) => self.failed = Some(e),
+                }
+            }
+        }
+        let mut loader = Loader {
+            state: &mut state,
+            embedder,
+            keeps_images: store.keeps_images(),
+            failed: None,
+        };
+        let journal = store
+            .load_each(&mut loader)
+            .map_err(|e| crate::store_failure("reading the store", e))?;
+        if let Some(e) = loader.failed {
+            return Err(e);
+        }
+        let replayed = journal.len();
+        for record in journal {
+            state.apply(&record, embedder)?;
+        }
+        Ok((state, replayed))
+    }
+
     pub(crate) fn load_app(&mut self, data: AppData, embedder: &dyn Embedder) -> Result<()> {
         let app_id = data.app.app_id.clone();
         self.graph.upsert_app(data.app);

@@ -8,12 +8,18 @@
 //! well as the data (on ext4 this doubles its cost); overwriting needs the data flushed alone —
 //! what SQLite's reused write-ahead log gets too. A frame's length is never zero, so a zero
 //! length is the untouched rest of the segment: reading stops there.
+//!
+//! A batch that cannot be written (a full disk, a failing `fsync`) is **undone**: the segment is
+//! cut back to where its durable frames end, every waiter is told, and the journal refuses
+//! writes — never writing after a failed frame in the same segment — until its caller, having
+//! read again what is durable ([`Journal::replay`] reads no further than the last durable frame),
+//! asks it to resume in a new segment.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{BufRead, BufReader};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, mpsc};
 use std::thread::JoinHandle;
 
@@ -21,6 +27,7 @@ use atlas_store::{Commit, CommitSender, Record, StoreError};
 use parking_lot::Mutex;
 
 use crate::layout::{Layout, atomic_write};
+use crate::space::{Space, is_no_space};
 
 /// Most appends folded into one fsync; bounds the latency one slow batch adds.
 const MAX_BATCH: usize = 8192;
@@ -31,20 +38,32 @@ const ZEROED_AHEAD: std::ops::RangeInclusive<u64> = (256 << 10)..=(8 << 20);
 
 enum Command {
     Append(Vec<u8>, CommitSender),
-    Rotate(mpsc::SyncSender<std::io::Result<u64>>),
+    Rotate(mpsc::SyncSender<Result<u64, StoreError>>),
+    Resume(mpsc::SyncSender<Result<(), StoreError>>),
+}
+
+/// What the writer and the journal's callers share.
+struct Shared {
+    /// Why writes are refused, after a batch failed; none while they are taken.
+    broken: Mutex<Option<StoreError>>,
+    /// How many batches have failed since the journal opened.
+    failures: AtomicU64,
+    /// Where the durable frames end: the segment being written and the byte its last durable
+    /// frame ends at. Replay reads no further.
+    durable: Mutex<(u64, u64)>,
+    space: Space,
+    /// Makes the next batch's `fsync` fail, in tests.
+    #[cfg(test)]
+    fail_next_sync: std::sync::atomic::AtomicBool,
 }
 
 pub(crate) struct Journal {
     dir: PathBuf,
     layout: Layout,
     sender: Mutex<Option<mpsc::Sender<Command>>>,
-    failed: Arc<AtomicBool>,
+    shared: Arc<Shared>,
     /// Bytes appended since the last rotation (a checkpoint's cut).
     appended: AtomicU64,
-    /// Segments before this number are folded into the files.
-    folded_before: u64,
-    /// The segment the writer opened at start-up; older ones are replayed.
-    first_live: u64,
     /// Damaged frames replay skipped (each a line for the log and `fsck`).
     damage: Mutex<Vec<String>>,
     writer: Mutex<Option<JoinHandle<()>>>,
@@ -81,6 +100,8 @@ struct Segment {
     number: u64,
     end: u64,
     zeroed: u64,
+    #[cfg(test)]
+    fail_next_sync: bool,
 }
 
 impl Segment {
@@ -96,6 +117,8 @@ impl Segment {
             number,
             end: 0,
             zeroed: 0,
+            #[cfg(test)]
+            fail_next_sync: false,
         };
         segment.zero_ahead(1)?;
         segment.file.sync_all()?;
@@ -119,12 +142,44 @@ impl Segment {
         Ok(())
     }
 
-    /// Writes `bytes` after the records and makes them durable.
-    fn write_durably(&mut self, bytes: &[u8]) -> std::io::Result<()> {
-        self.zero_ahead(bytes.len() as u64)?;
-        self.file.write_all_at(bytes, self.end)?;
-        self.end += bytes.len() as u64;
+    /// `fsync`'s data half; a test can make the next one fail as a dying disk's does (the bytes
+    /// written, their durability unknown).
+    fn sync_data(&mut self) -> std::io::Result<()> {
+        #[cfg(test)]
+        if std::mem::take(&mut self.fail_next_sync) {
+            return Err(std::io::Error::from_raw_os_error(libc::EIO));
+        }
         self.file.sync_data()
+    }
+
+    /// Writes `bytes` after the records and makes them durable; on failure, cuts the segment
+    /// back to where its durable records end, so that nothing of the batch is read back
+    /// (returned: the write's error, and the cut's if it failed too).
+    fn write_durably(
+        &mut self,
+        bytes: &[u8],
+    ) -> Result<(), (std::io::Error, Option<std::io::Error>)> {
+        let durable = self.end;
+        let written = self
+            .zero_ahead(bytes.len() as u64)
+            .and_then(|()| self.file.write_all_at(bytes, durable))
+            .and_then(|()| self.sync_data());
+        match written {
+            Ok(()) => {
+                self.end = durable + bytes.len() as u64;
+                Ok(())
+            }
+            Err(e) => {
+                // Shortening a file needs no space; what an fsync that failed left is unknown,
+                // so the cut is made durable too.
+                let cut = self
+                    .file
+                    .set_len(durable)
+                    .and_then(|()| self.file.sync_all());
+                self.zeroed = durable;
+                Err((e, cut.err()))
+            }
+        }
     }
 }
 
@@ -140,29 +195,79 @@ impl Journal {
             .max(folded_before);
         let segment = Segment::create(&dir, first_live)?;
         let (sender, receiver) = mpsc::channel();
-        let failed = Arc::new(AtomicBool::new(false));
+        let shared = Arc::new(Shared {
+            broken: Mutex::new(None),
+            failures: AtomicU64::new(0),
+            durable: Mutex::new((first_live, 0)),
+            space: Space::new(layout.root()),
+            #[cfg(test)]
+            fail_next_sync: Default::default(),
+        });
         let writer = {
-            let (dir, failed, layout) = (dir.clone(), failed.clone(), layout.clone());
+            let writer = Writer {
+                segment,
+                next: first_live + 1,
+                dir: dir.clone(),
+                shared: shared.clone(),
+                layout: layout.clone(),
+            };
             std::thread::Builder::new()
                 .name("atlas-journal".into())
-                .spawn(move || write_loop(receiver, segment, dir, failed, layout))?
+                .spawn(move || writer.run(receiver))?
         };
         Ok(Journal {
             dir,
             layout,
             sender: Mutex::new(Some(sender)),
-            failed,
+            shared,
             appended: AtomicU64::new(0),
-            folded_before,
-            first_live,
             damage: Mutex::new(Vec::new()),
             writer: Mutex::new(Some(writer)),
         })
     }
 
+    /// Whether a write now would be taken: not after a failed batch until [`Journal::resume`],
+    /// nor while the disk's free space is under the reserve.
+    pub(crate) fn writable(&self) -> Result<(), StoreError> {
+        if let Some(e) = self.shared.broken.lock().clone() {
+            return Err(e);
+        }
+        self.shared.space.check()
+    }
+
+    /// How many batches have failed since the journal opened.
+    pub(crate) fn failures(&self) -> u64 {
+        self.shared.failures.load(Ordering::Acquire)
+    }
+
+    /// After a failed batch, starts a new segment and takes writes again; an error (and still
+    /// refusing) while the disk cannot take the segment or is under the reserve.
+    pub(crate) fn resume(&self) -> Result<(), StoreError> {
+        if self.shared.broken.lock().is_none() {
+            return Ok(());
+        }
+        self.shared.space.check()?;
+        let (tx, rx) = mpsc::sync_channel(1);
+        let sent = self
+            .sender
+            .lock()
+            .as_ref()
+            .is_some_and(|s| s.send(Command::Resume(tx)).is_ok());
+        if !sent {
+            return Err(StoreError::Failed("journal writer stopped".into()));
+        }
+        rx.recv()
+            .map_err(|_| StoreError::Failed("journal writer stopped".into()))?
+    }
+
+    /// The disk under the folder, measured now.
+    pub(crate) fn disk(&self) -> Option<atlas_store::DiskSpace> {
+        self.shared.space.disk()
+    }
+
     pub(crate) fn append(&self, records: &[Record]) -> Commit {
-        if self.failed.load(Ordering::Acquire) {
-            return Commit::failed("the journal failed earlier; restart atlas".into());
+        if let Err(e) = self.writable() {
+            return Commit::refused(e);
         }
         let frame = match crate::entry::frame(records) {
             Ok(frame) => frame,
@@ -182,7 +287,10 @@ impl Journal {
         self.appended.load(Ordering::Relaxed)
     }
 
-    /// Starts a new segment; returns its number. Everything appended before is in older segments.
+    /// Starts a new segment; returns its number. Everything appended before is in older
+    /// segments, durable: an error if a batch before it failed. While writes are refused after a
+    /// failure, the number is the segment [`Journal::resume`] will start, and no file is made
+    /// (a checkpoint then folds what is durable, and may free the space to resume).
     pub(crate) fn rotate(&self) -> Result<u64, StoreError> {
         self.appended.store(0, Ordering::Relaxed);
         let (tx, rx) = mpsc::sync_channel(1);
@@ -196,7 +304,6 @@ impl Journal {
         }
         rx.recv()
             .map_err(|_| StoreError::Failed("journal writer stopped".into()))?
-            .map_err(|e| StoreError::caused("cannot open journal segment", e))
     }
 
     /// Records the files as covering every segment before `cut`, then deletes those segments.
@@ -220,13 +327,16 @@ impl Journal {
         self.damage.lock().clone()
     }
 
-    /// Calls `apply` with every record not yet folded into the files, in append order, with the
-    /// number of the segment it is in. A torn last frame (a crash mid-write, never acknowledged)
-    /// ends its segment.
+    /// Calls `apply` with every durable record not yet folded into the files, in append order,
+    /// with the number of the segment it is in: at start-up the segments before the writer's,
+    /// later also the writer's own up to its last durable frame. A torn last frame (a crash
+    /// mid-write, never acknowledged) ends its segment.
     pub(crate) fn replay(&self, apply: impl FnMut(u64, Vec<Record>)) -> Result<(), StoreError> {
+        let folded_before = read_checkpoint(&self.layout.checkpoint_file())?;
+        let durable = *self.shared.durable.lock();
         read_segments(
             &self.dir,
-            self.folded_before..self.first_live,
+            (folded_before..durable.0 + 1, Some(durable)),
             |path, what| {
                 let line = format!("journal {} {what}", path.display());
                 if let Unreadable::Skipped { .. } = what {
@@ -290,13 +400,14 @@ impl std::fmt::Display for Unreadable {
     }
 }
 
-/// The records of the segments numbered in `range`, in order, each with its segment's number. A
-/// segment's damaged frame is skipped to the next whole one; a torn or damaged end ends it
+/// The records of the segments numbered in `range`, in order, each with its segment's number,
+/// and `cut`'s segment no further than its byte (where a running writer's durable frames end).
+/// A segment's damaged frame is skipped to the next whole one; a torn or damaged end ends it
 /// (`unreadable` is told of either), and a segment deleted meanwhile (folded by a checkpoint of
 /// a running writer) is skipped.
 pub(crate) fn read_segments(
     dir: &Path,
-    range: std::ops::Range<u64>,
+    (range, cut): (std::ops::Range<u64>, Option<(u64, u64)>),
     mut unreadable: impl FnMut(&Path, &Unreadable),
     mut apply: impl FnMut(u64, Vec<Record>),
 ) -> Result<(), StoreError> {
@@ -320,7 +431,10 @@ pub(crate) fn read_segments(
             );
             continue;
         }
-        let size = meta.len();
+        let size = match cut {
+            Some((segment, end)) if segment == n => meta.len().min(end),
+            _ => meta.len(),
+        };
         let mut apply = |records| apply(n, records);
         match path.extension().and_then(|e| e.to_str()) {
             Some(LINES) => {
@@ -525,78 +639,190 @@ fn read_checkpoint(path: &Path) -> Result<u64, StoreError> {
     }
 }
 
-fn write_loop(
-    receiver: mpsc::Receiver<Command>,
-    mut segment: Segment,
+/// The writer thread: group-commits appends into the live segment, undoes a batch that fails,
+/// and refuses writes after it until resumed.
+struct Writer {
+    segment: Segment,
+    /// The number the next segment takes.
+    next: u64,
     dir: PathBuf,
-    failed: Arc<AtomicBool>,
+    shared: Arc<Shared>,
     layout: Layout,
-) {
-    let mut buffer = Vec::with_capacity(1 << 20);
-    let mut waiters = Vec::new();
-    while let Ok(first) = receiver.recv() {
-        let mut batch = vec![first];
-        while batch.len() < MAX_BATCH {
-            match receiver.try_recv() {
-                Ok(command) => batch.push(command),
-                Err(_) => break,
-            }
-        }
-        for command in batch {
-            match command {
-                Command::Append(line, waiter) => {
-                    buffer.extend_from_slice(&line);
-                    waiters.push(waiter);
+}
+
+impl Writer {
+    fn run(mut self, receiver: mpsc::Receiver<Command>) {
+        let mut buffer = Vec::with_capacity(1 << 20);
+        let mut waiters = Vec::new();
+        while let Ok(first) = receiver.recv() {
+            let mut batch = vec![first];
+            while batch.len() < MAX_BATCH {
+                match receiver.try_recv() {
+                    Ok(command) => batch.push(command),
+                    Err(_) => break,
                 }
-                Command::Rotate(reply) => {
-                    flush(&mut segment, &mut buffer, &mut waiters, &failed, &layout);
-                    let next = segment.number + 1;
-                    match Segment::create(&dir, next) {
-                        Ok(new) => {
-                            segment = new;
-                            let _ = reply.send(Ok(next));
+            }
+            for command in batch {
+                match command {
+                    Command::Append(frame, waiter) => match self.refusal() {
+                        // Never written after a failed frame: it may rest on it.
+                        Some(e) => drop(waiter.send(Err(e))),
+                        None => {
+                            buffer.extend_from_slice(&frame);
+                            waiters.push(waiter);
                         }
-                        Err(e) => {
-                            let _ = reply.send(Err(e));
-                        }
+                    },
+                    Command::Rotate(reply) => {
+                        self.flush(&mut buffer, &mut waiters);
+                        let _ = reply.send(self.rotate());
+                    }
+                    Command::Resume(reply) => {
+                        let _ = reply.send(self.resume());
                     }
                 }
             }
+            self.flush(&mut buffer, &mut waiters);
         }
-        flush(&mut segment, &mut buffer, &mut waiters, &failed, &layout);
     }
-}
 
-fn flush(
-    segment: &mut Segment,
-    buffer: &mut Vec<u8>,
-    waiters: &mut Vec<CommitSender>,
-    failed: &AtomicBool,
-    layout: &Layout,
-) {
-    if buffer.is_empty() {
-        return;
+    fn refusal(&self) -> Option<StoreError> {
+        self.shared.broken.lock().clone()
     }
-    let result = segment.write_durably(buffer);
-    buffer.clear();
-    let outcome = match result {
-        Ok(()) => Ok(()),
-        Err(e) => {
-            // A failed fsync leaves the file in an unknown state: stop accepting writes.
-            failed.store(true, Ordering::Release);
-            let message = format!("journal write failed: {e}");
-            layout.log_root("errors.log", &message);
-            Err(StoreError::Io(message))
+
+    /// A new segment after the live one; while refusing, only its number (see
+    /// [`Journal::rotate`]).
+    fn rotate(&mut self) -> Result<u64, StoreError> {
+        let next = self.next;
+        if self.refusal().is_some() {
+            return Ok(next);
         }
-    };
-    for waiter in waiters.drain(..) {
-        let _ = waiter.send(outcome.clone());
+        let segment = self.create(next)?;
+        self.start(segment);
+        Ok(next)
+    }
+
+    /// Segment `number`, made whole or not at all: a segment half made is removed, so that the
+    /// next attempt makes it again.
+    fn create(&self, number: u64) -> Result<Segment, StoreError> {
+        Segment::create(&self.dir, number).map_err(|e| {
+            let _ = fs::remove_file(segment_path(&self.dir, number));
+            self.failure(&e, None)
+        })
+    }
+
+    /// Takes writes again, in a new segment.
+    fn resume(&mut self) -> Result<(), StoreError> {
+        if self.refusal().is_none() {
+            return Ok(());
+        }
+        let next = self.next;
+        let segment = self.create(next)?;
+        self.start(segment);
+        *self.shared.broken.lock() = None;
+        tracing::info!("journal writes resumed in segment {next}");
+        self.layout.log_root(
+            "operations.log",
+            &format!("journal writes resumed in segment {next}"),
+        );
+        Ok(())
+    }
+
+    fn start(&mut self, segment: Segment) {
+        *self.shared.durable.lock() = (segment.number, 0);
+        self.next = segment.number + 1;
+        self.segment = segment;
+    }
+
+    /// The refusal for an I/O error of the journal: the disk is full, or the write failed.
+    fn failure(&self, e: &std::io::Error, cut: Option<std::io::Error>) -> StoreError {
+        let folder = self.layout.root().display().to_string();
+        if is_no_space(e) {
+            let free = self.shared.space.measure().unwrap_or(0);
+            return self.shared.space.full(free);
+        }
+        let cause = match cut {
+            Some(cut) => format!("{e}; cutting the journal back failed too: {cut}"),
+            None => e.to_string(),
+        };
+        StoreError::WriteFailed { folder, cause }
+    }
+
+    fn flush(&mut self, buffer: &mut Vec<u8>, waiters: &mut Vec<CommitSender>) {
+        if buffer.is_empty() {
+            return;
+        }
+        #[cfg(test)]
+        if self.shared.fail_next_sync.swap(false, Ordering::AcqRel) {
+            self.segment.fail_next_sync = true;
+        }
+        let result = self.segment.write_durably(buffer);
+        buffer.clear();
+        let outcome = match result {
+            Ok(()) => {
+                *self.shared.durable.lock() = (self.segment.number, self.segment.end);
+                Ok(())
+            }
+            Err((e, cut)) => {
+                let error = self.failure(&e, cut);
+                // Logged once: every write after it is refused up front until writes resume.
+                tracing::error!("journal writes stopped: {error}");
+                self.layout
+                    .log_root("errors.log", &format!("journal writes stopped: {error}"));
+                *self.shared.broken.lock() = Some(error.clone());
+                self.shared.failures.fetch_add(1, Ordering::AcqRel);
+                Err(error)
+            }
+        };
+        for waiter in waiters.drain(..) {
+            let _ = waiter.send(outcome.clone());
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_batch_whose_fsync_fails_is_cut_away_and_writes_resume_in_a_new_segment() {
+        let root = tempfile::tempdir().unwrap();
+        let layout = Layout::new(root.path());
+        layout.create_root().unwrap();
+        let dir = layout.journal_dir();
+        let journal = Journal::open(dir.clone(), layout).unwrap();
+        let wait = |commit: Commit| commit.wait_blocking();
+        wait(journal.append(&[app(0)])).unwrap();
+        journal.shared.fail_next_sync.store(true, Ordering::Release);
+        // Its bytes land in the file; its fsync fails: refused, and cut back.
+        let refused = wait(journal.append(&[app(1)])).unwrap_err();
+        assert!(
+            matches!(refused, StoreError::WriteFailed { .. }),
+            "{refused}"
+        );
+        assert_eq!(journal.failures(), 1);
+        assert!(
+            wait(journal.append(&[app(2)])).is_err(),
+            "taken after a failure"
+        );
+        assert!(journal.writable().is_err());
+        // What the service reads again while refusing: the durable record only.
+        let mut replayed = Vec::new();
+        journal
+            .replay(|_, records| replayed.extend(records))
+            .unwrap();
+        assert_eq!(replayed, vec![app(0)]);
+        journal.resume().unwrap();
+        wait(journal.append(&[app(3)])).unwrap();
+        drop(journal);
+        let (ids, unreadable) = read_back(&dir);
+        assert_eq!(ids, ["app.0", "app.3"]);
+        assert_eq!(unreadable, 0, "a cut segment reads whole");
+        assert_eq!(
+            list_segments(&dir).unwrap().len(),
+            2,
+            "resumed in a new segment"
+        );
+    }
     use atlas_model::App;
 
     fn app(n: usize) -> Record {
@@ -613,7 +839,7 @@ mod tests {
         let (mut ids, mut unreadable) = (Vec::new(), 0);
         read_segments(
             dir,
-            0..u64::MAX,
+            (0..u64::MAX, None),
             |_, _| unreadable += 1,
             |_, records| {
                 ids.extend(records.into_iter().map(|r| r.app_id().to_string()));
@@ -685,7 +911,7 @@ mod tests {
             let (mut ids, mut told) = (Vec::new(), Vec::new());
             read_segments(
                 &dir,
-                0..u64::MAX,
+                (0..u64::MAX, None),
                 |_, what| told.push(what.to_string()),
                 |_, records| ids.extend(records.into_iter().map(|r| r.app_id().to_string())),
             )

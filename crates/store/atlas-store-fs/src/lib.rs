@@ -33,6 +33,7 @@ mod image;
 mod journal;
 mod layout;
 mod lock;
+mod space;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -49,6 +50,7 @@ pub use files::{
 pub use fold::SCREENSHOT;
 use journal::Journal;
 use layout::Layout;
+pub use space::{DEFAULT_RESERVE_MB, RESERVE_VARIABLE};
 
 /// The folder store.
 pub struct FsStore {
@@ -123,7 +125,7 @@ impl FsStore {
         let mut journal = Vec::new();
         journal::read_segments(
             &layout.journal_dir(),
-            folded_before..u64::MAX,
+            (folded_before..u64::MAX, None),
             |_, _| {},
             |segment, records| journal.extend(not_folded(&folded, segment, records)),
         )?;
@@ -265,6 +267,22 @@ impl Store for FsStore {
 
     fn takes_steps(&self) -> bool {
         true
+    }
+
+    fn writable(&self) -> Result<(), StoreError> {
+        self.journal.writable()
+    }
+
+    fn write_failures(&self) -> u64 {
+        self.journal.failures()
+    }
+
+    fn resume_writes(&self) -> Result<(), StoreError> {
+        self.journal.resume()
+    }
+
+    fn disk(&self) -> Option<atlas_store::DiskSpace> {
+        self.journal.disk()
     }
 
     fn journal_bytes(&self) -> u64 {

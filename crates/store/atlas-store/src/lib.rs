@@ -268,6 +268,32 @@ pub enum StoreError {
     /// The journal failed before: nothing more is written until the process restarts.
     #[error("the journal failed earlier and the store is read-only until restart: {0}")]
     Failed(String),
+    /// No room on the disk that holds the data: the write was not kept, and writes are refused
+    /// until space is freed (they then resume by themselves).
+    #[error(
+        "the disk holding {folder} is full ({free} bytes free, {reserve} kept for checkpoints): \
+         nothing of this write was kept; writes resume once space is freed"
+    )]
+    Full {
+        /// The data folder.
+        folder: String,
+        /// Bytes free for Atlas on its disk.
+        free: u64,
+        /// Bytes kept free for checkpoints, which free journal segments.
+        reserve: u64,
+    },
+    /// A write failed on the disk for another reason than space: it was not kept, and writes
+    /// are refused until the disk takes one again.
+    #[error(
+        "a write to {folder} failed ({cause}): nothing of it was kept; writes resume once the disk \
+         takes them again"
+    )]
+    WriteFailed {
+        /// The data folder.
+        folder: String,
+        /// The system's error.
+        cause: String,
+    },
 }
 
 impl StoreError {
@@ -288,6 +314,17 @@ impl StoreError {
             context: what.into(),
             source: Some(std::sync::Arc::new(source)),
         }
+    }
+
+    /// Whether nothing was written and the same request may succeed later: the database is
+    /// away, or the disk is full or failing. Answered 503 with `Retry-After`.
+    pub fn is_transient(&self) -> bool {
+        matches!(
+            self,
+            StoreError::Unavailable { .. }
+                | StoreError::Full { .. }
+                | StoreError::WriteFailed { .. }
+        )
     }
 
     /// A failure while doing `context`, caused by `source`.
@@ -328,6 +365,13 @@ impl Commit {
         commit
     }
 
+    /// A commit refused before anything was written, for the reason `error` gives.
+    pub fn refused(error: StoreError) -> Commit {
+        let (tx, commit) = Commit::new();
+        let _ = tx.send(Err(error));
+        commit
+    }
+
     /// Waits from async code.
     pub async fn wait(self) -> Result<(), StoreError> {
         match self.0.await {
@@ -345,6 +389,19 @@ impl Commit {
             Err(_) => Err(StoreError::Failed("journal writer stopped".into())),
         }
     }
+}
+
+/// The disk that holds a data folder, as health checks report it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DiskSpace {
+    /// The data folder.
+    pub folder: String,
+    /// Bytes free for Atlas.
+    pub free_bytes: u64,
+    /// Bytes kept free for checkpoints: writes are refused below it.
+    pub reserve_bytes: u64,
+    /// Below this many free bytes, health warns that the disk is filling up.
+    pub warn_below_bytes: u64,
 }
 
 /// A point in the journal: everything appended before it is covered by a checkpoint taken now.
@@ -561,6 +618,30 @@ pub trait Store: Send + Sync {
     /// local files always can.
     fn available(&self) -> bool {
         true
+    }
+    /// Whether a write now would be taken: an error ([`StoreError::is_transient`]) while the
+    /// disk is full or a write failed, asked before a write changes memory so that a refused
+    /// write changes nothing.
+    fn writable(&self) -> Result<(), StoreError> {
+        Ok(())
+    }
+    /// How many times writing has failed since the store opened. A failed append may leave the
+    /// caller's memory ahead of what is durable: when this count moves, the caller reads its
+    /// state again ([`Store::load_each`] gives what is durable, and only that) before it writes
+    /// or checkpoints, then asks [`Store::resume_writes`]. Stores that read failed writes' rows
+    /// again by themselves ([`Store::follow`]) keep it at 0.
+    fn write_failures(&self) -> u64 {
+        0
+    }
+    /// After a failure, tries to take writes again (a new journal segment); an error while the
+    /// disk still cannot. Only once the caller's memory holds no more than what is durable.
+    fn resume_writes(&self) -> Result<(), StoreError> {
+        Ok(())
+    }
+    /// The disk under the store: its free space and the reserve, for health checks; none for a
+    /// store that is not on a local disk.
+    fn disk(&self) -> Option<DiskSpace> {
+        None
     }
     /// A page's folder of seed 001 (§4.1), where an explorer keeps its screenshot, DOM and
     /// reports, for people to open; none for a store without folders.
