@@ -83,7 +83,8 @@ impl Refusal for ErrorBody {
 pub enum HealthStatus {
     /// It serves and its writes are durable.
     Ok,
-    /// It serves and keeps every write, in its journal, but its checkpoints fail.
+    /// It serves reads, but refuses writes (its disk is full) or its checkpoints fail (every
+    /// acknowledged write kept in its journal).
     Degraded,
     /// Its store cannot be reached: it takes no writes (answered with 503).
     Unavailable,
@@ -97,9 +98,16 @@ pub struct HealthAnswer {
     /// Why it is not `ok`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// Why a watcher should look although it is `ok` (its disk filling up).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
     /// The checkpoints' state, when they fail.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub checkpoint: Option<Value>,
+    /// The disk under the data folder (`free_bytes`, `reserve_bytes` under which writes stop,
+    /// `warn_below_bytes`), for a store on one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disk: Option<Value>,
 }
 
 /// `GET /healthz`'s refusals: not ready (its store is away), or the server's guard.

@@ -178,6 +178,10 @@ pub enum AtlasError {
     },
 }
 
+/// What `Retry-After` asks of a client refused for now: a few seconds, long enough for a
+/// database to come back or a disk to be freed between tries, short enough for an agent's step.
+pub const RETRY_AFTER_SECS: u64 = 5;
+
 /// A result whose error is an [`AtlasError`].
 pub type Result<T, E = AtlasError> = std::result::Result<T, E>;
 
@@ -249,6 +253,12 @@ impl AtlasError {
         }
     }
 
+    /// How long a client should wait before it tries again (`Retry-After`, in seconds): only
+    /// for a refusal that nothing was written by and that passes (the store away, the disk full).
+    pub fn retry_after_secs(&self) -> Option<u64> {
+        matches!(self, AtlasError::Unavailable { .. }).then_some(RETRY_AFTER_SECS)
+    }
+
     /// The error body's `details`: the field at fault, or `{}`.
     pub fn details(&self) -> Value {
         match self {
@@ -256,7 +266,9 @@ impl AtlasError {
             AtlasError::PageNotFound(id) => serde_json::json!({ "page_id": id }),
             AtlasError::IntentNotFound(intent) => serde_json::json!({ "intent": intent }),
             AtlasError::PayloadTooLarge { limit } => serde_json::json!({ "limit_bytes": limit }),
-            AtlasError::Unavailable { .. } => serde_json::json!({ "retry": true }),
+            AtlasError::Unavailable { .. } => {
+                serde_json::json!({ "retry": true, "retry_after_secs": RETRY_AFTER_SECS })
+            }
             _ => serde_json::json!({}),
         }
     }

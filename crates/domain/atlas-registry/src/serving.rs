@@ -12,10 +12,22 @@ use crate::{Datasets, ToolContext, biz_error, business_graph_of};
 /// Whether the process serves, as `GET /healthz` says it.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Health {
-    /// It serves and its writes are durable.
-    Ok,
-    /// It serves and keeps every write, in its journal, but its checkpoints fail.
-    Degraded(Value),
+    /// It serves and its writes are durable; a warning when its disk is filling up.
+    Ok {
+        /// Why a watcher should look (free space under the warning threshold).
+        warning: Option<String>,
+        /// Its disk, for a store on one.
+        disk: Option<Value>,
+    },
+    /// It serves reads, but writes are refused (a full disk) or its checkpoints fail.
+    Degraded {
+        /// Why.
+        reason: String,
+        /// The checkpoints' state, when they fail.
+        checkpoint: Option<Value>,
+        /// Its disk, for a store on one.
+        disk: Option<Value>,
+    },
     /// Its store cannot be reached: it takes no writes.
     Unavailable,
 }
@@ -24,32 +36,43 @@ impl Health {
     /// The HTTP status and the body: 503 while the database is away (for a load balancer to
     /// send writers to another replica), 200 otherwise, and no more than that.
     pub fn answer(&self) -> (u16, HealthAnswer) {
-        let (status, health, reason, checkpoint) = match self {
-            Health::Ok => (200, HealthStatus::Ok, None, None),
-            Health::Degraded(checkpoint) => (
+        let answer = |status, reason: Option<String>, warning, checkpoint, disk| HealthAnswer {
+            status,
+            reason,
+            warning,
+            checkpoint,
+            disk,
+        };
+        match self {
+            Health::Ok { warning, disk } => (
                 200,
-                HealthStatus::Degraded,
-                Some(
-                    "checkpoints fail: every acknowledged write is kept in the journal, which grows until one succeeds",
+                answer(HealthStatus::Ok, None, warning.clone(), None, disk.clone()),
+            ),
+            Health::Degraded {
+                reason,
+                checkpoint,
+                disk,
+            } => (
+                200,
+                answer(
+                    HealthStatus::Degraded,
+                    Some(reason.clone()),
+                    None,
+                    checkpoint.clone(),
+                    disk.clone(),
                 ),
-                Some(checkpoint.clone()),
             ),
             Health::Unavailable => (
                 503,
-                HealthStatus::Unavailable,
-                Some("the database cannot be reached"),
-                None,
+                answer(
+                    HealthStatus::Unavailable,
+                    Some("the database cannot be reached".into()),
+                    None,
+                    None,
+                    None,
+                ),
             ),
-        };
-        let reason = reason.map(String::from);
-        (
-            status,
-            HealthAnswer {
-                status: health,
-                reason,
-                checkpoint,
-            },
-        )
+        }
     }
 }
 
@@ -59,11 +82,41 @@ impl ToolContext {
         if !self.atlas.store_available() {
             return Health::Unavailable;
         }
+        // The folder's path stays out: the route is open to anyone who can reach the port.
+        let space = self.atlas.disk();
+        let disk = space.as_ref().map(|d| {
+            serde_json::json!({
+                "free_bytes": d.free_bytes,
+                "reserve_bytes": d.reserve_bytes,
+                "warn_below_bytes": d.warn_below_bytes,
+            })
+        });
+        if let Some(refused) = self.atlas.writes_refused() {
+            return Health::Degraded {
+                reason: format!("writes are refused, reads are served: {refused}"),
+                checkpoint: None,
+                disk,
+            };
+        }
         let checkpoints = self.atlas.checkpoint_health();
         if checkpoints.failing() {
-            return Health::Degraded(serde_json::to_value(checkpoints).unwrap_or_default());
+            return Health::Degraded {
+                reason: "checkpoints fail: every acknowledged write is kept in the journal, \
+                         which grows until one succeeds"
+                    .into(),
+                checkpoint: Some(serde_json::to_value(checkpoints).unwrap_or_default()),
+                disk,
+            };
         }
-        Health::Ok
+        let warning = space
+            .filter(|d| d.free_bytes < d.warn_below_bytes)
+            .map(|d| {
+                format!(
+                    "the disk is filling up: {} bytes free; writes stop under {}",
+                    d.free_bytes, d.reserve_bytes
+                )
+            });
+        Health::Ok { warning, disk }
     }
 
     /// What the graph learns from now on, each event once durable.

@@ -432,6 +432,20 @@ impl Atlas {
         Ok(())
     }
 
+    /// Why writes are refused now, if they are (a full disk, a failed write not yet behind
+    /// it): `/healthz` says so, and the server goes on serving reads.
+    pub fn writes_refused(&self) -> Option<String> {
+        if self.store.write_failures() != self.state.read().synced_failures {
+            return Some("a write failed; the graph is read again from the store".into());
+        }
+        self.store.writable().err().map(|e| e.to_string())
+    }
+
+    /// The disk under the store, measured now (none for a database).
+    pub fn disk(&self) -> Option<atlas_store::DiskSpace> {
+        self.store.disk()
+    }
+
     /// Whether the store takes writes now (see [`Store::available`]): `/healthz` says so, for a
     /// load balancer to send writers elsewhere.
     pub fn store_available(&self) -> bool {

@@ -1,118 +1,16 @@
-//! A full disk, on a real small filesystem: a size-limited tmpfs, mounted by the test (as root,
-//! as CI runs; elsewhere inside `unshare -rm`, a user and mount namespace of its own). Each test
-//! runs in a child process of this binary, so that its mount and its reserve
-//! (`ATLAS_DISK_RESERVE_MB`) are its own; the child counts exactly after a restart:
-//! acknowledged reports kept, refused ones not applied, retried ones once.
+//! A full disk, on a real small filesystem ([`atlas_config::testing::small_disk`]), counted
+//! exactly after a restart: acknowledged reports kept, refused ones not applied, retried ones
+//! once.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 use std::sync::Arc;
+
+use atlas_config::testing::small_disk::{SmallDisk, in_child, is_child};
 
 use atlas_service::*;
 use atlas_store::Store;
 use atlas_store_fs::FsStore;
 use atlas_text::HashEmbedder;
-
-/// Set in the child that runs a test's body.
-const CHILD: &str = "ATLAS_FULL_DISK_CHILD";
-
-/// Runs `test` of this binary in a child process with `reserve_mb` of reserve: as root
-/// directly, else inside `unshare -rm`.
-fn in_child(test: &str, reserve_mb: u64) {
-    let exe = std::env::current_exe().unwrap();
-    let args = [test, "--exact", "--nocapture", "--test-threads=1"];
-    let root = unsafe_free_euid() == 0;
-    let mut command = match root {
-        true => Command::new(&exe),
-        false => {
-            let mut c = Command::new("unshare");
-            c.arg("-rm").arg(&exe);
-            c
-        }
-    };
-    let out = command
-        .args(args)
-        .env(CHILD, "1")
-        .env(atlas_store_fs::RESERVE_VARIABLE, reserve_mb.to_string())
-        .output()
-        .expect("run the test's child (as root, or with unshare -rm)");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(out.status.success(), "{test} failed in its child:\n{text}");
-    assert!(text.contains("1 passed"), "{test} did not run:\n{text}");
-}
-
-/// The effective user id, as `id -u` prints it.
-fn unsafe_free_euid() -> u32 {
-    let out = Command::new("id").arg("-u").output().expect("id -u");
-    String::from_utf8_lossy(&out.stdout)
-        .trim()
-        .parse()
-        .unwrap_or(u32::MAX)
-}
-
-/// A tmpfs of `mb` MiB mounted on a fresh folder, unmounted when dropped.
-struct SmallDisk {
-    _dir: tempfile::TempDir,
-    mount: PathBuf,
-}
-
-impl SmallDisk {
-    fn new(mb: u64) -> SmallDisk {
-        let dir = tempfile::tempdir().unwrap();
-        let mount = dir.path().join("disk");
-        std::fs::create_dir(&mount).unwrap();
-        let status = Command::new("mount")
-            .args(["-t", "tmpfs", "-o", &format!("size={mb}m"), "tmpfs"])
-            .arg(&mount)
-            .status()
-            .expect("mount");
-        assert!(status.success(), "cannot mount a tmpfs");
-        SmallDisk { _dir: dir, mount }
-    }
-
-    /// Fills the disk with a file until `leave` bytes are free (or no more can be written).
-    fn fill(&self, leave: u64) -> PathBuf {
-        let filler = self.mount.join("filler");
-        let free = free_bytes(&self.mount);
-        let size = free.saturating_sub(leave);
-        let mut file = std::fs::File::create(&filler).unwrap();
-        let chunk = vec![7u8; 64 << 10];
-        let mut written = 0u64;
-        use std::io::Write;
-        while written < size {
-            let n = chunk.len().min((size - written) as usize);
-            if file.write_all(&chunk[..n]).is_err() {
-                break;
-            }
-            written += n as u64;
-        }
-        let _ = file.sync_all();
-        filler
-    }
-}
-
-impl Drop for SmallDisk {
-    fn drop(&mut self) {
-        let _ = Command::new("umount").arg(&self.mount).status();
-    }
-}
-
-fn free_bytes(path: &Path) -> u64 {
-    let out = Command::new("df")
-        .args(["--output=avail", "-B1"])
-        .arg(path)
-        .output()
-        .unwrap();
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .nth(1)
-        .and_then(|l| l.trim().parse().ok())
-        .unwrap()
-}
 
 fn open(data: &Path) -> Arc<Atlas> {
     let store = Arc::new(FsStore::open(data).expect("open store"));
@@ -221,7 +119,7 @@ async fn report_until_refused(
 
 #[test]
 fn writes_stop_at_the_reserve_and_resume_when_space_returns() {
-    if std::env::var_os(CHILD).is_none() {
+    if !is_child() {
         return in_child(
             "writes_stop_at_the_reserve_and_resume_when_space_returns",
             4,
@@ -235,7 +133,7 @@ fn writes_stop_at_the_reserve_and_resume_when_space_returns() {
         let edge = an_edge(&atlas).await;
         let start = count(&atlas, &edge.1);
         // Past the reserve by a little: the reports take it, then the reserve refuses.
-        let filler = disk.fill(5 << 20);
+        let filler = disk.fill("filler", 5 << 20);
         let acknowledged = report_until_refused(&atlas, &edge, 20, true).await;
         assert!(acknowledged > 0);
         let refusal = atlas.report_transition(edge.0.clone()).await.unwrap_err();
@@ -255,7 +153,7 @@ fn writes_stop_at_the_reserve_and_resume_when_space_returns() {
 
 #[test]
 fn a_write_the_disk_refuses_is_undone_and_nothing_rests_on_it() {
-    if std::env::var_os(CHILD).is_none() {
+    if !is_child() {
         return in_child(
             "a_write_the_disk_refuses_is_undone_and_nothing_rests_on_it",
             0,
@@ -269,7 +167,7 @@ fn a_write_the_disk_refuses_is_undone_and_nothing_rests_on_it() {
         let edge = an_edge(&atlas).await;
         let start = count(&atlas, &edge.1);
         // No reserve: the journal's own write fails, and is undone.
-        let filler = disk.fill(64 << 10);
+        let filler = disk.fill("filler", 64 << 10);
         // Many writers at once, so that refused writes share batches with each other.
         let mut acknowledged = 0;
         let mut tasks = Vec::new();

@@ -100,10 +100,18 @@ impl AppState {
 pub fn error_response(e: &AtlasError) -> Response {
     let status =
         StatusCode::from_u16(e.code().http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    if status.is_server_error() {
+    // A refusal for now (a full disk, a database away) is logged by the store when it starts
+    // and ends, not once a request.
+    if status.is_server_error() && e.retry_after_secs().is_none() {
         tracing::error!("{e}");
     }
-    (status, Json(e.to_body())).into_response()
+    let mut response = (status, Json(e.to_body())).into_response();
+    if let Some(secs) = e.retry_after_secs() {
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, header::HeaderValue::from(secs));
+    }
+    response
 }
 
 /// The router with every route.

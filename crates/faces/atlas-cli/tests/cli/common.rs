@@ -44,6 +44,11 @@ pub fn agent() -> ureq::Agent {
 
 impl Server {
     pub fn start(data: &Path, extra: &[&str]) -> Server {
+        Server::start_logging(data, extra, Stdio::null())
+    }
+
+    /// [`Server::start`], its standard error (its log) going to `log`.
+    pub fn start_logging(data: &Path, extra: &[&str], log: impl Into<Stdio>) -> Server {
         let port = free_port();
         let mut args = vec!["serve", "--data", data.to_str().unwrap(), "--addr"];
         let addr = format!("127.0.0.1:{port}");
@@ -57,7 +62,7 @@ impl Server {
         let child = Command::new(env!("CARGO_BIN_EXE_atlas"))
             .args(&args)
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(log)
             .spawn()
             .unwrap();
         let server = Server {

@@ -11,6 +11,7 @@ mod docs;
 mod eval;
 mod explore;
 mod fleet;
+mod full_disk;
 mod hostile_clients;
 mod links;
 mod pg_restart;

@@ -1,0 +1,151 @@
+//! `atlas serve` on a full disk, as a fleet's server meets one: its data folder on a real small
+//! filesystem ([`atlas_config::testing::small_disk`]) filled by another file. Refused writes
+//! answer 503 with `Retry-After` and change nothing, health says so and goes on serving reads,
+//! writes resume once space returns without a restart, and the reports counted after restarts
+//! are exactly the acknowledged ones.
+
+use std::time::{Duration, Instant};
+
+use atlas_config::testing::small_disk::{SmallDisk, in_child, is_child};
+use serde_json::{Value, json};
+
+use crate::common::*;
+
+const APP: &str = "com.disk.满了";
+
+fn health(server: &Server) -> Value {
+    let (status, _, body) = server.get_bytes("/healthz");
+    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&body));
+    serde_json::from_slice(&body).unwrap()
+}
+
+/// The reports the server holds of the app.
+fn reports(server: &Server) -> u64 {
+    let (status, stats) = server.call("get_graph_stats", json!({"app_id": APP}));
+    assert_eq!(status, 200, "{stats}");
+    stats["by_app"][0]["reports"].as_u64().unwrap()
+}
+
+/// One report of the app's one edge: its status, `Retry-After` and body.
+fn report(server: &Server, pages: &(String, String)) -> (u16, Option<String>, Value) {
+    let body = json!({
+        "from_page": pages.0, "to_page": pages.1, "success": true, "latency_ms": 30,
+        "action": {"type": "click", "widget_text": "记一笔"}, "app_id": APP,
+    });
+    let mut answer = agent()
+        .post(&format!("{}/api/v1/report_transition", server.url))
+        .header("Content-Type", "application/json")
+        .send(body.to_string())
+        .unwrap();
+    let retry_after = answer
+        .headers()
+        .get("retry-after")
+        .and_then(|v| v.to_str().ok())
+        .map(String::from);
+    let text = answer.body_mut().read_to_string().unwrap();
+    (
+        answer.status().as_u16(),
+        retry_after,
+        serde_json::from_str(&text).unwrap(),
+    )
+}
+
+#[test]
+fn a_full_disk_refuses_writes_serves_reads_and_resumes_when_space_returns() {
+    if !is_child() {
+        return in_child(
+            "full_disk::a_full_disk_refuses_writes_serves_reads_and_resumes_when_space_returns",
+            4,
+        );
+    }
+    let disk = SmallDisk::new(24);
+    let data = disk.mount.join("data");
+    let logs = tempfile::tempdir().unwrap();
+    let log = logs.path().join("serve.log");
+    let server = Server::start_logging(&data, &[], std::fs::File::create(&log).unwrap());
+    let page = |name: &str| {
+        let (status, body) = server.call("add_page", json!({"app_id": APP, "page_name": name}));
+        assert_eq!(status, 200, "{body}");
+        body["page_id"].as_str().unwrap().to_string()
+    };
+    let pages = (page("首页"), page("记账"));
+    assert_eq!(report(&server, &pages).0, 200);
+    assert_eq!(health(&server)["status"], "ok");
+
+    // Filled to a little over the reserve: reports take the rest, then are refused.
+    let filler = disk.fill("filler", 5 << 20);
+    std::thread::sleep(Duration::from_millis(150));
+    let warned = health(&server);
+    assert!(
+        warned["warning"]
+            .as_str()
+            .is_some_and(|w| w.contains("filling up")),
+        "{warned}"
+    );
+    let mut acknowledged = 1u64;
+    let refusal = loop {
+        let (status, retry_after, body) = report(&server, &pages);
+        match status {
+            200 => acknowledged += 1,
+            503 => break (retry_after, body),
+            other => panic!("a report answered {other}: {body}"),
+        }
+        assert!(acknowledged < 1_000_000, "the disk never filled");
+    };
+    let (retry_after, body) = refusal;
+    assert_eq!(retry_after.as_deref(), Some("5"), "{body}");
+    assert_eq!(body["error"]["code"], "SERVICE_UNAVAILABLE", "{body}");
+    let message = body["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("disk") && message.contains(data.to_str().unwrap()),
+        "the refusal names the disk and the folder: {message}"
+    );
+    for _ in 0..20 {
+        assert_eq!(report(&server, &pages).0, 503);
+    }
+    let degraded = health(&server);
+    assert_eq!(degraded["status"], "degraded", "{degraded}");
+    assert!(
+        degraded["disk"]["free_bytes"].as_u64() < degraded["disk"]["reserve_bytes"].as_u64(),
+        "{degraded}"
+    );
+    // Reads go on, and see exactly what was acknowledged.
+    assert_eq!(reports(&server), acknowledged);
+
+    // Space back: writes resume by themselves.
+    std::fs::remove_file(&filler).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while report(&server, &pages).0 != 200 {
+        assert!(Instant::now() < deadline, "writes did not resume");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    acknowledged += 1;
+    assert_eq!(health(&server)["status"], "ok");
+
+    // Full to the last byte, then SIGTERM: the final checkpoint cannot be written, and the
+    // server says that what it acknowledged is in the journal.
+    let filler = disk.fill("filler", 0);
+    // The server measures its disk at most every 100 ms.
+    std::thread::sleep(Duration::from_millis(150));
+    assert_eq!(report(&server, &pages).0, 503);
+    let mut server = server;
+    unsafe_terminate(&server.child);
+    let status = server.child.wait().unwrap();
+    let said = std::fs::read_to_string(&log).unwrap();
+    assert_ne!(status.code(), Some(0), "{said}");
+    assert!(
+        said.contains("acknowledged write is kept in the journal"),
+        "{said}"
+    );
+    // Logged once when writes stopped, not once a refused request.
+    assert!(said.matches("writes stopped").count() <= 2, "{said}");
+    drop(server);
+
+    std::fs::remove_file(&filler).unwrap();
+    let server = Server::start(&data, &[]);
+    assert_eq!(reports(&server), acknowledged);
+    assert_eq!(report(&server, &pages).0, 200);
+    server.stop();
+    let (clean, report) = fsck(&data);
+    assert!(clean, "{report}");
+}
