@@ -2,8 +2,16 @@
 
 import json
 import os
+import time
 import urllib.error
 import urllib.request
+
+#: How many times a call refused for now (503 with ``Retry-After``: the server's disk is full,
+#: its database away, or it is busy) is tried again. Nothing was written by the refused call,
+#: so trying again counts it once.
+RETRIES = 2
+#: The longest a call waits in all for the server to take it again.
+MAX_RETRY_WAIT = 10.0
 
 
 class KGError(Exception):
@@ -15,6 +23,8 @@ class KGError(Exception):
         self.message = message
         self.details = details or {}
         self.status = status
+        #: Seconds the server asked to wait before trying again (a 503 with ``Retry-After``).
+        self.retry_after = None
 
 
 class KGClient:
@@ -26,8 +36,22 @@ class KGClient:
         self.timeout = timeout
 
     def call(self, name, **params):
-        """Calls interface ``name`` with ``params`` (None values are left out)."""
+        """Calls interface ``name`` with ``params`` (None values are left out). A refusal for now
+        (503 with ``Retry-After``) is tried again after the time it asks, ``RETRIES`` times at
+        most and ``MAX_RETRY_WAIT`` seconds in all; then its ``KGError`` is raised."""
         body = json.dumps({k: v for k, v in params.items() if v is not None}, ensure_ascii=False).encode("utf-8")
+        waited = 0.0
+        for attempt in range(RETRIES + 1):
+            try:
+                return self._call_once(name, body)
+            except KGError as e:
+                wait = e.retry_after
+                if wait is None or attempt == RETRIES or waited + wait > MAX_RETRY_WAIT:
+                    raise
+                time.sleep(wait)
+                waited += wait
+
+    def _call_once(self, name, body):
         request = urllib.request.Request(
             f"{self.base_url}/api/v1/{name}", data=body, method="POST",
             headers={"Content-Type": "application/json; charset=utf-8"},
@@ -42,8 +66,14 @@ class KGClient:
             try:
                 error = json.loads(raw)["error"]
             except (ValueError, KeyError, TypeError):
-                raise KGError("HTTP_ERROR", raw or str(e), status=e.code) from None
-            raise KGError(error.get("code"), error.get("message"), error.get("details"), e.code) from None
+                error = {"code": "HTTP_ERROR", "message": raw or str(e)}
+            failure = KGError(error.get("code"), error.get("message"), error.get("details"), e.code)
+            if e.code == 503:
+                try:
+                    failure.retry_after = float(e.headers.get("Retry-After", ""))
+                except ValueError:
+                    pass
+            raise failure from None
 
     # 1. core queries
     def query_path(self, app_id, intent, current_page=None, max_steps=None, include_history=None):

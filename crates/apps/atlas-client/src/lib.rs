@@ -13,7 +13,7 @@
 mod caller;
 
 pub use atlas_api::{CallError, ToolCaller};
-pub use caller::HttpCaller;
+pub use caller::{HttpCaller, MAX_RETRY_WAIT, RETRIES};
 
 use atlas_api::learning::{EndSessionResponse, ReportTransitionRequest, ReportTransitionResponse};
 use atlas_api::pages::{AddPageRequest, AddPageResponse, MatchPageRequest, MatchPageResponse};
