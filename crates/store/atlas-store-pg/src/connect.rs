@@ -15,8 +15,17 @@ pub(crate) fn db_error(e: tokio_postgres::Error) -> StoreError {
         let code = code.code();
         code.starts_with("08") || matches!(code, "57P01" | "57P02" | "57P03" | "53300")
     });
+    let disk_full = e
+        .code()
+        .is_some_and(|c| *c == tokio_postgres::error::SqlState::DISK_FULL);
     if e.is_closed() || away {
         StoreError::away("the database", e)
+    } else if disk_full {
+        // Refused for now, as a full data folder is: 503, and tried again once space is freed.
+        let cause = e
+            .as_db_error()
+            .map_or_else(|| e.to_string(), |db| db.message().to_string());
+        StoreError::DatabaseFull { cause }
     } else {
         match e.as_db_error() {
             // The server's own words (severity and message), without the driver's wrapping.

@@ -78,3 +78,55 @@ fn a_server_that_does_not_answer_is_unavailable() {
         Err(StoreError::Caused { .. })
     ));
 }
+
+#[test]
+fn a_full_database_disk_refuses_the_write_for_now_and_keeps_nothing_of_it() {
+    use atlas_store::{Record, Store};
+    let Some(server) = server() else { return };
+    let url = create_database(&server, &format!("atlas_full_{}", std::process::id())).unwrap();
+    let store = PgStore::connect(&url, PgOptions::default()).unwrap();
+    let app = |id: &str| {
+        Record::App(atlas_model::App {
+            app_id: id.into(),
+            ..Default::default()
+        })
+    };
+    store
+        .append(vec![app("com.kept.first")])
+        .wait_blocking()
+        .unwrap();
+    // The server's disk fills at the commit: a deferred trigger raises what PostgreSQL raises
+    // then (SQLSTATE 53100).
+    execute(
+        &url,
+        "CREATE FUNCTION atlas_test_full() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN \
+           RAISE EXCEPTION 'could not extend file: No space left on device' USING ERRCODE = '53100'; \
+         END $$; \
+         CREATE CONSTRAINT TRIGGER atlas_test_full AFTER INSERT OR UPDATE ON atlas_entities \
+           DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION atlas_test_full();",
+    );
+    let refused = store
+        .append(vec![app("com.refused")])
+        .wait_blocking()
+        .unwrap_err();
+    assert!(
+        matches!(refused, StoreError::DatabaseFull { .. }) && refused.is_transient(),
+        "{refused}"
+    );
+    assert!(refused.to_string().contains("No space left"), "{refused}");
+    execute(&url, "DROP TRIGGER atlas_test_full ON atlas_entities");
+    store
+        .append(vec![app("com.kept.after")])
+        .wait_blocking()
+        .unwrap();
+    let apps: Vec<String> = store
+        .load()
+        .unwrap()
+        .apps
+        .into_iter()
+        .map(|a| a.app.app_id)
+        .collect();
+    assert!(apps.contains(&"com.kept.first".to_string()), "{apps:?}");
+    assert!(apps.contains(&"com.kept.after".to_string()), "{apps:?}");
+    assert!(!apps.contains(&"com.refused".to_string()), "{apps:?}");
+}

@@ -282,6 +282,16 @@ pub enum StoreError {
         /// Bytes kept free for checkpoints, which free journal segments.
         reserve: u64,
     },
+    /// The database server's disk is full (SQLSTATE 53100): the write was not kept, and writes
+    /// go on being refused until space is freed there.
+    #[error(
+        "the database's disk is full ({cause}): nothing of this write was kept; writes resume \
+         once space is freed on the database server"
+    )]
+    DatabaseFull {
+        /// The server's words.
+        cause: String,
+    },
     /// A write failed on the disk for another reason than space: it was not kept, and writes
     /// are refused until the disk takes one again.
     #[error(
@@ -323,6 +333,7 @@ impl StoreError {
             self,
             StoreError::Unavailable { .. }
                 | StoreError::Full { .. }
+                | StoreError::DatabaseFull { .. }
                 | StoreError::WriteFailed { .. }
         )
     }
