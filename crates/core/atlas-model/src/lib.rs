@@ -27,7 +27,7 @@ pub use counts::Counts;
 pub use entity::{
     Action, App, Intent, MAX_OTHER_RENDERINGS, Page, PageType, Trace, TraceStep, Transition, Widget,
 };
-pub use error::{AtlasError, ErrorCode, Result};
+pub use error::{AtlasError, ErrorCode, RETRY_AFTER_SECS, Result};
 pub use fingerprint::{
     features_fingerprint, is_stable_label, jaccard, label_lines, one_rendering, screen_page_name,
     ui_features, ui_fingerprint,

@@ -38,6 +38,18 @@ pub enum BizError {
     Embed(#[from] atlas_text::EmbedError),
 }
 
+impl BizError {
+    /// Whether nothing was written and the same request may succeed later (a full disk, the
+    /// database away).
+    pub fn is_transient(&self) -> bool {
+        match self {
+            BizError::Store(e) => e.is_transient(),
+            BizError::Io(e) => atlas_store::files::is_no_space(e),
+            _ => false,
+        }
+    }
+}
+
 pub(crate) fn invalid(message: impl Into<String>) -> BizError {
     BizError::Invalid(message.into())
 }

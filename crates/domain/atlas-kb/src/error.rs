@@ -90,8 +90,22 @@ pub enum KbError {
 }
 
 impl KbError {
+    /// Whether nothing was written and the same request may succeed later: the server is
+    /// stopping, its disk is full, its database away.
+    pub fn is_transient(&self) -> bool {
+        match self {
+            KbError::Stopping => true,
+            KbError::Store(e) => e.is_transient(),
+            KbError::Io(e) => atlas_store::files::is_no_space(e),
+            _ => false,
+        }
+    }
+
     /// Dify's `code` and HTTP status for this error.
     pub fn code(&self) -> (&'static str, u16) {
+        if self.is_transient() {
+            return ("service_unavailable", 503);
+        }
         match self {
             KbError::InvalidParam(_) => ("invalid_param", 400),
             KbError::TooLarge { .. } => ("file_too_large", 413),
@@ -130,6 +144,9 @@ impl From<KbError> for atlas_model::AtlasError {
     /// Seed 000's error for it, as the tools answer (the Dify routes keep Dify's own).
     fn from(e: KbError) -> Self {
         use atlas_model::AtlasError;
+        if e.is_transient() {
+            return AtlasError::away("the knowledge base", e);
+        }
         match e {
             KbError::InvalidParam(_)
             | KbError::TooLarge { .. }

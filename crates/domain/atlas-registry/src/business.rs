@@ -15,6 +15,7 @@ pub fn biz_error(e: BizError) -> AtlasError {
         },
         BizError::NotFound { .. } => AtlasError::NotFound(e.to_string()),
         BizError::Embed(_) => AtlasError::embedding("the business graph", e),
+        _ if e.is_transient() => AtlasError::away("the business graph", e),
         BizError::Locked { .. } | BizError::Store(_) | BizError::Io(_) | BizError::Encode(_) => {
             AtlasError::fault("the business graph", e)
         }

@@ -27,7 +27,8 @@ use atlas_store::{Commit, CommitSender, Record, StoreError};
 use parking_lot::Mutex;
 
 use crate::layout::{Layout, atomic_write};
-use crate::space::{Space, is_no_space};
+use atlas_store::files::is_no_space;
+use atlas_store::space::Space;
 
 /// Most appends folded into one fsync; bounds the latency one slow batch adds.
 const MAX_BATCH: usize = 8192;

@@ -135,7 +135,7 @@ pub(crate) fn atomic_write(path: &Path, bytes: &[u8], durable: bool) -> Result<(
         });
     }
     atlas_store::files::write_atomic(path, bytes, durable)
-        .map_err(|e| StoreError::caused(format!("cannot write {}", path.display()), e))
+        .map_err(|e| atlas_store::files::write_error(path, e))
 }
 
 /// Flushes everything written to the folder's filesystem (one `syncfs` instead of a fsync per file).

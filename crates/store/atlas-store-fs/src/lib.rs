@@ -33,7 +33,6 @@ mod image;
 mod journal;
 mod layout;
 mod lock;
-mod space;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -43,6 +42,7 @@ use atlas_store::files::{Files, Folder};
 use atlas_store::{AppData, CheckReport, Commit, Cut, LoadSink, Loaded, Record, Store, StoreError};
 use parking_lot::Mutex;
 
+pub use atlas_store::space::{DEFAULT_RESERVE_MB, RESERVE_VARIABLE};
 pub use files::{
     FORMAT_VERSION, MAX_JSON_BYTES, MAX_SCREENSHOT_BYTES, SchemaViolation, validate_task,
     validate_test_idea,
@@ -50,7 +50,6 @@ pub use files::{
 pub use fold::SCREENSHOT;
 use journal::Journal;
 use layout::Layout;
-pub use space::{DEFAULT_RESERVE_MB, RESERVE_VARIABLE};
 
 /// The folder store.
 pub struct FsStore {

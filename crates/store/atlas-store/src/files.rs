@@ -65,14 +65,37 @@ pub fn write_atomic(path: &Path, bytes: &[u8], durable: bool) -> std::io::Result
         .map(|n| n.to_string_lossy().to_string())
         .unwrap_or_default();
     let tmp = path.with_file_name(format!(".{name}.tmp"));
-    {
-        let mut f = File::create(&tmp)?;
+    let written = File::create(&tmp).and_then(|mut f| {
         f.write_all(bytes)?;
         if durable {
             f.sync_data()?;
         }
+        Ok(())
+    });
+    // A file half written on a full disk is removed at once: it is never read, and its space
+    // is what the next write needs.
+    if let Err(e) = written.and_then(|()| fs::rename(&tmp, path)) {
+        let _ = fs::remove_file(&tmp);
+        return Err(e);
     }
-    fs::rename(&tmp, path)
+    Ok(())
+}
+
+/// Whether an I/O error says the disk (or the user's quota) is full.
+pub fn is_no_space(e: &std::io::Error) -> bool {
+    matches!(e.raw_os_error(), Some(libc::ENOSPC) | Some(libc::EDQUOT))
+        || e.kind() == std::io::ErrorKind::StorageFull
+}
+
+/// A write's I/O error as the store says it: [`crate::StoreError::NoSpace`] (refused for now)
+/// on a full disk.
+pub fn write_error(path: &Path, e: std::io::Error) -> crate::StoreError {
+    match is_no_space(&e) {
+        true => crate::StoreError::NoSpace {
+            path: path.display().to_string(),
+        },
+        false => crate::StoreError::caused(format!("cannot write {}", path.display()), e),
+    }
 }
 
 /// Refuses `path` when it or a folder between `root` and it (`root` included) is a symbolic
@@ -250,11 +273,12 @@ impl Files for Folder {
 
     fn write(&self, name: &str, bytes: &[u8]) -> Result<(), crate::StoreError> {
         let path = self.path(name)?;
+        crate::space::refuse_under_reserve(&self.root)?;
         let dir = path.parent().expect("a file in a folder");
-        fs::create_dir_all(dir)?;
-        write_atomic(&path, bytes, true)?;
-        sync_dir(dir)?;
-        Ok(())
+        fs::create_dir_all(dir)
+            .and_then(|()| write_atomic(&path, bytes, true))
+            .and_then(|()| sync_dir(dir))
+            .map_err(|e| write_error(&path, e))
     }
 
     fn remove(&self, name: &str) -> Result<(), crate::StoreError> {
@@ -272,8 +296,10 @@ impl Files for Folder {
 
     fn write_soon(&self, name: &str, bytes: &[u8]) -> Result<(), crate::StoreError> {
         let path = self.path(name)?;
-        fs::create_dir_all(path.parent().expect("a file in a folder"))?;
-        Ok(write_atomic(&path, bytes, false)?)
+        crate::space::refuse_under_reserve(&self.root)?;
+        fs::create_dir_all(path.parent().expect("a file in a folder"))
+            .and_then(|()| write_atomic(&path, bytes, false))
+            .map_err(|e| write_error(&path, e))
     }
 
     fn rename(&self, from: &str, to: &str) -> Result<(), crate::StoreError> {

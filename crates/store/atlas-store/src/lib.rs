@@ -17,6 +17,7 @@
 //! they cover and replays only what lies after it).
 
 pub mod files;
+pub mod space;
 
 pub use atlas_model::Counts;
 use atlas_model::{App, Intent, Page, Trace, TraceStep, Transition};
@@ -292,6 +293,15 @@ pub enum StoreError {
         /// The server's words.
         cause: String,
     },
+    /// No space left on the disk for a file of the data folder: nothing of it was written.
+    #[error(
+        "no space left on the disk holding {path}: nothing of this write was kept; try again once \
+         space is freed"
+    )]
+    NoSpace {
+        /// The file.
+        path: String,
+    },
     /// A write failed on the disk for another reason than space: it was not kept, and writes
     /// are refused until the disk takes one again.
     #[error(
@@ -334,6 +344,7 @@ impl StoreError {
             StoreError::Unavailable { .. }
                 | StoreError::Full { .. }
                 | StoreError::DatabaseFull { .. }
+                | StoreError::NoSpace { .. }
                 | StoreError::WriteFailed { .. }
         )
     }

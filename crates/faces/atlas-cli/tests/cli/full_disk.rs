@@ -111,6 +111,34 @@ fn a_full_disk_refuses_writes_serves_reads_and_resumes_when_space_returns() {
     );
     // Reads go on, and see exactly what was acknowledged.
     assert_eq!(reports(&server), acknowledged);
+    // A knowledge base refuses too, in Dify's format, and leaves no file half written.
+    let dataset = |server: &Server| {
+        dify_request(
+            server,
+            "POST",
+            "/v1/datasets",
+            None,
+            "application/json",
+            r#"{"name": "售后 FAQ"}"#.as_bytes(),
+        )
+    };
+    let (status, refused) = dataset(&server);
+    assert_eq!(
+        (status, refused["code"].as_str()),
+        (503, Some("service_unavailable")),
+        "{refused}"
+    );
+    assert!(
+        refused["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("space")),
+        "{refused}"
+    );
+    let half_written = walk(&data)
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "tmp"))
+        .collect::<Vec<_>>();
+    assert!(half_written.is_empty(), "{half_written:?}");
 
     // Space back: writes resume by themselves.
     std::fs::remove_file(&filler).unwrap();
@@ -121,6 +149,8 @@ fn a_full_disk_refuses_writes_serves_reads_and_resumes_when_space_returns() {
     }
     acknowledged += 1;
     assert_eq!(health(&server)["status"], "ok");
+    let (status, created) = dataset(&server);
+    assert_eq!(status, 200, "{created}");
 
     // Full to the last byte, then SIGTERM: the final checkpoint cannot be written, and the
     // server says that what it acknowledged is in the journal.
@@ -148,4 +178,17 @@ fn a_full_disk_refuses_writes_serves_reads_and_resumes_when_space_returns() {
     server.stop();
     let (clean, report) = fsck(&data);
     assert!(clean, "{report}");
+}
+
+/// Every file under `dir`.
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        match path.is_dir() {
+            true => files.extend(walk(&path)),
+            false => files.push(path),
+        }
+    }
+    files
 }

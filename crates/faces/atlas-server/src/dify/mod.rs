@@ -210,6 +210,15 @@ where
 /// of the server is logged and not described.
 pub(crate) fn refusal<E: RouteError>(e: E) -> Response {
     let status = StatusCode::from_u16(e.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    if status == StatusCode::SERVICE_UNAVAILABLE {
+        // Refused for now (the disk full, the server stopping): said, and when to try again.
+        let secs = atlas_model::RETRY_AFTER_SECS;
+        let mut response = (status, Json(e)).into_response();
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, header::HeaderValue::from(secs));
+        return response;
+    }
     if status.is_server_error() {
         let described = serde_json::to_string(&e).unwrap_or_default();
         tracing::error!("knowledge base: {described}");

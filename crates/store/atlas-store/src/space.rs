@@ -2,17 +2,18 @@
 //!
 //! Key design decision: **writes stop while there is still room.** A checkpoint is what frees
 //! journal segments, and it writes the changed apps' files first: a disk filled to its last byte
-//! by reports leaves no room for the write that would free it. So the journal refuses writes
-//! once the free space falls under a reserve (`ATLAS_DISK_RESERVE_MB`, 16 MiB by default), and
-//! health warns from four times that. The refusal is asked before a write changes memory, so a
-//! refused write changes nothing; a write that fails anyway (another process took the reserve)
-//! is undone by the journal ([`crate::journal`]).
+//! by reports leaves no room for the write that would free it. So every write but a
+//! checkpoint's — the journal's, a knowledge base's, a page's files — is refused once the free
+//! space falls under a reserve (`ATLAS_DISK_RESERVE_MB`, 16 MiB by default), and health warns
+//! from four times that. The refusal is asked before a write changes anything, so a refused
+//! write changes nothing; a write that fails anyway (another process took the reserve) is undone
+//! (the folder store's journal cuts it away).
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
-use atlas_store::{DiskSpace, StoreError};
+use crate::{DiskSpace, StoreError};
 
 /// The environment variable that sets the reserve, in MiB.
 pub const RESERVE_VARIABLE: &str = "ATLAS_DISK_RESERVE_MB";
@@ -22,7 +23,9 @@ pub const DEFAULT_RESERVE_MB: u64 = 16;
 /// fleet's reports come thousands a second.
 const FRESH_MS: u64 = 100;
 
-pub(crate) struct Space {
+/// The free space of one data folder's disk, measured at most every [`FRESH_MS`] for the
+/// journal, which asks before every write.
+pub struct Space {
     root: PathBuf,
     reserve: u64,
     /// The last measure, and when (ms since `epoch`).
@@ -34,7 +37,8 @@ pub(crate) struct Space {
 }
 
 impl Space {
-    pub(crate) fn new(root: &Path) -> Space {
+    /// The disk under `root`, with the reserve [`RESERVE_VARIABLE`] sets.
+    pub fn new(root: &Path) -> Space {
         let reserve = std::env::var(RESERVE_VARIABLE)
             .ok()
             .and_then(|v| v.trim().parse::<u64>().ok())
@@ -50,8 +54,13 @@ impl Space {
         }
     }
 
+    /// Bytes kept free for checkpoints.
+    pub fn reserve(&self) -> u64 {
+        self.reserve
+    }
+
     /// Bytes free for an unprivileged writer on the folder's disk, measured now.
-    pub(crate) fn measure(&self) -> Option<u64> {
+    pub fn measure(&self) -> Option<u64> {
         let free = free_bytes(&self.root)?;
         self.free.store(free, Ordering::Relaxed);
         self.measured_at
@@ -71,7 +80,7 @@ impl Space {
 
     /// Refuses a write while the free space is under the reserve; logs when that starts and
     /// when it ends.
-    pub(crate) fn check(&self) -> Result<(), StoreError> {
+    pub fn check(&self) -> Result<(), StoreError> {
         let Some(free) = self.recent() else {
             return Ok(()); // a filesystem that cannot tell: its writes say
         };
@@ -98,7 +107,7 @@ impl Space {
     }
 
     /// The refusal of a write for want of space.
-    pub(crate) fn full(&self, free: u64) -> StoreError {
+    pub fn full(&self, free: u64) -> StoreError {
         StoreError::Full {
             folder: self.root.display().to_string(),
             free,
@@ -107,7 +116,7 @@ impl Space {
     }
 
     /// The disk as health reports it, measured now.
-    pub(crate) fn disk(&self) -> Option<DiskSpace> {
+    pub fn disk(&self) -> Option<DiskSpace> {
         Some(DiskSpace {
             folder: self.root.display().to_string(),
             free_bytes: self.measure()?,
@@ -117,10 +126,14 @@ impl Space {
     }
 }
 
-/// Whether an I/O error says the disk (or the user's quota) is full.
-pub(crate) fn is_no_space(e: &std::io::Error) -> bool {
-    matches!(e.raw_os_error(), Some(libc::ENOSPC) | Some(libc::EDQUOT))
-        || e.kind() == std::io::ErrorKind::StorageFull
+/// Refuses a write under `path` while its disk's free space is under the reserve (measured
+/// now): for the writers that write rarely (a knowledge base, a page's files).
+pub fn refuse_under_reserve(path: &Path) -> Result<(), StoreError> {
+    let space = Space::new(path);
+    match space.measure() {
+        Some(free) if free < space.reserve => Err(space.full(free)),
+        _ => Ok(()),
+    }
 }
 
 /// `statvfs`'s free blocks for unprivileged users, in bytes.
@@ -142,6 +155,7 @@ fn free_bytes(path: &Path) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::files::is_no_space;
 
     #[test]
     fn the_free_space_of_a_real_folder_is_measured() {
