@@ -891,6 +891,39 @@ mod tests {
     }
 
     #[test]
+    fn a_torn_frame_the_cut_could_not_remove_is_no_lost_write_when_a_new_segment_follows() {
+        let root = tempfile::tempdir().unwrap();
+        let layout = Layout::new(root.path());
+        layout.create_root().unwrap();
+        let dir = layout.journal_dir();
+        let journal = Journal::open(dir.clone(), layout.clone()).unwrap();
+        for n in 0..3 {
+            journal.append(&[app(n)]).wait_blocking().unwrap();
+        }
+        drop(journal);
+        // What a batch that failed leaves when cutting it away failed too: its first half.
+        let torn = crate::entry::frame(&[app(3)]).unwrap();
+        let end = (0..3)
+            .map(|k| crate::entry::frame(&[app(k)]).unwrap().len())
+            .sum::<usize>();
+        let file = OpenOptions::new()
+            .write(true)
+            .open(segment_path(&dir, 0))
+            .unwrap();
+        file.write_all_at(&torn[..torn.len() / 2], end as u64)
+            .unwrap();
+        // Writes go on in the next segment, as after a resume.
+        let journal = Journal::open(dir.clone(), layout).unwrap();
+        journal.append(&[app(4)]).wait_blocking().unwrap();
+        let mut replayed = Vec::new();
+        journal
+            .replay(|_, records| replayed.extend(records))
+            .unwrap();
+        assert_eq!(replayed, [app(0), app(1), app(2), app(4)]);
+        assert!(journal.damage().is_empty(), "{:?}", journal.damage());
+    }
+
+    #[test]
     fn a_damaged_frame_is_skipped_to_the_next_whole_one_and_told() {
         let root = tempfile::tempdir().unwrap();
         let layout = Layout::new(root.path());
