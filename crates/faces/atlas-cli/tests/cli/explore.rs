@@ -41,7 +41,7 @@ fn get(url: &str) -> Value {
     serde_json::from_reader(resp.body_mut().as_reader()).unwrap()
 }
 
-fn demo_site() -> (KillOnDrop, String) {
+pub(crate) fn demo_site() -> (KillOnDrop, String) {
     let addr = format!("127.0.0.1:{}", free_port());
     let child = atlas()
         .args(["demo-site", "--addr", &addr])

@@ -192,3 +192,71 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     }
     files
 }
+
+#[test]
+fn an_exploration_on_a_full_disk_stops_saying_so_and_resumes_once_space_returns() {
+    use crate::explore::{demo_site, explore_command, states};
+    let Some(chromium) = chromium() else { return };
+    if !is_child() {
+        return in_child(
+            "full_disk::an_exploration_on_a_full_disk_stops_saying_so_and_resumes_once_space_returns",
+            4,
+        );
+    }
+    let (_site, base) = demo_site();
+    let disk = SmallDisk::new(48);
+    let data = disk.mount.join("data");
+    let port = base.rsplit(':').next().unwrap().to_string();
+    let app_dir = data.join("apps").join(format!("127_0_0_1_{port}"));
+    let explore = |states: &str| {
+        explore_command(&base, &data, &chromium)
+            .args(["--max-seconds", "300", "--max-states", states])
+            .output()
+            .unwrap()
+    };
+    let first = explore("3");
+    assert!(
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    let before = states(&app_dir).len();
+
+    let filler = disk.fill("filler", 1 << 20);
+    let stopped = explore("12");
+    let said = String::from_utf8_lossy(&stopped.stderr);
+    assert!(!stopped.status.success(), "{said}");
+    assert!(said.contains("disk") && said.contains("full"), "{said}");
+    assert!(
+        walk(&data)
+            .iter()
+            .all(|p| p.extension().is_none_or(|e| e != "tmp")),
+        "a file half written"
+    );
+    assert_eq!(
+        states(&app_dir).len(),
+        before,
+        "nothing written on a full disk"
+    );
+
+    std::fs::remove_file(filler).unwrap();
+    let resumed = explore("12");
+    assert!(
+        resumed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&resumed.stderr)
+    );
+    let after = states(&app_dir);
+    assert!(
+        after.len() > before,
+        "{} states after {before}",
+        after.len()
+    );
+    let mut pages: Vec<&str> = after.iter().filter_map(|s| s["page_id"].as_str()).collect();
+    let all = pages.len();
+    pages.sort_unstable();
+    pages.dedup();
+    assert_eq!(pages.len(), all, "a state recorded twice");
+    let (clean, report) = fsck(&data);
+    assert!(clean, "{report}");
+}
