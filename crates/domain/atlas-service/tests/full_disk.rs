@@ -141,6 +141,13 @@ fn writes_stop_at_the_reserve_and_resume_when_space_returns() {
             refusal.to_string().contains("kept for checkpoints"),
             "{refusal}"
         );
+        // The reserve is the checkpoint's: it folds the journal, which frees its segments.
+        let free = atlas.disk().unwrap().free_bytes;
+        atlas.checkpoint().unwrap();
+        assert!(
+            atlas.disk().unwrap().free_bytes > free,
+            "the checkpoint freed nothing"
+        );
         // Space back: writes resume without a restart.
         std::fs::remove_file(filler).unwrap();
         tokio::time::sleep(std::time::Duration::from_millis(1100)).await;

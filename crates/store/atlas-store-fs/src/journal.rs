@@ -267,7 +267,10 @@ impl Journal {
     }
 
     pub(crate) fn append(&self, records: &[Record]) -> Commit {
-        if let Err(e) = self.writable() {
+        // Only a failure refuses here, which the caller learns of by the failure count and
+        // undoes; the reserve is asked before the caller changes anything ([`Journal::writable`]),
+        // and a write it let through is taken.
+        if let Some(e) = self.shared.broken.lock().clone() {
             return Commit::refused(e);
         }
         let frame = match crate::entry::frame(records) {
