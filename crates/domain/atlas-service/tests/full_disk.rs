@@ -117,6 +117,21 @@ async fn report_until_refused(
     panic!("the disk never filled");
 }
 
+/// The demo graph on a 24 MiB tmpfs: the disk, the data folder, the service and an edge.
+async fn demo_on_a_small_disk() -> (
+    SmallDisk,
+    std::path::PathBuf,
+    Arc<Atlas>,
+    (ReportTransitionRequest, String),
+) {
+    let disk = SmallDisk::new(24);
+    let data = disk.mount.join("data");
+    let atlas = open(&data);
+    assert!(demo_graph(&atlas).await.unwrap());
+    let edge = an_edge(&atlas).await;
+    (disk, data, atlas, edge)
+}
+
 #[test]
 fn writes_stop_at_the_reserve_and_resume_when_space_returns() {
     if !is_child() {
@@ -126,11 +141,7 @@ fn writes_stop_at_the_reserve_and_resume_when_space_returns() {
         );
     }
     tokio::runtime::Runtime::new().unwrap().block_on(async {
-        let disk = SmallDisk::new(24);
-        let data = disk.mount.join("data");
-        let atlas = open(&data);
-        assert!(demo_graph(&atlas).await.unwrap());
-        let edge = an_edge(&atlas).await;
+        let (disk, data, atlas, edge) = demo_on_a_small_disk().await;
         let start = count(&atlas, &edge.1);
         // Past the reserve by a little: the reports take it, then the reserve refuses.
         let filler = disk.fill("filler", 5 << 20);
@@ -167,11 +178,7 @@ fn a_write_the_disk_refuses_is_undone_and_nothing_rests_on_it() {
         );
     }
     tokio::runtime::Runtime::new().unwrap().block_on(async {
-        let disk = SmallDisk::new(24);
-        let data = disk.mount.join("data");
-        let atlas = open(&data);
-        assert!(demo_graph(&atlas).await.unwrap());
-        let edge = an_edge(&atlas).await;
+        let (disk, data, atlas, edge) = demo_on_a_small_disk().await;
         let start = count(&atlas, &edge.1);
         // No reserve: the journal's own write fails, and is undone.
         let filler = disk.fill("filler", 64 << 10);

@@ -248,17 +248,25 @@ impl Journal {
             return Ok(());
         }
         self.shared.space.check()?;
+        self.ask(Command::Resume)
+    }
+
+    /// Sends the writer `command` and waits for its answer.
+    fn ask<T>(
+        &self,
+        command: impl FnOnce(mpsc::SyncSender<Result<T, StoreError>>) -> Command,
+    ) -> Result<T, StoreError> {
+        let stopped = || StoreError::Failed("journal writer stopped".into());
         let (tx, rx) = mpsc::sync_channel(1);
         let sent = self
             .sender
             .lock()
             .as_ref()
-            .is_some_and(|s| s.send(Command::Resume(tx)).is_ok());
+            .is_some_and(|s| s.send(command(tx)).is_ok());
         if !sent {
-            return Err(StoreError::Failed("journal writer stopped".into()));
+            return Err(stopped());
         }
-        rx.recv()
-            .map_err(|_| StoreError::Failed("journal writer stopped".into()))?
+        rx.recv().map_err(|_| stopped())?
     }
 
     /// The disk under the folder, measured now.
@@ -297,17 +305,7 @@ impl Journal {
     /// (a checkpoint then folds what is durable, and may free the space to resume).
     pub(crate) fn rotate(&self) -> Result<u64, StoreError> {
         self.appended.store(0, Ordering::Relaxed);
-        let (tx, rx) = mpsc::sync_channel(1);
-        let sent = self
-            .sender
-            .lock()
-            .as_ref()
-            .is_some_and(|s| s.send(Command::Rotate(tx)).is_ok());
-        if !sent {
-            return Err(StoreError::Failed("journal writer stopped".into()));
-        }
-        rx.recv()
-            .map_err(|_| StoreError::Failed("journal writer stopped".into()))?
+        self.ask(Command::Rotate)
     }
 
     /// Records the files as covering every segment before `cut`, then deletes those segments.
