@@ -108,15 +108,21 @@ impl ToolContext {
                 disk,
             };
         }
-        let warning = space
-            .filter(|d| d.free_bytes < d.warn_below_bytes)
-            .map(|d| {
-                format!(
-                    "the disk is filling up: {} bytes free; writes stop under {}",
-                    d.free_bytes, d.reserve_bytes
-                )
-            });
-        Health::Ok { warning, disk }
+        // A probe of a healthy server learns nothing but that it answers; the disk is told once
+        // it is worth a look.
+        let low = space
+            .as_ref()
+            .is_some_and(|d| d.free_bytes < d.warn_below_bytes);
+        let warning = space.filter(|_| low).map(|d| {
+            format!(
+                "the disk is filling up: {} bytes free; writes stop under {}",
+                d.free_bytes, d.reserve_bytes
+            )
+        });
+        Health::Ok {
+            warning,
+            disk: disk.filter(|_| low),
+        }
     }
 
     /// What the graph learns from now on, each event once durable.
