@@ -79,9 +79,32 @@ pub(crate) struct Shared {
     /// Whether the last write or look reached the database.
     reachable: AtomicBool,
     closed: AtomicBool,
+    /// Why writes are refused for now: the database's disk was full at the last commit. Writes
+    /// are tried again at most as often as the service asks ([`Store::resume_writes`]).
+    full: Mutex<Option<StoreError>>,
 }
 
 impl Shared {
+    /// Keeps a commit's outcome for [`Store::writable`]: a full disk refuses writes until one is
+    /// tried again and commits.
+    pub(crate) fn note_commit(&self, outcome: &Result<(), StoreError>) {
+        let mut full = self.full.lock();
+        match outcome {
+            Err(e @ StoreError::DatabaseFull { .. }) => {
+                if full.is_none() {
+                    tracing::error!("writes stopped: {e}");
+                }
+                *full = Some(e.clone());
+            }
+            Ok(()) => {
+                if full.take().is_some() {
+                    tracing::info!("writes resumed: the database took a write again");
+                }
+            }
+            Err(_) => {}
+        }
+    }
+
     pub(crate) fn mark(&self, reachable: bool) {
         let was = self.reachable.swap(reachable, Ordering::Relaxed);
         if was != reachable {
@@ -171,6 +194,7 @@ impl PgStore {
             pending: Default::default(),
             reachable: AtomicBool::new(true),
             closed: AtomicBool::new(false),
+            full: Mutex::new(None),
         });
         let (writer, queue) = tokio::sync::mpsc::unbounded_channel();
         let store = Arc::new_cyclic(|me| PgStore {
@@ -338,6 +362,16 @@ impl Store for PgStore {
 
     fn available(&self) -> bool {
         self.shared.reachable.load(Ordering::Relaxed)
+    }
+
+    fn writable(&self) -> Result<(), StoreError> {
+        self.shared.full.lock().clone().map_or(Ok(()), Err)
+    }
+
+    /// The database's disk may have room again: the next write is tried.
+    fn resume_writes(&self) -> Result<(), StoreError> {
+        self.shared.full.lock().take();
+        Ok(())
     }
 
     fn page_files(&self, page: &atlas_model::Page) -> Result<Arc<dyn Files>, StoreError> {

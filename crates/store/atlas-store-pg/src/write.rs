@@ -173,6 +173,7 @@ pub(crate) async fn run(
             shared.pending.lock().failed(&ids);
         }
         shared.mark(!matches!(outcome, Err(StoreError::Unavailable { .. })));
+        shared.note_commit(&outcome);
         for (_, _, answer) in waiting {
             let _ = answer.send(outcome.clone());
         }

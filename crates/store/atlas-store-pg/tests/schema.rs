@@ -114,7 +114,22 @@ fn a_full_database_disk_refuses_the_write_for_now_and_keeps_nothing_of_it() {
         "{refused}"
     );
     assert!(refused.to_string().contains("No space left"), "{refused}");
+    // Writes are refused up front (health says so) until one is tried again.
+    assert!(matches!(
+        store.writable(),
+        Err(StoreError::DatabaseFull { .. })
+    ));
+    store.resume_writes().unwrap();
+    assert!(store.writable().is_ok());
+    assert!(
+        store
+            .append(vec![app("com.refused.again")])
+            .wait_blocking()
+            .is_err()
+    );
+    assert!(store.writable().is_err());
     execute(&url, "DROP TRIGGER atlas_test_full ON atlas_entities");
+    store.resume_writes().unwrap();
     store
         .append(vec![app("com.kept.after")])
         .wait_blocking()
@@ -129,4 +144,5 @@ fn a_full_database_disk_refuses_the_write_for_now_and_keeps_nothing_of_it() {
     assert!(apps.contains(&"com.kept.first".to_string()), "{apps:?}");
     assert!(apps.contains(&"com.kept.after".to_string()), "{apps:?}");
     assert!(!apps.contains(&"com.refused".to_string()), "{apps:?}");
+    assert!(!apps.contains(&"com.refused.again".to_string()), "{apps:?}");
 }
