@@ -433,12 +433,21 @@ impl Atlas {
     }
 
     /// Why writes are refused now, if they are (a full disk, a failed write not yet behind
-    /// it): `/healthz` says so, and the server goes on serving reads.
+    /// it), in words that name no file: `/healthz` says so to anyone who can reach the port,
+    /// and the server goes on serving reads.
     pub fn writes_refused(&self) -> Option<String> {
         if self.store.write_failures() != self.state.read().synced_failures {
             return Some("a write failed; the graph is read again from the store".into());
         }
-        self.store.writable().err().map(|e| e.to_string())
+        let refused = self.store.writable().err()?;
+        Some(match refused {
+            StoreError::Full { .. } | StoreError::NoSpace { .. } => {
+                "the data folder's disk is full".into()
+            }
+            StoreError::DatabaseFull { .. } => "the database's disk is full".into(),
+            StoreError::WriteFailed { cause, .. } => format!("a write to the disk failed: {cause}"),
+            other => other.to_string(),
+        })
     }
 
     /// The disk under the store, measured now (none for a database).

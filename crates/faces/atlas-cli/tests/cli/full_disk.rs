@@ -106,6 +106,10 @@ fn a_full_disk_refuses_writes_serves_reads_and_resumes_when_space_returns() {
     let degraded = health(&server);
     assert_eq!(degraded["status"], "degraded", "{degraded}");
     assert!(
+        !degraded.to_string().contains(data.to_str().unwrap()),
+        "an open probe learns no path: {degraded}"
+    );
+    assert!(
         degraded["disk"]["free_bytes"].as_u64() < degraded["disk"]["reserve_bytes"].as_u64(),
         "{degraded}"
     );
@@ -134,6 +138,31 @@ fn a_full_disk_refuses_writes_serves_reads_and_resumes_when_space_returns() {
             .is_some_and(|m| m.contains("space")),
         "{refused}"
     );
+    // So does the business graph: the document it holds stays as it was.
+    let graph = json!({"businesses": [{"process_id": "p_sign", "name": "签到领积分"}]});
+    let put = |server: &Server| {
+        dify_request(
+            server,
+            "PUT",
+            "/api/v1/business-graph",
+            None,
+            "application/json",
+            graph.to_string().as_bytes(),
+        )
+    };
+    let businesses = |server: &Server| {
+        let (status, held) = dify_request(server, "GET", "/api/v1/business-graph", None, "", b"");
+        assert_eq!(status, 200, "{held}");
+        held["businesses"].as_array().map_or(0, Vec::len)
+    };
+    let before = businesses(&server);
+    let (status, refused) = put(&server);
+    assert_eq!(
+        (status, refused["error"]["code"].as_str()),
+        (503, Some("SERVICE_UNAVAILABLE")),
+        "{refused}"
+    );
+    assert_eq!(businesses(&server), before);
     let half_written = walk(&data)
         .into_iter()
         .filter(|p| p.extension().is_some_and(|e| e == "tmp"))
@@ -151,6 +180,9 @@ fn a_full_disk_refuses_writes_serves_reads_and_resumes_when_space_returns() {
     assert_eq!(health(&server)["status"], "ok");
     let (status, created) = dataset(&server);
     assert_eq!(status, 200, "{created}");
+    let (status, replaced) = put(&server);
+    assert_eq!(status, 200, "{replaced}");
+    assert_eq!(businesses(&server), 1);
 
     // Full to the last byte, then SIGTERM: the final checkpoint cannot be written, and the
     // server says that what it acknowledged is in the journal.
