@@ -8,7 +8,8 @@
 //! then waits for durability outside it.** Order in the journal therefore equals order in
 //! memory, concurrent writers share a group-committed fsync instead of queueing behind each
 //! other's, and an answer of success is only sent once the record is on disk. Reads never wait for
-//! the disk at all.
+//! the disk at all. A write the store then refuses is undone by reading the state again from
+//! what is durable before the refusal is answered (`recovery.rs`).
 
 pub mod activity;
 mod artifacts;
@@ -133,8 +134,8 @@ pub struct Atlas {
 }
 
 /// A store's error as the service answers it, the one mapping of [`StoreError`]: 503 for a
-/// store that cannot be reached now (nothing was written; try again), else a fault of ours
-/// while doing `what`.
+/// refusal for now (the database away, the disk full: nothing was written; try again), else a
+/// fault of ours while doing `what`.
 fn store_failure(what: &str, e: StoreError) -> AtlasError {
     match e.is_transient() {
         true => AtlasError::away(what, e),
