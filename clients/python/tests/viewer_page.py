@@ -91,7 +91,10 @@ def shot(name):
 
 
 def rendered(view):
-    WebDriverWait(driver, 120).until(lambda d: state(f"atlasViewer.rendered && atlasViewer.view === '{view}'"))
+    # `window.atlasViewer` is undefined, not an error, until viewer.js has run: a JavaScript error
+    # would end the wait at once (WebDriverWait retries a false answer, not an exception).
+    WebDriverWait(driver, 120).until(
+        lambda d: state(f"window.atlasViewer && atlasViewer.rendered && atlasViewer.view === '{view}'"))
 
 
 def same_origin_only(base):
