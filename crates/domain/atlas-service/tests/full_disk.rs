@@ -2,25 +2,14 @@
 //! exactly after a restart: acknowledged reports kept, refused ones not applied, retried ones
 //! once.
 
-use std::path::Path;
 use std::sync::Arc;
 
+use atlas_config::testing::open_atlas_at as open;
 use atlas_config::testing::small_disk::{SmallDisk, in_child, is_child};
 
 use atlas_service::*;
 use atlas_store::Store;
 use atlas_store_fs::FsStore;
-use atlas_text::HashEmbedder;
-
-fn open(data: &Path) -> Arc<Atlas> {
-    let store = Arc::new(FsStore::open(data).expect("open store"));
-    Atlas::open(
-        store,
-        Arc::new(HashEmbedder::default()),
-        CheckpointPolicy::default(),
-    )
-    .expect("open atlas")
-}
 
 /// The demo's first edge from its home page: the report the tests send, and its id.
 async fn an_edge(atlas: &Arc<Atlas>) -> (ReportTransitionRequest, String) {

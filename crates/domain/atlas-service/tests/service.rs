@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use atlas_config::testing::TestStore;
+use atlas_config::testing::open_atlas_at as open;
 use atlas_registry::*;
 use atlas_service::*;
 use atlas_store_fs::FsStore;
@@ -20,16 +21,6 @@ atlas_config::on_every_store!(
     values_go_into_the_fields_the_instruction_and_the_last_step_name,
     paraphrased_intents_are_measured_on_the_labelled_set
 );
-
-fn open(dir: &std::path::Path) -> Arc<Atlas> {
-    let store = Arc::new(FsStore::open(dir).expect("open store"));
-    Atlas::open(
-        store,
-        Arc::new(HashEmbedder::default()),
-        CheckpointPolicy::default(),
-    )
-    .expect("open atlas")
-}
 
 async fn demo_answers_the_seed_intents_and_survives_restart(store: TestStore) {
     let atlas = store.open_atlas();

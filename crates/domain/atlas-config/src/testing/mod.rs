@@ -123,6 +123,17 @@ impl TestStore {
     }
 }
 
+/// The graph service on the data folder `dir`, with the built-in embedder.
+pub fn open_atlas_at(dir: &std::path::Path) -> Arc<Atlas> {
+    let store = Arc::new(atlas_store_fs::FsStore::open(dir).expect("open the data folder"));
+    Atlas::open(
+        store,
+        Arc::new(HashEmbedder::default()),
+        CheckpointPolicy::default(),
+    )
+    .expect("open atlas")
+}
+
 /// Declares each named `async fn NAME(store: TestStore)` as two tests, `folder::NAME` and
 /// `postgres::NAME`.
 #[macro_export]
