@@ -11,6 +11,9 @@ use crate::snapshot::{Field, Snapshot};
 use crate::state::{ExploreReport, State};
 use crate::tasks::{self, Place};
 
+/// The file of a state's folder that names its examples ([`crate::state::State::examples`]).
+pub const EXAMPLES: &str = "examples.json";
+
 /// A state's file, whole or absent (cheap to write again, so not waited on to be durable).
 fn write(state: &State, name: &str, bytes: &[u8]) -> Result<(), ExploreError> {
     state.files.get()?.write_soon(name, bytes)?;

@@ -14,7 +14,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use chromiumoxide::cdp::browser_protocol::input::InsertTextParams;
+use chromiumoxide::cdp::browser_protocol::input::{
+    DispatchKeyEventParams, DispatchKeyEventType, InsertTextParams,
+};
 use chromiumoxide::cdp::browser_protocol::page::{
     CaptureScreenshotFormat, CreateIsolatedWorldParams, StopLoadingParams,
 };
@@ -146,6 +148,9 @@ fn browser(e: impl std::fmt::Display) -> ExploreError {
     ExploreError::Browser(e.to_string())
 }
 
+/// The Control key, in DevTools' modifier bits.
+const CTRL: i64 = 2;
+
 async fn limited<T>(
     what: &str,
     work: impl std::future::Future<Output = Result<T, ExploreError>>,
@@ -167,7 +172,30 @@ pub struct Tab {
 
 impl Tab {
     /// Opens an address. A page still loading after [`LOAD_LIMIT`] is stopped and used as it is.
+    /// A tab left on a page that was stopped may answer the next navigation before it starts:
+    /// one that left the tab where it was is made once more.
     pub async fn goto(&self, url: &str) -> Result<(), ExploreError> {
+        let before = self.address().await;
+        self.load(url).await?;
+        let after = self.address().await;
+        let document = |u: &str| u.split('#').next().map(String::from);
+        if before.is_some() && after == before && document(url) != before.as_deref().and_then(document) {
+            tracing::info!("{url} did not start loading: asked again");
+            self.load(url).await?;
+        }
+        Ok(())
+    }
+
+    /// Where the tab is, if it answers.
+    async fn address(&self) -> Option<String> {
+        let answer = tokio::time::timeout(Duration::from_secs(2), self.evaluate("location.href"));
+        match answer.await {
+            Ok(Ok(v)) => v.as_str().map(String::from),
+            _ => None,
+        }
+    }
+
+    async fn load(&self, url: &str) -> Result<(), ExploreError> {
         match tokio::time::timeout(LOAD_LIMIT, self.page.goto(url)).await {
             Ok(done) => {
                 done?;
@@ -386,7 +414,21 @@ impl Tab {
                 "checkbox" | "radio" | "select-one" | "select-multiple" | "select"
             )
         {
+            // As a person does: everything in the field selected first (an editor that keeps
+            // its text outside `value`, a code editor's query, is emptied so too), then typed.
             limited("type", async {
+                for kind in [DispatchKeyEventType::RawKeyDown, DispatchKeyEventType::KeyUp] {
+                    let key = DispatchKeyEventParams::builder()
+                        .r#type(kind)
+                        .modifiers(CTRL)
+                        .key("a")
+                        .code("KeyA")
+                        .windows_virtual_key_code(65)
+                        .commands(vec!["selectAll".to_string()])
+                        .build()
+                        .map_err(ExploreError::Browser)?;
+                    self.page.execute(key).await?;
+                }
                 self.page.execute(InsertTextParams::new(value)).await?;
                 Ok(())
             })

@@ -1,6 +1,7 @@
 //! The exploration loop: take the most promising task of any state, bring a tab to its state,
 //! act, read the page, and record what it led to.
 
+use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -47,9 +48,13 @@ pub struct ExploreOptions {
     /// Typed into sign-in forms that post to the start URL's origin, and given to that origin's
     /// HTTP authentication: nowhere else ([`crate::guard`]).
     pub credentials: Option<(String, String)>,
-    /// States of one template (layout) expanded at most this many times: the rest of a wiki's
-    /// thousand alike pages are recorded, not explored.
+    /// Examples kept of a kind of page (its other items: rows, tickets, help topics), each
+    /// with its links to kinds not yet seen queued; the rest of a list's thousand items are
+    /// that page, neither states nor explored.
     pub max_similar: usize,
+    /// Page loads at most (every document a tab loads: going to a state, following a link,
+    /// sending a form).
+    pub max_loads: usize,
     /// The Chromium to run.
     pub chromium: PathBuf,
     /// The site's version (`--app-version`); without it the explorer names the versions it
@@ -84,6 +89,10 @@ pub(crate) struct Saved {
     /// The last run ended (rather than being stopped): the next one re-explores.
     #[serde(default)]
     pub(crate) ended: bool,
+    /// The forms queued so far, by what they send ([`crate::release::task_key`]): a form the
+    /// site shows on many pages (a search in the header) is filled once, not once a page.
+    #[serde(default)]
+    pub(crate) forms: std::collections::BTreeSet<String>,
 }
 
 impl Saved {
@@ -95,8 +104,11 @@ impl Saved {
 }
 
 impl Frontier {
-    /// The state a page is: the one of its fingerprint, else a near-duplicate (same address,
-    /// title, forms and selection; most links shared).
+    /// The state a page is: the one of its fingerprint, else a near-duplicate at its address
+    /// (same title, forms, selection and headings; most links shared), else the state of its
+    /// kind at another address (the same path and modes, an element structure mostly the
+    /// same: [`crate::template::kind_of`]). At one address headings tell screens apart (a panel
+    /// swapped in); across addresses of one route they name the item, not the page.
     pub(crate) fn find(&self, page: &Identity) -> Option<usize> {
         let states = &self.saved.states;
         states
@@ -107,6 +119,27 @@ impl Frontier {
                     s.key == page.key && crate::snapshot::same_screen(&s.links, &page.links)
                 })
             })
+            .or_else(|| {
+                let kind = crate::template::kind_of(&page.route);
+                states.iter().position(|s| {
+                    crate::template::kind_of(&s.route) == kind
+                        && normalize_url(&s.url) != page.url
+                        && crate::template::alike(&s.shape, &page.shape)
+                            >= crate::template::SAME_KIND
+                })
+            })
+    }
+
+    /// The state the tab is at: the one a page is, when the page is at that state's own
+    /// address (at an example's, the state's elements may not be there).
+    pub(crate) fn at(&self, page: &Identity) -> Option<usize> {
+        self.find(page)
+            .filter(|&i| normalize_url(&self.saved.states[i].url) == page.url)
+    }
+
+    /// The kinds of page known: the states' route templates.
+    fn known_routes(&self) -> HashSet<&str> {
+        self.saved.states.iter().map(|s| s.route.as_str()).collect()
     }
 }
 
@@ -127,6 +160,8 @@ pub(crate) struct Frontier {
     failed: usize,
     transitions: usize,
     new_states: usize,
+    /// Documents the tabs loaded.
+    loads: usize,
     stop: Option<String>,
 }
 
@@ -221,11 +256,21 @@ impl Shared {
         if frontier.saved.live_states() >= self.options.max_states {
             return Some(format!("max-states {}", self.options.max_states));
         }
+        if frontier.loads >= self.options.max_loads {
+            return Some(format!("max-loads {}", self.options.max_loads));
+        }
         None
     }
 
-    /// The most promising pending task (highest priority, then shallowest state, then oldest),
-    /// moved into `processing/`.
+    /// Counts the documents a tab loaded since it showed document `before`.
+    pub(crate) fn count_loads(&self, tab: &Tab, before: u64) {
+        let loaded = tab.document().saturating_sub(before);
+        self.frontier.lock().loads += usize::try_from(loaded).unwrap_or(usize::MAX);
+    }
+
+    /// The most promising pending task, moved into `processing/`: one that may lead to a kind
+    /// of page not yet known before one that leads to a known kind, then the highest priority,
+    /// the shallowest state, the oldest.
     fn take(&self) -> Result<Next, ExploreError> {
         let mut f = self.frontier.lock();
         if let Some(why) = self.budget_left(&f) {
@@ -233,20 +278,17 @@ impl Shared {
             return Ok(Next::Stop);
         }
         let allow = self.options.allow_destructive;
+        let known = f.known_routes();
+        let fresh = |t: &Task| t.leads_to.as_deref().is_none_or(|r| !known.contains(r));
+        let depth = |s: &usize| std::cmp::Reverse(f.saved.states[*s].depth);
         let best = f
             .queue
             .iter()
             .enumerate()
             .filter(|(_, (_, t))| allow || !t.is_destructive)
-            .max_by(|(_, (sa, a)), (_, (sb, b))| {
-                let depth = |s: &usize| std::cmp::Reverse(f.saved.states[*s].depth);
-                (a.priority, depth(sa), std::cmp::Reverse(&a.id)).cmp(&(
-                    b.priority,
-                    depth(sb),
-                    std::cmp::Reverse(&b.id),
-                ))
-            })
+            .max_by_key(|(_, (s, t))| (fresh(t), t.priority, depth(s), std::cmp::Reverse(&t.id)))
             .map(|(i, _)| i);
+        drop(known);
         let Some(i) = best else {
             return Ok(Next::Empty);
         };
@@ -299,6 +341,8 @@ impl Shared {
         let (depth, path, known_names) = {
             let f = self.frontier.lock();
             if let Some(i) = f.find(&identity) {
+                drop(f);
+                self.note_example(i, snap, &identity)?;
                 return Ok(Some((i, false)));
             }
             if f.saved.live_states() >= self.options.max_states {
@@ -355,13 +399,7 @@ impl Shared {
         files.write_soon("dom.json", &dom)?;
         let template = snap.template();
         let mut f = self.frontier.lock();
-        let alike = f
-            .saved
-            .states
-            .iter()
-            .filter(|s| s.template == template && s.expanded)
-            .count();
-        let expanded = alike < self.options.max_similar && depth < self.options.max_depth;
+        let expanded = depth < self.options.max_depth;
         let state = State {
             page_id: added.page_id.clone(),
             name: name.clone(),
@@ -371,6 +409,9 @@ impl Shared {
             key: identity.key,
             links: identity.links,
             template,
+            route: identity.route,
+            shape: identity.shape,
+            examples: Vec::new(),
             url: snap.url.clone(),
             depth,
             path,
@@ -381,7 +422,9 @@ impl Shared {
         crate::artifacts::write_nav_script(&state, &f.saved.start)?;
         crate::artifacts::write_test_ideas(&state, snap)?;
         if expanded {
-            let found = candidate_tasks(snap, self, &mut f.saved.next_task);
+            let mut found = candidate_tasks(snap, self, &mut f.saved.next_task);
+            let forms = &mut f.saved.forms;
+            found.retain(|t| t.action != "type" || forms.insert(crate::release::task_key(t)));
             for task in &found {
                 tasks::add(&*files, task)?;
             }
@@ -400,6 +443,64 @@ impl Shared {
         Ok(Some((index, true)))
     }
 
+    /// Keeps a page found to be state `index` at another address as an example of its kind
+    /// (at most `--max-similar`, named in the state's `examples.json`), and queues the
+    /// example's links to kinds of page not yet known or queued: an item of a list may link
+    /// where its first did not.
+    fn note_example(
+        &self,
+        index: usize,
+        snap: &Snapshot,
+        identity: &Identity,
+    ) -> Result<(), ExploreError> {
+        let mut f = self.frontier.lock();
+        let state = &f.saved.states[index];
+        let known = normalize_url(&state.url) == identity.url
+            || state
+                .examples
+                .iter()
+                .any(|e| normalize_url(&e.url) == identity.url);
+        if known || state.examples.len() >= self.options.max_similar {
+            return Ok(());
+        }
+        let expanded = state.expanded;
+        let files = state.files.clone();
+        let state = &mut f.saved.states[index];
+        state.examples.push(crate::state::Example {
+            url: snap.url.clone(),
+            title: snap.title.clone(),
+        });
+        let listed = serde_json::to_vec_pretty(&state.examples).map_err(std::io::Error::other)?;
+        files.get()?.write_soon(crate::artifacts::EXAMPLES, &listed)?;
+        if expanded {
+            let mut next = f.saved.next_task;
+            let offered = candidate_tasks(snap, self, &mut next);
+            let known = f.known_routes();
+            let queued: HashSet<&str> = f
+                .queue
+                .iter()
+                .filter_map(|(_, t)| t.leads_to.as_deref())
+                .collect();
+            let links: Vec<Task> = offered
+                .into_iter()
+                .filter(|t| t.action == "click" && !t.is_destructive)
+                .filter(|t| {
+                    t.leads_to
+                        .as_deref()
+                        .is_some_and(|r| !known.contains(r) && !queued.contains(r))
+                })
+                .map(|t| by_address(t, &snap.url))
+                .collect();
+            drop((known, queued));
+            f.saved.next_task = next;
+            for task in &links {
+                tasks::add(files.get()?, task)?;
+            }
+            f.queue.extend(links.into_iter().map(|t| (index, t)));
+        }
+        self.persist(&f)
+    }
+
     /// Brings the tab to a state: its address, else the way from the root.
     async fn reach(
         &self,
@@ -415,7 +516,7 @@ impl Shared {
             // A step whose element is gone leaves the tab where it is, which may still be it.
             self.walk(tab, &url, &steps).await?;
             let snap = self.timed_browser(tab.snapshot()).await?;
-            *at = self.frontier.lock().find(&snap.identity());
+            *at = self.frontier.lock().at(&snap.identity());
             if *at == Some(index) {
                 return Ok(true);
             }
@@ -501,6 +602,53 @@ impl Shared {
         self.persist(&f)
     }
 
+    /// Takes a task, counting the documents it loaded.
+    /// A form whose first fill ended on `ended` (an error, its own page again, a page with
+    /// nothing new to follow) is queued once more with other values, said in its reason; a
+    /// sign-in, or a fill that was already the second, is not.
+    fn refill(&self, index: usize, task: &Task, ended: &str) -> Result<(), ExploreError> {
+        let p = &task.parameters;
+        if task.action != "type" || p["sign_in"] == true || p["refill"] == true {
+            return Ok(());
+        }
+        let mut parameters = p.clone();
+        let mut changed = false;
+        for field in parameters["fields"].as_array_mut().into_iter().flatten() {
+            if field["prefilled"] == true {
+                continue;
+            }
+            let other = safety::other_test_value(
+                field["type"].as_str().unwrap_or_default(),
+                field["name"].as_str().unwrap_or_default(),
+            );
+            if let Some(other) = other.filter(|o| field["value"].as_str() != Some(o)) {
+                field["value"] = other.into();
+                changed = true;
+            }
+        }
+        if !changed {
+            return Ok(());
+        }
+        parameters["refill"] = true.into();
+        let mut f = self.frontier.lock();
+        f.saved.next_task += 1;
+        let again = Task {
+            id: format!("task_{:03}", f.saved.next_task),
+            parameters,
+            reason: format!(
+                "{} again with other values: its first fill ({}) ended on {ended}",
+                task.reason, task.id
+            ),
+            created_at: atlas_model::now_rfc3339(),
+            status: "pending".into(),
+            outcome: None,
+            ..task.clone()
+        };
+        tasks::add(f.saved.states[index].files.get()?, &again)?;
+        f.queue.push((index, again));
+        self.persist(&f)
+    }
+
     async fn run_task(
         &self,
         tab: &Tab,
@@ -508,35 +656,71 @@ impl Shared {
         index: usize,
         task: Task,
     ) -> Result<(), ExploreError> {
-        match self.reach(tab, index, at).await {
-            Ok(true) => {}
-            Ok(false) => {
-                return self.finish(
-                    index,
-                    task,
-                    false,
-                    "the state could not be reached again".into(),
-                );
+        let before = tab.document();
+        let done = self.take_task(tab, at, index, task).await;
+        self.count_loads(tab, before);
+        done
+    }
+
+    /// A link from a state to another document, taken from wherever the tab is: following it
+    /// loads what clicking it on its state would, and saves the load of going back there.
+    fn followed_directly<'t>(&self, task: &'t Task, index: usize) -> Option<&'t str> {
+        let href = task.parameters["href"].as_str()?;
+        let document = |u: &str| normalize_url(u).split('#').next().map(String::from);
+        let state_url = self.frontier.lock().saved.states[index].url.clone();
+        (task.action == "click"
+            && (href.starts_with("http://") || href.starts_with("https://"))
+            && self.in_scope(href)
+            && document(href) != document(&state_url))
+        .then_some(href)
+    }
+
+    async fn take_task(
+        &self,
+        tab: &Tab,
+        at: &mut Option<usize>,
+        index: usize,
+        task: Task,
+    ) -> Result<(), ExploreError> {
+        let direct = self
+            .followed_directly(&task, index)
+            .filter(|_| *at != Some(index));
+        if direct.is_none() {
+            match self.reach(tab, index, at).await {
+                Ok(true) => {}
+                Ok(false) => {
+                    return self.finish(
+                        index,
+                        task,
+                        false,
+                        "the state could not be reached again".into(),
+                    );
+                }
+                // A page that never loads, a script that never answers: this task fails, not
+                // the run.
+                Err(ExploreError::Browser(e)) => {
+                    *at = None;
+                    return self.finish(index, task, false, e);
+                }
+                Err(e) => return Err(e),
             }
-            // A page that never loads, a script that never answers: this task fails, not the run.
-            Err(ExploreError::Browser(e)) => {
-                *at = None;
-                return self.finish(index, task, false, e);
-            }
-            Err(e) => return Err(e),
         }
         // What the page sent while being reached is the state's own doing, not this action's.
         let _ = tab.refused();
         let document = tab.document();
-        let acted = self
-            .timed_browser(perform(
-                tab,
-                &task.action,
-                &task.selector,
-                &task.parameters,
-                &self.password(),
-            ))
-            .await;
+        let acted = match direct {
+            Some(href) => self.timed_browser(tab.goto(href)).await.map(|()| true),
+            None => {
+                self.timed_browser(perform(
+                    tab,
+                    &task.action,
+                    &task.selector,
+                    &task.parameters,
+                    &self.password(),
+                ))
+                .await
+            }
+        };
         let refused = tab.refused_by(document);
         if !refused.is_empty() {
             self.record_refused(index, &task, &refused)?;
@@ -548,6 +732,7 @@ impl Shared {
             }
             Err(e) => {
                 *at = None;
+                self.refill(index, &task, "an error")?;
                 return self.finish(index, task, false, e.to_string());
             }
         }
@@ -567,13 +752,38 @@ impl Shared {
                 format!("left the explored origins: {}", snap.url),
             );
         }
+        if !snap.is_page() {
+            *at = None;
+            return self.finish(
+                index,
+                task,
+                true,
+                format!("led to a file, not a page ({})", snap.content_type),
+            );
+        }
         let identity = snap.identity();
         if self.frontier.lock().find(&identity) == Some(index) {
-            *at = Some(index);
-            return self.finish(index, task, true, "the page did not change".into());
+            *at = self.frontier.lock().at(&identity);
+            self.note_example(index, &snap, &identity)?;
+            self.refill(index, &task, "the page it was sent from")?;
+            let outcome = if *at == Some(index) {
+                "the page did not change".into()
+            } else {
+                format!("showed its own kind of page at {}", snap.url)
+            };
+            return self.finish(index, task, true, outcome);
+        }
+        let shows_nothing_new = {
+            let f = self.frontier.lock();
+            let before = &f.saved.states[index].links;
+            identity.links.iter().all(|l| before.binary_search(l).is_ok())
+        };
+        if shows_nothing_new {
+            self.refill(index, &task, "a page with nothing new to follow")?;
         }
         let step = Step::of(&task);
         *at = None;
+        let identity_of_to = identity.clone();
         let found = match self
             .state_for(tab, &snap, identity, Some(index), Some(step))
             .await
@@ -591,7 +801,7 @@ impl Shared {
                 "a new state beyond the budget or depth".into(),
             );
         };
-        *at = Some(to);
+        *at = self.frontier.lock().at(&identity_of_to);
         let to_name = self.record_transition(index, &task, to, new).await?;
         self.finish(index, task, true, format!("led to {to_name}"))
     }
@@ -661,6 +871,16 @@ impl Shared {
     }
 }
 
+/// A link task of an example of a state, taken by its address (its element is on the example,
+/// not on the state's own page the way to it ends on).
+fn by_address(mut task: Task, example: &str) -> Task {
+    let href = task.parameters["href"].clone();
+    task.action = "navigate".into();
+    task.parameters["url"] = href;
+    task.reason = format!("{} (on {example})", task.reason);
+    task
+}
+
 /// A task's action as Atlas takes it: the element by its selector, its label, the values typed.
 fn reported_action(task: &Task) -> ReportedAction {
     let label = task.parameters["label"]
@@ -705,6 +925,9 @@ pub(crate) async fn perform(
             // that post let through the guard.
             let sign_in = parameters["sign_in"] == true;
             for field in parameters["fields"].as_array().into_iter().flatten() {
+                if field["prefilled"] == true {
+                    continue;
+                }
                 let sel = field["selector"].as_str().unwrap_or_default();
                 let kind = field["type"].as_str().unwrap_or("text");
                 let value = match field["secret"] == true {
@@ -800,9 +1023,11 @@ pub(crate) fn candidate_tasks(snap: &Snapshot, shared: &Shared, next: &mut u64) 
                     parameters: serde_json::Value,
                     priority: u8,
                     reason: String,
-                    destructive: bool| {
+                    destructive: bool,
+                    leads_to: Option<String>| {
         *next += 1;
         out.push(Task {
+            leads_to,
             id: format!("task_{:03}", *next),
             selector: selector.to_string(),
             action: action.to_string(),
@@ -834,6 +1059,8 @@ pub(crate) fn candidate_tasks(snap: &Snapshot, shared: &Shared, next: &mut u64) 
                 // A password is typed from memory, never written down (tasks, scripts, graph).
                 if f.kind == "password" {
                     serde_json::json!({"selector": f.selector, "type": f.kind, "name": f.name, "value": "", "secret": true})
+                } else if f.prefilled {
+                    serde_json::json!({"selector": f.selector, "type": f.kind, "name": f.name, "value": "", "prefilled": true})
                 } else {
                     serde_json::json!({"selector": f.selector, "type": f.kind, "name": f.name, "value": safety::test_value(f, credentials)})
                 }
@@ -863,6 +1090,7 @@ pub(crate) fn candidate_tasks(snap: &Snapshot, shared: &Shared, next: &mut u64) 
                 form.method.to_uppercase()
             ),
             safety::form_is_destructive(form, &shared.start_origin),
+            form_route(form),
         );
     }
     let mut seen_targets: Vec<String> = Vec::new();
@@ -873,7 +1101,7 @@ pub(crate) fn candidate_tasks(snap: &Snapshot, shared: &Shared, next: &mut u64) 
         {
             continue;
         }
-        if seen_targets.contains(&target) {
+        if seen_targets.contains(&target) || crate::template::names_a_file(&link.href) {
             continue;
         }
         seen_targets.push(target.clone());
@@ -888,6 +1116,7 @@ pub(crate) fn candidate_tasks(snap: &Snapshot, shared: &Shared, next: &mut u64) 
             if link.in_nav { 7 } else { 5 },
             format!("link \"{}\" to {}", link.text, target),
             safety::link_is_destructive(link),
+            Some(crate::template::route_template(&link.href)),
         );
     }
     for button in &snap.buttons {
@@ -898,6 +1127,7 @@ pub(crate) fn candidate_tasks(snap: &Snapshot, shared: &Shared, next: &mut u64) 
             6,
             format!("button \"{}\"", button.text),
             safety::button_is_destructive(button),
+            None,
         );
     }
     if snap.scroll_height > snap.viewport_height.saturating_mul(3) / 2 {
@@ -908,9 +1138,22 @@ pub(crate) fn candidate_tasks(snap: &Snapshot, shared: &Shared, next: &mut u64) 
             2,
             "the page is longer than the window".into(),
             false,
+            None,
         );
     }
     out
+}
+
+/// Where a form sent by GET leads: its address with its fields as the query; a form sent
+/// otherwise may lead anywhere.
+fn form_route(form: &crate::snapshot::Form) -> Option<String> {
+    if !form.method.eq_ignore_ascii_case("get") {
+        return None;
+    }
+    let mut url = url::Url::parse(&form.action).ok()?;
+    url.query_pairs_mut()
+        .extend_pairs(form.fields.iter().map(|f| (f.name.as_str(), "")));
+    Some(crate::template::route_template(url.as_str()))
 }
 
 /// The address an exploration starts from, if it is an http(s) one.
@@ -963,6 +1206,7 @@ pub async fn explore(
             failed: 0,
             transitions: 0,
             new_states: 0,
+            loads: 0,
             stop: None,
         }),
         creating: tokio::sync::Mutex::new(()),
@@ -1018,10 +1262,26 @@ fn resume(shared: &Shared) -> Result<usize, ExploreError> {
         for task in tasks::read(&*files, Place::Todos)? {
             f.queue.push((i, task));
         }
+        migrate(state, &*files)?;
         state.files = PageFiles::new(files);
     }
     f.saved = saved;
     Ok(resumed)
+}
+
+/// A state saved before kinds of page were kept gets its route template from its address and
+/// its shape from its `dom.json`, so that a folder explored before goes on by kinds.
+fn migrate(state: &mut State, files: &dyn atlas_store::files::Files) -> Result<(), ExploreError> {
+    if state.route.is_empty() {
+        state.route = crate::template::route_template(&state.url);
+    }
+    if state.shape.is_empty()
+        && let Some(dom) = files.read("dom.json")?
+        && let Ok(snap) = serde_json::from_slice::<Snapshot>(&dom)
+    {
+        state.shape = crate::template::shape(&snap.structure);
+    }
+    Ok(())
 }
 
 /// Explores: a release's known states checked first (see [`crate::release`]), then every tab
@@ -1032,6 +1292,7 @@ async fn run(
     release: bool,
 ) -> Result<Option<ReleaseReport>, ExploreError> {
     let first = shared.timed_browser(browser.tab()).await?;
+    let before = first.document();
     let mut at = None;
     let checked = if release {
         Some(shared.check_release(&first).await?)
@@ -1063,6 +1324,7 @@ async fn run(
             .graph(move |g| g.ask::<tools::RecordAppVersion>(&mark))
             .await?;
     }
+    shared.count_loads(&first, before);
     let mut tabs = vec![first];
     for _ in 1..shared.options.tabs.max(1) {
         tabs.push(shared.timed_browser(browser.tab()).await?);
@@ -1130,6 +1392,9 @@ fn finish_run(
         new_states: f.new_states,
         transitions: f.transitions,
         actions: f.actions,
+        loads: f.loads,
+        kinds: f.saved.states.iter().filter(|s| !s.gone).count(),
+        examples: f.saved.states.iter().map(|s| s.examples.len()).sum(),
         failed_actions: f.failed,
         destructive_recorded: if shared.options.allow_destructive {
             0

@@ -34,6 +34,7 @@ pub mod site_version;
 pub mod snapshot;
 mod state;
 pub mod tasks;
+pub mod template;
 
 pub use explorer::{ExploreOptions, Graph, Progress, explore, start_address};
 pub use state::{ExploreReport, PageFiles, State, Step};

@@ -380,6 +380,8 @@ impl Shared {
         kept.key = identity.key;
         kept.links = identity.links;
         kept.template = snap.template();
+        kept.route = identity.route;
+        kept.shape = identity.shape;
         kept.url = snap.url.clone();
         Ok(())
     }

@@ -165,6 +165,7 @@ mod tests {
             created_at: String::new(),
             status: "pending".into(),
             outcome: None,
+            leads_to: None,
         }
     }
 

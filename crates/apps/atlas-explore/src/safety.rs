@@ -116,6 +116,42 @@ pub fn test_value(field: &Field, credentials: Option<(&str, &str)>) -> String {
     }
 }
 
+/// A value the explorer types (its test values and second values): where a page's address
+/// carries one, the explorer put it there, and it names no kind of page.
+pub fn typed_by_explorer(value: &str) -> bool {
+    [
+        "test",
+        "测试",
+        "a",
+        "1",
+        "0",
+        "explorer",
+        "explorer@example.com",
+        "13800000000",
+        "https://example.com/",
+        "#336699",
+        TEST_PASSWORD,
+    ]
+    .contains(&value)
+}
+
+/// A second value for a field whose first fill found nothing: a single letter for a search
+/// (most texts hold one) and a number for other text (most ids and counts are one); none for a
+/// field whose value its type fixes (a date, an e-mail address).
+pub fn other_test_value(kind: &str, name: &str) -> Option<String> {
+    let search = kind == "search"
+        || matches!(
+            name.to_lowercase().as_str(),
+            "q" | "query" | "search" | "keyword" | "wd" | "kw"
+        );
+    match kind {
+        _ if search => Some("a".into()),
+        "text" | "textarea" | "" => Some("1".into()),
+        "number" | "range" => Some("0".into()),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

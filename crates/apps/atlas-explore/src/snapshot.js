@@ -108,6 +108,9 @@
         required: $has(f, 'required'), maxlength: f.maxLength > 0 ? Number(f.maxLength) : null,
         min: attr(f, 'min') || null, max: attr(f, 'max') || null, pattern: attr(f, 'pattern') || null,
         label: fieldLabel(f) || attr(f, 'placeholder') || attr(f, 'name'),
+        // The page's own default (its value attribute, a text area's text): sent as it is.
+        prefilled: /^(text|search|textarea|email|url|tel|number)$/.test((str(f.type) || $tag(f)).toLowerCase())
+          && ($tag(f) === 'textarea' ? str($text(f)) : attr(f, 'value')).trim() !== '',
       }));
     const submit = $one(form, 'button:not([type=button]):not([type=reset]),input[type=submit],input[type=image]');
     return {
@@ -157,6 +160,7 @@
     .join('\n').slice(0, 3000);
   const snapshot = {
     url: getter(Document.prototype, 'URL').call(document),
+    content_type: str(getter(Document.prototype, 'contentType').call(document)),
     title: str(getter(Document.prototype, 'title').call(document)).slice(0, 500),
     headings,
     selected,

@@ -22,6 +22,9 @@ pub struct Snapshot {
     pub url: String,
     /// Its title.
     pub title: String,
+    /// What the document is (`text/html`; a JSON or CSV file shown in the tab is no page).
+    #[serde(default)]
+    pub content_type: String,
     /// Its h1 and h2 headings.
     #[serde(default)]
     pub headings: Vec<String>,
@@ -111,6 +114,9 @@ pub struct Field {
     /// Its label.
     #[serde(default)]
     pub label: String,
+    /// The page filled it itself (a value attribute, a text area's text): it is sent so.
+    #[serde(default)]
+    pub prefilled: bool,
 }
 
 /// A form's submit button.
@@ -323,6 +329,10 @@ impl Snapshot {
             fingerprint: digest(&features),
             key,
             links,
+            url: features["url"].as_str().unwrap_or_default().to_string(),
+            route: crate::template::route_template(&self.url),
+            layout: self.template(),
+            shape: crate::template::shape(&self.structure),
         }
     }
 
@@ -330,6 +340,13 @@ impl Snapshot {
     /// template share it, however many there are.
     pub fn template(&self) -> String {
         digest(&self.features(false))
+    }
+
+    /// A page a person reads and acts on, rather than a file the browser shows (JSON, CSV,
+    /// text, an image): only pages are states.
+    pub fn is_page(&self) -> bool {
+        let kind = self.content_type.to_ascii_lowercase();
+        kind.is_empty() || kind.contains("html")
     }
 
     /// A short human name: the title, else the first heading, else the address's path.
@@ -356,6 +373,14 @@ pub struct Identity {
     pub key: String,
     /// Sorted, without repeats.
     pub links: Vec<String>,
+    /// The address, normalised.
+    pub url: String,
+    /// Its route template ([`crate::template::route_template`]).
+    pub route: String,
+    /// Its layout ([`Snapshot::template`]).
+    pub layout: String,
+    /// Its element structure as tag paths ([`crate::template::shape`]).
+    pub shape: Vec<u32>,
 }
 
 /// Two pages of one [`Identity::key`] (address, title, forms, selection and main headings) are

@@ -25,6 +25,12 @@ pub struct ExploreReport {
     pub transitions: usize,
     /// Actions taken.
     pub actions: usize,
+    /// Documents the tabs loaded (going to a state, following a link, sending a form).
+    pub loads: usize,
+    /// Kinds of page known (states not gone): each a route template and its structure.
+    pub kinds: usize,
+    /// Other addresses kept as examples of a kind.
+    pub examples: usize,
     /// Actions that failed.
     pub failed_actions: usize,
     /// Destructive tasks recorded and left undone.
@@ -80,6 +86,12 @@ impl ExploreReport {
         self.new_states as f64 * 60.0 / self.seconds.max(1e-9)
     }
 
+    /// The share of page loads that found a new kind of page: how much of the budget went to
+    /// what is new.
+    pub fn new_load_share(&self) -> f64 {
+        self.new_states as f64 / self.loads.max(1) as f64
+    }
+
     /// Atlas's time as a share of Atlas's and the browser's.
     pub fn atlas_share(&self) -> f64 {
         self.atlas_seconds / (self.atlas_seconds + self.browser_seconds).max(1e-9)
@@ -103,14 +115,18 @@ impl ExploreReport {
             )
         });
         let runs = format!(
-            "explored {}: {} states ({} new), {} transitions, {} actions ({} failed), {} pending, {} destructive recorded and not executed; stopped by {}\n\
+            "explored {}: {} states, kinds of page ({} new; {} other addresses kept as their examples), {} transitions, {} actions ({} failed), \
+             {} page loads ({:.0}% of them found a new kind), {} pending, {} destructive recorded and not executed; stopped by {}\n\
              {:.1} s with {} tab(s): {:.1} new states a minute; time in the browser {:.1} s, in Atlas {:.2} s ({:.1}% of the two)",
             self.app_id,
             self.states,
             self.new_states,
+            self.examples,
             self.transitions,
             self.actions,
             self.failed_actions,
+            self.loads,
+            self.new_load_share() * 100.0,
             self.pending_tasks,
             self.destructive_recorded,
             self.stopped_by,
@@ -173,6 +189,18 @@ pub struct State {
     pub links: Vec<String>,
     /// Its layout, for grouping alike pages.
     pub template: String,
+    /// Its route template: the kind of page it is ([`crate::template::route_template`]);
+    /// computed from its address for a state saved before routes were kept.
+    #[serde(default)]
+    pub route: String,
+    /// Its element structure as tag paths ([`crate::template::shape`]); read again from its
+    /// `dom.json` for a state saved before shapes were kept.
+    #[serde(default)]
+    pub shape: Vec<u32>,
+    /// Other addresses of its kind that showed it (items of a list: rows, tickets, pages), at
+    /// most `--max-similar`, also named in its folder's `examples.json`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub examples: Vec<Example>,
     /// Its address.
     pub url: String,
     /// Actions from the start.
@@ -187,6 +215,15 @@ pub struct State {
     /// A release was found without it (it is kept, and not visited again).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub gone: bool,
+}
+
+/// An address that showed a state's kind of page (another item of it).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Example {
+    /// The address.
+    pub url: String,
+    /// Its title.
+    pub title: String,
 }
 
 /// A transition a state's task led to.

@@ -40,6 +40,11 @@ pub struct Task {
     /// Beyond the seed: what came of it (the state it led to, or why it failed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outcome: Option<String>,
+    /// Beyond the seed: the route template it leads to, where the task says beforehand (a
+    /// link's target, a form sent by GET); a task that leads to a kind of page already known
+    /// waits behind those that may lead to a new one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub leads_to: Option<String>,
 }
 
 /// Where a task file is.
@@ -157,6 +162,7 @@ mod tests {
             created_at: "2026-01-31T16:10:00Z".into(),
             status: "pending".into(),
             outcome: None,
+            leads_to: None,
         };
         let files = atlas_store::files::Folder::new(dir.path());
         let files: &dyn Files = &files;
@@ -189,6 +195,7 @@ mod tests {
             created_at: "2026-01-31T16:10:00Z".into(),
             status: status.into(),
             outcome: None,
+            leads_to: None,
         };
         // A move that copied and did not get to remove: done, and also still under way or waiting.
         for (place, status) in [

@@ -161,6 +161,7 @@ fn hostile_page_text_never_becomes_code_in_a_navigation_script() {
             expanded: true,
             edges: Vec::new(),
             gone: false,
+            ..Default::default()
         };
         let start = texts[9].clone();
         atlas_explore::artifacts::write_nav_script(&state, &start).unwrap();

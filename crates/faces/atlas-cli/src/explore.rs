@@ -40,9 +40,13 @@ pub struct ExploreArgs {
     /// USER:PASSWORD typed into login forms.
     #[arg(long, env = "ATLAS_EXPLORE_CREDENTIALS")]
     pub credentials: Option<String>,
-    /// Pages of one layout explored at most this many times (the rest are recorded).
+    /// Examples kept of a kind of page (other rows, tickets, topics of one route template),
+    /// their links followed; the rest are that page, not explored.
     #[arg(long, default_value_t = 5)]
     pub max_similar: usize,
+    /// Page loads at most (every document a tab loads).
+    #[arg(long)]
+    pub max_loads: Option<usize>,
     /// The Chromium to drive (default: ATLAS_CHROMIUM, else chromium on the PATH).
     #[arg(long)]
     pub chromium: Option<PathBuf>,
@@ -125,6 +129,7 @@ pub fn options(args: &ExploreArgs) -> Result<ExploreOptions> {
         origins: args.origins.clone(),
         credentials,
         max_similar: args.max_similar.max(1),
+        max_loads: args.max_loads.unwrap_or(usize::MAX),
         chromium,
         app_version: match args.app_version.as_deref().map(str::trim) {
             Some("") => bail!("--app-version must not be blank"),
@@ -277,6 +282,7 @@ pub async fn bench(scratch: &std::path::Path) -> Result<Option<ExploreBench>> {
             origins: Vec::new(),
             credentials: Some(("bench".into(), "bench-password".into())),
             max_similar: 5,
+            max_loads: usize::MAX,
             chromium: chromium.clone(),
             app_version: None,
         };

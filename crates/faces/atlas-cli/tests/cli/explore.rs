@@ -202,8 +202,6 @@ fn the_demo_site_is_explored_safely_and_a_killed_exploration_resumes_without_dup
         "/",
         "/products",
         "/products/1",
-        "/products/2",
-        "/products/3",
         "/about",
         "/login",
         "/dashboard",
@@ -218,13 +216,51 @@ fn the_demo_site_is_explored_safely_and_a_killed_exploration_resumes_without_dup
     // The clock ticks every second and the news link carries the time: one state each. The
     // single-page app's three tabs are three states at one address.
     assert_eq!(count("/clock"), 1, "{paths:?}");
-    // Twenty manual pages of one template: each a state, five of them explored further.
-    let docs: Vec<&Value> = found
+    // Items of a list are one page, its kind, with examples: the three products one state
+    // (the other two its examples), the twenty manual pages one state and five examples
+    // (`--max-similar`), each named in the state's folder.
+    let kind = |prefix: &str| -> Vec<&Value> {
+        found
+            .iter()
+            .filter(|s| s["url"].as_str().unwrap().contains(prefix))
+            .collect()
+    };
+    let examples = |state: &Value| -> Vec<String> {
+        state["examples"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|e| e["url"].as_str().unwrap().split(&port).nth(1).unwrap().to_string())
+            .collect()
+    };
+    let products = kind("/products/");
+    assert_eq!(products.len(), 1, "{paths:?}");
+    assert_eq!(products[0]["route"], format!("{base}/products/{{id}}"));
+    let mut shown = examples(products[0]);
+    shown.sort();
+    assert_eq!(shown, ["/products/2", "/products/3"], "{:?}", products[0]);
+    let docs = kind("/docs/");
+    assert_eq!(docs.len(), 1, "{paths:?}");
+    assert_eq!(examples(docs[0]).len(), 5, "{:?}", docs[0]);
+    let named: Value = serde_json::from_slice(
+        &std::fs::read(PathBuf::from(docs[0]["dir"].as_str().unwrap()).join("examples.json"))
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(named, docs[0]["examples"]);
+    // Every state is a kind of its own: no two of one route and structure.
+    let mut kinds: Vec<(&str, &str)> = found
         .iter()
-        .filter(|s| s["url"].as_str().unwrap().contains("/docs/"))
+        .map(|s| (s["route"].as_str().unwrap(), s["template"].as_str().unwrap()))
         .collect();
-    assert_eq!(docs.len(), 20, "{paths:?}");
-    assert_eq!(docs.iter().filter(|s| s["expanded"] == true).count(), 5);
+    kinds.sort();
+    kinds.dedup();
+    assert_eq!(kinds.len(), found.len(), "{paths:?}");
+    // The run counted its page loads, and every one of the pages it found was a load.
+    assert!(
+        report["loads"].as_u64().unwrap() >= report["new_states"].as_u64().unwrap(),
+        "{report}"
+    );
     // The search form, and its results (`?q=测试`).
     assert_eq!(count("/search"), 2, "{paths:?}");
     // The search was typed in Chinese, through the browser's text input.
@@ -530,8 +566,6 @@ fn a_hostile_site_on_two_origins_gets_no_secret_no_write_and_no_code_and_ends_no
         "/odd",
         "/odd-results",
         "/slow",
-        "/quotes/0",
-        "/quotes/1",
         "/orders",
         "/orders/9",
         "/account",
@@ -540,6 +574,11 @@ fn a_hostile_site_on_two_origins_gets_no_secret_no_write_and_no_code_and_ends_no
         assert_eq!(at(path).len(), 1, "{path}: {found:#?}");
     }
     assert_eq!(at("/panel").len(), 2, "{found:#?}");
+    // The quotes are items of one kind: one state, the other quote its example.
+    let (q0, q1) = (at("/quotes/0"), at("/quotes/1"));
+    let quotes: Vec<&&Value> = q0.iter().chain(&q1).collect();
+    assert_eq!(quotes.len(), 1, "{found:#?}");
+    assert_eq!(quotes[0]["examples"].as_array().map(Vec::len), Some(1), "{quotes:#?}");
     let odd = tasks_in(at("/odd")[0], "completed");
     assert!(
         odd.iter()
