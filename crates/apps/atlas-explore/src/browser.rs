@@ -14,10 +14,14 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use chromiumoxide::cdp::browser_protocol::browser::{
+    SetDownloadBehaviorBehavior, SetDownloadBehaviorParams,
+};
 use chromiumoxide::cdp::browser_protocol::input::{
     DispatchKeyEventParams, DispatchKeyEventType, InsertTextParams,
 };
 use chromiumoxide::cdp::browser_protocol::page::{
+    NavigateParams,
     CaptureScreenshotFormat, CreateIsolatedWorldParams, StopLoadingParams,
 };
 use chromiumoxide::cdp::js_protocol::runtime::{EvaluateParams, ExecutionContextId};
@@ -96,6 +100,15 @@ impl Browser {
             ExploreError::Browser(format!("cannot start {}: {e}", executable.display()))
         })?;
         let driver = tokio::spawn(async move { while handler.next().await.is_some() {} });
+        // A link to a file is no page, and nothing of a site is saved: a download is refused at
+        // once (the tab stays on its page) rather than left pending.
+        let deny = SetDownloadBehaviorParams::new(SetDownloadBehaviorBehavior::Deny);
+        if let Err(e) = inner.execute(deny).await {
+            let mut inner = inner;
+            let _ = inner.close().await;
+            driver.abort();
+            return Err(e.into());
+        }
         let allow_writes = policy.allow_writes;
         let guard = match Guard::start(inner.websocket_address(), policy).await {
             Ok(guard) => Arc::new(guard),
@@ -176,29 +189,27 @@ impl Tab {
     /// one that left the tab where it was is made once more.
     pub async fn goto(&self, url: &str) -> Result<(), ExploreError> {
         let before = self.address().await;
-        self.load(url).await?;
+        let loaded = self.load(url).await?;
         let after = self.address().await;
         let document = |u: &str| u.split('#').next().map(String::from);
-        if before.is_some() && after == before && document(url) != before.as_deref().and_then(document) {
+        if loaded
+            && before.is_some()
+            && after == before
+            && document(url) != before.as_deref().and_then(document)
+        {
             tracing::info!("{url} did not start loading: asked again");
             self.load(url).await?;
         }
         Ok(())
     }
 
-    /// Where the tab is, if it answers.
-    async fn address(&self) -> Option<String> {
-        let answer = tokio::time::timeout(Duration::from_secs(2), self.evaluate("location.href"));
-        match answer.await {
-            Ok(Ok(v)) => v.as_str().map(String::from),
-            _ => None,
-        }
-    }
-
-    async fn load(&self, url: &str) -> Result<(), ExploreError> {
-        match tokio::time::timeout(LOAD_LIMIT, self.page.goto(url)).await {
-            Ok(done) => {
-                done?;
+    /// Follows a link by its address, as clicking it would: the page it leads to once it has
+    /// answered, or (a download, a link the site refuses) the page the tab was on.
+    pub async fn follow(&self, url: &str) -> Result<(), ExploreError> {
+        let navigate = NavigateParams::new(url);
+        match tokio::time::timeout(LOAD_LIMIT, self.page.execute(navigate)).await {
+            Ok(answered) => {
+                answered?;
             }
             Err(_) => {
                 tracing::info!("{url} still loading after {LOAD_LIMIT:?}: stopped");
@@ -210,6 +221,36 @@ impl Tab {
             }
         }
         self.settle().await
+    }
+
+    /// Where the tab is, if it answers.
+    async fn address(&self) -> Option<String> {
+        let answer = tokio::time::timeout(Duration::from_secs(2), self.evaluate("location.href"));
+        match answer.await {
+            Ok(Ok(v)) => v.as_str().map(String::from),
+            _ => None,
+        }
+    }
+
+    /// Loads an address; false when it was still loading after [`LOAD_LIMIT`] and stopped.
+    async fn load(&self, url: &str) -> Result<bool, ExploreError> {
+        let loaded = match tokio::time::timeout(LOAD_LIMIT, self.page.goto(url)).await {
+            Ok(done) => {
+                done?;
+                true
+            }
+            Err(_) => {
+                tracing::info!("{url} still loading after {LOAD_LIMIT:?}: stopped");
+                limited("stop loading", async {
+                    self.page.execute(StopLoadingParams::default()).await?;
+                    Ok(())
+                })
+                .await?;
+                false
+            }
+        };
+        self.settle().await?;
+        Ok(loaded)
     }
 
     /// Lets this tab post its sign-in form to `action` (the start origin's only) until

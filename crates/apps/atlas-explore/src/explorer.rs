@@ -709,7 +709,7 @@ impl Shared {
         let _ = tab.refused();
         let document = tab.document();
         let acted = match direct {
-            Some(href) => self.timed_browser(tab.goto(href)).await.map(|()| true),
+            Some(href) => self.timed_browser(tab.follow(href)).await.map(|()| true),
             None => {
                 self.timed_browser(perform(
                     tab,

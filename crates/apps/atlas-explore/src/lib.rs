@@ -23,6 +23,7 @@
 
 pub mod artifacts;
 pub mod browser;
+pub mod crawl;
 pub mod demo_site;
 mod explorer;
 pub mod guard;

@@ -59,6 +59,47 @@ pub struct ExploreArgs {
     pub json: Option<PathBuf>,
 }
 
+#[derive(Args)]
+pub struct CrawlArgs {
+    /// The address to start from (http or https).
+    pub url: String,
+    /// Page loads at most.
+    #[arg(long, default_value_t = 100)]
+    pub max_loads: usize,
+    /// The Chromium to drive (default: ATLAS_CHROMIUM, else chromium on the PATH).
+    #[arg(long)]
+    pub chromium: Option<PathBuf>,
+    /// Write what was loaded as JSON.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+}
+
+/// `atlas crawl`: the breadth-first baseline; writes nothing but its `--json`.
+pub(crate) async fn crawl(args: CrawlArgs) -> Result<ExitCode> {
+    atlas_explore::start_address(&args.url)?;
+    let chromium = chromium(args.chromium.clone())?;
+    let report = atlas_explore::crawl::crawl(&args.url, &chromium, args.max_loads).await?;
+    let pages = report.pages.iter().filter(|p| p.content_type.contains("html")).count();
+    println!(
+        "crawled {}: {} page loads, {} pages, {} links left; {:.1} s",
+        args.url, report.loads, pages, report.left, report.seconds
+    );
+    if let Some(path) = &args.json {
+        std::fs::write(path, serde_json::to_vec_pretty(&report)?)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn chromium(given: Option<PathBuf>) -> Result<PathBuf> {
+    match given.or_else(atlas_explore::browser::find_chromium) {
+        Some(path) => Ok(path),
+        None => bail!(
+            "no Chromium found: install Debian's chromium (apt-get install chromium), or name one with --chromium or ATLAS_CHROMIUM"
+        ),
+    }
+}
+
 /// A bar on a terminal; plain lines otherwise.
 struct Shown {
     bar: Option<indicatif::ProgressBar>,
@@ -97,16 +138,7 @@ impl Shown {
 /// input changes nothing.
 pub fn options(args: &ExploreArgs) -> Result<ExploreOptions> {
     atlas_explore::start_address(&args.url)?;
-    let chromium = match args
-        .chromium
-        .clone()
-        .or_else(atlas_explore::browser::find_chromium)
-    {
-        Some(path) => path,
-        None => bail!(
-            "no Chromium found: install Debian's chromium (apt-get install chromium), or name one with --chromium or ATLAS_CHROMIUM"
-        ),
-    };
+    let chromium = chromium(args.chromium.clone())?;
     let credentials = match &args.credentials {
         None => None,
         Some(c) => match c.split_once(':') {

@@ -171,6 +171,12 @@ enum Command {
         #[command(flatten)]
         args: explore::ExploreArgs,
     },
+    /// Crawl a website's links breadth-first in headless Chromium, writing nothing: the
+    /// baseline `atlas explore` is measured against (see docs/explorer.md).
+    Crawl {
+        #[command(flatten)]
+        args: explore::CrawlArgs,
+    },
     /// Serve the bundled demo website (several pages, a login, a search, a single-page app, a
     /// clock, a "delete account" button) to try `atlas explore` on; with --hostile, a site that
     /// attacks its explorer, on two origins (see docs/explorer.md).
@@ -264,6 +270,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         Command::Agent { what } => agent::run(what).await,
         Command::Test { what } => test::run(what).await,
         Command::Explore { data, embed, args } => explore::command(data, embed, args).await,
+        Command::Crawl { args } => explore::crawl(args).await,
         Command::DemoSite {
             addr,
             hostile,
