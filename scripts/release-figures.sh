@@ -2,7 +2,8 @@
 # The explorer on a real release (the figures of docs/versions.md): a web application at its OLD
 # release explored, brought to NEW on the same address (its data kept) and explored again from
 # what the folder knows, and a copy of the new release's site explored afresh at the same budget;
-# prints the time each took, how many of the fresh exploration's states the re-exploration has,
+# prints the time each took, how many of the fresh exploration's states and templates (paths,
+# numeric and hash-like segments abstracted: scripts/explore_figures.py) the re-exploration has,
 # and how many pages both releases have kept their identity.
 #   scripts/release-figures.sh roundup [OLD [NEW]]     Roundup, upgraded in place as its notes
 #                                                      say (default 2.2.0 2.6.0), signed in
@@ -85,6 +86,8 @@ serve "$new" "$work/site"; explore "$work/data" "$name_new" "$work/again.json"; 
 serve "$new" "$work/site-copy"; explore "$work/fresh" "$name_new" "$work/fresh.json"; stop
 python3 - "$work" "$app" <<'PY'
 import json, sys
+sys.path.insert(0, "scripts")
+from explore_figures import template  # the path, numeric and hash-like segments abstracted
 work, app = sys.argv[1], sys.argv[2]
 def saved(folder):
     return json.load(open(f"{work}/{folder}/apps/{app}/.atlas/explore.json"))["states"]
@@ -111,6 +114,12 @@ print(f"re-exploration ({again['version']}): {again['seconds']:.1f} s, {again['a
 print(f"fresh exploration ({fresh['version']}): {fresh['seconds']:.1f} s, {fresh['states']} states, {fresh['actions']} actions")
 print(f"re-exploration's time: {again['seconds'] / fresh['seconds']:.2f} of the fresh exploration's, {again['seconds'] / first['seconds']:.2f} of the first's")
 print(f"states of the fresh exploration the re-exploration has: {len(found)} of {len(anew)} ({len(found) / max(len(anew), 1):.3f})")
+def templates(states):
+    return {template(u) for s in states if not s.get("gone") for u in [s["url"]] + [e["url"] for e in s.get("examples", [])]}
+mine, theirs = templates(known), templates(anew)
+print(f"templates of the fresh exploration the re-exploration has: {len(mine & theirs)} of {len(theirs)} ({len(mine & theirs) / max(len(theirs), 1):.3f})")
+for t in sorted(theirs - mine):
+    print(f"  template not found: {t}")
 print(f"pages both releases have (an address of {first['version']}) that kept their identity: {len(kept)} of {len(both)} ({len(kept) / max(len(both), 1):.3f})")
 for s in anew:
     if s not in found:

@@ -579,7 +579,18 @@ fn a_hostile_site_on_two_origins_gets_no_secret_no_write_and_no_code_and_ends_no
     let quotes: Vec<&&Value> = q0.iter().chain(&q1).collect();
     assert_eq!(quotes.len(), 1, "{found:#?}");
     assert_eq!(quotes[0]["examples"].as_array().map(Vec::len), Some(1), "{quotes:#?}");
+    // The odd page's form led to a page with nothing new to follow: filled once more with
+    // other values, said in its reason, and its results are one state with an example.
+    let results = at("/odd-results");
+    assert_eq!(results[0]["examples"].as_array().map(Vec::len), Some(1), "{results:#?}");
     let odd = tasks_in(at("/odd")[0], "completed");
+    assert!(
+        odd.iter().any(|t| t["reason"]
+            .as_str()
+            .unwrap()
+            .contains("again with other values")),
+        "{odd:#?}"
+    );
     assert!(
         odd.iter()
             .any(|t| t["status"] == "completed" && t["selector"].as_str().unwrap().contains("svg")),
@@ -695,6 +706,61 @@ fn a_hostile_site_on_two_origins_gets_no_secret_no_write_and_no_code_and_ends_no
     assert!(stats["websockets"].as_u64().unwrap() >= 1, "{stats}");
     assert_eq!(stats["other_authorization"], 0, "{stats}");
     assert_eq!(stats["other_secrets"], 0, "{stats}");
+}
+
+/// Page loads are a budget of their own; `atlas crawl`, the baseline the explorer is measured
+/// against, loads pages breadth-first by GET alone and writes nothing but its report.
+#[test]
+fn page_loads_are_a_budget_and_the_baseline_crawl_only_reads() {
+    let Some(chromium) = chromium() else { return };
+    let (_site, base) = demo_site();
+    let dir = tempfile::tempdir().unwrap();
+    let report_path = dir.path().join("explore.json");
+    let report = report_of(
+        explore_command(&base, &dir.path().join("data"), &chromium)
+            .args(["--max-loads", "12", "--embedder", "hash", "--json"])
+            .arg(&report_path),
+        &report_path,
+    );
+    assert_eq!(report["stopped_by"], "max-loads 12", "{report}");
+    let loads = report["loads"].as_u64().unwrap();
+    // The task under way when the budget is spent finishes: a load or two past it.
+    assert!((12..=15).contains(&loads), "{report}");
+    assert!(report["states"].as_u64().unwrap() >= 2, "{report}");
+
+    let crawled_path = dir.path().join("crawl.json");
+    let out = atlas()
+        .args(["crawl", &format!("{base}/"), "--max-loads", "20", "--chromium"])
+        .arg(&chromium)
+        .arg("--json")
+        .arg(&crawled_path)
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let crawled: Value = serde_json::from_slice(&std::fs::read(&crawled_path).unwrap()).unwrap();
+    let pages = crawled["pages"].as_array().unwrap();
+    assert!(pages.len() >= 10, "{crawled}");
+    assert!(crawled["loads"].as_u64().unwrap() <= 21, "{crawled}");
+    let urls: Vec<&str> = pages.iter().map(|p| p["url"].as_str().unwrap()).collect();
+    assert!(urls.iter().all(|u| u.starts_with(&base)), "{urls:?}");
+    // Breadth-first: the start page first, then the pages it links to.
+    assert_eq!(urls[0], format!("{base}/"));
+    assert!(urls[1..6].iter().any(|u| u.ends_with("/products")), "{urls:?}");
+    let stats = get(&format!("{base}/stats"));
+    assert_eq!(
+        (&stats["deleted"], &stats["logouts"], &stats["entries"]),
+        (&Value::from(0), &Value::from(0), &Value::from(0)),
+        "{stats}"
+    );
+    // Nothing written but its report (and the exploration's folder beside it).
+    let mut made: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().to_string())
+        .collect();
+    made.sort();
+    assert_eq!(made, ["crawl.json", "data", "explore.json"]);
 }
 
 /// `--store postgres://`: the pages and transitions go to the database through the graph's
