@@ -185,42 +185,32 @@ pub struct Tab {
 
 impl Tab {
     /// Opens an address. A page still loading after [`LOAD_LIMIT`] is stopped and used as it is.
-    /// A tab left on a page that was stopped may answer the next navigation before it starts:
-    /// one that left the tab where it was is made once more.
     pub async fn goto(&self, url: &str) -> Result<(), ExploreError> {
-        let before = self.address().await;
-        let loaded = self.load(url).await?;
-        let after = self.address().await;
-        let document = |u: &str| u.split('#').next().map(String::from);
-        if loaded
-            && before.is_some()
-            && after == before
-            && document(url) != before.as_deref().and_then(document)
-        {
-            tracing::info!("{url} did not start loading: asked again");
-            self.load(url).await?;
-        }
-        Ok(())
+        self.navigate(url, false).await
     }
 
     /// Follows a link by its address, as clicking it would: the page it leads to once it has
     /// answered, or (a download, a link the site refuses) the page the tab was on.
     pub async fn follow(&self, url: &str) -> Result<(), ExploreError> {
-        let navigate = NavigateParams::new(url);
-        match tokio::time::timeout(LOAD_LIMIT, self.page.execute(navigate)).await {
-            Ok(answered) => {
-                answered?;
-            }
-            Err(_) => {
-                tracing::info!("{url} still loading after {LOAD_LIMIT:?}: stopped");
-                limited("stop loading", async {
-                    self.page.execute(StopLoadingParams::default()).await?;
-                    Ok(())
-                })
-                .await?;
-            }
+        self.navigate(url, true).await
+    }
+
+    /// Goes to an address: waiting for its page to load, or (`answered`) for it to answer. A
+    /// tab left on a page that was stopped may hold the next navigation back: one that left the
+    /// tab where it was is made once more.
+    async fn navigate(&self, url: &str, answered: bool) -> Result<(), ExploreError> {
+        let before = self.address().await;
+        self.load(url, answered).await?;
+        let after = self.address().await;
+        let document = |u: &str| u.split('#').next().map(String::from);
+        if before.is_some()
+            && after == before
+            && document(url) != before.as_deref().and_then(document)
+        {
+            tracing::info!("{url} did not start loading: asked again");
+            self.load(url, answered).await?;
         }
-        self.settle().await
+        Ok(())
     }
 
     /// Where the tab is, if it answers.
@@ -232,9 +222,14 @@ impl Tab {
         }
     }
 
-    /// Loads an address; false when it was still loading after [`LOAD_LIMIT`] and stopped.
-    async fn load(&self, url: &str) -> Result<bool, ExploreError> {
-        let loaded = match tokio::time::timeout(LOAD_LIMIT, self.page.goto(url)).await {
+    /// Waits for a navigation at most [`LOAD_LIMIT`], then stops it and lets what loaded
+    /// settle; false when it was stopped.
+    async fn within_load_limit(
+        &self,
+        url: &str,
+        navigation: impl std::future::Future<Output = Result<(), chromiumoxide::error::CdpError>>,
+    ) -> Result<bool, ExploreError> {
+        let loaded = match tokio::time::timeout(LOAD_LIMIT, navigation).await {
             Ok(done) => {
                 done?;
                 true
@@ -251,6 +246,18 @@ impl Tab {
         };
         self.settle().await?;
         Ok(loaded)
+    }
+
+    /// Loads an address (to its load event, or until it `answered`); false when it was still
+    /// loading after [`LOAD_LIMIT`] and stopped.
+    async fn load(&self, url: &str, answered: bool) -> Result<bool, ExploreError> {
+        if answered {
+            let navigate = async { self.page.execute(NavigateParams::new(url)).await.map(|_| ()) };
+            self.within_load_limit(url, navigate).await
+        } else {
+            let navigate = async { self.page.goto(url).await.map(|_| ()) };
+            self.within_load_limit(url, navigate).await
+        }
     }
 
     /// Lets this tab post its sign-in form to `action` (the start origin's only) until

@@ -269,8 +269,9 @@ impl Shared {
     }
 
     /// The most promising pending task, moved into `processing/`: one that may lead to a kind
-    /// of page not yet known before one that leads to a known kind, then the highest priority,
-    /// the shallowest state, the oldest.
+    /// of page not yet known (a new path before a new query on a known path) before one that
+    /// leads to a known kind; then breadth first: the shallowest state, its highest priority,
+    /// the oldest.
     fn take(&self) -> Result<Next, ExploreError> {
         let mut f = self.frontier.lock();
         if let Some(why) = self.budget_left(&f) {
@@ -279,14 +280,25 @@ impl Shared {
         }
         let allow = self.options.allow_destructive;
         let known = f.known_routes();
-        let fresh = |t: &Task| t.leads_to.as_deref().is_none_or(|r| !known.contains(r));
+        let path = |route: &str| route.split(['?', '#']).next().unwrap_or_default().to_string();
+        let known_paths: HashSet<String> = known.iter().map(|r| path(r)).collect();
+        // A new path is likelier a new page than a new query on a known one (another view,
+        // format or revision of it); a target not known beforehand may be either.
+        let novelty = |t: &Task| match t.leads_to.as_deref() {
+            None => 2,
+            Some(r) if known.contains(r) => 0,
+            Some(r) if known_paths.contains(&path(r)) => 1,
+            Some(_) => 2,
+        };
         let depth = |s: &usize| std::cmp::Reverse(f.saved.states[*s].depth);
         let best = f
             .queue
             .iter()
             .enumerate()
             .filter(|(_, (_, t))| allow || !t.is_destructive)
-            .max_by_key(|(_, (s, t))| (fresh(t), t.priority, depth(s), std::cmp::Reverse(&t.id)))
+            .max_by_key(|(_, (s, t))| {
+                (novelty(t), depth(s), t.priority, std::cmp::Reverse(&t.id))
+            })
             .map(|(i, _)| i);
         drop(known);
         let Some(i) = best else {
@@ -582,9 +594,7 @@ impl Shared {
         }) {
             return Ok(());
         }
-        f.saved.next_task += 1;
         let candidate = Task {
-            id: format!("task_{:03}", f.saved.next_task),
             priority: 1,
             reason: format!(
                 "{} sends {} (refused while exploring)",
@@ -592,17 +602,11 @@ impl Shared {
                 sent.join(", ")
             ),
             is_destructive: true,
-            created_at: atlas_model::now_rfc3339(),
-            status: "pending".into(),
-            outcome: None,
             ..task.clone()
         };
-        tasks::add(f.saved.states[index].files.get()?, &candidate)?;
-        f.queue.push((index, candidate));
-        self.persist(&f)
+        self.queue_new(&mut f, index, candidate)
     }
 
-    /// Takes a task, counting the documents it loaded.
     /// A form whose first fill ended on `ended` (an error, its own page again, a page with
     /// nothing new to follow) is queued once more with other values, said in its reason; a
     /// sign-in, or a fill that was already the second, is not.
@@ -630,25 +634,34 @@ impl Shared {
             return Ok(());
         }
         parameters["refill"] = true.into();
-        let mut f = self.frontier.lock();
-        f.saved.next_task += 1;
         let again = Task {
-            id: format!("task_{:03}", f.saved.next_task),
             parameters,
             reason: format!(
                 "{} again with other values: its first fill ({}) ended on {ended}",
                 task.reason, task.id
             ),
+            ..task.clone()
+        };
+        self.queue_new(&mut self.frontier.lock(), index, again)
+    }
+
+    /// Queues a task made from another (a refill, a refused action recorded) under a new id,
+    /// pending, in state `index`'s files and the queue.
+    fn queue_new(&self, f: &mut Frontier, index: usize, task: Task) -> Result<(), ExploreError> {
+        f.saved.next_task += 1;
+        let task = Task {
+            id: format!("task_{:03}", f.saved.next_task),
             created_at: atlas_model::now_rfc3339(),
             status: "pending".into(),
             outcome: None,
-            ..task.clone()
+            ..task
         };
-        tasks::add(f.saved.states[index].files.get()?, &again)?;
-        f.queue.push((index, again));
-        self.persist(&f)
+        tasks::add(f.saved.states[index].files.get()?, &task)?;
+        f.queue.push((index, task));
+        self.persist(f)
     }
 
+    /// Takes a task, counting the documents it loaded.
     async fn run_task(
         &self,
         tab: &Tab,
@@ -662,9 +675,13 @@ impl Shared {
         done
     }
 
-    /// A link from a state to another document, taken from wherever the tab is: following it
-    /// loads what clicking it on its state would, and saves the load of going back there.
+    /// A link from a state to another document (or a link of one of its examples), taken from
+    /// wherever the tab is: following it loads what clicking it on its state would, and saves
+    /// the load of going back there.
     fn followed_directly<'t>(&self, task: &'t Task, index: usize) -> Option<&'t str> {
+        if task.action == "navigate" {
+            return task.parameters["url"].as_str();
+        }
         let href = task.parameters["href"].as_str()?;
         let document = |u: &str| normalize_url(u).split('#').next().map(String::from);
         let state_url = self.frontier.lock().saved.states[index].url.clone();
