@@ -484,7 +484,7 @@ fn a_real_wiki_open_to_anonymous_editing_is_explored_without_changing_it() {
 }
 
 /// Every task file of a state's folder in one place (`todos`, `completed`).
-fn tasks_in(state: &Value, place: &str) -> Vec<Value> {
+pub(crate) fn tasks_in(state: &Value, place: &str) -> Vec<Value> {
     files_in(&PathBuf::from(state["dir"].as_str().unwrap()).join(place))
         .iter()
         .map(|f| serde_json::from_slice(&std::fs::read(f).unwrap()).unwrap())
