@@ -21,8 +21,7 @@ use chromiumoxide::cdp::browser_protocol::input::{
     DispatchKeyEventParams, DispatchKeyEventType, InsertTextParams,
 };
 use chromiumoxide::cdp::browser_protocol::page::{
-    NavigateParams,
-    CaptureScreenshotFormat, CreateIsolatedWorldParams, StopLoadingParams,
+    CaptureScreenshotFormat, CreateIsolatedWorldParams, NavigateParams, StopLoadingParams,
 };
 use chromiumoxide::cdp::js_protocol::runtime::{EvaluateParams, ExecutionContextId};
 use chromiumoxide::page::ScreenshotParams;
@@ -252,7 +251,12 @@ impl Tab {
     /// loading after [`LOAD_LIMIT`] and stopped.
     async fn load(&self, url: &str, answered: bool) -> Result<bool, ExploreError> {
         if answered {
-            let navigate = async { self.page.execute(NavigateParams::new(url)).await.map(|_| ()) };
+            let navigate = async {
+                self.page
+                    .execute(NavigateParams::new(url))
+                    .await
+                    .map(|_| ())
+            };
             self.within_load_limit(url, navigate).await
         } else {
             let navigate = async { self.page.goto(url).await.map(|_| ()) };
@@ -465,7 +469,10 @@ impl Tab {
             // As a person does: everything in the field selected first (an editor that keeps
             // its text outside `value`, a code editor's query, is emptied so too), then typed.
             limited("type", async {
-                for kind in [DispatchKeyEventType::RawKeyDown, DispatchKeyEventType::KeyUp] {
+                for kind in [
+                    DispatchKeyEventType::RawKeyDown,
+                    DispatchKeyEventType::KeyUp,
+                ] {
                     let key = DispatchKeyEventParams::builder()
                         .r#type(kind)
                         .modifiers(CTRL)

@@ -61,7 +61,13 @@ pub async fn crawl(
     let browser = Browser::launch(chromium, policy).await?;
     let tab = browser.tab().await?;
     let mut report = CrawlReport::default();
-    let document = |u: &str| normalize_url(u).split('#').next().unwrap_or_default().to_string();
+    let document = |u: &str| {
+        normalize_url(u)
+            .split('#')
+            .next()
+            .unwrap_or_default()
+            .to_string()
+    };
     let mut seen: HashSet<String> = HashSet::from([document(&start)]);
     let mut queue: VecDeque<String> = VecDeque::from([start]);
     while report.loads < max_loads {

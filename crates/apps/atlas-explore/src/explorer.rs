@@ -280,7 +280,13 @@ impl Shared {
         }
         let allow = self.options.allow_destructive;
         let known = f.known_routes();
-        let path = |route: &str| route.split(['?', '#']).next().unwrap_or_default().to_string();
+        let path = |route: &str| {
+            route
+                .split(['?', '#'])
+                .next()
+                .unwrap_or_default()
+                .to_string()
+        };
         let known_paths: HashSet<String> = known.iter().map(|r| path(r)).collect();
         // A new path is likelier a new page than a new query on a known one (another view,
         // format or revision of it); a target not known beforehand may be either.
@@ -296,9 +302,7 @@ impl Shared {
             .iter()
             .enumerate()
             .filter(|(_, (_, t))| allow || !t.is_destructive)
-            .max_by_key(|(_, (s, t))| {
-                (novelty(t), depth(s), t.priority, std::cmp::Reverse(&t.id))
-            })
+            .max_by_key(|(_, (s, t))| (novelty(t), depth(s), t.priority, std::cmp::Reverse(&t.id)))
             .map(|(i, _)| i);
         drop(known);
         let Some(i) = best else {
@@ -483,7 +487,9 @@ impl Shared {
             title: snap.title.clone(),
         });
         let listed = serde_json::to_vec_pretty(&state.examples).map_err(std::io::Error::other)?;
-        files.get()?.write_soon(crate::artifacts::EXAMPLES, &listed)?;
+        files
+            .get()?
+            .write_soon(crate::artifacts::EXAMPLES, &listed)?;
         if expanded {
             let mut next = f.saved.next_task;
             let offered = candidate_tasks(snap, self, &mut next);
@@ -793,7 +799,10 @@ impl Shared {
         let shows_nothing_new = {
             let f = self.frontier.lock();
             let before = &f.saved.states[index].links;
-            identity.links.iter().all(|l| before.binary_search(l).is_ok())
+            identity
+                .links
+                .iter()
+                .all(|l| before.binary_search(l).is_ok())
         };
         if shows_nothing_new {
             self.refill(index, &task, "a page with nothing new to follow")?;

@@ -12,6 +12,8 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use url::Url;
 
+pub use crate::template::normalize_url;
+
 /// The script that reads a page (run in the page; returns this module's [`Snapshot`] as JSON).
 pub const SNAPSHOT_JS: &str = include_str!("snapshot.js");
 
@@ -158,85 +160,6 @@ pub struct Button {
     /// The method of the form it sends (by its `form` attribute), if any.
     #[serde(default)]
     pub form_method: String,
-}
-
-/// Query parameters that name a session, a cache-buster or a tracker, whatever their value.
-const VOLATILE_PARAMS: &[&str] = &[
-    "sid",
-    "session",
-    "sessionid",
-    "session_id",
-    "jsessionid",
-    "phpsessid",
-    "token",
-    "csrf",
-    "csrftoken",
-    "_csrf",
-    "_",
-    "ts",
-    "timestamp",
-    "time",
-    "nocache",
-    "cachebuster",
-    "cb",
-    "rnd",
-    "random",
-    "nonce",
-    "fbclid",
-    "gclid",
-    "msclkid",
-];
-
-/// A value that carries the moment or a random token rather than a choice: a date or time, an
-/// epoch in seconds or milliseconds, a UUID, a long hex or mixed letters-and-digits run.
-fn volatile_value(v: &str) -> bool {
-    let digits = v.bytes().filter(u8::is_ascii_digit).count();
-    let date = v.len() >= 10
-        && v.as_bytes()[..10].iter().enumerate().all(|(i, b)| {
-            if i == 4 || i == 7 {
-                matches!(b, b'-' | b'/')
-            } else {
-                b.is_ascii_digit()
-            }
-        });
-    let epoch = (9..=13).contains(&v.len()) && digits == v.len();
-    let hex = v.len() >= 16 && v.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-');
-    let token = v.len() >= 20
-        && digits > 0
-        && v.bytes().any(|b| b.is_ascii_alphabetic())
-        && v.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'='));
-    date || epoch || hex || token
-}
-
-/// The address as identity sees it: scheme and host lower-case, default port and fragment
-/// dropped (a `#/` or `#!` route kept: single-page apps route there), volatile parameters
-/// dropped and the rest sorted. Not an absolute URL: returned as given.
-pub fn normalize_url(raw: &str) -> String {
-    let Ok(mut url) = Url::parse(raw) else {
-        return raw.to_string();
-    };
-    let mut pairs: Vec<(String, String)> = url
-        .query_pairs()
-        .filter(|(k, v)| {
-            let k = k.to_ascii_lowercase();
-            !(VOLATILE_PARAMS.contains(&k.as_str()) || k.starts_with("utm_") || volatile_value(v))
-        })
-        .map(|(k, v)| (k.into_owned(), v.into_owned()))
-        .collect();
-    pairs.sort();
-    if pairs.is_empty() {
-        url.set_query(None);
-    } else {
-        url.query_pairs_mut().clear().extend_pairs(&pairs);
-    }
-    if !url
-        .fragment()
-        .is_some_and(|f| f.starts_with('/') || f.starts_with('!'))
-    {
-        url.set_fragment(None);
-    }
-    url.to_string()
 }
 
 /// Digits in a title are counters and clocks ("(3) Inbox", "12:04:59").

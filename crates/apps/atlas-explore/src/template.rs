@@ -17,7 +17,84 @@ use std::collections::BTreeSet;
 
 use url::Url;
 
-use crate::snapshot::normalize_url;
+/// Query parameters that name a session, a cache-buster or a tracker, whatever their value.
+const VOLATILE_PARAMS: &[&str] = &[
+    "sid",
+    "session",
+    "sessionid",
+    "session_id",
+    "jsessionid",
+    "phpsessid",
+    "token",
+    "csrf",
+    "csrftoken",
+    "_csrf",
+    "_",
+    "ts",
+    "timestamp",
+    "time",
+    "nocache",
+    "cachebuster",
+    "cb",
+    "rnd",
+    "random",
+    "nonce",
+    "fbclid",
+    "gclid",
+    "msclkid",
+];
+
+/// A value that carries the moment or a random token rather than a choice: a date or time, an
+/// epoch in seconds or milliseconds, a UUID, a long hex or mixed letters-and-digits run.
+fn volatile_value(v: &str) -> bool {
+    let digits = v.bytes().filter(u8::is_ascii_digit).count();
+    let date = v.len() >= 10
+        && v.as_bytes()[..10].iter().enumerate().all(|(i, b)| {
+            if i == 4 || i == 7 {
+                matches!(b, b'-' | b'/')
+            } else {
+                b.is_ascii_digit()
+            }
+        });
+    let epoch = (9..=13).contains(&v.len()) && digits == v.len();
+    let hex = v.len() >= 16 && v.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-');
+    let token = v.len() >= 20
+        && digits > 0
+        && v.bytes().any(|b| b.is_ascii_alphabetic())
+        && v.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'='));
+    date || epoch || hex || token
+}
+
+/// The address as identity sees it: scheme and host lower-case, default port and fragment
+/// dropped (a `#/` or `#!` route kept: single-page apps route there), volatile parameters
+/// dropped and the rest sorted. Not an absolute URL: returned as given.
+pub fn normalize_url(raw: &str) -> String {
+    let Ok(mut url) = Url::parse(raw) else {
+        return raw.to_string();
+    };
+    let mut pairs: Vec<(String, String)> = url
+        .query_pairs()
+        .filter(|(k, v)| {
+            let k = k.to_ascii_lowercase();
+            !(VOLATILE_PARAMS.contains(&k.as_str()) || k.starts_with("utm_") || volatile_value(v))
+        })
+        .map(|(k, v)| (k.into_owned(), v.into_owned()))
+        .collect();
+    pairs.sort();
+    if pairs.is_empty() {
+        url.set_query(None);
+    } else {
+        url.query_pairs_mut().clear().extend_pairs(&pairs);
+    }
+    if !url
+        .fragment()
+        .is_some_and(|f| f.starts_with('/') || f.starts_with('!'))
+    {
+        url.set_fragment(None);
+    }
+    url.to_string()
+}
 
 /// Query parameters that page, order or size a list (a leading sigil aside: `_sort`,
 /// `@pagesize`): they choose which items show, never what the page is.
@@ -156,7 +233,8 @@ fn abstract_path(path: &str) -> String {
 /// A parameter's name without the sigil some frameworks mark their own parameters with
 /// (`_sort`, `@template`, `$top`), lower-case.
 fn bare(name: &str) -> String {
-    name.trim_start_matches(['_', '@', '$']).to_ascii_lowercase()
+    name.trim_start_matches(['_', '@', '$'])
+        .to_ascii_lowercase()
 }
 
 fn is_list_control(name: &str) -> bool {
@@ -183,9 +261,7 @@ pub fn route_template(raw: &str) -> String {
         .query_pairs()
         .filter(|(k, _)| !is_list_control(k))
         .map(|(k, v)| {
-            if MODE_NAMES.contains(&bare(&k).as_str())
-                && !crate::safety::typed_by_explorer(&v)
-            {
+            if MODE_NAMES.contains(&bare(&k).as_str()) && !crate::safety::typed_by_explorer(&v) {
                 format!("{k}={v}")
             } else {
                 numbered(&k)
@@ -326,7 +402,10 @@ mod tests {
         assert_ne!(r("http://x/wiki/Start"), r("http://x/wiki/Guide"));
         assert_eq!(r("http://x/app#/items/3"), "http://x/app#/items/{id}");
         assert_eq!(path_template("http://x/t/7?a=b"), "/t/{id}");
-        assert_eq!(r("http://x/db?sql=x&p0=1&p1=2"), r("http://x/db?p0=a&sql=y"));
+        assert_eq!(
+            r("http://x/db?sql=x&p0=1&p1=2"),
+            r("http://x/db?p0=a&sql=y")
+        );
         assert_eq!(
             kind_of("http://x/w/A?action=edit&rev#/t?x&tab=2"),
             "http://x/w/A?action=edit#/t?tab=2"

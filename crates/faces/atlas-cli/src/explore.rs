@@ -79,7 +79,11 @@ pub(crate) async fn crawl(args: CrawlArgs) -> Result<ExitCode> {
     atlas_explore::start_address(&args.url)?;
     let chromium = chromium(args.chromium.clone())?;
     let report = atlas_explore::crawl::crawl(&args.url, &chromium, args.max_loads).await?;
-    let pages = report.pages.iter().filter(|p| p.content_type.contains("html")).count();
+    let pages = report
+        .pages
+        .iter()
+        .filter(|p| p.content_type.contains("html"))
+        .count();
     println!(
         "crawled {}: {} page loads, {} pages, {} links left; {:.1} s",
         args.url, report.loads, pages, report.left, report.seconds

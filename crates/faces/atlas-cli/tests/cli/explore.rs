@@ -230,7 +230,15 @@ fn the_demo_site_is_explored_safely_and_a_killed_exploration_resumes_without_dup
             .as_array()
             .into_iter()
             .flatten()
-            .map(|e| e["url"].as_str().unwrap().split(&port).nth(1).unwrap().to_string())
+            .map(|e| {
+                e["url"]
+                    .as_str()
+                    .unwrap()
+                    .split(&port)
+                    .nth(1)
+                    .unwrap()
+                    .to_string()
+            })
             .collect()
     };
     let products = kind("/products/");
@@ -251,7 +259,12 @@ fn the_demo_site_is_explored_safely_and_a_killed_exploration_resumes_without_dup
     // Every state is a kind of its own: no two of one route and structure.
     let mut kinds: Vec<(&str, &str)> = found
         .iter()
-        .map(|s| (s["route"].as_str().unwrap(), s["template"].as_str().unwrap()))
+        .map(|s| {
+            (
+                s["route"].as_str().unwrap(),
+                s["template"].as_str().unwrap(),
+            )
+        })
         .collect();
     kinds.sort();
     kinds.dedup();
@@ -578,11 +591,19 @@ fn a_hostile_site_on_two_origins_gets_no_secret_no_write_and_no_code_and_ends_no
     let (q0, q1) = (at("/quotes/0"), at("/quotes/1"));
     let quotes: Vec<&&Value> = q0.iter().chain(&q1).collect();
     assert_eq!(quotes.len(), 1, "{found:#?}");
-    assert_eq!(quotes[0]["examples"].as_array().map(Vec::len), Some(1), "{quotes:#?}");
+    assert_eq!(
+        quotes[0]["examples"].as_array().map(Vec::len),
+        Some(1),
+        "{quotes:#?}"
+    );
     // The odd page's form led to a page with nothing new to follow: filled once more with
     // other values, said in its reason, and its results are one state with an example.
     let results = at("/odd-results");
-    assert_eq!(results[0]["examples"].as_array().map(Vec::len), Some(1), "{results:#?}");
+    assert_eq!(
+        results[0]["examples"].as_array().map(Vec::len),
+        Some(1),
+        "{results:#?}"
+    );
     let odd = tasks_in(at("/odd")[0], "completed");
     assert!(
         odd.iter().any(|t| t["reason"]
@@ -730,14 +751,24 @@ fn page_loads_are_a_budget_and_the_baseline_crawl_only_reads() {
 
     let crawled_path = dir.path().join("crawl.json");
     let out = atlas()
-        .args(["crawl", &format!("{base}/"), "--max-loads", "20", "--chromium"])
+        .args([
+            "crawl",
+            &format!("{base}/"),
+            "--max-loads",
+            "20",
+            "--chromium",
+        ])
         .arg(&chromium)
         .arg("--json")
         .arg(&crawled_path)
         .current_dir(dir.path())
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let crawled: Value = serde_json::from_slice(&std::fs::read(&crawled_path).unwrap()).unwrap();
     let pages = crawled["pages"].as_array().unwrap();
     assert!(pages.len() >= 10, "{crawled}");
@@ -746,7 +777,10 @@ fn page_loads_are_a_budget_and_the_baseline_crawl_only_reads() {
     assert!(urls.iter().all(|u| u.starts_with(&base)), "{urls:?}");
     // Breadth-first: the start page first, then the pages it links to.
     assert_eq!(urls[0], format!("{base}/"));
-    assert!(urls[1..6].iter().any(|u| u.ends_with("/products")), "{urls:?}");
+    assert!(
+        urls[1..6].iter().any(|u| u.ends_with("/products")),
+        "{urls:?}"
+    );
     let stats = get(&format!("{base}/stats"));
     assert_eq!(
         (&stats["deleted"], &stats["logouts"], &stats["entries"]),

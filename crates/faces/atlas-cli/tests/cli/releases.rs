@@ -11,9 +11,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::common::*;
-use crate::explore::{
-    KillOnDrop, atlas, explore_command, replay_nav_script, states, tasks_in,
-};
+use crate::explore::{KillOnDrop, atlas, explore_command, replay_nav_script, states, tasks_in};
 
 /// What a task sends, across releases: its action, label, the link's target or the form's
 /// address and field names (as the explorer's own key does).
