@@ -5,11 +5,13 @@
 # loads the explorer spent; scripts/explore_figures.py reads the folder and both reports and
 # prints a row: templates the crawl reached that the explorer has, states that are the
 # explorer's own input, the most states a template, time.
-#   scripts/explore-figures.sh datasette|roundup|moin|trac|hg|pydoc ...
-# Each application is installed from PyPI into its own virtual environment under
-# ~/.cache (once); pydoc is Python's own. ATLAS_BIN names the atlas binary (default
-# target/release/atlas). Anonymous throughout: the crawl cannot sign in, so neither does the
-# explorer here.
+#   scripts/explore-figures.sh datasette|sqliteweb|roundup|moin|trac|hg ...
+# Each application is installed from PyPI into its own virtual environment under ~/.cache
+# (once). Where the site keeps a database file (datasette, sqliteweb), a line says whether
+# the file is byte for byte what it was: the explorer wrote nothing. ATLAS_BIN names the
+# atlas binary (default target/release/atlas). Anonymous throughout: the crawl cannot sign
+# in, so neither does the explorer here. (Python's pydoc server is left out: it serves one
+# connection at a time, and a browser's spare connections hold it, the crawl's as well.)
 set -eu
 cd "$(dirname "$0")/.."
 atlas=${ATLAS_BIN:-target/release/atlas}
@@ -23,11 +25,8 @@ venv() { # NAME PACKAGE...: a virtual environment with the packages, made once
 }
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
-site_up() { # NAME WORK PORT: makes the site in WORK and serves it on PORT in the background
-  case $1 in
-  datasette)
-    dir=$(venv datasette-figures "datasette==0.65.5")
-    python3 - "$2/shop.db" <<'PY'
+shop_db() { # FILE: a small shop database, Chinese text in it
+  python3 - "$1" <<'PY'
 import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
 db.execute("create table customers (id integer primary key, name text, city text)")
@@ -38,7 +37,20 @@ db.executemany("insert into orders (customer_id, item, status, total) values (?,
                [(1 + i % 5, ["Book", "茶", "Pen", "Lamp", "Desk"][i % 5], ["open", "shipped", "closed"][i % 3], 2.5 * i) for i in range(40)])
 db.commit()
 PY
+}
+
+site_up() { # NAME WORK PORT: makes the site in WORK and serves it on PORT in the background
+  case $1 in
+  datasette)
+    dir=$(venv datasette-figures "datasette==0.65.5")
+    shop_db "$2/shop.db"
     "$dir/bin/datasette" "$2/shop.db" -p "$3" >/dev/null 2>&1 &
+    url="http://127.0.0.1:$3/"
+    ;;
+  sqliteweb)
+    dir=$(venv sqliteweb sqlite-web)
+    shop_db "$2/shop.db"
+    "$dir/bin/sqlite_web" --no-browser --port "$3" "$2/shop.db" >/dev/null 2>&1 &
     url="http://127.0.0.1:$3/"
     ;;
   roundup)
@@ -86,12 +98,8 @@ PY
     "$dir/bin/hg" serve -R "$2/repo" -a 127.0.0.1 -p "$3" >/dev/null 2>&1 &
     url="http://127.0.0.1:$3/"
     ;;
-  pydoc)
-    python3 -m pydoc -n 127.0.0.1 -p "$3" >/dev/null 2>&1 &
-    url="http://127.0.0.1:$3/"
-    ;;
   *)
-    echo "explore-figures.sh: datasette, roundup, moin, trac, hg or pydoc, not $1" >&2
+    echo "explore-figures.sh: datasette, sqliteweb, roundup, moin, trac or hg, not $1" >&2
     exit 2
     ;;
   esac
@@ -106,12 +114,16 @@ for name in "$@"; do
   port=$(free_port)
   server=
   site_up "$name" "$work" "$port"
+  before=$(sha256sum "$work"/*.db 2>/dev/null || true)
   # shellcheck disable=SC2086
   "$atlas" explore "$url" --data "$work/data" --app-id "$name" --embedder hash ${EXPLORE_ARGS:-} \
     --json "$work/explore.json" 2>&1 | grep -v '^state: ' >&2
   loads=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["loads"])' "$work/explore.json")
   "$atlas" crawl "$url" --max-loads "$loads" --json "$work/crawl.json" >&2
   python3 scripts/explore_figures.py "$work/data/apps/$name" "$work/explore.json" "$work/crawl.json" "$name"
+  if [ -n "$before" ]; then
+    if [ "$before" = "$(sha256sum "$work"/*.db)" ]; then echo "$name: database unchanged"; else echo "$name: DATABASE CHANGED"; fi
+  fi
   kill "$server" 2>/dev/null || true
   pkill -P "$server" 2>/dev/null || true
   wait "$server" 2>/dev/null || true

@@ -30,6 +30,7 @@ use futures_util::StreamExt;
 use crate::ExploreError;
 use crate::guard::{Guard, Policy, Refused};
 use crate::snapshot::{SNAPSHOT_JS, Snapshot};
+use crate::template::document_of;
 
 /// Flags that let Chromium run as root, offline and quietly (no background connections).
 const FLAGS: &[&str] = &[
@@ -198,13 +199,22 @@ impl Tab {
     /// tab left on a page that was stopped may hold the next navigation back: one that left the
     /// tab where it was is made once more.
     async fn navigate(&self, url: &str, answered: bool) -> Result<(), ExploreError> {
+        // What the page still loads (a hanging export, an image that never ends) would hold
+        // the next navigation back.
+        limited("stop loading", async {
+            self.page.execute(StopLoadingParams::default()).await?;
+            Ok(())
+        })
+        .await?;
         let before = self.address().await;
-        self.load(url, answered).await?;
+        let finished = self.load(url, answered).await?;
         let after = self.address().await;
-        let document = |u: &str| u.split('#').next().map(String::from);
-        if before.is_some()
+        // Asked once more only when the load finished where it started: a load that ran out
+        // of time would only hang again.
+        if finished
+            && before.is_some()
             && after == before
-            && document(url) != before.as_deref().and_then(document)
+            && Some(document_of(url)) != before.as_deref().map(document_of)
         {
             tracing::info!("{url} did not start loading: asked again");
             self.load(url, answered).await?;

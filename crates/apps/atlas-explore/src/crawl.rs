@@ -16,7 +16,7 @@ use serde::Serialize;
 use crate::ExploreError;
 use crate::browser::Browser;
 use crate::guard::{Policy, origin_of};
-use crate::snapshot::normalize_url;
+use crate::template::document_of;
 
 /// What a crawl loaded.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -61,14 +61,7 @@ pub async fn crawl(
     let browser = Browser::launch(chromium, policy).await?;
     let tab = browser.tab().await?;
     let mut report = CrawlReport::default();
-    let document = |u: &str| {
-        normalize_url(u)
-            .split('#')
-            .next()
-            .unwrap_or_default()
-            .to_string()
-    };
-    let mut seen: HashSet<String> = HashSet::from([document(&start)]);
+    let mut seen: HashSet<String> = HashSet::from([document_of(&start)]);
     let mut queue: VecDeque<String> = VecDeque::from([start]);
     while report.loads < max_loads {
         let Some(next) = queue.pop_front() else { break };
@@ -80,7 +73,7 @@ pub async fn crawl(
         let outcome = read.await;
         report.loads += usize::try_from(tab.document().saturating_sub(before).max(1)).unwrap_or(1);
         let Ok(snap) = outcome else { continue };
-        seen.insert(document(&snap.url));
+        seen.insert(document_of(&snap.url));
         report.pages.push(Crawled {
             asked: next,
             url: snap.url.clone(),
@@ -91,7 +84,7 @@ pub async fn crawl(
             continue;
         }
         for link in &snap.links {
-            let target = document(&link.href);
+            let target = document_of(&link.href);
             if origin_of(&link.href) == origin
                 && !crate::safety::link_is_destructive(link)
                 && !crate::template::names_a_file(&link.href)

@@ -23,6 +23,7 @@ use crate::safety;
 use crate::snapshot::{Identity, Snapshot, normalize_url};
 use crate::state::{ExploreReport, PageFiles, ReleaseReport, State, Step};
 use crate::tasks::{self, Place, Task};
+use crate::template::document_of;
 
 /// How to explore a site.
 #[derive(Debug, Clone)]
@@ -689,12 +690,11 @@ impl Shared {
             return task.parameters["url"].as_str();
         }
         let href = task.parameters["href"].as_str()?;
-        let document = |u: &str| normalize_url(u).split('#').next().map(String::from);
         let state_url = self.frontier.lock().saved.states[index].url.clone();
         (task.action == "click"
             && (href.starts_with("http://") || href.starts_with("https://"))
             && self.in_scope(href)
-            && document(href) != document(&state_url))
+            && document_of(href) != document_of(&state_url))
         .then_some(href)
     }
 

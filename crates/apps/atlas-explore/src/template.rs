@@ -96,6 +96,16 @@ pub fn normalize_url(raw: &str) -> String {
     url.to_string()
 }
 
+/// The document an address loads: its normal form without any fragment, since a fragment,
+/// even a script's route, is not a load of its own.
+pub fn document_of(url: &str) -> String {
+    let normal = normalize_url(url);
+    match normal.split_once('#') {
+        Some((document, _)) => document.to_string(),
+        None => normal,
+    }
+}
+
 /// Query parameters that page, order or size a list (a leading sigil aside: `_sort`,
 /// `@pagesize`): they choose which items show, never what the page is.
 const LIST_CONTROLS: &[&str] = &[
@@ -413,6 +423,13 @@ mod tests {
         assert!(names_a_file("http://x/shop/orders.json?_labels=on"));
         assert!(!names_a_file("http://x/docs/3.html"));
         assert_eq!(path_template("http://x/demo/issue42"), "/demo/issue42");
+    }
+
+    #[test]
+    fn a_fragment_is_no_document_of_its_own() {
+        assert_eq!(document_of("http://x/a?b=1#top"), "http://x/a?b=1");
+        assert_eq!(document_of("http://x/app#/orders/7"), "http://x/app");
+        assert_eq!(document_of("http://x/a"), "http://x/a");
     }
 
     #[test]
