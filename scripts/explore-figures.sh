@@ -5,9 +5,9 @@
 # loads the explorer spent; scripts/explore_figures.py reads the folder and both reports and
 # prints a row: templates the crawl reached that the explorer has, states that are the
 # explorer's own input, the most states a template, time.
-#   scripts/explore-figures.sh datasette|sqliteweb|roundup|moin|trac|hg ...
+#   scripts/explore-figures.sh datasette|sqliteweb|rustdoc|roundup|moin|trac|hg ...
 # Each application is installed from PyPI into its own virtual environment under ~/.cache
-# (once). Where the site keeps a database file (datasette, sqliteweb), a line says whether
+# (once); rustdoc is the documentation of serde_json, from the lockfile. Where the site keeps a database file (datasette, sqliteweb), a line says whether
 # the file is byte for byte what it was: the explorer wrote nothing. ATLAS_BIN names the
 # atlas binary (default target/release/atlas). Anonymous throughout: the crawl cannot sign
 # in, so neither does the explorer here. (Python's pydoc server is left out: it serves one
@@ -52,6 +52,12 @@ site_up() { # NAME WORK PORT: makes the site in WORK and serves it on PORT in th
     shop_db "$2/shop.db"
     "$dir/bin/sqlite_web" --no-browser --port "$3" "$2/shop.db" >/dev/null 2>&1 &
     url="http://127.0.0.1:$3/"
+    ;;
+  rustdoc)
+    # A crate's API documentation as rustdoc writes it, served as static files.
+    cargo doc --quiet --offline -p serde_json --no-deps --target-dir "$2/doc" >/dev/null 2>&1
+    python3 -m http.server --bind 127.0.0.1 --directory "$2/doc/doc" "$3" >/dev/null 2>&1 &
+    url="http://127.0.0.1:$3/serde_json/index.html"
     ;;
   roundup)
     export ATLAS_ROUNDUP_DIR="${ATLAS_ROUNDUP_DIR:-$cache/atlas-roundup}"
@@ -99,7 +105,7 @@ PY
     url="http://127.0.0.1:$3/"
     ;;
   *)
-    echo "explore-figures.sh: datasette, sqliteweb, roundup, moin, trac or hg, not $1" >&2
+    echo "explore-figures.sh: datasette, sqliteweb, rustdoc, roundup, moin, trac or hg, not $1" >&2
     exit 2
     ;;
   esac

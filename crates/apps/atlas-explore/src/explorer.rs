@@ -90,10 +90,12 @@ pub(crate) struct Saved {
     /// The last run ended (rather than being stopped): the next one re-explores.
     #[serde(default)]
     pub(crate) ended: bool,
-    /// The forms queued so far, by what they send ([`crate::release::task_key`]): a form the
-    /// site shows on many pages (a search in the header) is filled once, not once a page.
-    #[serde(default)]
-    pub(crate) forms: std::collections::BTreeSet<String>,
+    /// The forms and the layout's buttons queued so far, by what they do
+    /// ([`crate::release::task_key`]): a form the site shows on many pages (a search in the
+    /// header) is filled once, and a button of its header (a menu) clicked once, not once a
+    /// page — else every page would have its twin with the menu open.
+    #[serde(default, alias = "forms")]
+    pub(crate) site_wide: std::collections::BTreeSet<String>,
 }
 
 impl Saved {
@@ -440,8 +442,8 @@ impl Shared {
         crate::artifacts::write_test_ideas(&state, snap)?;
         if expanded {
             let mut found = candidate_tasks(snap, self, &mut f.saved.next_task);
-            let forms = &mut f.saved.forms;
-            found.retain(|t| t.action != "type" || forms.insert(crate::release::task_key(t)));
+            let site_wide = &mut f.saved.site_wide;
+            found.retain(|t| !is_site_wide(t) || site_wide.insert(crate::release::task_key(t)));
             for task in &found {
                 tasks::add(&*files, task)?;
             }
@@ -1149,7 +1151,7 @@ pub(crate) fn candidate_tasks(snap: &Snapshot, shared: &Shared, next: &mut u64) 
         make(
             &button.selector,
             "click",
-            serde_json::json!({"label": button.text}),
+            serde_json::json!({"label": button.text, "in_nav": button.in_nav}),
             6,
             format!("button \"{}\"", button.text),
             safety::button_is_destructive(button),
@@ -1168,6 +1170,12 @@ pub(crate) fn candidate_tasks(snap: &Snapshot, shared: &Shared, next: &mut u64) 
         );
     }
     out
+}
+
+/// A task that does the same on every page that offers it: a form, kept by what it sends, or
+/// a button of the layout's navigation or header.
+fn is_site_wide(task: &Task) -> bool {
+    task.action == "type" || task.parameters["in_nav"] == true
 }
 
 /// Where a form sent by GET leads: its address with its fields as the query; a form sent
