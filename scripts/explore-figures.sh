@@ -5,7 +5,7 @@
 # loads the explorer spent; scripts/explore_figures.py reads the folder and both reports and
 # prints a row: templates the crawl reached that the explorer has, states that are the
 # explorer's own input, the most states a template, time.
-#   scripts/explore-figures.sh datasette|sqliteweb|rustdoc|roundup|moin|trac|hg ...
+#   scripts/explore-figures.sh datasette|sqliteweb|rustdoc|pypiserver|roundup|moin|trac|hg ...
 # Each application is installed from PyPI into its own virtual environment under ~/.cache
 # (once); rustdoc is the documentation of serde_json, from the lockfile. Where the site keeps a database file (datasette, sqliteweb), a line says whether
 # the file is byte for byte what it was: the explorer wrote nothing. ATLAS_BIN names the
@@ -59,6 +59,12 @@ site_up() { # NAME WORK PORT: makes the site in WORK and serves it on PORT in th
     python3 -m http.server --bind 127.0.0.1 --directory "$2/doc/doc" "$3" >/dev/null 2>&1 &
     url="http://127.0.0.1:$3/serde_json/index.html"
     ;;
+  pypiserver)
+    dir=$(venv pypiserver pypiserver)
+    "$dir/bin/pip" download --quiet --no-deps six idna packaging -d "$2/packages"
+    "$dir/bin/pypi-server" run --disable-fallback -i 127.0.0.1 -p "$3" "$2/packages" >/dev/null 2>&1 &
+    url="http://127.0.0.1:$3/"
+    ;;
   roundup)
     export ATLAS_ROUNDUP_DIR="${ATLAS_ROUNDUP_DIR:-$cache/atlas-roundup}"
     scripts/roundup-tracker.sh install 2.6.0 >/dev/null
@@ -105,7 +111,7 @@ PY
     url="http://127.0.0.1:$3/"
     ;;
   *)
-    echo "explore-figures.sh: datasette, sqliteweb, rustdoc, roundup, moin, trac or hg, not $1" >&2
+    echo "explore-figures.sh: datasette, sqliteweb, rustdoc, pypiserver, roundup, moin, trac or hg, not $1" >&2
     exit 2
     ;;
   esac

@@ -34,6 +34,8 @@ fn page(title: &str, body: &str) -> Html<String> {
 <body><header><nav>
 <a href="/">首页 Home</a><a href="/products">Products</a><a href="/about">About</a><a href="/search">Search</a>
 <a href="/app">App</a><a href="/clock">Clock</a><a href="/guestbook">Guestbook</a><a href="/login">Login</a>
+<button id="menu" aria-expanded="false" onclick="var p=document.getElementById('menu-panel');p.hidden=!p.hidden;this.setAttribute('aria-expanded',String(!p.hidden))">菜单 Menu</button>
+<div id="menu-panel" hidden><a href="/about">关于 About us</a> <a href="/docs">帮助 Help</a></div>
 </nav></header><main>{body}</main><footer><p>Atlas demo site, version 1.2.0</p></footer></body></html>"#
     ))
 }

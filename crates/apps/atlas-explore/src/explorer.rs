@@ -90,10 +90,10 @@ pub(crate) struct Saved {
     /// The last run ended (rather than being stopped): the next one re-explores.
     #[serde(default)]
     pub(crate) ended: bool,
-    /// The forms and the layout's buttons queued so far, by what they do
-    /// ([`crate::release::task_key`]): a form the site shows on many pages (a search in the
-    /// header) is filled once, and a button of its header (a menu) clicked once, not once a
-    /// page — else every page would have its twin with the menu open.
+    /// The forms and buttons queued so far, by what they do ([`crate::release::task_key`]):
+    /// a form the site shows on many pages (a search in the header) is filled once, and a
+    /// button it shows on many pages (a menu, "collapse all") clicked once, not once a page —
+    /// else every page would have its twin with the menu open.
     #[serde(default, alias = "forms")]
     pub(crate) site_wide: std::collections::BTreeSet<String>,
 }
@@ -1151,7 +1151,7 @@ pub(crate) fn candidate_tasks(snap: &Snapshot, shared: &Shared, next: &mut u64) 
         make(
             &button.selector,
             "click",
-            serde_json::json!({"label": button.text, "in_nav": button.in_nav}),
+            serde_json::json!({"label": button.text}),
             6,
             format!("button \"{}\"", button.text),
             safety::button_is_destructive(button),
@@ -1172,10 +1172,11 @@ pub(crate) fn candidate_tasks(snap: &Snapshot, shared: &Shared, next: &mut u64) 
     out
 }
 
-/// A task that does the same on every page that offers it: a form, kept by what it sends, or
-/// a button of the layout's navigation or header.
+/// A task that does the same on every page that offers it: a form, known by what it sends,
+/// or a button (no link), known by its place and label — a page's own buttons have places of
+/// their own.
 fn is_site_wide(task: &Task) -> bool {
-    task.action == "type" || task.parameters["in_nav"] == true
+    task.action == "type" || task.action == "click" && task.parameters["href"].is_null()
 }
 
 /// Where a form sent by GET leads: its address with its fields as the query; a form sent

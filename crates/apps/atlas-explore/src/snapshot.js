@@ -141,7 +141,6 @@
     const form = b instanceof HTMLButtonElement || b instanceof HTMLInputElement ? b.form : null;
     buttons.push({
       selector: selector(b), text: label(b),
-      in_nav: !!$closest(b, 'nav,header,[role=navigation]'),
       attrs: [attr(b, 'id'), attr(b, 'class'), attr(b, 'name'), attr(b, 'data-action')].join(' '),
       form_method: form ? method(form) : '',
     });

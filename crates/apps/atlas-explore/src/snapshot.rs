@@ -160,9 +160,6 @@ pub struct Button {
     /// The method of the form it sends (by its `form` attribute), if any.
     #[serde(default)]
     pub form_method: String,
-    /// In the page's navigation or header: part of the layout every page shares.
-    #[serde(default)]
-    pub in_nav: bool,
 }
 
 /// Digits in a title are counters and clocks ("(3) Inbox", "12:04:59").

@@ -204,11 +204,15 @@ pub fn kind_of(route: &str) -> String {
     out
 }
 
-/// Files a link may lead to that are no page (data, documents, media, code): not followed.
+/// Files a link may lead to that are no page (data, documents, archives and packages,
+/// media, fonts, code): not followed.
 const NOT_PAGES: &[&str] = &[
     "json", "csv", "tsv", "xml", "txt", "rss", "atom", "yaml", "yml", "pdf", "zip", "gz", "tgz",
-    "tar", "bz2", "xz", "7z", "png", "jpg", "jpeg", "gif", "svg", "webp", "ico", "bmp", "css",
-    "js", "map", "mp3", "mp4", "webm", "ogg", "wav", "db", "sqlite", "woff", "woff2", "ttf",
+    "tar", "bz2", "xz", "zst", "7z", "rar", "png", "jpg", "jpeg", "gif", "svg", "webp", "ico",
+    "bmp", "css", "js", "map", "wasm", "mp3", "mp4", "webm", "ogg", "wav", "flac", "m4a", "avi",
+    "mov", "mkv", "db", "sqlite", "woff", "woff2", "ttf", "otf", "eot", "doc", "docx", "xls",
+    "xlsx", "ppt", "pptx", "odt", "ods", "odp", "rtf", "epub", "whl", "egg", "jar", "war", "exe",
+    "msi", "dmg", "pkg", "deb", "rpm", "apk", "ipa", "iso", "img", "bin", "sig", "asc",
 ];
 
 /// The address names a file that is no page by its extension (`/data.json`, `/report.pdf`).
@@ -422,6 +426,7 @@ mod tests {
         );
         assert!(names_a_file("http://x/shop/orders.json?_labels=on"));
         assert!(!names_a_file("http://x/docs/3.html"));
+        assert!(names_a_file("http://x/packages/six-1.17.0-py2.py3-none-any.whl#sha256=ab"));
         assert_eq!(path_template("http://x/demo/issue42"), "/demo/issue42");
     }
 
