@@ -207,11 +207,12 @@ impl Tab {
         })
         .await?;
         let before = self.address().await;
-        let finished = self.load(url, answered).await?;
+        let sent = self.document();
+        self.load(url, answered).await?;
         let after = self.address().await;
-        // Asked once more only when the load finished where it started: a load that ran out
-        // of time would only hang again.
-        if finished
+        // Asked once more only when no request for it went out: a page that still loaded
+        // held it back. One that went out and hangs (an export) would only hang again.
+        if self.document() == sent
             && before.is_some()
             && after == before
             && Some(document_of(url)) != before.as_deref().map(document_of)

@@ -426,7 +426,9 @@ mod tests {
         );
         assert!(names_a_file("http://x/shop/orders.json?_labels=on"));
         assert!(!names_a_file("http://x/docs/3.html"));
-        assert!(names_a_file("http://x/packages/six-1.17.0-py2.py3-none-any.whl#sha256=ab"));
+        assert!(names_a_file(
+            "http://x/packages/six-1.17.0-py2.py3-none-any.whl#sha256=ab"
+        ));
         assert_eq!(path_template("http://x/demo/issue42"), "/demo/issue42");
     }
 

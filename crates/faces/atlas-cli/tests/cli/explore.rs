@@ -204,11 +204,14 @@ fn the_demo_site_is_explored_safely_and_a_killed_exploration_resumes_without_dup
         .iter()
         .filter(|s| {
             let dom: Value = serde_json::from_slice(
-                &std::fs::read(PathBuf::from(s["dir"].as_str().unwrap()).join("dom.json"))
-                    .unwrap(),
+                &std::fs::read(PathBuf::from(s["dir"].as_str().unwrap()).join("dom.json")).unwrap(),
             )
             .unwrap();
-            dom["selected"].as_array().unwrap().iter().any(|x| x == "#menu")
+            dom["selected"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|x| x == "#menu")
         })
         .map(|s| s["url"].as_str().unwrap())
         .collect();
