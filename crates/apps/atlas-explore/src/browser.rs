@@ -8,7 +8,7 @@
 //! Text goes in with CDP's `Input.insertText`, which types any script (Chinese included) into the
 //! focused field, where synthesised key presses know only a keyboard's keys. Dialogs are answered
 //! "cancel" before any page script runs, so a `confirm("Delete?")` the explorer triggers deletes
-//! nothing and no dialog blocks the tab.
+//! nothing, and a page that asks before it is left is left: no dialog blocks the tab.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -21,7 +21,8 @@ use chromiumoxide::cdp::browser_protocol::input::{
     DispatchKeyEventParams, DispatchKeyEventType, InsertTextParams,
 };
 use chromiumoxide::cdp::browser_protocol::page::{
-    CaptureScreenshotFormat, CreateIsolatedWorldParams, NavigateParams, StopLoadingParams,
+    CaptureScreenshotFormat, CreateIsolatedWorldParams, DialogType, EventJavascriptDialogOpening,
+    HandleJavaScriptDialogParams, NavigateParams, StopLoadingParams,
 };
 use chromiumoxide::cdp::js_protocol::runtime::{EvaluateParams, ExecutionContextId};
 use chromiumoxide::page::ScreenshotParams;
@@ -132,6 +133,11 @@ impl Browser {
     pub async fn tab(&self) -> Result<Tab, ExploreError> {
         let page = self.inner.new_page("about:blank").await?;
         page.evaluate_on_new_document(NO_DIALOGS).await?;
+        let dialogs = tokio::spawn(answer_dialogs(
+            page.clone(),
+            page.event_listener::<EventJavascriptDialogOpening>()
+                .await?,
+        ));
         if !self.allow_writes {
             page.evaluate_on_new_document(crate::guard::NO_WEBSOCKETS)
                 .await?;
@@ -141,6 +147,7 @@ impl Browser {
         Ok(Tab {
             page,
             frame,
+            dialogs,
             guard: self.guard.clone(),
             world: parking_lot::Mutex::new(None),
         })
@@ -154,6 +161,20 @@ impl Browser {
         let _ = self.inner.close().await;
         let _ = self.inner.wait().await;
         self.driver.abort();
+    }
+}
+
+/// Answers the dialogs that page scripts cannot be kept from opening. A page that asks
+/// before it is left (`onbeforeunload`: a wiki's editor with "unsaved changes") is left, as
+/// the explorer asked; any other dialog is cancelled. Unanswered, a dialog holds every later
+/// navigation of its tab.
+async fn answer_dialogs(
+    page: chromiumoxide::Page,
+    mut dialogs: chromiumoxide::listeners::EventStream<EventJavascriptDialogOpening>,
+) {
+    while let Some(dialog) = dialogs.next().await {
+        let leave = dialog.r#type == DialogType::Beforeunload;
+        let _ = page.execute(HandleJavaScriptDialogParams::new(leave)).await;
     }
 }
 
@@ -176,6 +197,8 @@ async fn limited<T>(
 /// A tab of the browser.
 pub struct Tab {
     page: chromiumoxide::Page,
+    /// The task that answers its dialogs ([`answer_dialogs`]).
+    dialogs: tokio::task::JoinHandle<()>,
     /// Its main frame's id (a page target's id), as the guard knows the tab.
     frame: String,
     guard: Arc<Guard>,
@@ -535,6 +558,7 @@ impl Tab {
 
     /// Closes the tab.
     pub async fn close(self) {
+        self.dialogs.abort();
         let _ = self.page.close().await;
     }
 }

@@ -141,8 +141,16 @@ impl Frontier {
     }
 
     /// The kinds of page known: the states' route templates.
+    /// The routes whose pages are known: the states', and those a task already led to from
+    /// another state — a link to one address does the same from every page, so a target that
+    /// proved a file, a download or a page that never loads is not tried again from each.
     fn known_routes(&self) -> HashSet<&str> {
-        self.saved.states.iter().map(|s| s.route.as_str()).collect()
+        self.saved
+            .states
+            .iter()
+            .map(|s| s.route.as_str())
+            .chain(self.tried.iter().map(String::as_str))
+            .collect()
     }
 }
 
@@ -165,6 +173,8 @@ pub(crate) struct Frontier {
     new_states: usize,
     /// Documents the tabs loaded.
     loads: usize,
+    /// The routes tasks of this run led to, whatever they found ([`Frontier::known_routes`]).
+    tried: HashSet<String>,
     stop: Option<String>,
 }
 
@@ -338,6 +348,9 @@ impl Shared {
         let mut f = self.frontier.lock();
         if !ok {
             f.failed += 1;
+        }
+        if let Some(route) = task.leads_to {
+            f.tried.insert(route);
         }
         self.progress
             .update(f.saved.states.len(), f.queue.len(), f.actions);
@@ -1242,6 +1255,7 @@ pub async fn explore(
             transitions: 0,
             new_states: 0,
             loads: 0,
+            tried: HashSet::new(),
             stop: None,
         }),
         creating: tokio::sync::Mutex::new(()),
