@@ -220,7 +220,7 @@ impl Tab {
 
     /// Goes to an address: waiting for its page to load, or (`answered`) for it to answer. A
     /// tab left on a page that was stopped may hold the next navigation back: one that left the
-    /// tab where it was is made once more.
+    /// tab where it was without sending a request is made once more.
     async fn navigate(&self, url: &str, answered: bool) -> Result<(), ExploreError> {
         // What the page still loads (a hanging export, an image that never ends) would hold
         // the next navigation back.

@@ -140,7 +140,6 @@ impl Frontier {
             .filter(|&i| normalize_url(&self.saved.states[i].url) == page.url)
     }
 
-    /// The kinds of page known: the states' route templates.
     /// The routes whose pages are known: the states', and those a task already led to from
     /// another state — a link to one address does the same from every page, so a target that
     /// proved a file, a download or a page that never loads is not tried again from each.

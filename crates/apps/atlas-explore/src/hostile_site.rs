@@ -97,7 +97,7 @@ fn page(title: &str, body: &str) -> Html<String> {
         r#"<!doctype html><html lang="zh-CN"><head><meta charset="utf-8"><title>{title}</title></head>
 <body><nav><a href="/">Home 首页</a> <a href="/danger">Tools</a> <a href="/odd">Odd page</a>
 <a href="/panel">Panel</a> <a href="/orders">My orders</a> <a href="/login">Sign in</a>
-<a href="/login-elsewhere">Sign in (partner)</a> <a href="/private">Staff</a></nav>
+<a href="/login-elsewhere">Sign in (partner)</a> <a href="/private">Staff</a> <a href="/notes">Notes</a></nav>
 <main>{body}</main></body></html>"#
     ))
 }
@@ -208,6 +208,23 @@ Object.getOwnPropertyDescriptor = () => undefined;
 
 async fn odd_results() -> Html<String> {
     page("Odd results", "<h1>Odd results</h1>")
+}
+
+/// An editor that asks before it is left, as a wiki's does once something is typed: the
+/// prompt, unanswered, would hold the tab's next navigation (its own form's sending first).
+async fn notes() -> Html<String> {
+    page(
+        "Notes",
+        r#"<h1>Notes</h1><form action="/notes/saved" method="get"><label>Note <input name="note"></label>
+<button>Keep</button></form>
+<script>
+window.addEventListener('beforeunload', (e) => { e.preventDefault(); e.returnValue = 'Unsaved changes'; });
+</script>"#,
+    )
+}
+
+async fn notes_saved() -> Html<String> {
+    page("Notes kept", "<h1>Notes kept</h1>")
 }
 
 /// One address, two panels: the button swaps the heading and the list, no link changes and
@@ -370,6 +387,8 @@ pub fn router(counters: Arc<Counters>, other: &str) -> Router {
         .route("/odd", get(odd))
         .route("/odd-results", get(odd_results))
         .route("/panel", get(panel))
+        .route("/notes", get(notes))
+        .route("/notes/saved", get(notes_saved))
         .route("/login", get(login_page).post(login))
         .route("/account", get(account))
         .route("/login-elsewhere", get(login_elsewhere))

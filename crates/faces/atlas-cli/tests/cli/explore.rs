@@ -605,6 +605,8 @@ fn a_hostile_site_on_two_origins_gets_no_secret_no_write_and_no_code_and_ends_no
         assert_eq!(at(path).len(), 1, "{path}: {found:#?}");
     }
     assert_eq!(at("/panel").len(), 2, "{found:#?}");
+    // The editor that asks before it is left was left: its form's answer was reached.
+    assert_eq!(at("/notes/saved").len(), 1, "{found:#?}");
     // The quotes are items of one kind: one state, the other quote its example.
     let (q0, q1) = (at("/quotes/0"), at("/quotes/1"));
     let quotes: Vec<&&Value> = q0.iter().chain(&q1).collect();
