@@ -224,11 +224,7 @@ impl Tab {
     async fn navigate(&self, url: &str, answered: bool) -> Result<(), ExploreError> {
         // What the page still loads (a hanging export, an image that never ends) would hold
         // the next navigation back.
-        limited("stop loading", async {
-            self.page.execute(StopLoadingParams::default()).await?;
-            Ok(())
-        })
-        .await?;
+        self.stop_loading().await?;
         let before = self.address().await;
         let sent = self.document();
         self.load(url, answered).await?;
@@ -244,6 +240,15 @@ impl Tab {
             self.load(url, answered).await?;
         }
         Ok(())
+    }
+
+    /// Stops whatever the page is still loading.
+    async fn stop_loading(&self) -> Result<(), ExploreError> {
+        limited("stop loading", async {
+            self.page.execute(StopLoadingParams::default()).await?;
+            Ok(())
+        })
+        .await
     }
 
     /// Where the tab is, if it answers.
@@ -269,11 +274,7 @@ impl Tab {
             }
             Err(_) => {
                 tracing::info!("{url} still loading after {LOAD_LIMIT:?}: stopped");
-                limited("stop loading", async {
-                    self.page.execute(StopLoadingParams::default()).await?;
-                    Ok(())
-                })
-                .await?;
+                self.stop_loading().await?;
                 false
             }
         };

@@ -20,10 +20,10 @@ use crate::ExploreError;
 use crate::browser::{Browser, Tab};
 use crate::guard::origin_of;
 use crate::safety;
-use crate::snapshot::{Identity, Snapshot, normalize_url};
+use crate::snapshot::{Identity, Snapshot};
 use crate::state::{ExploreReport, PageFiles, ReleaseReport, State, Step};
 use crate::tasks::{self, Place, Task};
-use crate::template::document_of;
+use crate::template::{document_of, normalize_url};
 
 /// How to explore a site.
 #[derive(Debug, Clone)]

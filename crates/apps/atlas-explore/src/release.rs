@@ -25,9 +25,10 @@ use crate::ExploreError;
 use crate::browser::Tab;
 use crate::explorer::{Shared, candidate_tasks, page_type, perform, summary, widgets};
 use crate::routes::Route;
-use crate::snapshot::{Snapshot, normalize_url};
+use crate::snapshot::Snapshot;
 use crate::state::{ReleaseReport, State};
 use crate::tasks::{self, Place, Task};
+use crate::template::normalize_url;
 
 /// What identifies a task across releases: its action, its label, and what it sends — where a
 /// link leads, where a form posts with which fields — else its element. Two releases' tasks of

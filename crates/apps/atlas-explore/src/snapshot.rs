@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use url::Url;
 
-pub use crate::template::normalize_url;
+use crate::template::normalize_url;
 
 /// The script that reads a page (run in the page; returns this module's [`Snapshot`] as JSON).
 pub const SNAPSHOT_JS: &str = include_str!("snapshot.js");
