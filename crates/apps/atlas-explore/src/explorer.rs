@@ -419,6 +419,7 @@ impl Shared {
                 ..Default::default()
             }),
             url: Some(snap.url.clone()),
+            url_template: crate::template::item_address(&snap.url),
             dom_fingerprint: Some(identity.fingerprint.clone()),
             app_version: self.version(),
             title: Some(snap.title.clone()),

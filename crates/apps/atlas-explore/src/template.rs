@@ -204,6 +204,14 @@ pub fn kind_of(route: &str) -> String {
     out
 }
 
+/// Every address of an address's kind, fillable: its path with the segments that name an item
+/// written `{id}`, with the query parameters that say what the page is for and without the
+/// others (`http://h/orders/{id}`, `http://h/wiki/issue{id}?action=edit`); none when nothing in
+/// it names an item. What the graph keeps so that an agent can open the item an intent names.
+pub fn item_address(raw: &str) -> Option<String> {
+    Some(kind_of(&route_template(raw))).filter(|t| t.contains("{id}"))
+}
+
 /// Files a link may lead to that are no page (data, documents, archives and packages,
 /// media, fonts, code): not followed.
 const NOT_PAGES: &[&str] = &[
@@ -437,6 +445,19 @@ mod tests {
         assert_eq!(document_of("http://x/a?b=1#top"), "http://x/a?b=1");
         assert_eq!(document_of("http://x/app#/orders/7"), "http://x/app");
         assert_eq!(document_of("http://x/a"), "http://x/a");
+    }
+
+    #[test]
+    fn an_item_address_keeps_what_the_page_is_and_leaves_the_item_open() {
+        assert_eq!(
+            item_address("http://x:8001/shop/orders/7?_sort=id&q=test").as_deref(),
+            Some("http://x:8001/shop/orders/{id}")
+        );
+        assert_eq!(
+            item_address("http://x/wiki/issue42?action=edit&t=1").as_deref(),
+            Some("http://x/wiki/issue{id}?action=edit")
+        );
+        assert_eq!(item_address("http://x/shop/orders?page=2"), None);
     }
 
     #[test]

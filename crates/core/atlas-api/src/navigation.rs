@@ -43,6 +43,10 @@ pub struct PathStep {
     pub widget_xpath: String,
     /// The text to type (input actions).
     pub input_text: String,
+    /// Beyond the seed: the address a `navigate` step opens (an item of a web page's kind that
+    /// an intent names, "order 7", by the page's `url_template`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
     /// The page it should lead to.
     pub expected_page: String,
     /// That page's name.

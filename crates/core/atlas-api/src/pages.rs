@@ -126,6 +126,12 @@ pub struct AddPageRequest {
     /// Beyond the seed: the address of a web page (kept as the page's `url`, meta.json's).
     #[serde(default)]
     pub url: Option<String>,
+    /// Beyond the seed: the address of every web page of this kind, with the path segments that
+    /// name an item written `{id}` (`https://shop.example/orders/{id}`); `query_path` fills it with
+    /// the values an intent names ("order 7") to open an item that was never seen.
+    #[serde(default)]
+    #[schemars(extend("pattern" = "\\{id\\}"))]
+    pub url_template: Option<String>,
     /// Beyond the seed: a web page's DOM fingerprint (seed 001 §6; 8 to 64 lowercase hex
     /// digits), as the client that saw the page computed it; meta.json's `dom_fingerprint`.
     #[serde(default)]

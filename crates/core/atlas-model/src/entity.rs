@@ -217,6 +217,11 @@ pub struct Page {
     /// A web page's address.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub url: String,
+    /// A web page's address with the parts that name an item written `{id}`
+    /// (`http://shop/orders/{id}`): every address of its kind, so that `query_path` can open the
+    /// item an intent names ("order 7") though only a few of the items were ever seen.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub url_template: String,
     /// A web page's DOM fingerprint (seed 001 §6), as the client that saw it computed it; a
     /// screen's is derived from its widgets.
     #[serde(default, skip_serializing_if = "String::is_empty")]

@@ -16,6 +16,7 @@
 mod ground;
 mod index;
 mod index_image;
+mod item;
 mod map;
 mod memory;
 mod next;

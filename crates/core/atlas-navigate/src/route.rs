@@ -79,6 +79,7 @@ fn describe_first_steps(app: &AppGraph, plan: &Plan, count: usize) -> (Vec<PathS
                 widget_text: action.widget_text.clone(),
                 widget_xpath: action.widget_xpath.clone(),
                 input_text: action.input_text.clone(),
+                url: None,
                 expected_page: t.to_page().to_string(),
                 expected_page_name: to.clone(),
                 confidence: round3(step_confidence(t)),
@@ -175,6 +176,23 @@ impl<V: GraphView> Navigator<'_, V> {
                 score: 1.0,
             };
             return Ok((Some(target), vec![]));
+        }
+        // "Doc 12" where the app has the page "Doc 1" of its items: word for word, but the value.
+        if let Some(item) = crate::item::Item::named(intent) {
+            let state = self.view.read();
+            let page = state
+                .graph()
+                .app(app_id)
+                .and_then(|app| item.page_of_kind(app));
+            if let Some(page_id) = page {
+                return Ok((
+                    Some(Target {
+                        page_id,
+                        score: 1.0,
+                    }),
+                    vec![],
+                ));
+            }
         }
         // Embedding may call a remote model: do it before taking the lock.
         let query = Query::new(intent, self.embedder)?;
@@ -296,7 +314,7 @@ impl<V: GraphView> Navigator<'_, V> {
         let history_beside = |current: Option<&Plan>| {
             with_history.then(|| history(app, &start, &target.page_id, current))
         };
-        let plan = match app.plan(&start, &target.page_id, max_steps) {
+        let mut plan = match app.plan(&start, &target.page_id, max_steps) {
             Ok(plan) => plan,
             Err(PlanError::TooManySteps { shortest }) => {
                 let mut r = QueryPathResponse::failure(format!(
@@ -313,8 +331,18 @@ impl<V: GraphView> Navigator<'_, V> {
                 return Ok(r);
             }
         };
-        let (steps, estimated_time_ms) =
+        // An intent that names one item of the page ("order 7") is led to that item.
+        let item = whole
+            .then(|| crate::item::Item::named(&req.intent))
+            .flatten();
+        let named = item
+            .as_ref()
+            .is_some_and(|item| item.prefer_named_way(app, &mut plan));
+        let (mut steps, estimated_time_ms) =
             describe_first_steps(app, &plan, if whole { plan.steps.len() } else { 1 });
+        if let Some(item) = item.as_ref().filter(|_| !named) {
+            item.open_by_address(app, &start, &target.page_id, &mut steps);
+        }
         let alternatives = if whole {
             app.alternatives(&start, &target.page_id, &plan, 2, max_steps)
         } else {
@@ -333,17 +361,18 @@ impl<V: GraphView> Navigator<'_, V> {
                 }
             })
             .collect();
-        let message = if plan.steps.is_empty() {
+        let total_steps = plan.steps.len().max(steps.len());
+        let message = if total_steps == 0 {
             "已在目标页面".to_string()
         } else {
-            format!("找到{}步路径", plan.steps.len())
+            format!("找到{total_steps}步路径")
         };
         Ok(QueryPathResponse {
             success: true,
             message,
             confidence: plan_confidence(app, &plan, target.score),
             path: Some(PathInfo {
-                total_steps: plan.steps.len(),
+                total_steps,
                 estimated_time_ms,
                 steps,
             }),

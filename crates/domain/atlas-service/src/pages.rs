@@ -461,6 +461,15 @@ impl Atlas {
         if let Some(url) = &req.url {
             validate_text("url", url, false)?;
         }
+        if let Some(template) = &req.url_template {
+            validate_text("url_template", template, true)?;
+            if !template.contains("{id}") {
+                return Err(AtlasError::invalid(
+                    "url_template",
+                    "url_template must write the parts that name an item as {id}",
+                ));
+            }
+        }
         if let Some(fp) = &req.dom_fingerprint
             && !(8..=64).contains(&fp.len())
                 | fp.bytes().any(|b| !matches!(b, b'0'..=b'9' | b'a'..=b'f'))
@@ -515,6 +524,9 @@ impl Atlas {
                 });
                 if let Some(url) = req.url.as_ref().filter(|u| !u.is_empty()) {
                     page.url = url.clone();
+                }
+                if let Some(template) = &req.url_template {
+                    page.url_template = template.clone();
                 }
                 if let Some(fp) = &req.dom_fingerprint {
                     page.fingerprint = fp.clone();

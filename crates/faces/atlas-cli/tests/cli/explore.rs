@@ -382,6 +382,47 @@ fn the_demo_site_is_explored_safely_and_a_killed_exploration_resumes_without_dup
             .is_some_and(|p| p.len() >= 2),
         "{path}"
     );
+    // An intent that names one item of a kind ("doc 12") is led to that item: by the link that
+    // names it where the way has one, else by the kind's address filled with the value.
+    let path_to = |intent: &str, from: Option<&str>| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_atlas"));
+        command
+            .args(["path", "--data"])
+            .arg(&data)
+            .args(["--app", &app, "--intent", intent]);
+        if let Some(from) = from {
+            command.args(["--from", from]);
+        }
+        let out = command.output().unwrap();
+        serde_json::from_slice::<Value>(&out.stdout).unwrap_or(Value::Null)
+    };
+    let doc = found
+        .iter()
+        .find(|s| s["url"].as_str().unwrap().contains("/docs/"))
+        .expect("a doc page");
+    let path = path_to("打开 doc 12", None);
+    let steps = path["path"]["steps"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let last = steps.last().cloned().unwrap_or(Value::Null);
+    assert_eq!(last["widget_text"], "Doc 12", "{path}");
+    assert_eq!(last["expected_page"], doc["page_id"], "{path}");
+    let path = path_to("doc 17", doc["page_id"].as_str());
+    let steps = path["path"]["steps"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(steps.len(), 1, "{path}");
+    assert_eq!(steps[0]["action_type"], "navigate", "{path}");
+    let address = format!("{base}/docs/17");
+    assert_eq!(steps[0]["url"], address.as_str(), "{path}");
+    let page = ureq::get(&address)
+        .call()
+        .unwrap()
+        .body_mut()
+        .read_to_string();
+    assert!(page.unwrap().contains("<h1>Doc 17</h1>"));
     // The password typed into the login form is kept nowhere in the folder.
     assert_kept_nowhere(&data, "pw-Zq81x");
 
