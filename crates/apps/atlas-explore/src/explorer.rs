@@ -332,12 +332,35 @@ impl Shared {
         Ok(Next::Task(state, Box::new(task)))
     }
 
+    /// A task done: where it led counts as known ([`Frontier::known_routes`]).
     fn finish(
+        &self,
+        state: usize,
+        task: Task,
+        ok: bool,
+        outcome: String,
+    ) -> Result<(), ExploreError> {
+        self.close(state, task, ok, outcome, true)
+    }
+
+    /// A task failed before its action was done (its state not reached, its element not there):
+    /// it says nothing of where it leads, which another state's task may still try.
+    fn finish_untried(
+        &self,
+        state: usize,
+        task: Task,
+        outcome: String,
+    ) -> Result<(), ExploreError> {
+        self.close(state, task, false, outcome, false)
+    }
+
+    fn close(
         &self,
         state: usize,
         mut task: Task,
         ok: bool,
         outcome: String,
+        tried: bool,
     ) -> Result<(), ExploreError> {
         let t = Instant::now();
         let files = self.frontier.lock().saved.states[state].files.clone();
@@ -348,7 +371,7 @@ impl Shared {
         if !ok {
             f.failed += 1;
         }
-        if let Some(route) = task.leads_to {
+        if let Some(route) = task.leads_to.filter(|_| tried) {
             f.tried.insert(route);
         }
         self.progress
@@ -727,10 +750,9 @@ impl Shared {
             match self.reach(tab, index, at).await {
                 Ok(true) => {}
                 Ok(false) => {
-                    return self.finish(
+                    return self.finish_untried(
                         index,
                         task,
-                        false,
                         "the state could not be reached again".into(),
                     );
                 }
@@ -738,7 +760,7 @@ impl Shared {
                 // the run.
                 Err(ExploreError::Browser(e)) => {
                     *at = None;
-                    return self.finish(index, task, false, e);
+                    return self.finish_untried(index, task, e);
                 }
                 Err(e) => return Err(e),
             }
@@ -766,7 +788,7 @@ impl Shared {
         match acted {
             Ok(true) => {}
             Ok(false) => {
-                return self.finish(index, task, false, "the element is not on the page".into());
+                return self.finish_untried(index, task, "the element is not on the page".into());
             }
             Err(e) => {
                 *at = None;
