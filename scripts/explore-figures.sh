@@ -5,7 +5,7 @@
 # loads the explorer spent; scripts/explore_figures.py reads the folder and both reports and
 # prints a row: templates the crawl reached that the explorer has, states that are the
 # explorer's own input, the most states a template, time.
-#   scripts/explore-figures.sh datasette|sqliteweb|rustdoc|pypiserver|roundup|moin|trac|hg ...
+#   scripts/explore-figures.sh datasette|sqliteweb|rustdoc|pypiserver|pelican|roundup|moin|trac|hg ...
 # Each application is installed from PyPI into its own virtual environment under ~/.cache
 # (once); rustdoc is the documentation of serde_json, from the lockfile. Where the site keeps a database file (datasette, sqliteweb), a line says whether
 # the file is byte for byte what it was: the explorer wrote nothing. ATLAS_BIN names the
@@ -39,6 +39,30 @@ db.commit()
 PY
 }
 
+blog() { # DIR: a small blog's sources for Pelican, Chinese text in it
+  python3 - "$1" <<'PY'
+import os, sys
+root = sys.argv[1]
+os.makedirs(os.path.join(root, "pages"), exist_ok=True)
+with open(os.path.join(root, "pelicanconf.py"), "w") as f:
+    f.write('SITENAME = "Field notes"\nSITEURL = ""\nTIMEZONE = "UTC"\nDEFAULT_LANG = "en"\n'
+            'DEFAULT_PAGINATION = 4\nRELATIVE_URLS = True\nPATH = %r\n' % root)
+categories = ["Travel", "Tea", "Code"]
+authors = ["Ann", "Bo"]
+tags = ["notes", "上海", "python", "green", "trains"]
+for i in range(1, 15):
+    with open(os.path.join(root, "article-%d.rst" % i), "w") as f:
+        title = "Note %d: %s" % (i, ["a walk", "绿茶", "a parser", "night train"][i % 4])
+        f.write("%s\n%s\n\n:date: 2026-0%d-%02d 10:00\n:category: %s\n:tags: %s, %s\n"
+                ":author: %s\n:slug: note-%d\n\nWhat happened on day %d. 第%d篇。\n"
+                % (title, "#" * (2 * len(title)), 1 + i % 9, 1 + i, categories[i % 3],
+                   tags[i % 5], tags[(i + 2) % 5], authors[i % 2], i, i, i))
+for name in ("About", "Contact"):
+    with open(os.path.join(root, "pages", name.lower() + ".rst"), "w") as f:
+        f.write("%s\n%s\n\nThe %s page. 关于本站。\n" % (name, "#" * (2 * len(name)), name))
+PY
+}
+
 site_up() { # NAME WORK PORT: makes the site in WORK and serves it on PORT in the background
   case $1 in
   datasette)
@@ -58,6 +82,15 @@ site_up() { # NAME WORK PORT: makes the site in WORK and serves it on PORT in th
     cargo doc --quiet --offline -p serde_json --no-deps --target-dir "$2/doc" >/dev/null 2>&1
     python3 -m http.server --bind 127.0.0.1 --directory "$2/doc/doc" "$3" >/dev/null 2>&1 &
     url="http://127.0.0.1:$3/serde_json/index.html"
+    ;;
+  pelican)
+    # A blog as Pelican writes it (articles, categories, tags, authors, pages of the index),
+    # served as static files. Added after the other sites' rules, and run as it came: held back.
+    dir=$(venv pelican "pelican==4.12.0")
+    blog "$2/content"
+    "$dir/bin/pelican" --quiet "$2/content" -o "$2/output" -s "$2/content/pelicanconf.py" >/dev/null
+    python3 -m http.server --bind 127.0.0.1 --directory "$2/output" "$3" >/dev/null 2>&1 &
+    url="http://127.0.0.1:$3/"
     ;;
   pypiserver)
     dir=$(venv pypiserver pypiserver)
@@ -111,7 +144,7 @@ PY
     url="http://127.0.0.1:$3/"
     ;;
   *)
-    echo "explore-figures.sh: datasette, sqliteweb, rustdoc, pypiserver, roundup, moin, trac or hg, not $1" >&2
+    echo "explore-figures.sh: datasette, sqliteweb, rustdoc, pypiserver, pelican, roundup, moin, trac or hg, not $1" >&2
     exit 2
     ;;
   esac
