@@ -19,7 +19,9 @@ pub struct ExploreArgs {
     /// The app id the site is kept under (default: its host and port).
     #[arg(long)]
     pub app_id: Option<String>,
-    #[arg(long, default_value_t = 50)]
+    /// The most states, that is kinds of page (their other addresses are examples, not
+    /// states): a site of a few hundred kinds is mapped whole, the time and actions bound the rest.
+    #[arg(long, default_value_t = 200)]
     pub max_states: usize,
     #[arg(long, default_value_t = 6)]
     pub max_depth: u32,
