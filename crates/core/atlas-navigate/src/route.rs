@@ -331,16 +331,15 @@ impl<V: GraphView> Navigator<'_, V> {
                 return Ok(r);
             }
         };
-        // An intent that names one item of the page ("order 7") is led to that item.
-        let item = whole
-            .then(|| crate::item::Item::named(&req.intent))
-            .flatten();
+        // An intent that names one item of the page ("order 7") is led to that item; by its
+        // address only in a whole path, as a next action has no address to give.
+        let item = crate::item::Item::named(&req.intent);
         let named = item
             .as_ref()
             .is_some_and(|item| item.prefer_named_way(app, &mut plan));
         let (mut steps, estimated_time_ms) =
             describe_first_steps(app, &plan, if whole { plan.steps.len() } else { 1 });
-        if let Some(item) = item.as_ref().filter(|_| !named) {
+        if let Some(item) = item.as_ref().filter(|_| whole && !named) {
             item.open_by_address(app, &start, &target.page_id, &mut steps);
         }
         let alternatives = if whole {
