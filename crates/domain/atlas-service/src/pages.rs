@@ -439,6 +439,7 @@ impl Atlas {
         validate_text("app_id", &req.app_id, true)?;
         req.ui_hierarchy = req.ui_hierarchy.map(expand_dump).transpose()?;
         validate_text("page_name", &req.page_name, true)?;
+        validate_web_page(&req)?;
         let page_type = match req.page_type.as_deref() {
             None => None,
             Some(t) => Some(PageType::parse(t).ok_or_else(|| {
@@ -457,27 +458,6 @@ impl Atlas {
         }
         if let Some(ui) = &req.ui_hierarchy {
             validate_widgets(ui)?;
-        }
-        if let Some(url) = &req.url {
-            validate_text("url", url, false)?;
-        }
-        if let Some(template) = &req.url_template {
-            validate_text("url_template", template, true)?;
-            if !template.contains("{id}") {
-                return Err(AtlasError::invalid(
-                    "url_template",
-                    "url_template must write the parts that name an item as {id}",
-                ));
-            }
-        }
-        if let Some(fp) = &req.dom_fingerprint
-            && !(8..=64).contains(&fp.len())
-                | fp.bytes().any(|b| !matches!(b, b'0'..=b'9' | b'a'..=b'f'))
-        {
-            return Err(AtlasError::invalid(
-                "dom_fingerprint",
-                "dom_fingerprint must be 8 to 64 lowercase hex digits",
-            ));
         }
         let version = crate::versions::version_named("app_version", req.app_version.as_deref())?;
         let title = req.title.take().unwrap_or_default();
@@ -636,4 +616,30 @@ impl Atlas {
             actions,
         })
     }
+}
+
+/// A web page's fields beyond the seed: its address, its kind's address and its fingerprint.
+fn validate_web_page(req: &AddPageRequest) -> Result<()> {
+    if let Some(url) = &req.url {
+        validate_text("url", url, false)?;
+    }
+    if let Some(template) = &req.url_template {
+        validate_text("url_template", template, true)?;
+        if !template.contains("{id}") {
+            return Err(AtlasError::invalid(
+                "url_template",
+                "url_template must write the parts that name an item as {id}",
+            ));
+        }
+    }
+    if let Some(fp) = &req.dom_fingerprint
+        && !(8..=64).contains(&fp.len())
+            | fp.bytes().any(|b| !matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+    {
+        return Err(AtlasError::invalid(
+            "dom_fingerprint",
+            "dom_fingerprint must be 8 to 64 lowercase hex digits",
+        ));
+    }
+    Ok(())
 }

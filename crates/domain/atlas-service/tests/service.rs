@@ -19,7 +19,8 @@ atlas_config::on_every_store!(
     a_screen_in_another_rendering_is_matched_by_what_it_shows,
     a_choice_in_a_dialog_is_committed_and_digit_groups_are_not_goals,
     values_go_into_the_fields_the_instruction_and_the_last_step_name,
-    paraphrased_intents_are_measured_on_the_labelled_set
+    paraphrased_intents_are_measured_on_the_labelled_set,
+    an_item_a_web_page_names_is_reached_by_its_link_or_its_kinds_address
 );
 
 async fn demo_answers_the_seed_intents_and_survives_restart(store: TestStore) {
@@ -1308,4 +1309,96 @@ async fn an_apps_graph_is_drawn_whole_or_around_a_page() {
         unknown.unwrap_err().code(),
         atlas_model::ErrorCode::PageNotFound
     );
+}
+
+/// A shop explored as a web site: the order page is one kind, seen as order 1 and 2 only.
+async fn an_item_a_web_page_names_is_reached_by_its_link_or_its_kinds_address(store: TestStore) {
+    let atlas = store.open_atlas();
+    let tools = registry();
+    let web_page = |name: &str, url: &str, template: Option<&str>| {
+        let mut request = serde_json::json!({ "app_id": "shop", "page_name": name, "url": url });
+        if let Some(template) = template {
+            request["url_template"] = template.into();
+        }
+        request
+    };
+    let home = call(
+        &atlas,
+        &tools,
+        "add_page",
+        web_page("Shop", "http://shop/", None),
+    )
+    .await;
+    let orders = call(
+        &atlas,
+        &tools,
+        "add_page",
+        web_page("Orders", "http://shop/orders", None),
+    )
+    .await;
+    let order = call(
+        &atlas,
+        &tools,
+        "add_page",
+        web_page(
+            "Order 1",
+            "http://shop/orders/1",
+            Some("http://shop/orders/{id}"),
+        ),
+    )
+    .await;
+    let (home, orders, order) = (&home["page_id"], &orders["page_id"], &order["page_id"]);
+    let link = |text: &str| serde_json::json!({ "type": "click", "widget_text": text });
+    for (from, text, to) in [
+        (home, "Orders", orders),
+        (orders, "1", order),
+        (orders, "2", order),
+    ] {
+        call(&atlas, &tools, "report_transition", serde_json::json!({ "from_page": from, "to_page": to, "action": link(text), "success": true })).await;
+    }
+    // A template that leaves no item open is refused and changes nothing.
+    let refused = tools
+        .get("add_page")
+        .unwrap()
+        .call(
+            atlas.clone(),
+            web_page(
+                "Order 1",
+                "http://shop/orders/1",
+                Some("http://shop/orders/7"),
+            ),
+        )
+        .await;
+    assert!(refused.is_err());
+    drop(atlas);
+    let atlas = store.open_atlas();
+    let path = |intent: &str| {
+        let r = atlas
+            .query_path(QueryPathRequest {
+                app_id: "shop".into(),
+                intent: intent.into(),
+                current_page: None,
+                max_steps: None,
+                include_history: None,
+            })
+            .unwrap();
+        assert!(r.success, "{intent}: {}", r.message);
+        r.path.unwrap().steps
+    };
+    // The item the intent names, by the link that names it ...
+    let steps = path("打开 order 2");
+    let last = steps.last().unwrap();
+    assert_eq!(
+        (last.widget_text.as_str(), &last.expected_page),
+        ("2", &order.as_str().unwrap().to_string())
+    );
+    // ... else by the kind's address, kept across a restart, with the item filled in.
+    let steps = path("order 9");
+    let last = steps.last().unwrap();
+    assert_eq!(last.action_type, "navigate");
+    assert_eq!(last.url.as_deref(), Some("http://shop/orders/9"));
+    assert_eq!(steps.len(), 2, "{steps:?}");
+    // Nothing but one segment of an address comes from an intent.
+    let steps = path("order '../admin'");
+    assert!(steps.iter().all(|s| s.url.is_none()), "{steps:?}");
 }
