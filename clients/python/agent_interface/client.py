@@ -109,10 +109,11 @@ class KGClient:
                          app_version=app_version)
 
     def add_page(self, app_id, page_name, page_type=None, description=None, intents=None, ui_hierarchy=None,
-                 url=None, dom_fingerprint=None, app_version=None, title=None):
+                 url=None, dom_fingerprint=None, app_version=None, title=None, url_template=None):
         return self.call("add_page", app_id=app_id, page_name=page_name, page_type=page_type,
                          description=description, intents=intents, ui_hierarchy=ui_hierarchy, url=url,
-                         dom_fingerprint=dom_fingerprint, app_version=app_version, title=title)
+                         dom_fingerprint=dom_fingerprint, app_version=app_version, title=title,
+                         url_template=url_template)
 
     def register_intent(self, app_id, intent_text, target_page=None, keywords=None):
         return self.call("register_intent", app_id=app_id, intent_text=intent_text,
