@@ -81,14 +81,13 @@ fn find_edge<'s>(
             .graph
             .app_of_page(to)
             .ok_or_else(|| AtlasError::PageNotFound(to.to_string()))?;
-        return Err(AtlasError::invalid(
-            "to_page",
-            format!(
-                "to_page is in {}, from_page in {}",
-                to_app.app_id(),
-                from_app.app_id()
-            ),
-        ));
+        // Looked up within the step's app, the page is not there (as `get_next_action` answers
+        // a page of another app): a request the schema cannot refuse, so not a malformed one.
+        return Err(AtlasError::NotFound(format!(
+            "to_page {to} is not a page of {} (from_page's app); it is one of {}",
+            from_app.app_id(),
+            to_app.app_id()
+        )));
     }
     // The edge of this very step: found among the page's links rather than by hashing the
     // step into its id (a SHA-256 every report), since the id is a function of the step.

@@ -1370,6 +1370,21 @@ async fn an_item_a_web_page_names_is_reached_by_its_link_or_its_kinds_address(st
         )
         .await;
     assert!(refused.is_err());
+    // A step into a page of another app: that page is not one of the shop's.
+    let other = call(
+        &atlas,
+        &tools,
+        "add_page",
+        serde_json::json!({ "app_id": "blog", "page_name": "Post 1" }),
+    )
+    .await;
+    let crossed = tools
+        .get("report_transition")
+        .unwrap()
+        .call(atlas.clone(), serde_json::json!({ "from_page": home, "to_page": other["page_id"], "action": link("Blog"), "success": true }))
+        .await
+        .unwrap_err();
+    assert!(matches!(crossed, atlas_model::AtlasError::NotFound(_)), "{crossed:?}");
     drop(atlas);
     let atlas = store.open_atlas();
     let path = |intent: &str| {
