@@ -1384,7 +1384,10 @@ async fn an_item_a_web_page_names_is_reached_by_its_link_or_its_kinds_address(st
         .call(atlas.clone(), serde_json::json!({ "from_page": home, "to_page": other["page_id"], "action": link("Blog"), "success": true }))
         .await
         .unwrap_err();
-    assert!(matches!(crossed, atlas_model::AtlasError::NotFound(_)), "{crossed:?}");
+    assert!(
+        matches!(crossed, atlas_model::AtlasError::NotFound(_)),
+        "{crossed:?}"
+    );
     drop(atlas);
     let atlas = store.open_atlas();
     let path = |intent: &str| {
