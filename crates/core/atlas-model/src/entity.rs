@@ -254,6 +254,9 @@ pub struct Page {
 }
 
 impl Page {
+    /// What [`Page::url_template`] writes in place of the item.
+    pub const URL_ITEM: &str = "{id}";
+
     /// A page of `app_id` named `page_name` with its derived id and nothing else yet (no
     /// description, widgets or times), to fill in as the caller needs.
     pub fn named(app_id: &str, page_name: &str) -> Page {

@@ -12,8 +12,10 @@ use atlas_api::navigation::PathStep;
 use atlas_graph::{AppGraph, Plan};
 use atlas_model::Counts;
 
-/// What the address template writes in place of an item.
-const PLACEHOLDER: &str = "{id}";
+/// A character a value may have to go into an address: never more than one path segment.
+fn fits_an_address(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')
+}
 
 /// The values an intent names that can stand for an item: its numbers and quoted texts made of
 /// letters, digits, `-`, `_` and `.` only, so that a value put into an address is never more
@@ -31,13 +33,7 @@ impl Item {
         let values: Vec<String> = template
             .values
             .into_iter()
-            .filter(|v| {
-                !v.is_empty()
-                    && v != "."
-                    && v != ".."
-                    && v.chars()
-                        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-            })
+            .filter(|v| !v.is_empty() && v != "." && v != ".." && v.chars().all(fits_an_address))
             .collect();
         (!values.is_empty()).then_some(Item {
             values,
@@ -86,7 +82,7 @@ impl Item {
     /// 120" does not; "第12章" does).
     fn is_named_by(&self, label: &str) -> bool {
         label
-            .split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')))
+            .split(|c: char| !fits_an_address(c))
             .any(|word| self.values.iter().any(|v| v.eq_ignore_ascii_case(word)))
     }
 
@@ -119,8 +115,9 @@ impl Item {
     /// The address template filled with the item's value, when it takes one item and the intent
     /// names one value: with more, which value fills which place is a guess ("row 3 of table 9").
     pub(crate) fn address(&self, template: &str) -> Option<String> {
-        match (template.split_once(PLACEHOLDER), self.values.as_slice()) {
-            (Some((before, after)), [value]) if !after.contains(PLACEHOLDER) => {
+        let placeholder = atlas_model::Page::URL_ITEM;
+        match (template.split_once(placeholder), self.values.as_slice()) {
+            (Some((before, after)), [value]) if !after.contains(placeholder) => {
                 Some(format!("{before}{value}{after}"))
             }
             _ => None,
@@ -144,7 +141,7 @@ impl Item {
         let Some(address) = self.address(&page.url_template) else {
             return;
         };
-        let unreported = crate::round3(Counts::default().smoothed_success_rate() * 0.6);
+        let unreported = crate::round3(crate::confidence(&Counts::default()));
         let replaced = steps.pop();
         let step = PathStep {
             step: steps.len() + 1,

@@ -108,6 +108,13 @@ pub struct Navigator<'a, V> {
     pub grounding: Option<&'a GroundingModel>,
 }
 
+/// How sure a step with these reports is: its smoothed success rate, discounted while evidence
+/// is thin (no reports: a step never taken).
+pub(crate) fn confidence(counts: &atlas_model::Counts) -> f64 {
+    let evidence = (counts.success + counts.fail) as f64;
+    counts.smoothed_success_rate() * (0.6 + 0.4 * (evidence / (evidence + 3.0)))
+}
+
 /// A score as answers show it: three decimals.
 pub fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0

@@ -29,6 +29,8 @@ type Candidates = Vec<(String, f64)>;
 pub(crate) struct Target {
     pub(crate) page_id: String,
     pub(crate) score: f64,
+    /// The item of the page the intent names ("order 7"), read once with the intent.
+    pub(crate) item: Option<crate::item::Item>,
 }
 
 pub(crate) fn summary(app: &AppGraph, page_id: &str) -> Option<PageSummary> {
@@ -42,9 +44,7 @@ pub(crate) fn summary(app: &AppGraph, page_id: &str) -> Option<PageSummary> {
 
 /// Confidence of one step: its smoothed success rate, discounted while evidence is thin.
 fn step_confidence(t: atlas_graph::TransitionRef<'_>) -> f64 {
-    let counts = t.counts();
-    let evidence = (counts.success + counts.fail) as f64;
-    counts.smoothed_success_rate() * (0.6 + 0.4 * (evidence / (evidence + 3.0)))
+    crate::confidence(&t.counts())
 }
 
 pub(crate) fn describe_steps(app: &AppGraph, plan: &Plan) -> (Vec<PathStep>, u64) {
@@ -164,6 +164,7 @@ impl<V: GraphView> Navigator<'_, V> {
         intent: &str,
     ) -> Result<(Option<Target>, Candidates)> {
         let leads_somewhere = |d: &crate::index::Doc| d.target_page.is_some();
+        let item = crate::item::Item::named(intent);
         let normalized = crate::index::normalize(intent);
         if let Some(doc) = self
             .view
@@ -174,25 +175,23 @@ impl<V: GraphView> Navigator<'_, V> {
             let target = Target {
                 page_id: doc.target_page.clone().unwrap_or_default(),
                 score: 1.0,
+                item,
             };
             return Ok((Some(target), vec![]));
         }
         // "Doc 12" where the app has the page "Doc 1" of its items: word for word, but the value.
-        if let Some(item) = crate::item::Item::named(intent) {
+        let of_kind = item.as_ref().and_then(|item| {
             let state = self.view.read();
-            let page = state
-                .graph()
-                .app(app_id)
-                .and_then(|app| item.page_of_kind(app));
-            if let Some(page_id) = page {
-                return Ok((
-                    Some(Target {
-                        page_id,
-                        score: 1.0,
-                    }),
-                    vec![],
-                ));
-            }
+            let app = state.graph().app(app_id)?;
+            item.page_of_kind(app)
+        });
+        if let Some(page_id) = of_kind {
+            let target = Target {
+                page_id,
+                score: 1.0,
+                item,
+            };
+            return Ok((Some(target), vec![]));
         }
         // Embedding may call a remote model: do it before taking the lock.
         let query = Query::new(intent, self.embedder)?;
@@ -247,6 +246,7 @@ impl<V: GraphView> Navigator<'_, V> {
             target.map(|(page, score)| Target {
                 page_id: page.to_string(),
                 score: *score as f64,
+                item,
             }),
             candidates,
         ))
@@ -333,13 +333,13 @@ impl<V: GraphView> Navigator<'_, V> {
         };
         // An intent that names one item of the page ("order 7") is led to that item; by its
         // address only in a whole path, as a next action has no address to give.
-        let item = crate::item::Item::named(&req.intent);
+        let item = target.item.as_ref();
         let named = item
             .as_ref()
             .is_some_and(|item| item.prefer_named_way(app, &mut plan));
         let (mut steps, estimated_time_ms) =
             describe_first_steps(app, &plan, if whole { plan.steps.len() } else { 1 });
-        if let Some(item) = item.as_ref().filter(|_| whole && !named) {
+        if let Some(item) = item.filter(|_| whole && !named) {
             item.open_by_address(app, &start, &target.page_id, &mut steps);
         }
         let alternatives = if whole {

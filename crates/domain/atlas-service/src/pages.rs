@@ -625,7 +625,7 @@ fn validate_web_page(req: &AddPageRequest) -> Result<()> {
     }
     if let Some(template) = &req.url_template {
         validate_text("url_template", template, true)?;
-        if !template.contains("{id}") {
+        if !template.contains(Page::URL_ITEM) {
             return Err(AtlasError::invalid(
                 "url_template",
                 "url_template must write the parts that name an item as {id}",
