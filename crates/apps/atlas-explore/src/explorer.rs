@@ -229,6 +229,34 @@ impl Shared {
     }
 
     /// The version of the site this run's writes are in.
+    /// What `add_page` is told of the page a tab shows, as the state `name` (the root when
+    /// `root`), seen in `version`.
+    pub(crate) fn page_request(
+        &self,
+        snap: &Snapshot,
+        name: &str,
+        fingerprint: &str,
+        root: bool,
+        version: Option<String>,
+    ) -> AddPageRequest {
+        AddPageRequest {
+            app_id: self.app_id.clone(),
+            page_name: name.to_string(),
+            page_type: Some(page_type(snap, root).into()),
+            description: Some(summary(snap)),
+            intents: Vec::new(),
+            ui_hierarchy: Some(UiHierarchy {
+                widgets: widgets(snap),
+                ..Default::default()
+            }),
+            url: Some(snap.url.clone()),
+            url_template: crate::template::item_address(&snap.url),
+            dom_fingerprint: Some(fingerprint.to_string()),
+            app_version: version,
+            title: Some(snap.title.clone()),
+        }
+    }
+
     pub(crate) fn version(&self) -> Option<String> {
         self.frontier.lock().saved.version.clone()
     }
@@ -432,20 +460,14 @@ impl Shared {
         }
         intents.truncate(4);
         let request = AddPageRequest {
-            app_id: self.app_id.clone(),
-            page_name: name.clone(),
-            page_type: Some(page_type(snap, parent.is_none()).into()),
-            description: Some(summary(snap)),
             intents,
-            ui_hierarchy: Some(UiHierarchy {
-                widgets: widgets(snap),
-                ..Default::default()
-            }),
-            url: Some(snap.url.clone()),
-            url_template: crate::template::item_address(&snap.url),
-            dom_fingerprint: Some(identity.fingerprint.clone()),
-            app_version: self.version(),
-            title: Some(snap.title.clone()),
+            ..self.page_request(
+                snap,
+                &name,
+                &identity.fingerprint,
+                parent.is_none(),
+                self.version(),
+            )
         };
         let added = self.graph(move |g| g.add_page(&request)).await?;
         let files = self.artifacts.page_files(&self.app_id, &added.page_id)?;
@@ -1013,7 +1035,7 @@ pub(crate) async fn perform(
     }
 }
 
-pub(crate) fn page_type(snap: &Snapshot, root: bool) -> &'static str {
+fn page_type(snap: &Snapshot, root: bool) -> &'static str {
     if root {
         "home"
     } else if snap.forms.iter().any(safety::is_search) {
@@ -1027,7 +1049,7 @@ pub(crate) fn page_type(snap: &Snapshot, root: bool) -> &'static str {
     }
 }
 
-pub(crate) fn summary(snap: &Snapshot) -> String {
+fn summary(snap: &Snapshot) -> String {
     let text: String = snap.text.split_whitespace().collect::<Vec<_>>().join(" ");
     let text: String = text.chars().take(160).collect();
     let forms = snap.forms.len();
@@ -1048,7 +1070,7 @@ pub(crate) fn summary(snap: &Snapshot) -> String {
 }
 
 /// What a person can act on, as the graph's widgets (id = CSS selector).
-pub(crate) fn widgets(snap: &Snapshot) -> Vec<Widget> {
+fn widgets(snap: &Snapshot) -> Vec<Widget> {
     let mut out: Vec<Widget> = Vec::new();
     let mut push = |id: &str, text: &str, kind: &str| {
         out.push(Widget {

@@ -17,13 +17,12 @@
 
 use std::collections::{HashMap, HashSet};
 
-use atlas_api::pages::{AddPageRequest, UiHierarchy};
 use atlas_api::tools;
 use atlas_api::versions::{RecordAppVersionRequest, VersionSource};
 
 use crate::ExploreError;
 use crate::browser::Tab;
-use crate::explorer::{Shared, candidate_tasks, page_type, perform, summary, widgets};
+use crate::explorer::{Shared, candidate_tasks, perform};
 use crate::routes::Route;
 use crate::snapshot::Snapshot;
 use crate::state::{ReleaseReport, State};
@@ -353,22 +352,13 @@ impl Shared {
     ) -> Result<(), ExploreError> {
         let state = self.frontier.lock().saved.states[index].clone();
         let identity = snap.identity();
-        let request = AddPageRequest {
-            app_id: self.app_id.clone(),
-            page_name: state.name.clone(),
-            page_type: Some(page_type(snap, index == 0).into()),
-            description: Some(summary(snap)),
-            ui_hierarchy: Some(UiHierarchy {
-                widgets: widgets(snap),
-                ..Default::default()
-            }),
-            url: Some(snap.url.clone()),
-            url_template: crate::template::item_address(&snap.url),
-            dom_fingerprint: Some(identity.fingerprint.clone()),
-            app_version: Some(version.to_string()),
-            title: Some(snap.title.clone()),
-            ..Default::default()
-        };
+        let request = self.page_request(
+            snap,
+            &state.name,
+            &identity.fingerprint,
+            index == 0,
+            Some(version.to_string()),
+        );
         self.graph(move |g| g.add_page(&request)).await?;
         let files = state.files.get()?;
         if let Some(picture) = picture {
