@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 use crate::ExploreError;
 use crate::browser::{Browser, Tab};
 use crate::guard::origin_of;
+use crate::novelty::Novelty;
 use crate::safety;
 use crate::snapshot::{Identity, Snapshot};
 use crate::state::{ExploreReport, PageFiles, ReleaseReport, State, Step};
@@ -138,6 +139,11 @@ impl Frontier {
     pub(crate) fn at(&self, page: &Identity) -> Option<usize> {
         self.find(page)
             .filter(|&i| normalize_url(&self.saved.states[i].url) == page.url)
+    }
+
+    /// What tells how new a task's target is ([`Novelty`]).
+    fn novelty(&self, max_similar: usize) -> Novelty<'_> {
+        Novelty::new(self.known_routes(), &self.saved.states, max_similar)
     }
 
     /// The routes whose pages are known: the states', and those a task already led to from
@@ -308,9 +314,8 @@ impl Shared {
         self.frontier.lock().loads += usize::try_from(loaded).unwrap_or(usize::MAX);
     }
 
-    /// The most promising pending task, moved into `processing/`: one that may lead to a kind
-    /// of page not yet known (a new path before a new query on a known path) before one that
-    /// leads to a known kind; then breadth first: the shallowest state, its highest priority,
+    /// The most promising pending task, moved into `processing/`: the likeliest to show what
+    /// the map lacks ([`Novelty`]); then breadth first: the shallowest state, its highest priority,
     /// the oldest.
     fn take(&self) -> Result<Next, ExploreError> {
         let mut f = self.frontier.lock();
@@ -319,32 +324,23 @@ impl Shared {
             return Ok(Next::Stop);
         }
         let allow = self.options.allow_destructive;
-        let known = f.known_routes();
-        let path = |route: &str| {
-            route
-                .split(['?', '#'])
-                .next()
-                .unwrap_or_default()
-                .to_string()
-        };
-        let known_paths: HashSet<String> = known.iter().map(|r| path(r)).collect();
-        // A new path is likelier a new page than a new query on a known one (another view,
-        // format or revision of it); a target not known beforehand may be either.
-        let novelty = |t: &Task| match t.leads_to.as_deref() {
-            None => 2,
-            Some(r) if known.contains(r) => 0,
-            Some(r) if known_paths.contains(&path(r)) => 1,
-            Some(_) => 2,
-        };
+        let novelty = f.novelty(self.options.max_similar);
         let depth = |s: &usize| std::cmp::Reverse(f.saved.states[*s].depth);
         let best = f
             .queue
             .iter()
             .enumerate()
             .filter(|(_, (_, t))| allow || !t.is_destructive)
-            .max_by_key(|(_, (s, t))| (novelty(t), depth(s), t.priority, std::cmp::Reverse(&t.id)))
+            .max_by_key(|(_, (s, t))| {
+                (
+                    novelty.of(t),
+                    depth(s),
+                    t.priority,
+                    std::cmp::Reverse(&t.id),
+                )
+            })
             .map(|(i, _)| i);
-        drop(known);
+        drop(novelty);
         let Some(i) = best else {
             return Ok(Next::Empty);
         };

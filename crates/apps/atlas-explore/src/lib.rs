@@ -28,6 +28,7 @@ pub mod demo_site;
 mod explorer;
 pub mod guard;
 pub mod hostile_site;
+mod novelty;
 mod release;
 mod routes;
 pub mod safety;
