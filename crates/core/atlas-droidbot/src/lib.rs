@@ -43,6 +43,12 @@ pub struct View {
     /// It takes text.
     #[serde(default)]
     pub editable: bool,
+    /// It had the input focus when the screen was saved.
+    #[serde(default)]
+    pub focused: bool,
+    /// It is a password field (its text shown as dots).
+    #[serde(default)]
+    pub is_password: bool,
     /// It takes long presses.
     #[serde(default)]
     pub long_clickable: bool,

@@ -22,6 +22,7 @@ pub mod render;
 pub mod shell;
 pub mod storage;
 pub mod sync;
+pub mod typing;
 pub mod update;
 
 pub use app::{AppVersion, RecordedApp};

@@ -10,10 +10,11 @@
 //! Command lines are read by [`crate::shell`]. Files live in [`Storage`].
 //!
 //! A tap inside a view follows the transition recorded for that view; where none was recorded the
-//! screen stays, as a real app that ignores a tap. Typing shows in the focused field, and follows a
-//! recorded typing of the same text where there is one. Every action is logged as a JSON line.
+//! screen stays, as a real app that ignores a tap. Typing shows in the focused field
+//! ([`crate::typing`]: the field keeps its text while its activity is shown, and the focus goes
+//! where a phone puts it), and follows a recorded typing of the same text where there is one. Every action is logged as a JSON line.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -23,6 +24,7 @@ use serde_json::json;
 use crate::app::{RecordedApp, Trigger, View};
 use crate::shell::Output;
 use crate::storage::Storage;
+use crate::typing::Fields;
 
 const ADB_KEYBOARD: &str = "com.android.adbkeyboard/.AdbIME";
 const LATIN_IME: &str = "com.android.inputmethod.latin/.LatinIME";
@@ -100,9 +102,8 @@ pub struct Phone {
     ime: String,
     /// What `settings put` stored, by namespace and key.
     settings: HashMap<(String, String), String>,
-    /// The text field last tapped, by its bounds, and what was typed into it on this screen.
-    focused: Option<[[i64; 2]; 2]>,
-    typed: HashMap<[[i64; 2]; 2], String>,
+    /// What is typed into the fields, and which has the focus.
+    fields: Fields,
     /// The checkable views tapped on this screen where the recording has no tap (a checkbox, a
     /// switch, a radio button), by their bounds: each shows the other checked state, as a
     /// phone's toggle does, until the screen changes.
@@ -145,14 +146,13 @@ impl Phone {
             }
             None => app.launch.clone(),
         };
-        Ok(Phone {
+        let mut phone = Phone {
             app,
             current,
             history: Vec::new(),
             ime: LATIN_IME.to_string(),
             settings: HashMap::new(),
-            focused: None,
-            typed: HashMap::new(),
+            fields: Fields::default(),
             toggled: Default::default(),
             storage: Storage::default(),
             booted_at: SystemTime::now()
@@ -161,7 +161,9 @@ impl Phone {
             log: None,
             label: None,
             glyphs: crate::render::Glyphs::find(),
-        })
+        };
+        phone.settle_fields(None);
+        Ok(phone)
     }
 
     /// The app back on its launch screen, or on `start`, as a fresh phone would show it: nothing
@@ -176,9 +178,9 @@ impl Phone {
         self.record(json!({"action": "reset", "screen": self.current, "to": current}));
         self.current = current;
         self.history.clear();
-        self.focused = None;
-        self.typed.clear();
+        self.fields.clear();
         self.toggled.clear();
+        self.settle_fields(None);
         Ok(())
     }
 
@@ -220,12 +222,35 @@ impl Phone {
     }
 
     fn go(&mut self, to: String) {
+        self.go_tapping(to, None);
+    }
+
+    /// Shows screen `to`, left by a tap on a text field at `tapped` when there was one.
+    fn go_tapping(&mut self, to: String, tapped: Option<(i64, i64)>) {
         if to != self.current {
             self.history.push(std::mem::replace(&mut self.current, to));
-            self.focused = None;
-            self.typed.clear();
             self.toggled.clear();
+            self.settle_fields(tapped);
         }
+    }
+
+    /// The fields after the screen changed: the texts of activities no longer on the screen or
+    /// the back stack dropped, the focus moved ([`Fields::arrive`]).
+    fn settle_fields(&mut self, tapped: Option<(i64, i64)>) {
+        let screens = &self.app.screens;
+        let live: HashSet<&str> = self
+            .history
+            .iter()
+            .chain(std::iter::once(&self.current))
+            .filter_map(|s| screens.get(s))
+            .map(|s| s.foreground_activity.as_str())
+            .collect();
+        self.fields.arrive(&screens[&self.current], &live, tapped);
+    }
+
+    /// The screen shown, as recorded.
+    fn screen(&self) -> &crate::app::Screen {
+        &self.app.screens[&self.current]
     }
 
     /// Runs a command line; its output as the plain `shell:` service delivers it (stdout and
@@ -464,6 +489,24 @@ impl Phone {
                 }
                 out
             }
+            // Android 12's `input keycombination`: select-all (Ctrl+A) acts, the others as
+            // their keys do here: nothing.
+            ["input", "keycombination", keys @ ..] if !keys.is_empty() => {
+                let keys: Vec<&str> = keys
+                    .iter()
+                    .map(|k| k.strip_prefix("KEYCODE_").unwrap_or(k))
+                    .collect();
+                let ctrl = keys
+                    .iter()
+                    .any(|k| matches!(*k, "CTRL_LEFT" | "CTRL_RIGHT" | "113" | "114"));
+                if ctrl && keys.iter().any(|k| matches!(*k, "A" | "29")) {
+                    self.fields.select_all();
+                } else {
+                    self.fields.other_key();
+                }
+                self.record(json!({"action": "keys", "keys": keys, "screen": self.current}));
+                Output::ok("")
+            }
             // Android's `input text` reads `%s` as a space.
             ["input", "text", text @ ..] => {
                 let text = text.join(" ").replace("%s", " ");
@@ -589,7 +632,8 @@ impl Phone {
     pub fn screenshot(&mut self) -> Vec<u8> {
         self.record(json!({"action": "screenshot", "screen": self.current}));
         let (w, h) = self.screen_size();
-        crate::render::screen_png(w, h, &self.shown_views(), &self.typed, self.glyphs.as_ref())
+        let typed = self.fields.shown_by_bounds(self.screen());
+        crate::render::screen_png(w, h, &self.shown_views(), &typed, self.glyphs.as_ref())
     }
 
     /// The views as the screen shows them: the recording's, with the switches tapped here
@@ -613,13 +657,9 @@ impl Phone {
     pub fn framebuffer(&mut self) -> Vec<u8> {
         self.record(json!({"action": "screenshot", "screen": self.current, "via": "framebuffer"}));
         let (w, h) = self.screen_size();
-        let rgb = crate::render::screen_pixels(
-            w,
-            h,
-            &self.shown_views(),
-            &self.typed,
-            self.glyphs.as_ref(),
-        );
+        let typed = self.fields.shown_by_bounds(self.screen());
+        let rgb =
+            crate::render::screen_pixels(w, h, &self.shown_views(), &typed, self.glyphs.as_ref());
         let size = (w as usize) * (h as usize) * 4;
         // version, bpp, size, width, height; red, blue, green, alpha as (offset, length).
         let header: [u32; 13] = [1, 32, size as u32, w, h, 0, 8, 16, 8, 8, 8, 24, 8];
@@ -768,11 +808,14 @@ impl Phone {
                 .get(&(from.clone(), Trigger::Tap(bounds)))?;
             Some((bounds, to.clone()))
         });
-        let field = under.iter().find(|v| v.editable).and_then(|v| v.bounds);
+        let field = under
+            .iter()
+            .find_map(|v| crate::typing::FieldKey::of(self.screen(), v));
         match recorded {
             Some((bounds, to)) => {
                 self.record(json!({"action": "tap", "at": [x, y], "view": bounds, "screen": from, "to": to}));
-                self.go(to);
+                let tapped = field.is_some().then_some((x, y));
+                self.go_tapping(to, tapped);
             }
             None => {
                 // A toggle the recording never saw tapped still toggles.
@@ -788,7 +831,7 @@ impl Phone {
         if self.current == from
             && let Some(field) = field
         {
-            self.focused = Some(field);
+            self.fields.focus(field);
         }
         Output::ok("")
     }
@@ -813,9 +856,8 @@ impl Phone {
                     .cloned();
                 if let Some(to) = recorded.or_else(|| self.history.pop()) {
                     self.current = to;
-                    self.focused = None;
-                    self.typed.clear();
                     self.toggled.clear();
+                    self.settle_fields(None);
                 }
             }
             "HOME" => {
@@ -823,14 +865,8 @@ impl Phone {
                     self.go(home);
                 }
             }
-            "DEL" => {
-                if let Some(field) = self.focused
-                    && let Some(text) = self.typed.get_mut(&field)
-                {
-                    text.pop();
-                }
-            }
-            _ => {}
+            "DEL" => self.fields.delete(),
+            _ => self.fields.other_key(),
         }
         self.record(json!({"action": "key", "key": key, "screen": from, "to": self.current}));
         Output::ok("")
@@ -844,9 +880,9 @@ impl Phone {
         let from = self.current.clone();
         self.history.clear();
         self.current = self.app.launch.clone();
-        self.focused = None;
-        self.typed.clear();
+        self.fields.clear();
         self.toggled.clear();
+        self.settle_fields(None);
         self.record(
             json!({"action": "launch", "package": package, "screen": from, "to": self.current}),
         );
@@ -981,8 +1017,7 @@ impl Phone {
                 self.type_text(&text);
             }
             ("ADB_CLEAR_TEXT", _) => {
-                if let Some(field) = self.focused {
-                    self.typed.insert(field, String::new());
+                if self.fields.clear_focused() {
                     self.record(json!({"action": "clear", "screen": self.current}));
                 }
             }
@@ -993,14 +1028,17 @@ impl Phone {
 
     fn type_text(&mut self, text: &str) {
         let from = self.current.clone();
-        let Some(field) = self.focused else {
+        let screen = self.screen();
+        let field = self.fields.focused().and_then(|key| {
+            screen
+                .views
+                .iter()
+                .find(|v| crate::typing::FieldKey::of(screen, v).as_ref() == Some(key))?
+                .bounds
+        });
+        let (Some(field), Some(now)) = (field, self.fields.type_text(text)) else {
             self.record(json!({"action": "type", "text": text, "screen": from, "error": "no focused field"}));
             return;
-        };
-        let now = {
-            let typed = self.typed.entry(field).or_default();
-            typed.push_str(text);
-            typed.clone()
         };
         let recorded = [now.clone(), String::new()].into_iter().find_map(|text| {
             let key = (from.clone(), Trigger::Type(field, text));
@@ -1053,13 +1091,14 @@ impl Phone {
                 self.write_nodes(&children[i], children, xml);
                 continue;
             };
-            let text = view
-                .bounds
-                .and_then(|bounds| self.typed.get(&bounds).cloned())
+            let typed_key = crate::typing::FieldKey::of(self.screen(), view);
+            let text = self
+                .fields
+                .shown(self.screen(), view)
                 .or_else(|| view.text.clone())
                 .unwrap_or_default();
             xml.push_str(&format!(
-                "<node index=\"{index}\" text=\"{}\" resource-id=\"{}\" class=\"{}\" package=\"{}\" content-desc=\"{}\" checkable=\"{}\" checked=\"{}\" clickable=\"{}\" enabled=\"true\" focusable=\"{}\" focused=\"{}\" scrollable=\"{}\" long-clickable=\"{}\" password=\"false\" selected=\"{}\" bounds=\"[{l},{t}][{r},{b}]\"",
+                "<node index=\"{index}\" text=\"{}\" resource-id=\"{}\" class=\"{}\" package=\"{}\" content-desc=\"{}\" checkable=\"{}\" checked=\"{}\" clickable=\"{}\" enabled=\"true\" focusable=\"{}\" focused=\"{}\" scrollable=\"{}\" long-clickable=\"{}\" password=\"{}\" selected=\"{}\" bounds=\"[{l},{t}][{r},{b}]\"",
                 escape(&text),
                 escape(view.resource_id.as_deref().unwrap_or("")),
                 escape(view.class.as_deref().unwrap_or("")),
@@ -1069,9 +1108,10 @@ impl Phone {
                 view.checked != view.bounds.is_some_and(|b| self.toggled.contains(&b)),
                 view.clickable,
                 view.clickable || view.editable,
-                view.bounds.is_some() && view.bounds == self.focused,
+                typed_key.is_some() && typed_key.as_ref() == self.fields.focused(),
                 view.scrollable,
                 view.long_clickable,
+                view.is_password,
                 view.selected,
             ));
             index += 1;

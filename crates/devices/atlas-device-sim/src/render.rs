@@ -132,11 +132,11 @@ pub fn screen_pixels(
     if let Some(glyphs) = glyphs {
         for view in views.iter().filter(|v| v.is_shown()) {
             let Some(bounds) = view.bounds else { continue };
-            let text = typed
-                .get(&bounds)
-                .filter(|t| !t.is_empty())
-                .cloned()
-                .or_else(|| view.text.clone().filter(|t| !t.is_empty()));
+            // A field typed into shows what was typed, nothing when it was cleared.
+            let text = match typed.get(&bounds) {
+                Some(t) => Some(t.clone()).filter(|t| !t.is_empty()),
+                None => view.text.clone().filter(|t| !t.is_empty()),
+            };
             if let Some(text) = text {
                 write(&mut pixels, w, h, glyphs, &text, bounds);
             }

@@ -691,6 +691,8 @@ fn made_view(like: &View, text: &str, id: &str, bounds: Bounds, clickable: bool)
         checked: false,
         selected: false,
         editable: false,
+        focused: false,
+        is_password: false,
         long_clickable: false,
         scrollable: false,
         visible: Some(true),

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use atlas_device::{Device, DeviceError, Key, Point};
+use atlas_device_sim::app::Trigger;
 use atlas_device_sim::{Phone, RecordedApp};
 
 /// The DroidTask apps' recordings folder, or `app`'s recording in it; none (the test is skipped)
@@ -156,6 +157,142 @@ fn typing_after_a_tap_shows_in_the_field_in_every_app() {
     }
     assert!(apps >= 2, "only {apps} apps type anywhere");
     assert!(missing.is_empty(), "typed text not shown: {missing:#?}");
+}
+
+/// The recorded taps that open a screen with a text field focused (a search bar opened, a
+/// dialog asking for a name, a new event's form), in every app: ADB Keyboard's typing, as
+/// Open-AutoGLM sends it, shows in that field's `text` in the dump and in the screenshot.
+#[test]
+fn typing_on_the_screen_a_tap_opened_shows_in_its_focused_field() {
+    let Some(root) = droidtask("") else {
+        return;
+    };
+    let (mut cases, mut apps) = (0, 0);
+    let mut missing = Vec::new();
+    for entry in std::fs::read_dir(&root).unwrap() {
+        let Ok(app) = RecordedApp::read(&entry.unwrap().path()) else {
+            continue;
+        };
+        let focused = |screen: &str| {
+            app.screens[screen]
+                .views
+                .iter()
+                .find(|v| v.is_shown() && v.editable && v.focused)
+                .and_then(|v| v.bounds)
+        };
+        let taps: Vec<(String, [[i64; 2]; 2], String, [[i64; 2]; 2])> = app
+            .transitions
+            .iter()
+            .filter_map(|((from, trigger), to)| match trigger {
+                Trigger::Tap(b) if from != to && focused(from).is_none() => {
+                    Some((from.clone(), *b, to.clone(), focused(to)?))
+                }
+                _ => None,
+            })
+            .collect();
+        apps += usize::from(!taps.is_empty());
+        let mut phone = Phone::new(app.clone(), None).unwrap();
+        phone.run("ime set com.android.adbkeyboard/.AdbIME");
+        for (from, tap, to, field) in taps {
+            phone.reset(Some(&from)).unwrap();
+            let (x, y) = ((tap[0][0] + tap[1][0]) / 2, (tap[0][1] + tap[1][1]) / 2);
+            phone.run(&format!("input tap {x} {y}"));
+            if phone.current() != to {
+                continue; // the tap's centre is on a smaller view with a tap of its own
+            }
+            let before = field_pixels(&mut phone, field);
+            phone.run("am broadcast -a ADB_INPUT_B64 --es msg 5Lmw6I+cIGxpc3Q=");
+            if phone.current() != to {
+                continue; // a recorded typing of the same text led on
+            }
+            cases += 1;
+            let xml = String::from_utf8(phone.run("uiautomator dump /dev/tty")).unwrap();
+            if !xml.contains("text=\"买菜 list\"") || field_pixels(&mut phone, field) == before {
+                missing.push(format!("{from} → {to}"));
+            }
+        }
+    }
+    assert!(apps >= 3 && cases >= 20, "{cases} taps in {apps} apps");
+    assert!(missing.is_empty(), "typed text not shown: {missing:#?}");
+}
+
+/// The screen's pixels inside `bounds`, as the framebuffer sends them.
+fn field_pixels(phone: &mut Phone, bounds: [[i64; 2]; 2]) -> Vec<u8> {
+    let width = phone.screen_size().0 as usize;
+    let frame = phone.framebuffer();
+    let pixels = &frame[13 * 4..];
+    let [[l, t], [r, b]] = bounds.map(|p| p.map(|v| v.max(0) as usize));
+    (t..b)
+        .flat_map(|y| pixels[(y * width + l) * 4..(y * width + r) * 4].to_vec())
+        .collect()
+}
+
+/// A field's text stays while a dialog of its activity is open over it and is there when
+/// the dialog closes (the recorded screen after it shows the recording's text otherwise).
+#[test]
+fn typed_text_is_there_again_when_a_dialog_over_it_closes() {
+    let Some(dir) = droidtask("calendar") else {
+        return;
+    };
+    let app = RecordedApp::read(&dir).unwrap();
+    let field_key = |screen: &str, id: &str| {
+        app.screens[screen]
+            .views
+            .iter()
+            .find(|v| v.is_shown() && v.editable && v.resource_id.as_deref() == Some(id))
+            .and_then(|v| v.bounds)
+    };
+    let title = "com.simplemobiletools.calendar:id/event_title";
+    let activity = |s: &str| app.screens[s].foreground_activity.clone();
+    // A form with the title, a tap to a dialog of the same activity without it, a tap from
+    // the dialog to a form with the title again.
+    let taps: Vec<(&String, [[i64; 2]; 2], &String)> = app
+        .transitions
+        .iter()
+        .filter_map(|((from, trigger), to)| match trigger {
+            Trigger::Tap(b) => Some((from, *b, to)),
+            _ => None,
+        })
+        .collect();
+    let chains = taps.iter().flat_map(|&(form, open, dialog)| {
+        let opens = field_key(form, title).is_some()
+            && field_key(dialog, title).is_none()
+            && activity(dialog) == activity(form);
+        taps.iter()
+            .filter(move |(d, _, back)| opens && *d == dialog && field_key(back, title).is_some())
+            .map(move |&(_, close, back)| (form, open, dialog, close, back))
+    });
+    let centre = |b: [[i64; 2]; 2]| {
+        format!(
+            "input tap {} {}",
+            (b[0][0] + b[1][0]) / 2,
+            (b[0][1] + b[1][1]) / 2
+        )
+    };
+    let mut tried = 0;
+    let mut phone = Phone::new(app.clone(), None).unwrap();
+    let back = chains
+        .filter_map(|(form, open, dialog, close, back)| {
+            tried += 1;
+            phone.reset(Some(form)).unwrap();
+            phone.run(&centre(field_key(form, title)?));
+            phone.run("input text zq%sxw");
+            (phone.current() == form).then_some(())?;
+            phone.run(&centre(open));
+            (phone.current() == dialog).then_some(())?;
+            phone.run(&centre(close));
+            (phone.current() == back).then_some(back)
+        })
+        .next()
+        .unwrap_or_else(|| panic!("none of {tried} ways through a dialog of the form is a tap's"));
+    let xml = String::from_utf8(phone.run("uiautomator dump /dev/tty")).unwrap();
+    assert!(xml.contains("text=\"zq xw\""), "{xml}");
+    // Select-all and Del clear it, as on a phone; Back to the app's start forgets it.
+    phone.run(&centre(field_key(back, title).unwrap()));
+    phone.run("input keycombination KEYCODE_CTRL_LEFT KEYCODE_A");
+    phone.run("input keyevent KEYCODE_DEL");
+    let xml = String::from_utf8(phone.run("uiautomator dump /dev/tty")).unwrap();
+    assert!(!xml.contains("zq xw"), "{xml}");
 }
 
 /// A checkbox tapped where the recording has no tap on it toggles, as a phone's does: the dump
