@@ -175,3 +175,42 @@ def simulated_phone(atlas_bin, free_port):
         subprocess.run(["adb", "disconnect", serial], capture_output=True, timeout=60)
         sim.kill()
         sim.wait()
+
+
+@pytest.fixture
+def tap_to_a_focused_field():
+    """tap_to_a_focused_field(app): from the DroidTask recording of `app`, the recorded taps that
+    open a screen with a text field focused (a search bar opened, a form, a dialog asking for a
+    name), each as (the screen tapped on, the tap's x and y, the screen it opens, the field's
+    resource id). Read from the recording's files, none written into a test."""
+
+    def find(app):
+        found = []
+        recording = ROOT.parent / "shared" / "data" / "droidtask-dev" / "user_tasks" / app
+        states = {}
+        for path in sorted((recording / "states").glob("*.json")):
+            state = json.loads(path.read_text(encoding="utf-8"))
+            states[state["state_str"]] = state
+
+        def focused(state):
+            views = states[state]["views"] if state in states else []
+            return next((v for v in views if v.get("editable") and v.get("focused")
+                         and v.get("visible", True) and v.get("resource_id")), None)
+
+        for path in sorted((recording / "events").glob("*.json")):
+            try:
+                event = json.loads(path.read_text(encoding="utf-8"))
+            except ValueError:
+                continue  # a run stopped mid-write
+            view = event["event"].get("view") or {}
+            start, stop = event.get("start_state"), event.get("stop_state")
+            if event["event"].get("event_type") != "click" or not view.get("bounds") or start == stop:
+                continue
+            field = focused(stop)
+            if start in states and field and not focused(start):
+                (left, top), (right, bottom) = view["bounds"]
+                found.append((start, (left + right) // 2, (top + bottom) // 2, stop, field["resource_id"]))
+        assert found, f"no tap opens a focused field in {app}"
+        return found
+
+    return find

@@ -67,3 +67,36 @@ def test_adbutils_calls_answer_as_a_phone_does(app, simulated_phone):
     d.rmtree("/sdcard/t")
     assert d.shell2("[ -d /sdcard/t ]").returncode == 1
     assert "rm: /sdcard: Is a directory" in d.shell("rm /sdcard")
+
+
+def test_adbutils_types_into_the_field_a_tap_opened_and_reads_it_back(simulated_phone, tap_to_a_focused_field):
+    import xml.etree.ElementTree as ET
+
+    serial, _ = simulated_phone("calendar")
+    d = adbutils.AdbClient(host="127.0.0.1", port=5037).device(serial)
+
+    def field(resource_id):
+        tree = ET.fromstring(d.dump_hierarchy())
+        return next(n for n in tree.iter("node") if n.get("resource-id") == resource_id)
+
+    for start, x, y, opened, resource_id in tap_to_a_focused_field("calendar"):
+        d.shell(f"atlas-sim reset {start}")
+        d.click(x, y)
+        if d.shell("atlas-sim screen") == opened:
+            break
+    else:
+        pytest.fail("no recorded tap to a focused field lands as recorded")
+    # The field the tap opened has the focus: what is typed shows in it, and a second typing
+    # goes on from the first, as on a phone.
+    assert field(resource_id).get("focused") == "true"
+    d.send_keys("laundry")
+    d.send_keys(" day")
+    assert field(resource_id).get("text") == "laundry day"
+    # Del takes a character; the cursor kept at the end, Del as often as there are characters
+    # clears it.
+    d.keyevent("KEYCODE_DEL")
+    assert field(resource_id).get("text") == "laundry da"
+    d.keyevent("KEYCODE_MOVE_END")
+    for _ in range(len("laundry da")):
+        d.keyevent("KEYCODE_DEL")
+    assert field(resource_id).get("text") == ""

@@ -41,3 +41,27 @@ def test_androidviewclient_finds_touches_and_snaps(app, simulated_phone):
             moved = True
             break
     assert moved, texts
+
+
+def test_androidviewclient_sets_a_fields_text_and_reads_it_back(simulated_phone, tap_to_a_focused_field):
+    serial, _ = simulated_phone("calendar")
+    device, serialno = viewclient.ViewClient.connectToDeviceOrExit(serialno=serial, verbose=False)
+    vc = viewclient.ViewClient(device, serialno, autodump=False)
+    screen = lambda: adb("-s", serial, "shell", "atlas-sim", "screen").strip()
+    for start, x, y, opened, resource_id in tap_to_a_focused_field("calendar"):
+        adb("-s", serial, "shell", "atlas-sim", "reset", start)
+        device.touch(x, y)
+        if screen() == opened:
+            break
+    else:
+        pytest.fail("no recorded tap to a focused field lands as recorded")
+    vc.dump(window=-1)
+    field = vc.findViewById(resource_id)
+    assert field is not None and field.isFocused()
+    # EditText.setText touches the field, deletes what it shows (Del and Forward-Del, once a
+    # character and once more), and types: the dump reads back what was set, twice over.
+    for text in ("laundry day", "visit parents"):
+        field.setText(text)
+        vc.dump(window=-1)
+        field = vc.findViewById(resource_id)
+        assert field.getText() == text

@@ -29,13 +29,14 @@ use crate::typing::Fields;
 const ADB_KEYBOARD: &str = "com.android.adbkeyboard/.AdbIME";
 const LATIN_IME: &str = "com.android.inputmethod.latin/.LatinIME";
 const DEFAULT_DUMP: &str = "/sdcard/window_dump.xml";
-/// The keys the phone knows, by name (`KEYCODE_` left off) and Android's code. Back, Home and Del
-/// act; the others a recorded app has no answer to, so the screen stays, as an app that ignores
-/// them.
-const KEY_CODES: [(&str, &str); 27] = [
+/// The keys the phone knows, by name (`KEYCODE_` left off) and Android's code. Back, Home, Del
+/// and Forward-Del act; the others a recorded app has no answer to, so the screen stays, as an
+/// app that ignores them.
+const KEY_CODES: [(&str, &str); 28] = [
     ("HOME", "3"),
     ("BACK", "4"),
     ("DEL", "67"),
+    ("FORWARD_DEL", "112"),
     ("ENTER", "66"),
     ("MENU", "82"),
     ("TAB", "61"),
@@ -866,6 +867,8 @@ impl Phone {
                 }
             }
             "DEL" => self.fields.delete(),
+            // The cursor is at the end: only a selection goes.
+            "FORWARD_DEL" => self.fields.delete_selection(),
             _ => self.fields.other_key(),
         }
         self.record(json!({"action": "key", "key": key, "screen": from, "to": self.current}));

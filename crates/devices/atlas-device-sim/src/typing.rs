@@ -110,6 +110,15 @@ impl Fields {
         }
     }
 
+    /// Forward-Del in the focused field, whose cursor is at the end: a selection goes.
+    pub fn delete_selection(&mut self) {
+        if std::mem::take(&mut self.all_selected)
+            && let Some(field) = self.focused.clone()
+        {
+            self.texts.insert(field, String::new());
+        }
+    }
+
     /// Select-all in the focused field.
     pub fn select_all(&mut self) {
         self.all_selected = self.focused.is_some();
