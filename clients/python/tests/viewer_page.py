@@ -12,12 +12,16 @@ colours its pages and transitions added, changed, removed and the same apart and
 changes; the English switch works. Throughout: no request leaves the server's origin and the console shows
 no error.
 
+With ATLAS_VIEWER_WEBGL=off the browser has no WebGL (Chromium's --disable-3d-apis, as a
+machine without a GPU or a remote desktop): the same checks pass on the viewer's 2D canvas
+drawing, and the page says it draws the slower way.
+
 On the large app: it renders whole (10,000 pages), a page is found by name, and the time to
 first render and the frame time while panning and zooming are measured, against the demo's in
 the same browser (the reference). With ATLAS_VIEWER_SHOTS=DIR, each view is saved as a PNG there
 (the pictures of README.md and docs/viewer.md).
 
-Usage: ATLAS_URL=http://127.0.0.1:7700 [ATLAS_BIG_URL=…] python3 viewer_page.py
+Usage: ATLAS_URL=http://127.0.0.1:7700 [ATLAS_BIG_URL=…] [ATLAS_VIEWER_WEBGL=off] python3 viewer_page.py
 """
 
 import json
@@ -40,6 +44,7 @@ URL = os.environ.get("ATLAS_URL", "http://127.0.0.1:7700").rstrip("/")
 BIG_URL = (os.environ.get("ATLAS_BIG_URL") or "").rstrip("/")
 BIG_PAGES = int(os.environ.get("ATLAS_BIG_PAGES", "10000"))
 SHOTS = os.environ.get("ATLAS_VIEWER_SHOTS")
+WEBGL = os.environ.get("ATLAS_VIEWER_WEBGL", "on") != "off"
 APP = "com.meituan.app"
 checks = 0
 
@@ -73,8 +78,10 @@ def png(width, height, colour):
 
 options = webdriver.ChromeOptions()
 options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-# WebGL on the CPU (SwiftShader), as on a machine without a GPU; a laptop's screen.
-for flag in ["--headless", "--no-sandbox", "--disable-gpu", "--enable-unsafe-swiftshader", "--disable-quic",
+# WebGL on the CPU (SwiftShader), as on a machine without a GPU, or no WebGL at all; a laptop's
+# screen.
+webgl_flag = "--enable-unsafe-swiftshader" if WEBGL else "--disable-3d-apis"
+for flag in ["--headless", "--no-sandbox", "--disable-gpu", webgl_flag, "--disable-quic",
              "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
              "--disable-dev-shm-usage", "--window-size=1280,800", f"--user-data-dir={tempfile.mkdtemp()}"]:
     options.add_argument(flag)
@@ -180,6 +187,8 @@ try:
     driver.get(URL + "/")
     rendered("apps")
     check("图谱浏览器" in driver.title, f"a Chinese title: {driver.title}")
+    drawing = state("atlasViewer.drawing")
+    check(drawing == ("webgl" if WEBGL else "canvas"), f"WebGL {'on' if WEBGL else 'off'}: drawn with {drawing}")
     row = driver.find_element(By.CSS_SELECTOR, f'#apps tr[data-app="{APP}"]')
     cells = [c.text for c in row.find_elements(By.CSS_SELECTOR, "td")]
     stats = call(URL, "get_graph_stats", {"app_id": APP})["by_app"][0]
@@ -196,6 +205,8 @@ try:
     rendered("app")
     check(state("atlasViewer.nodes") == stats["pages"], f"every page drawn: {state('atlasViewer.nodes')}")
     check(state("atlasViewer.edges") == stats["transitions"], "and every transition")
+    note = driver.find_element(By.ID, "drawing-note")
+    check(note.is_displayed() == (not WEBGL) and (WEBGL or "2D" in note.text), f"the slower drawing said so: {note.text!r}")
     canvas_png = driver.find_element(By.ID, "graph").screenshot_as_png
     check(not blank(canvas_png), "the graph is drawn (the screenshot is not blank)")
     demo_timing = state("atlasViewer.timing")

@@ -16,7 +16,7 @@ use axum::response::{IntoResponse, Response};
 use crate::{AppState, error_response};
 
 /// The viewer's files, served as they ship: (path, content type, body).
-pub(crate) const PAGE_FILES: [(&str, &str, &str); 7] = [
+pub(crate) const PAGE_FILES: [(&str, &str, &str); 9] = [
     (
         "/",
         "text/html; charset=utf-8",
@@ -36,6 +36,16 @@ pub(crate) const PAGE_FILES: [(&str, &str, &str); 7] = [
         "/viewer/graph-lib.js",
         "text/javascript; charset=utf-8",
         include_str!("viewer_page/graph-lib.js"),
+    ),
+    (
+        "/viewer/graph-model.js",
+        "text/javascript; charset=utf-8",
+        include_str!("viewer_page/graph-model.js"),
+    ),
+    (
+        "/viewer/graph-canvas.js",
+        "text/javascript; charset=utf-8",
+        include_str!("viewer_page/graph-canvas.js"),
     ),
     // The runs page: test runs as `atlas test run` reports them (`get_test_runs`), live.
     (

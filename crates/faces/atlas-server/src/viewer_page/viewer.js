@@ -1,10 +1,11 @@
 // The viewer: every figure on it comes from Atlas's tools (get_graph_stats, get_app_graph,
 // get_page_details, query_path, get_next_action, get_ways), Dify's dataset list, the business graph and
-// the live event stream; graphs are drawn with sigma.js (WebGL) from graph-lib.js, served by
-// Atlas too. Its state is kept in window.atlasViewer, which the browser tests read.
+// the live event stream; graphs are kept in graphology (graph-model.js) and drawn with sigma.js
+// (WebGL, graph-lib.js) where the browser has WebGL, else on a 2D canvas (graph-canvas.js), all
+// served by Atlas too. Its state is kept in window.atlasViewer, which the browser tests read.
 "use strict";
 
-const { Graph, Sigma, createNodeImageProgram, EdgeArrowProgram } = window.AtlasGraphLib;
+const { Graph } = window.AtlasGraphModel;
 
 // ---- words ---------------------------------------------------------------------------------
 
@@ -47,6 +48,7 @@ const WORDS = {
     wayRecord: (w) => `确认 ${w.confirmed} 次（本版本 ${w.confirmed_here}）· 重放经过 ${w.passed} · 偏离 ${w.parted} · 置信度 ${percent(w.confidence)}`,
     wayReplays: "下次直接重放", wayHeld: (why) => `暂不重放：${why}`, wayDoubted: (n) => `从第 ${n} 步起存疑`,
     showWay: "在图中显示", forgetHint: (app, key) => `忘记这条路径：atlas forget-way ${app} ${key}（或 forget_way 工具）`,
+    canvasNote: "此浏览器没有 WebGL：图用较慢的 2D 画布绘制",
   },
   en: {
     skip: "Skip to content", title: "Atlas graph viewer", chat: "Business graph chat", testRuns: "Test runs", apps: "Apps", app: "App",
@@ -86,6 +88,7 @@ const WORDS = {
     wayRecord: (w) => `confirmed ${w.confirmed} (this version ${w.confirmed_here}) · replays passed ${w.passed} · parted ${w.parted} · confidence ${percent(w.confidence)}`,
     wayReplays: "replayed on the next run", wayHeld: (why) => `not replayed: ${why}`, wayDoubted: (n) => `doubted from step ${n}`,
     showWay: "Show on the graph", forgetHint: (app, key) => `To forget it: atlas forget-way ${app} ${key} (or the forget_way tool)`,
+    canvasNote: "This browser has no WebGL: the graph is drawn on a slower 2D canvas",
   },
 };
 let lang = localStorage.getItem("atlas-lang") || "zh";
@@ -197,6 +200,62 @@ window.addEventListener("error", (e) => viewer.errors.push(String(e.message)));
 
 let sigma = null;
 let graph = null;
+
+// ---- the drawing ---------------------------------------------------------------------------
+
+// sigma.js's library (window.AtlasGraphLib) once loaded, where the browser has WebGL; without
+// it the graph is drawn on a 2D canvas. The library is loaded only after WebGL answered,
+// because its modules create WebGL resources as they load and would throw without it.
+let webgl = null;
+const drawingReady = loadDrawing();
+
+async function loadDrawing() {
+  if (webglWorks()) {
+    await new Promise((resolve) => {
+      const script = document.createElement("script");
+      script.src = "/viewer/graph-lib.js";
+      script.onload = script.onerror = resolve;
+      document.head.append(script);
+    });
+    webgl = window.AtlasGraphLib || null;
+  }
+  setDrawing(webgl ? "webgl" : "canvas");
+}
+
+function webglWorks() {
+  try {
+    const gl = document.createElement("canvas").getContext("webgl2");
+    return !!gl && typeof gl.getParameter(gl.MAX_TEXTURE_SIZE) === "number";
+  } catch {
+    return false;
+  }
+}
+
+function setDrawing(kind) {
+  viewer.drawing = kind;
+  document.getElementById("drawing-note").hidden = kind !== "canvas";
+}
+
+// The renderer of `graph` in `container`: sigma.js, else (no WebGL, or sigma failed to start)
+// the 2D canvas, which takes the same settings.
+function makeRenderer(container, settings) {
+  if (webgl) {
+    try {
+      return new webgl.Sigma(graph, container, {
+        ...settings,
+        defaultEdgeType: "arrow",
+        edgeProgramClasses: { arrow: webgl.EdgeArrowProgram },
+        nodeProgramClasses: { image: webgl.createNodeImageProgram({ size: { mode: "force", value: 128 } }) },
+      });
+    } catch (error) {
+      console.warn("WebGL drawing failed, drawing on a 2D canvas:", error);
+      webgl = null;
+      container.replaceChildren();
+      setDrawing("canvas");
+    }
+  }
+  return new window.AtlasCanvasGraph.CanvasRenderer(graph, container, settings);
+}
 const flashUntil = new Map();
 let highlight = { pages: new Set(), main: new Set(), alt: new Set() };
 let neighbours = new Set();
@@ -437,10 +496,7 @@ function mount(answer) {
   focus.textContent = t(viewer.focus ? "focusOff" : "focusOn");
   updateCounts();
   const container = document.getElementById("graph");
-  sigma = new Sigma(graph, container, {
-    defaultEdgeType: "arrow",
-    edgeProgramClasses: { arrow: EdgeArrowProgram },
-    nodeProgramClasses: { image: createNodeImageProgram({ size: { mode: "force", value: 128 } }) },
+  sigma = makeRenderer(container, {
     renderEdgeLabels: false,
     labelFont: "system-ui, 'Noto Sans CJK SC', 'WenQuanYi Micro Hei', sans-serif",
     labelRenderedSizeThreshold: answer.pages.length > 500 ? 9 : 4,
@@ -1020,6 +1076,7 @@ function renderChanges(diff) {
 // ---- routes and keys -----------------------------------------------------------------------
 
 async function route() {
+  await drawingReady;
   showError(null);
   const parts = location.hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent);
   try {
