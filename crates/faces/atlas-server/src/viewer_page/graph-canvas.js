@@ -75,6 +75,8 @@
       this.context = this.canvas.getContext("2d");
       this.nodeData = new Map();
       this.edgeData = new Map();
+      this.nodeOrder = [];
+      this.edgeOrder = [];
       this.labels = new Set();
       this.images = new Map();
       this.hovered = null;
@@ -200,6 +202,11 @@
         data.target = target;
         this.edgeData.set(edge, data);
       });
+      // Drawing order, once a refresh rather than once a frame.
+      const byZ = (a, b) => (this.settings.zIndex ? a[1].zIndex - b[1].zIndex : 0);
+      this.nodeOrder = [...this.nodeData].filter(([, d]) => !d.hidden).sort(byZ);
+      this.edgeOrder = [...this.edgeData.values()].filter((e) => !e.hidden);
+      if (this.settings.zIndex) this.edgeOrder.sort((a, b) => a.zIndex - b.zIndex);
     }
     loadImage(url) {
       const image = new Image();
@@ -221,31 +228,32 @@
       ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
       ctx.clearRect(0, 0, width, height);
       const large = this.settings.hideEdgesOnMove && this.moving;
+      // Each node where it is drawn: viewport pixels and its drawn size, beside its data.
+      const scale = (Math.min(width, height) * (1 - 2 * PADDING)) / this.camera.ratio;
+      const grow = 1 / Math.sqrt(this.camera.ratio);
+      const { x: cx, y: cy } = this.camera;
       const at = new Map();
-      for (const [node, data] of this.nodeData) {
-        if (data.hidden) continue;
-        const p = this.framedGraphToViewport(data);
-        at.set(node, { ...data, x: p.x, y: p.y, size: this.scaleSize(data.size) });
+      for (const [node, data] of this.nodeOrder) {
+        at.set(node, { x: width / 2 + (data.x - cx) * scale, y: height / 2 - (data.y - cy) * scale, size: data.size * grow, data });
       }
+      const drawn = (p) => ({ ...p.data, x: p.x, y: p.y, size: p.size });
       const onScreen = (p) => p.x > -50 && p.y > -50 && p.x < width + 50 && p.y < height + 50;
       if (!large) this.drawEdges(ctx, at, onScreen);
       this.drawNodes(ctx, at, onScreen);
       this.labels = new Set();
-      if (!(this.settings.hideLabelsOnMove && this.moving)) this.drawLabels(ctx, at, onScreen, width, height);
+      if (!(this.settings.hideLabelsOnMove && this.moving)) this.drawLabels(ctx, at, drawn, onScreen, width, height);
       // The hovered node and the highlighted ones (the viewer's selected page) on a card.
       const hover = this.settings.defaultDrawNodeHover;
       if (hover) {
-        for (const [node, data] of at) {
-          if (node === this.hovered || data.highlighted) hover(ctx, data, this.settings);
+        for (const [node, p] of at) {
+          if (node === this.hovered || p.data.highlighted) hover(ctx, drawn(p), this.settings);
         }
       }
     }
     // Edges in one path a colour and width, each with its arrowhead where it is long enough.
     drawEdges(ctx, at, onScreen) {
       const batches = new Map();
-      const ordered = [...this.edgeData.values()].filter((e) => !e.hidden);
-      if (this.settings.zIndex) ordered.sort((a, b) => a.zIndex - b.zIndex);
-      for (const edge of ordered) {
+      for (const edge of this.edgeOrder) {
         const from = at.get(edge.source);
         const to = at.get(edge.target);
         if (!from || !to || (!onScreen(from) && !onScreen(to))) continue;
@@ -284,8 +292,6 @@
     }
     // Discs in one path a colour, in z order; a page with a screenshot shows it in its disc.
     drawNodes(ctx, at, onScreen) {
-      const ordered = [...at.values()].filter(onScreen);
-      if (this.settings.zIndex) ordered.sort((a, b) => a.zIndex - b.zIndex);
       let batch = null;
       const flush = () => {
         if (!batch) return;
@@ -293,8 +299,10 @@
         ctx.fill();
         batch = null;
       };
-      for (const node of ordered) {
-        const image = node.type === "image" && this.images.get(node.image);
+      for (const node of at.values()) {
+        if (!onScreen(node)) continue;
+        const { color, type, image: url } = node.data;
+        const image = type === "image" && this.images.get(url);
         if (image) {
           flush();
           ctx.save();
@@ -305,25 +313,31 @@
           ctx.restore();
           continue;
         }
-        if (!batch || batch.color !== node.color) {
+        if (!batch || batch.color !== color) {
           flush();
-          batch = { color: node.color };
+          batch = { color };
           ctx.beginPath();
         }
-        ctx.moveTo(node.x + node.size, node.y);
-        ctx.arc(node.x, node.y, node.size, 0, 2 * Math.PI);
+        // A node of a pixel or two is a square: the same to the eye, far cheaper than a disc.
+        if (node.size < 1.5) {
+          ctx.rect(node.x - node.size, node.y - node.size, node.size * 2, node.size * 2);
+        } else {
+          ctx.moveTo(node.x + node.size, node.y);
+          ctx.arc(node.x, node.y, node.size, 0, 2 * Math.PI);
+        }
       }
       flush();
     }
     // Labels where they have room: forced ones first, then the larger nodes, none over another
     // label or another node's disc.
-    drawLabels(ctx, at, onScreen, width, height) {
+    drawLabels(ctx, at, drawn, onScreen, width, height) {
       const { labelRenderedSizeThreshold, labelSize, labelWeight, labelFont } = this.settings;
       const draw = this.settings.defaultDrawNodeLabel;
       if (!draw) return;
       ctx.font = `${labelWeight} ${labelSize}px ${labelFont}`;
       const candidates = [...at.entries()]
-        .filter(([, d]) => d.label && onScreen(d) && (d.forceLabel || d.size >= labelRenderedSizeThreshold))
+        .filter(([, p]) => p.data.label && onScreen(p) && (p.data.forceLabel || p.size >= labelRenderedSizeThreshold))
+        .map(([node, p]) => [node, drawn(p)])
         .sort(([, a], [, b]) => (b.forceLabel ? 1 : 0) - (a.forceLabel ? 1 : 0) || b.size - a.size);
       const boxes = [];
       const overlaps = (box) =>
