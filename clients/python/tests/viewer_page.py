@@ -97,11 +97,14 @@ def shot(name):
         driver.save_screenshot(os.path.join(SHOTS, name))
 
 
-def rendered(view):
+def rendered(view, app=None):
     # `window.atlasViewer` is undefined, not an error, until viewer.js has run: a JavaScript error
-    # would end the wait at once (WebDriverWait retries a false answer, not an exception).
+    # would end the wait at once (WebDriverWait retries a false answer, not an exception). A new
+    # address that differs in its hash only keeps the page: the app asked for must be the one
+    # drawn, or the last app's drawing would pass for it.
+    same_app = f" && atlasViewer.appId === {json.dumps(app)}" if app else ""
     WebDriverWait(driver, 120).until(
-        lambda d: state(f"window.atlasViewer && atlasViewer.rendered && atlasViewer.view === '{view}'"))
+        lambda d: state(f"window.atlasViewer && atlasViewer.rendered && atlasViewer.view === '{view}'{same_app}"))
 
 
 def same_origin_only(base):
@@ -202,7 +205,7 @@ try:
     # ---- the app's graph
     # Found again: the list is redrawn when an app appears meanwhile.
     driver.find_element(By.CSS_SELECTOR, f'#apps tr[data-app="{APP}"] a').click()
-    rendered("app")
+    rendered("app", APP)
     check(state("atlasViewer.nodes") == stats["pages"], f"every page drawn: {state('atlasViewer.nodes')}")
     check(state("atlasViewer.edges") == stats["transitions"], "and every transition")
     note = driver.find_element(By.ID, "drawing-note")
@@ -319,7 +322,7 @@ try:
         after = int(driver.find_element(By.CSS_SELECTOR, f'#apps tr[data-app="{APP}"] [data-field="last-hour"]').text)
         check(after == before + 1, f"reports in the last hour counted: {before} then {after}")
         driver.get(URL + f"/#/app/{APP}/page/{home}")
-        rendered("app")
+        rendered("app", APP)
         wait.until(lambda d: state("atlasViewer.imageNodes()") == 1)
         wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#shot img"))
         check(driver.find_element(By.CSS_SELECTOR, "#shot img").get_attribute("naturalWidth") == "108", "and the page panel shows it")
@@ -345,7 +348,7 @@ try:
     call(URL, "end_session", {"app_id": ways_app, "session_id": "w1", "intent": "打开设置", "finished": True,
                               "carry": second["carry"], "executed": {"action": {"_metadata": "finish", "message": "done"}}})
     driver.get(URL + f"/#/app/{ways_app}")
-    rendered("app")
+    rendered("app", ways_app)
     driver.find_element(By.ID, "tab-ways").click()
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#ways li[data-way]"))
     listed = call(URL, "get_ways", {"app_id": ways_app})["ways"]
@@ -384,7 +387,7 @@ try:
     call(URL, "record_app_version", {"app_id": release_app, "version": "2.0", "seen_transitions": [to_search],
                                      "gone_pages": [r_help]})
     driver.get(URL + f"/#/app/{release_app}")
-    rendered("app")
+    rendered("app", release_app)
     check(driver.find_element(By.ID, "versions").is_displayed(), "an app of two versions shows the version pickers")
     picked = [driver.find_element(By.ID, i).get_attribute("value") for i in ("version-from", "version-to")]
     check(picked == ["1.0", "2.0"], f"the version before the current, and the current: {picked}")
@@ -433,7 +436,7 @@ try:
     # ---- a 10,000-page app
     if BIG_URL:
         driver.get(BIG_URL + "/#/app/synthetic.app")
-        rendered("app")
+        rendered("app", "synthetic.app")
         pages = state("atlasViewer.nodes")
         check(pages == BIG_PAGES, f"all {BIG_PAGES} pages drawn: {pages}")
         check(not blank(driver.find_element(By.ID, "graph").screenshot_as_png), "and the large graph is drawn")
