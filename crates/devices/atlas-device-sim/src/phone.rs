@@ -1048,7 +1048,10 @@ impl Phone {
             self.app.transitions.get(&key).cloned()
         });
         self.record(json!({"action": "type", "text": text, "field": field, "screen": from, "to": recorded.as_deref().unwrap_or(&from)}));
-        if let Some(to) = recorded {
+        // A screen the recording reached by this typing shows what the recording shows there,
+        // its field's text included.
+        if let Some(to) = recorded.filter(|to| *to != from) {
+            self.fields.forget_focused_text();
             self.go(to);
         }
     }

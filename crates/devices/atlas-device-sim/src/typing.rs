@@ -8,6 +8,9 @@
 //! where two fields of a screen share one), its text lives while its activity is on the screen
 //! or the back stack, and focus moves with the screens ([`Fields::arrive`]).
 //!
+//! A screen the recording reached by a typing shows what the recording shows, its field's text
+//! included: the recording knows that screen better than the rule above.
+//!
 //! Editing is a phone's with the cursor at the end: typing appends; Del takes the last
 //! character; select-all, then Del or typing, replaces everything. A field's recorded text —
 //! a hint such as "Search…", or a name a dialog shows selected — is replaced by the first typing
@@ -126,6 +129,14 @@ impl Fields {
 
     /// Any other key: a selection is let go.
     pub fn other_key(&mut self) {
+        self.all_selected = false;
+    }
+
+    /// Drops what was typed into the focused field: it shows its recorded text again.
+    pub fn forget_focused_text(&mut self) {
+        if let Some(field) = &self.focused {
+            self.texts.remove(field);
+        }
         self.all_selected = false;
     }
 
