@@ -76,17 +76,8 @@ mod tests {
 
     fn link(href: &str) -> Task {
         Task {
-            id: "t".into(),
-            selector: "a".into(),
-            action: "click".into(),
-            parameters: serde_json::json!({ "href": href }),
-            priority: 5,
-            reason: String::new(),
-            is_destructive: false,
-            created_at: String::new(),
-            status: "pending".into(),
-            outcome: None,
             leads_to: Some(crate::template::route_template(href)),
+            ..crate::tasks::pending("a", "click", serde_json::json!({ "href": href }))
         }
     }
 

@@ -154,19 +154,7 @@ mod tests {
     }
 
     fn task(step: &Step) -> Task {
-        Task {
-            id: "t".into(),
-            selector: step.selector.clone(),
-            action: step.action.clone(),
-            parameters: step.parameters.clone(),
-            priority: 5,
-            reason: String::new(),
-            is_destructive: false,
-            created_at: String::new(),
-            status: "pending".into(),
-            outcome: None,
-            leads_to: None,
-        }
+        crate::tasks::pending(&step.selector, &step.action, step.parameters.clone())
     }
 
     fn state(name: &str, url: &str, path: Vec<Step>) -> State {

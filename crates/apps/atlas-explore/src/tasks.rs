@@ -144,6 +144,24 @@ pub fn recover(files: &dyn Files) -> Result<usize, StoreError> {
     Ok(back)
 }
 
+/// A pending task of `action` on `selector`, for tests.
+#[cfg(test)]
+pub(crate) fn pending(selector: &str, action: &str, parameters: serde_json::Value) -> Task {
+    Task {
+        id: "t".into(),
+        selector: selector.into(),
+        action: action.into(),
+        parameters,
+        priority: 5,
+        reason: String::new(),
+        is_destructive: false,
+        created_at: String::new(),
+        status: "pending".into(),
+        outcome: None,
+        leads_to: None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
