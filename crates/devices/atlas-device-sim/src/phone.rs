@@ -1019,10 +1019,8 @@ impl Phone {
                 let text = text.join(" ");
                 self.type_text(&text);
             }
-            ("ADB_CLEAR_TEXT", _) => {
-                if self.fields.clear_focused() {
-                    self.record(json!({"action": "clear", "screen": self.current}));
-                }
+            ("ADB_CLEAR_TEXT", _) if self.fields.clear_focused() => {
+                self.record(json!({"action": "clear", "screen": self.current}));
             }
             _ => {}
         }

@@ -6,6 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use atlas_device::{Device, DeviceError, Key, Point};
 use atlas_device_sim::app::Trigger;
+use atlas_device_sim::typing::Bounds;
 use atlas_device_sim::{Phone, RecordedApp};
 
 /// The DroidTask apps' recordings folder, or `app`'s recording in it; none (the test is skipped)
@@ -180,7 +181,7 @@ fn typing_on_the_screen_a_tap_opened_shows_in_its_focused_field() {
                 .find(|v| v.is_shown() && v.editable && v.focused)
                 .and_then(|v| v.bounds)
         };
-        let taps: Vec<(String, [[i64; 2]; 2], String, [[i64; 2]; 2])> = app
+        let taps: Vec<(String, Bounds, String, Bounds)> = app
             .transitions
             .iter()
             .filter_map(|((from, trigger), to)| match trigger {
