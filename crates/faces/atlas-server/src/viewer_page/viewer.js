@@ -48,7 +48,7 @@ const WORDS = {
     wayRecord: (w) => `确认 ${w.confirmed} 次（本版本 ${w.confirmed_here}）· 重放经过 ${w.passed} · 偏离 ${w.parted} · 置信度 ${percent(w.confidence)}`,
     wayReplays: "下次直接重放", wayHeld: (why) => `暂不重放：${why}`, wayDoubted: (n) => `从第 ${n} 步起存疑`,
     showWay: "在图中显示", forgetHint: (app, key) => `忘记这条路径：atlas forget-way ${app} ${key}（或 forget_way 工具）`,
-    canvasNote: "此浏览器没有 WebGL：图用较慢的 2D 画布绘制",
+    canvasNote: "此浏览器没有 WebGL：图用 2D 画布绘制（比有 GPU 的 WebGL 慢）",
   },
   en: {
     skip: "Skip to content", title: "Atlas graph viewer", chat: "Business graph chat", testRuns: "Test runs", apps: "Apps", app: "App",
@@ -88,7 +88,7 @@ const WORDS = {
     wayRecord: (w) => `confirmed ${w.confirmed} (this version ${w.confirmed_here}) · replays passed ${w.passed} · parted ${w.parted} · confidence ${percent(w.confidence)}`,
     wayReplays: "replayed on the next run", wayHeld: (why) => `not replayed: ${why}`, wayDoubted: (n) => `doubted from step ${n}`,
     showWay: "Show on the graph", forgetHint: (app, key) => `To forget it: atlas forget-way ${app} ${key} (or the forget_way tool)`,
-    canvasNote: "This browser has no WebGL: the graph is drawn on a slower 2D canvas",
+    canvasNote: "This browser has no WebGL: the graph is drawn on a 2D canvas (slower than WebGL on a GPU)",
   },
 };
 let lang = localStorage.getItem("atlas-lang") || "zh";
