@@ -167,7 +167,7 @@ if __name__ == "__main__":
         url = python_str(&state.url),
         start = python_str(start),
         fingerprint = python_str(&state.fingerprint),
-        password = python_str(crate::safety::TEST_PASSWORD),
+        password = python_str(crate::test_values::TEST_PASSWORD),
     );
     write(state, &format!("scripts/nav_{slug}.py"), script.as_bytes())
 }

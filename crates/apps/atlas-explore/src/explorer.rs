@@ -91,7 +91,7 @@ pub(crate) struct Saved {
     /// The last run ended (rather than being stopped): the next one re-explores.
     #[serde(default)]
     pub(crate) ended: bool,
-    /// The forms and buttons queued so far, by what they do ([`crate::release::task_key`]):
+    /// The forms and buttons queued so far, by what they do ([`crate::tasks::task_key`]):
     /// a form the site shows on many pages (a search in the header) is filled once, and a
     /// button it shows on many pages (a menu, "collapse all") clicked once, not once a page —
     /// else every page would have its twin with the menu open.
@@ -217,10 +217,10 @@ impl Shared {
 
     /// What a sign-in's password field gets: the credentials' password, else a test value.
     pub(crate) fn password(&self) -> String {
-        self.options
-            .credentials
-            .as_ref()
-            .map_or_else(|| safety::TEST_PASSWORD.to_string(), |(_, p)| p.clone())
+        self.options.credentials.as_ref().map_or_else(
+            || crate::test_values::TEST_PASSWORD.to_string(),
+            |(_, p)| p.clone(),
+        )
     }
 
     pub(crate) fn in_scope(&self, url: &str) -> bool {
@@ -497,7 +497,7 @@ impl Shared {
         if expanded {
             let mut found = candidate_tasks(snap, self, &mut f.saved.next_task);
             let site_wide = &mut f.saved.site_wide;
-            found.retain(|t| !is_site_wide(t) || site_wide.insert(crate::release::task_key(t)));
+            found.retain(|t| !is_site_wide(t) || site_wide.insert(crate::tasks::task_key(t)));
             for task in &found {
                 tasks::add(&*files, task)?;
             }
@@ -684,7 +684,7 @@ impl Shared {
             if field["prefilled"] == true {
                 continue;
             }
-            let other = safety::other_test_value(
+            let other = crate::test_values::other_test_value(
                 field["type"].as_str().unwrap_or_default(),
                 field["name"].as_str().unwrap_or_default(),
             );
@@ -938,7 +938,7 @@ impl Shared {
         let reported = reported?;
         let mut f = self.frontier.lock();
         f.transitions += 1;
-        let key = crate::release::task_key(task);
+        let key = crate::tasks::task_key(task);
         let edges = &mut f.saved.states[from].edges;
         edges.retain(|e| e.key != key);
         edges.push(crate::state::Edge {
@@ -1013,7 +1013,7 @@ pub(crate) async fn perform(
                 let kind = field["type"].as_str().unwrap_or("text");
                 let value = match field["secret"] == true {
                     true if sign_in => password,
-                    true => safety::TEST_PASSWORD,
+                    true => crate::test_values::TEST_PASSWORD,
                     false => field["value"].as_str().unwrap_or_default(),
                 };
                 if !tab.fill(sel, kind, value).await? {
@@ -1143,7 +1143,7 @@ pub(crate) fn candidate_tasks(snap: &Snapshot, shared: &Shared, next: &mut u64) 
                 } else if f.prefilled {
                     serde_json::json!({"selector": f.selector, "type": f.kind, "name": f.name, "value": "", "prefilled": true})
                 } else {
-                    serde_json::json!({"selector": f.selector, "type": f.kind, "name": f.name, "value": safety::test_value(f, credentials)})
+                    serde_json::json!({"selector": f.selector, "type": f.kind, "name": f.name, "value": crate::test_values::test_value(&f.kind, &f.name, f.min.as_deref(), credentials)})
                 }
             })
             .collect();
@@ -1315,7 +1315,7 @@ pub async fn explore(
             f.saved.version = given;
             false
         } else {
-            crate::release::is_release(f.saved.version.as_deref(), f.saved.ended, given.as_deref())
+            crate::state::is_release(f.saved.version.as_deref(), f.saved.ended, given.as_deref())
         }
     };
     let policy = crate::guard::Policy {

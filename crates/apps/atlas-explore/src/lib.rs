@@ -37,6 +37,7 @@ pub mod snapshot;
 mod state;
 pub mod tasks;
 pub mod template;
+pub mod test_values;
 
 pub use explorer::{ExploreOptions, Graph, Progress, explore, start_address};
 pub use state::{ExploreReport, PageFiles, State, Step};

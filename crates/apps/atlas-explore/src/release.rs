@@ -7,7 +7,7 @@
 //! its identity, and what it shows now is the release's face of it); a state no way reaches any
 //! more is gone (marked, never deleted). Then only what is new is acted on: an action still on
 //! its page that sends what it sent (the same link target, the same form's fields and address:
-//! [`task_key`]) is not taken again and its transition is marked seen, while every action a page
+//! [`crate::tasks::task_key`]) is not taken again and its transition is marked seen, while every action a page
 //! did not have before is queued as in a first exploration.
 //!
 //! Key design decision: **the known states are the plan.** A first exploration spends most of its
@@ -22,50 +22,12 @@ use atlas_api::versions::{RecordAppVersionRequest, VersionSource};
 
 use crate::ExploreError;
 use crate::browser::Tab;
-use crate::explorer::{Shared, candidate_tasks, perform};
+use crate::explorer::{Saved, Shared, candidate_tasks, perform};
 use crate::routes::Route;
 use crate::snapshot::Snapshot;
 use crate::state::{ReleaseReport, State};
-use crate::tasks::{self, Place, Task};
+use crate::tasks::{self, Place, Task, task_key};
 use crate::template::normalize_url;
-
-/// What identifies a task across releases: its action, its label, and what it sends — where a
-/// link leads, where a form posts with which fields — else its element. Two releases' tasks of
-/// one key do the same thing, so the outcome known of one is the other's: a link moved elsewhere
-/// on the page, or a page around a form that changed, leaves it the same.
-pub(crate) fn task_key(task: &Task) -> String {
-    action_key(&task.action, &task.selector, &task.parameters)
-}
-
-/// The key of an action (a task, or a step of a recorded way) across releases: see
-/// [`task_key`].
-pub(crate) fn action_key(action: &str, selector: &str, p: &serde_json::Value) -> String {
-    let label = p["label"].as_str().unwrap_or_default();
-    let place = match (p["href"].as_str(), p["fields"].as_array()) {
-        (Some(href), _) => normalize_url(href),
-        (None, Some(fields)) => {
-            // Fields by the names they are sent under: their selectors are the page's layout.
-            let mut sent: Vec<String> = fields
-                .iter()
-                .map(|f| {
-                    format!(
-                        "{}:{}",
-                        f["name"].as_str().unwrap_or_default(),
-                        f["type"].as_str().unwrap_or_default()
-                    )
-                })
-                .collect();
-            sent.sort();
-            format!(
-                "{} {}",
-                p["action"].as_str().map(normalize_url).unwrap_or_default(),
-                sent.join(",")
-            )
-        }
-        (None, None) => selector.to_string(),
-    };
-    format!("{action}\u{1f}{label}\u{1f}{place}")
-}
 
 /// What a visit found of a known state.
 enum Found {
@@ -174,44 +136,14 @@ impl Shared {
     /// (`record_app_version`: what was seen, what is gone), keeps what changed pages show, and
     /// queues the actions to take: those no page of the site sent before from where it is.
     pub(crate) async fn check_release(&self, tab: &Tab) -> Result<ReleaseReport, ExploreError> {
-        let count = self.frontier.lock().saved.states.len();
-        let mut found = Vec::with_capacity(count);
-        let mut signed_in = false;
-        for index in 0..count {
-            let gone_before = self.frontier.lock().saved.states[index].gone;
-            found.push(if gone_before {
-                Found::Gone
-            } else {
-                self.revisit(tab, index, &mut signed_in).await?
-            });
-        }
+        let found = self.revisit_all(tab).await?;
         let t = std::time::Instant::now();
         let (previous, noticed) = {
             let f = self.frontier.lock();
             (f.saved.version.clone(), f.saved.noticed)
         };
         let states: Vec<State> = self.frontier.lock().saved.states.clone();
-        let changes = states.iter().zip(&found).any(|(s, v)| match v {
-            Found::Changed(..) => true,
-            Found::Gone => !s.gone,
-            Found::Same(_) => false,
-        });
-        // The release's name: the one given, else the one the site names (the start page's
-        // first), else a new one the graph starts where the site changed, else the version the
-        // states were explored in.
-        let named = found.iter().find_map(|now| match now {
-            Found::Same(snap) | Found::Changed(snap, _) => snap.version_hints.version(),
-            Found::Gone => None,
-        });
-        let (version, source) = match (&self.options.app_version, named, &previous) {
-            (Some(given), _, _) => (given.clone(), VersionSource::User),
-            (None, Some(named), _) => (named, VersionSource::Site),
-            (None, None, Some(before)) if !changes => (before.clone(), VersionSource::Noticed),
-            (None, None, _) => (
-                atlas_model::versions::noticed_version(noticed as usize + 1),
-                VersionSource::Noticed,
-            ),
-        };
+        let (version, source) = self.release_version(&states, &found, previous.as_ref(), noticed);
         let mut report = ReleaseReport {
             version: version.clone(),
             previous: previous.clone(),
@@ -256,33 +188,11 @@ impl Shared {
                     snap
                 }
             };
-            if !state.expanded {
-                continue;
-            }
-            let files = state.files.get()?;
-            let done: Vec<Task> = tasks::read(files, Place::Completed)?;
-            let candidates = candidate_tasks(&snap, self, &mut next_task);
-            offered.insert(index, candidates.clone());
-            let present: HashSet<String> = candidates.iter().map(task_key).collect();
-            // An action still there does what it did (its key says what it sends), and where it
-            // led is checked on its own; one no longer there is gone with its transition.
-            for edge in &state.edges {
-                if !present.contains(&edge.key) || gone_ids.contains(edge.to.as_str()) {
-                    mark.gone_transitions.push(edge.transition_id.clone());
-                } else {
-                    mark.seen_transitions.push(edge.transition_id.clone());
-                }
-            }
-            let known: HashSet<String> = done.iter().map(task_key).collect();
-            for old in tasks::read(files, Place::Todos)? {
-                tasks::discard(files, Place::Todos, &old.id)?;
-            }
-            for task in candidates {
-                if known.contains(&task_key(&task)) {
-                    continue;
-                }
-                tasks::add(files, &task)?;
-                queued.push((index, task));
+            if state.expanded {
+                let (candidates, new) =
+                    self.requeue(state, &snap, &gone_ids, &mut mark, &mut next_task)?;
+                offered.insert(index, candidates);
+                queued.extend(new.into_iter().map(|task| (index, task)));
             }
         }
         self.graph(move |g| g.ask::<tools::RecordAppVersion>(&mark))
@@ -295,7 +205,118 @@ impl Shared {
             .and_then(|tasks| tasks.iter().find(|t| t.parameters["sign_in"] == true));
         let ways = crate::routes::check(&states, &reached, &offered, sign_in);
         let mut f = self.frontier.lock();
-        let saved = &mut f.saved;
+        self.follow_ways(&mut f.saved, ways, &mut report)?;
+        f.queue = queued;
+        f.saved.next_task = next_task;
+        for state in &mut f.saved.states {
+            state.gone = gone_ids.contains(state.page_id.as_str());
+        }
+        if f.saved.version.as_deref() != Some(version.as_str()) {
+            if source == VersionSource::Noticed {
+                f.saved.noticed += 1;
+            }
+            f.saved.version = Some(version);
+        }
+        f.saved.ended = false;
+        self.persist(&f)?;
+        drop(f);
+        *self.atlas_time.lock() += t.elapsed();
+        Ok(report)
+    }
+
+    /// Every known state visited again, in order (one already gone stays gone, unvisited).
+    async fn revisit_all(&self, tab: &Tab) -> Result<Vec<Found>, ExploreError> {
+        let count = self.frontier.lock().saved.states.len();
+        let mut found = Vec::with_capacity(count);
+        let mut signed_in = false;
+        for index in 0..count {
+            let gone_before = self.frontier.lock().saved.states[index].gone;
+            found.push(if gone_before {
+                Found::Gone
+            } else {
+                self.revisit(tab, index, &mut signed_in).await?
+            });
+        }
+        Ok(found)
+    }
+
+    /// The release's name and where it comes from: the one given, else the one the site names
+    /// (the start page's first), else a new one the graph starts where the site changed, else
+    /// the version the states were explored in.
+    fn release_version(
+        &self,
+        states: &[State],
+        found: &[Found],
+        previous: Option<&String>,
+        noticed: u32,
+    ) -> (String, VersionSource) {
+        let changes = states.iter().zip(found).any(|(s, v)| match v {
+            Found::Changed(..) => true,
+            Found::Gone => !s.gone,
+            Found::Same(_) => false,
+        });
+        let named = found.iter().find_map(|now| match now {
+            Found::Same(snap) | Found::Changed(snap, _) => snap.version_hints.version(),
+            Found::Gone => None,
+        });
+        match (&self.options.app_version, named, previous) {
+            (Some(given), _, _) => (given.clone(), VersionSource::User),
+            (None, Some(named), _) => (named, VersionSource::Site),
+            (None, None, Some(before)) if !changes => (before.clone(), VersionSource::Noticed),
+            (None, None, _) => (
+                atlas_model::versions::noticed_version(noticed as usize + 1),
+                VersionSource::Noticed,
+            ),
+        }
+    }
+
+    /// A state the release still shows, its actions sorted: each transition it had is seen (the
+    /// action is still there, and its target not gone) or gone, in `mark`; the actions it offers
+    /// now (returned first) and those of them to take (second: none it took before, by what
+    /// they send), queued in its folder in place of what was waiting there.
+    fn requeue(
+        &self,
+        state: &State,
+        snap: &Snapshot,
+        gone_ids: &HashSet<&str>,
+        mark: &mut RecordAppVersionRequest,
+        next_task: &mut u64,
+    ) -> Result<(Vec<Task>, Vec<Task>), ExploreError> {
+        let files = state.files.get()?;
+        let done: Vec<Task> = tasks::read(files, Place::Completed)?;
+        let candidates = candidate_tasks(snap, self, next_task);
+        let present: HashSet<String> = candidates.iter().map(task_key).collect();
+        // An action still there does what it did (its key says what it sends), and where it
+        // led is checked on its own; one no longer there is gone with its transition.
+        for edge in &state.edges {
+            if !present.contains(&edge.key) || gone_ids.contains(edge.to.as_str()) {
+                mark.gone_transitions.push(edge.transition_id.clone());
+            } else {
+                mark.seen_transitions.push(edge.transition_id.clone());
+            }
+        }
+        let known: HashSet<String> = done.iter().map(task_key).collect();
+        for old in tasks::read(files, Place::Todos)? {
+            tasks::discard(files, Place::Todos, &old.id)?;
+        }
+        let mut queued = Vec::new();
+        for task in &candidates {
+            if !known.contains(&task_key(task)) {
+                tasks::add(files, task)?;
+                queued.push(task.clone());
+            }
+        }
+        Ok((candidates, queued))
+    }
+
+    /// Each state's way from the start as the release left it ([`crate::routes::check`]): kept,
+    /// repaired or replaced (its nav script written again), or lost; counted in `report`.
+    fn follow_ways(
+        &self,
+        saved: &mut Saved,
+        ways: Vec<Route>,
+        report: &mut ReleaseReport,
+    ) -> Result<(), ExploreError> {
         for (index, way) in ways.into_iter().enumerate() {
             let state = &mut saved.states[index];
             let path = match way {
@@ -320,25 +341,7 @@ impl Shared {
             state.path = path;
             crate::artifacts::write_nav_script(state, &saved.start)?;
         }
-        f.queue = queued;
-        f.saved.next_task = next_task;
-        for (state, gone) in f.saved.states.iter_mut().map(|s| {
-            let gone = gone_ids.contains(s.page_id.as_str());
-            (s, gone)
-        }) {
-            state.gone = gone;
-        }
-        if f.saved.version.as_deref() != Some(version.as_str()) {
-            if source == VersionSource::Noticed {
-                f.saved.noticed += 1;
-            }
-            f.saved.version = Some(version);
-        }
-        f.saved.ended = false;
-        self.persist(&f)?;
-        drop(f);
-        *self.atlas_time.lock() += t.elapsed();
-        Ok(report)
+        Ok(())
     }
 
     /// Keeps what a changed page shows now under its known name (its identity), and its state's
@@ -377,11 +380,4 @@ impl Shared {
         kept.url = snap.url.clone();
         Ok(())
     }
-}
-
-/// Whether a run over saved states re-explores them as a release (rather than resuming a run
-/// that was stopped): the run before it ended, or the version given is not the one they were
-/// explored in.
-pub(crate) fn is_release(saved_version: Option<&str>, ended: bool, given: Option<&str>) -> bool {
-    ended || given.is_some_and(|g| saved_version != Some(g))
 }

@@ -3,7 +3,7 @@
 //! GUI test's steps.
 //!
 //! A step is the same action on the new release when the page it was taken on still offers an
-//! action that sends what it sent ([`crate::release::action_key`]: a link's target, a form's
+//! action that sends what it sent ([`crate::tasks::action_key`]: a link's target, a form's
 //! address and field names): then only its locators may have moved, and the step takes the new
 //! ones (the values it typed kept). Checking this on the pages the re-exploration has already
 //! read costs no browser time; the release test replays the scripts in Playwright to see that
@@ -13,9 +13,9 @@
 
 use std::collections::HashMap;
 
-use crate::release::{action_key, task_key};
 use crate::state::{State, Step};
 use crate::tasks::Task;
+use crate::tasks::{action_key, task_key};
 
 /// What a new release did to a state's recorded way.
 #[derive(Debug, Clone, PartialEq)]

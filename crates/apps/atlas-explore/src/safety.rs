@@ -1,4 +1,4 @@
-//! What the explorer must not press, and what it types.
+//! What the explorer must not press (what it types is [`crate::test_values`]).
 //!
 //! An action is destructive when its words say it destroys, pays, orders, sends or leaves (in its
 //! text, its attributes or its address: verbs, so "My orders" is explored and "Cancel order" is
@@ -13,7 +13,7 @@
 //! These words are the second line. The first is the network guard ([`crate::guard`]): whatever a
 //! page's scripts do, no request but GET and HEAD leaves the browser while exploring.
 
-use crate::snapshot::{Button, Field, Form, Link};
+use crate::snapshot::{Button, Form, Link};
 use atlas_text::says_irreversible as says_destructive;
 
 /// The path and query of an address, as words (`/+delete/Page`, `?do=destroy`, `/logout`).
@@ -73,88 +73,10 @@ pub fn is_search(form: &Form) -> bool {
         })
 }
 
-/// The password typed where no credentials were given.
-pub const TEST_PASSWORD: &str = "Explorer#2026";
-
-/// What to type into a field, by its type (and, for text, its name): values a form accepts.
-pub fn test_value(field: &Field, credentials: Option<(&str, &str)>) -> String {
-    let name = field.name.to_lowercase();
-    match field.kind.as_str() {
-        "email" => "explorer@example.com".into(),
-        "number" | "range" => field
-            .min
-            .clone()
-            .filter(|m| !m.is_empty())
-            .unwrap_or_else(|| "1".into()),
-        "date" => "2026-01-31".into(),
-        "time" => "12:00".into(),
-        "datetime-local" => "2026-01-31T12:00".into(),
-        "month" => "2026-01".into(),
-        "week" => "2026-W05".into(),
-        "tel" => "13800000000".into(),
-        "url" => "https://example.com/".into(),
-        "color" => "#336699".into(),
-        "password" => credentials.map_or(TEST_PASSWORD.into(), |(_, p)| p.to_string()),
-        // A search is typed in Chinese: the text that needs care (input methods, fonts) is the
-        // text to try.
-        "search" => "测试".into(),
-        _ if matches!(
-            name.as_str(),
-            "q" | "query" | "search" | "keyword" | "wd" | "kw"
-        ) =>
-        {
-            "测试".into()
-        }
-        _ if name.contains("mail") => "explorer@example.com".into(),
-        _ if ["user", "login", "account", "name"]
-            .iter()
-            .any(|w| name.contains(w)) =>
-        {
-            credentials.map_or("explorer".into(), |(u, _)| u.to_string())
-        }
-        _ => "test".into(),
-    }
-}
-
-/// A value the explorer types (its test values and second values): where a page's address
-/// carries one, the explorer put it there, and it names no kind of page.
-pub fn typed_by_explorer(value: &str) -> bool {
-    [
-        "test",
-        "测试",
-        "a",
-        "1",
-        "0",
-        "explorer",
-        "explorer@example.com",
-        "13800000000",
-        "https://example.com/",
-        "#336699",
-        TEST_PASSWORD,
-    ]
-    .contains(&value)
-}
-
-/// A second value for a field whose first fill found nothing: a single letter for a search
-/// (most texts hold one) and a number for other text (most ids and counts are one); none for a
-/// field whose value its type fixes (a date, an e-mail address).
-pub fn other_test_value(kind: &str, name: &str) -> Option<String> {
-    let search = kind == "search"
-        || matches!(
-            name.to_lowercase().as_str(),
-            "q" | "query" | "search" | "keyword" | "wd" | "kw"
-        );
-    match kind {
-        _ if search => Some("a".into()),
-        "text" | "textarea" | "" => Some("1".into()),
-        "number" | "range" => Some("0".into()),
-        _ => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::snapshot::Field;
 
     fn link(text: &str, href: &str) -> Link {
         Link {
@@ -253,10 +175,5 @@ mod tests {
         ));
         let search = form("get", vec![field("q", "search")]);
         assert!(is_search(&search) && !form_is_destructive(&search, start));
-        assert_eq!(test_value(&field("when", "date"), None), "2026-01-31");
-        assert_eq!(
-            test_value(&field("username", "text"), Some(("ann", "pw"))),
-            "ann"
-        );
     }
 }

@@ -264,3 +264,10 @@ impl std::fmt::Debug for PageFiles {
         })
     }
 }
+
+/// Whether a run over saved states re-explores them as a release (rather than resuming a run
+/// that was stopped): the run before it ended, or the version given is not the one they were
+/// explored in.
+pub(crate) fn is_release(saved_version: Option<&str>, ended: bool, given: Option<&str>) -> bool {
+    ended || given.is_some_and(|g| saved_version != Some(g))
+}

@@ -13,6 +13,8 @@ use atlas_store::StoreError;
 use atlas_store::files::Files;
 use serde::{Deserialize, Serialize};
 
+use crate::template::normalize_url;
+
 /// One candidate action of a state.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Task {
@@ -45,6 +47,44 @@ pub struct Task {
     /// waits behind those that may lead to a new one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub leads_to: Option<String>,
+}
+
+/// What identifies a task across releases: its action, its label, and what it sends — where a
+/// link leads, where a form posts with which fields — else its element. Two releases' tasks of
+/// one key do the same thing, so the outcome known of one is the other's: a link moved elsewhere
+/// on the page, or a page around a form that changed, leaves it the same.
+pub(crate) fn task_key(task: &Task) -> String {
+    action_key(&task.action, &task.selector, &task.parameters)
+}
+
+/// The key of an action (a task, or a step of a recorded way) across releases: see
+/// [`task_key`].
+pub(crate) fn action_key(action: &str, selector: &str, p: &serde_json::Value) -> String {
+    let label = p["label"].as_str().unwrap_or_default();
+    let place = match (p["href"].as_str(), p["fields"].as_array()) {
+        (Some(href), _) => normalize_url(href),
+        (None, Some(fields)) => {
+            // Fields by the names they are sent under: their selectors are the page's layout.
+            let mut sent: Vec<String> = fields
+                .iter()
+                .map(|f| {
+                    format!(
+                        "{}:{}",
+                        f["name"].as_str().unwrap_or_default(),
+                        f["type"].as_str().unwrap_or_default()
+                    )
+                })
+                .collect();
+            sent.sort();
+            format!(
+                "{} {}",
+                p["action"].as_str().map(normalize_url).unwrap_or_default(),
+                sent.join(",")
+            )
+        }
+        (None, None) => selector.to_string(),
+    };
+    format!("{action}\u{1f}{label}\u{1f}{place}")
 }
 
 /// Where a task file is.

@@ -283,7 +283,8 @@ pub fn route_template(raw: &str) -> String {
         .query_pairs()
         .filter(|(k, _)| !is_list_control(k))
         .map(|(k, v)| {
-            if MODE_NAMES.contains(&bare(&k).as_str()) && !crate::safety::typed_by_explorer(&v) {
+            if MODE_NAMES.contains(&bare(&k).as_str()) && !crate::test_values::typed_by_explorer(&v)
+            {
                 format!("{k}={v}")
             } else {
                 numbered(&k)
