@@ -198,25 +198,29 @@ fn checks_step(
     })
 }
 
-/// The id of the remembered trace of one session for one intent.
-fn trace_id(app_id: &str, session: &str, intent: &str) -> String {
-    intent_id(app_id, &format!("trace\u{1f}{session}\u{1f}{intent}"))
+/// A `report_transition` call, checked: its action, latency, failure reason and version, and
+/// when it came (written out only where a whole entity is: a known edge's report keeps the
+/// number).
+struct ReportedStep {
+    action: Action,
+    latency: Option<u64>,
+    reason: String,
+    version: Option<String>,
+    added: Counts,
+    at: i64,
 }
 
-impl Atlas {
-    /// Seed 000 §2.1 `report_transition`.
-    pub async fn report_transition(
-        &self,
-        req: ReportTransitionRequest,
-    ) -> Result<ReportTransitionResponse> {
+impl ReportedStep {
+    /// Refuses the report, changing nothing, when a field is not what seed 000 allows.
+    fn checked(req: &ReportTransitionRequest) -> Result<ReportedStep> {
         validate_text("from_page", &req.from_page, true)?;
         validate_text("to_page", &req.to_page, true)?;
         let action = Action {
             action_type: req.action.action_type.trim().to_string(),
-            widget_id: req.action.widget.unwrap_or_default(),
-            widget_text: req.action.widget_text.unwrap_or_default(),
-            widget_xpath: req.action.widget_xpath.unwrap_or_default(),
-            input_text: req.action.input_text.unwrap_or_default(),
+            widget_id: req.action.widget.clone().unwrap_or_default(),
+            widget_text: req.action.widget_text.clone().unwrap_or_default(),
+            widget_xpath: req.action.widget_xpath.clone().unwrap_or_default(),
+            input_text: req.action.input_text.clone().unwrap_or_default(),
         };
         check_action(&action, true)?;
         let latency = match req.latency_ms {
@@ -229,7 +233,7 @@ impl Atlas {
                 ));
             }
         };
-        let reason = req.reason.unwrap_or_default();
+        let reason = req.reason.clone().unwrap_or_default();
         validate_text("reason", &reason, false)?;
         for (field, value) in [
             ("app_id", &req.app_id),
@@ -241,13 +245,41 @@ impl Atlas {
             }
         }
         let version = crate::versions::version_named("app_version", req.app_version.as_deref())?;
-        let at = atlas_model::unix_seconds_now();
-        // Written out only where a whole entity is: a known edge's report keeps the number.
-        let now = || atlas_model::rfc3339_of_seconds(at);
+        Ok(ReportedStep {
+            added: counts_of(u64::from(req.success), u64::from(!req.success), latency),
+            action,
+            latency,
+            reason,
+            version,
+            at: atlas_model::unix_seconds_now(),
+        })
+    }
+
+    /// The version the step was seen in: a successful step's.
+    fn seen_in(&self, req: &ReportTransitionRequest) -> Option<&str> {
+        self.version.as_deref().filter(|_| req.success)
+    }
+
+    fn now(&self) -> String {
+        atlas_model::rfc3339_of_seconds(self.at)
+    }
+}
+
+/// The id of the remembered trace of one session for one intent.
+fn trace_id(app_id: &str, session: &str, intent: &str) -> String {
+    intent_id(app_id, &format!("trace\u{1f}{session}\u{1f}{intent}"))
+}
+
+impl Atlas {
+    /// Seed 000 §2.1 `report_transition`.
+    pub async fn report_transition(
+        &self,
+        req: ReportTransitionRequest,
+    ) -> Result<ReportTransitionResponse> {
+        let step = ReportedStep::checked(&req)?;
         let (response, app_id, report) = self
             .commit_with(|state| {
-                let added = counts_of(u64::from(req.success), u64::from(!req.success), latency);
-                let (app, edge) = find_edge(state, &req.from_page, &action, &req.to_page)?;
+                let (app, edge) = find_edge(state, &req.from_page, &step.action, &req.to_page)?;
                 if let Some(app_id) = req.app_id.as_deref().filter(|a| !a.is_empty())
                     && app_id != app.app_id()
                 {
@@ -258,49 +290,8 @@ impl Atlas {
                         app.app_id()
                     )));
                 }
-                let reason = (!req.success && !reason.is_empty()).then(|| reason.clone());
-                // The record, its edge's id and counters after the report, and whether the edge
-                // was there before.
-                // A step in a version the edge was not seen in (or after it was found gone)
-                // writes the edge whole, its versions with it.
-                let seen_in = version.as_deref().filter(|_| req.success);
-                let marks_version = |edge: &TransitionRef<'_>| {
-                    seen_in
-                        .is_some_and(|v| edge.is_gone() || !edge.seen_in().iter().any(|s| s == v))
-                };
-                let (counted, transition_id, counts, updated) = match edge {
-                    // A known edge: its counters grow in place, and only their growth is written.
-                    Some(edge) if self.store.takes_added() && !marks_version(&edge) => {
-                        let mut counts = edge.counts();
-                        counts.add(added);
-                        let id = edge.transition_id().to_string();
-                        let record = Record::Added(Added {
-                            app_id: app.app_id().to_string(),
-                            transition_id: id.clone(),
-                            added,
-                            reason,
-                            at,
-                        });
-                        (record, id, counts, true)
-                    }
-                    edge => {
-                        let updated = edge.is_some();
-                        let (from, to) = (&req.from_page, &req.to_page);
-                        let mut t = counted(app, edge, from, action.clone(), to, added, &now());
-                        if let Some(reason) = reason {
-                            t.last_failure_reason = reason;
-                        }
-                        if let Some(version) = seen_in {
-                            t.saw(version);
-                        }
-                        let (id, counts) = (t.transition_id.clone(), Counts::of(&t));
-                        let record = Record::Counted {
-                            transition: t,
-                            added,
-                        };
-                        (record, id, counts, updated)
-                    }
-                };
+                let (counted, transition_id, counts, updated) =
+                    self.count_step(app, edge, &req, &step);
                 let response = ReportTransitionResponse {
                     success: true,
                     transition_id: transition_id.clone(),
@@ -308,12 +299,12 @@ impl Atlas {
                     stats: stats_of(&counts),
                 };
                 let report = Reported {
-                    at,
+                    at: step.at,
                     transition_id,
-                    added,
+                    added: step.added,
                 };
                 let mut records = vec![counted];
-                if let Some(version) = seen_in {
+                if let Some(version) = step.seen_in(&req) {
                     // The step was seen: so were its pages, and the version.
                     records.extend(app_knowing(
                         &app.app,
@@ -325,49 +316,106 @@ impl Atlas {
                         records.extend(page_seen(app, &req.to_page, version));
                     }
                 }
-                if let (Some(session), Some(intent)) = (
-                    req.session_id.as_deref().filter(|s| !s.is_empty()),
-                    req.intent.as_deref().filter(|s| !s.is_empty()),
-                ) {
-                    let trace_id = trace_id(app.app_id(), session, intent);
-                    let trace = app.trace(&trace_id);
-                    let step = TraceStep {
-                        from_page: req.from_page.clone(),
-                        to_page: req.to_page.clone(),
-                        action: action.clone(),
-                        success: req.success,
-                        latency_ms: latency.unwrap_or(0),
-                    };
-                    // A session past its bounds stops growing; its reports still count.
-                    let room = trace.is_none_or(|t| {
-                        t.steps.len() < MAX_TRACE_STEPS
-                            && atlas_model::json_size(t) + atlas_model::json_size(&step)
-                                < MAX_TRACE_BYTES
-                    });
-                    let stepped = Stepped {
-                        app_id: app.app_id().to_string(),
-                        trace_id,
-                        session_id: session.to_string(),
-                        intent: intent.to_string(),
-                        step: room.then_some(step),
-                        checks: vec![],
-                        app_version: None,
-                        at: now(),
-                    };
-                    // Only the step where the store replays it once, else the trace whole.
-                    records.push(if self.store.takes_steps() {
-                        Record::Stepped(stepped)
-                    } else {
-                        let mut whole = trace.cloned().unwrap_or_else(|| stepped.new_trace());
-                        stepped.apply_to(&mut whole);
-                        Record::Trace(whole)
-                    });
-                }
+                records.extend(self.session_step(app, &req, &step));
                 Ok((records, (response, app.app_id().to_string(), report)))
             })
             .await?;
         self.activity.remember(&app_id, report);
         Ok(response)
+    }
+
+    /// The record that counts a reported step on its edge, the edge's id and counters after it,
+    /// and whether the edge was there before. A known edge's counters grow in place and only
+    /// their growth is written; a new edge, or a step in a version the edge was not seen in (or
+    /// after it was found gone), writes the edge whole, its versions with it.
+    fn count_step(
+        &self,
+        app: &AppGraph,
+        edge: Option<TransitionRef<'_>>,
+        req: &ReportTransitionRequest,
+        step: &ReportedStep,
+    ) -> (Record, String, Counts, bool) {
+        let reason = (!req.success && !step.reason.is_empty()).then(|| step.reason.clone());
+        let seen_in = step.seen_in(req);
+        let marks_version = |edge: &TransitionRef<'_>| {
+            seen_in.is_some_and(|v| edge.is_gone() || !edge.seen_in().iter().any(|s| s == v))
+        };
+        match edge {
+            Some(edge) if self.store.takes_added() && !marks_version(&edge) => {
+                let mut counts = edge.counts();
+                counts.add(step.added);
+                let id = edge.transition_id().to_string();
+                let record = Record::Added(Added {
+                    app_id: app.app_id().to_string(),
+                    transition_id: id.clone(),
+                    added: step.added,
+                    reason,
+                    at: step.at,
+                });
+                (record, id, counts, true)
+            }
+            edge => {
+                let updated = edge.is_some();
+                let (from, to) = (&req.from_page, &req.to_page);
+                let now = step.now();
+                let mut t = counted(app, edge, from, step.action.clone(), to, step.added, &now);
+                if let Some(reason) = reason {
+                    t.last_failure_reason = reason;
+                }
+                if let Some(version) = seen_in {
+                    t.saw(version);
+                }
+                let (id, counts) = (t.transition_id.clone(), Counts::of(&t));
+                let record = Record::Counted {
+                    transition: t,
+                    added: step.added,
+                };
+                (record, id, counts, updated)
+            }
+        }
+    }
+
+    /// The step in its session's trace, where the report names a session and an intent: only
+    /// the step where the store replays it once, else the trace whole. A session past its
+    /// bounds stops growing; its reports still count.
+    fn session_step(
+        &self,
+        app: &AppGraph,
+        req: &ReportTransitionRequest,
+        step: &ReportedStep,
+    ) -> Option<Record> {
+        let session = req.session_id.as_deref().filter(|s| !s.is_empty())?;
+        let intent = req.intent.as_deref().filter(|s| !s.is_empty())?;
+        let trace_id = trace_id(app.app_id(), session, intent);
+        let trace = app.trace(&trace_id);
+        let traced = TraceStep {
+            from_page: req.from_page.clone(),
+            to_page: req.to_page.clone(),
+            action: step.action.clone(),
+            success: req.success,
+            latency_ms: step.latency.unwrap_or(0),
+        };
+        let room = trace.is_none_or(|t| {
+            t.steps.len() < MAX_TRACE_STEPS
+                && atlas_model::json_size(t) + atlas_model::json_size(&traced) < MAX_TRACE_BYTES
+        });
+        let stepped = Stepped {
+            app_id: app.app_id().to_string(),
+            trace_id,
+            session_id: session.to_string(),
+            intent: intent.to_string(),
+            step: room.then_some(traced),
+            checks: vec![],
+            app_version: None,
+            at: step.now(),
+        };
+        Some(if self.store.takes_steps() {
+            Record::Stepped(stepped)
+        } else {
+            let mut whole = trace.cloned().unwrap_or_else(|| stepped.new_trace());
+            stepped.apply_to(&mut whole);
+            Record::Trace(whole)
+        })
     }
 
     /// Keeps the graph's answers a session checked (and the app version it runs on) with the

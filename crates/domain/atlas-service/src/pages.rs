@@ -6,6 +6,7 @@ pub use atlas_api::pages::{
     AddPageRequest, AddPageResponse, AvailableActionsRequest, AvailableActionsResponse, Candidate,
     MatchPageRequest, MatchPageResponse, MatchedPage, PageAction, UiHierarchy,
 };
+use atlas_graph::AppGraph;
 use atlas_model::{
     App, AtlasError, Intent, MAX_OTHER_RENDERINGS, Page, PageFace, PageType, Result, VersionSource,
     Versioned, Widget, features_fingerprint, jaccard, keep_face, label_lines, one_rendering,
@@ -436,33 +437,7 @@ impl Atlas {
 
     /// Seed 000 §2.2 `add_page`. Adding an existing page updates it and is not an error.
     pub async fn add_page(&self, mut req: AddPageRequest) -> Result<AddPageResponse> {
-        validate_text("app_id", &req.app_id, true)?;
-        req.ui_hierarchy = req.ui_hierarchy.map(expand_dump).transpose()?;
-        validate_text("page_name", &req.page_name, true)?;
-        validate_web_page(&req)?;
-        let page_type = match req.page_type.as_deref() {
-            None => None,
-            Some(t) => Some(PageType::parse(t).ok_or_else(|| {
-                AtlasError::invalid(
-                    "page_type",
-                    format!(
-                        "page_type must be home, list, detail, form, search or other, got {t:?}"
-                    ),
-                )
-            })?),
-        };
-        let description = req.description.unwrap_or_default();
-        validate_text("description", &description, false)?;
-        for (i, intent) in req.intents.iter().enumerate() {
-            validate_text(&format!("intents[{i}]"), intent, true)?;
-        }
-        if let Some(ui) = &req.ui_hierarchy {
-            validate_widgets(ui)?;
-        }
-        let version = crate::versions::version_named("app_version", req.app_version.as_deref())?;
-        let title = req.title.take().unwrap_or_default();
-        validate_text("title", &title, false)?;
-        let now = atlas_model::now_rfc3339();
+        let update = PageUpdate::checked(&mut req)?;
         let id = page_id(&req.app_id, &req.page_name);
         // The page's texts once written: the request's, over what the page already says.
         let texts = self.read(|g| {
@@ -470,8 +445,8 @@ impl Atlas {
             let mut intents = existing.map(|p| p.intents.clone()).unwrap_or_default();
             crate::add_missing(&mut intents, &req.intents);
             let description = match existing {
-                Some(p) if description.is_empty() => p.description.clone(),
-                _ => description.clone(),
+                Some(p) if update.description.is_empty() => p.description.clone(),
+                _ => update.description.clone(),
             };
             let name = existing.map_or(req.page_name.as_str(), |p| p.page_name.as_str());
             DocTexts::of_page(name, &description, &intents)
@@ -480,7 +455,6 @@ impl Atlas {
         let existed = self
             .commit_embedded(&ready, |state| {
                 let app = state.graph.app(&req.app_id);
-                let mut records = Vec::new();
                 let existing = app.and_then(|a| a.page(&id)).cloned();
                 let existed = existing.is_some();
                 let mut page = existing.unwrap_or_else(|| Page {
@@ -488,103 +462,16 @@ impl Atlas {
                     app_id: req.app_id.clone(),
                     page_name: req.page_name.clone(),
                     page_type: PageType::Other,
-                    description: String::new(),
-                    intents: vec![],
-                    widgets: vec![],
-                    page_structure: String::new(),
                     ordinal: app.map(|a| a.next_ordinal()).unwrap_or(0),
-                    url: String::new(),
-                    fingerprint: String::new(),
-                    created_at: now.clone(),
-                    updated_at: now.clone(),
-                    visited_count: 0,
-                    other_renderings: Vec::new(),
-                    other_rendering_visits: 0,
+                    created_at: update.now.clone(),
+                    updated_at: update.now.clone(),
                     ..Default::default()
                 });
-                if let Some(url) = req.url.as_ref().filter(|u| !u.is_empty()) {
-                    page.url = url.clone();
-                }
-                if let Some(template) = &req.url_template {
-                    page.url_template = template.clone();
-                }
-                if let Some(fp) = &req.dom_fingerprint {
-                    page.fingerprint = fp.clone();
-                }
-                if let Some(t) = page_type {
-                    page.page_type = t;
-                }
-                if !description.is_empty() {
-                    page.description = description.clone();
-                }
-                crate::add_missing(&mut page.intents, &req.intents);
-                if let Some(ui) = &req.ui_hierarchy {
-                    if !ui.widgets.is_empty() {
-                        merge_screen(&mut page, &ui.widgets);
-                    }
-                    if !ui.page_structure.is_empty() {
-                        page.page_structure = ui.page_structure.clone();
-                    }
-                }
-                page.visited_count += 1;
-                page.updated_at = now.clone();
-                if let Some(version) = &version {
-                    page.saw(version);
-                    // A call that shows nothing of the page (a visit counted) keeps its face.
-                    let shown: Vec<&Widget> =
-                        req.ui_hierarchy.iter().flat_map(|ui| &ui.widgets).collect();
-                    if !shown.is_empty() || !title.is_empty() {
-                        let title = if title.is_empty() {
-                            &req.page_name
-                        } else {
-                            &title
-                        };
-                        let texts = shown.iter().filter(|w| !w.is_text_field());
-                        let face = PageFace::of(version, title, texts.map(|w| w.text.as_str()));
-                        keep_face(&mut page.faces, face);
-                    }
-                }
-                let mut app_record = app.map(|a| a.app.clone()).unwrap_or_else(|| App {
-                    app_id: req.app_id.clone(),
-                    home_page: None,
-                    created_at: now.clone(),
-                    updated_at: now.clone(),
-                    ..Default::default()
-                });
-                let becomes_home = page.page_type == PageType::Home
-                    && app_record.home_page.as_deref().is_none_or(|h| {
-                        app.and_then(|a| a.page(h))
-                            .is_none_or(|p| p.page_type != PageType::Home)
-                    });
-                let new_version = version.as_deref().is_some_and(|v| {
-                    crate::versions::with_version(&mut app_record, v, VersionSource::Reported)
-                });
-                if app.is_none() || becomes_home || new_version {
-                    if becomes_home || app_record.home_page.is_none() {
-                        app_record.home_page = Some(id.clone());
-                    }
-                    app_record.updated_at = now.clone();
-                    records.push(Record::App(app_record));
-                }
+                update.apply(&mut page, &req);
+                let mut records = Vec::new();
+                records.extend(update.app_record(app, &page, &req.app_id));
                 records.push(Record::Page(page));
-                for intent in &req.intents {
-                    let intent_id = atlas_model::intent_id(&req.app_id, intent);
-                    let known = app.and_then(|a| a.intent(&intent_id));
-                    let mut intent = Intent {
-                        intent_id,
-                        app_id: req.app_id.clone(),
-                        intent_text: intent.clone(),
-                        target_page: Some(id.clone()),
-                        keywords: vec![],
-                        created_at: now.clone(),
-                        seen_in: known.map(|i| i.seen_in.clone()).unwrap_or_default(),
-                        gone_in: known.and_then(|i| i.gone_in.clone()),
-                    };
-                    if let Some(version) = &version {
-                        intent.saw(version);
-                    }
-                    records.push(Record::Intent(intent));
-                }
+                records.extend(update.intents(app, &req, &id));
                 Ok((records, existed))
             })
             .await?;
@@ -642,4 +529,153 @@ fn validate_web_page(req: &AddPageRequest) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+/// What an `add_page` call changes, checked: its page type, description, version and title, at
+/// one time.
+struct PageUpdate {
+    page_type: Option<PageType>,
+    description: String,
+    version: Option<String>,
+    title: String,
+    now: String,
+}
+
+impl PageUpdate {
+    /// Checks the request (its dump expanded into widgets); refuses it, changing nothing, when
+    /// a field is not what seed 000 allows.
+    fn checked(req: &mut AddPageRequest) -> Result<PageUpdate> {
+        validate_text("app_id", &req.app_id, true)?;
+        req.ui_hierarchy = req.ui_hierarchy.take().map(expand_dump).transpose()?;
+        validate_text("page_name", &req.page_name, true)?;
+        validate_web_page(req)?;
+        let page_type = match req.page_type.as_deref() {
+            None => None,
+            Some(t) => Some(PageType::parse(t).ok_or_else(|| {
+                AtlasError::invalid(
+                    "page_type",
+                    format!(
+                        "page_type must be home, list, detail, form, search or other, got {t:?}"
+                    ),
+                )
+            })?),
+        };
+        let description = req.description.take().unwrap_or_default();
+        validate_text("description", &description, false)?;
+        for (i, intent) in req.intents.iter().enumerate() {
+            validate_text(&format!("intents[{i}]"), intent, true)?;
+        }
+        if let Some(ui) = &req.ui_hierarchy {
+            validate_widgets(ui)?;
+        }
+        let version = crate::versions::version_named("app_version", req.app_version.as_deref())?;
+        let title = req.title.take().unwrap_or_default();
+        validate_text("title", &title, false)?;
+        Ok(PageUpdate {
+            page_type,
+            description,
+            version,
+            title,
+            now: atlas_model::now_rfc3339(),
+        })
+    }
+
+    /// The page as the call leaves it: what it says is set, the screen shown merged, one visit
+    /// more, and (with a version) seen in it with the face it showed there.
+    fn apply(&self, page: &mut Page, req: &AddPageRequest) {
+        if let Some(url) = req.url.as_ref().filter(|u| !u.is_empty()) {
+            page.url = url.clone();
+        }
+        if let Some(template) = &req.url_template {
+            page.url_template = template.clone();
+        }
+        if let Some(fp) = &req.dom_fingerprint {
+            page.fingerprint = fp.clone();
+        }
+        if let Some(t) = self.page_type {
+            page.page_type = t;
+        }
+        if !self.description.is_empty() {
+            page.description = self.description.clone();
+        }
+        crate::add_missing(&mut page.intents, &req.intents);
+        if let Some(ui) = &req.ui_hierarchy {
+            if !ui.widgets.is_empty() {
+                merge_screen(page, &ui.widgets);
+            }
+            if !ui.page_structure.is_empty() {
+                page.page_structure = ui.page_structure.clone();
+            }
+        }
+        page.visited_count += 1;
+        page.updated_at = self.now.clone();
+        if let Some(version) = &self.version {
+            page.saw(version);
+            // A call that shows nothing of the page (a visit counted) keeps its face.
+            let shown: Vec<&Widget> = req.ui_hierarchy.iter().flat_map(|ui| &ui.widgets).collect();
+            if !shown.is_empty() || !self.title.is_empty() {
+                let title = if self.title.is_empty() {
+                    &req.page_name
+                } else {
+                    &self.title
+                };
+                let texts = shown.iter().filter(|w| !w.is_text_field());
+                let face = PageFace::of(version, title, texts.map(|w| w.text.as_str()));
+                keep_face(&mut page.faces, face);
+            }
+        }
+    }
+
+    /// The app's record, where the call changes it: a new app, a page that becomes its home
+    /// (a home page where it has none of that type), a version it did not have.
+    fn app_record(&self, app: Option<&AppGraph>, page: &Page, app_id: &str) -> Option<Record> {
+        let mut record = app.map(|a| a.app.clone()).unwrap_or_else(|| App {
+            app_id: app_id.to_string(),
+            home_page: None,
+            created_at: self.now.clone(),
+            updated_at: self.now.clone(),
+            ..Default::default()
+        });
+        let becomes_home = page.page_type == PageType::Home
+            && record.home_page.as_deref().is_none_or(|h| {
+                app.and_then(|a| a.page(h))
+                    .is_none_or(|p| p.page_type != PageType::Home)
+            });
+        let new_version = self.version.as_deref().is_some_and(|v| {
+            crate::versions::with_version(&mut record, v, VersionSource::Reported)
+        });
+        if app.is_some() && !becomes_home && !new_version {
+            return None;
+        }
+        if becomes_home || record.home_page.is_none() {
+            record.home_page = Some(page.page_id.clone());
+        }
+        record.updated_at = self.now.clone();
+        Some(Record::App(record))
+    }
+
+    /// The intents the call names, each leading to the page (seen in the version, if any).
+    fn intents(&self, app: Option<&AppGraph>, req: &AddPageRequest, page_id: &str) -> Vec<Record> {
+        req.intents
+            .iter()
+            .map(|text| {
+                let intent_id = atlas_model::intent_id(&req.app_id, text);
+                let known = app.and_then(|a| a.intent(&intent_id));
+                let mut intent = Intent {
+                    intent_id,
+                    app_id: req.app_id.clone(),
+                    intent_text: text.clone(),
+                    target_page: Some(page_id.to_string()),
+                    keywords: vec![],
+                    created_at: self.now.clone(),
+                    seen_in: known.map(|i| i.seen_in.clone()).unwrap_or_default(),
+                    gone_in: known.and_then(|i| i.gone_in.clone()),
+                };
+                if let Some(version) = &self.version {
+                    intent.saw(version);
+                }
+                Record::Intent(intent)
+            })
+            .collect()
+    }
 }
