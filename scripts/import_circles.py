@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""Lists pairs of modules of one crate that use each other (a two-file import circle).
+"""Lists the import circles among the modules of one crate, of any length.
 
-Usage: scripts/import_circles.py — prints `crate: a <-> b` for each, and exits 1 when there is
-any. A module is a file of `src/`; it uses another when it names it by a `crate::…` or
+Usage: scripts/import_circles.py — prints `crate: a -> b -> … -> a` for each group of modules
+that reach one another through their uses (a strongly connected component of two or more,
+shown by one cycle through all of it where there is one, else its members), and exits 1 when
+there is any. A module is a file of `src/`; it uses another when it names it by a `crate::…` or
 `super::…` path (in a `use` or inline). A crate's root and a module's own parent and children
 do not count: a parent re-exports and a child reads its parent by design; nor do unit tests.
 """
@@ -52,6 +54,68 @@ def resolve(start, names, own, modules):
     return found
 
 
+def strongly_connected(edges):
+    """The groups of two or more modules that reach one another (Tarjan's algorithm), each
+    sorted, in sorted order."""
+    index, low, on_stack, stack, groups = {}, {}, set(), [], []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(edges.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                groups.append(sorted(group))
+
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    return sorted(groups)
+
+
+def cycle_through(group, edges):
+    """A closed walk from the group's first module that shows how its modules use one another:
+    the shortest way back to the start from each module in turn, joined."""
+    members = set(group)
+
+    def way(a, b):
+        seen, frontier = {a: None}, [a]
+        while frontier:
+            nxt = []
+            for v in frontier:
+                for w in sorted(edges.get(v, ())):
+                    if w in members and w not in seen:
+                        seen[w] = v
+                        nxt.append(w)
+            frontier = nxt
+        path, v = [], b
+        while v is not None:
+            path.append(v)
+            v = seen.get(v)
+        return path[::-1]
+
+    walk, here = [group[0]], group[0]
+    for target in group[1:] + [group[0]]:
+        if target in walk[:-1] and target != group[0]:
+            continue
+        walk += way(here, target)[1:]
+        here = target
+    return walk
+
+
 def main():
     root = Path(__file__).resolve().parent.parent
     circles = []
@@ -64,13 +128,11 @@ def main():
                 u for u in uses(src, modules, path)
                 if u and u != module and u[: len(module)] != module and module[: len(u)] != u
             }
-        for a in sorted(edges):
-            for b in sorted(edges[a]):
-                if a < b and a in edges.get(b, ()):
-                    circles.append(f"{src.parent.name}: {'::'.join(a)} <-> {'::'.join(b)}")
+        for group in strongly_connected(edges):
+            circles.append(f"{src.parent.name}: {' -> '.join('::'.join(m) for m in cycle_through(group, edges))}")
     for circle in circles:
         print(circle)
-    print(f"{len(circles)} import circles between two modules", file=sys.stderr)
+    print(f"{len(circles)} import circles", file=sys.stderr)
     sys.exit(1 if circles else 0)
 
 

@@ -109,6 +109,11 @@ trap stop_pg EXIT
 export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 echo "free disk space for the build: $(df -h . 2>/dev/null | awk 'NR==2 {print $4}')"
 
+echo "== the code's shape: long functions, import circles, String errors, unused dependencies"
+for scan in long_functions import_circles string_errors unused_deps; do
+  python3 "scripts/$scan.py" || { echo "scripts/$scan.py found the above: see README.md, The code" >&2; exit 1; }
+done
+
 echo "== cargo fmt --check"
 if cargo fmt --version >/dev/null 2>&1; then
   cargo fmt --all --check >/dev/null || { cargo fmt --all --check | head -n 40; echo "the code is not formatted: run cargo fmt --all" >&2; exit 1; }

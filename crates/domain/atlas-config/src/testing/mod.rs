@@ -134,14 +134,22 @@ pub fn open_atlas_at(dir: &std::path::Path) -> Arc<Atlas> {
     .expect("open atlas")
 }
 
+/// The runtime `on_every_store!`'s tests run on, named through this crate.
+#[doc(hidden)]
+pub use tokio as __tokio;
+
 /// Declares each named `async fn NAME(store: TestStore)` as two tests, `folder::NAME` and
-/// `postgres::NAME`.
+/// `postgres::NAME`, on this crate's tokio (the suite needs none of its own).
 #[macro_export]
 macro_rules! on_every_store {
     ($($name:ident),* $(,)?) => {
         mod folder {
             $(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                #[$crate::testing::__tokio::test(
+                    crate = "atlas_config::testing::__tokio",
+                    flavor = "multi_thread",
+                    worker_threads = 2
+                )]
                 async fn $name() {
                     super::$name($crate::testing::TestStore::folder()).await
                 }
@@ -149,7 +157,11 @@ macro_rules! on_every_store {
         }
         mod postgres {
             $(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                #[$crate::testing::__tokio::test(
+                    crate = "atlas_config::testing::__tokio",
+                    flavor = "multi_thread",
+                    worker_threads = 2
+                )]
                 async fn $name() {
                     if let Some(store) = $crate::testing::TestStore::postgres() {
                         super::$name(store).await
