@@ -10,9 +10,9 @@ do not count: a parent re-exports and a child reads its parent by design; nor do
 """
 
 import re
-import sys
 from pathlib import Path
 
+from scan_report import report
 PATH = re.compile(r"\b(crate|super)((?:::\w+)+)")
 
 
@@ -130,10 +130,7 @@ def main():
             }
         for group in strongly_connected(edges):
             circles.append(f"{src.parent.name}: {' -> '.join('::'.join(m) for m in cycle_through(group, edges))}")
-    for circle in circles:
-        print(circle)
-    print(f"{len(circles)} import circles", file=sys.stderr)
-    sys.exit(1 if circles else 0)
+    report(circles, "import circles")
 
 
 if __name__ == "__main__":

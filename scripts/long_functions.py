@@ -11,6 +11,7 @@ import re
 import sys
 from pathlib import Path
 
+from scan_report import report
 FN = re.compile(r"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:const\s+)?(?:async\s+)?(?:unsafe\s+)?fn\s+(\w+)")
 
 
@@ -94,10 +95,8 @@ def main():
         for name, start, length in functions(path):
             if length > limit:
                 found.append((length, f"{path.relative_to(root)}:{start}", name))
-    for length, where, name in sorted(found, reverse=True):
-        print(f"{length:5} {where} {name}")
-    print(f"{len(found)} functions over {limit} lines outside tests", file=sys.stderr)
-    sys.exit(1 if found else 0)
+    lines = [f"{length:5} {where} {name}" for length, where, name in sorted(found, reverse=True)]
+    report(lines, f"functions over {limit} lines outside tests")
 
 
 if __name__ == "__main__":

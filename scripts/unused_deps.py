@@ -11,10 +11,10 @@ renamed dependency (`package = …`) is looked for by its key, as the code names
 """
 
 import re
-import sys
 import tomllib
 from pathlib import Path
 
+from scan_report import report
 
 def code_of(crate, places):
     text = []
@@ -51,10 +51,7 @@ def main():
             for dep in toml.get(section, {}):
                 if not names(code, dep):
                     found.append(f"{toml['package']['name']}: {dep} ({section})")
-    for line in found:
-        print(line)
-    print(f"{len(found)} declared dependencies no code names", file=sys.stderr)
-    sys.exit(1 if found else 0)
+    report(found, "declared dependencies no code names")
 
 
 if __name__ == "__main__":
