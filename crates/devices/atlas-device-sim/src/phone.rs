@@ -202,13 +202,13 @@ impl Phone {
 
     /// The shown screen's size in pixels.
     pub fn screen_size(&self) -> (u32, u32) {
-        let screen = &self.app.screens[&self.current];
+        let screen = self.screen();
         (screen.width.max(1), screen.height.max(1))
     }
 
     /// The views of the screen shown, as its recording dumped them.
     pub fn views(&self) -> &[View] {
-        &self.app.screens[&self.current].views
+        &self.screen().views
     }
 
     fn record(&mut self, mut action: serde_json::Value) {
@@ -723,7 +723,7 @@ impl Phone {
     /// The activity stack as `dumpsys activity activities` prints it: the task, its one
     /// activity (`* Hist #0`, which DroidBot reads), the resumed one.
     fn dumpsys_activities(&self) -> String {
-        let activity = &self.app.screens[&self.current].foreground_activity;
+        let activity = &self.screen().foreground_activity;
         let record = format!("ActivityRecord{{b1e55ed u0 {activity} t1}}");
         format!(
             "ACTIVITY MANAGER ACTIVITIES (dumpsys activity activities)\nDisplay #0 (activities from top to bottom):\n  Task id #1\n    * Hist #0: {record}\n  mResumedActivity: {record}\n  topResumedActivity={record}\n"
@@ -733,7 +733,7 @@ impl Phone {
     /// `dumpsys activity top`: the resumed activity's task, and its `ACTIVITY pkg/activity id
     /// pid=N` line (the app's pid as `ps` lists it), which AndroidViewClient reads.
     fn dumpsys_top(&self) -> String {
-        let activity = &self.app.screens[&self.current].foreground_activity;
+        let activity = &self.screen().foreground_activity;
         let package = activity.split('/').next().unwrap_or_default();
         let pid = if package == self.app.package {
             APP_PID
@@ -781,7 +781,7 @@ impl Phone {
     }
 
     fn dumpsys_window(&self) -> String {
-        let activity = &self.app.screens[&self.current].foreground_activity;
+        let activity = &self.screen().foreground_activity;
         format!(
             "WINDOW MANAGER WINDOWS (dumpsys window windows)\n  mCurrentFocus=Window{{5ca1ab1e u0 {activity}}}\n  mFocusedApp=ActivityRecord{{b1e55ed u0 {activity} t1}}\n"
         )
@@ -1096,9 +1096,9 @@ impl Phone {
                 continue;
             };
             let typed_key = crate::typing::FieldKey::of(self.screen(), view);
-            let text = self
-                .fields
-                .shown(self.screen(), view)
+            let text = typed_key
+                .as_ref()
+                .and_then(|key| self.fields.shown_as(key, view))
                 .or_else(|| view.text.clone())
                 .unwrap_or_default();
             xml.push_str(&format!(

@@ -187,7 +187,12 @@ impl Fields {
     /// What the field of `view` on `screen` shows when something was typed into it: the text,
     /// or a dot a character in a password field.
     pub fn shown(&self, screen: &Screen, view: &View) -> Option<String> {
-        let text = self.text(&FieldKey::of(screen, view)?)?;
+        self.shown_as(&FieldKey::of(screen, view)?, view)
+    }
+
+    /// [`Fields::shown`] for `view`, the field `key` (known already).
+    pub fn shown_as(&self, key: &FieldKey, view: &View) -> Option<String> {
+        let text = self.text(key)?;
         Some(if view.is_password {
             "•".repeat(text.chars().count())
         } else {

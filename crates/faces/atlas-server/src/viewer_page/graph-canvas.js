@@ -126,17 +126,21 @@
     scaleSize(size) {
       return size / Math.sqrt(this.camera.ratio);
     }
+    // Viewport pixels to a unit of the framed graph, at the camera's zoom.
+    pixelsPerUnit(width, height) {
+      return (Math.min(width, height) * (1 - 2 * PADDING)) / this.camera.ratio;
+    }
     graphToViewport(point) {
       return this.framedGraphToViewport(this.frameOf(point));
     }
     framedGraphToViewport(point) {
       const { width, height } = this.size();
-      const scale = (Math.min(width, height) * (1 - 2 * PADDING)) / this.camera.ratio;
+      const scale = this.pixelsPerUnit(width, height);
       return { x: width / 2 + (point.x - this.camera.x) * scale, y: height / 2 - (point.y - this.camera.y) * scale };
     }
     viewportToFramedGraph(point) {
       const { width, height } = this.size();
-      const scale = (Math.min(width, height) * (1 - 2 * PADDING)) / this.camera.ratio;
+      const scale = this.pixelsPerUnit(width, height);
       return { x: this.camera.x + (point.x - width / 2) / scale, y: this.camera.y - (point.y - height / 2) / scale };
     }
     // The graph's data again (reducers, extent), then drawn.
@@ -229,8 +233,8 @@
       ctx.clearRect(0, 0, width, height);
       const large = this.settings.hideEdgesOnMove && this.moving;
       // Each node where it is drawn: viewport pixels and its drawn size, beside its data.
-      const scale = (Math.min(width, height) * (1 - 2 * PADDING)) / this.camera.ratio;
-      const grow = 1 / Math.sqrt(this.camera.ratio);
+      const scale = this.pixelsPerUnit(width, height);
+      const grow = this.scaleSize(1);
       const { x: cx, y: cy } = this.camera;
       const at = new Map();
       for (const [node, data] of this.nodeOrder) {
