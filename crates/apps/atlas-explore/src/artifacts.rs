@@ -7,9 +7,9 @@ use std::fmt::Write as _;
 use serde_json::json;
 
 use crate::ExploreError;
-use crate::snapshot::{Field, Snapshot};
 use crate::state::{ExploreReport, State};
 use crate::tasks::{self, Place};
+use atlas_browser::snapshot::{Field, Snapshot};
 
 /// The file of a state's folder that names its examples ([`crate::state::State::examples`]).
 pub const EXAMPLES: &str = "examples.json";
@@ -167,7 +167,7 @@ if __name__ == "__main__":
         url = python_str(&state.url),
         start = python_str(start),
         fingerprint = python_str(&state.fingerprint),
-        password = python_str(crate::test_values::TEST_PASSWORD),
+        password = python_str(atlas_browser::test_values::TEST_PASSWORD),
     );
     write(state, &format!("scripts/nav_{slug}.py"), script.as_bytes())
 }

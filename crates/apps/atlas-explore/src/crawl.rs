@@ -14,9 +14,9 @@ use std::time::Instant;
 use serde::Serialize;
 
 use crate::ExploreError;
-use crate::browser::Browser;
-use crate::guard::{Policy, origin_of};
-use crate::template::document_of;
+use atlas_browser::browser::Browser;
+use atlas_browser::network_filter::{NetworkPolicy, origin_of};
+use atlas_browser::template::document_of;
 
 /// What a crawl loaded.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -53,7 +53,7 @@ pub async fn crawl(
     let started = Instant::now();
     let start = crate::start_address(start)?.to_string();
     let origin = origin_of(&start);
-    let policy = Policy {
+    let policy = NetworkPolicy {
         start_origin: origin.clone(),
         credentials: None,
         allow_writes: false,
@@ -86,8 +86,8 @@ pub async fn crawl(
         for link in &snap.links {
             let target = document_of(&link.href);
             if origin_of(&link.href) == origin
-                && !crate::safety::link_is_destructive(link)
-                && !crate::template::names_a_file(&link.href)
+                && !atlas_browser::write_policy::link_is_destructive(link)
+                && !atlas_browser::template::names_a_file(&link.href)
                 && seen.insert(target)
             {
                 queue.push_back(link.href.clone());

@@ -17,14 +17,15 @@ use parking_lot::Mutex;
 use serde::{Deserialize, Serialize};
 
 use crate::ExploreError;
-use crate::browser::{Browser, Tab};
-use crate::guard::origin_of;
 use crate::novelty::Novelty;
-use crate::safety;
-use crate::snapshot::{Identity, Snapshot};
 use crate::state::{ExploreReport, PageFiles, ReleaseReport, State, Step};
 use crate::tasks::{self, Place, Task};
-use crate::template::{document_of, normalize_url};
+use atlas_browser::BrowserError;
+use atlas_browser::browser::{Browser, Tab};
+use atlas_browser::network_filter::origin_of;
+use atlas_browser::snapshot::{Identity, Snapshot};
+use atlas_browser::template::{document_of, normalize_url};
+use atlas_browser::write_policy;
 
 /// How to explore a site.
 #[derive(Debug, Clone)]
@@ -48,7 +49,7 @@ pub struct ExploreOptions {
     /// Origins explored besides the start's.
     pub origins: Vec<String>,
     /// Typed into sign-in forms that post to the start URL's origin, and given to that origin's
-    /// HTTP authentication: nowhere else ([`crate::guard`]).
+    /// HTTP authentication: nowhere else ([`atlas_browser::network_filter`]).
     pub credentials: Option<(String, String)>,
     /// Examples kept of a kind of page (its other items: rows, tickets, help topics), each
     /// with its links to kinds not yet seen queued; the rest of a list's thousand items are
@@ -77,26 +78,48 @@ pub trait Progress: Send + Sync {
 /// The graph, as every client reaches it: its tools by name.
 pub type Graph = Arc<dyn ToolCaller + Send + Sync>;
 
+/// What an earlier exploration found, checked on the first tab before the queue is taken up,
+/// when the site was explored to its end before (a new release, or the same site again): it
+/// marks what is the same, changed or gone, and queues what to act on.
+///
+/// The crawler knows no more of releases than this: `atlas-explore-release` is one, and imports
+/// the crawler, never the other way.
+pub trait Recheck: Send + Sync {
+    /// Checks the known states of `session` in `tab`.
+    fn recheck<'a>(
+        &'a self,
+        session: &'a Session,
+        tab: &'a Tab,
+    ) -> std::pin::Pin<
+        Box<dyn std::future::Future<Output = Result<ReleaseReport, ExploreError>> + Send + 'a>,
+    >;
+}
+
+/// What an exploration keeps between runs (`.atlas/explore.json` among the app's files): the
+/// states it found and what it knows of the site's versions.
 #[derive(Debug, Default, Serialize, Deserialize)]
-pub(crate) struct Saved {
-    pub(crate) start: String,
-    pub(crate) next_task: u64,
-    pub(crate) states: Vec<State>,
+pub struct Saved {
+    /// The address exploring started from.
+    pub start: String,
+    /// The number the next task gets.
+    pub next_task: u64,
+    /// The states found, the root first.
+    pub states: Vec<State>,
     /// The version of the site the states were last explored in.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) version: Option<String>,
+    pub version: Option<String>,
     /// How many versions the explorer named itself (`r1`, `r2`, …).
     #[serde(default)]
-    pub(crate) noticed: u32,
+    pub noticed: u32,
     /// The last run ended (rather than being stopped): the next one re-explores.
     #[serde(default)]
-    pub(crate) ended: bool,
+    pub ended: bool,
     /// The forms and buttons queued so far, by what they do ([`crate::tasks::task_key`]):
     /// a form the site shows on many pages (a search in the header) is filled once, and a
     /// button it shows on many pages (a menu, "collapse all") clicked once, not once a page —
     /// else every page would have its twin with the menu open.
     #[serde(default, alias = "forms")]
-    pub(crate) site_wide: std::collections::BTreeSet<String>,
+    pub site_wide: std::collections::BTreeSet<String>,
 }
 
 impl Saved {
@@ -111,32 +134,32 @@ impl Frontier {
     /// The state a page is: the one of its fingerprint, else a near-duplicate at its address
     /// (same title, forms, selection and headings; most links shared), else the state of its
     /// kind at another address (the same path and modes, an element structure mostly the
-    /// same: [`crate::template::kind_of`]). At one address headings tell screens apart (a panel
+    /// same: [`atlas_browser::template::kind_of`]). At one address headings tell screens apart (a panel
     /// swapped in); across addresses of one route they name the item, not the page.
-    pub(crate) fn find(&self, page: &Identity) -> Option<usize> {
+    pub fn find(&self, page: &Identity) -> Option<usize> {
         let states = &self.saved.states;
         states
             .iter()
             .position(|s| s.fingerprint == page.fingerprint)
             .or_else(|| {
                 states.iter().position(|s| {
-                    s.key == page.key && crate::snapshot::same_screen(&s.links, &page.links)
+                    s.key == page.key && atlas_browser::snapshot::same_screen(&s.links, &page.links)
                 })
             })
             .or_else(|| {
-                let kind = crate::template::kind_of(&page.route);
+                let kind = atlas_browser::template::kind_of(&page.route);
                 states.iter().position(|s| {
-                    crate::template::kind_of(&s.route) == kind
+                    atlas_browser::template::kind_of(&s.route) == kind
                         && normalize_url(&s.url) != page.url
-                        && crate::template::alike(&s.shape, &page.shape)
-                            >= crate::template::SAME_KIND
+                        && atlas_browser::template::alike(&s.shape, &page.shape)
+                            >= atlas_browser::template::SAME_KIND
                 })
             })
     }
 
     /// The state the tab is at: the one a page is, when the page is at that state's own
     /// address (at an example's, the state's elements may not be there).
-    pub(crate) fn at(&self, page: &Identity) -> Option<usize> {
+    pub fn at(&self, page: &Identity) -> Option<usize> {
         self.find(page)
             .filter(|&i| normalize_url(&self.saved.states[i].url) == page.url)
     }
@@ -168,10 +191,12 @@ enum Next {
     Stop,
 }
 
-pub(crate) struct Frontier {
-    pub(crate) saved: Saved,
+/// What one run knows and has left to do: the saved states, the queue and the run's counts.
+pub struct Frontier {
+    /// The states and versions, as saved.
+    pub saved: Saved,
     /// Pending tasks, by state index.
-    pub(crate) queue: Vec<(usize, Task)>,
+    pub queue: Vec<(usize, Task)>,
     actions: usize,
     failed: usize,
     transitions: usize,
@@ -183,29 +208,37 @@ pub(crate) struct Frontier {
     stop: Option<String>,
 }
 
-pub(crate) struct Shared {
+/// One exploration of one site: its options, the graph and files it writes to, and its frontier,
+/// shared by the tabs that work on it.
+pub struct Session {
     graph: Graph,
     artifacts: Arc<dyn Artifacts>,
-    pub(crate) options: ExploreOptions,
-    pub(crate) app_id: String,
+    /// How to explore.
+    pub options: ExploreOptions,
+    /// The app the site is kept under.
+    pub app_id: String,
     /// The start URL's origin: the only one credentials go to.
     start_origin: String,
     origins: Vec<String>,
-    pub(crate) frontier: Mutex<Frontier>,
+    /// What the run knows and has left to do.
+    pub frontier: Mutex<Frontier>,
     /// Serialises creating states, so two tabs finding one state make it once.
     creating: tokio::sync::Mutex<()>,
     started: Instant,
     browser_time: Mutex<Duration>,
-    pub(crate) atlas_time: Mutex<Duration>,
-    pub(crate) progress: Arc<dyn Progress>,
+    /// Time spent in Atlas's own work (the graph's tools, the files): what the benchmark
+    /// measures against the browser's.
+    pub atlas_time: Mutex<Duration>,
+    /// Told of progress.
+    pub progress: Arc<dyn Progress>,
 }
 
 /// Where the frontier is kept among the app's files.
 const SAVED: &str = ".atlas/explore.json";
 
-impl Shared {
+impl Session {
     /// Calls the graph's tools from the blocking pool (a client may wait on the network).
-    pub(crate) async fn graph<R: Send + 'static>(
+    pub async fn graph<R: Send + 'static>(
         &self,
         call: impl FnOnce(GraphClient<'_>) -> Result<R, CallError> + Send + 'static,
     ) -> Result<R, ExploreError> {
@@ -216,28 +249,29 @@ impl Shared {
     }
 
     /// What a sign-in's password field gets: the credentials' password, else a test value.
-    pub(crate) fn password(&self) -> String {
+    pub fn password(&self) -> String {
         self.options.credentials.as_ref().map_or_else(
-            || crate::test_values::TEST_PASSWORD.to_string(),
+            || atlas_browser::test_values::TEST_PASSWORD.to_string(),
             |(_, p)| p.clone(),
         )
     }
 
-    pub(crate) fn in_scope(&self, url: &str) -> bool {
+    /// Whether an address is on an origin being explored.
+    pub fn in_scope(&self, url: &str) -> bool {
         self.origins.contains(&origin_of(url))
     }
 
-    pub(crate) async fn timed_browser<T>(&self, work: impl std::future::Future<Output = T>) -> T {
+    /// Does browser work, counting its time as the browser's.
+    pub async fn timed_browser<T>(&self, work: impl std::future::Future<Output = T>) -> T {
         let t = Instant::now();
         let out = work.await;
         *self.browser_time.lock() += t.elapsed();
         out
     }
 
-    /// The version of the site this run's writes are in.
     /// What `add_page` is told of the page a tab shows, as the state `name` (the root when
     /// `root`), seen in `version`.
-    pub(crate) fn page_request(
+    pub fn page_request(
         &self,
         snap: &Snapshot,
         name: &str,
@@ -256,20 +290,21 @@ impl Shared {
                 ..Default::default()
             }),
             url: Some(snap.url.clone()),
-            url_template: crate::template::item_address(&snap.url),
+            url_template: atlas_browser::template::item_address(&snap.url),
             dom_fingerprint: Some(fingerprint.to_string()),
             app_version: version,
             title: Some(snap.title.clone()),
         }
     }
 
-    pub(crate) fn version(&self) -> Option<String> {
+    /// The version of the site this run's writes are in.
+    pub fn version(&self) -> Option<String> {
         self.frontier.lock().saved.version.clone()
     }
 
     /// Names a first exploration's version, before its first page is written, and says where
     /// the name came from (which `add_page` cannot tell): given by the user, else named by the
-    /// start page ([`crate::site_version`]), else the first the explorer names.
+    /// start page ([`atlas_browser::site_version`]), else the first the explorer names.
     fn name_first_version(&self, start: &Snapshot) -> VersionSource {
         let mut f = self.frontier.lock();
         if f.saved.version.is_some() {
@@ -284,7 +319,8 @@ impl Shared {
         VersionSource::Noticed
     }
 
-    pub(crate) fn persist(&self, frontier: &Frontier) -> Result<(), ExploreError> {
+    /// Saves the frontier's states among the app's files, for the next run.
+    pub fn persist(&self, frontier: &Frontier) -> Result<(), ExploreError> {
         let bytes = serde_json::to_vec_pretty(&frontier.saved).map_err(std::io::Error::other)?;
         self.artifacts
             .app_files(&self.app_id)?
@@ -600,7 +636,7 @@ impl Shared {
     }
 
     /// The ways to state `index`: its address, then its way from the start (when it has one).
-    pub(crate) fn ways_to(&self, index: usize) -> Vec<(String, Vec<Step>)> {
+    pub fn ways_to(&self, index: usize) -> Vec<(String, Vec<Step>)> {
         let f = self.frontier.lock();
         let state = &f.saved.states[index];
         let mut ways = vec![(state.url.clone(), Vec::new())];
@@ -611,12 +647,7 @@ impl Shared {
     }
 
     /// Goes to `url` and takes `steps` there; false when a step's element is not on the page.
-    pub(crate) async fn walk(
-        &self,
-        tab: &Tab,
-        url: &str,
-        steps: &[Step],
-    ) -> Result<bool, ExploreError> {
+    pub async fn walk(&self, tab: &Tab, url: &str, steps: &[Step]) -> Result<bool, ExploreError> {
         self.timed_browser(tab.goto(url)).await?;
         let password = self.password();
         for step in steps {
@@ -641,7 +672,7 @@ impl Shared {
         &self,
         index: usize,
         task: &Task,
-        refused: &[crate::guard::Refused],
+        refused: &[atlas_browser::network_filter::Refused],
     ) -> Result<(), ExploreError> {
         let sent: Vec<String> = refused
             .iter()
@@ -684,7 +715,7 @@ impl Shared {
             if field["prefilled"] == true {
                 continue;
             }
-            let other = crate::test_values::other_test_value(
+            let other = atlas_browser::test_values::other_test_value(
                 field["type"].as_str().unwrap_or_default(),
                 field["name"].as_str().unwrap_or_default(),
             );
@@ -776,7 +807,7 @@ impl Shared {
                 }
                 // A page that never loads, a script that never answers: this task fails, not
                 // the run.
-                Err(ExploreError::Browser(e)) => {
+                Err(ExploreError::Browser(BrowserError::Failed(e))) => {
                     *at = None;
                     return self.finish_untried(index, task, e);
                 }
@@ -786,8 +817,8 @@ impl Shared {
         // What the page sent while being reached is the state's own doing, not this action's.
         let _ = tab.refused();
         let document = tab.document();
-        let acted = match direct {
-            Some(href) => self.timed_browser(tab.follow(href)).await.map(|()| true),
+        let acted: Result<bool, ExploreError> = match direct {
+            Some(href) => Ok(self.timed_browser(tab.follow(href)).await.map(|()| true)?),
             None => {
                 self.timed_browser(perform(
                     tab,
@@ -871,7 +902,9 @@ impl Shared {
         {
             Ok(found) => found,
             // The new page could not be pictured or read: this task fails, not the run.
-            Err(ExploreError::Browser(e)) => return self.finish(index, task, false, e),
+            Err(ExploreError::Browser(BrowserError::Failed(e))) => {
+                return self.finish(index, task, false, e);
+            }
             Err(e) => return Err(e),
         };
         let Some((to, new)) = found else {
@@ -986,7 +1019,7 @@ fn reported_action(task: &Task) -> ReportedAction {
 }
 
 /// Does a task's action in the tab; false when its element is not there.
-pub(crate) async fn perform(
+pub async fn perform(
     tab: &Tab,
     action: &str,
     selector: &str,
@@ -994,8 +1027,8 @@ pub(crate) async fn perform(
     password: &str,
 ) -> Result<bool, ExploreError> {
     match action {
-        "click" => tab.click(selector).await,
-        "scroll" => tab.scroll().await,
+        "click" => Ok(tab.click(selector).await?),
+        "scroll" => Ok(tab.scroll().await?),
         "navigate" => {
             tab.goto(parameters["url"].as_str().unwrap_or(selector))
                 .await?;
@@ -1013,7 +1046,7 @@ pub(crate) async fn perform(
                 let kind = field["type"].as_str().unwrap_or("text");
                 let value = match field["secret"] == true {
                     true if sign_in => password,
-                    true => crate::test_values::TEST_PASSWORD,
+                    true => atlas_browser::test_values::TEST_PASSWORD,
                     false => field["value"].as_str().unwrap_or_default(),
                 };
                 if !tab.fill(sel, kind, value).await? {
@@ -1025,7 +1058,7 @@ pub(crate) async fn perform(
             }
             let sent = tab.submit(selector, parameters["submit"].as_str()).await;
             tab.end_sign_in();
-            sent
+            Ok(sent?)
         }
         other => Err(ExploreError::Invalid(format!("unknown action {other}"))),
     }
@@ -1034,7 +1067,7 @@ pub(crate) async fn perform(
 fn page_type(snap: &Snapshot, root: bool) -> &'static str {
     if root {
         "home"
-    } else if snap.forms.iter().any(safety::is_search) {
+    } else if snap.forms.iter().any(write_policy::is_search) {
         "search"
     } else if !snap.forms.is_empty() {
         "form"
@@ -1096,7 +1129,7 @@ fn widgets(snap: &Snapshot) -> Vec<Widget> {
 
 /// The state's candidate actions as tasks: forms first (unexplored input is where a site hides
 /// its states), then navigation, then other links and buttons, then scrolling.
-pub(crate) fn candidate_tasks(snap: &Snapshot, shared: &Shared, next: &mut u64) -> Vec<Task> {
+pub fn candidate_tasks(snap: &Snapshot, shared: &Session, next: &mut u64) -> Vec<Task> {
     let now = atlas_model::now_rfc3339();
     let mut out = Vec::new();
     let mut make = |selector: &str,
@@ -1125,7 +1158,7 @@ pub(crate) fn candidate_tasks(snap: &Snapshot, shared: &Shared, next: &mut u64) 
         if form.fields.is_empty() && form.submit.is_none() {
             continue;
         }
-        let sign_in = safety::is_sign_in(form, &shared.start_origin);
+        let sign_in = write_policy::is_sign_in(form, &shared.start_origin);
         // The user name too goes only into the sign-in to the start origin.
         let credentials = shared
             .options
@@ -1143,13 +1176,13 @@ pub(crate) fn candidate_tasks(snap: &Snapshot, shared: &Shared, next: &mut u64) 
                 } else if f.prefilled {
                     serde_json::json!({"selector": f.selector, "type": f.kind, "name": f.name, "value": "", "prefilled": true})
                 } else {
-                    serde_json::json!({"selector": f.selector, "type": f.kind, "name": f.name, "value": crate::test_values::test_value(&f.kind, &f.name, f.min.as_deref(), credentials)})
+                    serde_json::json!({"selector": f.selector, "type": f.kind, "name": f.name, "value": atlas_browser::test_values::test_value(&f.kind, &f.name, f.min.as_deref(), credentials)})
                 }
             })
             .collect();
         let what = if sign_in {
             "sign in"
-        } else if safety::is_search(form) {
+        } else if write_policy::is_search(form) {
             "search"
         } else {
             "fill and send the form"
@@ -1170,7 +1203,7 @@ pub(crate) fn candidate_tasks(snap: &Snapshot, shared: &Shared, next: &mut u64) 
                 form.fields.len(),
                 form.method.to_uppercase()
             ),
-            safety::form_is_destructive(form, &shared.start_origin),
+            write_policy::form_is_destructive(form, &shared.start_origin),
             form_route(form),
         );
     }
@@ -1182,7 +1215,7 @@ pub(crate) fn candidate_tasks(snap: &Snapshot, shared: &Shared, next: &mut u64) 
         {
             continue;
         }
-        if seen_targets.contains(&target) || crate::template::names_a_file(&link.href) {
+        if seen_targets.contains(&target) || atlas_browser::template::names_a_file(&link.href) {
             continue;
         }
         seen_targets.push(target.clone());
@@ -1196,8 +1229,8 @@ pub(crate) fn candidate_tasks(snap: &Snapshot, shared: &Shared, next: &mut u64) 
             serde_json::json!({"label": link.text, "href": link.href}),
             if link.in_nav { 7 } else { 5 },
             format!("link \"{}\" to {}", link.text, target),
-            safety::link_is_destructive(link),
-            Some(crate::template::route_template(&link.href)),
+            write_policy::link_is_destructive(link),
+            Some(atlas_browser::template::route_template(&link.href)),
         );
     }
     for button in &snap.buttons {
@@ -1207,7 +1240,7 @@ pub(crate) fn candidate_tasks(snap: &Snapshot, shared: &Shared, next: &mut u64) 
             serde_json::json!({"label": button.text}),
             6,
             format!("button \"{}\"", button.text),
-            safety::button_is_destructive(button),
+            write_policy::button_is_destructive(button),
             None,
         );
     }
@@ -1234,14 +1267,14 @@ fn is_site_wide(task: &Task) -> bool {
 
 /// Where a form sent by GET leads: its address with its fields as the query; a form sent
 /// otherwise may lead anywhere.
-fn form_route(form: &crate::snapshot::Form) -> Option<String> {
+fn form_route(form: &atlas_browser::snapshot::Form) -> Option<String> {
     if !form.method.eq_ignore_ascii_case("get") {
         return None;
     }
     let mut url = url::Url::parse(&form.action).ok()?;
     url.query_pairs_mut()
         .extend_pairs(form.fields.iter().map(|f| (f.name.as_str(), "")));
-    Some(crate::template::route_template(url.as_str()))
+    Some(atlas_browser::template::route_template(url.as_str()))
 }
 
 /// The address an exploration starts from, if it is an http(s) one.
@@ -1259,13 +1292,15 @@ pub fn start_address(raw: &str) -> Result<url::Url, ExploreError> {
 }
 
 /// Explores the site from `options.start` into the graph (pages and transitions through its
-/// tools) and the pages' files (`artifacts`), resuming a stopped exploration of the same site.
+/// tools) and the pages' files (`artifacts`), resuming a stopped exploration of the same site;
+/// a site explored to its end before is checked by `recheck` first.
 /// The caller checkpoints the graph afterwards if its store wants it.
 pub async fn explore(
     graph: Graph,
     artifacts: Arc<dyn Artifacts>,
     options: ExploreOptions,
     progress: Arc<dyn Progress>,
+    recheck: &dyn Recheck,
 ) -> Result<ExploreReport, ExploreError> {
     let start = start_address(&options.start)?;
     let app_id = options.app_id.clone().unwrap_or_else(|| {
@@ -1278,7 +1313,7 @@ pub async fn explore(
     let start_origin = origin_of(start.as_str());
     let mut origins = vec![start_origin.clone()];
     origins.extend(options.origins.iter().map(|o| origin_of(o)));
-    let shared = Arc::new(Shared {
+    let shared = Arc::new(Session {
         graph,
         artifacts,
         app_id: app_id.clone(),
@@ -1318,7 +1353,7 @@ pub async fn explore(
             crate::state::is_release(f.saved.version.as_deref(), f.saved.ended, given.as_deref())
         }
     };
-    let policy = crate::guard::Policy {
+    let policy = atlas_browser::network_filter::NetworkPolicy {
         start_origin,
         credentials: shared.options.credentials.clone(),
         allow_writes: shared.options.allow_destructive,
@@ -1326,13 +1361,13 @@ pub async fn explore(
     let browser = shared
         .timed_browser(Browser::launch(&shared.options.chromium, policy))
         .await?;
-    let outcome = run(&shared, &browser, release).await;
+    let outcome = run(&shared, &browser, release.then_some(recheck)).await;
     browser.close().await;
     finish_run(&shared, resumed, outcome?)
 }
 
 /// Reads a stopped run's states and puts its unfinished tasks back in the queue.
-fn resume(shared: &Shared) -> Result<usize, ExploreError> {
+fn resume(shared: &Session) -> Result<usize, ExploreError> {
     let Some(bytes) = shared.artifacts.app_files(&shared.app_id)?.read(SAVED)? else {
         return Ok(0);
     };
@@ -1362,31 +1397,29 @@ fn resume(shared: &Shared) -> Result<usize, ExploreError> {
 /// its shape from its `dom.json`, so that a folder explored before goes on by kinds.
 fn migrate(state: &mut State, files: &dyn atlas_store::files::Files) -> Result<(), ExploreError> {
     if state.route.is_empty() {
-        state.route = crate::template::route_template(&state.url);
+        state.route = atlas_browser::template::route_template(&state.url);
     }
     if state.shape.is_empty()
         && let Some(dom) = files.read("dom.json")?
         && let Ok(snap) = serde_json::from_slice::<Snapshot>(&dom)
     {
-        state.shape = crate::template::shape(&snap.structure);
+        state.shape = atlas_browser::template::shape(&snap.structure);
     }
     Ok(())
 }
 
-/// Explores: a release's known states checked first (see [`crate::release`]), then every tab
-/// on the queue.
+/// Explores: a release's known states checked first (by `recheck`), then every tab on the queue.
 async fn run(
-    shared: &Arc<Shared>,
+    shared: &Arc<Session>,
     browser: &Browser,
-    release: bool,
+    recheck: Option<&dyn Recheck>,
 ) -> Result<Option<ReleaseReport>, ExploreError> {
     let first = shared.timed_browser(browser.tab()).await?;
     let before = first.document();
     let mut at = None;
-    let checked = if release {
-        Some(shared.check_release(&first).await?)
-    } else {
-        None
+    let checked = match recheck {
+        Some(recheck) => Some(recheck.recheck(shared, &first).await?),
+        None => None,
     };
     if shared.frontier.lock().saved.states.is_empty() {
         let start = shared.frontier.lock().saved.start.clone();
@@ -1426,10 +1459,10 @@ async fn run(
         let mut at = if k == 0 { at } else { None };
         workers.spawn(async move {
             loop {
-                if !tab.guarded() {
-                    return Err(ExploreError::Browser(
-                        "the network guard stopped: the browser sends nothing more".into(),
-                    ));
+                if !tab.filter_alive() {
+                    return Err(ExploreError::Browser(BrowserError::Failed(
+                        "the network filter stopped: the browser sends nothing more".into(),
+                    )));
                 }
                 let (state, task) = match shared.take()? {
                     Next::Task(state, task) => (state, task),
@@ -1465,7 +1498,7 @@ async fn run(
 }
 
 fn finish_run(
-    shared: &Shared,
+    shared: &Session,
     resumed: usize,
     release: Option<ReleaseReport>,
 ) -> Result<ExploreReport, ExploreError> {

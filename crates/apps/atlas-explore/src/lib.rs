@@ -1,7 +1,7 @@
 //! The web explorer: a website explored in headless Chromium into seed 001's folder database,
 //! the way Crawljax builds a state-flow graph.
 //!
-//! Each state of the site (a DOM fingerprint, [`snapshot`]) becomes a page of an Atlas app, each
+//! Each state of the site (a DOM fingerprint, [`atlas_browser::snapshot`]) becomes a page of an Atlas app, each
 //! action that moves between states a transition; the page's folder gets the screenshot, the DOM
 //! snapshot, its candidate actions as task files, a script that navigates to it, test ideas and a
 //! report ([`artifacts`]).
@@ -15,48 +15,36 @@
 //!   table on PostgreSQL, so `--store postgres://` explores as a folder does.
 //! - **The queue is the files** ([`tasks`]): a task moves todos → processing → completed, by
 //!   atomic renames in a folder, so a killed exploration resumes exactly where it stopped.
-//! - **Safety before coverage**: the network guard ([`guard`]) lets no request but GET and HEAD
-//!   leave the browser (the sign-in excepted) and gives credentials to the start origin alone;
-//!   on top of it, what would delete, pay, order, sign out or create content is recorded as a
-//!   task and left undone unless allowed ([`safety`]). Page text never becomes code: the
-//!   navigation scripts carry their steps in literals a real encoder writes ([`artifacts`]).
+//! - **Safety before coverage, and not here**: what may leave the browser and what may be pressed
+//!   is [`atlas_browser`]'s (its network filter and write policy); the crawler only chooses among
+//!   what that policy lets it do, and records the rest as tasks left undone. Page text never
+//!   becomes code: the navigation scripts carry their steps in literals a real encoder writes
+//!   ([`artifacts`]).
+//! - **The crawler knows no releases.** A site explored before is checked against what it shows
+//!   now by whoever the caller passes as the [`Recheck`] (`atlas-explore-release`'s), before the
+//!   queue is taken up; that crate imports this one, never the other way.
 
 pub mod artifacts;
-pub mod browser;
 pub mod crawl;
-pub mod demo_site;
 mod explorer;
-pub mod guard;
-pub mod hostile_site;
 mod novelty;
-mod release;
-mod routes;
-pub mod safety;
-pub mod site_version;
-pub mod snapshot;
 mod state;
 pub mod tasks;
-pub mod template;
-pub mod test_values;
 
-pub use explorer::{ExploreOptions, Graph, Progress, explore, start_address};
-pub use state::{ExploreReport, PageFiles, State, Step};
+pub use atlas_browser::BrowserError;
+pub use explorer::{
+    ExploreOptions, Frontier, Graph, Progress, Recheck, Saved, Session, candidate_tasks, explore,
+    perform, start_address,
+};
+pub use state::{ExploreReport, PageFiles, ReleaseReport, State, Step};
 
 /// Why exploring failed.
 #[derive(Debug, thiserror::Error)]
 pub enum ExploreError {
-    /// The browser failed, or a page could not be read.
-    #[error("browser: {0}")]
-    Browser(String),
-    /// The browser's protocol failed (Chrome DevTools).
-    #[error("browser: {0}")]
-    Cdp(#[from] chromiumoxide::error::CdpError),
-    /// The guard's connection to the browser failed.
-    #[error("browser: {0}")]
-    Socket(#[from] async_tungstenite::tungstenite::Error),
-    /// The page reader answered what is not a page's description.
-    #[error("browser: the page could not be read: {0}")]
-    Unreadable(#[from] serde_json::Error),
+    /// The browser failed ([`BrowserError::Failed`] is a page's own trouble, after which
+    /// exploring goes on).
+    #[error(transparent)]
+    Browser(#[from] BrowserError),
     /// Atlas refused a write.
     #[error("{0}")]
     Atlas(#[from] atlas_model::AtlasError),

@@ -10,7 +10,7 @@
 use std::collections::HashSet;
 
 use crate::state::State;
-use crate::template::normalize_url;
+use atlas_browser::template::normalize_url;
 
 /// How new a task's target is to the map.
 pub(crate) struct Novelty<'f> {
@@ -76,7 +76,7 @@ mod tests {
 
     fn link(href: &str) -> Task {
         Task {
-            leads_to: Some(crate::template::route_template(href)),
+            leads_to: Some(atlas_browser::template::route_template(href)),
             ..crate::tasks::pending("a", "click", serde_json::json!({ "href": href }))
         }
     }
@@ -84,7 +84,7 @@ mod tests {
     fn state(url: &str, examples: &[&str]) -> State {
         State {
             url: url.into(),
-            route: crate::template::route_template(url),
+            route: atlas_browser::template::route_template(url),
             examples: examples
                 .iter()
                 .map(|u| Example {

@@ -189,11 +189,11 @@ pub struct State {
     pub links: Vec<String>,
     /// Its layout, for grouping alike pages.
     pub template: String,
-    /// Its route template: the kind of page it is ([`crate::template::route_template`]);
+    /// Its route template: the kind of page it is ([`atlas_browser::template::route_template`]);
     /// computed from its address for a state saved before routes were kept.
     #[serde(default)]
     pub route: String,
-    /// Its element structure as tag paths ([`crate::template::shape`]); read again from its
+    /// Its element structure as tag paths ([`atlas_browser::template::shape`]); read again from its
     /// `dom.json` for a state saved before shapes were kept.
     #[serde(default)]
     pub shape: Vec<u32>,

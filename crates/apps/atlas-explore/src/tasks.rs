@@ -13,7 +13,7 @@ use atlas_store::StoreError;
 use atlas_store::files::Files;
 use serde::{Deserialize, Serialize};
 
-use crate::template::normalize_url;
+use atlas_browser::template::normalize_url;
 
 /// One candidate action of a state.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -53,13 +53,13 @@ pub struct Task {
 /// link leads, where a form posts with which fields — else its element. Two releases' tasks of
 /// one key do the same thing, so the outcome known of one is the other's: a link moved elsewhere
 /// on the page, or a page around a form that changed, leaves it the same.
-pub(crate) fn task_key(task: &Task) -> String {
+pub fn task_key(task: &Task) -> String {
     action_key(&task.action, &task.selector, &task.parameters)
 }
 
 /// The key of an action (a task, or a step of a recorded way) across releases: see
 /// [`task_key`].
-pub(crate) fn action_key(action: &str, selector: &str, p: &serde_json::Value) -> String {
+pub fn action_key(action: &str, selector: &str, p: &serde_json::Value) -> String {
     let label = p["label"].as_str().unwrap_or_default();
     let place = match (p["href"].as_str(), p["fields"].as_array()) {
         (Some(href), _) => normalize_url(href),
@@ -184,9 +184,9 @@ pub fn recover(files: &dyn Files) -> Result<usize, StoreError> {
     Ok(back)
 }
 
-/// A pending task of `action` on `selector`, for tests.
-#[cfg(test)]
-pub(crate) fn pending(selector: &str, action: &str, parameters: serde_json::Value) -> Task {
+/// A task of `action` on `selector` not yet numbered nor written (its id `t`): what a check
+/// builds to compare with the tasks a page's folder holds.
+pub fn pending(selector: &str, action: &str, parameters: serde_json::Value) -> Task {
     Task {
         id: "t".into(),
         selector: selector.into(),

@@ -3,12 +3,12 @@
 use std::sync::Arc;
 
 use atlas_biz::*;
-use atlas_config::testing::TestStore;
 use atlas_text::HashEmbedder;
+use atlas_wiring::testing::TestStore;
 use serde_json::{Value, json};
 
 // The business graph kept on a folder and on PostgreSQL.
-atlas_config::on_every_store!(an_import_is_durable_and_a_bad_one_changes_nothing);
+atlas_wiring::on_every_store!(an_import_is_durable_and_a_bad_one_changes_nothing);
 
 fn demo() -> BizStore {
     BizStore::in_memory(demo::data(), Arc::new(HashEmbedder::default())).unwrap()

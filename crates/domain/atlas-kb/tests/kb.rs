@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use atlas_config::testing::TestStore;
+use atlas_wiring::testing::TestStore;
 
 use atlas_kb::{Copied, KbError, KnowledgeBase, MetadataFilter, SearchMethod, SearchOptions};
 use atlas_text::{CountingEmbedder, HashEmbedder};
@@ -14,7 +14,7 @@ const TABLE: &str = "question,answer\n\
 如何修改收货地址？,发货前可在订单详情页修改收货地址，发货后请联系客服。\n\
 会员积分有什么用？,积分可在结算时抵扣现金，100积分抵1元。\n";
 
-atlas_config::on_every_store!(
+atlas_wiring::on_every_store!(
     questions_are_found_by_other_phrasings_and_survive_a_reopen,
     documents_are_replaced_deleted_and_filtered,
     segment_metadata_and_tag_edits_are_searchable_at_once_and_survive_a_reopen,

@@ -5,10 +5,10 @@
 
 use std::sync::Arc;
 
-use atlas_config::testing::TestStore;
 use atlas_model::AtlasError;
 use atlas_registry::registry;
 use atlas_service::Atlas;
+use atlas_wiring::testing::TestStore;
 use serde_json::{Value, json};
 
 const TASK: &str = "QQ 智能客服回复联系人11的问题";

@@ -4,9 +4,9 @@
 
 use std::sync::Arc;
 
-use atlas_config::testing::TestStore;
 use atlas_registry::registry;
 use atlas_service::Atlas;
+use atlas_wiring::testing::TestStore;
 use serde_json::{Value, json};
 
 fn widget(id: &str, text: &str, kind: &str, bounds: &str) -> Value {
@@ -475,7 +475,7 @@ async fn a_planned_route_is_walked_screen_by_screen_and_dropped_when_the_screen_
     assert_eq!(refused.code().as_str(), "INVALID_PARAMETER", "{refused}");
 }
 
-atlas_config::on_every_store!(
+atlas_wiring::on_every_store!(
     the_record_of_checks_is_kept_across_a_restart,
     a_forgotten_way_is_not_replayed_until_a_run_confirms_it_again
 );

@@ -1,11 +1,11 @@
-//! A full disk, on a real small filesystem ([`atlas_config::testing::small_disk`]), counted
+//! A full disk, on a real small filesystem ([`atlas_wiring::testing::small_disk`]), counted
 //! exactly after a restart: acknowledged reports kept, refused ones not applied, retried ones
 //! once.
 
 use std::sync::Arc;
 
-use atlas_config::testing::open_atlas_at as open;
-use atlas_config::testing::small_disk::{SmallDisk, in_child, is_child};
+use atlas_wiring::testing::open_atlas_at as open;
+use atlas_wiring::testing::small_disk::{SmallDisk, in_child, is_child};
 
 use atlas_service::*;
 use atlas_store::Store;

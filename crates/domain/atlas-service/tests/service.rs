@@ -1,16 +1,16 @@
 //! The service over a real store: each test runs on a folder in a temporary directory and on a
-//! fresh PostgreSQL database (see `atlas_config::testing`).
+//! fresh PostgreSQL database (see `atlas_wiring::testing`).
 
 use std::sync::Arc;
 
-use atlas_config::testing::TestStore;
-use atlas_config::testing::open_atlas_at as open;
 use atlas_registry::*;
 use atlas_service::*;
 use atlas_store_fs::FsStore;
 use atlas_text::HashEmbedder;
+use atlas_wiring::testing::TestStore;
+use atlas_wiring::testing::open_atlas_at as open;
 
-atlas_config::on_every_store!(
+atlas_wiring::on_every_store!(
     demo_answers_the_seed_intents_and_survives_restart,
     a_remembered_task_is_replayed_with_new_values_and_session_progress,
     only_finished_sessions_are_replayed_and_their_failed_steps_are_not,

@@ -3,11 +3,11 @@
 //! version, what changed listed, and all of it there again after a restart.
 
 use atlas_api::versions::{DiffPage, VersionSource};
-use atlas_config::testing::TestStore;
 use atlas_model::{AtlasError, Widget};
 use atlas_service::*;
+use atlas_wiring::testing::TestStore;
 
-atlas_config::on_every_store!(
+atlas_wiring::on_every_store!(
     a_release_keeps_its_history_plans_on_the_current_version_and_lists_its_changes,
     a_version_record_naming_what_is_not_there_changes_nothing
 );

@@ -6,9 +6,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Result, bail};
-use atlas_config::{Config, EmbedConfig, PgOptions, StoreAddress};
 use atlas_service::{Atlas, CheckpointPolicy};
 use atlas_text::Embedder;
+use atlas_wiring::{Config, EmbedConfig, PgOptions, StoreAddress};
 use clap::{Args, ValueEnum};
 
 #[derive(Args, Clone)]
@@ -142,11 +142,11 @@ impl EmbedArgs {
     pub(crate) fn config(&self) -> EmbedConfig {
         EmbedConfig {
             kind: match self.embedder {
-                EmbedderKind::Auto => atlas_config::EmbedderKind::Auto,
-                EmbedderKind::Hash => atlas_config::EmbedderKind::Hash,
-                EmbedderKind::Openai => atlas_config::EmbedderKind::Openai,
-                EmbedderKind::E5 => atlas_config::EmbedderKind::E5,
-                EmbedderKind::Bert => atlas_config::EmbedderKind::Bert,
+                EmbedderKind::Auto => atlas_wiring::EmbedderKind::Auto,
+                EmbedderKind::Hash => atlas_wiring::EmbedderKind::Hash,
+                EmbedderKind::Openai => atlas_wiring::EmbedderKind::Openai,
+                EmbedderKind::E5 => atlas_wiring::EmbedderKind::E5,
+                EmbedderKind::Bert => atlas_wiring::EmbedderKind::Bert,
             },
             url: self.embed_url.clone(),
             model: self.embed_model.clone(),
@@ -179,7 +179,7 @@ impl ServiceArgs {
 
 /// The graph's embedder as `args` choose it.
 pub(crate) fn embedder(args: &EmbedArgs) -> Result<Arc<dyn Embedder>> {
-    atlas_config::graph_embedder(&args.config())
+    atlas_wiring::graph_embedder(&args.config())
 }
 
 /// The business graph of `--data` (`DATA/biz/`, as its one writer) or of `--store`'s database.
@@ -187,8 +187,8 @@ pub(crate) fn open_biz(
     data: &DataArgs,
     embedder: Arc<dyn Embedder>,
 ) -> Result<Arc<atlas_biz::BizStore>> {
-    let files = atlas_config::shared_files(&data.address(), &data.pg(), "biz")?;
-    Ok(Arc::new(atlas_config::open_biz(
+    let files = atlas_wiring::shared_files(&data.address(), &data.pg(), "biz")?;
+    Ok(Arc::new(atlas_wiring::open_biz(
         files, &data.data, embedder,
     )?))
 }
@@ -200,8 +200,8 @@ pub(crate) fn open_kb(
     embedder: Arc<dyn Embedder>,
     progress: &dyn atlas_progress::Progress,
 ) -> Result<Arc<atlas_kb::KnowledgeBase>> {
-    let files = atlas_config::shared_files(&data.address(), &data.pg(), "kb")?;
-    Ok(Arc::new(atlas_config::open_kb(
+    let files = atlas_wiring::shared_files(&data.address(), &data.pg(), "kb")?;
+    Ok(Arc::new(atlas_wiring::open_kb(
         files, &data.data, embedder, progress,
     )?))
 }
@@ -211,7 +211,7 @@ pub(crate) fn read_kb(
     data: &DataArgs,
     embedder: Arc<dyn Embedder>,
 ) -> Result<atlas_kb::KnowledgeBase> {
-    match atlas_config::shared_files(&data.address(), &data.pg(), "kb")? {
+    match atlas_wiring::shared_files(&data.address(), &data.pg(), "kb")? {
         Some(files) => atlas_kb::KnowledgeBase::open_shared(files, embedder),
         None => atlas_kb::KnowledgeBase::open_read_only(&data.data.join("kb"), embedder),
     }
@@ -240,7 +240,7 @@ pub(crate) fn must_exist(data: &DataArgs) -> Result<()> {
 }
 
 pub(crate) fn open_default(data: &DataArgs) -> Result<Arc<Atlas>> {
-    atlas_config::open_graph_plain(&data.address(), &data.pg())
+    atlas_wiring::open_graph_plain(&data.address(), &data.pg())
 }
 
 /// The planner of a phone agent (`atlas agent run`, `atlas eval agent`): an OpenAI-compatible

@@ -72,7 +72,7 @@ pub(crate) fn biz_command(what: BizCommand) -> Result<ExitCode> {
             print_json(&report)?;
         }
         BizCommand::Export { data } => {
-            let graph = match atlas_config::shared_files(&data.address(), &data.pg(), "biz")? {
+            let graph = match atlas_wiring::shared_files(&data.address(), &data.pg(), "biz")? {
                 Some(files) => atlas_biz::BizStore::read_from(files.as_ref()),
                 None => atlas_biz::BizStore::read(&data.data.join("biz")),
             };

@@ -261,8 +261,8 @@ pub(crate) async fn eval_intents(labelled: Option<PathBuf>, embed: &EmbedArgs) -
     let scratch = tempfile::Builder::new().prefix("atlas-eval-").tempdir()?;
     let embedder = embedder(embed)?;
     let name = embedder.name();
-    let atlas = atlas_config::open_graph(
-        &atlas_config::StoreAddress::Folder(scratch.path().join("data")),
+    let atlas = atlas_wiring::open_graph(
+        &atlas_wiring::StoreAddress::Folder(scratch.path().join("data")),
         &Default::default(),
         embedder,
         CheckpointPolicy::default(),

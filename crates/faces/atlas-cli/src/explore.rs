@@ -98,7 +98,7 @@ pub(crate) async fn crawl(args: CrawlArgs) -> Result<ExitCode> {
 }
 
 fn chromium(given: Option<PathBuf>) -> Result<PathBuf> {
-    match given.or_else(atlas_explore::browser::find_chromium) {
+    match given.or_else(atlas_browser::find_chromium) {
         Some(path) => Ok(path),
         None => bail!(
             "no Chromium found: install Debian's chromium (apt-get install chromium), or name one with --chromium or ATLAS_CHROMIUM"
@@ -183,7 +183,7 @@ pub(crate) async fn command(
     args: ExploreArgs,
 ) -> Result<ExitCode> {
     let options = options(&args)?;
-    let atlas = atlas_config::open_graph(
+    let atlas = atlas_wiring::open_graph(
         &data.address(),
         &data.pg(),
         crate::args::embedder(&embed)?,
@@ -212,7 +212,13 @@ async fn run(
     }
     let shown = Arc::new(Shown { bar, quiet: false });
     let (graph, artifacts) = explorer_links(&atlas);
-    let exploring = atlas_explore::explore(graph, artifacts, options, shown.clone());
+    let exploring = atlas_explore::explore(
+        graph,
+        artifacts,
+        options,
+        shown.clone(),
+        &atlas_explore_release::ReleaseCheck,
+    );
     let report = tokio::select! {
         report = exploring => report?,
         _ = tokio::signal::ctrl_c() => {
@@ -235,44 +241,17 @@ async fn run(
     Ok(ExitCode::SUCCESS)
 }
 
-/// Serves the bundled demo website until Ctrl-C.
-/// `atlas demo-site`: the demo site at `addr`; with `hostile_other`, the hostile site, explored
-/// at `addr`, its other origin at `hostile_other`.
-pub async fn demo_site(addr: String, hostile_other: Option<String>) -> Result<ExitCode> {
-    let bind = |addr: String| async move {
-        tokio::net::TcpListener::bind(&addr)
-            .await
-            .with_context(|| format!("cannot listen on {addr}"))
-    };
-    let listener = bind(addr).await?;
-    let stop = || async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    let Some(other_addr) = hostile_other else {
-        eprintln!("demo site on http://{}", listener.local_addr()?);
-        let app = atlas_explore::demo_site::router(Default::default());
-        axum::serve(listener, app)
-            .with_graceful_shutdown(stop())
-            .await?;
-        return Ok(ExitCode::SUCCESS);
-    };
-    let other = bind(other_addr).await?;
-    let other_base = format!("http://{}", other.local_addr()?);
-    eprintln!(
-        "hostile site on http://{} (its other origin {other_base}); explore it with --credentials {}:{}",
-        listener.local_addr()?,
-        atlas_explore::hostile_site::USER,
-        atlas_explore::hostile_site::PASSWORD
-    );
-    let counters = std::sync::Arc::new(atlas_explore::hostile_site::Counters::default());
-    let main = atlas_explore::hostile_site::router(counters.clone(), &other_base);
-    let side = atlas_explore::hostile_site::other_router(counters);
-    let (a, b) = tokio::join!(
-        axum::serve(listener, main).with_graceful_shutdown(stop()),
-        axum::serve(other, side).with_graceful_shutdown(stop()),
-    );
-    a?;
-    b?;
+/// `atlas demo-site`: serves the bundled demo website at `addr` until Ctrl-C.
+pub async fn demo_site(addr: String) -> Result<ExitCode> {
+    let listener = tokio::net::TcpListener::bind(&addr)
+        .await
+        .with_context(|| format!("cannot listen on {addr}"))?;
+    eprintln!("demo site on http://{}", listener.local_addr()?);
+    axum::serve(listener, atlas_demo_site::router(Default::default()))
+        .with_graceful_shutdown(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -286,18 +265,14 @@ pub struct ExploreBench {
 }
 
 pub async fn bench(scratch: &std::path::Path) -> Result<Option<ExploreBench>> {
-    let Some(chromium) = atlas_explore::browser::find_chromium() else {
+    let Some(chromium) = atlas_browser::find_chromium() else {
         eprintln!("bench explore: skipped, no Chromium (apt-get install chromium)");
         return Ok(None);
     };
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let start = format!("http://{}/", listener.local_addr()?);
     let site = tokio::spawn(async move {
-        axum::serve(
-            listener,
-            atlas_explore::demo_site::router(Default::default()),
-        )
-        .await
+        axum::serve(listener, atlas_demo_site::router(Default::default())).await
     });
     let mut runs = Vec::new();
     for tabs in [1, 2] {
@@ -332,6 +307,7 @@ pub async fn bench(scratch: &std::path::Path) -> Result<Option<ExploreBench>> {
                 bar: None,
                 quiet: true,
             }),
+            &atlas_explore_release::ReleaseCheck,
         )
         .await?;
         atlas.checkpoint()?;

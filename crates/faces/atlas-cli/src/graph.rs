@@ -87,7 +87,7 @@ pub(crate) enum ImportCommand {
 pub(crate) fn fsck(data: DataArgs, repair: bool) -> Result<ExitCode> {
     // Opening recovers (replays and folds the journal), as any start does; then check.
     must_exist(&data)?;
-    let store = atlas_config::open_store(&data.address(), &data.pg())?;
+    let store = atlas_wiring::open_store(&data.address(), &data.pg())?;
     let atlas = Atlas::open(
         store.clone(),
         Arc::new(HashEmbedder::default()),
@@ -403,18 +403,18 @@ const MAX_SYNTHETIC_PAGES: u64 = 1_000_000;
 
 /// `atlas migrate`: the copy runs on a blocking thread (the stores wait for their writes).
 pub(crate) async fn migrate(from: String, to: String, pg_ca: Option<PathBuf>) -> Result<ExitCode> {
-    let pg = atlas_config::PgOptions {
+    let pg = atlas_wiring::PgOptions {
         ca_file: pg_ca,
         ..Default::default()
     };
     let (from, to) = (
-        atlas_config::StoreAddress::parse(&from),
-        atlas_config::StoreAddress::parse(&to),
+        atlas_wiring::StoreAddress::parse(&from),
+        atlas_wiring::StoreAddress::parse(&to),
     );
     let shown = Shown::start();
     let copying = shown.clone();
     let copied = tokio::task::spawn_blocking(move || {
-        atlas_config::migrate(&from, &to, &pg, copying.as_ref())
+        atlas_wiring::migrate(&from, &to, &pg, copying.as_ref())
     })
     .await??;
     shown.pause();

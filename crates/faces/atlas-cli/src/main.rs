@@ -1,7 +1,7 @@
 //! `atlas`: the one binary. Each subcommand is a thin face over `atlas-service`, in a module of
 //! its own; commands that touch data take `--data DIR` (and, for the graph, `--store` to keep it
 //! in PostgreSQL instead) and hold the folder's writer lock while they run. Every process opens
-//! what it serves through `atlas-config`.
+//! what it serves through `atlas-wiring`.
 
 mod agent;
 mod args;
@@ -178,17 +178,10 @@ enum Command {
         args: explore::CrawlArgs,
     },
     /// Serve the bundled demo website (several pages, a login, a search, a single-page app, a
-    /// clock, a "delete account" button) to try `atlas explore` on; with --hostile, a site that
-    /// attacks its explorer, on two origins (see docs/explorer.md).
+    /// clock, a "delete account" button) to try `atlas explore` on (see docs/explorer.md).
     DemoSite {
         #[arg(long, default_value = "127.0.0.1:7702")]
         addr: String,
-        /// Serve the hostile site instead: the explored origin at --addr, the origin that wants
-        /// the explorer's secrets at --other-addr.
-        #[arg(long)]
-        hostile: bool,
-        #[arg(long, default_value = "127.0.0.1:7703")]
-        other_addr: String,
     },
     /// The phone agent of seed 002.
     Agent {
@@ -271,11 +264,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         Command::Test { what } => test::run(what).await,
         Command::Explore { data, embed, args } => explore::command(data, embed, args).await,
         Command::Crawl { args } => explore::crawl(args).await,
-        Command::DemoSite {
-            addr,
-            hostile,
-            other_addr,
-        } => explore::demo_site(addr, hostile.then_some(other_addr)).await,
+        Command::DemoSite { addr } => explore::demo_site(addr).await,
         Command::Kb { what } => kb::kb_command(what),
         Command::Biz { what } => biz::biz_command(what),
         Command::Eval { what } => eval::run(what).await,

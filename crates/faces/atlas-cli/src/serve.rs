@@ -143,7 +143,7 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<ExitCode> {
         .await
         .with_context(|| format!("cannot listen on {addr}"))?;
     let limits = atlas_server::Limits::for_process(max_connections);
-    let services = atlas_config::open(&args.config()).await?;
+    let services = atlas_wiring::open(&args.config()).await?;
     let local = listener.local_addr()?;
     eprintln!(
         "atlas serving {} on http://{local} ({})",
@@ -202,7 +202,7 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<ExitCode> {
 }
 
 pub(crate) async fn mcp(args: ServiceArgs) -> Result<ExitCode> {
-    let services = atlas_config::open(&args.config()).await?;
+    let services = atlas_wiring::open(&args.config()).await?;
     let server = atlas_mcp::McpServer::new(services.tools.clone(), services.context());
     eprintln!("atlas MCP on stdio ({})", args.data.describe());
     tokio::select! {

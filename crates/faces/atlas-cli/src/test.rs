@@ -198,13 +198,13 @@ async fn run_suite(args: TestRunArgs) -> Result<ExitCode> {
 pub(crate) async fn serve_graph(
     data: &std::path::Path,
     addr: &str,
-    embed: atlas_config::EmbedConfig,
-) -> Result<atlas_config::Served> {
-    let config = atlas_config::Config {
+    embed: atlas_wiring::EmbedConfig,
+) -> Result<atlas_wiring::Served> {
+    let config = atlas_wiring::Config {
         embed,
-        ..atlas_config::Config::folder(data)
+        ..atlas_wiring::Config::folder(data)
     };
-    atlas_config::open_and_serve(&config, &atlas_server::Loopback, addr).await
+    atlas_wiring::open_and_serve(&config, &atlas_server::Loopback, addr).await
 }
 
 /// Progress on a terminal: a bar of tests, with what each phone is doing; on anything else, a

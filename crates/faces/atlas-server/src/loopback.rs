@@ -1,9 +1,9 @@
 //! The one way a server is started in this process over services already opened
-//! ([`atlas_config::Serve`]): `atlas test run --data`, the benchmarks and the evaluations all
+//! ([`atlas_services::Serve`]): `atlas test run --data`, the benchmarks and the evaluations all
 //! serve through it, so each measures and tests the server `atlas serve` runs.
 
 use anyhow::Context;
-use atlas_config::{Serve, ServeFuture, Served, Services};
+use atlas_services::{Serve, ServeFuture, Served, Services};
 
 use crate::AppState;
 

@@ -5,7 +5,7 @@
 
 use atlas_api::routes::{Answered, BodyKind};
 
-use atlas_config::{Config, Serve};
+use atlas_wiring::{Config, Serve};
 
 /// The path with each `{parameter}` filled in (an action with one its route takes).
 fn filled(path: &str) -> String {
@@ -23,7 +23,7 @@ fn filled(path: &str) -> String {
 #[tokio::test(flavor = "multi_thread")]
 async fn every_documented_route_is_routed_with_its_method() {
     let scratch = tempfile::tempdir().unwrap();
-    let services = atlas_config::open(&Config::folder(&scratch.path().join("data")))
+    let services = atlas_wiring::open(&Config::folder(&scratch.path().join("data")))
         .await
         .unwrap();
     let served = atlas_server::Loopback

@@ -10,10 +10,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Result, anyhow};
-use atlas_config::Serve;
 use atlas_device_sim::RecordedApp;
 use atlas_eval::ideal_server::IdealServer;
 use atlas_testrun::{Status, Suite, SuiteReport};
+use atlas_wiring::Serve;
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -213,8 +213,8 @@ pub async fn run(
     let mut one_phone: Option<(f64, Vec<bool>)> = None;
     for &n in config.phones.iter().filter(|n| **n > 0) {
         let data = scratch.join(format!("fleet-{n}"));
-        let served = atlas_config::open_and_serve(
-            &atlas_config::Config::folder(&data),
+        let served = atlas_wiring::open_and_serve(
+            &atlas_wiring::Config::folder(&data),
             server,
             "127.0.0.1:0",
         )

@@ -131,7 +131,7 @@ pub(crate) fn total_reports(atlas: &Atlas, app_id: &str) -> u64 {
 pub async fn run(
     config: &IngestConfig,
     scratch: &Path,
-    server: &dyn atlas_config::Serve,
+    server: &dyn atlas_wiring::Serve,
 ) -> Result<IngestReport> {
     let app_id = "bench.ingest";
     let generated = synthetic_app(
@@ -145,7 +145,7 @@ pub async fn run(
     );
     let reports = Arc::new(reports_on(&generated.data, 20_000));
     let data_dir = scratch.join("ingest-data");
-    let services = atlas_config::open(&atlas_config::Config::folder(&data_dir)).await?;
+    let services = atlas_wiring::open(&atlas_wiring::Config::folder(&data_dir)).await?;
     let atlas = services.atlas.clone();
     atlas.import_app(generated.data).await?;
     atlas.checkpoint()?;

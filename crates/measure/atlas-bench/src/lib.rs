@@ -22,10 +22,10 @@ pub mod viewer;
 use serde::Serialize;
 
 /// The graph service on the data folder `data`, opened as every Atlas process opens it
-/// (`atlas_config`), with the built-in embedder.
+/// (`atlas_wiring`), with the built-in embedder.
 pub fn open_folder(data: &std::path::Path) -> anyhow::Result<std::sync::Arc<atlas_service::Atlas>> {
-    atlas_config::open_graph_plain(
-        &atlas_config::StoreAddress::Folder(data.to_path_buf()),
+    atlas_wiring::open_graph_plain(
+        &atlas_wiring::StoreAddress::Folder(data.to_path_buf()),
         &Default::default(),
     )
 }

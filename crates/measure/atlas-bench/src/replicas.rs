@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
-use atlas_config::{Config, Serve, Services, StoreAddress};
+use atlas_wiring::{Config, Serve, Services, StoreAddress};
 use serde::Serialize;
 
 use crate::Percentiles;
@@ -135,7 +135,7 @@ pub async fn run(
     let run_id = std::process::id();
 
     // The folder store, the reference.
-    let folder = atlas_config::open(&Config::folder(&scratch.join("folder"))).await?;
+    let folder = atlas_wiring::open(&Config::folder(&scratch.join("folder"))).await?;
     folder.atlas.import_app(generated.data.clone()).await?;
     let folder_throughput =
         throughput(server, std::slice::from_ref(&folder), config, &reports).await?;
@@ -147,7 +147,7 @@ pub async fn run(
     for i in 0..3 {
         let data = scratch.join(format!("replica-{i}"));
         replicas.push(
-            atlas_config::open(&replica_config(StoreAddress::Postgres(url.clone()), &data)).await?,
+            atlas_wiring::open(&replica_config(StoreAddress::Postgres(url.clone()), &data)).await?,
         );
     }
     replicas[0].atlas.import_app(generated.data.clone()).await?;
@@ -353,14 +353,14 @@ async fn startup(url: &str, transitions: usize, run_id: u32) -> Result<(usize, f
     .data;
     let pages = app.pages.len();
     let target =
-        atlas_config::open_store(&StoreAddress::Postgres(url.clone()), &Default::default())?;
+        atlas_wiring::open_store(&StoreAddress::Postgres(url.clone()), &Default::default())?;
     tokio::task::spawn_blocking(move || {
-        atlas_config::write_apps(target.as_ref(), &[app], &atlas_progress::Quiet)
+        atlas_wiring::write_apps(target.as_ref(), &[app], &atlas_progress::Quiet)
     })
     .await??;
     let started = Instant::now();
     let replica = tokio::task::spawn_blocking(move || {
-        atlas_config::open_graph_plain(&StoreAddress::Postgres(url), &Default::default())
+        atlas_wiring::open_graph_plain(&StoreAddress::Postgres(url), &Default::default())
     })
     .await??;
     let seconds = started.elapsed().as_secs_f64();

@@ -69,7 +69,7 @@ pub async fn run(
     scratch: &Path,
     pages: usize,
     python: &str,
-    server: &dyn atlas_config::Serve,
+    server: &dyn atlas_wiring::Serve,
 ) -> anyhow::Result<Option<ViewerReport>> {
     let has_selenium = tokio::process::Command::new(python)
         .args(["-c", "import selenium"])
@@ -83,10 +83,10 @@ pub async fn run(
         );
         return Ok(None);
     }
-    let mut demo = atlas_config::Config::folder(&scratch.join("demo"));
+    let mut demo = atlas_wiring::Config::folder(&scratch.join("demo"));
     demo.demo = true;
-    let demo = atlas_config::open(&demo).await?;
-    let large = atlas_config::open(&atlas_config::Config::folder(&scratch.join("large"))).await?;
+    let demo = atlas_wiring::open(&demo).await?;
+    let large = atlas_wiring::open(&atlas_wiring::Config::folder(&scratch.join("large"))).await?;
     large
         .atlas
         .import_app(synthetic_app("synthetic.app", AppShape::of_pages(pages), 1).data)

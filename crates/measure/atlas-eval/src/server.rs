@@ -6,10 +6,10 @@ use std::sync::Arc;
 
 use anyhow::Result;
 use atlas_agent::HttpCaller;
-use atlas_config::{EmbedConfig, Serve, Served};
 use atlas_import::droidtask::App;
 use atlas_progress::Progress;
 use atlas_service::GroundingModel;
+use atlas_wiring::{EmbedConfig, Serve, Served};
 
 use crate::agent::{AgentEval, AgentOptions};
 use crate::droidtask::Report;
@@ -46,7 +46,7 @@ impl EvalServer {
                 _scratch: scratch,
             });
         }
-        let config = atlas_config::Config {
+        let config = atlas_wiring::Config {
             embed: target.embed.clone(),
             // A scratch folder removed when the evaluation ends: nothing to fold into readable
             // files, and no checkpoint left running into a folder already gone.
@@ -54,9 +54,9 @@ impl EvalServer {
                 interval: std::time::Duration::from_secs(24 * 3600),
                 max_journal_bytes: u64::MAX,
             },
-            ..atlas_config::Config::folder(&scratch.path().join("data"))
+            ..atlas_wiring::Config::folder(&scratch.path().join("data"))
         };
-        let services = atlas_config::open(&config).await?;
+        let services = atlas_wiring::open(&config).await?;
         if let Some(model) = grounding {
             services.atlas.use_grounding_model(model)?;
         }

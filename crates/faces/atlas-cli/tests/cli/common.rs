@@ -361,7 +361,7 @@ pub fn adb_installed() -> bool {
 
 /// Debian's Chromium, or none (see [`skipped_without`]).
 pub fn chromium() -> Option<std::path::PathBuf> {
-    let found = atlas_explore::browser::find_chromium();
+    let found = atlas_browser::find_chromium();
     if found.is_none() {
         skipped_without("chromium");
     }

@@ -566,19 +566,8 @@ pub(crate) fn tasks_in(state: &Value, place: &str) -> Vec<Value> {
 #[test]
 fn a_hostile_site_on_two_origins_gets_no_secret_no_write_and_no_code_and_ends_no_run() {
     let Some(chromium) = chromium() else { return };
-    let (a, b) = (
-        format!("127.0.0.1:{}", free_port()),
-        format!("127.0.0.1:{}", free_port()),
-    );
-    let _site = KillOnDrop(
-        atlas()
-            .args(["demo-site", "--hostile", "--addr", &a, "--other-addr", &b])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
-    let base = format!("http://{a}");
+    let site = crate::hostile_site::serve();
+    let (base, other) = (site.base.clone(), site.other.clone());
     until_answers(
         &format!("{base}/stats"),
         "the hostile site",
@@ -587,12 +576,12 @@ fn a_hostile_site_on_two_origins_gets_no_secret_no_write_and_no_code_and_ends_no
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
     let report_path = dir.path().join("report.json");
-    let password = atlas_explore::hostile_site::PASSWORD;
+    let password = crate::hostile_site::PASSWORD;
     let out = explore_command(&base, &data, &chromium)
         .args(["--max-seconds", "400", "--embedder", "hash", "--json"])
         .arg(&report_path)
         .arg("--credentials")
-        .arg(format!("{}:{password}", atlas_explore::hostile_site::USER))
+        .arg(format!("{}:{password}", crate::hostile_site::USER))
         .output()
         .unwrap();
     let said = String::from_utf8_lossy(&out.stderr);
@@ -603,7 +592,7 @@ fn a_hostile_site_on_two_origins_gets_no_secret_no_write_and_no_code_and_ends_no
 
     // Both origins' counts: no credentials, no password and no write reached anyone; the
     // sign-in and the staff area of the start origin did work.
-    let stats = get(&format!("http://{b}/stats"));
+    let stats = get(&format!("{other}/stats"));
     for zero in [
         "writes",
         "destructive_gets",
@@ -774,7 +763,7 @@ fn a_hostile_site_on_two_origins_gets_no_secret_no_write_and_no_code_and_ends_no
             "--allow-destructive",
         ])
         .arg("--credentials")
-        .arg(format!("{}:{password}", atlas_explore::hostile_site::USER))
+        .arg(format!("{}:{password}", crate::hostile_site::USER))
         .output()
         .unwrap();
     assert!(
@@ -782,7 +771,7 @@ fn a_hostile_site_on_two_origins_gets_no_secret_no_write_and_no_code_and_ends_no
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let stats = get(&format!("http://{b}/stats"));
+    let stats = get(&format!("{other}/stats"));
     assert!(stats["writes"].as_u64().unwrap() >= 3, "{stats}");
     assert!(stats["destructive_gets"].as_u64().unwrap() >= 8, "{stats}");
     assert!(stats["websockets"].as_u64().unwrap() >= 1, "{stats}");
@@ -866,8 +855,8 @@ fn page_loads_are_a_budget_and_the_baseline_crawl_only_reads() {
 fn the_demo_site_explored_into_postgresql_keeps_every_file_of_its_pages_in_the_database() {
     let Some(chromium) = chromium() else { return };
     let _server = crate::common::sharing_the_test_server();
-    let Some(atlas_config::testing::TestStore::Postgres(url)) =
-        atlas_config::testing::TestStore::postgres()
+    let Some(atlas_wiring::testing::TestStore::Postgres(url)) =
+        atlas_wiring::testing::TestStore::postgres()
     else {
         return;
     };

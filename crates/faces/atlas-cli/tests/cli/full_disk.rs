@@ -1,12 +1,12 @@
 //! `atlas serve` on a full disk, as a fleet's server meets one: its data folder on a real small
-//! filesystem ([`atlas_config::testing::small_disk`]) filled by another file. Refused writes
+//! filesystem ([`atlas_wiring::testing::small_disk`]) filled by another file. Refused writes
 //! answer 503 with `Retry-After` and change nothing, health says so and goes on serving reads,
 //! writes resume once space returns without a restart, and the reports counted after restarts
 //! are exactly the acknowledged ones.
 
 use std::time::{Duration, Instant};
 
-use atlas_config::testing::small_disk::{SmallDisk, in_child, is_child};
+use atlas_wiring::testing::small_disk::{SmallDisk, in_child, is_child};
 use serde_json::{Value, json};
 
 use crate::common::*;

@@ -13,6 +13,7 @@ mod explore;
 mod fleet;
 mod full_disk;
 mod hostile_clients;
+mod hostile_site;
 mod links;
 mod pg_restart;
 mod phone;

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use atlas_config::testing::TestStore;
+use atlas_wiring::testing::TestStore;
 use serde_json::{Value, json};
 
 use crate::common::{Server, agent};

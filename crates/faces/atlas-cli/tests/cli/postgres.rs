@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use atlas_config::testing::TestStore;
+use atlas_wiring::testing::TestStore;
 use serde_json::{Value, json};
 
 use crate::common::{Server, agent, fsck};

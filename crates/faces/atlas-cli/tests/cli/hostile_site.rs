@@ -1,5 +1,5 @@
-//! A website that attacks its explorer (`atlas demo-site --hostile`), on two origins: the one
-//! explored and another that wants what the explorer must keep.
+//! A test fixture: a website that attacks its explorer, on two origins (the one explored and
+//! another that wants what the explorer must keep), served in the test's process ([`serve`]).
 //!
 //! The start origin has an image from the other origin that asks for a password, a sign-in form
 //! that posts to the other origin and one that sends it there by GET, GET links whose addresses
@@ -22,7 +22,7 @@ use axum::http::{HeaderMap, Method, StatusCode, header};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::routing::{any, get};
 
-use crate::demo_site::html_escape;
+use atlas_demo_site::html_escape;
 
 /// The user and password the start origin accepts (give them to `--credentials`).
 pub const USER: &str = "ann";
@@ -370,7 +370,7 @@ async fn other(State(site): State<Site>, request: Request) -> Response {
 }
 
 /// The start origin's site; `other` is the other origin (`http://host:port`).
-pub fn router(counters: Arc<Counters>, other: &str) -> Router {
+fn router(counters: Arc<Counters>, other: &str) -> Router {
     let site = Site {
         counters,
         other: other.trim_end_matches('/').to_string(),
@@ -410,8 +410,39 @@ pub fn router(counters: Arc<Counters>, other: &str) -> Router {
         .with_state(site)
 }
 
+/// The two origins, served on loopback ports of their own until the test process ends.
+pub struct HostileSite {
+    /// The origin explored (`http://127.0.0.1:port`).
+    pub base: String,
+    /// The origin that wants the explorer's secrets.
+    pub other: String,
+}
+
+/// Serves the hostile site on two free loopback ports, from a thread of its own.
+pub fn serve() -> HostileSite {
+    let bind = || {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        (listener, base)
+    };
+    let (main, base) = bind();
+    let (side, other) = bind();
+    let counters = Arc::new(Counters::default());
+    let (main_app, side_app) = (router(counters.clone(), &other), other_router(counters));
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Runtime::new().unwrap();
+        runtime.block_on(async move {
+            let main = tokio::net::TcpListener::from_std(main).unwrap();
+            let side = tokio::net::TcpListener::from_std(side).unwrap();
+            let _ = tokio::join!(axum::serve(main, main_app), axum::serve(side, side_app));
+        });
+    });
+    HostileSite { base, other }
+}
+
 /// The other origin's site: counts what it receives (`/stats` there too).
-pub fn other_router(counters: Arc<Counters>) -> Router {
+fn other_router(counters: Arc<Counters>) -> Router {
     let site = Site {
         counters,
         other: String::new(),

@@ -3,7 +3,7 @@
 //! GUI test's steps.
 //!
 //! A step is the same action on the new release when the page it was taken on still offers an
-//! action that sends what it sent ([`crate::tasks::action_key`]: a link's target, a form's
+//! action that sends what it sent ([`atlas_explore::tasks::action_key`]: a link's target, a form's
 //! address and field names): then only its locators may have moved, and the step takes the new
 //! ones (the values it typed kept). Checking this on the pages the re-exploration has already
 //! read costs no browser time; the release test replays the scripts in Playwright to see that
@@ -13,13 +13,12 @@
 
 use std::collections::HashMap;
 
-use crate::state::{State, Step};
-use crate::tasks::Task;
-use crate::tasks::{action_key, task_key};
+use atlas_explore::tasks::{Task, action_key, task_key};
+use atlas_explore::{State, Step};
 
 /// What a new release did to a state's recorded way.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Route {
+pub(crate) enum WayOutcome {
     /// Every step is still offered, where it was, as it was.
     Kept,
     /// Every step is still offered; some moved: the way with their new locators.
@@ -77,7 +76,7 @@ pub(crate) fn check(
     reached: &[bool],
     offered: &HashMap<usize, Vec<Task>>,
     sign_in: Option<&Task>,
-) -> Vec<Route> {
+) -> Vec<WayOutcome> {
     // A way's steps were taken on the states whose own ways are its beginnings.
     let by_path: HashMap<String, usize> = states
         .iter()
@@ -90,7 +89,7 @@ pub(crate) fn check(
         .enumerate()
         .map(|(index, state)| {
             if !reached[index] {
-                return Route::Lost;
+                return WayOutcome::Lost;
             }
             let mut way = Vec::with_capacity(state.path.len());
             for (i, step) in state.path.iter().enumerate() {
@@ -111,14 +110,17 @@ pub(crate) fn check(
                     Some(task) => way.push(relocated(step, task)),
                     None => {
                         let signed_in = state.path.iter().any(|s| s.parameters["sign_in"] == true);
-                        return Route::Replaced(by_address(state, sign_in.filter(|_| signed_in)));
+                        return WayOutcome::Replaced(by_address(
+                            state,
+                            sign_in.filter(|_| signed_in),
+                        ));
                     }
                 }
             }
             if way == state.path {
-                Route::Kept
+                WayOutcome::Kept
             } else {
-                Route::Repaired(way)
+                WayOutcome::Repaired(way)
             }
         })
         .collect()
@@ -154,7 +156,7 @@ mod tests {
     }
 
     fn task(step: &Step) -> Task {
-        crate::tasks::pending(&step.selector, &step.action, step.parameters.clone())
+        atlas_explore::tasks::pending(&step.selector, &step.action, step.parameters.clone())
     }
 
     fn state(name: &str, url: &str, path: Vec<Step>) -> State {
@@ -185,9 +187,9 @@ mod tests {
         let moved = form("main form", "main input[name=q]", None);
         let offered = HashMap::from([(0, vec![task(&to_issues)]), (1, vec![task(&moved)])]);
         let routes = check(&states, &reached, &offered, None);
-        assert_eq!(routes[0], Route::Kept);
-        assert_eq!(routes[1], Route::Kept);
-        let Route::Repaired(way) = &routes[2] else {
+        assert_eq!(routes[0], WayOutcome::Kept);
+        assert_eq!(routes[1], WayOutcome::Kept);
+        let WayOutcome::Repaired(way) = &routes[2] else {
             panic!("{:?}", routes[2])
         };
         assert_eq!(way[0], to_issues);
@@ -218,7 +220,7 @@ mod tests {
             &offered,
             Some(&task(&moved)),
         );
-        let Route::Replaced(way) = &routes[2] else {
+        let WayOutcome::Replaced(way) = &routes[2] else {
             panic!("{:?}", routes[2])
         };
         assert_eq!(way.len(), 2);
@@ -228,7 +230,7 @@ mod tests {
         );
         assert_eq!(way[1].action, "navigate");
         assert_eq!(way[1].parameters["url"], "http://x/admin");
-        assert!(matches!(&routes[1], Route::Replaced(w) if w.len() == 2));
-        assert_eq!(routes[3], Route::Lost);
+        assert!(matches!(&routes[1], WayOutcome::Replaced(w) if w.len() == 2));
+        assert_eq!(routes[3], WayOutcome::Lost);
     }
 }

@@ -10,7 +10,7 @@
 //! The words are Atlas's one rule for actions that cannot be undone
 //! ([`atlas_text::says_irreversible`]), which a phone agent's fast path keeps too.
 //!
-//! These words are the second line. The first is the network guard ([`crate::guard`]): whatever a
+//! These words are the second line. The first is the network filter ([`crate::network_filter`]): whatever a
 //! page's scripts do, no request but GET and HEAD leaves the browser while exploring.
 
 use crate::snapshot::{Button, Form, Link};
@@ -44,7 +44,7 @@ pub fn button_is_destructive(button: &Button) -> bool {
 pub fn is_sign_in(form: &Form, start_origin: &str) -> bool {
     form.fields.iter().any(|f| f.kind == "password")
         && form.fields.len() <= 4
-        && crate::guard::origin_of(&form.action) == start_origin
+        && crate::network_filter::origin_of(&form.action) == start_origin
 }
 
 /// Whether a form's words say it deletes, pays, orders, signs out or creates content.

@@ -146,7 +146,7 @@ macro_rules! on_every_store {
         mod folder {
             $(
                 #[$crate::testing::__tokio::test(
-                    crate = "atlas_config::testing::__tokio",
+                    crate = "atlas_wiring::testing::__tokio",
                     flavor = "multi_thread",
                     worker_threads = 2
                 )]
@@ -158,7 +158,7 @@ macro_rules! on_every_store {
         mod postgres {
             $(
                 #[$crate::testing::__tokio::test(
-                    crate = "atlas_config::testing::__tokio",
+                    crate = "atlas_wiring::testing::__tokio",
                     flavor = "multi_thread",
                     worker_threads = 2
                 )]

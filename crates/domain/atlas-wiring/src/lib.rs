@@ -1,4 +1,5 @@
-//! What an Atlas process is made of, and the one function that opens it.
+//! The wiring of an Atlas process: what it is made of, and the one function that opens it —
+//! the only crate that reaches every store and embedder.
 //!
 //! `atlas serve`, `atlas mcp`, the benchmarks and the tests all start Atlas the same way: a
 //! [`Config`] says where the graph is stored (the data folder, or a PostgreSQL database), which
@@ -8,7 +9,8 @@
 //!
 //! Key design decision: **one start-up path for every face.** A second copy of start-up code (in
 //! a benchmark, a test harness) drifts from the real one, and then measures or tests something
-//! users never run.
+//! users never run. What it opens ([`Services`]) and the seam that serves it ([`Serve`]) are
+//! `atlas-services`', so the server serves what is open without depending on this crate.
 
 mod embedders;
 mod serve;
@@ -20,15 +22,15 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
 use atlas_progress::Progress;
-use atlas_registry::{ToolContext, ToolRegistry};
 use atlas_service::{Atlas, CheckpointPolicy};
 use atlas_store::Store;
 use atlas_store::files::{Files, Scoped};
 use atlas_text::{Embedder, HashEmbedder};
 
+pub use atlas_services::{Serve, ServeFuture, Served, Services};
 pub use atlas_store_pg::PgOptions;
 pub use embedders::{EmbedConfig, EmbedderKind, graph_embedder, kb_embedder};
-pub use serve::{Serve, ServeFuture, Served, open_and_serve};
+pub use serve::open_and_serve;
 
 /// Where the graph is stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -171,49 +173,6 @@ impl Config {
             checkpoint: CheckpointPolicy::default(),
             demo: false,
             grounding_model: None,
-        }
-    }
-}
-
-/// The services of one process, opened.
-#[derive(Clone)]
-pub struct Services {
-    /// The GUI graph.
-    pub atlas: Arc<Atlas>,
-    /// The knowledge bases.
-    pub kb: Arc<atlas_kb::KnowledgeBase>,
-    /// The business graph.
-    pub biz: Arc<atlas_biz::BizStore>,
-    /// Every tool, over all three.
-    pub tools: Arc<ToolRegistry>,
-}
-
-impl Services {
-    /// What a tool call runs against.
-    pub fn context(&self) -> ToolContext {
-        ToolContext {
-            atlas: self.atlas.clone(),
-            biz: Some(self.biz.clone()),
-            kb: Some(self.kb.clone()),
-            holds_server_token: false,
-        }
-    }
-
-    /// Makes what was acknowledged durable before the process ends.
-    /// Both are tried, whichever fails.
-    pub fn close(&self) -> Result<()> {
-        let kb = self
-            .kb
-            .flush()
-            .map_err(|e| anyhow::anyhow!("knowledge base hit counts and vectors: {e}"));
-        let graph = self
-            .atlas
-            .checkpoint()
-            .map_err(|e| anyhow::anyhow!("final checkpoint: {e}"));
-        match (kb, graph) {
-            (Ok(()), Ok(())) => Ok(()),
-            (Err(e), Ok(())) | (Ok(()), Err(e)) => Err(e),
-            (Err(kb), Err(graph)) => Err(anyhow::anyhow!("{graph}; {kb}")),
         }
     }
 }

@@ -7,7 +7,7 @@
 //! its identity, and what it shows now is the release's face of it); a state no way reaches any
 //! more is gone (marked, never deleted). Then only what is new is acted on: an action still on
 //! its page that sends what it sent (the same link target, the same form's fields and address:
-//! [`crate::tasks::task_key`]) is not taken again and its transition is marked seen, while every action a page
+//! [`atlas_explore::tasks::task_key`]) is not taken again and its transition is marked seen, while every action a page
 //! did not have before is queued as in a first exploration.
 //!
 //! Key design decision: **the known states are the plan.** A first exploration spends most of its
@@ -19,15 +19,46 @@ use std::collections::{HashMap, HashSet};
 
 use atlas_api::tools;
 use atlas_api::versions::{RecordAppVersionRequest, VersionSource};
+use atlas_browser::BrowserError;
+use atlas_browser::browser::Tab;
+use atlas_browser::snapshot::Snapshot;
+use atlas_browser::template::normalize_url;
+use atlas_explore::tasks::{self, Place, Task, task_key};
+use atlas_explore::{
+    ExploreError, Recheck, ReleaseReport, Saved, Session, State, candidate_tasks, perform,
+};
 
-use crate::ExploreError;
-use crate::browser::Tab;
-use crate::explorer::{Saved, Shared, candidate_tasks, perform};
-use crate::routes::Route;
-use crate::snapshot::Snapshot;
-use crate::state::{ReleaseReport, State};
-use crate::tasks::{self, Place, Task, task_key};
-use crate::template::normalize_url;
+use crate::ways::WayOutcome;
+
+mod ways;
+
+/// The release check a re-exploration runs before its queue ([`Recheck`]): pass it to
+/// [`atlas_explore::explore`].
+#[derive(Debug, Default, Clone, Copy)]
+pub struct ReleaseCheck;
+
+impl Recheck for ReleaseCheck {
+    fn recheck<'a>(
+        &'a self,
+        session: &'a Session,
+        tab: &'a Tab,
+    ) -> std::pin::Pin<
+        Box<dyn std::future::Future<Output = Result<ReleaseReport, ExploreError>> + Send + 'a>,
+    > {
+        Box::pin(async move { Release(session).check_release(tab).await })
+    }
+}
+
+/// A session being checked against the release the site shows now.
+struct Release<'a>(&'a Session);
+
+impl std::ops::Deref for Release<'_> {
+    type Target = Session;
+
+    fn deref(&self) -> &Session {
+        self.0
+    }
+}
 
 /// What a visit found of a known state.
 enum Found {
@@ -37,7 +68,7 @@ enum Found {
     Gone,
 }
 
-impl Shared {
+impl Release<'_> {
     /// Brings up state `index` by its address, else by its way from the start, and says what it
     /// is now.
     /// A state behind a sign-in is first brought up by its way (which signs in: the browser
@@ -76,7 +107,7 @@ impl Shared {
             let reached = match self.walk(tab, &url, &steps).await {
                 Ok(true) => self.timed_browser(tab.snapshot()).await,
                 // A way that no longer works (an element gone, a page that never loads).
-                Ok(false) | Err(ExploreError::Browser(_)) => continue,
+                Ok(false) | Err(ExploreError::Browser(BrowserError::Failed(_))) => continue,
                 Err(e) => return Err(e),
             };
             let snap = match reached {
@@ -84,8 +115,8 @@ impl Shared {
                     *signed_in |= signs_in;
                     snap
                 }
-                Err(ExploreError::Browser(_)) => continue,
-                Err(e) => return Err(e),
+                Err(BrowserError::Failed(_)) => continue,
+                Err(e) => return Err(e.into()),
             };
             if !self.in_scope(&snap.url) {
                 continue;
@@ -118,7 +149,7 @@ impl Shared {
         let signed = async {
             tab.goto(&start).await?;
             let snap = tab.snapshot().await?;
-            let forms = candidate_tasks(&snap, self, &mut 0);
+            let forms = candidate_tasks(&snap, self.0, &mut 0);
             let Some(task) = forms.iter().find(|t| t.parameters["sign_in"] == true) else {
                 return Ok(false);
             };
@@ -127,7 +158,7 @@ impl Shared {
         };
         match self.timed_browser(signed).await {
             Ok(done) => Ok(done),
-            Err(ExploreError::Browser(_)) => Ok(false),
+            Err(ExploreError::Browser(BrowserError::Failed(_))) => Ok(false),
             Err(e) => Err(e),
         }
     }
@@ -135,7 +166,7 @@ impl Shared {
     /// Checks every known state of the site against what it shows now, records the release
     /// (`record_app_version`: what was seen, what is gone), keeps what changed pages show, and
     /// queues the actions to take: those no page of the site sent before from where it is.
-    pub(crate) async fn check_release(&self, tab: &Tab) -> Result<ReleaseReport, ExploreError> {
+    async fn check_release(&self, tab: &Tab) -> Result<ReleaseReport, ExploreError> {
         let found = self.revisit_all(tab).await?;
         let t = std::time::Instant::now();
         let (previous, noticed) = {
@@ -203,7 +234,7 @@ impl Shared {
         let sign_in = offered
             .get(&0)
             .and_then(|tasks| tasks.iter().find(|t| t.parameters["sign_in"] == true));
-        let ways = crate::routes::check(&states, &reached, &offered, sign_in);
+        let ways = crate::ways::check(&states, &reached, &offered, sign_in);
         let mut f = self.frontier.lock();
         self.follow_ways(&mut f.saved, ways, &mut report)?;
         f.queue = queued;
@@ -284,7 +315,7 @@ impl Shared {
     ) -> Result<(Vec<Task>, Vec<Task>), ExploreError> {
         let files = state.files.get()?;
         let done: Vec<Task> = tasks::read(files, Place::Completed)?;
-        let candidates = candidate_tasks(snap, self, next_task);
+        let candidates = candidate_tasks(snap, self.0, next_task);
         let present: HashSet<String> = candidates.iter().map(task_key).collect();
         // An action still there does what it did (its key says what it sends), and where it
         // led is checked on its own; one no longer there is gone with its transition.
@@ -309,29 +340,29 @@ impl Shared {
         Ok((candidates, queued))
     }
 
-    /// Each state's way from the start as the release left it ([`crate::routes::check`]): kept,
+    /// Each state's way from the start as the release left it ([`crate::ways::check`]): kept,
     /// repaired or replaced (its nav script written again), or lost; counted in `report`.
     fn follow_ways(
         &self,
         saved: &mut Saved,
-        ways: Vec<Route>,
+        ways: Vec<WayOutcome>,
         report: &mut ReleaseReport,
     ) -> Result<(), ExploreError> {
         for (index, way) in ways.into_iter().enumerate() {
             let state = &mut saved.states[index];
             let path = match way {
-                Route::Kept => {
+                WayOutcome::Kept => {
                     report.ways_kept += 1;
                     continue;
                 }
-                Route::Lost => continue,
-                Route::Repaired(path) => {
+                WayOutcome::Lost => continue,
+                WayOutcome::Repaired(path) => {
                     report.ways_repaired.push(state.name.clone());
                     self.progress
                         .release("way repaired", &state.name, &state.url);
                     path
                 }
-                Route::Replaced(path) => {
+                WayOutcome::Replaced(path) => {
                     report.ways_replaced.push(state.name.clone());
                     self.progress
                         .release("way replaced", &state.name, &state.url);
@@ -339,7 +370,7 @@ impl Shared {
                 }
             };
             state.path = path;
-            crate::artifacts::write_nav_script(state, &saved.start)?;
+            atlas_explore::artifacts::write_nav_script(state, &saved.start)?;
         }
         Ok(())
     }

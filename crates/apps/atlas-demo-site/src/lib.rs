@@ -4,6 +4,10 @@
 //! link that carries the current time, a guestbook whose POST form creates entries, and a
 //! "delete account" button. It counts what it must never see from an explorer (deletions,
 //! sign-outs, entries created) at `GET /stats`.
+//!
+//! Key design decision: **a crate of its own, outside the explorer.** The explorer is a client
+//! of any website; the site it is shown on in the README, `atlas demo-site` and the explorer's
+//! benchmark is a website like any other, so it lives beside the explorer, not in it.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -148,7 +152,8 @@ async fn search(Query(s): Query<Search>) -> Html<String> {
     }
 }
 
-pub(crate) fn html_escape(s: &str) -> String {
+/// Escapes text for HTML: what the site shows of its visitors' input stays text.
+pub fn html_escape(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")

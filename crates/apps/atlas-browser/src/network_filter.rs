@@ -1,6 +1,6 @@
-//! The network guard: what the browser may send while it explores, decided outside the page.
+//! The network filter: what the browser may send while it explores, decided outside the page.
 //!
-//! A page decides which requests it makes; the guard decides which of them leave the browser.
+//! A page decides which requests it makes; the network filter decides which of them leave the browser.
 //! It is a DevTools connection of its own to the browser endpoint that enables the Fetch domain
 //! browser-wide, so every request of every tab, frame and pop-up waits for its answer:
 //!
@@ -8,7 +8,7 @@
 //!   a beacon, a form's POST) fails in the browser and is recorded with its page's frame, for the
 //!   explorer to list as a destructive candidate. The one exception is the sign-in the explorer
 //!   itself is sending: a POST from that tab's page to the sign-in form's own address on the start
-//!   origin ([`Guard::allow_sign_in`]). `--allow-destructive` lifts the rule. WebSockets, which
+//!   origin ([`NetworkFilter::allow_sign_in`]). `--allow-destructive` lifts the rule. WebSockets, which
 //!   the Fetch domain cannot hold, are refused in the page instead ([`NO_WEBSOCKETS`]).
 //! - **Credentials go only to the start origin.** An HTTP authentication challenge is answered
 //!   with the credentials only when it comes from the start URL's origin (scheme, host and port),
@@ -18,8 +18,8 @@
 //! chromiumoxide answers every authentication challenge itself (with its credentials, or with the
 //! browser's default) on the connection it drives; a second connection that alone enables Fetch
 //! receives the challenges and the paused requests, and nothing else answers them first. Should
-//! the guard's connection end, requests stay paused: the browser then sends nothing at all, and
-//! the explorer stops ([`Guard::is_alive`]).
+//! the network filter's connection end, requests stay paused: the browser then sends nothing at all, and
+//! the explorer stops ([`NetworkFilter::is_alive`]).
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -30,9 +30,9 @@ use futures_util::StreamExt;
 use parking_lot::Mutex;
 use serde_json::{Value, json};
 
-use crate::ExploreError;
+use crate::BrowserError;
 
-/// A request the guard refused.
+/// A request the network filter refused.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Refused {
     /// The frame that made it (a tab's main frame has the tab's target id).
@@ -45,10 +45,10 @@ pub struct Refused {
     pub url: String,
 }
 
-/// What the guard lets through: the start origin, the credentials for it, and whether writes
+/// What the network filter lets through: the start origin, the credentials for it, and whether writes
 /// are allowed at all.
 #[derive(Debug, Clone)]
-pub struct Policy {
+pub struct NetworkPolicy {
     /// `scheme://host:port` of the start URL (url's ASCII serialisation of an origin).
     pub start_origin: String,
     /// The user and password for the start origin's sign-in and HTTP authentication.
@@ -70,22 +70,22 @@ struct Decisions {
 }
 
 struct Inner {
-    policy: Policy,
+    policy: NetworkPolicy,
     decisions: Mutex<Decisions>,
     alive: AtomicBool,
 }
 
-/// The network guard over every tab of one browser (see the module's documentation).
-pub struct Guard {
+/// The network filter over every tab of one browser (see the module's documentation).
+pub struct NetworkFilter {
     inner: Arc<Inner>,
     task: tokio::task::JoinHandle<()>,
 }
 
-fn browser(e: impl std::fmt::Display) -> ExploreError {
-    ExploreError::Browser(format!("network guard: {e}"))
+fn browser(e: impl std::fmt::Display) -> BrowserError {
+    BrowserError::Failed(format!("network filter: {e}"))
 }
 
-/// The origin of an address, as the guard compares origins ("null" for none).
+/// The origin of an address, as the network filter compares origins ("null" for none).
 pub fn origin_of(url: &str) -> String {
     url::Url::parse(url)
         .map(|u| u.origin().ascii_serialization())
@@ -106,16 +106,19 @@ fn without_fragment(url: &str) -> String {
 /// Run before every document's own scripts while writes are refused: the Fetch domain cannot
 /// hold a WebSocket (nor can `Network.setBlockedURLs`), so the constructors are replaced, not
 /// to be redefined. A page set on it could still reach a pristine constructor through a frame
-/// made before the browser runs this in it: the one channel the guard holds only this far.
+/// made before the browser runs this in it: the one channel the network filter holds only this far.
 pub const NO_WEBSOCKETS: &str = "(() => { for (const name of ['WebSocket', 'WebSocketStream']) { \
     try { Object.defineProperty(window, name, { configurable: false, writable: false, \
     value: function () { throw new DOMException('WebSockets are refused while exploring', 'SecurityError'); } }); } \
     catch (_) {} } })();";
 
-impl Guard {
+impl NetworkFilter {
     /// Connects to the browser at `websocket` and intercepts every request from then on. It
-    /// returns once interception is on, so nothing the explorer does afterwards goes unguarded.
-    pub async fn start(websocket: &str, policy: Policy) -> Result<Guard, ExploreError> {
+    /// returns once interception is on, so nothing the explorer does afterwards goes unfiltered.
+    pub async fn start(
+        websocket: &str,
+        policy: NetworkPolicy,
+    ) -> Result<NetworkFilter, BrowserError> {
         let (socket, _) = async_tungstenite::tokio::connect_async(websocket).await?;
         let (mut sink, mut stream) = socket.split();
         // Every request, images included: an image's authentication challenge left to the
@@ -168,16 +171,16 @@ impl Guard {
             }
             worker.alive.store(false, Ordering::SeqCst);
         });
-        Ok(Guard { inner, task })
+        Ok(NetworkFilter { inner, task })
     }
 
-    /// False once the guard's connection has ended (the browser then sends nothing).
+    /// False once the network filter's connection has ended (the browser then sends nothing).
     pub fn is_alive(&self) -> bool {
         self.inner.alive.load(Ordering::SeqCst)
     }
 
     /// Lets the tab whose main frame is `frame` post its sign-in form to `action` (on the start
-    /// origin only) until [`Guard::end_sign_in`].
+    /// origin only) until [`NetworkFilter::end_sign_in`].
     pub fn allow_sign_in(&self, frame: &str, action: &str) {
         if origin_of(action) == self.inner.policy.start_origin {
             self.inner
@@ -188,12 +191,12 @@ impl Guard {
         }
     }
 
-    /// Ends what [`Guard::allow_sign_in`] allowed the frame.
+    /// Ends what [`NetworkFilter::allow_sign_in`] allowed the frame.
     pub fn end_sign_in(&self, frame: &str) {
         self.inner.decisions.lock().sign_in.remove(frame);
     }
 
-    /// Counts `frame` as a tab's main frame (see [`Guard::take_refused`]).
+    /// Counts `frame` as a tab's main frame (see [`NetworkFilter::take_refused`]).
     pub fn add_tab(&self, frame: &str) {
         self.inner
             .decisions
@@ -215,7 +218,7 @@ impl Guard {
 
     /// The refused requests of the tab whose main frame is `frame`, and of frames that are no
     /// tab's main frame (its iframes, workers: with one tab, exactly its own), taken out of the
-    /// guard's record.
+    /// filter's record.
     pub fn take_refused(&self, frame: &str) -> Vec<Refused> {
         let mut decisions = self.inner.decisions.lock();
         let refused = std::mem::take(&mut decisions.refused);
@@ -226,7 +229,7 @@ impl Guard {
         mine
     }
 
-    /// Stops the guard's connection.
+    /// Stops the network filter's connection.
     pub fn stop(self) {
         self.task.abort();
     }
@@ -308,7 +311,7 @@ mod tests {
 
     fn inner(credentials: bool, allow_writes: bool) -> Inner {
         Inner {
-            policy: Policy {
+            policy: NetworkPolicy {
                 start_origin: "http://127.0.0.1:8000".into(),
                 credentials: credentials.then(|| ("ann".into(), "pw".into())),
                 allow_writes,
@@ -329,8 +332,8 @@ mod tests {
 
     #[test]
     fn writes_are_refused_but_the_sign_in_post_to_the_start_origin() {
-        let guard = inner(true, false);
-        let (m, _) = guard
+        let filter = inner(true, false);
+        let (m, _) = filter
             .answer(&paused("GET", "http://evil:9/x", "F"))
             .unwrap();
         assert_eq!(m, "Fetch.continueRequest");
@@ -339,17 +342,17 @@ mod tests {
             ("POST", "http://127.0.0.1:8000/login"),
             ("PUT", "http://127.0.0.1:8000/x"),
         ] {
-            let (m, p) = guard.answer(&paused(method, url, "F")).unwrap();
+            let (m, p) = filter.answer(&paused(method, url, "F")).unwrap();
             assert_eq!(m, "Fetch.failRequest", "{method} {url}");
             assert_eq!(p["errorReason"], "BlockedByClient");
         }
-        assert_eq!(guard.decisions.lock().refused.len(), 3);
-        guard
+        assert_eq!(filter.decisions.lock().refused.len(), 3);
+        filter
             .decisions
             .lock()
             .sign_in
             .insert("F".into(), "http://127.0.0.1:8000/login".into());
-        let post = |url: &str, frame: &str| guard.answer(&paused("POST", url, frame)).unwrap().0;
+        let post = |url: &str, frame: &str| filter.answer(&paused("POST", url, frame)).unwrap().0;
         assert_eq!(
             post("http://127.0.0.1:8000/login#x", "F"),
             "Fetch.continueRequest"
@@ -376,14 +379,14 @@ mod tests {
 
     #[test]
     fn a_refusal_is_counted_to_the_document_that_made_it() {
-        let guard = inner(false, false);
-        guard.decisions.lock().tabs.insert("F".into(), 0);
-        guard.answer(&paused("POST", "http://127.0.0.1:8000/a", "F"));
+        let filter = inner(false, false);
+        filter.decisions.lock().tabs.insert("F".into(), 0);
+        filter.answer(&paused("POST", "http://127.0.0.1:8000/a", "F"));
         let mut navigation = paused("GET", "http://127.0.0.1:8000/next", "F");
         navigation["params"]["resourceType"] = json!("Document");
-        guard.answer(&navigation);
-        guard.answer(&paused("POST", "http://127.0.0.1:8000/beacon", "F"));
-        let refused = &guard.decisions.lock().refused;
+        filter.answer(&navigation);
+        filter.answer(&paused("POST", "http://127.0.0.1:8000/beacon", "F"));
+        let refused = &filter.decisions.lock().refused;
         assert_eq!(
             refused.iter().map(|r| r.document).collect::<Vec<_>>(),
             [0, 1]
@@ -392,9 +395,9 @@ mod tests {
 
     #[test]
     fn credentials_answer_only_the_start_origin_once() {
-        let guard = inner(true, false);
+        let filter = inner(true, false);
         let response = |id: &str, url: &str| {
-            guard.answer(&challenge(id, url)).unwrap().1["authChallengeResponse"].clone()
+            filter.answer(&challenge(id, url)).unwrap().1["authChallengeResponse"].clone()
         };
         let ours = response("a", "http://127.0.0.1:8000/private");
         assert_eq!(ours["response"], "ProvideCredentials");

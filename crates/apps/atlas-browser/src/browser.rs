@@ -1,5 +1,5 @@
 //! Headless Chromium over the DevTools protocol (chromiumoxide): no driver process, one browser,
-//! a tab per worker, and the network guard ([`crate::guard`]) on its own connection.
+//! a tab per worker, and the network filter ([`crate::network_filter`]) on its own connection.
 //!
 //! The explorer's scripts run in an isolated world of their own (`Page.createIsolatedWorld`):
 //! they see the page's DOM but not its JavaScript, so a page that redefines `JSON.stringify`,
@@ -28,8 +28,8 @@ use chromiumoxide::cdp::js_protocol::runtime::{EvaluateParams, ExecutionContextI
 use chromiumoxide::page::ScreenshotParams;
 use futures_util::StreamExt;
 
-use crate::ExploreError;
-use crate::guard::{Guard, Policy, Refused};
+use crate::BrowserError;
+use crate::network_filter::{NetworkFilter, NetworkPolicy, Refused};
 use crate::snapshot::{SNAPSHOT_JS, Snapshot};
 use crate::template::document_of;
 
@@ -70,11 +70,11 @@ pub fn find_chromium() -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
-/// Chromium, with its network guard.
+/// Chromium, with its network filter.
 pub struct Browser {
     inner: chromiumoxide::Browser,
     driver: tokio::task::JoinHandle<()>,
-    guard: Arc<Guard>,
+    filter: Arc<NetworkFilter>,
     /// `--allow-destructive`: WebSockets are not blocked either.
     allow_writes: bool,
     /// A throwaway profile, removed when the browser goes.
@@ -82,8 +82,8 @@ pub struct Browser {
 }
 
 impl Browser {
-    /// Starts Chromium with the network guard on before any page loads.
-    pub async fn launch(executable: &Path, policy: Policy) -> Result<Browser, ExploreError> {
+    /// Starts Chromium with the network filter on before any page loads.
+    pub async fn launch(executable: &Path, policy: NetworkPolicy) -> Result<Browser, BrowserError> {
         let profile = tempfile::Builder::new()
             .prefix("atlas-explore-profile-")
             .tempdir()?;
@@ -96,9 +96,9 @@ impl Browser {
             .user_data_dir(profile.path())
             .args(FLAGS.iter().copied())
             .build()
-            .map_err(ExploreError::Browser)?;
+            .map_err(BrowserError::Failed)?;
         let (inner, mut handler) = chromiumoxide::Browser::launch(config).await.map_err(|e| {
-            ExploreError::Browser(format!("cannot start {}: {e}", executable.display()))
+            BrowserError::Failed(format!("cannot start {}: {e}", executable.display()))
         })?;
         let driver = tokio::spawn(async move { while handler.next().await.is_some() {} });
         // A link to a file is no page, and nothing of a site is saved: a download is refused at
@@ -111,8 +111,8 @@ impl Browser {
             return Err(e.into());
         }
         let allow_writes = policy.allow_writes;
-        let guard = match Guard::start(inner.websocket_address(), policy).await {
-            Ok(guard) => Arc::new(guard),
+        let filter = match NetworkFilter::start(inner.websocket_address(), policy).await {
+            Ok(filter) => Arc::new(filter),
             Err(e) => {
                 let mut inner = inner;
                 let _ = inner.close().await;
@@ -123,14 +123,14 @@ impl Browser {
         Ok(Browser {
             inner,
             driver,
-            guard,
+            filter,
             allow_writes,
             _profile: profile,
         })
     }
 
-    /// A new tab. HTTP authentication is the guard's to answer, never the tab's.
-    pub async fn tab(&self) -> Result<Tab, ExploreError> {
+    /// A new tab. HTTP authentication is the network filter's to answer, never the tab's.
+    pub async fn tab(&self) -> Result<Tab, BrowserError> {
         let page = self.inner.new_page("about:blank").await?;
         page.evaluate_on_new_document(NO_DIALOGS).await?;
         let dialogs = tokio::spawn(answer_dialogs(
@@ -139,24 +139,24 @@ impl Browser {
                 .await?,
         ));
         if !self.allow_writes {
-            page.evaluate_on_new_document(crate::guard::NO_WEBSOCKETS)
+            page.evaluate_on_new_document(crate::network_filter::NO_WEBSOCKETS)
                 .await?;
         }
         let frame = page.target_id().as_ref().to_string();
-        self.guard.add_tab(&frame);
+        self.filter.add_tab(&frame);
         Ok(Tab {
             page,
             frame,
             dialogs,
-            guard: self.guard.clone(),
+            filter: self.filter.clone(),
             world: parking_lot::Mutex::new(None),
         })
     }
 
-    /// Stops the guard and the browser.
+    /// Stops the network filter and the browser.
     pub async fn close(mut self) {
-        if let Ok(guard) = Arc::try_unwrap(self.guard) {
-            guard.stop();
+        if let Ok(filter) = Arc::try_unwrap(self.filter) {
+            filter.stop();
         }
         let _ = self.inner.close().await;
         let _ = self.inner.wait().await;
@@ -178,8 +178,8 @@ async fn answer_dialogs(
     }
 }
 
-fn browser(e: impl std::fmt::Display) -> ExploreError {
-    ExploreError::Browser(e.to_string())
+fn browser(e: impl std::fmt::Display) -> BrowserError {
+    BrowserError::Failed(e.to_string())
 }
 
 /// The Control key, in DevTools' modifier bits.
@@ -187,11 +187,11 @@ const CTRL: i64 = 2;
 
 async fn limited<T>(
     what: &str,
-    work: impl std::future::Future<Output = Result<T, ExploreError>>,
-) -> Result<T, ExploreError> {
+    work: impl std::future::Future<Output = Result<T, BrowserError>>,
+) -> Result<T, BrowserError> {
     tokio::time::timeout(STEP_LIMIT, work)
         .await
-        .map_err(|_| ExploreError::Browser(format!("{what}: no answer in {STEP_LIMIT:?}")))?
+        .map_err(|_| BrowserError::Failed(format!("{what}: no answer in {STEP_LIMIT:?}")))?
 }
 
 /// A tab of the browser.
@@ -199,29 +199,29 @@ pub struct Tab {
     page: chromiumoxide::Page,
     /// The task that answers its dialogs ([`answer_dialogs`]).
     dialogs: tokio::task::JoinHandle<()>,
-    /// Its main frame's id (a page target's id), as the guard knows the tab.
+    /// Its main frame's id (a page target's id), as the network filter knows the tab.
     frame: String,
-    guard: Arc<Guard>,
+    filter: Arc<NetworkFilter>,
     /// The isolated world made in the current document, and which document that was.
     world: parking_lot::Mutex<Option<(u64, ExecutionContextId)>>,
 }
 
 impl Tab {
     /// Opens an address. A page still loading after [`LOAD_LIMIT`] is stopped and used as it is.
-    pub async fn goto(&self, url: &str) -> Result<(), ExploreError> {
+    pub async fn goto(&self, url: &str) -> Result<(), BrowserError> {
         self.navigate(url, false).await
     }
 
     /// Follows a link by its address, as clicking it would: the page it leads to once it has
     /// answered, or (a download, a link the site refuses) the page the tab was on.
-    pub async fn follow(&self, url: &str) -> Result<(), ExploreError> {
+    pub async fn follow(&self, url: &str) -> Result<(), BrowserError> {
         self.navigate(url, true).await
     }
 
     /// Goes to an address: waiting for its page to load, or (`answered`) for it to answer. A
     /// tab left on a page that was stopped may hold the next navigation back: one that left the
     /// tab where it was without sending a request is made once more.
-    async fn navigate(&self, url: &str, answered: bool) -> Result<(), ExploreError> {
+    async fn navigate(&self, url: &str, answered: bool) -> Result<(), BrowserError> {
         // What the page still loads (a hanging export, an image that never ends) would hold
         // the next navigation back.
         self.stop_loading().await?;
@@ -243,7 +243,7 @@ impl Tab {
     }
 
     /// Stops whatever the page is still loading.
-    async fn stop_loading(&self) -> Result<(), ExploreError> {
+    async fn stop_loading(&self) -> Result<(), BrowserError> {
         limited("stop loading", async {
             self.page.execute(StopLoadingParams::default()).await?;
             Ok(())
@@ -266,7 +266,7 @@ impl Tab {
         &self,
         url: &str,
         navigation: impl std::future::Future<Output = Result<(), chromiumoxide::error::CdpError>>,
-    ) -> Result<bool, ExploreError> {
+    ) -> Result<bool, BrowserError> {
         let loaded = match tokio::time::timeout(LOAD_LIMIT, navigation).await {
             Ok(done) => {
                 done?;
@@ -284,7 +284,7 @@ impl Tab {
 
     /// Loads an address (to its load event, or until it `answered`); false when it was still
     /// loading after [`LOAD_LIMIT`] and stopped.
-    async fn load(&self, url: &str, answered: bool) -> Result<bool, ExploreError> {
+    async fn load(&self, url: &str, answered: bool) -> Result<bool, BrowserError> {
         if answered {
             let navigate = async {
                 self.page
@@ -302,27 +302,27 @@ impl Tab {
     /// Lets this tab post its sign-in form to `action` (the start origin's only) until
     /// [`Tab::end_sign_in`].
     pub fn allow_sign_in(&self, action: &str) {
-        self.guard.allow_sign_in(&self.frame, action);
+        self.filter.allow_sign_in(&self.frame, action);
     }
 
     /// Ends what [`Tab::allow_sign_in`] allowed.
     pub fn end_sign_in(&self) {
-        self.guard.end_sign_in(&self.frame);
+        self.filter.end_sign_in(&self.frame);
     }
 
-    /// False once the network guard has stopped.
-    pub fn guarded(&self) -> bool {
-        self.guard.is_alive()
+    /// False once the network filter has stopped.
+    pub fn filter_alive(&self) -> bool {
+        self.filter.is_alive()
     }
 
     /// Which document the tab shows: a count of the navigations it made.
     pub fn document(&self) -> u64 {
-        self.guard.documents(&self.frame)
+        self.filter.documents(&self.frame)
     }
 
-    /// The requests the guard refused this tab since the last call.
+    /// The requests the network filter refused this tab since the last call.
     pub fn refused(&self) -> Vec<Refused> {
-        self.guard.take_refused(&self.frame)
+        self.filter.take_refused(&self.frame)
     }
 
     /// The requests refused since the last call that `document` made (see [`Tab::document`]),
@@ -337,10 +337,10 @@ impl Tab {
     /// Evaluates a script in an isolated world of the page's main frame: the page's DOM, none of
     /// its JavaScript.
     ///
-    /// The world is made once per document and kept: a navigation the guard let through starts
+    /// The world is made once per document and kept: a navigation the network filter let through starts
     /// a new document, and a world the browser has since dropped (a navigation within the
     /// page's scripts) is made again.
-    async fn evaluate(&self, script: &str) -> Result<serde_json::Value, ExploreError> {
+    async fn evaluate(&self, script: &str) -> Result<serde_json::Value, BrowserError> {
         let document = self.document();
         let kept = (*self.world.lock()).filter(|(d, _)| *d == document);
         let context = match kept {
@@ -348,7 +348,7 @@ impl Tab {
             None => self.new_world(document).await?,
         };
         match self.evaluate_in(context, script).await {
-            Err(ExploreError::Browser(e)) if e.contains("context") => {
+            Err(BrowserError::Failed(e)) if e.contains("context") => {
                 let context = self.new_world(document).await?;
                 self.evaluate_in(context, script).await
             }
@@ -356,7 +356,7 @@ impl Tab {
         }
     }
 
-    async fn new_world(&self, document: u64) -> Result<ExecutionContextId, ExploreError> {
+    async fn new_world(&self, document: u64) -> Result<ExecutionContextId, BrowserError> {
         let world = self
             .page
             .execute(
@@ -376,7 +376,7 @@ impl Tab {
         &self,
         context: ExecutionContextId,
         script: &str,
-    ) -> Result<serde_json::Value, ExploreError> {
+    ) -> Result<serde_json::Value, BrowserError> {
         let params = EvaluateParams::builder()
             .expression(script)
             .context_id(context)
@@ -398,13 +398,13 @@ impl Tab {
                         .unwrap_or(&details.text);
                     browser(said.lines().next().unwrap_or_default())
                 }
-                other => ExploreError::Cdp(other),
+                other => BrowserError::Cdp(other),
             })?;
         Ok(value.value().cloned().unwrap_or(serde_json::Value::Null))
     }
 
     /// Waits until the document has loaded and scripts had a moment to draw.
-    pub async fn settle(&self) -> Result<(), ExploreError> {
+    pub async fn settle(&self) -> Result<(), BrowserError> {
         let started = Instant::now();
         tokio::time::sleep(Duration::from_millis(60)).await;
         while started.elapsed() < Duration::from_secs(10) {
@@ -423,7 +423,7 @@ impl Tab {
     }
 
     /// Reads the page (in an isolated world, bounded; see `snapshot.js`).
-    pub async fn snapshot(&self) -> Result<Snapshot, ExploreError> {
+    pub async fn snapshot(&self) -> Result<Snapshot, BrowserError> {
         limited("read the page", async {
             let value = self.evaluate(SNAPSHOT_JS).await?;
             let text = value
@@ -435,7 +435,7 @@ impl Tab {
     }
 
     /// The page as a PNG.
-    pub async fn screenshot(&self) -> Result<Vec<u8>, ExploreError> {
+    pub async fn screenshot(&self) -> Result<Vec<u8>, BrowserError> {
         limited("screenshot", async {
             let params = ScreenshotParams::builder()
                 .format(CaptureScreenshotFormat::Png)
@@ -446,7 +446,7 @@ impl Tab {
     }
 
     /// Runs a script that answers a boolean; false when it found nothing to act on.
-    async fn run(&self, what: &str, script: String) -> Result<bool, ExploreError> {
+    async fn run(&self, what: &str, script: String) -> Result<bool, BrowserError> {
         limited(what, async {
             Ok(self.evaluate(&script).await?.as_bool().unwrap_or(false))
         })
@@ -454,7 +454,7 @@ impl Tab {
     }
 
     /// Clicks the element (in this tab: a link's other-window target is dropped).
-    pub async fn click(&self, selector: &str) -> Result<bool, ExploreError> {
+    pub async fn click(&self, selector: &str) -> Result<bool, BrowserError> {
         let script = format!(
             "(() => {{ const el = document.querySelector({}); if (!el) return false; \
              el.removeAttribute('target'); el.scrollIntoView({{block: 'center'}}); \
@@ -477,7 +477,7 @@ impl Tab {
         selector: &str,
         kind: &str,
         value: &str,
-    ) -> Result<bool, ExploreError> {
+    ) -> Result<bool, BrowserError> {
         let sel = js_string(selector);
         let script = match kind {
             "checkbox" | "radio" => format!(
@@ -516,7 +516,7 @@ impl Tab {
                         .windows_virtual_key_code(65)
                         .commands(vec!["selectAll".to_string()])
                         .build()
-                        .map_err(ExploreError::Browser)?;
+                        .map_err(BrowserError::Failed)?;
                     self.page.execute(key).await?;
                 }
                 self.page.execute(InsertTextParams::new(value)).await?;
@@ -528,7 +528,7 @@ impl Tab {
     }
 
     /// Sends a form: its submit button when it has one, else `requestSubmit`.
-    pub async fn submit(&self, form: &str, button: Option<&str>) -> Result<bool, ExploreError> {
+    pub async fn submit(&self, form: &str, button: Option<&str>) -> Result<bool, BrowserError> {
         let sent = match button {
             Some(b) => self.click(b).await?,
             None => {
@@ -546,7 +546,7 @@ impl Tab {
     }
 
     /// Scrolls one screen down (true once the page ran the scroll).
-    pub async fn scroll(&self) -> Result<bool, ExploreError> {
+    pub async fn scroll(&self) -> Result<bool, BrowserError> {
         let found = self
             .run(
                 "scroll",
