@@ -2,7 +2,7 @@
 //!
 //! It loads the start page, then every in-scope link it has not loaded, oldest first, until its
 //! page loads are spent: no forms, no buttons, no kinds of page, nothing remembered but the
-//! addresses. It runs in the same guarded browser and reads pages with the same reader, so the
+//! addresses. It runs in the same filtered browser and reads pages with the same reader, so the
 //! two see the same links and the same safety holds (GET and HEAD only; links whose words
 //! destroy, pay or sign out not followed). `atlas crawl` prints what it loaded; the figures
 //! compare the kinds of page both reached with the same loads.

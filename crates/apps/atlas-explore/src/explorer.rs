@@ -42,7 +42,7 @@ pub struct ExploreOptions {
     pub max_actions: usize,
     /// Seconds at most.
     pub max_seconds: u64,
-    /// `--allow-destructive`: the guard and the destructive words are lifted (never where credentials go).
+    /// `--allow-destructive`: the network filter and the destructive words are lifted (never where credentials go).
     pub allow_destructive: bool,
     /// Browser tabs working at once.
     pub tabs: usize,
@@ -665,7 +665,7 @@ impl Session {
         Ok(true)
     }
 
-    /// Requests the guard refused while a task ran: the task is recorded again as a destructive
+    /// Requests the network filter refused while a task ran: the task is recorded again as a destructive
     /// candidate in its state's tasks, with what it tried to send (done only with
     /// `--allow-destructive`).
     fn record_refused(
@@ -1036,7 +1036,7 @@ pub async fn perform(
         }
         "type" => {
             // The credentials' password only into the sign-in to the start origin, and only
-            // that post let through the guard.
+            // that post let through the network filter.
             let sign_in = parameters["sign_in"] == true;
             for field in parameters["fields"].as_array().into_iter().flatten() {
                 if field["prefilled"] == true {

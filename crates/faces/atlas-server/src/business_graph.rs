@@ -20,7 +20,7 @@ fn format_of(uri: &Uri, headers: &HeaderMap) -> Result<GraphFormat, AtlasError> 
         .map_err(|e| AtlasError::invalid("format", e.body_text()))?;
     Ok(match query.0.format {
         Some(format) => format,
-        None if crate::guard::is_ndjson(headers) => GraphFormat::Apoc,
+        None if crate::cross_site::is_ndjson(headers) => GraphFormat::Apoc,
         None => GraphFormat::Json,
     })
 }

@@ -10,8 +10,8 @@
 
 mod business_graph;
 mod chat;
+mod cross_site;
 mod dify;
-mod guard;
 mod listen;
 mod loopback;
 mod mcp;
@@ -21,7 +21,7 @@ mod viewer;
 
 use std::sync::Arc;
 
-pub use guard::Access;
+pub use cross_site::Access;
 pub use listen::{HEADER_TIMEOUT, Limits, bind, serve_within};
 pub use loopback::Loopback;
 
@@ -165,7 +165,10 @@ pub fn router(state: AppState) -> Router {
                 get(move || async move { ([(header::CONTENT_TYPE, content_type)], body) }),
             )
         })
-        .layer(middleware::from_fn_with_state(access, guard::guard))
+        .layer(middleware::from_fn_with_state(
+            access,
+            cross_site::refuse_cross_site,
+        ))
         .layer(middleware::from_fn(security_headers))
 }
 

@@ -7,7 +7,7 @@
 //!   and the `MCP-Protocol-Version` header, when sent, must agree.
 //! - Answers are JSON, or one SSE event for a client that accepts only `text/event-stream`.
 //!   Notifications get 202. A browser page of another origin, or a request to a host name the
-//!   server does not answer to, is refused (403) by the server's guard (`guard.rs`), so a web
+//!   server does not answer to, is refused (403) by the server's cross-site checks (`cross_site.rs`), so a web
 //!   page cannot drive the tools of a server on loopback.
 
 use std::collections::HashMap;

@@ -26,7 +26,7 @@ const LITTLE: f64 = 0.12;
 /// Goals weighed with the way to them, best first.
 const MAX_GOALS: usize = 40;
 /// The longest way to a goal worth planning.
-const MAX_ROUTE_STEPS: usize = 12;
+const MAX_WAY_STEPS: usize = 12;
 /// Two ways whose scores differ by less than this say about as much.
 const CLOSE: f64 = 0.15;
 
@@ -238,7 +238,7 @@ struct Goal<'a> {
 }
 
 /// A goal with the way to it from the current page.
-struct Route<'a> {
+struct GoalWay<'a> {
     goal: &'a Goal<'a>,
     /// The first transition of the way; `None` when the goal is here.
     first: Option<usize>,
@@ -272,9 +272,9 @@ pub(crate) fn candidates(r: &Reading) -> Vec<Candidate> {
         .filter(|g| g.page == here)
         .map(|g| stable_part(&g.widget.text))
         .collect();
-    let routes = routes(r, &goals, &here_labels);
-    let (actions, action_routes) = actions_and_routes(r, page, &routes);
-    let step = Step::read(r, page, &action_routes, best_share);
+    let ways = goal_ways(r, &goals, &here_labels);
+    let (actions, action_ways) = actions_and_ways(r, page, &ways);
+    let step = Step::read(r, page, &action_ways, best_share);
 
     let mut out: Vec<Candidate> = Vec::new();
     for (i, (action, to)) in actions.iter().enumerate() {
@@ -284,10 +284,10 @@ pub(crate) fn candidates(r: &Reading) -> Vec<Candidate> {
             .widgets
             .iter()
             .find(|w| same_widget(action, &widget_action(w)));
-        let route = action_routes[i];
+        let way = action_ways[i];
         x.set(Feature::Own, r.own_share(&action.widget_text));
-        if let Some(route) = route {
-            way_features(&mut x, r, &step, &action_routes, i, route, to);
+        if let Some(way) = way {
+            way_features(&mut x, r, &step, &action_ways, i, way, to);
         }
         x.set(
             Feature::SameLabel,
@@ -303,7 +303,7 @@ pub(crate) fn candidates(r: &Reading) -> Vec<Candidate> {
             },
             x,
             label: Some(label.to_string()).filter(|l| !l.is_empty()),
-            goal: route.map(|r| stable_part(&r.goal.widget.text).to_string()),
+            goal: way.map(|r| stable_part(&r.goal.widget.text).to_string()),
         });
     }
 
@@ -331,11 +331,11 @@ fn only_typed(r: &Reading, label: &str) -> bool {
 
 /// The actions of this step: each widget here, and each way's first step not shown as one; with
 /// the best way through each action.
-fn actions_and_routes<'g>(
+fn actions_and_ways<'g>(
     r: &Reading,
     page: &atlas_model::Page,
-    routes: &'g [Route<'g>],
-) -> (Vec<(Action, String)>, Vec<Option<&'g Route<'g>>>) {
+    ways: &'g [GoalWay<'g>],
+) -> (Vec<(Action, String)>, Vec<Option<&'g GoalWay<'g>>>) {
     let (app, here) = (r.app, r.current_page);
     let mut actions: Vec<(Action, String)> = page
         .widgets
@@ -344,8 +344,8 @@ fn actions_and_routes<'g>(
         .map(|w| (widget_action(w), here.to_string()))
         .collect();
     let mut first_steps: HashMap<usize, usize> = HashMap::new();
-    for route in routes {
-        let Some(t) = route.first else { continue };
+    for way in ways {
+        let Some(t) = way.first else { continue };
         let transition = app.transition_at(t);
         let at = actions
             .iter()
@@ -366,11 +366,10 @@ fn actions_and_routes<'g>(
         };
         first_steps.insert(t, at);
     }
-    let route_of_action = |i: usize| -> Option<&'g Route<'g>> {
-        routes
-            .iter()
-            .filter(|route| match route.first {
-                None => same_widget(&actions[i].0, &widget_action(route.goal.widget)),
+    let way_of_action = |i: usize| -> Option<&'g GoalWay<'g>> {
+        ways.iter()
+            .filter(|way| match way.first {
+                None => same_widget(&actions[i].0, &widget_action(way.goal.widget)),
                 Some(t) => first_steps.get(&t) == Some(&i),
             })
             .max_by(|a, b| {
@@ -380,8 +379,8 @@ fn actions_and_routes<'g>(
                 })
             })
     };
-    let action_routes = (0..actions.len()).map(route_of_action).collect();
-    (actions, action_routes)
+    let action_ways = (0..actions.len()).map(way_of_action).collect();
+    (actions, action_ways)
 }
 
 /// What this step's context says, the same for every candidate: the best ways, the last step,
@@ -410,20 +409,20 @@ impl<'a> Step<'a> {
     fn read(
         r: &Reading<'a>,
         page: &'a atlas_model::Page,
-        action_routes: &[Option<&Route>],
+        action_ways: &[Option<&GoalWay>],
         best_share: f64,
     ) -> Step<'a> {
         let (app, here) = (r.app, r.current_page);
-        let top = action_routes
+        let top = action_ways
             .iter()
             .flatten()
             .map(|r| r.score)
             .fold(0.0f64, f64::max);
-        let earliest_close = action_routes
+        let earliest_close = action_ways
             .iter()
             .flatten()
-            .filter(|route| top - route.score < CLOSE)
-            .map(|route| route.earliest)
+            .filter(|way| top - way.score < CLOSE)
+            .map(|way| way.earliest)
             .min()
             .unwrap_or(usize::MAX);
         let last = r.taken.last();
@@ -494,35 +493,35 @@ fn way_features(
     x: &mut Values,
     r: &Reading,
     step: &Step,
-    action_routes: &[Option<&Route>],
+    action_ways: &[Option<&GoalWay>],
     i: usize,
-    route: &Route,
+    way: &GoalWay,
     to: &str,
 ) {
     let top = step.top;
-    x.set(Feature::Route, route.score.min(2.0));
-    x.set(Feature::GoalFit, r.fit(&route.goal.widget.text));
-    x.set(Feature::Here, flag(route.first.is_none()));
-    x.set(Feature::Near, 1.0 / (1.0 + route.steps as f64));
-    x.set(Feature::TopRoute, flag(route.score >= top && top > 0.0));
-    let other = action_routes
+    x.set(Feature::Route, way.score.min(2.0));
+    x.set(Feature::GoalFit, r.fit(&way.goal.widget.text));
+    x.set(Feature::Here, flag(way.first.is_none()));
+    x.set(Feature::Near, 1.0 / (1.0 + way.steps as f64));
+    x.set(Feature::TopRoute, flag(way.score >= top && top > 0.0));
+    let other = action_ways
         .iter()
         .enumerate()
         .filter(|(j, _)| *j != i)
         .filter_map(|(_, o)| o.map(|o| o.score))
         .fold(0.0f64, f64::max);
-    x.set(Feature::Margin, (route.score - other).clamp(-1.0, 1.0));
+    x.set(Feature::Margin, (way.score - other).clamp(-1.0, 1.0));
     x.set(
         Feature::FirstSaid,
-        flag(top - route.score < CLOSE && route.earliest == step.earliest_close),
+        flag(top - way.score < CLOSE && way.earliest == step.earliest_close),
     );
     x.set(
         Feature::LaterOnly,
-        flag(!route.said.is_empty() && route.said.iter().all(|w| !r.now_or_before(w))),
+        flag(!way.said.is_empty() && way.said.iter().all(|w| !r.now_or_before(w))),
     );
-    let one = route.said.len() == 1;
+    let one = way.said.len() == 1;
     x.set(Feature::OneWord, flag(one));
-    let goal_words = label_words(stable_part(&route.goal.widget.text));
+    let goal_words = label_words(stable_part(&way.goal.widget.text));
     let mostly_other =
         goal_words.iter().filter(|w| r.asked.contains(*w)).count() * 2 < goal_words.len();
     x.set(
@@ -533,13 +532,13 @@ fn way_features(
         Feature::Sibling,
         flag(
             one && step.chose_last_here
-                && route.first.is_none()
+                && way.first.is_none()
                 && !goal_words.iter().all(|w| r.remaining.contains(w)),
         ),
     );
     x.set(
         Feature::Revisit,
-        flag(route.first.is_some() && step.visited.contains(to)),
+        flag(way.first.is_some() && step.visited.contains(to)),
     );
 }
 
@@ -701,9 +700,13 @@ fn goals<'a>(
 
 /// Each goal with the way to it from this page; the labels tapped on the way say part of the
 /// instruction too. A goal whose label this page shows is tapped here, not reached elsewhere.
-fn routes<'g>(r: &Reading, goals: &'g [Goal<'g>], here_labels: &HashSet<&str>) -> Vec<Route<'g>> {
+fn goal_ways<'g>(
+    r: &Reading,
+    goals: &'g [Goal<'g>],
+    here_labels: &HashSet<&str>,
+) -> Vec<GoalWay<'g>> {
     let (app, here) = (r.app, r.current_page);
-    let mut routes: Vec<Route> = Vec::new();
+    let mut ways: Vec<GoalWay> = Vec::new();
     for goal in goals {
         if goal.page != here && here_labels.contains(stable_part(&goal.widget.text)) {
             continue;
@@ -712,7 +715,7 @@ fn routes<'g>(r: &Reading, goals: &'g [Goal<'g>], here_labels: &HashSet<&str>) -
         let (first, steps) = if goal.page == here {
             (None, 0)
         } else {
-            let Ok(plan) = app.plan(here, goal.page, MAX_ROUTE_STEPS) else {
+            let Ok(plan) = app.plan(here, goal.page, MAX_WAY_STEPS) else {
                 continue;
             };
             let Some(&step) = plan.steps.first() else {
@@ -729,7 +732,7 @@ fn routes<'g>(r: &Reading, goals: &'g [Goal<'g>], here_labels: &HashSet<&str>) -
             .min()
             .copied()
             .unwrap_or(usize::MAX);
-        routes.push(Route {
+        ways.push(GoalWay {
             goal,
             first,
             steps,
@@ -739,7 +742,7 @@ fn routes<'g>(r: &Reading, goals: &'g [Goal<'g>], here_labels: &HashSet<&str>) -
         });
     }
 
-    routes
+    ways
 }
 
 /// What the last step says about where the session stands on this page.

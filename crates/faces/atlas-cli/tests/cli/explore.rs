@@ -1,6 +1,6 @@
 //! `atlas explore` on the bundled demo site in Debian's headless Chromium: the states and
-//! transitions found, identity under a ticking clock and time-stamped links, the destructive
-//! guard, a SIGKILL in the middle and the resumption, the folder's integrity, the graph served
+//! transitions found, identity under a ticking clock and time-stamped links, the
+//! network filter and the write policy, a SIGKILL in the middle and the resumption, the folder's integrity, the graph served
 //! over the explored site, and a generated navigation script replayed by Playwright.
 
 use std::os::unix::process::CommandExt;
@@ -668,7 +668,7 @@ fn a_hostile_site_on_two_origins_gets_no_secret_no_write_and_no_code_and_ends_no
         "an SVG link was followed: {odd:#?}"
     );
 
-    // The buttons whose scripts wrote were refused by the guard and recorded as destructive
+    // The buttons whose scripts wrote were refused by the network filter and recorded as destructive
     // candidates, with what they tried to send; the GET links that destroy were not followed.
     let tools = tasks_in(at("/danger")[0], "todos");
     for sent in [
@@ -751,7 +751,7 @@ fn a_hostile_site_on_two_origins_gets_no_secret_no_write_and_no_code_and_ends_no
     let (clean, said) = fsck(&data);
     assert!(clean, "{said}");
 
-    // --allow-destructive lifts the guard and the words (into another folder: the writes now
+    // --allow-destructive lifts the network filter and the words (into another folder: the writes now
     // reach the site), never where the credentials go.
     let open_data = dir.path().join("allowed");
     let out = explore_command(&base, &open_data, &chromium)

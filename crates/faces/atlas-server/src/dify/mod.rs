@@ -206,7 +206,7 @@ where
     }
 }
 
-/// A refusal in its route's shape (a route's, or the guard's before a route is chosen); a fault
+/// A refusal in its route's shape (a route's, or the cross-site checks' before a route is chosen); a fault
 /// of the server is logged and not described.
 pub(crate) fn refusal<E: RouteError>(e: E) -> Response {
     let status = StatusCode::from_u16(e.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);

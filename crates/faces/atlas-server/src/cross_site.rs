@@ -213,7 +213,7 @@ fn is_ip(name: &str) -> bool {
 }
 
 /// The middleware: refuses what [`Access`] does not allow, before any handler reads the body.
-pub(crate) async fn guard(
+pub(crate) async fn refuse_cross_site(
     State(access): State<Arc<Access>>,
     request: Request,
     next: Next,
