@@ -20,8 +20,8 @@ mod item;
 mod map;
 mod memory;
 mod next;
+mod query_path;
 mod rag;
-mod route;
 
 use std::ops::Deref;
 

@@ -18,7 +18,7 @@ use atlas_model::{AtlasError, Result, validate_text};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::route::describe_steps;
+use crate::query_path::describe_steps;
 use crate::{GraphView, Known, Navigator, Query, round3};
 use atlas_api::navigation::PathStep;
 

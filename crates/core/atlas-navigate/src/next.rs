@@ -3,7 +3,7 @@
 
 use atlas_model::{AtlasError, Result, validate_text};
 
-use crate::route::MAX_STEPS_LIMIT;
+use crate::query_path::MAX_STEPS_LIMIT;
 use crate::{GraphView, Known, Navigator, round3};
 use atlas_api::navigation::QueryPathRequest;
 use atlas_api::navigation::{

@@ -10,17 +10,30 @@
 //! other's, and an answer of success is only sent once the record is on disk. Reads never wait for
 //! the disk at all. A write the store then refuses is undone by reading the state again from
 //! what is durable before the refusal is answered (`recovery.rs`).
+//!
+//! Each use case is one file, one step from here:
+//!
+//! | use case | interfaces | file |
+//! |---|---|---|
+//! | pages in: recognised, matched, added | `match_current_page`, `add_page`, `get_available_actions`, `observe_screen`'s recognition | `pages.rs` |
+//! | learning from an agent's steps | `report_transition`, `end_session`, `register_intent`, `batch_add_transitions`, checks | `learn.rs` |
+//! | where to go and what to do next | `query_path`, `get_next_action`, `get_rag_context`, the planner's map | `navigation.rs` |
+//! | remembered ways | `get_ways`, `forget_way` | `ways.rs` |
+//! | releases of an app | `record_app_version`, `get_app_diff` | `versions.rs` |
+//! | the graph as a viewer draws it | `get_app_graph`, `get_page_details`, screenshots | `view.rs` |
+//! | statistics and similar intents | `get_graph_stats`, `find_similar_intents` | `stats.rs` |
+//! | one app's graph out and in | `export_app`, `import_app` | `transfer.rs` |
+//! | test runs for the runs page | `report_test_run`, `get_test_runs` | `test_runs.rs` |
+//! | what is learnt, live | `events`, recent activity | `events.rs`, `activity.rs` |
+//!
+//! And beneath them: the one write path (`writes.rs`), checkpoints and the disk
+//! (`checkpoints.rs`), a refused write undone (`recovery.rs`), replicas followed
+//! (`replicas.rs`), the in-memory state (`state.rs`).
 
-pub mod activity;
-mod artifacts;
-mod demo;
-pub mod events;
-pub mod intent_quality;
+// The use cases, each an `impl Atlas` of its own (see the table above).
 mod learn;
 mod navigation;
 mod pages;
-mod recovery;
-mod state;
 mod stats;
 pub mod test_runs;
 mod transfer;
@@ -28,13 +41,25 @@ mod versions;
 mod view;
 mod ways;
 
+// What the use cases stand on.
+pub mod activity;
+mod artifacts;
+mod checkpoints;
+mod demo;
+pub mod events;
+pub mod intent_quality;
+mod recovery;
+mod replicas;
+mod state;
+mod writes;
+
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use atlas_graph::Graph;
 use atlas_model::{AtlasError, Result};
-use atlas_store::{Record, Store, StoreError};
+use atlas_store::{Store, StoreError};
 use atlas_text::Embedder;
 use parking_lot::{Mutex, RwLock};
 
@@ -45,6 +70,7 @@ pub use atlas_navigate::{
     QueryPathResponse, RagContext, RagContextRequest, RagContextResponse, RecommendedPath,
     RelevantPage, SuccessfulCase, SuggestedAction, doubt_in_english,
 };
+pub use checkpoints::{CheckpointHealth, CheckpointPolicy, MAX_CHECKPOINT_BACKOFF};
 pub use demo::{DEMO_APP_ID, demo_graph};
 pub use learn::*;
 pub use pages::*;
@@ -54,56 +80,8 @@ pub use versions::*;
 pub use view::*;
 pub use ways::*;
 
-use atlas_navigate::{DocTexts, Prepared};
+use atlas_navigate::DocTexts;
 use state::State;
-
-/// How often the background checkpointer folds the journal into the readable files, and after how
-/// many records it folds early.
-#[derive(Debug, Clone, Copy)]
-pub struct CheckpointPolicy {
-    /// How long after a change a checkpoint is written at the latest.
-    pub interval: Duration,
-    /// How many bytes of journal (what a restart replays beyond the files) trigger a
-    /// checkpoint at the latest. Bytes, not records: a checkpoint rewrites whole apps, so its
-    /// cost is the graph's size, and a report's record is a hundred bytes where a page's may be
-    /// ten thousand.
-    pub max_journal_bytes: u64,
-}
-
-impl Default for CheckpointPolicy {
-    fn default() -> Self {
-        CheckpointPolicy {
-            interval: Duration::from_secs(30),
-            max_journal_bytes: 64 << 20,
-        }
-    }
-}
-
-/// The longest the checkpointer waits between attempts while checkpoints fail.
-pub const MAX_CHECKPOINT_BACKOFF: Duration = Duration::from_secs(600);
-
-/// How the checkpoints have gone (`/healthz` shows it): all well, or failing since when and why.
-#[derive(Debug, Clone, Default, serde::Serialize)]
-pub struct CheckpointHealth {
-    /// Checkpoints failed in a row.
-    pub failures: u64,
-    /// When the first of them failed (RFC 3339).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub failing_since: Option<String>,
-    /// Why the last one failed.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-    /// Bytes of journal written since the last checkpoint began: what the next start replays
-    /// beyond the files, at least.
-    pub journal_bytes: u64,
-}
-
-impl CheckpointHealth {
-    /// Whether the last checkpoint failed.
-    pub fn failing(&self) -> bool {
-        self.failures > 0
-    }
-}
 
 /// The knowledge-graph service.
 pub struct Atlas {
@@ -271,197 +249,6 @@ impl Atlas {
         self.read(|g| g.app(app_id).and_then(|a| a.page(page_id)).cloned())
     }
 
-    /// Builds records from the current state, applies them to memory and enqueues them in the
-    /// journal, all under the write lock (so read-modify-write is atomic and journal order equals
-    /// memory order); then waits, outside the lock, until they are durable.
-    pub(crate) async fn commit_with<T>(
-        &self,
-        build: impl FnOnce(&State) -> Result<(Vec<Record>, T)>,
-    ) -> Result<T> {
-        self.commit_embedded(&HashMap::new(), build).await
-    }
-
-    /// [`Atlas::commit_with`], the records' texts found first among `ready` (from
-    /// [`Atlas::embed_ahead`]), so the write lock is not held while a model embeds them.
-    pub(crate) async fn commit_embedded<T>(
-        &self,
-        ready: &HashMap<String, Vec<f32>>,
-        build: impl FnOnce(&State) -> Result<(Vec<Record>, T)>,
-    ) -> Result<T> {
-        let embedder = Prepared {
-            inner: self.embedder.as_ref(),
-            ready,
-        };
-        let (pending, value, learned, applied_after) = {
-            let mut state = self.state.write();
-            self.writes_ready(&mut state)?;
-            let (records, value) = build(&state)?;
-            if records.is_empty() {
-                return Ok(value);
-            }
-            if let Some((kind, size)) = records.iter().find_map(Record::oversized) {
-                return Err(AtlasError::invalid(
-                    kind,
-                    format!(
-                        "the {kind} would take {size} bytes, over the {} bytes one entity may",
-                        atlas_store::MAX_ENTITY_BYTES
-                    ),
-                ));
-            }
-            for record in &records {
-                state.apply(record, &embedder)?;
-            }
-            let learned = events::of(&state.graph, &records, self.events.receiver_count() > 0);
-            (
-                self.store.append(records),
-                value,
-                learned,
-                state.synced_failures,
-            )
-        };
-        if let Err(e) = pending.wait().await {
-            // Memory holds the refused write: it goes before the refusal is answered.
-            self.catch_up(&mut self.state.write(), applied_after);
-            return Err(store_failure("the write", e));
-        }
-        // Told once durable, so a viewer never shows what was not kept.
-        for event in learned {
-            let _ = self.events.send(event);
-        }
-        if self.store.journal_bytes() >= self.policy.max_journal_bytes {
-            // Folding is slow I/O: ask the checkpointer thread rather than block this caller.
-            if let Some(nudge) = self.nudge.lock().as_ref() {
-                let _ = nudge.send(());
-            }
-        }
-        Ok(value)
-    }
-
-    /// Folds every app changed since the last checkpoint into the store's files and trims the
-    /// journal. When it fails, nothing acknowledged is lost: the changed apps stay to be folded
-    /// by the next checkpoint, the journal keeps their records, and [`Atlas::checkpoint_health`]
-    /// says so.
-    pub fn checkpoint(&self) -> Result<()> {
-        let _serial = self.checkpointing.lock();
-        let outcome = self.fold_changes();
-        let mut health = self.checkpoints.lock();
-        match &outcome {
-            Ok(()) => *health = CheckpointHealth::default(),
-            Err(e) => {
-                health.failures += 1;
-                health
-                    .failing_since
-                    .get_or_insert_with(atlas_model::now_rfc3339);
-                health.error = Some(e.to_string());
-            }
-        }
-        outcome
-    }
-
-    /// How the checkpoints have gone: failing ones since when, and why.
-    pub fn checkpoint_health(&self) -> CheckpointHealth {
-        let mut health = self.checkpoints.lock().clone();
-        health.journal_bytes = self.store.journal_bytes();
-        health
-    }
-
-    fn fold_changes(&self) -> Result<()> {
-        let (folding, images) = {
-            let mut state = self.state.write();
-            // Never fold a write the journal refused.
-            let in_step_with = state.synced_failures;
-            self.catch_up(&mut state, in_step_with);
-            if self.store.write_failures() != state.synced_failures {
-                return Err(AtlasError::unavailable(
-                    "the checkpoint waits: a write failed and its state is being read again",
-                ));
-            }
-            if !self.store.wants_checkpoints() {
-                state.dirty.clear();
-                return Ok(());
-            }
-            let keeps_images = self.store.keeps_images();
-            if state.dirty.is_empty() && (!keeps_images || state.unimaged.is_empty()) {
-                return Ok(());
-            }
-            let folding = match state.dirty.is_empty() {
-                true => None,
-                false => {
-                    let cut = self.store.begin_checkpoint().map_err(store_error)?;
-                    // The cut flushed the writes before it: one that failed is in memory.
-                    if self.store.write_failures() != state.synced_failures {
-                        return Err(AtlasError::unavailable(
-                            "the checkpoint stopped: a write before it failed",
-                        ));
-                    }
-                    Some((cut, state.take_dirty()))
-                }
-            };
-            // Images of what is folded now, and of apps read from JSON whose files are current.
-            let mut imaged = std::mem::take(&mut state.unimaged);
-            if !keeps_images {
-                imaged.clear();
-            }
-            if let Some((_, changed)) = &folding {
-                imaged.extend(changed.iter().map(|app| app.app.app_id.clone()));
-            }
-            let images: Vec<(String, Vec<u8>)> = imaged
-                .into_iter()
-                .filter_map(|app_id| {
-                    let image = state.image_of(&app_id, self.embedder.as_ref())?;
-                    Some((app_id, image))
-                })
-                .collect();
-            (folding, images)
-        };
-        if let Some((cut, changed)) = folding
-            && let Err(e) = self.store.finish_checkpoint(cut, &changed)
-        {
-            // Folded again next time, the journal's records of the apps not folded yet with them.
-            let mut state = self.state.write();
-            state
-                .dirty
-                .extend(changed.into_iter().map(|app| app.app.app_id));
-            return Err(store_error(e));
-        }
-        // An image not kept costs the next start-up time, never data: the files are folded.
-        for (app_id, image) in images {
-            if let Err(e) = self.store.keep_image(&app_id, &image) {
-                tracing::warn!("no image of {app_id} for the next start-up: {e}");
-            }
-        }
-        Ok(())
-    }
-
-    /// Why writes are refused now, if they are (a full disk, a failed write not yet behind
-    /// it), in words that name no file: `/healthz` says so to anyone who can reach the port,
-    /// and the server goes on serving reads.
-    pub fn writes_refused(&self) -> Option<String> {
-        if self.store.write_failures() != self.state.read().synced_failures {
-            return Some("a write failed; the graph is read again from the store".into());
-        }
-        let refused = self.store.writable().err()?;
-        Some(match refused {
-            StoreError::Full { .. } | StoreError::NoSpace { .. } => {
-                "the data folder's disk is full".into()
-            }
-            StoreError::DatabaseFull { .. } => "the database's disk is full".into(),
-            StoreError::WriteFailed { cause, .. } => format!("a write to the disk failed: {cause}"),
-            other => other.to_string(),
-        })
-    }
-
-    /// The disk under the store, measured now (none for a database).
-    pub fn disk(&self) -> Option<atlas_store::DiskSpace> {
-        self.store.disk()
-    }
-
-    /// Whether the store takes writes now (see [`Store::available`]): `/healthz` says so, for a
-    /// load balancer to send writers elsewhere.
-    pub fn store_available(&self) -> bool {
-        self.store.available()
-    }
-
     /// Builds the route trees big apps' questions wish for (see
     /// [`atlas_graph::Graph::defer_route_trees`]) on a thread of its own, so no request waits for
     /// a tree; a writer waits for one tree's build at most. The thread ends with the service (the
@@ -481,71 +268,6 @@ impl Atlas {
             .expect("spawn route tree builder");
     }
 
-    /// For a store other processes write too: applies what they (and this one) committed, on a
-    /// thread of its own, as the store reports it; it stops when the service is dropped.
-    fn start_following(self: &Arc<Self>) {
-        let Some(changes) = self.store.follow() else {
-            return;
-        };
-        let weak = Arc::downgrade(self);
-        std::thread::Builder::new()
-            .name("atlas-follow".into())
-            .spawn(move || {
-                for batch in changes {
-                    let Some(atlas) = weak.upgrade() else { return };
-                    atlas.apply_followed(batch);
-                }
-            })
-            .expect("spawn follower");
-    }
-
-    /// Applies entities as the store now holds them, their texts embedded before the lock.
-    fn apply_followed(&self, round: atlas_store::Followed) {
-        let mut by_app: HashMap<String, Vec<(String, DocTexts)>> = HashMap::new();
-        for record in round.rows() {
-            let doc = match record {
-                Record::Page(p) => (
-                    atlas_navigate::page_key(&p.page_id),
-                    DocTexts::of_page(&p.page_name, &p.description, &p.intents),
-                ),
-                Record::Intent(i) => (
-                    atlas_navigate::intent_key(&i.intent_id),
-                    DocTexts::of_intent(&i.intent_text, &i.keywords),
-                ),
-                _ => continue,
-            };
-            by_app
-                .entry(record.app_id().to_string())
-                .or_default()
-                .push(doc);
-        }
-        let mut ready = HashMap::new();
-        for (app_id, docs) in &by_app {
-            match self.embed_ahead(app_id, docs) {
-                Ok(vectors) => ready.extend(vectors),
-                Err(e) => tracing::warn!("embedding followed changes: {e}"),
-            }
-        }
-        let embedder = Prepared {
-            inner: self.embedder.as_ref(),
-            ready: &ready,
-        };
-        let mut state = self.state.write();
-        // Settled under the write lock: no write of ours can slip between the overlay and this.
-        let records = activity::as_reports(&state.graph, round.settle());
-        for event in events::of(&state.graph, &records, self.events.receiver_count() > 0) {
-            let _ = self.events.send(event);
-        }
-        for (app_id, report) in activity::Activity::reports_of(&records) {
-            self.activity.remember(&app_id, report);
-        }
-        for record in records {
-            if let Err(e) = state.apply(&record, &embedder) {
-                tracing::warn!("a followed change did not apply: {e}");
-            }
-        }
-    }
-
     /// The test runs reported to this process (`report_test_run`, `get_test_runs`).
     pub fn test_runs(&self) -> &test_runs::TestRuns {
         &self.test_runs
@@ -558,54 +280,6 @@ impl Atlas {
     /// lagged, and writers never wait for it.
     pub fn events(&self) -> tokio::sync::broadcast::Receiver<serde_json::Value> {
         self.events.subscribe()
-    }
-
-    /// Starts the periodic checkpointer on its own thread; it stops when the service is dropped.
-    /// After a failure it waits twice as long each time (up to [`MAX_CHECKPOINT_BACKOFF`]) and
-    /// is not nudged early: each attempt starts a journal segment, and a disk that refuses the
-    /// files should not also be filled with empty segments.
-    pub fn start_checkpointer(self: &Arc<Self>) {
-        let weak = Arc::downgrade(self);
-        let interval = self.policy.interval;
-        let (nudge, woken) = std::sync::mpsc::channel();
-        *self.nudge.lock() = Some(nudge);
-        std::thread::Builder::new()
-            .name("atlas-checkpoint".into())
-            .spawn(move || {
-                let backoff = |failures: u32| {
-                    interval
-                        .saturating_mul(1 << failures.min(16))
-                        .min(MAX_CHECKPOINT_BACKOFF.max(interval))
-                };
-                let mut failures = 0u32;
-                loop {
-                    let deadline = Instant::now() + backoff(failures);
-                    loop {
-                        let left = deadline.saturating_duration_since(Instant::now());
-                        match woken.recv_timeout(left) {
-                            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => return,
-                            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => break,
-                            Ok(()) if failures == 0 => break,
-                            Ok(()) => {}
-                        }
-                    }
-                    let Some(atlas) = weak.upgrade() else { return };
-                    match atlas.checkpoint() {
-                        Ok(()) => failures = 0,
-                        Err(e) => {
-                            failures += 1;
-                            tracing::error!(
-                                "checkpoint failed ({failures} in a row): {e}; every acknowledged \
-                                 write is in the journal; trying again in {} s",
-                                backoff(failures).as_secs()
-                            );
-                        }
-                    }
-                    // Nudges sent while it ran asked for the checkpoint just made.
-                    while woken.try_recv().is_ok() {}
-                }
-            })
-            .expect("spawn checkpointer");
     }
 }
 
