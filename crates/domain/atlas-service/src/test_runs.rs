@@ -19,12 +19,10 @@ use parking_lot::Mutex;
 
 /// Runs remembered (the oldest goes first).
 pub const MAX_RUNS: usize = 20;
-/// Tests a run may have.
-pub const MAX_TESTS: usize = 5_000;
+pub use atlas_api::test_runs::MAX_TESTS;
+use atlas_api::test_runs::{MAX_RUN_ID, MAX_TEXT};
 /// Steps kept of one test.
 pub const MAX_STEPS: usize = 500;
-/// The longest text field (a message, an action).
-const MAX_TEXT: usize = 4_000;
 /// The most the board holds, in bytes of screenshots and texts over every run: past it the
 /// oldest screenshots are dropped first (their steps stay, without a picture), then the oldest
 /// runs. A run's own reports (`--html`) keep every screenshot; the board is for watching.
@@ -113,10 +111,10 @@ fn text(field: &str, value: &str) -> Result<()> {
 
 fn check(request: &ReportTestRunRequest) -> Result<()> {
     let id = request.run_id.trim();
-    if id.is_empty() || id.chars().count() > 200 {
+    if id.is_empty() || id.chars().count() > MAX_RUN_ID {
         return Err(AtlasError::invalid(
             "run_id",
-            "run_id must be 1 to 200 characters",
+            format!("run_id must be 1 to {MAX_RUN_ID} characters"),
         ));
     }
     if request.tests.len() > MAX_TESTS || request.devices.len() > MAX_TESTS {

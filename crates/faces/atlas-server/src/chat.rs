@@ -6,40 +6,43 @@
 
 use std::convert::Infallible;
 
-use atlas_api::chat::{ChatAnswer, ChatMessage, ChatRequest, ChatRole, MAX_MESSAGES};
+use atlas_api::chat::{ChatAnswer, ChatMessage, ChatRole, MAX_MESSAGES};
+use atlas_api::server as own;
 use atlas_chat::{ChatEvent, run_chat};
 use atlas_model::AtlasError;
 use axum::Json;
-use axum::body::Bytes;
 use axum::extract::State;
 use axum::response::sse::{Event, Sse};
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
-use crate::{AppState, error_response};
+use crate::AppState;
+use crate::extract::{Answer, RouteBody};
 
-pub(crate) async fn chat(State(state): State<AppState>, body: Bytes) -> Response {
+/// `POST /api/v1/chat`: one turn, as server-sent events or (with `"stream": false`) whole.
+pub(crate) async fn chat(
+    State(state): State<AppState>,
+    RouteBody(request): RouteBody<own::Chat>,
+) -> Answer<Response> {
     let Some(config) = state.chat.clone() else {
-        return error_response(&AtlasError::NotFound(
+        return Err(AtlasError::NotFound(
             "no model is configured: start atlas serve with --llm-url (and --llm-model, --llm-key)"
                 .into(),
-        ));
-    };
-    let request: ChatRequest = match atlas_registry::parse_json_input(&body) {
-        Ok(request) => request,
-        Err(e) => return error_response(&e),
+        )
+        .into());
     };
     let count = request.messages.len();
     if count == 0
         || count > MAX_MESSAGES
         || request.messages.last().map(|m| m.role) != Some(ChatRole::User)
     {
-        return error_response(&AtlasError::invalid(
+        return Err(AtlasError::invalid(
             "messages",
             format!(
                 "messages must be a list of 1 to {MAX_MESSAGES} chat messages, the last the user's question"
             ),
-        ));
+        )
+        .into());
     }
     let stream = request.stream.unwrap_or(true);
     let messages: Vec<Value> = request.messages.iter().map(ChatMessage::to_value).collect();
@@ -58,7 +61,7 @@ pub(crate) async fn chat(State(state): State<AppState>, body: Bytes) -> Response
             let json = serde_json::to_string(&event).unwrap_or_default();
             Some((Ok::<_, Infallible>(Event::default().data(json)), receiver))
         });
-        return Sse::new(events).into_response();
+        return Ok(Sse::new(events).into_response());
     }
     // Whole: every event, the answer last.
     let mut all = Vec::new();
@@ -69,7 +72,7 @@ pub(crate) async fn chat(State(state): State<AppState>, body: Bytes) -> Response
             break;
         }
     }
-    Json(ChatAnswer { events: all }).into_response()
+    Ok(Json(ChatAnswer { events: all }).into_response())
 }
 
 /// The page's three files, served as they ship: (path, content type, body).

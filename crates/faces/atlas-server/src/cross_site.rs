@@ -259,7 +259,7 @@ fn refuse(path: &str, refusal: Refusal) -> Response {
         Refusal::Forbidden(m) => AtlasError::Forbidden(m),
         Refusal::UnsupportedMediaType(m) => AtlasError::UnsupportedMediaType(m),
     };
-    crate::error_response(&error)
+    crate::ApiError(error).into_response()
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ mod business_graph;
 mod chat;
 mod cross_site;
 mod dify;
+mod extract;
 mod listen;
 mod loopback;
 mod mcp;
@@ -22,20 +23,20 @@ mod viewer;
 use std::sync::Arc;
 
 pub use cross_site::Access;
+pub use extract::ApiError;
 pub use listen::{HEADER_TIMEOUT, Limits, bind, serve_within};
 pub use loopback::Loopback;
 
-use atlas_api::server::{self as own, EventsQuery, FunctionDefinition, HealthAnswer};
+use atlas_api::server::{self as own, FunctionDefinition, HealthAnswer};
 use atlas_model::AtlasError;
 use atlas_registry::{ToolContext, ToolRegistry};
-use axum::body::Bytes;
-use axum::extract::rejection::BytesRejection;
 use axum::extract::{DefaultBodyLimit, Path, Request, State};
 use axum::http::{StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
+use extract::{Answer, RawBody, RouteQuery};
 use routing::route;
 
 /// What every answer says of itself to a browser: its pages and their assets run only their own
@@ -96,24 +97,6 @@ impl AppState {
     }
 }
 
-/// The error body and status for an [`AtlasError`].
-pub fn error_response(e: &AtlasError) -> Response {
-    let status =
-        StatusCode::from_u16(e.code().http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    // A refusal for now (a full disk, a database away) is logged by the store when it starts
-    // and ends, not once a request.
-    if status.is_server_error() && e.retry_after_secs().is_none() {
-        tracing::error!("{e}");
-    }
-    let mut response = (status, Json(e.to_body())).into_response();
-    if let Some(secs) = e.retry_after_secs() {
-        response
-            .headers_mut()
-            .insert(header::RETRY_AFTER, header::HeaderValue::from(secs));
-    }
-    response
-}
-
 /// The router with every route.
 pub fn router(state: AppState) -> Router {
     // Dify's routes check each dataset's own key (or the server token) themselves.
@@ -140,12 +123,14 @@ pub fn router(state: AppState) -> Router {
     let router = router
         .route("/api/v1/{name}", post(call_tool))
         .merge(mcp)
-        .fallback(|| async { error_response(&AtlasError::NotFound("no such route".into())) })
+        .fallback(|| async {
+            ApiError(AtlasError::NotFound("no such route".into())).into_response()
+        })
         .layer(middleware::from_fn(refuse_oversize))
         .layer(middleware::from_fn_with_state(state.clone(), require_token))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(tower_http::catch_panic::CatchPanicLayer::custom(|_| {
-            error_response(&AtlasError::Graph("internal error".into()))
+            ApiError(AtlasError::Graph("internal error".into())).into_response()
         }))
         .with_state(state)
         .merge(dify);
@@ -221,9 +206,10 @@ async fn refuse_oversize(request: Request, next: Next) -> Response {
         if request.uri().path() == <own::Mcp as atlas_api::routes::Route>::PATH {
             return mcp::too_large();
         }
-        return error_response(&AtlasError::PayloadTooLarge {
+        return ApiError(AtlasError::PayloadTooLarge {
             limit: MAX_BODY_BYTES,
-        });
+        })
+        .into_response();
     }
     next.run(request).await
 }
@@ -232,7 +218,7 @@ async fn require_token(State(state): State<AppState>, request: Request, next: Ne
     if let Some(token) = &state.token
         && bearer(request.headers()) != Some(token.as_ref())
     {
-        return error_response(&AtlasError::Unauthorized);
+        return ApiError(AtlasError::Unauthorized).into_response();
     }
     next.run(request).await
 }
@@ -242,7 +228,7 @@ async fn require_token(State(state): State<AppState>, request: Request, next: Ne
 /// disconnected (it reconnects and reloads), so a slow viewer never slows a write.
 async fn events(
     State(state): State<AppState>,
-    axum::extract::Query(query): axum::extract::Query<EventsQuery>,
+    RouteQuery(query): RouteQuery<own::Events>,
 ) -> Response {
     use axum::response::sse::{Event, KeepAlive, Sse};
     let receiver = state.services.events();
@@ -279,32 +265,18 @@ async fn tool_list(State(state): State<AppState>) -> Json<Vec<FunctionDefinition
     Json(state.tools.iter().map(|t| t.openai_function()).collect())
 }
 
+/// `POST /api/v1/{name}`: the tool `name`, its body read and checked by the registry.
 async fn call_tool(
     State(state): State<AppState>,
     Path(name): Path<String>,
-    body: Result<Bytes, BytesRejection>,
-) -> Response {
-    let Some(tool) = state.tools.get(&name) else {
-        return error_response(&AtlasError::NotFound(format!("no interface named {name}")));
-    };
-    let body = match body {
-        Ok(b) => b,
-        Err(e) if e.status() == StatusCode::PAYLOAD_TOO_LARGE => {
-            return error_response(&AtlasError::PayloadTooLarge {
-                limit: MAX_BODY_BYTES,
-            });
-        }
-        Err(e) => {
-            return error_response(&AtlasError::invalid(
-                "body",
-                format!("cannot read the body: {e}"),
-            ));
-        }
-    };
-    match tool.call_json(state.context(), Box::new(body)).await {
-        Ok(json) => ([(header::CONTENT_TYPE, "application/json")], json).into_response(),
-        Err(e) => error_response(&e),
-    }
+    RawBody(body): RawBody,
+) -> Answer<Response> {
+    let tool = state
+        .tools
+        .get(&name)
+        .ok_or_else(|| AtlasError::NotFound(format!("no interface named {name}")))?;
+    let json = tool.call_json(state.context(), Box::new(body)).await?;
+    Ok(([(header::CONTENT_TYPE, "application/json")], json).into_response())
 }
 
 /// Serves until `shutdown` resolves, then returns (the caller checkpoints).

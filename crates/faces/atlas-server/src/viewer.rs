@@ -8,12 +8,14 @@
 //! the graph drawing library (sigma.js with graphology, WebGL) bundled from npm by
 //! `crates/faces/atlas-server/viewer/build.sh` and committed, so nothing is fetched at run time.
 
+use atlas_api::server as own;
 use atlas_model::AtlasError;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 
-use crate::{AppState, error_response};
+use crate::AppState;
+use crate::extract::{Answer, RoutePath};
 
 /// The viewer's files, served as they ship: (path, content type, body).
 pub(crate) const PAGE_FILES: [(&str, &str, &str); 9] = [
@@ -68,22 +70,20 @@ pub(crate) const PAGE_FILES: [(&str, &str, &str); 9] = [
 /// `GET /api/v1/apps/{app_id}/pages/{page_id}/screenshot`: the PNG in the page's folder.
 pub(crate) async fn screenshot(
     State(state): State<AppState>,
-    Path((app_id, page_id)): Path<(String, String)>,
-) -> Response {
+    RoutePath(page): RoutePath<own::Screenshot>,
+) -> Answer<Response> {
     let services = state.services.clone();
     let read =
-        tokio::task::spawn_blocking(move || services.page_screenshot(&app_id, &page_id)).await;
-    match read {
-        Ok(Ok(Some(png))) => (
-            [
-                (header::CONTENT_TYPE, "image/png"),
-                (header::CACHE_CONTROL, "no-cache"),
-            ],
-            png,
-        )
-            .into_response(),
-        Ok(Ok(None)) => error_response(&AtlasError::NotFound("the page has no screenshot".into())),
-        Ok(Err(e)) => error_response(&e),
-        Err(e) => error_response(&AtlasError::fault("reading the screenshot stopped", e)),
-    }
+        tokio::task::spawn_blocking(move || services.page_screenshot(&page.app_id, &page.page_id))
+            .await
+            .map_err(|e| AtlasError::fault("reading the screenshot stopped", e))?;
+    let png = read?.ok_or_else(|| AtlasError::NotFound("the page has no screenshot".into()))?;
+    Ok((
+        [
+            (header::CONTENT_TYPE, "image/png"),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        png,
+    )
+        .into_response())
 }
