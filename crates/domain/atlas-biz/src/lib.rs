@@ -14,7 +14,6 @@ mod error;
 mod graph;
 pub mod import;
 mod model;
-pub mod quality;
 mod requests;
 mod search;
 mod store;

@@ -15,7 +15,6 @@ mod error;
 mod filter;
 mod kept;
 mod model;
-pub mod quality;
 pub mod split;
 mod store;
 mod tags;

@@ -47,7 +47,6 @@ mod artifacts;
 mod checkpoints;
 mod demo;
 pub mod events;
-pub mod intent_quality;
 mod recovery;
 mod replicas;
 mod state;

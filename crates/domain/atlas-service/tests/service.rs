@@ -19,7 +19,6 @@ atlas_wiring::on_every_store!(
     a_screen_in_another_rendering_is_matched_by_what_it_shows,
     a_choice_in_a_dialog_is_committed_and_digit_groups_are_not_goals,
     values_go_into_the_fields_the_instruction_and_the_last_step_name,
-    paraphrased_intents_are_measured_on_the_labelled_set,
     an_item_a_web_page_names_is_reached_by_its_link_or_its_kinds_address
 );
 
@@ -946,29 +945,6 @@ async fn values_go_into_the_fields_the_instruction_and_the_last_step_name(store:
                 .is_some_and(|e| e.starts_with("不确定(")),
         "{unsure}"
     );
-}
-
-async fn paraphrased_intents_are_measured_on_the_labelled_set(store: TestStore) {
-    let atlas = store.open_atlas();
-    assert!(demo_graph(&atlas).await.unwrap());
-    let labelled = intent_quality::read_labelled(intent_quality::DEMO_PARAPHRASES).unwrap();
-    assert!(labelled.len() >= 90, "{}", labelled.len());
-    // A request that is a registered intent word for word finds its page; one in another
-    // language finds nothing with the built-in embedder: the measure tells them apart.
-    let exact = vec![
-        ("查看优惠券".to_string(), "红包卡券".to_string()),
-        ("show my coupons".to_string(), "红包卡券".to_string()),
-    ];
-    let q = intent_quality::measure(&atlas, DEMO_APP_ID, &exact).unwrap();
-    assert_eq!((q.all.queries, q.all.top1), (2, 1), "{q:?}");
-    assert_eq!((q.chinese.top1, q.english.top1), (1, 0));
-    let q = intent_quality::measure(&atlas, DEMO_APP_ID, &labelled).unwrap();
-    assert_eq!(
-        q.chinese.queries + q.english.queries + q.unservable.queries,
-        labelled.len()
-    );
-    assert!(q.chinese.queries >= 40 && q.english.queries >= 30, "{q:?}");
-    assert!(q.unservable.queries >= 10, "{q:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -253,9 +253,9 @@ pub(crate) async fn eval_intents(labelled: Option<PathBuf>, embed: &EmbedArgs) -
         Some(p) => {
             std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?
         }
-        None => atlas_service::intent_quality::DEMO_PARAPHRASES.to_string(),
+        None => atlas_eval::retrieval::intents::DEMO_PARAPHRASES.to_string(),
     };
-    let labelled = atlas_service::intent_quality::read_labelled(&text)?;
+    let labelled = atlas_eval::retrieval::intents::read_labelled(&text)?;
     let shown = Shown::start();
     shown.stage("learning the demo app", None);
     let scratch = tempfile::Builder::new().prefix("atlas-eval-").tempdir()?;
@@ -270,7 +270,7 @@ pub(crate) async fn eval_intents(labelled: Option<PathBuf>, embed: &EmbedArgs) -
     atlas_service::demo_graph(&atlas).await?;
     shown.stage(&format!("asking {} requests", labelled.len()), None);
     let quality =
-        atlas_service::intent_quality::measure(&atlas, atlas_service::DEMO_APP_ID, &labelled)?;
+        atlas_eval::retrieval::intents::measure(&atlas, atlas_service::DEMO_APP_ID, &labelled)?;
     shown.pause();
     println!("paraphrased intents over the demo app, embedder {name}:");
     for (set, hits) in [
@@ -318,15 +318,15 @@ pub(crate) fn eval_biz(
         Some(p) => {
             std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?
         }
-        None => atlas_biz::quality::DEMO_LABELLED.to_string(),
+        None => atlas_eval::retrieval::business::DEMO_LABELLED.to_string(),
     };
-    let labelled = atlas_biz::quality::read_labelled(&labelled)?;
+    let labelled = atlas_eval::retrieval::business::read_labelled(&labelled)?;
     let embedder = embedder(embed)?;
     let embedder_name = embedder.name();
     shown.stage("indexing the business graph", None);
     let store = atlas_biz::BizStore::in_memory(data, embedder)?;
     shown.stage(&format!("asking {} questions", labelled.len()), None);
-    let quality = atlas_biz::quality::measure(&store.current(), &labelled)?;
+    let quality = atlas_eval::retrieval::business::measure(&store.current(), &labelled)?;
     shown.pause();
     println!("business graph search, embedder {embedder_name}:");
     println!(
@@ -376,11 +376,11 @@ pub(crate) fn eval_kb(
         None => vec![
             (
                 "paraphrases".to_string(),
-                atlas_kb::quality::DEMO_PARAPHRASES.to_string(),
+                atlas_eval::retrieval::knowledge::DEMO_PARAPHRASES.to_string(),
             ),
             (
                 "held-out".to_string(),
-                atlas_kb::quality::DEMO_HELD_OUT.to_string(),
+                atlas_eval::retrieval::knowledge::DEMO_HELD_OUT.to_string(),
             ),
         ],
     };
@@ -401,14 +401,14 @@ pub(crate) fn eval_kb(
     )?;
     let mut results = Vec::new();
     for (set, text) in sets {
-        let labelled = atlas_kb::quality::read_labelled(&text)?;
+        let labelled = atlas_eval::retrieval::knowledge::read_labelled(&text)?;
         for method in [
             atlas_kb::SearchMethod::Keyword,
             atlas_kb::SearchMethod::Semantic,
             atlas_kb::SearchMethod::Hybrid,
         ] {
             shown.stage(&format!("asking the {set} ({method:?})"), None);
-            let q = atlas_kb::quality::measure(&kb, &dataset.id, &labelled, method)?;
+            let q = atlas_eval::retrieval::knowledge::measure(&kb, &dataset.id, &labelled, method)?;
             shown.pause();
             println!(
                 "{set:<12} {:<9} queries {:>4}  top-1 {:.3}  top-3 {:.3}",

@@ -113,11 +113,12 @@ pub fn run(
         embedder,
     )?);
     let demo = atlas_kb::demo::install(&kb)?;
-    let queries: Vec<String> =
-        atlas_kb::quality::read_labelled(atlas_kb::quality::DEMO_PARAPHRASES)?
-            .into_iter()
-            .map(|(q, _)| q)
-            .collect();
+    let queries: Vec<String> = atlas_eval::retrieval::knowledge::read_labelled(
+        atlas_eval::retrieval::knowledge::DEMO_PARAPHRASES,
+    )?
+    .into_iter()
+    .map(|(q, _)| q)
+    .collect();
     let options = SearchOptions::default();
     let ask = |q: &str| -> Result<u64> {
         let t = Instant::now();

@@ -1,7 +1,8 @@
 //! The evaluations: how good the graph's answers are on DroidTask (`atlas eval droidtask`), how
 //! the phone agent fares with them (`atlas eval agent`), the leave-one-app-out fitting of the
-//! grounding model, teaching recordings through the tool interfaces, and DroidTask's ideal
-//! model served over HTTP ([`ideal_server`]) for test runs.
+//! grounding model, teaching recordings through the tool interfaces, DroidTask's ideal model
+//! served over HTTP ([`ideal_server`]) for test runs, and retrieval on labelled sets
+//! ([`retrieval`]: intents, knowledge bases, the business graph).
 //!
 //! Key design decision: **an evaluation measures what the server answers.** It starts a real
 //! server on loopback (or talks to one at a URL) and goes through HTTP as an agent would
@@ -19,6 +20,7 @@ pub mod look;
 pub mod mistakes;
 mod planner;
 pub mod release;
+pub mod retrieval;
 pub mod same_screens;
 pub mod server;
 pub mod task_run;

@@ -3,6 +3,7 @@
 //! one). Without `ATLAS_TEST_PG` the PostgreSQL runs are skipped, unless `ATLAS_REQUIRE_PG=1`
 //! says the server must be there, as the test script does once it started one.
 
+pub mod http;
 pub mod small_disk;
 
 use std::sync::Arc;

@@ -10,7 +10,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::common::{chromium, free_port, fsck, installed_at, report_of, required, until_answers};
+use crate::common::{
+    Served, chromium, free_port, fsck, installed_at, report_of, required, until_answers,
+};
 
 pub(crate) struct KillOnDrop(pub(crate) Child);
 

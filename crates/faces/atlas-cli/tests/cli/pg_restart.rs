@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use atlas_wiring::testing::TestStore;
 use serde_json::{Value, json};
 
-use crate::common::{Server, agent};
+use crate::common::{Served, Server, agent};
 
 fn cluster() -> Option<String> {
     match std::env::var("ATLAS_TEST_PGDATA") {

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use atlas_wiring::testing::TestStore;
 use serde_json::{Value, json};
 
-use crate::common::{Server, agent, fsck};
+use crate::common::{Served, Server, agent, fsck};
 
 fn atlas(args: &[&str]) -> (bool, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_atlas"))

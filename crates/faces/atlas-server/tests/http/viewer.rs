@@ -1,4 +1,4 @@
-//! The viewer and its live events on the real binary.
+//! The viewer and its live events.
 
 use std::time::Duration;
 

@@ -4,13 +4,13 @@
 
 use atlas_model::{AtlasError, Result};
 
-use crate::{Atlas, QueryPathRequest, SimilarIntentsRequest};
+use atlas_service::{Atlas, QueryPathRequest, SimilarIntentsRequest};
 
 /// The demo app's labelled paraphrases (`query,page`), written before anything was measured on
 /// them: 91 requests that name no registered intent word for word ("领优惠" for 查看优惠券,
 /// "my orders" for 我的订单), and 14 the app cannot serve (an empty page: "给妈妈打个电话"), for
 /// which the right answer is none.
-pub const DEMO_PARAPHRASES: &str = include_str!("../demo/paraphrases.csv");
+pub const DEMO_PARAPHRASES: &str = include_str!("../../labelled/intent-paraphrases.csv");
 
 /// Hits among some of the queries.
 #[derive(Debug, Clone, Copy, Default, serde::Serialize)]

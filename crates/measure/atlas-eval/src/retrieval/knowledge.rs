@@ -3,14 +3,14 @@
 
 use serde::Serialize;
 
-use crate::{KbError, KnowledgeBase, SearchMethod, SearchOptions};
+use atlas_kb::{KbError, KnowledgeBase, SearchMethod, SearchOptions};
 
 /// The demo dataset's labelled set (`demo/paraphrases.csv`: query, question).
-pub const DEMO_PARAPHRASES: &str = include_str!("../demo/paraphrases.csv");
+pub const DEMO_PARAPHRASES: &str = include_str!("../../labelled/kb-paraphrases.csv");
 /// A second labelled set (`demo/heldout.csv`, one query per pair), written later and more
 /// indirectly. The answer and hybrid weights were kept only where both sets agreed, so it checks
 /// that a choice is not fitted to one set's phrasings rather than being a blind test.
-pub const DEMO_HELD_OUT: &str = include_str!("../demo/heldout.csv");
+pub const DEMO_HELD_OUT: &str = include_str!("../../labelled/kb-heldout.csv");
 
 /// How well one search method answered a labelled set.
 #[derive(Debug, Clone, Serialize)]

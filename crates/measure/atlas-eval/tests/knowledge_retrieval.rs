@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use atlas_embed_e5::{DEFAULT_THRESHOLD, E5Embedder, installed_for_tests};
-use atlas_kb::quality::{DEMO_HELD_OUT, DEMO_PARAPHRASES, measure, read_labelled};
+use atlas_eval::retrieval::knowledge::{DEMO_HELD_OUT, DEMO_PARAPHRASES, measure, read_labelled};
 use atlas_kb::split::SourceKind;
 use atlas_kb::{KnowledgeBase, SearchMethod};
 

@@ -3,9 +3,9 @@
 
 use std::sync::Arc;
 
-use atlas_biz::quality::{DEMO_LABELLED, measure, read_labelled};
 use atlas_biz::{BizStore, demo};
 use atlas_embed_e5::{DEFAULT_THRESHOLD, E5Embedder, installed_for_tests};
+use atlas_eval::retrieval::business::{DEMO_LABELLED, measure, read_labelled};
 use atlas_text::HashEmbedder;
 
 #[test]

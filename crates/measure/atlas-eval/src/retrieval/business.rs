@@ -3,13 +3,14 @@
 
 use serde::Serialize;
 
-use crate::error::{BizError, invalid};
-use crate::requests::*;
-use crate::tools::BizSnapshot;
+use atlas_biz::{
+    BizError, BizSnapshot, SearchBusinessesRequest, SearchDataResourcesRequest,
+    SearchImplementationsRequest,
+};
 
 /// The demo graph's labelled set (`demo/labelled.csv`: tool, query, expected id), Chinese and
 /// English, written before the search was measured on it.
-pub const DEMO_LABELLED: &str = include_str!("../demo/labelled.csv");
+pub const DEMO_LABELLED: &str = include_str!("../../labelled/biz-questions.csv");
 
 /// One labelled question.
 #[derive(Debug, Clone)]
@@ -49,18 +50,18 @@ pub fn read_labelled(text: &str) -> Result<Vec<Labelled>, BizError> {
     let mut reader = csv::Reader::from_reader(text.as_bytes());
     let headers = reader
         .headers()
-        .map_err(|e| invalid(e.to_string()))?
+        .map_err(|e| BizError::Invalid(e.to_string()))?
         .clone();
     let column = |name: &str| {
         headers
             .iter()
             .position(|h| h == name)
-            .ok_or_else(|| invalid(format!("the labelled set needs a {name} column")))
+            .ok_or_else(|| BizError::Invalid(format!("the labelled set needs a {name} column")))
     };
     let (t, q, e) = (column("tool")?, column("query")?, column("expected")?);
     let mut out = Vec::new();
     for row in reader.records() {
-        let row = row.map_err(|e| invalid(e.to_string()))?;
+        let row = row.map_err(|e| BizError::Invalid(e.to_string()))?;
         let get = |i: usize| row.get(i).unwrap_or_default().to_string();
         out.push(Labelled {
             tool: get(t),
@@ -103,7 +104,7 @@ fn ranked(graph: &BizSnapshot, tool: &str, query: &str) -> Result<Vec<String>, B
             .into_iter()
             .map(|c| c.entity.resource_id)
             .collect(),
-        other => return Err(invalid(format!("{other} is not a search tool"))),
+        other => return Err(BizError::Invalid(format!("{other} is not a search tool"))),
     })
 }
 
