@@ -102,14 +102,6 @@ pub fn unsafe_terminate(child: &Child) {
         .unwrap();
 }
 
-/// `atlas model-sim` on a free port with the demo script.
-pub fn model_sim() -> (Child, String) {
-    model_sim_playing(Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../atlas-chat/demo/business.json"
-    )))
-}
-
 /// `atlas model-sim` on a free port with a script.
 pub fn model_sim_playing(script: &Path) -> (Child, String) {
     model_sim_with(&[script.to_str().unwrap()])

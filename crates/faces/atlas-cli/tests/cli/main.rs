@@ -5,7 +5,6 @@
 mod common;
 
 mod api;
-mod business;
 mod dify;
 mod docs;
 mod eval;

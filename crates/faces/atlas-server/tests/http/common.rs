@@ -27,10 +27,12 @@ impl Served for Server {
 }
 
 /// `atlas serve`'s options the tests give, read as the binary reads them: `--demo`, `--token T`,
-/// `--allow-origin O`, `--allow-host H`, `--max-connections N`, `--kb-embedder same`.
+/// `--allow-origin O`, `--allow-host H`, `--max-connections N`, `--kb-embedder same`,
+/// `--llm-url URL` (the model `gpt-4o-mini`, the binary's default).
 struct Flags {
     config: Config,
     token: Option<String>,
+    chat: Option<Arc<atlas_chat::ChatConfig>>,
     access: Access,
     max_connections: usize,
 }
@@ -43,6 +45,7 @@ impl Flags {
         let mut read = Flags {
             config,
             token: None,
+            chat: None,
             access: Access::default(),
             max_connections: atlas_server::DEFAULT_MAX_CONNECTIONS,
         };
@@ -56,6 +59,14 @@ impl Flags {
                 "--allow-host" => read.access.allowed_hosts.push(value()),
                 "--max-connections" => read.max_connections = value().parse().unwrap(),
                 "--kb-embedder" => read.config.kb_embedder_auto = value() == "auto",
+                "--llm-url" => {
+                    read.chat = Some(Arc::new(atlas_chat::ChatConfig {
+                        base_url: value(),
+                        model: "gpt-4o-mini".into(),
+                        api_key: None,
+                        max_rounds: 8,
+                    }))
+                }
                 other => panic!("the in-process server takes no {other}"),
             }
         }
@@ -69,6 +80,7 @@ impl Server {
         let Flags {
             config,
             token,
+            chat,
             access,
             max_connections,
         } = Flags::read(data, flags);
@@ -84,7 +96,7 @@ impl Server {
             services: services.context(),
             tools: services.tools.clone(),
             token: token.map(Arc::from),
-            chat: None,
+            chat,
             access: Arc::new(access),
         };
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
@@ -125,4 +137,22 @@ impl Drop for Server {
             let _ = stop.send(());
         }
     }
+}
+
+/// A scripted model (`atlas model-sim`'s, `atlas_chat::sim`) playing the business demo's script
+/// on a loopback port, from a thread of its own until the test process ends: its base URL.
+pub fn model_sim() -> String {
+    let script = include_str!("../../../atlas-chat/demo/business.json");
+    let router = atlas_chat::sim::router(atlas_chat::sim::Script::parse(script).unwrap());
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Runtime::new().unwrap();
+        runtime.block_on(async move {
+            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+            let _ = axum::serve(listener, router).await;
+        });
+    });
+    url
 }

@@ -7,7 +7,7 @@ use crate::common::*;
 #[test]
 fn business_graph_tools_chat_and_mcp_on_a_running_server() {
     let data = tempfile::tempdir().unwrap();
-    let (mut sim, sim_url) = model_sim();
+    let sim_url = model_sim();
     let llm = format!("{sim_url}/v1");
     let server = Server::start(
         data.path(),
@@ -252,6 +252,4 @@ fn business_graph_tools_chat_and_mcp_on_a_running_server() {
         "NOT_FOUND",
     );
     server.stop();
-    let _ = sim.kill();
-    let _ = sim.wait();
 }
