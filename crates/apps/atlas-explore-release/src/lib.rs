@@ -7,8 +7,12 @@
 //! its identity, and what it shows now is the release's face of it); a state no way reaches any
 //! more is gone (marked, never deleted). Then only what is new is acted on: an action still on
 //! its page that sends what it sent (the same link target, the same form's fields and address:
-//! [`atlas_explore::tasks::task_key`]) is not taken again and its transition is marked seen, while every action a page
-//! did not have before is queued as in a first exploration.
+//! [`atlas_explore::tasks::task_key`]) is not taken again and its transition is marked seen,
+//! while every action a page did not have before is queued as in a first exploration. Each
+//! state's recorded way is then kept, repaired or replaced ([`ways`]).
+//!
+//! This crate is the crawler's [`Recheck`] ([`ReleaseCheck`]): it imports the crawler
+//! (`atlas-explore`) and works on its [`Session`]; the crawler knows nothing of it.
 //!
 //! Key design decision: **the known states are the plan.** A first exploration spends most of its
 //! time acting on pages to learn where each action leads; on a release most of that is unchanged,
@@ -30,7 +34,7 @@ use atlas_explore::{
 
 use crate::ways::WayOutcome;
 
-mod ways;
+pub mod ways;
 
 /// The release check a re-exploration runs before its queue ([`Recheck`]): pass it to
 /// [`atlas_explore::explore`].
