@@ -137,7 +137,7 @@ pub(crate) enum EvalCommand {
         #[arg(long)]
         leave_one_app_out: bool,
         /// With --leave-one-app-out: write the model fitted on every app given here (the one
-        /// Atlas ships is `crates/domain/atlas-service/src/ground/model.json`).
+        /// Atlas ships is `crates/core/atlas-navigate/src/ground/model.json`).
         #[arg(long, requires = "leave_one_app_out")]
         fit_out: Option<PathBuf>,
         /// With --leave-one-app-out: the precision when sure the threshold keeps on held-out apps.
