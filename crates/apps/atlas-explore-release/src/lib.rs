@@ -29,7 +29,8 @@ use atlas_browser::snapshot::Snapshot;
 use atlas_browser::template::normalize_url;
 use atlas_explore::tasks::{self, Place, Task, task_key};
 use atlas_explore::{
-    ExploreError, Recheck, ReleaseReport, Saved, Session, State, candidate_tasks, perform,
+    ExploreError, Recheck, Rechecking, ReleaseReport, Saved, Session, State, candidate_tasks,
+    perform,
 };
 
 use crate::ways::WayOutcome;
@@ -42,13 +43,7 @@ pub mod ways;
 pub struct ReleaseCheck;
 
 impl Recheck for ReleaseCheck {
-    fn recheck<'a>(
-        &'a self,
-        session: &'a Session,
-        tab: &'a Tab,
-    ) -> std::pin::Pin<
-        Box<dyn std::future::Future<Output = Result<ReleaseReport, ExploreError>> + Send + 'a>,
-    > {
+    fn recheck<'a>(&'a self, session: &'a Session, tab: &'a Tab) -> Rechecking<'a> {
         Box::pin(async move { Release(session).check_release(tab).await })
     }
 }

@@ -86,14 +86,13 @@ pub type Graph = Arc<dyn ToolCaller + Send + Sync>;
 /// the crawler, never the other way.
 pub trait Recheck: Send + Sync {
     /// Checks the known states of `session` in `tab`.
-    fn recheck<'a>(
-        &'a self,
-        session: &'a Session,
-        tab: &'a Tab,
-    ) -> std::pin::Pin<
-        Box<dyn std::future::Future<Output = Result<ReleaseReport, ExploreError>> + Send + 'a>,
-    >;
+    fn recheck<'a>(&'a self, session: &'a Session, tab: &'a Tab) -> Rechecking<'a>;
 }
+
+/// A [`Recheck`] under way, boxed so the trait can be a trait object.
+pub type Rechecking<'a> = std::pin::Pin<
+    Box<dyn std::future::Future<Output = Result<ReleaseReport, ExploreError>> + Send + 'a>,
+>;
 
 /// What an exploration keeps between runs (`.atlas/explore.json` among the app's files): the
 /// states it found and what it knows of the site's versions.

@@ -33,8 +33,8 @@ pub mod tasks;
 
 pub use atlas_browser::BrowserError;
 pub use explorer::{
-    ExploreOptions, Frontier, Graph, Progress, Recheck, Saved, Session, candidate_tasks, explore,
-    perform, start_address,
+    ExploreOptions, Frontier, Graph, Progress, Recheck, Rechecking, Saved, Session,
+    candidate_tasks, explore, perform, start_address,
 };
 pub use state::{ExploreReport, PageFiles, ReleaseReport, State, Step};
 
