@@ -15,6 +15,22 @@ pub fn free_port() -> u16 {
         .port()
 }
 
+/// Serves `router` (a fixture: a website, a scripted model) on a free loopback port, from a
+/// thread and runtime of its own, until the test process ends: its base URL.
+pub fn serve_in_background(router: axum::Router) -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Runtime::new().unwrap();
+        runtime.block_on(async move {
+            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+            let _ = axum::serve(listener, router).await;
+        });
+    });
+    url
+}
+
 /// An HTTP client that reads every status as an answer, not an error.
 pub fn agent() -> ureq::Agent {
     ureq::Agent::config_builder()

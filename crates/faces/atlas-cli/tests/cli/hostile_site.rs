@@ -418,26 +418,11 @@ pub struct HostileSite {
     pub other: String,
 }
 
-/// Serves the hostile site on two free loopback ports, from a thread of its own.
+/// Serves the hostile site on two free loopback ports, each from a thread of its own.
 pub fn serve() -> HostileSite {
-    let bind = || {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        listener.set_nonblocking(true).unwrap();
-        let base = format!("http://{}", listener.local_addr().unwrap());
-        (listener, base)
-    };
-    let (main, base) = bind();
-    let (side, other) = bind();
     let counters = Arc::new(Counters::default());
-    let (main_app, side_app) = (router(counters.clone(), &other), other_router(counters));
-    std::thread::spawn(move || {
-        let runtime = tokio::runtime::Runtime::new().unwrap();
-        runtime.block_on(async move {
-            let main = tokio::net::TcpListener::from_std(main).unwrap();
-            let side = tokio::net::TcpListener::from_std(side).unwrap();
-            let _ = tokio::join!(axum::serve(main, main_app), axum::serve(side, side_app));
-        });
-    });
+    let other = crate::common::serve_in_background(other_router(counters.clone()));
+    let base = crate::common::serve_in_background(router(counters, &other));
     HostileSite { base, other }
 }
 

@@ -143,16 +143,7 @@ impl Drop for Server {
 /// on a loopback port, from a thread of its own until the test process ends: its base URL.
 pub fn model_sim() -> String {
     let script = include_str!("../../../atlas-chat/demo/business.json");
-    let router = atlas_chat::sim::router(atlas_chat::sim::Script::parse(script).unwrap());
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    listener.set_nonblocking(true).unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    std::thread::spawn(move || {
-        let runtime = tokio::runtime::Runtime::new().unwrap();
-        runtime.block_on(async move {
-            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
-            let _ = axum::serve(listener, router).await;
-        });
-    });
-    url
+    serve_in_background(atlas_chat::sim::router(
+        atlas_chat::sim::Script::parse(script).unwrap(),
+    ))
 }
