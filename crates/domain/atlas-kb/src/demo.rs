@@ -31,3 +31,15 @@ pub fn install(kb: &KnowledgeBase) -> Result<Dataset, KbError> {
     }
     Ok(dataset)
 }
+
+/// Whether the knowledge bases' folder `root` holds the demo dataset without its questions: a
+/// start stopped between creating it and adding them (which the next `--demo` start completes).
+pub fn is_incomplete(root: &std::path::Path) -> bool {
+    let dataset = root.join(DEMO_DATASET_ID);
+    let has_document = std::fs::read_dir(dataset.join("documents")).is_ok_and(|entries| {
+        entries
+            .flatten()
+            .any(|e| e.path().extension().is_some_and(|x| x == "json"))
+    });
+    dataset.join("dataset.json").is_file() && !has_document
+}

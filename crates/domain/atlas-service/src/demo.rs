@@ -1,14 +1,17 @@
-//! The bundled demo: a Chinese food-delivery app (`com.meituan.app`), loaded through the same
-//! interfaces an agent uses, so the demo also exercises them.
+//! The bundled demo: a Chinese food-delivery app (`com.meituan.app`), built through the same
+//! interfaces an agent uses, so the demo also exercises them, on a scratch graph, then written
+//! whole (see [`crate::setup`]): a start stopped at any instant leaves the whole demo or none of
+//! it, and a demo an older start left incomplete is completed.
 
 use std::collections::HashMap;
 
 use atlas_model::{AtlasError, Result, Widget, page_id};
+use atlas_store::AppData;
 use serde::Deserialize;
 
 use crate::{
-    AddPageRequest, Atlas, BatchAddTransitionsRequest, BatchTransition, RegisterIntentRequest,
-    UiHierarchy,
+    AddPageRequest, Atlas, BatchAddTransitionsRequest, BatchTransition, Missing,
+    RegisterIntentRequest, UiHierarchy,
 };
 
 /// The demo graph's app (a food-delivery app's pages, actions and intents).
@@ -52,11 +55,48 @@ struct Demo {
     intents: Vec<DemoIntent>,
 }
 
-/// Loads the demo app unless it is already there. Returns whether it loaded anything.
-pub async fn demo_graph(atlas: &Atlas) -> Result<bool> {
-    if atlas.read(|g| g.app(DEMO_APP_ID).is_some()) {
-        return Ok(false);
+/// What [`demo_graph`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DemoInstall {
+    /// The graph had no demo app: it has the whole of it now.
+    Installed,
+    /// The graph had part of the demo app (a start stopped half-way by an older Atlas): what
+    /// it lacked, now written.
+    Completed(Missing),
+    /// The graph has the whole demo app already (agents' statistics since then kept).
+    Present,
+}
+
+/// Makes the demo app whole: installs it where there is none, and writes what an incomplete one
+/// lacks, in one atomic append either way; the pages, transitions and intents the graph holds
+/// already stay as they are.
+pub async fn demo_graph(atlas: &Atlas) -> Result<DemoInstall> {
+    let built = demo_app().await?;
+    let missing = atlas.missing(&built);
+    let installed = if missing.is_none() {
+        DemoInstall::Present
+    } else if atlas.read(|g| g.app(DEMO_APP_ID).is_none()) {
+        DemoInstall::Installed
+    } else {
+        DemoInstall::Completed(missing)
+    };
+    if installed != DemoInstall::Present {
+        atlas.add_missing(built).await?;
     }
+    Ok(installed)
+}
+
+/// The demo app as it is installed, built on a scratch graph. Its steps search nothing, so the
+/// lexical embedder builds it as any other would, at no cost: a start on a folder with the
+/// whole demo spends a few milliseconds finding so.
+pub async fn demo_app() -> Result<AppData> {
+    let scratch = Atlas::scratch_with(std::sync::Arc::new(atlas_text::HashEmbedder::default()))?;
+    build(&scratch).await?;
+    scratch.export_app(DEMO_APP_ID)
+}
+
+/// Loads the demo app into `atlas` through the interfaces an agent uses.
+async fn build(atlas: &Atlas) -> Result<()> {
     let demo: Demo = serde_json::from_str(DEMO_JSON)
         .map_err(|e| AtlasError::fault("reading the demo data", e))?;
     // Each page shows its title and a button for every action that leaves it, so that
@@ -133,5 +173,5 @@ pub async fn demo_graph(atlas: &Atlas) -> Result<bool> {
             })
             .await?;
     }
-    Ok(true)
+    Ok(())
 }

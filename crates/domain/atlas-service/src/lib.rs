@@ -49,6 +49,7 @@ mod demo;
 pub mod events;
 mod recovery;
 mod replicas;
+mod setup;
 mod state;
 mod writes;
 
@@ -70,9 +71,10 @@ pub use atlas_navigate::{
     RelevantPage, SuccessfulCase, SuggestedAction, doubt_in_english,
 };
 pub use checkpoints::{CheckpointHealth, CheckpointPolicy, MAX_CHECKPOINT_BACKOFF};
-pub use demo::{DEMO_APP_ID, demo_graph};
+pub use demo::{DEMO_APP_ID, DemoInstall, demo_app, demo_graph};
 pub use learn::*;
 pub use pages::*;
+pub use setup::Missing;
 pub use stats::*;
 pub use transfer::ImportSummary;
 pub use versions::*;
@@ -132,6 +134,16 @@ impl Atlas {
         embedder: Arc<dyn Embedder>,
         policy: CheckpointPolicy,
     ) -> Result<Arc<Atlas>> {
+        Atlas::open_saying(store, embedder, policy, true)
+    }
+
+    /// [`Atlas::open`], logging what it opened when `announce`.
+    fn open_saying(
+        store: Arc<dyn Store>,
+        embedder: Arc<dyn Embedder>,
+        policy: CheckpointPolicy,
+        announce: bool,
+    ) -> Result<Arc<Atlas>> {
         let started = Instant::now();
         // Beside the loading, on the other core: no request should be the one that loads it.
         let dictionary = std::thread::Builder::new()
@@ -176,6 +188,10 @@ impl Atlas {
         }
         atlas.start_following();
         atlas.start_building_route_trees(trees_wanted);
+        // A scratch graph (setup.rs) is opened for every setup: worth no line of the log.
+        if !announce {
+            return Ok(atlas);
+        }
         tracing::info!(
             "opened {} ({} apps, {} pages, {} transitions; {replayed} journal records replayed) in {} ms",
             atlas.store.describe(),

@@ -116,7 +116,10 @@ async fn demo_on_a_small_disk() -> (
     let disk = SmallDisk::new(24);
     let data = disk.mount.join("data");
     let atlas = open(&data);
-    assert!(demo_graph(&atlas).await.unwrap());
+    assert_eq!(
+        demo_graph(&atlas).await.unwrap(),
+        atlas_service::DemoInstall::Installed
+    );
     let edge = an_edge(&atlas).await;
     (disk, data, atlas, edge)
 }

@@ -12,6 +12,7 @@ use atlas_wiring::testing::open_atlas_at as open;
 
 atlas_wiring::on_every_store!(
     demo_answers_the_seed_intents_and_survives_restart,
+    a_demo_left_incomplete_is_completed_and_what_agents_taught_is_kept,
     a_remembered_task_is_replayed_with_new_values_and_session_progress,
     only_finished_sessions_are_replayed_and_their_failed_steps_are_not,
     an_unknown_task_is_grounded_in_labels_or_left_unsure,
@@ -22,9 +23,75 @@ atlas_wiring::on_every_store!(
     an_item_a_web_page_names_is_reached_by_its_link_or_its_kinds_address
 );
 
+/// A start an older Atlas stopped half-way left 11 of the demo's pages and a few transitions,
+/// one of them since reported on by agents: the next `--demo` start writes what is missing in one
+/// append and keeps what is there.
+async fn a_demo_left_incomplete_is_completed_and_what_agents_taught_is_kept(store: TestStore) {
+    let built = demo_app().await.unwrap();
+    let atlas = store.open_atlas();
+    let mut partial = built.clone();
+    partial.pages.truncate(11);
+    let kept: std::collections::HashSet<String> =
+        partial.pages.iter().map(|p| p.page_id.clone()).collect();
+    partial
+        .transitions
+        .retain(|t| kept.contains(&t.from_page) && kept.contains(&t.to_page));
+    partial.intents.clear();
+    assert!(!partial.transitions.is_empty());
+    partial.transitions[0].success_count = 999;
+    let reported = partial.transitions[0].transition_id.clone();
+    atlas.import_app(partial.clone()).await.unwrap();
+    let asked = |atlas: &Atlas| {
+        atlas
+            .query_path(QueryPathRequest {
+                app_id: DEMO_APP_ID.into(),
+                intent: "点外卖".into(),
+                current_page: None,
+                max_steps: None,
+                include_history: None,
+            })
+            .unwrap()
+    };
+
+    let missing = atlas.missing(&built);
+    assert_eq!(missing.pages, (built.pages.len() - 11, built.pages.len()));
+    assert_eq!(
+        missing.transitions.0,
+        built.transitions.len() - partial.transitions.len()
+    );
+    assert_eq!(
+        demo_graph(&atlas).await.unwrap(),
+        DemoInstall::Completed(missing)
+    );
+    let whole = atlas.export_app(DEMO_APP_ID).unwrap();
+    assert_eq!(
+        (whole.pages.len(), whole.transitions.len()),
+        (built.pages.len(), built.transitions.len())
+    );
+    assert!(whole.intents.len() >= built.intents.len());
+    let agents = whole
+        .transitions
+        .iter()
+        .find(|t| t.transition_id == reported)
+        .unwrap();
+    assert_eq!(agents.success_count, 999, "what agents taught is kept");
+    assert!(asked(&atlas).success);
+    assert_eq!(demo_graph(&atlas).await.unwrap(), DemoInstall::Present);
+    assert!(atlas.missing(&built).is_none());
+
+    // Durable: the next start finds it whole.
+    drop(atlas);
+    let atlas = store.open_atlas();
+    assert!(atlas.missing(&built).is_none());
+    assert!(asked(&atlas).success);
+}
+
 async fn demo_answers_the_seed_intents_and_survives_restart(store: TestStore) {
     let atlas = store.open_atlas();
-    assert!(demo_graph(&atlas).await.unwrap());
+    assert_eq!(
+        demo_graph(&atlas).await.unwrap(),
+        atlas_service::DemoInstall::Installed
+    );
     let stats = atlas.get_graph_stats(GraphStatsRequest::default()).unwrap();
     assert!(
         stats.pages >= 30 && stats.transitions >= 80 && stats.intents >= 20,
@@ -1233,7 +1300,10 @@ fn steps_to_settings(atlas: &Arc<Atlas>, list: &str) -> Option<usize> {
 async fn an_apps_graph_is_drawn_whole_or_around_a_page() {
     let store = TestStore::folder();
     let atlas = store.open_atlas();
-    assert!(demo_graph(&atlas).await.unwrap());
+    assert_eq!(
+        demo_graph(&atlas).await.unwrap(),
+        atlas_service::DemoInstall::Installed
+    );
     let request =
         |center: Option<&str>, radius: Option<u32>, max_pages: Option<usize>| AppGraphRequest {
             app_id: DEMO_APP_ID.into(),

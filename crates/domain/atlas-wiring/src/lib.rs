@@ -14,6 +14,7 @@
 
 mod embedders;
 mod serve;
+mod setups;
 #[cfg(feature = "testing")]
 pub mod testing;
 
@@ -31,6 +32,7 @@ pub use atlas_services::{Serve, ServeFuture, Served, Services};
 pub use atlas_store_pg::PgOptions;
 pub use embedders::{EmbedConfig, EmbedderKind, graph_embedder, kb_embedder};
 pub use serve::open_and_serve;
+pub use setups::setups_half_done;
 
 /// Where the graph is stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -201,10 +203,16 @@ pub async fn open(config: &Config) -> Result<Services> {
     // On PostgreSQL the knowledge bases and the business graph are kept in the database too,
     // and the files other replicas change are read again.
     let (store, shared_files, shared_changes) = match &config.store {
-        StoreAddress::Folder(_) => (open_store(&config.store, &config.pg)?, None, None),
+        StoreAddress::Folder(dir) => {
+            let store = open_store(&config.store, &config.pg)?;
+            setups::refuse_half_migrated(&atlas_store::files::Folder::new(dir), &store.describe())?;
+            (store, None, None)
+        }
         StoreAddress::Postgres(url) => {
             let pg = atlas_store_pg::PgStore::connect(url, config.pg.clone())?;
-            let (files, changes) = (pg.files(), pg.follow_files());
+            let files = pg.files();
+            setups::refuse_half_migrated(files.as_ref(), &pg.describe())?;
+            let changes = pg.follow_files();
             (pg as Arc<dyn Store>, Some(files), Some(changes))
         }
     };
@@ -212,8 +220,18 @@ pub async fn open(config: &Config) -> Result<Services> {
     if let Some(path) = &config.grounding_model {
         atlas.use_grounding_model(read_grounding_model(path)?)?;
     }
-    if config.demo && atlas_service::demo_graph(&atlas).await? {
-        tracing::info!("loaded the demo app {}", atlas_service::DEMO_APP_ID);
+    if config.demo {
+        match atlas_service::demo_graph(&atlas).await? {
+            atlas_service::DemoInstall::Installed => {
+                tracing::info!("loaded the demo app {}", atlas_service::DEMO_APP_ID)
+            }
+            atlas_service::DemoInstall::Completed(missing) => tracing::warn!(
+                "the demo app {} was incomplete ({missing}, left by a start that was stopped): \
+                 completed",
+                atlas_service::DEMO_APP_ID
+            ),
+            atlas_service::DemoInstall::Present => {}
+        }
     }
     atlas.start_checkpointer();
     let kb_embedder = kb_embedder(config.kb_embedder_auto, &config.embed, embedder);
@@ -360,10 +378,21 @@ pub struct Migrated {
     pub traces: usize,
     /// The knowledge bases' and the business graph's files.
     pub files: usize,
+    /// Whether it completed a migration from the same store that had been stopped.
+    pub resumed: bool,
 }
 
 /// The scopes of the files [`migrate`] copies besides the graph.
 const FILE_SCOPES: [&str; 2] = ["kb", "biz"];
+
+/// Every file the store at `address` keeps besides the graph (the knowledge bases', the business
+/// graph's, a migration's mark): the data folder's, or the database's.
+pub fn store_files(address: &StoreAddress, pg: &PgOptions) -> Result<Arc<dyn Files>> {
+    Ok(match address {
+        StoreAddress::Folder(dir) => Arc::new(atlas_store::files::Folder::new(dir)),
+        StoreAddress::Postgres(url) => database_files(url, pg)?,
+    })
+}
 
 /// The graph's store at `address` and every file of its knowledge bases and business graph,
 /// over one connection pool for a database.
@@ -390,7 +419,9 @@ const MIGRATE_CHUNK: usize = 20_000;
 
 /// Copies the whole graph from one store to another that holds none yet (the folder of seed
 /// 001 to PostgreSQL, or back): every entity as it is, counters included, and the knowledge
-/// bases' and the business graph's files, telling `progress` how far it has got.
+/// bases' and the business graph's files, telling `progress` how far it has got. The target is
+/// marked as being filled until the copy is whole: nothing serves it meanwhile, and the same
+/// migration run again after a stop completes it.
 pub fn migrate(
     from: &StoreAddress,
     to: &StoreAddress,
@@ -413,25 +444,31 @@ pub fn migrate(
         .into_apps();
     drop(source);
     let (target, to_files) = store_and_files(to, pg)?;
-    let present = target
-        .load()
-        .map_err(|e| anyhow::anyhow!("reading {}: {e}", target.describe()))?
-        .into_apps();
-    if !present.is_empty() {
-        bail!(
-            "{} already holds {} apps: migrate into an empty store",
+    // A migration from the same store that was stopped is completed: every record and file it
+    // copies is whole, so copying again over what it copied before changes only what it lacked.
+    let resumed = match setups::migrating(to_files.as_ref())? {
+        Some(mark) if mark.from == setups::shown(from) => true,
+        Some(mark) => bail!(
+            "{} holds part of a migration from {}, stopped before its end: complete that one \
+             first (`atlas migrate --from {} --to …`)",
             target.describe(),
-            present.len()
-        );
+            mark.from,
+            mark.from
+        ),
+        None => false,
+    };
+    if !resumed {
+        refuse_filled(target.as_ref(), to_files.as_ref())?;
     }
+    let mark = setups::Migrating {
+        from: setups::shown(from),
+        started_at: atlas_model::now_rfc3339(),
+    };
+    to_files
+        .write(setups::MIGRATING, &serde_json::to_vec_pretty(&mark)?)
+        .map_err(|e| anyhow::anyhow!("marking {} as being filled: {e}", target.describe()))?;
     let mut names = Vec::new();
     for scope in FILE_SCOPES {
-        if !to_files.list(scope)?.is_empty() {
-            bail!(
-                "{} already holds {scope} files: migrate into an empty store",
-                target.describe()
-            );
-        }
         names.extend(from_files.list(scope)?);
     }
     let mut copied = write_apps(target.as_ref(), &apps, progress)?;
@@ -449,7 +486,35 @@ pub fn migrate(
         copied.files += 1;
         progress.advance(1);
     }
+    to_files
+        .remove(setups::MIGRATING)
+        .map_err(|e| anyhow::anyhow!("the copy is whole, but its mark stays: {e}"))?;
+    copied.resumed = resumed;
     Ok(copied)
+}
+
+/// Refuses a store that holds a graph or files already: a migration fills an empty one.
+fn refuse_filled(target: &dyn Store, files: &dyn Files) -> Result<()> {
+    let present = target
+        .load()
+        .map_err(|e| anyhow::anyhow!("reading {}: {e}", target.describe()))?
+        .into_apps();
+    if !present.is_empty() {
+        bail!(
+            "{} already holds {} apps: migrate into an empty store",
+            target.describe(),
+            present.len()
+        );
+    }
+    for scope in FILE_SCOPES {
+        if !files.list(scope)?.is_empty() {
+            bail!(
+                "{} already holds {scope} files: migrate into an empty store",
+                target.describe()
+            );
+        }
+    }
+    Ok(())
 }
 
 /// Writes whole apps into `target` (counters as they are), chunk by chunk, and folds them into

@@ -4,7 +4,7 @@ use std::io::{BufRead, IsTerminal, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 
 use anyhow::{Context, Result, bail};
 use atlas_agent::HttpCaller;
@@ -15,6 +15,8 @@ use atlas_device::{AppCatalog, CurrentApp, Device, DeviceError, Key, Point, Scre
 use atlas_guard::{Guard, RuleSet};
 use atlas_model::Widget;
 use clap::{Args, Subcommand};
+
+use crate::stop::Stop;
 
 #[derive(Subcommand)]
 pub enum AgentCommand {
@@ -124,27 +126,20 @@ impl AgentOptions {
     }
 }
 
-/// Ctrl-C sets the flag: runs stop after the step under way.
-pub fn stop_on_ctrl_c() -> Arc<AtomicBool> {
-    let stop = Arc::new(AtomicBool::new(false));
-    let flag = stop.clone();
-    tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            eprintln!("stopping after this step (Ctrl-C)");
-            flag.store(true, Ordering::SeqCst);
-        }
-    });
-    stop
+/// The first signal sets the flag: runs stop after the step under way.
+pub fn stop_after_step(stop: &Stop) -> Arc<AtomicBool> {
+    stop.wind_down("stopping after the step under way");
+    stop.flag()
 }
 
 /// The longest reply read: far beyond any model's answer, and a bound on what a pipe can make
 /// the parser hold.
 const MAX_REPLY: u64 = 1 << 20;
 
-pub async fn run(command: AgentCommand) -> Result<ExitCode> {
+pub async fn run(command: AgentCommand, stop: Stop) -> Result<ExitCode> {
     match command {
         AgentCommand::Run(args) => {
-            let stop = stop_on_ctrl_c();
+            let stop = stop_after_step(&stop);
             tokio::task::spawn_blocking(move || run_task(*args, stop)).await?
         }
         AgentCommand::Parse => {

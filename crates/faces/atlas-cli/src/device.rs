@@ -56,6 +56,13 @@ pub(crate) enum DeviceCommand {
     },
 }
 
+impl DeviceCommand {
+    /// Whether the command serves phones until stopped (they keep nothing to finish).
+    pub(crate) fn serves(&self) -> bool {
+        matches!(self, DeviceCommand::Sim { .. })
+    }
+}
+
 /// `app`'s seeded update, its changes told on stderr.
 fn updated(
     app: &atlas_device_sim::RecordedApp,

@@ -12,6 +12,8 @@ use atlas_store::files::Artifacts;
 use atlas_store_fs::FsStore;
 use clap::Args;
 
+use crate::stop::Stop;
+
 #[derive(Args)]
 pub struct ExploreArgs {
     /// The address to start from (http or https).
@@ -181,8 +183,14 @@ pub(crate) async fn command(
     data: crate::args::DataArgs,
     embed: crate::args::EmbedArgs,
     args: ExploreArgs,
+    stop: Stop,
 ) -> Result<ExitCode> {
     let options = options(&args)?;
+    stop.wind_down("stopping: the frontier and the folder are checkpointed");
+    stop.leaves(
+        "every acknowledged write and every task file is whole; run the same command again to \
+         resume",
+    );
     let atlas = atlas_wiring::open_graph(
         &data.address(),
         &data.pg(),
@@ -191,7 +199,7 @@ pub(crate) async fn command(
     )?;
     // index.json, graph.json and statistics.json follow the exploration as it goes.
     atlas.start_checkpointer();
-    run(options, args.json, atlas).await
+    run(options, args.json, atlas, stop).await
 }
 
 /// The explorer's ways to the graph in this process: its tools through the registry, as any
@@ -205,6 +213,7 @@ async fn run(
     options: ExploreOptions,
     json: Option<PathBuf>,
     atlas: Arc<Atlas>,
+    stop: Stop,
 ) -> Result<ExitCode> {
     let bar = crate::progress::terminal_bar("{spinner} {elapsed_precise} {msg}");
     if let Some(bar) = &bar {
@@ -220,14 +229,15 @@ async fn run(
         &atlas_explore_release::ReleaseCheck,
     );
     let report = tokio::select! {
-        report = exploring => report?,
-        _ = tokio::signal::ctrl_c() => {
+        biased;
+        _ = stop.requested() => {
             // Everything acknowledged is in the journal and every task file is whole: the next
             // run puts the tasks under way back in the queue.
             atlas.checkpoint()?;
-            eprintln!("stopped; run the same command again to resume");
-            return Ok(ExitCode::from(130));
+            eprintln!("stopped by {}; run the same command again to resume", stop.signal_name());
+            return Ok(stop.status());
         }
+        report = exploring => report?,
     };
     atlas.checkpoint()?;
     if let Some(bar) = &shown.bar {
@@ -241,17 +251,14 @@ async fn run(
     Ok(ExitCode::SUCCESS)
 }
 
-/// `atlas demo-site`: serves the bundled demo website at `addr` until Ctrl-C.
+/// `atlas demo-site`: serves the bundled demo website at `addr` until stopped.
 pub async fn demo_site(addr: String) -> Result<ExitCode> {
     let listener = tokio::net::TcpListener::bind(&addr)
         .await
         .with_context(|| format!("cannot listen on {addr}"))?;
     eprintln!("demo site on http://{}", listener.local_addr()?);
-    axum::serve(listener, atlas_demo_site::router(Default::default()))
-        .with_graceful_shutdown(async {
-            let _ = tokio::signal::ctrl_c().await;
-        })
-        .await?;
+    // A signal ends it at once (OnSignal::EndServing): it keeps nothing.
+    axum::serve(listener, atlas_demo_site::router(Default::default())).await?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -11,6 +11,7 @@ use clap::Subcommand;
 
 use crate::args::*;
 use crate::progress::Shown;
+use crate::stop::Stop;
 use atlas_progress::Progress;
 
 #[derive(Subcommand)]
@@ -84,7 +85,7 @@ pub(crate) enum ImportCommand {
     },
 }
 
-pub(crate) fn fsck(data: DataArgs, repair: bool) -> Result<ExitCode> {
+pub(crate) async fn fsck(data: DataArgs, repair: bool) -> Result<ExitCode> {
     // Opening recovers (replays and folds the journal), as any start does; then check.
     must_exist(&data)?;
     let store = atlas_wiring::open_store(&data.address(), &data.pg())?;
@@ -94,7 +95,18 @@ pub(crate) fn fsck(data: DataArgs, repair: bool) -> Result<ExitCode> {
         CheckpointPolicy::default(),
     )?;
     atlas.checkpoint()?;
-    let report = store.check(repair)?;
+    let mut report = store.check(repair)?;
+    let files = atlas_wiring::store_files(&data.address(), &data.pg())?;
+    let half_done = atlas_wiring::setups_half_done(&atlas, &data.data, files.as_ref(), repair);
+    for (problem, repaired) in half_done.await? {
+        match repaired {
+            true => report.repaired.push(problem),
+            false => report.problems.push(problem),
+        }
+    }
+    if repair {
+        atlas.checkpoint()?;
+    }
     for line in &report.repaired {
         println!("repaired: {line}");
     }
@@ -309,7 +321,8 @@ pub(crate) fn export(data: DataArgs, app: String, out: Option<PathBuf>) -> Resul
     Ok(ExitCode::SUCCESS)
 }
 
-pub(crate) async fn import(what: ImportCommand) -> Result<ExitCode> {
+pub(crate) async fn import(what: ImportCommand, stop: Stop) -> Result<ExitCode> {
+    stop.leaves("nothing of the import was written");
     match what {
         ImportCommand::Graph { data, file } => {
             let shown = Shown::start();
@@ -320,7 +333,7 @@ pub(crate) async fn import(what: ImportCommand) -> Result<ExitCode> {
                 Ok(g) => g,
                 Err(e) => bail!("{} is not an exported app graph: {e}", file.display()),
             };
-            import_app(&data, graph, &shown).await
+            import_app(&data, graph, &shown, &stop).await
         }
         ImportCommand::Droidtask { data, dir } => {
             let apps = atlas_import::droidtask::read_all(&dir)?;
@@ -336,7 +349,7 @@ pub(crate) async fn import(what: ImportCommand) -> Result<ExitCode> {
                     )
                 })
                 .collect();
-            import_recordings(&data, recordings).await
+            import_recordings(&data, recordings, &stop).await
         }
         ImportCommand::Release {
             data,
@@ -344,10 +357,10 @@ pub(crate) async fn import(what: ImportCommand) -> Result<ExitCode> {
             app,
             update,
             json,
-        } => import_release(&data, &dir, app, update, json).await,
+        } => import_release(&data, &dir, app, update, json, &stop).await,
         ImportCommand::Droidbot { data, dir, app } => {
             let runs = atlas_import::droidbot::read(&dir)?;
-            import_recordings(&data, vec![(app, runs)]).await
+            import_recordings(&data, vec![(app, runs)], &stop).await
         }
         ImportCommand::Synthetic {
             data,
@@ -373,13 +386,23 @@ pub(crate) async fn import(what: ImportCommand) -> Result<ExitCode> {
             let shown = Shown::start();
             shown.stage(&format!("generating {pages} pages"), None);
             let generated = atlas_bench::synth::synthetic_app(&app, shape, seed);
-            import_app(&data, generated.data, &shown).await
+            import_app(&data, generated.data, &shown, &stop).await
         }
     }
 }
 
-/// Imports one whole app into the data folder and makes it durable.
-async fn import_app(data: &DataArgs, app: atlas_store::AppData, shown: &Shown) -> Result<ExitCode> {
+/// What an import leaves once written: it is durable before the folder's files show it.
+const IMPORT_WRITTEN: &str =
+    "the import is written whole in the journal; the next start folds it into the folder's files";
+
+/// Imports one whole app into the data folder (one append: all of it or nothing) and makes it
+/// durable.
+async fn import_app(
+    data: &DataArgs,
+    app: atlas_store::AppData,
+    shown: &Shown,
+    stop: &Stop,
+) -> Result<ExitCode> {
     let (id, pages, transitions) = (
         app.app.app_id.clone(),
         app.pages.len(),
@@ -388,6 +411,7 @@ async fn import_app(data: &DataArgs, app: atlas_store::AppData, shown: &Shown) -
     shown.stage(&format!("importing {id}"), None);
     let atlas = open_default(data)?;
     let summary = atlas.import_app(app).await?;
+    stop.leaves(IMPORT_WRITTEN);
     shown.stage("writing the data folder", None);
     atlas.checkpoint()?;
     shown.pause();
@@ -402,7 +426,16 @@ async fn import_app(data: &DataArgs, app: atlas_store::AppData, shown: &Shown) -
 const MAX_SYNTHETIC_PAGES: u64 = 1_000_000;
 
 /// `atlas migrate`: the copy runs on a blocking thread (the stores wait for their writes).
-pub(crate) async fn migrate(from: String, to: String, pg_ca: Option<PathBuf>) -> Result<ExitCode> {
+pub(crate) async fn migrate(
+    from: String,
+    to: String,
+    pg_ca: Option<PathBuf>,
+    stop: Stop,
+) -> Result<ExitCode> {
+    stop.leaves(format!(
+        "the copy into {to} is part made and marked so: nothing serves it, and the same \
+         `atlas migrate` run again completes it"
+    ));
     let pg = atlas_wiring::PgOptions {
         ca_file: pg_ca,
         ..Default::default()
@@ -420,8 +453,16 @@ pub(crate) async fn migrate(from: String, to: String, pg_ca: Option<PathBuf>) ->
     shown.pause();
     print_json(&copied)?;
     shown.finish(&format!(
-        "copied {} apps, {} pages, {} transitions, {} files",
-        copied.apps, copied.pages, copied.transitions, copied.files
+        "copied {} apps, {} pages, {} transitions, {} files{}",
+        copied.apps,
+        copied.pages,
+        copied.transitions,
+        copied.files,
+        if copied.resumed {
+            " (completing the migration that was stopped)"
+        } else {
+            ""
+        }
     ));
     Ok(ExitCode::SUCCESS)
 }
@@ -436,6 +477,7 @@ async fn import_release(
     app_id: String,
     update: Option<u64>,
     json: bool,
+    stop: &Stop,
 ) -> Result<ExitCode> {
     let recorded = atlas_device_sim::RecordedApp::read(dir)?;
     let recorded = match update {
@@ -447,13 +489,26 @@ async fn import_release(
         }
     };
     let atlas = open_default(data)?;
+    // Taught on a copy of the app in memory, then written whole: the release, or nothing of it.
+    let scratch = atlas.scratch()?;
+    let before = atlas.export_app(&app_id).ok();
+    if let Some(app) = &before {
+        scratch.import_app(app.clone()).await?;
+    }
     let caller =
-        atlas_registry::ServiceCaller::new(atlas.clone(), tokio::runtime::Handle::current());
+        atlas_registry::ServiceCaller::new(scratch.clone(), tokio::runtime::Handle::current());
+    let teaching = app_id.clone();
     let taught = tokio::task::spawn_blocking(move || {
-        atlas_eval::release::teach_release(&caller, &app_id, &recorded)
+        atlas_eval::release::teach_release(&caller, &teaching, &recorded)
     })
     .await?
     .map_err(|e| anyhow::anyhow!("{}: {}", e.code, e.message))?;
+    let after = scratch.export_app(&app_id)?;
+    match &before {
+        Some(before) => atlas.write_changes(before, after).await?,
+        None => atlas.import_app(after).await?,
+    };
+    stop.leaves(IMPORT_WRITTEN);
     atlas.checkpoint()?;
     if json {
         print_json(&taught)?;
@@ -475,40 +530,46 @@ async fn import_release(
     Ok(ExitCode::SUCCESS)
 }
 
+/// Each app is taught on a scratch graph, then written whole (one append): a stop leaves every
+/// app whole or absent, and the same import run again imports those it had not reached.
 pub(crate) async fn import_recordings(
     data: &DataArgs,
     apps: Vec<(String, Vec<atlas_import::recording::Recording>)>,
+    stop: &Stop,
 ) -> Result<ExitCode> {
     let shown = Shown::start();
     let atlas = open_default(data)?;
-    let caller =
-        atlas_registry::ServiceCaller::new(atlas.clone(), tokio::runtime::Handle::current());
-    let teaching = shown.clone();
-    let present: Vec<bool> = apps
-        .iter()
-        .map(|(app_id, _)| atlas.read(|g| g.app(app_id).is_some()))
-        .collect();
-    let summary = tokio::task::spawn_blocking(move || -> Result<Vec<(String, serde_json::Value)>> {
-        let mut summary = Vec::new();
-        for ((app_id, recordings), present) in apps.into_iter().zip(present) {
-            if present {
-                summary.push((app_id, serde_json::json!("nothing (already imported)")));
-                continue;
-            }
+    let mut summary = Vec::new();
+    for (app_id, recordings) in apps {
+        if atlas.read(|g| g.app(&app_id).is_some()) {
+            summary.push((app_id, serde_json::json!("nothing (already imported)")));
+            continue;
+        }
+        let scratch = atlas.scratch()?;
+        let caller =
+            atlas_registry::ServiceCaller::new(scratch.clone(), tokio::runtime::Handle::current());
+        let teaching = shown.clone();
+        let app = app_id.clone();
+        let taught = tokio::task::spawn_blocking(move || -> Result<serde_json::Value> {
             let mut total = atlas_eval::teach::Taught::default();
-            teaching.stage(&format!("teaching {app_id}'s recordings"), Some(recordings.len() as u64));
+            teaching.stage(&format!("teaching {app}'s recordings"), Some(recordings.len() as u64));
             for recording in &recordings {
-                let t = atlas_eval::teach::teach_recording(&caller, &app_id, recording, &format!("import-{}", recording.name))?;
+                let t = atlas_eval::teach::teach_recording(&caller, &app, recording, &format!("import-{}", recording.name))?;
                 total.screens += t.screens;
                 total.steps += t.steps;
                 total.intents += t.intents;
                 teaching.advance(1);
             }
-            summary.push((app_id, serde_json::json!({ "recordings": recordings.len(), "screens": total.screens, "steps": total.steps, "intents": total.intents })));
-        }
-        Ok(summary)
-    })
-    .await??;
+            Ok(serde_json::json!({ "recordings": recordings.len(), "screens": total.screens, "steps": total.steps, "intents": total.intents }))
+        })
+        .await??;
+        atlas.import_app(scratch.export_app(&app_id)?).await?;
+        stop.leaves(
+            "each app imported so far is written whole in the journal, the others not at all; \
+             the same import run again imports the rest",
+        );
+        summary.push((app_id, taught));
+    }
     shown.stage("writing the data folder", None);
     atlas.checkpoint()?;
     shown.pause();

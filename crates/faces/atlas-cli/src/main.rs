@@ -14,6 +14,7 @@ mod graph;
 mod kb;
 mod progress;
 mod serve;
+mod stop;
 mod test;
 
 use std::path::PathBuf;
@@ -30,6 +31,7 @@ use device::DeviceCommand;
 use eval::EvalCommand;
 use graph::ImportCommand;
 use kb::KbCommand;
+use stop::{OnSignal, Stop};
 use test::TestCommand;
 
 #[derive(Parser)]
@@ -221,12 +223,25 @@ enum Command {
     BenchOpen { data: PathBuf },
 }
 
-async fn run(cli: Cli) -> Result<ExitCode> {
+impl Command {
+    /// What the first signal does until the command says more: servers that keep nothing end
+    /// at once and successfully; every other command ends at once, saying what it leaves,
+    /// unless it winds down ([`Stop::wind_down`]) as those holding a folder or a run do.
+    fn on_signal(&self) -> OnSignal {
+        match self {
+            Command::ModelSim(_) | Command::DemoSite { .. } => OnSignal::EndServing,
+            Command::Device { what } if what.serves() => OnSignal::EndServing,
+            _ => OnSignal::End,
+        }
+    }
+}
+
+async fn run(cli: Cli, stop: Stop) -> Result<ExitCode> {
     match cli.command {
         Command::ModelSim(args) => serve::model_sim(args).await,
-        Command::Serve(args) => serve::serve(args).await,
-        Command::Mcp { services } => serve::mcp(services).await,
-        Command::Fsck { data, repair } => graph::fsck(data, repair),
+        Command::Serve(args) => serve::serve(args, stop).await,
+        Command::Mcp { services } => serve::mcp(services, stop).await,
+        Command::Fsck { data, repair } => graph::fsck(data, repair).await,
         Command::Stats { data, app } => graph::stats(data, app),
         Command::Path {
             data,
@@ -252,17 +267,17 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         } => graph::ways(data, app, intent, app_version),
         Command::ForgetWay { data, app, way } => graph::forget_way(data, app, way).await,
         Command::Export { data, app, out } => graph::export(data, app, out),
-        Command::Import { what } => graph::import(what).await,
-        Command::Migrate { from, to, pg_ca } => graph::migrate(from, to, pg_ca).await,
+        Command::Import { what } => graph::import(what, stop).await,
+        Command::Migrate { from, to, pg_ca } => graph::migrate(from, to, pg_ca, stop).await,
         Command::Bench(args) => bench::bench(args).await,
         Command::BenchOpen { data } => {
             print_json(&atlas_bench::startup::measure_open(&data)?)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Device { what } => device::device(what),
-        Command::Agent { what } => agent::run(what).await,
-        Command::Test { what } => test::run(what).await,
-        Command::Explore { data, embed, args } => explore::command(data, embed, args).await,
+        Command::Agent { what } => agent::run(what, stop).await,
+        Command::Test { what } => test::run(what, stop).await,
+        Command::Explore { data, embed, args } => explore::command(data, embed, args, stop).await,
         Command::Crawl { args } => explore::crawl(args).await,
         Command::DemoSite { addr } => explore::demo_site(addr).await,
         Command::Kb { what } => kb::kb_command(what),
@@ -272,6 +287,14 @@ async fn run(cli: Cli) -> Result<ExitCode> {
 }
 
 fn main() -> ExitCode {
+    // Before anything else: from here on no signal ends the process unsaid (see stop.rs).
+    let stop = match Stop::install() {
+        Ok(stop) => stop,
+        Err(e) => {
+            eprintln!("error: cannot take SIGTERM and Ctrl-C: {e}");
+            return ExitCode::from(2);
+        }
+    };
     tracing_subscriber::fmt()
         .with_env_filter(
             // chromiumoxide warns of every DevTools event newer than its protocol types: noise.
@@ -283,6 +306,7 @@ fn main() -> ExitCode {
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
     let cli = Cli::parse();
+    stop.on_signal(cli.command.on_signal());
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -293,7 +317,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let code = match runtime.block_on(run(cli)) {
+    let code = match runtime.block_on(run(cli, stop)) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e:#}");

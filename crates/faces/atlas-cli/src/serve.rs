@@ -9,6 +9,8 @@ use anyhow::{Context, Result};
 use clap::Args;
 
 use crate::args::*;
+use crate::stop::Stop;
+use atlas_wiring::Services;
 
 /// `atlas serve`'s arguments.
 #[derive(Args)]
@@ -48,22 +50,6 @@ pub(crate) struct ServeArgs {
 
 /// How long requests still running after SIGTERM may take before the server stops anyway.
 pub(crate) const SHUTDOWN_GRACE: Duration = Duration::from_secs(3);
-
-pub(crate) async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    #[cfg(unix)]
-    let term = async {
-        if let Ok(mut s) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-        {
-            s.recv().await;
-        }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! { _ = ctrl_c => {}, _ = term => {} }
-}
 
 /// `atlas model-sim`'s arguments.
 #[derive(Args)]
@@ -120,13 +106,12 @@ pub(crate) async fn model_sim(args: ModelSimArgs) -> Result<ExitCode> {
         .await
         .with_context(|| format!("cannot listen on {}", args.addr))?;
     eprintln!("atlas model-sim on http://{}/v1", listener.local_addr()?);
-    axum::serve(listener, router)
-        .with_graceful_shutdown(shutdown_signal())
-        .await?;
+    // A signal ends it at once (OnSignal::EndServing): it keeps nothing.
+    axum::serve(listener, router).await?;
     Ok(ExitCode::SUCCESS)
 }
 
-pub(crate) async fn serve(args: ServeArgs) -> Result<ExitCode> {
+pub(crate) async fn serve(args: ServeArgs, stop: Stop) -> Result<ExitCode> {
     let ServeArgs {
         services: args,
         addr,
@@ -138,17 +123,32 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<ExitCode> {
         allow_hosts,
         max_connections,
     } = args;
+    let data = args.data.describe();
+    stop.wind_down(&format!(
+        "stopping: requests under way get {} s, then the final checkpoint",
+        SHUTDOWN_GRACE.as_secs()
+    ));
+    stop.leaves(format!(
+        "start-up was opening the store ({data}); it keeps everything acknowledged, and the \
+         next start replays its journal and finishes what this one had not"
+    ));
     // The address first: a port in use fails at once, before the folder is opened.
     let listener = atlas_server::bind(&addr)
         .await
         .with_context(|| format!("cannot listen on {addr}"))?;
     let limits = atlas_server::Limits::for_process(max_connections);
     let services = atlas_wiring::open(&args.config()).await?;
+    if stop.is_requested() {
+        // Stopped while opening: what opened is closed as a stop while serving would be.
+        return close(&services, &data, &stop, "during start-up, before serving");
+    }
+    stop.leaves(format!(
+        "every acknowledged write is in the journal ({data}) and is replayed at the next start"
+    ));
     let local = listener.local_addr()?;
     eprintln!(
-        "atlas serving {} on http://{local} ({})",
+        "atlas serving {} on http://{local} ({data})",
         services.atlas.embedder().name(),
-        args.data.describe()
     );
     let state = atlas_server::AppState {
         services: services.context(),
@@ -171,9 +171,9 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<ExitCode> {
     // and changes nothing), and requests still running get a few seconds to finish.
     let stopping = Arc::new(tokio::sync::Notify::new());
     let signal = {
-        let (kb, stopping) = (services.kb.clone(), stopping.clone());
+        let (kb, stopping, stop) = (services.kb.clone(), stopping.clone(), stop.clone());
         async move {
-            shutdown_signal().await;
+            stop.requested().await;
             kb.stop();
             stopping.notify_one();
         }
@@ -189,26 +189,47 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<ExitCode> {
             SHUTDOWN_GRACE.as_secs()
         ),
     }
+    close(&services, &data, &stop, "")
+}
+
+/// Closes what a face served (the final checkpoint), saying in which state it leaves the data.
+fn close(services: &Services, data: &str, stop: &Stop, when: &str) -> Result<ExitCode> {
+    stop.leaves(format!(
+        "the final checkpoint was under way; every acknowledged write is in the journal ({data}) \
+         and is replayed at the next start"
+    ));
+    let when = if when.is_empty() {
+        String::new()
+    } else {
+        format!(" {when}")
+    };
     if let Err(e) = services.close() {
         eprintln!(
-            "atlas stopped, but not cleanly: {e:#}. Every acknowledged write is kept in the \
-             journal of the {} and is replayed at the next start",
-            args.data.describe()
+            "atlas stopped{when}, but not cleanly: {e:#}. Every acknowledged write is kept in \
+             the journal ({data}) and is replayed at the next start"
         );
         return Ok(ExitCode::FAILURE);
     }
-    eprintln!("atlas stopped cleanly");
+    eprintln!("atlas stopped cleanly{when} ({data}, checkpointed)");
     Ok(ExitCode::SUCCESS)
 }
 
-pub(crate) async fn mcp(args: ServiceArgs) -> Result<ExitCode> {
+pub(crate) async fn mcp(args: ServiceArgs, stop: Stop) -> Result<ExitCode> {
+    let data = args.data.describe();
+    stop.wind_down("stopping: a final checkpoint");
+    stop.leaves(format!(
+        "every acknowledged write is in the journal ({data}) and is replayed at the next start"
+    ));
     let services = atlas_wiring::open(&args.config()).await?;
-    let server = atlas_mcp::McpServer::new(services.tools.clone(), services.context());
-    eprintln!("atlas MCP on stdio ({})", args.data.describe());
-    tokio::select! {
-        served = atlas_mcp::serve_stdio(server) => served?,
-        _ = shutdown_signal() => {}
+    if stop.is_requested() {
+        return close(&services, &data, &stop, "during start-up, before serving");
     }
-    services.close()?;
-    Ok(ExitCode::SUCCESS)
+    let server = atlas_mcp::McpServer::new(services.tools.clone(), services.context());
+    eprintln!("atlas MCP on stdio ({data})");
+    tokio::select! {
+        biased;
+        _ = stop.requested() => {}
+        served = atlas_mcp::serve_stdio(server) => served?,
+    }
+    close(&services, &data, &stop, "")
 }

@@ -10,6 +10,8 @@ use atlas_testrun::phones::{self, DeviceSpec};
 use atlas_testrun::{Progress, RunConfig, Suite, TestResult};
 use clap::{Args, Subcommand};
 
+use crate::stop::Stop;
+
 use crate::agent::AgentOptions;
 use crate::args::EmbedArgs;
 
@@ -69,9 +71,9 @@ pub struct TestRunArgs {
     options: AgentOptions,
 }
 
-pub async fn run(command: TestCommand) -> Result<ExitCode> {
+pub async fn run(command: TestCommand, stop: Stop) -> Result<ExitCode> {
     match command {
-        TestCommand::Run(args) => run_suite(*args).await,
+        TestCommand::Run(args) => run_suite(*args, stop).await,
         TestCommand::DroidtaskSuite { dir, name } => {
             let suite = atlas_eval::ideal_server::droidtask_suite(&dir, &name)
                 .map_err(|e| anyhow::anyhow!(e))?;
@@ -81,7 +83,7 @@ pub async fn run(command: TestCommand) -> Result<ExitCode> {
     }
 }
 
-async fn run_suite(args: TestRunArgs) -> Result<ExitCode> {
+async fn run_suite(args: TestRunArgs, stop: Stop) -> Result<ExitCode> {
     let mut suite = Suite::load(&args.suite)?;
     if !args.tag.is_empty() {
         suite
@@ -101,7 +103,8 @@ async fn run_suite(args: TestRunArgs) -> Result<ExitCode> {
         .map_err(|e| anyhow::Error::new(e).context("--devices"))?;
     let options = &args.options;
     let catalog = options.catalog()?;
-    let stop = crate::agent::stop_on_ctrl_c();
+    let stopping = crate::agent::stop_after_step(&stop);
+    stop.leaves("every acknowledged write is in the graph's journal and is replayed at the next start; no report was written");
     let config = RunConfig {
         model: options.model(),
         planner: options.planner.config(&options.model),
@@ -113,7 +116,7 @@ async fn run_suite(args: TestRunArgs) -> Result<ExitCode> {
         knowledge_base: None,
         yes: options.yes,
         max_attempts: args.attempts.max(1),
-        stop,
+        stop: stopping,
     };
     // The graph: a running server's, or one served here over --data.
     let (base, token, served) = match (&options.atlas, &args.data) {
@@ -187,6 +190,10 @@ async fn run_suite(args: TestRunArgs) -> Result<ExitCode> {
         }
     }
     eprintln!("{}", report.summary());
+    if stop.is_requested() {
+        eprintln!("stopped by {} before the suite's end", stop.signal_name());
+        return Ok(stop.status());
+    }
     Ok(if report.passed() {
         ExitCode::SUCCESS
     } else {

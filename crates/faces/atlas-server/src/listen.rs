@@ -125,7 +125,11 @@ pub async fn serve_within(
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     let mut shutdown = std::pin::pin!(shutdown);
     loop {
+        // The stop first, every turn: connections arriving faster than they are accepted (a
+        // flood, or a backlog queued while the folder opened) never put it off.
         let tcp = tokio::select! {
+            biased;
+            _ = &mut shutdown => break,
             accepted = listener.accept() => match accepted {
                 Ok((tcp, _)) => tcp,
                 Err(e) => {
@@ -135,7 +139,6 @@ pub async fn serve_within(
                     continue;
                 }
             },
-            _ = &mut shutdown => break,
         };
         // Agents send small requests and wait for each answer: without TCP_NODELAY, Nagle's
         // algorithm meets the client's delayed ACK and a reply can sit for tens of milliseconds.

@@ -10,7 +10,10 @@ atlas_wiring::on_every_store!(paraphrased_intents_are_measured_on_the_labelled_s
 
 async fn paraphrased_intents_are_measured_on_the_labelled_set(store: TestStore) {
     let atlas = store.open_atlas();
-    assert!(demo_graph(&atlas).await.unwrap());
+    assert_eq!(
+        demo_graph(&atlas).await.unwrap(),
+        atlas_service::DemoInstall::Installed
+    );
     let labelled = intents::read_labelled(intents::DEMO_PARAPHRASES).unwrap();
     assert!(labelled.len() >= 90, "{}", labelled.len());
     // A request that is a registered intent word for word finds its page; one in another

@@ -17,6 +17,7 @@
 //! they cover and replays only what lies after it).
 
 pub mod files;
+pub mod scratch;
 pub mod space;
 
 pub use atlas_model::Counts;
