@@ -224,13 +224,23 @@ enum Command {
 }
 
 impl Command {
-    /// What the first signal does until the command says more: servers that keep nothing end
-    /// at once and successfully; every other command ends at once, saying what it leaves,
-    /// unless it winds down ([`Stop::wind_down`]) as those holding a folder or a run do.
+    /// What the first signal does, from the moment the command is known: servers that keep
+    /// nothing end at once and successfully; those that hold a folder open or a run under way
+    /// wind down (each says how once it starts, [`Stop::wind_down`]); every other command's
+    /// writes are each whole, and it ends at once, saying what it leaves.
     fn on_signal(&self) -> OnSignal {
         match self {
             Command::ModelSim(_) | Command::DemoSite { .. } => OnSignal::EndServing,
             Command::Device { what } if what.serves() => OnSignal::EndServing,
+            Command::Serve(_)
+            | Command::Mcp { .. }
+            | Command::Explore { .. }
+            | Command::Agent {
+                what: agent::AgentCommand::Run(_),
+            }
+            | Command::Test {
+                what: TestCommand::Run(_),
+            } => OnSignal::WindDown,
             _ => OnSignal::End,
         }
     }
@@ -306,7 +316,7 @@ fn main() -> ExitCode {
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
     let cli = Cli::parse();
-    stop.on_signal(cli.command.on_signal());
+    stop.begin(cli.command.on_signal());
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -33,16 +33,23 @@ pub(crate) enum OnSignal {
     WindDown,
 }
 
+/// What a signal does now, and what is said with it.
+struct Plan {
+    on_signal: OnSignal,
+    /// Said when winding down starts: what the command does before it stops.
+    winding: String,
+    /// Said when the process ends at once: the state it leaves the data in.
+    leaves: String,
+}
+
 /// The process's stop: which signal came, and what the command wants done with it.
 #[derive(Clone)]
 pub(crate) struct Stop(Arc<Inner>);
 
 struct Inner {
-    on_signal: Mutex<OnSignal>,
-    /// Said when winding down starts: what the command does before it stops.
-    winding: Mutex<String>,
-    /// Said when the process ends at once: the state it leaves the data in.
-    leaves: Mutex<String>,
+    /// What a signal does now, read and changed as one (a signal between two changes must
+    /// not find half of each).
+    plan: Mutex<Plan>,
     /// The first signal's number, 0 before any.
     signal: AtomicI32,
     /// Set with the first signal, for work on threads that polls (a phone agent's steps).
@@ -56,9 +63,11 @@ impl Stop {
     pub(crate) fn install() -> std::io::Result<Stop> {
         let mut signals = Signals::new([SIGTERM, SIGINT])?;
         let stop = Stop(Arc::new(Inner {
-            on_signal: Mutex::new(OnSignal::End),
-            winding: Mutex::new("stopping".into()),
-            leaves: Mutex::new(String::new()),
+            plan: Mutex::new(Plan {
+                on_signal: OnSignal::End,
+                winding: "stopping".into(),
+                leaves: "the command had not begun".into(),
+            }),
             signal: AtomicI32::new(0),
             flag: Arc::new(AtomicBool::new(false)),
             requested: tokio::sync::watch::Sender::new(false),
@@ -74,21 +83,25 @@ impl Stop {
         Ok(stop)
     }
 
-    /// What the first signal does from now on.
-    pub(crate) fn on_signal(&self, on_signal: OnSignal) {
-        *lock(&self.0.on_signal) = on_signal;
+    /// What the first signal does from now on, the command being known: nothing said of what
+    /// it leaves until it says ([`Stop::leaves`]).
+    pub(crate) fn begin(&self, on_signal: OnSignal) {
+        let mut plan = lock(&self.0.plan);
+        plan.on_signal = on_signal;
+        plan.leaves.clear();
     }
 
     /// Winds down on the first signal ([`OnSignal::WindDown`]), saying `how` (what is finished
     /// before the command stops).
     pub(crate) fn wind_down(&self, how: &str) {
-        *lock(&self.0.winding) = how.to_string();
-        self.on_signal(OnSignal::WindDown);
+        let mut plan = lock(&self.0.plan);
+        plan.winding = how.to_string();
+        plan.on_signal = OnSignal::WindDown;
     }
 
     /// What an end at this instant leaves, said if the process ends at once.
     pub(crate) fn leaves(&self, state: impl Into<String>) {
-        *lock(&self.0.leaves) = state.into();
+        lock(&self.0.plan).leaves = state.into();
     }
 
     /// Whether a signal came.
@@ -126,13 +139,13 @@ impl Inner {
             .signal
             .compare_exchange(0, signal, Ordering::SeqCst, Ordering::SeqCst)
             .is_ok();
-        let on_signal = *lock(&self.on_signal);
+        let plan = lock(&self.plan);
         let name = name(signal);
-        match (first, on_signal) {
+        match (first, plan.on_signal) {
             (true, OnSignal::WindDown) => {
                 eprintln!(
                     "atlas: {name}: {}; a second signal stops at once",
-                    lock(&self.winding)
+                    plan.winding
                 );
                 self.flag.store(true, Ordering::SeqCst);
                 self.requested.send_replace(true);
@@ -143,11 +156,10 @@ impl Inner {
             }
             (first, _) => {
                 let again = if first { "" } else { " again" };
-                let leaves = lock(&self.leaves).clone();
-                let leaves = if leaves.is_empty() {
+                let leaves = if plan.leaves.is_empty() {
                     String::new()
                 } else {
-                    format!(": {leaves}")
+                    format!(": {}", plan.leaves)
                 };
                 eprintln!("atlas: {name}{again}: stopped at once{leaves}");
                 std::process::exit(128 + signal);

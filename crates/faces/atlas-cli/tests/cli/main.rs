@@ -19,5 +19,6 @@ mod postgres;
 mod progress;
 mod releases;
 mod requests;
+mod stops;
 mod testrun;
 mod versions;

@@ -26,7 +26,7 @@ fn atlas(args: &[&str]) -> (bool, String) {
 
 /// A fresh database on the test server, and the server shared while the test holds it; `None`
 /// (the test is skipped) when there is none.
-fn database() -> Option<(std::sync::RwLockReadGuard<'static, ()>, String)> {
+pub(crate) fn database() -> Option<(std::sync::RwLockReadGuard<'static, ()>, String)> {
     let server = crate::common::sharing_the_test_server();
     match TestStore::postgres()? {
         TestStore::Postgres(url) => Some((server, url)),
