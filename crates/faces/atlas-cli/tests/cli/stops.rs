@@ -418,7 +418,7 @@ fn an_import_stopped_half_way_leaves_whole_apps_and_completes_when_run_again() {
         (libc::SIGKILL, 2000),
     ] {
         let dir = tempfile::tempdir().unwrap();
-        let mut child = import(dir.path());
+        let child = import(dir.path());
         until_catching(child.id());
         std::thread::sleep(Duration::from_millis(ms));
         send(&child, signal);
