@@ -1,9 +1,9 @@
 //! A real small filesystem for tests of a full disk: a size-limited tmpfs, mounted by the test
-//! itself — as root (as CI runs), or inside `unshare -rm` (a user and mount namespace of the
-//! test's own) elsewhere. A test whose body needs the mount runs in a child process of its own
-//! test binary ([`in_child`]), so that the mount, and the reserve it sets
-//! (`ATLAS_DISK_RESERVE_MB`), belong to it alone and vanish with it; servers it starts inherit
-//! both.
+//! itself in a mount namespace of its own (`unshare --mount` as root, as CI runs; `unshare -rm`,
+//! a user namespace too, elsewhere). A test whose body needs the mount runs in a child process of
+//! its own test binary ([`in_child`]), so that the mount, and the reserve it sets
+//! (`ATLAS_DISK_RESERVE_MB`), belong to it alone and vanish with it, however it ends; servers it
+//! starts inherit both.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -17,18 +17,18 @@ pub fn is_child() -> bool {
 }
 
 /// Runs `test` (its full name in this test binary) in a child process with `reserve_mb` MiB of
-/// disk reserve: directly as root, else inside `unshare -rm`; fails with the child's output when
-/// the child fails or ran no test.
+/// disk reserve, in a mount namespace of its own; fails with the child's output when the child
+/// fails or ran no test.
 pub fn in_child(test: &str, reserve_mb: u64) {
     let exe = std::env::current_exe().expect("the test binary");
-    let mut command = match effective_uid() == Some(0) {
-        true => Command::new(&exe),
-        false => {
-            let mut c = Command::new("unshare");
-            c.arg("-rm").arg(&exe);
-            c
-        }
+    // A mount namespace of the child's own, as root too: the mount dies with the child and the
+    // servers it started, even when a timeout kills them before the disk is unmounted.
+    let mut command = Command::new("unshare");
+    match effective_uid() == Some(0) {
+        true => command.args(["--mount", "--propagation", "private"]),
+        false => command.arg("-rm"),
     };
+    command.arg(&exe);
     let out = command
         .args([test, "--exact", "--nocapture", "--test-threads=1"])
         .env(CHILD, "1")

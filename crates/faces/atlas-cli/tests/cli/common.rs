@@ -21,6 +21,29 @@ pub fn fsck(data: &Path) -> (bool, String) {
     )
 }
 
+/// A process a test starts that dies with the test's thread, however the test ends: a test
+/// killed by a timeout leaves no server or phone running behind it (Linux's parent-death signal).
+pub trait DiesWithTest {
+    /// Asks for SIGKILL when the thread that starts the process ends.
+    fn dies_with_test(&mut self) -> &mut Self;
+}
+
+impl DiesWithTest for Command {
+    fn dies_with_test(&mut self) -> &mut Self {
+        use std::os::unix::process::CommandExt;
+        // SAFETY: prctl is async-signal-safe, and the closure touches nothing else between fork
+        // and exec.
+        unsafe {
+            self.pre_exec(|| {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            })
+        }
+    }
+}
+
 pub struct Server {
     pub child: Child,
     pub url: String,
@@ -47,6 +70,7 @@ impl Server {
             .args(&args)
             .stdout(Stdio::null())
             .stderr(log)
+            .dies_with_test()
             .spawn()
             .unwrap();
         let server = Server {
@@ -117,6 +141,7 @@ pub fn model_sim_with(args: &[&str]) -> (Child, String) {
         .args(["--addr", &addr])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
+        .dies_with_test()
         .spawn()
         .unwrap();
     let url = format!("http://{addr}");

@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::common::{
-    Served, chromium, free_port, fsck, installed_at, report_of, required, until_answers,
+    DiesWithTest, Served, chromium, free_port, fsck, installed_at, report_of, required,
+    until_answers,
 };
 
 pub(crate) struct KillOnDrop(pub(crate) Child);
@@ -49,6 +50,7 @@ pub(crate) fn demo_site() -> (KillOnDrop, String) {
         .args(["demo-site", "--addr", &addr])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
+        .dies_with_test()
         .spawn()
         .unwrap();
     let base = format!("http://{addr}");
@@ -144,6 +146,7 @@ fn the_demo_site_is_explored_safely_and_a_killed_exploration_resumes_without_dup
         explore(&[])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
+            .dies_with_test()
             .spawn()
             .unwrap(),
     );
@@ -512,6 +515,7 @@ fn a_real_wiki_open_to_anonymous_editing_is_explored_without_changing_it() {
             .current_dir(&wiki)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
+            .dies_with_test()
             .spawn()
             .unwrap()
     });

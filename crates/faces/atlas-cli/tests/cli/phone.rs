@@ -72,6 +72,7 @@ fn an_app_of_the_graph_plays_as_a_phone_and_its_paths_lead_where_they_say() {
         .arg(&log)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
+        .dies_with_test()
         .spawn()
         .unwrap();
     let mut sim = KillOnDrop(sim);
@@ -170,6 +171,7 @@ fn agent_parse(reply: &str) -> (bool, Value) {
         .args(["agent", "parse"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
+        .dies_with_test()
         .spawn()
         .unwrap();
     child
@@ -221,6 +223,7 @@ fn phone_sim(data: &Path, app: &str, log: &Path) -> (KillOnDrop, String) {
             .arg(log)
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
+            .dies_with_test()
             .spawn()
             .unwrap(),
     );
@@ -656,6 +659,7 @@ fn one_simulator_serves_several_phones_each_its_own() {
             .arg(&log)
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
+            .dies_with_test()
             .spawn()
             .unwrap(),
     );

@@ -8,6 +8,8 @@ use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
+use crate::common::DiesWithTest;
+
 /// What a run printed: its standard output, and its standard error as the terminal (or pipe)
 /// received it.
 struct Run {
@@ -34,7 +36,11 @@ fn atlas(args: &[&str], terminal: bool) -> Run {
         };
     }
     let (leader, follower) = pseudo_terminal();
-    let mut child = command.stderr(Stdio::from(follower)).spawn().unwrap();
+    let mut child = command
+        .stderr(Stdio::from(follower))
+        .dies_with_test()
+        .spawn()
+        .unwrap();
     // The command holds the parent's copy of the follower: without it the child's is the only
     // one, and reading ends when the child exits.
     drop(command);

@@ -52,6 +52,7 @@ fn serve(script: &Path, release: &str, port: u16, home: &Path) -> KillOnDrop {
             .arg(home)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
+            .dies_with_test()
             .spawn()
             .unwrap()
     });

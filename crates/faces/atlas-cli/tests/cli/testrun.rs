@@ -63,6 +63,7 @@ fn simulated_phone(recording: &Path, log: &Path) -> (Killed, String) {
         .arg(log)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
+        .dies_with_test()
         .spawn()
         .unwrap();
     let mut said = String::new();
@@ -305,6 +306,7 @@ fn a_phone_killed_mid_suite_loses_its_test_to_another_phone() {
         test_run(&suite_path, &format!("sim:{a},sim:{b}"), &model_url, &json)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
+            .dies_with_test()
             .spawn()
             .unwrap(),
     );
