@@ -204,8 +204,10 @@ fn read_answer(stream: &mut TcpStream, id: u32) -> (Vec<u8>, bool) {
     assert_eq!((ack.command, ack.arg0), (OKAY, id), "{ack:?}");
     let mut answer = Vec::new();
     let mut closed = false;
+    // A pause this long ends an answer that is not closed; a busy machine pauses longer
+    // within one than an idle one.
     stream
-        .set_read_timeout(Some(Duration::from_millis(300)))
+        .set_read_timeout(Some(Duration::from_millis(1500)))
         .unwrap();
     while let Ok(m) = Message::read(stream) {
         if m.command == CLSE {

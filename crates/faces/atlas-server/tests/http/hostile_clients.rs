@@ -419,7 +419,9 @@ fn slow_and_idle_connections_are_capped_answered_and_timed_out() {
     let (status, _, body) = server.get_bytes("/healthz");
     let took = started.elapsed();
     assert_eq!(status, 200, "{}", String::from_utf8_lossy(&body));
-    assert!(took < Duration::from_secs(1), "/healthz took {took:?}");
+    // A server out of descriptors never answers; one within its cap answers in milliseconds,
+    // and within seconds on two cores other work keeps busy.
+    assert!(took < Duration::from_secs(10), "/healthz took {took:?}");
     // Past the cap: an answer (503, or the health for a half-sent `/healthz`), then closed.
     let (mut answered, mut busy) = (0, 0);
     for tcp in held.iter_mut().rev().take(200) {
