@@ -322,7 +322,7 @@ pub(crate) fn export(data: DataArgs, app: String, out: Option<PathBuf>) -> Resul
 }
 
 pub(crate) async fn import(what: ImportCommand, stop: Stop) -> Result<ExitCode> {
-    stop.leaves("nothing of the import was written");
+    stop.leaves("an app of the import is written whole or not at all, in one append");
     match what {
         ImportCommand::Graph { data, file } => {
             let shown = Shown::start();
