@@ -471,7 +471,10 @@ fn an_import_stopped_half_way_leaves_whole_apps_and_completes_when_run_again() {
             use std::os::unix::process::ExitStatusExt;
             assert_eq!(out.status.signal(), None, "{said}");
             assert_eq!(out.status.code(), Some(128 + signal), "{said}");
-            assert!(said.contains("stopped at once") && said.contains("whole"), "{said}");
+            assert!(
+                said.contains("stopped at once") && said.contains("whole"),
+                "{said}"
+            );
         }
         let (clean, report) = fsck_store(&["--data", dir.path().to_str().unwrap()]);
         assert!(clean, "{report}");
