@@ -124,10 +124,7 @@ pub(crate) async fn serve(args: ServeArgs, stop: Stop) -> Result<ExitCode> {
         max_connections,
     } = args;
     let data = args.data.describe();
-    stop.wind_down(&format!(
-        "stopping: requests under way get {} s, then the final checkpoint",
-        SHUTDOWN_GRACE.as_secs()
-    ));
+    stop.wind_down("stopping once the store is open, before serving it");
     stop.leaves(format!(
         "start-up was opening the store ({data}); it keeps everything acknowledged, and the \
          next start replays its journal and finishes what this one had not"
@@ -142,6 +139,10 @@ pub(crate) async fn serve(args: ServeArgs, stop: Stop) -> Result<ExitCode> {
         // Stopped while opening: what opened is closed as a stop while serving would be.
         return close(&services, &data, &stop, "during start-up, before serving");
     }
+    stop.wind_down(&format!(
+        "stopping: requests under way get {} s, then the final checkpoint",
+        SHUTDOWN_GRACE.as_secs()
+    ));
     stop.leaves(format!(
         "every acknowledged write is in the journal ({data}) and is replayed at the next start"
     ));
