@@ -418,7 +418,8 @@ fn an_import_stopped_half_way_leaves_whole_apps_and_completes_when_run_again() {
     let droidtask =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../../shared/data/droidtask-dev");
     if !droidtask.join("raw_utgs").is_dir() {
-        return skipped_without("DroidTask's development apps (../shared/data/droidtask-dev)");
+        eprintln!("no DroidTask folder: skipped");
+        return;
     }
     let import = |data: &Path| {
         Command::new(env!("CARGO_BIN_EXE_atlas"))
