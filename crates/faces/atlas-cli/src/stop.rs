@@ -59,7 +59,7 @@ struct Inner {
 
 impl Stop {
     /// Takes SIGTERM and SIGINT from now on, on a thread of its own. Until a command says
-    /// otherwise ([`Stop::on_signal`]), a signal ends the process at once.
+    /// otherwise ([`Stop::begin`]), a signal ends the process at once.
     pub(crate) fn install() -> std::io::Result<Stop> {
         let mut signals = Signals::new([SIGTERM, SIGINT])?;
         let stop = Stop(Arc::new(Inner {
