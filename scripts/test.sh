@@ -4,6 +4,8 @@
 set -euo pipefail
 # Steps that could not run here (said in the summary, never silently).
 skipped=0
+# Each step says when it began, so a slow run shows where its time went.
+section() { echo "== $* [$((SECONDS / 60))m$((SECONDS % 60))s]"; }
 cd "$(dirname "$0")/.."
 
 need() { command -v "$1" >/dev/null 2>&1; }
@@ -109,12 +111,12 @@ trap stop_pg EXIT
 export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 echo "free disk space for the build: $(df -h . 2>/dev/null | awk 'NR==2 {print $4}')"
 
-echo "== the code's shape: long functions, import circles, String errors, unused dependencies"
+section "the code's shape: long functions, import circles, String errors, unused dependencies"
 for scan in long_functions import_circles string_errors unused_deps; do
   python3 "scripts/$scan.py" || { echo "scripts/$scan.py found the above: see README.md, The code" >&2; exit 1; }
 done
 
-echo "== cargo fmt --check"
+section "cargo fmt --check"
 if cargo fmt --version >/dev/null 2>&1; then
   cargo fmt --all --check >/dev/null || { cargo fmt --all --check | head -n 40; echo "the code is not formatted: run cargo fmt --all" >&2; exit 1; }
 else
@@ -122,7 +124,7 @@ else
   skipped=$((skipped + 1))
 fi
 
-echo "== cargo clippy (workspace, warnings as errors)"
+section "cargo clippy (workspace, warnings as errors)"
 if cargo clippy --version >/dev/null 2>&1; then
   if ! cargo clippy --workspace --all-targets --locked -- -D warnings >/tmp/atlas-clippy.log 2>&1; then
     grep -E "^(warning|error)" -A12 /tmp/atlas-clippy.log | head -n 80
@@ -134,7 +136,7 @@ else
   skipped=$((skipped + 1))
 fi
 
-echo "== cargo test (workspace)"
+section "cargo test (workspace)"
 cargo test --workspace --locked 2>&1 | tee /tmp/atlas-cargo-test.log | grep -E "^(test result|running|error|warning: unused)|FAILED|panicked" || true
 if grep -qE "FAILED|error(\[|:)" /tmp/atlas-cargo-test.log || ! grep -q "test result" /tmp/atlas-cargo-test.log; then
   tail -n 60 /tmp/atlas-cargo-test.log
@@ -144,7 +146,7 @@ fi
 cargo_passed=$(grep -E "^test result" /tmp/atlas-cargo-test.log | awk '{s+=$4} END {print s+0}')
 cargo_failed=$(grep -E "^test result" /tmp/atlas-cargo-test.log | awk '{s+=$6} END {print s+0}')
 
-echo "== Python client: seed 000's example against atlas serve --demo"
+section "Python client: seed 000's example against atlas serve --demo"
 data=$(mktemp -d)
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 sim_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
@@ -196,7 +198,7 @@ run_pytest() {
   fi
   rm -f "$out"
 }
-echo "== the Python clients' tests (pytest): seed 000's example, seed 002's knowledge client, Dify's SDK calls, the official MCP client, the chat page and the viewer in headless Chromium"
+section "the Python clients' tests (pytest): seed 000's example, seed 002's knowledge client, Dify's SDK calls, the official MCP client, the chat page and the viewer in headless Chromium"
 big_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 "${CARGO_TARGET_DIR:-target}/debug/atlas" import synthetic --data "$data/big-data" --pages 10000 >/dev/null 2>"$data/big-import.log"
 "${CARGO_TARGET_DIR:-target}/debug/atlas" serve --data "$data/big-data" --addr "127.0.0.1:$big_port" --embedder hash 2>"$data/big.log" &
@@ -211,7 +213,7 @@ ATLAS_URL="http://127.0.0.1:$port" ATLAS_BIG_URL="http://127.0.0.1:$big_port" AT
     --ignore=clients/python/tests/test_androidviewclient_on_sim.py
 kill -TERM $big_server; wait $big_server || true
 rm -rf "$data/big-data"
-echo "== Open-AutoGLM's phone-agent (PyPI, unchanged): with atlas_autoglm, and alone on DroidTask's tasks with model-sim --droidtask, on the simulated phone through adb"
+section "Open-AutoGLM's phone-agent (PyPI, unchanged): with atlas_autoglm, and alone on DroidTask's tasks with model-sim --droidtask, on the simulated phone through adb"
 # phone-agent wants Python >= 3.12: the first one found (pyenv's included) gets a virtual
 # environment in the build folder, kept between runs, with the package and its phone-agent extra.
 py312=""
@@ -235,7 +237,7 @@ fi
 # adbutils and AndroidViewClient, adb clients Python users drive phones with, from PyPI, on the
 # simulated phone through Debian's adb server; in a virtual environment of their own in the build
 # folder (AndroidViewClient wants an older MCP SDK than the MCP test's).
-echo "== adbutils and AndroidViewClient (PyPI, unchanged) on the simulated phone through adb"
+section "adbutils and AndroidViewClient (PyPI, unchanged) on the simulated phone through adb"
 clients_venv="${CARGO_TARGET_DIR:-target}/adb-clients-venv"
 if need adb; then
   [ -x "$clients_venv/bin/python" ] || python3 -m venv "$clients_venv"
@@ -250,7 +252,7 @@ else
 fi
 # schemathesis on its own server and folder (it writes random pages, datasets and tags), on the
 # built-in embedder: every documented operation, its default checks, a fixed seed. One check.
-echo "== the API contract: schemathesis on every operation of /api/v1/openapi.json, then the Dify routes with a dataset key"
+section "the API contract: schemathesis on every operation of /api/v1/openapi.json, then the Dify routes with a dataset key"
 fuzz_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 "${CARGO_TARGET_DIR:-target}/debug/atlas" serve --demo --embedder hash --kb-embedder same \
   --data "$data/fuzz-data" --addr "127.0.0.1:$fuzz_port" 2>"$data/fuzz.log" &
@@ -288,14 +290,14 @@ kill -TERM $fuzz_server; wait $fuzz_server || true
 kill -TERM $server; wait $server || true
 kill $sim 2>/dev/null || true
 
-echo "== seed 001's JSON Schemas against the folder the demo wrote"
+section "seed 001's JSON Schemas against the folder the demo wrote"
 run_checks python3 scripts/check_schemas.py "$data/atlas-data"
 
 # DroidTask's development apps, when their folder is there (it is not part of this repository):
 # the required floor is precision when sure 0.95, in-sample (the shipped model, through the
 # server) and leave-one-app-out (each app answered by a model fitted on the others); accuracy and
 # completion are printed.
-echo "== DroidTask evaluation (precision when sure >= 0.95, in-sample and leave-one-app-out)"
+section "DroidTask evaluation (precision when sure >= 0.95, in-sample and leave-one-app-out)"
 droidtask="${ATLAS_DROIDTASK_DEV:-../shared/data/droidtask-dev}"
 droid_status=0
 droid_checks=0
@@ -316,7 +318,7 @@ PY
   # Each app's seeded update imported as its next release: every page the update left
   # unreachable marked gone and none it still shows; screens keeping their page at least 0.90
   # over the seven apps (the goal is 0.95; docs/versions.md gives the figures per app).
-  echo "== DroidTask's apps released again (atlas eval releases --update 1)"
+  section "DroidTask's apps released again (atlas eval releases --update 1)"
   "${CARGO_TARGET_DIR:-target}/debug/atlas" eval releases "$droidtask" --update 1 --embedder hash --json "$data/releases.json" 2>/dev/null | grep -E "^all" || droid_status=$?
   python3 - "$data/releases.json" <<'PY' || droid_status=$?
 import json, sys
@@ -336,5 +338,5 @@ fi
 
 passed=$((cargo_passed + py_passed + (droid_status == 0 ? droid_checks : 0)))
 failed=$((cargo_failed + py_failed + (droid_status != 0 ? 1 : 0)))
-echo "$passed passed, $failed failed, $skipped skipped"
+echo "$passed passed, $failed failed, $skipped skipped in $((SECONDS / 60))m$((SECONDS % 60))s"
 exit $(( failed != 0 ? 1 : 0 ))

@@ -142,6 +142,8 @@ def chromium():
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service(os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")),
                               options=options)
+    # A command may wait past selenium's 120 s on a loaded machine.
+    driver.command_executor.client_config.timeout = 600
     try:
         yield driver
     finally:

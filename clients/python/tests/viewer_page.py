@@ -88,6 +88,10 @@ for flag in ["--headless", "--no-sandbox", "--disable-gpu", webgl_flag, "--disab
 options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
 driver = webdriver.Chrome(service=Service(os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")), options=options)
 driver.set_script_timeout(120)
+# Each command to the browser may wait past selenium's 120 s on a loaded machine, where CPU
+# WebGL draws 10,000 pages in a shared half core; a real failure still ends the run (pytest's
+# timeout, the suite's).
+driver.command_executor.client_config.timeout = 600
 state = lambda expression: driver.execute_script("return " + expression)
 
 
