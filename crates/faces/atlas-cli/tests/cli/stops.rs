@@ -1,8 +1,9 @@
 //! Stopped at any instant. SIGTERM, Ctrl-C (SIGINT) and SIGKILL at many points of a first start
 //! with `--demo` (on a folder and on PostgreSQL), of a start on a large folder, under a flood of
-//! connections, during the final checkpoint, and during an import and a migration. Each time a
-//! stopped process exits (it never dies of the signal) saying what it leaves, and the next start
-//! answers the README's queries, with fsck clean and nothing acknowledged missing.
+//! connections, during the final checkpoint, and during an import, a migration and an
+//! exploration. Each time a stopped process exits (it never dies of the signal) saying what it
+//! leaves, and the next start answers the README's queries (or resumes the exploration), with
+//! fsck clean, nothing acknowledged missing and nothing left running.
 //!
 //! An instant is counted from the moment the process catches both signals (its
 //! `/proc/PID/status` says so), which `atlas` does before anything else: a signal sent earlier
@@ -573,4 +574,100 @@ fn the_scripted_model_stops_successfully_on_sigterm() {
     send(&child, libc::SIGTERM);
     let status = wait_within(&mut child, Duration::from_secs(30));
     assert_eq!(status.code(), Some(0), "{status:?}");
+}
+
+/// Waits until no process of group `group` is left but zombies (the command and whatever it
+/// started, its browser included, share the group), failing past a minute.
+fn until_group_gone(group: u32) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let alive: Vec<String> = std::fs::read_dir("/proc")
+            .unwrap()
+            .flatten()
+            .filter_map(|entry| std::fs::read_to_string(entry.path().join("stat")).ok())
+            .filter(|stat| {
+                // pid (comm) state ppid pgrp …: the command name may hold spaces and brackets.
+                let rest = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+                let fields: Vec<&str> = rest.split_whitespace().collect();
+                fields.len() > 2 && fields[0] != "Z" && fields[2] == group.to_string()
+            })
+            .collect();
+        if alive.is_empty() {
+            return;
+        }
+        assert!(Instant::now() < deadline, "left running: {alive:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// An exploration stopped while its folder opens, and with SIGTERM and Ctrl-C while it explores:
+/// each time it checkpoints, says how to resume, exits with the signal's status and leaves
+/// nothing running (its browser included), fsck is clean, and the same command resumes it to
+/// the end with no state twice.
+#[test]
+fn an_exploration_stopped_at_any_instant_leaves_no_browser_and_resumes() {
+    let Some(chromium) = chromium() else { return };
+    let (_site, base) = crate::explore::demo_site();
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let port = base.rsplit(':').next().unwrap().to_string();
+    let app_dir = data.join("apps").join(format!("127_0_0_1_{port}"));
+    let explore = || {
+        let mut command = crate::explore::explore_command(&base, &data, &chromium);
+        command.args(["--max-seconds", "400", "--embedder", "hash"]);
+        command
+    };
+    // (signal, states written before it is sent: 0 is at once, while the folder opens)
+    for (signal, states) in [(libc::SIGTERM, 0), (libc::SIGINT, 2), (libc::SIGTERM, 4)] {
+        let log = dir.path().join("explore.log");
+        let mut child = explore()
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(&log).unwrap())
+            .dies_with_test()
+            .spawn()
+            .unwrap();
+        until_catching(child.id());
+        let deadline = Instant::now() + Duration::from_secs(240);
+        while crate::explore::states(&app_dir).len() < states {
+            assert!(Instant::now() < deadline, "no states written");
+            assert!(child.try_wait().unwrap().is_none(), "ended early");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        send(&child, signal);
+        let status = wait_within(&mut child, Duration::from_secs(120));
+        let said = std::fs::read_to_string(&log).unwrap_or_default();
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(status.signal(), None, "died of the signal: {said}");
+        assert_eq!(status.code(), Some(128 + signal), "{said}");
+        let name = if signal == libc::SIGTERM {
+            "SIGTERM"
+        } else {
+            "Ctrl-C (SIGINT)"
+        };
+        assert!(
+            said.contains(&format!(
+                "stopped by {name}; run the same command again to resume"
+            )) || (states == 0 && said.contains("stopped at once: the command had not begun")),
+            "{said}"
+        );
+        until_group_gone(child.id());
+        // A stop before the folder was made leaves none.
+        if data.exists() {
+            let (clean, report) = fsck(&data);
+            assert!(clean, "fsck after {name}: {report}");
+        }
+    }
+    let written = crate::explore::states(&app_dir).len();
+    let report_path = dir.path().join("report.json");
+    let report = report_of(explore().arg("--json").arg(&report_path), &report_path);
+    assert_eq!(report["stopped_by"], "nothing left to explore", "{report}");
+    let mut prints: Vec<String> = crate::explore::states(&app_dir)
+        .iter()
+        .map(|s| s["fingerprint"].as_str().unwrap().to_string())
+        .collect();
+    assert!(prints.len() >= written);
+    let all = prints.len();
+    prints.sort();
+    prints.dedup();
+    assert_eq!(prints.len(), all, "a state written twice");
 }

@@ -1,6 +1,7 @@
 //! `atlas test run`: DroidTask's `notes` tasks as a suite on simulated phones, DroidTask's ideal
 //! model served over HTTP by `atlas model-sim --droidtask`, the reports read by a JUnit parser
-//! from PyPI and the HTML page opened in headless Chromium; and a phone killed mid-suite.
+//! from PyPI and the HTML page opened in headless Chromium; a phone killed mid-suite, and a
+//! suite stopped by SIGTERM.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -485,4 +486,69 @@ fn a_suite_that_does_not_fit_the_phones_is_refused_before_any_phone_moves() {
     assert_eq!(asked, serde_json::json!([]));
     let logged = std::fs::read_to_string(&log).unwrap_or_default();
     assert!(!logged.contains("\"reset\""), "{logged}");
+}
+
+/// A suite with its graph served over `--data`, stopped by SIGTERM mid-test: the test under way
+/// ends after its step, the run says it stopped and exits with SIGTERM's status, its report
+/// says what ran, the folder is clean for fsck, and the same suite runs again on it.
+#[test]
+fn a_suite_stopped_by_sigterm_mid_test_says_so_and_its_folder_serves_the_next_run() {
+    let Some(notes) = notes() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let keep = ["notes/task1", "notes/task3", "notes/task4"];
+    let suite_path = write_suite(dir.path(), &droidtask_suite(&notes, &keep));
+    let (model, model_url) =
+        model_sim_with(&["--droidtask", notes.to_str().unwrap(), "--delay-ms", "300"]);
+    let _model = Killed(model);
+    let phone_log = dir.path().join("phone.log");
+    let (_phone, addr) = simulated_phone(&notes, &phone_log);
+    let data = dir.path().join("data");
+    let json = dir.path().join("r.json");
+    let run = |log: &Path| {
+        test_run(&suite_path, &format!("sim:{addr}"), &model_url, &json)
+            .arg("--data")
+            .arg(&data)
+            .args(["--addr", "127.0.0.1:0"])
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(log).unwrap())
+            .dies_with_test()
+            .spawn()
+            .unwrap()
+    };
+    let log = dir.path().join("run.log");
+    let mut first = Killed(run(&log));
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    while !std::fs::read_to_string(&phone_log).is_ok_and(|l| l.contains("\"tap\"")) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the phone never began a test"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // SAFETY: kill(2) on our own child, not yet waited for.
+    unsafe { libc::kill(first.0.id() as i32, libc::SIGTERM) };
+    let status = first.0.wait().unwrap();
+    let said = std::fs::read_to_string(&log).unwrap();
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(status.signal(), None, "died of the signal: {said}");
+    assert_eq!(status.code(), Some(143), "{said}");
+    assert!(
+        said.contains("stopped by SIGTERM before the suite's end"),
+        "{said}"
+    );
+    let report = read_json(&json);
+    let passed = report["summary"]["passed"].as_u64().unwrap();
+    assert!(passed < keep.len() as u64, "the whole suite ran: {report}");
+    let (clean, fsck_said) = fsck(&data);
+    assert!(clean, "{fsck_said}");
+
+    let log = dir.path().join("again.log");
+    let status = Killed(run(&log)).0.wait().unwrap();
+    let said = std::fs::read_to_string(&log).unwrap();
+    assert!(status.success(), "{said}");
+    assert_eq!(
+        read_json(&json)["summary"]["passed"],
+        keep.len() as u64,
+        "{said}"
+    );
 }
