@@ -95,6 +95,18 @@ fn test_run(suite: &Path, devices: &str, model_url: &str, json: &Path) -> Comman
     command
 }
 
+/// Waits until the simulated phone logging to `log` is tapped: a test has begun on it.
+fn until_tapped(log: &Path) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    while !std::fs::read_to_string(log).is_ok_and(|l| l.contains("\"tap\"")) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the phone never began a test"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 fn write_suite(dir: &Path, suite: &serde_yaml::Value) -> PathBuf {
     let path = dir.join("suite.yaml");
     std::fs::write(&path, serde_yaml::to_string(suite).unwrap()).unwrap();
@@ -313,14 +325,7 @@ fn a_phone_killed_mid_suite_loses_its_test_to_another_phone() {
     );
     // The phone is killed once its test has begun (its log shows a tap): mid-test, since each
     // test takes a few model calls of 300 ms.
-    let deadline = std::time::Instant::now() + Duration::from_secs(120);
-    while !std::fs::read_to_string(&doomed_log).is_ok_and(|l| l.contains("\"tap\"")) {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the phone never began a test"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    until_tapped(&doomed_log);
     let _ = doomed.0.kill();
     let _ = doomed.0.wait();
     let status = run.0.wait().unwrap();
@@ -517,14 +522,7 @@ fn a_suite_stopped_by_sigterm_mid_test_says_so_and_its_folder_serves_the_next_ru
     };
     let log = dir.path().join("run.log");
     let mut first = Killed(run(&log));
-    let deadline = std::time::Instant::now() + Duration::from_secs(120);
-    while !std::fs::read_to_string(&phone_log).is_ok_and(|l| l.contains("\"tap\"")) {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the phone never began a test"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    until_tapped(&phone_log);
     // SAFETY: kill(2) on our own child, not yet waited for.
     unsafe { libc::kill(first.0.id() as i32, libc::SIGTERM) };
     let status = first.0.wait().unwrap();
