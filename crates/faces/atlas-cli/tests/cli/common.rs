@@ -8,6 +8,12 @@ use std::time::{Duration, Instant};
 pub use atlas_wiring::testing::http::*;
 use serde_json::Value;
 
+/// Sends `signal` to a child of the test (one not yet waited for).
+pub fn send_signal(child: &Child, signal: i32) {
+    // SAFETY: kill(2) on our own child's pid, which has not been waited for yet.
+    unsafe { libc::kill(child.id() as i32, signal) };
+}
+
 /// `atlas fsck` on a folder: whether it is clean, and what it said.
 pub fn fsck(data: &Path) -> (bool, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_atlas"))

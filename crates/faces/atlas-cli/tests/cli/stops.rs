@@ -43,11 +43,6 @@ fn until_catching(pid: u32) {
     }
 }
 
-fn send(child: &Child, signal: i32) {
-    // SAFETY: kill(2) on our own child's pid, which it has not been waited for yet.
-    unsafe { libc::kill(child.id() as i32, signal) };
-}
-
 /// `atlas serve ARGS…` on a free port, its log to `log`: the process and its address.
 fn spawn_serve(args: &[&str], log: &Path) -> (Child, String) {
     let addr = format!("127.0.0.1:{}", free_port());
@@ -88,7 +83,7 @@ fn stopped_at(args: &[&str], signal: i32, at: At) -> (ExitStatus, String) {
         At::Ms(ms) => std::thread::sleep(Duration::from_millis(ms)),
         At::Serving => until_healthy(&url),
     }
-    send(&child, signal);
+    send_signal(&child, signal);
     let status = wait_within(&mut child, Duration::from_secs(120));
     (status, std::fs::read_to_string(&log).unwrap_or_default())
 }
@@ -275,7 +270,7 @@ fn a_server_takes_sigterm_the_moment_it_first_answers() {
         }
         let mut first = [0u8; 12];
         queued[0].read_exact(&mut first).unwrap();
-        send(&child, libc::SIGTERM);
+        send_signal(&child, libc::SIGTERM);
         let status = wait_within(&mut child, Duration::from_secs(60));
         assert_exited(
             libc::SIGTERM,
@@ -332,8 +327,8 @@ fn a_large_folder_stopped_while_opening_and_twice_during_its_final_checkpoint_ke
     );
     assert_eq!(status, 200, "{added}");
     // Both at once: one starts the shutdown, the other ends it during its final checkpoint.
-    send(&child, libc::SIGTERM);
-    send(&child, libc::SIGINT);
+    send_signal(&child, libc::SIGTERM);
+    send_signal(&child, libc::SIGINT);
     let status = wait_within(&mut child, Duration::from_secs(60));
     let said = std::fs::read_to_string(&log).unwrap();
     assert!(
@@ -354,7 +349,7 @@ fn a_large_folder_stopped_while_opening_and_twice_during_its_final_checkpoint_ke
         json!({"app_id": "synthetic.app", "page_title": "停下之前"}),
     );
     assert_eq!((status, &page["matched"]), (200, &json!(true)), "{page}");
-    send(&child, libc::SIGTERM);
+    send_signal(&child, libc::SIGTERM);
     assert_eq!(
         wait_within(&mut child, Duration::from_secs(60)).code(),
         Some(0)
@@ -398,7 +393,7 @@ fn a_flood_of_connections_does_not_put_off_the_stop() {
         .collect();
     std::thread::sleep(Duration::from_millis(500));
     let sent = Instant::now();
-    send(&child, libc::SIGTERM);
+    send_signal(&child, libc::SIGTERM);
     let status = wait_within(&mut child, Duration::from_secs(60));
     let took = sent.elapsed();
     flooding.store(false, Ordering::Relaxed);
@@ -466,7 +461,7 @@ fn an_import_stopped_half_way_leaves_whole_apps_and_completes_when_run_again() {
         let child = import(dir.path());
         until_catching(child.id());
         std::thread::sleep(Duration::from_millis(ms));
-        send(&child, signal);
+        send_signal(&child, signal);
         let out = child.wait_with_output().unwrap();
         let said = String::from_utf8_lossy(&out.stderr);
         if signal != libc::SIGKILL && !out.status.success() {
@@ -529,7 +524,7 @@ fn a_migration_killed_half_way_is_refused_told_and_completed_when_run_again() {
         );
         std::thread::sleep(Duration::from_millis(1));
     }
-    send(&child, libc::SIGKILL);
+    send_signal(&child, libc::SIGKILL);
     let _ = child.wait();
 
     let to_store = ["--data", to.to_str().unwrap()];
@@ -571,7 +566,7 @@ fn a_migration_killed_half_way_is_refused_told_and_completed_when_run_again() {
 fn the_scripted_model_stops_successfully_on_sigterm() {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../atlas-chat/demo/business.json");
     let (mut child, _url) = model_sim_playing(&script);
-    send(&child, libc::SIGTERM);
+    send_signal(&child, libc::SIGTERM);
     let status = wait_within(&mut child, Duration::from_secs(30));
     assert_eq!(status.code(), Some(0), "{status:?}");
 }
@@ -579,6 +574,7 @@ fn the_scripted_model_stops_successfully_on_sigterm() {
 /// Waits until no process of group `group` is left but zombies (the command and whatever it
 /// started, its browser included, share the group), failing past a minute.
 fn until_group_gone(group: u32) {
+    let group = group.to_string();
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         let alive: Vec<String> = std::fs::read_dir("/proc")
@@ -589,7 +585,7 @@ fn until_group_gone(group: u32) {
                 // pid (comm) state ppid pgrp …: the command name may hold spaces and brackets.
                 let rest = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
                 let fields: Vec<&str> = rest.split_whitespace().collect();
-                fields.len() > 2 && fields[0] != "Z" && fields[2] == group.to_string()
+                fields.len() > 2 && fields[0] != "Z" && fields[2] == group
             })
             .collect();
         if alive.is_empty() {
@@ -633,7 +629,7 @@ fn an_exploration_stopped_at_any_instant_leaves_no_browser_and_resumes() {
             assert!(child.try_wait().unwrap().is_none(), "ended early");
             std::thread::sleep(Duration::from_millis(20));
         }
-        send(&child, signal);
+        send_signal(&child, signal);
         let status = wait_within(&mut child, Duration::from_secs(120));
         let said = std::fs::read_to_string(&log).unwrap_or_default();
         use std::os::unix::process::ExitStatusExt;

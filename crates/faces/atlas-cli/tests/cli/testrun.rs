@@ -523,8 +523,7 @@ fn a_suite_stopped_by_sigterm_mid_test_says_so_and_its_folder_serves_the_next_ru
     let log = dir.path().join("run.log");
     let mut first = Killed(run(&log));
     until_tapped(&phone_log);
-    // SAFETY: kill(2) on our own child, not yet waited for.
-    unsafe { libc::kill(first.0.id() as i32, libc::SIGTERM) };
+    send_signal(&first.0, libc::SIGTERM);
     let status = first.0.wait().unwrap();
     let said = std::fs::read_to_string(&log).unwrap();
     use std::os::unix::process::ExitStatusExt;
