@@ -126,8 +126,8 @@ fi
 
 # Clippy lints the workspace's crates while the test build compiles them: cargo clippy itself is a
 # second build of every dependency (in check mode, 139 s of a 2-core machine's 420), so its driver
-# is set as the workspace's compiler wrapper for the one build, as cargo clippy sets it, with
-# warnings as errors.
+# is set as the workspace's compiler wrapper, as cargo clippy sets it, with warnings as errors. It
+# stays set for the script: `cargo test` below reuses this build only with the same wrapper.
 if cargo clippy --version >/dev/null 2>&1 && command -v clippy-driver >/dev/null 2>&1; then
   export RUSTC_WORKSPACE_WRAPPER
   RUSTC_WORKSPACE_WRAPPER=$(command -v clippy-driver)

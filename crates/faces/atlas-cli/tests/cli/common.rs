@@ -100,7 +100,7 @@ impl Server {
     }
 
     pub fn stop(mut self) {
-        unsafe_terminate(&self.child);
+        send_signal(&self.child, libc::SIGTERM);
         let status = self.child.wait().unwrap();
         assert!(status.success(), "server did not stop cleanly: {status}");
     }
@@ -122,14 +122,6 @@ impl Drop for Server {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-pub fn unsafe_terminate(child: &Child) {
-    Command::new("kill")
-        .arg("-TERM")
-        .arg(child.id().to_string())
-        .status()
-        .unwrap();
 }
 
 /// `atlas model-sim` on a free port with a script.

@@ -279,7 +279,7 @@ fn a_checkpoint_that_fails_stops_nothing_and_is_told() {
     );
     // SIGTERM: the final checkpoint fails too, and the server says so.
     let mut server = server;
-    unsafe_terminate(&server.child);
+    send_signal(&server.child, libc::SIGTERM);
     let status = server.child.wait().unwrap();
     assert_eq!(status.code(), Some(1), "a failed final checkpoint exits 1");
     drop(server);

@@ -207,7 +207,7 @@ fn a_full_disk_refuses_writes_serves_reads_and_resumes_when_space_returns() {
         std::thread::sleep(Duration::from_millis(50));
     }
     let mut server = server;
-    unsafe_terminate(&server.child);
+    send_signal(&server.child, libc::SIGTERM);
     let status = server.child.wait().unwrap();
     let said = std::fs::read_to_string(&log).unwrap();
     assert_ne!(status.code(), Some(0), "{said}");

@@ -103,7 +103,7 @@ fn sigterm_during_a_large_upload_stops_within_seconds_and_leaves_the_folder_cons
     assert_eq!(status, 200, "{answer}");
     let asked = Instant::now();
     let mut server = server;
-    unsafe_terminate(&server.child);
+    send_signal(&server.child, libc::SIGTERM);
     let exit = loop {
         if let Some(status) = server.child.try_wait().unwrap() {
             break status;
