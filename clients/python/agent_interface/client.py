@@ -108,6 +108,13 @@ class KGClient:
                          finished=finished, message=message, carry=carry, executed=executed,
                          app_version=app_version)
 
+    def report_verdict(self, app_id, session_id, intent, passed, reason=None, judge=None):
+        """Say what someone other than the agent judged of a session (a test's expectations, a
+        person): passed or failed, and why. The verdict outranks the agent's word: a failed
+        session confirms nothing, and the remembered ways it replayed are doubted."""
+        return self.call("report_verdict", app_id=app_id, session_id=session_id, intent=intent,
+                         passed=passed, reason=reason, judge=judge)
+
     def add_page(self, app_id, page_name, page_type=None, description=None, intents=None, ui_hierarchy=None,
                  url=None, dom_fingerprint=None, app_version=None, title=None, url_template=None):
         return self.call("add_page", app_id=app_id, page_name=page_name, page_type=page_type,

@@ -216,6 +216,14 @@ impl<'a> GraphLink<'a> {
         self.client.end_session(&ended).map(|_| ())
     }
 
+    /// The app and session the graph knows the run by, once a screen of it was sent.
+    pub fn session(&self) -> Option<crate::report::GraphSession> {
+        self.app.as_ref().map(|app| crate::report::GraphSession {
+            app_id: app.clone(),
+            session_id: self.session.clone(),
+        })
+    }
+
     /// Remembers what ran on the screen the graph last saw (after a tap on `focus`, when the
     /// graph typed into a field; `by_graph` when it was the graph's own action), to report it
     /// with the next screen.

@@ -143,6 +143,7 @@ impl<'a> PhoneAgent<'a> {
             prompt_tokens: 0,
             completion_tokens: 0,
             total_ms: 0.0,
+            session: None,
         };
         let system = if self.config.lang == "en" {
             SYSTEM_EN
@@ -190,6 +191,7 @@ impl<'a> PhoneAgent<'a> {
         {
             tracing::warn!("the graph did not take the run's end: {e}");
         }
+        report.session = self.graph.as_ref().and_then(GraphLink::session);
         report.total_ms = started.elapsed().as_secs_f64() * 1000.0;
         report
     }

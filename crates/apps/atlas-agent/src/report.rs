@@ -2,6 +2,7 @@
 //! time each part took) and the run's totals, for people (`summary`) and as JSON.
 
 use atlas_action::Action;
+use atlas_api::learning::ReportVerdictRequest;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -118,6 +119,40 @@ pub struct RunReport {
     pub completion_tokens: u64,
     /// The whole run.
     pub total_ms: f64,
+    /// The session the graph knows the run by, when the run was reported to one: a judge sends
+    /// its verdict for it ([`GraphSession::verdict`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session: Option<GraphSession>,
+}
+
+/// The app and session a graph knows a run by.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GraphSession {
+    /// The app the run's steps were reported under.
+    pub app_id: String,
+    /// The session.
+    pub session_id: String,
+}
+
+impl GraphSession {
+    /// The verdict on the run of `task`, as `report_verdict` takes it: passed or failed, why,
+    /// and who judged.
+    pub fn verdict(
+        &self,
+        task: &str,
+        passed: bool,
+        reason: &str,
+        judge: &str,
+    ) -> ReportVerdictRequest {
+        ReportVerdictRequest {
+            app_id: self.app_id.clone(),
+            session_id: self.session_id.clone(),
+            intent: task.to_string(),
+            passed,
+            reason: Some(reason.to_string()).filter(|r| !r.trim().is_empty()),
+            judge: Some(judge.to_string()),
+        }
+    }
 }
 
 impl RunReport {

@@ -15,7 +15,10 @@ mod caller;
 pub use atlas_api::{CallError, ToolCaller};
 pub use caller::{HttpCaller, MAX_RETRY_WAIT, RETRIES};
 
-use atlas_api::learning::{EndSessionResponse, ReportTransitionRequest, ReportTransitionResponse};
+use atlas_api::learning::{
+    EndSessionResponse, ReportTransitionRequest, ReportTransitionResponse, ReportVerdictRequest,
+    ReportVerdictResponse,
+};
 use atlas_api::pages::{AddPageRequest, AddPageResponse, MatchPageRequest, MatchPageResponse};
 use atlas_api::screen::{EndRunRequest, ObserveScreenRequest, ObserveScreenResponse};
 use atlas_api::{Interface, tools};
@@ -54,6 +57,14 @@ impl<'a> GraphClient<'a> {
     /// checked).
     pub fn end_session(&self, request: &EndRunRequest) -> Result<EndSessionResponse, CallError> {
         self.ask::<tools::EndSession>(request)
+    }
+
+    /// `report_verdict`: what someone other than the agent judged of a session.
+    pub fn report_verdict(
+        &self,
+        request: &ReportVerdictRequest,
+    ) -> Result<ReportVerdictResponse, CallError> {
+        self.ask::<tools::ReportVerdict>(request)
     }
 
     /// `match_current_page`: the page a screen is, if any.

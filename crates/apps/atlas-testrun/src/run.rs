@@ -263,6 +263,7 @@ fn run_test(
     let report = agent.run(&test.task);
     let end = EndScreen::take(phone, graph_caller);
     judge(&mut result, test, &report, &end);
+    send_verdict(graph_caller, &report, &result, test);
     drop(recorder);
     let mut shots = shots.into_inner().unwrap_or_else(|e| e.into_inner());
     result.trail = report
@@ -369,6 +370,30 @@ fn judge(result: &mut TestResult, test: &Test, report: &RunReport, end: &EndScre
         .as_ref()
         .map(|(_, name)| name.clone())
         .or_else(|| end.screen.clone());
+}
+
+/// Tells the graph the test's verdict on its session, which outranks the agent's word: a
+/// failed test confirms no way, and a way it replayed is doubted. A test that ended in an error
+/// (the model unreachable, a person taking over, a stop) judged nothing of the app: no verdict.
+fn send_verdict(
+    graph: Option<&dyn ToolCaller>,
+    report: &RunReport,
+    result: &TestResult,
+    test: &Test,
+) {
+    let (Some(caller), Some(session)) = (graph, &report.session) else {
+        return;
+    };
+    let passed = match result.status {
+        Status::Passed => true,
+        Status::Failed => false,
+        _ => return,
+    };
+    let judge = format!("atlas test run: {}", test.name);
+    let verdict = session.verdict(&test.task, passed, &result.message, &judge);
+    if let Err(e) = GraphClient::new(caller).report_verdict(&verdict) {
+        tracing::warn!("the graph did not take the test's verdict: {e}");
+    }
 }
 
 /// Why the end is not what the test expects; `None` when it is.

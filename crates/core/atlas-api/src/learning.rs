@@ -115,6 +115,54 @@ pub struct EndSessionResponse {
     pub steps: usize,
 }
 
+/// Beyond the seed: what someone other than a session's agent judged of it — a test runner by
+/// its expectations, an evaluation by its judge, a person. A verdict outranks the agent's word:
+/// a session it passed confirms the way it went; one it failed confirms nothing, and each
+/// remembered way the session replayed is doubted from where the session left the passing
+/// runs' steps (else at its finish). It may come before or after `end_session`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct ReportVerdictRequest {
+    /// The app (its package or bundle name).
+    pub app_id: String,
+    /// The agent's session.
+    pub session_id: String,
+    /// The intent the session pursued.
+    pub intent: String,
+    /// Whether the session did what it was for, as the app's state showed it.
+    pub passed: bool,
+    /// Why, in the judge's words (a failed expectation, the screen it ended on).
+    #[serde(default)]
+    pub reason: Option<String>,
+    /// Who judged (`atlas test run`, a person's name…).
+    #[serde(default)]
+    pub judge: Option<String>,
+}
+
+/// What `report_verdict` answers.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct ReportVerdictResponse {
+    /// Whether the call succeeded.
+    pub success: bool,
+    /// Whether a remembered session was judged: `false` when the session reported no steps for
+    /// the intent (nothing was written).
+    pub updated: bool,
+    /// The steps the session reported.
+    pub steps: usize,
+    /// The remembered ways the verdict doubted (a failed session that replayed them), each with
+    /// the step it is doubted from.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub doubted: Vec<DoubtedWay>,
+}
+
+/// A remembered way a failed verdict doubted.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct DoubtedWay {
+    /// The way's key (as `get_ways` lists it).
+    pub way: String,
+    /// The step it is doubted from (0 its first; its length for its finish).
+    pub step: u32,
+}
+
 /// Seed 000 §2.3 `register_intent`: a task users ask of an app, and the page that completes it.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct RegisterIntentRequest {

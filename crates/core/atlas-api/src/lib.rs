@@ -77,6 +77,8 @@ pub mod tools {
         ReportTransition "report_transition": ReportTransitionRequest => ReportTransitionResponse;
         /// How a session ended (with its last screen, the graph's last answer checked).
         EndSession "end_session": EndRunRequest => EndSessionResponse;
+        /// What someone other than the agent judged of a session: it outranks the agent's word.
+        ReportVerdict "report_verdict": ReportVerdictRequest => ReportVerdictResponse;
         /// An intent registered with its page and keywords.
         RegisterIntent "register_intent": RegisterIntentRequest => RegisterIntentResponse;
         /// Many transitions added at once.

@@ -239,6 +239,10 @@ pub struct Carry {
         deserialize_with = "crate::fields::object"
     )]
     pub unjudged: Option<Check>,
+    /// Every step the run took so far, each with the exact screen it was taken on (16 hex digits
+    /// each): the fast path never takes a step again on a screen where the run took it before.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub steps_taken: Vec<String>,
 }
 
 /// The graph's answer on a screen, as the next screen checks it.
@@ -285,6 +289,7 @@ impl Default for Carry {
             plan: Vec::new(),
             offered: None,
             unjudged: None,
+            steps_taken: Vec::new(),
         }
     }
 }

@@ -5,7 +5,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-pub use atlas_model::WayTrust;
+pub use atlas_model::{RunOutcome, WayRun, WayTrust};
 
 /// `get_ways`: an app's remembered ways.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
@@ -45,6 +45,10 @@ pub struct RememberedWay {
     pub record: WayTrust,
     /// Its steps, without what its sessions did and undid.
     pub steps: Vec<WayStep>,
+    /// The runs that make its record, oldest first: those that confirmed it (a verdict passed
+    /// them, or their agents claimed they finished) and those a verdict failed that replayed it.
+    #[serde(default)]
+    pub runs: Vec<WayRun>,
 }
 
 /// `get_ways`' answer.

@@ -90,6 +90,9 @@ impl Traces {
     fn count_checks(&mut self, trace: &Trace, remove: bool) {
         let mut per_kind = [Tally::default(); AnswerKind::ALL.len()];
         for (k, check) in trace.checks.iter().enumerate() {
+            if !check.counts() {
+                continue;
+            }
             per_kind[check.kind as usize].add(check.right);
             let at = (check.at, trace.trace_id.clone(), k);
             let line = (trace.app_version.clone(), check.kind);
@@ -228,6 +231,7 @@ mod tests {
             app_version: None,
             checks: vec![],
             ends_on: None,
+            verdict: None,
             created_at: format!("2026-01-01T00:00:{at:02}Z"),
             updated_at: format!("2026-01-01T00:00:{at:02}Z"),
         }

@@ -31,6 +31,7 @@ fn trace(app: &str, id: &str, rights: &[bool]) -> Trace {
             })
             .collect(),
         ends_on: None,
+        verdict: None,
         created_at: "2026-01-01T00:00:00Z".into(),
         updated_at: "2026-01-01T00:00:00Z".into(),
     }

@@ -478,6 +478,10 @@ pub struct Trace {
     /// said: a remembered finish is taken only on a screen that shows the same.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ends_on: Option<String>,
+    /// What someone other than its agent judged of it (a test's expectations, an evaluation's
+    /// judge, a person), when anyone did (`report_verdict`): it outranks the agent's word.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<crate::Verdict>,
     /// When its first step was reported (RFC 3339).
     pub created_at: String,
     /// When its last step was (RFC 3339).
@@ -485,14 +489,23 @@ pub struct Trace {
 }
 
 impl Trace {
-    /// A trace worth replaying: its agent said it finished the task (steps that failed on the
-    /// way are stumbles, not the way); from an agent that never says, every step succeeded.
+    /// A trace worth replaying: a verdict passed it, or, where nobody judged it, its agent said
+    /// it finished the task (steps that failed on the way are stumbles, not the way); from an
+    /// agent that never says, every step succeeded. A failed verdict outranks the agent's word.
     pub fn succeeded(&self) -> bool {
         let any = self.steps.iter().any(|s| s.success);
+        if let Some(verdict) = &self.verdict {
+            return verdict.passed && any;
+        }
         match self.finished {
             Some(finished) => finished && any,
             None => any && self.steps.iter().all(|s| s.success),
         }
+    }
+
+    /// A verdict passed it: its success is evidence, not its agent's claim.
+    pub fn judged_passed(&self) -> bool {
+        self.verdict.as_ref().is_some_and(|v| v.passed)
     }
 }
 

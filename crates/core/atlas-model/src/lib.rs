@@ -47,7 +47,7 @@ pub use versions::{
     AppDiff, AppVersion, DiffPage, DiffTransition, IntentChanges, IntentPathChange, PageChange,
     PageChanges, PageFace, TransitionChanges, VersionSource, Versioned, face_in, keep_face,
 };
-pub use way::{WayTrust, screen_content, way_key};
+pub use way::{RunOutcome, Verdict, WayRun, WayTrust, screen_content, screen_step, way_key};
 
 /// The current time in whole seconds since 1970 (UTC): what [`rfc3339_of_seconds`] writes out.
 pub fn unix_seconds_now() -> i64 {

@@ -77,6 +77,11 @@ pub struct Check {
     /// step (`right` holds), but the way is doubted from here until a run passes here again.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub parted: bool,
+    /// The answer was held back from the fast path, and the model, asked instead, did otherwise.
+    /// The graph did not act, so this is no check of its record either way (an app's record
+    /// grows only on answers that were taken or agreed with); a way's step it was parts there.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub declined: bool,
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -94,12 +99,19 @@ impl Check {
             way: String::new(),
             step: 0,
             parted: false,
+            declined: false,
         }
     }
 
     /// Whether the answer held: right, and where a way was replayed, arrived where it expected.
     pub fn held(&self) -> bool {
-        self.right && !self.parted
+        self.right && !self.parted && !self.declined
+    }
+
+    /// Whether the check counts in the app's record of trust ([`Tally`]): every check but a
+    /// held answer the model declined.
+    pub fn counts(&self) -> bool {
+        !self.declined
     }
 }
 

@@ -53,6 +53,78 @@ pub fn screen_content(widgets: &[Widget]) -> String {
     crate::ids::hex_digest(&all)
 }
 
+/// One step on one screen, exactly (16 hex digits): every widget as the screen showed it (texts,
+/// ids, bounds and states, clocks included) and the step as `step` names it. A deterministic app
+/// does the same again for the same step on the same screen, so a run that meets the same key
+/// twice is going round.
+pub fn screen_step(widgets: &[Widget], step: &str) -> String {
+    let screen = serde_json::to_string(widgets).unwrap_or_default();
+    crate::ids::hex_digest(&["step", &screen, step])
+}
+
+/// What someone other than a session's agent judged of it: passed or failed, why, and who.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Verdict {
+    /// The session did what it was for (the app's state showed it).
+    pub passed: bool,
+    /// Why, in the judge's words (a failed expectation, the screen it ended on).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub reason: String,
+    /// Who judged: a test runner, an evaluation's judge, a person.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub judge: String,
+    /// When, in milliseconds since 1970 (UTC).
+    pub at: i64,
+}
+
+/// How a run that went a remembered way ended, as the way's record counts it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RunOutcome {
+    /// A verdict passed it: it confirms the way, its finish included.
+    Passed,
+    /// Its agent said it finished, and nobody judged it: it confirms the way's steps, and its
+    /// finish once a second decision (a verdict, or a model asked there) agrees.
+    Claimed,
+    /// A verdict failed it: it confirms nothing, and doubts the way where it left it.
+    Failed,
+}
+
+/// A run in a remembered way's record: which session, how it ended, and who judged it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct WayRun {
+    /// The agent's session.
+    pub session_id: String,
+    /// How it ended.
+    pub outcome: RunOutcome,
+    /// The verdict, when someone judged it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<Verdict>,
+    /// The app's version it ran on, when its device said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub app_version: Option<String>,
+    /// When it was last heard of (RFC 3339).
+    pub at: String,
+}
+
+impl WayRun {
+    /// The run `trace` as a way's record lists it.
+    pub fn of(trace: &crate::Trace) -> WayRun {
+        let outcome = match &trace.verdict {
+            Some(v) if v.passed => RunOutcome::Passed,
+            Some(_) => RunOutcome::Failed,
+            None => RunOutcome::Claimed,
+        };
+        WayRun {
+            session_id: trace.session_id.clone(),
+            outcome,
+            verdict: trace.verdict.clone(),
+            app_version: trace.app_version.clone(),
+            at: trace.updated_at.clone(),
+        }
+    }
+}
+
 /// A remembered way's own record, as an answer that replays one shows it.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 pub struct WayTrust {
@@ -65,12 +137,21 @@ pub struct WayTrust {
     pub step: u32,
     /// Its steps.
     pub steps: u32,
-    /// Runs their agents said finished (`end_session`) that went the whole way, on any version
-    /// of the app: none, and the way is offered but never replayed.
+    /// Runs that went the whole way and passed — by a verdict, or where nobody judged them, by
+    /// their agents' word (`end_session`) — on any version of the app: none, and the way is
+    /// offered but never replayed. A run a verdict failed confirms nothing.
     pub confirmed: u64,
     /// Of those, runs of the asked task on the version asked about: the way's own record here.
     /// None means the way is lent (from the app's earlier version, or from a sibling task).
     pub confirmed_here: u64,
+    /// Of the confirming runs, those a verdict passed (`report_verdict`); the others only their
+    /// agents claimed finished.
+    #[serde(default)]
+    pub judged: u64,
+    /// A model, asked on a replay of the way where it ends, finished there too: a second
+    /// decision that the task is done there, besides the claim of the run that confirmed it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub finish_agreed: bool,
     /// Replayed steps of it that arrived where it expected (outside the runs that confirmed it,
     /// whose passes the confirmation counts).
     pub passed: u64,

@@ -43,7 +43,7 @@ pub use index::{
     Doc, DocKind, DocTexts, Hit, Prepared, Query, TextIndex, intent_key, normalize, page_key,
 };
 pub use map::{MAX_ROUTE_STEPS, MAX_ROUTES, MapRoute};
-pub use memory::{RememberedWay, remembered_ways};
+pub use memory::{RememberedWay, doubts_of_failed_run, remembered_ways};
 
 /// The grounding model: the ranker's model over [`FEATURES`].
 pub use atlas_rank::Model as GroundingModel;

@@ -19,8 +19,8 @@ use std::collections::HashMap;
 
 use atlas_graph::AppGraph;
 use atlas_model::{
-    Action, AnswerKind, Check, PRECISION_GOAL, Trace, TraceStep, WayTrust, recent_precision,
-    seconds_of_rfc3339, way_confidence, way_key,
+    Action, AnswerKind, Check, PRECISION_GOAL, Trace, TraceStep, WayRun, WayTrust,
+    recent_precision, seconds_of_rfc3339, way_confidence, way_key,
 };
 use atlas_text::{Template, says_irreversible, substitute};
 
@@ -198,6 +198,10 @@ struct Gathered<'a> {
     similarity: f64,
     confirmed: u64,
     confirmed_here: u64,
+    /// Of the confirmations, those a verdict passed.
+    judged: u64,
+    /// A model asked on a replay where the way ends finished there too.
+    finish_agreed: bool,
     /// When it was last confirmed (ms), and the screen that run ended on.
     last_confirmed: i64,
     ends_on: Option<String>,
@@ -206,6 +210,8 @@ struct Gathered<'a> {
     parted_at: Vec<i64>,
     /// The sessions that went the whole way.
     confirming: std::collections::HashSet<&'a str>,
+    /// The runs that confirmed it, and those a verdict failed that replayed it.
+    runs: Vec<WayRun>,
     /// Per step (its finish last): when a run last passed there, and when one last parted.
     last_pass: Vec<i64>,
     last_bad: Vec<i64>,
@@ -221,8 +227,8 @@ impl Gathered<'_> {
     }
 
     /// Counts a replay's check of one step; a confirming session's passes are counted with its
-    /// confirmation.
-    fn check(&mut self, check: &Check, confirming: bool) {
+    /// confirmation, and a session a verdict failed (`failed`) passes nothing.
+    fn check(&mut self, check: &Check, confirming: bool, failed: bool) {
         let Some(j) = usize::try_from(check.step)
             .ok()
             .filter(|j| *j < self.last_pass.len())
@@ -230,8 +236,12 @@ impl Gathered<'_> {
             return;
         };
         if check.held() {
+            if failed {
+                return;
+            }
             self.passed += u64::from(!confirming);
             self.last_pass[j] = self.last_pass[j].max(check.at);
+            self.finish_agreed |= j + 1 == self.last_pass.len();
         } else {
             self.parted_at.push(check.at);
             self.last_bad[j] = self.last_bad[j].max(check.at);
@@ -239,11 +249,16 @@ impl Gathered<'_> {
     }
 }
 
-/// When a session was last heard of, in milliseconds: its last step's or its last check's time,
-/// whichever is later (a run's end comes after every check it made).
+/// When a session was last heard of, in milliseconds: its last step's, its last check's or its
+/// verdict's time, whichever is latest (a run's end comes after every check it made).
 fn heard_at(trace: &Trace) -> i64 {
     let updated = seconds_of_rfc3339(&trace.updated_at).map_or(0, |s| s * 1000);
-    trace.checks.iter().map(|c| c.at).fold(updated, i64::max)
+    let judged = trace.verdict.as_ref().map_or(i64::MIN, |v| v.at);
+    trace
+        .checks
+        .iter()
+        .map(|c| c.at)
+        .fold(updated.max(judged), i64::max)
 }
 
 /// What the traces of `app` say to do on `current_page` for `intent` on `version`, given the
@@ -262,14 +277,17 @@ pub(crate) fn recall(
     best_way(&ways, app, intent, current_page, session, version)
 }
 
-/// A way remembered for a task, as `get_ways` lists it: its record (judged at its first step)
-/// and its steps.
+/// A way remembered for a task, as `get_ways` lists it: its record (judged at its first step),
+/// its steps, and the runs that make its record.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RememberedWay {
     /// Its record, at its first step.
     pub record: WayTrust,
     /// Its steps, without what its sessions did and undid.
     pub steps: Vec<TraceStep>,
+    /// The runs that confirmed it (judged or claimed) and those a verdict failed that replayed
+    /// it, oldest first.
+    pub runs: Vec<WayRun>,
 }
 
 /// The ways `app` remembers for `intent` (every task it remembers, when none), each its own
@@ -301,9 +319,12 @@ pub fn remembered_ways(
                 .steps
                 .first()
                 .is_some_and(|s| irreversible(&s.action.widget_text, &s.action.widget_id));
+            let mut runs = way.runs.clone();
+            runs.sort_by(|a, b| a.at.cmp(&b.at).then(a.session_id.cmp(&b.session_id)));
             listed.push(RememberedWay {
                 record: judge_step(record_of(way, 0, prior), first, breaker),
                 steps: way.steps.clone(),
+                runs,
             });
         }
     }
@@ -370,11 +391,14 @@ fn gather<'a>(
             similarity: *similarity,
             confirmed: 0,
             confirmed_here: 0,
+            judged: 0,
+            finish_agreed: false,
             last_confirmed: i64::MIN,
             ends_on: None,
             passed: 0,
             parted_at: Vec::new(),
             confirming: Default::default(),
+            runs: Vec::new(),
             last_pass: vec![i64::MIN; n],
             last_bad: vec![i64::MIN; n],
         });
@@ -388,12 +412,16 @@ fn gather<'a>(
                 .map(|(a, b)| (a.to_string(), b.to_string()))
                 .collect();
         }
-        // Only a run its agent said it finished confirms its way: a session nobody ended (an
-        // agent of seed 000's, or one still going on another phone) shows a way, vouches for none.
-        if trace.finished != Some(true) {
+        // Only a run that passed confirms its way: one a verdict passed, or where nobody judged
+        // it, one its agent said it finished (a claim: see `judge_step`). A session nobody ended
+        // (an agent of seed 000's, or one still going on another phone) shows a way, vouches for
+        // none; one a verdict failed is not among the memories at all.
+        if !(trace.judged_passed() || (trace.verdict.is_none() && trace.finished == Some(true))) {
             continue;
         }
         way.confirmed += 1;
+        way.judged += u64::from(trace.judged_passed());
+        way.runs.push(WayRun::of(trace));
         way.confirming.insert(trace.trace_id.as_str());
         way.confirmed_here += u64::from(exact && trace.app_version.as_deref() == version);
         if at >= way.last_confirmed {
@@ -407,16 +435,76 @@ fn gather<'a>(
     // What replays of these ways showed: checks made in sessions of the asked task (a run that
     // went the whole way has its passes counted as a confirmation already).
     for trace in app.traces().filter(|t| t.intent == intent) {
+        let failed = trace.verdict.as_ref().is_some_and(|v| !v.passed);
         for check in trace.checks.iter().filter(|c| !c.way.is_empty()) {
             if let Some(way) = ways.get_mut(&check.way)
                 && check.at > forgotten(&check.way)
             {
                 let confirming = way.confirming.contains(trace.trace_id.as_str());
-                way.check(check, confirming);
+                way.check(check, confirming, failed);
+                if failed && !way.runs.iter().any(|r| r.session_id == trace.session_id) {
+                    way.runs.push(WayRun::of(trace));
+                }
             }
         }
     }
     ways
+}
+
+/// What a failed verdict on `trace` says of the remembered ways it went (those a check of it
+/// held on): each is doubted from the step where the run left the steps of the runs that
+/// passed, or else at its finish — wrong checks made `at`, to keep with the run. A way the run
+/// only glanced at (the model declined it) is not the run's way, and is not doubted.
+pub fn doubts_of_failed_run(app: &AppGraph, trace: &Trace, at: i64) -> Vec<Check> {
+    let mut followed: Vec<&str> = trace
+        .checks
+        .iter()
+        .filter(|c| !c.way.is_empty() && c.held())
+        .map(|c| c.way.as_str())
+        .collect();
+    followed.sort_unstable();
+    followed.dedup();
+    if followed.is_empty() {
+        return Vec::new();
+    }
+    let session = Some(trace.session_id.as_str());
+    let ways = gather(app, &trace.intent, session, trace.app_version.as_deref());
+    let cleaned = clean(&trace.steps, &|s| taps_toggle(app, s));
+    let raw = done_steps(&trace.steps);
+    followed
+        .into_iter()
+        .filter_map(|key| {
+            let way = ways.get(key)?;
+            let map: Vec<(&str, &str)> = way
+                .map
+                .iter()
+                .map(|(a, b)| (a.as_str(), b.as_str()))
+                .collect();
+            let taken = if way.raw { &raw } else { &cleaned };
+            let left = taken
+                .iter()
+                .zip(&way.steps)
+                .take_while(|(mine, theirs)| same_as_way(mine, theirs, &map))
+                .count();
+            let (kind, page) = match way.steps.get(left) {
+                Some(step) => (AnswerKind::Memory, step.from_page.clone()),
+                None => (
+                    AnswerKind::Finish,
+                    way.steps
+                        .last()
+                        .map(|s| s.to_page.clone())
+                        .unwrap_or_default(),
+                ),
+            };
+            Some(Check {
+                way: key.to_string(),
+                step: left as u32,
+                parted: true,
+                at,
+                ..Check::now(kind, false, &page)
+            })
+        })
+        .collect()
 }
 
 /// Of the gathered `ways`, the one to go on with from `current_page` after the session's steps
@@ -506,6 +594,8 @@ fn record_of(way: &Gathered, step: u32, prior: f64) -> WayTrust {
         steps: way.steps.len() as u32,
         confirmed: way.confirmed,
         confirmed_here: way.confirmed_here,
+        judged: way.judged,
+        finish_agreed: way.finish_agreed,
         passed: way.passed,
         parted: way.parted_at.len() as u64,
         doubted_from: way.doubted_from(),
@@ -534,8 +624,15 @@ pub(crate) fn irreversible(widget_text: &str, widget_id: &str) -> bool {
 /// Whether the fast path may take the answer's step of its way (an `irreversible` one, with the
 /// app's breaker `tripped` or not), and why not.
 fn judge_step(mut record: WayTrust, irreversible: bool, tripped: bool) -> WayTrust {
+    let finish = record.step == record.steps;
     record.held = if record.confirmed == 0 {
-        Some("no run its agent said finished has gone this way".into())
+        Some("no run that passed has gone this way".into())
+    } else if finish && record.judged == 0 && !record.finish_agreed {
+        Some(
+            "that the task is done here is only its runs' agents' claim, which no verdict and \
+             no second model has confirmed: the model is asked"
+                .into(),
+        )
     } else if record.doubted_from.is_some_and(|d| d <= record.step) {
         Some(format!(
             "a replay parted from this way at step {} and no run has passed there since",

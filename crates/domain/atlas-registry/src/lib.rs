@@ -21,6 +21,7 @@ mod hit_test;
 mod in_process;
 mod input;
 mod knowledge;
+mod loops;
 mod navigation;
 mod plan;
 mod runs;

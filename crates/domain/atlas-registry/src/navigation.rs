@@ -65,6 +65,12 @@ fn seed_tools() -> Vec<Tool> {
                 crate::screen::end_session(c.atlas, r).await
             },
         ),
+        interface::<tools::ReportVerdict, _, _>(
+            ToolGroup::Navigation,
+            "上报会话的判定（由测试断言、评测裁判或人给出，而非智能体自己）：通过或失败及原因；判定优先于智能体的说法，失败的会话不会被当作任务记忆，其重放过的路径从偏离处起被怀疑。Report a session's verdict, as someone other than its agent judged it (a test's expectations, an evaluation's judge, a person): passed or failed, and why. It outranks the agent's word: a failed session confirms nothing, and each remembered way it replayed is doubted from where it left the passing runs' steps.",
+            true,
+            |c: ToolContext, r: ReportVerdictRequest| async move { c.atlas.report_verdict(r).await },
+        ),
         interface::<tools::AddPage, _, _>(
             ToolGroup::Navigation,
             "添加新发现的页面（重复添加会更新该页面）。Add (or update) a page.",

@@ -97,6 +97,9 @@ pub(crate) async fn observe_screen(
         Some(executed) if !carry.page_id.is_empty() => executed_step(&mut carry, executed, size)?,
         _ => None,
     };
+    if let Some(executed) = &req.executed {
+        crate::loops::remember(&mut carry, &executed.action, size);
+    }
     let readied = pending.as_ref().is_some_and(|p| p.focus);
     let page = page_for_screen(&atlas, &req.app_id, &widgets).await?;
     // The graph's last action did something when the screen is another page, or shows
@@ -167,7 +170,15 @@ pub(crate) async fn observe_screen(
         .trust
         .as_ref()
         .is_some_and(|t| trusted(t, answer.confidence, fast_path, req.replay, &widgets));
-    let sure = walking || (confident && trusted);
+    let looping = answer
+        .action
+        .as_ref()
+        .is_some_and(|a| crate::loops::repeats(&carry, &widgets, a, size));
+    if looping && let Some(way) = answer.trust.as_mut().and_then(|t| t.way.as_mut()) {
+        way.replay = false;
+        way.held = Some("the run took this step on this screen before: no loop".into());
+    }
+    let sure = !looping && (walking || (confident && trusted));
     if (confident || replays) && answer.action.is_some() && !walking {
         carry.offered = offered_of(&answer, size, &page, !sure);
     }

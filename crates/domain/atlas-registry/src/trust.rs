@@ -2,9 +2,10 @@
 //!
 //! An answer sure enough for the fast path ([`Offered`]) is checked on the next screen whether or
 //! not the agent took it: where the model was asked, its own choice on that screen is the check
-//! (the same widget tapped, the same text typed, Back for Back, a finish for a finish); where the
-//! graph's step was taken, the screen must have changed, and the step waits one screen more
-//! ([`Carry::unjudged`]) — a model that answers it with Back undid it. A step that changed the
+//! (the same widget tapped, the same text typed, Back for Back, a finish for a finish) — though a
+//! held answer the model went against only marks its way, since the graph never acted on it;
+//! where the graph's step was taken, the screen must show that it did something, and the step
+//! waits one screen more ([`Carry::unjudged`]) — a model that answers it with Back undid it. A step that changed the
 //! screen to another page than its way expected *parted* from the way: the way is doubted from
 //! there, but the step is not wrong unless it is undone. Every check of a remembered way's step
 //! names the way and the step, which makes the way's own record. No model call is spent on
@@ -59,12 +60,18 @@ pub(crate) fn judge(
         };
         let arrived = !after.page.is_empty()
             && (offered.expected_page.is_empty() || offered.expected_page == after.page);
-        // A step that changed nothing is wrong (unless it readied typing, or was to stay on its
-        // page: a choice the dump does not show); one that changed the screen but not to where
-        // its way expected parted from the way (the app may have changed under it), and is
-        // wrong only if what is done next undoes it.
+        // A step passes only where the screen shows that it did something: another screen, or
+        // this one showing a new state (a switch set, a row chosen), or a field readied for
+        // typing. One that changed nothing is wrong — unless its way expected it to stay on its
+        // page (a choice the dump may not show): then it proves nothing either way, and is no
+        // check at all. One that changed the screen but not to where its way expected parted
+        // from the way (the app may have changed under it), and is wrong only if what is done
+        // next undoes it.
+        let changed = after.readied || before != after.widgets;
         let stays = !offered.expected_page.is_empty() && offered.expected_page == offered.page;
-        let changed = after.readied || stays || before != after.widgets;
+        if !changed && stays {
+            return checks;
+        }
         let step = Check {
             parted: changed && !arrived,
             ..offered_check(offered, changed)
@@ -77,12 +84,14 @@ pub(crate) fn judge(
         return checks;
     }
     if let Some(right) = agrees(offered, done, before) {
-        // A held answer the model went against marks its way (parted), but was never the
-        // graph's to take: no wrong answer on the app's record.
-        let parted = !right && offered.held;
+        // A held answer the model went against was never the graph's to take: it marks its way
+        // (parted), and is no check of the app's record, right or wrong (`declined`). Only
+        // answers the model agreed with close a breaker or lift a doubt.
+        let declined = !right && offered.held;
         checks.push(Check {
-            parted,
-            ..offered_check(offered, right || parted)
+            parted: declined,
+            declined,
+            ..offered_check(offered, right)
         });
     }
     checks

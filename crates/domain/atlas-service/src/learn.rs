@@ -266,7 +266,7 @@ impl ReportedStep {
 }
 
 /// The id of the remembered trace of one session for one intent.
-fn trace_id(app_id: &str, session: &str, intent: &str) -> String {
+pub(crate) fn trace_id(app_id: &str, session: &str, intent: &str) -> String {
     intent_id(app_id, &format!("trace\u{1f}{session}\u{1f}{intent}"))
 }
 

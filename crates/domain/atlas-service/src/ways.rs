@@ -1,16 +1,19 @@
 //! Remembered ways: `get_ways` (what task memory would replay for an app, each way with its
-//! own record) and `forget_way`. Forgetting writes the way's key and the time into the app's
+//! own record), `report_verdict` (what someone other than the agent judged of a session, which
+//! decides what the session confirms) and `forget_way`. Forgetting writes the way's key and the time into the app's
 //! record rather than deleting sessions: the sessions stay true history (the viewer, `trust`,
 //! other ways that share them), only what they said of this way before then stops counting,
 //! and the mark travels with the app through the journal, `migrate` and a replica.
 
+pub use atlas_api::learning::{DoubtedWay, ReportVerdictRequest, ReportVerdictResponse};
 pub use atlas_api::ways::{
     ForgetWayRequest, ForgetWayResponse, GetWaysRequest, GetWaysResponse, RememberedWay, WayStep,
 };
-use atlas_model::{AtlasError, Result, TraceStep, validate_text};
+use atlas_model::{AtlasError, Result, TraceStep, Verdict, validate_text};
 use atlas_store::Record;
 
 use crate::Atlas;
+use crate::learn::trace_id;
 use crate::versions::version_named;
 
 fn step_of(step: &TraceStep) -> WayStep {
@@ -44,6 +47,7 @@ impl Atlas {
                     .map(|w| RememberedWay {
                         record: w.record,
                         steps: w.steps.iter().map(step_of).collect(),
+                        runs: w.runs,
                     })
                     .collect();
             Ok(GetWaysResponse {
@@ -51,6 +55,69 @@ impl Atlas {
                 ways,
             })
         })
+    }
+
+    /// `report_verdict`: the session's verdict kept with it (a second verdict replaces the
+    /// first); a failed one also keeps, with the session, a wrong check of each remembered way
+    /// it replayed, from the step where it left the passing runs' steps (else at the way's
+    /// finish) — once, however often it is said again. A session with no steps reported is not
+    /// found among the remembered ones: nothing is written, and `updated` says so.
+    pub async fn report_verdict(&self, req: ReportVerdictRequest) -> Result<ReportVerdictResponse> {
+        validate_text("app_id", &req.app_id, true)?;
+        validate_text("session_id", &req.session_id, true)?;
+        validate_text("intent", &req.intent, true)?;
+        for (field, text) in [("reason", &req.reason), ("judge", &req.judge)] {
+            if let Some(text) = text {
+                validate_text(field, text, false)?;
+            }
+        }
+        let id = trace_id(&req.app_id, &req.session_id, &req.intent);
+        self.commit_with(|state| {
+            let app = state
+                .graph
+                .app(&req.app_id)
+                .ok_or_else(|| no_app(&req.app_id))?;
+            let Some(trace) = app.trace(&id) else {
+                let response = ReportVerdictResponse {
+                    success: true,
+                    updated: false,
+                    steps: 0,
+                    doubted: Vec::new(),
+                };
+                return Ok((vec![], response));
+            };
+            let at = atlas_model::now_ms();
+            let already_failed = trace.verdict.as_ref().is_some_and(|v| !v.passed);
+            let doubts = if req.passed || already_failed {
+                Vec::new()
+            } else {
+                atlas_navigate::doubts_of_failed_run(app, trace, at)
+            };
+            let mut trace = trace.clone();
+            trace.verdict = Some(Verdict {
+                passed: req.passed,
+                reason: req.reason.as_deref().unwrap_or_default().trim().to_string(),
+                judge: req.judge.as_deref().unwrap_or_default().trim().to_string(),
+                at,
+            });
+            let doubted = doubts
+                .iter()
+                .map(|c| DoubtedWay {
+                    way: c.way.clone(),
+                    step: c.step,
+                })
+                .collect();
+            trace.checks.extend(doubts);
+            trace.updated_at = atlas_model::now_rfc3339();
+            let response = ReportVerdictResponse {
+                success: true,
+                updated: true,
+                steps: trace.steps.len(),
+                doubted,
+            };
+            Ok((vec![Record::Trace(trace)], response))
+        })
+        .await
     }
 
     /// `forget_way`: the way's sessions and checks so far no longer count for it; the next

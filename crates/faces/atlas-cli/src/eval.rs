@@ -102,6 +102,11 @@ pub(crate) enum EvalCommand {
         reruns: Option<u16>,
         #[command(flatten)]
         mistakes: MistakeArgs,
+        /// Send no verdicts: the graph has only the agents' word for how each run went (by
+        /// default each run with the graph is judged, as a test runner judges a test, and its
+        /// verdict sent with `report_verdict`).
+        #[arg(long)]
+        no_verdicts: bool,
         /// Against this running server instead of a fresh one on a temporary folder.
         #[arg(long)]
         url: Option<String>,
@@ -218,6 +223,7 @@ pub(crate) async fn run(what: EvalCommand) -> Result<ExitCode> {
             update,
             reruns,
             mistakes,
+            no_verdicts,
             url,
             token,
             plan,
@@ -242,6 +248,7 @@ pub(crate) async fn run(what: EvalCommand) -> Result<ExitCode> {
                 update,
                 reruns: reruns.map(usize::from),
                 mistakes: mistakes.mistakes(),
+                verdicts: !no_verdicts,
             };
             eval_agent(dir, apps, json, target, options, leave_one_app_out).await
         }

@@ -330,6 +330,7 @@ pub fn run_task(
     run.app = app_name.to_string();
     run.condition = condition.to_string();
     run.succeeded = succeeded;
+    run.session = report.session.clone();
     Ok(run)
 }
 
@@ -407,6 +408,7 @@ fn judge_run(
         run: 0,
         fast,
         model_steps,
+        session: None,
     }
 }
 
@@ -842,6 +844,31 @@ pub struct AgentOptions {
     pub reruns: Option<usize>,
     /// The model errs on a share of its steps (`--mistakes P --seed S`), in every condition.
     pub mistakes: Option<Mistakes>,
+    /// Each run with the graph is judged as a test runner judges a test, and its verdict sent
+    /// (`report_verdict`): true unless `--no-verdicts`, which leaves the graph the agents' word.
+    pub verdicts: bool,
+}
+
+/// Who the evaluation's verdicts say judged.
+pub const JUDGE: &str = "atlas eval agent";
+
+/// Sends the judge's verdict on a run with the graph, as a test runner would: passed when it
+/// finished on the task's last screen.
+fn send_verdict(caller: &dyn ToolCaller, run: &TaskRun, truth: &GroundTruth) -> anyhow::Result<()> {
+    let Some(session) = &run.session else {
+        return Ok(());
+    };
+    let reason = if run.succeeded {
+        "finished on the task's last screen".to_string()
+    } else {
+        format!(
+            "ended ({:?}) on a screen that is not the task's last",
+            run.ending
+        )
+    };
+    let verdict = session.verdict(&truth.instruction, run.succeeded, &reason, JUDGE);
+    atlas_client::GraphClient::new(caller).report_verdict(&verdict)?;
+    Ok(())
 }
 
 /// One app's runs under every condition, and the tasks left out; `progress` counts each run.
@@ -854,11 +881,10 @@ pub fn evaluate_app(
     progress: &dyn Progress,
 ) -> anyhow::Result<(Vec<TaskRun>, Vec<String>)> {
     let AgentOptions {
-        fast_path,
-        ref planning,
         update: update_seed,
         reruns,
         mistakes,
+        ..
     } = *options;
     let mut runs = Vec::new();
     let dir = root.join("user_tasks").join(&app.name);
@@ -910,15 +936,7 @@ pub fn evaluate_app(
             };
             for truth in tasks {
                 runs.push(fleet_run(
-                    caller,
-                    &graph,
-                    original,
-                    app,
-                    truth,
-                    condition,
-                    pass,
-                    fast_path,
-                    (planning, mistakes),
+                    caller, &graph, original, app, truth, condition, pass, options,
                 )?);
                 progress.advance(1);
             }
@@ -958,15 +976,7 @@ pub fn evaluate_app(
             };
             for truth in &truths {
                 let mut run = fleet_run(
-                    caller,
-                    &graph,
-                    updated,
-                    app,
-                    truth,
-                    condition,
-                    pass,
-                    fast_path,
-                    (planning, mistakes),
+                    caller, &graph, updated, app, truth, condition, pass, options,
                 )?;
                 run.update = Some(update.changes.clone());
                 runs.push(run);
@@ -986,8 +996,7 @@ pub fn evaluate_app(
             (original, &app.name),
             truth,
             half,
-            fast_path,
-            (planning, mistakes),
+            options,
         )?);
         progress.advance(1);
     }
@@ -1001,12 +1010,16 @@ fn fleet_condition_run(
     (app, app_name): ((&RecordedApp, Option<&Arc<Update>>), &str),
     truth: &GroundTruth,
     half: &str,
-    fast_path: f64,
-    model: (&Planning, Option<Mistakes>),
+    options: &AgentOptions,
 ) -> anyhow::Result<TaskRun> {
     let session = format!("fleet-{}", truth.name);
-    let link = GraphLink::new(caller, Some(fleet.to_string()), fast_path, &session);
-    run_task(app, app_name, truth, half, Some(link), model)
+    let link = GraphLink::new(caller, Some(fleet.to_string()), options.fast_path, &session);
+    let model = (&options.planning, options.mistakes);
+    let run = run_task(app, app_name, truth, half, Some(link), model)?;
+    if options.verdicts {
+        send_verdict(caller, &run, truth)?;
+    }
+    Ok(run)
 }
 
 /// The app's next release, seeded: its changes land on the steps the tasks take.
@@ -1041,32 +1054,37 @@ fn fleet_run(
     truth: &GroundTruth,
     condition: &str,
     pass: usize,
-    fast_path: f64,
-    (planning, mistakes): (&Planning, Option<Mistakes>),
+    options: &AgentOptions,
 ) -> anyhow::Result<TaskRun> {
     let updated = if app.1.is_some() { "u" } else { "" };
     let session = format!("{updated}{pass}-{}", truth.name);
-    let link = GraphLink::new(caller, Some(graph.to_string()), fast_path, &session);
+    let link = GraphLink::new(caller, Some(graph.to_string()), options.fast_path, &session);
     let mut run = run_task(
         app,
         &named.name,
         truth,
         condition,
         Some(link),
-        (planning, mistakes),
+        (&options.planning, options.mistakes),
     )?;
     run.run = pass;
+    if options.verdicts {
+        send_verdict(caller, &run, truth)?;
+    }
     if pass == 0 && !run.succeeded {
         let session = format!("{updated}{pass}-learn-{}", truth.name);
         let link = GraphLink::new(caller, Some(graph.to_string()), f64::INFINITY, &session);
-        run_task(
+        let learning = run_task(
             app,
             &named.name,
             truth,
             "learning",
             Some(link),
-            (&Planning::Off, mistakes),
+            (&Planning::Off, options.mistakes),
         )?;
+        if options.verdicts {
+            send_verdict(caller, &learning, truth)?;
+        }
     }
     Ok(run)
 }

@@ -90,6 +90,9 @@ pub struct TaskRun {
     /// graph's unjudged steps on the same task are compared with.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model_steps: Option<ModelSteps>,
+    /// The session the graph knows the run by, for the judge's verdict.
+    #[serde(skip)]
+    pub session: Option<atlas_agent::report::GraphSession>,
 }
 
 /// What the graph offered the agent on one ground-truth step.

@@ -260,6 +260,7 @@ fn a_fleet_of_sessions_is_written_in_files_under_the_folders_limit_and_read_back
             app_version: None,
             checks: vec![],
             ends_on: None,
+            verdict: None,
             created_at: "2026-11-26T00:00:00Z".into(),
             updated_at: "2026-11-26T00:00:00Z".into(),
         })

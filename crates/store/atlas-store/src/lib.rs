@@ -95,6 +95,7 @@ impl Stepped {
             app_version: self.app_version.clone(),
             checks: vec![],
             ends_on: None,
+            verdict: None,
             created_at: self.at.clone(),
             updated_at: self.at.clone(),
         }

@@ -1,0 +1,111 @@
+//! No loop on the fast path: the steps a run took, each with the exact screen it was taken on
+//! ([`atlas_model::screen_step`]), travel in its [`Carry`]; the graph never takes a step again on
+//! a screen where the run took it before. On a deterministic app the same step on the same screen
+//! does the same again, so a second time is no progress — a radio button tapped sixteen times,
+//! each "passing", until the step budget ran out. The model gets the screen instead.
+//!
+//! A step on a screen that shows something new (a counter one higher, a row added) is another
+//! step: "+" tapped twice is no loop.
+
+use atlas_action::Action;
+use atlas_model::{Point, Widget};
+
+use crate::hit_test::widget_at;
+use atlas_api::screen::Carry;
+
+/// The most steps a carry remembers: far more than any run's step budget, so a client that
+/// never ends a run cannot grow its carry without end.
+const MOST_REMEMBERED: usize = 500;
+
+/// The key of `action` on the screen of `widgets` (`size` in pixels): a tap or long press by the
+/// widget it hits (anywhere on the same widget is the same step), typing by its text, the rest by
+/// what they are.
+pub(crate) fn step_key(widgets: &[Widget], action: &Action, size: (u32, u32)) -> String {
+    let hit = |element: &[u16; 2]| {
+        Point::from_relative(element[0].into(), element[1].into(), size.0, size.1)
+            .and_then(|p| widget_at(widgets, (p.x.into(), p.y.into())))
+            .and_then(|w| widgets.iter().position(|x| std::ptr::eq(x, w)))
+            .map_or_else(|| format!("{element:?}"), |i| format!("widget {i}"))
+    };
+    let step = match action {
+        Action::Tap { element, .. } => format!("tap {}", hit(element)),
+        Action::LongPress { element } => format!("long press {}", hit(element)),
+        Action::DoubleTap { element } => format!("double tap {}", hit(element)),
+        other => serde_json::to_string(other).unwrap_or_default(),
+    };
+    atlas_model::screen_step(widgets, &step)
+}
+
+/// Notes that the run took `action` on the carried screen.
+pub(crate) fn remember(carry: &mut Carry, action: &Action, size: (u32, u32)) {
+    let key = step_key(&carry.widgets, action, size);
+    if carry.steps_taken.len() >= MOST_REMEMBERED {
+        carry.steps_taken.remove(0);
+    }
+    carry.steps_taken.push(key);
+}
+
+/// Whether the run took `action` on a screen exactly like `widgets` before.
+pub(crate) fn repeats(
+    carry: &Carry,
+    widgets: &[Widget],
+    action: &Action,
+    size: (u32, u32),
+) -> bool {
+    let key = step_key(widgets, action, size);
+    carry.steps_taken.iter().any(|k| *k == key)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn widget(text: &str, bounds: &str, checked: Option<bool>) -> Widget {
+        Widget {
+            text: text.into(),
+            bounds: bounds.into(),
+            checked,
+            ..Widget::default()
+        }
+    }
+
+    fn tap(x: u16, y: u16) -> Action {
+        Action::Tap {
+            element: [x, y],
+            message: None,
+        }
+    }
+
+    #[test]
+    fn the_same_step_on_the_same_screen_repeats_and_a_new_state_does_not() {
+        let size = (1000, 1000);
+        let screen = vec![
+            widget("First name", "[0,0][1000,100]", Some(false)),
+            widget("Last name", "[0,100][1000,200]", Some(false)),
+        ];
+        let mut carry = Carry {
+            widgets: screen.clone(),
+            ..Carry::default()
+        };
+        remember(&mut carry, &tap(500, 50), size);
+        // Anywhere on the same widget is the same step.
+        assert!(repeats(&carry, &screen, &tap(100, 20), size));
+        assert!(!repeats(&carry, &screen, &tap(500, 150), size));
+        assert!(!repeats(&carry, &screen, &Action::Back, size));
+        // The screen shows the choice now: the same tap there is another step.
+        let chosen = vec![
+            widget("First name", "[0,0][1000,100]", Some(true)),
+            widget("Last name", "[0,100][1000,200]", Some(false)),
+        ];
+        assert!(!repeats(&carry, &chosen, &tap(500, 50), size));
+    }
+
+    #[test]
+    fn a_carry_remembers_a_bounded_number_of_steps() {
+        let mut carry = Carry::default();
+        for i in 0..(MOST_REMEMBERED + 20) {
+            remember(&mut carry, &tap((i % 1000) as u16, 0), (1000, 1000));
+        }
+        assert_eq!(carry.steps_taken.len(), MOST_REMEMBERED);
+    }
+}
