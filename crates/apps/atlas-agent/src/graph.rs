@@ -24,8 +24,9 @@ pub struct GraphLink<'a> {
     client: GraphClient<'a>,
     /// The app the graph knows the phone's app by; the current app's package when `None`.
     app_id: Option<String>,
-    /// Take the graph's action without the model where its confidence, and the lower bound of
-    /// the app's record of trust in that kind of answer, reach this.
+    /// Take the graph's action without the model where Atlas says it is sure at this target
+    /// (`observe_screen`'s `sure`: a remembered way's step its record lets replay, or an answer
+    /// whose confidence, shrunk toward the app's own record of its kind, reaches it).
     pub fast_path: f64,
     /// The app's version the device reports, when it does: trust is kept per version.
     pub app_version: Option<String>,
@@ -55,9 +56,8 @@ pub struct Suggestion {
     pub action: Option<(Action, Option<Point>)>,
     /// The graph's calibrated confidence in it.
     pub confidence: f64,
-    /// The graph is sure enough to act without the model: its confidence and the app's record
-    /// of trust in this kind of answer both reach the fast path (or the step is a planned
-    /// route's).
+    /// The graph is sure enough to act without the model (`observe_screen`'s `sure`: see
+    /// [`GraphLink::fast_path`]), or the step is a planned route's.
     pub sure: bool,
     /// The app's record of trust in this kind of answer, as the graph showed it.
     pub trust: Option<atlas_model::Trust>,

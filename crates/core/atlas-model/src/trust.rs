@@ -3,9 +3,12 @@
 //!
 //! Every answer the graph gives an agent is a prediction that the next screen checks (the model's
 //! own choice there, or where the graph's step led). A [`Check`] is one such comparison; an app's
-//! checks of one kind of answer, on one version, make a [`Tally`]; and [`Tally::bound`] is a
-//! lower confidence bound of the precision those checks show. The fast path acts on a kind of
-//! answer only where that bound reaches its target.
+//! checks of one kind of answer, on one version, make a [`Tally`]. What gates the fast path is
+//! read off them: a remembered way's step goes by the way's own record ([`way_confidence`], with
+//! the app's recent precision as its prior), any other answer by its confidence shrunk toward the
+//! app's record ([`shrunk_confidence`]); and the breaker over the latest checks ([`Tally::trips`])
+//! stops either. [`Tally::bound`], a lower confidence bound of the precision, is shown with every
+//! answer for people to read; it gates nothing.
 //!
 //! Key design decision: **the evidence is the app's own.** A calibrated confidence is fitted on
 //! other apps, and on an app unlike them it is wrong in ways no pooled figure shows (seven
@@ -277,8 +280,9 @@ pub struct Trust {
     pub checked: u64,
     /// Of those, answers what happened next disagreed with.
     pub wrong: u64,
-    /// The lower confidence bound of their precision ([`Tally::bound`]), three decimals: the
-    /// fast path takes this kind of answer here only when it reaches its target.
+    /// The lower confidence bound of their precision ([`Tally::bound`]), three decimals, for
+    /// people to read: what gates the fast path is the way's record or the shrunk confidence,
+    /// the doubt and the breaker (see the module's documentation).
     pub bound: f64,
     /// The last check of this kind of answer on this page was wrong: whatever the record, the
     /// graph does not act here until a check is right again (what changed loses its trust, not

@@ -269,7 +269,8 @@ async fn report_step(
 
 /// Whether the fast path may take an answer of `confidence` with this trust, on a screen of
 /// `widgets`. A step of a remembered way goes by the way's own record (its `replay`), and its
-/// finish only on a screen that shows what the way's last run ended on. Any other answer needs
+/// finish only on a screen that shows what the way's last run ended on (a way whose run said
+/// nothing of its last screen finishes only where the model says so). Any other answer needs
 /// its confidence, shrunk toward this app's own record of its kind, to reach the fast path, the
 /// app's breaker for its kind closed, its page not doubted, and an action that can be undone.
 fn trusted(
@@ -284,7 +285,7 @@ fn trusted(
             || way
                 .ends_on
                 .as_ref()
-                .is_none_or(|shown| *shown == atlas_model::screen_content(widgets));
+                .is_some_and(|shown| *shown == atlas_model::screen_content(widgets));
         return replay && way.replay && ends_here;
     }
     let own = atlas_model::Tally {

@@ -184,8 +184,16 @@ async fn a_way_is_replayed_once_confirmed_doubted_where_it_parted_and_kept_acros
     let (first, second) = asked_run(&atlas, "run1", [870, 41]).await;
     assert_eq!(first["sure"], true, "{first}");
     assert_eq!(verdicts(&second), [("memory", true)], "{second}");
-    // Its finish is taken on a screen that shows what the way ended on.
+    // That the task is done there is only the teaching run's agent's claim: the model is asked
+    // once more whether to finish.
     assert_eq!(second["trust"]["kind"], "finish", "{second}");
+    assert_eq!(second["sure"], false, "{second}");
+    let held = second["trust"]["way"]["held"].as_str().unwrap();
+    assert!(held.contains("claim"), "{second}");
+    // It agreed (it finished there too): its finish is taken on a screen that shows what the
+    // way ended on.
+    let (_, second) = asked_run(&atlas, "run2", [870, 41]).await;
+    assert_eq!(second["trust"]["way"]["finish_agreed"], true, "{second}");
     assert_eq!(second["sure"], true, "{second}");
 
     // A run whose model taps the row instead: the way parted at its first step, and is doubted
@@ -494,8 +502,8 @@ async fn the_record_of_checks_is_kept_across_a_restart(store: TestStore) {
         .unwrap();
     // Three right memory checks, then a wrong one (the row tapped: the way parted there, and is
     // doubted from there; the tap held back where the model finished marks the way, and is no
-    // wrong answer).
-    assert_eq!(before["trust"]["checked"], 5, "{before}");
+    // check of the app's record either way).
+    assert_eq!(before["trust"]["checked"], 4, "{before}");
     assert_eq!(before["trust"]["wrong"], 1, "{before}");
     assert_eq!(before["trust"]["way"]["doubted_from"], 0, "{before}");
     drop(atlas);
@@ -594,4 +602,211 @@ async fn a_forgotten_way_is_not_replayed_until_a_run_confirms_it_again(store: Te
     assert_eq!(relearned["basis"], "memory", "{relearned}");
     assert_eq!(relearned["trust"]["way"]["replay"], true, "{relearned}");
     assert_eq!(relearned["trust"]["way"]["confirmed"], 1, "{relearned}");
+}
+
+/// The settings screen with its switch in a state the dump shows.
+fn switch(on: bool) -> Vec<Value> {
+    let mut widgets = settings();
+    widgets[1]["checked"] = json!(on);
+    widgets
+}
+
+fn dark_mode(widgets: Vec<Value>, session: &str, executed: Value, carry: &Value) -> Value {
+    let mut body = screen(widgets, session, executed, carry);
+    body["task"] = json!("turn on dark mode");
+    body
+}
+
+async fn verdict(atlas: &Arc<Atlas>, session: &str, intent: &str, passed: bool) -> Value {
+    call(
+        atlas,
+        "report_verdict",
+        json!({"app_id": "notes", "session_id": session, "intent": intent, "passed": passed,
+            "reason": "the test's expectations", "judge": "a test"}),
+    )
+    .await
+    .unwrap()
+}
+
+/// A way's step that stays on its page (a switch) passes only where the screen shows the new
+/// state; one that shows nothing proves nothing, and is never taken twice on the same screen —
+/// the loop that once tapped one radio button sixteen times, each "passing".
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_step_that_shows_nothing_is_no_pass_and_is_not_taken_again_on_the_same_screen() {
+    let store = TestStore::folder();
+    let atlas = store.open_atlas();
+    let tap_switch = json!({"action": {"_metadata": "do", "action": "Tap", "element": [500, 166]}});
+    let finish = json!({"action": {"_metadata": "finish", "message": "done"}});
+    // A run the model drives: the switch, then finish; a verdict passes it.
+    let first = observe(
+        &atlas,
+        dark_mode(switch(false), "teach", Value::Null, &Value::Null),
+    )
+    .await
+    .unwrap();
+    let on = observe(
+        &atlas,
+        dark_mode(switch(true), "teach", tap_switch.clone(), &first["carry"]),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        on["page_id"], first["page_id"],
+        "the switch stays on its page: {on}"
+    );
+    call(
+        &atlas,
+        "end_session",
+        json!({"app_id": "notes", "session_id": "teach", "intent": "turn on dark mode",
+            "finished": true, "carry": on["carry"], "executed": finish}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        verdict(&atlas, "teach", "turn on dark mode", true).await["updated"],
+        true
+    );
+
+    // The next run replays the tap; the app no longer shows the switch's state change.
+    let start = observe(
+        &atlas,
+        dark_mode(switch(false), "replay", Value::Null, &Value::Null),
+    )
+    .await
+    .unwrap();
+    assert_eq!(start["sure"], true, "{start}");
+    let by_graph = json!({"action": start["action"], "by_graph": true});
+    let same = observe(
+        &atlas,
+        dark_mode(switch(false), "replay", by_graph.clone(), &start["carry"]),
+    )
+    .await
+    .unwrap();
+    // No pass, no wrong answer either (the dump may not show a choice): no check at all.
+    assert!(same.get("checked").is_none(), "{same}");
+    assert_eq!(same["reported"]["success"], false, "{same}");
+    // The same tap on the same screen again would be a loop: the model gets the screen.
+    assert_eq!(same["action"], start["action"], "{same}");
+    assert_eq!(same["sure"], false, "{same}");
+    let held = same["trust"]["way"]["held"].as_str().unwrap();
+    assert!(held.contains("no loop"), "{same}");
+    assert_eq!(same["trust"]["way"]["replay"], false, "{same}");
+
+    // Where the screen shows the new state, the tap passed: the finish comes next, sure (a
+    // verdict passed the run that ended there).
+    let start = observe(
+        &atlas,
+        dark_mode(switch(false), "replay2", Value::Null, &Value::Null),
+    )
+    .await
+    .unwrap();
+    let by_graph = json!({"action": start["action"], "by_graph": true});
+    let done = observe(
+        &atlas,
+        dark_mode(switch(true), "replay2", by_graph, &start["carry"]),
+    )
+    .await
+    .unwrap();
+    assert!(
+        done.get("checked").is_none(),
+        "the step waits for what is done next: {done}"
+    );
+    assert_eq!(done["carry"]["unjudged"]["right"], true, "{done}");
+    assert_eq!(done["trust"]["kind"], "finish", "{done}");
+    assert_eq!(done["sure"], true, "{done}");
+}
+
+/// A verdict outranks the agent's word: a run it failed confirms nothing, and the way it
+/// replayed is doubted from where the run left the passing runs' steps — here, at its finish;
+/// `get_ways` lists which runs were judged, and how.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_verdict_confirms_nothing_and_doubts_the_way_it_replayed() {
+    let store = TestStore::folder();
+    let atlas = store.open_atlas();
+    asked_run(&atlas, "teach", [870, 41]).await;
+    let judged = verdict(&atlas, "teach", "open the settings", true).await;
+    assert_eq!(judged["updated"], true, "{judged}");
+    assert!(judged.get("doubted").is_none(), "{judged}");
+
+    // The graph replays the way, its finish too (a verdict passed the run it learnt it from):
+    // the agent says it finished, but the test fails.
+    let first = observe(&atlas, screen(list(), "r1", Value::Null, &Value::Null))
+        .await
+        .unwrap();
+    assert_eq!(first["sure"], true, "{first}");
+    let by_graph = json!({"action": first["action"], "by_graph": true});
+    let second = observe(&atlas, screen(settings(), "r1", by_graph, &first["carry"]))
+        .await
+        .unwrap();
+    assert_eq!(second["trust"]["kind"], "finish", "{second}");
+    assert_eq!(second["sure"], true, "{second}");
+    let finish = json!({"action": second["action"], "by_graph": true});
+    end(&atlas, "r1", &second["carry"], finish).await;
+    let failed = verdict(&atlas, "r1", "open the settings", false).await;
+    let way = first["trust"]["way"]["way"].clone();
+    assert_eq!(
+        failed["doubted"],
+        json!([{"way": way, "step": 1}]),
+        "{failed}"
+    );
+    // Said again, it doubts nothing more.
+    let again = verdict(&atlas, "r1", "open the settings", false).await;
+    assert!(again.get("doubted").is_none(), "{again}");
+
+    // The way's first step still replays (the run went it as the passing run did); its finish
+    // is held, and the failed run confirmed nothing.
+    let next = observe(&atlas, screen(list(), "r2", Value::Null, &Value::Null))
+        .await
+        .unwrap();
+    assert_eq!(next["sure"], true, "{next}");
+    assert_eq!(next["trust"]["way"]["confirmed"], 1, "{next}");
+    assert_eq!(next["trust"]["way"]["judged"], 1, "{next}");
+    let by_graph = json!({"action": next["action"], "by_graph": true});
+    let at_end = observe(&atlas, screen(settings(), "r2", by_graph, &next["carry"]))
+        .await
+        .unwrap();
+    assert_eq!(at_end["trust"]["kind"], "finish", "{at_end}");
+    assert_eq!(at_end["trust"]["way"]["doubted_from"], 1, "{at_end}");
+    assert_eq!(at_end["sure"], false, "{at_end}");
+
+    let listed = call(&atlas, "get_ways", json!({"app_id": "notes"}))
+        .await
+        .unwrap();
+    let runs: Vec<(&str, &str)> = listed["ways"][0]["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["session_id"].as_str().unwrap(),
+                r["outcome"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(runs, [("teach", "passed"), ("r1", "failed")], "{listed}");
+    assert_eq!(
+        listed["ways"][0]["runs"][0]["verdict"]["judge"], "a test",
+        "{listed}"
+    );
+
+    // A session with no steps is not found among the remembered ones: nothing is written. An
+    // unknown app is not found; a verdict without its outcome is refused.
+    let none = verdict(&atlas, "never-ran", "open the settings", false).await;
+    assert_eq!(none["updated"], false, "{none}");
+    let unknown = call(
+        &atlas,
+        "report_verdict",
+        json!({"app_id": "nope", "session_id": "r1", "intent": "x", "passed": true}),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(unknown.code().as_str(), "NOT_FOUND", "{unknown}");
+    let bare = call(
+        &atlas,
+        "report_verdict",
+        json!({"app_id": "notes", "session_id": "r1", "intent": "open the settings"}),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(bare.code().as_str(), "INVALID_PARAMETER", "{bare}");
 }

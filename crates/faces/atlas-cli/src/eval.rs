@@ -83,8 +83,9 @@ pub(crate) enum EvalCommand {
         /// Write every run as JSON.
         #[arg(long)]
         json: Option<PathBuf>,
-        /// The fast path's target: the agent skips the model where the graph's confidence, and
-        /// the lower bound of the app's record of trust in that kind of answer, reach it.
+        /// The fast path's target: the agent skips the model where the graph is sure (a step of
+        /// a remembered way its own record lets replay, or an answer whose confidence, shrunk
+        /// toward the app's own record of its kind, reaches this; see docs/navigation.md#trust).
         #[arg(long, default_value_t = 0.95)]
         fast_path: f64,
         /// Each app's tasks run against a server whose grounding model was fitted on the

@@ -34,7 +34,7 @@ use atlas_agent::graph::GraphLink;
 use atlas_agent::phone::{AgentConfig, Chooser, Ending, PhoneAgent, RunReport, Unattended};
 use atlas_guard::Guard;
 
-use crate::mistakes::{Mistake, Mistakes, wrong_action};
+use crate::mistakes::{Mistake, Mistakes, Then, wrong_action};
 use crate::task_run::{
     AFTER_UPDATE, AFTER_UPDATE_REPEAT, FLEET_FIRST_HALF, FLEET_SECOND_HALF, GraphAnswer,
     MODEL_ONLY, MODEL_ONLY_UPDATED, NEW_APP, NEW_TASK, Offer, REPEAT, REPEAT_LATER, REPEAT_PASSES,
@@ -116,7 +116,7 @@ pub fn ideal_action(
         tapped,
         calls,
         erred,
-        undo,
+        then,
     } = *progress;
     let (w, h) = screen.size;
     let centre = |b: &[[i64; 2]; 2]| {
@@ -130,30 +130,59 @@ pub fn ideal_action(
         _ => None,
     };
     progress.calls = calls + 1;
-    progress.undo = None;
-    // A switch flipped by mistake on this step's screen is flipped back first.
-    if let (Some(_), Some(b)) = (undo.filter(|i| here == Some(*i)), right_tap) {
-        return wrong_action(Mistake::Toggle, screen.views, &b, screen.size).0;
+    progress.then = None;
+    if let Some(action) = after_mistake(then, here, right_tap, screen, progress) {
+        return action;
     }
     let typing = matches!(truth, Some(Truth::Type(..))) && tapped == here;
     let mistake = match (mistakes, here, right_tap) {
-        (Some(m), Some(i), Some(b)) if erred & (1 << i.min(63)) == 0 && !typing => {
-            m.decide(&task.name, screen.id, i).map(|kind| (i, kind, b))
-        }
+        (Some(m), Some(i), Some(b)) if erred & (1 << i.min(63)) == 0 => m
+            .decide(&task.name, screen.id, i)
+            .and_then(|kind| match (kind, typing) {
+                // A typo needs the typing; on a step that types nothing it is a wrong tap.
+                (Mistake::Retype, true) => Some(kind),
+                (Mistake::Retype, false) if matches!(truth, Some(Truth::Tap(_))) => {
+                    Some(Mistake::NearWidget)
+                }
+                (_, true) | (Mistake::Retype, false) => None,
+                (kind, false) => Some(kind),
+            })
+            .map(|kind| (i, kind, b)),
         _ => None,
     };
     if let Some((i, kind, b)) = mistake {
-        let (action, flipped) = wrong_action(kind, screen.views, &b, screen.size);
-        // After a needless Back the task stands a step earlier: a screen the task shows twice
-        // (a dialog opened from it, then left) is the earlier step's until the step is done.
-        progress.from = if kind == Mistake::NeedlessBack {
-            i.saturating_sub(1)
-        } else {
-            i
-        };
         progress.erred = erred | (1 << i.min(63));
-        progress.undo = flipped.then_some(i);
-        return action;
+        match kind {
+            Mistake::Retype => {
+                if let Some(Truth::Type(_, text)) = &truth {
+                    progress.then = Some(Then::Retype(i));
+                    return Action::Type {
+                        text: crate::mistakes::typo(text),
+                    };
+                }
+            }
+            Mistake::RepeatedTap => {
+                // The right tap now (the normal course below), the same point again next.
+                progress.then = Some(Then::Repeat(centre(&b)));
+            }
+            kind => {
+                let (action, flipped) = wrong_action(kind, screen.views, &b, screen.size);
+                // After a needless Back the task stands a step earlier: a screen the task
+                // shows twice (a dialog opened from it, then left) is the earlier step's until
+                // the step is done.
+                progress.from = if kind == Mistake::NeedlessBack {
+                    i.saturating_sub(1)
+                } else {
+                    i
+                };
+                progress.then = match kind {
+                    Mistake::Detour(n) => Some(Then::Detour(n.saturating_sub(1))),
+                    Mistake::WrongChoiceKept => Some(Then::Finish),
+                    _ => flipped.then_some(Then::Unflip(i)),
+                };
+                return action;
+            }
+        }
     }
     let (action, at) = match (here, truth) {
         // A screen the update put in the way: the way on, as a person reads it.
@@ -197,6 +226,39 @@ pub fn ideal_action(
     progress.from = at;
     progress.tapped = next_tapped;
     action
+}
+
+/// What the model does because of the mistake it made on the step before (`then`), if that
+/// decides this step: a switch flipped by mistake on this step's screen flipped back, a detour
+/// gone on with off the task, a tap repeated, a finish where a wrong choice led. `None`: the
+/// model goes on as it would have.
+fn after_mistake(
+    then: Option<Then>,
+    here: Option<usize>,
+    right_tap: Option<[[i64; 2]; 2]>,
+    screen: Shown<'_>,
+    progress: &mut IdealProgress,
+) -> Option<Action> {
+    match then? {
+        Then::Unflip(i) if here == Some(i) => {
+            right_tap.map(|b| wrong_action(Mistake::Toggle, screen.views, &b, screen.size).0)
+        }
+        Then::Detour(left) if here.is_none() && left > 0 => {
+            // Deeper: the widget nearest the middle of a screen off the task.
+            let (w, h) = (i64::from(screen.size.0), i64::from(screen.size.1));
+            let middle = [[w / 2, h / 2], [w / 2 + 1, h / 2 + 1]];
+            progress.then = Some(Then::Detour(left - 1));
+            Some(wrong_action(Mistake::NearWidget, screen.views, &middle, screen.size).0)
+        }
+        Then::Repeat(element) => Some(Action::Tap {
+            element,
+            message: None,
+        }),
+        Then::Finish => Some(Action::Finish {
+            message: "done".into(),
+        }),
+        _ => None,
+    }
 }
 
 impl Model for IdealModel {

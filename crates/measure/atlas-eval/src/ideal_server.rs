@@ -38,7 +38,7 @@ use serde_json::{Value, json};
 
 use crate::agent::{Shown, ideal_action};
 use crate::look::Look;
-use crate::mistakes::Mistakes;
+use crate::mistakes::{Mistakes, Then};
 use crate::truth::{GroundTruth, IdealProgress, read_ground_truth, step_at};
 
 /// One recorded app and its demonstrated tasks (and the update it was given, if any).
@@ -63,15 +63,13 @@ const PROGRESS: &str = "Progress: step ";
 
 impl Standing {
     /// The note in a reply's reasoning (`Progress: step 3, field -, screen s1`), and where the
-    /// model errs, the steps it erred on and a switch to flip back (`, erred 4, undo -`).
+    /// model errs, the steps it erred on and what it does next because of it (`, erred 4, then
+    /// -`; see [`Then::note`]).
     fn note(&self) -> String {
         let or_dash = |v: Option<String>| v.unwrap_or_else(|| "-".into());
-        let erred = match (self.progress.erred, self.progress.undo) {
+        let erred = match (self.progress.erred, self.progress.then) {
             (0, None) => String::new(),
-            (erred, undo) => format!(
-                ", erred {erred}, undo {}",
-                or_dash(undo.map(|u| u.to_string()))
-            ),
+            (erred, then) => format!(", erred {erred}, then {}", or_dash(then.map(|t| t.note()))),
         };
         format!(
             "{PROGRESS}{}, field {}, screen {}{erred}.",
@@ -105,8 +103,11 @@ impl Standing {
             Some(erred) => erred.strip_prefix("erred ")?.parse().ok()?,
             None => 0,
         };
-        let undo = match parts.next().map(|u| u.strip_prefix("undo ")) {
-            Some(Some(u)) => given(u).map(|u| u.parse()).transpose().ok()?,
+        let then = match parts.next().map(|u| u.strip_prefix("then ")) {
+            Some(Some(t)) => match given(t) {
+                Some(t) => Some(Then::read(&t)?),
+                None => None,
+            },
             Some(None) => return None,
             None => None,
         };
@@ -119,7 +120,7 @@ impl Standing {
                 },
                 calls: 0,
                 erred,
-                undo,
+                then,
             },
             screen: given(screen),
         })
@@ -325,7 +326,8 @@ impl IdealServer {
         // (the screen with the switch in its other state), and one right after a switch it
         // flipped by mistake, which it flips back.
         let flipped = self.tapped_switch(app, standing.screen.as_deref(), &last);
-        if seen.is_some() || !(typed_last || flipped || standing.progress.undo.is_some()) {
+        let unflips = matches!(standing.progress.then, Some(Then::Unflip(_)));
+        if seen.is_some() || !(typed_last || flipped || unflips) {
             standing.screen = seen.clone();
         }
         let screen = standing.screen.clone().unwrap_or_default();
@@ -489,7 +491,7 @@ mod tests {
                 tapped: Some(2),
                 calls: 0,
                 erred: 0,
-                undo: None,
+                then: None,
             },
             screen: Some("state_2023-07-03_215039".into()),
         };
@@ -525,16 +527,32 @@ mod tests {
         let erring = Standing {
             progress: IdealProgress {
                 erred: 0b1010,
-                undo: Some(3),
+                then: Some(Then::Unflip(3)),
                 ..IdealProgress::default()
             },
             screen: Some("s".into()),
         };
         assert!(
-            erring.note().ends_with(", erred 10, undo 3."),
+            erring.note().ends_with(", erred 10, then unflip 3."),
             "{}",
             erring.note()
         );
         assert_eq!(Standing::read(&erring.note()), Some(erring));
+        for then in [
+            Then::Detour(2),
+            Then::Repeat([500, 250]),
+            Then::Retype(1),
+            Then::Finish,
+        ] {
+            let standing = Standing {
+                progress: IdealProgress {
+                    erred: 1,
+                    then: Some(then),
+                    ..IdealProgress::default()
+                },
+                screen: None,
+            };
+            assert_eq!(Standing::read(&standing.note()), Some(standing));
+        }
     }
 }

@@ -8,13 +8,22 @@
 //! graph, not luck; and the model over HTTP (`atlas model-sim`), which keeps no state, makes
 //! the same mistakes as the one in process.
 //!
-//! The mistakes are the kinds models make on phones: a tap on another widget of the screen
-//! (the nearest one: a neighbour in a list, the button beside), a switch flipped that the task
-//! did not ask for, and a needless Back. After one, the model acts on whatever screen it sees
-//! (the demonstrated action on the task's screens, else Back; after a needless Back, the step
-//! before the one it erred on, as a model that knows it left a dialog unconfirmed) and flips
-//! back a switch it flipped by mistake, so each mistake is undone within one step. A step is
-//! mistaken at most once a run, so a run always gets through.
+//! The mistakes are the kinds models make on phones, each at its share of the mistaken steps
+//! ([`SHARES`]):
+//! - a tap on another widget of the screen (the nearest one: a neighbour in a list, the button
+//!   beside), gone back from;
+//! - a switch flipped that the task did not ask for, flipped back next;
+//! - a needless Back;
+//! - an early finish: `finish` on a screen of the task before its last, so the run fails;
+//! - a detour of two or three screens: a wrong tap, then taps on the screens it opens, left by
+//!   Back later;
+//! - the same tap twice: the right one, then again at the same point on the screen it opened;
+//! - wrong text typed (a typo), then the right text typed over it;
+//! - a wrong choice kept to the end: a wrong tap, then `finish` where it led, so the run fails.
+//!
+//! After one, the model acts on whatever screen it sees (the demonstrated action on the task's
+//! screens, else Back; after a needless Back, the step before the one it erred on, as a model
+//! that knows it left a dialog unconfirmed). A step is mistaken at most once a run.
 
 use atlas_action::Action;
 use atlas_device::Point;
@@ -30,7 +39,7 @@ pub struct Mistakes {
 }
 
 /// The kind of a mistake.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Mistake {
     /// A tap on another widget of the screen, the nearest first.
     NearWidget,
@@ -38,6 +47,77 @@ pub enum Mistake {
     Toggle,
     /// Back, for nothing.
     NeedlessBack,
+    /// `finish` before the task's last screen.
+    EarlyFinish,
+    /// A wrong tap, then taps on the screens it opens (this many in all), left by Back later.
+    Detour(u8),
+    /// The right tap, then the same point tapped again on the next screen.
+    RepeatedTap,
+    /// A typo typed, then the right text over it (on a step that types nothing, a tap on the
+    /// nearest other widget).
+    Retype,
+    /// A wrong tap, then `finish` on the screen it led to.
+    WrongChoiceKept,
+}
+
+/// Each kind's share of the mistaken steps, in twentieths (they add up to 20).
+pub const SHARES: [(Mistake, u64); 8] = [
+    (Mistake::NearWidget, 4),
+    (Mistake::Toggle, 2),
+    (Mistake::NeedlessBack, 2),
+    (Mistake::EarlyFinish, 2),
+    (Mistake::Detour(0), 3),
+    (Mistake::RepeatedTap, 3),
+    (Mistake::Retype, 2),
+    (Mistake::WrongChoiceKept, 2),
+];
+
+/// What the model does next because of a mistake it made on the step before.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Then {
+    /// Flip back the switch it flipped on this step's screen.
+    Unflip(usize),
+    /// Go on deeper off the task, this many screens more.
+    Detour(u8),
+    /// Tap this point again (relative, 0..999).
+    Repeat([u16; 2]),
+    /// Type this step's text again, right this time.
+    Retype(usize),
+    /// Finish wherever it is.
+    Finish,
+}
+
+impl Then {
+    /// As the scripted model's note writes it (`unflip 3`, `detour 1`, `repeat 500 250`,
+    /// `retype 2`, `finish`).
+    pub fn note(&self) -> String {
+        match self {
+            Then::Unflip(i) => format!("unflip {i}"),
+            Then::Detour(n) => format!("detour {n}"),
+            Then::Repeat([x, y]) => format!("repeat {x} {y}"),
+            Then::Retype(i) => format!("retype {i}"),
+            Then::Finish => "finish".into(),
+        }
+    }
+
+    /// Reads [`Then::note`] back.
+    pub fn read(note: &str) -> Option<Then> {
+        let mut words = note.split(' ');
+        let kind = words.next()?;
+        let mut number = || words.next()?.parse::<usize>().ok();
+        let then = match kind {
+            "unflip" => Then::Unflip(number()?),
+            "detour" => Then::Detour(u8::try_from(number()?).ok()?),
+            "repeat" => {
+                let x = u16::try_from(number()?).ok()?;
+                Then::Repeat([x, u16::try_from(number()?).ok()?])
+            }
+            "retype" => Then::Retype(number()?),
+            "finish" => Then::Finish,
+            _ => return None,
+        };
+        Some(then)
+    }
 }
 
 impl Mistakes {
@@ -51,10 +131,21 @@ impl Mistakes {
         ]);
         // The top 53 bits as a uniform draw in [0, 1); the low bits choose the kind.
         let draw = (h >> 11) as f64 / (1u64 << 53) as f64;
-        (draw < self.share).then_some(match h % 4 {
-            0 | 1 => Mistake::NearWidget,
-            2 => Mistake::Toggle,
-            _ => Mistake::NeedlessBack,
+        if draw >= self.share {
+            return None;
+        }
+        let mut pick = h % 20;
+        let kind = SHARES.iter().find_map(|&(kind, share)| {
+            if pick < share {
+                return Some(kind);
+            }
+            pick -= share;
+            None
+        })?;
+        Some(match kind {
+            // Two or three screens: another bit of the same draw.
+            Mistake::Detour(_) => Mistake::Detour(2 + ((h >> 8) & 1) as u8),
+            kind => kind,
         })
     }
 }
@@ -86,12 +177,22 @@ pub fn wrong_action(
     };
     let chosen = match mistake {
         Mistake::NeedlessBack => return (Action::Back, false),
+        Mistake::EarlyFinish => {
+            let finish = Action::Finish {
+                message: "done".into(),
+            };
+            return (finish, false);
+        }
         Mistake::Toggle => others
             .clone()
             .filter(|(v, _)| v.checkable)
             .min_by_key(|(_, b)| distance(b))
             .or_else(|| others.min_by_key(|(_, b)| distance(b))),
-        Mistake::NearWidget => others.min_by_key(|(_, b)| distance(b)),
+        Mistake::NearWidget
+        | Mistake::Detour(_)
+        | Mistake::Retype
+        | Mistake::WrongChoiceKept
+        | Mistake::RepeatedTap => others.min_by_key(|(_, b)| distance(b)),
     };
     match chosen {
         Some((v, b)) => {
@@ -107,6 +208,17 @@ pub fn wrong_action(
             (tap, v.checkable)
         }
         None => (Action::Back, false),
+    }
+}
+
+/// A typo of `text`: its last character dropped (a letter added to one of one character).
+pub fn typo(text: &str) -> String {
+    let mut chars: Vec<char> = text.chars().collect();
+    if chars.len() > 1 {
+        chars.pop();
+        chars.into_iter().collect()
+    } else {
+        format!("{text}x")
     }
 }
 
@@ -164,6 +276,49 @@ mod tests {
             }),
             0
         );
+    }
+
+    #[test]
+    fn every_kind_is_made_at_its_share() {
+        let m = Mistakes {
+            share: 1.0,
+            seed: 3,
+        };
+        let n = 20_000;
+        let mut made = std::collections::HashMap::new();
+        for i in 0..n {
+            let kind = match m.decide("task", &format!("s{i}"), i).unwrap() {
+                Mistake::Detour(depth) => {
+                    assert!((2..=3).contains(&depth), "{depth}");
+                    Mistake::Detour(0)
+                }
+                kind => kind,
+            };
+            *made.entry(kind).or_insert(0usize) += 1;
+        }
+        assert_eq!(SHARES.iter().map(|(_, s)| s).sum::<u64>(), 20);
+        for (kind, share) in SHARES {
+            let seen = made.get(&kind).copied().unwrap_or(0) as f64 / n as f64;
+            let asked = share as f64 / 20.0;
+            assert!((seen - asked).abs() < 0.015, "{kind:?}: {seen} for {asked}");
+        }
+    }
+
+    #[test]
+    fn what_follows_a_mistake_reads_back_from_its_note() {
+        for then in [
+            Then::Unflip(3),
+            Then::Detour(1),
+            Then::Repeat([999, 0]),
+            Then::Retype(2),
+            Then::Finish,
+        ] {
+            assert_eq!(Then::read(&then.note()), Some(then));
+        }
+        assert_eq!(Then::read("detour 300"), None);
+        assert_eq!(Then::read("rm -rf"), None);
+        assert_eq!(typo("shopping"), "shoppin");
+        assert_eq!(typo("a"), "ax");
     }
 
     #[test]

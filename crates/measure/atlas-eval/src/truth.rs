@@ -173,6 +173,7 @@ pub struct IdealProgress {
     pub calls: usize,
     /// The steps it erred on (bit i: step i), with `--mistakes`: each at most once a run.
     pub erred: u64,
-    /// The step whose switch it flipped by mistake, to flip back next.
-    pub undo: Option<usize>,
+    /// What it does next because of a mistake on the step before (a switch to flip back, a
+    /// detour to go on with…).
+    pub then: Option<crate::mistakes::Then>,
 }
