@@ -360,6 +360,7 @@ try:
     check(len(listed) == 1 and "打开设置" in told and "确认 1 次" in told and "下次直接重放" in told,
           f"the way with its record and whether it is replayed: {told}")
     check(listed[0]["record"]["way"] in told, "and its key, to forget it by")
+    check("w1：仅智能体自称完成" in told, f"and its run, judged by nobody: {told}")
     driver.find_element(By.CSS_SELECTOR, "#ways li[data-way] > button").click()
     check(len(state("atlasViewer.highlighted").get("transitions", [])) == 1, "its step lit on the graph")
     readable()

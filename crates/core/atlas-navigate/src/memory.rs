@@ -210,8 +210,9 @@ struct Gathered<'a> {
     parted_at: Vec<i64>,
     /// The sessions that went the whole way.
     confirming: std::collections::HashSet<&'a str>,
-    /// The runs that confirmed it, and those a verdict failed that replayed it.
-    runs: Vec<WayRun>,
+    /// The runs that confirmed it, and those a verdict failed that replayed it (what
+    /// `get_ways` lists; read into [`WayRun`]s only there).
+    runs: Vec<&'a Trace>,
     /// Per step (its finish last): when a run last passed there, and when one last parted.
     last_pass: Vec<i64>,
     last_bad: Vec<i64>,
@@ -319,7 +320,7 @@ pub fn remembered_ways(
                 .steps
                 .first()
                 .is_some_and(|s| irreversible(&s.action.widget_text, &s.action.widget_id));
-            let mut runs = way.runs.clone();
+            let mut runs: Vec<WayRun> = way.runs.iter().map(|t| WayRun::of(t)).collect();
             runs.sort_by(|a, b| a.at.cmp(&b.at).then(a.session_id.cmp(&b.session_id)));
             listed.push(RememberedWay {
                 record: judge_step(record_of(way, 0, prior), first, breaker),
@@ -421,7 +422,7 @@ fn gather<'a>(
         }
         way.confirmed += 1;
         way.judged += u64::from(trace.judged_passed());
-        way.runs.push(WayRun::of(trace));
+        way.runs.push(trace);
         way.confirming.insert(trace.trace_id.as_str());
         way.confirmed_here += u64::from(exact && trace.app_version.as_deref() == version);
         if at >= way.last_confirmed {
@@ -442,8 +443,8 @@ fn gather<'a>(
             {
                 let confirming = way.confirming.contains(trace.trace_id.as_str());
                 way.check(check, confirming, failed);
-                if failed && !way.runs.iter().any(|r| r.session_id == trace.session_id) {
-                    way.runs.push(WayRun::of(trace));
+                if failed && !way.runs.iter().any(|r| r.trace_id == trace.trace_id) {
+                    way.runs.push(trace);
                 }
             }
         }

@@ -72,9 +72,10 @@ pub struct Update {
     /// Where recorded views went: on a screen, what was inside a region moved by an offset.
     #[serde(skip)]
     moved: HashMap<String, Vec<(Bounds, [i64; 2])>>,
-    /// On a screen the update added: the tap that goes on the way the step before was going.
+    /// On a screen the update added: the tap that goes on the way the step before was going,
+    /// and the screen it goes on to.
     #[serde(skip)]
-    passes: HashMap<String, Bounds>,
+    passes: HashMap<String, (Bounds, String)>,
 }
 
 impl Update {
@@ -89,7 +90,14 @@ impl Update {
     /// On a screen the update added, the tap that goes on where the step that led there was
     /// going.
     pub fn pass(&self, screen: &str) -> Option<Bounds> {
-        self.passes.get(screen).copied()
+        self.passes.get(screen).map(|(tap, _)| *tap)
+    }
+
+    /// On a screen the update added, the screen its [`Update::pass`] goes on to: where the step
+    /// that led there was going (a person who came there another way goes on only if that is
+    /// where they are going too).
+    pub fn pass_to(&self, screen: &str) -> Option<&str> {
+        self.passes.get(screen).map(|(_, to)| to.as_str())
     }
 
     /// How many changes of each kind, in a line: `dialog_inserted 2, text_renamed 1`.
@@ -365,7 +373,7 @@ fn insert_dialog(
     }
     app.transitions
         .insert((id.clone(), Trigger::Key("BACK".into())), target.clone());
-    update.passes.insert(id, buttons[1].0);
+    update.passes.insert(id, (buttons[1].0, target));
     update.note(
         Change::DialogInserted,
         format!(
@@ -401,12 +409,12 @@ fn add_confirmation(app: &mut RecordedApp, update: &mut Update, step: Step) -> b
     app.transitions
         .insert((id.clone(), Trigger::Tap(buttons[0].0)), screen.to_string());
     app.transitions
-        .insert((id.clone(), Trigger::Tap(buttons[1].0)), target);
+        .insert((id.clone(), Trigger::Tap(buttons[1].0)), target.clone());
     app.transitions.insert(
         (id.clone(), Trigger::Key("BACK".into())),
         screen.to_string(),
     );
-    update.passes.insert(id, buttons[1].0);
+    update.passes.insert(id, (buttons[1].0, target));
     update.note(
         Change::ConfirmationAdded,
         format!(
@@ -460,12 +468,12 @@ fn move_into_menu(app: &mut RecordedApp, update: &mut Update, step: Step) -> boo
     }
     app.transitions.insert(tap, id.clone());
     app.transitions
-        .insert((id.clone(), Trigger::Tap(row)), target);
+        .insert((id.clone(), Trigger::Tap(row)), target.clone());
     app.transitions.insert(
         (id.clone(), Trigger::Key("BACK".into())),
         screen.to_string(),
     );
-    update.passes.insert(id, row);
+    update.passes.insert(id, (row, target));
     update.note(
         Change::EntryMovedToMenu,
         format!(

@@ -101,6 +101,8 @@ fn the_phone_reports_the_new_version_and_a_screen_put_in_the_way_lets_the_step_g
         target,
         app.transitions[&(screen.clone(), Trigger::Tap(bounds))]
     );
+    // The update says where the way on goes: a model that came another way can tell.
+    assert_eq!(update.pass_to(&through), Some(target.as_str()));
     let phone = Arc::new(Mutex::new(Phone::new(next, Some(&screen)).unwrap()));
     let device = atlas_device_sim::device::in_process(phone.clone(), "sim");
     assert_eq!(

@@ -131,7 +131,8 @@ pub fn read_ground_truth(dir: &Path) -> anyhow::Result<(Vec<GroundTruth>, Vec<St
 
 /// Where on the ground truth a screen is, and what the ground truth does there: the first step
 /// at or after `from` shown on it, its action with the views where `update` moved them; on a
-/// screen the update added, no step and the tap that goes on.
+/// screen the update added, no step and the tap that goes on (none — Back — where it goes on to
+/// a screen the task does not go to from here).
 /// With `rewind` (a run where the model errs), a screen of an earlier step is that step's again:
 /// a needless Back goes back a step, and the demonstration's action there is what is right.
 pub(crate) fn truth_on(
@@ -141,8 +142,15 @@ pub(crate) fn truth_on(
     update: Option<&Update>,
     rewind: bool,
 ) -> (Option<usize>, Option<Truth>) {
-    if let Some(pass) = update.and_then(|u| u.pass(screen)) {
-        return (None, Some(Truth::Tap(pass)));
+    if let Some(update) = update
+        && let Some(pass) = update.pass(screen)
+    {
+        // The way on, where it goes where the task goes; otherwise a screen reached by another
+        // way (a wrong tap, someone else's step), which a person leaves by Back.
+        let onward = update
+            .pass_to(screen)
+            .is_some_and(|to| update.pass(to).is_some() || step_at(task, to, from).is_some());
+        return (None, onward.then_some(Truth::Tap(pass)));
     }
     let at = step_at(task, screen, from).or_else(|| step_at(task, screen, 0).filter(|_| rewind));
     let truth = at.map(|i| {

@@ -45,7 +45,8 @@ const WORDS = {
     titleChanged: "标题", textsAdded: "新文字", textsRemoved: "去掉的文字", actionsAdded: "新操作", actionsRemoved: "去掉的操作",
     transitionsAdded: "新增的转换", transitionsRemoved: "移除的转换", intentPaths: "路径有变化的意图", noWay: "（无路径）",
     waysTab: "记住的路径", noWays: "还没有记住的路径：智能体完成的任务会被记住，下次直接重放。",
-    wayRecord: (w) => `确认 ${w.confirmed} 次（本版本 ${w.confirmed_here}）· 重放经过 ${w.passed} · 偏离 ${w.parted} · 置信度 ${percent(w.confidence)}`,
+    wayRecord: (w) => `确认 ${w.confirmed} 次（本版本 ${w.confirmed_here}，经判定 ${w.judged ?? 0}）· 重放经过 ${w.passed} · 偏离 ${w.parted} · 置信度 ${percent(w.confidence)}`,
+    wayRun: (r) => `${r.session_id}：${{ passed: "判定通过", claimed: "仅智能体自称完成", failed: "判定失败" }[r.outcome] || r.outcome}${r.verdict?.judge ? `（${r.verdict.judge}${r.verdict.reason ? `：${r.verdict.reason}` : ""}）` : ""}`,
     wayReplays: "下次直接重放", wayHeld: (why) => `暂不重放：${why}`, wayDoubted: (n) => `从第 ${n} 步起存疑`,
     showWay: "在图中显示", forgetHint: (app, key) => `忘记这条路径：atlas forget-way ${app} ${key}（或 forget_way 工具）`,
     canvasNote: "此浏览器没有 WebGL：图用 2D 画布绘制（比有 GPU 的 WebGL 慢）",
@@ -85,7 +86,8 @@ const WORDS = {
     titleChanged: "Title", textsAdded: "Texts added", textsRemoved: "Texts removed", actionsAdded: "Actions added", actionsRemoved: "Actions removed",
     transitionsAdded: "Transitions added", transitionsRemoved: "Transitions removed", intentPaths: "Intents whose way changed", noWay: "(no way)",
     waysTab: "Ways", noWays: "No remembered ways yet: a task an agent finishes is remembered, and replayed on its next run.",
-    wayRecord: (w) => `confirmed ${w.confirmed} (this version ${w.confirmed_here}) · replays passed ${w.passed} · parted ${w.parted} · confidence ${percent(w.confidence)}`,
+    wayRecord: (w) => `confirmed ${w.confirmed} (this version ${w.confirmed_here}, judged ${w.judged ?? 0}) · replays passed ${w.passed} · parted ${w.parted} · confidence ${percent(w.confidence)}`,
+    wayRun: (r) => `${r.session_id}: ${{ passed: "passed by a verdict", claimed: "claimed by its agent alone", failed: "failed by a verdict" }[r.outcome] || r.outcome}${r.verdict?.judge ? ` (${r.verdict.judge}${r.verdict.reason ? `: ${r.verdict.reason}` : ""})` : ""}`,
     wayReplays: "replayed on the next run", wayHeld: (why) => `not replayed: ${why}`, wayDoubted: (n) => `doubted from step ${n}`,
     showWay: "Show on the graph", forgetHint: (app, key) => `To forget it: atlas forget-way ${app} ${key} (or the forget_way tool)`,
     canvasNote: "This browser has no WebGL: the graph is drawn on a 2D canvas (slower than WebGL on a GPU)",
@@ -1115,6 +1117,7 @@ async function showWays() {
         w.doubted_from !== undefined && w.doubted_from !== null ? ` · ${t("wayDoubted", w.doubted_from + 1)}` : ""),
       el("ol", { class: "steps" }, way.steps.map((s) =>
         el("li", { "data-page": s.to_page }, `${actionLabel(s)}${s.input_text ? ` “${s.input_text}”` : ""} → `, goButton(s.to_page, pageName(s.to_page))))),
+      el("ul", { class: "runs muted" }, (way.runs || []).map((r) => el("li", { "data-outcome": r.outcome }, t("wayRun", r)))),
       el("button", { type: "button", onclick: () => highlightWay(way) }, t("showWay")),
       el("p", { class: "muted" }, el("code", {}, t("forgetHint", viewer.appId, w.way))),
     );
