@@ -85,6 +85,10 @@ pub struct Check {
     /// grows only on answers that were taken or agreed with); a way's step it was parts there.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub declined: bool,
+    /// Made by a failed verdict on the run, not by a screen: the way is doubted from this step
+    /// (the run went its steps before as the passing runs did, so they keep their trust).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub from_verdict: bool,
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -103,6 +107,7 @@ impl Check {
             step: 0,
             parted: false,
             declined: false,
+            from_verdict: false,
         }
     }
 

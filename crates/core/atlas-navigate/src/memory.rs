@@ -244,7 +244,11 @@ impl Gathered<'_> {
             self.last_pass[j] = self.last_pass[j].max(check.at);
             self.finish_agreed |= j + 1 == self.last_pass.len();
         } else {
-            self.parted_at.push(check.at);
+            // A verdict's doubt holds the way from its step on; the steps before, which the
+            // failed run went as the passing ones did, keep their trust.
+            if !check.from_verdict {
+                self.parted_at.push(check.at);
+            }
             self.last_bad[j] = self.last_bad[j].max(check.at);
         }
     }
@@ -320,12 +324,12 @@ pub fn remembered_ways(
                 .steps
                 .first()
                 .is_some_and(|s| irreversible(&s.action.widget_text, &s.action.widget_id));
-            let mut runs: Vec<WayRun> = way.runs.iter().map(|t| WayRun::of(t)).collect();
-            runs.sort_by(|a, b| a.at.cmp(&b.at).then(a.session_id.cmp(&b.session_id)));
+            let mut runs = way.runs.clone();
+            runs.sort_by_key(|t| (heard_at(t), t.session_id.as_str()));
             listed.push(RememberedWay {
                 record: judge_step(record_of(way, 0, prior), first, breaker),
                 steps: way.steps.clone(),
-                runs,
+                runs: runs.into_iter().map(WayRun::of).collect(),
             });
         }
     }
@@ -501,6 +505,7 @@ pub fn doubts_of_failed_run(app: &AppGraph, trace: &Trace, at: i64) -> Vec<Check
                 way: key.to_string(),
                 step: left as u32,
                 parted: true,
+                from_verdict: true,
                 at,
                 ..Check::now(kind, false, &page)
             })

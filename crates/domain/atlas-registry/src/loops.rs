@@ -53,7 +53,7 @@ pub(crate) fn repeats(
     size: (u32, u32),
 ) -> bool {
     let key = step_key(widgets, action, size);
-    carry.steps_taken.iter().any(|k| *k == key)
+    carry.steps_taken.contains(&key)
 }
 
 #[cfg(test)]
