@@ -2,7 +2,7 @@
 """Tabulates `atlas eval agent --json FILE` reports, one or several (several update seeds, say):
 per condition and per app, on the tasks the model alone completes, the model calls against the
 model alone's, the judged fast-path precision (judged steps), the wrong steps of the condition
-beside the model alone's on as many runs, and the tasks lost. With several files each figure is
+beside the model alone's on as many runs, the tasks lost, and the runs that looped ([`loops`]). With several files each figure is
 given as its mean and its spread (lowest–highest), so one seed cannot hide what another shows.
 
     scripts/agent_figures.py A.json [B.json ...] [--per-app]
@@ -32,6 +32,29 @@ def alone_wrong(report, condition, app=None):
                and (app is None or r["app"] == app))
 
 
+def loops(report, condition, app=None):
+    """Runs of tasks the model alone completes where the graph took one action on one recorded
+    screen a third time (a way may tap twice — a counter, a row chosen then confirmed — but not
+    go round), or that ran out of steps with the graph's steps in them."""
+    alone = alone_of(condition)
+    completed = {(r["app"], r["task"]) for r in report["runs"]
+                 if r["condition"] == alone and r["succeeded"]}
+    count = 0
+    for run in report["runs"]:
+        if run["condition"] != condition or (app is not None and run["app"] != app):
+            continue
+        if (run["app"], run["task"]) not in completed:
+            continue
+        taken = {}
+        for step in run["trail"]:
+            screen, chooser, action = step.split(" ", 3)[:3]
+            if chooser == "Graph":
+                taken[(screen, action)] = taken.get((screen, action), 0) + 1
+        out_of_steps = run["ending"] == "max_steps" and run["fast_path_steps"] > 0
+        count += int(out_of_steps or any(n >= 3 for n in taken.values()))
+    return count
+
+
 def figures(report, condition, app=None):
     """The figures of one condition (of one app), on the tasks the model alone completes."""
     totals = (report["per_app"].get(app, {}) if app else report["solvable"]).get(condition)
@@ -45,6 +68,7 @@ def figures(report, condition, app=None):
         "wrong": totals["mistaken_steps"],
         "alone_wrong": alone_wrong(report, condition, app),
         "lost": totals["lost"],
+        "loops": loops(report, condition, app),
     }
 
 
@@ -70,7 +94,8 @@ def row(name, per_file):
             f"| {spread([f['judged'] for f in got], whole)} "
             f"| {spread([f['wrong'] for f in got], whole)} "
             f"| {spread([f['alone_wrong'] for f in got], whole)} "
-            f"| {spread([f['lost'] for f in got], whole)} |")
+            f"| {spread([f['lost'] for f in got], whole)} "
+            f"| {spread([f['loops'] for f in got], whole)} |")
 
 
 def main(args):
@@ -81,7 +106,7 @@ def main(args):
         return 2
     reports = [json.load(open(p, encoding="utf-8")) for p in paths]
     head = ("| condition | calls | judged precision | judged steps | wrong steps | model alone's "
-            "| lost |\n|---|---:|---:|---:|---:|---:|---:|")
+            "| lost | runs looping |\n|---|---:|---:|---:|---:|---:|---:|---:|")
     print(f"{len(reports)} report(s): {', '.join(paths)}\n")
     print(head)
     for condition in CONDITIONS:
