@@ -14,7 +14,8 @@ from mcp.client.stdio import StdioServerParameters
 async def exercise(server, mode, label, check):
     async with Client(server, mode=mode) as client:
         names = {t.name for t in (await client.list_tools()).tools}
-        for name in ["query_path", "search_businesses", "get_path_between_entities", "retrieve_knowledge"]:
+        for name in ["query_path", "search_businesses", "get_path_between_entities", "retrieve_knowledge",
+                     "report_verdict"]:
             check(name in names, f"{label}: tools/list has {name}")
         found = await client.call_tool("search_data_resources", {"query": "用户资料表"})
         check(not found.is_error, f"{label}: search_data_resources answers")
@@ -27,6 +28,10 @@ async def exercise(server, mode, label, check):
         check(bad.is_error and "depth" in bad.content[0].text, f"{label}: a wrong argument is a tool error the model can read")
         missing = await client.call_tool("summarize_business", {"process_id": "p_nope"})
         check(missing.is_error and "NOT_FOUND" in missing.content[0].text, f"{label}: an unknown id is a tool error")
+        unknown = await client.call_tool("report_verdict", {
+            "app_id": "com.meituan.app", "session_id": "never-ran", "intent": "点外卖", "passed": False})
+        check(not unknown.is_error and json.loads(unknown.content[0].text)["updated"] is False,
+              f"{label}: a verdict on a session that reported nothing writes nothing")
     print(f"ok: MCP {label}")
 
 

@@ -76,4 +76,20 @@ def test_the_seeds_example_runs_as_written(atlas_url, monkeypatch):
     whole = kg.get_app_graph(app_id="com.meituan.app")
     if whole["truncated"] or len(whole["pages"]) != whole["total_pages"] or not any(p["depth"] == 0 for p in whole["pages"]):
         failures.append("get_app_graph whole: not every page, or no home page at depth 0")
+    # A session judged by someone other than its agent: a failed verdict outranks the agent's
+    # "finished", so the session confirms no way to replay.
+    home = kg.match_current_page(app_id="com.meituan.app", page_title="首页")["page"]["page_id"]
+    kg.report_transition(from_page=home, action={"type": "click", "widget_text": "外卖"},
+                         to_page=current_page_id, success=True, app_id="com.meituan.app",
+                         intent="点外卖", session_id="judged-run")
+    kg.end_session(app_id="com.meituan.app", session_id="judged-run", intent="点外卖", finished=True)
+    claimed = kg.get_ways(app_id="com.meituan.app", intent="点外卖")["ways"]
+    if [r["outcome"] for w in claimed for r in w["runs"]] != ["claimed"]:
+        failures.append(f"a finished session nobody judged is a claim: {claimed}")
+    judged = kg.report_verdict(app_id="com.meituan.app", session_id="judged-run", intent="点外卖",
+                               passed=False, reason="外卖首页 was not shown", judge="pytest")
+    if not judged["updated"] or judged["steps"] != 1:
+        failures.append(f"report_verdict: {judged}")
+    if kg.get_ways(app_id="com.meituan.app", intent="点外卖")["ways"]:
+        failures.append("a session a verdict failed still confirms a way")
     assert not failures, failures

@@ -5,7 +5,10 @@
 //! each "passing", until the step budget ran out. The model gets the screen instead.
 //!
 //! A step on a screen that shows something new (a counter one higher, a row added) is another
-//! step: "+" tapped twice is no loop.
+//! step: "+" tapped twice is no loop. So is a remembered way's later step that does what an
+//! earlier step of the same way did on the same screen (a person who deleted two items the same
+//! way): the run has moved on along the way. What never passes is the same step of a way again,
+//! or the step of another way, or of the labels, that the run took before on this screen.
 
 use atlas_action::Action;
 use atlas_model::{Point, Widget};
@@ -36,24 +39,47 @@ pub(crate) fn step_key(widgets: &[Widget], action: &Action, size: (u32, u32)) ->
     atlas_model::screen_step(widgets, &step)
 }
 
-/// Notes that the run took `action` on the carried screen.
-pub(crate) fn remember(carry: &mut Carry, action: &Action, size: (u32, u32)) {
-    let key = step_key(&carry.widgets, action, size);
+/// A remembered way's step, as its key and its index.
+pub(crate) type WayStep<'a> = (&'a str, u32);
+
+/// Notes that the run took `action` on the carried screen (as step `way` of a remembered way,
+/// when the graph took it so).
+pub(crate) fn remember(carry: &mut Carry, action: &Action, size: (u32, u32), way: Option<WayStep>) {
+    let mut key = step_key(&carry.widgets, action, size);
+    if let Some((way, step)) = way {
+        key = format!("{key} {way} {step}");
+    }
     if carry.steps_taken.len() >= MOST_REMEMBERED {
         carry.steps_taken.remove(0);
     }
     carry.steps_taken.push(key);
 }
 
-/// Whether the run took `action` on a screen exactly like `widgets` before.
+/// Whether the run took `action` on a screen exactly like `widgets` before — unless it is `way`'s
+/// step and the run took it there only as an earlier step of the same way.
 pub(crate) fn repeats(
     carry: &Carry,
     widgets: &[Widget],
     action: &Action,
     size: (u32, u32),
+    way: Option<WayStep>,
 ) -> bool {
     let key = step_key(widgets, action, size);
-    carry.steps_taken.contains(&key)
+    carry.steps_taken.iter().any(|taken| {
+        let mut parts = taken.split(' ');
+        if parts.next() != Some(key.as_str()) {
+            return false;
+        }
+        let then = parts
+            .next()
+            .zip(parts.next().and_then(|k| k.parse::<u32>().ok()));
+        match (then, way) {
+            (Some((then_way, then_step)), Some((way, step))) => {
+                then_way != way || then_step >= step
+            }
+            _ => true,
+        }
+    })
 }
 
 #[cfg(test)]
@@ -87,24 +113,59 @@ mod tests {
             widgets: screen.clone(),
             ..Carry::default()
         };
-        remember(&mut carry, &tap(500, 50), size);
+        remember(&mut carry, &tap(500, 50), size, None);
         // Anywhere on the same widget is the same step.
-        assert!(repeats(&carry, &screen, &tap(100, 20), size));
-        assert!(!repeats(&carry, &screen, &tap(500, 150), size));
-        assert!(!repeats(&carry, &screen, &Action::Back, size));
+        assert!(repeats(&carry, &screen, &tap(100, 20), size, None));
+        assert!(!repeats(&carry, &screen, &tap(500, 150), size, None));
+        assert!(!repeats(&carry, &screen, &Action::Back, size, None));
         // The screen shows the choice now: the same tap there is another step.
         let chosen = vec![
             widget("First name", "[0,0][1000,100]", Some(true)),
             widget("Last name", "[0,100][1000,200]", Some(false)),
         ];
-        assert!(!repeats(&carry, &chosen, &tap(500, 50), size));
+        assert!(!repeats(&carry, &chosen, &tap(500, 50), size, None));
+    }
+
+    #[test]
+    fn a_way_that_does_the_same_again_further_on_is_followed_and_the_same_step_again_is_not() {
+        let size = (1000, 1000);
+        let screen = vec![widget("Delete", "[0,0][1000,100]", None)];
+        let mut carry = Carry {
+            widgets: screen.clone(),
+            ..Carry::default()
+        };
+        remember(&mut carry, &tap(500, 50), size, Some(("w", 1)));
+        // Step 5 of the same way does what step 1 did: the run has moved on along the way.
+        assert!(!repeats(
+            &carry,
+            &screen,
+            &tap(500, 50),
+            size,
+            Some(("w", 5))
+        ));
+        // Step 1 again is going round; so is another way's step, or the labels'.
+        assert!(repeats(
+            &carry,
+            &screen,
+            &tap(500, 50),
+            size,
+            Some(("w", 1))
+        ));
+        assert!(repeats(
+            &carry,
+            &screen,
+            &tap(500, 50),
+            size,
+            Some(("v", 5))
+        ));
+        assert!(repeats(&carry, &screen, &tap(500, 50), size, None));
     }
 
     #[test]
     fn a_carry_remembers_a_bounded_number_of_steps() {
         let mut carry = Carry::default();
         for i in 0..(MOST_REMEMBERED + 20) {
-            remember(&mut carry, &tap((i % 1000) as u16, 0), (1000, 1000));
+            remember(&mut carry, &tap((i % 1000) as u16, 0), (1000, 1000), None);
         }
         assert_eq!(carry.steps_taken.len(), MOST_REMEMBERED);
     }

@@ -98,7 +98,13 @@ pub(crate) async fn observe_screen(
         _ => None,
     };
     if let Some(executed) = &req.executed {
-        crate::loops::remember(&mut carry, &executed.action, size);
+        // The graph's step of a remembered way is noted as that step: a way may do the same
+        // again further on.
+        let way = offered
+            .as_ref()
+            .filter(|o| executed.by_graph && !o.way.is_empty())
+            .map(|o| (o.way.as_str(), o.step));
+        crate::loops::remember(&mut carry, &executed.action, size, way);
     }
     let readied = pending.as_ref().is_some_and(|p| p.focus);
     let page = page_for_screen(&atlas, &req.app_id, &widgets).await?;
@@ -170,10 +176,15 @@ pub(crate) async fn observe_screen(
         .trust
         .as_ref()
         .is_some_and(|t| trusted(t, answer.confidence, fast_path, req.replay, &widgets));
-    let looping = answer
-        .action
+    let way_step = answer
+        .trust
         .as_ref()
-        .is_some_and(|a| crate::loops::repeats(&carry, &widgets, a, size));
+        .and_then(|t| t.way.as_ref())
+        .map(|w| (w.way.clone(), w.step));
+    let looping = answer.action.as_ref().is_some_and(|a| {
+        let way = way_step.as_ref().map(|(w, k)| (w.as_str(), *k));
+        crate::loops::repeats(&carry, &widgets, a, size, way)
+    });
     if looping && let Some(way) = answer.trust.as_mut().and_then(|t| t.way.as_mut()) {
         way.replay = false;
         way.held = Some("the run took this step on this screen before: no loop".into());

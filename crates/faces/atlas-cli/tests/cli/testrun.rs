@@ -549,3 +549,62 @@ fn a_suite_stopped_by_sigterm_mid_test_says_so_and_its_folder_serves_the_next_ru
         "{said}"
     );
 }
+
+#[test]
+fn a_run_whose_model_finished_early_is_not_replayed_and_the_next_run_passes() {
+    // The case: a model that says `finish` early (as real ones do) fails its tests; the
+    // next run, with a model that does not, must pass every test the model alone passes — not
+    // replay the early finish from the graph with no model call, failing again for ever.
+    let Some(notes) = notes() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let keep = ["notes/task1", "notes/task3", "notes/task5", "notes/task7"];
+    let suite_path = write_suite(dir.path(), &droidtask_suite(&notes, &keep));
+    let devices = format!("simulate:{}*2", notes.display());
+    let run = |model_url: &str, data: &str, k: usize| -> Value {
+        let json = dir.path().join(format!("r{k}.json"));
+        test_run(&suite_path, &devices, model_url, &json)
+            .arg("--data")
+            .arg(dir.path().join(data))
+            .output()
+            .unwrap();
+        read_json(&json)
+    };
+    let passed = |report: &Value| -> Vec<String> {
+        let mut names: Vec<String> = report["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|t| t["status"] == "passed")
+            .map(|t| t["name"].as_str().unwrap().to_string())
+            .collect();
+        names.sort();
+        names
+    };
+    let path = notes.to_str().unwrap();
+    let (honest, honest_url) = model_sim_with(&["--droidtask", path]);
+    let _honest = Killed(honest);
+    // The model alone (a graph of its own that replays nothing yet for these tasks).
+    let alone = passed(&run(&honest_url, "alone", 0));
+    assert!(!alone.is_empty());
+    // An erring model: on every step one mistake, of a kind its seed decides — early finishes
+    // and wrong choices kept among them, which fail their tests.
+    let (erring, erring_url) =
+        model_sim_with(&["--droidtask", path, "--mistakes", "1", "--seed", "7"]);
+    let _erring = Killed(erring);
+    let first = run(&erring_url, "data", 1);
+    let failed_finishing = first["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|t| t["status"] == "failed" && t["ending"] == "finished");
+    assert!(failed_finishing, "a test the model finished early: {first}");
+    // Then the honest model on the same graph: every test the model alone passes passes.
+    let second = run(&honest_url, "data", 2);
+    let now = passed(&second);
+    for name in &alone {
+        assert!(
+            now.contains(name),
+            "{name} lost after the early finishes: {second}"
+        );
+    }
+}
