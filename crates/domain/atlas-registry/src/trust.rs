@@ -3,13 +3,13 @@
 //! An answer sure enough for the fast path ([`Offered`]) is checked on the next screen whether or
 //! not the agent took it: where the model was asked, its own choice on that screen is the check
 //! (the same widget tapped, the same text typed, Back for Back, a finish for a finish) — though a
-//! held answer the model went against only marks its way, since the graph never acted on it;
-//! where the graph's step was taken, the screen must show that it did something, and the step
-//! waits one screen more ([`Carry::unjudged`]) — a model that answers it with Back undid it. A step that changed the
-//! screen to another page than its way expected *parted* from the way: the way is doubted from
-//! there, but the step is not wrong unless it is undone. Every check of a remembered way's step
-//! names the way and the step, which makes the way's own record. No model call is spent on
-//! checking: every check is read off steps the agent takes anyway.
+//! held answer the model went against only marks its way, since the graph never acted on it; where
+//! the graph's step was taken, the screen must show that it did something, and the step waits one
+//! screen more ([`Carry::unjudged`]) — a model that answers it with Back undid it. A step that
+//! changed the screen to another page than its way expected *parted* from the way: the way is
+//! doubted from there, but the step is not wrong unless it is undone. Every check of a remembered
+//! way's step names the way and the step, which makes the way's own record. No model call is spent
+//! on checking: every check is read off steps the agent takes anyway.
 //!
 //! [`Carry::unjudged`]: crate::Carry::unjudged
 
