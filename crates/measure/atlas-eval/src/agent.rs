@@ -21,7 +21,7 @@ use std::sync::{Arc, Mutex};
 
 use atlas_action::Action;
 use atlas_device::{Point, Watched};
-use atlas_device_sim::app::View;
+use atlas_device_sim::app::{Trigger, View};
 use atlas_device_sim::update::Update;
 use atlas_device_sim::{Phone, RecordedApp};
 use atlas_llm::{Completion, Model, ModelError};
@@ -560,7 +560,18 @@ fn truth_steps(
         .iter()
         .zip(&report.steps)
         .map(|(screen, step)| {
-            let (at, truth) = truth_on(task, screen, from, update, rewind);
+            let (at, mut truth) = truth_on(task, screen, from, update, rewind);
+            // On a screen the update added, Back is as right as the way on where it leads to the
+            // same screen (a dialog dismissed either way).
+            if matches!(step.action, Some(Action::Back))
+                && let Some(update) = update
+                && let Some(to) = update.pass_to(screen)
+            {
+                let back = (screen.clone(), Trigger::Key("BACK".into()));
+                if app.transitions.get(&back).map(String::as_str) == Some(to) {
+                    truth = Some(Truth::Back);
+                }
+            }
             let views = app.screens.get(screen).map_or(&[][..], |s| &s.views);
             let truth = truth.map(|t| match t {
                 Truth::Tap(b) => Truth::Tap(tapped_view(b, views)),
