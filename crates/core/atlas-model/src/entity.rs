@@ -507,6 +507,11 @@ impl Trace {
     pub fn judged_passed(&self) -> bool {
         self.verdict.as_ref().is_some_and(|v| v.passed)
     }
+
+    /// A verdict failed it, whatever its agent said: it confirms nothing.
+    pub fn judged_failed(&self) -> bool {
+        self.verdict.as_ref().is_some_and(|v| !v.passed)
+    }
 }
 
 #[cfg(test)]

@@ -219,6 +219,15 @@ struct Gathered<'a> {
 }
 
 impl Gathered<'_> {
+    /// The remembered task's values, each with the asked task's in its place, as
+    /// [`substitute`] takes them.
+    fn value_map(&self) -> Vec<(&str, &str)> {
+        self.map
+            .iter()
+            .map(|(a, b)| (a.as_str(), b.as_str()))
+            .collect()
+    }
+
     /// The first step it is doubted from: one where a replay parted after the last run that
     /// passed there.
     fn doubted_from(&self) -> Option<u32> {
@@ -440,7 +449,7 @@ fn gather<'a>(
     // What replays of these ways showed: checks made in sessions of the asked task (a run that
     // went the whole way has its passes counted as a confirmation already).
     for trace in app.traces().filter(|t| t.intent == intent) {
-        let failed = trace.verdict.as_ref().is_some_and(|v| !v.passed);
+        let failed = trace.judged_failed();
         for check in trace.checks.iter().filter(|c| !c.way.is_empty()) {
             if let Some(way) = ways.get_mut(&check.way)
                 && check.at > forgotten(&check.way)
@@ -480,11 +489,7 @@ pub fn doubts_of_failed_run(app: &AppGraph, trace: &Trace, at: i64) -> Vec<Check
         .into_iter()
         .filter_map(|key| {
             let way = ways.get(key)?;
-            let map: Vec<(&str, &str)> = way
-                .map
-                .iter()
-                .map(|(a, b)| (a.as_str(), b.as_str()))
-                .collect();
+            let map = way.value_map();
             let taken = if way.raw { &raw } else { &cleaned };
             let left = taken
                 .iter()
@@ -738,12 +743,7 @@ fn continue_way(
     current_page: &str,
     labels_here: &[&str],
 ) -> Option<(Recall, bool)> {
-    let map: Vec<(&str, &str)> = way
-        .map
-        .iter()
-        .map(|(a, b)| (a.as_str(), b.as_str()))
-        .collect();
-    let map = &map;
+    let map = &way.value_map();
     let steps = &way.steps;
     let (position, rejoined) = position_on(steps, taken, current_page, map)?;
     let record = Some(WayTrust {

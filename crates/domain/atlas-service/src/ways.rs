@@ -87,7 +87,7 @@ impl Atlas {
                 return Ok((vec![], response));
             };
             let at = atlas_model::now_ms();
-            let already_failed = trace.verdict.as_ref().is_some_and(|v| !v.passed);
+            let already_failed = trace.judged_failed();
             let doubts = if req.passed || already_failed {
                 Vec::new()
             } else {
