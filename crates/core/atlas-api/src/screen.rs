@@ -239,10 +239,27 @@ pub struct Carry {
         deserialize_with = "crate::fields::object"
     )]
     pub unjudged: Option<Check>,
-    /// Every step the run took so far, each with the exact screen it was taken on (16 hex digits
-    /// each): the fast path never takes a step again on a screen where the run took it before.
+    /// Every step the run took so far, each with the exact screen it was taken on: the fast path
+    /// never takes a step again on a screen where the run took it before.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub steps_taken: Vec<String>,
+    pub steps_taken: Vec<StepTaken>,
+}
+
+/// A step a run took, as [`Carry::steps_taken`] keeps it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct StepTaken {
+    /// The step with the exact screen it was taken on, as one digest (16 hex digits).
+    pub on_screen: String,
+    /// The remembered way it was a step of (its key), when the graph took it so; empty else.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub way: String,
+    /// Which step of that way.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub step: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// The graph's answer on a screen, as the next screen checks it.

@@ -14,7 +14,7 @@ use atlas_action::Action;
 use atlas_model::{Point, Widget};
 
 use crate::hit_test::widget_at;
-use atlas_api::screen::Carry;
+use atlas_api::screen::{Carry, StepTaken};
 
 /// The most steps a carry remembers: far more than any run's step budget, so a client that
 /// never ends a run cannot grow its carry without end.
@@ -45,14 +45,15 @@ pub(crate) type WayStep<'a> = (&'a str, u32);
 /// Notes that the run took `action` on the carried screen (as step `way` of a remembered way,
 /// when the graph took it so).
 pub(crate) fn remember(carry: &mut Carry, action: &Action, size: (u32, u32), way: Option<WayStep>) {
-    let mut key = step_key(&carry.widgets, action, size);
-    if let Some((way, step)) = way {
-        key = format!("{key} {way} {step}");
-    }
+    let (way, step) = way.map_or((String::new(), 0), |(way, step)| (way.to_owned(), step));
     if carry.steps_taken.len() >= MOST_REMEMBERED {
         carry.steps_taken.remove(0);
     }
-    carry.steps_taken.push(key);
+    carry.steps_taken.push(StepTaken {
+        on_screen: step_key(&carry.widgets, action, size),
+        way,
+        step,
+    });
 }
 
 /// Whether the run took `action` on a screen exactly like `widgets` before — unless it is `way`'s
@@ -66,19 +67,13 @@ pub(crate) fn repeats(
 ) -> bool {
     let key = step_key(widgets, action, size);
     carry.steps_taken.iter().any(|taken| {
-        let mut parts = taken.split(' ');
-        if parts.next() != Some(key.as_str()) {
-            return false;
-        }
-        let then = parts
-            .next()
-            .zip(parts.next().and_then(|k| k.parse::<u32>().ok()));
-        match (then, way) {
-            (Some((then_way, then_step)), Some((way, step))) => {
-                then_way != way || then_step >= step
+        taken.on_screen == key
+            && match way {
+                Some((way, step)) if !taken.way.is_empty() => {
+                    taken.way != way || taken.step >= step
+                }
+                _ => true,
             }
-            _ => true,
-        }
     })
 }
 
