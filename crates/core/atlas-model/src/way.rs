@@ -157,12 +157,14 @@ pub struct WayTrust {
     pub passed: u64,
     /// Replayed steps of it that did not: undone, changing nothing, or parting from it.
     pub parted: u64,
-    /// The first step it is doubted from: a replay parted there and no run has passed there
-    /// since. The fast path replays it only up to there.
+    /// The first step it is doubted at, which the fast path does not replay: one where a replay
+    /// parted (that step alone), or where a run a verdict failed left the passing runs (that
+    /// step and every one after it), with no run passing there since.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub doubted_from: Option<u32>,
-    /// Its confidence: its own record's precision, with the app's recent record of the kind as
-    /// the prior ([`crate::way_confidence`]).
+    /// Its confidence at this step: its own record's precision (every pass of the way against
+    /// the partings at this step since its last confirmation), with the app's recent record of
+    /// the kind as the prior ([`crate::way_confidence`]).
     pub confidence: f64,
     /// The fast path may take this step (see `held` when not).
     pub replay: bool,

@@ -206,16 +206,19 @@ struct Gathered<'a> {
     last_confirmed: i64,
     ends_on: Option<String>,
     passed: u64,
-    /// When each step that parted did (ms): those since its last confirmation make it less sure.
-    parted_at: Vec<i64>,
+    /// Each parting, its step and when (ms): those since its last confirmation make that step
+    /// less sure.
+    parted_at: Vec<(u32, i64)>,
     /// The sessions that went the whole way.
     confirming: std::collections::HashSet<&'a str>,
     /// The runs that confirmed it, and those a verdict failed that replayed it (what
     /// `get_ways` lists; read into [`WayRun`]s only there).
     runs: Vec<&'a Trace>,
-    /// Per step (its finish last): when a run last passed there, and when one last parted.
+    /// Per step (its finish last): when a run last passed there, when a replay last parted
+    /// there (or was undone), and when a run a verdict failed last left the passing runs there.
     last_pass: Vec<i64>,
     last_bad: Vec<i64>,
+    last_failed: Vec<i64>,
 }
 
 impl Gathered<'_> {
@@ -228,11 +231,22 @@ impl Gathered<'_> {
             .collect()
     }
 
-    /// The first step it is doubted from: one where a replay parted after the last run that
-    /// passed there.
+    /// Whether step `j` (its finish at the end) is doubted: a replay parted there, or a run a
+    /// verdict failed left the passing runs there or at a step before, and no run has passed
+    /// there since. A parting doubts its own step only: it shows the app changed where that
+    /// step leads (a dialog an update put in the way), not what the way does after it, and a
+    /// run that comes back onto the way goes on along the steps its runs took from there. A
+    /// failed verdict doubts every step from its own on: the judge saw the run fail from there.
+    fn doubts(&self, j: usize) -> bool {
+        let unpassed = |at: &[i64], k: usize| at[k] > self.last_pass[k];
+        j < self.last_pass.len()
+            && (unpassed(&self.last_bad, j) || (0..=j).any(|k| unpassed(&self.last_failed, k)))
+    }
+
+    /// The first step it is doubted at.
     fn doubted_from(&self) -> Option<u32> {
-        (0..self.last_bad.len())
-            .find(|&j| self.last_bad[j] > self.last_pass[j])
+        (0..self.last_pass.len())
+            .find(|&j| self.doubts(j))
             .map(|j| j as u32)
     }
 
@@ -255,10 +269,12 @@ impl Gathered<'_> {
         } else {
             // A verdict's doubt holds the way from its step on; the steps before, which the
             // failed run went as the passing ones did, keep their trust.
-            if !check.from_verdict {
-                self.parted_at.push(check.at);
+            if check.from_verdict {
+                self.last_failed[j] = self.last_failed[j].max(check.at);
+            } else {
+                self.parted_at.push((check.step, check.at));
+                self.last_bad[j] = self.last_bad[j].max(check.at);
             }
-            self.last_bad[j] = self.last_bad[j].max(check.at);
         }
     }
 }
@@ -336,7 +352,7 @@ pub fn remembered_ways(
             let mut runs = way.runs.clone();
             runs.sort_by_key(|t| (heard_at(t), t.session_id.as_str()));
             listed.push(RememberedWay {
-                record: judge_step(record_of(way, 0, prior), first, breaker),
+                record: judge_step(record_of(way, 0, prior), way.doubts(0), first, breaker),
                 steps: way.steps.clone(),
                 runs: runs.into_iter().map(WayRun::of).collect(),
             });
@@ -415,6 +431,7 @@ fn gather<'a>(
             runs: Vec::new(),
             last_pass: vec![i64::MIN; n],
             last_bad: vec![i64::MIN; n],
+            last_failed: vec![i64::MIN; n],
         });
         if exact && way.remembered.intent != intent {
             way.remembered = trace;
@@ -551,7 +568,7 @@ fn best_way(
     // the version's own), the most confirmed (a mistake a session made and kept is confirmed
     // once, the clean way by every run that went it), the shortest, the latest.
     answers.sort_by(|(a, ra, rejoined_a), (b, rb, rejoined_b)| {
-        let doubted = |w: &Gathered, r: &Recall| w.doubted_from().is_some_and(|d| d <= step_of(r));
+        let doubted = |w: &Gathered, r: &Recall| w.doubts(step_of(r) as usize);
         let own = |w: &Gathered| w.confirmed_here > 0;
         doubted(a, ra)
             .cmp(&doubted(b, rb))
@@ -570,8 +587,10 @@ fn best_way(
         Recall::Act { action, .. } => irreversible(&action.widget_text, &action.widget_id),
         Recall::Done { .. } => false,
     };
+    let doubted = way.doubts(step_of(&recall) as usize);
     let record = judge_step(
         record,
+        doubted,
         irreversible,
         if finish { finish_breaker } else { breaker },
     );
@@ -610,13 +629,15 @@ fn record_of(way: &Gathered, step: u32, prior: f64) -> WayTrust {
         passed: way.passed,
         parted: way.parted_at.len() as u64,
         doubted_from: way.doubted_from(),
-        // Each confirmation passed every step and the finish; a parting a run has confirmed the
-        // way since is behind it (and no longer doubts its step either).
+        // Each confirmation passed every step and the finish. A parting tells against the step
+        // it parted at, not the way's other steps (an update's dialog after one step says
+        // nothing of the next); one a run has confirmed the way since is behind it (and no
+        // longer doubts its step either).
         confidence: way_confidence(
             way.confirmed * (way.steps.len() as u64 + 1) + way.passed,
             way.parted_at
                 .iter()
-                .filter(|&&at| at > way.last_confirmed)
+                .filter(|&&(at_step, at)| at_step == step && at > way.last_confirmed)
                 .count() as u64,
             prior,
         ),
@@ -632,9 +653,9 @@ pub(crate) fn irreversible(widget_text: &str, widget_id: &str) -> bool {
     says_irreversible(widget_text) || says_irreversible(widget_id)
 }
 
-/// Whether the fast path may take the answer's step of its way (an `irreversible` one, with the
-/// app's breaker `tripped` or not), and why not.
-fn judge_step(mut record: WayTrust, irreversible: bool, tripped: bool) -> WayTrust {
+/// Whether the fast path may take the answer's step of its way (a `doubted` one, an
+/// `irreversible` one, with the app's breaker `tripped` or not), and why not.
+fn judge_step(mut record: WayTrust, doubted: bool, irreversible: bool, tripped: bool) -> WayTrust {
     let finish = record.step == record.steps;
     record.held = if record.confirmed == 0 {
         Some("no run that passed has gone this way".into())
@@ -644,11 +665,12 @@ fn judge_step(mut record: WayTrust, irreversible: bool, tripped: bool) -> WayTru
              no second model has confirmed: the model is asked"
                 .into(),
         )
-    } else if record.doubted_from.is_some_and(|d| d <= record.step) {
-        Some(format!(
-            "a replay parted from this way at step {} and no run has passed there since",
-            record.doubted_from.unwrap_or_default() + 1
-        ))
+    } else if doubted {
+        Some(
+            "this step is doubted: a replay parted from the way here, or a run that went it \
+             failed its verdict here or before, and no run has passed here since"
+                .into(),
+        )
     } else if tripped {
         Some("the app's recent checks of this kind of answer fell below the precision goal".into())
     } else if irreversible && record.confirmed_here == 0 {

@@ -810,3 +810,104 @@ async fn a_failed_verdict_confirms_nothing_and_doubts_the_way_it_replayed() {
     .unwrap_err();
     assert_eq!(bare.code().as_str(), "INVALID_PARAMETER", "{bare}");
 }
+
+/// An update puts a dialog after a way's first step: that step parted, and is doubted — but a
+/// run that dismisses the dialog and comes back onto the way takes the way's next step on the
+/// fast path. The parting shows where the app changed, not what the way does after it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_parting_doubts_its_own_step_and_a_run_back_on_the_way_goes_on_along_it() {
+    let store = TestStore::folder();
+    let atlas = store.open_atlas();
+    let with_about = || {
+        let mut widgets = settings();
+        widgets.push(widget("about", "About", "Button", "[0,600][1080,800]"));
+        widgets
+    };
+    let about = || {
+        vec![
+            widget("title", "About", "TextView", "[0,0][1080,200]"),
+            widget("version", "Version 2", "TextView", "[0,300][1080,500]"),
+        ]
+    };
+    let whats_new = || {
+        vec![
+            widget("title", "What's new", "TextView", "[0,800][1080,1000]"),
+            widget("ok", "OK", "Button", "[0,1200][1080,1400]"),
+        ]
+    };
+    let body = |widgets: Vec<Value>, session: &str, executed: Value, carry: &Value| {
+        let mut body = screen(widgets, session, executed, carry);
+        body["task"] = json!("open about");
+        body
+    };
+    let tap =
+        |x: u32, y: u32| json!({"action": {"_metadata": "do", "action": "Tap", "element": [x, y]}});
+    let (settings_tap, about_tap, ok_tap) = (tap(870, 41), tap(500, 291), tap(500, 541));
+
+    // The model's run teaches the way (Settings, About, finish); a verdict passes it.
+    let first = observe(&atlas, body(list(), "teach", Value::Null, &Value::Null))
+        .await
+        .unwrap();
+    let second = observe(
+        &atlas,
+        body(with_about(), "teach", settings_tap, &first["carry"]),
+    )
+    .await
+    .unwrap();
+    let third = observe(&atlas, body(about(), "teach", about_tap, &second["carry"]))
+        .await
+        .unwrap();
+    call(
+        &atlas,
+        "end_session",
+        json!({"app_id": "notes", "session_id": "teach", "intent": "open about",
+            "finished": true, "carry": third["carry"],
+            "executed": {"action": {"_metadata": "finish", "message": "done"}}}),
+    )
+    .await
+    .unwrap();
+    verdict(&atlas, "teach", "open about", true).await;
+
+    // After an update the first step opens a dialog: the step parted. The model dismisses the
+    // dialog, the run is back on the way, and the way's next step is replayed.
+    let start = observe(&atlas, body(list(), "updated", Value::Null, &Value::Null))
+        .await
+        .unwrap();
+    assert_eq!(start["sure"], true, "{start}");
+    let by_graph = json!({"action": start["action"], "by_graph": true});
+    let dialog = observe(
+        &atlas,
+        body(whats_new(), "updated", by_graph, &start["carry"]),
+    )
+    .await
+    .unwrap();
+    let back_on = observe(
+        &atlas,
+        body(with_about(), "updated", ok_tap, &dialog["carry"]),
+    )
+    .await
+    .unwrap();
+    assert_eq!(back_on["trust"]["way"]["step"], 1, "{back_on}");
+    assert_eq!(back_on["trust"]["way"]["doubted_from"], 0, "{back_on}");
+    assert_eq!(back_on["sure"], true, "{back_on}");
+    assert_eq!(back_on["action"]["element"], json!([500, 291]), "{back_on}");
+
+    // The step that parted is held, until a run passes there again.
+    let listed = call(
+        &atlas,
+        "get_ways",
+        json!({"app_id": "notes", "intent": "open about"}),
+    )
+    .await
+    .unwrap();
+    let taught = listed["ways"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["record"]["confirmed"] == 1)
+        .expect("the taught way is listed");
+    assert_eq!(taught["record"]["doubted_from"], 0, "{listed}");
+    assert_eq!(taught["record"]["replay"], false, "{listed}");
+    let held = taught["record"]["held"].as_str().unwrap();
+    assert!(held.contains("doubted"), "{listed}");
+}
