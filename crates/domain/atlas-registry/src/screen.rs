@@ -623,8 +623,13 @@ fn suggest(
     });
     let confidence = if repeated { 0.0 } else { confidence };
     let finished = finish.is_some();
+    // A radio button the screen shows chosen is chosen: a tap on it would change nothing, so the
+    // graph neither takes it nor offers it to be checked (the model's choice there says nothing
+    // of the way: a run that came back onto the way after choosing it itself).
+    let chosen = action.is_some_and(|a| shows_chosen(a, widgets));
     let resolved = match action {
         None => finish.map(|f| (f, None)),
+        Some(_) if chosen => None,
         Some(a) => resolve(a, widgets, size),
     };
     let basis = match (&answer.basis, &answer.error) {
@@ -648,8 +653,23 @@ fn suggest(
         trust: answer
             .trust
             .clone()
-            .filter(|t| t.kind != AnswerKind::Finish || finished),
+            .filter(|t| t.kind != AnswerKind::Finish || finished)
+            .map(|mut trust| {
+                if let Some(way) = trust.way.as_mut().filter(|_| chosen) {
+                    way.replay = false;
+                    way.held = Some("the screen shows this choice made already".into());
+                }
+                trust
+            }),
     }
+}
+
+/// Whether `action` taps a radio button the screen shows chosen.
+fn shows_chosen(action: &NextAction, widgets: &[Widget]) -> bool {
+    matches!(action.action_type.as_str(), "click" | "tap")
+        && Widget::named(widgets, &action.widget_id, &action.widget_text).is_some_and(|(w, _)| {
+            w.checked == Some(true) && w.widget_type.to_lowercase().contains("radio")
+        })
 }
 
 /// Whether two of the graph's actions are the same answer, however sure the graph was of each.

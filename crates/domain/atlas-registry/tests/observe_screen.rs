@@ -911,3 +911,68 @@ async fn a_parting_doubts_its_own_step_and_a_run_back_on_the_way_goes_on_along_i
     let held = taught["record"]["held"].as_str().unwrap();
     assert!(held.contains("doubted"), "{listed}");
 }
+
+/// A remembered way's step that chooses a radio button is not taken where the screen shows that
+/// button chosen already: the tap would change nothing (a run that came back onto the way after
+/// choosing it itself), and it is no check of the way either.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_choice_the_screen_shows_made_is_not_made_again() {
+    let store = TestStore::folder();
+    let atlas = store.open_atlas();
+    let sort = |by_date: bool| {
+        let mut name = widget("name", "Name", "RadioButton", "[0,300][1080,500]");
+        let mut date = widget("date", "Date", "RadioButton", "[0,500][1080,700]");
+        name["checked"] = json!(!by_date);
+        date["checked"] = json!(by_date);
+        vec![
+            widget("title", "Sort by", "TextView", "[0,0][1080,200]"),
+            name,
+            date,
+        ]
+    };
+    let body = |widgets: Vec<Value>, session: &str, executed: Value, carry: &Value| {
+        let mut body = screen(widgets, session, executed, carry);
+        body["task"] = json!("sort by date");
+        body
+    };
+    let tap_date = json!({"action": {"_metadata": "do", "action": "Tap", "element": [500, 250]}});
+    let first = observe(
+        &atlas,
+        body(sort(false), "teach", Value::Null, &Value::Null),
+    )
+    .await
+    .unwrap();
+    let chosen = observe(&atlas, body(sort(true), "teach", tap_date, &first["carry"]))
+        .await
+        .unwrap();
+    call(
+        &atlas,
+        "end_session",
+        json!({"app_id": "notes", "session_id": "teach", "intent": "sort by date",
+            "finished": true, "carry": chosen["carry"],
+            "executed": {"action": {"_metadata": "finish", "message": "done"}}}),
+    )
+    .await
+    .unwrap();
+    verdict(&atlas, "teach", "sort by date", true).await;
+
+    let unchosen = observe(&atlas, body(sort(false), "r1", Value::Null, &Value::Null))
+        .await
+        .unwrap();
+    assert_eq!(unchosen["sure"], true, "{unchosen}");
+    assert_eq!(
+        unchosen["action"]["element"],
+        json!([500, 250]),
+        "{unchosen}"
+    );
+
+    let made = observe(&atlas, body(sort(true), "r2", Value::Null, &Value::Null))
+        .await
+        .unwrap();
+    assert_eq!(made["trust"]["way"]["step"], 0, "{made}");
+    assert_eq!(made["sure"], false, "{made}");
+    assert!(made.get("action").is_none_or(Value::is_null), "{made}");
+    assert!(made["carry"].get("offered").is_none(), "{made}");
+    let held = made["trust"]["way"]["held"].as_str().unwrap();
+    assert!(held.contains("made already"), "{made}");
+}
