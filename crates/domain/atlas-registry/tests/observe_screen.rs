@@ -845,28 +845,12 @@ async fn a_parting_doubts_its_own_step_and_a_run_back_on_the_way_goes_on_along_i
     let (settings_tap, about_tap, ok_tap) = (tap(870, 41), tap(500, 291), tap(500, 541));
 
     // The model's run teaches the way (Settings, About, finish); a verdict passes it.
-    let first = observe(&atlas, body(list(), "teach", Value::Null, &Value::Null))
-        .await
-        .unwrap();
-    let second = observe(
-        &atlas,
-        body(with_about(), "teach", settings_tap, &first["carry"]),
-    )
-    .await
-    .unwrap();
-    let third = observe(&atlas, body(about(), "teach", about_tap, &second["carry"]))
-        .await
-        .unwrap();
-    call(
-        &atlas,
-        "end_session",
-        json!({"app_id": "notes", "session_id": "teach", "intent": "open about",
-            "finished": true, "carry": third["carry"],
-            "executed": {"action": {"_metadata": "finish", "message": "done"}}}),
-    )
-    .await
-    .unwrap();
-    verdict(&atlas, "teach", "open about", true).await;
+    let teach = vec![
+        (list(), Value::Null),
+        (with_about(), settings_tap),
+        (about(), about_tap),
+    ];
+    judged_run(&atlas, "open about", teach).await;
 
     // After an update the first step opens a dialog: the step parted. The model dismisses the
     // dialog, the run is back on the way, and the way's next step is replayed.
@@ -936,25 +920,8 @@ async fn a_choice_the_screen_shows_made_is_not_made_again() {
         body
     };
     let tap_date = json!({"action": {"_metadata": "do", "action": "Tap", "element": [500, 250]}});
-    let first = observe(
-        &atlas,
-        body(sort(false), "teach", Value::Null, &Value::Null),
-    )
-    .await
-    .unwrap();
-    let chosen = observe(&atlas, body(sort(true), "teach", tap_date, &first["carry"]))
-        .await
-        .unwrap();
-    call(
-        &atlas,
-        "end_session",
-        json!({"app_id": "notes", "session_id": "teach", "intent": "sort by date",
-            "finished": true, "carry": chosen["carry"],
-            "executed": {"action": {"_metadata": "finish", "message": "done"}}}),
-    )
-    .await
-    .unwrap();
-    verdict(&atlas, "teach", "sort by date", true).await;
+    let teach = vec![(sort(false), Value::Null), (sort(true), tap_date)];
+    judged_run(&atlas, "sort by date", teach).await;
 
     let unchosen = observe(&atlas, body(sort(false), "r1", Value::Null, &Value::Null))
         .await
@@ -975,4 +942,24 @@ async fn a_choice_the_screen_shows_made_is_not_made_again() {
     assert!(made["carry"].get("offered").is_none(), "{made}");
     let held = made["trust"]["way"]["held"].as_str().unwrap();
     assert!(held.contains("made already"), "{made}");
+}
+
+/// A run of `task` the model drives through `screens` (each with what was done on the screen
+/// before it), finished, and passed by a verdict.
+async fn judged_run(atlas: &Arc<Atlas>, task: &str, screens: Vec<(Vec<Value>, Value)>) {
+    let mut carry = Value::Null;
+    for (widgets, executed) in screens {
+        let mut body = screen(widgets, "teach", executed, &carry);
+        body["task"] = json!(task);
+        carry = observe(atlas, body).await.unwrap()["carry"].clone();
+    }
+    call(
+        atlas,
+        "end_session",
+        json!({"app_id": "notes", "session_id": "teach", "intent": task, "finished": true,
+            "carry": carry, "executed": {"action": {"_metadata": "finish", "message": "done"}}}),
+    )
+    .await
+    .unwrap();
+    verdict(atlas, "teach", task, true).await;
 }
