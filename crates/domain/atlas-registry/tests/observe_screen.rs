@@ -146,17 +146,15 @@ fn verdicts(answer: &Value) -> Vec<(&str, bool)> {
         .collect()
 }
 
-async fn end(atlas: &Arc<Atlas>, session: &str, carry: &Value, executed: Value) -> Value {
-    registry()
-        .get("end_session")
-        .unwrap()
-        .call(
-            atlas.clone(),
-            json!({"app_id": "notes", "session_id": session, "intent": "open the settings",
-                "finished": true, "carry": carry, "executed": executed}),
-        )
-        .await
-        .unwrap()
+async fn end(atlas: &Arc<Atlas>, session: &str, intent: &str, carry: &Value, executed: Value) {
+    call(
+        atlas,
+        "end_session",
+        json!({"app_id": "notes", "session_id": session, "intent": intent,
+            "finished": true, "carry": carry, "executed": executed}),
+    )
+    .await
+    .unwrap();
 }
 
 /// One run of the remembered task where the model is asked on the list and taps `tap` (the
@@ -171,7 +169,14 @@ async fn asked_run(atlas: &Arc<Atlas>, session: &str, tap: [u32; 2]) -> (Value, 
         .await
         .unwrap();
     let finish = json!({"action": {"_metadata": "finish", "message": "done"}});
-    end(atlas, session, &second["carry"], finish).await;
+    end(
+        atlas,
+        session,
+        "open the settings",
+        &second["carry"],
+        finish,
+    )
+    .await;
     (first, second)
 }
 
@@ -741,7 +746,7 @@ async fn a_failed_verdict_confirms_nothing_and_doubts_the_way_it_replayed() {
     assert_eq!(second["trust"]["kind"], "finish", "{second}");
     assert_eq!(second["sure"], true, "{second}");
     let finish = json!({"action": second["action"], "by_graph": true});
-    end(&atlas, "r1", &second["carry"], finish).await;
+    end(&atlas, "r1", "open the settings", &second["carry"], finish).await;
     let failed = verdict(&atlas, "r1", "open the settings", false).await;
     let way = first["trust"]["way"]["way"].clone();
     assert_eq!(
@@ -953,13 +958,7 @@ async fn judged_run(atlas: &Arc<Atlas>, task: &str, screens: Vec<(Vec<Value>, Va
         body["task"] = json!(task);
         carry = observe(atlas, body).await.unwrap()["carry"].clone();
     }
-    call(
-        atlas,
-        "end_session",
-        json!({"app_id": "notes", "session_id": "teach", "intent": task, "finished": true,
-            "carry": carry, "executed": {"action": {"_metadata": "finish", "message": "done"}}}),
-    )
-    .await
-    .unwrap();
+    let finish = json!({"action": {"_metadata": "finish", "message": "done"}});
+    end(atlas, "teach", task, &carry, finish).await;
     verdict(atlas, "teach", task, true).await;
 }
