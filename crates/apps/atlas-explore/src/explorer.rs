@@ -1014,6 +1014,7 @@ fn reported_action(task: &Task) -> ReportedAction {
                 .collect::<Vec<_>>()
                 .join(" ")
         }),
+        checked: None,
     }
 }
 

@@ -22,6 +22,11 @@ pub struct ReportedAction {
     /// Text typed (input actions only).
     #[serde(default)]
     pub input_text: Option<String>,
+    /// Beyond the seed: the state the tapped widget showed before the step, when it has one (a
+    /// switch, a box, a choice): a way replays its step only where the screen shows the same,
+    /// since the same tap on the other state undoes what the way did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checked: Option<bool>,
 }
 
 /// Seed 000 §2.1 `report_transition`: one step an agent took, from a page by an action to a page,

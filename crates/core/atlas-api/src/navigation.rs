@@ -197,6 +197,11 @@ pub struct NextAction {
     pub expected_page: String,
     /// The action in words.
     pub description: String,
+    /// For a remembered way's tap: the state the widget showed when the remembered run tapped
+    /// it (a switch, a box, a choice). On a screen that shows the other state the tap would undo
+    /// what the way did: it is not taken.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checked: Option<bool>,
 }
 
 impl NextAction {
@@ -216,6 +221,7 @@ impl NextAction {
             confidence,
             expected_page,
             description,
+            checked: None,
         }
     }
 }

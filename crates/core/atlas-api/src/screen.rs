@@ -256,6 +256,9 @@ pub struct StepTaken {
     /// Which step of that way.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub step: u32,
+    /// Whether it was a Back: what a way does after going back is no progress of its own.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub back: bool,
 }
 
 fn is_zero(n: &u32) -> bool {

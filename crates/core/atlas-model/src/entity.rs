@@ -443,6 +443,10 @@ pub struct TraceStep {
     /// How long it took, as reported.
     #[serde(default)]
     pub latency_ms: u64,
+    /// The state the tapped widget showed before the step, when it has one (a switch, a box, a
+    /// choice): what the step found, so a replay can tell a state it would undo.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checked: Option<bool>,
 }
 
 /// What one agent session did for one intent: task memory, reused when the same intent returns.

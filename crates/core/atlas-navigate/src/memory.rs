@@ -38,6 +38,8 @@ pub(crate) enum Recall {
         confidence: f64,
         /// The remembered way it is a step of, with its record.
         way: Option<WayTrust>,
+        /// The state the remembered run found the tapped widget in (a switch, a box, a choice).
+        checked: Option<bool>,
     },
     /// The remembered sessions ended here, the first one's agent with these words (the asked
     /// instruction's values in place of its own), when it said.
@@ -111,8 +113,9 @@ pub(crate) fn session_steps<'a>(
 }
 
 /// A session's way: its steps without what it did and undid, which the next agent should not
-/// repeat — a step that failed (changed nothing), unless it was the session's last; a step to another page followed at once by
-/// Back to the page it left; a needless Back followed at once by the step that leads back; a
+/// repeat — a step that failed (changed nothing), unless it was the session's last; a detour:
+/// steps from page to page followed by one Back to the page the first left ([`detour_start`]);
+/// a needless Back followed at once by the step that leads back; a
 /// toggle set and set back (a checkable widget, as `toggle` tells, tapped twice on a page that
 /// stays); text typed into a field and typed again (only the last stays, none when it cleared
 /// the field). Undone steps inside undone steps go too. A tap into the field the next step types
@@ -129,8 +132,8 @@ pub(crate) fn clean(steps: &[TraceStep], toggle: &dyn Fn(&TraceStep) -> bool) ->
         };
         let back = |s: &TraceStep| s.action.action_type == "back";
         let returns = last.to_page == step.from_page && last.from_page == step.to_page;
-        // A step away and Back again.
-        let detour = back(step) && !back(last) && returns && last.from_page != last.to_page;
+        // Steps away and Back again.
+        let detour = back(step).then(|| detour_start(&way, step)).flatten();
         // A needless Back, and the way forward again to where it was.
         let needless_back = back(last) && !back(step) && returns && last.from_page != last.to_page;
         // A toggle set and set back: the same widget twice where the page stays.
@@ -153,10 +156,12 @@ pub(crate) fn clean(steps: &[TraceStep], toggle: &dyn Fn(&TraceStep) -> bool) ->
             && stays(last)
             && last.from_page == step.from_page
             && last.action.same_widget(&step.action);
-        if readied {
+        if let Some(start) = detour {
+            way.truncate(start);
+        } else if readied {
             way.pop();
             way.push(step.clone());
-        } else if detour || needless_back || toggled_back {
+        } else if needless_back || toggled_back {
             way.pop();
         } else if retyped {
             way.pop();
@@ -168,6 +173,31 @@ pub(crate) fn clean(steps: &[TraceStep], toggle: &dyn Fn(&TraceStep) -> bool) ->
         }
     }
     way
+}
+
+/// Where a detour `back` closes began in `way`: the last step from the page the Back returns to,
+/// when every step since went from one page to another never met before (a menu opened, an
+/// item of it, a page over it) and did nothing a Back leaves done — no typing, no step that
+/// stayed on its page (a toggle), no commit or irreversible act, no Back of its own. Back from the top of such a stack of pages
+/// lands where it began (the menu closed on the way), and nothing the detour did stays. A page
+/// met twice (a list, an item deleted from it, the list) is no detour: something was done there.
+fn detour_start(way: &[TraceStep], back: &TraceStep) -> Option<usize> {
+    if back.from_page == back.to_page || way.last()?.to_page != back.from_page {
+        return None;
+    }
+    let start = way.iter().rposition(|s| s.from_page == back.to_page)?;
+    let detour = &way[start..];
+    let mut seen = std::collections::HashSet::new();
+    let pages_new =
+        detour.iter().all(|s| seen.insert(&s.from_page)) && !seen.contains(&back.from_page);
+    let only_moves = detour.iter().all(|s| {
+        let label = &s.action.widget_text;
+        s.from_page != s.to_page
+            && !matches!(s.action.action_type.as_str(), "input" | "back")
+            && !crate::ground::facts::is_commit(label)
+            && !irreversible(label, &s.action.widget_id)
+    });
+    (pages_new && only_moves).then_some(start)
 }
 
 /// Whether a step taps a checkable widget of its page (a switch, a box): tapped twice, it is
@@ -796,6 +826,7 @@ fn continue_way(
                 remaining: steps.len() - position,
                 confidence: way.similarity,
                 way: record,
+                checked: next.checked,
             };
             Some((act, rejoined))
         }
@@ -859,6 +890,41 @@ mod tests {
         // A Back that returns somewhere else is a step of the way.
         let steps = [step("a", "b", "click", "Go"), step("b", "c", "back", "")];
         assert_eq!(clean(&steps, &|_| true).len(), 2);
+    }
+
+    #[test]
+    fn a_detour_of_several_pages_left_by_one_back_leaves_the_way() {
+        let no_toggle = |_: &TraceStep| false;
+        let labels = |steps: &[TraceStep]| -> Vec<String> {
+            clean(steps, &no_toggle)
+                .iter()
+                .map(|s| s.action.widget_text.clone())
+                .collect()
+        };
+        // A menu, one of its items, and Back past the closed menu to the notes list.
+        let steps = [
+            step("notes", "menu", "click", "More options"),
+            step("menu", "about", "click", "About"),
+            step("about", "notes", "back", ""),
+            step("notes", "menu", "click", "More options"),
+            step("menu", "sort", "click", "Sort by"),
+        ];
+        assert_eq!(labels(&steps), ["More options", "Sort by"]);
+        // An item deleted on the way (the list met again) is no detour: it stays.
+        let steps = [
+            step("home", "list", "click", "Notes"),
+            step("list", "item", "click", "Shopping"),
+            step("item", "list2", "click", "Delete"),
+            step("list2", "home", "back", ""),
+        ];
+        assert_eq!(labels(&steps).len(), 4);
+        // Nor is one that saved, typed or set something on the pages it went through.
+        let steps = [
+            step("home", "settings", "click", "Settings"),
+            step("settings", "saved", "click", "Save"),
+            step("saved", "home", "back", ""),
+        ];
+        assert_eq!(labels(&steps).len(), 3);
     }
 
     #[test]

@@ -196,6 +196,7 @@ impl<V: GraphView> Navigator<'_, V> {
                 confidence: first.confidence,
                 expected_page: first.expected_page.clone(),
                 description: first.description.clone(),
+                checked: None,
             }),
             remaining_steps: Some(info.total_steps),
             basis: Some(Basis::Path),
@@ -231,6 +232,7 @@ fn recalled_answer(
             remaining,
             confidence,
             way,
+            checked,
         } => {
             let why = match basis {
                 Basis::Memory => "按记住的同类任务执行",
@@ -239,12 +241,10 @@ fn recalled_answer(
             };
             let description = format!("{}（{why}）", action.label());
             let answer = NextActionResponse {
-                action: Some(NextAction::of(
-                    action,
-                    expected_page,
-                    round3(confidence),
-                    description,
-                )),
+                action: Some(NextAction {
+                    checked,
+                    ..NextAction::of(action, expected_page, round3(confidence), description)
+                }),
                 remaining_steps: Some(remaining),
                 basis: Some(basis),
                 ..Default::default()

@@ -7,8 +7,11 @@
 //! A step on a screen that shows something new (a counter one higher, a row added) is another
 //! step: "+" tapped twice is no loop. So is a remembered way's later step that does what an
 //! earlier step of the same way did on the same screen (a person who deleted two items the same
-//! way): the run has moved on along the way. What never passes is the same step of a way again,
-//! or the step of another way, or of the labels, that the run took before on this screen.
+//! way): the run has moved on along the way — unless it went back since. A Back undoes what the
+//! steps before it opened, so a screen met again after one is the screen as it was, and the same
+//! step there goes round (a dialog opened and dismissed, then opened again: a way remembered from
+//! a run that did so). What never passes is the same step of a way again, or the step of another
+//! way, or of the labels, that the run took before on this screen.
 
 use atlas_action::Action;
 use atlas_model::{Point, Widget};
@@ -53,11 +56,13 @@ pub(crate) fn remember(carry: &mut Carry, action: &Action, size: (u32, u32), way
         on_screen: step_key(&carry.widgets, action, size),
         way,
         step,
+        back: matches!(action, Action::Back),
     });
 }
 
 /// Whether the run took `action` on a screen exactly like `widgets` before — unless it is `way`'s
-/// step and the run took it there only as an earlier step of the same way.
+/// step and the run took it there only as an earlier step of the same way, and went back since
+/// by no Back.
 pub(crate) fn repeats(
     carry: &Carry,
     widgets: &[Widget],
@@ -66,11 +71,14 @@ pub(crate) fn repeats(
     way: Option<WayStep>,
 ) -> bool {
     let key = step_key(widgets, action, size);
-    carry.steps_taken.iter().any(|taken| {
-        taken.on_screen == key
+    let taken = &carry.steps_taken;
+    taken.iter().enumerate().any(|(i, earlier)| {
+        earlier.on_screen == key
             && match way {
-                Some((way, step)) if !taken.way.is_empty() => {
-                    taken.way != way || taken.step >= step
+                Some((way, step)) if !earlier.way.is_empty() => {
+                    earlier.way != way
+                        || earlier.step >= step
+                        || taken[i + 1..].iter().any(|since| since.back)
                 }
                 _ => true,
             }
@@ -154,6 +162,29 @@ mod tests {
             Some(("v", 5))
         ));
         assert!(repeats(&carry, &screen, &tap(500, 50), size, None));
+    }
+
+    #[test]
+    fn a_way_back_on_a_screen_it_left_by_back_goes_round() {
+        let size = (1000, 1000);
+        let screen = vec![widget("Max reminder duration", "[0,0][1000,100]", None)];
+        let dialog = vec![widget("5 minutes", "[0,0][1000,100]", Some(true))];
+        let mut carry = Carry {
+            widgets: screen.clone(),
+            ..Carry::default()
+        };
+        // Step 1 opens a dialog, step 2 dismisses it: the screen is as it was.
+        remember(&mut carry, &tap(500, 50), size, Some(("w", 1)));
+        carry.widgets = dialog;
+        remember(&mut carry, &Action::Back, size, Some(("w", 2)));
+        // Step 3 of the same way opens it again: going round, not moving on.
+        assert!(repeats(
+            &carry,
+            &screen,
+            &tap(500, 50),
+            size,
+            Some(("w", 3))
+        ));
     }
 
     #[test]

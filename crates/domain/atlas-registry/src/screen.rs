@@ -382,6 +382,7 @@ fn step_action(step: &PathStep) -> NextAction {
         confidence: step.confidence,
         expected_page: step.expected_page.clone(),
         description: step.description.clone(),
+        checked: None,
     }
 }
 
@@ -506,7 +507,10 @@ fn executed_step(
                         carry.focused = Some(w.clone());
                         focus_tap = true;
                     }
-                    reported_action("click", Some(&w.id), Some(&w.text), None)
+                    ReportedAction {
+                        checked: w.checked,
+                        ..reported_action("click", Some(&w.id), Some(&w.text), None)
+                    }
                 })
         }
         Action::Type { text } | Action::TypeName { text } => carry
@@ -547,6 +551,7 @@ fn reported_action(
         widget_text: text.map(str::to_string),
         widget_xpath: None,
         input_text: input.map(str::to_string),
+        checked: None,
     }
 }
 
@@ -623,10 +628,11 @@ fn suggest(
     });
     let confidence = if repeated { 0.0 } else { confidence };
     let finished = finish.is_some();
-    // A radio button the screen shows chosen is chosen: a tap on it would change nothing, so the
-    // graph neither takes it nor offers it to be checked (the model's choice there says nothing
-    // of the way: a run that came back onto the way after choosing it itself).
-    let chosen = action.is_some_and(|a| shows_chosen(a, widgets));
+    // A switch the screen shows set as the way's step left it, or a choice shown made, needs no
+    // tap: the same tap would undo it or change nothing, so the graph neither takes it nor offers
+    // it to be checked (the model's choice there says nothing of the way: a run that came back
+    // onto the way after setting it itself, an app that kept the setting).
+    let chosen = action.is_some_and(|a| shows_done(a, widgets));
     let resolved = match action {
         None => finish.map(|f| (f, None)),
         Some(_) if chosen => None,
@@ -657,18 +663,25 @@ fn suggest(
             .map(|mut trust| {
                 if let Some(way) = trust.way.as_mut().filter(|_| chosen) {
                     way.replay = false;
-                    way.held = Some("the screen shows this choice made already".into());
+                    way.held = Some("the screen shows what this step does done already".into());
                 }
                 trust
             }),
     }
 }
 
-/// Whether `action` taps a radio button the screen shows chosen.
-fn shows_chosen(action: &NextAction, widgets: &[Widget]) -> bool {
+/// Whether the screen shows what `action`'s tap did done already: the widget it names in a state
+/// other than the one the remembered run found it in (a switch set, a box ticked, a choice made
+/// — the same tap would undo it or change nothing), or, where no run said what it found, a radio
+/// button shown chosen.
+fn shows_done(action: &NextAction, widgets: &[Widget]) -> bool {
     matches!(action.action_type.as_str(), "click" | "tap")
         && Widget::named(widgets, &action.widget_id, &action.widget_text).is_some_and(|(w, _)| {
-            w.checked == Some(true) && w.widget_type.to_lowercase().contains("radio")
+            match (action.checked, w.checked) {
+                (Some(found), Some(shown)) => found != shown,
+                (None, Some(true)) => w.widget_type.to_lowercase().contains("radio"),
+                _ => false,
+            }
         })
 }
 

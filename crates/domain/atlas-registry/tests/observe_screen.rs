@@ -946,7 +946,52 @@ async fn a_choice_the_screen_shows_made_is_not_made_again() {
     assert!(made.get("action").is_none_or(Value::is_null), "{made}");
     assert!(made["carry"].get("offered").is_none(), "{made}");
     let held = made["trust"]["way"]["held"].as_str().unwrap();
-    assert!(held.contains("made already"), "{made}");
+    assert!(held.contains("done already"), "{made}");
+}
+
+/// A switch the way turned off is not tapped where the screen shows it off already: the same tap
+/// would turn it on again. The state a run found a widget in is remembered with its step.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_switch_the_screen_shows_as_the_way_left_it_is_not_tapped_again() {
+    let store = TestStore::folder();
+    let atlas = store.open_atlas();
+    let settings = |on: bool| {
+        let mut switch = widget(
+            "close_app",
+            "Close this app at launch",
+            "Switch",
+            "[0,300][1080,500]",
+        );
+        switch["checked"] = json!(on);
+        vec![
+            widget("title", "Settings", "TextView", "[0,0][1080,200]"),
+            switch,
+        ]
+    };
+    let task = "disable closing this app at launch";
+    let body = |widgets: Vec<Value>, session: &str| {
+        let mut body = screen(widgets, session, Value::Null, &Value::Null);
+        body["task"] = json!(task);
+        body
+    };
+    let tap = json!({"action": {"_metadata": "do", "action": "Tap", "element": [500, 166]}});
+    judged_run(
+        &atlas,
+        task,
+        vec![(settings(true), Value::Null), (settings(false), tap)],
+    )
+    .await;
+
+    let on = observe(&atlas, body(settings(true), "r1")).await.unwrap();
+    assert_eq!(on["sure"], true, "{on}");
+    assert_eq!(on["action"]["element"], json!([500, 166]), "{on}");
+
+    let off = observe(&atlas, body(settings(false), "r2")).await.unwrap();
+    assert_eq!(off["trust"]["way"]["step"], 0, "{off}");
+    assert_eq!(off["sure"], false, "{off}");
+    assert!(off.get("action").is_none_or(Value::is_null), "{off}");
+    let held = off["trust"]["way"]["held"].as_str().unwrap();
+    assert!(held.contains("done already"), "{off}");
 }
 
 /// A run of `task` the model drives through `screens` (each with what was done on the screen

@@ -394,6 +394,7 @@ impl Atlas {
             action: step.action.clone(),
             success: req.success,
             latency_ms: step.latency.unwrap_or(0),
+            checked: req.action.checked,
         };
         let room = trace.is_none_or(|t| {
             t.steps.len() < MAX_TRACE_STEPS

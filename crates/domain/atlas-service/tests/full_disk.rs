@@ -42,6 +42,7 @@ async fn an_edge(atlas: &Arc<Atlas>) -> (ReportTransitionRequest, String) {
             widget_text: Some(action.widget_text.clone()),
             widget_xpath: None,
             input_text: None,
+            checked: None,
         },
         to_page: action.target_page_id.clone(),
         success: true,

@@ -211,6 +211,7 @@ impl Proposal {
                 remaining: 1,
                 confidence,
                 way: None,
+                checked: None,
             },
             Proposal::Finish => Recall::Done {
                 confidence,

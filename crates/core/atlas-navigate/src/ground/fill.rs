@@ -112,6 +112,7 @@ pub(crate) fn typing(field: &Widget, value: Value, page: &str, confidence: f64) 
         remaining: 1,
         confidence,
         way: None,
+        checked: None,
     }
 }
 

@@ -23,7 +23,7 @@
 
 mod choose;
 pub(crate) mod doubt;
-mod facts;
+pub(crate) mod facts;
 mod features;
 mod fill;
 mod habits;
