@@ -259,6 +259,10 @@ pub struct StepTaken {
     /// Whether it was a Back: what a way does after going back is no progress of its own.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub back: bool,
+    /// The page it was taken on: a way's steps that never left a page did nothing but undo
+    /// each other there.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub page: String,
 }
 
 fn is_zero(n: &u32) -> bool {

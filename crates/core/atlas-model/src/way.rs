@@ -193,6 +193,7 @@ mod tests {
             },
             success: true,
             latency_ms: 0,
+            checked: None,
         }
     }
 

@@ -115,11 +115,12 @@ pub(crate) fn session_steps<'a>(
 /// A session's way: its steps without what it did and undid, which the next agent should not
 /// repeat — a step that failed (changed nothing), unless it was the session's last; a detour:
 /// steps from page to page followed by one Back to the page the first left ([`detour_start`]);
-/// a needless Back followed at once by the step that leads back; a
-/// toggle set and set back (a checkable widget, as `toggle` tells, tapped twice on a page that
-/// stays); text typed into a field and typed again (only the last stays, none when it cleared
-/// the field). Undone steps inside undone steps go too. A tap into the field the next step types
-/// into is part of the typing (an answer that types taps its field first), not a step of its own.
+/// a needless Back followed at once by the step that leads back; a toggle set and set back (a
+/// checkable widget — one the run said showed a state, or as `toggle` tells — tapped twice on a
+/// page that stays); text typed into a field and typed again (only the last stays, none when it
+/// cleared the field). Undone steps inside undone steps go too. A tap into the field the next
+/// step types into is part of the typing (an answer that types taps its field first), not a
+/// step of its own.
 pub(crate) fn clean(steps: &[TraceStep], toggle: &dyn Fn(&TraceStep) -> bool) -> Vec<TraceStep> {
     let mut way: Vec<TraceStep> = Vec::with_capacity(steps.len());
     // The last step stays even when the screen did not show what it did: a session's last act
@@ -143,7 +144,7 @@ pub(crate) fn clean(steps: &[TraceStep], toggle: &dyn Fn(&TraceStep) -> bool) ->
             && last.from_page == step.from_page
             && last.action.action_type != "input"
             && same_step(&last.action, &step.action)
-            && toggle(step);
+            && (step.checked.is_some() || toggle(step));
         // Typed again into the same field: the last text is what it holds.
         let retyped = last.action.action_type == "input"
             && step.action.action_type == "input"
@@ -849,6 +850,7 @@ mod tests {
             },
             success: true,
             latency_ms: 0,
+            checked: None,
         }
     }
 

@@ -7,10 +7,12 @@
 //! A step on a screen that shows something new (a counter one higher, a row added) is another
 //! step: "+" tapped twice is no loop. So is a remembered way's later step that does what an
 //! earlier step of the same way did on the same screen (a person who deleted two items the same
-//! way): the run has moved on along the way — unless it went back since. A Back undoes what the
-//! steps before it opened, so a screen met again after one is the screen as it was, and the same
-//! step there goes round (a dialog opened and dismissed, then opened again: a way remembered from
-//! a run that did so). What never passes is the same step of a way again, or the step of another
+//! way): the run has moved on along the way — if it left the page since, and not by a Back. A
+//! Back undoes what the steps before it opened, so a screen met again after one is the screen as
+//! it was, and the same step there goes round (a dialog opened and dismissed, then opened again:
+//! a way remembered from a run that did so). Steps that never left the page and brought its
+//! screen back as it was undid each other there (a box ticked and unticked): the same step again
+//! goes round too. What never passes is the same step of a way again, or the step of another
 //! way, or of the labels, that the run took before on this screen.
 
 use atlas_action::Action;
@@ -57,12 +59,13 @@ pub(crate) fn remember(carry: &mut Carry, action: &Action, size: (u32, u32), way
         way,
         step,
         back: matches!(action, Action::Back),
+        page: carry.page_id.clone(),
     });
 }
 
 /// Whether the run took `action` on a screen exactly like `widgets` before — unless it is `way`'s
-/// step and the run took it there only as an earlier step of the same way, and went back since
-/// by no Back.
+/// step and the run took it there only as an earlier step of the same way, and left its page
+/// since, by no Back.
 pub(crate) fn repeats(
     carry: &Carry,
     widgets: &[Widget],
@@ -76,9 +79,11 @@ pub(crate) fn repeats(
         earlier.on_screen == key
             && match way {
                 Some((way, step)) if !earlier.way.is_empty() => {
+                    let since = &taken[i + 1..];
                     earlier.way != way
                         || earlier.step >= step
-                        || taken[i + 1..].iter().any(|since| since.back)
+                        || since.iter().any(|s| s.back)
+                        || since.iter().all(|s| s.page == earlier.page)
                 }
                 _ => true,
             }
@@ -135,9 +140,13 @@ mod tests {
         let screen = vec![widget("Delete", "[0,0][1000,100]", None)];
         let mut carry = Carry {
             widgets: screen.clone(),
+            page_id: "list".into(),
             ..Carry::default()
         };
         remember(&mut carry, &tap(500, 50), size, Some(("w", 1)));
+        // The steps between went through another page (a dialog that confirmed the delete).
+        carry.page_id = "confirm".into();
+        remember(&mut carry, &tap(500, 150), size, Some(("w", 2)));
         // Step 5 of the same way does what step 1 did: the run has moved on along the way.
         assert!(!repeats(
             &carry,
@@ -171,16 +180,40 @@ mod tests {
         let dialog = vec![widget("5 minutes", "[0,0][1000,100]", Some(true))];
         let mut carry = Carry {
             widgets: screen.clone(),
+            page_id: "timer".into(),
             ..Carry::default()
         };
         // Step 1 opens a dialog, step 2 dismisses it: the screen is as it was.
         remember(&mut carry, &tap(500, 50), size, Some(("w", 1)));
         carry.widgets = dialog;
+        carry.page_id = "dialog".into();
         remember(&mut carry, &Action::Back, size, Some(("w", 2)));
         // Step 3 of the same way opens it again: going round, not moving on.
         assert!(repeats(
             &carry,
             &screen,
+            &tap(500, 50),
+            size,
+            Some(("w", 3))
+        ));
+    }
+
+    #[test]
+    fn a_way_back_on_a_screen_it_never_left_goes_round() {
+        let size = (1000, 1000);
+        let ticked = |on: bool| vec![widget("Pinned", "[0,0][1000,100]", Some(on))];
+        let mut carry = Carry {
+            widgets: ticked(false),
+            page_id: "note".into(),
+            ..Carry::default()
+        };
+        // A box ticked and unticked on its page: the screen is as it was.
+        remember(&mut carry, &tap(500, 50), size, Some(("w", 1)));
+        carry.widgets = ticked(true);
+        remember(&mut carry, &tap(500, 50), size, Some(("w", 2)));
+        assert!(repeats(
+            &carry,
+            &ticked(false),
             &tap(500, 50),
             size,
             Some(("w", 3))

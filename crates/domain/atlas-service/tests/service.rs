@@ -173,6 +173,7 @@ async fn demo_answers_the_seed_intents_and_survives_restart(store: TestStore) {
                 widget_text: Some(target.widget_text.clone()),
                 widget_xpath: None,
                 input_text: None,
+                checked: None,
             },
             to_page: target.expected_page.clone(),
             success: false,

@@ -253,6 +253,7 @@ fn a_fleet_of_sessions_is_written_in_files_under_the_folders_limit_and_read_back
                     },
                     success: step % 7 != 0,
                     latency_ms: 120,
+                    checked: None,
                 })
                 .collect(),
             finished: Some(true),
