@@ -632,10 +632,10 @@ fn suggest(
     // tap: the same tap would undo it or change nothing, so the graph neither takes it nor offers
     // it to be checked (the model's choice there says nothing of the way: a run that came back
     // onto the way after setting it itself, an app that kept the setting).
-    let chosen = action.is_some_and(|a| shows_done(a, widgets));
+    let done_already = action.is_some_and(|a| shows_done(a, widgets));
     let resolved = match action {
         None => finish.map(|f| (f, None)),
-        Some(_) if chosen => None,
+        Some(_) if done_already => None,
         Some(a) => resolve(a, widgets, size),
     };
     let basis = match (&answer.basis, &answer.error) {
@@ -661,7 +661,7 @@ fn suggest(
             .clone()
             .filter(|t| t.kind != AnswerKind::Finish || finished)
             .map(|mut trust| {
-                if let Some(way) = trust.way.as_mut().filter(|_| chosen) {
+                if let Some(way) = trust.way.as_mut().filter(|_| done_already) {
                     way.replay = false;
                     way.held = Some("the screen shows what this step does done already".into());
                 }
