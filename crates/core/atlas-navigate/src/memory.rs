@@ -116,8 +116,7 @@ pub(crate) fn session_steps<'a>(
 /// repeat — a step that failed (changed nothing), unless it was the session's last; a detour:
 /// steps from page to page followed by one Back to the page the first left ([`detour_start`]);
 /// a needless Back followed at once by the step that leads back; a toggle set and set back (a
-/// checkable widget — one the run said showed a state, or as `toggle` tells — tapped twice on a
-/// page that stays); text typed into a field and typed again (only the last stays, none when it
+/// checkable widget, as `toggle` tells, tapped twice on a page that stays); text typed into a field and typed again (only the last stays, none when it
 /// cleared the field). Undone steps inside undone steps go too. A tap into the field the next
 /// step types into is part of the typing (an answer that types taps its field first), not a
 /// step of its own.
@@ -144,7 +143,7 @@ pub(crate) fn clean(steps: &[TraceStep], toggle: &dyn Fn(&TraceStep) -> bool) ->
             && last.from_page == step.from_page
             && last.action.action_type != "input"
             && same_step(&last.action, &step.action)
-            && (step.checked.is_some() || toggle(step));
+            && toggle(step);
         // Typed again into the same field: the last text is what it holds.
         let retyped = last.action.action_type == "input"
             && step.action.action_type == "input"
@@ -179,9 +178,10 @@ pub(crate) fn clean(steps: &[TraceStep], toggle: &dyn Fn(&TraceStep) -> bool) ->
 /// Where a detour `back` closes began in `way`: the last step from the page the Back returns to,
 /// when every step since went from one page to another never met before (a menu opened, an
 /// item of it, a page over it) and did nothing a Back leaves done — no typing, no step that
-/// stayed on its page (a toggle), no commit or irreversible act, no Back of its own. Back from the top of such a stack of pages
-/// lands where it began (the menu closed on the way), and nothing the detour did stays. A page
-/// met twice (a list, an item deleted from it, the list) is no detour: something was done there.
+/// stayed on its page (a toggle), no commit or irreversible act, no Back of its own. Back from
+/// the top of such a stack of pages lands where it began (the menu closed on the way), and
+/// nothing the detour did stays. A page met twice (a list, an item deleted from it, the list)
+/// is no detour: something was done there.
 fn detour_start(way: &[TraceStep], back: &TraceStep) -> Option<usize> {
     if back.from_page == back.to_page || way.last()?.to_page != back.from_page {
         return None;
@@ -201,18 +201,19 @@ fn detour_start(way: &[TraceStep], back: &TraceStep) -> Option<usize> {
     (pages_new && only_moves).then_some(start)
 }
 
-/// Whether a step taps a checkable widget of its page (a switch, a box): tapped twice, it is
-/// set back.
+/// Whether a step taps a checkable widget (a switch, a box): one the run said showed a state,
+/// or one of its page's that shows one. Tapped twice, it is set back.
 fn taps_toggle(app: &AppGraph, step: &TraceStep) -> bool {
-    app.page(&step.from_page).is_some_and(|page| {
-        page.widgets.iter().any(|w| {
-            w.checked.is_some()
-                && ((!step.action.widget_id.is_empty() && w.id == step.action.widget_id)
-                    || (step.action.widget_id.is_empty()
-                        && !w.text.is_empty()
-                        && w.text == step.action.widget_text))
+    step.checked.is_some()
+        || app.page(&step.from_page).is_some_and(|page| {
+            page.widgets.iter().any(|w| {
+                w.checked.is_some()
+                    && ((!step.action.widget_id.is_empty() && w.id == step.action.widget_id)
+                        || (step.action.widget_id.is_empty()
+                            && !w.text.is_empty()
+                            && w.text == step.action.widget_text))
+            })
         })
-    })
 }
 
 /// One remembered way, gathered from the sessions that went it and the checks replays of it made.
